@@ -1,0 +1,128 @@
+import { basename, dirname, join } from 'node:path';
+import { Command, Option } from 'commander';
+import { prettyJson } from '../../core/canonical.js';
+import { JoulebenchError } from '../../core/errors.js';
+import { createMeter, METERS } from '../../meters/registry.js';
+import { buildReceipt } from '../../report/receipt.js';
+import { renderReportTable } from '../../report/table.js';
+import { run } from '../../runner/run.js';
+import { JsonlResultsFile } from '../../runner/results-file.js';
+import { loadSuite } from '../../suites/loader.js';
+import { createTarget, TARGETS, type TargetSpec } from '../../targets/registry.js';
+import { writeFileEnsured, type CliIO } from '../io.js';
+import { intAtLeast } from '../options.js';
+import { createProgress } from '../progress.js';
+
+export interface RunFlags {
+  suite: string;
+  target: string;
+  neural?: string;
+  warmup: number;
+  repeat: number;
+  meter: string;
+  out?: string;
+  results?: string;
+  receipt?: string;
+  quiet?: boolean;
+}
+
+export function runCommand(io: CliIO): Command {
+  return new Command('run')
+    .description('run a suite against a target and report accuracy, joules per correct answer, latency and stage mix')
+    .option('-s, --suite <name|file>', 'bundled suite (mt, router, all) or a suite file (.json, .jsonl, .yaml)', 'all')
+    .addOption(new Option('-t, --target <kind>', 'the system under test').choices(Object.keys(TARGETS)).default('cascade'))
+    .addOption(new Option('--neural <kind>', "the cascade's neural backend (default: echo)").choices(Object.keys(TARGETS)))
+    .option('-w, --warmup <n>', 'passes run first, recorded with phase "warmup", never scored', intAtLeast(0), 1)
+    .option('-r, --repeat <n>', 'scored passes over the suite', intAtLeast(1), 1)
+    .addOption(new Option('-m, --meter <name>', 'energy meter').choices(Object.keys(METERS)).default('model'))
+    .option('-o, --out <file>', 'write the report JSON here (default: stdout, with the table on stderr)')
+    .option('--results <file>', 'results JSONL, one line per case as it finishes (default: next to the report)')
+    .option('--receipt <file>', 'receipt JSON: host, versions, UTC times, digests (default: next to the report)')
+    .option('-q, --quiet', 'no progress bar and no table')
+    .action(async (flags: RunFlags) => {
+      await runAction(flags, io);
+    });
+}
+
+export async function runAction(flags: RunFlags, io: CliIO): Promise<void> {
+  const started = new Date();
+  const suite = loadSuite(flags.suite);
+  const spec: TargetSpec = { kind: flags.target };
+  if (flags.neural) {
+    if (flags.target !== 'cascade') throw new JoulebenchError('E_USAGE', '--neural only applies to --target cascade');
+    spec.neural = { kind: flags.neural };
+  }
+  const target = await createTarget(spec);
+  const meter = await createMeter(flags.meter);
+  const probe = await meter.probe();
+  if (!probe.available) {
+    throw new JoulebenchError('E_METER', `meter ${meter.id} cannot read here: ${probe.reason}${probe.fix ? ` (fix: ${probe.fix})` : ''}`);
+  }
+
+  const paths = outputPaths(flags, suite.name, started);
+  const sink = new JsonlResultsFile(paths.results);
+  const progress = flags.quiet ? null : createProgress(io, (flags.warmup + flags.repeat) * suite.cases.length);
+  let outcome;
+  try {
+    outcome = await run({
+      suite,
+      target,
+      meter,
+      warmup: flags.warmup,
+      repeats: flags.repeat,
+      sink,
+      onResult: progress ? (_r, p) => progress.update(p.done) : undefined,
+    });
+  } finally {
+    progress?.stop();
+    sink.close();
+    await target.close?.();
+    await meter.close?.();
+  }
+  const finished = new Date();
+
+  const reportJson = prettyJson(outcome.report);
+  const receipt = buildReceipt({
+    started,
+    finished,
+    argv: process.argv.slice(2),
+    extra: {
+      suite: { name: suite.name, version: suite.version, digest: outcome.header.suite_digest, source: suite.source, cases: suite.cases.length },
+      config_digest: outcome.header.config_digest,
+      target: target.describe(),
+      meter: { id: meter.id, probe, ...meter.describe() },
+      files: { report: paths.report ?? '(stdout)', results: paths.results },
+    },
+  });
+  writeFileEnsured(paths.receipt, prettyJson(receipt));
+
+  if (flags.out) {
+    writeFileEnsured(flags.out, reportJson);
+    if (!flags.quiet) io.out(renderReportTable(outcome.report));
+  } else {
+    io.out(reportJson);
+    if (!flags.quiet) io.err(renderReportTable(outcome.report));
+  }
+  if (!flags.quiet) {
+    io.err(`results ${paths.results}\nreceipt ${paths.receipt}\n${flags.out ? `report  ${flags.out}\n` : ''}`);
+  }
+  if (outcome.report.case_count > 0 && outcome.report.error_count === outcome.report.case_count) {
+    throw new JoulebenchError('E_RUN', `every case failed at the target (first error in ${paths.results})`);
+  }
+}
+
+/** Results and receipt go next to the report; without `--out`, under ./.joulebench/runs/. */
+function outputPaths(flags: RunFlags, suiteName: string, started: Date): { report?: string; results: string; receipt: string } {
+  let base: string;
+  if (flags.out) {
+    base = join(dirname(flags.out), basename(flags.out).replace(/\.json$/i, ''));
+  } else {
+    const stamp = started.toISOString().replace(/[:.]/g, '-');
+    base = join('.joulebench', 'runs', `${suiteName.replace(/[^A-Za-z0-9._-]+/g, '_')}-${stamp}`);
+  }
+  return {
+    ...(flags.out ? { report: flags.out } : {}),
+    results: flags.results ?? `${base}.results.jsonl`,
+    receipt: flags.receipt ?? `${base}.receipt.json`,
+  };
+}

@@ -1,0 +1,46 @@
+/**
+ * Nearest-rank percentile (no interpolation): the smallest observed value with at least p% of the
+ * values at or below it, so the answer is always an observed value. `null` for no values.
+ * `p` in (0, 100].
+ */
+export function nearestRank(values: readonly number[], p: number): number | null {
+  if (values.length === 0) return null;
+  if (!(p > 0 && p <= 100)) throw new RangeError(`percentile must be in (0, 100], got ${p}`);
+  const sorted = [...values].sort((a, b) => a - b);
+  // Rank n = ceil(p/100 × N), 1-based. The epsilon guards 0.95*20 = 19.000000000000004.
+  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length - 1e-9));
+  return sorted[rank - 1] ?? null;
+}
+
+/** Median of the values (mean of the middle two for an even count); `null` for none. */
+export function median(values: readonly number[]): number | null {
+  if (values.length === 0) return null;
+  const s = [...values].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+}
+
+/** Sum that stays `null` when every value is null, and ignores nulls otherwise. */
+export function sumNullable(values: readonly (number | null)[]): number | null {
+  let sum = 0;
+  let seen = false;
+  for (const v of values) {
+    if (v === null) continue;
+    sum += v;
+    seen = true;
+  }
+  return seen ? sum : null;
+}
+
+/** Rounds to `digits` decimals so that float noise does not leak into byte-compared reports. */
+export function round(value: number, digits = 6): number {
+  const f = 10 ** digits;
+  const r = Math.round(value * f) / f;
+  return Object.is(r, -0) ? 0 : r;
+}
+
+/** `(cand − base) × 100 / base`; `null` when either is not finite or the base is 0. */
+export function pctChange(base: number | null, cand: number | null): number | null {
+  if (base === null || cand === null || !Number.isFinite(base) || !Number.isFinite(cand) || base === 0) return null;
+  return ((cand - base) * 100) / base;
+}

@@ -1,0 +1,199 @@
+/**
+ * The vocabulary of joulebench (DESIGN.md "Vocabulary"). Pure types: no runtime code.
+ * Units are in every numeric name: `_ms`, `_j`, `_uj`, `_usd`.
+ */
+
+/** The stable stage ids of the reference cascade, in the order they are tried. */
+export const STAGE_IDS = ['cache', 'kv', 'graph', 'neural'] as const;
+export type StageId = (typeof STAGE_IDS)[number];
+
+/**
+ * Where an energy figure came from. Every figure carries one; a missing figure is `null`, never 0.
+ * - `rapl` / `nvml`: hardware counters; `integrated-power`: sampled power × time.
+ * - `estimate`: a coefficient (e.g. wall × active watts), never a measurement.
+ * - `model`: a cost model the target reports itself (a cascade stage, a per-token model).
+ * - `mixed`: a total summed from several sources; the parts are listed beside it.
+ * - `none`: nothing was measured (the figure is null).
+ */
+export type EnergySource =
+  | 'rapl'
+  | 'nvml'
+  | 'integrated-power'
+  | 'estimate'
+  | 'model'
+  | 'composite'
+  | 'mixed'
+  | 'none';
+
+/** One question of a suite. */
+export interface Case {
+  id: string;
+  /** The prompt as written; absent when `turns` is given. */
+  prompt?: string;
+  /** Multi-turn conversations; sent as one prompt joined by a literal `Follow-up:` line. */
+  turns?: string[];
+  /** The expected answer; `null` marks an unscored case (counts for energy and latency only). */
+  expected: string | null;
+  /** The dataset (suite) this case belongs to. */
+  dataset: string;
+  /** Multiple-choice options, when the scorer is `choice`. */
+  choices?: string[];
+  /** Per-correct score factor (seed 000's `mt_bench_score_per_correct`); default 1.0. */
+  weight: number;
+  tags: string[];
+}
+
+/** Names of the built-in scorers (the registry in src/scorers is keyed by this union). */
+export type ScorerName = 'substring' | 'exact' | 'regex' | 'choice';
+
+/** A scorer's verdict on one answer. `passed: null` means unscored. */
+export interface Verdict {
+  passed: boolean | null;
+  /** Optional graded score (e.g. a judge's 1–10). */
+  score?: number;
+  /** What the scorer extracted from the answer (e.g. the choice letter). */
+  extracted?: string | null;
+}
+
+/** Decides whether an answer is correct. Pure and synchronous. */
+export interface Scorer {
+  name: ScorerName;
+  score(c: Case, answer: string): Verdict;
+}
+
+/** A named, versioned list of cases plus its scorer. */
+export interface Suite {
+  name: string;
+  version: string;
+  scorer: ScorerName;
+  cases: Case[];
+  /** Where it was loaded from (a bundled name or a file path), for messages. */
+  source: string;
+}
+
+/** An energy figure with its label. */
+export interface Energy {
+  /** Joules; `null` when unknown. */
+  joules: number | null;
+  source: EnergySource;
+  /** True when the window was shorter than the meter's floor: noise-dominated, not precise. */
+  below_floor?: boolean;
+  /** Per-domain parts (e.g. `package-0`, `gpu-0`, or cascade stages), each labelled. */
+  by_domain?: Record<string, { joules: number | null; source: EnergySource }>;
+}
+
+/** Token usage as a target reports it; `null` where it did not say. */
+export interface Usage {
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+}
+
+/** What a target knows about how it answered. Everything but `text` is optional. */
+export interface Answer {
+  text: string;
+  /** The stage that resolved the case (cascades). */
+  stage?: string;
+  /** Stages tried in order, with the modelled energy each spent (µJ, integer). */
+  trace?: { stage: string; hit: boolean; energy_uj: number | null }[];
+  usage?: Usage;
+  /** Time to first content token (streaming targets), ms. */
+  ttft_ms?: number | null;
+  /** Time per output token after the first, ms. */
+  tpot_ms?: number | null;
+  /** Energy the target reports itself (source `model` for cost models). */
+  energy?: Energy;
+  cost_usd?: number | null;
+  /** Attempts made, including the first (retry policy). */
+  attempts?: number;
+  /** Time spent on failed attempts and backoff, ms. */
+  retry_overhead_ms?: number;
+  /** Free, target-specific facts recorded with the result. */
+  meta?: Record<string, unknown>;
+}
+
+/** A request to a target. */
+export interface AnswerRequest {
+  /** The prompt as sent (multi-turn cases already joined). */
+  prompt: string;
+  case: Case;
+  signal?: AbortSignal;
+}
+
+/** The system under test. */
+export interface Target {
+  /** A stable label for reports (e.g. `cascade:reference`, `openai:gpt-4o`). */
+  readonly id: string;
+  readonly kind: string;
+  answer(req: AnswerRequest): Promise<Answer>;
+  /** Static facts for the receipt and the config digest (never secrets). */
+  describe(): Record<string, unknown>;
+  close?(): Promise<void>;
+}
+
+/** A stage of a cascade: answers or passes (returns `null`), and says what trying cost. */
+export interface StageResult {
+  /** The answer, or `null` to pass to the next stage. */
+  text: string | null;
+  /** Modelled energy of this attempt, integer µJ (spent whether or not it answered); `null` when unknown. */
+  energy_uj: number | null;
+  usage?: Usage;
+  meta?: Record<string, unknown>;
+}
+
+export interface Stage {
+  readonly id: string;
+  tryAnswer(prompt: string, req: AnswerRequest): StageResult | Promise<StageResult>;
+  describe(): Record<string, unknown>;
+}
+
+/** The phase of a pass: warmup results are recorded, never scored or aggregated. */
+export type Phase = 'warmup' | 'scored';
+
+/** One line of the results JSONL: everything known about one case in one pass. */
+export interface CaseResult {
+  record: 'case';
+  phase: Phase;
+  /** 0-based pass number within its phase. */
+  pass: number;
+  /** 0-based index of the case in the suite. */
+  index: number;
+  case_id: string;
+  dataset: string;
+  response: string | null;
+  stage: string | null;
+  expected: string | null;
+  passed: boolean | null;
+  score: number | null;
+  weight: number;
+  joules: number | null;
+  energy_source: EnergySource;
+  below_floor: boolean;
+  /** Wall latency of the successful attempt, ms (sub-ms precision). */
+  latency_ms: number;
+  ttft_ms: number | null;
+  tpot_ms: number | null;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  cost_usd: number | null;
+  attempts: number;
+  retry_overhead_ms: number;
+  /** Set when the target failed this case; the run goes on. */
+  error: { code: string; message: string; status?: number } | null;
+  by_domain?: Energy['by_domain'];
+  trace?: Answer['trace'];
+  meta?: Record<string, unknown>;
+}
+
+/** The first line of a results JSONL: what run the following cases belong to. */
+export interface ResultsHeader {
+  record: 'header';
+  format: 'joulebench-results/1';
+  suite: string;
+  suite_version: string;
+  suite_digest: string;
+  target: string;
+  config_digest: string;
+  warmup: number;
+  repeats: number;
+  meter: string;
+}

@@ -1,0 +1,45 @@
+/** joulebench's public library API. The CLI uses exactly these. */
+export type {
+  Answer,
+  AnswerRequest,
+  Case,
+  CaseResult,
+  Energy,
+  EnergySource,
+  Phase,
+  ResultsHeader,
+  Scorer,
+  ScorerName,
+  Stage,
+  StageId,
+  StageResult,
+  Suite,
+  Target,
+  Usage,
+  Verdict,
+} from './core/types.js';
+export { STAGE_IDS } from './core/types.js';
+export { aggregate, type BenchReport, type DatasetSummary, type ReportContext } from './core/aggregate.js';
+export { compare, type Comparison, type CompareSide } from './core/compare.js';
+export { canonicalJson, digestOf, prettyJson } from './core/canonical.js';
+export { median, nearestRank, pctChange } from './core/stats.js';
+export { JoulebenchError, isJoulebenchError, type ErrorCode } from './core/errors.js';
+export type { EnergyReading, Meter, MeterProbe, MeterWindow } from './meters/meter.js';
+export { createMeter, METERS } from './meters/registry.js';
+export { createModelMeter } from './meters/model.js';
+export { SCORERS, getScorer } from './scorers/index.js';
+export { loadSuite, loadSuiteFile, combine, BUNDLED_SUITES } from './suites/loader.js';
+export { suiteDigest } from './suites/digest.js';
+export { promptOf, FOLLOW_UP } from './suites/prompt.js';
+export { run, configDigest, systemClock, type Clock, type RunOptions, type RunOutcome, type RunProgress } from './runner/run.js';
+export { JsonlResultsFile, MemorySink, type ResultsSink } from './runner/results-file.js';
+export { createTarget, TARGETS, type TargetFactory, type TargetSpec } from './targets/registry.js';
+export { Cascade } from './targets/cascade/cascade.js';
+export { CacheStage, type CacheStageOptions } from './targets/cascade/cache.js';
+export { KvStage } from './targets/cascade/kv.js';
+export { GraphStage, type Triple } from './targets/cascade/graph.js';
+export { NeuralStage } from './targets/cascade/neural.js';
+export { createEchoTarget } from './targets/cascade/echo.js';
+export { createReferenceCascade, REFERENCE_STAGE_ENERGY_UJ } from './targets/cascade/reference.js';
+export { readReportFile } from './report/load.js';
+export { main } from './cli/main.js';

@@ -1,0 +1,39 @@
+import type { Energy, EnergySource } from '../core/types.js';
+
+/** Whether a meter can read on this machine, and if not, why and how to fix it. */
+export type MeterProbe =
+  | { available: true; detail?: string }
+  | { available: false; reason: string; fix?: string };
+
+/** One reading over a window. `joules` is `null` when unknown, never 0. */
+export interface EnergyReading {
+  joules: number | null;
+  source: EnergySource;
+  by_domain: NonNullable<Energy['by_domain']>;
+  window_ms: number;
+  /** The window was shorter than the meter's floor: the figure is noise-dominated. */
+  below_floor: boolean;
+}
+
+/** An open measurement window. */
+export interface MeterWindow {
+  stop(): Promise<EnergyReading>;
+}
+
+/**
+ * Measures energy over windows. The `model` meter is special: it measures nothing itself and
+ * the runner takes the energy the target reports (`usesTargetEnergy`).
+ */
+export interface Meter {
+  readonly id: string;
+  readonly source: EnergySource;
+  /** The shortest window this meter resolves, ms; shorter readings are flagged `below_floor`. */
+  readonly floor_ms: number;
+  /** True when the runner should take energy from the target's own report instead of windows. */
+  readonly usesTargetEnergy?: boolean;
+  probe(): Promise<MeterProbe>;
+  start(): Promise<MeterWindow>;
+  /** Static facts for the receipt (domains, coefficients); never secrets. */
+  describe(): Record<string, unknown>;
+  close?(): Promise<void>;
+}

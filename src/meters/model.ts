@@ -1,0 +1,20 @@
+import type { Meter, MeterWindow } from './meter.js';
+
+/**
+ * The `model` meter: energy comes from the target's own cost model (for the reference cascade,
+ * each stage's modelled µJ). It opens no window; the runner reads `Answer.energy`.
+ */
+export function createModelMeter(): Meter {
+  const window: MeterWindow = {
+    stop: async () => ({ joules: null, source: 'model', by_domain: {}, window_ms: 0, below_floor: false }),
+  };
+  return {
+    id: 'model',
+    source: 'model',
+    floor_ms: 0,
+    usesTargetEnergy: true,
+    probe: async () => ({ available: true, detail: 'energy reported by the target itself' }),
+    start: async () => window,
+    describe: () => ({ meter: 'model', note: 'energy is the target-reported cost model, not a measurement' }),
+  };
+}

@@ -1,0 +1,54 @@
+/** Small number formatters for people; JSON never goes through these. */
+
+export function fmtJoules(j: number | null): string {
+  if (j === null) return 'n/a';
+  const a = Math.abs(j);
+  if (a === 0) return '0 J';
+  if (a >= 1000) return `${(j / 1000).toFixed(2)} kJ`;
+  if (a >= 1) return `${j.toFixed(2)} J`;
+  if (a >= 1e-3) return `${(j * 1e3).toFixed(2)} mJ`;
+  return `${(j * 1e6).toFixed(1)} µJ`;
+}
+
+export function fmtPct(p: number | null, digits = 1): string {
+  return p === null ? 'n/a' : `${p.toFixed(digits)} %`;
+}
+
+export function fmtMs(ms: number | null): string {
+  return ms === null ? 'n/a' : `${ms} ms`;
+}
+
+export function fmtUsd(usd: number | null): string {
+  if (usd === null) return 'n/a';
+  return usd >= 0.01 ? `$${usd.toFixed(4)}` : `$${usd.toPrecision(3)}`;
+}
+
+export function fmtSigned(v: number | null, unit: string, digits = 2): string {
+  if (v === null) return 'n/a';
+  return `${v > 0 ? '+' : ''}${v.toFixed(digits)}${unit}`;
+}
+
+/** Left-aligns the first column and right-aligns the rest. */
+export function table(rows: string[][], indent = '  '): string {
+  const widths: number[] = [];
+  for (const r of rows) r.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, visibleLength(cell))));
+  return rows
+    .map(
+      (r) =>
+        indent +
+        r
+          .map((cell, i) => {
+            const pad = ' '.repeat((widths[i] ?? 0) - visibleLength(cell));
+            return i === 0 ? cell + pad : pad + cell;
+          })
+          .join('  ')
+          .trimEnd(),
+    )
+    .join('\n');
+}
+
+// eslint-disable-next-line no-control-regex
+const ANSI = /\x1b\[[0-9;]*m/g;
+function visibleLength(s: string): number {
+  return s.replace(ANSI, '').length;
+}

@@ -1,0 +1,49 @@
+import { arch, cpus, hostname, platform, release, totalmem } from 'node:os';
+import { VERSION } from '../version.js';
+
+/**
+ * The receipt: the volatile facts of a run (host, versions, UTC timestamps, digests, meters), kept
+ * out of the report so the report stays byte-identical between identical runs.
+ */
+export interface Receipt {
+  format: 'joulebench-receipt/1';
+  joulebench_version: string;
+  node_version: string;
+  started_utc: string;
+  finished_utc: string;
+  host: { hostname: string; platform: string; arch: string; release: string; cpu_model: string | null; cores: number; memory_bytes: number };
+  argv: string[];
+  [key: string]: unknown;
+}
+
+/** Host facts for receipts. */
+export function hostFacts(): Receipt['host'] {
+  const cpu = cpus();
+  return {
+    hostname: hostname(),
+    platform: platform(),
+    arch: arch(),
+    release: release(),
+    cpu_model: cpu[0]?.model ?? null,
+    cores: cpu.length,
+    memory_bytes: totalmem(),
+  };
+}
+
+/** A Z-stamped UTC timestamp. */
+export function utcNow(date: Date = new Date()): string {
+  return date.toISOString();
+}
+
+export function buildReceipt(parts: { started: Date; finished: Date; argv: string[]; extra: Record<string, unknown> }): Receipt {
+  return {
+    format: 'joulebench-receipt/1',
+    joulebench_version: VERSION,
+    node_version: process.version,
+    started_utc: utcNow(parts.started),
+    finished_utc: utcNow(parts.finished),
+    host: hostFacts(),
+    argv: parts.argv,
+    ...parts.extra,
+  };
+}

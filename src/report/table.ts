@@ -1,0 +1,82 @@
+import pc from 'picocolors';
+import type { BenchReport } from '../core/aggregate.js';
+import type { Comparison } from '../core/compare.js';
+import { fmtJoules, fmtMs, fmtPct, fmtSigned, fmtUsd, table } from './format.js';
+
+/** The run report as people read it in a terminal. Every energy figure shows its source. */
+export function renderReportTable(r: BenchReport): string {
+  const src = pc.dim(`[${r.energy_source}]`);
+  const lines: string[] = [];
+  lines.push(
+    pc.bold(`joulebench · suite ${r.suite.name}`) +
+      pc.dim(` (${r.suite.version}, ${r.suite.digest.slice(0, 19)}…)`) +
+      ` · target ${r.target} · meter ${r.meter}`,
+  );
+  lines.push(
+    pc.dim(
+      `${r.case_count} cases × ${r.repeats} scored pass${r.repeats === 1 ? '' : 'es'}` +
+        ` · ${r.warmup} warmup pass${r.warmup === 1 ? '' : 'es'} recorded, not scored`,
+    ),
+  );
+  lines.push('');
+  const head: string[][] = [
+    ['accuracy', fmtPct(r.accuracy_pct), pc.dim(`${r.correct_count}/${r.scored_count} scored cases correct`)],
+    ['total energy', fmtJoules(r.total_joules), src],
+    ['J / correct', fmtJoules(r.joules_per_correct), r.joules_per_correct === null ? pc.dim('nothing correct or energy unknown') : src],
+    ['latency p50 / p95 / p99', `${fmtMs(r.latency_p50_ms)} / ${fmtMs(r.latency_p95_ms)} / ${fmtMs(r.latency_p99_ms)}`, pc.dim('nearest-rank, whole ms')],
+  ];
+  if (r.ttft_p50_ms !== null) head.push(['TTFT p50 / p95', `${r.ttft_p50_ms} / ${r.ttft_p95_ms} ms`, '']);
+  if (r.total_usd !== null) head.push(['cost', fmtUsd(r.total_usd), pc.dim(`${fmtUsd(r.usd_per_correct)} per correct`)]);
+  if (r.prompt_tokens !== null || r.completion_tokens !== null) {
+    head.push(['tokens in / out', `${r.prompt_tokens ?? 'n/a'} / ${r.completion_tokens ?? 'n/a'}`, '']);
+  }
+  if (r.below_floor_count > 0) head.push(['below meter floor', String(r.below_floor_count), pc.yellow('energy noise-dominated for these cases')]);
+  if (r.error_count > 0) head.push(['errors', String(r.error_count), pc.red('cases the target failed (counted as incorrect when scored)')]);
+  if (r.retry_count > 0) head.push(['retries', String(r.retry_count), pc.dim(`${r.retry_overhead_ms} ms on failed attempts and backoff`)]);
+  lines.push(table(head));
+  lines.push('');
+
+  const total = r.case_count || 1;
+  const stageRows: string[][] = [[pc.dim('stage'), pc.dim('cases'), pc.dim('share'), pc.dim('energy')]];
+  for (const [stage, n] of Object.entries(r.stage_distribution)) {
+    stageRows.push([stage, String(n), fmtPct((n * 100) / total), fmtJoules(r.stage_joules[stage] ?? null)]);
+  }
+  lines.push(table(stageRows));
+
+  const datasets = Object.entries(r.by_dataset);
+  if (datasets.length > 1) {
+    lines.push('');
+    const rows: string[][] = [[pc.dim('dataset'), pc.dim('cases'), pc.dim('accuracy'), pc.dim('energy'), pc.dim('J / correct')]];
+    for (const [name, d] of datasets) {
+      rows.push([name, String(d.case_count), fmtPct(d.accuracy_pct), fmtJoules(d.total_joules), fmtJoules(d.joules_per_correct)]);
+    }
+    lines.push(table(rows));
+  }
+  return lines.join('\n') + '\n';
+}
+
+/** A comparison for people: both sides and the three deltas, with which direction is better. */
+export function renderComparisonTable(c: Comparison): string {
+  const rows: string[][] = [
+    [pc.dim('metric'), pc.dim('baseline'), pc.dim('candidate'), pc.dim('change')],
+    [
+      'J / correct',
+      fmtJoules(c.baseline.joules_per_correct),
+      fmtJoules(c.candidate.joules_per_correct),
+      fmtSigned(c.joules_per_correct_pct, ' %') + pc.dim('  (lower is better)'),
+    ],
+    [
+      'latency p95',
+      fmtMs(c.baseline.latency_p95_ms),
+      fmtMs(c.candidate.latency_p95_ms),
+      fmtSigned(c.latency_p95_pct, ' %') + pc.dim('  (lower is better)'),
+    ],
+    [
+      'accuracy',
+      fmtPct(c.baseline.accuracy_pct),
+      fmtPct(c.candidate.accuracy_pct),
+      fmtSigned(c.accuracy_pp_delta, ' pp') + pc.dim('  (higher is better)'),
+    ],
+  ];
+  return table(rows) + '\n';
+}

@@ -1,0 +1,201 @@
+import { performance } from 'node:perf_hooks';
+import { aggregate, type BenchReport } from '../core/aggregate.js';
+import { digestOf } from '../core/canonical.js';
+import { JoulebenchError } from '../core/errors.js';
+import type { Answer, Case, CaseResult, Energy, Phase, ResultsHeader, Suite, Target } from '../core/types.js';
+import type { EnergyReading, Meter } from '../meters/meter.js';
+import { createModelMeter } from '../meters/model.js';
+import { getScorer } from '../scorers/index.js';
+import { suiteDigest } from '../suites/digest.js';
+import { promptOf } from '../suites/prompt.js';
+import { MemorySink, type ResultsSink } from './results-file.js';
+
+/** A monotonic clock in milliseconds; injected where timing is tested. */
+export interface Clock {
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => performance.now() };
+
+export interface RunProgress {
+  done: number;
+  total: number;
+  phase: Phase;
+}
+
+export interface RunOptions {
+  suite: Suite;
+  target: Target;
+  /** Default: the `model` meter (energy the target reports itself). */
+  meter?: Meter;
+  /** Passes run first, recorded with `phase: "warmup"`, never scored. Default 0. */
+  warmup?: number;
+  /** Scored passes over the suite. Default 1. */
+  repeats?: number;
+  /** Where results go as they are known. Default: memory only. */
+  sink?: ResultsSink;
+  onResult?: (r: CaseResult, progress: RunProgress) => void;
+  clock?: Clock;
+  signal?: AbortSignal;
+  /** Extra settings that change what is measured; they enter the config digest. */
+  config?: Record<string, unknown>;
+}
+
+export interface RunOutcome {
+  report: BenchReport;
+  header: ResultsHeader;
+  /** Scored results in order. */
+  results: CaseResult[];
+}
+
+/**
+ * Walks every case through the target, sequentially (parallel queries on shared hardware pollute
+ * energy attribution), warmup passes first, then the scored passes, and aggregates the scored ones.
+ */
+export async function run(opts: RunOptions): Promise<RunOutcome> {
+  const { suite, target } = opts;
+  const meter = opts.meter ?? createModelMeter();
+  const warmup = checkCount(opts.warmup ?? 0, 'warmup', 0);
+  const repeats = checkCount(opts.repeats ?? 1, 'repeats', 1);
+  const clock = opts.clock ?? systemClock;
+  const sink = opts.sink ?? new MemorySink();
+  const scorer = getScorer(suite.scorer);
+  const prompts = suite.cases.map(promptOf);
+
+  const digest = suiteDigest(suite);
+  const header: ResultsHeader = {
+    record: 'header',
+    format: 'joulebench-results/1',
+    suite: suite.name,
+    suite_version: suite.version,
+    suite_digest: digest,
+    target: target.id,
+    config_digest: configDigest(target, meter, warmup, repeats, opts.config),
+    warmup,
+    repeats,
+    meter: meter.id,
+  };
+  sink.header(header);
+
+  const scored: CaseResult[] = [];
+  const total = (warmup + repeats) * suite.cases.length;
+  let done = 0;
+  const passes: [Phase, number][] = [
+    ...Array.from({ length: warmup }, (_, i): [Phase, number] => ['warmup', i]),
+    ...Array.from({ length: repeats }, (_, i): [Phase, number] => ['scored', i]),
+  ];
+  for (const [phase, pass] of passes) {
+    for (let index = 0; index < suite.cases.length; index++) {
+      if (opts.signal?.aborted) throw new JoulebenchError('E_RUN', 'run aborted');
+      const c = suite.cases[index]!;
+      const r = await runCase(c, prompts[index]!, index, phase, pass, target, meter, clock, opts.signal);
+      const verdict = r.error === null ? scorer.score(c, r.response ?? '') : null;
+      r.passed = verdict ? verdict.passed : c.expected === null ? null : false;
+      r.score = verdict?.score ?? null;
+      sink.write(r);
+      if (phase === 'scored') scored.push(r);
+      done++;
+      opts.onResult?.(r, { done, total, phase });
+    }
+  }
+
+  const report = aggregate(scored, {
+    suite: { name: suite.name, version: suite.version, digest },
+    target: target.id,
+    meter: meter.id,
+    warmup,
+    repeats,
+  });
+  return { report, header, results: scored };
+}
+
+async function runCase(
+  c: Case,
+  prompt: string,
+  index: number,
+  phase: Phase,
+  pass: number,
+  target: Target,
+  meter: Meter,
+  clock: Clock,
+  signal: AbortSignal | undefined,
+): Promise<CaseResult> {
+  const window = meter.usesTargetEnergy ? null : await meter.start();
+  let answer: Answer | null = null;
+  let error: CaseResult['error'] = null;
+  // A target that gives up after retries says how many attempts it made and what they cost.
+  let failed: { attempts?: unknown; retry_overhead_ms?: unknown } = {};
+  const t0 = clock.now();
+  try {
+    answer = await target.answer(signal ? { prompt, case: c, signal } : { prompt, case: c });
+  } catch (e) {
+    error = toCaseError(e);
+    failed = (e ?? {}) as typeof failed;
+  }
+  const latency_ms = clock.now() - t0;
+  const reading = window ? await window.stop() : null;
+  const energy = energyOf(answer, reading);
+
+  const r: CaseResult = {
+    record: 'case',
+    phase,
+    pass,
+    index,
+    case_id: c.id,
+    dataset: c.dataset,
+    response: answer?.text ?? null,
+    stage: answer?.stage ?? null,
+    expected: c.expected,
+    passed: null,
+    score: null,
+    weight: c.weight,
+    joules: energy.joules,
+    energy_source: energy.joules === null ? 'none' : energy.source,
+    below_floor: energy.below_floor ?? false,
+    latency_ms: Math.round(latency_ms * 1000) / 1000,
+    ttft_ms: answer?.ttft_ms ?? null,
+    tpot_ms: answer?.tpot_ms ?? null,
+    prompt_tokens: answer?.usage?.prompt_tokens ?? null,
+    completion_tokens: answer?.usage?.completion_tokens ?? null,
+    cost_usd: answer?.cost_usd ?? null,
+    attempts: answer?.attempts ?? (typeof failed.attempts === 'number' ? failed.attempts : 1),
+    retry_overhead_ms: answer?.retry_overhead_ms ?? (typeof failed.retry_overhead_ms === 'number' ? failed.retry_overhead_ms : 0),
+    error,
+  };
+  if (energy.by_domain && Object.keys(energy.by_domain).length > 0) r.by_domain = energy.by_domain;
+  if (answer?.trace) r.trace = answer.trace;
+  if (answer?.meta) r.meta = answer.meta;
+  return r;
+}
+
+function energyOf(answer: Answer | null, reading: EnergyReading | null): Energy {
+  if (reading) return reading;
+  return answer?.energy ?? { joules: null, source: 'none' };
+}
+
+/** A target's failure as recorded: code, status, one-line message. Targets redact secrets before throwing. */
+function toCaseError(e: unknown): NonNullable<CaseResult['error']> {
+  const err = e as { code?: unknown; status?: unknown; message?: unknown };
+  const out: NonNullable<CaseResult['error']> = {
+    code: typeof err?.code === 'string' ? err.code : 'E_TARGET',
+    message: String(err?.message ?? e).split('\n')[0] ?? '',
+  };
+  if (typeof err?.status === 'number') out.status = err.status;
+  return out;
+}
+
+/** Digest of everything that changes what is measured besides the cases: target, meter, passes, extras. */
+export function configDigest(
+  target: Target,
+  meter: Meter,
+  warmup: number,
+  repeats: number,
+  extra?: Record<string, unknown>,
+): string {
+  return digestOf({ target: target.describe(), meter: meter.id, warmup, repeats, extra: extra ?? {} });
+}
+
+function checkCount(n: number, name: string, min: number): number {
+  if (!Number.isInteger(n) || n < min) throw new JoulebenchError('E_USAGE', `${name} must be an integer >= ${min}, got ${n}`);
+  return n;
+}

@@ -1,0 +1,131 @@
+import { readFileSync } from 'node:fs';
+import { basename, extname } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import type { z } from 'zod';
+import { JoulebenchError } from '../core/errors.js';
+import type { Case, Suite } from '../core/types.js';
+import mtData from './data/mt.json' with { type: 'json' };
+import routerData from './data/router.json' with { type: 'json' };
+import { suiteSchema, type SuiteFile } from './schema.js';
+
+/** The bundled suites; `all` is mt then router. */
+export const BUNDLED_SUITES = ['mt', 'router', 'all'] as const;
+export type BundledSuite = (typeof BUNDLED_SUITES)[number];
+
+export function isBundledSuite(name: string): name is BundledSuite {
+  return (BUNDLED_SUITES as readonly string[]).includes(name);
+}
+
+/** Loads a bundled suite by name, or a user's suite file (.json, .jsonl, .yaml/.yml). */
+export function loadSuite(spec: string): Suite {
+  if (spec === 'all') return combine('all', [loadSuite('mt'), loadSuite('router')]);
+  if (spec === 'mt') return fromData(mtData, 'bundled suite "mt"');
+  if (spec === 'router') return fromData(routerData, 'bundled suite "router"');
+  return loadSuiteFile(spec);
+}
+
+/** Reads and validates a suite file; every problem is one line naming the file, case and key. */
+export function loadSuiteFile(path: string): Suite {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    const why = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message;
+    throw new JoulebenchError('E_SUITE', `suite ${path}: ${why} (bundled suites: ${BUNDLED_SUITES.join(', ')})`);
+  }
+  const ext = extname(path).toLowerCase();
+  const name = basename(path, extname(path));
+  let raw: unknown;
+  if (ext === '.jsonl' || ext === '.ndjson') {
+    const cases: unknown[] = [];
+    text.split('\n').forEach((line, i) => {
+      if (line.trim() === '') return;
+      try {
+        cases.push(JSON.parse(line));
+      } catch (e) {
+        throw new JoulebenchError('E_SUITE', `suite ${path}: line ${i + 1}: not valid JSON (${(e as Error).message})`);
+      }
+    });
+    raw = { name, cases };
+  } else if (ext === '.yaml' || ext === '.yml') {
+    try {
+      raw = parseYaml(text);
+    } catch (e) {
+      throw new JoulebenchError('E_SUITE', `suite ${path}: not valid YAML (${firstLine((e as Error).message)})`);
+    }
+  } else if (ext === '.json') {
+    try {
+      raw = JSON.parse(text);
+    } catch (e) {
+      throw new JoulebenchError('E_SUITE', `suite ${path}: not valid JSON (${(e as Error).message})`);
+    }
+  } else {
+    throw new JoulebenchError('E_SUITE', `suite ${path}: unknown file type "${ext}" (use .json, .jsonl or .yaml)`);
+  }
+  if (Array.isArray(raw)) raw = { name, cases: raw };
+  else if (raw !== null && typeof raw === 'object' && !('name' in raw)) raw = { name, ...raw };
+  return fromData(raw, `suite ${path}`);
+}
+
+function fromData(raw: unknown, where: string): Suite {
+  const parsed = suiteSchema.safeParse(raw);
+  if (!parsed.success) throw new JoulebenchError('E_SUITE', `${where}: ${describeIssue(parsed.error, raw)}`);
+  const file: SuiteFile = parsed.data;
+  const seen = new Map<string, number>();
+  const cases: Case[] = file.cases.map((c, i) => {
+    const prev = seen.get(c.id);
+    if (prev !== undefined) {
+      throw new JoulebenchError('E_SUITE', `${where}: case ${i} (id "${c.id}"): id: duplicates case ${prev}`);
+    }
+    seen.set(c.id, i);
+    const out: Case = { id: c.id, expected: c.expected, dataset: c.dataset ?? file.name, weight: c.weight, tags: c.tags };
+    if (c.prompt !== undefined) out.prompt = c.prompt;
+    if (c.turns !== undefined) out.turns = c.turns;
+    if (c.choices !== undefined) out.choices = c.choices;
+    return out;
+  });
+  return { name: file.name, version: file.version, scorer: file.scorer, cases, source: where };
+}
+
+/** Several suites as one, in order; each case keeps its dataset. They must share a scorer. */
+export function combine(name: string, suites: Suite[]): Suite {
+  const scorer = suites[0]?.scorer ?? 'substring';
+  for (const s of suites) {
+    if (s.scorer !== scorer) throw new JoulebenchError('E_SUITE', `suite ${name}: parts use different scorers`);
+  }
+  return {
+    name,
+    version: suites.map((s) => `${s.name}@${s.version}`).join('+'),
+    scorer,
+    cases: suites.flatMap((s) => s.cases),
+    source: `bundled suite "${name}"`,
+  };
+}
+
+/** One line: `case 3 (id "x"): expected: Invalid input: expected string, received number`. */
+function describeIssue(error: z.ZodError, raw: unknown): string {
+  const issue = error.issues[0];
+  if (!issue) return 'invalid suite';
+  const path = issue.path;
+  let where = '';
+  let rest = path;
+  if (path[0] === 'cases' && typeof path[1] === 'number') {
+    const idx = path[1];
+    const cases = (raw as { cases?: unknown[] } | null)?.cases;
+    const id = (cases?.[idx] as { id?: unknown } | undefined)?.id;
+    where = `case ${idx}${typeof id === 'string' ? ` (id "${id}")` : ''}: `;
+    rest = path.slice(2);
+  }
+  let message = issue.message;
+  if (issue.code === 'unrecognized_keys') {
+    const keys = (issue as { keys?: string[] }).keys ?? [];
+    return `${where}${keys.join(', ')}: unknown key`;
+  }
+  const key = rest.length > 0 ? rest.map(String).join('.') : path.length === 0 ? '(top level)' : '';
+  if (issue.code === 'invalid_type' && /received undefined/.test(message)) message = 'is required';
+  return `${where}${key ? key + ': ' : ''}${message}`;
+}
+
+function firstLine(s: string): string {
+  return s.split('\n')[0] ?? s;
+}

@@ -1,0 +1,87 @@
+import type { Stage, StageResult } from '../../core/types.js';
+
+export interface CacheStageOptions {
+  /** Most entries kept; the least recently used is evicted beyond it. Seed 000 §4: 1024. */
+  capacity?: number;
+  /** Modelled energy of one lookup, µJ. */
+  energy_uj?: number;
+  /** Stages whose answers the cache may admit. Default: only `neural`. */
+  admitFrom?: readonly string[];
+  /** Longest prompt admitted, in characters. Default 80. */
+  maxPromptChars?: number;
+}
+
+/**
+ * Stage 1: an LRU memo of answers produced by later stages.
+ *
+ * Admission policy (why the router suite still reaches all four stages after a warmup pass):
+ * - only answers from the expensive `neural` stage are admitted: KV and graph answers are already
+ *   cheap, and caching them would hide the stores that own those facts;
+ * - only short prompts (≤ 80 characters) are admitted: short prompts are the ones that recur verbatim
+ *   (FAQ-like, `rt-cache-*`), while long open-ended generation prompts (`rt-neural-*`) rarely repeat,
+ *   and their answers are large and not worth a slot.
+ */
+export class CacheStage implements Stage {
+  readonly id = 'cache';
+  readonly capacity: number;
+  private readonly entries = new Map<string, string>();
+  private readonly energyUj: number;
+  private readonly admitFrom: ReadonlySet<string>;
+  private readonly maxPromptChars: number;
+  /** Counters for the receipt and tests. */
+  hits = 0;
+  misses = 0;
+  evictions = 0;
+
+  constructor(opts: CacheStageOptions = {}) {
+    this.capacity = opts.capacity ?? 1024;
+    if (!Number.isInteger(this.capacity) || this.capacity < 1) throw new RangeError('cache capacity must be an integer >= 1');
+    this.energyUj = opts.energy_uj ?? 1_000;
+    this.admitFrom = new Set(opts.admitFrom ?? ['neural']);
+    this.maxPromptChars = opts.maxPromptChars ?? 80;
+  }
+
+  tryAnswer(prompt: string): StageResult {
+    const hit = this.entries.get(prompt);
+    if (hit === undefined) {
+      this.misses++;
+      return { text: null, energy_uj: this.energyUj };
+    }
+    // Refresh recency: a Map iterates in insertion order, so re-inserting moves the key to the end.
+    this.entries.delete(prompt);
+    this.entries.set(prompt, hit);
+    this.hits++;
+    return { text: hit, energy_uj: this.energyUj };
+  }
+
+  /** Called by the cascade after a later stage answered; admits per the policy above. */
+  observe(prompt: string, text: string, stageId: string): void {
+    if (!this.admitFrom.has(stageId) || prompt.length > this.maxPromptChars) return;
+    this.entries.delete(prompt);
+    this.entries.set(prompt, text);
+    if (this.entries.size > this.capacity) {
+      const oldest = this.entries.keys().next().value as string;
+      this.entries.delete(oldest);
+      this.evictions++;
+    }
+  }
+
+  has(prompt: string): boolean {
+    return this.entries.has(prompt);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  describe(): Record<string, unknown> {
+    return {
+      stage: 'cache',
+      policy: 'lru',
+      capacity: this.capacity,
+      energy_uj: this.energyUj,
+      admit_from: [...this.admitFrom],
+      max_prompt_chars: this.maxPromptChars,
+    };
+  }
+}

@@ -1,0 +1,23 @@
+import type { Answer, Target } from '../../core/types.js';
+
+export interface EchoOptions {
+  /** Modelled energy per inference, J. Seed 000 §4: 50 J — deliberately high, to show the cost spread. */
+  energy_j?: number;
+}
+
+/**
+ * The default neural backend (seed 000's `EchoBackend`): answers with the prompt itself. It is not a
+ * model and produces no correct answers except to echo tasks; it exists to exercise the energy pipe.
+ * Its energy is a modelled constant, labelled `model`.
+ */
+export function createEchoTarget(opts: EchoOptions = {}): Target {
+  const energy_j = opts.energy_j ?? 50;
+  return {
+    id: 'echo',
+    kind: 'echo',
+    async answer(req): Promise<Answer> {
+      return { text: req.prompt, stage: 'neural', energy: { joules: energy_j, source: 'model' } };
+    },
+    describe: () => ({ kind: 'echo', energy_j_per_inference: energy_j }),
+  };
+}

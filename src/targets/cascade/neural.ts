@@ -1,0 +1,30 @@
+import type { AnswerRequest, Stage, StageResult, Target } from '../../core/types.js';
+
+/**
+ * Stage 4: delegates to any Target (the echo backend, an HTTP endpoint, a local model), so the
+ * cascade needs no change to use a real model. Energy is what the backend reports; when it reports
+ * none, the stage's energy is unknown (`null`), never 0.
+ */
+export class NeuralStage implements Stage {
+  readonly id = 'neural';
+  constructor(readonly backend: Target) {}
+
+  async tryAnswer(prompt: string, req: AnswerRequest): Promise<StageResult> {
+    const a = await this.backend.answer({ ...req, prompt });
+    const j = a.energy?.joules;
+    const out: StageResult = { text: a.text, energy_uj: j === null || j === undefined ? null : Math.round(j * 1e6) };
+    if (a.usage) out.usage = a.usage;
+    const meta: Record<string, unknown> = { backend: this.backend.id };
+    if (a.ttft_ms !== undefined) meta.ttft_ms = a.ttft_ms;
+    if (a.cost_usd !== undefined) meta.cost_usd = a.cost_usd;
+    if (a.attempts !== undefined) meta.attempts = a.attempts;
+    if (a.retry_overhead_ms !== undefined) meta.retry_overhead_ms = a.retry_overhead_ms;
+    if (a.tpot_ms !== undefined) meta.tpot_ms = a.tpot_ms;
+    out.meta = meta;
+    return out;
+  }
+
+  describe(): Record<string, unknown> {
+    return { stage: 'neural', backend: this.backend.describe() };
+  }
+}

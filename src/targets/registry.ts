@@ -1,0 +1,51 @@
+import { JoulebenchError } from '../core/errors.js';
+import type { Target } from '../core/types.js';
+
+/**
+ * How a target is asked for: its kind plus kind-specific settings (from the CLI or a config file).
+ * Factories validate their own settings and throw `E_CONFIG` naming the key.
+ */
+export interface TargetSpec {
+  kind: string;
+  /** For a cascade: the target its neural stage delegates to. */
+  neural?: TargetSpec;
+  [key: string]: unknown;
+}
+
+export interface TargetFactory {
+  /** One line for `--help`. */
+  summary: string;
+  /** Heavy code is imported here, so a user who never asks for this kind never loads it. */
+  create(spec: TargetSpec): Promise<Target>;
+}
+
+/** Every target kind, in one explicit table. */
+export const TARGETS: Record<string, TargetFactory> = {
+  cascade: {
+    summary: 'the reference cache → KV → graph → neural cascade (neural: echo, or any target)',
+    async create(spec) {
+      const { createReferenceCascade } = await import('./cascade/reference.js');
+      const neural = spec.neural ? await createTarget(spec.neural) : undefined;
+      return createReferenceCascade(neural ? { neural } : {});
+    },
+  },
+  echo: {
+    summary: 'the echo backend alone (answers with the prompt; 50 J modelled per inference)',
+    async create(spec) {
+      const { createEchoTarget } = await import('./cascade/echo.js');
+      const energy = spec.energy_j;
+      if (energy !== undefined && (typeof energy !== 'number' || !(energy >= 0))) {
+        throw new JoulebenchError('E_CONFIG', 'target.energy_j must be a number >= 0');
+      }
+      return createEchoTarget(typeof energy === 'number' ? { energy_j: energy } : {});
+    },
+  },
+};
+
+export async function createTarget(spec: TargetSpec): Promise<Target> {
+  const factory = TARGETS[spec.kind];
+  if (!factory) {
+    throw new JoulebenchError('E_CONFIG', `target.kind: unknown target "${spec.kind}" (known: ${Object.keys(TARGETS).join(', ')})`);
+  }
+  return factory.create(spec);
+}
