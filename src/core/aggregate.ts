@@ -8,6 +8,8 @@ export interface ReportContext {
   meter: string;
   warmup: number;
   repeats: number;
+  /** Cases in flight at once (default 1). Above 1, energy windows overlap: attribution is `shared`. */
+  concurrency?: number;
 }
 
 /** Per-dataset slice of a report (for `--suite all`, one per bundled suite). */
@@ -62,6 +64,9 @@ export interface BenchReport {
   meter: string;
   warmup: number;
   repeats: number;
+  concurrency: number;
+  /** `exclusive`: one case at a time, so a case's energy is its own; `shared`: cases overlapped (concurrency > 1). */
+  energy_attribution: 'exclusive' | 'shared';
 }
 
 /**
@@ -132,6 +137,8 @@ export function aggregate(all: readonly CaseResult[], ctx: ReportContext): Bench
     meter: ctx.meter,
     warmup: ctx.warmup,
     repeats: ctx.repeats,
+    concurrency: ctx.concurrency ?? 1,
+    energy_attribution: (ctx.concurrency ?? 1) > 1 ? 'shared' : 'exclusive',
   };
 }
 

@@ -39,6 +39,11 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Extra settings that change what is measured; they enter the config digest. */
   config?: Record<string, unknown>;
+  /**
+   * Cases in flight at once (default 1: sequential). Above 1, for throughput runs against endpoints;
+   * per-case energy windows overlap, so the report marks energy attribution `shared`.
+   */
+  concurrency?: number;
 }
 
 export interface RunOutcome {
@@ -57,6 +62,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
   const meter = opts.meter ?? createModelMeter();
   const warmup = checkCount(opts.warmup ?? 0, 'warmup', 0);
   const repeats = checkCount(opts.repeats ?? 1, 'repeats', 1);
+  const concurrency = checkCount(opts.concurrency ?? 1, 'concurrency', 1);
   const clock = opts.clock ?? systemClock;
   const sink = opts.sink ?? new MemorySink();
   const scorer = getScorer(suite.scorer);
@@ -70,7 +76,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     suite_version: suite.version,
     suite_digest: digest,
     target: target.id,
-    config_digest: configDigest(target, meter, warmup, repeats, opts.config),
+    config_digest: configDigest(target, meter, warmup, repeats, concurrency === 1 ? opts.config : { ...opts.config, concurrency }),
     warmup,
     repeats,
     meter: meter.id,
@@ -84,19 +90,39 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     ...Array.from({ length: warmup }, (_, i): [Phase, number] => ['warmup', i]),
     ...Array.from({ length: repeats }, (_, i): [Phase, number] => ['scored', i]),
   ];
+  const step = async (phase: Phase, pass: number, index: number): Promise<CaseResult> => {
+    const c = suite.cases[index]!;
+    const r = await runCase(c, prompts[index]!, index, phase, pass, target, meter, clock, opts.signal);
+    const verdict = r.error === null ? scorer.score(c, r.response ?? '') : null;
+    r.passed = verdict ? verdict.passed : c.expected === null ? null : false;
+    r.score = verdict?.score ?? null;
+    sink.write(r);
+    done++;
+    opts.onResult?.(r, { done, total, phase });
+    return r;
+  };
   for (const [phase, pass] of passes) {
-    for (let index = 0; index < suite.cases.length; index++) {
-      if (opts.signal?.aborted) throw new JoulebenchError('E_RUN', 'run aborted');
-      const c = suite.cases[index]!;
-      const r = await runCase(c, prompts[index]!, index, phase, pass, target, meter, clock, opts.signal);
-      const verdict = r.error === null ? scorer.score(c, r.response ?? '') : null;
-      r.passed = verdict ? verdict.passed : c.expected === null ? null : false;
-      r.score = verdict?.score ?? null;
-      sink.write(r);
-      if (phase === 'scored') scored.push(r);
-      done++;
-      opts.onResult?.(r, { done, total, phase });
+    if (concurrency === 1) {
+      for (let index = 0; index < suite.cases.length; index++) {
+        if (opts.signal?.aborted) throw new JoulebenchError('E_RUN', 'run aborted');
+        const r = await step(phase, pass, index);
+        if (phase === 'scored') scored.push(r);
+      }
+      continue;
     }
+    // A pool of workers takes the next case index; results are written as each finishes and kept
+    // in case order for the report, so the aggregate does not depend on finishing order.
+    const slots: CaseResult[] = new Array(suite.cases.length);
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < suite.cases.length) {
+        if (opts.signal?.aborted) throw new JoulebenchError('E_RUN', 'run aborted');
+        const index = next++;
+        slots[index] = await step(phase, pass, index);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(concurrency, suite.cases.length) }, worker));
+    if (phase === 'scored') scored.push(...slots);
   }
 
   const report = aggregate(scored, {
@@ -105,6 +131,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     meter: meter.id,
     warmup,
     repeats,
+    concurrency,
   });
   return { report, header, results: scored };
 }
@@ -132,7 +159,9 @@ async function runCase(
     error = toCaseError(e);
     failed = (e ?? {}) as typeof failed;
   }
-  const latency_ms = clock.now() - t0;
+  // The successful attempt's latency alone: failed attempts and backoff are reported apart (retry_overhead_ms).
+  const overhead_ms = answer?.retry_overhead_ms ?? (typeof failed.retry_overhead_ms === 'number' ? failed.retry_overhead_ms : 0);
+  const latency_ms = Math.max(0, clock.now() - t0 - overhead_ms);
   const reading = window ? await window.stop() : null;
   const energy = energyOf(answer, reading);
 
@@ -159,7 +188,7 @@ async function runCase(
     completion_tokens: answer?.usage?.completion_tokens ?? null,
     cost_usd: answer?.cost_usd ?? null,
     attempts: answer?.attempts ?? (typeof failed.attempts === 'number' ? failed.attempts : 1),
-    retry_overhead_ms: answer?.retry_overhead_ms ?? (typeof failed.retry_overhead_ms === 'number' ? failed.retry_overhead_ms : 0),
+    retry_overhead_ms: overhead_ms,
     error,
   };
   if (energy.by_domain && Object.keys(energy.by_domain).length > 0) r.by_domain = energy.by_domain;

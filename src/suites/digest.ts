@@ -5,9 +5,10 @@ import { promptOf } from './prompt.js';
 /**
  * The suite digest: sha256 of a canonical description of exactly which cases were selected and how
  * they are asked (prompt as sent, expected, choices, weight) and how they are scored. Two runs are
- * comparable only when their digests match.
+ * comparable only when their digests match. A suite that defines its own digest (MMLU) keeps it.
  */
 export function suiteDigest(suite: Suite): string {
+  if (suite.digest !== undefined) return suite.digest;
   return digestOf({
     name: suite.name,
     version: suite.version,
