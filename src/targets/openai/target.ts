@@ -102,7 +102,7 @@ export class OpenAITarget implements Target {
     let attempt = 0;
     for (;;) {
       attempt++;
-      const started = performance.now();
+      const started = attempt === 1 ? first : performance.now();
       try {
         const r = await this.once(req);
         return this.toAnswer(r, attempt, started - first);
