@@ -249,6 +249,12 @@ describe('openai target: refused addresses', () => {
       assert.throws(() => new OpenAITarget({ endpoint, model: 'm', apiKey: 'secret' }), (e: Error & { code?: string }) => e.code === 'E_CONFIG' && /link-local|metadata/.test(e.message));
     });
   }
+  test('a host name goes through the guarded lookup and connects when the address is allowed', async () => {
+    const s = await serve(() => ({ kind: 'plain', text: 'B' }));
+    const { t } = target(s.url.replace('127.0.0.1', 'localhost'));
+    assert.equal((await t.answer(req)).text, 'B');
+    await t.close();
+  });
   test('refuses credentials in the URL', () => {
     assert.throws(() => new OpenAITarget({ endpoint: 'http://u:p@127.0.0.1/v1', model: 'm' }), /credentials/);
   });

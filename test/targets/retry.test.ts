@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { backoffDelay_s, isRetryable, NO_RETRY, RETRY_DEFAULTS } from '../../src/targets/retry.js';
-import { isForbiddenAddress } from '../../src/targets/openai/guard.js';
+import { guardedLookup, isForbiddenAddress } from '../../src/targets/openai/guard.js';
 import { redact } from '../../src/targets/openai/redact.js';
 
 test('backoff: base × 2^(n-1), capped at max; seed defaults 0.2 s and 5.0 s', () => {
@@ -35,4 +35,13 @@ test('redact removes the key, bearer tokens and sk- keys, and keeps one line', (
   assert.equal(out.includes('tok123'), false);
   assert.equal(out.includes('sk-live'), false);
   assert.equal(out.includes('\n'), false);
+});
+
+test('the guarded DNS lookup refuses a name that resolves to a forbidden address (single and all)', async () => {
+  const look = (host: string, all: boolean): Promise<string> =>
+    new Promise((ok) => guardedLookup(host, all ? { all: true } : {}, (err, addr) => ok(err ? `error ${(err as { code?: string }).code}` : JSON.stringify(addr))));
+  assert.equal(await look('169.254.169.254', false), 'error E_FORBIDDEN_ADDRESS');
+  assert.equal(await look('169.254.169.254', true), 'error E_FORBIDDEN_ADDRESS');
+  assert.equal(await look('fd00:ec2::254', true), 'error E_FORBIDDEN_ADDRESS');
+  assert.match(await look('127.0.0.1', true), /127\.0\.0\.1/);
 });

@@ -10,8 +10,6 @@ export class AttemptFailure extends Error {
     readonly kind: FailureKind,
     message: string,
     readonly status?: number,
-    /** The server's Retry-After, s, when it sent one (recorded; the seed's schedule is not changed by it). */
-    readonly retry_after_s?: number,
   ) {
     super(message);
   }
@@ -98,10 +96,8 @@ export function postChat(o: PostOptions): Promise<ChatResult> {
         res.on('data', (d: string) => {
           if (body.length < 4096) body += d;
         });
-        res.on('end', () => {
-          const ra = Number(res.headers['retry-after']);
-          finish(new AttemptFailure('http', `HTTP ${status}: ${errorText(body)}`, status, Number.isFinite(ra) ? ra : undefined));
-        });
+        // Retry-After is not read: seed 003 fixes the schedule (base × 2^(n−1), capped), so runs stay comparable.
+        res.on('end', () => finish(new AttemptFailure('http', `HTTP ${status}: ${errorText(body)}`, status)));
         return;
       }
       if (o.stream && /text\/event-stream/i.test(type)) readStream(res, t0, finish);
