@@ -15,8 +15,8 @@ import { median, nearestRank } from '../src/core/stats.js';
 import { createAgent, postChat } from '../src/targets/openai/http.js';
 
 const N = Number(process.env.BENCH_N ?? 1000);
-/** Rounds over all clients, interleaved so drift on a shared machine hits every client alike; the median round is kept. */
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+/** Rounds over all clients, interleaved (order alternating) so drift on a shared machine hits every client alike; the median is kept. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 
 const SERVER = `
 const http = require('node:http');
@@ -82,7 +82,8 @@ async function main(): Promise<void> {
   for (const [, call] of clients) for (let i = 0; i < 300; i++) await call(); // warm sockets and JIT
   const samples = new Map<string, { p50_ms: number[]; rps1: number[]; rps32: number[] }>(clients.map(([n]) => [n, { p50_ms: [], rps1: [], rps32: [] }]));
   for (let round = 0; round < ROUNDS; round++) {
-    for (const [name, call] of clients) {
+    // Alternate the order each round so no client always runs right after the heaviest one.
+    for (const [name, call] of round % 2 === 0 ? clients : [...clients].reverse()) {
       const lat: number[] = [];
       const t0 = performance.now();
       for (let i = 0; i < N; i++) {
