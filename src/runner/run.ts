@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { aggregate, type BenchReport } from '../core/aggregate.js';
+import { Aggregator, type BenchReport } from '../core/aggregate.js';
 import { digestOf } from '../core/canonical.js';
 import { JoulebenchError } from '../core/errors.js';
 import type { Answer, Case, CaseResult, Energy, Phase, ResultsHeader, Suite, Target } from '../core/types.js';
@@ -39,6 +39,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Extra settings that change what is measured; they enter the config digest. */
   config?: Record<string, unknown>;
+  /** Keep every scored result in `RunOutcome.results` (default true); false streams them to the sink only. */
+  keepResults?: boolean;
   /**
    * Cases in flight at once (default 1: sequential). Above 1, for throughput runs against endpoints;
    * per-case energy windows overlap, so the report marks energy attribution `shared`.
@@ -49,13 +51,13 @@ export interface RunOptions {
 export interface RunOutcome {
   report: BenchReport;
   header: ResultsHeader;
-  /** Scored results in order. */
+  /** Scored results in order (empty when `keepResults` is false). */
   results: CaseResult[];
 }
 
 /**
- * Walks every case through the target, sequentially (parallel queries on shared hardware pollute
- * energy attribution), warmup passes first, then the scored passes, and aggregates the scored ones.
+ * Walks every case through the target, sequentially by default (parallel queries on shared hardware
+ * pollute energy attribution; `concurrency` > 1 is for throughput runs), warmup passes first, then the scored passes, and aggregates the scored ones.
  */
 export async function run(opts: RunOptions): Promise<RunOutcome> {
   const { suite, target } = opts;
@@ -64,7 +66,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
   const repeats = checkCount(opts.repeats ?? 1, 'repeats', 1);
   const concurrency = checkCount(opts.concurrency ?? 1, 'concurrency', 1);
   const clock = opts.clock ?? systemClock;
-  const sink = opts.sink ?? new MemorySink();
+  const sink: ResultsSink = opts.sink ?? new MemorySink();
   const scorer = getScorer(suite.scorer);
   const prompts = suite.cases.map(promptOf);
 
@@ -83,49 +85,54 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
   };
   sink.header(header);
 
+  const keep = opts.keepResults ?? true;
   const scored: CaseResult[] = [];
+  const agg = new Aggregator();
   const total = (warmup + repeats) * suite.cases.length;
   let done = 0;
   const passes: [Phase, number][] = [
     ...Array.from({ length: warmup }, (_, i): [Phase, number] => ['warmup', i]),
     ...Array.from({ length: repeats }, (_, i): [Phase, number] => ['scored', i]),
   ];
-  const step = async (phase: Phase, pass: number, index: number): Promise<CaseResult> => {
-    const c = suite.cases[index]!;
-    const r = await runCase(c, prompts[index]!, index, phase, pass, target, meter, clock, opts.signal);
-    const verdict = r.error === null ? scorer.score(c, r.response ?? '') : null;
-    r.passed = verdict ? verdict.passed : c.expected === null ? null : false;
-    r.score = verdict?.score ?? null;
-    sink.write(r);
-    done++;
-    opts.onResult?.(r, { done, total, phase });
-    return r;
-  };
   for (const [phase, pass] of passes) {
-    if (concurrency === 1) {
-      for (let index = 0; index < suite.cases.length; index++) {
-        if (opts.signal?.aborted) throw new JoulebenchError('E_RUN', 'run aborted');
-        const r = await step(phase, pass, index);
-        if (phase === 'scored') scored.push(r);
+    if (concurrency > 1) {
+      const slots = await concurrentPass(suite.cases.length, concurrency, opts.signal, async (index) => {
+        const c = suite.cases[index]!;
+        const r = await runCase(c, prompts[index]!, index, phase, pass, target, meter, clock, opts.signal);
+        const verdict = r.error === null ? scorer.score(c, r.response ?? '') : null;
+        r.passed = verdict ? verdict.passed : c.expected === null ? null : false;
+        r.score = verdict?.score ?? null;
+        sink.write(r);
+        done++;
+        opts.onResult?.(r, { done, total, phase });
+        return r;
+      });
+      if (phase === 'scored') {
+        // Aggregated in case order, so the report does not depend on which case finished first.
+        for (const r of slots) agg.add(r);
+        if (keep) scored.push(...slots);
       }
       continue;
     }
-    // A pool of workers takes the next case index; results are written as each finishes and kept
-    // in case order for the report, so the aggregate does not depend on finishing order.
-    const slots: CaseResult[] = new Array(suite.cases.length);
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      while (next < suite.cases.length) {
-        if (opts.signal?.aborted) throw new JoulebenchError('E_RUN', 'run aborted');
-        const index = next++;
-        slots[index] = await step(phase, pass, index);
+    for (let index = 0; index < suite.cases.length; index++) {
+      if (opts.signal?.aborted) throw new JoulebenchError('E_RUN', 'run aborted');
+      const c = suite.cases[index]!;
+      const r = await runCase(c, prompts[index]!, index, phase, pass, target, meter, clock, opts.signal);
+      const verdict = r.error === null ? scorer.score(c, r.response ?? '') : null;
+      r.passed = verdict ? verdict.passed : c.expected === null ? null : false;
+      r.score = verdict?.score ?? null;
+      sink.write(r);
+      if (phase === 'scored') {
+        agg.add(r);
+        if (keep) scored.push(r);
       }
-    };
-    await Promise.all(Array.from({ length: Math.min(concurrency, suite.cases.length) }, worker));
-    if (phase === 'scored') scored.push(...slots);
+      done++;
+      opts.onResult?.(r, { done, total, phase });
+    }
   }
 
-  const report = aggregate(scored, {
+  sink.flush?.();
+  const report = agg.report({
     suite: { name: suite.name, version: suite.version, digest },
     target: target.id,
     meter: meter.id,
@@ -134,6 +141,29 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     concurrency,
   });
   return { report, header, results: scored };
+}
+
+/**
+ * Runs `step` over indices 0..n-1 with at most `concurrency` in flight (a pool taking the next index),
+ * and returns the results in index order. Each result is written by `step` as soon as it finishes.
+ */
+async function concurrentPass(
+  n: number,
+  concurrency: number,
+  signal: AbortSignal | undefined,
+  step: (index: number) => Promise<CaseResult>,
+): Promise<CaseResult[]> {
+  const slots: CaseResult[] = new Array(n);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < n) {
+      if (signal?.aborted) throw new JoulebenchError('E_RUN', 'run aborted');
+      const index = next++;
+      slots[index] = await step(index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, n) }, worker));
+  return slots;
 }
 
 async function runCase(

@@ -3,6 +3,7 @@ import { after, describe, test } from 'node:test';
 import type { AnswerRequest, Case } from '../../src/core/types.js';
 import { OpenAITarget, type OpenAITargetOptions, type TargetFailure } from '../../src/targets/openai/target.js';
 import { startFakeOpenAI, type FakeServer, type Reply } from '../helpers/fake-openai.js';
+import { targetContract } from './contract.js';
 
 const kase: Case = { id: 'q1', prompt: 'Which letter?', expected: 'B', dataset: 'd', weight: 1, tags: [] };
 const req: AnswerRequest = { prompt: 'Which letter?', case: kase };
@@ -258,4 +259,9 @@ describe('openai target: refused addresses', () => {
   test('refuses credentials in the URL', () => {
     assert.throws(() => new OpenAITarget({ endpoint: 'http://u:p@127.0.0.1/v1', model: 'm' }), /credentials/);
   });
+});
+
+describe('openai target: the Target contract', async () => {
+  const s = await serve(() => ({ kind: 'stream', text: 'Paris', usage }));
+  targetContract('openai', () => new OpenAITarget({ endpoint: s.url, model: 'm', apiKey: 'contract-key-value', credentials_ref: 'env:JB_KEY' }));
 });

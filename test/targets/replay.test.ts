@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import type { Suite } from '../../src/core/types.js';
 import { run } from '../../src/runner/run.js';
 import { createTarget } from '../../src/targets/registry.js';
+import { targetContract } from './contract.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'jb-replay-'));
 const suite: Suite = {
@@ -44,3 +45,7 @@ test('a replay without answers, or with a broken file, is E_CONFIG / E_INPUT nam
   writeFileSync(f, '{"id":"a","answer":"B"}\n{nope\n');
   await assert.rejects(createTarget({ kind: 'replay', answers: f }), /broken\.jsonl: line 2: not valid JSON/);
 });
+
+const contractFixture = join(dir, 'contract.json');
+writeFileSync(contractFixture, JSON.stringify([{ id: 'contract-1', answer: 'Paris' }]));
+targetContract('replay', () => createTarget({ kind: 'replay', answers: contractFixture }));
