@@ -4,7 +4,9 @@
  *   - raw `http.request` (keep-alive agent, body read and JSON-parsed): the baseline,
  *   - joulebench's client (`postChat`, plain and streamed) — what the `openai` target uses,
  *   - the official `openai` SDK (`chat.completions.create`, plain and streamed, maxRetries 0).
- * Each figure is printed next to the baseline measured in the same run, as a ratio.
+ * Each figure is printed next to the baseline measured in the same run, as a ratio. Client CPU time
+ * per request (user + system of this process; the server is another process) is the figure a busy
+ * neighbour on a shared machine disturbs least.
  * Run: npm run bench:openai   (N requests per measurement: BENCH_N, default 2000)
  */
 import { spawn } from 'node:child_process';
@@ -80,11 +82,12 @@ async function main(): Promise<void> {
   ];
 
   for (const [, call] of clients) for (let i = 0; i < 300; i++) await call(); // warm sockets and JIT
-  const samples = new Map<string, { p50_ms: number[]; rps1: number[]; rps32: number[] }>(clients.map(([n]) => [n, { p50_ms: [], rps1: [], rps32: [] }]));
+  const samples = new Map<string, { p50_ms: number[]; rps1: number[]; rps32: number[]; cpu_us: number[] }>(clients.map(([n]) => [n, { p50_ms: [], rps1: [], rps32: [], cpu_us: [] }]));
   for (let round = 0; round < ROUNDS; round++) {
     // Alternate the order each round so no client always runs right after the heaviest one.
     for (const [name, call] of round % 2 === 0 ? clients : [...clients].reverse()) {
       const lat: number[] = [];
+      const cpu0 = process.cpuUsage();
       const t0 = performance.now();
       for (let i = 0; i < N; i++) {
         const s = performance.now();
@@ -93,25 +96,27 @@ async function main(): Promise<void> {
       }
       const m = samples.get(name)!;
       m.rps1.push(N / ((performance.now() - t0) / 1000));
+      const cpu = process.cpuUsage(cpu0);
+      m.cpu_us.push((cpu.user + cpu.system) / N);
       m.p50_ms.push(nearestRank(lat, 50)!);
       m.rps32.push(await throughput(call, 32, N));
     }
   }
   const rows = clients.map(([name]) => {
     const m = samples.get(name)!;
-    return { name, p50_ms: median(m.p50_ms)!, rps1: median(m.rps1)!, rps32: median(m.rps32)! };
+    return { name, p50_ms: median(m.p50_ms)!, rps1: median(m.rps1)!, rps32: median(m.rps32)!, cpu_us: median(m.cpu_us)! };
   });
   child.kill();
   rawAgent.destroy();
   agent.destroy();
 
   console.log(`node ${process.version}, ${N} requests per figure, median of ${ROUNDS} interleaved rounds, loopback server in a child process\n`);
-  console.log('client                          p50 ms  added µs vs raw   req/s c=1 (× raw)    req/s c=32 (× raw)');
+  console.log('client                          p50 ms  added µs vs raw   client CPU µs/req (× raw)   req/s c=1 (× raw)    req/s c=32 (× raw)');
   for (const r of rows) {
     const b = rows.find((x) => x.name.startsWith('raw') && x.name.endsWith(r.name.slice(r.name.indexOf('('))))!;
     const added = ((r.p50_ms - b.p50_ms) * 1000).toFixed(0).padStart(6);
     console.log(
-      `${r.name.padEnd(30)} ${r.p50_ms.toFixed(3).padStart(7)}  ${added}           ${r.rps1.toFixed(0).padStart(6)} (${(r.rps1 / b.rps1).toFixed(2)})      ${r.rps32.toFixed(0).padStart(6)} (${(r.rps32 / b.rps32).toFixed(2)})`,
+      `${r.name.padEnd(30)} ${r.p50_ms.toFixed(3).padStart(7)}  ${added}           ${r.cpu_us.toFixed(0).padStart(6)} (${(r.cpu_us / b.cpu_us).toFixed(2)})            ${r.rps1.toFixed(0).padStart(6)} (${(r.rps1 / b.rps1).toFixed(2)})      ${r.rps32.toFixed(0).padStart(6)} (${(r.rps32 / b.rps32).toFixed(2)})`,
     );
   }
 }
