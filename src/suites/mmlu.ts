@@ -60,7 +60,8 @@ export function mmluDigest(ids: readonly string[], version: string): string {
 export function mmluPrompt(r: Pick<MmluRow, 'subject' | 'question' | 'choices'>): string {
   const topic = r.subject.replace(/_/g, ' ');
   return [
-    `The following is a multiple choice question about ${topic}. Reply with the letter of the correct answer (A, B, C or D).`,
+    // No standalone A–D in the instruction, so a reply that repeats it is not scored as a choice.
+    `Answer the following multiple choice question about ${topic} with the letter of the correct option only.`,
     '',
     r.question,
     ...r.choices.map((c, i) => `${MMLU_LETTERS[i]}. ${c}`),

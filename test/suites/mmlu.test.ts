@@ -50,6 +50,7 @@ test('0-shot prompt: instruction, blank line, question, A–D, Answer:', () => {
   const p = mmluPrompt({ subject: 'toy_math', question: 'Q?', choices: ['w', 'x', 'y', 'z'] });
   const lines = p.split('\n');
   assert.match(lines[0]!, /multiple choice question about toy math/);
+  assert.doesNotMatch(lines[0]!.toUpperCase(), /\b[A-D]\b/, 'the instruction holds no standalone option letter');
   assert.deepEqual(lines.slice(1), ['', 'Q?', 'A. w', 'B. x', 'C. y', 'D. z', 'Answer:']);
 });
 
