@@ -85,7 +85,7 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<void> {
       concurrency: flags.concurrency,
       sink,
       // MMLU's measurements are computed from the results afterwards (at most ~14k cases); others stream.
-      keepResults: suite.name === 'mmlu',
+      keepResults: flags.suite === 'mmlu',
       onResult: progress ? (_r, p) => progress.update(p.done) : undefined,
     });
   } finally {
@@ -100,7 +100,7 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<void> {
 
   // MMLU's seed-003 measurements (with class and official flags) ride along as an extra block.
   const block =
-    suite.name === 'mmlu'
+    flags.suite === 'mmlu'
       ? mmluMeasurements(outcome.results, { retry_enabled: Boolean(cfg?.config.params?.retry), prices_set: Boolean(cfg?.config.prices) })
       : null;
   const report = block ? { ...outcome.report, measurements: block.measurements, measurement_warnings: block.warnings } : outcome.report;
