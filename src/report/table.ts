@@ -23,6 +23,11 @@ export function renderReportTable(r: BenchReport): string {
     ['accuracy', fmtPct(r.accuracy_pct), pc.dim(`${r.correct_count}/${r.scored_count} scored cases correct`)],
     ['total energy', fmtJoules(r.total_joules), src],
     ['J / correct', fmtJoules(r.joules_per_correct), r.joules_per_correct === null ? pc.dim('nothing correct or energy unknown') : src],
+    [
+      'suite gross / net',
+      `${fmtJoules(r.gross_joules)} / ${fmtJoules(r.net_joules)}`,
+      pc.dim(`[${r.gross_source}] ${idleText(r)}`) + (r.suite_below_floor ? pc.yellow(' below meter floor') : ''),
+    ],
     ['latency p50 / p95 / p99', `${fmtMs(r.latency_p50_ms)} / ${fmtMs(r.latency_p95_ms)} / ${fmtMs(r.latency_p99_ms)}`, pc.dim('nearest-rank, whole ms')],
   ];
   if (r.ttft_p50_ms !== null) head.push(['TTFT p50 / p95', `${r.ttft_p50_ms} / ${r.ttft_p95_ms} ms`, '']);
@@ -53,6 +58,20 @@ export function renderReportTable(r: BenchReport): string {
     lines.push(table(rows));
   }
   return lines.join('\n') + '\n';
+}
+
+/** How the net figure was reached, in a few words. */
+function idleText(r: BenchReport): string {
+  switch (r.idle) {
+    case 'measured':
+      return `net = gross − idle ${r.idle_watts} W × ${r.suite_window_ms} ms`;
+    case 'marginal':
+      return 'marginal source: net = gross';
+    case 'skipped':
+      return 'no idle window (--no-idle): net unknown';
+    case 'unusable':
+      return 'idle window unusable: net unknown';
+  }
 }
 
 /** A comparison for people: both sides and the three deltas, with which direction is better. */
