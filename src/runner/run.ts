@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { aggregate, type BenchReport } from '../core/aggregate.js';
+import { Aggregator, type BenchReport } from '../core/aggregate.js';
 import { digestOf } from '../core/canonical.js';
 import type { IdleCalibration, SuiteWindow } from '../core/energy.js';
 import { JoulebenchError } from '../core/errors.js';
@@ -41,6 +41,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Extra settings that change what is measured; they enter the config digest. */
   config?: Record<string, unknown>;
+  /** Keep every scored result in `RunOutcome.results` (default true); false streams them to the sink only. */
+  keepResults?: boolean;
   /**
    * Idle calibration window before the suite, ms (default 1000); 0 skips it (net energy is then
    * unknown). Meters whose readings are marginal (model, estimate) are never calibrated.
@@ -62,7 +64,7 @@ export interface RunEnergy {
 export interface RunOutcome {
   report: BenchReport;
   header: ResultsHeader;
-  /** Scored results in order. */
+  /** Scored results in order (empty when `keepResults` is false). */
   results: CaseResult[];
   energy: RunEnergy;
 }
@@ -77,7 +79,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
   const warmup = checkCount(opts.warmup ?? 0, 'warmup', 0);
   const repeats = checkCount(opts.repeats ?? 1, 'repeats', 1);
   const clock = opts.clock ?? systemClock;
-  const sink = opts.sink ?? new MemorySink();
+  const sink: ResultsSink = opts.sink ?? new MemorySink();
   const scorer = getScorer(suite.scorer);
   const prompts = suite.cases.map(promptOf);
 
@@ -96,12 +98,15 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
   };
   sink.header(header);
 
+  const keep = opts.keepResults ?? true;
   const idle = await calibrateIdle(meter, checkCount(opts.idle_ms ?? DEFAULT_IDLE_MS, 'idle_ms', 0), opts.idleWait);
   const opensWindows = !meter.usesTargetEnergy;
   let suiteWindow: MeterWindow | null = null;
   let suiteReading: EnergyReading | null = null;
-
+  // Scored cases whose energy came from the meter's window rather than the target (auto's fallback).
+  let fromWindow = 0;
   const scored: CaseResult[] = [];
+  const agg = new Aggregator();
   const total = (warmup + repeats) * suite.cases.length;
   let done = 0;
   const passes: [Phase, number][] = [
@@ -119,18 +124,23 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
       r.passed = verdict ? verdict.passed : c.expected === null ? null : false;
       r.score = verdict?.score ?? null;
       sink.write(r);
-      if (phase === 'scored') scored.push(r);
+      if (phase === 'scored') {
+        agg.add(r);
+        if (r.energy_source === meter.source) fromWindow++;
+        if (keep) scored.push(r);
+      }
       done++;
       opts.onResult?.(r, { done, total, phase });
     }
   }
 
+  sink.flush?.();
   if (suiteWindow) suiteReading = await suiteWindow.stop();
 
   // With target energy preferred (auto's fallback), the window is the total only when some case needed it.
-  const allFromTarget = meter.prefersTargetEnergy === true && scored.every((r) => r.energy_source !== meter.source);
+  const allFromTarget = meter.prefersTargetEnergy === true && fromWindow === 0;
   const gross_from: RunEnergy['gross_from'] = suiteReading && !allFromTarget ? 'suite-window' : 'cases';
-  const report = aggregate(scored, {
+  const report = agg.report({
     suite: { name: suite.name, version: suite.version, digest },
     target: target.id,
     meter: meter.id,
