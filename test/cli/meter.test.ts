@@ -73,6 +73,12 @@ describe('joulebench meter -- CMD', () => {
     assert.match(r.stderr, /cannot run "joulebench-no-such-command": ENOENT/);
   });
 
+  it('--meter model is refused for a bare command (it would measure nothing), exit 2', () => {
+    const r = cli(['meter', '--meter', 'model', '--', 'true']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /--meter model: a bare command reports no energy/);
+  });
+
   it('an unreadable meter is an error, never a silent estimate', () => {
     const r = cli(['meter', '--meter', 'rapl', '--powercap-root', join(tree.root, 'nope'), '--', 'true']);
     assert.equal(r.code, 1);

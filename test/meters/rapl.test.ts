@@ -226,7 +226,7 @@ describe('rapl: windows', () => {
     const steps = 14; // 2.1 J: from 0.9 through two wraps (at 1.0 and 2.0 J) to 3.0 J
     const tree = writePowercapTree([{ entry: 'intel-rapl:0', name: 'package-0', energy_uj: start_uj, max_uj }]);
     const writer = join(tree.root, 'writer.mjs');
-    // The writer advances the counter by a fixed step every 25 ms (one wrap per 7 steps = 175 ms),
+    // The writer advances the counter by a fixed step every 40 ms (one wrap per ~7 steps = 280 ms),
     // writing atomically as sysfs would; it starts when told and says when it is done.
     writeFileSync(
       writer,
@@ -235,7 +235,7 @@ describe('rapl: windows', () => {
        let v = start;
        process.stdin.once('data', async () => {
          for (let i = 0; i < steps; i++) {
-           await new Promise((r) => setTimeout(r, 25));
+           await new Promise((r) => setTimeout(r, 40));
            v = (v + step) % max;
            writeFileSync(path + '.tmp', v + '\\n'); renameSync(path + '.tmp', path);
          }

@@ -26,6 +26,9 @@ export function meterCommand(io: CliIO): Command {
 
 /** Runs the command under the meter, prints the measurement, and returns the command's exit code. */
 export async function meterAction(command: string[], flags: MeterCommandFlags, io: CliIO): Promise<number> {
+  if (flags.meter === 'model') {
+    throw new JoulebenchError('E_USAGE', '--meter model: a bare command reports no energy of its own; use auto, rapl, nvml, composite or estimate');
+  }
   const meter = await createMeter(flags.meter ?? 'auto', meterOptionsFrom(flags, process.env, { auto_fallback: 'estimate' }));
   try {
     const probe = await meter.probe();
