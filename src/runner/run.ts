@@ -82,6 +82,12 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
   const sink: ResultsSink = opts.sink ?? new MemorySink();
   const scorer = getScorer(suite.scorer);
   const prompts = suite.cases.map(promptOf);
+  // Probe before anything is recorded: a meter that cannot read stops the run (never a silent
+  // estimate), and `auto` settles what it measures with, so the header and report name it.
+  const probe = await meter.probe();
+  if (!probe.available) {
+    throw new JoulebenchError('E_METER', `meter ${meter.id} cannot read here: ${probe.reason}${probe.fix ? ` (fix: ${probe.fix})` : ''}`);
+  }
 
   const digest = suiteDigest(suite);
   const header: ResultsHeader = {

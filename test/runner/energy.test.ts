@@ -174,3 +174,20 @@ describe('aggregate: the new fields come after the seed fields, which keep their
     assert.equal(bare.net_joules, null);
   });
 });
+
+describe('runner: the meter is probed first', () => {
+  it('an unavailable meter stops the run before anything is recorded (E_METER)', async () => {
+    await assert.rejects(run({ suite: suiteOf(1), target: target(), meter: scriptedMeter([], { available: false }) }), (e: Error & { code?: string }) => {
+      assert.equal(e.code, 'E_METER');
+      assert.match(e.message, /scripted meter told to be unavailable/);
+      return true;
+    });
+  });
+  it('auto settles before the header: the header and report name what it chose', async () => {
+    const auto = createAutoMeter({ hardware: [scriptedMeter([], { available: false })], estimate: createEstimateMeter(), fallback: 'model-or-estimate' });
+    const out = await run({ suite: suiteOf(1), target: target({ c0: 1 }), meter: auto });
+    assert.equal(out.header.meter, 'auto(model|estimate)');
+    assert.equal(out.report.meter, 'auto(model|estimate)');
+    assert.equal(out.report.idle, 'marginal', 'the estimate fallback is never idle-calibrated');
+  });
+});

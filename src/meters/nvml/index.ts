@@ -61,7 +61,11 @@ export function createNvmlMeter(opts: NvmlOptions = {}): Meter {
       else {
         // Cheap check first, so machines without an NVIDIA driver never load the FFI module.
         if (!existsSync('/proc/driver/nvidia/version') && !existsSync('/dev/nvidiactl')) {
-          return { available: false, reason: 'no NVIDIA driver on this machine (/proc/driver/nvidia/version and /dev/nvidiactl are absent)' };
+          return {
+            available: false,
+            reason: 'no NVIDIA driver on this machine (/proc/driver/nvidia/version and /dev/nvidiactl are absent)',
+            fix: 'install the NVIDIA driver, or pass the GPUs into the container (docker --gpus all)',
+          };
         }
         binding = await loadNvmlBinding();
       }
@@ -99,12 +103,13 @@ export function createNvmlMeter(opts: NvmlOptions = {}): Meter {
         gpus.push(gpu);
       }
     } catch (e) {
-      return { available: false, reason: `NVML: ${firstLine(e)}` };
+      return { available: false, reason: `NVML: ${firstLine(e)}`, fix: 'check the driver with nvidia-smi; NVML needs a loaded NVIDIA kernel module' };
     }
     if (gpus.length === 0) {
       return {
         available: false,
         reason: `no GPU visible${opts.cuda_visible_devices !== undefined ? ` (CUDA_VISIBLE_DEVICES=${JSON.stringify(opts.cuda_visible_devices)})` : ''}`,
+        fix: 'unset CUDA_VISIBLE_DEVICES or list GPU indices or UUIDs in it',
       };
     }
     const list = gpus.map((g) => `${g.domain} ${g.name}${g.mode === 'power' ? ' (integrated power)' : ''}`).join(', ');
