@@ -9,6 +9,8 @@ const SOURCE_NOTES: Partial<Record<string, string>> = {
   estimate: 'a coefficient (time × watts), not a measurement',
   mixed: 'cases measured by different sources; see energy_sources in the report',
   none: 'nothing measured energy for this run',
+  'integrated-power': 'GPU power draw sampled and integrated over time (NVML without an energy counter)',
+  composite: 'several meters read over one window (CPU and GPU), each domain labelled in the results',
 };
 
 /** The run report as people read it in a terminal. Every energy figure shows its source. */

@@ -119,6 +119,8 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<void> {
     io.out(reportJson);
     if (!flags.quiet) io.err(renderReportTable(outcome.report));
   }
+  // Meter warnings (a dropped RAPL sample, a failed read) always reach a person, quiet or not.
+  for (const w of outcome.energy.suite?.warnings ?? []) io.err(`joulebench: warning: ${w}\n`);
   if (!flags.quiet) {
     io.err(`results ${paths.results}\nreceipt ${paths.receipt}\n${flags.out ? `report  ${flags.out}\n` : ''}`);
   }
