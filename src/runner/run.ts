@@ -140,8 +140,8 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     }
   }
 
-  sink.flush?.();
   if (suiteWindow) suiteReading = await suiteWindow.stop();
+  sink.flush?.();
 
   // With target energy preferred (auto's fallback), the window is the total only when some case needed it.
   const allFromTarget = meter.prefersTargetEnergy === true && fromWindow === 0;
