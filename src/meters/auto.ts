@@ -1,5 +1,5 @@
-import { createCompositeMeter } from './composite.js';
 import type { EnergySource } from '../core/types.js';
+import { createCompositeMeter } from './composite.js';
 import type { Meter, MeterProbe, MeterWindow } from './meter.js';
 
 /** What `auto` does when no hardware counter reads. */
@@ -80,12 +80,11 @@ export function createAutoMeter(parts: AutoParts): Meter {
       return (await resolve()).start();
     },
     describe() {
-      const tried_out = Object.fromEntries(Object.entries(tried).map(([id, p]) => [id, p]));
       return {
         meter: 'auto',
         chose: label(),
         fallback: fallback ? parts.fallback : null,
-        tried: tried_out,
+        tried: { ...tried },
         ...(chosen ? { chosen: chosen.describe() } : {}),
       };
     },
