@@ -74,7 +74,7 @@ test('mmlu against an endpoint via config: retries, measurements, digest relabel
     join(d, 'run.yaml'),
     `target:\n  mode: runtime\n  endpoint: "${s.url}"\n  model: toy\n  credentials_ref: env:JB_TEST_KEY\n  max_tokens: 4\nparams:\n  data: mmlu.jsonl\n  retry:\n    max_attempts: 2\n    backoff_base_s: 0.01\n    backoff_max_s: 0.05\nprices:\n  input_usd_per_mtok: 1\n  output_usd_per_mtok: 4\ntimeouts:\n  request_s: 5\n`,
   );
-  const r = await cli(['run', '--suite', 'mmlu', '--config', 'run.yaml', '--warmup', '0', '--out', 'out/report.json'], d, { JB_TEST_KEY: KEY });
+  const r = await cli(['run', '--suite', 'mmlu', '--config', 'run.yaml', '--warmup', '0', '--no-idle', '--out', 'out/report.json'], d, { JB_TEST_KEY: KEY });
   assert.equal(r.code, 0, r.stderr);
   const report = JSON.parse(readFileSync(join(d, 'out/report.json'), 'utf8'));
   assert.equal(report.case_count, 6);
@@ -100,7 +100,7 @@ test('mmlu against an endpoint via config: retries, measurements, digest relabel
   // Replay the recorded results offline (seed 003's mock path): same verdicts, no server.
   const before = s.seen.length;
   writeFileSync(join(d, 'mock.yaml'), 'target:\n  mode: mock\n  answers: out/report.results.jsonl\nparams:\n  data: mmlu.jsonl\n');
-  const rp = await cli(['run', '--suite', 'mmlu', '--config', 'mock.yaml', '--warmup', '0', '--out', 'replay/report.json', '-q'], d);
+  const rp = await cli(['run', '--suite', 'mmlu', '--config', 'mock.yaml', '--warmup', '0', '--no-idle', '--out', 'replay/report.json', '-q'], d);
   assert.equal(rp.code, 0, rp.stderr);
   const rr = JSON.parse(readFileSync(join(d, 'replay/report.json'), 'utf8'));
   assert.equal(rr.correct_count, 4);
@@ -114,7 +114,7 @@ test('error paths never leak the key: 401 echoing it, every case failing (exit 1
   const s = await startFakeOpenAI(() => ({ kind: 'status', status: 401, body: JSON.stringify({ error: { message: `Incorrect API key provided: ${KEY}. Authorization: Bearer ${KEY}` } }) }));
   servers.push(s);
   const d = workdir();
-  const r = await cli(['run', '--suite', 'mmlu', '--data', 'mmlu.jsonl', '--target', 'openai', '--endpoint', s.url, '--model', 'toy', '--credentials-ref', 'env:JB_TEST_KEY', '--warmup', '0'], d, {
+  const r = await cli(['run', '--suite', 'mmlu', '--data', 'mmlu.jsonl', '--target', 'openai', '--endpoint', s.url, '--model', 'toy', '--credentials-ref', 'env:JB_TEST_KEY', '--warmup', '0', '--no-idle'], d, {
     JB_TEST_KEY: KEY,
     JOULEBENCH_DEBUG: '1',
   });
@@ -146,7 +146,7 @@ test('the cascade with the openai target as its neural backend, at concurrency 4
   const s = await startFakeOpenAI(() => ({ kind: 'stream', text: 'I do not know', usage: { prompt_tokens: 9, completion_tokens: 4 } }));
   servers.push(s);
   const d = workdir();
-  const r = await cli(['run', '--suite', 'mt', '--target', 'cascade', '--neural', 'openai', '--endpoint', s.url, '--model', 'toy', '--warmup', '0', '--concurrency', '4', '--out', 'c.json'], d);
+  const r = await cli(['run', '--suite', 'mt', '--target', 'cascade', '--neural', 'openai', '--endpoint', s.url, '--model', 'toy', '--warmup', '0', '--no-idle', '--concurrency', '4', '--out', 'c.json'], d);
   assert.equal(r.code, 0, r.stderr);
   const report = JSON.parse(readFileSync(join(d, 'c.json'), 'utf8'));
   assert.ok(report.stage_distribution.neural > 0);
