@@ -66,3 +66,4 @@ export { loadConfig, parseConfig, type LoadedConfig } from './config/load.js';
 export { configSchema, type RunConfig } from './config/schema.js';
 export { loadMmlu, readMmluRows, mmluDigest, mmluPrompt, MMLU_LETTERS, type MmluRow, type MmluOptions } from './suites/mmlu.js';
 export { mmluMeasurements, type Measurement, type MeasurementBlock, type MeasurementClass } from './core/measurements.js';
+export { fetchMmluJsonl, MMLU_ROWS_API, type FetchMmluOptions } from './suites/mmlu-fetch.js';
