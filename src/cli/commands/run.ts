@@ -24,6 +24,9 @@ export interface RunFlags {
   results?: string;
   receipt?: string;
   quiet?: boolean;
+  // --- model-server flags (issue 5: ollama) ---
+  model?: string;
+  baseUrl?: string;
 }
 
 export function runCommand(io: CliIO): Command {
@@ -39,6 +42,9 @@ export function runCommand(io: CliIO): Command {
     .option('--results <file>', 'results JSONL, one line per case as it finishes (default: next to the report)')
     .option('--receipt <file>', 'receipt JSON: host, versions, UTC times, digests (default: next to the report)')
     .option('-q, --quiet', 'no progress bar and no table')
+    // --- model-server flags (issue 5: ollama); they go to the target, or to the cascade's neural backend ---
+    .option('--model <name>', 'model name for a model-serving target (ollama)')
+    .option('--base-url <url>', 'server address for a model-serving target (ollama: default http://127.0.0.1:11434)')
     .action(async (flags: RunFlags) => {
       await runAction(flags, io);
     });
@@ -52,6 +58,7 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<void> {
     if (flags.target !== 'cascade') throw new JoulebenchError('E_USAGE', '--neural only applies to --target cascade');
     spec.neural = { kind: flags.neural };
   }
+  applyServerFlags(flags, spec.neural ?? spec);
   const target = await createTarget(spec);
   const meter = await createMeter(flags.meter);
   const probe = await meter.probe();
@@ -109,6 +116,12 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<void> {
   if (outcome.report.case_count > 0 && outcome.report.error_count === outcome.report.case_count) {
     throw new JoulebenchError('E_RUN', `every case failed at the target (first error in ${paths.results})`);
   }
+}
+
+/** `--model` / `--base-url` (issue 5) go to the model-serving target: the target itself, or the cascade's neural backend. */
+function applyServerFlags(flags: RunFlags, spec: TargetSpec): void {
+  if (flags.model !== undefined) spec.model = flags.model;
+  if (flags.baseUrl !== undefined) spec.base_url = flags.baseUrl;
 }
 
 /** Results and receipt go next to the report; without `--out`, under ./.joulebench/runs/. */
