@@ -255,14 +255,16 @@ export function threadSweep(model: string, arms: readonly InferArm[]): ThreadSwe
     const top = fastest.decode_tok_s_median!;
     const tied = ranked.filter((r) => (top - r.decode_tok_s_median!) / top <= THREAD_TIE_FRACTION);
     if (tied.length > 1) {
+      // Stable sort: among equal spreads the faster arm (earlier in `ranked`) stays first.
       const stablest = [...tied].sort((a, b) => (a.decode_spread ?? Infinity) - (b.decode_spread ?? Infinity))[0]!;
+      const equalSpread = tied.every((r) => r.decode_spread === stablest.decode_spread);
       best = stablest;
       tie = {
         within: `${THREAD_TIE_FRACTION * 100}%`,
         arms: tied.map((r) => r.id),
         broken_on: 'stability',
         chosen: stablest.id,
-        note: `${tied.map((r) => `${r.id} ${fmt(r.decode_tok_s_median)} tok/s, spread ${pct(r.decode_spread)}`).join('; ')}: within ${THREAD_TIE_FRACTION * 100}% on decode median, so ${stablest.id} is chosen for the smallest ${SPREAD_OVER_MEDIAN}, not for speed`,
+        note: `${tied.map((r) => `${r.id} ${fmt(r.decode_tok_s_median)} tok/s, spread ${pct(r.decode_spread)}`).join('; ')}: within ${THREAD_TIE_FRACTION * 100}% on decode median, so ${stablest.id} is chosen ${equalSpread ? `on stability: the spreads are equal, so the faster of the tied arms is kept` : `for the smallest ${SPREAD_OVER_MEDIAN}, not for speed`}`,
       };
     }
   }
