@@ -1,25 +1,13 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { cli as runCli } from '../helpers/cli.js';
 import { FakeOllama } from '../helpers/fake-ollama.js';
 
-const BIN = fileURLToPath(new URL('../../bin/joulebench.js', import.meta.url));
-
-/** Spawns the built CLI asynchronously (the fake server lives in this process and must keep answering). */
-function cli(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const p = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, NO_COLOR: '1' } });
-    let stdout = '';
-    let stderr = '';
-    p.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    p.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+/** The built CLI, spawned asynchronously (the fake server lives in this process and must keep answering). */
+const cli = (args: string[], cwd: string) => runCli(args, { cwd });
 
 describe('joulebench infer and run --target ollama, as a user runs them', () => {
   const dir = mkdtempSync(join(tmpdir(), 'jb-cli-infer-'));

@@ -7,6 +7,7 @@ import { createTarget } from '../../src/targets/registry.js';
 import { OllamaClient, parseParameterSize } from '../../src/targets/ollama/client.js';
 import { createOllamaTarget, ollamaOptionsFromSpec } from '../../src/targets/ollama/target.js';
 import { FakeOllama } from '../helpers/fake-ollama.js';
+import { targetContract } from './contract.js';
 
 const c: Case = { id: 'q1', prompt: 'why does pump station two trip', expected: 'motor', dataset: 'ops', weight: 1, tags: [] };
 
@@ -17,6 +18,8 @@ describe('ollama target against a server that speaks Ollama', () => {
     url = await fake.start();
   });
   after(() => fake.stop());
+
+  targetContract('ollama', () => createOllamaTarget({ model: 'm1', base_url: url, num_predict: 2 }));
 
   it('streams /api/chat and records Ollama timings, client TTFT and usage', async () => {
     const t = createOllamaTarget({ model: 'm1', base_url: url, num_thread: 6, num_ctx: 2048, seed: 7, temperature: 0, num_predict: 5 });

@@ -131,6 +131,9 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<void> {
 
 /** `--model` / `--base-url` (issue 5) go to the model-serving target: the target itself, or the cascade's neural backend. */
 function applyServerFlags(flags: RunFlags, spec: TargetSpec): void {
+  if ((flags.model !== undefined || flags.baseUrl !== undefined) && spec.kind === 'cascade') {
+    throw new JoulebenchError('E_USAGE', '--model/--base-url: the reference cascade serves no model; use --neural KIND (e.g. --neural ollama) or --target KIND');
+  }
   if (flags.model !== undefined) spec.model = flags.model;
   if (flags.baseUrl !== undefined) spec.base_url = flags.baseUrl;
 }
