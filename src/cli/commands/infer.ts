@@ -14,6 +14,7 @@ import type { Meter } from '../../meters/meter.js';
 import { createMeter, METERS } from '../../meters/registry.js';
 import { DEFAULT_OLLAMA_URL } from '../../targets/ollama/client.js';
 import { writeFileEnsured, type CliIO } from '../io.js';
+import { meterOptionsFrom } from '../meter-flags.js';
 import { intAtLeast } from '../options.js';
 
 export interface InferFlags {
@@ -38,9 +39,6 @@ export interface InferFlags {
   quiet?: boolean;
 }
 
-/** Measured meters `--meter auto` tries, in order; an estimate is never chosen silently. */
-const AUTO_METERS = ['rapl', 'nvml'];
-
 export function inferCommand(io: CliIO): Command {
   return new Command('infer')
     .description('local inference under seed 004\'s counting rules: cold runs, warmup, scored runs, thread sweep, receipts')
@@ -58,7 +56,7 @@ export function inferCommand(io: CliIO): Command {
     .option('--seed <n>', 'sampling seed', intAtLeast(0), 42)
     .option('--temperature <t>', 'sampling temperature', nonNegative, 0)
     .option('--num-ctx <n>', 'context window (Ollama num_ctx)', intAtLeast(1))
-    .addOption(new Option('-m, --meter <name>', 'energy meter: auto = the first measured meter that can read here, else none (energy null)').choices(['auto', 'none', ...Object.keys(METERS)]).default('auto'))
+    .addOption(new Option('-m, --meter <name>', 'energy meter: auto = the hardware counters that read here (RAPL, NVML), else none: energy null, never an estimate of this process').choices([...new Set(['auto', 'none', ...Object.keys(METERS)])]).default('auto'))
     .option('--gpu-snapshot-cmd <cmd>', 'shell command whose output is the GPU snapshot compared before/after each arm ("" to skip)', DEFAULT_GPU_SNAPSHOT_CMD)
     .option('--peak-flops <flops>', 'machine peak FLOP/s for the prefill plausibility check (default: a CPU ceiling from cores and SIMD width)', positive)
     .option('--unload-timeout-ms <ms>', 'how long to wait for a model to leave /api/ps after keep_alive 0', intAtLeast(1), 30_000)
@@ -127,27 +125,28 @@ export async function inferAction(flags: InferFlags, io: CliIO): Promise<void> {
   if (!flags.quiet) io.err(`run file ${out}\n`);
 }
 
-/** `auto`: the first measured meter whose probe passes; `none` or nothing available: energy stays null. */
+/**
+ * `auto`: the hardware counters that read here (RAPL, NVML), through the registry's `auto` meter. When
+ * none reads, energy is null: the estimate would meter joulebench's own process, not the Ollama server
+ * doing the work. `none`: null. Any other name is used as asked, and must read (E_METER otherwise).
+ */
 async function pickMeter(name: string): Promise<{ meter: Meter | null; note: string }> {
   if (name === 'none') return { meter: null, note: '--meter none: energy is null' };
-  if (name !== 'auto') {
-    const meter = await createMeter(name);
-    const probe = await meter.probe();
-    if (!probe.available) {
-      throw new JoulebenchError('E_METER', `meter ${meter.id} cannot read here: ${probe.reason}${probe.fix ? ` (fix: ${probe.fix})` : ''}`);
-    }
-    return { meter, note: '' };
-  }
-  const tried: string[] = [];
-  for (const candidate of AUTO_METERS) {
-    if (!METERS[candidate]) continue;
-    const meter = await createMeter(candidate);
-    const probe = await meter.probe();
-    if (probe.available) return { meter, note: '' };
-    tried.push(`${candidate}: ${probe.reason}`);
+  const opts = meterOptionsFrom({}, process.env, name === 'auto' ? { auto_fallback: 'estimate' } : {});
+  const meter = await createMeter(name, opts);
+  const probe = await meter.probe();
+  if (!probe.available) {
     await meter.close?.();
+    throw new JoulebenchError('E_METER', `meter ${meter.id} cannot read here: ${probe.reason}${probe.fix ? ` (fix: ${probe.fix})` : ''}`);
   }
-  return { meter: null, note: `--meter auto: no measured meter can read here${tried.length ? ` (${tried.join('; ')})` : ' (none installed)'}; energy is null` };
+  if (name === 'auto' && (meter.describe() as { fallback?: unknown }).fallback) {
+    await meter.close?.();
+    return {
+      meter: null,
+      note: `--meter auto: ${probe.available ? (probe.detail ?? 'no hardware counter reads') : ''}; infer does not use the estimate (it would meter this process, not the Ollama server), so energy is null`,
+    };
+  }
+  return { meter, note: '' };
 }
 
 function intList(value: string): number[] {
