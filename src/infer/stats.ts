@@ -208,7 +208,7 @@ export function armStats(arm: InferArm, peak: MachinePeak | null): ArmStats {
       decoded_tokens_per_j_median: median(nums(s.map((r) => r.decoded_tokens_per_j))),
       joules_median: median(nums(s.map((r) => r.energy_j))),
       source: sources.length === 1 ? sources[0]! : sources.length === 0 ? 'none' : 'mixed',
-      note: 'whole-request energy (prefill + decode) ÷ eval_count, median of scored runs; null when unmeasured',
+      note: 'gross whole-request energy (prefill + decode, no idle subtraction) ÷ eval_count, median of scored runs; null when unmeasured',
     },
     scored_runs: s.length,
     cold_runs: cold(arm).length,

@@ -5,9 +5,16 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { cli as runCli } from '../helpers/cli.js';
 import { FakeOllama } from '../helpers/fake-ollama.js';
+import { setEnergy, writePowercapTree } from '../meters/powercap-tree.js';
+
+/** A fake RAPL tree whose package counter the fake server advances by 1 J per generation. */
+const rapl = writePowercapTree([{ entry: 'intel-rapl:0', name: 'package-0', energy_uj: 0 }]);
+let counter_uj = 0;
+// GPUs hidden, RAPL from the fake tree: `--meter auto` is then deterministic on any machine.
+const METER_ENV = { JOULEBENCH_POWERCAP_ROOT: rapl.root, CUDA_VISIBLE_DEVICES: '' };
 
 /** The built CLI, spawned asynchronously (the fake server lives in this process and must keep answering). */
-const cli = (args: string[], cwd: string) => runCli(args, { cwd });
+const cli = (args: string[], cwd: string, env: Record<string, string> = METER_ENV) => runCli(args, { cwd, env });
 
 describe('joulebench infer and run --target ollama, as a user runs them', () => {
   const dir = mkdtempSync(join(tmpdir(), 'jb-cli-infer-'));
@@ -18,6 +25,7 @@ describe('joulebench infer and run --target ollama, as a user runs them', () => 
     prefill_ms_per_token: 0.05,
     decode_tok_s: (t) => (t === 4 ? 30 : 20),
     reply: () => 'motor overheats',
+    onGeneration: () => setEnergy(rapl.root, 'intel-rapl:0', (counter_uj += 1_000_000)),
   });
   let url = '';
   before(async () => {
@@ -27,6 +35,7 @@ describe('joulebench infer and run --target ollama, as a user runs them', () => 
   after(async () => {
     await fake.stop();
     rmSync(dir, { recursive: true, force: true });
+    rapl.cleanup();
   });
 
   const common = () => ['--model', 'm1', '--base-url', url, '--runs', '2', '--warmup', '1', '--cold', '1', '--num-predict', '3', '--gpu-snapshot-cmd', `cat '${snap}'`, '--peak-flops', '1e11'];
@@ -49,8 +58,27 @@ describe('joulebench infer and run --target ollama, as a user runs them', () => 
     assert.match(r.stdout, /1\.50×/, 'best/default for t=4: 30 ÷ 20');
     assert.match(r.stdout, /CPU-only/);
     assert.match(r.stderr, /m1@t=4: run 2\/2/);
-    // No meter can read here (none installed, or RAPL unreadable): energy is null, never 0.
+    // --meter auto found the (fake) RAPL counter: 1 J per request, 3 decoded tokens.
+    const r0 = file.arms[0].runs[0];
+    assert.equal(r0.energy_j, 1);
+    assert.equal(r0.energy_source, 'rapl');
+    assert.ok(Math.abs(r0.j_per_decoded_token - 1 / 3) < 1e-8, 'J per decoded token = 1 J / 3 tokens');
+    assert.equal(r0.decoded_tokens_per_j, 3);
+    assert.match(file.receipts.meter.id, /^auto\(rapl\)$/);
+    assert.match(r.stdout, /0\.333\s+3\.00/, 'J/token and tok/J columns');
+  });
+
+  it('with no hardware counter, energy is null (never 0, never an estimate of this process)', async () => {
+    const out = join(dir, 'nometer.json');
+    const env = { JOULEBENCH_POWERCAP_ROOT: join(dir, 'no-powercap'), CUDA_VISIBLE_DEVICES: '' };
+    const r = await cli(['infer', '--model', 'm1', '--base-url', url, '--cold', '0', '--warmup', '0', '--runs', '1', '--num-predict', '2', '--gpu-snapshot-cmd', '', '-q', '--out', out], dir, env);
+    assert.equal(r.code, 0, r.stderr);
+    const file = JSON.parse(readFileSync(out, 'utf8'));
     assert.equal(file.arms[0].runs[0].energy_j, null);
+    assert.equal(file.arms[0].runs[0].energy_source, 'none');
+    assert.equal(file.receipts.meter.id, null);
+    assert.match(file.receipts.meter.note, /energy is null/);
+    assert.equal(file.arms[0].receipts.gpu_snapshot, 'unavailable');
   });
 
   it('infer --report prints several files; a contaminated arm is named and shows no figures', async () => {
