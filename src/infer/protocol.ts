@@ -116,6 +116,10 @@ export async function runInfer(opts: InferOptions): Promise<InferRunFile> {
       runs: opts.runs,
       threads: threadArms.map((t) => t ?? 'default'),
       options: requestOptions(opts, null),
+      notes: [
+        'cold load times are floors: unloading the model does not drop the page cache, so a cold run is a warm-disk reload unless the cache was dropped by hand',
+        'thread arms differ in configuration: ratios between them, and between machines, are configuration-inclusive, not silicon-pure',
+      ],
     },
     receipts: {
       host: opts.host,

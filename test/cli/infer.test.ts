@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -71,7 +72,9 @@ describe('joulebench infer and run --target ollama, as a user runs them', () => 
   it('with no hardware counter, energy is null (never 0, never an estimate of this process)', async () => {
     const out = join(dir, 'nometer.json');
     const env = { JOULEBENCH_POWERCAP_ROOT: join(dir, 'no-powercap'), CUDA_VISIBLE_DEVICES: '' };
-    const r = await cli(['infer', '--model', 'm1', '--base-url', url, '--cold', '0', '--warmup', '0', '--runs', '1', '--num-predict', '2', '--gpu-snapshot-cmd', '', '-q', '--out', out], dir, env);
+    const promptFile = join(dir, 'prompt.txt');
+    writeFileSync(promptFile, 'summarise the log: pump two tripped twice');
+    const r = await cli(['infer', '--model', 'm1', '--base-url', url, '--cold', '0', '--warmup', '0', '--runs', '1', '--num-predict', '2', '--gpu-snapshot-cmd', '', '--prompt-file', promptFile, '-q', '--out', out], dir, env);
     assert.equal(r.code, 0, r.stderr);
     const file = JSON.parse(readFileSync(out, 'utf8'));
     assert.equal(file.arms[0].runs[0].energy_j, null);
@@ -79,6 +82,10 @@ describe('joulebench infer and run --target ollama, as a user runs them', () => 
     assert.equal(file.receipts.meter.id, null);
     assert.match(file.receipts.meter.note, /energy is null/);
     assert.equal(file.arms[0].receipts.gpu_snapshot, 'unavailable');
+    // The frozen prompt is the file's bytes, sent as-is and identified by their sha256.
+    assert.equal(file.prompt_sha256, createHash('sha256').update('summarise the log: pump two tripped twice').digest('hex'));
+    assert.equal(file.prompt_source, promptFile);
+    assert.equal(fake.seen.filter((x) => x.body?.prompt !== undefined).at(-1)!.body!.prompt, 'summarise the log: pump two tripped twice');
   });
 
   it('infer --report prints several files; a contaminated arm is named and shows no figures', async () => {
