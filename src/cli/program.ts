@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { VERSION } from '../version.js';
 import { compareCommand } from './commands/compare.js';
+import { inferCommand } from './commands/infer.js';
 import { fetchCommand } from './commands/fetch.js';
 import { meterCommand } from './commands/meter.js';
 import { runCommand } from './commands/run.js';
@@ -14,7 +15,7 @@ export function buildProgram(io: CliIO): Command {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });
-  const commands = [runCommand(io), compareCommand(io), meterCommand(io), fetchCommand(io)];
+  const commands = [runCommand(io), compareCommand(io), meterCommand(io), inferCommand(io), fetchCommand(io)];
   for (const c of commands) {
     c.exitOverride().configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });
     program.addCommand(c);

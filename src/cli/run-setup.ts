@@ -15,6 +15,8 @@ export interface TargetFlags {
   credentialsRef?: string;
   answers?: string;
   data?: string;
+  /** Ollama's server address (issue 5). */
+  baseUrl?: string;
 }
 
 /**
@@ -28,9 +30,16 @@ export function buildTargetSpec(flags: TargetFlags, cfg: LoadedConfig | null, en
   const neuralKind = flags.neural ?? (kind === 'cascade' && flags.target !== undefined ? cfg?.kind : undefined);
   if (flags.neural && kind !== 'cascade') throw new JoulebenchError('E_USAGE', '--neural only applies to --target cascade');
   const leaf = kind === 'cascade' ? neuralKind : kind;
-  if ((flags.endpoint || flags.model || flags.credentialsRef) && leaf !== 'openai') {
-    throw new JoulebenchError('E_USAGE', '--endpoint, --model and --credentials-ref apply to --target openai (or --target cascade --neural openai)');
+  if ((flags.model !== undefined || flags.baseUrl !== undefined) && leaf === undefined) {
+    throw new JoulebenchError('E_USAGE', '--model/--base-url: the reference cascade serves no model; use --neural KIND (e.g. --neural ollama) or --target KIND');
   }
+  if ((flags.endpoint || flags.credentialsRef) && leaf !== 'openai') {
+    throw new JoulebenchError('E_USAGE', '--endpoint and --credentials-ref apply to --target openai (or --target cascade --neural openai)');
+  }
+  if (flags.model !== undefined && leaf !== 'openai' && leaf !== 'ollama') {
+    throw new JoulebenchError('E_USAGE', `--model applies to a model-serving target (openai, ollama), not to "${leaf}"`);
+  }
+  if (flags.baseUrl !== undefined && leaf !== 'ollama') throw new JoulebenchError('E_USAGE', '--base-url applies to --target ollama (openai takes --endpoint)');
   if (flags.answers && leaf !== 'replay') throw new JoulebenchError('E_USAGE', '--answers applies to --target replay');
   if (cfg?.config.params?.retry && leaf !== 'openai') {
     throw new JoulebenchError('E_CONFIG', `${cfg.path}: params.retry applies to an openai target (the measured endpoint call), not to "${leaf ?? kind}"`);
@@ -40,6 +49,12 @@ export function buildTargetSpec(flags: TargetFlags, cfg: LoadedConfig | null, en
     if (k === 'replay') {
       const answers = flags.answers ?? cfg?.config.target?.answers;
       return answers ? { kind: 'replay', answers } : { kind: 'replay' };
+    }
+    if (k === 'ollama') {
+      const spec: TargetSpec = { kind: 'ollama' };
+      if (flags.model !== undefined) spec.model = flags.model;
+      if (flags.baseUrl !== undefined) spec.base_url = flags.baseUrl;
+      return spec;
     }
     return { kind: k };
   };

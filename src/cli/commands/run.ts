@@ -35,7 +35,7 @@ export function runCommand(io: CliIO): Command {
     .addOption(new Option('--neural <kind>', "the cascade's neural backend (default: echo)").choices(Object.keys(TARGETS)))
     .option('-c, --config <file>', 'run config (YAML): target, params (subjects, limit, retry), prices, timeouts')
     .option('--endpoint <url>', 'OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 (openai target)')
-    .option('--model <name>', 'model name sent to the endpoint (openai target)')
+    .option('--model <name>', 'model name for a model-serving target (openai, ollama; also as the cascade\'s --neural)')
     .option('--credentials-ref <env:NAME>', 'read the API key from this environment variable (openai target)')
     .option('--answers <file>', 'recorded answers: a results JSONL or a fixture of {id, answer} (replay target)')
     .option('--data <path>', 'MMLU questions: JSON/JSONL rows, a Hendrycks CSV, or a directory of them (--suite mmlu)')
@@ -45,7 +45,9 @@ export function runCommand(io: CliIO): Command {
     .option('-o, --out <file>', 'write the report JSON here (default: stdout, with the table on stderr)')
     .option('--results <file>', 'results JSONL, one line per case as it finishes (default: next to the report)')
     .option('--receipt <file>', 'receipt JSON: host, versions, UTC times, digests (default: next to the report)')
-    .option('-q, --quiet', 'no progress bar and no table');
+    .option('-q, --quiet', 'no progress bar and no table')
+    // --- model-server flags (issue 5: ollama); they go to the target, or to the cascade's neural backend ---
+    .option('--base-url <url>', 'server address for a model-serving target (ollama: default http://127.0.0.1:11434)');
   return addMeterFlags(cmd).action(async (flags: RunFlags) => {
     await runAction(flags, io);
   });
