@@ -39,6 +39,11 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Extra settings that change what is measured; they enter the config digest. */
   config?: Record<string, unknown>;
+  /**
+   * Continue an interrupted run: what its results file already holds. Finished (phase, pass, index)
+   * entries are not run again; see {@link run} for how the target's state is rebuilt.
+   */
+  resume?: { header: ResultsHeader | null; results: readonly CaseResult[]; path?: string };
 }
 
 export interface RunOutcome {
@@ -75,7 +80,17 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     repeats,
     meter: meter.id,
   };
-  sink.header(header);
+  const finished = resumeIndex(opts.resume, header);
+  if (opts.resume?.header) {
+    // Nothing is re-run, so the only way back to the state an uninterrupted run would be in is to
+    // replay the finished answers into the target (exact for the cascade's cache) or, for a target
+    // that cannot, to warm it again with one recorded-but-unscored pass (below).
+    const how = target.restore ? 'restore' : warmup > 0 ? 'rewarm' : 'none';
+    sink.note?.({ record: 'resume', finished: finished.size, state: how });
+  } else {
+    sink.header(header);
+  }
+  let rewarmDue = opts.resume?.header != null && !target.restore && warmup > 0 && finished.size > 0;
 
   const scored: CaseResult[] = [];
   const total = (warmup + repeats) * suite.cases.length;
@@ -88,11 +103,28 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     for (let index = 0; index < suite.cases.length; index++) {
       if (opts.signal?.aborted) throw new JoulebenchError('E_RUN', 'run aborted');
       const c = suite.cases[index]!;
-      const r = await runCase(c, prompts[index]!, index, phase, pass, target, meter, clock, opts.signal);
-      const verdict = r.error === null ? scorer.score(c, r.response ?? '') : null;
-      r.passed = verdict ? verdict.passed : c.expected === null ? null : false;
-      r.score = verdict?.score ?? null;
-      sink.write(r);
+      const recorded = finished.get(resultKey(phase, pass, index));
+      let r: CaseResult;
+      if (recorded) {
+        if (recorded.case_id !== c.id) {
+          throw new JoulebenchError('E_RESULTS', `${opts.resume?.path ?? 'results'}: ${phase} pass ${pass} index ${index} is case "${recorded.case_id}", the suite has "${c.id}"`);
+        }
+        target.restore?.({ prompt: prompts[index]!, case: c }, recorded);
+        r = recorded;
+      } else {
+        if (rewarmDue && phase === 'scored') {
+          rewarmDue = false;
+          for (let i = 0; i < suite.cases.length; i++) {
+            const w = await runCase(suite.cases[i]!, prompts[i]!, i, 'warmup', 0, target, meter, clock, opts.signal);
+            sink.note?.({ ...w, record: 'rewarm' });
+          }
+        }
+        r = await runCase(c, prompts[index]!, index, phase, pass, target, meter, clock, opts.signal);
+        const verdict = r.error === null ? scorer.score(c, r.response ?? '') : null;
+        r.passed = verdict ? verdict.passed : c.expected === null ? null : false;
+        r.score = verdict?.score ?? null;
+        sink.write(r);
+      }
       if (phase === 'scored') scored.push(r);
       done++;
       opts.onResult?.(r, { done, total, phase });
@@ -107,6 +139,42 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     repeats,
   });
   return { report, header, results: scored };
+}
+
+function resultKey(phase: Phase, pass: number, index: number): string {
+  return `${phase}:${pass}:${index}`;
+}
+
+/**
+ * The finished results of an interrupted run, keyed by (phase, pass, index); the first line wins if a
+ * key repeats. Refuses (E_RESULTS, exit 2) a file written for other cases or another configuration.
+ */
+function resumeIndex(resume: RunOptions['resume'], header: ResultsHeader): Map<string, CaseResult> {
+  const map = new Map<string, CaseResult>();
+  if (!resume?.header) return map;
+  const file = resume.path ?? 'results file';
+  const old = resume.header;
+  if (old.suite_digest !== header.suite_digest) {
+    throw new JoulebenchError(
+      'E_RESULTS',
+      `${file}: cannot resume: it was written for suite "${old.suite}" ${old.suite_digest}, this run's suite "${header.suite}" is ${header.suite_digest} (different cases)`,
+    );
+  }
+  if (old.config_digest !== header.config_digest) {
+    const diffs = (['target', 'meter', 'warmup', 'repeats'] as const)
+      .filter((k) => old[k] !== header[k])
+      .map((k) => `${k} ${String(old[k])} → ${String(header[k])}`);
+    throw new JoulebenchError(
+      'E_RESULTS',
+      `${file}: cannot resume: it was written with config ${old.config_digest}, this run's is ${header.config_digest}` +
+        (diffs.length ? ` (${diffs.join(', ')})` : ' (target settings differ)'),
+    );
+  }
+  for (const r of resume.results) {
+    const k = resultKey(r.phase, r.pass, r.index);
+    if (!map.has(k)) map.set(k, r);
+  }
+  return map;
 }
 
 async function runCase(
