@@ -106,13 +106,14 @@ export const CLIENT_SCRIPT = String.raw`
     runs.forEach(function (r) { stages.forEach(function (s) { var v = (r.report.stage_joules || {})[s]; if (typeof v === 'number') ej.push(v); }); });
     var ejPos = ej.filter(function (v) { return v > 0; });
     var logE = ejPos.length === ej.length && ej.length > 1 && Math.max.apply(null, ej) / Math.min.apply(null, ej) > 100;
+    var eMin = logE ? Math.pow(10, Math.floor(Math.log10(Math.min.apply(null, ej)))) : 0;
     chart('chart-stage-energy', {
       grid: { left: 72, right: 24, top: 40, bottom: 40 },
       tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, valueFormatter: function (v) { return fmtJ(v); } },
       legend: { top: 4 },
       xAxis: { type: 'category', data: stages },
-      // A log axis starts its bars at its minimum: put that a decade below the smallest value, never at 1 J.
-      yAxis: { type: logE ? 'log' : 'value', min: logE ? Math.pow(10, Math.floor(Math.log10(Math.min.apply(null, ej)))) : undefined, name: 'J per stage [model]' + (logE ? ' (log)' : ''), nameLocation: 'middle', nameGap: 56 },
+      // Bars on a log axis start at 1 unless told: start them (and the axis) at the decade below the smallest value.
+      yAxis: { type: logE ? 'log' : 'value', min: logE ? eMin : undefined, startValue: logE ? eMin : undefined, name: 'J per stage [model]' + (logE ? ' (log)' : ''), nameLocation: 'middle', nameGap: 56 },
       series: runs.map(function (r) {
         return { name: r.label, type: 'bar', data: stages.map(function (s) { var v = (r.report.stage_joules || {})[s]; return v === undefined ? null : v; }) };
       }),

@@ -140,8 +140,9 @@ body { margin:0; font:14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif
 header { padding:20px 32px 8px; }
 h1 { margin:0 0 4px; font-size:22px; }
 h2 { font-size:16px; margin:0 0 8px; }
-main { padding:0 32px 32px; display:grid; gap:16px; }
-section { background:var(--card); border:1px solid var(--line); border-radius:8px; padding:16px; }
+main { padding:0 32px 32px; display:grid; grid-template-columns:minmax(0, 1fr); gap:16px; }
+section { background:var(--card); border:1px solid var(--line); border-radius:8px; padding:16px; min-width:0; overflow-x:auto; }
+section.pair > div { min-width:0; }
 section.pair { display:grid; grid-template-columns:1fr 1fr; gap:16px; }
 @media (max-width: 900px) { section.pair { grid-template-columns:1fr; } }
 .chart { width:100%; height:340px; }
@@ -158,7 +159,7 @@ th, td { border-bottom:1px solid var(--line); padding:6px 8px; text-align:left; 
 th { font-size:12px; color:var(--muted); font-weight:600; }
 td.num { text-align:right; white-space:nowrap; font-variant-numeric:tabular-nums; }
 td.big { font-size:16px; font-weight:600; }
-td.mono { font-family:ui-monospace, monospace; font-size:12px; }
+td.mono { font-family:ui-monospace, monospace; font-size:12px; white-space:nowrap; }
 td.text { max-width:320px; overflow:hidden; text-overflow:ellipsis; white-space:nowrap; font-size:12px; }
 td.warn { color:var(--warn); }
 tr.case.correct td.outcome { color:#047857; }
