@@ -106,6 +106,8 @@ export const CLIENT_SCRIPT = String.raw`
     runs.forEach(function (r) { stages.forEach(function (s) { var v = (r.report.stage_joules || {})[s]; if (typeof v === 'number') ej.push(v); }); });
     var ejPos = ej.filter(function (v) { return v > 0; });
     var logE = ejPos.length === ej.length && ej.length > 1 && Math.max.apply(null, ej) / Math.min.apply(null, ej) > 100;
+    // Stage joules come from the cascade's per-stage cost model (source model) or, without a trace, from the case's own reading.
+    var stageSources = Object.keys(runs.reduce(function (m, r) { if (r.report.energy_source !== 'none') m[r.report.energy_source] = 1; return m; }, {})).join(', ') || 'none';
     var eMin = logE ? Math.pow(10, Math.floor(Math.log10(Math.min.apply(null, ej)))) : 0;
     chart('chart-stage-energy', {
       grid: { left: 72, right: 24, top: 40, bottom: 40 },
@@ -113,7 +115,7 @@ export const CLIENT_SCRIPT = String.raw`
       legend: { top: 4 },
       xAxis: { type: 'category', data: stages },
       // Bars on a log axis start at 1 unless told: start them (and the axis) at the decade below the smallest value.
-      yAxis: { type: logE ? 'log' : 'value', min: logE ? eMin : undefined, startValue: logE ? eMin : undefined, name: 'J per stage [model]' + (logE ? ' (log)' : ''), nameLocation: 'middle', nameGap: 56 },
+      yAxis: { type: logE ? 'log' : 'value', min: logE ? eMin : undefined, startValue: logE ? eMin : undefined, name: 'J per stage [' + stageSources + ']' + (logE ? ' (log)' : ''), nameLocation: 'middle', nameGap: 56 },
       series: runs.map(function (r) {
         return { name: r.label, type: 'bar', data: stages.map(function (s) { var v = (r.report.stage_joules || {})[s]; return v === undefined ? null : v; }) };
       }),
