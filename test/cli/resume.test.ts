@@ -11,9 +11,9 @@ const dir = mkdtempSync(join(tmpdir(), 'jb-cli-resume-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 const home = join(dir, 'home');
 
-// 30 router cases × (1 warmup + 250 scored passes): long enough that the kill lands mid-run.
-const REPEAT = '250';
-const TOTAL = 30 * 251;
+// 30 router cases × (1 warmup + 120 scored passes): long enough that the kill lands mid-run.
+const REPEAT = '120';
+const TOTAL = 30 * 121;
 const runArgs = (results: string, out: string): string[] => ['run', '-q', '--no-history', '--suite', 'router', '--repeat', REPEAT, '--results', results, '--out', out];
 
 function timeless(path: string): Record<string, unknown> {
@@ -42,7 +42,7 @@ function killMidRun(results: string, out: string, atBytes: number): Promise<Node
 
 it('a run killed with SIGKILL resumes to the report of an uninterrupted run, nothing re-run or duplicated', async () => {
   const results = join(dir, 'killed.results.jsonl');
-  const signal = await killMidRun(results, join(dir, 'killed.json'), 200_000);
+  const signal = await killMidRun(results, join(dir, 'killed.json'), 60_000);
   assert.equal(signal, 'SIGKILL', 'the run finished before the kill landed; raise REPEAT');
   const before = readResultsFile(results);
   assert.ok(before.results.length > 0 && before.results.length < TOTAL, `killed mid-run (${before.results.length} of ${TOTAL})`);
