@@ -47,7 +47,7 @@ export function renderReportMarkdown(r: BenchReport, opts: { title?: string; rec
   out.push('');
   const total = r.case_count || 1;
   const stages = Object.entries(r.stage_distribution).map(([s, n]) => [s, String(n), fmtPct((n * 100) / total), fmtJoules(r.stage_joules[s] ?? null)]);
-  out.push(mdTable(['stage', 'cases', 'share', 'energy (model)'], stages));
+  out.push(mdTable(['stage', 'cases', 'share', 'energy'], stages));
   const datasets = Object.entries(r.by_dataset);
   if (datasets.length > 1) {
     out.push('');

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import type { Case } from '../../src/core/types.js';
-import { CacheStage } from '../../src/targets/cascade/cache.js';
-import { Cascade } from '../../src/targets/cascade/cascade.js';
-import { createEchoTarget } from '../../src/targets/cascade/echo.js';
-import { NeuralStage } from '../../src/targets/cascade/neural.js';
+import type { Case } from '../../../src/core/types.js';
+import { CacheStage } from '../../../src/targets/cascade/cache.js';
+import { Cascade } from '../../../src/targets/cascade/cascade.js';
+import { createEchoTarget } from '../../../src/targets/cascade/echo.js';
+import { NeuralStage } from '../../../src/targets/cascade/neural.js';
 
 const make = (): Cascade => new Cascade('t', [new CacheStage({ capacity: 2 }), new NeuralStage(createEchoTarget())]);
 const req = (prompt: string) => ({ prompt, case: { id: prompt, expected: null, dataset: 'd', weight: 1, tags: [] } satisfies Case });
