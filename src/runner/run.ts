@@ -116,6 +116,8 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
         target.restore?.({ prompt: prompts[index]!, case: c }, recorded);
         r = recorded;
       } else {
+        // A warmup case run in this process warms the target itself: no extra pass needed.
+        if (phase === 'warmup') rewarmDue = false;
         if (rewarmDue && phase === 'scored') {
           rewarmDue = false;
           for (let i = 0; i < suite.cases.length; i++) {

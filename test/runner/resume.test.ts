@@ -92,6 +92,19 @@ describe('run with resume', () => {
     assert.equal(file.results.length, 3 * suite.cases.length);
   });
 
+  it('no re-warm pass when the kill landed inside the warmup: the rest of the warmup runs anyway', async () => {
+    const path = join(dir, 'echo-warmup.jsonl');
+    const sink = new JsonlResultsFile(path);
+    const ac = new AbortController();
+    let n = 0;
+    await assert.rejects(run({ suite, target: createEchoTarget(), warmup: 1, repeats: 1, sink, signal: ac.signal, onResult: () => { if (++n >= 10) ac.abort(); } }));
+    sink.close();
+    await resumed(path, createEchoTarget(), 1, 1);
+    const file = readResultsFile(path);
+    assert.equal(file.other.filter((o) => o.record === 'rewarm').length, 0);
+    assert.equal(file.results.length, 2 * suite.cases.length);
+  });
+
   it('resuming a finished run runs nothing and gives the same report', async () => {
     const path = join(dir, 'done.jsonl');
     const sink = new JsonlResultsFile(path);
