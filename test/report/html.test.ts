@@ -12,6 +12,8 @@ import { JsonlResultsFile } from '../../src/runner/results-file.js';
 import { run } from '../../src/runner/run.js';
 import { loadSuite } from '../../src/suites/loader.js';
 import { createReferenceCascade } from '../../src/targets/cascade/reference.js';
+import { buildHtmlReport } from '../../src/report/html/index.js';
+import { loadRuns } from '../../src/report/inputs.js';
 import { jb } from '../cli/helpers.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -136,6 +138,24 @@ describe('the HTML report in headless Chromium', { skip: !existsSync(CHROMIUM) &
     assert.equal((await rows()).length, 30);
     assert.match((await page.textContent('#case-count')) ?? '', /^30 of 90 cases/);
     await page.selectOption('#case-run', 'all');
+  });
+
+  it('renders a single run from the library API too: charts drawn, cost shown as n/a, no error', async () => {
+    const [one] = loadRuns([join(dir, 'warm.json')], null);
+    const html = join(dir, 'one.html');
+    writeFileEnsured(html, buildHtmlReport([one!]));
+    const p2 = await browser.newPage({ viewport: { width: 1000, height: 800 } });
+    const errs: string[] = [];
+    p2.on('console', (m) => { if (m.type() === 'error') errs.push(m.text()); });
+    p2.on('pageerror', (e) => errs.push(e.message));
+    await p2.goto(pathToFileURL(html).href);
+    await p2.waitForSelector('body[data-ready="1"]', { timeout: 15_000 });
+    assert.deepEqual(errs, []);
+    const ids = await p2.$$eval('.chart[data-rendered="1"]', (els) => els.map((e) => e.id).sort());
+    assert.deepEqual(ids, ['chart-frontier', 'chart-latency', 'chart-stage-energy', 'chart-stages']);
+    assert.match((await p2.textContent('#latency')) ?? '', /No run reported a cost/);
+    assert.equal(await p2.$$eval('#case-rows tr', (trs) => trs.length), 30);
+    await p2.close();
   });
 
   it('takes a screenshot', async () => {
