@@ -22,8 +22,8 @@ export type {
 export { STAGE_IDS } from './core/types.js';
 export { aggregate, type BenchReport, type DatasetSummary, type ReportContext } from './core/aggregate.js';
 export { compare, type Comparison, type CompareSide } from './core/compare.js';
-export { paretoFrontier, dominates, type ParetoDirection, type ParetoObjectives, type ParetoPoint, type ParetoResult, type ParetoVerdict } from './core/pareto.js';
-export { armFrontiers, FRONTIER_AXES, type Arm, type FrontierAxis, type FrontierReport } from './core/frontier.js';
+export { dominates, isComparable, paretoFront, paretoVerdicts, type Goal, type Objective, type ParetoPoint, type ParetoVerdict } from './core/pareto.js';
+export { armFrontiers, rankedFrontier, FRONTIER_AXES, type Arm, type FrontierAxis, type FrontierReport, type RankedFrontier } from './core/frontier.js';
 export { parseGate, checkGate, GATE_METRICS, type GateCondition, type GateFailure, type GateMetric, type GateOperator } from './core/gate.js';
 export { canonicalJson, digestOf, prettyJson } from './core/canonical.js';
 export { median, nearestRank, pctChange } from './core/stats.js';

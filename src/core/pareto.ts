@@ -1,94 +1,77 @@
 /**
- * A generic Pareto frontier over points with named objectives, each maximised or minimised. Pure.
- *
- * Rules (the ones people trip on):
- * - `a` dominates `b` when `a` is at least as good on every objective and strictly better on one.
- * - Ties and duplicates: two points with equal values do not dominate each other, so exact duplicates
- *   of an optimal point are all optimal; a point equal on one objective and worse on the other is not.
- * - A point with a missing (`null`) or non-finite value on any objective cannot be placed: it is
- *   reported as `excluded`, never silently treated as 0 or infinity.
+ * Pareto optimality over named objectives. Pure and generic: a point is an id plus a value per
+ * objective; each objective is maximised or minimised. Shared by `joulebench code` (solvers) and any
+ * other frontier (arms, targets, runs).
  */
 
-/** Which way is better for one objective. */
-export type ParetoDirection = 'max' | 'min';
+/** Which way an objective is better. */
+export type Goal = 'max' | 'min';
 
-/** The objectives, by name; insertion order is the order used to sort the frontier (first = x axis). */
-export type ParetoObjectives = Readonly<Record<string, ParetoDirection>>;
+/** One objective: the name of a value on each point and whether more or less of it is better. */
+export interface Objective {
+  name: string;
+  goal: Goal;
+}
 
-/** A point: an id plus its value on each objective (`null` = unknown). */
+/** A point to rank: a label and its values by objective name; `null` (or a non-finite number) means unknown. */
 export interface ParetoPoint {
   id: string;
   values: Readonly<Record<string, number | null | undefined>>;
 }
 
-/** What the frontier says about one point, in input order. */
+/** A point's standing on one frontier. */
 export interface ParetoVerdict {
   id: string;
-  /** On the frontier: no placed point dominates it. False for excluded points. */
+  /** True when no other comparable point dominates it. */
   optimal: boolean;
-  /** Ids of the points that dominate it (empty for optimal and excluded points). */
+  /** False when a value is unknown: such a point is never on the frontier and dominates nothing. */
+  comparable: boolean;
+  /** Ids of the points that dominate it, in input order. */
   dominated_by: string[];
-  /** Why it could not be placed (a missing or non-finite objective), else null. */
-  excluded: string | null;
 }
 
-export interface ParetoResult {
-  objectives: Record<string, ParetoDirection>;
-  /** One verdict per input point, in input order. */
-  verdicts: ParetoVerdict[];
-  /** Ids of optimal points, sorted along the first objective (better first), then by id: a drawable line. */
-  frontier: string[];
+function valueOf(p: ParetoPoint, name: string): number | null {
+  const v = p.values[name];
+  return typeof v === 'number' && Number.isFinite(v) ? v : null;
 }
 
-/** Computes the Pareto frontier of `points` for `objectives` (at least one). O(n² · k); arms number in the tens. */
-export function paretoFrontier(points: readonly ParetoPoint[], objectives: ParetoObjectives): ParetoResult {
-  const names = Object.keys(objectives);
-  if (names.length === 0) throw new RangeError('paretoFrontier needs at least one objective');
-  const placed: { i: number; v: number[] }[] = [];
-  const verdicts: ParetoVerdict[] = points.map((p, i) => {
-    const missing = names.filter((n) => !isFiniteNumber(p.values[n]));
-    if (missing.length > 0) {
-      return { id: p.id, optimal: false, dominated_by: [], excluded: `no finite value for ${missing.join(', ')}` };
-    }
-    // Normalise to "bigger is better" so one comparison serves both directions.
-    placed.push({ i, v: names.map((n) => (objectives[n] === 'max' ? 1 : -1) * (p.values[n] as number)) });
-    return { id: p.id, optimal: true, dominated_by: [], excluded: null };
-  });
-  for (const a of placed) {
-    for (const b of placed) {
-      if (a !== b && dominates(b.v, a.v)) {
-        const va = verdicts[a.i]!;
-        va.optimal = false;
-        va.dominated_by.push(points[b.i]!.id);
-      }
-    }
-  }
-  const first = names[0]!;
-  const sign = objectives[first] === 'max' ? -1 : 1;
-  const frontier = placed
-    .filter((p) => verdicts[p.i]!.optimal)
-    .map((p) => points[p.i]!)
-    .sort((a, b) => sign * ((a.values[first] as number) - (b.values[first] as number)) || cmp(a.id, b.id))
-    .map((p) => p.id);
-  return { objectives: { ...objectives }, verdicts, frontier };
+/** True when every objective of `p` is a finite number. */
+export function isComparable(p: ParetoPoint, objectives: readonly Objective[]): boolean {
+  return objectives.every((o) => valueOf(p, o.name) !== null);
 }
 
-/** True when `a` is ≥ `b` everywhere and > somewhere (values already normalised to maximise). */
-export function dominates(a: readonly number[], b: readonly number[]): boolean {
+/**
+ * True when `a` dominates `b`: at least as good on every objective and strictly better on one.
+ * Points with an unknown value neither dominate nor are dominated. Equal points do not dominate
+ * each other, so duplicates share the frontier.
+ */
+export function dominates(a: ParetoPoint, b: ParetoPoint, objectives: readonly Objective[]): boolean {
+  if (objectives.length === 0) return false;
   let strictly = false;
-  for (let k = 0; k < a.length; k++) {
-    const x = a[k]!;
-    const y = b[k]!;
-    if (x < y) return false;
-    if (x > y) strictly = true;
+  for (const o of objectives) {
+    const va = valueOf(a, o.name);
+    const vb = valueOf(b, o.name);
+    if (va === null || vb === null) return false;
+    const better = o.goal === 'max' ? va - vb : vb - va;
+    if (better < 0) return false;
+    if (better > 0) strictly = true;
   }
   return strictly;
 }
 
-function isFiniteNumber(v: unknown): v is number {
-  return typeof v === 'number' && Number.isFinite(v);
+/** Each point's verdict, in input order. O(n²), which is fine for tens of solvers or arms. */
+export function paretoVerdicts(points: readonly ParetoPoint[], objectives: readonly Objective[]): ParetoVerdict[] {
+  return points.map((p, i) => {
+    const comparable = isComparable(p, objectives);
+    const dominated_by = comparable
+      ? points.filter((q, j) => j !== i && dominates(q, p, objectives)).map((q) => q.id)
+      : [];
+    return { id: p.id, optimal: comparable && dominated_by.length === 0, comparable, dominated_by };
+  });
 }
 
-function cmp(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+/** The Pareto-optimal points, in input order. */
+export function paretoFront<P extends ParetoPoint>(points: readonly P[], objectives: readonly Objective[]): P[] {
+  const verdicts = paretoVerdicts(points, objectives);
+  return points.filter((_p, i) => verdicts[i]?.optimal === true);
 }
