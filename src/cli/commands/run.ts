@@ -1,14 +1,14 @@
+import { existsSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { prettyJson } from '../../core/canonical.js';
 import { JoulebenchError } from '../../core/errors.js';
 import { createMeter, METERS } from '../../meters/registry.js';
+import { defaultHistoryPath, History, type HistoryInput } from '../../report/history.js';
 import { buildReceipt } from '../../report/receipt.js';
 import { renderReportTable } from '../../report/table.js';
 import { run } from '../../runner/run.js';
 import { JsonlResultsFile, readResultsFile, truncateResultsFile, type ResultsFileContents } from '../../runner/results-file.js';
-import { defaultHistoryPath, History, type HistoryInput } from '../../report/history.js';
-import { existsSync } from 'node:fs';
 import { loadSuite } from '../../suites/loader.js';
 import { createTarget, TARGETS, type TargetSpec } from '../../targets/registry.js';
 import { writeFileEnsured, type CliIO } from '../io.js';
