@@ -1,9 +1,11 @@
 import { performance } from 'node:perf_hooks';
 import { Aggregator, type BenchReport } from '../core/aggregate.js';
 import { digestOf } from '../core/canonical.js';
+import type { IdleCalibration, SuiteWindow } from '../core/energy.js';
 import { JoulebenchError } from '../core/errors.js';
 import type { Answer, Case, CaseResult, Energy, Phase, ResultsHeader, Suite, Target } from '../core/types.js';
-import type { EnergyReading, Meter } from '../meters/meter.js';
+import { calibrateIdle, DEFAULT_IDLE_MS } from '../meters/idle.js';
+import type { EnergyReading, Meter, MeterWindow } from '../meters/meter.js';
 import { createModelMeter } from '../meters/model.js';
 import { getScorer } from '../scorers/index.js';
 import { suiteDigest } from '../suites/digest.js';
@@ -42,10 +44,26 @@ export interface RunOptions {
   /** Keep every scored result in `RunOutcome.results` (default true); false streams them to the sink only. */
   keepResults?: boolean;
   /**
+   * Idle calibration window before the suite, ms (default 1000); 0 skips it (net energy is then
+   * unknown). Meters whose readings are marginal (model, estimate) are never calibrated.
+   */
+  idle_ms?: number;
+  /** How the idle window waits; injected in tests. */
+  idleWait?: (ms: number) => Promise<unknown>;
+  /**
    * Continue an interrupted run: what its results file already holds. Finished (phase, pass, index)
    * entries are not run again; see {@link run} for how the target's state is rebuilt.
    */
   resume?: { header: ResultsHeader | null; results: readonly CaseResult[]; path?: string };
+}
+
+/** What the runner measured around the cases, for the report and the receipt. */
+export interface RunEnergy {
+  idle: IdleCalibration;
+  /** One window around all scored passes; `null` when the meter opens no windows (`model`). */
+  suite: EnergyReading | null;
+  /** Whether the report's gross total is the suite window (else the sum of the target's own figures). */
+  gross_from: 'suite-window' | 'cases';
 }
 
 export interface RunOutcome {
@@ -53,6 +71,7 @@ export interface RunOutcome {
   header: ResultsHeader;
   /** Scored results in order (empty when `keepResults` is false). */
   results: CaseResult[];
+  energy: RunEnergy;
 }
 
 /**
@@ -68,6 +87,12 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
   const sink: ResultsSink = opts.sink ?? new MemorySink();
   const scorer = getScorer(suite.scorer);
   const prompts = suite.cases.map(promptOf);
+  // Probe before anything is recorded: a meter that cannot read stops the run (never a silent
+  // estimate), and `auto` settles what it measures with, so the header and report name it.
+  const probe = await meter.probe();
+  if (!probe.available) {
+    throw new JoulebenchError('E_METER', `meter ${meter.id} cannot read here: ${probe.reason}${probe.fix ? ` (fix: ${probe.fix})` : ''}`);
+  }
 
   const digest = suiteDigest(suite);
   const header: ResultsHeader = {
@@ -95,6 +120,14 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
   let rewarmDue = opts.resume?.header != null && !target.restore && warmup > 0 && finished.size > 0;
 
   const keep = opts.keepResults ?? true;
+  const idle = await calibrateIdle(meter, checkCount(opts.idle_ms ?? DEFAULT_IDLE_MS, 'idle_ms', 0), opts.idleWait);
+  const opensWindows = !meter.usesTargetEnergy;
+  let suiteWindow: MeterWindow | null = null;
+  let suiteReading: EnergyReading | null = null;
+  // Scored cases whose energy came from the meter's window rather than the target (auto's fallback).
+  let fromWindow = 0;
+  // Scored results taken from an interrupted run's file: the suite window did not see them.
+  let restoredScored = 0;
   const scored: CaseResult[] = [];
   const agg = new Aggregator();
   const total = (warmup + repeats) * suite.cases.length;
@@ -108,6 +141,18 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
       if (opts.signal?.aborted) throw new JoulebenchError('E_RUN', 'run aborted');
       const c = suite.cases[index]!;
       const recorded = finished.get(resultKey(phase, pass, index));
+      // A warmup case run in this process warms the target itself: no extra pass needed.
+      if (!recorded && phase === 'warmup') rewarmDue = false;
+      if (!recorded && phase === 'scored' && rewarmDue) {
+        // Before the suite window opens, so the re-warm's energy never counts.
+        rewarmDue = false;
+        for (let i = 0; i < suite.cases.length; i++) {
+          const w = await runCase(suite.cases[i]!, prompts[i]!, i, 'warmup', 0, target, meter, clock, opts.signal);
+          sink.note?.({ ...w, record: 'rewarm' });
+        }
+      }
+      // The whole scored part is also one window, so short (below-floor) cases still add up honestly.
+      if (phase === 'scored' && opensWindows && suiteWindow === null) suiteWindow = await meter.start();
       let r: CaseResult;
       if (recorded) {
         if (recorded.case_id !== c.id) {
@@ -115,16 +160,8 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
         }
         target.restore?.({ prompt: prompts[index]!, case: c }, recorded);
         r = recorded;
+        if (phase === 'scored') restoredScored++;
       } else {
-        // A warmup case run in this process warms the target itself: no extra pass needed.
-        if (phase === 'warmup') rewarmDue = false;
-        if (rewarmDue && phase === 'scored') {
-          rewarmDue = false;
-          for (let i = 0; i < suite.cases.length; i++) {
-            const w = await runCase(suite.cases[i]!, prompts[i]!, i, 'warmup', 0, target, meter, clock, opts.signal);
-            sink.note?.({ ...w, record: 'rewarm' });
-          }
-        }
         r = await runCase(c, prompts[index]!, index, phase, pass, target, meter, clock, opts.signal);
         const verdict = r.error === null ? scorer.score(c, r.response ?? '') : null;
         r.passed = verdict ? verdict.passed : c.expected === null ? null : false;
@@ -133,6 +170,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
       }
       if (phase === 'scored') {
         agg.add(r);
+        if (r.energy_source === meter.source) fromWindow++;
         if (keep) scored.push(r);
       }
       done++;
@@ -140,15 +178,26 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     }
   }
 
+  if (suiteWindow) suiteReading = await suiteWindow.stop();
   sink.flush?.();
+
+  // With target energy preferred (auto's fallback), the window is the total only when some case needed it.
+  const allFromTarget = meter.prefersTargetEnergy === true && fromWindow === 0;
+  // A resumed run's window saw only the cases run in this process, so it cannot be the total then.
+  const gross_from: RunEnergy['gross_from'] = suiteReading && !allFromTarget && restoredScored === 0 ? 'suite-window' : 'cases';
   const report = agg.report({
     suite: { name: suite.name, version: suite.version, digest },
     target: target.id,
     meter: meter.id,
     warmup,
     repeats,
+    energy: { idle, suite: gross_from === 'suite-window' && suiteReading ? toSuiteWindow(suiteReading) : null },
   });
-  return { report, header, results: scored };
+  return { report, header, results: scored, energy: { idle, suite: suiteReading, gross_from } };
+}
+
+function toSuiteWindow(r: EnergyReading): SuiteWindow {
+  return { joules: r.joules, source: r.source, by_domain: r.by_domain, window_ms: r.window_ms, below_floor: r.below_floor };
 }
 
 function resultKey(phase: Phase, pass: number, index: number): string {
@@ -199,6 +248,7 @@ async function runCase(
   signal: AbortSignal | undefined,
 ): Promise<CaseResult> {
   const window = meter.usesTargetEnergy ? null : await meter.start();
+  const preferTarget = meter.prefersTargetEnergy === true;
   let answer: Answer | null = null;
   let error: CaseResult['error'] = null;
   // A target that gives up after retries says how many attempts it made and what they cost.
@@ -212,7 +262,7 @@ async function runCase(
   }
   const latency_ms = clock.now() - t0;
   const reading = window ? await window.stop() : null;
-  const energy = energyOf(answer, reading);
+  const energy = energyOf(answer, reading, preferTarget);
 
   const r: CaseResult = {
     record: 'case',
@@ -246,7 +296,8 @@ async function runCase(
   return r;
 }
 
-function energyOf(answer: Answer | null, reading: EnergyReading | null): Energy {
+function energyOf(answer: Answer | null, reading: EnergyReading | null, preferTarget: boolean): Energy {
+  if (preferTarget && answer?.energy && answer.energy.joules !== null) return answer.energy;
   if (reading) return reading;
   return answer?.energy ?? { joules: null, source: 'none' };
 }

@@ -12,6 +12,7 @@ import { loadSuite } from '../../src/suites/loader.js';
 import { CacheStage } from '../../src/targets/cascade/cache.js';
 import type { Cascade } from '../../src/targets/cascade/cascade.js';
 import { createEchoTarget } from '../../src/targets/cascade/echo.js';
+import { createEstimateMeter } from '../../src/meters/estimate.js';
 import { createReferenceCascade } from '../../src/targets/cascade/reference.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'jb-resume-'));
@@ -103,6 +104,24 @@ describe('run with resume', () => {
     const file = readResultsFile(path);
     assert.equal(file.other.filter((o) => o.record === 'rewarm').length, 0);
     assert.equal(file.results.length, 2 * suite.cases.length);
+  });
+
+  it('with a meter that opens windows, a resumed run totals its cases: the suite window saw only part of them', async () => {
+    const meter = () => createEstimateMeter({ active_watts: 10 });
+    const path = join(dir, 'estimate.jsonl');
+    const sink = new JsonlResultsFile(path);
+    const ac = new AbortController();
+    let n = 0;
+    await assert.rejects(run({ suite, target: createEchoTarget(), meter: meter(), warmup: 0, repeats: 2, sink, signal: ac.signal, onResult: () => { if (++n >= 60) ac.abort(); } }));
+    sink.close();
+    const whole = await run({ suite, target: createEchoTarget(), meter: meter(), warmup: 0, repeats: 2, idle_ms: 0 });
+    assert.equal(whole.energy.gross_from, 'suite-window');
+    const contents = readResultsFile(path);
+    const sink2 = new JsonlResultsFile(path, { append: true });
+    const out = await run({ suite, target: createEchoTarget(), meter: meter(), warmup: 0, repeats: 2, idle_ms: 0, sink: sink2, resume: { ...contents, path } });
+    sink2.close();
+    assert.equal(out.energy.gross_from, 'cases');
+    assert.equal(out.report.case_count, 100);
   });
 
   it('resuming a finished run runs nothing and gives the same report', async () => {
