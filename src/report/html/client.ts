@@ -107,7 +107,11 @@ export const CLIENT_SCRIPT = String.raw`
     var ejPos = ej.filter(function (v) { return v > 0; });
     var logE = ejPos.length === ej.length && ej.length > 1 && Math.max.apply(null, ej) / Math.min.apply(null, ej) > 100;
     // Stage joules come from the cascade's per-stage cost model (source model) or, without a trace, from the case's own reading.
-    var stageSources = Object.keys(runs.reduce(function (m, r) { if (r.report.energy_source !== 'none') m[r.report.energy_source] = 1; return m; }, {})).join(', ') || 'none';
+    var stageSources = Object.keys(runs.reduce(function (m, r) {
+      var has = stages.some(function (s) { return typeof (r.report.stage_joules || {})[s] === 'number'; });
+      if (has && r.report.energy_source !== 'none') m[r.report.energy_source] = 1;
+      return m;
+    }, {})).join(', ') || 'none';
     var eMin = logE ? Math.pow(10, Math.floor(Math.log10(Math.min.apply(null, ej)))) : 0;
     chart('chart-stage-energy', {
       grid: { left: 72, right: 24, top: 40, bottom: 40 },
