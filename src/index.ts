@@ -65,3 +65,34 @@ export { loadRuns, parseRunId, type LoadedRun } from './report/inputs.js';
 export { renderReportMarkdown, renderComparisonMarkdown, renderFrontierMarkdown } from './report/markdown.js';
 export { buildHtmlReport, buildHtmlModel, renderHtmlPage, type HtmlModel } from './report/html/index.js';
 export { main } from './cli/main.js';
+// Ollama target and `joulebench infer` (seed 004's counting rules).
+export { OllamaClient, DEFAULT_OLLAMA_URL, parseParameterSize, type OllamaOptions, type OllamaTimings, type OllamaStreamResult, type OllamaPsModel } from './targets/ollama/client.js';
+export { createOllamaTarget, ollamaOptionsFromSpec, ratePerS, type OllamaTargetOptions } from './targets/ollama/target.js';
+export { runInfer, summariseFile, compareSnapshots, type InferOptions, type InferRunFile } from './infer/protocol.js';
+export {
+  armStats,
+  checkPrefill,
+  coldPrefillMedian,
+  cachedPrefixRateMedian,
+  decodeMedian,
+  defaultPeakFlops,
+  firstTokenNumbers,
+  firstTokenRatios,
+  spreadOverMedian,
+  spreadOverWorst,
+  summarise,
+  threadSweep,
+  SPREAD_OVER_MEDIAN,
+  SPREAD_OVER_WORST,
+  THREAD_TIE_FRACTION,
+  type ArmStats,
+  type InferSummary,
+  type ThreadSweep,
+} from './infer/stats.js';
+export { toUtc, TransformCounter, LOCAL_OFFSET_TO_UTC } from './infer/utc.js';
+export { peakForArm } from './infer/peak.js';
+export { DEFAULT_INFER_PROMPT, promptSha256 } from './infer/prompt.js';
+export { DEFAULT_GPU_SNAPSHOT_CMD, gpuSnapshot } from './infer/host.js';
+export { readInferFile } from './infer/load.js';
+export { renderInferTable } from './infer/table.js';
+export type { InferArm, InferRun, InferPhase, ArmReceipts, Labelled, NamedRatio, MachinePeak, PlausibilityCheck } from './infer/types.js';

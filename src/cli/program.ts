@@ -3,6 +3,7 @@ import { VERSION } from '../version.js';
 import { compareCommand } from './commands/compare.js';
 import { frontierCommand } from './commands/frontier.js';
 import { historyCommand } from './commands/history.js';
+import { inferCommand } from './commands/infer.js';
 import { meterCommand } from './commands/meter.js';
 import { reportCommand } from './commands/report.js';
 import { runCommand } from './commands/run.js';
@@ -16,7 +17,7 @@ export function buildProgram(io: CliIO): Command {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });
-  const commands = [runCommand(io), compareCommand(io), meterCommand(io), reportCommand(io), frontierCommand(io), historyCommand(io)];
+  const commands = [runCommand(io), compareCommand(io), meterCommand(io), inferCommand(io), reportCommand(io), frontierCommand(io), historyCommand(io)];
   for (const c of commands) {
     c.exitOverride().configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });
     program.addCommand(c);

@@ -86,6 +86,7 @@ function loadRun(spec: string, history: History | null): LoadedRun {
       run_id: null,
     };
   }
+  refuseOtherKinds(spec);
   const report = readReportFile(spec);
   const base = spec.replace(/\.json$/i, '');
   const resultsPath = `${base}.results.jsonl`;
@@ -97,6 +98,19 @@ function loadRun(spec: string, history: History | null): LoadedRun {
     receipt: readJsonIfExists(`${base}.receipt.json`, spec),
     run_id: null,
   };
+}
+
+/** Report kinds that are not suite runs have their own readers; say which, instead of "not a report". */
+function refuseOtherKinds(path: string): void {
+  let format: unknown;
+  try {
+    format = (JSON.parse(readFileSync(path, 'utf8')) as { format?: unknown } | null)?.format;
+  } catch {
+    return; // readReportFile gives the precise message
+  }
+  if (format === 'joulebench-infer/1') {
+    throw new JoulebenchError('E_REPORT', `${path}: a joulebench infer run file, not a suite report (read it with: joulebench infer --report ${path})`);
+  }
 }
 
 function scoredOf(path: string): CaseResult[] {

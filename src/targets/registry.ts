@@ -40,6 +40,13 @@ export const TARGETS: Record<string, TargetFactory> = {
       return createEchoTarget(typeof energy === 'number' ? { energy_j: energy } : {});
     },
   },
+  ollama: {
+    summary: "a model served by Ollama's native API (--model, --base-url; default http://127.0.0.1:11434)",
+    async create(spec) {
+      const { createOllamaTarget, ollamaOptionsFromSpec } = await import('./ollama/target.js');
+      return createOllamaTarget(ollamaOptionsFromSpec(spec));
+    },
+  },
 };
 
 export async function createTarget(spec: TargetSpec): Promise<Target> {

@@ -110,5 +110,9 @@ describe('history, report, frontier and compare from the CLI', () => {
     const r = jb(['frontier', p('junk.json')], { home });
     assert.equal(r.code, 2);
     assert.match(r.stderr, /junk\.json: not a joulebench report \(case_count: is missing\)/);
+    writeFileSync(p('infer.json'), '{"format": "joulebench-infer/1", "arms": []}');
+    const inf = jb(['report', p('infer.json'), '--md'], { home });
+    assert.equal(inf.code, 2);
+    assert.match(inf.stderr, /infer\.json: a joulebench infer run file, not a suite report \(read it with: joulebench infer --report/);
   });
 });

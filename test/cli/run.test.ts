@@ -30,7 +30,7 @@ describe('joulebench run (spawned)', () => {
           .some((l) => /"phase":"scored"/.test(l) && Number(/"latency_ms":([\d.]+)/.exec(l)?.[1] ?? 0) >= 1),
       );
       assert.ok(slow, 'latency fields differ although no case took 1 ms or more');
-      assert.ok(attempt < 3, 'preempted three times in a row');
+      assert.ok(attempt < 5, 'preempted five times in a row');
       r1 = await cli(['run', '--suite', 'all', '--out', a]);
     }
     const report = JSON.parse(readFileSync(a, 'utf8'));

@@ -30,6 +30,9 @@ export interface RunFlags extends MeterFlags {
   resume?: boolean | string;
   /** False with `--no-history`. */
   history: boolean;
+  // --- model-server flags (issue 5: ollama) ---
+  model?: string;
+  baseUrl?: string;
 }
 
 export function runCommand(io: CliIO): Command {
@@ -45,7 +48,10 @@ export function runCommand(io: CliIO): Command {
     .option('--receipt <file>', 'receipt JSON: host, versions, UTC times, digests (default: next to the report)')
     .option('--resume [results]', 'continue an interrupted run from its results JSONL (default: the --results file)')
     .option('--no-history', 'do not record this run in the history database ($JOULEBENCH_HOME/history.sqlite)')
-    .option('-q, --quiet', 'no progress bar and no table');
+    .option('-q, --quiet', 'no progress bar and no table')
+    // --- model-server flags (issue 5: ollama); they go to the target, or to the cascade's neural backend ---
+    .option('--model <name>', 'model name for a model-serving target (ollama)')
+    .option('--base-url <url>', 'server address for a model-serving target (ollama: default http://127.0.0.1:11434)');
   return addMeterFlags(cmd).action(async (flags: RunFlags) => {
     await runAction(flags, io);
   });
@@ -59,6 +65,7 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<void> {
     if (flags.target !== 'cascade') throw new JoulebenchError('E_USAGE', '--neural only applies to --target cascade');
     spec.neural = { kind: flags.neural };
   }
+  applyServerFlags(flags, spec.neural ?? spec);
   const target = await createTarget(spec);
   const meter = await createMeter(flags.meter ?? 'auto', meterOptionsFrom(flags, process.env));
   const probe = await meter.probe();
@@ -150,6 +157,15 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<void> {
   if (outcome.report.case_count > 0 && outcome.report.error_count === outcome.report.case_count) {
     throw new JoulebenchError('E_RUN', `every case failed at the target (first error in ${paths.results})`);
   }
+}
+
+/** `--model` / `--base-url` (issue 5) go to the model-serving target: the target itself, or the cascade's neural backend. */
+function applyServerFlags(flags: RunFlags, spec: TargetSpec): void {
+  if ((flags.model !== undefined || flags.baseUrl !== undefined) && spec.kind === 'cascade') {
+    throw new JoulebenchError('E_USAGE', '--model/--base-url: the reference cascade serves no model; use --neural KIND (e.g. --neural ollama) or --target KIND');
+  }
+  if (flags.model !== undefined) spec.model = flags.model;
+  if (flags.baseUrl !== undefined) spec.base_url = flags.baseUrl;
 }
 
 /** Results and receipt go next to the report; without `--out`, under ./.joulebench/runs/. */
