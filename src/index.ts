@@ -7,6 +7,7 @@ export type {
   Energy,
   EnergySource,
   Phase,
+  RecordedAnswer,
   ResultsHeader,
   Scorer,
   ScorerName,
@@ -21,6 +22,9 @@ export type {
 export { STAGE_IDS } from './core/types.js';
 export { aggregate, type BenchReport, type DatasetSummary, type ReportContext } from './core/aggregate.js';
 export { compare, type Comparison, type CompareSide } from './core/compare.js';
+export { dominates, isComparable, paretoFront, paretoVerdicts, type Goal, type Objective, type ParetoPoint, type ParetoVerdict } from './core/pareto.js';
+export { armFrontiers, rankedFrontier, FRONTIER_AXES, type Arm, type FrontierAxis, type FrontierReport, type RankedFrontier } from './core/frontier.js';
+export { parseGate, checkGate, GATE_METRICS, type GateCondition, type GateFailure, type GateMetric, type GateOperator } from './core/gate.js';
 export { canonicalJson, digestOf, prettyJson } from './core/canonical.js';
 export { median, nearestRank, pctChange } from './core/stats.js';
 export { JoulebenchError, isJoulebenchError, type ErrorCode } from './core/errors.js';
@@ -46,7 +50,7 @@ export { loadSuite, loadSuiteFile, combine, BUNDLED_SUITES } from './suites/load
 export { suiteDigest } from './suites/digest.js';
 export { promptOf, FOLLOW_UP } from './suites/prompt.js';
 export { run, configDigest, systemClock, type Clock, type RunEnergy, type RunOptions, type RunOutcome, type RunProgress } from './runner/run.js';
-export { JsonlResultsFile, MemorySink, type ResultsSink } from './runner/results-file.js';
+export { JsonlResultsFile, MemorySink, readResultsFile, parseResultsText, truncateResultsFile, type ResultsFileContents, type ResultsSink } from './runner/results-file.js';
 export { createTarget, TARGETS, type TargetFactory, type TargetSpec } from './targets/registry.js';
 export { Cascade } from './targets/cascade/cascade.js';
 export { CacheStage, type CacheStageOptions } from './targets/cascade/cache.js';
@@ -56,6 +60,10 @@ export { NeuralStage } from './targets/cascade/neural.js';
 export { createEchoTarget } from './targets/cascade/echo.js';
 export { createReferenceCascade, REFERENCE_STAGE_ENERGY_UJ } from './targets/cascade/reference.js';
 export { readReportFile } from './report/load.js';
+export { History, defaultHistoryPath, type HistoryEntry, type HistoryInput, type HistoryRun } from './report/history.js';
+export { loadRuns, parseRunId, type LoadedRun } from './report/inputs.js';
+export { renderReportMarkdown, renderComparisonMarkdown, renderFrontierMarkdown } from './report/markdown.js';
+export { buildHtmlReport, buildHtmlModel, renderHtmlPage, type HtmlModel } from './report/html/index.js';
 export { main } from './cli/main.js';
 // Ollama target and `joulebench infer` (seed 004's counting rules).
 export { OllamaClient, DEFAULT_OLLAMA_URL, parseParameterSize, type OllamaOptions, type OllamaTimings, type OllamaStreamResult, type OllamaPsModel } from './targets/ollama/client.js';

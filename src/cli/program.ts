@@ -1,9 +1,12 @@
 import { Command } from 'commander';
 import { VERSION } from '../version.js';
 import { compareCommand } from './commands/compare.js';
+import { frontierCommand } from './commands/frontier.js';
+import { historyCommand } from './commands/history.js';
 import { inferCommand } from './commands/infer.js';
 import { fetchCommand } from './commands/fetch.js';
 import { meterCommand } from './commands/meter.js';
+import { reportCommand } from './commands/report.js';
 import { runCommand } from './commands/run.js';
 import type { CliIO } from './io.js';
 
@@ -15,7 +18,16 @@ export function buildProgram(io: CliIO): Command {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });
-  const commands = [runCommand(io), compareCommand(io), meterCommand(io), inferCommand(io), fetchCommand(io)];
+  const commands = [
+    runCommand(io),
+    compareCommand(io),
+    meterCommand(io),
+    inferCommand(io),
+    fetchCommand(io),
+    reportCommand(io),
+    frontierCommand(io),
+    historyCommand(io),
+  ];
   for (const c of commands) {
     c.exitOverride().configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });
     program.addCommand(c);

@@ -8,7 +8,9 @@ export type ErrorCode =
   | 'E_RESULTS'
   | 'E_TARGET'
   | 'E_METER'
-  | 'E_RUN';
+  | 'E_RUN'
+  /** A `--fail-on` threshold was crossed (exit 1). */
+  | 'E_GATE';
 
 const INPUT_CODES: ReadonlySet<ErrorCode> = new Set(['E_USAGE', 'E_SUITE', 'E_CONFIG', 'E_REPORT', 'E_INPUT', 'E_RESULTS']);
 

@@ -130,6 +130,18 @@ export interface Target {
   /** Static facts for the receipt and the config digest (never secrets). */
   describe(): Record<string, unknown>;
   close?(): Promise<void>;
+  /**
+   * `--resume`: rebuild in-process state (a cache) as if this target had just given the recorded answer
+   * to `req`, without doing the work. A target without it gets a re-warm pass on resume instead.
+   */
+  restore?(req: AnswerRequest, recorded: RecordedAnswer): void;
+}
+
+/** The part of a recorded result that `Target.restore` needs. */
+export interface RecordedAnswer {
+  response: string | null;
+  stage: string | null;
+  error: { code: string; message: string } | null;
 }
 
 /** A stage of a cascade: answers or passes (returns `null`), and says what trying cost. */

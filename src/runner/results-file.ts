@@ -1,12 +1,15 @@
-import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, truncateSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { JoulebenchError } from '../core/errors.js';
 import type { CaseResult, ResultsHeader } from '../core/types.js';
 
 /** Where the runner sends each result as soon as it is known. */
 export interface ResultsSink {
   header(h: ResultsHeader): void;
   write(r: CaseResult): void;
+  /** Other record kinds (`resume`, `rewarm`): facts about the run that are not scored results. */
+  note?(line: Record<string, unknown>): void;
   /** Pushes anything buffered to the file now. */
   flush?(): void;
   close(): void;
@@ -56,6 +59,9 @@ export class JsonlResultsFile implements ResultsSink {
   write(r: CaseResult): void {
     this.append(JSON.stringify(r) + '\n');
   }
+  note(line: Record<string, unknown>): void {
+    this.append(JSON.stringify(line) + '\n');
+  }
 
   private append(line: string): void {
     this.buffer += line;
@@ -95,8 +101,93 @@ export class MemorySink implements ResultsSink {
   header(h: ResultsHeader): void {
     this.headerLine = h;
   }
+  readonly notes: Record<string, unknown>[] = [];
   write(r: CaseResult): void {
     this.results.push(r);
   }
+  note(line: Record<string, unknown>): void {
+    this.notes.push(line);
+  }
   close(): void {}
+}
+
+/** A results JSONL as read back: its header, its case lines, and what a crash left behind. */
+export interface ResultsFileContents {
+  header: ResultsHeader | null;
+  /** `record: "case"` lines in file order (warmup and scored). */
+  results: CaseResult[];
+  /** Bytes up to and including the last complete line. */
+  good_bytes: number;
+  /** Bytes after the last newline: a line torn by a kill (SIGKILL mid-write); dropped. */
+  torn_bytes: number;
+  /** Lines of other record kinds (e.g. `resume`, `rewarm`), kept for the receipt. */
+  other: Record<string, unknown>[];
+}
+
+/**
+ * Reads a results JSONL. A torn last line (no trailing newline: the process died mid-write) is dropped;
+ * a bad line anywhere else is E_RESULTS naming the file and line, because that is not a crash artefact.
+ */
+export function readResultsFile(path: string): ResultsFileContents {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new JoulebenchError('E_RESULTS', `${path}: ${code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
+  }
+  return parseResultsText(text, path);
+}
+
+/** The parsing half of {@link readResultsFile}, for text already in memory. */
+export function parseResultsText(text: string, path: string): ResultsFileContents {
+  const end = text.lastIndexOf('\n') + 1;
+  const complete = text.slice(0, end);
+  const out: ResultsFileContents = {
+    header: null,
+    results: [],
+    good_bytes: Buffer.byteLength(complete),
+    torn_bytes: Buffer.byteLength(text) - Buffer.byteLength(complete),
+    other: [],
+  };
+  const lines = complete.split('\n');
+  lines.pop(); // the empty string after the final newline
+  lines.forEach((line, i) => {
+    if (line.trim() === '') return;
+    let obj: unknown;
+    try {
+      obj = JSON.parse(line);
+    } catch (e) {
+      throw new JoulebenchError('E_RESULTS', `${path}: line ${i + 1}: not valid JSON (${(e as Error).message})`);
+    }
+    const rec = (obj as { record?: unknown } | null)?.record;
+    if (rec === 'header') {
+      if (i !== 0 && out.header === null) throw new JoulebenchError('E_RESULTS', `${path}: line ${i + 1}: header is not the first line`);
+      if (out.header === null) out.header = obj as ResultsHeader;
+      else checkSameHeader(out.header, obj as ResultsHeader, path, i + 1);
+    } else if (rec === 'case') {
+      if (out.header === null) throw new JoulebenchError('E_RESULTS', `${path}: line ${i + 1}: a case line before the header`);
+      const r = obj as CaseResult;
+      if ((r.phase !== 'warmup' && r.phase !== 'scored') || !Number.isInteger(r.pass) || !Number.isInteger(r.index)) {
+        throw new JoulebenchError('E_RESULTS', `${path}: line ${i + 1}: case line without phase, pass and index`);
+      }
+      out.results.push(r);
+    } else if (typeof rec === 'string') {
+      out.other.push(obj as Record<string, unknown>);
+    } else {
+      throw new JoulebenchError('E_RESULTS', `${path}: line ${i + 1}: not a joulebench results line (record is missing)`);
+    }
+  });
+  return out;
+}
+
+function checkSameHeader(a: ResultsHeader, b: ResultsHeader, path: string, line: number): void {
+  if (a.suite_digest !== b.suite_digest || a.config_digest !== b.config_digest) {
+    throw new JoulebenchError('E_RESULTS', `${path}: line ${line}: a second header with different digests`);
+  }
+}
+
+/** Cuts a torn last line off a results file so appended lines start on a fresh line. */
+export function truncateResultsFile(path: string, goodBytes: number): void {
+  truncateSync(path, goodBytes);
 }

@@ -55,6 +55,11 @@ export interface RunOptions {
    * per-case energy windows overlap, so the report marks energy attribution `shared`.
    */
   concurrency?: number;
+  /**
+   * Continue an interrupted run: what its results file already holds. Finished (phase, pass, index)
+   * entries are not run again; see {@link run} for how the target's state is rebuilt.
+   */
+  resume?: { header: ResultsHeader | null; results: readonly CaseResult[]; path?: string };
 }
 
 /** What the runner measured around the cases, for the report and the receipt. */
@@ -108,7 +113,17 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     repeats,
     meter: meter.id,
   };
-  sink.header(header);
+  const finished = resumeIndex(opts.resume, header);
+  if (opts.resume?.header) {
+    // Nothing is re-run, so the only way back to the state an uninterrupted run would be in is to
+    // replay the finished answers into the target (exact for the cascade's cache) or, for a target
+    // that cannot, to warm it again with one recorded-but-unscored pass (below).
+    const how = target.restore ? 'restore' : warmup > 0 ? 'rewarm' : 'none';
+    sink.note?.({ record: 'resume', finished: finished.size, state: how });
+  } else {
+    sink.header(header);
+  }
+  let rewarmDue = opts.resume?.header != null && !target.restore && warmup > 0 && finished.size > 0;
 
   const keep = opts.keepResults ?? true;
   const idle = await calibrateIdle(meter, checkCount(opts.idle_ms ?? DEFAULT_IDLE_MS, 'idle_ms', 0), opts.idleWait);
@@ -125,47 +140,65 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     ...Array.from({ length: warmup }, (_, i): [Phase, number] => ['warmup', i]),
     ...Array.from({ length: repeats }, (_, i): [Phase, number] => ['scored', i]),
   ];
-  for (const [phase, pass] of passes) {
-    if (concurrency > 1) {
-      if (phase === 'scored' && opensWindows && suiteWindow === null) suiteWindow = await meter.start();
-      const slots = await concurrentPass(suite.cases.length, concurrency, opts.signal, async (index) => {
-        const c = suite.cases[index]!;
-        const r = await runCase(c, prompts[index]!, index, phase, pass, target, meter, clock, opts.signal);
-        const verdict = r.error === null ? scorer.score(c, r.response ?? '') : null;
-        r.passed = verdict ? verdict.passed : c.expected === null ? null : false;
-        r.score = verdict?.score ?? null;
-        sink.write(r);
-        done++;
-        opts.onResult?.(r, { done, total, phase });
-        return r;
-      });
-      if (phase === 'scored') {
-        // Aggregated in case order, so the report does not depend on which case finished first.
-        for (const r of slots) {
-          agg.add(r);
-          if (r.energy_source === meter.source) fromWindow++;
-        }
-        if (keep) scored.push(...slots);
+  // Scored results taken from an interrupted run's file: the suite window did not see them.
+  let restoredScored = 0;
+
+  /** One case of one pass: taken from the interrupted run's file when it finished there, else run. */
+  const step = async (phase: Phase, pass: number, index: number): Promise<CaseResult> => {
+    const c = suite.cases[index]!;
+    const recorded = finished.get(resultKey(phase, pass, index));
+    let r: CaseResult;
+    if (recorded) {
+      if (recorded.case_id !== c.id) {
+        throw new JoulebenchError(
+          'E_RESULTS',
+          `${opts.resume?.path ?? 'results'}: ${phase} pass ${pass} index ${index} is case "${recorded.case_id}", the suite has "${c.id}"`,
+        );
       }
-      continue;
-    }
-    for (let index = 0; index < suite.cases.length; index++) {
-      if (opts.signal?.aborted) throw new JoulebenchError('E_RUN', 'run aborted');
-      // The whole scored part is also one window, so short (below-floor) cases still add up honestly.
-      if (phase === 'scored' && opensWindows && suiteWindow === null) suiteWindow = await meter.start();
-      const c = suite.cases[index]!;
-      const r = await runCase(c, prompts[index]!, index, phase, pass, target, meter, clock, opts.signal);
+      target.restore?.({ prompt: prompts[index]!, case: c }, recorded);
+      r = recorded;
+      if (phase === 'scored') restoredScored++;
+    } else {
+      r = await runCase(c, prompts[index]!, index, phase, pass, target, meter, clock, opts.signal);
       const verdict = r.error === null ? scorer.score(c, r.response ?? '') : null;
       r.passed = verdict ? verdict.passed : c.expected === null ? null : false;
       r.score = verdict?.score ?? null;
       sink.write(r);
-      if (phase === 'scored') {
-        agg.add(r);
-        if (r.energy_source === meter.source) fromWindow++;
-        if (keep) scored.push(r);
+    }
+    done++;
+    opts.onResult?.(r, { done, total, phase });
+    return r;
+  };
+  const collect = (r: CaseResult) => {
+    agg.add(r);
+    if (r.energy_source === meter.source) fromWindow++;
+    if (keep) scored.push(r);
+  };
+
+  for (const [phase, pass] of passes) {
+    const firstRun = suite.cases.findIndex((_, i) => !finished.has(resultKey(phase, pass, i)));
+    // A warmup case run in this process warms the target itself: no extra pass needed.
+    if (firstRun >= 0 && phase === 'warmup') rewarmDue = false;
+    if (firstRun >= 0 && phase === 'scored' && rewarmDue) {
+      // Before the suite window opens, so the re-warm's energy never counts.
+      rewarmDue = false;
+      for (let i = 0; i < suite.cases.length; i++) {
+        const w = await runCase(suite.cases[i]!, prompts[i]!, i, 'warmup', 0, target, meter, clock, opts.signal);
+        sink.note?.({ ...w, record: 'rewarm' });
       }
-      done++;
-      opts.onResult?.(r, { done, total, phase });
+    }
+    // The whole scored part is also one window, so short (below-floor) cases still add up honestly.
+    if (phase === 'scored' && opensWindows && suiteWindow === null && firstRun >= 0) suiteWindow = await meter.start();
+    if (concurrency > 1) {
+      const slots = await concurrentPass(suite.cases.length, concurrency, opts.signal, (index) => step(phase, pass, index));
+      // Aggregated in case order, so the report does not depend on which case finished first.
+      if (phase === 'scored') slots.forEach(collect);
+      continue;
+    }
+    for (let index = 0; index < suite.cases.length; index++) {
+      if (opts.signal?.aborted) throw new JoulebenchError('E_RUN', 'run aborted');
+      const r = await step(phase, pass, index);
+      if (phase === 'scored') collect(r);
     }
   }
 
@@ -174,7 +207,8 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
 
   // With target energy preferred (auto's fallback), the window is the total only when some case needed it.
   const allFromTarget = meter.prefersTargetEnergy === true && fromWindow === 0;
-  const gross_from: RunEnergy['gross_from'] = suiteReading && !allFromTarget ? 'suite-window' : 'cases';
+  // A resumed run's window saw only the cases run in this process, so it cannot be the total then.
+  const gross_from: RunEnergy['gross_from'] = suiteReading && !allFromTarget && restoredScored === 0 ? 'suite-window' : 'cases';
   const report = agg.report({
     suite: { name: suite.name, version: suite.version, digest },
     target: target.id,
@@ -307,4 +341,40 @@ export function configDigest(
 function checkCount(n: number, name: string, min: number): number {
   if (!Number.isInteger(n) || n < min) throw new JoulebenchError('E_USAGE', `${name} must be an integer >= ${min}, got ${n}`);
   return n;
+}
+
+function resultKey(phase: Phase, pass: number, index: number): string {
+  return `${phase}:${pass}:${index}`;
+}
+
+/**
+ * The finished results of an interrupted run, keyed by (phase, pass, index); the first line wins if a
+ * key repeats. Refuses (E_RESULTS, exit 2) a file written for other cases or another configuration.
+ */
+function resumeIndex(resume: RunOptions['resume'], header: ResultsHeader): Map<string, CaseResult> {
+  const map = new Map<string, CaseResult>();
+  if (!resume?.header) return map;
+  const file = resume.path ?? 'results file';
+  const old = resume.header;
+  if (old.suite_digest !== header.suite_digest) {
+    throw new JoulebenchError(
+      'E_RESULTS',
+      `${file}: cannot resume: it was written for suite "${old.suite}" ${old.suite_digest}, this run's suite "${header.suite}" is ${header.suite_digest} (different cases)`,
+    );
+  }
+  if (old.config_digest !== header.config_digest) {
+    const diffs = (['target', 'meter', 'warmup', 'repeats'] as const)
+      .filter((k) => old[k] !== header[k])
+      .map((k) => `${k} ${String(old[k])} → ${String(header[k])}`);
+    throw new JoulebenchError(
+      'E_RESULTS',
+      `${file}: cannot resume: it was written with config ${old.config_digest}, this run's is ${header.config_digest}` +
+        (diffs.length ? ` (${diffs.join(', ')})` : ' (target settings differ)'),
+    );
+  }
+  for (const r of resume.results) {
+    const k = resultKey(r.phase, r.pass, r.index);
+    if (!map.has(k)) map.set(k, r);
+  }
+  return map;
 }

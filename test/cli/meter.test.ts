@@ -8,8 +8,12 @@ import { INTEL_ONE_PACKAGE, writePowercapTree } from '../meters/powercap-tree.js
 
 const BIN = new URL('../../bin/joulebench.js', import.meta.url).pathname;
 
+// Runs record themselves in the history: keep it in a tmp dir, never the user's ~/.joulebench.
+const home = mkdtempSync(join(tmpdir(), 'jb-meter-home-'));
+after(() => rmSync(home, { recursive: true, force: true }));
+
 function cli(args: string[], env: Record<string, string> = {}) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', ...env }, timeout: 60_000 });
+  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', JOULEBENCH_HOME: home, ...env }, timeout: 60_000 });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

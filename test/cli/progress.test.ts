@@ -12,7 +12,7 @@ const dir = mkdtempSync(join(tmpdir(), 'jb-tty-'));
 
 function inTerminal(args: string): string {
   return execFileSync('script', ['-qec', `${process.execPath} ${BIN} ${args}`, '/dev/null'], {
-    env: { ...process.env, NO_COLOR: '1' },
+    env: { ...process.env, NO_COLOR: '1', JOULEBENCH_HOME: join(dir, 'home') },
     encoding: 'utf8',
   });
 }

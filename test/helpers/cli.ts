@@ -1,7 +1,21 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const BIN = fileURLToPath(new URL('../../bin/joulebench.js', import.meta.url));
+
+let testHome: string | null = null;
+/** Runs record themselves in the history: tests keep it in a tmp dir, never the user's ~/.joulebench. */
+function home(): string {
+  if (testHome === null) {
+    const dir = mkdtempSync(join(tmpdir(), 'jb-home-'));
+    testHome = dir;
+    process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  }
+  return testHome;
+}
 
 export interface CliResult {
   code: number | null;
@@ -14,7 +28,7 @@ export function cli(args: string[], opts: { env?: Record<string, string>; cwd?: 
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], {
       cwd: opts.cwd ?? process.cwd(),
-      env: { ...process.env, NO_COLOR: '1', ...opts.env },
+      env: { ...process.env, NO_COLOR: '1', JOULEBENCH_HOME: home(), ...opts.env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';

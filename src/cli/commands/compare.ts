@@ -1,32 +1,71 @@
 import { Command } from 'commander';
 import { prettyJson } from '../../core/canonical.js';
 import { compare } from '../../core/compare.js';
-import { readReportFile } from '../../report/load.js';
+import { JoulebenchError } from '../../core/errors.js';
+import { checkGate, parseGate, type GateCondition, type GateFailure } from '../../core/gate.js';
+import { renderComparisonMarkdown } from '../../report/markdown.js';
 import { renderComparisonTable } from '../../report/table.js';
 import { writeFileEnsured, type CliIO } from '../io.js';
+import { loadRunsForCli } from '../load-runs.js';
+
+interface CompareFlags {
+  baseline?: string;
+  candidate?: string;
+  out?: string;
+  quiet?: boolean;
+  force?: boolean;
+  md?: boolean;
+  failOn?: string;
+}
 
 export function compareCommand(io: CliIO): Command {
   return new Command('compare')
-    .description('compare two reports: J/correct and p95 latency as % change, accuracy as a point difference')
-    .requiredOption('-b, --baseline <file>', 'the baseline report JSON')
-    .requiredOption('-c, --candidate <file>', 'the candidate report JSON')
+    .description('compare two runs: J/correct and p95 latency as % change, accuracy as a point difference')
+    .argument('[runs...]', 'baseline then candidate, instead of -b/-c')
+    .option('-b, --baseline <run>', 'the baseline: a report JSON, a results JSONL or a history run id (12, #12, last)')
+    .option('-c, --candidate <run>', 'the candidate: a report JSON, a results JSONL or a history run id')
     .option('-o, --out <file>', 'write the comparison JSON here (default: stdout, with the table on stderr)')
+    .option('--md', 'print the comparison as Markdown (for a PR) instead of JSON')
+    .option('--fail-on <conditions>', "exit 1 when a threshold is crossed, e.g. 'joules_per_correct_pct>5,accuracy_pp_delta<-1'")
+    .option('--force', 'compare even when the two runs asked different cases (different suite digests)')
     .option('-q, --quiet', 'no table')
-    .action((flags: { baseline: string; candidate: string; out?: string; quiet?: boolean }) => {
-      const base = readReportFile(flags.baseline);
-      const cand = readReportFile(flags.candidate);
-      const result = compare(base, cand);
-      const warn =
-        base.suite?.digest && cand.suite?.digest && base.suite.digest !== cand.suite.digest
-          ? `warning: the reports ran different cases (suite digests ${base.suite.digest.slice(0, 19)}… and ${cand.suite.digest.slice(0, 19)}…): not comparable\n`
-          : '';
-      if (flags.out) {
+    .action(async (positional: string[], flags: CompareFlags) => {
+      // A malformed gate is the user's mistake: refuse it (exit 2) before reading anything.
+      const gate: GateCondition[] | null = flags.failOn !== undefined ? parseGate(flags.failOn) : null;
+      const [baseSpec, candSpec] = sides(positional, flags);
+      const [base, cand] = await loadRunsForCli([baseSpec, candSpec]);
+      const bd = base!.report.suite?.digest;
+      const cd = cand!.report.suite?.digest;
+      if (bd && cd && bd !== cd) {
+        const why = `${base!.origin} and ${cand!.origin} ran different cases (suite digests ${bd.slice(0, 19)}… and ${cd.slice(0, 19)}…)`;
+        if (!flags.force) throw new JoulebenchError('E_INPUT', `${why}: not comparable (pass --force to compare anyway)`);
+        io.err(`warning: ${why}; compared anyway (--force)\n`);
+      }
+      const result = compare(base!.report, cand!.report);
+      const failures: GateFailure[] | null = gate ? checkGate(result, gate) : null;
+      if (flags.md) {
+        const md = renderComparisonMarkdown(result, { baseline: base!.label, candidate: cand!.label, gate: failures });
+        if (flags.out) writeFileEnsured(flags.out, md);
+        else io.out(md);
+      } else if (flags.out) {
         writeFileEnsured(flags.out, prettyJson(result));
         if (!flags.quiet) io.out(renderComparisonTable(result));
       } else {
         io.out(prettyJson(result));
         if (!flags.quiet) io.err(renderComparisonTable(result));
       }
-      if (warn) io.err(warn);
+      if (failures && failures.length > 0) {
+        throw new JoulebenchError('E_GATE', `gate failed: ${failures.map((f) => f.message).join('; ')}`);
+      }
+      if (failures && !flags.quiet) io.err(`gate passed: ${gate!.map((g) => g.text).join(', ')}\n`);
     });
+}
+
+function sides(positional: string[], flags: CompareFlags): [string, string] {
+  const queue = [...positional];
+  const b = flags.baseline ?? queue.shift();
+  const c = flags.candidate ?? queue.shift();
+  if (!b || !c) throw new JoulebenchError('E_USAGE', 'compare needs a baseline and a candidate (-b A -c B, or two arguments)');
+  if (queue.length > 0) throw new JoulebenchError('E_USAGE', `compare takes two runs, got extra: ${queue.join(' ')}`);
+  return [b, c];
 }

@@ -1,12 +1,14 @@
-import { basename, dirname, join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { prettyJson } from '../../core/canonical.js';
 import { JoulebenchError } from '../../core/errors.js';
 import { createMeter } from '../../meters/registry.js';
+import { defaultHistoryPath, History, type HistoryInput } from '../../report/history.js';
 import { buildReceipt } from '../../report/receipt.js';
 import { renderReportTable } from '../../report/table.js';
 import { run } from '../../runner/run.js';
-import { JsonlResultsFile } from '../../runner/results-file.js';
+import { JsonlResultsFile, readResultsFile, truncateResultsFile, type ResultsFileContents } from '../../runner/results-file.js';
 import { loadConfig } from '../../config/load.js';
 import { mmluMeasurements } from '../../core/measurements.js';
 import { createTarget, TARGETS } from '../../targets/registry.js';
@@ -25,6 +27,10 @@ export interface RunFlags extends TargetFlags, MeterFlags {
   results?: string;
   receipt?: string;
   quiet?: boolean;
+  /** `--resume [file]`: true (use --results) or the results file to continue. */
+  resume?: boolean | string;
+  /** False with `--no-history`. */
+  history: boolean;
 }
 
 export function runCommand(io: CliIO): Command {
@@ -45,6 +51,8 @@ export function runCommand(io: CliIO): Command {
     .option('-o, --out <file>', 'write the report JSON here (default: stdout, with the table on stderr)')
     .option('--results <file>', 'results JSONL, one line per case as it finishes (default: next to the report)')
     .option('--receipt <file>', 'receipt JSON: host, versions, UTC times, digests (default: next to the report)')
+    .option('--resume [results]', 'continue an interrupted run from its results JSONL (default: the --results file)')
+    .option('--no-history', 'do not record this run in the history database ($JOULEBENCH_HOME/history.sqlite)')
     .option('-q, --quiet', 'no progress bar and no table')
     // --- model-server flags (issue 5: ollama); they go to the target, or to the cascade's neural backend ---
     .option('--base-url <url>', 'server address for a model-serving target (ollama: default http://127.0.0.1:11434)');
@@ -64,12 +72,20 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<void> {
     throw new JoulebenchError('E_METER', `meter ${meter.id} cannot read here: ${probe.reason}${probe.fix ? ` (fix: ${probe.fix})` : ''}`);
   }
 
-  const paths = outputPaths(flags, suite.name, started);
-  const sink = new JsonlResultsFile(paths.results);
+  const resumeFrom = flags.resume === true ? flags.results : flags.resume || undefined;
+  if (flags.resume === true && !flags.results) {
+    throw new JoulebenchError('E_USAGE', '--resume needs the results file to continue: --resume FILE or --results FILE --resume');
+  }
+  if (resumeFrom && flags.results && resumeFrom !== flags.results) {
+    throw new JoulebenchError('E_USAGE', `--resume ${resumeFrom} and --results ${flags.results} name different files`);
+  }
+  const paths = outputPaths({ ...flags, ...(resumeFrom ? { results: resumeFrom } : {}) }, suite.name, started);
+  const resume = resumeFrom ? readForResume(resumeFrom) : undefined;
+  const sink = new JsonlResultsFile(paths.results, { append: resume !== undefined });
   // Ctrl-C or a polite kill: write what is buffered, then stop; every finished case stays on disk.
   const onSignal = (signal: NodeJS.Signals) => {
     sink.close();
-    io.err(`\njoulebench: stopped by ${signal}; finished cases are in ${paths.results}\n`);
+    io.err(`\njoulebench: stopped by ${signal}; finished cases are in ${paths.results} (continue with --resume ${paths.results})\n`);
     process.exit(signal === 'SIGINT' ? 130 : 143);
   };
   process.once('SIGINT', onSignal);
@@ -85,6 +101,7 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<void> {
       repeats: flags.repeat,
       concurrency: flags.concurrency,
       sink,
+      ...(resume ? { resume } : {}),
       idle_ms: idleMsFrom(flags),
       // MMLU's measurements are computed from the results afterwards (at most ~14k cases); others stream.
       keepResults: flags.suite === 'mmlu',
@@ -123,9 +140,13 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<void> {
         gross_from: outcome.energy.gross_from,
       },
       files: { report: paths.report ?? '(stdout)', results: paths.results },
+      ...(resume ? { resumed: { from: paths.results, finished_before: resume.results.length, torn_bytes_dropped: resume.torn_bytes } } : {}),
     },
   });
   writeFileEnsured(paths.receipt, prettyJson(receipt));
+  const runId = flags.history
+    ? await recordHistory(io, { report, receipt, config_digest: outcome.header.config_digest, paths })
+    : null;
 
   if (flags.out) {
     writeFileEnsured(flags.out, reportJson);
@@ -137,7 +158,9 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<void> {
   // Meter warnings (a dropped RAPL sample, a failed read) always reach a person, quiet or not.
   for (const w of outcome.energy.suite?.warnings ?? []) io.err(`joulebench: warning: ${w}\n`);
   if (!flags.quiet) {
-    io.err(`results ${paths.results}\nreceipt ${paths.receipt}\n${flags.out ? `report  ${flags.out}\n` : ''}`);
+    io.err(
+      `results ${paths.results}\nreceipt ${paths.receipt}\n${flags.out ? `report  ${flags.out}\n` : ''}${runId !== null ? `history #${runId}\n` : ''}`,
+    );
   }
   if (outcome.report.case_count > 0 && outcome.report.error_count === outcome.report.case_count) {
     throw new JoulebenchError('E_RUN', `every case failed at the target (first error in ${paths.results})`);
@@ -158,4 +181,36 @@ function outputPaths(flags: RunFlags, suiteName: string, started: Date): { repor
     results: flags.results ?? `${base}.results.jsonl`,
     receipt: flags.receipt ?? `${base}.receipt.json`,
   };
+}
+
+/**
+ * Reads an interrupted run's results for `--resume`. A torn last line (SIGKILL mid-write) is cut off the
+ * file so the appended lines start clean; a missing or empty file starts the run afresh.
+ */
+function readForResume(path: string): ResultsFileContents & { path: string } {
+  if (!existsSync(path)) throw new JoulebenchError('E_RESULTS', `${path}: no such file to resume`);
+  const contents = readResultsFile(path);
+  if (contents.torn_bytes > 0) truncateResultsFile(path, contents.good_bytes);
+  return { ...contents, path };
+}
+
+/** Records the run in the history; a history that cannot be written is a warning, never a lost run. */
+async function recordHistory(io: CliIO, input: { report: object; receipt: object; config_digest: string; paths: { report?: string; results: string; receipt: string } }): Promise<number | null> {
+  const entry: HistoryInput = {
+    report: input.report as Record<string, unknown>,
+    receipt: input.receipt as Record<string, unknown>,
+    config_digest: input.config_digest,
+    paths: { report: input.paths.report ? resolve(input.paths.report) : null, results: resolve(input.paths.results), receipt: resolve(input.paths.receipt) },
+  };
+  try {
+    const h = await History.open(defaultHistoryPath());
+    try {
+      return h.record(entry);
+    } finally {
+      h.close();
+    }
+  } catch (e) {
+    io.err(`warning: run not recorded in history: ${(e as Error).message.split('\n')[0]}\n`);
+    return null;
+  }
 }

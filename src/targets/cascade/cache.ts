@@ -66,6 +66,19 @@ export class CacheStage implements Stage {
     }
   }
 
+  /** `--resume`: the recency effect of a recorded hit, without counting it as a lookup. */
+  replayHit(prompt: string): void {
+    const hit = this.entries.get(prompt);
+    if (hit === undefined) return;
+    this.entries.delete(prompt);
+    this.entries.set(prompt, hit);
+  }
+
+  /** The cached prompts, least recently used first (tests compare a resumed cache with an uninterrupted one). */
+  keys(): string[] {
+    return [...this.entries.keys()];
+  }
+
   has(prompt: string): boolean {
     return this.entries.has(prompt);
   }

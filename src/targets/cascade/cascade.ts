@@ -1,4 +1,4 @@
-import type { Answer, AnswerRequest, Energy, Stage, StageResult, Target, Usage } from '../../core/types.js';
+import type { Answer, AnswerRequest, Energy, RecordedAnswer, Stage, StageResult, Target, Usage } from '../../core/types.js';
 
 /** A stage that wants to see answers produced by later stages (the cache). */
 interface ObservingStage extends Stage {
@@ -7,6 +7,15 @@ interface ObservingStage extends Stage {
 
 function observes(s: Stage): s is ObservingStage {
   return typeof (s as Partial<ObservingStage>).observe === 'function';
+}
+
+/** A stage whose state changes when it answers (the cache's LRU recency). */
+interface ReplayingStage extends Stage {
+  replayHit(prompt: string): void;
+}
+
+function replays(s: Stage): s is ReplayingStage {
+  return typeof (s as Partial<ReplayingStage>).replayHit === 'function';
 }
 
 /**
@@ -57,6 +66,23 @@ export class Cascade implements Target {
       return answer;
     }
     return { text: '', stage: 'none', trace, energy: energyOf(total_uj) };
+  }
+
+  /**
+   * Replays the state effect of a recorded answer without running any stage: the resolving stage is
+   * told it answered (cache recency) and earlier stages observe the answer (cache admission), exactly as
+   * `answer` does. Replaying a run's results in order rebuilds the cache an uninterrupted run would hold.
+   */
+  restore(req: AnswerRequest, recorded: RecordedAnswer): void {
+    if (recorded.error !== null || recorded.response === null || recorded.stage === null) return;
+    const i = this.stages.findIndex((s) => s.id === recorded.stage);
+    if (i < 0) return;
+    const resolver = this.stages[i]!;
+    if (replays(resolver)) resolver.replayHit(req.prompt);
+    for (let j = 0; j < i; j++) {
+      const earlier = this.stages[j]!;
+      if (observes(earlier)) earlier.observe(req.prompt, recorded.response, resolver.id);
+    }
   }
 
   describe(): Record<string, unknown> {

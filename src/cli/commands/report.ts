@@ -1,0 +1,45 @@
+import { Command } from 'commander';
+import { prettyJson } from '../../core/canonical.js';
+import { JoulebenchError } from '../../core/errors.js';
+import { renderReportMarkdown } from '../../report/markdown.js';
+import { renderReportTable } from '../../report/table.js';
+import { writeFileEnsured, type CliIO } from '../io.js';
+import { loadRunsForCli } from '../load-runs.js';
+
+interface ReportFlags {
+  html?: string;
+  md?: boolean;
+  json?: boolean;
+  out?: string;
+}
+
+export function reportCommand(io: CliIO): Command {
+  return new Command('report')
+    .description('show one or more runs: a terminal table, Markdown for a PR (--md), or one self-contained HTML page (--html)')
+    .argument('<runs...>', 'report JSON files, results JSONL files or history run ids (12, #12, last)')
+    .option('--html <file>', 'write a self-contained HTML report (charts inlined, no network)')
+    .option('--md', 'print Markdown instead of the terminal table')
+    .option('--json', 'print the report JSON (aggregated, for a results file or a run id)')
+    .option('-o, --out <file>', 'write the Markdown or JSON here instead of stdout')
+    .action(async (specs: string[], flags: ReportFlags) => {
+      if (flags.md && flags.json) throw new JoulebenchError('E_USAGE', '--md and --json are exclusive');
+      const runs = await loadRunsForCli(specs);
+      if (flags.html) {
+        // Loaded lazily: only --html reads the 1 MB chart bundle.
+        const { buildHtmlReport } = await import('../../report/html/index.js');
+        writeFileEnsured(flags.html, buildHtmlReport(runs));
+        io.err(`html    ${flags.html}\n`);
+      }
+      let text: string | null = null;
+      if (flags.json) {
+        text = runs.length === 1 ? prettyJson(runs[0]!.report) : prettyJson(runs.map((r) => ({ label: r.label, report: r.report })));
+      } else if (flags.md) {
+        text = runs.map((r) => renderReportMarkdown(r.report, { title: `joulebench · ${r.label}`, receipt: r.receipt })).join('\n');
+      } else if (!flags.html) {
+        text = runs.map((r) => renderReportTable(r.report)).join('\n');
+      }
+      if (text === null) return;
+      if (flags.out) writeFileEnsured(flags.out, text);
+      else io.out(text);
+    });
+}

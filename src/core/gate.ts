@@ -1,0 +1,77 @@
+import { JoulebenchError } from './errors.js';
+
+/** The comparison figures a gate may test: the deltas `compare` computes. */
+export const GATE_METRICS = ['joules_per_correct_pct', 'latency_p95_pct', 'accuracy_pp_delta'] as const;
+export type GateMetric = (typeof GATE_METRICS)[number];
+
+export type GateOperator = '>' | '>=' | '<' | '<=';
+
+/** One threshold: the gate fails when `metric OP threshold` holds. */
+export interface GateCondition {
+  metric: GateMetric;
+  op: GateOperator;
+  threshold: number;
+  /** The condition as written (trimmed), for messages. */
+  text: string;
+}
+
+/** A condition that fired, with the value that fired it (`null`: the figure was n/a, which also fails). */
+export interface GateFailure {
+  condition: GateCondition;
+  value: number | null;
+  message: string;
+}
+
+const CONDITION = /^([a-z0-9_]+)\s*(>=|<=|>|<)\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?)$/i;
+
+/**
+ * Parses `--fail-on` (e.g. `joules_per_correct_pct>5,accuracy_pp_delta<-1`): comma-separated
+ * `metric OP number`. Anything else throws E_USAGE naming the bad part (exit 2).
+ */
+export function parseGate(expr: string): GateCondition[] {
+  const parts = expr.split(',').map((p) => p.trim());
+  if (expr.trim() === '' || parts.some((p) => p === '')) {
+    throw new JoulebenchError('E_USAGE', `--fail-on "${expr}": empty condition (write metric>number, comma-separated)`);
+  }
+  return parts.map((text) => {
+    const m = CONDITION.exec(text);
+    if (!m) {
+      throw new JoulebenchError('E_USAGE', `--fail-on: cannot read "${text}" (expected metric OP number, OP one of > >= < <=)`);
+    }
+    const metric = m[1]!;
+    if (!(GATE_METRICS as readonly string[]).includes(metric)) {
+      throw new JoulebenchError('E_USAGE', `--fail-on: unknown metric "${metric}" in "${text}" (known: ${GATE_METRICS.join(', ')})`);
+    }
+    return { metric: metric as GateMetric, op: m[2] as GateOperator, threshold: Number(m[3]), text };
+  });
+}
+
+/**
+ * Checks a comparison against the conditions. Pure. A figure that is n/a (null: e.g. nothing was correct)
+ * cannot be shown to pass, so it fails the gate with that reason.
+ */
+export function checkGate(values: Readonly<Record<GateMetric, number | null>>, conditions: readonly GateCondition[]): GateFailure[] {
+  const failures: GateFailure[] = [];
+  for (const c of conditions) {
+    const v = values[c.metric];
+    if (v === null || !Number.isFinite(v)) {
+      failures.push({ condition: c, value: null, message: `${c.text}: ${c.metric} is n/a, so the gate cannot pass` });
+    } else if (holds(v, c.op, c.threshold)) {
+      failures.push({ condition: c, value: v, message: `${c.text}: ${c.metric} is ${v}` });
+    }
+  }
+  return failures;
+}
+
+function holds(v: number, op: GateOperator, t: number): boolean {
+  switch (op) {
+    case '>':
+      return v > t;
+    case '>=':
+      return v >= t;
+    case '<':
+      return v < t;
+    case '<=':
+      return v <= t;
+  }
+}

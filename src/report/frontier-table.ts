@@ -1,0 +1,61 @@
+import pc from 'picocolors';
+import type { Arm, FrontierAxis, FrontierReport } from '../core/frontier.js';
+import { fmtJoules, fmtMs, fmtPct, fmtUsd, table } from './format.js';
+import type { LoadedRun } from './inputs.js';
+
+/** A loaded run as a frontier arm. Reports of other kinds fall back to their closest fields. */
+export function armOf(run: LoadedRun): Arm {
+  const r = run.report as unknown as Record<string, unknown>;
+  const num = (k: string): number | null => (typeof r[k] === 'number' && Number.isFinite(r[k]) ? (r[k] as number) : null);
+  return {
+    id: run.label,
+    accuracy_pct: num('accuracy_pct') ?? num('resolution_pct'),
+    joules_per_correct: num('joules_per_correct') ?? num('joules_per_resolved'),
+    usd_per_correct: num('usd_per_correct') ?? num('usd_per_resolved'),
+    latency_p95_ms: num('latency_p95_ms'),
+    energy_source: typeof r.energy_source === 'string' ? r.energy_source : 'none',
+    below_floor_count: num('below_floor_count') ?? 0,
+  };
+}
+
+const AXIS_TITLE: Record<FrontierAxis, string> = {
+  energy: 'accuracy ↑ vs J/correct ↓',
+  cost: 'accuracy ↑ vs $/correct ↓',
+  latency: 'accuracy ↑ vs p95 latency ↓',
+};
+
+/** The frontier for a terminal: every arm, then per trade-off which arms are optimal (★) and why others are not. */
+export function renderFrontierTable(f: FrontierReport): string {
+  const lines: string[] = [];
+  const mark = (axis: FrontierAxis, id: string): string => {
+    const v = f.frontiers[axis].verdicts.find((x) => x.id === id);
+    return v?.excluded ? pc.dim('n/a') : v?.optimal ? pc.green('★') : pc.dim('·');
+  };
+  const rows: string[][] = [
+    [pc.dim('arm'), pc.dim('accuracy'), pc.dim('J / correct'), pc.dim('$ / correct'), pc.dim('p95'), pc.dim('J'), pc.dim('$'), pc.dim('p95')],
+  ];
+  for (const a of f.arms) {
+    rows.push([
+      a.id,
+      fmtPct(a.accuracy_pct),
+      `${fmtJoules(a.joules_per_correct)} ${pc.dim(`[${a.energy_source}]`)}${a.below_floor_count > 0 ? pc.yellow(` ⚠${a.below_floor_count} below floor`) : ''}`,
+      fmtUsd(a.usd_per_correct),
+      fmtMs(a.latency_p95_ms),
+      mark('energy', a.id),
+      mark('cost', a.id),
+      mark('latency', a.id),
+    ]);
+  }
+  lines.push(table(rows));
+  lines.push('');
+  for (const axis of Object.keys(AXIS_TITLE) as FrontierAxis[]) {
+    const fr = f.frontiers[axis];
+    const front = fr.frontier.length ? fr.frontier.join(', ') : pc.dim('(no arm has both figures)');
+    lines.push(`  ${pc.bold(AXIS_TITLE[axis])}: ${front}`);
+    for (const v of fr.verdicts) {
+      if (v.excluded) lines.push(pc.dim(`    ${v.id}: not placed, ${v.excluded}`));
+      else if (!v.optimal) lines.push(pc.dim(`    ${v.id}: dominated by ${v.dominated_by.join(', ')}`));
+    }
+  }
+  return lines.join('\n') + '\n';
+}

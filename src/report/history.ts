@@ -1,0 +1,179 @@
+import { mkdirSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type BetterSqlite3 from 'better-sqlite3';
+import { JoulebenchError } from '../core/errors.js';
+
+/** One run as the history database keeps it; numbers are copied out of the report for listing. */
+export interface HistoryRun {
+  id: number;
+  /** When the row was written, UTC (Z-stamped). */
+  recorded_utc: string;
+  started_utc: string | null;
+  finished_utc: string | null;
+  /** The report's `format` (e.g. `joulebench-report/1`), so other report kinds can share the table. */
+  kind: string;
+  suite: string | null;
+  suite_digest: string | null;
+  config_digest: string | null;
+  target: string | null;
+  meter: string | null;
+  case_count: number | null;
+  accuracy_pct: number | null;
+  joules_per_correct: number | null;
+  usd_per_correct: number | null;
+  latency_p95_ms: number | null;
+  energy_source: string | null;
+  below_floor_count: number | null;
+  report_path: string | null;
+  results_path: string | null;
+  receipt_path: string | null;
+}
+
+/** A run with its stored documents. */
+export interface HistoryEntry extends HistoryRun {
+  report: Record<string, unknown>;
+  receipt: Record<string, unknown> | null;
+}
+
+/** What a caller hands over to record a run. */
+export interface HistoryInput {
+  report: Record<string, unknown>;
+  receipt?: Record<string, unknown> | null;
+  config_digest?: string | null;
+  paths?: { report?: string | null; results?: string | null; receipt?: string | null };
+}
+
+/** `$JOULEBENCH_HOME/history.sqlite`, or `~/.joulebench/history.sqlite`. */
+export function defaultHistoryPath(env: NodeJS.ProcessEnv = process.env): string {
+  const home = env.JOULEBENCH_HOME && env.JOULEBENCH_HOME.trim() !== '' ? env.JOULEBENCH_HOME : join(homedir(), '.joulebench');
+  return join(home, 'history.sqlite');
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS runs (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  recorded_utc TEXT NOT NULL,
+  started_utc TEXT,
+  finished_utc TEXT,
+  kind TEXT NOT NULL,
+  suite TEXT,
+  suite_digest TEXT,
+  config_digest TEXT,
+  target TEXT,
+  meter TEXT,
+  case_count INTEGER,
+  accuracy_pct REAL,
+  joules_per_correct REAL,
+  usd_per_correct REAL,
+  latency_p95_ms REAL,
+  energy_source TEXT,
+  below_floor_count INTEGER,
+  report_path TEXT,
+  results_path TEXT,
+  receipt_path TEXT,
+  report_json TEXT NOT NULL,
+  receipt_json TEXT
+);
+CREATE INDEX IF NOT EXISTS runs_suite_digest ON runs (suite_digest);
+`;
+
+const LIST_COLUMNS =
+  'id, recorded_utc, started_utc, finished_utc, kind, suite, suite_digest, config_digest, target, meter, case_count, ' +
+  'accuracy_pct, joules_per_correct, usd_per_correct, latency_p95_ms, energy_source, below_floor_count, report_path, results_path, receipt_path';
+
+/**
+ * The run history: one SQLite file (better-sqlite3, loaded lazily so commands that never touch it never
+ * load the native module). WAL journal plus a busy timeout, and one IMMEDIATE transaction per insert,
+ * so two runs finishing at once both land: the second waits for the first's write lock instead of failing.
+ */
+export class History {
+  private constructor(
+    readonly path: string,
+    private readonly db: BetterSqlite3.Database,
+  ) {}
+
+  /** Opens (creating if needed) the database at `path`. */
+  static async open(path: string = defaultHistoryPath(), opts: { busyTimeout_ms?: number } = {}): Promise<History> {
+    const { default: Database } = await import('better-sqlite3');
+    try {
+      mkdirSync(dirname(path), { recursive: true });
+      const db = new Database(path, { timeout: opts.busyTimeout_ms ?? 15_000 });
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+      db.exec(SCHEMA);
+      return new History(path, db);
+    } catch (e) {
+      throw new JoulebenchError('E_CONFIG', `history ${path}: cannot open (${(e as Error).message}); set JOULEBENCH_HOME or pass --no-history`);
+    }
+  }
+
+  /** Records a run; returns its id. */
+  record(input: HistoryInput): number {
+    const r = input.report;
+    const suite = (r.suite ?? null) as { name?: unknown; digest?: unknown } | null;
+    const receipt = input.receipt ?? null;
+    const row = {
+      recorded_utc: new Date().toISOString(),
+      started_utc: str(receipt?.started_utc),
+      finished_utc: str(receipt?.finished_utc),
+      kind: str(r.format) ?? 'unknown',
+      suite: str(suite?.name) ?? str(r.suite),
+      suite_digest: str(suite?.digest) ?? str(r.dataset_digest),
+      config_digest: input.config_digest ?? str(receipt?.config_digest),
+      target: str(r.target),
+      meter: str(r.meter),
+      case_count: num(r.case_count),
+      accuracy_pct: num(r.accuracy_pct),
+      joules_per_correct: num(r.joules_per_correct),
+      usd_per_correct: num(r.usd_per_correct),
+      latency_p95_ms: num(r.latency_p95_ms),
+      energy_source: str(r.energy_source),
+      below_floor_count: num(r.below_floor_count),
+      report_path: input.paths?.report ?? null,
+      results_path: input.paths?.results ?? null,
+      receipt_path: input.paths?.receipt ?? null,
+      report_json: JSON.stringify(r),
+      receipt_json: receipt ? JSON.stringify(receipt) : null,
+    };
+    const cols = Object.keys(row);
+    const insert = this.db.prepare(`INSERT INTO runs (${cols.join(', ')}) VALUES (${cols.map((c) => '@' + c).join(', ')})`);
+    const tx = this.db.transaction(() => Number(insert.run(row).lastInsertRowid));
+    return tx.immediate();
+  }
+
+  /** Runs, newest first. */
+  list(opts: { limit?: number; suiteDigest?: string } = {}): HistoryRun[] {
+    const where = opts.suiteDigest ? 'WHERE suite_digest = @digest' : '';
+    const stmt = this.db.prepare(`SELECT ${LIST_COLUMNS} FROM runs ${where} ORDER BY id DESC LIMIT @limit`);
+    return stmt.all({ limit: opts.limit ?? -1, ...(opts.suiteDigest ? { digest: opts.suiteDigest } : {}) }) as HistoryRun[];
+  }
+
+  /** One run with its report and receipt, or null. */
+  get(id: number): HistoryEntry | null {
+    const row = this.db.prepare(`SELECT ${LIST_COLUMNS}, report_json, receipt_json FROM runs WHERE id = ?`).get(id) as
+      | (HistoryRun & { report_json: string; receipt_json: string | null })
+      | undefined;
+    if (!row) return null;
+    const { report_json, receipt_json, ...run } = row;
+    return { ...run, report: JSON.parse(report_json) as Record<string, unknown>, receipt: receipt_json ? (JSON.parse(receipt_json) as Record<string, unknown>) : null };
+  }
+
+  /** The newest run's id, or null when the history is empty. */
+  latestId(): number | null {
+    const row = this.db.prepare('SELECT MAX(id) AS id FROM runs').get() as { id: number | null };
+    return row.id;
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+function str(v: unknown): string | null {
+  return typeof v === 'string' ? v : null;
+}
+
+function num(v: unknown): number | null {
+  return typeof v === 'number' && Number.isFinite(v) ? v : null;
+}

@@ -1,0 +1,221 @@
+/**
+ * The page's own script, inlined after ECharts. Plain browser JavaScript kept as a string (no bundler):
+ * it reads the embedded model (`#jb-data`), draws the charts with ECharts' SVG renderer, and drives the
+ * case table's search and filter. It writes text with textContent only, never innerHTML of data.
+ */
+export const CLIENT_SCRIPT = String.raw`
+(function () {
+  'use strict';
+  var M = JSON.parse(document.getElementById('jb-data').textContent);
+  var echarts = window.echarts;
+  var PALETTE = ['#2563eb', '#db2777', '#059669', '#d97706', '#7c3aed', '#0891b2', '#dc2626', '#4b5563'];
+  var STAGE_COLOURS = { cache: '#10b981', kv: '#3b82f6', graph: '#f59e0b', neural: '#ef4444', none: '#9ca3af' };
+
+  function fmtJ(j) {
+    if (j === null || j === undefined) return 'n/a';
+    var a = Math.abs(j);
+    if (a === 0) return '0 J';
+    if (a >= 1000) return (j / 1000).toFixed(2) + ' kJ';
+    if (a >= 1) return j.toFixed(2) + ' J';
+    if (a >= 1e-3) return (j * 1e3).toFixed(2) + ' mJ';
+    return (j * 1e6).toFixed(1) + ' \u00b5J';
+  }
+  function fmtPct(p) { return p === null || p === undefined ? 'n/a' : p.toFixed(1) + ' %'; }
+  function fmtMs(v) { return v === null || v === undefined ? 'n/a' : (Math.round(v * 1000) / 1000) + ' ms'; }
+  function fmtUsd(v) { return v === null || v === undefined ? 'n/a' : v >= 0.01 ? '$' + v.toFixed(4) : '$' + v.toPrecision(3); }
+  function srcLabel(report) {
+    return '[' + report.energy_source + ']' + (report.below_floor_count > 0 ? ' \u26a0 ' + report.below_floor_count + ' below floor' : '');
+  }
+
+  var charts = [];
+  function chart(id, option) {
+    var el = document.getElementById(id);
+    if (!el) return;
+    var c = echarts.init(el, null, { renderer: 'svg' });
+    c.setOption(Object.assign({ animation: false, color: PALETTE, textStyle: { fontFamily: 'system-ui, sans-serif' } }, option));
+    el.setAttribute('data-rendered', '1');
+    charts.push(c);
+  }
+  window.addEventListener('resize', function () { charts.forEach(function (c) { c.resize(); }); });
+
+  var runs = M.runs;
+  var labels = runs.map(function (r) { return r.label; });
+
+  // 1. Accuracy against J/correct, with the Pareto frontier across arms.
+  (function () {
+    var fr = M.frontier.frontiers.energy;
+    var byId = {};
+    M.frontier.arms.forEach(function (a) { byId[a.id] = a; });
+    var optimal = {};
+    fr.verdicts.forEach(function (v) { optimal[v.id] = v.optimal; });
+    var placed = M.frontier.arms.filter(function (a) { return a.joules_per_correct !== null && a.accuracy_pct !== null; });
+    var xs = placed.map(function (a) { return a.joules_per_correct; });
+    var useLog = xs.length > 1 && Math.min.apply(null, xs) > 0 && Math.max.apply(null, xs) / Math.min.apply(null, xs) > 20;
+    var point = function (a) {
+      return {
+        name: a.id,
+        value: [a.joules_per_correct, a.accuracy_pct],
+        itemStyle: { color: optimal[a.id] ? '#2563eb' : '#9ca3af' },
+        symbolSize: optimal[a.id] ? 16 : 11,
+        arm: a,
+      };
+    };
+    var line = fr.frontier.map(function (id) { var a = byId[id]; return [a.joules_per_correct, a.accuracy_pct]; })
+      .sort(function (p, q) { return p[0] - q[0]; });
+    var sources = Object.keys(placed.reduce(function (m, a) { m[a.energy_source] = 1; return m; }, {})).join(', ') || 'none';
+    chart('chart-frontier', {
+      grid: { left: 64, right: 32, top: 36, bottom: 56 },
+      tooltip: {
+        trigger: 'item',
+        formatter: function (p) {
+          var a = p.data && p.data.arm;
+          if (!a) return '';
+          return a.id + '<br>accuracy ' + fmtPct(a.accuracy_pct) + '<br>J/correct ' + fmtJ(a.joules_per_correct) + ' [' + a.energy_source + ']' +
+            (a.below_floor_count > 0 ? '<br>\u26a0 ' + a.below_floor_count + ' readings below meter floor' : '') +
+            '<br>' + (optimal[a.id] ? 'on the frontier' : 'dominated');
+        },
+      },
+      legend: { data: ['arms', 'Pareto frontier'], top: 4 },
+      xAxis: { type: useLog ? 'log' : 'value', name: 'J / correct [' + sources + ']' + (useLog ? ' (log)' : '') + ' \u2190 better', nameLocation: 'middle', nameGap: 32, scale: true },
+      yAxis: { type: 'value', name: 'accuracy % \u2191', nameLocation: 'middle', nameGap: 44, scale: true, max: function (v) { return Math.min(100, Math.ceil(v.max + 2)); } },
+      series: [
+        { name: 'arms', type: 'scatter', itemStyle: { color: '#2563eb' }, data: placed.map(point), label: { show: true, position: 'right', formatter: function (p) { return p.name; }, fontSize: 11 } },
+        { name: 'Pareto frontier', type: 'line', data: line, symbol: 'none', itemStyle: { color: '#2563eb' }, lineStyle: { type: 'dashed', width: 2, color: '#2563eb' }, silent: true },
+      ],
+    });
+    var unplaced = fr.verdicts.filter(function (v) { return v.excluded; });
+    var note = document.getElementById('frontier-note');
+    if (note) note.textContent = unplaced.length === 0 ? '' : 'Not placed: ' + unplaced.map(function (v) { return v.id + ' (' + v.excluded + ')'; }).join('; ');
+  })();
+
+  // 2. Stage distribution (cases) and energy per stage.
+  (function () {
+    var stages = [];
+    runs.forEach(function (r) { Object.keys(r.report.stage_distribution || {}).forEach(function (s) { if (stages.indexOf(s) < 0) stages.push(s); }); });
+    chart('chart-stages', {
+      grid: { left: 64, right: 24, top: 40, bottom: 40 },
+      tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' } },
+      legend: { top: 4 },
+      xAxis: { type: 'category', data: labels },
+      yAxis: { type: 'value', name: 'cases', nameLocation: 'middle', nameGap: 44 },
+      series: stages.map(function (s) {
+        return { name: s, type: 'bar', stack: 'cases', itemStyle: { color: STAGE_COLOURS[s] }, data: runs.map(function (r) { return (r.report.stage_distribution || {})[s] || 0; }) };
+      }),
+    });
+    var ej = [];
+    runs.forEach(function (r) { stages.forEach(function (s) { var v = (r.report.stage_joules || {})[s]; if (typeof v === 'number') ej.push(v); }); });
+    var ejPos = ej.filter(function (v) { return v > 0; });
+    var logE = ejPos.length === ej.length && ej.length > 1 && Math.max.apply(null, ej) / Math.min.apply(null, ej) > 100;
+    // Stage joules come from the cascade's per-stage cost model (source model) or, without a trace, from the case's own reading.
+    var stageSources = Object.keys(runs.reduce(function (m, r) {
+      var has = stages.some(function (s) { return typeof (r.report.stage_joules || {})[s] === 'number'; });
+      if (has && r.report.energy_source !== 'none') m[r.report.energy_source] = 1;
+      return m;
+    }, {})).join(', ') || 'none';
+    var eMin = logE ? Math.pow(10, Math.floor(Math.log10(Math.min.apply(null, ej)))) : 0;
+    chart('chart-stage-energy', {
+      grid: { left: 72, right: 24, top: 40, bottom: 40 },
+      tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, valueFormatter: function (v) { return fmtJ(v); } },
+      legend: { top: 4 },
+      xAxis: { type: 'category', data: stages },
+      // Bars on a log axis start at 1 unless told: start them (and the axis) at the decade below the smallest value.
+      yAxis: { type: logE ? 'log' : 'value', min: logE ? eMin : undefined, startValue: logE ? eMin : undefined, name: 'J per stage [' + stageSources + ']' + (logE ? ' (log)' : ''), nameLocation: 'middle', nameGap: 56 },
+      series: runs.map(function (r) {
+        return { name: r.label, type: 'bar', data: stages.map(function (s) { var v = (r.report.stage_joules || {})[s]; return v === undefined ? null : v; }) };
+      }),
+    });
+  })();
+
+  // 3. Latency percentiles and TTFT.
+  (function () {
+    // Per-case latencies at full precision when the results are known; else the report's whole-ms figures.
+    var precise = runs.every(function (r) { return r.case_latency_ms; });
+    var keys = [['latency_p50_ms', 'p50', 'p50'], ['latency_p95_ms', 'p95', 'p95'], ['latency_p99_ms', 'p99', 'p99']];
+    var hasTtft = runs.some(function (r) { return r.report.ttft_p50_ms !== null && r.report.ttft_p50_ms !== undefined; });
+    if (hasTtft) keys.push(['ttft_p50_ms', 'TTFT p50'], ['ttft_p95_ms', 'TTFT p95']);
+    chart('chart-latency', {
+      grid: { left: 64, right: 24, top: 40, bottom: 40 },
+      tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, valueFormatter: function (v) { return fmtMs(v); } },
+      legend: { top: 4 },
+      xAxis: { type: 'category', data: keys.map(function (k) { return k[1]; }) },
+      yAxis: { type: 'value', name: precise ? 'ms (nearest-rank over cases)' : 'ms (nearest-rank, whole ms)', nameLocation: 'middle', nameGap: 52 },
+      series: runs.map(function (r) {
+        return { name: r.label, type: 'bar', data: keys.map(function (k) {
+          if (precise && k[2] && k[0].indexOf('ttft') < 0) return r.case_latency_ms[k[2]];
+          var v = r.report[k[0]]; return v === undefined ? null : v;
+        }) };
+      }),
+    });
+  })();
+
+  // 4. Cost, when any run reported it.
+  (function () {
+    var withCost = runs.filter(function (r) { return r.report.total_usd !== null && r.report.total_usd !== undefined; });
+    if (withCost.length === 0) return;
+    chart('chart-cost', {
+      grid: { left: 72, right: 24, top: 40, bottom: 40 },
+      tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, valueFormatter: function (v) { return fmtUsd(v); } },
+      legend: { top: 4 },
+      xAxis: { type: 'category', data: withCost.map(function (r) { return r.label; }) },
+      yAxis: { type: 'value', name: 'USD', nameLocation: 'middle', nameGap: 56 },
+      series: [
+        { name: '$ / correct', type: 'bar', data: withCost.map(function (r) { return r.report.usd_per_correct; }) },
+        { name: 'total $', type: 'bar', data: withCost.map(function (r) { return r.report.total_usd; }) },
+      ],
+    });
+  })();
+
+  // 5. The case table: search, outcome filter, run filter. At most LIMIT rows drawn at once.
+  (function () {
+    var LIMIT = 500;
+    var body = document.getElementById('case-rows');
+    if (!body) return;
+    var search = document.getElementById('case-search');
+    var filter = document.getElementById('case-filter');
+    var runSel = document.getElementById('case-run');
+    var count = document.getElementById('case-count');
+    labels.forEach(function (l) { var o = document.createElement('option'); o.value = l; o.textContent = l; runSel.appendChild(o); });
+    function outcome(c) { return c.error ? 'error' : c.passed === true ? 'correct' : c.passed === false ? 'incorrect' : 'unscored'; }
+    function td(tr, text, cls) { var el = document.createElement('td'); el.textContent = text; if (cls) el.className = cls; tr.appendChild(el); return el; }
+    function draw() {
+      var q = search.value.trim().toLowerCase();
+      var f = filter.value;
+      var rsel = runSel.value;
+      var shown = M.cases.filter(function (c) {
+        if (rsel !== 'all' && c.run !== rsel) return false;
+        if (f === 'below-floor' ? !c.below_floor : f !== 'all' && outcome(c) !== f) return false;
+        if (!q) return true;
+        return [c.id, c.dataset, c.stage || '', c.response || '', c.expected || '', c.error || ''].join('\u0001').toLowerCase().indexOf(q) >= 0;
+      });
+      while (body.firstChild) body.removeChild(body.firstChild);
+      shown.slice(0, LIMIT).forEach(function (c) {
+        var tr = document.createElement('tr');
+        tr.className = 'case ' + outcome(c);
+        if (labels.length > 1) td(tr, c.run);
+        td(tr, c.id, 'mono');
+        td(tr, c.dataset);
+        td(tr, String(c.pass), 'num');
+        td(tr, c.stage || '\u2014');
+        td(tr, outcome(c), 'outcome');
+        td(tr, fmtJ(c.joules) + ' [' + c.source + ']' + (c.below_floor ? ' \u26a0 below floor' : ''), 'num' + (c.below_floor ? ' warn' : ''));
+        td(tr, fmtMs(c.latency_ms), 'num');
+        td(tr, c.ttft_ms === null ? '\u2014' : fmtMs(c.ttft_ms), 'num');
+        td(tr, c.cost_usd === null ? '\u2014' : fmtUsd(c.cost_usd), 'num');
+        td(tr, c.expected === null ? '(unscored)' : c.expected, 'text');
+        td(tr, c.error ? c.error : c.response === null ? '' : c.response, 'text');
+        body.appendChild(tr);
+      });
+      count.textContent = shown.length + ' of ' + M.cases.length + ' cases' + (shown.length > LIMIT ? ' (first ' + LIMIT + ' shown)' : '') +
+        (M.cases_omitted > 0 ? '; ' + M.cases_omitted + ' more left out of this file' : '');
+      count.setAttribute('data-shown', String(shown.length));
+    }
+    if (labels.length <= 1) { var h = document.getElementById('case-run-head'); if (h) h.remove(); }
+    search.addEventListener('input', draw);
+    filter.addEventListener('change', draw);
+    runSel.addEventListener('change', draw);
+    draw();
+  })();
+
+  document.body.setAttribute('data-ready', '1');
+})();
+`;

@@ -1,0 +1,179 @@
+import type { BenchReport } from '../../core/aggregate.js';
+import { fmtJoules, fmtMs, fmtPct, fmtUsd } from '../format.js';
+import { CLIENT_SCRIPT } from './client.js';
+import type { HtmlModel } from './model.js';
+
+/** HTML-escapes text for element content and attribute values. */
+export function esc(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+/** Makes text safe inside a <script> element: no `</script`, no `<!--`. */
+function scriptSafe(s: string): string {
+  return s.replace(/<\/(script)/gi, '<\\/$1').replace(/<!--/g, '<\\!--');
+}
+
+/**
+ * The report page: static HTML for everything that is text (headline numbers, receipt), so it reads even
+ * with scripts off; ECharts and the page script inlined for the charts and the case table. No network.
+ */
+export function renderHtmlPage(model: HtmlModel, echartsSource: string): string {
+  const title = model.runs.length === 1 ? `joulebench · ${model.runs[0]!.label}` : `joulebench · ${model.runs.length} runs`;
+  const anyCost = model.runs.some((r) => r.report.total_usd !== null && r.report.total_usd !== undefined);
+  const data = JSON.stringify(model).replace(/</g, '\\u003c');
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
+<title>${esc(title)}</title>
+<style>${CSS}</style>
+</head>
+<body>
+<header>
+  <h1>${esc(title)}</h1>
+  <p class="sub">What it cost, in joules, dollars and milliseconds, to get a correct answer. Generated ${esc(model.generated_utc)} (UTC).
+  Every energy figure carries its source label in brackets; <span class="warn">⚠</span> marks readings below the meter's floor (noise-dominated).</p>
+</header>
+<main>
+<section id="headline">
+  <h2>Headline</h2>
+  ${headlineTable(model)}
+</section>
+<section id="frontier">
+  <h2>Accuracy against joules per correct answer</h2>
+  <p class="sub">Each point is an arm (a run, target or solver). Blue points lie on the Pareto frontier (no other arm is both at least as accurate and at least as cheap, and better in one); grey points are dominated.</p>
+  <div class="chart" id="chart-frontier" data-chart="frontier"></div>
+  <p class="note" id="frontier-note"></p>
+</section>
+<section id="stages" class="pair">
+  <div><h2>Stage distribution</h2><div class="chart" id="chart-stages" data-chart="stages"></div></div>
+  <div><h2>Energy per stage</h2><div class="chart" id="chart-stage-energy" data-chart="stage-energy"></div></div>
+</section>
+<section id="latency" class="pair">
+  <div><h2>Latency${model.runs.some((r) => r.report.ttft_p50_ms != null) ? ' and TTFT' : ''}</h2><div class="chart" id="chart-latency" data-chart="latency"></div></div>
+  <div><h2>Cost</h2>${anyCost ? '<div class="chart" id="chart-cost" data-chart="cost"></div>' : '<p class="note empty">No run reported a cost (no usage or no price): cost is n/a, not $0.</p>'}</div>
+</section>
+<section id="cases">
+  <h2>Cases</h2>
+  <div class="controls">
+    <input id="case-search" type="search" placeholder="search id, dataset, stage, answer…" aria-label="search cases">
+    <select id="case-filter" aria-label="filter by outcome">
+      <option value="all">all outcomes</option><option value="correct">correct</option><option value="incorrect">incorrect</option>
+      <option value="unscored">unscored</option><option value="error">errors</option><option value="below-floor">below meter floor</option>
+    </select>
+    <select id="case-run" aria-label="filter by run"><option value="all">all runs</option></select>
+    <span id="case-count" class="sub"></span>
+  </div>
+  ${model.runs.every((r) => !r.has_cases) ? '<p class="note empty">No per-case results were found next to these reports (pass the .results.jsonl file to see cases).</p>' : ''}
+  <div class="scroll"><table class="cases">
+    <thead><tr>${model.runs.length > 1 ? '<th id="case-run-head">run</th>' : ''}<th>case</th><th>dataset</th><th>pass</th><th>stage</th><th>outcome</th><th>energy</th><th>latency</th><th>TTFT</th><th>cost</th><th>expected</th><th>answer</th></tr></thead>
+    <tbody id="case-rows"></tbody>
+  </table></div>
+</section>
+<section id="receipt">
+  <h2>Receipt</h2>
+  ${model.runs.map(receiptBlock).join('\n')}
+</section>
+</main>
+<script type="application/json" id="jb-data">${data}</script>
+<script>${scriptSafe(echartsSource)}</script>
+<script>${scriptSafe(CLIENT_SCRIPT)}</script>
+</body>
+</html>
+`;
+}
+
+function energyCell(j: number | null, r: BenchReport): string {
+  const floor = r.below_floor_count > 0 ? ` <span class="warn" title="readings below the meter's floor">⚠ ${r.below_floor_count} below floor</span>` : '';
+  return `${esc(fmtJoules(j))} <span class="src">[${esc(r.energy_source)}]</span>${floor}`;
+}
+
+function headlineTable(model: HtmlModel): string {
+  const optimal = new Set(model.frontier.frontiers.energy.frontier);
+  const rows = model.runs.map(({ label, report: r }) => {
+    const ttft = r.ttft_p50_ms != null ? `${r.ttft_p50_ms} / ${r.ttft_p95_ms} ms` : '—';
+    return `<tr>
+      <td>${esc(label)}${optimal.has(label) ? ' <span class="badge" title="on the accuracy vs J/correct frontier">frontier</span>' : ''}<div class="sub">${esc(r.suite?.name ?? '?')} · ${esc(r.target ?? '?')}</div></td>
+      <td class="num big">${esc(fmtPct(r.accuracy_pct))}<div class="sub">${r.correct_count ?? '?'}/${r.scored_count ?? '?'} correct</div></td>
+      <td class="num big">${energyCell(r.joules_per_correct, r)}</td>
+      <td class="num">${energyCell(r.total_joules, r)}</td>
+      <td class="num">${esc(fmtUsd(r.usd_per_correct ?? null))}<div class="sub">total ${esc(fmtUsd(r.total_usd ?? null))}</div></td>
+      <td class="num">${esc(`${fmtMs(r.latency_p50_ms)} / ${fmtMs(r.latency_p95_ms)} / ${fmtMs(r.latency_p99_ms)}`)}</td>
+      <td class="num">${esc(ttft)}</td>
+      <td class="num">${r.case_count}${r.error_count ? ` <span class="err">${r.error_count} errors</span>` : ''}</td>
+    </tr>`;
+  });
+  return `<table class="headline"><thead><tr><th>run</th><th>accuracy</th><th>J / correct</th><th>total energy</th><th>$ / correct</th><th>latency p50 / p95 / p99</th><th>TTFT p50 / p95</th><th>cases</th></tr></thead>
+  <tbody>${rows.join('')}</tbody></table>`;
+}
+
+function receiptBlock(run: HtmlModel['runs'][number]): string {
+  const r = run.report;
+  const rc = run.receipt ?? {};
+  const host = (rc.host ?? {}) as Record<string, unknown>;
+  const facts: [string, string][] = [
+    ['source', run.origin],
+    ['suite', `${r.suite?.name ?? '?'} ${r.suite?.version ?? ''}`],
+    ['suite digest', r.suite?.digest ?? 'n/a'],
+    ['config digest', typeof rc.config_digest === 'string' ? rc.config_digest : 'n/a'],
+    ['target', r.target ?? '?'],
+    ['meter', `${r.meter ?? '?'} (energy source ${r.energy_source})`],
+    ['passes', `${r.warmup} warmup (not scored), ${r.repeats} scored`],
+    ['started (UTC)', String(rc.started_utc ?? 'n/a')],
+    ['finished (UTC)', String(rc.finished_utc ?? 'n/a')],
+    ['joulebench', String(rc.joulebench_version ?? 'n/a')],
+    ['node', String(rc.node_version ?? 'n/a')],
+    ['host', `${String(host.hostname ?? 'n/a')} · ${String(host.platform ?? '')} ${String(host.arch ?? '')} · ${String(host.cpu_model ?? 'cpu n/a')} × ${String(host.cores ?? '?')}`],
+  ];
+  return `<details ${run.receipt ? '' : 'class="noreceipt"'}><summary>${esc(run.label)}${run.receipt ? '' : ' — no receipt found; report facts only'}</summary>
+  <dl>${facts.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('')}</dl>
+  ${run.receipt ? `<pre>${esc(JSON.stringify(run.receipt, null, 2))}</pre>` : ''}
+  </details>`;
+}
+
+const CSS = `
+:root { --fg:#111827; --muted:#6b7280; --line:#e5e7eb; --bg:#f9fafb; --card:#fff; --accent:#2563eb; --warn:#b45309; --err:#b91c1c; }
+* { box-sizing: border-box; }
+body { margin:0; font:14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color:var(--fg); background:var(--bg); }
+header { padding:20px 32px 8px; }
+h1 { margin:0 0 4px; font-size:22px; }
+h2 { font-size:16px; margin:0 0 8px; }
+main { padding:0 32px 32px; display:grid; grid-template-columns:minmax(0, 1fr); gap:16px; }
+section { background:var(--card); border:1px solid var(--line); border-radius:8px; padding:16px; min-width:0; overflow-x:auto; }
+section.pair > div { min-width:0; }
+section.pair { display:grid; grid-template-columns:1fr 1fr; gap:16px; }
+@media (max-width: 900px) { section.pair { grid-template-columns:1fr; } }
+.chart { width:100%; height:340px; }
+#chart-frontier { height:400px; }
+.sub { color:var(--muted); font-size:12px; }
+.note { color:var(--muted); font-size:12px; margin:4px 0 0; }
+.note.empty { padding:24px 0; }
+.src { color:var(--muted); font-size:12px; }
+.warn { color:var(--warn); }
+.err { color:var(--err); }
+.badge { background:#dbeafe; color:#1e40af; border-radius:4px; padding:1px 6px; font-size:11px; }
+table { border-collapse:collapse; width:100%; }
+th, td { border-bottom:1px solid var(--line); padding:6px 8px; text-align:left; vertical-align:top; }
+th { font-size:12px; color:var(--muted); font-weight:600; }
+td.num { text-align:right; white-space:nowrap; font-variant-numeric:tabular-nums; }
+td.big { font-size:16px; font-weight:600; }
+td.mono { font-family:ui-monospace, monospace; font-size:12px; white-space:nowrap; }
+td.text { max-width:320px; overflow:hidden; text-overflow:ellipsis; white-space:nowrap; font-size:12px; }
+td.warn { color:var(--warn); }
+tr.case.correct td.outcome { color:#047857; }
+tr.case.incorrect td.outcome { color:var(--err); }
+tr.case.error td.outcome { color:var(--err); font-weight:600; }
+tr.case.unscored td.outcome { color:var(--muted); }
+.controls { display:flex; gap:8px; align-items:center; margin-bottom:8px; flex-wrap:wrap; }
+.controls input { flex:1; min-width:220px; padding:6px 8px; border:1px solid var(--line); border-radius:6px; }
+.controls select { padding:6px; border:1px solid var(--line); border-radius:6px; background:#fff; }
+.scroll { max-height:520px; overflow:auto; }
+details { border-top:1px solid var(--line); padding:8px 0; }
+summary { cursor:pointer; font-weight:600; }
+dl { display:grid; grid-template-columns:max-content 1fr; gap:2px 16px; margin:8px 0; }
+dt { color:var(--muted); }
+dd { margin:0; font-family:ui-monospace, monospace; font-size:12px; word-break:break-all; }
+pre { background:var(--bg); padding:8px; border-radius:6px; max-height:240px; overflow:auto; font-size:11px; }
+`;
