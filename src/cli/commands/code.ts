@@ -1,0 +1,136 @@
+import { Command, Option } from 'commander';
+import { chooseCodeMeter } from '../../code/energy.js';
+import { scrubEnv } from '../../code/env.js';
+import type { Datapoint } from '../../code/oracle.js';
+import { readCodeResults } from '../../code/results.js';
+import { runCodeSuite } from '../../code/run.js';
+import { resolveSandbox, SANDBOX_MODES, type SandboxMode } from '../../code/sandbox.js';
+import { createSolvers, splitSolverList } from '../../code/solvers/registry.js';
+import { BUNDLED_CODE_SUITES, loadCodeSuite } from '../../code/task.js';
+import { prettyJson } from '../../core/canonical.js';
+import { JoulebenchError } from '../../core/errors.js';
+import { buildReceipt } from '../../report/receipt.js';
+import { renderCodeTable } from '../../report/code-table.js';
+import { writeFileEnsured, type CliIO } from '../io.js';
+import { intAtLeast } from '../options.js';
+
+export interface CodeFlags {
+  suite: string;
+  solvers: string;
+  tasks?: string;
+  rollouts: number;
+  out?: string;
+  report?: string;
+  sandbox: SandboxMode;
+  allowWrite: string[];
+  meter?: string;
+  idleMs: number;
+  timeout?: number;
+  keep?: boolean;
+  passEnv: string[];
+  quiet?: boolean;
+}
+
+function collect(value: string, prev: string[]): string[] {
+  return [...prev, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
+}
+
+function positiveSeconds(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new JoulebenchError('E_USAGE', `--timeout: must be a number of seconds > 0, got "${value}"`);
+  return n;
+}
+
+export function codeCommand(io: CliIO): Command {
+  return new Command('code')
+    .description('coding agents graded by a test oracle: resolution, joules and dollars per resolved task, and their Pareto frontier')
+    .option('-s, --suite <name|dir>', `bundled suite (${BUNDLED_CODE_SUITES.join(', ')}) or a folder of tasks`, 'smoke')
+    .option(
+      '--solvers <list>',
+      'comma-separated: reference, noop, claude, gemini, codex, aider, cmd:<template> ({prompt} {workdir} {task} are substituted, quoted); label=… names one',
+      'reference,noop',
+    )
+    .option('--tasks <list>', 'only these tasks (comma-separated names)')
+    .option('-n, --rollouts <n>', 'attempts per task and solver; best-of-N (resolved if any resolves; energy, time and $ summed)', intAtLeast(1), 1)
+    .option('-o, --out <file>', 'write the results JSON here (default: stdout, with the table on stderr)')
+    .option('--report <file>', 'print the frontier table of a results JSON and exit')
+    .addOption(new Option('--sandbox <mode>', 'bwrap: bubblewrap (root read-only, workdir writable); none: no confinement; auto: bwrap when it works').choices([...SANDBOX_MODES]).default('auto'))
+    .option('--allow-write <path>', 'also writable inside the bwrap sandbox (repeatable; e.g. an agent\'s config folder)', collect, [])
+    .option('-m, --meter <name>', 'energy meter (default: the first measuring meter that reads here, else none: joules null)')
+    .option('--idle-ms <n>', 'idle calibration before the run, ms; net = gross − idle W × wall (0: gross only)', intAtLeast(0), 1000)
+    .option('--timeout <s>', "each solver run's limit in seconds (overrides the tasks' timeout_s)", positiveSeconds)
+    .option('--keep', 'keep each workdir (paths in the results) instead of removing it')
+    .option('--pass-env <names>', 'pass these environment variables to solvers although they look like secrets (comma-separated, repeatable)', collect, [])
+    .option('-q, --quiet', 'no progress lines and no table')
+    .action(async (flags: CodeFlags) => {
+      if (flags.report) {
+        io.out(renderCodeTable(readCodeResults(flags.report)));
+        return;
+      }
+      await codeAction(flags, io);
+    });
+}
+
+export async function codeAction(flags: CodeFlags, io: CliIO): Promise<void> {
+  const started = new Date();
+  const only = flags.tasks?.split(',').map((s) => s.trim()).filter(Boolean);
+  const suite = loadCodeSuite(flags.suite, only);
+  const solvers = createSolvers(splitSolverList(flags.solvers));
+  const sandbox = resolveSandbox(flags.sandbox, { writable: flags.allowWrite });
+  const { env, scrubbed } = scrubEnv(process.env, flags.passEnv);
+  const chosen = await chooseCodeMeter(flags.meter);
+  if (!flags.quiet) {
+    io.err(
+      `joulebench code · ${suite.tasks.length} tasks × ${solvers.length} solvers × ${flags.rollouts} rollouts · sandbox ${sandbox.kind} · meter ${chosen.meter.id}` +
+        (chosen.meter.id === 'none' ? ' (joules null: no measuring meter reads here)' : '') +
+        '\n',
+    );
+  }
+  let results;
+  try {
+    results = await runCodeSuite({
+      suite,
+      solvers,
+      rollouts: flags.rollouts,
+      meter: chosen.meter,
+      sandbox,
+      env,
+      scrubbed_env: scrubbed,
+      ...(flags.timeout !== undefined ? { timeout_s: flags.timeout } : {}),
+      keep: flags.keep ?? false,
+      idle_ms: flags.idleMs,
+      onDatapoint: flags.quiet ? undefined : (d, p) => io.err(progressLine(d, p)),
+    });
+  } finally {
+    await chosen.meter.close?.();
+  }
+  results.receipt = buildReceipt({
+    started,
+    finished: new Date(),
+    argv: process.argv.slice(2),
+    extra: { meter_probe: chosen.probe, meters_tried: chosen.tried },
+  });
+  const json = prettyJson(results);
+  if (flags.out) {
+    writeFileEnsured(flags.out, json);
+    if (!flags.quiet) io.out(renderCodeTable(results));
+    if (!flags.quiet) io.err(`results ${flags.out}\n`);
+  } else {
+    io.out(json);
+    if (!flags.quiet) io.err(renderCodeTable(results));
+  }
+  if (results.datapoints.length > 0 && results.datapoints.every((d) => !d.valid)) {
+    throw new JoulebenchError('E_RUN', `every datapoint is invalid: no task's tests fail before a solver runs (${results.datapoints[0]?.invalid_reason ?? ''})`);
+  }
+}
+
+function progressLine(d: Datapoint, p: { done: number; total: number }): string {
+  const verdict = !d.valid ? `invalid: ${d.invalid_reason}` : d.resolved ? 'resolved' : d.escapes.length > 0 ? 'FAILED: changed files outside its workdir' : 'not resolved';
+  const wall = d.solver_run ? ` · ${Math.round(d.solver_run.wall_ms)} ms` : '';
+  const extra = [
+    d.solver_run?.timed_out ? 'timed out' : '',
+    d.tests_modified.length > 0 ? 'edited tests (restored)' : '',
+    d.solver_run?.error ? `error: ${d.solver_run.error}` : '',
+  ].filter(Boolean);
+  return `[${p.done}/${p.total}] ${d.task} · ${d.solver} #${d.rollout}: ${verdict}${wall}${extra.length ? ` (${extra.join(', ')})` : ''}\n`;
+}

@@ -1,0 +1,71 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { JoulebenchError } from '../core/errors.js';
+import { summarizeSolvers, type SolverSummary } from './aggregate.js';
+import type { IdleCalibration } from './energy.js';
+import type { Datapoint } from './oracle.js';
+
+/** The results JSON of `joulebench code`: every datapoint, and per-solver aggregates with frontier marks. */
+export interface CodeResults {
+  format: 'joulebench-code-results/1';
+  suite: { name: string; source: string; digest: string; tasks: string[] };
+  config: {
+    solvers: ({ id: string } & Record<string, unknown>)[];
+    rollouts: number;
+    sandbox: Record<string, unknown>;
+    meter: { id: string; source: string; floor_ms: number } & Record<string, unknown>;
+    idle: IdleCalibration | null;
+    timeout_s: number | null;
+    default_timeout_s: number;
+    scrubbed_env: string[];
+  };
+  solvers: SolverSummary[];
+  datapoints: Datapoint[];
+  /** Volatile facts (host, UTC times, versions), added by the CLI. */
+  receipt?: Record<string, unknown>;
+}
+
+/** Just enough shape to rebuild the aggregates; extra fields pass through. */
+const resultsSchema = z.looseObject({
+  format: z.literal('joulebench-code-results/1'),
+  suite: z.looseObject({ name: z.string(), tasks: z.array(z.string()) }),
+  config: z.looseObject({ solvers: z.array(z.looseObject({ id: z.string() })), rollouts: z.number().int().positive() }),
+  datapoints: z.array(
+    z.looseObject({
+      task: z.string(),
+      solver: z.string(),
+      rollout: z.number().int().nonnegative(),
+      valid: z.boolean(),
+      resolved: z.boolean(),
+      joules: z.number().nullable(),
+      net_joules: z.number().nullable(),
+      cost_usd: z.number().nullable(),
+      below_floor: z.boolean(),
+      escapes: z.array(z.string()),
+      tests_modified: z.array(z.string()),
+    }),
+  ),
+});
+
+/**
+ * Reads a results file and recomputes its aggregates from the datapoints, so a report always agrees
+ * with what was recorded.
+ */
+export function readCodeResults(path: string): CodeResults {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    throw new JoulebenchError('E_RESULTS', `${path}: ${err.code === 'ENOENT' ? 'no such file' : `not valid JSON (${err.message})`}`);
+  }
+  const parsed = resultsSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const key = issue?.path.map(String).join('.') || '(top level)';
+    throw new JoulebenchError('E_RESULTS', `${path}: ${key}: ${issue?.message ?? 'not a joulebench code results file'}`);
+  }
+  const results = parsed.data as unknown as CodeResults;
+  results.solvers = summarizeSolvers(results.datapoints, results.config.solvers.map((s) => s.id));
+  return results;
+}
