@@ -1,5 +1,5 @@
 import { STAGE_IDS, type CaseResult, type EnergySource } from './types.js';
-import { nearestRank, round, sumNullable } from './stats.js';
+import { nearestRankSorted, round } from './stats.js';
 
 /** What a report is about; part of the deterministic report (no timestamps, no host). */
 export interface ReportContext {
@@ -64,89 +64,140 @@ export interface BenchReport {
   repeats: number;
 }
 
-/**
- * Rolls the scored results of a run up into a report. Pure: the same results in the same order give
- * the same report. Warmup results are ignored here whatever the caller passes.
- */
-export function aggregate(all: readonly CaseResult[], ctx: ReportContext): BenchReport {
-  const results = all.filter((r) => r.phase === 'scored');
-  const scored = results.filter((r) => r.passed !== null);
-  const correct = scored.filter((r) => r.passed === true);
-  const weightedCorrect = correct.reduce((s, r) => s + r.weight, 0);
-
-  const totalJoules = sumNullable(results.map((r) => r.joules));
-  const latencies = results.filter((r) => r.error === null).map((r) => Math.floor(r.latency_ms));
-  const ttfts = results.map((r) => r.ttft_ms).filter((v): v is number => v !== null);
-
-  const stageDistribution: Record<string, number> = Object.fromEntries(STAGE_IDS.map((s) => [s, 0]));
-  const stageJoules: Record<string, number | null> = Object.fromEntries(STAGE_IDS.map((s) => [s, null]));
-  for (const r of results) {
-    if (r.stage !== null) stageDistribution[r.stage] = (stageDistribution[r.stage] ?? 0) + 1;
-    if (r.trace) {
-      for (const t of r.trace) {
-        if (t.energy_uj !== null) stageJoules[t.stage] = (stageJoules[t.stage] ?? 0) + t.energy_uj / 1e6;
-      }
-    } else if (r.stage !== null && r.joules !== null) {
-      stageJoules[r.stage] = (stageJoules[r.stage] ?? 0) + r.joules;
+/** Running totals over one slice of results (the whole run, or one dataset). */
+class Tally {
+  case_count = 0;
+  scored = 0;
+  correct = 0;
+  weightedCorrect = 0;
+  joules = 0;
+  joulesKnown = false;
+  add(r: CaseResult): void {
+    this.case_count++;
+    if (r.passed !== null) this.scored++;
+    if (r.passed === true) {
+      this.correct++;
+      this.weightedCorrect += r.weight;
+    }
+    if (r.joules !== null) {
+      this.joules += r.joules;
+      this.joulesKnown = true;
     }
   }
-
-  const sources: Record<string, number> = {};
-  for (const r of results) if (r.joules !== null) sources[r.energy_source] = (sources[r.energy_source] ?? 0) + 1;
-  const sourceNames = Object.keys(sources);
-  const energySource: EnergySource =
-    sourceNames.length === 0 ? 'none' : sourceNames.length === 1 ? (sourceNames[0] as EnergySource) : 'mixed';
-
-  const totalUsd = sumNullable(results.map((r) => r.cost_usd));
-  const datasets = [...new Set(results.map((r) => r.dataset))].sort();
-
-  return {
-    case_count: results.length,
-    total_joules: roundOrNull(totalJoules),
-    joules_per_correct: perCorrect(totalJoules, weightedCorrect),
-    accuracy_pct: pct(correct.length, scored.length),
-    latency_p50_ms: nearestRank(latencies, 50),
-    latency_p95_ms: nearestRank(latencies, 95),
-    latency_p99_ms: nearestRank(latencies, 99),
-    stage_distribution: sortedStages(stageDistribution),
-    format: 'joulebench-report/1',
-    correct_count: correct.length,
-    scored_count: scored.length,
-    weighted_correct: round(weightedCorrect),
-    error_count: results.filter((r) => r.error !== null).length,
-    energy_source: energySource,
-    energy_sources: sortKeysShallow(sources),
-    below_floor_count: results.filter((r) => r.below_floor).length,
-    stage_joules: mapValues(sortedStages(stageJoules), roundOrNull),
-    total_usd: roundOrNull(totalUsd, 9),
-    usd_per_correct: totalUsd === null || weightedCorrect === 0 ? null : round(totalUsd / weightedCorrect, 9),
-    prompt_tokens: sumNullable(results.map((r) => r.prompt_tokens)),
-    completion_tokens: sumNullable(results.map((r) => r.completion_tokens)),
-    ttft_p50_ms: roundOrNull(nearestRank(ttfts, 50), 3),
-    ttft_p95_ms: roundOrNull(nearestRank(ttfts, 95), 3),
-    retry_count: results.reduce((s, r) => s + Math.max(0, r.attempts - 1), 0),
-    retry_overhead_ms: round(results.reduce((s, r) => s + r.retry_overhead_ms, 0), 3),
-    by_dataset: Object.fromEntries(datasets.map((d) => [d, summarise(results.filter((r) => r.dataset === d))])),
-    suite: ctx.suite,
-    target: ctx.target,
-    meter: ctx.meter,
-    warmup: ctx.warmup,
-    repeats: ctx.repeats,
-  };
+  get totalJoules(): number | null {
+    return this.joulesKnown ? this.joules : null;
+  }
+  summary(): DatasetSummary {
+    return {
+      case_count: this.case_count,
+      scored_count: this.scored,
+      correct_count: this.correct,
+      accuracy_pct: pct(this.correct, this.scored),
+      total_joules: roundOrNull(this.totalJoules),
+      joules_per_correct: perCorrect(this.totalJoules, this.weightedCorrect),
+    };
+  }
 }
 
-function summarise(results: readonly CaseResult[]): DatasetSummary {
-  const scored = results.filter((r) => r.passed !== null);
-  const correct = scored.filter((r) => r.passed === true);
-  const total = sumNullable(results.map((r) => r.joules));
-  return {
-    case_count: results.length,
-    scored_count: scored.length,
-    correct_count: correct.length,
-    accuracy_pct: pct(correct.length, scored.length),
-    total_joules: roundOrNull(total),
-    joules_per_correct: perCorrect(total, correct.reduce((s, r) => s + r.weight, 0)),
-  };
+/**
+ * Rolls results up into a report as they arrive, so a long run need not keep every result in
+ * memory. Pure: the same results in the same order give the same report. Warmup results are ignored.
+ */
+export class Aggregator {
+  private readonly total = new Tally();
+  private readonly byDataset = new Map<string, Tally>();
+  private readonly latencies: number[] = [];
+  private readonly ttfts: number[] = [];
+  private readonly stageDistribution: Record<string, number> = Object.fromEntries(STAGE_IDS.map((s) => [s, 0]));
+  private readonly stageJoules: Record<string, number | null> = Object.fromEntries(STAGE_IDS.map((s) => [s, null]));
+  private readonly sources: Record<string, number> = {};
+  private usd = 0;
+  private usdKnown = false;
+  private promptTokens: number | null = null;
+  private completionTokens: number | null = null;
+  private errors = 0;
+  private belowFloor = 0;
+  private retries = 0;
+  private retryOverhead = 0;
+
+  add(r: CaseResult): void {
+    if (r.phase !== 'scored') return;
+    this.total.add(r);
+    let ds = this.byDataset.get(r.dataset);
+    if (!ds) this.byDataset.set(r.dataset, (ds = new Tally()));
+    ds.add(r);
+    if (r.error === null) this.latencies.push(Math.floor(r.latency_ms));
+    else this.errors++;
+    if (r.ttft_ms !== null) this.ttfts.push(r.ttft_ms);
+    if (r.stage !== null) this.stageDistribution[r.stage] = (this.stageDistribution[r.stage] ?? 0) + 1;
+    if (r.trace) {
+      for (const t of r.trace) {
+        if (t.energy_uj !== null) this.stageJoules[t.stage] = (this.stageJoules[t.stage] ?? 0) + t.energy_uj / 1e6;
+      }
+    } else if (r.stage !== null && r.joules !== null) {
+      this.stageJoules[r.stage] = (this.stageJoules[r.stage] ?? 0) + r.joules;
+    }
+    if (r.joules !== null) this.sources[r.energy_source] = (this.sources[r.energy_source] ?? 0) + 1;
+    if (r.cost_usd !== null) {
+      this.usd += r.cost_usd;
+      this.usdKnown = true;
+    }
+    if (r.prompt_tokens !== null) this.promptTokens = (this.promptTokens ?? 0) + r.prompt_tokens;
+    if (r.completion_tokens !== null) this.completionTokens = (this.completionTokens ?? 0) + r.completion_tokens;
+    if (r.below_floor) this.belowFloor++;
+    this.retries += Math.max(0, r.attempts - 1);
+    this.retryOverhead += r.retry_overhead_ms;
+  }
+
+  report(ctx: ReportContext): BenchReport {
+    const { total } = this;
+    const sourceNames = Object.keys(this.sources);
+    const energySource: EnergySource =
+      sourceNames.length === 0 ? 'none' : sourceNames.length === 1 ? (sourceNames[0] as EnergySource) : 'mixed';
+    const totalUsd = this.usdKnown ? this.usd : null;
+    const latencies = [...this.latencies].sort((a, b) => a - b);
+    const ttfts = [...this.ttfts].sort((a, b) => a - b);
+    return {
+      case_count: total.case_count,
+      total_joules: roundOrNull(total.totalJoules),
+      joules_per_correct: perCorrect(total.totalJoules, total.weightedCorrect),
+      accuracy_pct: pct(total.correct, total.scored),
+      latency_p50_ms: nearestRankSorted(latencies, 50),
+      latency_p95_ms: nearestRankSorted(latencies, 95),
+      latency_p99_ms: nearestRankSorted(latencies, 99),
+      stage_distribution: sortedStages(this.stageDistribution),
+      format: 'joulebench-report/1',
+      correct_count: total.correct,
+      scored_count: total.scored,
+      weighted_correct: round(total.weightedCorrect),
+      error_count: this.errors,
+      energy_source: energySource,
+      energy_sources: sortKeysShallow(this.sources),
+      below_floor_count: this.belowFloor,
+      stage_joules: mapValues(sortedStages(this.stageJoules), (v) => roundOrNull(v)),
+      total_usd: roundOrNull(totalUsd, 9),
+      usd_per_correct: totalUsd === null || total.weightedCorrect === 0 ? null : round(totalUsd / total.weightedCorrect, 9),
+      prompt_tokens: this.promptTokens,
+      completion_tokens: this.completionTokens,
+      ttft_p50_ms: roundOrNull(nearestRankSorted(ttfts, 50), 3),
+      ttft_p95_ms: roundOrNull(nearestRankSorted(ttfts, 95), 3),
+      retry_count: this.retries,
+      retry_overhead_ms: round(this.retryOverhead, 3),
+      by_dataset: Object.fromEntries([...this.byDataset.keys()].sort().map((d) => [d, this.byDataset.get(d)!.summary()])),
+      suite: ctx.suite,
+      target: ctx.target,
+      meter: ctx.meter,
+      warmup: ctx.warmup,
+      repeats: ctx.repeats,
+    };
+  }
+}
+
+/** Rolls the scored results of a run up into a report (see `Aggregator`). Pure. */
+export function aggregate(all: readonly CaseResult[], ctx: ReportContext): BenchReport {
+  const agg = new Aggregator();
+  for (const r of all) agg.add(r);
+  return agg.report(ctx);
 }
 
 function pct(n: number, d: number): number | null {

@@ -1,24 +1,37 @@
 import { createHash } from 'node:crypto';
 
 /**
- * Canonical JSON: object keys sorted, no whitespace, `undefined` dropped. Used for digests, so that
- * the same description always hashes the same.
+ * Canonical JSON: object keys sorted, no whitespace, `undefined` members dropped (as JSON.stringify
+ * does). Used for digests, so the same description always hashes the same. Written as one direct
+ * pass because suite digests cover every case (100,000 in the benchmark).
  */
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value));
+  return write(value) ?? 'null';
 }
 
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const k of Object.keys(value).sort()) {
-      const v = (value as Record<string, unknown>)[k];
-      if (v !== undefined) out[k] = sortKeys(v);
+function write(value: unknown): string | undefined {
+  if (value === null) return 'null';
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'number':
+      return Number.isFinite(value) ? String(value) : 'null';
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object': {
+      if (Array.isArray(value)) return '[' + value.map((v) => write(v) ?? 'null').join(',') + ']';
+      const obj = value as Record<string, unknown>;
+      if (typeof (obj as { toJSON?: unknown }).toJSON === 'function') return write((obj as { toJSON(): unknown }).toJSON());
+      const parts: string[] = [];
+      for (const k of Object.keys(obj).sort()) {
+        const v = write(obj[k]);
+        if (v !== undefined) parts.push(JSON.stringify(k) + ':' + v);
+      }
+      return '{' + parts.join(',') + '}';
     }
-    return out;
+    default:
+      return undefined; // undefined, functions, symbols: dropped like JSON.stringify
   }
-  return value;
 }
 
 /** `sha256:` + hex sha256 of the canonical JSON of `value`. */

@@ -6,7 +6,16 @@
 export function nearestRank(values: readonly number[], p: number): number | null {
   if (values.length === 0) return null;
   if (!(p > 0 && p <= 100)) throw new RangeError(`percentile must be in (0, 100], got ${p}`);
-  const sorted = [...values].sort((a, b) => a - b);
+  return nearestRankSorted(
+    [...values].sort((a, b) => a - b),
+    p,
+  );
+}
+
+/** `nearestRank` over values already sorted ascending (no copy, no sort). */
+export function nearestRankSorted(sorted: readonly number[], p: number): number | null {
+  if (sorted.length === 0) return null;
+  if (!(p > 0 && p <= 100)) throw new RangeError(`percentile must be in (0, 100], got ${p}`);
   // Rank n = ceil(p/100 × N), 1-based. The epsilon guards 0.95*20 = 19.000000000000004.
   const rank = Math.max(1, Math.ceil((p / 100) * sorted.length - 1e-9));
   return sorted[rank - 1] ?? null;

@@ -28,8 +28,8 @@ export function fmtSigned(v: number | null, unit: string, digits = 2): string {
   return `${v > 0 ? '+' : ''}${v.toFixed(digits)}${unit}`;
 }
 
-/** Left-aligns the first column and right-aligns the rest. */
-export function table(rows: string[][], indent = '  '): string {
+/** Aligns columns: by default the first left and the rest right; `align` overrides per column. */
+export function table(rows: string[][], align: readonly ('l' | 'r')[] = [], indent = '  '): string {
   const widths: number[] = [];
   for (const r of rows) r.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, visibleLength(cell))));
   return rows
@@ -39,7 +39,7 @@ export function table(rows: string[][], indent = '  '): string {
         r
           .map((cell, i) => {
             const pad = ' '.repeat((widths[i] ?? 0) - visibleLength(cell));
-            return i === 0 ? cell + pad : pad + cell;
+            return (align[i] ?? (i === 0 ? 'l' : 'r')) === 'l' ? cell + pad : pad + cell;
           })
           .join('  ')
           .trimEnd(),

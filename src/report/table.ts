@@ -3,6 +3,14 @@ import type { BenchReport } from '../core/aggregate.js';
 import type { Comparison } from '../core/compare.js';
 import { fmtJoules, fmtMs, fmtPct, fmtSigned, fmtUsd, table } from './format.js';
 
+/** What each energy source means, printed under the table so nobody mistakes a model for a meter. */
+const SOURCE_NOTES: Partial<Record<string, string>> = {
+  model: "the target's own cost model (for the reference cascade: fixed per-stage constants), not a measurement",
+  estimate: 'a coefficient (time × watts), not a measurement',
+  mixed: 'cases measured by different sources; see energy_sources in the report',
+  none: 'nothing measured energy for this run',
+};
+
 /** The run report as people read it in a terminal. Every energy figure shows its source. */
 export function renderReportTable(r: BenchReport): string {
   const src = pc.dim(`[${r.energy_source}]`);
@@ -14,7 +22,7 @@ export function renderReportTable(r: BenchReport): string {
   );
   lines.push(
     pc.dim(
-      `${r.case_count} cases × ${r.repeats} scored pass${r.repeats === 1 ? '' : 'es'}` +
+      `${r.case_count} scored results (${r.repeats} pass${r.repeats === 1 ? '' : 'es'})` +
         ` · ${r.warmup} warmup pass${r.warmup === 1 ? '' : 'es'} recorded, not scored`,
     ),
   );
@@ -23,7 +31,11 @@ export function renderReportTable(r: BenchReport): string {
     ['accuracy', fmtPct(r.accuracy_pct), pc.dim(`${r.correct_count}/${r.scored_count} scored cases correct`)],
     ['total energy', fmtJoules(r.total_joules), src],
     ['J / correct', fmtJoules(r.joules_per_correct), r.joules_per_correct === null ? pc.dim('nothing correct or energy unknown') : src],
-    ['latency p50 / p95 / p99', `${fmtMs(r.latency_p50_ms)} / ${fmtMs(r.latency_p95_ms)} / ${fmtMs(r.latency_p99_ms)}`, pc.dim('nearest-rank, whole ms')],
+    [
+      'latency p50 / p95 / p99',
+      `${fmtMs(r.latency_p50_ms)} / ${fmtMs(r.latency_p95_ms)} / ${fmtMs(r.latency_p99_ms)}`,
+      pc.dim('nearest-rank, whole ms (truncated; µs per case in the results file)'),
+    ],
   ];
   if (r.ttft_p50_ms !== null) head.push(['TTFT p50 / p95', `${r.ttft_p50_ms} / ${r.ttft_p95_ms} ms`, '']);
   if (r.total_usd !== null) head.push(['cost', fmtUsd(r.total_usd), pc.dim(`${fmtUsd(r.usd_per_correct)} per correct`)]);
@@ -33,7 +45,7 @@ export function renderReportTable(r: BenchReport): string {
   if (r.below_floor_count > 0) head.push(['below meter floor', String(r.below_floor_count), pc.yellow('energy noise-dominated for these cases')]);
   if (r.error_count > 0) head.push(['errors', String(r.error_count), pc.red('cases the target failed (counted as incorrect when scored)')]);
   if (r.retry_count > 0) head.push(['retries', String(r.retry_count), pc.dim(`${r.retry_overhead_ms} ms on failed attempts and backoff`)]);
-  lines.push(table(head));
+  lines.push(table(head, ['l', 'r', 'l']));
   lines.push('');
 
   const total = r.case_count || 1;
@@ -52,6 +64,8 @@ export function renderReportTable(r: BenchReport): string {
     }
     lines.push(table(rows));
   }
+  const note = SOURCE_NOTES[r.energy_source];
+  if (note) lines.push('', pc.dim(`energy source ${r.energy_source}: ${note}`));
   return lines.join('\n') + '\n';
 }
 

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { aggregate, type BenchReport } from '../core/aggregate.js';
+import { Aggregator, type BenchReport } from '../core/aggregate.js';
 import { digestOf } from '../core/canonical.js';
 import { JoulebenchError } from '../core/errors.js';
 import type { Answer, Case, CaseResult, Energy, Phase, ResultsHeader, Suite, Target } from '../core/types.js';
@@ -39,12 +39,14 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Extra settings that change what is measured; they enter the config digest. */
   config?: Record<string, unknown>;
+  /** Keep every scored result in `RunOutcome.results` (default true); false streams them to the sink only. */
+  keepResults?: boolean;
 }
 
 export interface RunOutcome {
   report: BenchReport;
   header: ResultsHeader;
-  /** Scored results in order. */
+  /** Scored results in order (empty when `keepResults` is false). */
   results: CaseResult[];
 }
 
@@ -58,7 +60,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
   const warmup = checkCount(opts.warmup ?? 0, 'warmup', 0);
   const repeats = checkCount(opts.repeats ?? 1, 'repeats', 1);
   const clock = opts.clock ?? systemClock;
-  const sink = opts.sink ?? new MemorySink();
+  const sink: ResultsSink = opts.sink ?? new MemorySink();
   const scorer = getScorer(suite.scorer);
   const prompts = suite.cases.map(promptOf);
 
@@ -77,7 +79,9 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
   };
   sink.header(header);
 
+  const keep = opts.keepResults ?? true;
   const scored: CaseResult[] = [];
+  const agg = new Aggregator();
   const total = (warmup + repeats) * suite.cases.length;
   let done = 0;
   const passes: [Phase, number][] = [
@@ -93,13 +97,17 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
       r.passed = verdict ? verdict.passed : c.expected === null ? null : false;
       r.score = verdict?.score ?? null;
       sink.write(r);
-      if (phase === 'scored') scored.push(r);
+      if (phase === 'scored') {
+        agg.add(r);
+        if (keep) scored.push(r);
+      }
       done++;
       opts.onResult?.(r, { done, total, phase });
     }
   }
 
-  const report = aggregate(scored, {
+  sink.flush?.();
+  const report = agg.report({
     suite: { name: suite.name, version: suite.version, digest },
     target: target.id,
     meter: meter.id,

@@ -61,6 +61,14 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<void> {
 
   const paths = outputPaths(flags, suite.name, started);
   const sink = new JsonlResultsFile(paths.results);
+  // Ctrl-C or a polite kill: write what is buffered, then stop; every finished case stays on disk.
+  const onSignal = (signal: NodeJS.Signals) => {
+    sink.close();
+    io.err(`\njoulebench: stopped by ${signal}; finished cases are in ${paths.results}\n`);
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   const progress = flags.quiet ? null : createProgress(io, (flags.warmup + flags.repeat) * suite.cases.length);
   let outcome;
   try {
@@ -71,9 +79,12 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<void> {
       warmup: flags.warmup,
       repeats: flags.repeat,
       sink,
+      keepResults: false,
       onResult: progress ? (_r, p) => progress.update(p.done) : undefined,
     });
   } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
     progress?.stop();
     sink.close();
     await target.close?.();

@@ -1,4 +1,4 @@
-import type { Answer, AnswerRequest, Stage, StageResult, Target, Usage } from '../../core/types.js';
+import type { Answer, AnswerRequest, Energy, Stage, StageResult, Target, Usage } from '../../core/types.js';
 
 /** A stage that wants to see answers produced by later stages (the cache). */
 interface ObservingStage extends Stage {
@@ -43,7 +43,7 @@ export class Cascade implements Target {
         text: r.text!,
         stage: stage.id,
         trace,
-        energy: { joules: total_uj === null ? null : total_uj / 1e6, source: 'model' },
+        energy: energyOf(total_uj),
       };
       if (r.usage) answer.usage = r.usage as Usage;
       if (r.meta) {
@@ -56,7 +56,7 @@ export class Cascade implements Target {
       }
       return answer;
     }
-    return { text: '', stage: 'none', trace, energy: { joules: total_uj === null ? null : total_uj / 1e6, source: 'model' } };
+    return { text: '', stage: 'none', trace, energy: energyOf(total_uj) };
   }
 
   describe(): Record<string, unknown> {
@@ -69,4 +69,9 @@ export class Cascade implements Target {
       if (backend?.close) await backend.close();
     }
   }
+}
+
+/** The cascade's total: modelled joules, or unknown (`none`) when any stage tried could not say. */
+function energyOf(total_uj: number | null): Energy {
+  return total_uj === null ? { joules: null, source: 'none' } : { joules: total_uj / 1e6, source: 'model' };
 }

@@ -1,0 +1,117 @@
+/**
+ * The runner's cost next to what it measures: 100,000 generated cases (cache, KV and graph hits)
+ * through the reference cascade, by the full runner (scoring, energy, the results JSONL written
+ * line by line, aggregation) and by a bare loop calling the same stages directly, alternated in one
+ * process so both see the same machine. Prints cases/s, overhead per case and the ratio, on CPU time
+ * (user + system of this process, which a busy neighbour on a shared machine does not inflate) and
+ * on wall time.
+ *
+ *   npm run bench            (or: node --import tsx bench/cascade.bench.ts [cases] [trials])
+ */
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import type { Case, Suite } from '../src/core/types.js';
+import { median } from '../src/core/stats.js';
+import { run } from '../src/runner/run.js';
+import { JsonlResultsFile } from '../src/runner/results-file.js';
+import { loadSuite } from '../src/suites/loader.js';
+import { promptOf } from '../src/suites/prompt.js';
+import { createReferenceCascade } from '../src/targets/cascade/reference.js';
+
+const N = Number(process.argv[2] ?? 100_000);
+const TRIALS = Number(process.argv[3] ?? 5);
+
+// Cases that hit cache, KV and graph: the router's non-neural cases, cycled with unique ids.
+const router = loadSuite('router');
+const hitting = router.cases.filter((c) => !c.id.startsWith('rt-neural-'));
+const cases: Case[] = Array.from({ length: N }, (_, i) => {
+  const base = hitting[i % hitting.length]!;
+  return { ...base, id: `${base.id}#${i}` };
+});
+const suite: Suite = { name: 'bench', version: '1', scorer: 'substring', source: 'generated', cases };
+const echoPrompts = hitting.filter((c) => c.id.startsWith('rt-cache-')).map((c) => c.prompt!);
+
+/** A reference cascade whose cache already holds the echo prompts (as after a warmup pass). */
+async function warmCascade() {
+  const cascade = createReferenceCascade();
+  for (const p of echoPrompts) await cascade.answer({ prompt: p, case: cases[0]! });
+  return cascade;
+}
+
+interface Timing {
+  wall_ms: number;
+  cpu_ms: number;
+}
+
+function timer(): () => Timing {
+  const w0 = performance.now();
+  const c0 = process.cpuUsage();
+  return () => {
+    const c = process.cpuUsage(c0);
+    return { wall_ms: performance.now() - w0, cpu_ms: (c.user + c.system) / 1000 };
+  };
+}
+
+async function bare(): Promise<Timing> {
+  const cascade = await warmCascade();
+  const stages = cascade.stages;
+  const stop = timer();
+  let hits = 0;
+  for (const c of cases) {
+    const prompt = promptOf(c);
+    for (const s of stages) {
+      const r = s.tryAnswer(prompt, { prompt, case: c });
+      if (r instanceof Promise) throw new Error('bench expects only synchronous hits');
+      if (r.text !== null) {
+        hits++;
+        break;
+      }
+    }
+  }
+  const t = stop();
+  if (hits !== N) throw new Error(`bare loop: ${hits} hits of ${N}`);
+  return t;
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'jb-bench-'));
+let resultsBytes = 0;
+async function runner(): Promise<Timing> {
+  const cascade = await warmCascade();
+  const path = join(dir, 'results.jsonl');
+  const stop = timer();
+  // As the CLI runs it: results streamed to the JSONL file, not kept in memory.
+  const sink = new JsonlResultsFile(path);
+  const out = await run({ suite, target: cascade, sink, warmup: 0, keepResults: false });
+  sink.close();
+  const t = stop();
+  resultsBytes = statSync(path).size;
+  if (out.report.stage_distribution.neural !== 0) throw new Error('bench cases must not reach neural');
+  return t;
+}
+
+// One untimed round of each to let the JIT settle, then alternate.
+await bare();
+await runner();
+const bareT: Timing[] = [];
+const runT: Timing[] = [];
+for (let t = 0; t < TRIALS; t++) {
+  bareT.push(await bare());
+  runT.push(await runner());
+}
+rmSync(dir, { recursive: true, force: true });
+
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+console.log(`joulebench runner benchmark: ${fmt(N)} cases (cache/KV/graph hits), median of ${TRIALS} alternated trials, Node ${process.version}`);
+for (const clock of ['cpu_ms', 'wall_ms'] as const) {
+  const b = median(bareT.map((t) => t[clock]))!;
+  const r = median(runT.map((t) => t[clock]))!;
+  console.log(`${clock === 'cpu_ms' ? 'CPU time (user + system)' : 'wall time'}:`);
+  console.log(`  bare loop (stages called directly)  ${b.toFixed(1).padStart(8)} ms  ${fmt((N / b) * 1000).padStart(10)} cases/s  ${((b / N) * 1000).toFixed(2)} µs/case`);
+  console.log(`  runner + results JSONL + report     ${r.toFixed(1).padStart(8)} ms  ${fmt((N / r) * 1000).padStart(10)} cases/s  ${((r / N) * 1000).toFixed(2)} µs/case`);
+  console.log(`  runner overhead per case            ${(((r - b) / N) * 1000).toFixed(2)} µs`);
+  console.log(`  ratio runner / bare loop            ${(r / b).toFixed(2)}×   (targets: ≤ 3× and ≥ 50,000 cases/s)`);
+}
+const mem = process.memoryUsage();
+console.log(`results file ${(resultsBytes / 1e6).toFixed(1)} MB; process memory rss ${(mem.rss / 1e6).toFixed(0)} MB, heap used ${(mem.heapUsed / 1e6).toFixed(0)} MB`);

@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { cli } from '../helpers/cli.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'jb-cli-'));
+
+describe('joulebench run (spawned)', () => {
+  it('runs the embedded default and writes byte-identical reports twice', async () => {
+    const a = join(dir, 'a.json');
+    const b = join(dir, 'b.json');
+    const r1 = await cli(['run', '--suite', 'all', '--out', a]);
+    const r2 = await cli(['run', '--suite', 'all', '--out', b]);
+    assert.equal(r1.code, 0, r1.stderr);
+    assert.equal(r2.code, 0, r2.stderr);
+    assert.equal(readFileSync(a, 'utf8'), readFileSync(b, 'utf8'));
+    const report = JSON.parse(readFileSync(a, 'utf8'));
+    assert.equal(report.case_count, 50);
+    assert.deepEqual(report.stage_distribution, { cache: 17, kv: 7, graph: 11, neural: 15 });
+    assert.equal(report.energy_source, 'model');
+    // The table goes to stdout when the JSON goes to a file; results and receipt sit next to the report.
+    assert.match(r1.stdout, /J \/ correct/);
+    assert.match(r1.stdout, /\[model\]/);
+    assert.ok(existsSync(join(dir, 'a.results.jsonl')));
+    const receipt = JSON.parse(readFileSync(join(dir, 'a.receipt.json'), 'utf8'));
+    assert.match(receipt.started_utc, /Z$/);
+    assert.equal(receipt.suite.digest, report.suite.digest);
+  });
+
+  it('prints the JSON on stdout and the table on stderr without --out; no progress bar when not a terminal', async () => {
+    const r = await cli(['run', '--suite', 'router', '--results', join(dir, 'r.jsonl'), '--receipt', join(dir, 'r.receipt.json')]);
+    assert.equal(r.code, 0, r.stderr);
+    const report = JSON.parse(r.stdout);
+    assert.deepEqual(report.stage_distribution, { cache: 6, kv: 7, graph: 8, neural: 9 });
+    assert.match(r.stderr, /accuracy/);
+    assert.doesNotMatch(r.stderr, /█|░/);
+    const lines = readFileSync(join(dir, 'r.jsonl'), 'utf8').trim().split('\n');
+    assert.equal(lines.length, 1 + 60); // header + warmup pass + scored pass
+  });
+
+  it('--quiet prints only the JSON', async () => {
+    const r = await cli(['run', '--suite', 'mt', '--quiet', '--warmup', '0', '--results', join(dir, 'q.jsonl'), '--receipt', join(dir, 'q.r.json')]);
+    assert.equal(r.code, 0);
+    assert.equal(r.stderr, '');
+    assert.equal(JSON.parse(r.stdout).warmup, 0);
+  });
+
+  it('rejects a bad suite file with one line naming the file, case and key, exit 2, before running', async () => {
+    const bad = join(dir, 'bad.yaml');
+    writeFileSync(bad, 'name: x\ncases:\n  - id: one\n    prompt: hi\n    expected: ok\n  - id: two\n    prompt: 3\n    expected: ok\n');
+    const results = join(dir, 'never.jsonl');
+    const r = await cli(['run', '--suite', bad, '--results', results]);
+    assert.equal(r.code, 2);
+    assert.equal(r.stdout, '');
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    assert.match(r.stderr, /bad\.yaml: case 1 \(id "two"\): prompt: /);
+    assert.doesNotMatch(r.stderr, /\bat .*\.js:\d+/); // no stack trace
+    assert.ok(!existsSync(results), 'nothing ran');
+  });
+
+  it('rejects bad usage with exit 2', async () => {
+    for (const args of [['run', '--warmup', '-1'], ['run', '--target', 'nope'], ['run', '--suite', 'nope'], ['bogus']]) {
+      const r = await cli(args);
+      assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+      assert.doesNotMatch(r.stderr, /\bat .*\.js:\d+/);
+    }
+  });
+
+  it('prints help and version with exit 0', async () => {
+    const h = await cli(['--help']);
+    assert.equal(h.code, 0);
+    assert.match(h.stdout, /run/);
+    assert.match(h.stdout, /compare/);
+    const v = await cli(['--version']);
+    assert.equal(v.code, 0);
+    assert.match(v.stdout, /^\d+\.\d+\.\d+/);
+  });
+});

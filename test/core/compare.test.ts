@@ -1,0 +1,36 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { compare } from '../../src/core/compare.js';
+
+const side = (joules_per_correct: number | null, latency_p95_ms: number | null, accuracy_pct: number | null) => ({
+  joules_per_correct,
+  latency_p95_ms,
+  accuracy_pct,
+});
+
+describe('compare', () => {
+  it('gives % change for J/correct and p95, and a point difference for accuracy', () => {
+    const c = compare(side(20, 100, 80), side(15, 120, 82.5));
+    assert.equal(c.joules_per_correct_pct, -25);
+    assert.equal(c.latency_p95_pct, 20);
+    assert.equal(c.accuracy_pp_delta, 2.5);
+    assert.deepEqual(Object.keys(c), ['baseline', 'candidate', 'joules_per_correct_pct', 'latency_p95_pct', 'accuracy_pp_delta']);
+  });
+  it('is null where the baseline is zero', () => {
+    const c = compare(side(0, 0, 0), side(5, 5, 5));
+    assert.equal(c.joules_per_correct_pct, null);
+    assert.equal(c.latency_p95_pct, null);
+    assert.equal(c.accuracy_pp_delta, 5);
+  });
+  it('is null where either side is null', () => {
+    const c = compare(side(null, null, null), side(5, 5, 5));
+    assert.equal(c.joules_per_correct_pct, null);
+    assert.equal(c.latency_p95_pct, null);
+    assert.equal(c.accuracy_pp_delta, null);
+    assert.equal(compare(side(5, 5, 5), side(null, null, null)).joules_per_correct_pct, null);
+  });
+  it('copies only the three fields from each side', () => {
+    const base = { ...side(1, 2, 3), extra: 'x' };
+    assert.deepEqual(compare(base, base).baseline, side(1, 2, 3));
+  });
+});
