@@ -157,7 +157,8 @@ export async function runDatapoint(task: CodeTask, solver: Solver, rollout: numb
     }
     dp.joules = reading.joules;
     dp.energy_source = reading.source;
-    dp.below_floor = reading.below_floor;
+    // A meter that forgot to flag a short window is still held to its declared floor.
+    dp.below_floor = reading.below_floor || (reading.joules !== null && reading.window_ms < opts.meter.floor_ms);
     dp.window_ms = reading.window_ms;
     const idleW = opts.idle?.watts ?? null;
     dp.net_joules = reading.joules !== null && idleW !== null ? reading.joules - idleW * (reading.window_ms / 1000) : null;

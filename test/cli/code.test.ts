@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import type { CodeResults } from '../../src/code/results.js';
 import { tempDir, writeShellTask } from '../code/helpers.js';
+import { cli as run } from '../helpers/cli.js';
 
 const tmp = tempDir('jb-code-cli-');
 after(() => rmSync(tmp, { recursive: true, force: true }));
@@ -12,21 +12,14 @@ const suite = join(tmp, 'suite');
 writeShellTask(suite, { name: 'a' });
 writeShellTask(suite, { name: 'b' });
 
-function cli(args: string[], env: Record<string, string> = {}) {
-  const r = spawnSync(process.execPath, ['bin/joulebench.js', 'code', ...args], {
-    encoding: 'utf8',
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, NO_COLOR: '1', ...env },
-    timeout: 60_000,
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const cli = (args: string[], env: Record<string, string> = {}) => run(['code', ...args], { env });
 
 const leaky = 'leaky=cmd:echo "S=${SECRET_TOKEN:-unset}"';
 
-describe('joulebench code (built CLI)', () => {
-  test('runs a suite with rollouts, writes results, prints the frontier table; secrets are not passed', () => {
+describe('joulebench code (built CLI)', async () => {
+  test('runs a suite with rollouts, writes results, prints the frontier table; secrets are not passed', async () => {
     const out = join(tmp, 'r.json');
-    const r = cli(['--suite', suite, '--solvers', `reference,noop,${leaky}`, '--rollouts', '2', '--sandbox', 'none', '--out', out], { SECRET_TOKEN: 's3cret' });
+    const r = await cli(['--suite', suite, '--solvers', `reference,noop,${leaky}`, '--rollouts', '2', '--sandbox', 'none', '--out', out], { SECRET_TOKEN: 's3cret' });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /joulebench code · suite suite \(2 tasks/);
     assert.match(r.stdout, /rollouts 2 \(best-of-2\) · sandbox none · meter none/);
@@ -44,24 +37,24 @@ describe('joulebench code (built CLI)', () => {
     assert.equal(res.solvers.find((s) => s.solver === 'leaky')?.usd_per_resolved, null);
     assert.ok(typeof res.receipt?.started_utc === 'string');
 
-    const rep = cli(['--report', out]);
+    const rep = await cli(['--report', out]);
     assert.equal(rep.code, 0, rep.stderr);
     const refLine = rep.stdout.split('\n').find((l) => /^\s+reference\s/.test(l)) ?? '';
     assert.match(refLine, /\$$/, 'reference is on the $ frontier');
     assert.match(rep.stdout, /frontier: E = Pareto-optimal on \(resolution ↑, J\/resolved ↓\)/);
   });
 
-  test('--pass-env passes a named secret', () => {
+  test('--pass-env passes a named secret', async () => {
     const out = join(tmp, 'pass.json');
-    const r = cli(['--suite', suite, '--tasks', 'a', '--solvers', leaky, '--sandbox', 'none', '--pass-env', 'SECRET_TOKEN', '-q', '--out', out], { SECRET_TOKEN: 's3cret' });
+    const r = await cli(['--suite', suite, '--tasks', 'a', '--solvers', leaky, '--sandbox', 'none', '--pass-env', 'SECRET_TOKEN', '-q', '--out', out], { SECRET_TOKEN: 's3cret' });
     assert.equal(r.code, 0, r.stderr);
     const res = JSON.parse(readFileSync(out, 'utf8')) as CodeResults;
     assert.match(res.datapoints[0]?.solver_run?.output_tail ?? '', /S=s3cret/);
   });
 
-  test('the bundled smoke suite is found from dist/ and a task resolves under the default sandbox', () => {
+  test('the bundled smoke suite is found from dist/ and a task resolves under the default sandbox', async () => {
     const out = join(tmp, 'smoke.json');
-    const r = cli(['--tasks', 'off-by-one', '--solvers', 'reference', '-q', '--out', out]);
+    const r = await cli(['--tasks', 'off-by-one', '--solvers', 'reference', '-q', '--out', out]);
     assert.equal(r.code, 0, r.stderr);
     const res = JSON.parse(readFileSync(out, 'utf8')) as CodeResults;
     assert.equal(res.suite.name, 'smoke');
@@ -69,29 +62,29 @@ describe('joulebench code (built CLI)', () => {
     assert.ok(['bwrap', 'none'].includes(String(res.config.sandbox.kind)));
   });
 
-  test('bad input exits 2 with one line naming the file and key', () => {
+  test('bad input exits 2 with one line naming the file and key', async () => {
     const bad = join(tmp, 'bad');
     writeShellTask(bad, { name: 'x', toml: 'name = "x"\nprompt = "p"\ntest_cmd = "true"\ntest_files = ["test/check.sh"]\ntimeout = 3' });
-    const r = cli(['--suite', bad, '--solvers', 'noop']);
+    const r = await cli(['--suite', bad, '--solvers', 'noop']);
     assert.equal(r.code, 2);
     assert.match(r.stderr, /^joulebench: .*bad\/x\/task\.toml: timeout: unknown key/);
     assert.equal(r.stderr.trim().split('\n').length, 1);
 
-    const solver = cli(['--suite', suite, '--solvers', 'gpt-9']);
+    const solver = await cli(['--suite', suite, '--solvers', 'gpt-9']);
     assert.equal(solver.code, 2);
     assert.match(solver.stderr, /unknown solver "gpt-9"/);
 
     writeFileSync(join(tmp, 'junk.json'), '{"format":"other"}');
-    const rep = cli(['--report', join(tmp, 'junk.json')]);
+    const rep = await cli(['--report', join(tmp, 'junk.json')]);
     assert.equal(rep.code, 2);
     assert.match(rep.stderr, /junk\.json: format:/);
   });
 
-  test('every datapoint invalid exits 1 after writing the results', () => {
+  test('every datapoint invalid exits 1 after writing the results', async () => {
     const passing = join(tmp, 'passing');
     writeShellTask(passing, { name: 'p', before: { 'src/value.txt': 'fixed\n', 'test/check.sh': 'grep -qx fixed src/value.txt\n' } });
     const out = join(tmp, 'invalid.json');
-    const r = cli(['--suite', passing, '--solvers', 'noop', '--sandbox', 'none', '-q', '--out', out]);
+    const r = await cli(['--suite', passing, '--solvers', 'noop', '--sandbox', 'none', '-q', '--out', out]);
     assert.equal(r.code, 1);
     assert.match(r.stderr, /every datapoint is invalid/);
     const res = JSON.parse(readFileSync(out, 'utf8')) as CodeResults;

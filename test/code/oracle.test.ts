@@ -119,6 +119,9 @@ describe('oracle', () => {
     assert.equal(d.energy_source, 'rapl');
     assert.equal(d.below_floor, true);
     assert.ok(d.net_joules !== null && d.net_joules < 2.5 && d.net_joules > 2.5 - (d.window_ms ?? 0) / 1000 - 1e-9);
+    // The meter's declared floor (10 ms) holds even when a reading forgets to flag a short window.
+    const unflagged = await runDatapoint(t, createSolver('noop'), 0, opts({ meter: fakeMeter(0.001) }));
+    assert.equal(unflagged.below_floor, true);
     const none = await runDatapoint(t, createSolver('reference'), 0, opts());
     assert.equal(none.joules, null);
     assert.equal(none.net_joules, null);
