@@ -1,3 +1,4 @@
+import { lstatSync, mkdirSync, rmSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { EnergySource } from '../core/types.js';
 import type { Meter } from '../meters/meter.js';
@@ -60,6 +61,8 @@ export interface Datapoint {
   sandbox: SandboxKind;
   /** The kept workdir (`--keep`), else `null`. */
   workdir: string | null;
+  /** Set when the oracle itself could not finish this datapoint (it then counts as not resolved). */
+  error: string | null;
 }
 
 /** The fixed parts of every datapoint in a run. */
@@ -112,7 +115,9 @@ export async function runDatapoint(task: CodeTask, solver: Solver, rollout: numb
     usage_parsed_from: null,
     sandbox: opts.sandbox.kind,
     workdir: null,
+    error: null,
   };
+  let replaced: string | null = null;
   try {
     dp.baseline = await runTests(task, dirs.workdir, opts, grace);
     if (dp.baseline.exit_code === 0 && !dp.baseline.timed_out) {
@@ -163,12 +168,22 @@ export async function runDatapoint(task: CodeTask, solver: Solver, rollout: numb
     const idleW = opts.idle?.watts ?? null;
     dp.net_joules = reading.joules !== null && idleW !== null ? reading.joules - idleW * (reading.window_ms / 1000) : null;
 
+    // A solver that removed its workdir or swapped it for a link must not make restoring write elsewhere.
+    if (!isRealDir(dirs.workdir)) {
+      replaced = `replaced ${dirs.workdir} (the workdir itself)`;
+      rmSync(dirs.workdir, { recursive: true, force: true });
+      mkdirSync(dirs.workdir);
+    }
     dp.tests_modified = changedTestFiles(task, dirs.workdir);
     restoreTestFiles(task, dirs.workdir);
     dp.grade = await runTests(task, dirs.workdir, opts, grace);
     dp.resolved = dp.grade.exit_code === 0 && !dp.grade.timed_out;
+  } catch (e) {
+    dp.error = `oracle: ${(e as Error).message}`;
+    dp.resolved = false;
   } finally {
     dp.escapes = diffSnapshots(before, snapshotTrees(watched, [dirs.workdir]));
+    if (replaced) dp.escapes.unshift(replaced);
     if (dp.escapes.length > 0) dp.resolved = false;
     if (opts.keep) dp.workdir = dirs.workdir;
     else removeDirs(dirs);
@@ -187,4 +202,12 @@ async function runTests(task: CodeTask, workdir: string, opts: OracleOptions, gr
     max_output_bytes: 64 * 1024,
   });
   return { exit_code: r.exit_code, timed_out: r.timed_out, wall_ms: r.wall_ms };
+}
+
+function isRealDir(p: string): boolean {
+  try {
+    return lstatSync(p).isDirectory();
+  } catch {
+    return false;
+  }
 }

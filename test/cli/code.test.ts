@@ -74,6 +74,10 @@ describe('joulebench code (built CLI)', async () => {
     assert.equal(solver.code, 2);
     assert.match(solver.stderr, /unknown solver "gpt-9"/);
 
+    const meter = await cli(['--suite', suite, '--solvers', 'noop', '--meter', 'model']);
+    assert.equal(meter.code, 2);
+    assert.match(meter.stderr, /--meter model: solvers report no energy of their own/);
+
     writeFileSync(join(tmp, 'junk.json'), '{"format":"other"}');
     const rep = await cli(['--report', join(tmp, 'junk.json')]);
     assert.equal(rep.code, 2);

@@ -25,6 +25,7 @@ function dp(over: Partial<Datapoint> & Pick<Datapoint, 'task' | 'solver'>): Data
     usage_parsed_from: null,
     sandbox: 'none',
     workdir: null,
+    error: null,
     ...over,
   };
 }

@@ -5,7 +5,7 @@ import { after, describe, test } from 'node:test';
 import { runDatapoint, type OracleOptions } from '../../src/code/oracle.js';
 import { bwrapProblem, bwrapSandbox, noSandbox, type Sandbox } from '../../src/code/sandbox.js';
 import { createSolver } from '../../src/code/solvers/registry.js';
-import { loadCodeTask, type CodeTask } from '../../src/code/task.js';
+import { loadCodeSuite, loadCodeTask, type CodeTask } from '../../src/code/task.js';
 import { createNullMeter } from '../../src/code/energy.js';
 import { fakeMeter, tempDir, writeShellTask } from './helpers.js';
 
@@ -95,6 +95,30 @@ describe('oracle', () => {
     const link = await runDatapoint(t, createSolver(`cmd:${fix}; ln -s ${t.toml_path} t; echo '# pwned' >> t`), 0, opts());
     assert.equal(link.resolved, false);
     assert.deepEqual(link.escapes, [`changed ${t.toml_path}`]);
+  });
+
+  test('a solver that deletes its workdir or swaps it for a link fails, and restoring writes nothing elsewhere', async () => {
+    const t = task('swap');
+    const target = join(tmp, 'swap-target');
+    mkdirSync(target);
+    const swapped = await runDatapoint(t, createSolver(`cmd:cd .. && rm -rf work && ln -s ${target} work`), 0, opts());
+    assert.equal(swapped.resolved, false);
+    assert.match(swapped.escapes[0] ?? '', /^replaced .*work \(the workdir itself\)$/);
+    assert.equal(existsSync(join(target, 'test')), false);
+    const deleted = await runDatapoint(t, createSolver('cmd:cd .. && rm -rf work'), 0, opts());
+    assert.equal(deleted.resolved, false);
+    assert.equal(deleted.error, null);
+    assert.equal(deleted.grade?.exit_code !== 0, true);
+  });
+
+  test('a test-editing solver on a real smoke task resolves nothing', async () => {
+    const t = loadCodeSuite('smoke', ['off-by-one']).tasks[0]!;
+    const cmd = `cmd:printf "import { test } from 'node:test';\\ntest('ok', () => {});\\n" > test/range.test.js && node test/range.test.js >/dev/null && echo EDITED-TESTS-PASS`;
+    const d = await runDatapoint(t, createSolver(cmd), 0, opts());
+    assert.match(d.solver_run?.output_tail ?? '', /EDITED-TESTS-PASS/, 'the edited tests did pass before the oracle restored them');
+    assert.deepEqual(d.tests_modified, ['test/range.test.js']);
+    assert.equal(d.resolved, false);
+    assert.notEqual(d.grade?.exit_code, 0);
   });
 
   test('under bwrap the same escapes cannot happen: nothing outside changes and the fix still counts', { skip: bwrapWhyNot ?? false }, async () => {

@@ -131,6 +131,7 @@ function progressLine(d: Datapoint, p: { done: number; total: number }): string 
     d.solver_run?.timed_out ? 'timed out' : '',
     d.tests_modified.length > 0 ? 'edited tests (restored)' : '',
     d.solver_run?.error ? `error: ${d.solver_run.error}` : '',
+    d.error ?? '',
   ].filter(Boolean);
   return `[${p.done}/${p.total}] ${d.task} · ${d.solver} #${d.rollout}: ${verdict}${wall}${extra.length ? ` (${extra.join(', ')})` : ''}\n`;
 }
