@@ -34,7 +34,9 @@ export const DEFAULT_SOLVER_TIMEOUT_S = 900;
 /** Runs the suite sequentially (parallel solvers on shared hardware would pollute each other's energy). */
 export async function runCodeSuite(opts: CodeRunOptions): Promise<CodeResults> {
   let idle: IdleCalibration | null = null;
-  if ((opts.idle_ms ?? 0) > 0 && opts.meter.id !== 'none') idle = await calibrateIdle(opts.meter, opts.idle_ms ?? 0);
+  // A meter whose readings are already marginal (a coefficient of activity) has no idle to subtract.
+  const marginal = (opts.meter as { marginal?: boolean }).marginal === true;
+  if ((opts.idle_ms ?? 0) > 0 && opts.meter.id !== 'none' && !marginal) idle = await calibrateIdle(opts.meter, opts.idle_ms ?? 0);
   const oracle: OracleOptions = {
     meter: opts.meter,
     sandbox: opts.sandbox,
