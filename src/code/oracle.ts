@@ -8,7 +8,7 @@ import type { Sandbox, SandboxKind } from './sandbox.js';
 import type { Solver } from './solvers/solver.js';
 import type { CodeTask } from './task.js';
 import { diffSnapshots, snapshotTrees } from './watch.js';
-import { changedTestFiles, prepareWorkdir, removeDirs, restoreTestFiles } from './workdir.js';
+import { changedTestFiles, keepDirs, prepareWorkdir, removeDirs, restoreTestFiles } from './workdir.js';
 
 /** One run of the task's tests. */
 export interface TestRun {
@@ -185,8 +185,10 @@ export async function runDatapoint(task: CodeTask, solver: Solver, rollout: numb
     dp.escapes = diffSnapshots(before, snapshotTrees(watched, [dirs.workdir]));
     if (replaced) dp.escapes.unshift(replaced);
     if (dp.escapes.length > 0) dp.resolved = false;
-    if (opts.keep) dp.workdir = dirs.workdir;
-    else removeDirs(dirs);
+    if (opts.keep) {
+      dp.workdir = dirs.workdir;
+      keepDirs(dirs);
+    } else removeDirs(dirs);
   }
   return dp;
 }

@@ -32,6 +32,17 @@ export interface ExecTreeResult {
 
 const DEFAULT_OUTPUT_BYTES = 4 * 1024 * 1024;
 
+/** Process groups started by execTree and not yet finished (so an interrupted run can end them). */
+const liveGroups = new Set<number>();
+
+/** Kills every process group execTree started that is still running; returns how many. */
+export function killLiveGroups(): number {
+  const n = liveGroups.size;
+  for (const pgid of liveGroups) signalGroup(pgid, 'SIGKILL');
+  liveGroups.clear();
+  return n;
+}
+
 /**
  * Runs `argv` as the leader of a new process group and waits for it. On timeout the whole group gets
  * SIGTERM, then SIGKILL after the grace; when the leader ends, anything left in its group is killed,
@@ -51,6 +62,7 @@ export function execTree(argv: readonly string[], opts: ExecTreeOptions): Promis
     let killTimer: NodeJS.Timeout | undefined;
     const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     const pgid = child.pid;
+    if (pgid !== undefined) liveGroups.add(pgid);
     child.stdout.on('data', (b: Buffer) => out.push(b));
     child.stderr.on('data', (b: Buffer) => err.push(b));
 
@@ -68,6 +80,7 @@ export function execTree(argv: readonly string[], opts: ExecTreeOptions): Promis
       if (killTimer) clearTimeout(killTimer);
       let stragglers = groupSize(pgid);
       signalGroup(pgid, 'SIGKILL');
+      if (pgid !== undefined) liveGroups.delete(pgid);
       if (opts.sweep_dir) stragglers += killProcessesIn(opts.sweep_dir);
       // A killed straggler may have held our pipes open; wait briefly for them to close, then stop reading.
       const done = () => {

@@ -10,11 +10,23 @@ export interface DatapointDirs {
   workdir: string;
 }
 
+/** Datapoint folders created and not yet removed (so an interrupted run can remove them). */
+const liveRoots = new Set<string>();
+
+/** Removes every datapoint folder still present; returns how many. */
+export function removeLiveDirs(): number {
+  const n = liveRoots.size;
+  for (const root of liveRoots) rmSync(root, { recursive: true, force: true });
+  liveRoots.clear();
+  return n;
+}
+
 /** Creates a fresh private folder and copies the task's before/ tree into its workdir. */
 export function prepareWorkdir(task: CodeTask, tmpBase: string = tmpdir()): DatapointDirs {
   mkdirSync(tmpBase, { recursive: true });
   const root = mkdtempSync(join(resolve(tmpBase), `joulebench-code-${task.name}-`));
   const workdir = join(root, 'work');
+  liveRoots.add(root);
   copyTree(task.before_dir, workdir);
   // A file beside the workdir: a solver that writes to "../" changes it, and the check sees that.
   writeFileSync(join(root, 'outside-the-workdir.txt'), 'joulebench: a solver must not change this file\n');
@@ -64,6 +76,12 @@ export function restoreTestFiles(task: CodeTask, workdir: string): void {
 /** Removes a datapoint's folder. */
 export function removeDirs(dirs: DatapointDirs): void {
   rmSync(dirs.root, { recursive: true, force: true, maxRetries: 3 });
+  liveRoots.delete(dirs.root);
+}
+
+/** Forgets a folder kept with `--keep` (an interrupted run leaves it in place). */
+export function keepDirs(dirs: DatapointDirs): void {
+  liveRoots.delete(dirs.root);
 }
 
 function lstatOrNull(p: string) {

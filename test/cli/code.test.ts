@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import type { CodeResults } from '../../src/code/results.js';
 import { tempDir, writeShellTask } from '../code/helpers.js';
-import { cli as run } from '../helpers/cli.js';
+import { BIN, cli as run } from '../helpers/cli.js';
 
 const tmp = tempDir('jb-code-cli-');
 after(() => rmSync(tmp, { recursive: true, force: true }));
@@ -93,5 +94,36 @@ describe('joulebench code (built CLI)', async () => {
     assert.match(r.stderr, /every datapoint is invalid/);
     const res = JSON.parse(readFileSync(out, 'utf8')) as CodeResults;
     assert.equal(res.solvers[0]?.invalid_count, 1);
+  });
+
+  test('Ctrl-C ends the running solver tree and removes the workdirs', async () => {
+    const tmpBase = join(tmp, 'tmpbase');
+    mkdirSync(tmpBase);
+    const pidFile = join(tmp, 'sleeper.pid');
+    const child = spawn(process.execPath, [BIN, 'code', '--suite', suite, '--tasks', 'a', '--solvers', `cmd:sleep 30 & echo $! > ${pidFile}; wait`, '--sandbox', 'none', '-q'], {
+      env: { ...process.env, NO_COLOR: '1', TMPDIR: tmpBase },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((res) => child.on('close', (code) => res(code)));
+    for (let i = 0; i < 200 && !existsSync(pidFile); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(existsSync(pidFile), 'the solver started');
+    child.kill('SIGINT');
+    assert.equal(await exited, 130, stderr);
+    assert.match(stderr, /SIGINT: killed 1 running solver\/test process group\(s\), removed 1 workdir\(s\)/);
+    const pid = Number(readFileSync(pidFile, 'utf8').trim());
+    let gone = false;
+    for (let i = 0; i < 20 && !gone; i++) {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        gone = stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+      } catch {
+        gone = true;
+      }
+      if (!gone) await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.ok(gone, `sleep ${pid} still running`);
+    assert.deepEqual(readdirSync(tmpBase), []);
   });
 });

@@ -2,11 +2,13 @@ import { Command, Option } from 'commander';
 import { chooseCodeMeter } from '../../code/energy.js';
 import { scrubEnv } from '../../code/env.js';
 import type { Datapoint } from '../../code/oracle.js';
+import { killLiveGroups } from '../../code/process.js';
 import { readCodeResults } from '../../code/results.js';
 import { runCodeSuite } from '../../code/run.js';
 import { resolveSandbox, SANDBOX_MODES, type SandboxMode } from '../../code/sandbox.js';
 import { createSolvers, splitSolverList } from '../../code/solvers/registry.js';
 import { BUNDLED_CODE_SUITES, loadCodeSuite } from '../../code/task.js';
+import { removeLiveDirs } from '../../code/workdir.js';
 import { prettyJson } from '../../core/canonical.js';
 import { JoulebenchError } from '../../core/errors.js';
 import { buildReceipt } from '../../report/receipt.js';
@@ -86,6 +88,16 @@ export async function codeAction(flags: CodeFlags, io: CliIO): Promise<void> {
         '\n',
     );
   }
+  // Solvers run in their own process groups, so a Ctrl-C at the terminal does not reach them: end
+  // them (and remove the workdirs) here before exiting.
+  const onSignal = (sig: NodeJS.Signals) => {
+    const groups = killLiveGroups();
+    const dirs = flags.keep ? 0 : removeLiveDirs();
+    io.err(`joulebench: ${sig}: killed ${groups} running solver/test process group(s), removed ${dirs} workdir(s)\n`);
+    process.exit(sig === 'SIGINT' ? 130 : 143);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   let results;
   try {
     results = await runCodeSuite({
@@ -102,6 +114,8 @@ export async function codeAction(flags: CodeFlags, io: CliIO): Promise<void> {
       onDatapoint: flags.quiet ? undefined : (d, p) => io.err(progressLine(d, p)),
     });
   } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
     await chosen.meter.close?.();
   }
   results.receipt = buildReceipt({
