@@ -16,6 +16,7 @@ import { renderCodeTable } from '../../report/code-table.js';
 import { writeFileEnsured, type CliIO } from '../io.js';
 import { intAtLeast } from '../options.js';
 
+/** `joulebench code` options as commander parses them. */
 export interface CodeFlags {
   suite: string;
   solvers: string;
@@ -43,6 +44,7 @@ function positiveSeconds(value: string): number {
   return n;
 }
 
+/** `joulebench code`: run a coding suite through the oracle, or `--report` a results file. */
 export function codeCommand(io: CliIO): Command {
   return new Command('code')
     .description('coding agents graded by a test oracle: resolution, joules and dollars per resolved task, and their Pareto frontier')
@@ -73,6 +75,7 @@ export function codeCommand(io: CliIO): Command {
     });
 }
 
+/** Runs the suite, writes the results JSON and prints the frontier table. */
 export async function codeAction(flags: CodeFlags, io: CliIO): Promise<void> {
   const started = new Date();
   const only = flags.tasks?.split(',').map((s) => s.trim()).filter(Boolean);

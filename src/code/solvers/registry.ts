@@ -23,7 +23,7 @@ export const AGENT_PRESETS = {
     summary: 'Claude Code; cost from total_cost_usd, tokens from usage',
   },
   gemini: {
-    template: 'gemini -p {prompt} --output-format json --approval-mode auto_edit',
+    template: 'gemini -p {prompt} --output-format json --approval-mode auto_edit --skip-trust',
     format: 'gemini',
     summary: 'Gemini CLI; tokens from stats.models (it reports no cost)',
   },
