@@ -71,14 +71,7 @@ describe('joulebench code (built CLI)', async () => {
     assert.match(r.stderr, /^joulebench: .*bad\/x\/task\.toml: timeout: unknown key/);
     assert.equal(r.stderr.trim().split('\n').length, 1);
 
-    const solver = await cli(['--suite', suite, '--solvers', 'gpt-9']);
-    assert.equal(solver.code, 2);
-    assert.match(solver.stderr, /unknown solver "gpt-9"/);
-
-    const meter = await cli(['--suite', suite, '--solvers', 'noop', '--meter', 'model']);
-    assert.equal(meter.code, 2);
-    assert.match(meter.stderr, /--meter model: solvers report no energy of their own/);
-
+    // (Unknown solvers and --meter model are usage errors too; their messages are tested in the library tests.)
     writeFileSync(join(tmp, 'junk.json'), '{"format":"other"}');
     const rep = await cli(['--report', join(tmp, 'junk.json')]);
     assert.equal(rep.code, 2);
