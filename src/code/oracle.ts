@@ -1,5 +1,6 @@
 import { lstatSync, mkdirSync, rmSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import { round } from '../core/stats.js';
 import type { EnergySource } from '../core/types.js';
 import type { Meter } from '../meters/meter.js';
 import type { IdleCalibration } from './energy.js';
@@ -141,7 +142,7 @@ export async function runDatapoint(task: CodeTask, solver: Solver, rollout: numb
       outcome = null;
       dp.solver_run = { exit_code: null, signal: null, timed_out: false, wall_ms: 0, stragglers_killed: 0, error: (e as Error).message, output_tail: null };
     }
-    const wall_ms = performance.now() - t0;
+    const wall_ms = round(performance.now() - t0, 3);
     const reading = await window.stop();
     if (outcome) {
       dp.solver_run = {
@@ -164,9 +165,9 @@ export async function runDatapoint(task: CodeTask, solver: Solver, rollout: numb
     dp.energy_source = reading.source;
     // A meter that forgot to flag a short window is still held to its declared floor.
     dp.below_floor = reading.below_floor || (reading.joules !== null && reading.window_ms < opts.meter.floor_ms);
-    dp.window_ms = reading.window_ms;
+    dp.window_ms = round(reading.window_ms, 3);
     const idleW = opts.idle?.watts ?? null;
-    dp.net_joules = reading.joules !== null && idleW !== null ? reading.joules - idleW * (reading.window_ms / 1000) : null;
+    dp.net_joules = reading.joules !== null && idleW !== null ? reading.joules - idleW * (dp.window_ms / 1000) : null;
 
     // A solver that removed its workdir or swapped it for a link must not make restoring write elsewhere.
     if (!isRealDir(dirs.workdir)) {
@@ -203,7 +204,7 @@ async function runTests(task: CodeTask, workdir: string, opts: OracleOptions, gr
     sweep_dir: workdir,
     max_output_bytes: 64 * 1024,
   });
-  return { exit_code: r.exit_code, timed_out: r.timed_out, wall_ms: r.wall_ms };
+  return { exit_code: r.exit_code, timed_out: r.timed_out, wall_ms: round(r.wall_ms, 3) };
 }
 
 function isRealDir(p: string): boolean {
