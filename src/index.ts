@@ -53,7 +53,7 @@ export type { Solver, SolveContext, SolveOutcome } from './code/solvers/solver.j
 export { parseAgentOutput, type AgentOutputFormat, type AgentUsage } from './code/agent-output.js';
 export { resolveSandbox, bwrapSandbox, noSandbox, type Sandbox, type SandboxKind, type SandboxMode } from './code/sandbox.js';
 export { scrubEnv, SECRET_NAME } from './code/env.js';
-export { chooseCodeMeter, createNullMeter, calibrateIdle } from './code/energy.js';
+export { chooseCodeMeter, createNullMeter } from './code/energy.js';
 export { execTree, type ExecTreeOptions, type ExecTreeResult } from './code/process.js';
 export { renderCodeTable } from './report/code-table.js';
 export { main } from './cli/main.js';

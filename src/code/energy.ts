@@ -80,7 +80,7 @@ export async function chooseCodeMeter(name?: string): Promise<ChosenMeter> {
 }
 
 /** Idle power over a quiet window, watts; `null` when the meter reads nothing. */
-export interface IdleCalibration {
+export interface IdlePower {
   watts: number | null;
   window_ms: number;
   source: EnergySource;
@@ -90,7 +90,7 @@ export interface IdleCalibration {
  * Measures the machine sitting idle for `ms`, so that net energy (gross − idle watts × wall) isolates
  * what a solver added. A meter that reads nothing gives `watts: null`.
  */
-export async function calibrateIdle(meter: Meter, ms: number): Promise<IdleCalibration> {
+export async function measureIdlePower(meter: Meter, ms: number): Promise<IdlePower> {
   const w = await meter.start();
   await sleep(ms);
   const r = await w.stop();

@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { round } from '../core/stats.js';
 import type { EnergySource } from '../core/types.js';
 import type { Meter } from '../meters/meter.js';
-import type { IdleCalibration } from './energy.js';
+import type { IdlePower } from './energy.js';
 import { execTree } from './process.js';
 import type { Sandbox, SandboxKind } from './sandbox.js';
 import type { Solver } from './solvers/solver.js';
@@ -80,7 +80,7 @@ export interface OracleOptions {
   keep?: boolean;
   /** Where datapoint folders are made (default: the OS temp folder). */
   tmp_base?: string;
-  idle?: IdleCalibration | null;
+  idle?: IdlePower | null;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Meter } from '../meters/meter.js';
 import { summarizeSolvers } from './aggregate.js';
-import { calibrateIdle, type IdleCalibration } from './energy.js';
+import { measureIdlePower, type IdlePower } from './energy.js';
 import { runDatapoint, type Datapoint, type OracleOptions } from './oracle.js';
 import type { CodeResults } from './results.js';
 import type { Sandbox } from './sandbox.js';
@@ -33,10 +33,10 @@ export const DEFAULT_SOLVER_TIMEOUT_S = 900;
 
 /** Runs the suite sequentially (parallel solvers on shared hardware would pollute each other's energy). */
 export async function runCodeSuite(opts: CodeRunOptions): Promise<CodeResults> {
-  let idle: IdleCalibration | null = null;
+  let idle: IdlePower | null = null;
   // A meter whose readings are already marginal (a coefficient of activity) has no idle to subtract.
   const marginal = (opts.meter as { marginal?: boolean }).marginal === true;
-  if ((opts.idle_ms ?? 0) > 0 && opts.meter.id !== 'none' && !marginal) idle = await calibrateIdle(opts.meter, opts.idle_ms ?? 0);
+  if ((opts.idle_ms ?? 0) > 0 && opts.meter.id !== 'none' && !marginal) idle = await measureIdlePower(opts.meter, opts.idle_ms ?? 0);
   const oracle: OracleOptions = {
     meter: opts.meter,
     sandbox: opts.sandbox,
