@@ -20,3 +20,8 @@ export function writeFileEnsured(path: string, content: string): void {
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, content);
 }
+
+/** Thrown by a command that ends with a specific exit code (e.g. `meter` passing its command's through). */
+export class ExitWith {
+  constructor(readonly code: number) {}
+}

@@ -1,6 +1,6 @@
 import { CommanderError } from 'commander';
 import { isJoulebenchError } from '../core/errors.js';
-import { processIO, type CliIO } from './io.js';
+import { ExitWith, processIO, type CliIO } from './io.js';
 import { buildProgram } from './program.js';
 
 /**
@@ -14,6 +14,7 @@ export async function main(argv: string[], io: CliIO = processIO): Promise<numbe
     await program.parseAsync(argv, { from: 'user' });
     return 0;
   } catch (e) {
+    if (e instanceof ExitWith) return e.code;
     if (e instanceof CommanderError) {
       // commander already printed its one-line message; help and version exit 0.
       return e.exitCode === 0 ? 0 : 2;

@@ -1,16 +1,11 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import type { IdleCalibration } from '../core/energy.js';
 import { JoulebenchError } from '../core/errors.js';
 import type { EnergySource } from '../core/types.js';
 import type { Meter, MeterProbe, MeterWindow } from '../meters/meter.js';
-import { createMeter, METERS } from '../meters/registry.js';
+import { calibrateIdle } from '../meters/idle.js';
+import { createMeter, METERS, type MeterOptions } from '../meters/registry.js';
 
-/**
- * Meters tried, in order, when `--meter` is not given. Only those present in the registry are tried,
- * and only one that measures (not `model`, not `estimate`) is taken: a solver reports no energy of its
- * own and an estimate is not a measurement, so without a counter the joules are null, never 0.
- */
-export const DEFAULT_METER_ORDER = ['auto', 'rapl', 'nvml'] as const;
-
+/** Sources that are not a measurement of the machine: a solver gets `null` joules rather than these by default. */
 const NOT_MEASURED: ReadonlySet<EnergySource> = new Set(['model', 'estimate', 'none']);
 
 /** The meter that measures nothing: every reading is `null` joules, source `none`. */
@@ -35,65 +30,48 @@ export interface ChosenMeter {
   tried: { name: string; result: string }[];
 }
 
-/** `--meter NAME` insists on that meter; without it, the first measuring meter that reads, else none. */
-export async function chooseCodeMeter(name?: string): Promise<ChosenMeter> {
-  if (name !== undefined && name !== 'none') {
-    const meter = await createMeter(name);
-    if (meter.usesTargetEnergy) {
-      throw new JoulebenchError('E_USAGE', `--meter ${name}: solvers report no energy of their own; use a meter that measures (${Object.keys(METERS).join(', ')})`);
-    }
-    const probe = await meter.probe();
-    if (!probe.available) {
-      throw new JoulebenchError('E_METER', `meter ${meter.id} cannot read here: ${probe.reason}${probe.fix ? ` (fix: ${probe.fix})` : ''}`);
-    }
-    return { meter, probe, tried: [{ name, result: 'chosen with --meter' }] };
+/**
+ * `auto` (the default): the hardware counters that read here (RAPL, NVML, both); when none does, the
+ * `none` meter, so joules are `null` — never an estimate in disguise. The estimate meter reads this
+ * process's CPU time, which does not see a solver's processes, so it is used only when asked for by
+ * name. `model` is refused: a solver reports no energy of its own.
+ */
+export async function chooseCodeMeter(name = 'auto', opts: MeterOptions = {}): Promise<ChosenMeter> {
+  if (name === 'none') {
+    const meter = createNullMeter('metering turned off with --meter none');
+    return { meter, probe: await meter.probe(), tried: [] };
   }
-  const tried: ChosenMeter['tried'] = [];
-  if (name === undefined) {
-    for (const candidate of DEFAULT_METER_ORDER) {
-      if (!Object.hasOwn(METERS, candidate)) continue;
-      let meter: Meter;
-      try {
-        meter = await createMeter(candidate);
-      } catch (e) {
-        tried.push({ name: candidate, result: `failed: ${(e as Error).message}` });
-        continue;
-      }
-      const probe = await meter.probe();
-      if (!probe.available) {
-        tried.push({ name: candidate, result: `unavailable: ${probe.reason}` });
-        await meter.close?.();
-        continue;
-      }
-      if (meter.usesTargetEnergy || NOT_MEASURED.has(meter.source)) {
-        tried.push({ name: candidate, result: `skipped: source ${meter.source} is not a measurement` });
-        await meter.close?.();
-        continue;
-      }
-      tried.push({ name: candidate, result: 'chosen' });
-      return { meter, probe, tried };
-    }
+  if (!Object.hasOwn(METERS, name)) {
+    throw new JoulebenchError('E_USAGE', `--meter: unknown meter "${name}" (known: ${[...Object.keys(METERS), 'none'].join(', ')})`);
   }
-  const why = name === 'none' ? 'metering turned off with --meter none' : 'no measuring meter could read here';
-  const meter = createNullMeter(why);
-  return { meter, probe: await meter.probe(), tried };
-}
-
-/** Idle power over a quiet window, watts; `null` when the meter reads nothing. */
-export interface IdlePower {
-  watts: number | null;
-  window_ms: number;
-  source: EnergySource;
+  const meter = await createMeter(name, name === 'auto' ? { ...opts, auto_fallback: 'estimate' } : opts);
+  if (meter.usesTargetEnergy || meter.source === 'model') {
+    await meter.close?.();
+    throw new JoulebenchError('E_USAGE', `--meter ${name}: solvers report no energy of their own; use a meter that measures (auto, rapl, nvml, composite)`);
+  }
+  const probe = await meter.probe();
+  if (name === 'auto') {
+    // auto settles on its probe; only a hardware counter is taken.
+    if (probe.available && !NOT_MEASURED.has(meter.source)) return { meter, probe, tried: [{ name, result: `chosen: ${meter.id}` }] };
+    await meter.close?.();
+    const why = probe.available ? (probe.detail ?? `auto fell back to ${meter.source}`) : probe.reason;
+    const none = createNullMeter(`no hardware energy counter reads here (${why})`);
+    return { meter: none, probe: await none.probe(), tried: [{ name, result: `no hardware counter: ${why}` }] };
+  }
+  if (!probe.available) {
+    await meter.close?.();
+    throw new JoulebenchError('E_METER', `meter ${meter.id} cannot read here: ${probe.reason}${probe.fix ? ` (fix: ${probe.fix})` : ''}`);
+  }
+  return { meter, probe, tried: [{ name, result: 'chosen with --meter' }] };
 }
 
 /**
- * Measures the machine sitting idle for `ms`, so that net energy (gross − idle watts × wall) isolates
- * what a solver added. A meter that reads nothing gives `watts: null`.
+ * Idle power before a coding run, through the meters' own calibration. The `none` meter gets a
+ * `skipped` calibration without waiting.
  */
-export async function measureIdlePower(meter: Meter, ms: number): Promise<IdlePower> {
-  const w = await meter.start();
-  await sleep(ms);
-  const r = await w.stop();
-  const watts = r.joules === null || r.window_ms <= 0 ? null : r.joules / (r.window_ms / 1000);
-  return { watts, window_ms: r.window_ms, source: r.source };
+export async function calibrateCodeIdle(meter: Meter, idle_ms: number): Promise<IdleCalibration> {
+  if (meter.id === 'none') {
+    return { status: 'skipped', watts: null, by_domain_watts: {}, window_ms: null, source: 'none', reason: 'nothing is measured (meter none)' };
+  }
+  return calibrateIdle(meter, idle_ms);
 }

@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { round } from '../core/stats.js';
 import type { EnergySource } from '../core/types.js';
 import type { Meter } from '../meters/meter.js';
-import type { IdlePower } from './energy.js';
+import { netJoules, type IdleCalibration } from '../core/energy.js';
 import { execTree } from './process.js';
 import type { Sandbox, SandboxKind } from './sandbox.js';
 import type { Solver } from './solvers/solver.js';
@@ -49,7 +49,7 @@ export interface Datapoint {
   escapes: string[];
   /** Energy over the solver's window, gross; `null` when not measured (never 0 for unknown). */
   joules: number | null;
-  /** Gross minus idle power × window, when idle was calibrated. */
+  /** Gross minus idle power × window (equal to gross for marginal sources); `null` when idle is unknown. */
   net_joules: number | null;
   energy_source: EnergySource;
   /** The window was shorter than the meter's floor: the figure is noise-dominated (`~`). */
@@ -80,7 +80,7 @@ export interface OracleOptions {
   keep?: boolean;
   /** Where datapoint folders are made (default: the OS temp folder). */
   tmp_base?: string;
-  idle?: IdlePower | null;
+  idle?: IdleCalibration | null;
 }
 
 /**
@@ -166,8 +166,7 @@ export async function runDatapoint(task: CodeTask, solver: Solver, rollout: numb
     // A meter that forgot to flag a short window is still held to its declared floor.
     dp.below_floor = reading.below_floor || (reading.joules !== null && reading.window_ms < opts.meter.floor_ms);
     dp.window_ms = round(reading.window_ms, 3);
-    const idleW = opts.idle?.watts ?? null;
-    dp.net_joules = reading.joules !== null && idleW !== null ? reading.joules - idleW * (dp.window_ms / 1000) : null;
+    dp.net_joules = opts.idle ? netJoules(reading.joules, opts.idle, dp.window_ms) : null;
 
     // A solver that removed its workdir or swapped it for a link must not make restoring write elsewhere.
     if (!isRealDir(dirs.workdir)) {

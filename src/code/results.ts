@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { JoulebenchError } from '../core/errors.js';
 import { summarizeSolvers, type SolverSummary } from './aggregate.js';
-import type { IdlePower } from './energy.js';
+import type { IdleCalibration } from '../core/energy.js';
 import type { Datapoint } from './oracle.js';
 
 /** The results JSON of `joulebench code`: every datapoint, and per-solver aggregates with frontier marks. */
@@ -14,7 +14,7 @@ export interface CodeResults {
     rollouts: number;
     sandbox: Record<string, unknown>;
     meter: { id: string; source: string; floor_ms: number } & Record<string, unknown>;
-    idle: IdlePower | null;
+    idle: IdleCalibration | null;
     timeout_s: number | null;
     default_timeout_s: number;
     scrubbed_env: string[];

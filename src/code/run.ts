@@ -1,6 +1,6 @@
 import type { Meter } from '../meters/meter.js';
 import { summarizeSolvers } from './aggregate.js';
-import { measureIdlePower, type IdlePower } from './energy.js';
+import { calibrateCodeIdle } from './energy.js';
 import { runDatapoint, type Datapoint, type OracleOptions } from './oracle.js';
 import type { CodeResults } from './results.js';
 import type { Sandbox } from './sandbox.js';
@@ -23,7 +23,7 @@ export interface CodeRunOptions {
   kill_grace_ms?: number;
   keep?: boolean;
   tmp_base?: string;
-  /** Idle calibration window before the run, ms (0: none). Skipped when the meter reads nothing. */
+  /** Idle calibration window before the run, ms (0: skipped, net unknown). Not run for the `none` meter. */
   idle_ms?: number;
   onDatapoint?: (d: Datapoint, progress: { done: number; total: number }) => void;
 }
@@ -33,10 +33,7 @@ export const DEFAULT_SOLVER_TIMEOUT_S = 900;
 
 /** Runs the suite sequentially (parallel solvers on shared hardware would pollute each other's energy). */
 export async function runCodeSuite(opts: CodeRunOptions): Promise<CodeResults> {
-  let idle: IdlePower | null = null;
-  // A meter whose readings are already marginal (a coefficient of activity) has no idle to subtract.
-  const marginal = (opts.meter as { marginal?: boolean }).marginal === true;
-  if ((opts.idle_ms ?? 0) > 0 && opts.meter.id !== 'none' && !marginal) idle = await measureIdlePower(opts.meter, opts.idle_ms ?? 0);
+  const idle = await calibrateCodeIdle(opts.meter, opts.idle_ms ?? 0);
   const oracle: OracleOptions = {
     meter: opts.meter,
     sandbox: opts.sandbox,

@@ -1,3 +1,4 @@
+import { netJoules, type IdleCalibration, type IdleStatus, type SuiteWindow } from './energy.js';
 import { STAGE_IDS, type CaseResult, type EnergySource } from './types.js';
 import { nearestRankSorted, round } from './stats.js';
 
@@ -8,6 +9,11 @@ export interface ReportContext {
   meter: string;
   warmup: number;
   repeats: number;
+  /**
+   * What the runner measured around the cases: the idle calibration and the whole-suite window
+   * (`null` when energy came from the target itself). Absent: no idle window ran.
+   */
+  energy?: { idle: IdleCalibration; suite: SuiteWindow | null };
 }
 
 /** Per-dataset slice of a report (for `--suite all`, one per bundled suite). */
@@ -62,6 +68,18 @@ export interface BenchReport {
   meter: string;
   warmup: number;
   repeats: number;
+  // ---- energy over the whole suite (issue 3); after the fields above, which keep their order ----
+  /** Whole-suite energy: one window around the scored passes, or Σ case energy when the target reported it. */
+  gross_joules: number | null;
+  gross_source: EnergySource;
+  /** gross − idle_watts × suite wall; = gross for marginal sources (model, estimate); null when idle is unknown. */
+  net_joules: number | null;
+  net_joules_per_correct: number | null;
+  idle: IdleStatus;
+  idle_watts: number | null;
+  /** Wall time of the whole-suite window, ms; null when no window ran (energy from the target). */
+  suite_window_ms: number | null;
+  suite_below_floor: boolean;
 }
 
 /** Running totals over one slice of results (the whole run, or one dataset). */
@@ -189,8 +207,37 @@ export class Aggregator {
       meter: ctx.meter,
       warmup: ctx.warmup,
       repeats: ctx.repeats,
+      ...suiteEnergy(total.totalJoules, energySource, total.weightedCorrect, ctx.energy),
     };
   }
+}
+
+/** The whole-suite figures: the measured window when there is one, else the sum over cases. */
+function suiteEnergy(
+  casesJoules: number | null,
+  casesSource: EnergySource,
+  weightedCorrect: number,
+  energy: ReportContext['energy'],
+): Pick<
+  BenchReport,
+  'gross_joules' | 'gross_source' | 'net_joules' | 'net_joules_per_correct' | 'idle' | 'idle_watts' | 'suite_window_ms' | 'suite_below_floor'
+> {
+  const suite = energy?.suite ?? null;
+  const marginalSource = casesSource === 'model' || casesSource === 'estimate';
+  const idle: Pick<IdleCalibration, 'status' | 'watts'> = energy?.idle ?? { status: marginalSource ? 'marginal' : 'skipped', watts: null };
+  const gross = suite ? suite.joules : casesJoules;
+  const wall = suite ? suite.window_ms : null;
+  const net = netJoules(gross, idle, wall);
+  return {
+    gross_joules: roundOrNull(gross),
+    gross_source: suite ? (suite.joules === null ? 'none' : suite.source) : casesSource,
+    net_joules: roundOrNull(net),
+    net_joules_per_correct: perCorrect(net, weightedCorrect),
+    idle: idle.status,
+    idle_watts: roundOrNull(idle.watts),
+    suite_window_ms: roundOrNull(wall, 3),
+    suite_below_floor: suite?.below_floor ?? false,
+  };
 }
 
 /** Rolls the scored results of a run up into a report (see `Aggregator`). Pure. */

@@ -13,6 +13,8 @@ export interface EnergyReading {
   window_ms: number;
   /** The window was shorter than the meter's floor: the figure is noise-dominated. */
   below_floor: boolean;
+  /** Things a person should know about this figure (a dropped sample, a part that did not read). */
+  warnings?: string[];
 }
 
 /** An open measurement window. */
@@ -31,6 +33,16 @@ export interface Meter {
   readonly floor_ms: number;
   /** True when the runner should take energy from the target's own report instead of windows. */
   readonly usesTargetEnergy?: boolean;
+  /**
+   * True when windows are opened but a target's own energy, when it reports one, wins (auto's
+   * fallback on machines without counters: model where the target reports it, else estimate).
+   */
+  readonly prefersTargetEnergy?: boolean;
+  /**
+   * True when readings are already marginal (a coefficient of activity, a cost model): idle
+   * calibration does not apply and net equals gross.
+   */
+  readonly marginal?: boolean;
   probe(): Promise<MeterProbe>;
   start(): Promise<MeterWindow>;
   /** Static facts for the receipt (domains, coefficients); never secrets. */

@@ -13,6 +13,7 @@ export function createModelMeter(): Meter {
     source: 'model',
     floor_ms: 0,
     usesTargetEnergy: true,
+    marginal: true,
     probe: async () => ({ available: true, detail: 'energy reported by the target itself' }),
     start: async () => window,
     describe: () => ({ meter: 'model', note: 'energy is the target-reported cost model, not a measurement' }),

@@ -1,8 +1,30 @@
 import { JoulebenchError } from '../core/errors.js';
 import type { Meter } from './meter.js';
+import type { NvmlBinding } from './nvml/binding.js';
 
-/** Settings a meter may read (from CLI flags or the environment the CLI passes in). */
+/**
+ * Settings a meter may read (from CLI flags or the environment the CLI passes in). Each factory reads
+ * the keys it knows and validates them.
+ */
 export interface MeterOptions {
+  /** RAPL: the powercap folder (default `/sys/class/powercap`). */
+  powercap_root?: string;
+  /** RAPL: add the DRAM zones. */
+  rapl_dram?: boolean;
+  /** RAPL: background poll interval, ms. */
+  rapl_poll_ms?: number;
+  /** NVML: `CUDA_VISIBLE_DEVICES` as the environment has it. */
+  cuda_visible_devices?: string;
+  /** NVML: power sampling interval where the energy counter is unsupported, ms. */
+  nvml_poll_ms?: number;
+  /** NVML: an injected binding (tests). */
+  nvml_binding?: NvmlBinding | (() => Promise<NvmlBinding>);
+  /** Estimate: watts per busy core. */
+  cpu_watts_per_core?: number;
+  /** Estimate: watts while active, × wall time. */
+  active_watts?: number;
+  /** auto: what to use when no counter reads (default `model-or-estimate`). */
+  auto_fallback?: 'model-or-estimate' | 'estimate';
   [key: string]: unknown;
 }
 
@@ -12,8 +34,64 @@ export interface MeterFactory {
   create(opts: MeterOptions): Promise<Meter>;
 }
 
+async function rapl(opts: MeterOptions): Promise<Meter> {
+  const { createRaplMeter } = await import('./rapl/index.js');
+  return createRaplMeter({
+    ...(opts.powercap_root !== undefined ? { root: opts.powercap_root } : {}),
+    dram: opts.rapl_dram === true,
+    ...(opts.rapl_poll_ms !== undefined ? { poll_ms: positive(opts.rapl_poll_ms, 'rapl_poll_ms') } : {}),
+  });
+}
+
+async function nvml(opts: MeterOptions): Promise<Meter> {
+  const { createNvmlMeter } = await import('./nvml/index.js');
+  return createNvmlMeter({
+    cuda_visible_devices: opts.cuda_visible_devices,
+    ...(opts.nvml_poll_ms !== undefined ? { poll_ms: positive(opts.nvml_poll_ms, 'nvml_poll_ms') } : {}),
+    ...(opts.nvml_binding !== undefined ? { binding: opts.nvml_binding } : {}),
+  });
+}
+
+async function estimate(opts: MeterOptions): Promise<Meter> {
+  const { createEstimateMeter } = await import('./estimate.js');
+  return createEstimateMeter({
+    ...(opts.cpu_watts_per_core !== undefined ? { cpu_watts_per_core: nonNegative(opts.cpu_watts_per_core, 'cpu_watts_per_core') } : {}),
+    ...(opts.active_watts !== undefined ? { active_watts: nonNegative(opts.active_watts, 'active_watts') } : {}),
+  });
+}
+
 /** Every meter, in one explicit table. */
 export const METERS: Record<string, MeterFactory> = {
+  auto: {
+    summary: 'hardware counters where they read (RAPL and NVML), otherwise the model or the estimate; the report says which',
+    async create(opts) {
+      const { createAutoMeter } = await import('./auto.js');
+      return createAutoMeter({
+        hardware: [await rapl(opts), await nvml(opts)],
+        estimate: await estimate(opts),
+        fallback: opts.auto_fallback ?? 'model-or-estimate',
+      });
+    },
+  },
+  rapl: {
+    summary: 'Linux powercap (Intel/AMD RAPL): package or psys counters, dram when asked, labelled rapl',
+    create: rapl,
+  },
+  nvml: {
+    summary: 'NVIDIA GPUs through NVML: the total-energy counter, or integrated power where unsupported',
+    create: nvml,
+  },
+  composite: {
+    summary: 'RAPL and NVML together over one window, each domain labelled (both must read)',
+    async create(opts) {
+      const { createCompositeMeter } = await import('./composite.js');
+      return createCompositeMeter([await rapl(opts), await nvml(opts)], 'composite');
+    },
+  },
+  estimate: {
+    summary: 'CPU time × watts per busy core and/or wall × active watts: a coefficient, labelled estimate',
+    create: estimate,
+  },
   model: {
     summary: 'energy the target reports from its own cost model (the cascade stages), labelled model',
     async create() {
@@ -27,4 +105,14 @@ export async function createMeter(name: string, opts: MeterOptions = {}): Promis
   const factory = METERS[name];
   if (!factory) throw new JoulebenchError('E_USAGE', `--meter: unknown meter "${name}" (known: ${Object.keys(METERS).join(', ')})`);
   return factory.create(opts);
+}
+
+function positive(v: unknown, key: string): number {
+  if (typeof v !== 'number' || !(v > 0) || !Number.isFinite(v)) throw new JoulebenchError('E_CONFIG', `meter option ${key} must be a number > 0, got ${String(v)}`);
+  return v;
+}
+
+function nonNegative(v: unknown, key: string): number {
+  if (typeof v !== 'number' || !(v >= 0) || !Number.isFinite(v)) throw new JoulebenchError('E_CONFIG', `meter option ${key} must be a number >= 0, got ${String(v)}`);
+  return v;
 }

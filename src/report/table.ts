@@ -9,6 +9,8 @@ const SOURCE_NOTES: Partial<Record<string, string>> = {
   estimate: 'a coefficient (time × watts), not a measurement',
   mixed: 'cases measured by different sources; see energy_sources in the report',
   none: 'nothing measured energy for this run',
+  'integrated-power': 'GPU power draw sampled and integrated over time (NVML without an energy counter)',
+  composite: 'several meters read over one window (CPU and GPU), each domain labelled in the results',
 };
 
 /** The run report as people read it in a terminal. Every energy figure shows its source. */
@@ -31,6 +33,11 @@ export function renderReportTable(r: BenchReport): string {
     ['accuracy', fmtPct(r.accuracy_pct), pc.dim(`${r.correct_count}/${r.scored_count} scored cases correct`)],
     ['total energy', fmtJoules(r.total_joules), src],
     ['J / correct', fmtJoules(r.joules_per_correct), r.joules_per_correct === null ? pc.dim('nothing correct or energy unknown') : src],
+    [
+      'suite gross / net',
+      `${fmtJoules(r.gross_joules)} / ${fmtJoules(r.net_joules)}`,
+      pc.dim(`[${r.gross_source}] ${idleText(r)}`) + (r.suite_below_floor ? pc.yellow(' below meter floor') : ''),
+    ],
     [
       'latency p50 / p95 / p99',
       `${fmtMs(r.latency_p50_ms)} / ${fmtMs(r.latency_p95_ms)} / ${fmtMs(r.latency_p99_ms)}`,
@@ -67,6 +74,20 @@ export function renderReportTable(r: BenchReport): string {
   const note = SOURCE_NOTES[r.energy_source];
   if (note) lines.push('', pc.dim(`energy source ${r.energy_source}: ${note}`));
   return lines.join('\n') + '\n';
+}
+
+/** How the net figure was reached, in a few words. */
+function idleText(r: BenchReport): string {
+  switch (r.idle) {
+    case 'measured':
+      return `net = gross − idle ${r.idle_watts} W × ${r.suite_window_ms} ms`;
+    case 'marginal':
+      return 'marginal source: net = gross';
+    case 'skipped':
+      return 'no idle window (--no-idle): net unknown';
+    case 'unusable':
+      return 'idle window unusable: net unknown';
+  }
 }
 
 /** A comparison for people: both sides and the three deltas, with which direction is better. */

@@ -1,9 +1,11 @@
 import { performance } from 'node:perf_hooks';
 import { Aggregator, type BenchReport } from '../core/aggregate.js';
 import { digestOf } from '../core/canonical.js';
+import type { IdleCalibration, SuiteWindow } from '../core/energy.js';
 import { JoulebenchError } from '../core/errors.js';
 import type { Answer, Case, CaseResult, Energy, Phase, ResultsHeader, Suite, Target } from '../core/types.js';
-import type { EnergyReading, Meter } from '../meters/meter.js';
+import { calibrateIdle, DEFAULT_IDLE_MS } from '../meters/idle.js';
+import type { EnergyReading, Meter, MeterWindow } from '../meters/meter.js';
 import { createModelMeter } from '../meters/model.js';
 import { getScorer } from '../scorers/index.js';
 import { suiteDigest } from '../suites/digest.js';
@@ -41,6 +43,22 @@ export interface RunOptions {
   config?: Record<string, unknown>;
   /** Keep every scored result in `RunOutcome.results` (default true); false streams them to the sink only. */
   keepResults?: boolean;
+  /**
+   * Idle calibration window before the suite, ms (default 1000); 0 skips it (net energy is then
+   * unknown). Meters whose readings are marginal (model, estimate) are never calibrated.
+   */
+  idle_ms?: number;
+  /** How the idle window waits; injected in tests. */
+  idleWait?: (ms: number) => Promise<unknown>;
+}
+
+/** What the runner measured around the cases, for the report and the receipt. */
+export interface RunEnergy {
+  idle: IdleCalibration;
+  /** One window around all scored passes; `null` when the meter opens no windows (`model`). */
+  suite: EnergyReading | null;
+  /** Whether the report's gross total is the suite window (else the sum of the target's own figures). */
+  gross_from: 'suite-window' | 'cases';
 }
 
 export interface RunOutcome {
@@ -48,6 +66,7 @@ export interface RunOutcome {
   header: ResultsHeader;
   /** Scored results in order (empty when `keepResults` is false). */
   results: CaseResult[];
+  energy: RunEnergy;
 }
 
 /**
@@ -63,6 +82,12 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
   const sink: ResultsSink = opts.sink ?? new MemorySink();
   const scorer = getScorer(suite.scorer);
   const prompts = suite.cases.map(promptOf);
+  // Probe before anything is recorded: a meter that cannot read stops the run (never a silent
+  // estimate), and `auto` settles what it measures with, so the header and report name it.
+  const probe = await meter.probe();
+  if (!probe.available) {
+    throw new JoulebenchError('E_METER', `meter ${meter.id} cannot read here: ${probe.reason}${probe.fix ? ` (fix: ${probe.fix})` : ''}`);
+  }
 
   const digest = suiteDigest(suite);
   const header: ResultsHeader = {
@@ -80,6 +105,12 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
   sink.header(header);
 
   const keep = opts.keepResults ?? true;
+  const idle = await calibrateIdle(meter, checkCount(opts.idle_ms ?? DEFAULT_IDLE_MS, 'idle_ms', 0), opts.idleWait);
+  const opensWindows = !meter.usesTargetEnergy;
+  let suiteWindow: MeterWindow | null = null;
+  let suiteReading: EnergyReading | null = null;
+  // Scored cases whose energy came from the meter's window rather than the target (auto's fallback).
+  let fromWindow = 0;
   const scored: CaseResult[] = [];
   const agg = new Aggregator();
   const total = (warmup + repeats) * suite.cases.length;
@@ -91,6 +122,8 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
   for (const [phase, pass] of passes) {
     for (let index = 0; index < suite.cases.length; index++) {
       if (opts.signal?.aborted) throw new JoulebenchError('E_RUN', 'run aborted');
+      // The whole scored part is also one window, so short (below-floor) cases still add up honestly.
+      if (phase === 'scored' && opensWindows && suiteWindow === null) suiteWindow = await meter.start();
       const c = suite.cases[index]!;
       const r = await runCase(c, prompts[index]!, index, phase, pass, target, meter, clock, opts.signal);
       const verdict = r.error === null ? scorer.score(c, r.response ?? '') : null;
@@ -99,6 +132,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
       sink.write(r);
       if (phase === 'scored') {
         agg.add(r);
+        if (r.energy_source === meter.source) fromWindow++;
         if (keep) scored.push(r);
       }
       done++;
@@ -106,15 +140,25 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     }
   }
 
+  if (suiteWindow) suiteReading = await suiteWindow.stop();
   sink.flush?.();
+
+  // With target energy preferred (auto's fallback), the window is the total only when some case needed it.
+  const allFromTarget = meter.prefersTargetEnergy === true && fromWindow === 0;
+  const gross_from: RunEnergy['gross_from'] = suiteReading && !allFromTarget ? 'suite-window' : 'cases';
   const report = agg.report({
     suite: { name: suite.name, version: suite.version, digest },
     target: target.id,
     meter: meter.id,
     warmup,
     repeats,
+    energy: { idle, suite: gross_from === 'suite-window' && suiteReading ? toSuiteWindow(suiteReading) : null },
   });
-  return { report, header, results: scored };
+  return { report, header, results: scored, energy: { idle, suite: suiteReading, gross_from } };
+}
+
+function toSuiteWindow(r: EnergyReading): SuiteWindow {
+  return { joules: r.joules, source: r.source, by_domain: r.by_domain, window_ms: r.window_ms, below_floor: r.below_floor };
 }
 
 async function runCase(
@@ -129,6 +173,7 @@ async function runCase(
   signal: AbortSignal | undefined,
 ): Promise<CaseResult> {
   const window = meter.usesTargetEnergy ? null : await meter.start();
+  const preferTarget = meter.prefersTargetEnergy === true;
   let answer: Answer | null = null;
   let error: CaseResult['error'] = null;
   // A target that gives up after retries says how many attempts it made and what they cost.
@@ -142,7 +187,7 @@ async function runCase(
   }
   const latency_ms = clock.now() - t0;
   const reading = window ? await window.stop() : null;
-  const energy = energyOf(answer, reading);
+  const energy = energyOf(answer, reading, preferTarget);
 
   const r: CaseResult = {
     record: 'case',
@@ -176,7 +221,8 @@ async function runCase(
   return r;
 }
 
-function energyOf(answer: Answer | null, reading: EnergyReading | null): Energy {
+function energyOf(answer: Answer | null, reading: EnergyReading | null, preferTarget: boolean): Energy {
+  if (preferTarget && answer?.energy && answer.energy.joules !== null) return answer.energy;
   if (reading) return reading;
   return answer?.energy ?? { joules: null, source: 'none' };
 }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import type { CodeResults } from '../../src/code/results.js';
 import { tempDir, writeShellTask } from '../code/helpers.js';
+import { writePowercapTree } from '../meters/powercap-tree.js';
 import { BIN, cli as run } from '../helpers/cli.js';
 
 const tmp = tempDir('jb-code-cli-');
@@ -118,5 +119,33 @@ describe('joulebench code (built CLI)', async () => {
     }
     assert.ok(gone, `sleep ${pid} still running`);
     assert.deepEqual(readdirSync(tmpBase), []);
+  });
+
+  test('energy end to end: auto reads a RAPL tree that the solver itself advances; noop is below the floor (~)', async () => {
+    const tree = writePowercapTree([{ entry: 'intel-rapl:0', name: 'package-0', energy_uj: 1_000_000 }]);
+    try {
+      const f = join(tree.root, 'intel-rapl:0', 'energy_uj');
+      // 5 J per run, written atomically as the kernel would present it.
+      const burn = `burn=cmd:v=$(cat ${f}); echo $((v+5000000)) > ${f}.tmp && mv ${f}.tmp ${f}; echo fixed > src/value.txt`;
+      const out = join(tmp, 'energy.json');
+      const r = await cli(['--suite', suite, '--solvers', `${burn},noop`, '--sandbox', 'none', '--powercap-root', tree.root, '--idle-ms', '50', '--out', out], {
+        CUDA_VISIBLE_DEVICES: '',
+      });
+      assert.equal(r.code, 0, r.stderr);
+      const res = JSON.parse(readFileSync(out, 'utf8')) as CodeResults;
+      assert.equal(res.config.meter.source, 'rapl');
+      assert.equal(res.config.idle?.status, 'measured');
+      const burnDps = res.datapoints.filter((d) => d.solver === 'burn');
+      assert.deepEqual(burnDps.map((d) => [d.energy_source, d.joules]), [['rapl', 5], ['rapl', 5]]);
+      const burnRow = res.solvers.find((s) => s.solver === 'burn')!;
+      assert.equal(burnRow.resolved_count, 2);
+      assert.ok(burnRow.joules_per_resolved !== null && Math.abs(burnRow.joules_per_resolved - 5) < 0.5, String(burnRow.joules_per_resolved));
+      const noopRow = res.solvers.find((s) => s.solver === 'noop')!;
+      assert.equal(noopRow.below_floor, true);
+      assert.match(r.stdout, /^\s+noop\s+0\/2\s+0\.0 %\s+n\/a\s+~/m);
+      assert.match(r.stdout, /meter auto\(rapl\)/);
+    } finally {
+      tree.cleanup();
+    }
   });
 });

@@ -8,6 +8,7 @@ import { noSandbox } from '../../src/code/sandbox.js';
 import { createSolvers } from '../../src/code/solvers/registry.js';
 import { loadCodeSuite } from '../../src/code/task.js';
 import { isJoulebenchError } from '../../src/core/errors.js';
+import { writePowercapTree } from '../meters/powercap-tree.js';
 import { fakeMeter, tempDir, writeShellTask } from './helpers.js';
 
 const tmp = tempDir();
@@ -22,10 +23,22 @@ describe('energy for coding runs', () => {
     assert.equal(r.below_floor, false);
   });
 
-  test('without --meter a measuring meter is chosen or none; model is refused; none is explicit', async () => {
-    const chosen = await chooseCodeMeter();
-    assert.ok(chosen.meter.id === 'none' || !['model', 'estimate', 'none'].includes(chosen.meter.source), `chose ${chosen.meter.id}`);
-    await chosen.meter.close?.();
+  test('auto takes a hardware counter when one reads, else none (never the estimate); model is refused', async () => {
+    const empty = tempDir('jb-no-powercap-');
+    const none = await chooseCodeMeter('auto', { powercap_root: empty, nvml_binding: async () => { throw new Error('no NVML in this test'); } });
+    assert.equal(none.meter.id, 'none');
+    assert.match(none.tried[0]?.result ?? '', /no hardware counter/);
+    const tree = writePowercapTree([{ entry: 'intel-rapl:0', name: 'package-0', energy_uj: 1000 }]);
+    try {
+      const rapl = await chooseCodeMeter('auto', { powercap_root: tree.root, nvml_binding: async () => { throw new Error('no NVML in this test'); } });
+      assert.equal(rapl.meter.source, 'rapl');
+      await rapl.meter.close?.();
+    } finally {
+      tree.cleanup();
+    }
+    const est = await chooseCodeMeter('estimate');
+    assert.equal(est.meter.source, 'estimate', 'asked for by name, the estimate is used, labelled');
+    await est.meter.close?.();
     assert.equal((await chooseCodeMeter('none')).meter.id, 'none');
     await assert.rejects(chooseCodeMeter('model'), (e) => isJoulebenchError(e) && e.exitCode === 2);
     await assert.rejects(chooseCodeMeter('no-such-meter'), (e) => isJoulebenchError(e) && /unknown meter/.test(e.message));
@@ -34,7 +47,7 @@ describe('energy for coding runs', () => {
   test('a run with a measuring meter: idle calibrated first, energy per datapoint, rollouts summed, ~ flagged', async () => {
     const suiteDir = join(tmp, 'suite');
     writeShellTask(suiteDir, { name: 'one' });
-    const meter = fakeMeter(3, { below_floor: true });
+    const meter = fakeMeter(3, { below_floor: (n) => n > 1 }); // the idle window (the first) is long enough
     const res = await runCodeSuite({
       suite: loadCodeSuite(suiteDir),
       solvers: createSolvers(['reference', 'noop']),
@@ -46,7 +59,8 @@ describe('energy for coding runs', () => {
       idle_ms: 20,
     });
     assert.equal(meter.windows, 1 + 4, 'one idle window, then one per datapoint');
-    assert.ok(res.config.idle && res.config.idle.watts !== null && res.config.idle.watts > 0);
+    assert.equal(res.config.idle?.status, 'measured');
+    assert.ok(res.config.idle.watts !== null && res.config.idle.watts > 0);
     const ref = res.solvers[0]!;
     assert.equal(ref.energy_basis, 'net');
     assert.equal(ref.below_floor, true);

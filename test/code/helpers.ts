@@ -44,8 +44,14 @@ export function writeShellTask(suiteDir: string, t: FakeTask): string {
   return dir;
 }
 
-/** A meter that reports a fixed number of joules per window, optionally flagged below its floor. */
-export function fakeMeter(joulesPerWindow: number, opts: { below_floor?: boolean; source?: 'rapl' | 'nvml' } = {}): Meter & { windows: number } {
+/**
+ * A meter that reports a fixed number of joules per window, optionally flagged below its floor
+ * (`true`, or a function of the 1-based window number).
+ */
+export function fakeMeter(
+  joulesPerWindow: number,
+  opts: { below_floor?: boolean | ((window: number) => boolean); source?: 'rapl' | 'nvml' } = {},
+): Meter & { windows: number } {
   const m = {
     id: 'fake',
     source: opts.source ?? 'rapl',
@@ -53,7 +59,7 @@ export function fakeMeter(joulesPerWindow: number, opts: { below_floor?: boolean
     windows: 0,
     probe: async () => ({ available: true as const }),
     async start() {
-      m.windows++;
+      const n = ++m.windows;
       const t0 = performance.now();
       return {
         stop: async (): Promise<EnergyReading> => ({
@@ -61,7 +67,7 @@ export function fakeMeter(joulesPerWindow: number, opts: { below_floor?: boolean
           source: m.source,
           by_domain: {},
           window_ms: performance.now() - t0,
-          below_floor: opts.below_floor ?? false,
+          below_floor: typeof opts.below_floor === 'function' ? opts.below_floor(n) : (opts.below_floor ?? false),
         }),
       };
     },

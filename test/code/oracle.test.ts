@@ -138,7 +138,7 @@ describe('oracle', () => {
 
   test('energy: the solver window is metered; below-floor windows are flagged; idle is subtracted', async () => {
     const t = task('energy');
-    const d = await runDatapoint(t, createSolver('reference'), 0, opts({ meter: fakeMeter(2.5, { below_floor: true }), idle: { watts: 1, window_ms: 100, source: 'rapl' } }));
+    const d = await runDatapoint(t, createSolver('reference'), 0, opts({ meter: fakeMeter(2.5, { below_floor: true }), idle: { status: 'measured', watts: 1, by_domain_watts: {}, window_ms: 100, source: 'rapl' } }));
     assert.equal(d.joules, 2.5);
     assert.equal(d.energy_source, 'rapl');
     assert.equal(d.below_floor, true);

@@ -14,10 +14,11 @@ import { JoulebenchError } from '../../core/errors.js';
 import { buildReceipt } from '../../report/receipt.js';
 import { renderCodeTable } from '../../report/code-table.js';
 import { writeFileEnsured, type CliIO } from '../io.js';
+import { addMeterFlags, idleMsFrom, meterOptionsFrom, type MeterFlags } from '../meter-flags.js';
 import { intAtLeast } from '../options.js';
 
 /** `joulebench code` options as commander parses them. */
-export interface CodeFlags {
+export interface CodeFlags extends MeterFlags {
   suite: string;
   solvers: string;
   tasks?: string;
@@ -26,8 +27,6 @@ export interface CodeFlags {
   report?: string;
   sandbox: SandboxMode;
   allowWrite: string[];
-  meter?: string;
-  idleMs: number;
   timeout?: number;
   keep?: boolean;
   passEnv: string[];
@@ -46,7 +45,7 @@ function positiveSeconds(value: string): number {
 
 /** `joulebench code`: run a coding suite through the oracle, or `--report` a results file. */
 export function codeCommand(io: CliIO): Command {
-  return new Command('code')
+  const cmd = new Command('code')
     .description('coding agents graded by a test oracle: resolution, joules and dollars per resolved task, and their Pareto frontier')
     .option('-s, --suite <name|dir>', `bundled suite (${BUNDLED_CODE_SUITES.join(', ')}) or a folder of tasks`, 'smoke')
     .option(
@@ -60,19 +59,18 @@ export function codeCommand(io: CliIO): Command {
     .option('--report <file>', 'print the frontier table of a results JSON and exit')
     .addOption(new Option('--sandbox <mode>', 'bwrap: bubblewrap (root read-only, workdir writable); none: no confinement; auto: bwrap when it works').choices([...SANDBOX_MODES]).default('auto'))
     .option('--allow-write <path>', 'also writable inside the bwrap sandbox (repeatable; e.g. an agent\'s config folder)', collect, [])
-    .option('-m, --meter <name>', 'energy meter (default: the first measuring meter that reads here, else none: joules null)')
-    .option('--idle-ms <n>', 'idle calibration before the run, ms; net = gross − idle W × wall (0: gross only)', intAtLeast(0), 1000)
     .option('--timeout <s>', "each solver run's limit in seconds (overrides the tasks' timeout_s)", positiveSeconds)
     .option('--keep', 'keep each workdir (paths in the results) instead of removing it')
     .option('--pass-env <names>', 'pass these environment variables to solvers although they look like secrets (comma-separated, repeatable)', collect, [])
-    .option('-q, --quiet', 'no progress lines and no table')
-    .action(async (flags: CodeFlags) => {
-      if (flags.report) {
-        io.out(renderCodeTable(readCodeResults(flags.report)));
-        return;
-      }
-      await codeAction(flags, io);
-    });
+    .option('-q, --quiet', 'no progress lines and no table');
+  // The meters' shared flags; `auto` here takes hardware counters only (else joules are null, see energy.ts).
+  return addMeterFlags(cmd).action(async (flags: CodeFlags) => {
+    if (flags.report) {
+      io.out(renderCodeTable(readCodeResults(flags.report)));
+      return;
+    }
+    await codeAction(flags, io);
+  });
 }
 
 /** Runs the suite, writes the results JSON and prints the frontier table. */
@@ -83,11 +81,11 @@ export async function codeAction(flags: CodeFlags, io: CliIO): Promise<void> {
   const solvers = createSolvers(splitSolverList(flags.solvers));
   const sandbox = resolveSandbox(flags.sandbox, { writable: flags.allowWrite });
   const { env, scrubbed } = scrubEnv(process.env, flags.passEnv);
-  const chosen = await chooseCodeMeter(flags.meter);
+  const chosen = await chooseCodeMeter(flags.meter ?? 'auto', meterOptionsFrom(flags, process.env));
   if (!flags.quiet) {
     io.err(
       `joulebench code · ${suite.tasks.length} tasks × ${solvers.length} solvers × ${flags.rollouts} rollouts · sandbox ${sandbox.kind} · meter ${chosen.meter.id}` +
-        (chosen.meter.id === 'none' ? ' (joules null: no measuring meter reads here)' : '') +
+        (chosen.meter.id === 'none' ? ' (joules null: no hardware energy counter reads here)' : '') +
         '\n',
     );
   }
@@ -113,7 +111,7 @@ export async function codeAction(flags: CodeFlags, io: CliIO): Promise<void> {
       scrubbed_env: scrubbed,
       ...(flags.timeout !== undefined ? { timeout_s: flags.timeout } : {}),
       keep: flags.keep ?? false,
-      idle_ms: flags.idleMs,
+      idle_ms: idleMsFrom(flags),
       onDatapoint: flags.quiet ? undefined : (d, p) => io.err(progressLine(d, p)),
     });
   } finally {

@@ -2,7 +2,7 @@ import { basename, dirname, join } from 'node:path';
 import { Command, Option } from 'commander';
 import { prettyJson } from '../../core/canonical.js';
 import { JoulebenchError } from '../../core/errors.js';
-import { createMeter, METERS } from '../../meters/registry.js';
+import { createMeter } from '../../meters/registry.js';
 import { buildReceipt } from '../../report/receipt.js';
 import { renderReportTable } from '../../report/table.js';
 import { run } from '../../runner/run.js';
@@ -10,16 +10,16 @@ import { JsonlResultsFile } from '../../runner/results-file.js';
 import { loadSuite } from '../../suites/loader.js';
 import { createTarget, TARGETS, type TargetSpec } from '../../targets/registry.js';
 import { writeFileEnsured, type CliIO } from '../io.js';
+import { addMeterFlags, idleMsFrom, meterOptionsFrom, type MeterFlags } from '../meter-flags.js';
 import { intAtLeast } from '../options.js';
 import { createProgress } from '../progress.js';
 
-export interface RunFlags {
+export interface RunFlags extends MeterFlags {
   suite: string;
   target: string;
   neural?: string;
   warmup: number;
   repeat: number;
-  meter: string;
   out?: string;
   results?: string;
   receipt?: string;
@@ -27,21 +27,20 @@ export interface RunFlags {
 }
 
 export function runCommand(io: CliIO): Command {
-  return new Command('run')
+  const cmd = new Command('run')
     .description('run a suite against a target and report accuracy, joules per correct answer, latency and stage mix')
     .option('-s, --suite <name|file>', 'bundled suite (mt, router, all) or a suite file (.json, .jsonl, .yaml)', 'all')
     .addOption(new Option('-t, --target <kind>', 'the system under test').choices(Object.keys(TARGETS)).default('cascade'))
     .addOption(new Option('--neural <kind>', "the cascade's neural backend (default: echo)").choices(Object.keys(TARGETS)))
     .option('-w, --warmup <n>', 'passes run first, recorded with phase "warmup", never scored', intAtLeast(0), 1)
     .option('-r, --repeat <n>', 'scored passes over the suite', intAtLeast(1), 1)
-    .addOption(new Option('-m, --meter <name>', 'energy meter').choices(Object.keys(METERS)).default('model'))
     .option('-o, --out <file>', 'write the report JSON here (default: stdout, with the table on stderr)')
     .option('--results <file>', 'results JSONL, one line per case as it finishes (default: next to the report)')
     .option('--receipt <file>', 'receipt JSON: host, versions, UTC times, digests (default: next to the report)')
-    .option('-q, --quiet', 'no progress bar and no table')
-    .action(async (flags: RunFlags) => {
-      await runAction(flags, io);
-    });
+    .option('-q, --quiet', 'no progress bar and no table');
+  return addMeterFlags(cmd).action(async (flags: RunFlags) => {
+    await runAction(flags, io);
+  });
 }
 
 export async function runAction(flags: RunFlags, io: CliIO): Promise<void> {
@@ -53,7 +52,7 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<void> {
     spec.neural = { kind: flags.neural };
   }
   const target = await createTarget(spec);
-  const meter = await createMeter(flags.meter);
+  const meter = await createMeter(flags.meter ?? 'auto', meterOptionsFrom(flags, process.env));
   const probe = await meter.probe();
   if (!probe.available) {
     throw new JoulebenchError('E_METER', `meter ${meter.id} cannot read here: ${probe.reason}${probe.fix ? ` (fix: ${probe.fix})` : ''}`);
@@ -79,6 +78,7 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<void> {
       warmup: flags.warmup,
       repeats: flags.repeat,
       sink,
+      idle_ms: idleMsFrom(flags),
       keepResults: false,
       onResult: progress ? (_r, p) => progress.update(p.done) : undefined,
     });
@@ -102,6 +102,11 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<void> {
       config_digest: outcome.header.config_digest,
       target: target.describe(),
       meter: { id: meter.id, probe, ...meter.describe() },
+      energy: {
+        idle: outcome.energy.idle,
+        suite_window: outcome.energy.suite,
+        gross_from: outcome.energy.gross_from,
+      },
       files: { report: paths.report ?? '(stdout)', results: paths.results },
     },
   });
@@ -114,6 +119,8 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<void> {
     io.out(reportJson);
     if (!flags.quiet) io.err(renderReportTable(outcome.report));
   }
+  // Meter warnings (a dropped RAPL sample, a failed read) always reach a person, quiet or not.
+  for (const w of outcome.energy.suite?.warnings ?? []) io.err(`joulebench: warning: ${w}\n`);
   if (!flags.quiet) {
     io.err(`results ${paths.results}\nreceipt ${paths.receipt}\n${flags.out ? `report  ${flags.out}\n` : ''}`);
   }

@@ -1,0 +1,95 @@
+import type { EnergySource } from '../core/types.js';
+import { createCompositeMeter } from './composite.js';
+import type { Meter, MeterProbe, MeterWindow } from './meter.js';
+
+/** What `auto` does when no hardware counter reads. */
+export type AutoFallback = 'model-or-estimate' | 'estimate';
+
+export interface AutoParts {
+  /** Hardware meters, tried in order (RAPL, NVML); every one that reads is used. */
+  hardware: readonly Meter[];
+  /** Used when none reads: the estimate meter. */
+  estimate: Meter;
+  /**
+   * `model-or-estimate` (for `run`): the target's own energy where it reports one, else the
+   * estimate; `estimate` (for `meter -- CMD`, where there is no target).
+   */
+  fallback: AutoFallback;
+}
+
+/**
+ * The default meter: hardware counters where they read (RAPL and NVML together, each domain
+ * labelled), otherwise the target's model or the estimate. Its `id` names what it chose, e.g.
+ * `auto(rapl+nvml)` or `auto(model|estimate)`, so the report says which; the receipt says why.
+ */
+export function createAutoMeter(parts: AutoParts): Meter {
+  let chosen: Meter | null = null;
+  let tried: Record<string, MeterProbe> = {};
+  let fallback = false;
+
+  async function resolve(): Promise<Meter> {
+    if (chosen) return chosen;
+    tried = {};
+    const readable: Meter[] = [];
+    for (const m of parts.hardware) {
+      const p = await m.probe();
+      tried[m.id] = p;
+      if (p.available) readable.push(m);
+      else await m.close?.();
+    }
+    if (readable.length > 0) chosen = createCompositeMeter(readable);
+    else {
+      fallback = true;
+      chosen = parts.estimate;
+    }
+    return chosen;
+  }
+
+  const label = (): string => {
+    if (!chosen) return 'auto';
+    if (fallback) return parts.fallback === 'model-or-estimate' ? 'auto(model|estimate)' : 'auto(estimate)';
+    return `auto(${chosen.id})`;
+  };
+
+  return {
+    get id() {
+      return label();
+    },
+    get source(): EnergySource {
+      return chosen?.source ?? 'none';
+    },
+    get floor_ms() {
+      return chosen?.floor_ms ?? 0;
+    },
+    get prefersTargetEnergy() {
+      return fallback && parts.fallback === 'model-or-estimate';
+    },
+    get marginal() {
+      return chosen?.marginal ?? false;
+    },
+    async probe(): Promise<MeterProbe> {
+      const m = await resolve();
+      const p = await m.probe();
+      if (!p.available) return p;
+      if (!fallback) return p;
+      const why = Object.entries(tried).map(([id, t]) => `${id}: ${t.available ? 'ok' : t.reason}`).join('; ');
+      const what = parts.fallback === 'model-or-estimate' ? "the target's own energy where it reports one, else the estimate" : 'the estimate';
+      return { available: true, detail: `no hardware counter reads (${why}); using ${what}` };
+    },
+    async start(): Promise<MeterWindow> {
+      return (await resolve()).start();
+    },
+    describe() {
+      return {
+        meter: 'auto',
+        chose: label(),
+        fallback: fallback ? parts.fallback : null,
+        tried: { ...tried },
+        ...(chosen ? { chosen: chosen.describe() } : {}),
+      };
+    },
+    async close() {
+      await chosen?.close?.();
+    },
+  };
+}

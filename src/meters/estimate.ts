@@ -1,0 +1,80 @@
+import { performance } from 'node:perf_hooks';
+import { readCpuTimes, type CpuTimes } from './cpu-time.js';
+import type { EnergyReading, Meter, MeterWindow } from './meter.js';
+
+/** Default watts per busy core: a round coefficient, not a measurement of any machine. */
+export const DEFAULT_CPU_WATTS_PER_CORE = 10;
+/** CPU time is accounted in scheduler ticks (children in 10 ms units): shorter windows are noise. */
+export const ESTIMATE_FLOOR_MS = 10;
+
+export interface EstimateOptions {
+  /** Watts per busy core, multiplied by CPU time (`JOULEBENCH_CPU_WATTS_PER_CORE`). */
+  cpu_watts_per_core?: number;
+  /** Watts while active, multiplied by wall time (`JOULEBENCH_ACTIVE_WATTS`). */
+  active_watts?: number;
+  /** Injected in tests; default: this process plus its waited-for children. */
+  cpuTimes?: () => CpuTimes;
+  now?: () => number;
+}
+
+/**
+ * The estimate: a coefficient, never a measurement, always labelled `estimate`. Two terms, each its
+ * own domain: `cpu` = CPU time × watts per busy core, and `active` = wall × active watts. Given only
+ * active watts, the CPU term is off (the seed's wall × active-watts estimator); given neither, the CPU
+ * term runs at the default coefficient. Readings are marginal by construction, so no idle is subtracted.
+ */
+export function createEstimateMeter(opts: EstimateOptions = {}): Meter {
+  const active_watts = opts.active_watts ?? null;
+  const cpu_watts_per_core = opts.cpu_watts_per_core ?? (active_watts === null ? DEFAULT_CPU_WATTS_PER_CORE : null);
+  for (const [k, v] of [['cpu_watts_per_core', cpu_watts_per_core], ['active_watts', active_watts]] as const) {
+    if (v !== null && !(Number.isFinite(v) && v >= 0)) throw new RangeError(`estimate: ${k} must be a number >= 0, got ${v}`);
+  }
+  const cpuTimes = opts.cpuTimes ?? (() => readCpuTimes());
+  const now = opts.now ?? (() => performance.now());
+  const cpuMs = (t: CpuTimes): number => t.self_ms + (t.children_ms ?? 0);
+
+  return {
+    id: 'estimate',
+    source: 'estimate',
+    floor_ms: ESTIMATE_FLOOR_MS,
+    marginal: true,
+    probe: async () => ({ available: true, detail: describeCoefficients(cpu_watts_per_core, active_watts) }),
+    async start(): Promise<MeterWindow> {
+      const t0 = now();
+      const c0 = cpuTimes();
+      return {
+        async stop(): Promise<EnergyReading> {
+          const c1 = cpuTimes();
+          const window_ms = now() - t0;
+          const by_domain: EnergyReading['by_domain'] = {};
+          let sum = 0;
+          if (cpu_watts_per_core !== null) {
+            const j = ((cpuMs(c1) - cpuMs(c0)) / 1000) * cpu_watts_per_core;
+            by_domain.cpu = { joules: j, source: 'estimate' };
+            sum += j;
+          }
+          if (active_watts !== null) {
+            const j = (window_ms / 1000) * active_watts;
+            by_domain.active = { joules: j, source: 'estimate' };
+            sum += j;
+          }
+          return { joules: sum, source: 'estimate', by_domain, window_ms, below_floor: window_ms < ESTIMATE_FLOOR_MS };
+        },
+      };
+    },
+    describe: () => ({
+      meter: 'estimate',
+      note: 'a coefficient, never a measurement',
+      coefficients: { cpu_watts_per_core, active_watts },
+      cpu_time: 'this process plus its waited-for children (/proc/self/stat cutime+cstime, 10 ms ticks)',
+      floor_ms: ESTIMATE_FLOOR_MS,
+    }),
+  };
+}
+
+function describeCoefficients(cpu: number | null, active: number | null): string {
+  const parts: string[] = [];
+  if (cpu !== null) parts.push(`CPU time × ${cpu} W per busy core`);
+  if (active !== null) parts.push(`wall × ${active} W active`);
+  return `estimate: ${parts.join(' + ') || 'no coefficient (reads 0 J)'}`;
+}

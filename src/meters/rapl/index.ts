@@ -1,0 +1,133 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import type { EnergyReading, Meter, MeterProbe, MeterWindow } from '../meter.js';
+import { errText, RaplSampler } from './sampler.js';
+import { listZones, selectDomains, type RaplSelection, type ReadText } from './zones.js';
+
+/** The default powercap root; containers often bind-mount it elsewhere. */
+export const DEFAULT_POWERCAP_ROOT = '/sys/class/powercap';
+/** RAPL counters update about every millisecond; a shorter window reads noise. */
+export const RAPL_FLOOR_MS = 1;
+/** Background poll interval, ms: far shorter than the fastest wrap (about a minute under heavy load). */
+export const RAPL_DEFAULT_POLL_MS = 500;
+
+export interface RaplOptions {
+  /** Default `/sys/class/powercap` (`--powercap-root`, `JOULEBENCH_POWERCAP_ROOT`). */
+  root?: string;
+  /** Add the DRAM zones (`--rapl-dram`). */
+  dram?: boolean;
+  poll_ms?: number;
+  /** Injected in tests to simulate read errors honestly; default `fs.readFileSync(path, 'utf8')`. */
+  read?: ReadText;
+  now?: () => number;
+}
+
+const readUtf8: ReadText = (path) => readFileSync(path, 'utf8');
+
+/** The Linux powercap (RAPL) meter: sums the package (or psys) counters, each domain labelled `rapl`. */
+export function createRaplMeter(opts: RaplOptions = {}): Meter {
+  const root = opts.root ?? DEFAULT_POWERCAP_ROOT;
+  const read = opts.read ?? readUtf8;
+  const poll_ms = opts.poll_ms ?? RAPL_DEFAULT_POLL_MS;
+  const now = opts.now ?? (() => performance.now());
+  let state: { selection: RaplSelection; sampler: RaplSampler } | null = null;
+  let probed: MeterProbe | null = null;
+
+  function setUp(): MeterProbe {
+    if (probed) return probed;
+    probed = inspect();
+    return probed;
+  }
+
+  function inspect(): MeterProbe {
+    if (!existsSync(root)) {
+      return {
+        available: false,
+        reason: `no powercap tree at ${root} (not Linux, no RAPL on this CPU or VM, or a container that does not mount it)`,
+        fix: 'point --powercap-root (or JOULEBENCH_POWERCAP_ROOT) at the mounted powercap folder',
+      };
+    }
+    let selection: RaplSelection;
+    try {
+      selection = selectDomains(listZones(root, read), { dram: opts.dram ?? false });
+    } catch (e) {
+      return { available: false, reason: `cannot list ${root} (${errText(e)})` };
+    }
+    if (selection.domains.length === 0) {
+      return { available: false, reason: `no package or psys zone under ${root}`, fix: 'check that the intel_rapl (or AMD RAPL) driver is loaded' };
+    }
+    for (const d of selection.domains) {
+      const path = join(d.zone.dir, 'energy_uj');
+      try {
+        read(path);
+      } catch (e) {
+        const code = errText(e);
+        if (code === 'EACCES' || code === 'EPERM') {
+          return {
+            available: false,
+            reason: `${path} is readable by root only (${code}; kernels since 2020 restrict it, CVE-2020-8694)`,
+            fix: `run as root, or grant read access: sudo chmod o+r ${root}/*/energy_uj (until reboot), or a udev rule doing the same; never falling back to an estimate silently`,
+          };
+        }
+        return { available: false, reason: `cannot read ${path} (${code})` };
+      }
+    }
+    state = { selection, sampler: new RaplSampler(selection.domains, read, poll_ms) };
+    const names = selection.domains.map((d) => d.domain).join(' + ');
+    return { available: true, detail: `${names} under ${root} (${selection.mode} mode)` };
+  }
+
+  function ready(): { selection: RaplSelection; sampler: RaplSampler } {
+    const p = setUp();
+    if (!p.available || !state) throw new Error(`rapl meter cannot read: ${p.available ? 'not set up' : p.reason}`);
+    return state;
+  }
+
+  return {
+    id: 'rapl',
+    source: 'rapl',
+    floor_ms: RAPL_FLOOR_MS,
+    probe: async () => setUp(),
+    async start(): Promise<MeterWindow> {
+      const { sampler } = ready();
+      const t0 = now();
+      const before = sampler.acquire();
+      return {
+        async stop(): Promise<EnergyReading> {
+          const after = sampler.release();
+          const window_ms = now() - t0;
+          const by_domain: EnergyReading['by_domain'] = {};
+          let sum = 0;
+          const warnings: string[] = [];
+          for (const [domain, total] of Object.entries(after.total_uj)) {
+            const j = (total - (before.total_uj[domain] ?? 0)) / 1e6;
+            by_domain[domain] = { joules: j, source: 'rapl' };
+            sum += j;
+            const dropped = (after.dropped[domain] ?? 0) - (before.dropped[domain] ?? 0);
+            if (dropped > 0) warnings.push(`${domain}: ${dropped} sample(s) dropped at a wrap (max_energy_range_uj unreadable); the figure is low`);
+            const errs = (after.read_errors[domain] ?? 0) - (before.read_errors[domain] ?? 0);
+            if (errs > 0) warnings.push(`${domain}: ${errs} read(s) of energy_uj failed in this window`);
+          }
+          const reading: EnergyReading = { joules: sum, source: 'rapl', by_domain, window_ms, below_floor: window_ms < RAPL_FLOOR_MS };
+          if (warnings.length > 0) reading.warnings = warnings;
+          return reading;
+        },
+      };
+    },
+    describe() {
+      const out: Record<string, unknown> = { meter: 'rapl', powercap_root: root, dram: opts.dram ?? false, poll_ms, floor_ms: RAPL_FLOOR_MS };
+      if (state) {
+        out.mode = state.selection.mode;
+        out.domains = state.selection.domains.map((d) => ({ domain: d.domain, zone: d.zone.entry, name: d.zone.name }));
+        out.skipped = state.selection.skipped;
+        out.max_energy_range_uj = state.sampler.maxRanges();
+        if (state.sampler.warnings.size > 0) out.warnings = [...state.sampler.warnings];
+      }
+      return out;
+    },
+    async close() {
+      state?.sampler.stopTimer();
+    },
+  };
+}

@@ -1,0 +1,132 @@
+import { join } from 'node:path';
+import { counterDelta, parseMicrojoules } from './counter.js';
+import type { RaplDomain, ReadText } from './zones.js';
+
+/** Accumulated energy per domain since the sampler started, and the samples it had to drop. */
+export interface RaplSnapshot {
+  total_uj: Record<string, number>;
+  dropped: Record<string, number>;
+  read_errors: Record<string, number>;
+}
+
+interface DomainState {
+  domain: string;
+  energy_path: string;
+  max_uj: number | null;
+  last_uj: number | null;
+  total_uj: number;
+  dropped: number;
+  read_errors: number;
+}
+
+/**
+ * Reads every selected counter on a background timer while any window is open, so that every wrap
+ * is seen (a window sums the deltas between polls, not just its two edges). The timer is `unref`ed:
+ * it never keeps the process alive. Windows may overlap (a case inside the whole-suite window).
+ */
+export class RaplSampler {
+  private readonly states: DomainState[];
+  private timer: NodeJS.Timeout | null = null;
+  private open = 0;
+  /** Lines for a person: each distinct problem once. */
+  readonly warnings = new Set<string>();
+
+  constructor(
+    domains: readonly RaplDomain[],
+    private readonly read: ReadText,
+    readonly poll_ms: number,
+  ) {
+    this.states = domains.map((d) => ({
+      domain: d.domain,
+      energy_path: join(d.zone.dir, 'energy_uj'),
+      max_uj: this.readMax(d),
+      last_uj: null,
+      total_uj: 0,
+      dropped: 0,
+      read_errors: 0,
+    }));
+  }
+
+  /** The max range per domain (null where unreadable), for the receipt. */
+  maxRanges(): Record<string, number | null> {
+    return Object.fromEntries(this.states.map((s) => [s.domain, s.max_uj]));
+  }
+
+  /** Opens a window: polls now and keeps polling until the last window closes. */
+  acquire(): RaplSnapshot {
+    this.open++;
+    if (this.timer === null) {
+      this.timer = setInterval(() => this.sample(), this.poll_ms);
+      this.timer.unref();
+    }
+    this.sample();
+    return this.snapshot();
+  }
+
+  /** Closes a window: polls once more so the window ends at the latest counter value. */
+  release(): RaplSnapshot {
+    this.sample();
+    const snap = this.snapshot();
+    this.open = Math.max(0, this.open - 1);
+    if (this.open === 0) this.stopTimer();
+    return snap;
+  }
+
+  /** Reads every counter once and adds the deltas since the previous read. */
+  sample(): void {
+    for (const s of this.states) {
+      let cur: number;
+      try {
+        cur = parseMicrojoules(this.read(s.energy_path), s.energy_path);
+      } catch (e) {
+        // Keep the previous value: the next good read covers the gap unless a wrap hid in it.
+        s.read_errors++;
+        this.warnings.add(`${s.domain}: could not read ${s.energy_path} (${errText(e)}); sample skipped`);
+        continue;
+      }
+      if (s.last_uj !== null) {
+        const d = counterDelta(s.last_uj, cur, s.max_uj);
+        if ('delta_uj' in d) s.total_uj += d.delta_uj;
+        else {
+          s.dropped++;
+          this.warnings.add(`${s.domain}: ${d.dropped} (energy since the previous poll is missing)`);
+        }
+      }
+      s.last_uj = cur;
+    }
+  }
+
+  snapshot(): RaplSnapshot {
+    const total_uj: Record<string, number> = {};
+    const dropped: Record<string, number> = {};
+    const read_errors: Record<string, number> = {};
+    for (const s of this.states) {
+      total_uj[s.domain] = s.total_uj;
+      dropped[s.domain] = s.dropped;
+      read_errors[s.domain] = s.read_errors;
+    }
+    return { total_uj, dropped, read_errors };
+  }
+
+  /** Stops the timer whatever windows are open (meter close). */
+  stopTimer(): void {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  private readMax(d: RaplDomain): number | null {
+    const path = join(d.zone.dir, 'max_energy_range_uj');
+    try {
+      return parseMicrojoules(this.read(path), path);
+    } catch (e) {
+      this.warnings.add(`${d.domain}: cannot read ${path} (${errText(e)}); a wrap in this counter drops its sample`);
+      return null;
+    }
+  }
+}
+
+/** `EACCES`-style code when there is one, else the message. */
+export function errText(e: unknown): string {
+  const err = e as { code?: unknown; message?: unknown };
+  return typeof err?.code === 'string' ? err.code : String(err?.message ?? e);
+}
