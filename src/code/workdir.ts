@@ -1,4 +1,4 @@
-import { cpSync, lstatSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';
 import type { CodeTask } from './task.js';
@@ -75,8 +75,27 @@ export function restoreTestFiles(task: CodeTask, workdir: string): void {
 
 /** Removes a datapoint's folder. */
 export function removeDirs(dirs: DatapointDirs): void {
-  rmSync(dirs.root, { recursive: true, force: true, maxRetries: 3 });
+  try {
+    rmSync(dirs.root, { recursive: true, force: true, maxRetries: 3 });
+  } catch {
+    // A solver may have taken away its own permissions (chmod 000): give them back and retry once.
+    makeWritable(dirs.root);
+    rmSync(dirs.root, { recursive: true, force: true, maxRetries: 3 });
+  }
   liveRoots.delete(dirs.root);
+}
+
+function makeWritable(dir: string): void {
+  try {
+    if (lstatSync(dir).isSymbolicLink()) return;
+    chmodSync(dir, 0o700);
+    for (const name of readdirSync(dir)) {
+      const p = join(dir, name);
+      if (lstatSync(p).isDirectory()) makeWritable(p);
+    }
+  } catch {
+    // best effort
+  }
 }
 
 /** Forgets a folder kept with `--keep` (an interrupted run leaves it in place). */
