@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { JoulebenchError } from '../core/errors.js';
 import { summarizeSolvers, type SolverSummary } from './aggregate.js';
 import type { IdleCalibration } from '../core/energy.js';
+import { DATAPOINTS_FORMAT } from './datapoints-file.js';
 import type { Datapoint } from './oracle.js';
 
 /** The results JSON of `joulebench code`: every datapoint, and per-solver aggregates with frontier marks. */
@@ -52,12 +53,19 @@ const resultsSchema = z.looseObject({
  * with what was recorded.
  */
 export function readCodeResults(path: string): CodeResults {
-  let raw: unknown;
+  let text: string;
   try {
-    raw = JSON.parse(readFileSync(path, 'utf8'));
+    text = readFileSync(path, 'utf8');
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
-    throw new JoulebenchError('E_RESULTS', `${path}: ${err.code === 'ENOENT' ? 'no such file' : `not valid JSON (${err.message})`}`);
+    throw new JoulebenchError('E_RESULTS', `${path}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    raw = fromDatapointsJsonl(text);
+    if (raw === undefined) throw new JoulebenchError('E_RESULTS', `${path}: not valid JSON (${(e as Error).message})`);
   }
   const parsed = resultsSchema.safeParse(raw);
   if (!parsed.success) {
@@ -68,4 +76,28 @@ export function readCodeResults(path: string): CodeResults {
   const results = parsed.data as unknown as CodeResults;
   results.solvers = summarizeSolvers(results.datapoints, results.config.solvers.map((s) => s.id));
   return results;
+}
+
+/**
+ * A streamed datapoints file (header line, then one datapoint per line) as a results document; a
+ * last line cut short by a crash is dropped. `undefined` when the text is not such a file.
+ */
+function fromDatapointsJsonl(text: string): unknown {
+  const lines = text.split('\n').filter((l) => l.trim() !== '');
+  const parse = (l: string): Record<string, unknown> | undefined => {
+    try {
+      const v = JSON.parse(l) as unknown;
+      return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const head = lines[0] === undefined ? undefined : parse(lines[0]);
+  if (!head || head.record !== 'header' || head.format !== DATAPOINTS_FORMAT) return undefined;
+  const datapoints = lines
+    .slice(1)
+    .map(parse)
+    .filter((d): d is Record<string, unknown> => d !== undefined && d.record === 'datapoint')
+    .map(({ record: _record, ...d }) => d);
+  return { format: 'joulebench-code-results/1', suite: head.suite, config: head.config, solvers: [], datapoints };
 }

@@ -25,8 +25,13 @@ export interface CodeRunOptions {
   tmp_base?: string;
   /** Idle calibration window before the run, ms (0: skipped, net unknown). Not run for the `none` meter. */
   idle_ms?: number;
+  /** Called once the meter is calibrated, before the first datapoint (for a streamed datapoints file). */
+  onStart?: (start: CodeRunStart) => void;
   onDatapoint?: (d: Datapoint, progress: { done: number; total: number }) => void;
 }
+
+/** What a run is, known before its first datapoint: the suite and the configuration. */
+export type CodeRunStart = Pick<CodeResults, 'suite' | 'config'>;
 
 /** The default limit for a solver on a task that sets no timeout_s, seconds. */
 export const DEFAULT_SOLVER_TIMEOUT_S = 900;
@@ -45,20 +50,7 @@ export async function runCodeSuite(opts: CodeRunOptions): Promise<CodeResults> {
     ...(opts.tmp_base !== undefined ? { tmp_base: opts.tmp_base } : {}),
     idle,
   };
-  const total = opts.suite.tasks.length * opts.solvers.length * opts.rollouts;
-  const datapoints: Datapoint[] = [];
-  for (const task of opts.suite.tasks) {
-    for (const solver of opts.solvers) {
-      for (let r = 0; r < opts.rollouts; r++) {
-        const d = await runDatapoint(task, solver, r, oracle);
-        datapoints.push(d);
-        opts.onDatapoint?.(d, { done: datapoints.length, total });
-      }
-    }
-  }
-  const order = opts.solvers.map((s) => s.id);
-  return {
-    format: 'joulebench-code-results/1',
+  const start: CodeRunStart = {
     suite: { name: opts.suite.name, source: opts.suite.source, digest: opts.suite.digest, tasks: opts.suite.tasks.map((t) => t.name) },
     config: {
       solvers: opts.solvers.map((s) => ({ id: s.id, ...s.describe() })),
@@ -70,7 +62,23 @@ export async function runCodeSuite(opts: CodeRunOptions): Promise<CodeResults> {
       default_timeout_s: oracle.default_timeout_s,
       scrubbed_env: [...(opts.scrubbed_env ?? [])],
     },
-    solvers: summarizeSolvers(datapoints, order),
+  };
+  opts.onStart?.(start);
+  const total = opts.suite.tasks.length * opts.solvers.length * opts.rollouts;
+  const datapoints: Datapoint[] = [];
+  for (const task of opts.suite.tasks) {
+    for (const solver of opts.solvers) {
+      for (let r = 0; r < opts.rollouts; r++) {
+        const d = await runDatapoint(task, solver, r, oracle);
+        datapoints.push(d);
+        opts.onDatapoint?.(d, { done: datapoints.length, total });
+      }
+    }
+  }
+  return {
+    format: 'joulebench-code-results/1',
+    ...start,
+    solvers: summarizeSolvers(datapoints, opts.solvers.map((s) => s.id)),
     datapoints,
   };
 }

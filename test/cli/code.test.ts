@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import type { CodeResults } from '../../src/code/results.js';
@@ -44,6 +44,16 @@ describe('joulebench code (built CLI)', async () => {
     const refLine = rep.stdout.split('\n').find((l) => /^\s+reference\s/.test(l)) ?? '';
     assert.match(refLine, /\$$/, 'reference is on the $ frontier');
     assert.match(rep.stdout, /frontier: E = Pareto-optimal on \(resolution ↑, J\/resolved ↓\)/);
+
+    // The same run was streamed datapoint by datapoint; its report is the same, even cut short mid-line.
+    const stream = join(tmp, 'r.datapoints.jsonl');
+    const lines = readFileSync(stream, 'utf8').trim().split('\n');
+    assert.equal(lines.length, 13);
+    assert.match(lines[0]!, /"record":"header","format":"joulebench-code-datapoints\/1"/);
+    appendFileSync(stream, '{"record":"datapoint","task":"a","sol');
+    const fromStream = await cli(['--report', stream]);
+    assert.equal(fromStream.code, 0, fromStream.stderr);
+    assert.equal(fromStream.stdout, rep.stdout);
   });
 
   test('--pass-env passes a named secret', async () => {
@@ -94,7 +104,8 @@ describe('joulebench code (built CLI)', async () => {
     const tmpBase = join(tmp, 'tmpbase');
     mkdirSync(tmpBase);
     const pidFile = join(tmp, 'sleeper.pid');
-    const child = spawn(process.execPath, [BIN, 'code', '--suite', suite, '--tasks', 'a', '--solvers', `cmd:sleep 30 & echo $! > ${pidFile}; wait`, '--sandbox', 'none', '-q'], {
+    const stream = join(tmp, 'interrupted.jsonl');
+    const child = spawn(process.execPath, [BIN, 'code', '--suite', suite, '--tasks', 'a', '--solvers', `cmd:sleep 30 & echo $! > ${pidFile}; wait`, '--sandbox', 'none', '-q', '--datapoints', stream], {
       env: { ...process.env, NO_COLOR: '1', TMPDIR: tmpBase },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -119,6 +130,7 @@ describe('joulebench code (built CLI)', async () => {
     }
     assert.ok(gone, `sleep ${pid} still running`);
     assert.deepEqual(readdirSync(tmpBase), []);
+    assert.match(readFileSync(stream, 'utf8'), /^\{"record":"header"/);
   });
 
   test('energy end to end: auto reads a RAPL tree that the solver itself advances; noop is below the floor (~)', async () => {

@@ -1,4 +1,6 @@
+import { basename, dirname, join } from 'node:path';
 import { Command, Option } from 'commander';
+import { DatapointsFile } from '../../code/datapoints-file.js';
 import { chooseCodeMeter } from '../../code/energy.js';
 import { scrubEnv } from '../../code/env.js';
 import type { Datapoint } from '../../code/oracle.js';
@@ -25,6 +27,7 @@ export interface CodeFlags extends MeterFlags {
   rollouts: number;
   out?: string;
   report?: string;
+  datapoints?: string;
   sandbox: SandboxMode;
   allowWrite: string[];
   timeout?: number;
@@ -56,7 +59,8 @@ export function codeCommand(io: CliIO): Command {
     .option('--tasks <list>', 'only these tasks (comma-separated names)')
     .option('-n, --rollouts <n>', 'attempts per task and solver; best-of-N (resolved if any resolves; energy, time and $ summed)', intAtLeast(1), 1)
     .option('-o, --out <file>', 'write the results JSON here (default: stdout, with the table on stderr)')
-    .option('--report <file>', 'print the frontier table of a results JSON and exit')
+    .option('--report <file>', 'print the frontier table of a results JSON (or a streamed datapoints JSONL) and exit')
+    .option('--datapoints <file>', 'stream each datapoint to this JSONL as it is graded (default: next to --out, or under .joulebench/runs/)')
     .addOption(new Option('--sandbox <mode>', 'bwrap: bubblewrap (root read-only, workdir writable); none: no confinement; auto: bwrap when it works').choices([...SANDBOX_MODES]).default('auto'))
     .option('--allow-write <path>', 'also writable inside the bwrap sandbox (repeatable; e.g. an agent\'s config folder)', collect, [])
     .option('--timeout <s>', "each solver run's limit in seconds (overrides the tasks' timeout_s)", positiveSeconds)
@@ -89,12 +93,13 @@ export async function codeAction(flags: CodeFlags, io: CliIO): Promise<void> {
         '\n',
     );
   }
+  const stream = new DatapointsFile(datapointsPath(flags, suite.name, started));
   // Solvers run in their own process groups, so a Ctrl-C at the terminal does not reach them: end
   // them (and remove the workdirs) here before exiting.
   const onSignal = (sig: NodeJS.Signals) => {
     const groups = killLiveGroups();
     const dirs = flags.keep ? 0 : removeLiveDirs();
-    io.err(`joulebench: ${sig}: killed ${groups} running solver/test process group(s), removed ${dirs} workdir(s)\n`);
+    io.err(`joulebench: ${sig}: killed ${groups} running solver/test process group(s), removed ${dirs} workdir(s); datapoints so far in ${stream.path}\n`);
     process.exit(sig === 'SIGINT' ? 130 : 143);
   };
   process.once('SIGINT', onSignal);
@@ -112,7 +117,11 @@ export async function codeAction(flags: CodeFlags, io: CliIO): Promise<void> {
       ...(flags.timeout !== undefined ? { timeout_s: flags.timeout } : {}),
       keep: flags.keep ?? false,
       idle_ms: idleMsFrom(flags),
-      onDatapoint: flags.quiet ? undefined : (d, p) => io.err(progressLine(d, p)),
+      onStart: (start) => stream.start(start),
+      onDatapoint: (d, p) => {
+        stream.write(d);
+        if (!flags.quiet) io.err(progressLine(d, p));
+      },
     });
   } finally {
     process.off('SIGINT', onSignal);
@@ -129,14 +138,22 @@ export async function codeAction(flags: CodeFlags, io: CliIO): Promise<void> {
   if (flags.out) {
     writeFileEnsured(flags.out, json);
     if (!flags.quiet) io.out(renderCodeTable(results));
-    if (!flags.quiet) io.err(`results ${flags.out}\n`);
+    if (!flags.quiet) io.err(`results    ${flags.out}\ndatapoints ${stream.path}\n`);
   } else {
     io.out(json);
-    if (!flags.quiet) io.err(renderCodeTable(results));
+    if (!flags.quiet) io.err(renderCodeTable(results) + `datapoints ${stream.path}\n`);
   }
   if (results.datapoints.length > 0 && results.datapoints.every((d) => !d.valid)) {
     throw new JoulebenchError('E_RUN', `every datapoint is invalid: no task's tests fail before a solver runs (${results.datapoints[0]?.invalid_reason ?? ''})`);
   }
+}
+
+/** The datapoints JSONL: `--datapoints`, else beside `--out`, else under ./.joulebench/runs/. */
+function datapointsPath(flags: CodeFlags, suiteName: string, started: Date): string {
+  if (flags.datapoints) return flags.datapoints;
+  if (flags.out) return join(dirname(flags.out), `${basename(flags.out).replace(/\.json$/i, '')}.datapoints.jsonl`);
+  const stamp = started.toISOString().replace(/[:.]/g, '-');
+  return join('.joulebench', 'runs', `code-${suiteName.replace(/[^A-Za-z0-9._-]+/g, '_')}-${stamp}.datapoints.jsonl`);
 }
 
 function progressLine(d: Datapoint, p: { done: number; total: number }): string {
