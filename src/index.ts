@@ -72,3 +72,44 @@ export { chooseCodeMeter, createNullMeter } from './code/energy.js';
 export { execTree, type ExecTreeOptions, type ExecTreeResult } from './code/process.js';
 export { renderCodeTable } from './report/code-table.js';
 export { main } from './cli/main.js';
+// Ollama target and `joulebench infer` (seed 004's counting rules).
+export { OllamaClient, DEFAULT_OLLAMA_URL, parseParameterSize, type OllamaOptions, type OllamaTimings, type OllamaStreamResult, type OllamaPsModel } from './targets/ollama/client.js';
+export { createOllamaTarget, ollamaOptionsFromSpec, ratePerS, type OllamaTargetOptions } from './targets/ollama/target.js';
+export { runInfer, summariseFile, compareSnapshots, type InferOptions, type InferRunFile } from './infer/protocol.js';
+export {
+  armStats,
+  checkPrefill,
+  coldPrefillMedian,
+  cachedPrefixRateMedian,
+  decodeMedian,
+  defaultPeakFlops,
+  firstTokenNumbers,
+  firstTokenRatios,
+  spreadOverMedian,
+  spreadOverWorst,
+  summarise,
+  threadSweep,
+  SPREAD_OVER_MEDIAN,
+  SPREAD_OVER_WORST,
+  THREAD_TIE_FRACTION,
+  type ArmStats,
+  type InferSummary,
+  type ThreadSweep,
+} from './infer/stats.js';
+export { toUtc, TransformCounter, LOCAL_OFFSET_TO_UTC } from './infer/utc.js';
+export { peakForArm } from './infer/peak.js';
+export { DEFAULT_INFER_PROMPT, promptSha256 } from './infer/prompt.js';
+export { DEFAULT_GPU_SNAPSHOT_CMD, gpuSnapshot } from './infer/host.js';
+export { readInferFile } from './infer/load.js';
+export { renderInferTable } from './infer/table.js';
+export type { InferArm, InferRun, InferPhase, ArmReceipts, Labelled, NamedRatio, MachinePeak, PlausibilityCheck } from './infer/types.js';
+export { OpenAITarget, TargetFailure, checkEndpoint, type OpenAITargetOptions } from './targets/openai/target.js';
+export { costOf, type Prices } from './targets/openai/cost.js';
+export { isForbiddenAddress } from './targets/openai/guard.js';
+export { backoffDelay_s, isRetryable, NO_RETRY, RETRY_DEFAULTS, type RetryPolicy, type FailureKind } from './targets/retry.js';
+export { createReplayTarget, readRecordedAnswers, MissingAnswerError } from './targets/replay.js';
+export { loadConfig, parseConfig, type LoadedConfig } from './config/load.js';
+export { configSchema, type RunConfig } from './config/schema.js';
+export { loadMmlu, readMmluRows, mmluDigest, mmluPrompt, MMLU_LETTERS, type MmluRow, type MmluOptions } from './suites/mmlu.js';
+export { mmluMeasurements, type Measurement, type MeasurementBlock, type MeasurementClass } from './core/measurements.js';
+export { fetchMmluJsonl, MMLU_ROWS_API, type FetchMmluOptions } from './suites/mmlu-fetch.js';

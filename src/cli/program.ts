@@ -2,6 +2,8 @@ import { Command } from 'commander';
 import { VERSION } from '../version.js';
 import { codeCommand } from './commands/code.js';
 import { compareCommand } from './commands/compare.js';
+import { inferCommand } from './commands/infer.js';
+import { fetchCommand } from './commands/fetch.js';
 import { meterCommand } from './commands/meter.js';
 import { runCommand } from './commands/run.js';
 import type { CliIO } from './io.js';
@@ -14,7 +16,7 @@ export function buildProgram(io: CliIO): Command {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });
-  const commands = [runCommand(io), compareCommand(io), meterCommand(io), codeCommand(io)];
+  const commands = [runCommand(io), compareCommand(io), meterCommand(io), inferCommand(io), fetchCommand(io), codeCommand(io)];
   for (const c of commands) {
     c.exitOverride().configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });
     program.addCommand(c);

@@ -14,6 +14,8 @@ export interface ReportContext {
    * (`null` when energy came from the target itself). Absent: no idle window ran.
    */
   energy?: { idle: IdleCalibration; suite: SuiteWindow | null };
+  /** Cases in flight at once (default 1). Above 1, energy windows overlap: attribution is `shared`. */
+  concurrency?: number;
 }
 
 /** Per-dataset slice of a report (for `--suite all`, one per bundled suite). */
@@ -80,6 +82,9 @@ export interface BenchReport {
   /** Wall time of the whole-suite window, ms; null when no window ran (energy from the target). */
   suite_window_ms: number | null;
   suite_below_floor: boolean;
+  concurrency: number;
+  /** `exclusive`: one case at a time, so a case's energy is its own; `shared`: cases overlapped (concurrency > 1). */
+  energy_attribution: 'exclusive' | 'shared';
 }
 
 /** Running totals over one slice of results (the whole run, or one dataset). */
@@ -208,6 +213,8 @@ export class Aggregator {
       warmup: ctx.warmup,
       repeats: ctx.repeats,
       ...suiteEnergy(total.totalJoules, energySource, total.weightedCorrect, ctx.energy),
+      concurrency: ctx.concurrency ?? 1,
+      energy_attribution: (ctx.concurrency ?? 1) > 1 ? 'shared' : 'exclusive',
     };
   }
 }

@@ -69,6 +69,8 @@ export interface Suite {
   cases: Case[];
   /** Where it was loaded from (a bundled name or a file path), for messages. */
   source: string;
+  /** A digest the suite defines itself (MMLU: ids + version, seed 003); default: `suiteDigest`'s. */
+  digest?: string;
 }
 
 /** An energy figure with its label. */

@@ -51,6 +51,9 @@ export function renderReportTable(r: BenchReport): string {
   }
   if (r.below_floor_count > 0) head.push(['below meter floor', String(r.below_floor_count), pc.yellow('energy noise-dominated for these cases')]);
   if (r.error_count > 0) head.push(['errors', String(r.error_count), pc.red('cases the target failed (counted as incorrect when scored)')]);
+  if (r.energy_attribution === 'shared') {
+    head.push(['energy attribution', 'shared', pc.yellow(`${r.concurrency} cases in flight: per-case energy windows overlap`)]);
+  }
   if (r.retry_count > 0) head.push(['retries', String(r.retry_count), pc.dim(`${r.retry_overhead_ms} ms on failed attempts and backoff`)]);
   lines.push(table(head, ['l', 'r', 'l']));
   lines.push('');

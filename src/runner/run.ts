@@ -50,6 +50,11 @@ export interface RunOptions {
   idle_ms?: number;
   /** How the idle window waits; injected in tests. */
   idleWait?: (ms: number) => Promise<unknown>;
+  /**
+   * Cases in flight at once (default 1: sequential). Above 1, for throughput runs against endpoints;
+   * per-case energy windows overlap, so the report marks energy attribution `shared`.
+   */
+  concurrency?: number;
 }
 
 /** What the runner measured around the cases, for the report and the receipt. */
@@ -70,14 +75,15 @@ export interface RunOutcome {
 }
 
 /**
- * Walks every case through the target, sequentially (parallel queries on shared hardware pollute
- * energy attribution), warmup passes first, then the scored passes, and aggregates the scored ones.
+ * Walks every case through the target, sequentially by default (parallel queries on shared hardware
+ * pollute energy attribution; `concurrency` > 1 is for throughput runs), warmup passes first, then the scored passes, and aggregates the scored ones.
  */
 export async function run(opts: RunOptions): Promise<RunOutcome> {
   const { suite, target } = opts;
   const meter = opts.meter ?? createModelMeter();
   const warmup = checkCount(opts.warmup ?? 0, 'warmup', 0);
   const repeats = checkCount(opts.repeats ?? 1, 'repeats', 1);
+  const concurrency = checkCount(opts.concurrency ?? 1, 'concurrency', 1);
   const clock = opts.clock ?? systemClock;
   const sink: ResultsSink = opts.sink ?? new MemorySink();
   const scorer = getScorer(suite.scorer);
@@ -97,7 +103,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     suite_version: suite.version,
     suite_digest: digest,
     target: target.id,
-    config_digest: configDigest(target, meter, warmup, repeats, opts.config),
+    config_digest: configDigest(target, meter, warmup, repeats, concurrency === 1 ? opts.config : { ...opts.config, concurrency }),
     warmup,
     repeats,
     meter: meter.id,
@@ -120,6 +126,29 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     ...Array.from({ length: repeats }, (_, i): [Phase, number] => ['scored', i]),
   ];
   for (const [phase, pass] of passes) {
+    if (concurrency > 1) {
+      if (phase === 'scored' && opensWindows && suiteWindow === null) suiteWindow = await meter.start();
+      const slots = await concurrentPass(suite.cases.length, concurrency, opts.signal, async (index) => {
+        const c = suite.cases[index]!;
+        const r = await runCase(c, prompts[index]!, index, phase, pass, target, meter, clock, opts.signal);
+        const verdict = r.error === null ? scorer.score(c, r.response ?? '') : null;
+        r.passed = verdict ? verdict.passed : c.expected === null ? null : false;
+        r.score = verdict?.score ?? null;
+        sink.write(r);
+        done++;
+        opts.onResult?.(r, { done, total, phase });
+        return r;
+      });
+      if (phase === 'scored') {
+        // Aggregated in case order, so the report does not depend on which case finished first.
+        for (const r of slots) {
+          agg.add(r);
+          if (r.energy_source === meter.source) fromWindow++;
+        }
+        if (keep) scored.push(...slots);
+      }
+      continue;
+    }
     for (let index = 0; index < suite.cases.length; index++) {
       if (opts.signal?.aborted) throw new JoulebenchError('E_RUN', 'run aborted');
       // The whole scored part is also one window, so short (below-floor) cases still add up honestly.
@@ -152,9 +181,33 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     meter: meter.id,
     warmup,
     repeats,
+    concurrency,
     energy: { idle, suite: gross_from === 'suite-window' && suiteReading ? toSuiteWindow(suiteReading) : null },
   });
   return { report, header, results: scored, energy: { idle, suite: suiteReading, gross_from } };
+}
+
+/**
+ * Runs `step` over indices 0..n-1 with at most `concurrency` in flight (a pool taking the next index),
+ * and returns the results in index order. Each result is written by `step` as soon as it finishes.
+ */
+async function concurrentPass(
+  n: number,
+  concurrency: number,
+  signal: AbortSignal | undefined,
+  step: (index: number) => Promise<CaseResult>,
+): Promise<CaseResult[]> {
+  const slots: CaseResult[] = new Array(n);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < n) {
+      if (signal?.aborted) throw new JoulebenchError('E_RUN', 'run aborted');
+      const index = next++;
+      slots[index] = await step(index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, n) }, worker));
+  return slots;
 }
 
 function toSuiteWindow(r: EnergyReading): SuiteWindow {
@@ -185,7 +238,9 @@ async function runCase(
     error = toCaseError(e);
     failed = (e ?? {}) as typeof failed;
   }
-  const latency_ms = clock.now() - t0;
+  // The successful attempt's latency alone: failed attempts and backoff are reported apart (retry_overhead_ms).
+  const overhead_ms = answer?.retry_overhead_ms ?? (typeof failed.retry_overhead_ms === 'number' ? failed.retry_overhead_ms : 0);
+  const latency_ms = Math.max(0, clock.now() - t0 - overhead_ms);
   const reading = window ? await window.stop() : null;
   const energy = energyOf(answer, reading, preferTarget);
 
@@ -212,7 +267,7 @@ async function runCase(
     completion_tokens: answer?.usage?.completion_tokens ?? null,
     cost_usd: answer?.cost_usd ?? null,
     attempts: answer?.attempts ?? (typeof failed.attempts === 'number' ? failed.attempts : 1),
-    retry_overhead_ms: answer?.retry_overhead_ms ?? (typeof failed.retry_overhead_ms === 'number' ? failed.retry_overhead_ms : 0),
+    retry_overhead_ms: overhead_ms,
     error,
   };
   if (energy.by_domain && Object.keys(energy.by_domain).length > 0) r.by_domain = energy.by_domain;

@@ -13,8 +13,10 @@ export function caseDescriptor(c: Case): Record<string, unknown> {
  * `{cases: [caseDescriptor…], name, scorer, version}` — exactly which cases were selected and how
  * they are asked (prompt as sent, expected, choices, weight) and scored. Two runs are comparable only
  * when their digests match. Hashed case by case so a 100,000-case suite never becomes one string.
+ * A suite that defines its own digest (MMLU: ids + version, seed 003) keeps it.
  */
 export function suiteDigest(suite: Suite): string {
+  if (suite.digest !== undefined) return suite.digest;
   const hash = createHash('sha256');
   hash.update('{"cases":[');
   suite.cases.forEach((c, i) => hash.update((i === 0 ? '' : ',') + canonicalCase(c)));

@@ -40,6 +40,30 @@ export const TARGETS: Record<string, TargetFactory> = {
       return createEchoTarget(typeof energy === 'number' ? { energy_j: energy } : {});
     },
   },
+  openai: {
+    summary: 'any OpenAI-compatible /chat/completions endpoint (vLLM, llama.cpp, Ollama /v1, gateways)',
+    async create(spec) {
+      const { createOpenAITargetFromSpec } = await import('./openai/spec.js');
+      return createOpenAITargetFromSpec(spec);
+    },
+  },
+  replay: {
+    summary: 'recorded answers (a results JSONL or a fixture of {id, answer}), re-scored offline',
+    async create(spec) {
+      const { createReplayTarget } = await import('./replay.js');
+      if (typeof spec.answers !== 'string' || spec.answers === '') {
+        throw new JoulebenchError('E_CONFIG', 'target.answers is required for a replay target (a results JSONL or a fixture of {id, answer}; CLI: --answers FILE)');
+      }
+      return createReplayTarget(spec.answers);
+    },
+  },
+  ollama: {
+    summary: "a model served by Ollama's native API (--model, --base-url; default http://127.0.0.1:11434)",
+    async create(spec) {
+      const { createOllamaTarget, ollamaOptionsFromSpec } = await import('./ollama/target.js');
+      return createOllamaTarget(ollamaOptionsFromSpec(spec));
+    },
+  },
 };
 
 export async function createTarget(spec: TargetSpec): Promise<Target> {

@@ -7,17 +7,18 @@ import { buildReceipt } from '../../report/receipt.js';
 import { renderReportTable } from '../../report/table.js';
 import { run } from '../../runner/run.js';
 import { JsonlResultsFile } from '../../runner/results-file.js';
-import { loadSuite } from '../../suites/loader.js';
-import { createTarget, TARGETS, type TargetSpec } from '../../targets/registry.js';
+import { loadConfig } from '../../config/load.js';
+import { mmluMeasurements } from '../../core/measurements.js';
+import { createTarget, TARGETS } from '../../targets/registry.js';
 import { writeFileEnsured, type CliIO } from '../io.js';
 import { addMeterFlags, idleMsFrom, meterOptionsFrom, type MeterFlags } from '../meter-flags.js';
 import { intAtLeast } from '../options.js';
 import { createProgress } from '../progress.js';
+import { buildSuite, buildTargetSpec, type TargetFlags } from '../run-setup.js';
 
-export interface RunFlags extends MeterFlags {
-  suite: string;
-  target: string;
-  neural?: string;
+export interface RunFlags extends TargetFlags, MeterFlags {
+  config?: string;
+  concurrency: number;
   warmup: number;
   repeat: number;
   out?: string;
@@ -29,15 +30,24 @@ export interface RunFlags extends MeterFlags {
 export function runCommand(io: CliIO): Command {
   const cmd = new Command('run')
     .description('run a suite against a target and report accuracy, joules per correct answer, latency and stage mix')
-    .option('-s, --suite <name|file>', 'bundled suite (mt, router, all) or a suite file (.json, .jsonl, .yaml)', 'all')
-    .addOption(new Option('-t, --target <kind>', 'the system under test').choices(Object.keys(TARGETS)).default('cascade'))
+    .option('-s, --suite <name|file>', 'bundled suite (mt, router, all), mmlu (with --data), or a suite file (.json, .jsonl, .yaml)', 'all')
+    .addOption(new Option('-t, --target <kind>', 'the system under test (default: the config\'s target.kind, else cascade)').choices(Object.keys(TARGETS)))
     .addOption(new Option('--neural <kind>', "the cascade's neural backend (default: echo)").choices(Object.keys(TARGETS)))
+    .option('-c, --config <file>', 'run config (YAML): target, params (subjects, limit, retry), prices, timeouts')
+    .option('--endpoint <url>', 'OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 (openai target)')
+    .option('--model <name>', 'model name for a model-serving target (openai, ollama; also as the cascade\'s --neural)')
+    .option('--credentials-ref <env:NAME>', 'read the API key from this environment variable (openai target)')
+    .option('--answers <file>', 'recorded answers: a results JSONL or a fixture of {id, answer} (replay target)')
+    .option('--data <path>', 'MMLU questions: JSON/JSONL rows, a Hendrycks CSV, or a directory of them (--suite mmlu)')
+    .option('--concurrency <n>', 'cases in flight at once; above 1 energy attribution is "shared"', intAtLeast(1), 1)
     .option('-w, --warmup <n>', 'passes run first, recorded with phase "warmup", never scored', intAtLeast(0), 1)
     .option('-r, --repeat <n>', 'scored passes over the suite', intAtLeast(1), 1)
     .option('-o, --out <file>', 'write the report JSON here (default: stdout, with the table on stderr)')
     .option('--results <file>', 'results JSONL, one line per case as it finishes (default: next to the report)')
     .option('--receipt <file>', 'receipt JSON: host, versions, UTC times, digests (default: next to the report)')
-    .option('-q, --quiet', 'no progress bar and no table');
+    .option('-q, --quiet', 'no progress bar and no table')
+    // --- model-server flags (issue 5: ollama); they go to the target, or to the cascade's neural backend ---
+    .option('--base-url <url>', 'server address for a model-serving target (ollama: default http://127.0.0.1:11434)');
   return addMeterFlags(cmd).action(async (flags: RunFlags) => {
     await runAction(flags, io);
   });
@@ -45,13 +55,9 @@ export function runCommand(io: CliIO): Command {
 
 export async function runAction(flags: RunFlags, io: CliIO): Promise<void> {
   const started = new Date();
-  const suite = loadSuite(flags.suite);
-  const spec: TargetSpec = { kind: flags.target };
-  if (flags.neural) {
-    if (flags.target !== 'cascade') throw new JoulebenchError('E_USAGE', '--neural only applies to --target cascade');
-    spec.neural = { kind: flags.neural };
-  }
-  const target = await createTarget(spec);
+  const cfg = flags.config ? loadConfig(flags.config) : null;
+  const suite = buildSuite(flags, cfg);
+  const target = await createTarget(buildTargetSpec(flags, cfg, process.env));
   const meter = await createMeter(flags.meter ?? 'auto', meterOptionsFrom(flags, process.env));
   const probe = await meter.probe();
   if (!probe.available) {
@@ -77,9 +83,11 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<void> {
       meter,
       warmup: flags.warmup,
       repeats: flags.repeat,
+      concurrency: flags.concurrency,
       sink,
       idle_ms: idleMsFrom(flags),
-      keepResults: false,
+      // MMLU's measurements are computed from the results afterwards (at most ~14k cases); others stream.
+      keepResults: flags.suite === 'mmlu',
       onResult: progress ? (_r, p) => progress.update(p.done) : undefined,
     });
   } finally {
@@ -92,7 +100,14 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<void> {
   }
   const finished = new Date();
 
-  const reportJson = prettyJson(outcome.report);
+  // MMLU's seed-003 measurements (with class and official flags) ride along as an extra block.
+  const block =
+    flags.suite === 'mmlu'
+      ? mmluMeasurements(outcome.results, { retry_enabled: Boolean(cfg?.config.params?.retry), prices_set: Boolean(cfg?.config.prices) })
+      : null;
+  const report = block ? { ...outcome.report, measurements: block.measurements, measurement_warnings: block.warnings } : outcome.report;
+  for (const w of block?.warnings ?? []) io.err(`joulebench: warning: ${w}\n`);
+  const reportJson = prettyJson(report);
   const receipt = buildReceipt({
     started,
     finished,

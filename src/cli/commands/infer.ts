@@ -1,0 +1,169 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { prettyJson } from '../../core/canonical.js';
+import { JoulebenchError } from '../../core/errors.js';
+import { DEFAULT_GPU_SNAPSHOT_CMD, inferHostFacts, simdWidth } from '../../infer/host.js';
+import { readInferFile } from '../../infer/load.js';
+import { runInfer } from '../../infer/protocol.js';
+import { DEFAULT_INFER_PROMPT } from '../../infer/prompt.js';
+import { defaultPeakFlops } from '../../infer/stats.js';
+import { renderInferTable } from '../../infer/table.js';
+import type { MachinePeak } from '../../infer/types.js';
+import type { Meter } from '../../meters/meter.js';
+import { createMeter, METERS } from '../../meters/registry.js';
+import { DEFAULT_OLLAMA_URL } from '../../targets/ollama/client.js';
+import { writeFileEnsured, type CliIO } from '../io.js';
+import { meterOptionsFrom } from '../meter-flags.js';
+import { intAtLeast } from '../options.js';
+
+export interface InferFlags {
+  target: string;
+  model?: string;
+  baseUrl: string;
+  runs: number;
+  warmup: number;
+  cold: number;
+  threads?: number[];
+  promptFile?: string;
+  out?: string;
+  report?: string[];
+  numPredict: number;
+  seed: number;
+  temperature: number;
+  numCtx?: number;
+  meter: string;
+  gpuSnapshotCmd: string;
+  peakFlops?: number;
+  unloadTimeoutMs: number;
+  quiet?: boolean;
+}
+
+export function inferCommand(io: CliIO): Command {
+  return new Command('infer')
+    .description('local inference under seed 004\'s counting rules: cold runs, warmup, scored runs, thread sweep, receipts')
+    .addOption(new Option('-t, --target <kind>', 'the model server').choices(['ollama']).default('ollama'))
+    .option('--model <names>', 'model name(s), comma-separated; each × thread count is an arm')
+    .option('--base-url <url>', 'Ollama address', DEFAULT_OLLAMA_URL)
+    .option('--runs <n>', 'scored runs per arm (decode = their median)', intAtLeast(1), 5)
+    .option('--warmup <n>', 'warmup runs per arm, kept as warmup_discarded, never in a statistic', intAtLeast(0), 1)
+    .option('--cold <n>', 'cold runs per arm, each after keep_alive 0 confirmed by /api/ps (true prefill)', intAtLeast(0), 3)
+    .option('--threads <list>', "thread counts to sweep beside Ollama's default, e.g. 4,8,12", intList)
+    .option('--prompt-file <file>', 'the frozen prompt (default: the built-in one); its sha256 goes in the file')
+    .option('-o, --out <file>', 'run file (default: .joulebench/infer/<UTC stamp>.json)')
+    .option('--report <files...>', 'print the table of arms of these run files and exit')
+    .option('--num-predict <n>', 'tokens to decode per run', intAtLeast(1), 128)
+    .option('--seed <n>', 'sampling seed', intAtLeast(0), 42)
+    .option('--temperature <t>', 'sampling temperature', nonNegative, 0)
+    .option('--num-ctx <n>', 'context window (Ollama num_ctx)', intAtLeast(1))
+    .addOption(new Option('-m, --meter <name>', 'energy meter: auto = the hardware counters that read here (RAPL, NVML), else none: energy null, never an estimate of this process').choices([...new Set(['auto', 'none', ...Object.keys(METERS)])]).default('auto'))
+    .option('--gpu-snapshot-cmd <cmd>', 'shell command whose output is the GPU snapshot compared before/after each arm ("" to skip)', DEFAULT_GPU_SNAPSHOT_CMD)
+    .option('--peak-flops <flops>', 'machine peak FLOP/s for the prefill plausibility check (default: a CPU ceiling from cores and SIMD width)', positive)
+    .option('--unload-timeout-ms <ms>', 'how long to wait for a model to leave /api/ps after keep_alive 0', intAtLeast(1), 30_000)
+    .option('-q, --quiet', 'no progress lines')
+    .action(async (flags: InferFlags) => {
+      await inferAction(flags, io);
+    });
+}
+
+export async function inferAction(flags: InferFlags, io: CliIO): Promise<void> {
+  if (flags.report) {
+    io.out(renderInferTable(flags.report.map((path) => ({ path, file: readInferFile(path) }))));
+    return;
+  }
+  if (!flags.model) throw new JoulebenchError('E_USAGE', '--model: required (or --report FILES to print run files)');
+  const models = flags.model.split(',').map((m) => m.trim()).filter(Boolean);
+  let prompt = DEFAULT_INFER_PROMPT;
+  let prompt_source = 'built-in';
+  if (flags.promptFile) {
+    try {
+      prompt = readFileSync(flags.promptFile, 'utf8');
+    } catch (e) {
+      throw new JoulebenchError('E_INPUT', `--prompt-file ${flags.promptFile}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
+    }
+    if (prompt.trim() === '') throw new JoulebenchError('E_INPUT', `--prompt-file ${flags.promptFile}: the file is empty`);
+    prompt_source = flags.promptFile;
+  }
+  const { meter, note } = await pickMeter(flags.meter);
+  const host = inferHostFacts();
+  const simd = simdWidth();
+  const cpuDefault: MachinePeak = defaultPeakFlops(host.logical_cpus, simd.bits);
+  cpuDefault.source += ` [SIMD width from ${simd.source}]`;
+  const peak: MachinePeak | null = flags.peakFlops ? { flops: flags.peakFlops, source: 'configured (--peak-flops)' } : null;
+  const started = new Date();
+  let file;
+  try {
+    file = await runInfer({
+      baseUrl: flags.baseUrl,
+      models,
+      threads: flags.threads ?? [],
+      runs: flags.runs,
+      warmup: flags.warmup,
+      cold: flags.cold,
+      prompt,
+      prompt_source,
+      num_predict: flags.numPredict,
+      seed: flags.seed,
+      temperature: flags.temperature,
+      ...(flags.numCtx !== undefined ? { num_ctx: flags.numCtx } : {}),
+      meter,
+      meter_note: note,
+      gpu_snapshot_cmd: flags.gpuSnapshotCmd.trim() === '' ? null : flags.gpuSnapshotCmd,
+      peak,
+      cpu_default_peak: cpuDefault,
+      unload_timeout_ms: flags.unloadTimeoutMs,
+      host,
+      argv: process.argv.slice(2),
+      onProgress: flags.quiet ? undefined : (line) => io.err(`${line}\n`),
+    });
+  } finally {
+    await meter?.close?.();
+  }
+  const out = flags.out ?? join('.joulebench', 'infer', `${started.toISOString().replace(/[:.]/g, '-')}.json`);
+  writeFileEnsured(out, prettyJson(file));
+  io.out(renderInferTable([{ path: out, file }]));
+  if (!flags.quiet) io.err(`run file ${out}\n`);
+}
+
+/**
+ * `auto`: the hardware counters that read here (RAPL, NVML), through the registry's `auto` meter. When
+ * none reads, energy is null: the estimate would meter joulebench's own process, not the Ollama server
+ * doing the work. `none`: null. Any other name is used as asked, and must read (E_METER otherwise).
+ */
+async function pickMeter(name: string): Promise<{ meter: Meter | null; note: string }> {
+  if (name === 'none') return { meter: null, note: '--meter none: energy is null' };
+  const opts = meterOptionsFrom({}, process.env, name === 'auto' ? { auto_fallback: 'estimate' } : {});
+  const meter = await createMeter(name, opts);
+  const probe = await meter.probe();
+  if (!probe.available) {
+    await meter.close?.();
+    throw new JoulebenchError('E_METER', `meter ${meter.id} cannot read here: ${probe.reason}${probe.fix ? ` (fix: ${probe.fix})` : ''}`);
+  }
+  if (name === 'auto' && (meter.describe() as { fallback?: unknown }).fallback) {
+    await meter.close?.();
+    return {
+      meter: null,
+      note: `--meter auto: ${probe.available ? (probe.detail ?? 'no hardware counter reads') : ''}; infer does not use the estimate (it would meter this process, not the Ollama server), so energy is null`,
+    };
+  }
+  return { meter, note: '' };
+}
+
+function intList(value: string): number[] {
+  const parts = value.split(',').map((s) => s.trim());
+  const out = parts.map(Number);
+  if (parts.some((p) => !/^\d+$/.test(p)) || out.some((n) => n < 1)) throw new InvalidArgumentError(`must be a comma-separated list of integers >= 1, got "${value}"`);
+  return out;
+}
+
+function nonNegative(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`must be a number >= 0, got "${value}"`);
+  return n;
+}
+
+function positive(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`must be a number > 0, got "${value}"`);
+  return n;
+}

@@ -1,0 +1,110 @@
+import { JoulebenchError } from '../core/errors.js';
+import type { Suite } from '../core/types.js';
+import type { LoadedConfig } from '../config/load.js';
+import { loadSuite } from '../suites/loader.js';
+import { loadMmlu } from '../suites/mmlu.js';
+import type { TargetSpec } from '../targets/registry.js';
+
+/** The `run` flags that pick the suite and the target (the rest stay in run.ts). */
+export interface TargetFlags {
+  suite: string;
+  target?: string;
+  neural?: string;
+  endpoint?: string;
+  model?: string;
+  credentialsRef?: string;
+  answers?: string;
+  data?: string;
+  /** Ollama's server address (issue 5). */
+  baseUrl?: string;
+}
+
+/**
+ * The target spec from flags and an optional config file; flags win over the file. A config's
+ * `target` block describes the cascade's neural backend when `--target cascade` is asked for.
+ * The key is read here, from the environment variable `credentials_ref` names (the CLI is the only
+ * reader of the environment), and it goes nowhere but the target.
+ */
+export function buildTargetSpec(flags: TargetFlags, cfg: LoadedConfig | null, env: NodeJS.ProcessEnv): TargetSpec {
+  const kind = flags.target ?? cfg?.kind ?? 'cascade';
+  const neuralKind = flags.neural ?? (kind === 'cascade' && flags.target !== undefined ? cfg?.kind : undefined);
+  if (flags.neural && kind !== 'cascade') throw new JoulebenchError('E_USAGE', '--neural only applies to --target cascade');
+  const leaf = kind === 'cascade' ? neuralKind : kind;
+  if ((flags.model !== undefined || flags.baseUrl !== undefined) && leaf === undefined) {
+    throw new JoulebenchError('E_USAGE', '--model/--base-url: the reference cascade serves no model; use --neural KIND (e.g. --neural ollama) or --target KIND');
+  }
+  if ((flags.endpoint || flags.credentialsRef) && leaf !== 'openai') {
+    throw new JoulebenchError('E_USAGE', '--endpoint and --credentials-ref apply to --target openai (or --target cascade --neural openai)');
+  }
+  if (flags.model !== undefined && leaf !== 'openai' && leaf !== 'ollama') {
+    throw new JoulebenchError('E_USAGE', `--model applies to a model-serving target (openai, ollama), not to "${leaf}"`);
+  }
+  if (flags.baseUrl !== undefined && leaf !== 'ollama') throw new JoulebenchError('E_USAGE', '--base-url applies to --target ollama (openai takes --endpoint)');
+  if (flags.answers && leaf !== 'replay') throw new JoulebenchError('E_USAGE', '--answers applies to --target replay');
+  if (cfg?.config.params?.retry && leaf !== 'openai') {
+    throw new JoulebenchError('E_CONFIG', `${cfg.path}: params.retry applies to an openai target (the measured endpoint call), not to "${leaf ?? kind}"`);
+  }
+  const specFor = (k: string): TargetSpec => {
+    if (k === 'openai') return openaiSpec(flags, cfg, env);
+    if (k === 'replay') {
+      const answers = flags.answers ?? cfg?.config.target?.answers;
+      return answers ? { kind: 'replay', answers } : { kind: 'replay' };
+    }
+    if (k === 'ollama') {
+      const spec: TargetSpec = { kind: 'ollama' };
+      if (flags.model !== undefined) spec.model = flags.model;
+      if (flags.baseUrl !== undefined) spec.base_url = flags.baseUrl;
+      return spec;
+    }
+    return { kind: k };
+  };
+  if (kind === 'cascade') return neuralKind ? { kind, neural: specFor(neuralKind) } : { kind };
+  return specFor(kind);
+}
+
+function openaiSpec(flags: TargetFlags, cfg: LoadedConfig | null, env: NodeJS.ProcessEnv): TargetSpec {
+  const t = cfg?.config.target ?? {};
+  const spec: TargetSpec = { kind: 'openai' };
+  const set = (k: string, v: unknown): void => {
+    if (v !== undefined) spec[k] = v;
+  };
+  set('endpoint', flags.endpoint ?? t.endpoint);
+  set('model', flags.model ?? t.model);
+  set('max_tokens', t.max_tokens);
+  set('stream', t.stream);
+  set('request_timeout_s', cfg?.config.timeouts?.request_s);
+  set('retry', cfg?.config.params?.retry);
+  set('prices', cfg?.config.prices);
+  const ref = flags.credentialsRef ?? t.credentials_ref;
+  if (ref !== undefined) {
+    const m = /^env:([A-Za-z_][A-Za-z0-9_]*)$/.exec(ref);
+    const where = flags.credentialsRef ? '--credentials-ref' : `${cfg?.path}: target.credentials_ref`;
+    if (!m) throw new JoulebenchError('E_CONFIG', `${where} must be env:NAME`);
+    const key = env[m[1]!];
+    if (key === undefined || key === '') throw new JoulebenchError('E_CONFIG', `${where}: environment variable ${m[1]} is not set`);
+    spec.credentials_ref = ref;
+    spec.api_key = key;
+  }
+  return spec;
+}
+
+/** `--suite mmlu` reads `--data` (or `params.data`) with `params.subjects`/`limit`/`retry`; others load as before. */
+export function buildSuite(flags: TargetFlags, cfg: LoadedConfig | null): Suite {
+  const p = cfg?.config.params;
+  if (flags.suite !== 'mmlu') {
+    if (p?.subjects || p?.limit !== undefined || p?.data) {
+      throw new JoulebenchError('E_CONFIG', `${cfg?.path}: params.subjects, params.limit and params.data apply to --suite mmlu only`);
+    }
+    if (flags.data) throw new JoulebenchError('E_USAGE', '--data applies to --suite mmlu');
+    return loadSuite(flags.suite);
+  }
+  const data = flags.data ?? p?.data;
+  if (!data) {
+    throw new JoulebenchError('E_USAGE', '--suite mmlu needs --data PATH (cais/mmlu JSON/JSONL rows, or Hendrycks CSV files; none ship with joulebench)');
+  }
+  return loadMmlu(data, {
+    ...(p?.subjects ? { subjects: p.subjects } : {}),
+    ...(p?.limit !== undefined ? { limit: p.limit } : {}),
+    ...(p?.retry ? { retry_max_attempts: p.retry.max_attempts } : {}),
+  });
+}

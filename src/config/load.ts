@@ -1,0 +1,73 @@
+import { readFileSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import type { z } from 'zod';
+import { JoulebenchError } from '../core/errors.js';
+import { configSchema, type RunConfig } from './schema.js';
+
+/** A loaded config: validated values, with file paths in it made absolute against the file's folder. */
+export interface LoadedConfig {
+  path: string;
+  config: RunConfig;
+  /** `openai` or `replay`, from `target.kind` or seed 003's `target.mode`; undefined when neither is set. */
+  kind: 'openai' | 'replay' | undefined;
+}
+
+/**
+ * Reads and validates a YAML run config. Every problem is one line naming the file and the key,
+ * thrown as E_CONFIG before any request is made; nothing is clamped.
+ */
+export function loadConfig(path: string): LoadedConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    const why = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message;
+    throw new JoulebenchError('E_CONFIG', `${path}: ${why}`);
+  }
+  let raw: unknown;
+  try {
+    raw = parseYaml(text);
+  } catch (e) {
+    throw new JoulebenchError('E_CONFIG', `${path}: not valid YAML (${((e as Error).message.split('\n')[0] ?? '').trim()})`);
+  }
+  return parseConfig(raw ?? {}, path);
+}
+
+/** Validates an already-parsed config object (`where` names it in messages). */
+export function parseConfig(raw: unknown, where: string): LoadedConfig {
+  const parsed = configSchema.safeParse(raw);
+  if (!parsed.success) throw new JoulebenchError('E_CONFIG', `${where}: ${describeConfigIssue(parsed.error, raw)}`);
+  const config = parsed.data;
+  const t = config.target;
+  const fromMode = t?.mode === 'mock' ? 'replay' : t?.mode === 'runtime' ? 'openai' : undefined;
+  if (t?.kind && fromMode && t.kind !== fromMode) {
+    throw new JoulebenchError('E_CONFIG', `${where}: target.mode "${t.mode}" conflicts with target.kind "${t.kind}"`);
+  }
+  const base = dirname(where);
+  const abs = (p: string): string => (isAbsolute(p) ? p : resolve(base, p));
+  if (t?.answers) t.answers = abs(t.answers);
+  if (config.params?.data) config.params.data = abs(config.params.data);
+  return { path: where, config, kind: t?.kind ?? fromMode };
+}
+
+/** `params.retry.max_attempts must be >= 1`: the dotted key, then what is wrong. */
+export function describeConfigIssue(error: z.ZodError, raw: unknown): string {
+  const issue = error.issues[0];
+  if (!issue) return 'invalid config';
+  const key = issue.path.map(String).join('.');
+  if (issue.code === 'unrecognized_keys') {
+    const keys = (issue as { keys?: string[] }).keys ?? [];
+    return keys.map((k) => (key ? `${key}.${k}` : k)).join(', ') + ': unknown key';
+  }
+  let message = issue.message;
+  if (issue.code === 'invalid_type' && valueAt(raw, issue.path) === undefined) message = 'is required';
+  if (issue.code === 'invalid_type' && key === '') message = 'must be a mapping of keys';
+  return key ? `${key} ${message}` : message;
+}
+
+function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {
+  let v: unknown = raw;
+  for (const k of path) v = v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k] : undefined;
+  return v;
+}

@@ -1,0 +1,290 @@
+import { JoulebenchError } from '../core/errors.js';
+import { round } from '../core/stats.js';
+import type { EnergySource } from '../core/types.js';
+import type { Meter } from '../meters/meter.js';
+import { OllamaClient, type OllamaOptions } from '../targets/ollama/client.js';
+import { ratePerS } from '../targets/ollama/target.js';
+import { VERSION } from '../version.js';
+import { gpuSnapshot, type GpuSnapshot } from './host.js';
+import { peakForArm } from './peak.js';
+import { promptSha256 } from './prompt.js';
+import { summarise, type InferSummary } from './stats.js';
+import type { ArmReceipts, InferArm, InferPhase, InferRun, MachinePeak } from './types.js';
+import { TransformCounter } from './utc.js';
+
+/** Everything `runInfer` needs; the CLI fills it from flags. */
+export interface InferOptions {
+  baseUrl: string;
+  models: string[];
+  /** Thread counts to sweep besides Ollama's default, which is always the first arm. */
+  threads: number[];
+  /** Scored runs per arm (rule 1). */
+  runs: number;
+  /** Warmup runs per arm, kept as `warmup_discarded`, never in a statistic. */
+  warmup: number;
+  /** Cold runs per arm: the model unloaded before each (rule 2). */
+  cold: number;
+  prompt: string;
+  prompt_source: string;
+  num_predict: number;
+  seed: number;
+  temperature: number;
+  num_ctx?: number;
+  /** A measured meter, or `null`: energy fields are then null (never 0). */
+  meter: Meter | null;
+  /** Why energy is missing, when `meter` is null. */
+  meter_note?: string;
+  /** Shell command whose output is the GPU snapshot; `null` skips the receipt. */
+  gpu_snapshot_cmd: string | null;
+  /** `--peak-flops`; otherwise the CPU default applies to CPU-only arms. */
+  peak: MachinePeak | null;
+  cpu_default_peak: MachinePeak | null;
+  /** How long to wait for a model to leave `/api/ps` after `keep_alive: 0`, ms. */
+  unload_timeout_ms?: number;
+  poll_interval_ms?: number;
+  request_timeout_ms?: number;
+  host: Record<string, unknown>;
+  argv: string[];
+  /** Wall clock for the UTC stamps; injected in tests. */
+  now?: () => Date;
+  onProgress?: (line: string) => void;
+}
+
+/** A `joulebench infer` run file. */
+export interface InferRunFile {
+  format: 'joulebench-infer/1';
+  started_utc: string;
+  finished_utc: string;
+  prompt_sha256: string;
+  prompt_source: string;
+  prompt_chars: number;
+  target: { kind: 'ollama'; base_url: string };
+  protocol: Record<string, unknown>;
+  receipts: {
+    host: Record<string, unknown>;
+    ollama_version: string | null;
+    joulebench_version: string;
+    node_version: string;
+    argv: string[];
+    meter: Record<string, unknown>;
+    gpu_snapshot_cmd: string | null;
+    machine_peak: { configured: MachinePeak | null; cpu_default: MachinePeak | null };
+    transforms: { counts: Record<string, number>; source_offsets: string[] };
+  };
+  arms: InferArm[];
+  summary: InferSummary;
+}
+
+/**
+ * Seed 004's protocol, per model × thread count (an arm): GPU snapshot; cold runs, each after
+ * `keep_alive: 0` and confirmed absent from `/api/ps`; warmup (kept, discarded); scored runs, all with
+ * one frozen prompt; `/api/ps` receipt; GPU snapshot again, compared byte for byte.
+ */
+export async function runInfer(opts: InferOptions): Promise<InferRunFile> {
+  if (opts.models.length === 0) throw new JoulebenchError('E_USAGE', '--model: at least one model is required');
+  const now = opts.now ?? (() => new Date());
+  const client = new OllamaClient(opts.baseUrl, opts.request_timeout_ms ?? 600_000);
+  const transforms = new TransformCounter();
+  const started = now();
+  const ollama_version = await client.version();
+  const sha = promptSha256(opts.prompt);
+  const threadArms: (number | null)[] = [null, ...opts.threads.filter((t, i, all) => all.indexOf(t) === i)];
+  const arms: InferArm[] = [];
+  const params = new Map<string, Awaited<ReturnType<OllamaClient['show']>>>();
+
+  for (const model of opts.models) {
+    if (!params.has(model)) params.set(model, await client.show(model));
+    for (const num_thread of threadArms) {
+      arms.push(await runArm(opts, client, transforms, model, num_thread, params.get(model)!, now));
+    }
+  }
+
+  const finished = now();
+  const summary = summariseFile(arms, opts.peak, opts.cpu_default_peak);
+  return {
+    format: 'joulebench-infer/1',
+    started_utc: started.toISOString(),
+    finished_utc: finished.toISOString(),
+    prompt_sha256: sha,
+    prompt_source: opts.prompt_source,
+    prompt_chars: opts.prompt.length,
+    target: { kind: 'ollama', base_url: client.baseUrl },
+    protocol: {
+      order: 'per arm: cold runs (keep_alive 0, then absent from /api/ps, before each), warmup (discarded), scored runs',
+      cold: opts.cold,
+      warmup: opts.warmup,
+      runs: opts.runs,
+      threads: threadArms.map((t) => t ?? 'default'),
+      options: requestOptions(opts, null),
+      notes: [
+        'cold load times are floors: unloading the model does not drop the page cache, so a cold run is a warm-disk reload unless the cache was dropped by hand',
+        'thread arms differ in configuration: ratios between them, and between machines, are configuration-inclusive, not silicon-pure',
+      ],
+    },
+    receipts: {
+      host: opts.host,
+      ollama_version,
+      joulebench_version: VERSION,
+      node_version: process.version,
+      argv: opts.argv,
+      meter: opts.meter ? { id: opts.meter.id, source: opts.meter.source, ...opts.meter.describe() } : { id: null, note: opts.meter_note ?? 'no meter: energy is null' },
+      gpu_snapshot_cmd: opts.gpu_snapshot_cmd,
+      machine_peak: { configured: opts.peak, cpu_default: opts.cpu_default_peak },
+      transforms: transforms.toJSON(),
+    },
+    arms,
+    summary,
+  };
+}
+
+/** The summary of a file's arms, with each arm's peak chosen by `peakForArm`. Also used by `--report`. */
+export function summariseFile(arms: readonly InferArm[], configured: MachinePeak | null, cpuDefault: MachinePeak | null): InferSummary {
+  const summary = summarise(arms, (a) => peakForArm(a, configured, cpuDefault).peak);
+  for (const row of summary.arms) {
+    const arm = arms.find((a) => a.id === row.id);
+    const reason = arm ? peakForArm(arm, configured, cpuDefault).reason : null;
+    if (row.stats && reason) row.stats.flags.push(reason);
+  }
+  return summary;
+}
+
+function requestOptions(opts: InferOptions, num_thread: number | null): OllamaOptions {
+  const o: OllamaOptions = { num_predict: opts.num_predict, seed: opts.seed, temperature: opts.temperature };
+  if (opts.num_ctx !== undefined) o.num_ctx = opts.num_ctx;
+  if (num_thread !== null) o.num_thread = num_thread;
+  return o;
+}
+
+async function runArm(
+  opts: InferOptions,
+  client: OllamaClient,
+  transforms: TransformCounter,
+  model: string,
+  num_thread: number | null,
+  params: Awaited<ReturnType<OllamaClient['show']>>,
+  now: () => Date,
+): Promise<InferArm> {
+  const id = `${model}@t=${num_thread ?? 'default'}`;
+  const started = now();
+  const before = opts.gpu_snapshot_cmd ? await gpuSnapshot(opts.gpu_snapshot_cmd) : null;
+  const body = { model, prompt: opts.prompt, options: requestOptions(opts, num_thread) };
+
+  const cold_load: InferRun[] = [];
+  for (let i = 0; i < opts.cold; i++) {
+    opts.onProgress?.(`${id}: cold ${i + 1}/${opts.cold}`);
+    const ps_polls = await unloadAndConfirm(client, model, opts.unload_timeout_ms ?? 30_000, opts.poll_interval_ms ?? 100);
+    const r = await timedRun(client, body, 'cold', i, opts.meter, now);
+    r.unload = { keep_alive_0: true, absent_from_ps: true, ps_polls };
+    cold_load.push(r);
+  }
+  const warmup_discarded: InferRun[] = [];
+  for (let i = 0; i < opts.warmup; i++) {
+    opts.onProgress?.(`${id}: warmup ${i + 1}/${opts.warmup}`);
+    warmup_discarded.push(await timedRun(client, body, 'warmup', i, opts.meter, now));
+  }
+  const runs: InferRun[] = [];
+  for (let i = 0; i < opts.runs; i++) {
+    opts.onProgress?.(`${id}: run ${i + 1}/${opts.runs}`);
+    runs.push(await timedRun(client, body, 'scored', i, opts.meter, now));
+  }
+
+  const listed = (await client.ps()).find((m) => sameModel(m.name, model) || sameModel(m.model, model));
+  const after = opts.gpu_snapshot_cmd ? await gpuSnapshot(opts.gpu_snapshot_cmd) : null;
+  const receipts: ArmReceipts = {
+    size_vram: listed?.size_vram ?? null,
+    cpu_only_receipt: listed?.size_vram === null || listed?.size_vram === undefined ? null : listed.size_vram === 0,
+    expires_at_utc: listed?.expires_at ? transforms.utc(listed.expires_at) : null,
+    ...compareSnapshots(before, after),
+  };
+  const contaminated = receipts.gpu_snapshot === 'changed';
+  return {
+    id,
+    model,
+    num_thread,
+    parameter_count: params.parameter_count,
+    parameter_source: params.source,
+    started_utc: started.toISOString(),
+    finished_utc: now().toISOString(),
+    cold_load,
+    warmup_discarded,
+    runs,
+    receipts,
+    contaminated,
+    contamination: contaminated
+      ? `GPU snapshot changed during the arm: before ${JSON.stringify(receipts.nvidia_before)}, after ${JSON.stringify(receipts.nvidia_after)}`
+      : null,
+  };
+}
+
+/** Byte-for-byte comparison of the two snapshots. A snapshot readable on one side only counts as changed. */
+export function compareSnapshots(
+  before: GpuSnapshot | null,
+  after: GpuSnapshot | null,
+): Pick<ArmReceipts, 'nvidia_before' | 'nvidia_after' | 'gpu_snapshot' | 'gpu_snapshot_error'> {
+  const b = before?.output ?? null;
+  const a = after?.output ?? null;
+  const error = before?.error ?? after?.error ?? (before === null ? 'no GPU snapshot command' : null);
+  if (b === null && a === null) return { nvidia_before: null, nvidia_after: null, gpu_snapshot: 'unavailable', gpu_snapshot_error: error };
+  return { nvidia_before: b, nvidia_after: a, gpu_snapshot: b === a ? 'identical' : 'changed', gpu_snapshot_error: error };
+}
+
+function sameModel(listed: string, asked: string): boolean {
+  return listed === asked || listed === `${asked}:latest` || `${listed}:latest` === asked;
+}
+
+/** `keep_alive: 0`, then polls `/api/ps` until the model is gone; returns the number of polls. */
+async function unloadAndConfirm(client: OllamaClient, model: string, timeout_ms: number, interval_ms: number): Promise<number> {
+  await client.unload(model);
+  const deadline = Date.now() + timeout_ms;
+  for (let polls = 1; ; polls++) {
+    const loaded = await client.ps();
+    if (!loaded.some((m) => sameModel(m.name, model) || sameModel(m.model, model))) return polls;
+    if (Date.now() > deadline) {
+      throw new JoulebenchError('E_RUN', `${model} is still listed in /api/ps ${timeout_ms} ms after keep_alive 0: a cold run would not be cold`);
+    }
+    await new Promise((r) => setTimeout(r, interval_ms));
+  }
+}
+
+async function timedRun(
+  client: OllamaClient,
+  body: Record<string, unknown>,
+  phase: InferPhase,
+  index: number,
+  meter: Meter | null,
+  now: () => Date,
+): Promise<InferRun> {
+  const started_utc = now().toISOString();
+  const window = meter && !meter.usesTargetEnergy ? await meter.start() : null;
+  const r = await client.stream('/api/generate', body);
+  const reading = window ? await window.stop() : null;
+  const t = r.timings;
+  const energy_j = reading?.joules ?? null;
+  const energy_source: EnergySource = energy_j === null ? 'none' : reading!.source;
+  const per = (a: number | null, b: number | null): number | null => (a === null || b === null || !(b > 0) ? null : round(a / b, 9));
+  return {
+    phase,
+    index,
+    started_utc,
+    prompt_eval_count: t.prompt_eval_count,
+    prompt_eval_duration_ns: t.prompt_eval_duration_ns,
+    eval_count: t.eval_count,
+    eval_duration_ns: t.eval_duration_ns,
+    load_duration_ns: t.load_duration_ns,
+    total_duration_ns: t.total_duration_ns,
+    decode_tok_s: nullableRound(ratePerS(t.eval_count, t.eval_duration_ns)),
+    prefill_tok_s: nullableRound(ratePerS(t.prompt_eval_count, t.prompt_eval_duration_ns)),
+    prefill_kind: phase === 'cold' ? 'cold' : 'cached-prefix',
+    ttft_ms: r.ttft_ms === null ? null : round(r.ttft_ms, 3),
+    e2e_ms: round(r.e2e_ms, 3),
+    energy_j,
+    energy_source,
+    below_floor: reading?.below_floor ?? false,
+    j_per_decoded_token: per(energy_j, t.eval_count),
+    decoded_tokens_per_j: per(t.eval_count, energy_j),
+  };
+}
+
+function nullableRound(v: number | null): number | null {
+  return v === null ? null : round(v, 6);
+}

@@ -1,0 +1,94 @@
+import pc from 'picocolors';
+import { table } from '../report/format.js';
+import { summariseFile, type InferRunFile } from './protocol.js';
+import { SPREAD_OVER_MEDIAN } from './stats.js';
+
+/**
+ * The table of arms for people. Statistics are recomputed from each file's runs (never read from its
+ * summary), so the rules are applied by this code, whatever wrote the file. Contaminated arms are
+ * listed, named, with no figures.
+ */
+export function renderInferTable(files: readonly { path: string; file: InferRunFile }[]): string {
+  const head = [
+    'file',
+    'arm',
+    'decode tok/s',
+    'spread',
+    'prefill tok/s (cold)',
+    'cached-prefix ms',
+    'fresh, loaded ms',
+    'fully cold ms',
+    'loaded-rule ×',
+    'cold-rule ×',
+    'best/default',
+    'J/token',
+    'tok/J',
+    'receipt',
+  ];
+  const rows: string[][] = [head.map((h) => pc.dim(h))];
+  const notes: string[] = [];
+  for (const { path, file } of files) {
+    const s = summariseFile(file.arms, file.receipts.machine_peak.configured, file.receipts.machine_peak.cpu_default);
+    const sweepBest = new Map<string, string>();
+    for (const sw of s.thread_sweeps) {
+      if (sw.best_arm) sweepBest.set(sw.best_arm, `${fx(sw.best_over_default.value)}×${sw.tie ? ' (tie→stability)' : ''}`);
+      if (sw.default_arm && sw.default_arm !== sw.best_arm) sweepBest.set(sw.default_arm, 'default');
+      if (sw.tie) notes.push(`${path}: ${sw.model}: ${sw.tie.note}`);
+      if (sw.best_over_default.value !== null) notes.push(`${path}: ${sw.model}: best/default = ${sw.best_over_default.numerator} ÷ ${sw.best_over_default.denominator}`);
+    }
+    for (const row of s.arms) {
+      const arm = file.arms.find((a) => a.id === row.id)!;
+      const receipt = [
+        row.contaminated ? 'CONTAMINATED' : null,
+        arm.receipts.cpu_only_receipt === true ? 'CPU-only' : arm.receipts.cpu_only_receipt === false ? `GPU (size_vram ${arm.receipts.size_vram})` : 'size_vram n/a',
+        arm.receipts.gpu_snapshot === 'unavailable' ? 'no GPU snapshot' : arm.receipts.gpu_snapshot === 'identical' ? 'snapshot identical' : null,
+      ]
+        .filter(Boolean)
+        .join(', ');
+      const st = row.stats;
+      if (!st) {
+        rows.push([path, row.id, ...Array<string>(10).fill('—'), 'excluded', receipt]);
+        notes.push(`${path}: ${row.id}: ${arm.contamination ?? 'contaminated'}; excluded from every summary`);
+        continue;
+      }
+      for (const f of st.flags) notes.push(`${path}: ${row.id}: ${f}`);
+      rows.push([
+        path,
+        row.id,
+        fx(st.decode_tok_s_median.value),
+        pct(st.decode_spread.value),
+        st.plausibility.cold_prefill.plausible === false ? 'FLAGGED' : fx(st.prefill_tok_s_cold.value),
+        fx(st.first_token.cached_prefix_ms.value),
+        fx(st.first_token.fresh_prompt_model_loaded_ms.value),
+        fx(st.first_token.fully_cold_ms.value),
+        fx(st.first_token_ratios.model_loaded_rule.value),
+        fx(st.first_token_ratios.cold_start_rule.value),
+        sweepBest.get(row.id) ?? '',
+        sci(st.energy.j_per_decoded_token_median),
+        fx(st.energy.decoded_tokens_per_j_median),
+        receipt,
+      ]);
+    }
+  }
+  const legend = [
+    `decode tok/s: median of scored runs (warmup discarded) · spread: ${SPREAD_OVER_MEDIAN} of scored decode tok/s`,
+    'prefill tok/s (cold): cold runs only; the warm figure is a cached-prefix artifact and is not shown as prefill',
+    'cached-prefix ms: identical prompt re-sent (not a TTFT) · fresh, loaded ms: cold ttft − load_duration · fully cold ms: load + prefill',
+    'loaded-rule ×: fresh, loaded ÷ cached-prefix · cold-rule ×: fully cold ÷ cached-prefix (medians of cold runs ÷ median of scored runs)',
+    'best/default: decode median at the best thread count ÷ at Ollama default (configuration-inclusive; per model)',
+    'J/token, tok/J: whole-request energy ÷ eval_count, median of scored runs; n/a when nothing measured energy',
+  ];
+  return [table(rows), '', ...legend.map((l) => pc.dim(l)), ...(notes.length ? ['', ...notes] : [])].join('\n') + '\n';
+}
+
+function fx(v: number | null): string {
+  if (v === null) return 'n/a';
+  const a = Math.abs(v);
+  return a >= 100 ? v.toFixed(1) : a >= 1 ? v.toFixed(2) : v.toPrecision(3);
+}
+function pct(v: number | null): string {
+  return v === null ? 'n/a' : `${(v * 100).toFixed(2)}%`;
+}
+function sci(v: number | null): string {
+  return v === null ? 'n/a' : v.toPrecision(3);
+}

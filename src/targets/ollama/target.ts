@@ -1,0 +1,115 @@
+import { JoulebenchError } from '../../core/errors.js';
+import type { Answer, Target } from '../../core/types.js';
+import type { TargetSpec } from '../registry.js';
+import { DEFAULT_OLLAMA_URL, OllamaClient, type OllamaOptions } from './client.js';
+
+/** Settings of the `ollama` target (flat keys of its TargetSpec). */
+export interface OllamaTargetOptions {
+  model: string;
+  /** Default `http://127.0.0.1:11434`. */
+  base_url?: string;
+  /** Which native endpoint to use; default `chat`. */
+  api?: 'chat' | 'generate';
+  num_thread?: number;
+  num_ctx?: number;
+  seed?: number;
+  temperature?: number;
+  num_predict?: number;
+  /** Passed as Ollama's `keep_alive` when given (e.g. "5m", 0). */
+  keep_alive?: string | number;
+  /** Per-request timeout, ms; default 600 000. */
+  timeout_ms?: number;
+}
+
+const OPTION_KEYS = ['num_thread', 'num_ctx', 'seed', 'temperature', 'num_predict'] as const;
+
+/** Validates a TargetSpec for `ollama`; throws E_CONFIG naming the key. */
+export function ollamaOptionsFromSpec(spec: TargetSpec): OllamaTargetOptions {
+  const model = spec.model;
+  if (typeof model !== 'string' || model.trim() === '') {
+    throw new JoulebenchError('E_CONFIG', 'target.model: the ollama target needs a model name (--model)');
+  }
+  const out: OllamaTargetOptions = { model };
+  if (spec.base_url !== undefined) {
+    if (typeof spec.base_url !== 'string' || !/^https?:\/\/[^\s]+$/.test(spec.base_url)) {
+      throw new JoulebenchError('E_CONFIG', `target.base_url: must be an http(s) URL, got ${JSON.stringify(spec.base_url)}`);
+    }
+    out.base_url = spec.base_url;
+  }
+  if (spec.api !== undefined) {
+    if (spec.api !== 'chat' && spec.api !== 'generate') throw new JoulebenchError('E_CONFIG', 'target.api: must be "chat" or "generate"');
+    out.api = spec.api;
+  }
+  for (const key of OPTION_KEYS) {
+    const v = spec[key];
+    if (v === undefined) continue;
+    const integer = key !== 'temperature';
+    if (typeof v !== 'number' || !Number.isFinite(v) || (integer && !Number.isInteger(v)) || v < (key === 'seed' ? -Infinity : 0)) {
+      throw new JoulebenchError('E_CONFIG', `target.${key}: must be ${integer ? 'an integer' : 'a number'} >= 0, got ${JSON.stringify(v)}`);
+    }
+    out[key] = v;
+  }
+  if (spec.keep_alive !== undefined) {
+    if (typeof spec.keep_alive !== 'string' && typeof spec.keep_alive !== 'number') {
+      throw new JoulebenchError('E_CONFIG', 'target.keep_alive: must be a duration string or a number of seconds');
+    }
+    out.keep_alive = spec.keep_alive;
+  }
+  if (spec.timeout_ms !== undefined) {
+    if (typeof spec.timeout_ms !== 'number' || !(spec.timeout_ms > 0)) throw new JoulebenchError('E_CONFIG', 'target.timeout_ms: must be a number > 0');
+    out.timeout_ms = spec.timeout_ms;
+  }
+  return out;
+}
+
+/**
+ * A model served by Ollama, through its native API. Records Ollama's own timings (nanoseconds) in
+ * `meta.ollama` and the client-side TTFT of the stream. Ollama reports no energy, so the answer carries
+ * none: energy comes from the run's meter, or stays `null`.
+ */
+export function createOllamaTarget(opts: OllamaTargetOptions): Target {
+  const base_url = opts.base_url ?? DEFAULT_OLLAMA_URL;
+  const api = opts.api ?? 'chat';
+  const client = new OllamaClient(base_url, opts.timeout_ms ?? 600_000);
+  const options: OllamaOptions = {};
+  for (const key of OPTION_KEYS) if (opts[key] !== undefined) options[key] = opts[key];
+  return {
+    id: `ollama:${opts.model}`,
+    kind: 'ollama',
+    async answer(req): Promise<Answer> {
+      const body: Record<string, unknown> =
+        api === 'chat'
+          ? { model: opts.model, messages: [{ role: 'user', content: req.prompt }], options }
+          : { model: opts.model, prompt: req.prompt, options };
+      if (opts.keep_alive !== undefined) body.keep_alive = opts.keep_alive;
+      const r = await client.stream(api === 'chat' ? '/api/chat' : '/api/generate', body, req.signal);
+      const t = r.timings;
+      const answer: Answer = {
+        text: r.text,
+        usage: { prompt_tokens: t.prompt_eval_count, completion_tokens: t.eval_count },
+        ttft_ms: r.ttft_ms === null ? null : round3(r.ttft_ms),
+        tpot_ms:
+          r.ttft_ms !== null && t.eval_count !== null && t.eval_count > 1 ? round3((r.e2e_ms - r.ttft_ms) / (t.eval_count - 1)) : null,
+        meta: {
+          ollama: t,
+          done_reason: r.done_reason,
+          decode_tok_s: ratePerS(t.eval_count, t.eval_duration_ns),
+          // A repeated prompt is served from Ollama's prefix cache: this is not a prefill rate (seed 004 rule 2).
+          cached_prefix_or_cold_prefill_tok_s: ratePerS(t.prompt_eval_count, t.prompt_eval_duration_ns),
+        },
+      };
+      return answer;
+    },
+    describe: () => ({ kind: 'ollama', model: opts.model, base_url, api, options, keep_alive: opts.keep_alive ?? null }),
+  };
+}
+
+/** tokens ÷ (ns ÷ 1e9); `null` when either is unknown or the duration is 0. */
+export function ratePerS(count: number | null, duration_ns: number | null): number | null {
+  if (count === null || duration_ns === null || !(duration_ns > 0)) return null;
+  return count / (duration_ns / 1e9);
+}
+
+function round3(v: number): number {
+  return Math.round(v * 1000) / 1000;
+}

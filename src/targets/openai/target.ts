@@ -1,0 +1,205 @@
+import type http from 'node:http';
+import { performance } from 'node:perf_hooks';
+import { JoulebenchError } from '../../core/errors.js';
+import type { Answer, AnswerRequest, Target } from '../../core/types.js';
+import { backoffDelay_s, isRetryable, NO_RETRY, type RetryPolicy } from '../retry.js';
+import { costOf, type Prices } from './cost.js';
+import { isForbiddenAddress } from './guard.js';
+import { AttemptFailure, createAgent, postChat, type ChatResult } from './http.js';
+import { redact } from './redact.js';
+
+/** Settings of an `openai` target (already validated by the config schema or the CLI). */
+export interface OpenAITargetOptions {
+  /** Base URL, e.g. `http://127.0.0.1:8000/v1`; `/chat/completions` is appended. */
+  endpoint: string;
+  model: string;
+  /** The resolved key (never the reference); sent as a Bearer header only when present. */
+  apiKey?: string;
+  /** Where the key came from (`env:NAME`), for the receipt; never the key. */
+  credentials_ref?: string;
+  /** Default 256. */
+  max_tokens?: number;
+  /** Default true; a server that refuses streaming is asked again plainly. */
+  stream?: boolean;
+  /** Per-attempt limit, s (default 120). */
+  request_timeout_s?: number;
+  retry?: RetryPolicy;
+  prices?: Prices;
+}
+
+/** A failure after every allowed attempt: what the runner records on the case. */
+export class TargetFailure extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly attempts: number,
+    readonly retry_overhead_ms: number,
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = 'TargetFailure';
+  }
+}
+
+/** The error codes an attempt's kind maps to. */
+const CODES: Record<AttemptFailure['kind'], string> = {
+  http: 'E_HTTP',
+  timeout: 'E_TIMEOUT',
+  connection: 'E_CONNECTION',
+  malformed: 'E_MALFORMED',
+  redirect: 'E_REDIRECT',
+  forbidden: 'E_FORBIDDEN_ADDRESS',
+  aborted: 'E_ABORTED',
+};
+
+/** Parses and checks an endpoint URL; refuses credentials in it and link-local/metadata hosts. */
+export function checkEndpoint(endpoint: string, key = 'target.endpoint'): URL {
+  let url: URL;
+  try {
+    url = new URL(endpoint);
+  } catch {
+    throw new JoulebenchError('E_CONFIG', `${key} must be an absolute http(s) URL, got "${endpoint}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new JoulebenchError('E_CONFIG', `${key} must use http or https, got "${url.protocol}"`);
+  if (url.username || url.password) throw new JoulebenchError('E_CONFIG', `${key} must not carry credentials (use target.credentials_ref: env:NAME)`);
+  if (isForbiddenAddress(url.hostname)) {
+    throw new JoulebenchError('E_CONFIG', `${key}: ${url.hostname} is a link-local or cloud-metadata address; joulebench never sends requests there`);
+  }
+  return url;
+}
+
+/**
+ * Any OpenAI-compatible chat-completions endpoint (vLLM, llama.cpp server, Ollama /v1, gateways).
+ * Temperature 0; streams to time the first token; retries per seed 003 when asked. Latency the runner
+ * records is the successful attempt's: `retry_overhead_ms` (failed attempts and backoff) is reported apart.
+ */
+export class OpenAITarget implements Target {
+  readonly kind = 'openai';
+  readonly id: string;
+  private readonly url: URL;
+  private readonly agent: http.Agent;
+  private stream: boolean;
+  private readonly retry: RetryPolicy;
+  private readonly timeout_ms: number;
+  private readonly max_tokens: number;
+
+  constructor(
+    private readonly o: OpenAITargetOptions,
+    private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void> = abortableSleep,
+  ) {
+    const base = checkEndpoint(o.endpoint);
+    this.url = new URL(base.href.replace(/\/+$/, '') + '/chat/completions');
+    this.id = `openai:${o.model}`;
+    this.agent = createAgent(this.url);
+    this.stream = o.stream ?? true;
+    this.retry = o.retry ?? NO_RETRY;
+    this.timeout_ms = Math.round((o.request_timeout_s ?? 120) * 1000);
+    this.max_tokens = o.max_tokens ?? 256;
+  }
+
+  async answer(req: AnswerRequest): Promise<Answer> {
+    const first = performance.now();
+    let attempt = 0;
+    for (;;) {
+      attempt++;
+      const started = attempt === 1 ? first : performance.now();
+      try {
+        const r = await this.once(req);
+        return this.toAnswer(r, attempt, started - first);
+      } catch (e) {
+        const f = e instanceof AttemptFailure ? e : new AttemptFailure('connection', String((e as Error)?.message ?? e));
+        if (attempt >= this.retry.max_attempts || !isRetryable(f.kind, f.status) || req.signal?.aborted) {
+          throw new TargetFailure(CODES[f.kind], redact(f.message, this.o.apiKey), attempt, round3(started - first), f.status);
+        }
+        await this.sleep(backoffDelay_s(attempt, this.retry) * 1000, req.signal);
+      }
+    }
+  }
+
+  /** One attempt; a server that refuses `stream: true` (a 400/422 naming "stream") is asked again plainly, once. */
+  private async once(req: AnswerRequest): Promise<ChatResult> {
+    try {
+      return await postChat(this.post(req, this.stream));
+    } catch (e) {
+      if (this.stream && e instanceof AttemptFailure && (e.status === 400 || e.status === 422) && /stream/i.test(e.message)) {
+        this.stream = false;
+        return postChat(this.post(req, false));
+      }
+      throw e;
+    }
+  }
+
+  private post(req: AnswerRequest, stream: boolean): Parameters<typeof postChat>[0] {
+    const body: Record<string, unknown> = {
+      model: this.o.model,
+      messages: [{ role: 'user', content: req.prompt }],
+      temperature: 0,
+      max_tokens: this.max_tokens,
+    };
+    if (stream) {
+      body.stream = true;
+      body.stream_options = { include_usage: true };
+    }
+    return {
+      url: this.url,
+      body,
+      stream,
+      timeout_ms: this.timeout_ms,
+      agent: this.agent,
+      ...(this.o.apiKey ? { apiKey: this.o.apiKey } : {}),
+      ...(req.signal ? { signal: req.signal } : {}),
+    };
+  }
+
+  private toAnswer(r: ChatResult, attempts: number, overhead_ms: number): Answer {
+    const usage = { prompt_tokens: r.prompt_tokens, completion_tokens: r.completion_tokens };
+    const out = r.completion_tokens;
+    const tpot_ms = r.ttft_ms !== null && out !== null && out > 1 ? round3((r.e2e_ms - r.ttft_ms) / (out - 1)) : null;
+    return {
+      text: r.text,
+      stage: 'neural',
+      usage,
+      ttft_ms: r.ttft_ms === null ? null : round3(r.ttft_ms),
+      tpot_ms,
+      cost_usd: costOf(usage, this.o.prices),
+      attempts,
+      retry_overhead_ms: round3(overhead_ms),
+      meta: { e2e_ms: round3(r.e2e_ms), streamed: r.streamed },
+    };
+  }
+
+  describe(): Record<string, unknown> {
+    return {
+      kind: 'openai',
+      endpoint: this.o.endpoint,
+      model: this.o.model,
+      credentials_ref: this.o.credentials_ref ?? null,
+      max_tokens: this.max_tokens,
+      temperature: 0,
+      stream: this.o.stream ?? true,
+      request_timeout_s: this.timeout_ms / 1000,
+      retry: this.o.retry ?? null,
+      prices: this.o.prices ?? null,
+    };
+  }
+
+  async close(): Promise<void> {
+    this.agent.destroy();
+  }
+}
+
+function round3(v: number): number {
+  return Math.round(v * 1000) / 1000;
+}
+
+function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(done, ms);
+    function done(): void {
+      clearTimeout(t);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

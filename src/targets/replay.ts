@@ -1,0 +1,84 @@
+import { readFileSync } from 'node:fs';
+import { JoulebenchError } from '../core/errors.js';
+import type { Answer, AnswerRequest, Target } from '../core/types.js';
+
+/** A recorded answer: its text, and the stage that gave it when the recording says. */
+interface Recorded {
+  text: string;
+  stage: string | null;
+}
+
+/** The error a replay throws for a case it has no answer for (recorded on that case; the run goes on). */
+export class MissingAnswerError extends Error {
+  readonly code = 'E_REPLAY_MISSING';
+  constructor(id: string, source: string) {
+    super(`no recorded answer for case "${id}" in ${source}`);
+  }
+}
+
+/**
+ * Reads recorded answers from a previous run's results JSONL (its first scored, non-errored line per
+ * case) or a fixture of `{id, answer}` (JSON array or JSONL). Problems are one line naming the file and line.
+ */
+export function readRecordedAnswers(path: string): Map<string, Recorded> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    const why = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message;
+    throw new JoulebenchError('E_INPUT', `replay ${path}: ${why}`);
+  }
+  let rows: { row: unknown; where: string }[];
+  const trimmed = text.trimStart();
+  if (trimmed.startsWith('[')) {
+    let arr: unknown;
+    try {
+      arr = JSON.parse(text);
+    } catch (e) {
+      throw new JoulebenchError('E_INPUT', `replay ${path}: not valid JSON (${(e as Error).message})`);
+    }
+    rows = (arr as unknown[]).map((row, i) => ({ row, where: `item ${i}` }));
+  } else {
+    rows = [];
+    text.split('\n').forEach((line, i) => {
+      if (line.trim() === '') return;
+      try {
+        rows.push({ row: JSON.parse(line), where: `line ${i + 1}` });
+      } catch (e) {
+        throw new JoulebenchError('E_INPUT', `replay ${path}: line ${i + 1}: not valid JSON (${(e as Error).message})`);
+      }
+    });
+  }
+  const out = new Map<string, Recorded>();
+  for (const { row, where } of rows) {
+    const r = (row ?? {}) as Record<string, unknown>;
+    if (r.record === 'header') continue;
+    if (r.record === 'case') {
+      if (r.phase !== 'scored' || r.error !== null || typeof r.response !== 'string' || typeof r.case_id !== 'string') continue;
+      if (!out.has(r.case_id)) out.set(r.case_id, { text: r.response, stage: typeof r.stage === 'string' ? r.stage : null });
+      continue;
+    }
+    if (typeof r.id !== 'string' || r.id === '') throw new JoulebenchError('E_INPUT', `replay ${path}: ${where}: id must be a non-empty string`);
+    if (typeof r.answer !== 'string') throw new JoulebenchError('E_INPUT', `replay ${path}: ${where}: answer must be a string`);
+    if (!out.has(r.id)) out.set(r.id, { text: r.answer, stage: null });
+  }
+  return out;
+}
+
+/**
+ * Seed 003's mock path: answers from recorded answers, so a suite is re-scored offline with no
+ * network and no key. It reports no energy, tokens or cost (none were spent now).
+ */
+export function createReplayTarget(path: string): Target {
+  const answers = readRecordedAnswers(path);
+  return {
+    id: 'replay',
+    kind: 'replay',
+    async answer(req: AnswerRequest): Promise<Answer> {
+      const a = answers.get(req.case.id);
+      if (!a) throw new MissingAnswerError(req.case.id, path);
+      return { text: a.text, stage: a.stage ?? 'neural' };
+    },
+    describe: () => ({ kind: 'replay', answers: path, answer_count: answers.size }),
+  };
+}

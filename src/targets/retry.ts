@@ -1,0 +1,35 @@
+/**
+ * The measured-call retry policy of seed 003: opt-in (absent = one attempt), and only a 429, a 5xx,
+ * a timeout or a connection error is retried; any other 4xx is the request's own fault.
+ * This is `params.retry`; it is not `target.retries` (the control plane's, which never reaches
+ * a measured call).
+ */
+export interface RetryPolicy {
+  /** Total attempts including the first, >= 1. */
+  max_attempts: number;
+  /** Wait after the first failure, s (default 0.2). */
+  backoff_base_s: number;
+  /** Cap on any one wait, s (default 5.0). */
+  backoff_max_s: number;
+}
+
+/** The seed's defaults for the two backoff keys. */
+export const RETRY_DEFAULTS = { backoff_base_s: 0.2, backoff_max_s: 5.0 } as const;
+
+/** No retry: one attempt (the default, exactly as before the policy existed). */
+export const NO_RETRY: RetryPolicy = { max_attempts: 1, ...RETRY_DEFAULTS };
+
+/** The wait after the n-th failure (n >= 1), s: `backoff_base_s × 2^(n−1)`, capped at `backoff_max_s`. */
+export function backoffDelay_s(n: number, policy: RetryPolicy): number {
+  return Math.min(policy.backoff_max_s, policy.backoff_base_s * 2 ** (n - 1));
+}
+
+/** What kind of failure an attempt ended in. */
+export type FailureKind = 'http' | 'timeout' | 'connection' | 'malformed' | 'redirect' | 'forbidden' | 'aborted';
+
+/** Whether the seed's policy retries this failure: 429, 5xx, timeouts and connection errors only. */
+export function isRetryable(kind: FailureKind, status?: number): boolean {
+  if (kind === 'timeout' || kind === 'connection') return true;
+  if (kind === 'http' && status !== undefined) return status === 429 || (status >= 500 && status <= 599);
+  return false;
+}
