@@ -126,6 +126,12 @@ export async function runDatapoint(task: CodeTask, solver: Solver, rollout: numb
       dp.invalid_reason = 'the tests already pass before the solver runs (the task does not reproduce its bug)';
       return dp;
     }
+    if (dp.baseline.exit_code === 126 || dp.baseline.exit_code === 127) {
+      // sh's "not executable" / "command not found": the tests never ran, so their failure proves nothing.
+      dp.valid = false;
+      dp.invalid_reason = `test_cmd could not run (exit ${dp.baseline.exit_code}: ${dp.baseline.exit_code === 127 ? 'command not found' : 'not executable'})`;
+      return dp;
+    }
     if (dp.baseline.timed_out) {
       dp.valid = false;
       dp.invalid_reason = `the tests timed out before the solver ran (test_timeout_s ${task.test_timeout_s})`;

@@ -47,7 +47,10 @@ export function renderCodeTable(r: CodeResults): string {
     if (s.timeout_count > 0) notes.push(pc.yellow(`  ${s.solver}: ${s.timeout_count} run(s) timed out (process tree killed)`));
     if (s.tests_modified_count > 0) notes.push(pc.yellow(`  ${s.solver}: edited the tests in ${s.tests_modified_count} run(s) (restored before grading)`));
     if (s.stragglers_killed > 0) notes.push(pc.dim(`  ${s.solver}: ${s.stragglers_killed} leftover process(es) killed`));
-    if (s.invalid_count > 0) notes.push(pc.yellow(`  ${s.solver}: ${s.invalid_count} invalid datapoint(s): the tests passed before the solver ran`));
+    if (s.invalid_count > 0) {
+      const reasons = [...new Set(r.datapoints.filter((d) => d.solver === s.solver && !d.valid).map((d) => d.invalid_reason ?? 'invalid'))];
+      notes.push(pc.yellow(`  ${s.solver}: ${s.invalid_count} invalid datapoint(s), not counted: ${reasons.join('; ')}`));
+    }
   }
   if (notes.length > 0) lines.push('', ...notes);
   return lines.join('\n') + '\n';

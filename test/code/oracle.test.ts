@@ -65,6 +65,16 @@ describe('oracle', () => {
     assert.equal(meter.windows, 0);
   });
 
+  test('a test command that cannot run makes the datapoint invalid, not a failing baseline', async () => {
+    const t = task('no-runner', {
+      name: 'no-runner',
+      toml: 'name = "no-runner"\nprompt = "p"\ntest_cmd = "no-such-test-runner-xyz"\ntest_files = ["test/check.sh"]',
+    });
+    const d = await runDatapoint(t, createSolver('reference'), 0, opts());
+    assert.equal(d.valid, false);
+    assert.match(d.invalid_reason ?? '', /could not run \(exit 127: command not found\)/);
+  });
+
   test('a solver that runs forever is killed on time and not resolved', async () => {
     const t = task('forever');
     const t0 = performance.now();

@@ -144,7 +144,7 @@ export async function codeAction(flags: CodeFlags, io: CliIO): Promise<void> {
     if (!flags.quiet) io.err(renderCodeTable(results) + `datapoints ${stream.path}\n`);
   }
   if (results.datapoints.length > 0 && results.datapoints.every((d) => !d.valid)) {
-    throw new JoulebenchError('E_RUN', `every datapoint is invalid: no task's tests fail before a solver runs (${results.datapoints[0]?.invalid_reason ?? ''})`);
+    throw new JoulebenchError('E_RUN', `every datapoint is invalid, nothing was graded (first: ${results.datapoints[0]?.task}: ${results.datapoints[0]?.invalid_reason ?? ''})`);
   }
 }
 
