@@ -194,7 +194,13 @@ export async function runDatapoint(task: CodeTask, solver: Solver, rollout: numb
     if (opts.keep) {
       dp.workdir = dirs.workdir;
       keepDirs(dirs);
-    } else removeDirs(dirs);
+    } else {
+      try {
+        removeDirs(dirs);
+      } catch (e) {
+        dp.error ??= `could not remove ${dirs.root}: ${(e as Error).message}`;
+      }
+    }
   }
   return dp;
 }
