@@ -26,6 +26,7 @@ export interface DatasetSummary {
   accuracy_pct: number | null;
   total_joules: number | null;
   joules_per_correct: number | null;
+  energy_unknown_count: number;
 }
 
 /**
@@ -85,6 +86,8 @@ export interface BenchReport {
   concurrency: number;
   /** `exclusive`: one case at a time, so a case's energy is its own; `shared`: cases overlapped (concurrency > 1). */
   energy_attribution: 'exclusive' | 'shared';
+  /** Scored cases with no energy figure. While any exists, `total_joules` and `joules_per_correct` are null. */
+  energy_unknown_count: number;
 }
 
 /** Running totals over one slice of results (the whole run, or one dataset). */
@@ -95,6 +98,8 @@ class Tally {
   weightedCorrect = 0;
   joules = 0;
   joulesKnown = false;
+  /** Cases with no energy figure: while any exists, the total is unknown rather than a partial sum. */
+  joulesUnknown = 0;
   add(r: CaseResult): void {
     this.case_count++;
     if (r.passed !== null) this.scored++;
@@ -105,10 +110,13 @@ class Tally {
     if (r.joules !== null) {
       this.joules += r.joules;
       this.joulesKnown = true;
+    } else {
+      this.joulesUnknown++;
     }
   }
+  /** Σ case joules; `null` when any case's energy is unknown (a partial sum would understate the cost). */
   get totalJoules(): number | null {
-    return this.joulesKnown ? this.joules : null;
+    return this.joulesKnown && this.joulesUnknown === 0 ? this.joules : null;
   }
   summary(): DatasetSummary {
     return {
@@ -118,6 +126,7 @@ class Tally {
       accuracy_pct: pct(this.correct, this.scored),
       total_joules: roundOrNull(this.totalJoules),
       joules_per_correct: perCorrect(this.totalJoules, this.weightedCorrect),
+      energy_unknown_count: this.joulesUnknown,
     };
   }
 }
@@ -215,6 +224,7 @@ export class Aggregator {
       ...suiteEnergy(total.totalJoules, energySource, total.weightedCorrect, ctx.energy),
       concurrency: ctx.concurrency ?? 1,
       energy_attribution: (ctx.concurrency ?? 1) > 1 ? 'shared' : 'exclusive',
+      energy_unknown_count: total.joulesUnknown,
     };
   }
 }

@@ -31,7 +31,11 @@ export function renderReportTable(r: BenchReport): string {
   lines.push('');
   const head: string[][] = [
     ['accuracy', fmtPct(r.accuracy_pct), pc.dim(`${r.correct_count}/${r.scored_count} scored cases correct`)],
-    ['total energy', fmtJoules(r.total_joules), src],
+    [
+      'total energy',
+      fmtJoules(r.total_joules),
+      r.energy_unknown_count > 0 ? pc.yellow(`unknown for ${r.energy_unknown_count} case(s): no total rather than a partial one`) : src,
+    ],
     ['J / correct', fmtJoules(r.joules_per_correct), r.joules_per_correct === null ? pc.dim('nothing correct or energy unknown') : src],
     [
       'suite gross / net',

@@ -51,6 +51,16 @@ describe('aggregate', () => {
     assert.equal(r.energy_source, 'none');
   });
 
+  it('makes the total unknown (not a partial sum) while any case has no energy figure, and counts them', () => {
+    const r = aggregate([result({ joules: 3 }), result({ joules: null, energy_source: 'none', dataset: 'e' })], CTX);
+    assert.equal(r.total_joules, null);
+    assert.equal(r.joules_per_correct, null);
+    assert.equal(r.energy_unknown_count, 1);
+    assert.equal(r.by_dataset.d!.total_joules, 3);
+    assert.equal(r.by_dataset.e!.total_joules, null);
+    assert.equal(r.by_dataset.e!.energy_unknown_count, 1);
+  });
+
   it('divides by correct × weight', () => {
     const r = aggregate([result({ passed: true, weight: 2, joules: 8 }), result({ passed: false, weight: 2, joules: 2 })], CTX);
     assert.equal(r.weighted_correct, 2);
