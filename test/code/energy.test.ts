@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { chooseCodeMeter, createNullMeter } from '../../src/code/energy.js';
@@ -24,7 +24,8 @@ describe('energy for coding runs', () => {
   });
 
   test('auto takes a hardware counter when one reads, else none (never the estimate); model is refused', async () => {
-    const empty = tempDir('jb-no-powercap-');
+    const empty = join(tmp, 'no-powercap');
+    mkdirSync(empty);
     const none = await chooseCodeMeter('auto', { powercap_root: empty, nvml_binding: async () => { throw new Error('no NVML in this test'); } });
     assert.equal(none.meter.id, 'none');
     assert.match(none.tried[0]?.result ?? '', /no hardware counter/);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { execTree } from '../../src/code/process.js';
@@ -63,7 +63,8 @@ describe('execTree', () => {
   });
 
   test('a child that left the group with setsid is found by its working directory and killed', async () => {
-    const work = tempDir('jb-sweep-');
+    const work = join(tmp, 'sweep');
+    mkdirSync(work);
     const pids = join(tmp, 'setsid.pids');
     const r = await execTree(['sh', '-c', `setsid sleep 30 >/dev/null 2>&1 < /dev/null & echo $! > ${pids}; sleep 0.2; exit 0`], {
       cwd: work,
@@ -74,7 +75,6 @@ describe('execTree', () => {
     assert.ok(r.stragglers_killed >= 1);
     const pid = Number(readFileSync(pids, 'utf8').trim());
     assert.equal(await alive(pid), false);
-    rmSync(work, { recursive: true, force: true });
   });
 
   test('a missing program is reported, not thrown', async () => {
