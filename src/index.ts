@@ -64,6 +64,20 @@ export { History, defaultHistoryPath, type HistoryEntry, type HistoryInput, type
 export { loadRuns, parseRunId, type LoadedRun } from './report/inputs.js';
 export { renderReportMarkdown, renderComparisonMarkdown, renderFrontierMarkdown } from './report/markdown.js';
 export { buildHtmlReport, buildHtmlModel, renderHtmlPage, type HtmlModel } from './report/html/index.js';
+export { loadCodeSuite, loadCodeTask, BUNDLED_CODE_SUITES, type CodeSuite, type CodeTask } from './code/task.js';
+export { runDatapoint, type Datapoint, type OracleOptions, type TestRun } from './code/oracle.js';
+export { runCodeSuite, DEFAULT_SOLVER_TIMEOUT_S, type CodeRunOptions, type CodeRunStart } from './code/run.js';
+export { DatapointsFile, DATAPOINTS_FORMAT } from './code/datapoints-file.js';
+export { summarizeSolvers, ENERGY_FRONTIER, USD_FRONTIER, type SolverSummary } from './code/aggregate.js';
+export { readCodeResults, type CodeResults } from './code/results.js';
+export { createSolver, createSolvers, splitSolverList, AGENT_PRESETS, SOLVER_NAMES, type AgentPreset } from './code/solvers/registry.js';
+export type { Solver, SolveContext, SolveOutcome } from './code/solvers/solver.js';
+export { parseAgentOutput, type AgentOutputFormat, type AgentUsage } from './code/agent-output.js';
+export { resolveSandbox, bwrapSandbox, noSandbox, type Sandbox, type SandboxKind, type SandboxMode } from './code/sandbox.js';
+export { scrubEnv, SECRET_NAME } from './code/env.js';
+export { chooseCodeMeter, createNullMeter } from './code/energy.js';
+export { execTree, type ExecTreeOptions, type ExecTreeResult } from './code/process.js';
+export { renderCodeTable } from './report/code-table.js';
 export { main } from './cli/main.js';
 // Ollama target and `joulebench infer` (seed 004's counting rules).
 export { OllamaClient, DEFAULT_OLLAMA_URL, parseParameterSize, type OllamaOptions, type OllamaTimings, type OllamaStreamResult, type OllamaPsModel } from './targets/ollama/client.js';

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { VERSION } from '../version.js';
+import { codeCommand } from './commands/code.js';
 import { compareCommand } from './commands/compare.js';
 import { frontierCommand } from './commands/frontier.js';
 import { historyCommand } from './commands/history.js';
@@ -27,6 +28,7 @@ export function buildProgram(io: CliIO): Command {
     reportCommand(io),
     frontierCommand(io),
     historyCommand(io),
+    codeCommand(io),
   ];
   for (const c of commands) {
     c.exitOverride().configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });

@@ -1,0 +1,147 @@
+/**
+ * Per-solver aggregation of coding datapoints and the resolution × energy × $ frontier. Pure: given
+ * datapoints, returns numbers; reads no files, clock or environment.
+ */
+import { paretoVerdicts, type Objective } from '../core/pareto.js';
+import { median, round } from '../core/stats.js';
+import type { EnergySource } from '../core/types.js';
+import type { Datapoint } from './oracle.js';
+
+/** One solver's row of the frontier table. Best-of-N: a task is resolved when any rollout resolved it. */
+export interface SolverSummary {
+  solver: string;
+  /** Tasks attempted. */
+  task_count: number;
+  /** Tasks with at least one valid datapoint: the denominator of resolution_pct. */
+  valid_task_count: number;
+  resolved_count: number;
+  /** resolved ÷ valid tasks × 100; `null` with no valid task. */
+  resolution_pct: number | null;
+  datapoint_count: number;
+  /** Datapoints that could not count (tests passed before the solver ran). */
+  invalid_count: number;
+  /** Energy over every valid datapoint (all rollouts), J; `null` unless every one was measured. */
+  total_joules: number | null;
+  /** total_joules ÷ resolved tasks; `null` when nothing resolved or energy unknown. */
+  joules_per_resolved: number | null;
+  /** `net` (idle power × wall subtracted) when every datapoint has it, else `gross`. */
+  energy_basis: 'net' | 'gross';
+  energy_source: EnergySource;
+  /** Valid datapoints whose energy is unknown. */
+  energy_missing_count: number;
+  /** Any datapoint's window was below the meter's floor: the energy figures are noise-dominated (`~`). */
+  below_floor: boolean;
+  below_floor_count: number;
+  /** Median over tasks of the solver's wall time on that task, summed over its rollouts, ms. */
+  median_wall_ms: number | null;
+  total_wall_ms: number;
+  /** Dollars over every valid datapoint; `null` unless every one reported a cost. */
+  total_usd: number | null;
+  usd_per_resolved: number | null;
+  usd_missing_count: number;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  timeout_count: number;
+  /** Datapoints that changed something outside their workdir (each one failed). */
+  escape_count: number;
+  /** Datapoints in which the solver changed a test file (restored before grading). */
+  tests_modified_count: number;
+  /** Processes left behind by the solver and killed. */
+  stragglers_killed: number;
+  /** On the (resolution ↑, J/resolved ↓) frontier. */
+  pareto_energy: boolean;
+  /** On the (resolution ↑, $/resolved ↓) frontier. */
+  pareto_usd: boolean;
+}
+
+/** The two frontiers of seed 002. */
+export const ENERGY_FRONTIER: readonly Objective[] = [
+  { name: 'resolution_pct', goal: 'max' },
+  { name: 'joules_per_resolved', goal: 'min' },
+];
+export const USD_FRONTIER: readonly Objective[] = [
+  { name: 'resolution_pct', goal: 'max' },
+  { name: 'usd_per_resolved', goal: 'min' },
+];
+
+/** Summaries per solver, in `order` (solvers absent from it follow in first-seen order), with frontier marks. */
+export function summarizeSolvers(datapoints: readonly Datapoint[], order: readonly string[] = []): SolverSummary[] {
+  const ids = [...order];
+  for (const d of datapoints) if (!ids.includes(d.solver)) ids.push(d.solver);
+  const rows = ids.map((id) => summarizeOne(id, datapoints.filter((d) => d.solver === id)));
+  const points = rows.map((r) => ({
+    id: r.solver,
+    values: { resolution_pct: r.resolution_pct, joules_per_resolved: r.joules_per_resolved, usd_per_resolved: r.usd_per_resolved },
+  }));
+  const e = paretoVerdicts(points, ENERGY_FRONTIER);
+  const u = paretoVerdicts(points, USD_FRONTIER);
+  rows.forEach((r, i) => {
+    r.pareto_energy = e[i]?.optimal ?? false;
+    r.pareto_usd = u[i]?.optimal ?? false;
+  });
+  return rows;
+}
+
+function summarizeOne(solver: string, dps: readonly Datapoint[]): SolverSummary {
+  const tasks = unique(dps.map((d) => d.task));
+  const valid = dps.filter((d) => d.valid);
+  const validTasks = unique(valid.map((d) => d.task));
+  const resolvedTasks = unique(valid.filter((d) => d.resolved).map((d) => d.task));
+  const resolved = resolvedTasks.length;
+
+  const useNet = valid.length > 0 && valid.every((d) => d.net_joules !== null);
+  const joules = valid.map((d) => (useNet ? d.net_joules : d.joules));
+  const energyMissing = joules.filter((j) => j === null).length;
+  const total_joules = valid.length > 0 && energyMissing === 0 ? round(sum(joules as number[]), 9) : null;
+  const sources = unique(valid.filter((d) => d.solver_run !== null).map((d) => d.energy_source));
+  const usd = valid.map((d) => d.cost_usd);
+  const usdMissing = usd.filter((c) => c === null).length;
+  const total_usd = valid.length > 0 && usdMissing === 0 ? round(sum(usd as number[]), 9) : null;
+
+  const wallByTask = validTasks.map((t) => sum(valid.filter((d) => d.task === t).map((d) => d.solver_run?.wall_ms ?? 0)));
+  const med = median(wallByTask);
+
+  return {
+    solver,
+    task_count: tasks.length,
+    valid_task_count: validTasks.length,
+    resolved_count: resolved,
+    resolution_pct: validTasks.length > 0 ? round((resolved * 100) / validTasks.length, 6) : null,
+    datapoint_count: dps.length,
+    invalid_count: dps.length - valid.length,
+    total_joules,
+    joules_per_resolved: total_joules !== null && resolved > 0 ? round(total_joules / resolved, 9) : null,
+    energy_basis: useNet ? 'net' : 'gross',
+    energy_source: sources.length === 0 ? 'none' : sources.length === 1 ? sources[0]! : 'mixed',
+    energy_missing_count: energyMissing,
+    below_floor: valid.some((d) => d.below_floor),
+    below_floor_count: valid.filter((d) => d.below_floor).length,
+    median_wall_ms: med === null ? null : round(med, 3),
+    total_wall_ms: round(sum(valid.map((d) => d.solver_run?.wall_ms ?? 0)), 3),
+    total_usd,
+    usd_per_resolved: total_usd !== null && resolved > 0 ? round(total_usd / resolved, 9) : null,
+    usd_missing_count: usdMissing,
+    prompt_tokens: sumKnown(valid.map((d) => d.prompt_tokens)),
+    completion_tokens: sumKnown(valid.map((d) => d.completion_tokens)),
+    timeout_count: valid.filter((d) => d.solver_run?.timed_out === true).length,
+    escape_count: dps.filter((d) => d.escapes.length > 0).length,
+    tests_modified_count: valid.filter((d) => d.tests_modified.length > 0).length,
+    stragglers_killed: sum(valid.map((d) => d.solver_run?.stragglers_killed ?? 0)),
+    pareto_energy: false,
+    pareto_usd: false,
+  };
+}
+
+function unique<T>(xs: readonly T[]): T[] {
+  return [...new Set(xs)];
+}
+
+function sum(xs: readonly number[]): number {
+  return xs.reduce((a, b) => a + b, 0);
+}
+
+/** Tokens are informational: summed over the datapoints that reported them, `null` when none did. */
+function sumKnown(xs: readonly (number | null)[]): number | null {
+  const known = xs.filter((x): x is number => x !== null);
+  return known.length === 0 ? null : sum(known);
+}

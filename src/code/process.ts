@@ -1,0 +1,214 @@
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+
+/** How to run one command tree. */
+export interface ExecTreeOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** Wall-clock limit, ms; past it the whole process group is signalled. */
+  timeout_ms: number;
+  /** Between SIGTERM and SIGKILL on timeout, ms. */
+  kill_grace_ms?: number;
+  /** Bytes of stdout and of stderr kept (the tail: agents print their JSON summary last). */
+  max_output_bytes?: number;
+  /** Also kill processes still running with a cwd inside this folder after the command ends (Linux /proc). */
+  sweep_dir?: string;
+}
+
+/** What happened to a command tree. */
+export interface ExecTreeResult {
+  exit_code: number | null;
+  signal: string | null;
+  timed_out: boolean;
+  wall_ms: number;
+  stdout: string;
+  stderr: string;
+  /** Processes left running after the command ended (background children, daemons) that were killed. */
+  stragglers_killed: number;
+  /** Set when the command could not be started. */
+  spawn_error: string | null;
+}
+
+const DEFAULT_OUTPUT_BYTES = 4 * 1024 * 1024;
+
+/** Process groups started by execTree and not yet finished (so an interrupted run can end them). */
+const liveGroups = new Set<number>();
+
+/** Kills every process group execTree started that is still running; returns how many. */
+export function killLiveGroups(): number {
+  const n = liveGroups.size;
+  for (const pgid of liveGroups) signalGroup(pgid, 'SIGKILL');
+  liveGroups.clear();
+  return n;
+}
+
+/**
+ * Runs `argv` as the leader of a new process group and waits for it. On timeout the whole group gets
+ * SIGTERM, then SIGKILL after the grace; when the leader ends, anything left in its group is killed,
+ * so a solver that forks children or backgrounds a sleeper leaves nothing running.
+ */
+export function execTree(argv: readonly string[], opts: ExecTreeOptions): Promise<ExecTreeResult> {
+  const [cmd, ...args] = argv;
+  if (!cmd) throw new Error('execTree: empty argv');
+  const cap = opts.max_output_bytes ?? DEFAULT_OUTPUT_BYTES;
+  const grace = opts.kill_grace_ms ?? 1000;
+  const t0 = performance.now();
+  return new Promise((resolve) => {
+    const out = new TailBuffer(cap);
+    const err = new TailBuffer(cap);
+    let timedOut = false;
+    let settled = false;
+    let killTimer: NodeJS.Timeout | undefined;
+    const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const pgid = child.pid;
+    if (pgid !== undefined) liveGroups.add(pgid);
+    child.stdout.on('data', (b: Buffer) => out.push(b));
+    child.stderr.on('data', (b: Buffer) => err.push(b));
+
+    const timer = setTimeout(() => {
+      timedOut = true;
+      signalGroup(pgid, 'SIGTERM');
+      killTimer = setTimeout(() => signalGroup(pgid, 'SIGKILL'), grace);
+    }, opts.timeout_ms);
+
+    const finish = (code: number | null, signal: NodeJS.Signals | null, spawnError: string | null) => {
+      if (settled) return;
+      settled = true;
+      const wall_ms = performance.now() - t0;
+      clearTimeout(timer);
+      if (killTimer) clearTimeout(killTimer);
+      let stragglers = groupSize(pgid);
+      signalGroup(pgid, 'SIGKILL');
+      if (pgid !== undefined) liveGroups.delete(pgid);
+      if (opts.sweep_dir) stragglers += killProcessesIn(opts.sweep_dir);
+      // A killed straggler may have held our pipes open; wait briefly for them to close, then stop reading.
+      const done = () => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+        resolve({
+          exit_code: code,
+          signal,
+          timed_out: timedOut,
+          wall_ms,
+          stdout: out.toString(),
+          stderr: err.toString(),
+          stragglers_killed: stragglers,
+          spawn_error: spawnError,
+        });
+      };
+      if (child.stdout.closed && child.stderr.closed) done();
+      else {
+        const t = setTimeout(done, 500);
+        let open = 2;
+        const onClose = () => {
+          if (--open === 0) {
+            clearTimeout(t);
+            done();
+          }
+        };
+        if (child.stdout.closed) open--;
+        else child.stdout.once('close', onClose);
+        if (child.stderr.closed) open--;
+        else child.stderr.once('close', onClose);
+        if (open === 0) {
+          clearTimeout(t);
+          done();
+        }
+      }
+    };
+    child.once('error', (e) => finish(null, null, e.message));
+    child.once('exit', (code, signal) => finish(code, signal, null));
+  });
+}
+
+/** Signals a whole process group; a group that is already gone is fine. */
+export function signalGroup(pgid: number | undefined, signal: NodeJS.Signals): void {
+  if (pgid === undefined) return;
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+    // ESRCH: nothing left in the group.
+  }
+}
+
+/** How many processes are in the group (from /proc on Linux; elsewhere 1 when any is, else 0). */
+function groupSize(pgid: number | undefined): number {
+  if (pgid === undefined) return 0;
+  try {
+    process.kill(-pgid, 0);
+  } catch {
+    return 0;
+  }
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return 1;
+  }
+  let n = 0;
+  for (const e of entries) {
+    if (!/^\d+$/.test(e)) continue;
+    try {
+      // /proc/PID/stat: "pid (comm) state ppid pgrp ..."; comm may hold spaces, so split after the last ")".
+      const stat = readFileSync(`/proc/${e}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[2]) === pgid && fields[0] !== 'Z') n++;
+    } catch {
+      // gone
+    }
+  }
+  return n;
+}
+
+/**
+ * Kills every process whose working directory is inside `dir` (a solver's child that left its group
+ * with setsid still sits in the workdir). Linux only: elsewhere it finds nothing. Returns the count.
+ */
+export function killProcessesIn(dir: string): number {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return 0;
+  }
+  let n = 0;
+  for (const e of entries) {
+    if (!/^\d+$/.test(e)) continue;
+    const pid = Number(e);
+    if (pid === process.pid) continue;
+    let cwd: string;
+    try {
+      cwd = readlinkSync(`/proc/${e}/cwd`);
+    } catch {
+      continue;
+    }
+    if (cwd === dir || cwd.startsWith(dir + '/')) {
+      try {
+        process.kill(pid, 'SIGKILL');
+        n++;
+      } catch {
+        // gone already
+      }
+    }
+  }
+  return n;
+}
+
+/** Keeps the last `cap` bytes written to it. */
+class TailBuffer {
+  private chunks: Buffer[] = [];
+  private size = 0;
+  constructor(private readonly cap: number) {}
+  push(b: Buffer): void {
+    this.chunks.push(b);
+    this.size += b.length;
+    while (this.size > this.cap && this.chunks.length > 1) {
+      this.size -= this.chunks.shift()!.length;
+    }
+  }
+  toString(): string {
+    const all = Buffer.concat(this.chunks);
+    return (all.length > this.cap ? all.subarray(all.length - this.cap) : all).toString('utf8');
+  }
+}

@@ -1,0 +1,103 @@
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { JoulebenchError } from '../core/errors.js';
+import { summarizeSolvers, type SolverSummary } from './aggregate.js';
+import type { IdleCalibration } from '../core/energy.js';
+import { DATAPOINTS_FORMAT } from './datapoints-file.js';
+import type { Datapoint } from './oracle.js';
+
+/** The results JSON of `joulebench code`: every datapoint, and per-solver aggregates with frontier marks. */
+export interface CodeResults {
+  format: 'joulebench-code-results/1';
+  suite: { name: string; source: string; digest: string; tasks: string[] };
+  config: {
+    solvers: ({ id: string } & Record<string, unknown>)[];
+    rollouts: number;
+    sandbox: Record<string, unknown>;
+    meter: { id: string; source: string; floor_ms: number } & Record<string, unknown>;
+    idle: IdleCalibration | null;
+    timeout_s: number | null;
+    default_timeout_s: number;
+    scrubbed_env: string[];
+  };
+  solvers: SolverSummary[];
+  datapoints: Datapoint[];
+  /** Volatile facts (host, UTC times, versions), added by the CLI. */
+  receipt?: Record<string, unknown>;
+}
+
+/** Just enough shape to rebuild the aggregates; extra fields pass through. */
+const resultsSchema = z.looseObject({
+  format: z.literal('joulebench-code-results/1'),
+  suite: z.looseObject({ name: z.string(), tasks: z.array(z.string()) }),
+  config: z.looseObject({ solvers: z.array(z.looseObject({ id: z.string() })), rollouts: z.number().int().positive() }),
+  datapoints: z.array(
+    z.looseObject({
+      task: z.string(),
+      solver: z.string(),
+      rollout: z.number().int().nonnegative(),
+      valid: z.boolean(),
+      resolved: z.boolean(),
+      joules: z.number().nullable(),
+      net_joules: z.number().nullable(),
+      cost_usd: z.number().nullable(),
+      below_floor: z.boolean(),
+      escapes: z.array(z.string()),
+      tests_modified: z.array(z.string()),
+    }),
+  ),
+});
+
+/**
+ * Reads a results file and recomputes its aggregates from the datapoints, so a report always agrees
+ * with what was recorded.
+ */
+export function readCodeResults(path: string): CodeResults {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    throw new JoulebenchError('E_RESULTS', `${path}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    raw = fromDatapointsJsonl(text);
+    if (raw === undefined) throw new JoulebenchError('E_RESULTS', `${path}: not valid JSON (${(e as Error).message})`);
+  }
+  const parsed = resultsSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const key = issue?.path.map(String).join('.') || '(top level)';
+    throw new JoulebenchError('E_RESULTS', `${path}: ${key}: ${issue?.message ?? 'not a joulebench code results file'}`);
+  }
+  const results = parsed.data as unknown as CodeResults;
+  results.solvers = summarizeSolvers(results.datapoints, results.config.solvers.map((s) => s.id));
+  return results;
+}
+
+/**
+ * A streamed datapoints file (header line, then one datapoint per line) as a results document; a
+ * last line cut short by a crash is dropped. `undefined` when the text is not such a file.
+ */
+function fromDatapointsJsonl(text: string): unknown {
+  const lines = text.split('\n').filter((l) => l.trim() !== '');
+  const parse = (l: string): Record<string, unknown> | undefined => {
+    try {
+      const v = JSON.parse(l) as unknown;
+      return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const head = lines[0] === undefined ? undefined : parse(lines[0]);
+  if (!head || head.record !== 'header' || head.format !== DATAPOINTS_FORMAT) return undefined;
+  const datapoints = lines
+    .slice(1)
+    .map(parse)
+    .filter((d): d is Record<string, unknown> => d !== undefined && d.record === 'datapoint')
+    .map(({ record: _record, ...d }) => d);
+  return { format: 'joulebench-code-results/1', suite: head.suite, config: head.config, solvers: [], datapoints };
+}

@@ -1,0 +1,84 @@
+import type { Meter } from '../meters/meter.js';
+import { summarizeSolvers } from './aggregate.js';
+import { calibrateCodeIdle } from './energy.js';
+import { runDatapoint, type Datapoint, type OracleOptions } from './oracle.js';
+import type { CodeResults } from './results.js';
+import type { Sandbox } from './sandbox.js';
+import type { Solver } from './solvers/solver.js';
+import type { CodeSuite } from './task.js';
+
+/** A coding run: every task × solver × rollout through the oracle. */
+export interface CodeRunOptions {
+  suite: CodeSuite;
+  solvers: readonly Solver[];
+  /** Attempts per (task, solver); best-of-N. */
+  rollouts: number;
+  meter: Meter;
+  sandbox: Sandbox;
+  env: NodeJS.ProcessEnv;
+  /** Names of the variables removed from `env` (recorded; never values). */
+  scrubbed_env?: readonly string[];
+  default_timeout_s?: number;
+  timeout_s?: number;
+  kill_grace_ms?: number;
+  keep?: boolean;
+  tmp_base?: string;
+  /** Idle calibration window before the run, ms (0: skipped, net unknown). Not run for the `none` meter. */
+  idle_ms?: number;
+  /** Called once the meter is calibrated, before the first datapoint (for a streamed datapoints file). */
+  onStart?: (start: CodeRunStart) => void;
+  onDatapoint?: (d: Datapoint, progress: { done: number; total: number }) => void;
+}
+
+/** What a run is, known before its first datapoint: the suite and the configuration. */
+export type CodeRunStart = Pick<CodeResults, 'suite' | 'config'>;
+
+/** The default limit for a solver on a task that sets no timeout_s, seconds. */
+export const DEFAULT_SOLVER_TIMEOUT_S = 900;
+
+/** Runs the suite sequentially (parallel solvers on shared hardware would pollute each other's energy). */
+export async function runCodeSuite(opts: CodeRunOptions): Promise<CodeResults> {
+  const idle = await calibrateCodeIdle(opts.meter, opts.idle_ms ?? 0);
+  const oracle: OracleOptions = {
+    meter: opts.meter,
+    sandbox: opts.sandbox,
+    env: opts.env,
+    default_timeout_s: opts.default_timeout_s ?? DEFAULT_SOLVER_TIMEOUT_S,
+    ...(opts.timeout_s !== undefined ? { timeout_s: opts.timeout_s } : {}),
+    ...(opts.kill_grace_ms !== undefined ? { kill_grace_ms: opts.kill_grace_ms } : {}),
+    keep: opts.keep ?? false,
+    ...(opts.tmp_base !== undefined ? { tmp_base: opts.tmp_base } : {}),
+    idle,
+  };
+  const start: CodeRunStart = {
+    suite: { name: opts.suite.name, source: opts.suite.source, digest: opts.suite.digest, tasks: opts.suite.tasks.map((t) => t.name) },
+    config: {
+      solvers: opts.solvers.map((s) => ({ id: s.id, ...s.describe() })),
+      rollouts: opts.rollouts,
+      sandbox: opts.sandbox.describe(),
+      meter: { id: opts.meter.id, source: opts.meter.source, floor_ms: opts.meter.floor_ms, ...opts.meter.describe() },
+      idle,
+      timeout_s: opts.timeout_s ?? null,
+      default_timeout_s: oracle.default_timeout_s,
+      scrubbed_env: [...(opts.scrubbed_env ?? [])],
+    },
+  };
+  opts.onStart?.(start);
+  const total = opts.suite.tasks.length * opts.solvers.length * opts.rollouts;
+  const datapoints: Datapoint[] = [];
+  for (const task of opts.suite.tasks) {
+    for (const solver of opts.solvers) {
+      for (let r = 0; r < opts.rollouts; r++) {
+        const d = await runDatapoint(task, solver, r, oracle);
+        datapoints.push(d);
+        opts.onDatapoint?.(d, { done: datapoints.length, total });
+      }
+    }
+  }
+  return {
+    format: 'joulebench-code-results/1',
+    ...start,
+    solvers: summarizeSolvers(datapoints, opts.solvers.map((s) => s.id)),
+    datapoints,
+  };
+}

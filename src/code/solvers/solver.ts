@@ -1,0 +1,60 @@
+import type { Sandbox } from '../sandbox.js';
+import type { CodeTask } from '../task.js';
+
+/** Everything a solver gets for one attempt at one task. */
+export interface SolveContext {
+  task: CodeTask;
+  /** A fresh copy of the task's before/ tree; the solver's edits go here. */
+  workdir: string;
+  sandbox: Sandbox;
+  /** The environment with secrets removed (see env.ts). */
+  env: NodeJS.ProcessEnv;
+  /** The solver's time limit, ms. */
+  timeout_ms: number;
+  kill_grace_ms: number;
+}
+
+/** What a solver did. Wall time and energy are measured around `solve` by the oracle. */
+export interface SolveOutcome {
+  exit_code: number | null;
+  signal: string | null;
+  timed_out: boolean;
+  /** Processes left running after the solver ended, killed by the oracle. */
+  stragglers_killed: number;
+  /** What the attempt cost in dollars; `null` when the agent did not say. */
+  cost_usd: number | null;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  /** Which output rule gave cost/tokens, or `null`. */
+  usage_parsed_from: string | null;
+  /** Why the solver could not run, if it could not. */
+  error: string | null;
+  /** The end of the solver's output, for diagnosis (bounded). */
+  output_tail: string | null;
+}
+
+/** Something that tries to fix a task in its workdir. */
+export interface Solver {
+  /** The label in results and tables. */
+  readonly id: string;
+  readonly kind: 'reference' | 'noop' | 'cmd';
+  solve(ctx: SolveContext): Promise<SolveOutcome>;
+  /** Static facts for the results (never secrets). */
+  describe(): Record<string, unknown>;
+}
+
+/** An outcome for solvers that run no process and spend no money. */
+export function inProcessOutcome(): SolveOutcome {
+  return {
+    exit_code: 0,
+    signal: null,
+    timed_out: false,
+    stragglers_killed: 0,
+    cost_usd: 0,
+    prompt_tokens: null,
+    completion_tokens: null,
+    usage_parsed_from: null,
+    error: null,
+    output_tail: null,
+  };
+}

@@ -1,0 +1,4 @@
+/** Dollars to whole cents. */
+export function toCents(dollars) {
+  return Math.floor(dollars * 100);
+}

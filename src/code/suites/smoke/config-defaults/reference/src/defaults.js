@@ -1,0 +1,2 @@
+/** Settings used when the user gives none. */
+export const DEFAULTS = { retries: 3, verbose: false };

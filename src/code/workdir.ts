@@ -1,0 +1,139 @@
+import { chmodSync, cpSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative, resolve, sep } from 'node:path';
+import type { CodeTask } from './task.js';
+import { snapshotTrees } from './watch.js';
+
+/** A datapoint's private folder: `root/work` is the solver's workdir; `root` also holds a canary. */
+export interface DatapointDirs {
+  root: string;
+  workdir: string;
+}
+
+/** Datapoint folders created and not yet removed (so an interrupted run can remove them). */
+const liveRoots = new Set<string>();
+
+/** Removes every datapoint folder still present; returns how many. */
+export function removeLiveDirs(): number {
+  const n = liveRoots.size;
+  for (const root of liveRoots) rmSync(root, { recursive: true, force: true });
+  liveRoots.clear();
+  return n;
+}
+
+/** Creates a fresh private folder and copies the task's before/ tree into its workdir. */
+export function prepareWorkdir(task: CodeTask, tmpBase: string = tmpdir()): DatapointDirs {
+  mkdirSync(tmpBase, { recursive: true });
+  const root = mkdtempSync(join(resolve(tmpBase), `joulebench-code-${task.name}-`));
+  const workdir = join(root, 'work');
+  liveRoots.add(root);
+  copyTree(task.before_dir, workdir);
+  // A file beside the workdir: a solver that writes to "../" changes it, and the check sees that.
+  writeFileSync(join(root, 'outside-the-workdir.txt'), 'joulebench: a solver must not change this file\n');
+  return { root, workdir };
+}
+
+/** Copies a tree, keeping symlinks as links (never copying what they point at). */
+export function copyTree(src: string, dst: string): void {
+  cpSync(src, dst, { recursive: true, verbatimSymlinks: true, force: true, errorOnExist: false });
+}
+
+/**
+ * Test paths whose content in the workdir differs from before/ (edited, deleted, replaced by a link,
+ * files added inside a test folder).
+ */
+export function changedTestFiles(task: CodeTask, workdir: string): string[] {
+  const changed = new Set<string>();
+  for (const t of task.test_files) {
+    const want = relSnapshot(join(task.before_dir, t));
+    const have = realAncestors(workdir, t) ? relSnapshot(join(workdir, t)) : new Map<string, string>();
+    for (const [k, v] of want) if (have.get(k) !== v) changed.add(joinRel(t, k));
+    for (const k of have.keys()) if (!want.has(k)) changed.add(joinRel(t, k));
+  }
+  return [...changed].sort();
+}
+
+/**
+ * Puts the pristine test files back. A link planted where a test file or one of its folders was is
+ * removed first, so restoring never writes through it to somewhere outside the workdir.
+ */
+export function restoreTestFiles(task: CodeTask, workdir: string): void {
+  for (const t of task.test_files) {
+    const parts = t.split(/[\\/]/).filter((p) => p !== '' && p !== '.');
+    let dir = workdir;
+    for (const part of parts.slice(0, -1)) {
+      dir = join(dir, part);
+      const st = lstatOrNull(dir);
+      if (st && !st.isDirectory()) rmSync(dir, { force: true, recursive: true });
+      if (!st || !st.isDirectory()) mkdirSync(dir);
+    }
+    const target = join(workdir, t);
+    rmSync(target, { force: true, recursive: true });
+    copyTree(join(task.before_dir, t), target);
+  }
+}
+
+/** Removes a datapoint's folder. */
+export function removeDirs(dirs: DatapointDirs): void {
+  try {
+    rmSync(dirs.root, { recursive: true, force: true, maxRetries: 3 });
+  } catch {
+    // A solver may have taken away its own permissions (chmod 000): give them back and retry once.
+    makeWritable(dirs.root);
+    rmSync(dirs.root, { recursive: true, force: true, maxRetries: 3 });
+  }
+  liveRoots.delete(dirs.root);
+}
+
+function makeWritable(dir: string): void {
+  try {
+    if (lstatSync(dir).isSymbolicLink()) return;
+    chmodSync(dir, 0o700);
+    for (const name of readdirSync(dir)) {
+      const p = join(dir, name);
+      if (lstatSync(p).isDirectory()) makeWritable(p);
+    }
+  } catch {
+    // best effort
+  }
+}
+
+/** Forgets a folder kept with `--keep` (an interrupted run leaves it in place). */
+export function keepDirs(dirs: DatapointDirs): void {
+  liveRoots.delete(dirs.root);
+}
+
+function lstatOrNull(p: string) {
+  try {
+    return lstatSync(p);
+  } catch {
+    return null;
+  }
+}
+
+/** True when every folder on the way from `root` to `rel` is a real folder (no link, no file). */
+function realAncestors(root: string, rel: string): boolean {
+  const parts = rel.split(/[\\/]/).filter((p) => p !== '' && p !== '.');
+  let dir = root;
+  for (const part of parts.slice(0, -1)) {
+    dir = join(dir, part);
+    const st = lstatOrNull(dir);
+    if (!st || !st.isDirectory()) return false;
+  }
+  return true;
+}
+
+function relSnapshot(root: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const abs = resolve(root);
+  for (const [p, f] of snapshotTrees([abs])) {
+    // Folder modes are not compared: only what a test run reads.
+    if (f.startsWith('dir:')) continue;
+    out.set(relative(abs, p).split(sep).join('/'), f);
+  }
+  return out;
+}
+
+function joinRel(base: string, rel: string): string {
+  return rel === '' ? base : `${base.replace(/\/+$/, '')}/${rel}`;
+}

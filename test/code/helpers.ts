@@ -1,0 +1,77 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { EnergyReading, Meter } from '../../src/meters/meter.js';
+
+/** A fresh temp folder for one test. */
+export function tempDir(prefix = 'jb-code-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+function writeTree(root: string, files: Record<string, string>): void {
+  for (const [rel, content] of Object.entries(files)) {
+    const p = join(root, rel);
+    mkdirSync(dirname(p), { recursive: true });
+    writeFileSync(p, content);
+  }
+}
+
+export interface FakeTask {
+  name: string;
+  toml?: string;
+  before?: Record<string, string>;
+  reference?: Record<string, string>;
+}
+
+/**
+ * A fast task whose "tests" are a shell check: test/check.sh passes when src/value.txt holds "fixed".
+ * No Node start-up per test run, so oracle mechanics can be tested in milliseconds.
+ */
+export function writeShellTask(suiteDir: string, t: FakeTask): string {
+  const dir = join(suiteDir, t.name);
+  const toml =
+    t.toml ??
+    [
+      `name = "${t.name}"`,
+      `prompt = "make src/value.txt say fixed"`,
+      `test_cmd = "sh test/check.sh"`,
+      `test_files = ["test/check.sh"]`,
+      `test_timeout_s = 10`,
+    ].join('\n');
+  writeTree(dir, { 'task.toml': toml + '\n' });
+  writeTree(join(dir, 'before'), t.before ?? { 'src/value.txt': 'broken\n', 'test/check.sh': 'grep -qx fixed src/value.txt\n' });
+  writeTree(join(dir, 'reference'), t.reference ?? { 'src/value.txt': 'fixed\n' });
+  return dir;
+}
+
+/**
+ * A meter that reports a fixed number of joules per window, optionally flagged below its floor
+ * (`true`, or a function of the 1-based window number).
+ */
+export function fakeMeter(
+  joulesPerWindow: number,
+  opts: { below_floor?: boolean | ((window: number) => boolean); source?: 'rapl' | 'nvml' } = {},
+): Meter & { windows: number } {
+  const m = {
+    id: 'fake',
+    source: opts.source ?? 'rapl',
+    floor_ms: 10,
+    windows: 0,
+    probe: async () => ({ available: true as const }),
+    async start() {
+      const n = ++m.windows;
+      const t0 = performance.now();
+      return {
+        stop: async (): Promise<EnergyReading> => ({
+          joules: joulesPerWindow,
+          source: m.source,
+          by_domain: {},
+          window_ms: performance.now() - t0,
+          below_floor: typeof opts.below_floor === 'function' ? opts.below_floor(n) : (opts.below_floor ?? false),
+        }),
+      };
+    },
+    describe: () => ({ meter: 'fake' }),
+  };
+  return m;
+}
