@@ -1,26 +1,29 @@
 import type { EnergySource } from '../core/types.js';
 import { createCompositeMeter } from './composite.js';
 import type { Meter, MeterProbe, MeterWindow } from './meter.js';
+import { createModelMeter } from './model.js';
 
-/** What `auto` does when no hardware counter reads. */
-export type AutoFallback = 'model-or-estimate' | 'estimate';
+/**
+ * What `auto` does when no hardware counter reads: `model` (for `run`): energy is what the target
+ * reports, `null` where it reports none, never an estimate of joulebench's own process; `estimate`
+ * (for `meter -- CMD`, where there is no target and the estimate meters the command's own CPU).
+ */
+export type AutoFallback = 'model' | 'estimate';
 
 export interface AutoParts {
   /** Hardware meters, tried in order (RAPL, NVML); every one that reads is used. */
   hardware: readonly Meter[];
-  /** Used when none reads: the estimate meter. */
+  /** Used when none reads and `fallback` is `estimate`. */
   estimate: Meter;
-  /**
-   * `model-or-estimate` (for `run`): the target's own energy where it reports one, else the
-   * estimate; `estimate` (for `meter -- CMD`, where there is no target).
-   */
+  /** See {@link AutoFallback}. */
   fallback: AutoFallback;
 }
 
 /**
  * The default meter: hardware counters where they read (RAPL and NVML together, each domain
- * labelled), otherwise the target's model or the estimate. Its `id` names what it chose, e.g.
- * `auto(rapl+nvml)` or `auto(model|estimate)`, so the report says which; the receipt says why.
+ * labelled), otherwise the target's own energy (`model`) or, for a bare command, the estimate. Its
+ * `id` names what it chose, e.g. `auto(rapl+nvml)` or `auto(model)`, so the report says which; the
+ * receipt says why.
  */
 export function createAutoMeter(parts: AutoParts): Meter {
   let chosen: Meter | null = null;
@@ -40,16 +43,12 @@ export function createAutoMeter(parts: AutoParts): Meter {
     if (readable.length > 0) chosen = createCompositeMeter(readable);
     else {
       fallback = true;
-      chosen = parts.estimate;
+      chosen = parts.fallback === 'model' ? createModelMeter() : parts.estimate;
     }
     return chosen;
   }
 
-  const label = (): string => {
-    if (!chosen) return 'auto';
-    if (fallback) return parts.fallback === 'model-or-estimate' ? 'auto(model|estimate)' : 'auto(estimate)';
-    return `auto(${chosen.id})`;
-  };
+  const label = (): string => (chosen ? `auto(${chosen.id})` : 'auto');
 
   return {
     get id() {
@@ -61,8 +60,8 @@ export function createAutoMeter(parts: AutoParts): Meter {
     get floor_ms() {
       return chosen?.floor_ms ?? 0;
     },
-    get prefersTargetEnergy() {
-      return fallback && parts.fallback === 'model-or-estimate';
+    get usesTargetEnergy() {
+      return chosen?.usesTargetEnergy === true;
     },
     get marginal() {
       return chosen?.marginal ?? false;
@@ -73,7 +72,7 @@ export function createAutoMeter(parts: AutoParts): Meter {
       if (!p.available) return p;
       if (!fallback) return p;
       const why = Object.entries(tried).map(([id, t]) => `${id}: ${t.available ? 'ok' : t.reason}`).join('; ');
-      const what = parts.fallback === 'model-or-estimate' ? "the target's own energy where it reports one, else the estimate" : 'the estimate';
+      const what = parts.fallback === 'model' ? "the target's own energy (null where it reports none; --meter estimate for an estimate)" : 'the estimate';
       return { available: true, detail: `no hardware counter reads (${why}); using ${what}` };
     },
     async start(): Promise<MeterWindow> {

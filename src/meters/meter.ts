@@ -34,8 +34,8 @@ export interface Meter {
   /** True when the runner should take energy from the target's own report instead of windows. */
   readonly usesTargetEnergy?: boolean;
   /**
-   * True when windows are opened but a target's own energy, when it reports one, wins (auto's
-   * fallback on machines without counters: model where the target reports it, else estimate).
+   * True when windows are opened but a target's own energy, when it reports one, wins. No bundled
+   * meter sets it: `auto` without counters uses the target's energy alone (`usesTargetEnergy`).
    */
   readonly prefersTargetEnergy?: boolean;
   /**

@@ -23,8 +23,8 @@ export interface MeterOptions {
   cpu_watts_per_core?: number;
   /** Estimate: watts while active, × wall time. */
   active_watts?: number;
-  /** auto: what to use when no counter reads (default `model-or-estimate`). */
-  auto_fallback?: 'model-or-estimate' | 'estimate';
+  /** auto: what to use when no counter reads (default `model`: the target's own energy, else null). */
+  auto_fallback?: 'model' | 'estimate';
   [key: string]: unknown;
 }
 
@@ -63,13 +63,13 @@ async function estimate(opts: MeterOptions): Promise<Meter> {
 /** Every meter, in one explicit table. */
 export const METERS: Record<string, MeterFactory> = {
   auto: {
-    summary: 'hardware counters where they read (RAPL and NVML), otherwise the model or the estimate; the report says which',
+    summary: "hardware counters where they read (RAPL and NVML), otherwise the target's own energy (null where it reports none); the report says which",
     async create(opts) {
       const { createAutoMeter } = await import('./auto.js');
       return createAutoMeter({
         hardware: [await rapl(opts), await nvml(opts)],
         estimate: await estimate(opts),
-        fallback: opts.auto_fallback ?? 'model-or-estimate',
+        fallback: opts.auto_fallback ?? 'model',
       });
     },
   },

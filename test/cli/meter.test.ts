@@ -166,7 +166,7 @@ describe('joulebench run --meter', () => {
     const r = cli(['run', '--suite', 'router', '-q', '-o', out]);
     assert.equal(r.code, 0, r.stderr);
     const rep = JSON.parse(readFileSync(out, 'utf8')) as Record<string, unknown>;
-    assert.equal(rep.meter, 'auto(model|estimate)');
+    assert.equal(rep.meter, 'auto(model)');
     assert.equal(rep.energy_source, 'model');
     assert.equal(rep.gross_joules, rep.total_joules);
   });

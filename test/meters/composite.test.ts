@@ -87,7 +87,7 @@ describe('auto', () => {
       assert.equal(meter.id, 'auto(rapl)');
       assert.equal(meter.source, 'rapl');
       assert.equal(meter.marginal, false);
-      assert.equal(meter.prefersTargetEnergy, false);
+      assert.equal(meter.usesTargetEnergy, false);
       const d = meter.describe() as { tried: Record<string, { available: boolean }> };
       assert.equal(d.tried.rapl?.available, true);
       assert.equal(d.tried.nvml?.available, false);
@@ -116,7 +116,7 @@ describe('auto', () => {
     }
   });
 
-  it('no counter reads: the model where the target reports it, else the estimate; the probe says why', async () => {
+  it("no counter reads: the target's own energy (model, null where it reports none), never the estimate; the probe says why", async () => {
     const meter = await createMeter('auto', {
       powercap_root: '/nonexistent-powercap',
       nvml_binding: () => Promise.reject(new NvmlError(9, 'Driver Not Loaded')),
@@ -124,18 +124,20 @@ describe('auto', () => {
     const p = await meter.probe();
     assert.ok(p.available);
     assert.match(p.available ? (p.detail ?? '') : '', /no hardware counter reads \(rapl: no powercap tree .*; nvml: cannot load .*Driver Not Loaded\)/);
-    assert.equal(meter.id, 'auto(model|estimate)');
-    assert.equal(meter.prefersTargetEnergy, true);
+    assert.equal(meter.id, 'auto(model)');
+    assert.equal(meter.usesTargetEnergy, true, 'the runner takes the target energy and opens no window');
+    assert.equal(meter.source, 'model');
     assert.equal(meter.marginal, true);
     const r = await (await meter.start()).stop();
-    assert.equal(r.source, 'estimate');
+    assert.equal(r.joules, null, 'a window measures nothing: no estimate of this process');
   });
 
   it('for a bare command (no target): auto(estimate)', async () => {
     const meter = await createMeter('auto', { powercap_root: '/nonexistent-powercap', auto_fallback: 'estimate', nvml_binding: () => Promise.reject(new Error('none')) });
     await meter.probe();
     assert.equal(meter.id, 'auto(estimate)');
-    assert.equal(meter.prefersTargetEnergy, false);
+    assert.equal(meter.usesTargetEnergy, false);
+    assert.equal(meter.source, 'estimate');
   });
 
   it('an unreadable counter is never silently replaced by an estimate when asked for by name', async () => {

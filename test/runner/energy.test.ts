@@ -122,15 +122,17 @@ describe('runner: idle window, whole-suite window, gross and net', () => {
     assert.equal(r.suite_window_ms, null);
   });
 
-  it("auto's fallback: the target's energy where it reports one, else the estimate; the report says mixed", async () => {
-    const auto = createAutoMeter({ hardware: [scriptedMeter([], { available: false })], estimate: createEstimateMeter(), fallback: 'model-or-estimate' });
+  it("auto's fallback: the target's energy where it reports one, null where not (never an estimate of this process)", async () => {
+    const auto = createAutoMeter({ hardware: [scriptedMeter([], { available: false })], estimate: createEstimateMeter(), fallback: 'model' });
     await auto.probe();
-    const mixed = await run({ suite: suiteOf(2), target: target({ c0: 2 }), meter: auto, idle_ms: 1000, idleWait: noWait });
-    assert.deepEqual(mixed.results.map((c) => c.energy_source), ['model', 'estimate']);
-    assert.equal(mixed.report.energy_source, 'mixed');
-    assert.equal(mixed.report.idle, 'marginal');
-    assert.equal(mixed.energy.gross_from, 'suite-window');
-    assert.equal(mixed.report.gross_source, 'estimate');
+    const partial = await run({ suite: suiteOf(2), target: target({ c0: 2 }), meter: auto, idle_ms: 1000, idleWait: noWait });
+    assert.deepEqual(partial.results.map((c) => [c.joules, c.energy_source]), [[2, 'model'], [null, 'none']]);
+    assert.equal(partial.report.energy_source, 'model');
+    assert.equal(partial.report.total_joules, null, 'a case without energy makes the total unknown');
+    assert.equal(partial.report.energy_unknown_count, 1);
+    assert.equal(partial.report.idle, 'marginal');
+    assert.equal(partial.energy.gross_from, 'cases');
+    assert.equal(partial.energy.suite, null, 'no window is opened on this process');
 
     const modelled = await run({ suite: suiteOf(2), target: target({ c0: 2, c1: 3 }), meter: auto });
     assert.equal(modelled.energy.gross_from, 'cases');
@@ -185,10 +187,10 @@ describe('runner: the meter is probed first', () => {
     });
   });
   it('auto settles before the header: the header and report name what it chose', async () => {
-    const auto = createAutoMeter({ hardware: [scriptedMeter([], { available: false })], estimate: createEstimateMeter(), fallback: 'model-or-estimate' });
+    const auto = createAutoMeter({ hardware: [scriptedMeter([], { available: false })], estimate: createEstimateMeter(), fallback: 'model' });
     const out = await run({ suite: suiteOf(1), target: target({ c0: 1 }), meter: auto });
-    assert.equal(out.header.meter, 'auto(model|estimate)');
-    assert.equal(out.report.meter, 'auto(model|estimate)');
-    assert.equal(out.report.idle, 'marginal', 'the estimate fallback is never idle-calibrated');
+    assert.equal(out.header.meter, 'auto(model)');
+    assert.equal(out.report.meter, 'auto(model)');
+    assert.equal(out.report.idle, 'marginal', 'the model fallback is never idle-calibrated');
   });
 });
