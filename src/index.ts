@@ -43,7 +43,7 @@ export { createCompositeMeter, combineReadings } from './meters/composite.js';
 export { createAutoMeter, type AutoFallback, type AutoParts } from './meters/auto.js';
 export { calibrateIdle, DEFAULT_IDLE_MS } from './meters/idle.js';
 export { readCpuTimes, type CpuTimes } from './meters/cpu-time.js';
-export { netJoules, type IdleCalibration, type IdleStatus, type SuiteWindow } from './core/energy.js';
+export { netBelowIdle, netJoules, type IdleCalibration, type IdleStatus, type SuiteWindow } from './core/energy.js';
 export { measureCommand, type CommandMeasurement, type CommandDomain, type MeasureOptions } from './runner/measure-command.js';
 export { SCORERS, getScorer } from './scorers/index.js';
 export { loadSuite, loadSuiteFile, combine, BUNDLED_SUITES } from './suites/loader.js';

@@ -1,4 +1,4 @@
-import { netJoules, type IdleCalibration, type IdleStatus, type SuiteWindow } from './energy.js';
+import { netBelowIdle, netJoules, type IdleCalibration, type IdleStatus, type SuiteWindow } from './energy.js';
 import { STAGE_IDS, type CaseResult, type EnergySource } from './types.js';
 import { nearestRankSorted, round } from './stats.js';
 
@@ -83,6 +83,8 @@ export interface BenchReport {
   /** Wall time of the whole-suite window, ms; null when no window ran (energy from the target). */
   suite_window_ms: number | null;
   suite_below_floor: boolean;
+  /** Gross was below idle × wall (the signal is under the idle noise): net is null, not negative. */
+  net_below_idle: boolean;
   concurrency: number;
   /** `exclusive`: one case at a time, so a case's energy is its own; `shared`: cases overlapped (concurrency > 1). */
   energy_attribution: 'exclusive' | 'shared';
@@ -247,7 +249,7 @@ function suiteEnergy(
   energy: ReportContext['energy'],
 ): Pick<
   BenchReport,
-  'gross_joules' | 'gross_source' | 'net_joules' | 'net_joules_per_correct' | 'idle' | 'idle_watts' | 'suite_window_ms' | 'suite_below_floor'
+  'gross_joules' | 'gross_source' | 'net_joules' | 'net_joules_per_correct' | 'idle' | 'idle_watts' | 'suite_window_ms' | 'suite_below_floor' | 'net_below_idle'
 > {
   const suite = energy?.suite ?? null;
   const marginalSource = casesSource === 'model' || casesSource === 'estimate';
@@ -264,6 +266,7 @@ function suiteEnergy(
     idle_watts: roundOrNull(idle.watts),
     suite_window_ms: roundOrNull(wall, 3),
     suite_below_floor: suite?.below_floor ?? false,
+    net_below_idle: netBelowIdle(gross, idle, wall),
   };
 }
 

@@ -31,8 +31,25 @@ export interface SuiteWindow {
   below_floor: boolean;
 }
 
-/** `gross − idle watts × wall`; equal to gross for marginal sources; `null` when idle is unknown. */
+/**
+ * `gross − idle watts × wall`; equal to gross for marginal sources; `null` when idle is unknown, and
+ * `null` when gross is below idle × wall (the signal is under the idle noise: see {@link netBelowIdle}).
+ */
 export function netJoules(gross_j: number | null, idle: Pick<IdleCalibration, 'status' | 'watts'>, wall_ms: number | null): number | null {
+  const net = rawNet(gross_j, idle, wall_ms);
+  return net !== null && net < 0 ? null : net;
+}
+
+/**
+ * True when gross is below idle watts × wall, so net would be negative: the measured energy is
+ * within the idle noise and net is reported `null` (the report's `net_below_idle`).
+ */
+export function netBelowIdle(gross_j: number | null, idle: Pick<IdleCalibration, 'status' | 'watts'>, wall_ms: number | null): boolean {
+  const net = rawNet(gross_j, idle, wall_ms);
+  return net !== null && net < 0;
+}
+
+function rawNet(gross_j: number | null, idle: Pick<IdleCalibration, 'status' | 'watts'>, wall_ms: number | null): number | null {
   if (gross_j === null) return null;
   if (idle.status === 'marginal') return gross_j;
   if (idle.status !== 'measured' || idle.watts === null || wall_ms === null) return null;

@@ -2,12 +2,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { aggregate } from '../../src/core/aggregate.js';
 import { prettyJson } from '../../src/core/canonical.js';
-import { netJoules } from '../../src/core/energy.js';
+import { netBelowIdle, netJoules } from '../../src/core/energy.js';
 import type { Answer, Case, Suite, Target } from '../../src/core/types.js';
 import { createAutoMeter } from '../../src/meters/auto.js';
 import { createEstimateMeter } from '../../src/meters/estimate.js';
 import { calibrateIdle } from '../../src/meters/idle.js';
 import { createModelMeter } from '../../src/meters/model.js';
+import { renderReportTable } from '../../src/report/table.js';
 import { run } from '../../src/runner/run.js';
 import { loadSuite } from '../../src/suites/loader.js';
 import { createReferenceCascade } from '../../src/targets/cascade/reference.js';
@@ -66,6 +67,9 @@ describe('idle calibration', () => {
     assert.equal(netJoules(30, { status: 'marginal', watts: null }, 2000), 30);
     assert.equal(netJoules(30, { status: 'skipped', watts: null }, 2000), null);
     assert.equal(netJoules(null, { status: 'measured', watts: 10 }, 2000), null);
+    assert.equal(netJoules(15, { status: 'measured', watts: 10 }, 2000), null, 'below idle: null, not -5');
+    assert.equal(netBelowIdle(15, { status: 'measured', watts: 10 }, 2000), true);
+    assert.equal(netBelowIdle(30, { status: 'measured', watts: 10 }, 2000), false);
   });
 });
 
@@ -94,6 +98,23 @@ describe('runner: idle window, whole-suite window, gross and net', () => {
     assert.equal(r.net_joules_per_correct, 5);
     assert.equal(out.energy.gross_from, 'suite-window');
     assert.equal(out.energy.idle.window_ms, 1000);
+  });
+
+  it('gross below idle × wall: net is null (never negative), flagged net_below_idle, and the table says so', async () => {
+    // Start order: idle (10 W), suite window (15 J over 2 s: below the 20 J idle would draw), case 0.
+    const m = scriptedMeter([{ joules: 10, window_ms: 1000 }, { joules: 15, window_ms: 2000 }, { joules: 5, window_ms: 900 }]);
+    const r = (await run({ suite: suiteOf(1), target: target(), meter: m, idle_ms: 1000, idleWait: noWait })).report;
+    assert.equal(r.gross_joules, 15);
+    assert.equal(r.net_joules, null);
+    assert.equal(r.net_joules_per_correct, null);
+    assert.equal(r.net_below_idle, true);
+    assert.equal(Object.keys(r).indexOf('net_below_idle'), Object.keys(r).indexOf('suite_below_floor') + 1, 'last of the energy block');
+    assert.match(renderReportTable(r), /net below idle.*gross < idle 10 W × 2000 ms/);
+    const above = scriptedMeter([{ joules: 10, window_ms: 1000 }, { joules: 25, window_ms: 2000 }, { joules: 5, window_ms: 900 }]);
+    const ok = (await run({ suite: suiteOf(1), target: target(), meter: above, idle_ms: 1000, idleWait: noWait })).report;
+    assert.equal(ok.net_joules, 5);
+    assert.equal(ok.net_below_idle, false);
+    assert.doesNotMatch(renderReportTable(ok), /net below idle/);
   });
 
   it('--no-idle (idle_ms 0): no idle window, net unknown', async () => {
