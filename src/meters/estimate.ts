@@ -7,11 +7,19 @@ export const DEFAULT_CPU_WATTS_PER_CORE = 10;
 /** CPU time is accounted in scheduler ticks (children in 10 ms units): shorter windows are noise. */
 export const ESTIMATE_FLOOR_MS = 10;
 
+/** Whose CPU time the estimate counts (see {@link EstimateOptions.cpu_scope}). */
+export type EstimateCpuScope = 'process' | 'children';
+
 export interface EstimateOptions {
   /** Watts per busy core, multiplied by CPU time (`JOULEBENCH_CPU_WATTS_PER_CORE`). */
   cpu_watts_per_core?: number;
   /** Watts while active, multiplied by wall time (`JOULEBENCH_ACTIVE_WATTS`). */
   active_watts?: number;
+  /**
+   * Whose CPU time counts: `process` (default: this process plus its waited-for children) or
+   * `children` (only the waited-for children: `meter -- CMD`, which must not count joulebench itself).
+   */
+  cpu_scope?: EstimateCpuScope;
   /** Injected in tests; default: this process plus its waited-for children. */
   cpuTimes?: () => CpuTimes;
   now?: () => number;
@@ -31,7 +39,9 @@ export function createEstimateMeter(opts: EstimateOptions = {}): Meter {
   }
   const cpuTimes = opts.cpuTimes ?? (() => readCpuTimes());
   const now = opts.now ?? (() => performance.now());
-  const cpuMs = (t: CpuTimes): number => t.self_ms + (t.children_ms ?? 0);
+  const scope = opts.cpu_scope ?? 'process';
+  // Children only: unknown (null) where the platform does not say, rather than 0.
+  const cpuMs = (t: CpuTimes): number | null => (scope === 'children' ? t.children_ms : t.self_ms + (t.children_ms ?? 0));
 
   return {
     id: 'estimate',
@@ -47,16 +57,18 @@ export function createEstimateMeter(opts: EstimateOptions = {}): Meter {
           const c1 = cpuTimes();
           const window_ms = now() - t0;
           const by_domain: EnergyReading['by_domain'] = {};
-          let sum = 0;
+          let sum: number | null = 0;
           if (cpu_watts_per_core !== null) {
-            const j = ((cpuMs(c1) - cpuMs(c0)) / 1000) * cpu_watts_per_core;
+            const a = cpuMs(c0);
+            const b = cpuMs(c1);
+            const j = a === null || b === null ? null : ((b - a) / 1000) * cpu_watts_per_core;
             by_domain.cpu = { joules: j, source: 'estimate' };
-            sum += j;
+            sum = j;
           }
           if (active_watts !== null) {
             const j = (window_ms / 1000) * active_watts;
             by_domain.active = { joules: j, source: 'estimate' };
-            sum += j;
+            if (sum !== null) sum += j;
           }
           return { joules: sum, source: 'estimate', by_domain, window_ms, below_floor: window_ms < ESTIMATE_FLOOR_MS };
         },
@@ -66,7 +78,10 @@ export function createEstimateMeter(opts: EstimateOptions = {}): Meter {
       meter: 'estimate',
       note: 'a coefficient, never a measurement',
       coefficients: { cpu_watts_per_core, active_watts },
-      cpu_time: 'this process plus its waited-for children (/proc/self/stat cutime+cstime, 10 ms ticks)',
+      cpu_time:
+        scope === 'children'
+          ? 'the waited-for children only (/proc/self/stat cutime+cstime, 10 ms ticks)'
+          : 'this process plus its waited-for children (/proc/self/stat cutime+cstime, 10 ms ticks)',
       floor_ms: ESTIMATE_FLOOR_MS,
     }),
   };

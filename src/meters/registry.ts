@@ -23,6 +23,8 @@ export interface MeterOptions {
   cpu_watts_per_core?: number;
   /** Estimate: watts while active, × wall time. */
   active_watts?: number;
+  /** Estimate: whose CPU time counts (default `process`; `meter -- CMD` asks for `children`). */
+  estimate_cpu_scope?: 'process' | 'children';
   /** auto: what to use when no counter reads (default `model`: the target's own energy, else null). */
   auto_fallback?: 'model' | 'estimate';
   [key: string]: unknown;
@@ -57,6 +59,7 @@ async function estimate(opts: MeterOptions): Promise<Meter> {
   return createEstimateMeter({
     ...(opts.cpu_watts_per_core !== undefined ? { cpu_watts_per_core: nonNegative(opts.cpu_watts_per_core, 'cpu_watts_per_core') } : {}),
     ...(opts.active_watts !== undefined ? { active_watts: nonNegative(opts.active_watts, 'active_watts') } : {}),
+    ...(opts.estimate_cpu_scope !== undefined ? { cpu_scope: opts.estimate_cpu_scope } : {}),
   });
 }
 

@@ -22,7 +22,7 @@ export interface CommandMeasurement {
   /** The command's exit code; for a signal, 128 + its number (as shells report it). */
   exit_code: number;
   signal: string | null;
-  /** Set when the command could not be started (then `exit_code` is 127 or 126). */
+  /** Set when the command could not be started (then `exit_code` is 127 or 126, and every energy figure is null). */
   spawn_error: string | null;
   wall_ms: number;
   /** CPU time of the command and the children it waited for (`getrusage` children, 10 ms ticks); null where unknown. */
@@ -67,8 +67,11 @@ export async function measureCommand(command: readonly string[], opts: MeasureOp
   const reading = await window.stop();
   const c1 = cpuTimes();
 
+  // A command that never started has no energy: whatever the window read was not its.
+  const ran = ended.error === null;
+  const gross_joules = ran ? reading.joules : null;
   const by_domain: Record<string, CommandDomain> = {};
-  for (const [d, v] of Object.entries(reading.by_domain)) {
+  for (const [d, v] of ran ? Object.entries(reading.by_domain) : []) {
     const w = idle.by_domain_watts[d] ?? null;
     by_domain[d] = {
       gross_joules: v.joules,
@@ -92,13 +95,13 @@ export async function measureCommand(command: readonly string[], opts: MeasureOp
     wall_ms,
     cpu_ms: c0.children_ms === null || c1.children_ms === null ? null : c1.children_ms - c0.children_ms,
     meter: meter.id,
-    source: reading.joules === null ? 'none' : reading.source,
-    gross_joules: reading.joules,
-    net_joules: netJoules(reading.joules, idle, reading.window_ms),
+    source: gross_joules === null ? 'none' : reading.source,
+    gross_joules,
+    net_joules: netJoules(gross_joules, idle, reading.window_ms),
     below_floor: reading.below_floor,
     floor_ms: meter.floor_ms,
     idle,
     by_domain,
-    warnings: reading.warnings ?? [],
+    warnings: ran ? (reading.warnings ?? []) : ['the command did not start: no energy is reported'],
   };
 }

@@ -71,10 +71,23 @@ describe('joulebench meter -- CMD', () => {
     assert.match(r.stderr, /SIGTERM/);
   });
 
-  it('a command that does not exist: 127, said in one line', () => {
-    const r = cli(['meter', '--meter', 'estimate', '--json', '--', 'joulebench-no-such-command']);
+  it('a command that does not exist: 127, said in one line, and no energy (it never ran)', () => {
+    const r = cli(['meter', '--meter', 'estimate', '--no-idle', '--json', '--', 'joulebench-no-such-command']);
     assert.equal(r.code, 127);
     assert.match(r.stderr, /cannot run "joulebench-no-such-command": ENOENT/);
+    const m = JSON.parse(r.stdout) as { gross_joules: unknown; net_joules: unknown; source: string; by_domain: object };
+    assert.equal(m.gross_joules, null);
+    assert.equal(m.net_joules, null);
+    assert.equal(m.source, 'none');
+    assert.deepEqual(m.by_domain, {});
+  });
+
+  it("the estimate counts the command's CPU only, not joulebench's own", () => {
+    const r = cli(['meter', '--meter', 'estimate', '--no-idle', '--json', '--', 'sleep', '0.2']);
+    assert.equal(r.code, 0, r.stderr);
+    const m = JSON.parse(r.stdout) as { gross_joules: number; cpu_ms: number | null };
+    assert.ok(m.cpu_ms !== null, 'this test needs /proc');
+    assert.equal(m.gross_joules, (m.cpu_ms / 1000) * 10, `${m.gross_joules} J for ${m.cpu_ms} ms of the command's CPU at 10 W`);
   });
 
   it('--meter model is refused for a bare command (it would measure nothing), exit 2', () => {

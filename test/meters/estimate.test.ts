@@ -60,6 +60,20 @@ describe('estimate', () => {
     assert.equal((await w.stop()).joules, 1);
   });
 
+  it("cpu_scope children (meter -- CMD): only the waited-for children's CPU counts, unknown without /proc", async () => {
+    const { s, now, cpuTimes } = scripted();
+    const meter = createEstimateMeter({ cpu_scope: 'children', now, cpuTimes });
+    const w = await meter.start();
+    s.t += 300;
+    s.self_ms += 70; // joulebench's own work: not the command's
+    (s.children_ms as number) += 200;
+    assert.equal((await w.stop()).joules, 2);
+    s.children_ms = null;
+    const r = await (await meter.start()).stop();
+    assert.equal(r.joules, null);
+    assert.deepEqual(r.by_domain, { cpu: { joules: null, source: 'estimate' } });
+  });
+
   it('flags windows under 10 ms (CPU accounting ticks)', async () => {
     const { s, now, cpuTimes } = scripted();
     const meter = createEstimateMeter({ now, cpuTimes });

@@ -29,7 +29,9 @@ export async function meterAction(command: string[], flags: MeterCommandFlags, i
   if (flags.meter === 'model') {
     throw new JoulebenchError('E_USAGE', '--meter model: a bare command reports no energy of its own; use auto, rapl, nvml, composite or estimate');
   }
-  const meter = await createMeter(flags.meter ?? 'auto', meterOptionsFrom(flags, process.env, { auto_fallback: 'estimate' }));
+  // The estimate counts the command's CPU (the waited-for children) only, never joulebench's own.
+  const opts = meterOptionsFrom(flags, process.env, { auto_fallback: 'estimate', estimate_cpu_scope: 'children' });
+  const meter = await createMeter(flags.meter ?? 'auto', opts);
   try {
     const probe = await meter.probe();
     if (!probe.available) {
