@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import type { AnswerRequest, Case } from '../../src/core/types.js';
+import { redactDeep } from '../../src/targets/openai/redact.js';
 import { OpenAITarget, type OpenAITargetOptions, type TargetFailure } from '../../src/targets/openai/target.js';
 import { startFakeOpenAI, type FakeServer, type Reply } from '../helpers/fake-openai.js';
 import { targetContract } from './contract.js';
@@ -241,6 +242,25 @@ describe('openai target: retry exactly as seed 003', () => {
     assert.ok(!e.message.includes(key), e.message);
     assert.match(e.message, /REDACTED/);
     await t.close();
+  });
+});
+
+describe('openai target: a 200 that echoes the key', () => {
+  for (const kind of ['plain', 'stream'] as const) {
+    test(`${kind}: the key (and the Bearer header carrying it) is redacted from text and meta, layout kept`, async () => {
+      const key = 'sk-echo-0123456789abcdef';
+      const s = await serve(() => ({ kind, text: `You sent:\nAuthorization: Bearer ${key}\nkey=${key}`, usage }));
+      const { t } = target(s.url, { apiKey: key });
+      const a = await t.answer(req);
+      assert.equal(a.text, 'You sent:\nAuthorization: Bearer [REDACTED]\nkey=[REDACTED]');
+      assert.equal(JSON.stringify(a).includes(key), false, 'no key anywhere in the answer (text, meta)');
+      assert.equal(s.seen[0]!.headers.authorization, `Bearer ${key}`, 'the key was sent');
+      await t.close();
+    });
+  }
+  test('redactDeep: every string inside meta, keys included', () => {
+    const key = 'k-0123456789';
+    assert.deepEqual(redactDeep({ echo: [`Bearer ${key}`, 1], [key]: null }, key), { echo: ['Bearer [REDACTED]', 1], '[REDACTED]': null });
   });
 });
 

@@ -12,3 +12,23 @@ export function redact(message: string, secret: string | undefined): string {
   s = s.replace(/\bsk-[A-Za-z0-9_\-]{8,}/g, REDACTED);
   return s.replace(/\s*[\r\n]+\s*/g, ' ').trim();
 }
+
+/**
+ * Removes a secret from an answer's text, keeping its layout (unlike {@link redact}, no line
+ * folding and no guessing at key shapes a model may legitimately write): every occurrence of the
+ * secret, so `Bearer <key>` becomes `Bearer [REDACTED]`.
+ */
+export function redactText(text: string, secret: string | undefined): string {
+  return secret && secret.length > 0 && text.includes(secret) ? text.split(secret).join(REDACTED) : text;
+}
+
+/** {@link redactText} over every string inside a JSON-like value (an answer's `meta`). */
+export function redactDeep<T>(value: T, secret: string | undefined): T {
+  if (!secret) return value;
+  if (typeof value === 'string') return redactText(value, secret) as T;
+  if (Array.isArray(value)) return value.map((v) => redactDeep(v, secret)) as T;
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [redactText(k, secret), redactDeep(v, secret)])) as T;
+  }
+  return value;
+}

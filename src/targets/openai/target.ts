@@ -6,7 +6,7 @@ import { backoffDelay_s, isRetryable, NO_RETRY, type RetryPolicy } from '../retr
 import { costOf, type Prices } from './cost.js';
 import { isForbiddenAddress } from './guard.js';
 import { AttemptFailure, createAgent, postChat, type ChatResult } from './http.js';
-import { redact } from './redact.js';
+import { redact, redactDeep, redactText } from './redact.js';
 
 /** Settings of an `openai` target (already validated by the config schema or the CLI). */
 export interface OpenAITargetOptions {
@@ -155,8 +155,9 @@ export class OpenAITarget implements Target {
     const usage = { prompt_tokens: r.prompt_tokens, completion_tokens: r.completion_tokens };
     const out = r.completion_tokens;
     const tpot_ms = r.ttft_ms !== null && out !== null && out > 1 ? round3((r.e2e_ms - r.ttft_ms) / (out - 1)) : null;
+    // A 200 may echo the key (a proxy reflecting the Authorization header): it never reaches the results file.
     return {
-      text: r.text,
+      text: redactText(r.text, this.o.apiKey),
       stage: 'neural',
       usage,
       ttft_ms: r.ttft_ms === null ? null : round3(r.ttft_ms),
@@ -164,7 +165,7 @@ export class OpenAITarget implements Target {
       cost_usd: costOf(usage, this.o.prices),
       attempts,
       retry_overhead_ms: round3(overhead_ms),
-      meta: { e2e_ms: round3(r.e2e_ms), streamed: r.streamed },
+      meta: redactDeep({ e2e_ms: round3(r.e2e_ms), streamed: r.streamed }, this.o.apiKey),
     };
   }
 
