@@ -48,6 +48,10 @@ export function buildTargetSpec(flags: TargetFlags, cfg: LoadedConfig | null, en
     if (k === 'openai') return openaiSpec(flags, cfg, env);
     if (k === 'replay') {
       const answers = flags.answers ?? cfg?.config.target?.answers;
+      if (!answers && cfg) {
+        // Named here, where the file is known (the registry's message cannot say which file).
+        throw new JoulebenchError('E_CONFIG', `${cfg.path}: target.answers is required for a replay target (a results JSONL or a fixture of {id, answer}; CLI: --answers FILE)`);
+      }
       return answers ? { kind: 'replay', answers } : { kind: 'replay' };
     }
     if (k === 'ollama') {
@@ -103,6 +107,7 @@ export function buildSuite(flags: TargetFlags, cfg: LoadedConfig | null): Suite 
     throw new JoulebenchError('E_USAGE', '--suite mmlu needs --data PATH (cais/mmlu JSON/JSONL rows, or Hendrycks CSV files; none ship with joulebench)');
   }
   return loadMmlu(data, {
+    ...(cfg ? { config_path: cfg.path } : {}),
     ...(p?.subjects ? { subjects: p.subjects } : {}),
     ...(p?.limit !== undefined ? { limit: p.limit } : {}),
     ...(p?.retry ? { retry_max_attempts: p.retry.max_attempts } : {}),

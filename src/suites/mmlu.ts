@@ -27,6 +27,8 @@ export interface MmluOptions {
   retry_max_attempts?: number;
   /** The dataset version label; default `mmlu/local-<12 hex of the rows' content>`. */
   version?: string;
+  /** The config file the `params.*` options came from, named first in their errors. */
+  config_path?: string;
 }
 
 /**
@@ -77,7 +79,8 @@ function selectRows(rows: readonly MmluRow[], opts: MmluOptions, path: string): 
     const missing = opts.subjects.filter((s) => !known.has(s));
     if (missing.length > 0) {
       const some = [...known].sort().slice(0, 8).join(', ');
-      throw new JoulebenchError('E_CONFIG', `params.subjects: no questions for ${missing.map((m) => `"${m}"`).join(', ')} in ${path} (subjects there: ${some}${known.size > 8 ? ', …' : ''})`);
+      const where = opts.config_path ? `${opts.config_path}: ` : '';
+      throw new JoulebenchError('E_CONFIG', `${where}params.subjects: no questions for ${missing.map((m) => `"${m}"`).join(', ')} in ${path} (subjects there: ${some}${known.size > 8 ? ', …' : ''})`);
     }
     const want = new Set(opts.subjects);
     out = out.filter((r) => want.has(r.subject));
