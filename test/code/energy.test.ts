@@ -48,7 +48,9 @@ describe('energy for coding runs', () => {
   test('a run with a measuring meter: idle calibrated first, energy per datapoint, rollouts summed, ~ flagged', async () => {
     const suiteDir = join(tmp, 'suite');
     writeShellTask(suiteDir, { name: 'one' });
-    const meter = fakeMeter(3, { below_floor: (n) => n > 1 }); // the idle window (the first) is long enough
+    // The idle window (the first) is long enough and reads little, so every datapoint's net is above idle
+    // (a net below idle × wall is null, and the solver would fall back to gross).
+    const meter = fakeMeter((n) => (n === 1 ? 0.001 : 3), { below_floor: (n) => n > 1 });
     const res = await runCodeSuite({
       suite: loadCodeSuite(suiteDir),
       solvers: createSolvers(['reference', 'noop']),

@@ -49,7 +49,7 @@ export function writeShellTask(suiteDir: string, t: FakeTask): string {
  * (`true`, or a function of the 1-based window number).
  */
 export function fakeMeter(
-  joulesPerWindow: number,
+  joulesPerWindow: number | ((window: number) => number),
   opts: { below_floor?: boolean | ((window: number) => boolean); source?: 'rapl' | 'nvml' } = {},
 ): Meter & { windows: number } {
   const m = {
@@ -63,7 +63,7 @@ export function fakeMeter(
       const t0 = performance.now();
       return {
         stop: async (): Promise<EnergyReading> => ({
-          joules: joulesPerWindow,
+          joules: typeof joulesPerWindow === 'function' ? joulesPerWindow(n) : joulesPerWindow,
           source: m.source,
           by_domain: {},
           window_ms: performance.now() - t0,
