@@ -143,4 +143,24 @@ describe('joulebench infer: a run killed mid-sweep keeps every finished run and 
     const file = JSON.parse(readFileSync(out, 'utf8')) as InferRunFile;
     assert.deepEqual(file.arms.map((a) => a.runs.length), [2, 2, 2]);
   });
+
+  it('Ctrl-C (SIGINT) mid-run: exit 130 with one line saying what is kept and how to resume', async () => {
+    const out = join(dir, 'interrupted.json');
+    killAt = fake.generations + 3;
+    let stderr = '';
+    const code = await new Promise<number | string | null>((resolve, reject) => {
+      const c = spawn(process.execPath, [BIN, ...args(out)], { cwd: dir, env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+      child = { kill: () => c.kill('SIGINT') } as unknown as ChildProcess;
+      c.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      c.on('error', reject);
+      c.on('exit', (x, sig) => resolve(sig ?? x));
+    });
+    killAt = -1;
+    assert.equal(code, 130, stderr);
+    // The signal is handled between requests: the third may or may not have finished first.
+    const m = /^joulebench: interrupted; (\d) finished runs \(0 whole arms\) kept in .*interrupted\.json\.partial\.jsonl; to continue, run the same command with --out .*interrupted\.json --resume\n$/.exec(stderr);
+    assert.ok(m, `one line naming what is kept and how to resume: ${stderr}`);
+    assert.ok(['2', '3'].includes(m[1]!), `2 or 3 finished runs, said ${m[1]}`);
+    assert.equal(lines(`${out}.partial.jsonl`).filter((e) => e.event === 'run').length, Number(m[1]), 'the line counts what the journal holds');
+  });
 });

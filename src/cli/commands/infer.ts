@@ -143,26 +143,30 @@ export async function inferAction(flags: InferFlags, io: CliIO): Promise<void> {
       if (e.event === 'arm') newArms++;
     },
   };
+  const kept = (): string =>
+    `${(resume?.run_lines ?? 0) + newRuns} finished runs (${(resume?.finished.size ?? 0) + newArms} whole arms) kept in ${journalPath}; to continue, run the same command with --out ${out} --resume`;
+  // Ctrl-C on an hours-long sweep: the journal already holds every finished run; say how to go on.
+  const onSigint = (): void => {
+    journal.close();
+    io.err(`joulebench: interrupted; ${kept()}\n`);
+    process.exit(130);
+  };
+  process.once('SIGINT', onSigint);
   let file;
   try {
     file = await runInfer({ ...base, meter, meter_note: note, journal: sink, ...(resume ? { resume } : {}) });
   } catch (e) {
     const why = (e as Error)?.message ?? String(e);
     journal.write({ event: 'failed', utc: new Date().toISOString(), error: why });
-    const runsKept = (resume?.run_lines ?? 0) + newRuns;
-    const armsDone = (resume?.finished.size ?? 0) + newArms;
     const code = e instanceof JoulebenchError ? e.code : 'E_RUN';
-    if (runsKept === 0 && armsDone === 0 && !resume) {
+    if (newRuns === 0 && newArms === 0 && !resume) {
       journal.remove();
       throw new JoulebenchError(code, `${why}; nothing had finished, so no journal is kept`, { cause: e });
     }
     journal.close();
-    throw new JoulebenchError(
-      code,
-      `${why}; ${runsKept} finished runs (${armsDone} whole arms) kept in ${journalPath}; to continue, run the same command with --out ${out} --resume`,
-      { cause: e },
-    );
+    throw new JoulebenchError(code, `${why}; ${kept()}`, { cause: e });
   } finally {
+    process.removeListener('SIGINT', onSigint);
     await meter?.close?.();
   }
   writeFileAtomic(out, prettyJson(file));
