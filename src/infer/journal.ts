@@ -47,7 +47,7 @@ export interface JournalState {
   finished: Map<string, InferArm>;
   /** Cumulative transform counts as of the last finished arm. */
   transforms: { counts: Record<string, number>; source_offsets: string[] } | null;
-  /** Arms started but not finished (in the latest attempt), with the runs they had. */
+  /** Arms started but not finished since the last resume, with the runs they had. */
   partial: Map<string, number>;
   resumes: ResumeRecord[];
   /** Every run line in the journal (finished or not). */
@@ -150,6 +150,7 @@ export function readJournal(path: string): JournalState {
     } else if (e.event === 'resume') {
       const { event: _event, ...record } = e;
       resumes.push(record);
+      partial.clear(); // already reported as discarded by that resume
     }
   });
   if (header === null) throw new JoulebenchError('E_INPUT', `${path}: empty journal (no header line)`);
