@@ -112,6 +112,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     warmup,
     repeats,
     meter: meter.id,
+    concurrency,
   };
   const finished = resumeIndex(opts.resume, header);
   if (opts.resume?.header) {
@@ -367,9 +368,9 @@ function resumeIndex(resume: RunOptions['resume'], header: ResultsHeader): Map<s
     );
   }
   if (old.config_digest !== header.config_digest) {
-    const diffs = (['target', 'meter', 'warmup', 'repeats'] as const)
-      .filter((k) => old[k] !== header[k])
-      .map((k) => `${k} ${String(old[k])} → ${String(header[k])}`);
+    const diffs = (['target', 'meter', 'warmup', 'repeats', 'concurrency'] as const)
+      .filter((k) => (old[k] ?? 1) !== (header[k] ?? 1)) // only concurrency can be absent (older files): it was 1
+      .map((k) => `${k} ${String(old[k] ?? 1)} → ${String(header[k] ?? 1)}`);
     throw new JoulebenchError(
       'E_RESULTS',
       `${file}: cannot resume: it was written with config ${old.config_digest}, this run's is ${header.config_digest}` +
