@@ -136,7 +136,7 @@ export function renderCodeMarkdown(r: CodeResults, opts: { title?: string } = {}
     s.solver,
     `${s.resolved_count}/${s.valid_task_count}`,
     fmtPct(s.resolution_pct),
-    `${s.below_floor ? '~' : ''}${fmtJoules(s.joules_per_resolved)} \`${s.energy_source}${s.energy_basis === 'net' ? ' net' : ''}\`${s.below_floor_count > 0 ? ` ⚠ ${s.below_floor_count} below floor` : ''}`,
+    `${s.below_floor && s.joules_per_resolved !== null ? '~' : ''}${fmtJoules(s.joules_per_resolved)} \`${s.energy_source}${s.energy_basis === 'net' ? ' net' : ''}\`${s.below_floor_count > 0 ? ` ⚠ ${s.below_floor_count} below floor` : ''}`,
     fmtUsd(s.usd_per_resolved),
     s.median_wall_ms === null ? 'n/a' : `${Math.round(s.median_wall_ms)} ms`,
     String(s.invalid_count),
