@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { aggregate } from '../../src/core/aggregate.js';
 import { prettyJson } from '../../src/core/canonical.js';
-import { jbAsync, type CliResult } from '../cli/helpers.js';
+import { cli as runCli, type CliResult } from '../helpers/cli.js';
 import { FakeOllama } from '../helpers/fake-ollama.js';
 import { CTX, result } from '../helpers/results.js';
 import { setEnergy, writePowercapTree } from '../meters/powercap-tree.js';
@@ -35,12 +35,8 @@ describe('report, frontier and history with code results and infer run files', (
     onGeneration: () => setEnergy(rapl.root, 'intel-rapl:0', (counter_uj += 1_000_000)),
   });
   const env = { JOULEBENCH_POWERCAP_ROOT: rapl.root, CUDA_VISIBLE_DEVICES: '' };
-  const jb = (args: string[]): Promise<CliResult> =>
-    new Promise((resolve, reject) => {
-      // jbAsync has no env option: the meter env goes through process.env for the child.
-      Object.assign(process.env, env);
-      jbAsync(args, { cwd: dir, home }).then(resolve, reject);
-    });
+  /** The built CLI with this test's history; `extra` env only where asked (the fake RAPL tree, for infer). */
+  const jb = (args: string[], extra: Record<string, string> = {}): Promise<CliResult> => runCli(args, { cwd: dir, env: { JOULEBENCH_HOME: home, ...extra } });
   let browser: Browser | null = null;
 
   before(async () => {
@@ -48,12 +44,13 @@ describe('report, frontier and history with code results and infer run files', (
     writeFileSync(join(dir, 'snap.txt'), '0, 100 MiB\n');
     const inferArgs = ['infer', '--model', 'm1', '--base-url', url, '--runs', '2', '--warmup', '1', '--cold', '1', '--num-predict', '3', '--gpu-snapshot-cmd', `cat '${join(dir, 'snap.txt')}'`, '--peak-flops', '1e11', '--quiet'];
     const [code, infer] = await Promise.all([
-      jb(['code', '--solvers', 'reference,noop', '--tasks', 'off-by-one', '--sandbox', 'none', '--out', codeJson, '--quiet']),
-      jb([...inferArgs, '--out', inferJson]),
+      // The estimate meter: deterministic to run anywhere, and a measured-looking figure to place on the frontier.
+      jb(['code', '--solvers', 'reference,noop', '--tasks', 'off-by-one', '--sandbox', 'none', '--meter', 'estimate', '--out', codeJson, '--quiet']),
+      jb([...inferArgs, '--out', inferJson], env),
     ]);
     assert.equal(code.code, 0, `code: ${code.stderr}`);
     assert.equal(infer.code, 0, `infer: ${infer.stderr}`);
-    const skipped = await jb([...inferArgs, '--out', join(dir, 'not-recorded.json'), '--no-history']);
+    const skipped = await jb([...inferArgs, '--out', join(dir, 'not-recorded.json'), '--no-history'], env);
     assert.equal(skipped.code, 0, `infer --no-history: ${skipped.stderr}`);
     // A suite report with whole-suite energy: gross 50 J over 4 s at 3.5 W idle (net 36 J), one case with no energy.
     const report = aggregate(
@@ -125,7 +122,7 @@ describe('report, frontier and history with code results and infer run files', (
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /### joulebench code · agents/);
     assert.match(r.stdout, /\| reference \| 1\/1 \| 100\.0 % \|/);
-    assert.match(r.stdout, /\| noop \| 0\/1 \| 0\.0 % \| n\/a /);
+    assert.match(r.stdout, /\| noop \| 0\/1 \| 0\.0 % \| n\/a `estimate/);
     assert.match(r.stdout, /### joulebench infer · local/);
     assert.match(r.stdout, /\| local · m1@t=default \| 20\.00 \|/, 'decode tok/s median of the fake server');
     assert.match(r.stdout, /CPU-only/);
@@ -213,7 +210,7 @@ describe('report, frontier and history with code results and infer run files', (
         await p.close();
       }
       assert.deepEqual(problems, []);
-      const shot = join(dir, 'kinds.png');
+      const shot = join(process.env.JB_SHOT_DIR ?? dir, 'kinds.png');
       await page.screenshot({ path: shot, fullPage: true });
       assert.ok(readFileSync(shot).length > 20_000, 'screenshot written');
     });

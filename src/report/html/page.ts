@@ -107,6 +107,13 @@ function suiteEnergyCell(r: BenchReport): string {
     <div class="sub">${esc(t.net)} · ${esc(t.net_per_correct)}</div><div class="sub">${esc(t.idle)}</div>${t.unknown ? `<div class="warn unknown">${esc(t.unknown)}</div>` : ''}`;
 }
 
+/** Why J/correct is n/a: said beside it, never left as a bare blank. */
+function whyNoJPerCorrect(r: BenchReport): string {
+  if ((r.energy_unknown_count ?? 0) > 0) return `energy unknown for ${r.energy_unknown_count} case${r.energy_unknown_count === 1 ? '' : 's'}`;
+  if (r.correct_count === 0) return 'nothing correct';
+  return 'energy unknown';
+}
+
 function headlineTable(model: HtmlModel): string {
   const optimal = new Set(model.frontier.frontiers.energy.frontier);
   const rows = model.runs.map(({ label, report: r }) => {
@@ -114,7 +121,7 @@ function headlineTable(model: HtmlModel): string {
     return `<tr>
       <td>${esc(label)}${optimal.has(label) ? ' <span class="badge" title="on the accuracy vs J/correct frontier">frontier</span>' : ''}<div class="sub">${esc(r.suite?.name ?? '?')} · ${esc(r.target ?? '?')}</div></td>
       <td class="num big">${esc(fmtPct(r.accuracy_pct))}<div class="sub">${r.correct_count ?? '?'}/${r.scored_count ?? '?'} correct</div></td>
-      <td class="num big">${energyCell(r.joules_per_correct, r)}</td>
+      <td class="num big">${energyCell(r.joules_per_correct, r)}${r.joules_per_correct === null ? `<div class="sub">${esc(whyNoJPerCorrect(r))}</div>` : ''}</td>
       <td class="num">${energyCell(r.total_joules, r)}</td>
       <td class="num suite-energy">${suiteEnergyCell(r)}</td>
       <td class="num">${esc(fmtUsd(r.usd_per_correct ?? null))}<div class="sub">total ${esc(fmtUsd(r.total_usd ?? null))}</div></td>
