@@ -88,6 +88,11 @@ export interface BenchReport {
   energy_attribution: 'exclusive' | 'shared';
   /** Scored cases with no energy figure. While any exists, `total_joules` and `joules_per_correct` are null. */
   energy_unknown_count: number;
+  /**
+   * Source of `stage_joules`. A cascade's per-stage split comes from its stage cost model (`model`)
+   * even when a hardware meter measured the totals: a meter sees the whole case, not its stages.
+   */
+  stage_joules_source: EnergySource;
 }
 
 /** Running totals over one slice of results (the whole run, or one dataset). */
@@ -142,6 +147,8 @@ export class Aggregator {
   private readonly ttfts: number[] = [];
   private readonly stageDistribution: Record<string, number> = Object.fromEntries(STAGE_IDS.map((s) => [s, 0]));
   private readonly stageJoules: Record<string, number | null> = Object.fromEntries(STAGE_IDS.map((s) => [s, null]));
+  /** Where the per-stage figures came from: a cascade's trace is its cost model, whatever meter ran. */
+  private readonly stageSources = new Set<EnergySource>();
   private readonly sources: Record<string, number> = {};
   private usd = 0;
   private usdKnown = false;
@@ -165,9 +172,11 @@ export class Aggregator {
     if (r.trace) {
       for (const t of r.trace) {
         if (t.energy_uj !== null) this.stageJoules[t.stage] = (this.stageJoules[t.stage] ?? 0) + t.energy_uj / 1e6;
+        this.stageSources.add('model');
       }
     } else if (r.stage !== null && r.joules !== null) {
       this.stageJoules[r.stage] = (this.stageJoules[r.stage] ?? 0) + r.joules;
+      this.stageSources.add(r.energy_source);
     }
     if (r.joules !== null) this.sources[r.energy_source] = (this.sources[r.energy_source] ?? 0) + 1;
     if (r.cost_usd !== null) {
@@ -225,6 +234,7 @@ export class Aggregator {
       concurrency: ctx.concurrency ?? 1,
       energy_attribution: (ctx.concurrency ?? 1) > 1 ? 'shared' : 'exclusive',
       energy_unknown_count: total.joulesUnknown,
+      stage_joules_source: this.stageSources.size === 0 ? 'none' : this.stageSources.size === 1 ? [...this.stageSources][0]! : 'mixed',
     };
   }
 }

@@ -63,7 +63,7 @@ export function renderReportTable(r: BenchReport): string {
   lines.push('');
 
   const total = r.case_count || 1;
-  const stageRows: string[][] = [[pc.dim('stage'), pc.dim('cases'), pc.dim('share'), pc.dim('energy')]];
+  const stageRows: string[][] = [[pc.dim('stage'), pc.dim('cases'), pc.dim('share'), pc.dim(`energy [${r.stage_joules_source ?? r.energy_source}]`)]];
   for (const [stage, n] of Object.entries(r.stage_distribution)) {
     stageRows.push([stage, String(n), fmtPct((n * 100) / total), fmtJoules(r.stage_joules[stage] ?? null)]);
   }

@@ -146,7 +146,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
   /** One case of one pass: taken from the interrupted run's file when it finished there, else run. */
   const step = async (phase: Phase, pass: number, index: number): Promise<CaseResult> => {
     const c = suite.cases[index]!;
-    const recorded = finished.get(resultKey(phase, pass, index));
+    const recorded = finished.size === 0 ? undefined : finished.get(resultKey(phase, pass, index));
     let r: CaseResult;
     if (recorded) {
       if (recorded.case_id !== c.id) {
@@ -176,7 +176,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
   };
 
   for (const [phase, pass] of passes) {
-    const firstRun = suite.cases.findIndex((_, i) => !finished.has(resultKey(phase, pass, i)));
+    const firstRun = finished.size === 0 ? 0 : suite.cases.findIndex((_, i) => !finished.has(resultKey(phase, pass, i)));
     // A warmup case run in this process warms the target itself: no extra pass needed.
     if (firstRun >= 0 && phase === 'warmup') rewarmDue = false;
     if (firstRun >= 0 && phase === 'scored' && rewarmDue) {

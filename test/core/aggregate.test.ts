@@ -106,6 +106,7 @@ describe('aggregate', () => {
     assert.equal(r.stage_joules.cache, 0.001);
     assert.equal(r.stage_joules.kv, 0.005);
     assert.equal(r.stage_joules.neural, null);
+    assert.equal(r.stage_joules_source, 'model', 'a trace is the cascade cost model, whatever meter measured the case');
   });
 
   it('reports $ per correct only when cost is known', () => {
