@@ -93,6 +93,12 @@ export interface BenchReport {
    * even when a hardware meter measured the totals: a meter sees the whole case, not its stages.
    */
   stage_joules_source: EnergySource;
+  /** Dollars the warmup passes billed (never part of `total_usd`, which covers scored cases); null when none reported a cost. */
+  warmup_usd: number | null;
+  /** Cases with no cost while others have one: `total_usd` and `usd_per_correct` are null while this is above 0. */
+  cost_unknown_count: number;
+  /** Cases with no token usage while others have it: the token totals are null while this is above 0. */
+  usage_unknown_count: number;
 }
 
 /** Running totals over one slice of results (the whole run, or one dataset). */
@@ -105,6 +111,9 @@ class Tally {
   joulesKnown = false;
   /** Cases with no energy figure: while any exists, the total is unknown rather than a partial sum. */
   joulesUnknown = 0;
+  /** Cases whose energy came from a meter window (not the target's own model): they overlap when cases run concurrently. */
+  windowed = 0;
+  constructor(private readonly shared: boolean) {}
   add(r: CaseResult): void {
     this.case_count++;
     if (r.passed !== null) this.scored++;
@@ -115,12 +124,18 @@ class Tally {
     if (r.joules !== null) {
       this.joules += r.joules;
       this.joulesKnown = true;
+      if (r.energy_source !== 'model') this.windowed++;
     } else {
       this.joulesUnknown++;
     }
   }
-  /** Σ case joules; `null` when any case's energy is unknown (a partial sum would understate the cost). */
+  /**
+   * Σ case joules; `null` when any case's energy is unknown (a partial sum would understate the cost),
+   * and when cases ran concurrently under a meter: overlapping windows each saw the others' work, so
+   * their sum overstates the energy about `concurrency` times (the suite window is the total then).
+   */
   get totalJoules(): number | null {
+    if (this.shared && this.windowed > 0) return null;
     return this.joulesKnown && this.joulesUnknown === 0 ? this.joules : null;
   }
   summary(): DatasetSummary {
@@ -141,7 +156,7 @@ class Tally {
  * memory. Pure: the same results in the same order give the same report. Warmup results are ignored.
  */
 export class Aggregator {
-  private readonly total = new Tally();
+  private readonly total: Tally;
   private readonly byDataset = new Map<string, Tally>();
   private readonly latencies: number[] = [];
   private readonly ttfts: number[] = [];
@@ -152,18 +167,37 @@ export class Aggregator {
   private readonly sources: Record<string, number> = {};
   private usd = 0;
   private usdKnown = false;
+  private usdUnknown = 0;
   private promptTokens: number | null = null;
   private completionTokens: number | null = null;
+  private usageUnknown = 0;
+  private warmupUsd: number | null = null;
+  private readonly shared: boolean;
+
+  /** Scored results added so far. */
+  get scoredCount(): number {
+    return this.total.case_count;
+  }
+
+  /** `concurrency` > 1 marks energy attribution shared (see `Tally.totalJoules`). */
+  constructor(opts: { concurrency?: number } = {}) {
+    this.shared = (opts.concurrency ?? 1) > 1;
+    this.total = new Tally(this.shared);
+  }
   private errors = 0;
   private belowFloor = 0;
   private retries = 0;
   private retryOverhead = 0;
 
   add(r: CaseResult): void {
-    if (r.phase !== 'scored') return;
+    if (r.phase !== 'scored') {
+      // Warmup is never scored, but what it billed is spent all the same: reported apart.
+      if (r.cost_usd !== null) this.warmupUsd = (this.warmupUsd ?? 0) + r.cost_usd;
+      return;
+    }
     this.total.add(r);
     let ds = this.byDataset.get(r.dataset);
-    if (!ds) this.byDataset.set(r.dataset, (ds = new Tally()));
+    if (!ds) this.byDataset.set(r.dataset, (ds = new Tally(this.shared)));
     ds.add(r);
     if (r.error === null) this.latencies.push(Math.floor(r.latency_ms));
     else this.errors++;
@@ -182,9 +216,12 @@ export class Aggregator {
     if (r.cost_usd !== null) {
       this.usd += r.cost_usd;
       this.usdKnown = true;
+    } else {
+      this.usdUnknown++;
     }
     if (r.prompt_tokens !== null) this.promptTokens = (this.promptTokens ?? 0) + r.prompt_tokens;
     if (r.completion_tokens !== null) this.completionTokens = (this.completionTokens ?? 0) + r.completion_tokens;
+    if (r.prompt_tokens === null || r.completion_tokens === null) this.usageUnknown++;
     if (r.below_floor) this.belowFloor++;
     this.retries += Math.max(0, r.attempts - 1);
     this.retryOverhead += r.retry_overhead_ms;
@@ -195,7 +232,9 @@ export class Aggregator {
     const sourceNames = Object.keys(this.sources);
     const energySource: EnergySource =
       sourceNames.length === 0 ? 'none' : sourceNames.length === 1 ? (sourceNames[0] as EnergySource) : 'mixed';
-    const totalUsd = this.usdKnown ? this.usd : null;
+    // Like energy: no total while any case's cost (or usage) is unknown, rather than a partial sum.
+    const totalUsd = this.usdKnown && this.usdUnknown === 0 ? this.usd : null;
+    const usageKnown = this.usageUnknown === 0;
     const latencies = [...this.latencies].sort((a, b) => a - b);
     const ttfts = [...this.ttfts].sort((a, b) => a - b);
     return {
@@ -218,8 +257,8 @@ export class Aggregator {
       stage_joules: mapValues(sortedStages(this.stageJoules), (v) => roundOrNull(v)),
       total_usd: roundOrNull(totalUsd, 9),
       usd_per_correct: totalUsd === null || total.weightedCorrect === 0 ? null : round(totalUsd / total.weightedCorrect, 9),
-      prompt_tokens: this.promptTokens,
-      completion_tokens: this.completionTokens,
+      prompt_tokens: usageKnown ? this.promptTokens : null,
+      completion_tokens: usageKnown ? this.completionTokens : null,
       ttft_p50_ms: roundOrNull(nearestRankSorted(ttfts, 50), 3),
       ttft_p95_ms: roundOrNull(nearestRankSorted(ttfts, 95), 3),
       retry_count: this.retries,
@@ -234,6 +273,9 @@ export class Aggregator {
       concurrency: ctx.concurrency ?? 1,
       energy_attribution: (ctx.concurrency ?? 1) > 1 ? 'shared' : 'exclusive',
       energy_unknown_count: total.joulesUnknown,
+      cost_unknown_count: this.usdKnown ? this.usdUnknown : 0,
+      usage_unknown_count: this.promptTokens !== null || this.completionTokens !== null ? this.usageUnknown : 0,
+      warmup_usd: roundOrNull(this.warmupUsd, 9),
       stage_joules_source: this.stageSources.size === 0 ? 'none' : this.stageSources.size === 1 ? [...this.stageSources][0]! : 'mixed',
     };
   }
@@ -269,7 +311,7 @@ function suiteEnergy(
 
 /** Rolls the scored results of a run up into a report (see `Aggregator`). Pure. */
 export function aggregate(all: readonly CaseResult[], ctx: ReportContext): BenchReport {
-  const agg = new Aggregator();
+  const agg = new Aggregator(ctx.concurrency !== undefined ? { concurrency: ctx.concurrency } : {});
   for (const r of all) agg.add(r);
   return agg.report(ctx);
 }

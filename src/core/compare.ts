@@ -1,32 +1,44 @@
 import { pctChange, round } from './stats.js';
 
-/** The three numbers `compare` reads from each report. */
+/** The numbers `compare` reads from each report (the energy labels are optional for older files). */
 export interface CompareSide {
   joules_per_correct: number | null;
   latency_p95_ms: number | null;
   accuracy_pct: number | null;
+  energy_source?: string;
+  energy_sources?: Record<string, number>;
 }
 
-/** The comparison `joulebench compare` prints (EOC v0 §6; DESIGN.md "Report schema"). */
+/** The comparison `joulebench compare` prints (EOC v0 §6; DESIGN.md "Report schema"), then extras. */
 export interface Comparison {
   baseline: CompareSide;
   candidate: CompareSide;
-  /** `(cand − base) × 100 / base`; negative is better; null when the base is 0 or not finite. */
+  /**
+   * `(cand − base) × 100 / base`; negative is better; null when the base is 0 or not finite, or when
+   * the two energies have different sources (a model's joules against a meter's are not a change).
+   */
   joules_per_correct_pct: number | null;
   /** Same rule for p95 latency; negative is better. */
   latency_p95_pct: number | null;
   /** Plain difference in accuracy points; positive is better; null when either side is null. */
   accuracy_pp_delta: number | null;
+  /** False when the energy sources differ (then `joules_per_correct_pct` is null); null when a side does not say. */
+  energy_sources_match: boolean | null;
 }
 
 /** Compares two reports. Pure. */
 export function compare(baseline: CompareSide, candidate: CompareSide): Comparison {
-  const pick = (r: CompareSide): CompareSide => ({
-    joules_per_correct: r.joules_per_correct,
-    latency_p95_ms: r.latency_p95_ms,
-    accuracy_pct: r.accuracy_pct,
-  });
-  const jpc = pctChange(baseline.joules_per_correct, candidate.joules_per_correct);
+  const pick = (r: CompareSide): CompareSide => {
+    const side: CompareSide = {
+      joules_per_correct: r.joules_per_correct,
+      latency_p95_ms: r.latency_p95_ms,
+      accuracy_pct: r.accuracy_pct,
+    };
+    if (r.energy_source !== undefined) side.energy_source = r.energy_source;
+    return side;
+  };
+  const match = sourcesMatch(baseline, candidate);
+  const jpc = match === false ? null : pctChange(baseline.joules_per_correct, candidate.joules_per_correct);
   const p95 = pctChange(baseline.latency_p95_ms, candidate.latency_p95_ms);
   const acc =
     baseline.accuracy_pct === null || candidate.accuracy_pct === null
@@ -38,5 +50,15 @@ export function compare(baseline: CompareSide, candidate: CompareSide): Comparis
     joules_per_correct_pct: jpc === null ? null : round(jpc, 4),
     latency_p95_pct: p95 === null ? null : round(p95, 4),
     accuracy_pp_delta: acc === null ? null : round(acc, 4),
+    energy_sources_match: match,
   };
+}
+
+/** Same label, and for `mixed` the same set of parts; null when either side does not say. */
+function sourcesMatch(a: CompareSide, b: CompareSide): boolean | null {
+  if (a.energy_source === undefined || b.energy_source === undefined) return null;
+  if (a.energy_source !== b.energy_source) return false;
+  if (a.energy_source !== 'mixed') return true;
+  const keys = (s: CompareSide) => Object.keys(s.energy_sources ?? {}).sort().join(',');
+  return keys(a) === keys(b);
 }

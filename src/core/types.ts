@@ -210,4 +210,6 @@ export interface ResultsHeader {
   warmup: number;
   repeats: number;
   meter: string;
+  /** Cases in flight at once; absent in files written before it was recorded (read as 1). */
+  concurrency?: number;
 }

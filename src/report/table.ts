@@ -34,7 +34,11 @@ export function renderReportTable(r: BenchReport): string {
     [
       'total energy',
       fmtJoules(r.total_joules),
-      r.energy_unknown_count > 0 ? pc.yellow(`unknown for ${r.energy_unknown_count} case(s): no total rather than a partial one`) : src,
+      r.energy_unknown_count > 0
+        ? pc.yellow(`unknown for ${r.energy_unknown_count} case(s): no total rather than a partial one`)
+        : r.total_joules === null && r.energy_attribution === 'shared'
+          ? pc.yellow('concurrent cases: per-case windows overlap, see suite gross below')
+          : src,
     ],
     ['J / correct', fmtJoules(r.joules_per_correct), r.joules_per_correct === null ? pc.dim('nothing correct or energy unknown') : src],
     [
@@ -50,8 +54,14 @@ export function renderReportTable(r: BenchReport): string {
   ];
   if (r.ttft_p50_ms !== null) head.push(['TTFT p50 / p95', `${r.ttft_p50_ms} / ${r.ttft_p95_ms} ms`, '']);
   if (r.total_usd !== null) head.push(['cost', fmtUsd(r.total_usd), pc.dim(`${fmtUsd(r.usd_per_correct)} per correct`)]);
+  if (r.warmup_usd != null && r.warmup_usd > 0) head.push(['warmup cost', fmtUsd(r.warmup_usd), pc.dim('billed by the warmup passes, not in the cost above')]);
+  else if ((r.cost_unknown_count ?? 0) > 0) {
+    head.push(['cost', 'n/a', pc.yellow(`unknown for ${r.cost_unknown_count} case(s): no total rather than a partial one`)]);
+  }
   if (r.prompt_tokens !== null || r.completion_tokens !== null) {
     head.push(['tokens in / out', `${r.prompt_tokens ?? 'n/a'} / ${r.completion_tokens ?? 'n/a'}`, '']);
+  } else if ((r.usage_unknown_count ?? 0) > 0) {
+    head.push(['tokens in / out', 'n/a', pc.yellow(`unknown for ${r.usage_unknown_count} case(s)`)]);
   }
   if (r.below_floor_count > 0) head.push(['below meter floor', String(r.below_floor_count), pc.yellow('energy noise-dominated for these cases')]);
   if (r.error_count > 0) head.push(['errors', String(r.error_count), pc.red('cases the target failed (counted as incorrect when scored)')]);

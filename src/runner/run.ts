@@ -112,6 +112,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     warmup,
     repeats,
     meter: meter.id,
+    concurrency,
   };
   const finished = resumeIndex(opts.resume, header);
   if (opts.resume?.header) {
@@ -133,7 +134,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
   // Scored cases whose energy came from the meter's window rather than the target (auto's fallback).
   let fromWindow = 0;
   const scored: CaseResult[] = [];
-  const agg = new Aggregator();
+  const agg = new Aggregator({ concurrency });
   const total = (warmup + repeats) * suite.cases.length;
   let done = 0;
   const passes: [Phase, number][] = [
@@ -193,16 +194,20 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
       const slots = await concurrentPass(suite.cases.length, concurrency, opts.signal, (index) => step(phase, pass, index));
       // Aggregated in case order, so the report does not depend on which case finished first.
       if (phase === 'scored') slots.forEach(collect);
+      else slots.forEach((r) => agg.add(r)); // warmup: only what it billed is kept
       continue;
     }
     for (let index = 0; index < suite.cases.length; index++) {
       if (opts.signal?.aborted) throw new JoulebenchError('E_RUN', 'run aborted');
       const r = await step(phase, pass, index);
       if (phase === 'scored') collect(r);
+      else agg.add(r); // warmup: only what it billed is kept
     }
   }
 
   if (suiteWindow) suiteReading = await suiteWindow.stop();
+  // The run finished: a reader (or a later `run` on the same file) can tell a complete file from an interrupted one.
+  sink.note?.({ record: 'end', scored: agg.scoredCount });
   sink.flush?.();
 
   // With target energy preferred (auto's fallback), the window is the total only when some case needed it.
@@ -363,9 +368,9 @@ function resumeIndex(resume: RunOptions['resume'], header: ResultsHeader): Map<s
     );
   }
   if (old.config_digest !== header.config_digest) {
-    const diffs = (['target', 'meter', 'warmup', 'repeats'] as const)
-      .filter((k) => old[k] !== header[k])
-      .map((k) => `${k} ${String(old[k])} → ${String(header[k])}`);
+    const diffs = (['target', 'meter', 'warmup', 'repeats', 'concurrency'] as const)
+      .filter((k) => (old[k] ?? 1) !== (header[k] ?? 1)) // only concurrency can be absent (older files): it was 1
+      .map((k) => `${k} ${String(old[k] ?? 1)} → ${String(header[k] ?? 1)}`);
     throw new JoulebenchError(
       'E_RESULTS',
       `${file}: cannot resume: it was written with config ${old.config_digest}, this run's is ${header.config_digest}` +

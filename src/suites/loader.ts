@@ -78,6 +78,14 @@ function fromData(raw: unknown, where: string): Suite {
       throw new JoulebenchError('E_SUITE', `${where}: case ${i} (id "${c.id}"): id: duplicates case ${prev}`);
     }
     seen.set(c.id, i);
+    if (file.scorer === 'regex' && c.expected !== null) {
+      // Compiled here, so a bad pattern stops the run before it starts, naming where it is.
+      try {
+        new RegExp(c.expected, 'i');
+      } catch (e) {
+        throw new JoulebenchError('E_SUITE', `${where}: case ${i} (id "${c.id}"): expected: not a valid regular expression (${(e as Error).message})`);
+      }
+    }
     const out: Case = { id: c.id, expected: c.expected, dataset: c.dataset ?? file.name, weight: c.weight, tags: c.tags };
     if (c.prompt !== undefined) out.prompt = c.prompt;
     if (c.turns !== undefined) out.turns = c.turns;

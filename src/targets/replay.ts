@@ -52,12 +52,13 @@ export function readRecordedAnswers(path: string): Map<string, Recorded> {
   const out = new Map<string, Recorded>();
   for (const { row, where } of rows) {
     const r = (row ?? {}) as Record<string, unknown>;
-    if (r.record === 'header') continue;
     if (r.record === 'case') {
       if (r.phase !== 'scored' || r.error !== null || typeof r.response !== 'string' || typeof r.case_id !== 'string') continue;
       if (!out.has(r.case_id)) out.set(r.case_id, { text: r.response, stage: typeof r.stage === 'string' ? r.stage : null });
       continue;
     }
+    // Other lines of a results file (header, resume, rewarm, end) carry no answers.
+    if (typeof r.record === 'string') continue;
     if (typeof r.id !== 'string' || r.id === '') throw new JoulebenchError('E_INPUT', `replay ${path}: ${where}: id must be a non-empty string`);
     if (typeof r.answer !== 'string') throw new JoulebenchError('E_INPUT', `replay ${path}: ${where}: answer must be a string`);
     if (!out.has(r.id)) out.set(r.id, { text: r.answer, stage: null });

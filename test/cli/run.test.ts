@@ -54,7 +54,8 @@ describe('joulebench run (spawned)', () => {
     assert.match(r.stderr, /accuracy/);
     assert.doesNotMatch(r.stderr, /█|░/);
     const lines = readFileSync(join(dir, 'r.jsonl'), 'utf8').trim().split('\n');
-    assert.equal(lines.length, 1 + 60); // header + warmup pass + scored pass
+    assert.equal(lines.length, 1 + 60 + 1); // header + warmup pass + scored pass + end
+    assert.deepEqual(JSON.parse(lines.at(-1)!), { record: 'end', scored: 30 });
   });
 
   it('--quiet prints only the JSON', async () => {
@@ -75,6 +76,25 @@ describe('joulebench run (spawned)', () => {
     assert.match(r.stderr, /bad\.yaml: case 1 \(id "two"\): prompt: /);
     assert.doesNotMatch(r.stderr, /\bat .*\.js:\d+/); // no stack trace
     assert.ok(!existsSync(results), 'nothing ran');
+  });
+
+  it('refuses to overwrite an interrupted run\'s results unless told, and replaces a finished one', async () => {
+    const results = join(dir, 'i.jsonl');
+    const done = await cli(['run', '-s', 'router', '-q', '--results', results, '--receipt', join(dir, 'i.r.json')]);
+    assert.equal(done.code, 0, done.stderr);
+    const full = readFileSync(results, 'utf8');
+    writeFileSync(results, full.split('\n').slice(0, 20).join('\n') + '\n'); // as a killed run leaves it
+    const again = await cli(['run', '-s', 'router', '-q', '--results', results, '--receipt', join(dir, 'i.r.json')]);
+    assert.equal(again.code, 2, again.stderr);
+    assert.match(again.stderr, /holds an interrupted run \(19 finished cases\): continue it with --resume/);
+    assert.equal(readFileSync(results, 'utf8').split('\n').length, 21, 'nothing was lost');
+    const forced = await cli(['run', '-s', 'router', '-q', '--overwrite', '--results', results, '--receipt', join(dir, 'i.r.json')]);
+    assert.equal(forced.code, 0, forced.stderr);
+    const other = join(dir, 'notes.txt');
+    writeFileSync(other, 'my notes\n');
+    const clobber = await cli(['run', '-s', 'router', '-q', '--results', other]);
+    assert.equal(clobber.code, 2);
+    assert.equal(readFileSync(other, 'utf8'), 'my notes\n');
   });
 
   it('rejects bad usage with exit 2', async () => {

@@ -61,6 +61,32 @@ describe('aggregate', () => {
     assert.equal(r.by_dataset.e!.energy_unknown_count, 1);
   });
 
+  it('has no case-sum energy total when concurrent cases were metered by overlapping windows', () => {
+    const rs = [result({ joules: 2, energy_source: 'rapl' }), result({ joules: 2, energy_source: 'rapl' })];
+    const shared = aggregate(rs, { ...CTX, concurrency: 4 });
+    assert.equal(shared.total_joules, null, 'overlapping windows must not be summed');
+    assert.equal(shared.joules_per_correct, null);
+    assert.equal(shared.energy_attribution, 'shared');
+    assert.equal(aggregate(rs, CTX).total_joules, 4);
+    // Energy the target reports for its own case does not overlap: it still sums.
+    const model = aggregate([result({ joules: 2 }), result({ joules: 3 })], { ...CTX, concurrency: 4 });
+    assert.equal(model.total_joules, 5);
+  });
+
+  it('has no $ or token total (not a partial sum) while some cases lack them, and counts those cases', () => {
+    const r = aggregate(
+      [result({ cost_usd: 0.01, prompt_tokens: 5, completion_tokens: 1 }), result({ cost_usd: null, prompt_tokens: null, completion_tokens: null })],
+      CTX,
+    );
+    assert.equal(r.total_usd, null);
+    assert.equal(r.usd_per_correct, null);
+    assert.equal(r.cost_unknown_count, 1);
+    assert.equal(r.prompt_tokens, null);
+    assert.equal(r.usage_unknown_count, 1);
+    const none = aggregate([result()], CTX);
+    assert.equal(none.cost_unknown_count, 0, 'nothing reported cost: not applicable, not unknown');
+  });
+
   it('divides by correct × weight', () => {
     const r = aggregate([result({ passed: true, weight: 2, joules: 8 }), result({ passed: false, weight: 2, joules: 2 })], CTX);
     assert.equal(r.weighted_correct, 2);

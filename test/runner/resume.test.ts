@@ -73,7 +73,10 @@ describe('run with resume', () => {
       const keys = file.results.map((r) => `${r.phase}:${r.pass}:${r.index}`);
       assert.equal(keys.length, 4 * suite.cases.length);
       assert.equal(new Set(keys).size, keys.length);
-      assert.deepEqual(file.other, [{ record: 'resume', finished: stopAfter, state: 'restore' }]);
+      assert.deepEqual(file.other, [
+        { record: 'resume', finished: stopAfter, state: 'restore' },
+        { record: 'end', scored: 3 * suite.cases.length },
+      ]);
     });
   }
 

@@ -54,6 +54,14 @@ describe('run', () => {
     assert.equal(out.report.accuracy_pct, 50);
     assert.equal(out.report.joules_per_correct, 6);
     assert.equal(out.report.warmup, 2);
+    assert.equal(out.report.warmup_usd, null, 'the target billed nothing');
+  });
+
+  it('reports what warmup passes billed apart from the scored cost', async () => {
+    const priced: Target = { ...echo, answer: async (r) => ({ text: r.prompt, cost_usd: 0.5 }) };
+    const out = await run({ suite: tiny, target: priced, warmup: 1 });
+    assert.equal(out.report.total_usd, 1.5);
+    assert.equal(out.report.warmup_usd, 1.5);
   });
 
   it('with flush_ms 0, appends each result to the file before the next case starts', async () => {

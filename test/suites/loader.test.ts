@@ -114,6 +114,11 @@ describe('suite files', () => {
     assert.match(errorOf(() => loadSuite(file('g.json', '{'))).message, /not valid JSON/);
     assert.match(errorOf(() => loadSuite(file('h.yaml', 'a: [\n'))).message, /not valid YAML/);
   });
+  it('rejects an invalid pattern in a regex suite at load time', () => {
+    const p = file('re.yaml', 'scorer: regex\ncases:\n  - id: q1\n    prompt: hi\n    expected: "(["\n');
+    assert.match(errorOf(() => loadSuite(p)).message, /case 0 \(id "q1"\): expected: not a valid regular expression/);
+  });
+
   it('rejects an unknown scorer and an empty suite', () => {
     assert.match(errorOf(() => loadSuite(file('i.json', JSON.stringify({ name: 's', scorer: 'vibes', cases: [{ id: 'a', prompt: 'p', expected: null }] })))).message, /scorer: /);
     assert.match(errorOf(() => loadSuite(file('j.json', JSON.stringify({ name: 's', cases: [] })))).message, /cases: must hold at least one case/);

@@ -42,6 +42,12 @@ export function compareCommand(io: CliIO): Command {
         io.err(`warning: ${why}; compared anyway (--force)\n`);
       }
       const result = compare(base!.report, cand!.report);
+      if (result.energy_sources_match === false) {
+        io.err(
+          `warning: energy was measured differently (${result.baseline.energy_source} vs ${result.candidate.energy_source}): ` +
+            'joules_per_correct_pct is null, not a change\n',
+        );
+      }
       const failures: GateFailure[] | null = gate ? checkGate(result, gate) : null;
       if (flags.md) {
         const md = renderComparisonMarkdown(result, { baseline: base!.label, candidate: cand!.label, gate: failures });

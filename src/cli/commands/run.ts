@@ -21,7 +21,8 @@ import { buildSuite, buildTargetSpec, type TargetFlags } from '../run-setup.js';
 export interface RunFlags extends TargetFlags, MeterFlags {
   config?: string;
   concurrency: number;
-  warmup: number;
+  /** Absent: 1 for the cascade (its cache is meant to be warm), 0 for other targets (a paid endpoint would bill every question twice). */
+  warmup?: number;
   repeat: number;
   out?: string;
   results?: string;
@@ -29,6 +30,7 @@ export interface RunFlags extends TargetFlags, MeterFlags {
   quiet?: boolean;
   /** `--resume [file]`: true (use --results) or the results file to continue. */
   resume?: boolean | string;
+  overwrite?: boolean;
   /** False with `--no-history`. */
   history: boolean;
 }
@@ -46,12 +48,13 @@ export function runCommand(io: CliIO): Command {
     .option('--answers <file>', 'recorded answers: a results JSONL or a fixture of {id, answer} (replay target)')
     .option('--data <path>', 'MMLU questions: JSON/JSONL rows, a Hendrycks CSV, or a directory of them (--suite mmlu)')
     .option('--concurrency <n>', 'cases in flight at once; above 1 energy attribution is "shared"', intAtLeast(1), 1)
-    .option('-w, --warmup <n>', 'passes run first, recorded with phase "warmup", never scored', intAtLeast(0), 1)
+    .option('-w, --warmup <n>', 'passes run first, recorded with phase "warmup", never scored (default: 1 for the cascade, 0 for other targets)', intAtLeast(0))
     .option('-r, --repeat <n>', 'scored passes over the suite', intAtLeast(1), 1)
     .option('-o, --out <file>', 'write the report JSON here (default: stdout, with the table on stderr)')
     .option('--results <file>', 'results JSONL, one line per case as it finishes (default: next to the report)')
     .option('--receipt <file>', 'receipt JSON: host, versions, UTC times, digests (default: next to the report)')
     .option('--resume [results]', 'continue an interrupted run from its results JSONL (default: the --results file)')
+    .option('--overwrite', 'start afresh even if --results names an interrupted run (its finished cases are lost)')
     .option('--no-history', 'do not record this run in the history database ($JOULEBENCH_HOME/history.sqlite)')
     .option('-q, --quiet', 'no progress bar and no table')
     // --- model-server flags (issue 5: ollama); they go to the target, or to the cascade's neural backend ---
@@ -65,7 +68,9 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<void> {
   const started = new Date();
   const cfg = flags.config ? loadConfig(flags.config) : null;
   const suite = buildSuite(flags, cfg);
-  const target = await createTarget(buildTargetSpec(flags, cfg, process.env));
+  const spec = buildTargetSpec(flags, cfg, process.env);
+  const target = await createTarget(spec);
+  const warmup = flags.warmup ?? defaultWarmup(spec.kind);
   const meter = await createMeter(flags.meter ?? 'auto', meterOptionsFrom(flags, process.env));
   const probe = await meter.probe();
   if (!probe.available) {
@@ -81,6 +86,7 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<void> {
   }
   const paths = outputPaths({ ...flags, ...(resumeFrom ? { results: resumeFrom } : {}) }, suite.name, started);
   const resume = resumeFrom ? readForResume(resumeFrom) : undefined;
+  if (!resume && !flags.overwrite) refuseToClobber(paths.results);
   const sink = new JsonlResultsFile(paths.results, { append: resume !== undefined });
   // Ctrl-C or a polite kill: write what is buffered, then stop; every finished case stays on disk.
   const onSignal = (signal: NodeJS.Signals) => {
@@ -90,14 +96,14 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<void> {
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
-  const progress = flags.quiet ? null : createProgress(io, (flags.warmup + flags.repeat) * suite.cases.length);
+  const progress = flags.quiet ? null : createProgress(io, (warmup + flags.repeat) * suite.cases.length);
   let outcome;
   try {
     outcome = await run({
       suite,
       target,
       meter,
-      warmup: flags.warmup,
+      warmup,
       repeats: flags.repeat,
       concurrency: flags.concurrency,
       sink,
@@ -167,6 +173,15 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<void> {
   }
 }
 
+/**
+ * The warmup default: one pass for the cascade, whose cache the seed means to be warm (and whose
+ * passes cost nothing); none for other targets, where a warmup pass bills every question twice and,
+ * on a prefix-caching server, turns the scored TTFT into seed 004's cached-prefix number.
+ */
+export function defaultWarmup(kind: string): number {
+  return kind === 'cascade' ? 1 : 0;
+}
+
 /** Results and receipt go next to the report; without `--out`, under ./.joulebench/runs/. */
 function outputPaths(flags: RunFlags, suiteName: string, started: Date): { report?: string; results: string; receipt: string } {
   let base: string;
@@ -181,6 +196,28 @@ function outputPaths(flags: RunFlags, suiteName: string, started: Date): { repor
     results: flags.results ?? `${base}.results.jsonl`,
     receipt: flags.receipt ?? `${base}.receipt.json`,
   };
+}
+
+/**
+ * A results file about to be rewritten must not hold work that would be lost: an interrupted run
+ * (case lines, no `end` record) is continued with --resume, and a file that is not a results file at
+ * all is someone else's. A finished run's file is replaced, like its report.
+ */
+function refuseToClobber(path: string): void {
+  if (!existsSync(path)) return;
+  let contents: ResultsFileContents;
+  try {
+    contents = readResultsFile(path);
+  } catch {
+    throw new JoulebenchError('E_USAGE', `${path} exists and is not a joulebench results file: choose another --results path (nothing was written)`);
+  }
+  const ended = contents.other.some((o) => o.record === 'end');
+  if (contents.results.length > 0 && !ended) {
+    throw new JoulebenchError(
+      'E_USAGE',
+      `${path} holds an interrupted run (${contents.results.length} finished cases): continue it with --resume ${path}, or pass --overwrite to start afresh`,
+    );
+  }
 }
 
 /**

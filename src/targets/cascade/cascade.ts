@@ -55,6 +55,12 @@ export class Cascade implements Target {
         energy: energyOf(total_uj),
       };
       if (r.usage) answer.usage = r.usage as Usage;
+      if (!('backend' in stage)) {
+        // Answered in-process by a store: no model ran, so no tokens and no billed call — known zeros,
+        // which keep the run's token and $ totals honest when the neural backend is a priced endpoint.
+        answer.usage = { prompt_tokens: 0, completion_tokens: 0 };
+        answer.cost_usd = 0;
+      }
       if (r.meta) {
         const m = r.meta;
         if (typeof m.ttft_ms === 'number') answer.ttft_ms = m.ttft_ms;

@@ -66,6 +66,10 @@ describe('Cascade', () => {
     assert.equal(second.stage, 'cache');
     assert.equal(second.text, first.text);
     assert.equal(second.energy?.joules, 0.001);
+    // Store answers ran no model: zero tokens and $0 are known, not missing; the echo backend reports neither.
+    assert.deepEqual((await ask('Who discovered penicillin?')).usage, { prompt_tokens: 0, completion_tokens: 0 });
+    assert.equal((await ask('Who discovered penicillin?')).cost_usd, 0);
+    assert.equal(first.cost_usd, undefined);
     // KV answers are never cached: the store keeps answering.
     assert.equal((await ask('What is the default port for SSH?')).stage, 'kv');
   });
