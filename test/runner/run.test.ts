@@ -43,7 +43,8 @@ describe('run', () => {
     sink.close();
     const ls = lines(path);
     assert.equal(ls[0]!.record, 'header');
-    const cases = ls.slice(1);
+    assert.deepEqual(ls.at(-1), { record: 'end', scored: 3 }, 'a finished run says so');
+    const cases = ls.slice(1, -1);
     assert.equal(cases.length, 9);
     assert.deepEqual(
       cases.map((l) => `${l.phase}:${l.pass}:${l.index}`),
@@ -95,7 +96,7 @@ describe('run', () => {
     await run({ suite: tiny, target: slow, sink });
     // A finished line waits at most flush_ms: by the time the next case has run 15 ms it is written.
     await new Promise((res) => setTimeout(res, 15));
-    assert.equal(readFileSync(path, 'utf8').trim().split('\n').length, 4);
+    assert.equal(readFileSync(path, 'utf8').trim().split('\n').length, 5, 'header, three cases, end');
     sink.close();
     assert.deepEqual(seen, [1, 2, 3], 'each slow case is on disk before the next starts');
   });
@@ -105,7 +106,7 @@ describe('run', () => {
     const sink = new JsonlResultsFile(path, { flush_ms: 10_000 });
     await run({ suite: tiny, target: echo, sink, warmup: 1 });
     sink.close();
-    assert.equal(readFileSync(path, 'utf8').trim().split('\n').length, 7);
+    assert.equal(readFileSync(path, 'utf8').trim().split('\n').length, 8, 'header, six cases, end');
   });
 
   it('measures latency with the injected clock', async () => {
