@@ -32,6 +32,7 @@ describe('joulebench compare (spawned)', () => {
       joules_per_correct_pct: -50,
       latency_p95_pct: 50,
       accuracy_pp_delta: -10,
+      energy_sources_match: null,
     });
     assert.match(r.stderr, /lower is better/);
   });
