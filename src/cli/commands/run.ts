@@ -222,7 +222,7 @@ function refuseToClobber(path: string): void {
 
 /**
  * Reads an interrupted run's results for `--resume`. A torn last line (SIGKILL mid-write) is cut off the
- * file so the appended lines start clean; a missing or empty file starts the run afresh.
+ * file so the appended lines start clean; a missing file is an error (nothing to continue).
  */
 function readForResume(path: string): ResultsFileContents & { path: string } {
   if (!existsSync(path)) throw new JoulebenchError('E_RESULTS', `${path}: no such file to resume`);
