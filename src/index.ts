@@ -112,6 +112,7 @@ export { peakForArm } from './infer/peak.js';
 export { DEFAULT_INFER_PROMPT, promptSha256 } from './infer/prompt.js';
 export { DEFAULT_GPU_SNAPSHOT_CMD, gpuSnapshot } from './infer/host.js';
 export { readInferFile } from './infer/load.js';
+export { InferJournal, readJournal, journalPathFor, identityMismatch, INFER_JOURNAL_FORMAT, type JournalIdentity, type JournalState } from './infer/journal.js';
 export { renderInferTable } from './infer/table.js';
 export type { InferArm, InferRun, InferPhase, ArmReceipts, Labelled, NamedRatio, MachinePeak, PlausibilityCheck } from './infer/types.js';
 export { OpenAITarget, TargetFailure, checkEndpoint, type OpenAITargetOptions } from './targets/openai/target.js';

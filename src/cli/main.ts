@@ -9,8 +9,8 @@ import { buildProgram } from './program.js';
  * prints it always).
  */
 export async function main(argv: string[], io: CliIO = processIO): Promise<number> {
-  const program = buildProgram(io);
   try {
+    const program = await buildProgram(io, argv);
     await program.parseAsync(argv, { from: 'user' });
     return 0;
   } catch (e) {

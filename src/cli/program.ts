@@ -1,36 +1,39 @@
 import { Command } from 'commander';
 import { VERSION } from '../version.js';
-import { codeCommand } from './commands/code.js';
-import { compareCommand } from './commands/compare.js';
-import { frontierCommand } from './commands/frontier.js';
-import { historyCommand } from './commands/history.js';
-import { inferCommand } from './commands/infer.js';
-import { fetchCommand } from './commands/fetch.js';
-import { meterCommand } from './commands/meter.js';
-import { reportCommand } from './commands/report.js';
-import { runCommand } from './commands/run.js';
 import type { CliIO } from './io.js';
 
-/** Builds the CLI. Each command lives in its own file under commands/ and is added here. */
-export function buildProgram(io: CliIO): Command {
+/**
+ * Every command, loaded on demand: each lives in its own file under commands/ and pulls in what it
+ * needs (zod, the SQLite history, the HTML builder, the coding-agent oracle…), so `joulebench run`
+ * does not pay start-up time for `infer` or `code`.
+ */
+const COMMANDS: Record<string, () => Promise<(io: CliIO) => Command>> = {
+  run: async () => (await import('./commands/run.js')).runCommand,
+  compare: async () => (await import('./commands/compare.js')).compareCommand,
+  meter: async () => (await import('./commands/meter.js')).meterCommand,
+  infer: async () => (await import('./commands/infer.js')).inferCommand,
+  fetch: async () => (await import('./commands/fetch.js')).fetchCommand,
+  report: async () => (await import('./commands/report.js')).reportCommand,
+  frontier: async () => (await import('./commands/frontier.js')).frontierCommand,
+  history: async () => (await import('./commands/history.js')).historyCommand,
+  code: async () => (await import('./commands/code.js')).codeCommand,
+};
+
+/**
+ * Builds the CLI for `argv`: only the command it names is loaded (all of them for help, an unknown
+ * command, or no command at all, so usage and errors list every command).
+ */
+export async function buildProgram(io: CliIO, argv: readonly string[] = []): Promise<Command> {
   const program = new Command('joulebench')
     .description('joules, dollars and milliseconds per correct answer from a language-model system')
     .version(VERSION)
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });
-  const commands = [
-    runCommand(io),
-    compareCommand(io),
-    meterCommand(io),
-    inferCommand(io),
-    fetchCommand(io),
-    reportCommand(io),
-    frontierCommand(io),
-    historyCommand(io),
-    codeCommand(io),
-  ];
-  for (const c of commands) {
+  const first = argv[0];
+  const names = first === '--version' || first === '-V' ? [] : first !== undefined && Object.hasOwn(COMMANDS, first) ? [first] : Object.keys(COMMANDS);
+  for (const name of names) {
+    const c = (await COMMANDS[name]!())(io);
     c.exitOverride().configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });
     program.addCommand(c);
   }

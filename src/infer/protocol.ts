@@ -6,6 +6,7 @@ import { OllamaClient, type OllamaOptions } from '../targets/ollama/client.js';
 import { ratePerS } from '../targets/ollama/target.js';
 import { VERSION } from '../version.js';
 import { gpuSnapshot, type GpuSnapshot } from './host.js';
+import { identityMismatch, type JournalIdentity, type JournalSink, type JournalState, type ResumeRecord } from './journal.js';
 import { peakForArm } from './peak.js';
 import { promptSha256 } from './prompt.js';
 import { summarise, type InferSummary } from './stats.js';
@@ -48,6 +49,10 @@ export interface InferOptions {
   /** Wall clock for the UTC stamps; injected in tests. */
   now?: () => Date;
   onProgress?: (line: string) => void;
+  /** Receives every finished run and arm the moment it is finished (the journal beside `--out`). */
+  journal?: JournalSink;
+  /** A journal read back: its finished arms are kept, not re-run; an arm it holds half-finished re-runs from cold. */
+  resume?: JournalState;
 }
 
 /** A `joulebench infer` run file. */
@@ -70,6 +75,8 @@ export interface InferRunFile {
     gpu_snapshot_cmd: string | null;
     machine_peak: { configured: MachinePeak | null; cpu_default: MachinePeak | null };
     transforms: { counts: Record<string, number>; source_offsets: string[] };
+    /** Each `--resume` that produced this file: arms kept from the journal, half-finished arms re-run. */
+    resumes: ResumeRecord[];
   };
   arms: InferArm[];
   summary: InferSummary;
@@ -84,19 +91,45 @@ export async function runInfer(opts: InferOptions): Promise<InferRunFile> {
   if (opts.models.length === 0) throw new JoulebenchError('E_USAGE', '--model: at least one model is required');
   const now = opts.now ?? (() => new Date());
   const client = new OllamaClient(opts.baseUrl, opts.request_timeout_ms ?? 600_000);
-  const transforms = new TransformCounter();
-  const started = now();
+  const identity = inferIdentity(opts);
+  const resume = opts.resume ?? null;
+  if (resume) {
+    const differs = identityMismatch(resume.identity, identity);
+    if (differs) throw new JoulebenchError('E_USAGE', `--resume: the journal was written for a different run (${differs}); use another --out, or delete the journal to start over`);
+  }
+  const transforms = resume?.transforms ? TransformCounter.from(resume.transforms) : new TransformCounter();
+  const started = resume ? new Date(resume.started_utc) : now();
   const ollama_version = await client.version();
-  const sha = promptSha256(opts.prompt);
-  const threadArms: (number | null)[] = [null, ...opts.threads.filter((t, i, all) => all.indexOf(t) === i)];
+  const sha = identity.prompt_sha256;
+  const threadArms: (number | null)[] = [null, ...identity.threads];
+  const plan = opts.models.flatMap((model) => threadArms.map((num_thread) => ({ model, num_thread, id: armId(model, num_thread) })));
+  const resumes: ResumeRecord[] = [...(resume?.resumes ?? [])];
+  if (resume) {
+    const record: ResumeRecord = {
+      resumed_utc: now().toISOString(),
+      finished_arms_kept: plan.filter((p) => resume.finished.has(p.id)).map((p) => p.id),
+      partial_arms_discarded: [...resume.partial].map(([arm, runs_discarded]) => ({ arm, runs_discarded })),
+    };
+    resumes.push(record);
+    opts.journal?.write({ event: 'resume', ...record });
+    opts.onProgress?.(
+      `resuming: ${record.finished_arms_kept.length} of ${plan.length} arms finished and kept` +
+        (record.partial_arms_discarded.length ? `; ${record.partial_arms_discarded.map((d) => `${d.arm} (${d.runs_discarded} runs)`).join(', ')} re-run from cold` : ''),
+    );
+  }
   const arms: InferArm[] = [];
   const params = new Map<string, Awaited<ReturnType<OllamaClient['show']>>>();
 
-  for (const model of opts.models) {
-    if (!params.has(model)) params.set(model, await client.show(model));
-    for (const num_thread of threadArms) {
-      arms.push(await runArm(opts, client, transforms, model, num_thread, params.get(model)!, now));
+  for (const { model, num_thread, id } of plan) {
+    const done = resume?.finished.get(id);
+    if (done) {
+      arms.push(done);
+      continue;
     }
+    if (!params.has(model)) params.set(model, await client.show(model));
+    const arm = await runArm(opts, client, transforms, model, num_thread, params.get(model)!, now);
+    opts.journal?.write({ event: 'arm', arm, transforms: transforms.toJSON() });
+    arms.push(arm);
   }
 
   const finished = now();
@@ -131,10 +164,34 @@ export async function runInfer(opts: InferOptions): Promise<InferRunFile> {
       gpu_snapshot_cmd: opts.gpu_snapshot_cmd,
       machine_peak: { configured: opts.peak, cpu_default: opts.cpu_default_peak },
       transforms: transforms.toJSON(),
+      resumes,
     },
     arms,
     summary,
   };
+}
+
+/** What a journal is written for, from the options: a resume must match it (prompt, models, threads, URL, protocol). */
+export function inferIdentity(opts: InferOptions): JournalIdentity {
+  return {
+    prompt_sha256: promptSha256(opts.prompt),
+    models: [...opts.models],
+    threads: opts.threads.filter((t, i, all) => all.indexOf(t) === i),
+    base_url: opts.baseUrl.replace(/\/+$/, ''),
+    protocol: {
+      cold: opts.cold,
+      warmup: opts.warmup,
+      runs: opts.runs,
+      num_predict: opts.num_predict,
+      seed: opts.seed,
+      temperature: opts.temperature,
+      num_ctx: opts.num_ctx ?? null,
+    },
+  };
+}
+
+function armId(model: string, num_thread: number | null): string {
+  return `${model}@t=${num_thread ?? 'default'}`;
 }
 
 /** The summary of a file's arms, with each arm's peak chosen by `peakForArm`. Also used by `--report`. */
@@ -164,8 +221,9 @@ async function runArm(
   params: Awaited<ReturnType<OllamaClient['show']>>,
   now: () => Date,
 ): Promise<InferArm> {
-  const id = `${model}@t=${num_thread ?? 'default'}`;
+  const id = armId(model, num_thread);
   const started = now();
+  opts.journal?.write({ event: 'arm-start', arm: id, utc: started.toISOString() });
   const before = opts.gpu_snapshot_cmd ? await gpuSnapshot(opts.gpu_snapshot_cmd) : null;
   const body = { model, prompt: opts.prompt, options: requestOptions(opts, num_thread) };
 
@@ -176,16 +234,21 @@ async function runArm(
     const r = await timedRun(client, body, 'cold', i, opts.meter, now);
     r.unload = { keep_alive_0: true, absent_from_ps: true, ps_polls };
     cold_load.push(r);
+    opts.journal?.write({ event: 'run', arm: id, run: r });
   }
   const warmup_discarded: InferRun[] = [];
   for (let i = 0; i < opts.warmup; i++) {
     opts.onProgress?.(`${id}: warmup ${i + 1}/${opts.warmup}`);
-    warmup_discarded.push(await timedRun(client, body, 'warmup', i, opts.meter, now));
+    const r = await timedRun(client, body, 'warmup', i, opts.meter, now);
+    warmup_discarded.push(r);
+    opts.journal?.write({ event: 'run', arm: id, run: r });
   }
   const runs: InferRun[] = [];
   for (let i = 0; i < opts.runs; i++) {
     opts.onProgress?.(`${id}: run ${i + 1}/${opts.runs}`);
-    runs.push(await timedRun(client, body, 'scored', i, opts.meter, now));
+    const r = await timedRun(client, body, 'scored', i, opts.meter, now);
+    runs.push(r);
+    opts.journal?.write({ event: 'run', arm: id, run: r });
   }
 
   const listed = (await client.ps()).find((m) => sameModel(m.name, model) || sameModel(m.model, model));
@@ -278,6 +341,7 @@ async function timedRun(
     ttft_ms: r.ttft_ms === null ? null : round(r.ttft_ms, 3),
     e2e_ms: round(r.e2e_ms, 3),
     energy_j,
+    energy_basis: 'gross',
     energy_source,
     below_floor: reading?.below_floor ?? false,
     j_per_decoded_token: per(energy_j, t.eval_count),

@@ -154,6 +154,8 @@ export interface ArmStats {
     j_per_decoded_token_median: number | null;
     decoded_tokens_per_j_median: number | null;
     joules_median: number | null;
+    /** `gross`: nothing is subtracted for the machine's idle draw, so these joules include it. */
+    basis: 'gross';
     source: string;
     note: string;
   };
@@ -207,6 +209,7 @@ export function armStats(arm: InferArm, peak: MachinePeak | null): ArmStats {
       j_per_decoded_token_median: median(nums(s.map((r) => r.j_per_decoded_token))),
       decoded_tokens_per_j_median: median(nums(s.map((r) => r.decoded_tokens_per_j))),
       joules_median: median(nums(s.map((r) => r.energy_j))),
+      basis: 'gross',
       source: sources.length === 1 ? sources[0]! : sources.length === 0 ? 'none' : 'mixed',
       note: 'gross whole-request energy (prefill + decode, no idle subtraction) ÷ eval_count, median of scored runs; null when unmeasured',
     },

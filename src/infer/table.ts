@@ -21,8 +21,8 @@ export function renderInferTable(files: readonly { path: string; file: InferRunF
     'loaded-rule ×',
     'cold-rule ×',
     'best/default',
-    'J/token',
-    'tok/J',
+    'J/token (gross)',
+    'tok/J (gross)',
     'receipt',
   ];
   const rows: string[][] = [head.map((h) => pc.dim(h))];
@@ -76,7 +76,7 @@ export function renderInferTable(files: readonly { path: string; file: InferRunF
     'cached-prefix ms: identical prompt re-sent (not a TTFT) · fresh, loaded ms: cold ttft − load_duration · fully cold ms: load + prefill',
     'loaded-rule ×: fresh, loaded ÷ cached-prefix · cold-rule ×: fully cold ÷ cached-prefix (medians of cold runs ÷ median of scored runs)',
     'best/default: decode median at the best thread count ÷ at Ollama default (configuration-inclusive; per model)',
-    'J/token, tok/J: whole-request energy ÷ eval_count, median of scored runs; n/a when nothing measured energy',
+    'J/token (gross), tok/J (gross): whole-request energy ÷ eval_count, median of scored runs; gross = idle draw not subtracted; n/a when nothing measured energy',
   ];
   return [table(rows), '', ...legend.map((l) => pc.dim(l)), ...(notes.length ? ['', ...notes] : [])].join('\n') + '\n';
 }

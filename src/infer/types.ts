@@ -33,6 +33,8 @@ export interface InferRun {
   e2e_ms: number;
   /** Whole-request energy from the meter; `null` when nothing measured it (never 0). */
   energy_j: number | null;
+  /** Always `gross`: the meter's whole-request reading, idle power not subtracted. */
+  energy_basis: 'gross';
   energy_source: EnergySource;
   below_floor: boolean;
   /** Whole-request joules ÷ eval_count. */

@@ -28,6 +28,14 @@ export class TransformCounter {
   private readonly counts = new Map<string, number>();
   private readonly offsets = new Set<string>();
 
+  /** A counter that continues from counts written earlier (a resumed run keeps its finished arms' counts). */
+  static from(saved: { counts: Record<string, number>; source_offsets: string[] }): TransformCounter {
+    const c = new TransformCounter();
+    for (const [name, n] of Object.entries(saved.counts)) if (n > 0) c.counts.set(name, n);
+    for (const o of saved.source_offsets) c.offsets.add(o);
+    return c;
+  }
+
   /** Converts a stamp to UTC and counts it when it moved. */
   utc(stamp: string): string {
     const r = toUtc(stamp);

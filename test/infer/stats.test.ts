@@ -33,6 +33,7 @@ function run(phase: InferPhase, over: Partial<InferRun> = {}): InferRun {
     ttft_ms: null,
     e2e_ms: 0,
     energy_j: null,
+    energy_basis: 'gross',
     energy_source: 'none',
     below_floor: false,
     j_per_decoded_token: null,

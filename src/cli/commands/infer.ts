@@ -4,8 +4,9 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { prettyJson } from '../../core/canonical.js';
 import { JoulebenchError } from '../../core/errors.js';
 import { DEFAULT_GPU_SNAPSHOT_CMD, inferHostFacts, simdWidth } from '../../infer/host.js';
+import { identityMismatch, InferJournal, journalPathFor, readJournal, writeFileAtomic, type JournalEvent, type JournalState } from '../../infer/journal.js';
 import { readInferFile } from '../../infer/load.js';
-import { runInfer } from '../../infer/protocol.js';
+import { inferIdentity, runInfer, type InferOptions } from '../../infer/protocol.js';
 import { DEFAULT_INFER_PROMPT } from '../../infer/prompt.js';
 import { defaultPeakFlops } from '../../infer/stats.js';
 import { renderInferTable } from '../../infer/table.js';
@@ -13,7 +14,7 @@ import type { MachinePeak } from '../../infer/types.js';
 import type { Meter } from '../../meters/meter.js';
 import { createMeter, METERS } from '../../meters/registry.js';
 import { DEFAULT_OLLAMA_URL } from '../../targets/ollama/client.js';
-import { writeFileEnsured, type CliIO } from '../io.js';
+import type { CliIO } from '../io.js';
 import { meterOptionsFrom } from '../meter-flags.js';
 import { intAtLeast } from '../options.js';
 import { recordForCli } from '../load-runs.js';
@@ -38,6 +39,7 @@ export interface InferFlags {
   gpuSnapshotCmd: string;
   peakFlops?: number;
   unloadTimeoutMs: number;
+  resume?: boolean;
   quiet?: boolean;
   /** False with `--no-history`. */
   history?: boolean;
@@ -54,7 +56,8 @@ export function inferCommand(io: CliIO): Command {
     .option('--cold <n>', 'cold runs per arm, each after keep_alive 0 confirmed by /api/ps (true prefill)', intAtLeast(0), 3)
     .option('--threads <list>', "thread counts to sweep beside Ollama's default, e.g. 4,8,12", intList)
     .option('--prompt-file <file>', 'the frozen prompt (default: the built-in one); its sha256 goes in the file')
-    .option('-o, --out <file>', 'run file (default: .joulebench/infer/<UTC stamp>.json)')
+    .option('-o, --out <file>', 'run file (default: .joulebench/infer/<UTC stamp>.json); <out>.partial.jsonl journals each finished run until it is written')
+    .option('--resume', 'continue the run whose journal is <out>.partial.jsonl: finished arms are kept, a half-finished arm re-runs from cold')
     .option('--report <files...>', 'print the table of arms of these run files and exit')
     .option('--num-predict <n>', 'tokens to decode per run', intAtLeast(1), 128)
     .option('--seed <n>', 'sampling seed', intAtLeast(0), 42)
@@ -89,43 +92,90 @@ export async function inferAction(flags: InferFlags, io: CliIO): Promise<void> {
     if (prompt.trim() === '') throw new JoulebenchError('E_INPUT', `--prompt-file ${flags.promptFile}: the file is empty`);
     prompt_source = flags.promptFile;
   }
-  const { meter, note } = await pickMeter(flags.meter);
+  if (flags.resume && !flags.out) throw new JoulebenchError('E_USAGE', '--resume: give the --out of the run to continue (its journal is <out>.partial.jsonl)');
   const host = inferHostFacts();
   const simd = simdWidth();
   const cpuDefault: MachinePeak = defaultPeakFlops(host.logical_cpus, simd.bits);
   cpuDefault.source += ` [SIMD width from ${simd.source}]`;
   const peak: MachinePeak | null = flags.peakFlops ? { flops: flags.peakFlops, source: 'configured (--peak-flops)' } : null;
   const started = new Date();
+  const out = flags.out ?? join('.joulebench', 'infer', `${started.toISOString().replace(/[:.]/g, '-')}.json`);
+  const journalPath = journalPathFor(out);
+  const base: InferOptions = {
+    baseUrl: flags.baseUrl,
+    models,
+    threads: flags.threads ?? [],
+    runs: flags.runs,
+    warmup: flags.warmup,
+    cold: flags.cold,
+    prompt,
+    prompt_source,
+    num_predict: flags.numPredict,
+    seed: flags.seed,
+    temperature: flags.temperature,
+    ...(flags.numCtx !== undefined ? { num_ctx: flags.numCtx } : {}),
+    meter: null,
+    gpu_snapshot_cmd: flags.gpuSnapshotCmd.trim() === '' ? null : flags.gpuSnapshotCmd,
+    peak,
+    cpu_default_peak: cpuDefault,
+    unload_timeout_ms: flags.unloadTimeoutMs,
+    host,
+    argv: process.argv.slice(2),
+    onProgress: flags.quiet ? undefined : (line) => io.err(`${line}\n`),
+  };
+  const identity = inferIdentity(base);
+  let resume: JournalState | undefined;
+  if (flags.resume) {
+    resume = readJournal(journalPath);
+    const differs = identityMismatch(resume.identity, identity);
+    if (differs) throw new JoulebenchError('E_USAGE', `--resume: ${journalPath} was written for a different run (${differs}); use another --out, or delete the journal to start over`);
+  }
+  const { meter, note } = await pickMeter(flags.meter);
+  let journal: InferJournal;
+  try {
+    journal = resume ? InferJournal.reopen(journalPath) : InferJournal.create(journalPath, identity, started.toISOString());
+  } catch (e) {
+    await meter?.close?.();
+    throw e;
+  }
+  // Counts what this invocation journals, for the failure line.
+  let newRuns = 0;
+  let newArms = 0;
+  const sink = {
+    write(e: JournalEvent): void {
+      journal.write(e);
+      if (e.event === 'run') newRuns++;
+      if (e.event === 'arm') newArms++;
+    },
+  };
+  const kept = (): string =>
+    `${(resume?.run_lines ?? 0) + newRuns} finished runs (${(resume?.finished.size ?? 0) + newArms} whole arms) kept in ${journalPath}; to continue, run the same command with --out ${out} --resume`;
+  // Ctrl-C on an hours-long sweep: the journal already holds every finished run; say how to go on.
+  const onSigint = (): void => {
+    journal.close();
+    io.err(`joulebench: interrupted; ${kept()}\n`);
+    process.exit(130);
+  };
+  process.once('SIGINT', onSigint);
   let file;
   try {
-    file = await runInfer({
-      baseUrl: flags.baseUrl,
-      models,
-      threads: flags.threads ?? [],
-      runs: flags.runs,
-      warmup: flags.warmup,
-      cold: flags.cold,
-      prompt,
-      prompt_source,
-      num_predict: flags.numPredict,
-      seed: flags.seed,
-      temperature: flags.temperature,
-      ...(flags.numCtx !== undefined ? { num_ctx: flags.numCtx } : {}),
-      meter,
-      meter_note: note,
-      gpu_snapshot_cmd: flags.gpuSnapshotCmd.trim() === '' ? null : flags.gpuSnapshotCmd,
-      peak,
-      cpu_default_peak: cpuDefault,
-      unload_timeout_ms: flags.unloadTimeoutMs,
-      host,
-      argv: process.argv.slice(2),
-      onProgress: flags.quiet ? undefined : (line) => io.err(`${line}\n`),
-    });
+    file = await runInfer({ ...base, meter, meter_note: note, journal: sink, ...(resume ? { resume } : {}) });
+  } catch (e) {
+    const why = (e as Error)?.message ?? String(e);
+    journal.write({ event: 'failed', utc: new Date().toISOString(), error: why });
+    const code = e instanceof JoulebenchError ? e.code : 'E_RUN';
+    if (newRuns === 0 && newArms === 0 && !resume) {
+      journal.remove();
+      throw new JoulebenchError(code, `${why}; nothing had finished, so no journal is kept`, { cause: e });
+    }
+    journal.close();
+    throw new JoulebenchError(code, `${why}; ${kept()}`, { cause: e });
   } finally {
+    process.removeListener('SIGINT', onSigint);
     await meter?.close?.();
   }
-  const out = flags.out ?? join('.joulebench', 'infer', `${started.toISOString().replace(/[:.]/g, '-')}.json`);
-  writeFileEnsured(out, prettyJson(file));
+  writeFileAtomic(out, prettyJson(file));
+  journal.remove();
   const runId = flags.history !== false ? await recordForCli(io, inferHistoryInput(file, resolve(out))) : null;
   io.out(renderInferTable([{ path: out, file }]));
   if (!flags.quiet) io.err(`run file ${out}\n${runId !== null ? `history  #${runId}\n` : ''}`);
