@@ -1,13 +1,38 @@
-import { History, defaultHistoryPath } from '../report/history.js';
-import { isRunSpec, loadRuns, type LoadedRun } from '../report/inputs.js';
+import { History, defaultHistoryPath, type HistoryInput } from '../report/history.js';
+import type { LoadedRun, ReportInput } from '../report/inputs.js';
+import type { CliIO } from './io.js';
 
-/** Loads files, results files and run ids; the history database is opened only when a run id is given. */
-export async function loadRunsForCli(specs: readonly string[], useHistory = true): Promise<LoadedRun[]> {
-  const needsHistory = useHistory && specs.some(isRunSpec);
+// The readers (src/report/inputs.ts and the code/infer readers behind it) are loaded on use:
+// `infer` and `code` import this file only to record into the history.
+type Inputs = typeof import('../report/inputs.js');
+
+async function withHistory<T>(specs: readonly string[], useHistory: boolean, load: (m: Inputs, h: History | null) => T): Promise<T> {
+  const m = await import('../report/inputs.js');
+  const needsHistory = useHistory && specs.some(m.isRunSpec);
   const history = needsHistory ? await History.open(defaultHistoryPath()) : null;
   try {
-    return loadRuns(specs, history);
+    return load(m, history);
   } finally {
     history?.close();
+  }
+}
+
+/** Loads suite reports, results files and run ids; the history database is opened only when a run id is given. */
+export async function loadRunsForCli(specs: readonly string[], useHistory = true): Promise<LoadedRun[]> {
+  return withHistory(specs, useHistory, (m, h) => m.loadRuns(specs, h));
+}
+
+/** As `loadRunsForCli`, plus `joulebench code` results and `joulebench infer` run files (for report and frontier). */
+export async function loadInputsForCli(specs: readonly string[], useHistory = true): Promise<ReportInput[]> {
+  return withHistory(specs, useHistory, (m, h) => m.loadInputs(specs, h));
+}
+
+/** Records a run in the history; one that cannot be written is a warning on stderr, never a lost run. */
+export async function recordForCli(io: CliIO, input: HistoryInput): Promise<number | null> {
+  try {
+    return await History.recordOnce(input);
+  } catch (e) {
+    io.err(`warning: run not recorded in history: ${(e as Error).message.split('\n')[0]}\n`);
+    return null;
   }
 }

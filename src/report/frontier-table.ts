@@ -1,6 +1,7 @@
 import pc from 'picocolors';
 import type { Arm, FrontierAxis, FrontierReport } from '../core/frontier.js';
 import { fmtJoules, fmtMs, fmtPct, fmtUsd, table } from './format.js';
+import type { NotPlacedArm } from './arms.js';
 import type { LoadedRun } from './inputs.js';
 
 /** A loaded run as a frontier arm. Reports of other kinds fall back to their closest fields. */
@@ -58,4 +59,13 @@ export function renderFrontierTable(f: FrontierReport): string {
     }
   }
   return lines.join('\n') + '\n';
+}
+
+/** The arms loaded but not placed on any frontier (infer arms), each with its reason; empty when none. */
+export function renderNotPlaced(list: readonly NotPlacedArm[], as: 'text' | 'md'): string {
+  if (list.length === 0) return '';
+  const reasons = [...new Set(list.map((a) => a.reason))];
+  const ids = list.map((a) => a.id).join(', ');
+  if (as === 'md') return `\n_Not on any frontier: ${ids} — ${reasons.join('; ')}._\n`;
+  return `\n  ${pc.bold('not placed')}: ${ids}\n${reasons.map((r) => pc.dim(`    ${r}`)).join('\n')}\n`;
 }

@@ -42,6 +42,29 @@ export interface HistoryInput {
   receipt?: Record<string, unknown> | null;
   config_digest?: string | null;
   paths?: { report?: string | null; results?: string | null; receipt?: string | null };
+  /** Listed columns set by the caller, for report kinds whose fields are named differently (code, infer). */
+  fields?: Partial<Pick<HistoryRun, ListedField>>;
+}
+
+type ListedField =
+  | 'suite'
+  | 'suite_digest'
+  | 'target'
+  | 'meter'
+  | 'case_count'
+  | 'accuracy_pct'
+  | 'joules_per_correct'
+  | 'usd_per_correct'
+  | 'latency_p95_ms'
+  | 'energy_source'
+  | 'below_floor_count';
+
+/** The short kind of a stored run from its `format`: `suite`, `code`, `infer`, or the format itself. */
+export function historyKind(format: string): string {
+  if (format === 'joulebench-report/1') return 'suite';
+  if (format === 'joulebench-code-results/1') return 'code';
+  if (format === 'joulebench-infer/1') return 'infer';
+  return format;
 }
 
 /** `$JOULEBENCH_HOME/history.sqlite`, or `~/.joulebench/history.sqlite`. */
@@ -108,6 +131,16 @@ export class History {
     }
   }
 
+  /** Opens the database at `path`, records one run, closes it; returns the run's id. */
+  static async recordOnce(input: HistoryInput, path: string = defaultHistoryPath()): Promise<number> {
+    const h = await History.open(path);
+    try {
+      return h.record(input);
+    } finally {
+      h.close();
+    }
+  }
+
   /** Records a run; returns its id. */
   record(input: HistoryInput): number {
     const r = input.report;
@@ -135,6 +168,7 @@ export class History {
       receipt_path: input.paths?.receipt ?? null,
       report_json: JSON.stringify(r),
       receipt_json: receipt ? JSON.stringify(receipt) : null,
+      ...input.fields,
     };
     const cols = Object.keys(row);
     const insert = this.db.prepare(`INSERT INTO runs (${cols.join(', ')}) VALUES (${cols.map((c) => '@' + c).join(', ')})`);

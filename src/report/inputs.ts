@@ -4,7 +4,12 @@ import { aggregate, type BenchReport } from '../core/aggregate.js';
 import { JoulebenchError } from '../core/errors.js';
 import type { CaseResult } from '../core/types.js';
 import { readResultsFile } from '../runner/results-file.js';
-import type { History } from './history.js';
+import { DATAPOINTS_FORMAT } from '../code/datapoints-file.js';
+import { readCodeResults, type CodeResults } from '../code/results.js';
+import { summarizeSolvers } from '../code/aggregate.js';
+import { readInferFile } from '../infer/load.js';
+import type { InferRunFile } from '../infer/protocol.js';
+import { historyKind, type History, type HistoryEntry } from './history.js';
 import { readReportFile } from './load.js';
 
 /** A run loaded for `report`, `frontier` or `compare`: from a report file, a results JSONL or the history. */
@@ -19,6 +24,27 @@ export interface LoadedRun {
   receipt: Record<string, unknown> | null;
   run_id: number | null;
 }
+
+/** A `joulebench code` results file (or its streamed datapoints JSONL) loaded for `report`/`frontier`. */
+export interface LoadedCode {
+  kind: 'code';
+  label: string;
+  origin: string;
+  results: CodeResults;
+  run_id: number | null;
+}
+
+/** A `joulebench infer` run file loaded for `report`/`frontier`. */
+export interface LoadedInfer {
+  kind: 'infer';
+  label: string;
+  origin: string;
+  file: InferRunFile;
+  run_id: number | null;
+}
+
+/** Any input `report` and `frontier` take: a suite run, a coding-agent results file, or an infer run file. */
+export type ReportInput = ({ kind: 'suite' } & LoadedRun) | LoadedCode | LoadedInfer;
 
 /** A run id on the command line: `12`, `#12` or `last` (when no file has that name). */
 export function parseRunId(spec: string): number | 'last' | null {
@@ -39,7 +65,27 @@ export function isRunSpec(spec: string): boolean {
  * only when some spec is a run id.
  */
 export function loadRuns(specs: readonly string[], history: History | null): LoadedRun[] {
-  const runs = specs.map((spec) => loadRun(spec, history));
+  return uniqueLabels(
+    specs.map((spec) => {
+      const input = loadInput(spec, history);
+      if (input.kind !== 'suite') {
+        throw new JoulebenchError('E_REPORT', `${spec}: a joulebench ${input.kind} ${input.kind === 'code' ? 'results file' : 'run file'}, not a suite report (compare takes suite runs; show it with: joulebench report ${spec})`);
+      }
+      const { kind: _kind, ...run } = input;
+      return run;
+    }),
+  );
+}
+
+/**
+ * Loads each spec for `report` and `frontier`: everything `loadRuns` takes, plus `joulebench code`
+ * results (JSON, or the streamed datapoints JSONL) and `joulebench infer` run files, by file or run id.
+ */
+export function loadInputs(specs: readonly string[], history: History | null): ReportInput[] {
+  return uniqueLabels(specs.map((spec) => loadInput(spec, history)));
+}
+
+function uniqueLabels<T extends { label: string }>(runs: T[]): T[] {
   const seen = new Map<string, number>();
   for (const r of runs) {
     const n = (seen.get(r.label) ?? 0) + 1;
@@ -49,13 +95,71 @@ export function loadRuns(specs: readonly string[], history: History | null): Loa
   return runs;
 }
 
+function loadInput(spec: string, history: History | null): ReportInput {
+  const id = parseRunId(spec);
+  if (id === null) {
+    const kind = fileKind(spec);
+    if (kind === 'code') {
+      return { kind: 'code', label: basename(spec).replace(/\.datapoints\.jsonl$|\.jsonl$|\.json$/i, ''), origin: spec, results: readCodeResults(spec), run_id: null };
+    }
+    if (kind === 'infer') {
+      return { kind: 'infer', label: basename(spec).replace(/\.json$/i, ''), origin: spec, file: readInferFile(spec), run_id: null };
+    }
+    return { kind: 'suite', ...loadRun(spec, history) };
+  }
+  if (!history) throw new JoulebenchError('E_INPUT', `${spec}: no such file (run ids need the history, which is off)`);
+  const entry = historyEntry(spec, id, history);
+  const kind = historyKind(entry.kind);
+  if (kind === 'code') {
+    const results = entry.report as unknown as CodeResults;
+    // Aggregates are recomputed from the datapoints, as readCodeResults does for a file.
+    results.solvers = summarizeSolvers(results.datapoints, results.config.solvers.map((s) => s.id));
+    return { kind: 'code', label: `#${entry.id}`, origin: `history #${entry.id}`, results, run_id: entry.id };
+  }
+  if (kind === 'infer') {
+    return { kind: 'infer', label: `#${entry.id}`, origin: `history #${entry.id}`, file: entry.report as unknown as InferRunFile, run_id: entry.id };
+  }
+  return { kind: 'suite', ...loadRun(spec, history) };
+}
+
+function historyEntry(spec: string, id: number | 'last', history: History): HistoryEntry {
+  const runId = id === 'last' ? history.latestId() : id;
+  const entry = runId === null ? null : history.get(runId);
+  if (!entry) throw new JoulebenchError('E_INPUT', `${spec}: no such file, and no run ${spec} in ${history.path}`);
+  return entry;
+}
+
+/** What a file holds, by its `format` (JSON) or its header line (JSONL). */
+function fileKind(path: string): 'suite' | 'code' | 'infer' {
+  let head: string;
+  try {
+    head = readFileSync(path, 'utf8');
+  } catch {
+    return 'suite'; // the suite readers give the precise message
+  }
+  const firstLine = head.slice(0, head.indexOf('\n') >= 0 ? head.indexOf('\n') : head.length);
+  try {
+    const first = JSON.parse(firstLine) as { format?: unknown; record?: unknown } | null;
+    if (first?.record === 'header' && first.format === DATAPOINTS_FORMAT) return 'code';
+  } catch {
+    // not one JSON line: a pretty-printed JSON document, read below
+  }
+  if (/\.jsonl$/i.test(path)) return 'suite';
+  try {
+    const format = (JSON.parse(head) as { format?: unknown } | null)?.format;
+    if (format === 'joulebench-code-results/1') return 'code';
+    if (format === 'joulebench-infer/1') return 'infer';
+  } catch {
+    // readReportFile gives the precise message
+  }
+  return 'suite';
+}
+
 function loadRun(spec: string, history: History | null): LoadedRun {
   const id = parseRunId(spec);
   if (id !== null) {
     if (!history) throw new JoulebenchError('E_INPUT', `${spec}: no such file (run ids need the history, which is off)`);
-    const runId = id === 'last' ? history.latestId() : id;
-    const entry = runId === null ? null : history.get(runId);
-    if (!entry) throw new JoulebenchError('E_INPUT', `${spec}: no such file, and no run ${spec} in ${history.path}`);
+    const entry = historyEntry(spec, id, history);
     const results = entry.results_path && existsSync(entry.results_path) ? scoredOf(entry.results_path) : null;
     return {
       label: `#${entry.id}`,
@@ -86,7 +190,6 @@ function loadRun(spec: string, history: History | null): LoadedRun {
       run_id: null,
     };
   }
-  refuseOtherKinds(spec);
   const report = readReportFile(spec);
   const base = spec.replace(/\.json$/i, '');
   const resultsPath = `${base}.results.jsonl`;
@@ -98,19 +201,6 @@ function loadRun(spec: string, history: History | null): LoadedRun {
     receipt: readJsonIfExists(`${base}.receipt.json`, spec),
     run_id: null,
   };
-}
-
-/** Report kinds that are not suite runs have their own readers; say which, instead of "not a report". */
-function refuseOtherKinds(path: string): void {
-  let format: unknown;
-  try {
-    format = (JSON.parse(readFileSync(path, 'utf8')) as { format?: unknown } | null)?.format;
-  } catch {
-    return; // readReportFile gives the precise message
-  }
-  if (format === 'joulebench-infer/1') {
-    throw new JoulebenchError('E_REPORT', `${path}: a joulebench infer run file, not a suite report (read it with: joulebench infer --report ${path})`);
-  }
 }
 
 function scoredOf(path: string): CaseResult[] {

@@ -2,6 +2,10 @@ import type { BenchReport } from '../core/aggregate.js';
 import type { Comparison } from '../core/compare.js';
 import type { FrontierReport } from '../core/frontier.js';
 import type { GateFailure } from '../core/gate.js';
+import type { CodeResults } from '../code/results.js';
+import type { InferRunFile } from '../infer/protocol.js';
+import { suiteEnergyText } from './suite-energy.js';
+import { INFER_LEGEND, inferArmViews } from './infer-view.js';
 import { fmtJoules, fmtMs, fmtPct, fmtSigned, fmtUsd } from './format.js';
 
 /** Escapes a table cell: pipes and newlines would break the row. */
@@ -24,6 +28,12 @@ function energy(j: number | null, r: BenchReport): string {
   return `${fmtJoules(j)} \`${r.energy_source}\`${floor}`;
 }
 
+/** The whole-suite energy row: gross with its source, net, idle watts, and how many cases have no energy. */
+function wholeSuite(r: BenchReport): string[] {
+  const t = suiteEnergyText(r);
+  return ['whole-suite energy', `${t.gross.replace(/\[([^\]]+)\]/, '`$1`')} · ${t.net}`, [t.idle, t.net_per_correct, t.unknown].filter(Boolean).join(' · ')];
+}
+
 /** A report as Markdown for a PR: headline table, stages, datasets; every energy figure labelled. */
 export function renderReportMarkdown(r: BenchReport, opts: { title?: string; receipt?: Record<string, unknown> | null } = {}): string {
   const out: string[] = [];
@@ -38,6 +48,7 @@ export function renderReportMarkdown(r: BenchReport, opts: { title?: string; rec
     ['accuracy', fmtPct(r.accuracy_pct), `${r.correct_count}/${r.scored_count} scored cases correct`],
     ['J / correct', energy(r.joules_per_correct, r), r.joules_per_correct === null ? 'nothing correct or energy unknown' : 'total energy ÷ weighted correct'],
     ['total energy', energy(r.total_joules, r), ''],
+    wholeSuite(r),
     ['latency p50 / p95 / p99', `${fmtMs(r.latency_p50_ms)} / ${fmtMs(r.latency_p95_ms)} / ${fmtMs(r.latency_p99_ms)}`, 'nearest-rank, whole ms'],
   ];
   if (r.ttft_p50_ms !== null) head.push(['TTFT p50 / p95', `${r.ttft_p50_ms} / ${r.ttft_p95_ms} ms`, 'time to first token']);
@@ -109,4 +120,59 @@ export function renderFrontierMarkdown(f: FrontierReport): string {
     mark('latency', a.id),
   ]);
   return mdTable(['arm', 'accuracy', 'J / correct', '$ / correct', 'p95', 'J front', '$ front', 'p95 front'], rows) + '\n';
+}
+
+/** A coding-agent results file as Markdown: one row per solver (an arm), resolution and energy per resolved task. */
+export function renderCodeMarkdown(r: CodeResults, opts: { title?: string } = {}): string {
+  const out: string[] = [];
+  out.push(`### ${opts.title ?? `joulebench code · ${r.suite.name}`}`);
+  out.push('');
+  out.push(
+    `Coding suite \`${r.suite.name}\`${r.suite.digest ? ` (\`${r.suite.digest.slice(0, 19)}…\`)` : ''} · ${r.suite.tasks.length} tasks · ` +
+      `${r.config.rollouts} rollout${r.config.rollouts === 1 ? '' : 's'} (best-of-${r.config.rollouts}) · meter \`${r.config.meter.id}\``,
+  );
+  out.push('');
+  const rows = r.solvers.map((s) => [
+    s.solver,
+    `${s.resolved_count}/${s.valid_task_count}`,
+    fmtPct(s.resolution_pct),
+    `${s.below_floor && s.joules_per_resolved !== null ? '~' : ''}${fmtJoules(s.joules_per_resolved)} \`${s.energy_source}${s.energy_basis === 'net' ? ' net' : ''}\`${s.below_floor_count > 0 ? ` ⚠ ${s.below_floor_count} below floor` : ''}`,
+    fmtUsd(s.usd_per_resolved),
+    s.median_wall_ms === null ? 'n/a' : `${Math.round(s.median_wall_ms)} ms`,
+    String(s.invalid_count),
+    [s.pareto_energy ? 'E' : '', s.pareto_usd ? '$' : ''].filter(Boolean).join(' ') || '',
+  ]);
+  out.push(mdTable(['solver (arm)', 'resolved', 'resolution', 'J / resolved', '$ / resolved', 'median wall', 'invalid', 'frontier'], rows));
+  out.push('');
+  out.push('<sub>resolution = accuracy of a solver arm (resolved ÷ valid tasks); J and $ per resolved task are its J and $ per correct; n/a = unknown or nothing resolved; ~ = below the meter floor</sub>');
+  return out.join('\n') + '\n';
+}
+
+/** An infer run file as Markdown: one row per arm (model × threads). No accuracy: nothing is graded. */
+export function renderInferMarkdown(label: string, file: InferRunFile, opts: { title?: string } = {}): string {
+  const out: string[] = [];
+  out.push(`### ${opts.title ?? `joulebench infer · ${label}`}`);
+  out.push('');
+  out.push(`Prompt \`sha256:${file.prompt_sha256.slice(0, 12)}…\` · ${file.target.kind} ${file.target.base_url} · ${file.started_utc} → ${file.finished_utc}`);
+  out.push('');
+  const n = (v: number | null | undefined, digits = 2): string => (v === null || v === undefined ? 'n/a' : v.toFixed(digits));
+  const rows = inferArmViews(label, file).map((a) => [
+    a.id,
+    n(a.decode_tok_s_median),
+    a.decode_spread === null ? 'n/a' : `${(a.decode_spread * 100).toFixed(2)} %`,
+    n(a.prefill_tok_s_cold, 1),
+    n(a.first_token?.cached_prefix_ms.value),
+    n(a.first_token?.fresh_prompt_model_loaded_ms.value),
+    n(a.first_token?.fully_cold_ms.value),
+    a.j_per_decoded_token === null ? 'n/a' : `${a.j_per_decoded_token.toPrecision(3)} \`${a.energy_source}\``,
+    [a.contaminated ? 'CONTAMINATED' : '', a.receipt].filter(Boolean).join(', '),
+  ]);
+  out.push(
+    mdTable(['arm', 'decode tok/s', 'spread', 'cold prefill tok/s', 'cached-prefix ms', 'fresh, loaded ms', 'fully cold ms', 'J / decoded token', 'receipt'], rows),
+  );
+  const flags = inferArmViews(label, file).flatMap((a) => a.flags.map((f) => `- ${a.id}: ${f}`));
+  if (flags.length) out.push('', ...flags);
+  out.push('');
+  out.push(`<sub>${[...INFER_LEGEND, 'no accuracy: an infer arm is not on the accuracy frontiers'].join(' · ')}</sub>`);
+  return out.join('\n') + '\n';
 }

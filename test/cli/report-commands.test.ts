@@ -37,7 +37,7 @@ describe('history, report, frontier and compare from the CLI', () => {
     assert.equal(rows[0]!.energy_source, 'model');
     assert.match(rows[0]!.finished_utc, /^\d{4}-\d\d-\d\dT.*Z$/);
     const table = jb(['history'], { home });
-    assert.match(table.stdout, /#3 +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ +mt +sha256:[0-9a-f]{12}… +cascade:reference\+echo +17\.6 % +100\.17 J +model/);
+    assert.match(table.stdout, /#3 +suite +\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ +mt +sha256:[0-9a-f]{12}… +cascade:reference\+echo +17\.6 % +100\.17 J +model/);
   });
 
   it('compare accepts run ids, and refuses different suite digests unless --force', () => {
@@ -113,6 +113,7 @@ describe('history, report, frontier and compare from the CLI', () => {
     writeFileSync(p('infer.json'), '{"format": "joulebench-infer/1", "arms": []}');
     const inf = jb(['report', p('infer.json'), '--md'], { home });
     assert.equal(inf.code, 2);
-    assert.match(inf.stderr, /infer\.json: a joulebench infer run file, not a suite report \(read it with: joulebench infer --report/);
+    // Read as what its format says (report takes infer run files), and refused by that reader, naming the key.
+    assert.match(inf.stderr, /infer\.json: not a joulebench infer run file \(prompt_sha256: /);
   });
 });

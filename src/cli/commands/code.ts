@@ -1,4 +1,4 @@
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { DatapointsFile } from '../../code/datapoints-file.js';
 import { chooseCodeMeter } from '../../code/energy.js';
@@ -15,9 +15,11 @@ import { prettyJson } from '../../core/canonical.js';
 import { JoulebenchError } from '../../core/errors.js';
 import { buildReceipt } from '../../report/receipt.js';
 import { renderCodeTable } from '../../report/code-table.js';
+import { codeHistoryInput } from '../../report/history-inputs.js';
 import { writeFileEnsured, type CliIO } from '../io.js';
 import { addMeterFlags, idleMsFrom, meterOptionsFrom, type MeterFlags } from '../meter-flags.js';
 import { intAtLeast } from '../options.js';
+import { recordForCli } from '../load-runs.js';
 
 /** `joulebench code` options as commander parses them. */
 export interface CodeFlags extends MeterFlags {
@@ -34,6 +36,8 @@ export interface CodeFlags extends MeterFlags {
   keep?: boolean;
   passEnv: string[];
   quiet?: boolean;
+  /** False with `--no-history`. */
+  history?: boolean;
 }
 
 function collect(value: string, prev: string[]): string[] {
@@ -66,6 +70,7 @@ export function codeCommand(io: CliIO): Command {
     .option('--timeout <s>', "each solver run's limit in seconds (overrides the tasks' timeout_s)", positiveSeconds)
     .option('--keep', 'keep each workdir (paths in the results) instead of removing it')
     .option('--pass-env <names>', 'pass these environment variables to solvers although they look like secrets (comma-separated, repeatable)', collect, [])
+    .option('--no-history', 'do not record this run in the history database ($JOULEBENCH_HOME/history.sqlite)')
     .option('-q, --quiet', 'no progress lines and no table');
   // The meters' shared flags; `auto` here takes hardware counters only (else joules are null, see energy.ts).
   return addMeterFlags(cmd).action(async (flags: CodeFlags) => {
@@ -135,13 +140,17 @@ export async function codeAction(flags: CodeFlags, io: CliIO): Promise<void> {
     extra: { meter_probe: chosen.probe, meters_tried: chosen.tried },
   });
   const json = prettyJson(results);
+  if (flags.out) writeFileEnsured(flags.out, json);
+  const runId =
+    flags.history !== false
+      ? await recordForCli(io, codeHistoryInput(results, { results: flags.out ? resolve(flags.out) : null, datapoints: resolve(stream.path) }))
+      : null;
   if (flags.out) {
-    writeFileEnsured(flags.out, json);
     if (!flags.quiet) io.out(renderCodeTable(results));
-    if (!flags.quiet) io.err(`results    ${flags.out}\ndatapoints ${stream.path}\n`);
+    if (!flags.quiet) io.err(`results    ${flags.out}\ndatapoints ${stream.path}\n${runId !== null ? `history    #${runId}\n` : ''}`);
   } else {
     io.out(json);
-    if (!flags.quiet) io.err(renderCodeTable(results) + `datapoints ${stream.path}\n`);
+    if (!flags.quiet) io.err(renderCodeTable(results) + `datapoints ${stream.path}\n${runId !== null ? `history    #${runId}\n` : ''}`);
   }
   if (results.datapoints.length > 0 && results.datapoints.every((d) => !d.valid)) {
     throw new JoulebenchError('E_RUN', `every datapoint is invalid, nothing was graded (first: ${results.datapoints[0]?.task}: ${results.datapoints[0]?.invalid_reason ?? ''})`);

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import pc from 'picocolors';
 import { prettyJson } from '../../core/canonical.js';
-import { defaultHistoryPath, History } from '../../report/history.js';
+import { defaultHistoryPath, History, historyKind, type HistoryRun } from '../../report/history.js';
 import { fmtJoules, fmtPct, table } from '../../report/format.js';
 import type { CliIO } from '../io.js';
 import { intAtLeast } from '../options.js';
@@ -17,23 +17,24 @@ export function historyCommand(io: CliIO): Command {
       try {
         const runs = h.list({ limit: flags.limit, ...(flags.suiteDigest ? { suiteDigest: flags.suiteDigest } : {}) });
         if (flags.json) {
-          io.out(prettyJson(runs));
+          io.out(prettyJson(runs.map((r) => ({ ...r, kind: historyKind(r.kind), format: r.kind }))));
           return;
         }
         if (runs.length === 0) {
           io.out(`no runs recorded yet in ${h.path}\n`);
           return;
         }
-        const rows: string[][] = [[pc.dim('id'), pc.dim('UTC time'), pc.dim('suite'), pc.dim('digest'), pc.dim('target'), pc.dim('accuracy'), pc.dim('J / correct'), pc.dim('energy source')]];
+        const rows: string[][] = [[pc.dim('id'), pc.dim('kind'), pc.dim('UTC time'), pc.dim('suite'), pc.dim('digest'), pc.dim('target'), pc.dim('accuracy'), pc.dim('J / correct'), pc.dim('energy source')]];
         for (const r of runs) {
           rows.push([
             `#${r.id}`,
+            historyKind(r.kind),
             (r.finished_utc ?? r.recorded_utc).replace(/\.\d+Z$/, 'Z'),
             r.suite ?? '?',
             r.suite_digest ? `${r.suite_digest.slice(0, 19)}…` : 'n/a',
             r.target ?? '?',
-            fmtPct(r.accuracy_pct),
-            fmtJoules(r.joules_per_correct),
+            r.accuracy_pct === null ? noAccuracy(r) : fmtPct(r.accuracy_pct),
+            r.joules_per_correct === null && r.accuracy_pct === null ? noAccuracy(r) : fmtJoules(r.joules_per_correct),
             `${r.energy_source ?? 'none'}${(r.below_floor_count ?? 0) > 0 ? pc.yellow(` ⚠${r.below_floor_count} below floor`) : ''}`,
           ]);
         }
@@ -43,4 +44,12 @@ export function historyCommand(io: CliIO): Command {
         h.close();
       }
     });
+}
+
+/** Why a run has no single accuracy to list: infer grades nothing; a code run with several solvers has one per solver. */
+function noAccuracy(r: HistoryRun): string {
+  const kind = historyKind(r.kind);
+  if (kind === 'infer') return 'n/a (infer: not graded)';
+  if (kind === 'code') return 'n/a (per solver: joulebench report #' + r.id + ')';
+  return 'n/a';
 }

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { prettyJson } from '../../core/canonical.js';
 import { JoulebenchError } from '../../core/errors.js';
@@ -17,6 +17,8 @@ import { DEFAULT_OLLAMA_URL } from '../../targets/ollama/client.js';
 import type { CliIO } from '../io.js';
 import { meterOptionsFrom } from '../meter-flags.js';
 import { intAtLeast } from '../options.js';
+import { recordForCli } from '../load-runs.js';
+import { inferHistoryInput } from '../../report/history-inputs.js';
 
 export interface InferFlags {
   target: string;
@@ -39,6 +41,8 @@ export interface InferFlags {
   unloadTimeoutMs: number;
   resume?: boolean;
   quiet?: boolean;
+  /** False with `--no-history`. */
+  history?: boolean;
 }
 
 export function inferCommand(io: CliIO): Command {
@@ -63,6 +67,7 @@ export function inferCommand(io: CliIO): Command {
     .option('--gpu-snapshot-cmd <cmd>', 'shell command whose output is the GPU snapshot compared before/after each arm ("" to skip)', DEFAULT_GPU_SNAPSHOT_CMD)
     .option('--peak-flops <flops>', 'machine peak FLOP/s for the prefill plausibility check (default: a CPU ceiling from cores and SIMD width)', positive)
     .option('--unload-timeout-ms <ms>', 'how long to wait for a model to leave /api/ps after keep_alive 0', intAtLeast(1), 30_000)
+    .option('--no-history', 'do not record this run in the history database ($JOULEBENCH_HOME/history.sqlite)')
     .option('-q, --quiet', 'no progress lines')
     .action(async (flags: InferFlags) => {
       await inferAction(flags, io);
@@ -171,8 +176,9 @@ export async function inferAction(flags: InferFlags, io: CliIO): Promise<void> {
   }
   writeFileAtomic(out, prettyJson(file));
   journal.remove();
+  const runId = flags.history !== false ? await recordForCli(io, inferHistoryInput(file, resolve(out))) : null;
   io.out(renderInferTable([{ path: out, file }]));
-  if (!flags.quiet) io.err(`run file ${out}\n`);
+  if (!flags.quiet) io.err(`run file ${out}\n${runId !== null ? `history  #${runId}\n` : ''}`);
 }
 
 /**

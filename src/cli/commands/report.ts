@@ -1,10 +1,13 @@
 import { Command } from 'commander';
 import { prettyJson } from '../../core/canonical.js';
 import { JoulebenchError } from '../../core/errors.js';
-import { renderReportMarkdown } from '../../report/markdown.js';
+import { renderInferTable } from '../../infer/table.js';
+import { renderCodeTable } from '../../report/code-table.js';
+import type { ReportInput } from '../../report/inputs.js';
+import { renderCodeMarkdown, renderInferMarkdown, renderReportMarkdown } from '../../report/markdown.js';
 import { renderReportTable } from '../../report/table.js';
 import { writeFileEnsured, type CliIO } from '../io.js';
-import { loadRunsForCli } from '../load-runs.js';
+import { loadInputsForCli } from '../load-runs.js';
 
 interface ReportFlags {
   html?: string;
@@ -16,14 +19,14 @@ interface ReportFlags {
 export function reportCommand(io: CliIO): Command {
   return new Command('report')
     .description('show one or more runs: a terminal table, Markdown for a PR (--md), or one self-contained HTML page (--html)')
-    .argument('<runs...>', 'report JSON files, results JSONL files or history run ids (12, #12, last)')
+    .argument('<runs...>', 'report JSON files, results JSONL files, `code` results, `infer` run files or history run ids (12, #12, last)')
     .option('--html <file>', 'write a self-contained HTML report (charts inlined, no network)')
     .option('--md', 'print Markdown instead of the terminal table')
     .option('--json', 'print the report JSON (aggregated, for a results file or a run id)')
     .option('-o, --out <file>', 'write the Markdown or JSON here instead of stdout')
     .action(async (specs: string[], flags: ReportFlags) => {
       if (flags.md && flags.json) throw new JoulebenchError('E_USAGE', '--md and --json are exclusive');
-      const runs = await loadRunsForCli(specs);
+      const runs = await loadInputsForCli(specs);
       if (flags.html) {
         // Loaded lazily: only --html reads the 1 MB chart bundle.
         const { buildHtmlReport } = await import('../../report/html/index.js');
@@ -32,14 +35,31 @@ export function reportCommand(io: CliIO): Command {
       }
       let text: string | null = null;
       if (flags.json) {
-        text = runs.length === 1 ? prettyJson(runs[0]!.report) : prettyJson(runs.map((r) => ({ label: r.label, report: r.report })));
+        text = runs.length === 1 ? prettyJson(documentOf(runs[0]!)) : prettyJson(runs.map((r) => ({ label: r.label, kind: r.kind, report: documentOf(r) })));
       } else if (flags.md) {
-        text = runs.map((r) => renderReportMarkdown(r.report, { title: `joulebench · ${r.label}`, receipt: r.receipt })).join('\n');
+        text = runs.map(markdownOf).join('\n');
       } else if (!flags.html) {
-        text = runs.map((r) => renderReportTable(r.report)).join('\n');
+        text = runs.map(tableOf).join('\n');
       }
       if (text === null) return;
       if (flags.out) writeFileEnsured(flags.out, text);
       else io.out(text);
     });
+}
+
+/** The document behind an input: the suite report, the code results, or the infer run file. */
+function documentOf(r: ReportInput): unknown {
+  return r.kind === 'suite' ? r.report : r.kind === 'code' ? r.results : r.file;
+}
+
+function markdownOf(r: ReportInput): string {
+  if (r.kind === 'code') return renderCodeMarkdown(r.results, { title: `joulebench code · ${r.label}` });
+  if (r.kind === 'infer') return renderInferMarkdown(r.label, r.file);
+  return renderReportMarkdown(r.report, { title: `joulebench · ${r.label}`, receipt: r.receipt });
+}
+
+function tableOf(r: ReportInput): string {
+  if (r.kind === 'code') return renderCodeTable(r.results);
+  if (r.kind === 'infer') return renderInferTable([{ path: r.label, file: r.file }]);
+  return renderReportTable(r.report);
 }

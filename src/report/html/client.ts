@@ -165,6 +165,28 @@ export const CLIENT_SCRIPT = String.raw`
     });
   })();
 
+  // 4b. Infer arms: decode tok/s median per arm (no accuracy, so not on the frontier). Contaminated arms: no bar.
+  (function () {
+    var arms = [];
+    (M.infer || []).forEach(function (f) { f.arms.forEach(function (a) { arms.push(a); }); });
+    if (arms.length === 0) return;
+    chart('chart-infer', {
+      grid: { left: 72, right: 80, top: 40, bottom: 64 },
+      tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' } },
+      legend: { top: 4 },
+      xAxis: { type: 'category', data: arms.map(function (a) { return a.id; }), axisLabel: { interval: 0, rotate: arms.length > 4 ? 20 : 0 } },
+      // Prefill runs orders of magnitude faster than decode: each gets its own axis.
+      yAxis: [
+        { type: 'value', name: 'decode tok/s', nameLocation: 'middle', nameGap: 48 },
+        { type: 'value', name: 'cold prefill tok/s', nameLocation: 'middle', nameGap: 56, splitLine: { show: false } },
+      ],
+      series: [
+        { name: 'decode tok/s (median of scored runs)', type: 'bar', yAxisIndex: 0, data: arms.map(function (a) { return a.decode_tok_s_median; }) },
+        { name: 'cold prefill tok/s (median of cold runs)', type: 'bar', yAxisIndex: 1, data: arms.map(function (a) { return a.prefill_tok_s_cold; }) },
+      ],
+    });
+  })();
+
   // 5. The case table: search, outcome filter, run filter. At most LIMIT rows drawn at once.
   (function () {
     var LIMIT = 500;

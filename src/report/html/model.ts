@@ -1,9 +1,10 @@
 import type { BenchReport } from '../../core/aggregate.js';
-import { armFrontiers, type FrontierReport } from '../../core/frontier.js';
+import type { SolverSummary } from '../../code/aggregate.js';
 import { nearestRank } from '../../core/stats.js';
 import type { CaseResult } from '../../core/types.js';
-import { armOf } from '../frontier-table.js';
-import type { LoadedRun } from '../inputs.js';
+import { codeArms, inputsFrontier, type InputsFrontier } from '../arms.js';
+import { inferArmViews, type InferArmView } from '../infer-view.js';
+import type { LoadedRun, ReportInput } from '../inputs.js';
 
 /** One case row of the HTML table (a trimmed CaseResult). */
 export interface HtmlCase {
@@ -37,7 +38,31 @@ export interface HtmlModel {
     /** Nearest-rank percentiles over the per-case latencies at full precision (the report truncates to whole ms). */
     case_latency_ms: { p50: number | null; p95: number | null; p99: number | null } | null;
   }[];
-  frontier: FrontierReport;
+  /** Coding-agent results files: each solver is an arm (accuracy = resolution %). */
+  code: {
+    label: string;
+    origin: string;
+    suite: { name: string; digest: string; tasks: number };
+    rollouts: number;
+    meter: string;
+    sandbox: string;
+    solvers: (SolverSummary & { arm: string; wall_p95_ms: number | null })[];
+    /** Reasons datapoints were invalid, per solver. */
+    invalid_reasons: Record<string, string[]>;
+    receipt: Record<string, unknown> | null;
+  }[];
+  /** Infer run files: arms (model × threads) with no accuracy, so never on a frontier. */
+  infer: {
+    label: string;
+    origin: string;
+    prompt_sha256: string;
+    target: string;
+    started_utc: string;
+    finished_utc: string;
+    arms: InferArmView[];
+    receipt: Record<string, unknown>;
+  }[];
+  frontier: InputsFrontier;
   cases: HtmlCase[];
   /** Cases dropped from the table to keep the file small (never from any figure). */
   cases_omitted: number;
@@ -47,7 +72,9 @@ export interface HtmlModel {
 const MAX_TEXT = 400;
 
 /** Builds the page's data from loaded runs. Pure apart from the timestamp the caller passes. */
-export function buildHtmlModel(runs: readonly LoadedRun[], generated_utc: string, maxCases = 20_000): HtmlModel {
+export function buildHtmlModel(loaded: readonly (LoadedRun | ReportInput)[], generated_utc: string, maxCases = 20_000): HtmlModel {
+  const inputs: ReportInput[] = loaded.map((x) => ('kind' in x ? x : { kind: 'suite' as const, ...x }));
+  const runs = inputs.filter((x): x is Extract<ReportInput, { kind: 'suite' }> => x.kind === 'suite');
   const cases: HtmlCase[] = [];
   let omitted = 0;
   for (const run of runs) {
@@ -70,9 +97,49 @@ export function buildHtmlModel(runs: readonly LoadedRun[], generated_utc: string
       has_cases: r.results !== null,
       case_latency_ms: r.results ? caseLatency(r.results) : null,
     })),
-    frontier: armFrontiers(runs.map(armOf)),
+    code: inputs.flatMap((x) => (x.kind === 'code' ? [codeModel(x)] : [])),
+    infer: inputs.flatMap((x) =>
+      x.kind === 'infer'
+        ? [
+            {
+              label: x.label,
+              origin: x.origin,
+              prompt_sha256: x.file.prompt_sha256,
+              target: `${x.file.target.kind} ${x.file.target.base_url}`,
+              started_utc: x.file.started_utc,
+              finished_utc: x.file.finished_utc,
+              arms: inferArmViews(x.label, x.file),
+              receipt: x.file.receipts as unknown as Record<string, unknown>,
+            },
+          ]
+        : [],
+    ),
+    frontier: inputsFrontier(inputs),
     cases,
     cases_omitted: omitted,
+  };
+}
+
+function codeModel(x: Extract<ReportInput, { kind: 'code' }>): HtmlModel['code'][number] {
+  const r = x.results;
+  const arms = codeArms(x.label, r);
+  const invalid: Record<string, string[]> = {};
+  for (const d of r.datapoints) {
+    if (d.valid) continue;
+    const list = (invalid[d.solver] ??= []);
+    const why = d.invalid_reason ?? 'invalid';
+    if (!list.includes(why)) list.push(why);
+  }
+  return {
+    label: x.label,
+    origin: x.origin,
+    suite: { name: r.suite.name, digest: r.suite.digest ?? '', tasks: r.suite.tasks.length },
+    rollouts: r.config.rollouts,
+    meter: r.config.meter.id,
+    sandbox: String(r.config.sandbox?.kind ?? 'n/a'),
+    solvers: r.solvers.map((s, i) => ({ ...s, arm: arms[i]!.id, wall_p95_ms: arms[i]!.latency_p95_ms })),
+    invalid_reasons: invalid,
+    receipt: r.receipt ?? null,
   };
 }
 

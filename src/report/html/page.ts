@@ -1,5 +1,7 @@
 import type { BenchReport } from '../../core/aggregate.js';
 import { fmtJoules, fmtMs, fmtPct, fmtUsd } from '../format.js';
+import { INFER_LEGEND } from '../infer-view.js';
+import { suiteEnergyText } from '../suite-energy.js';
 import { CLIENT_SCRIPT } from './client.js';
 import type { HtmlModel } from './model.js';
 
@@ -18,7 +20,8 @@ function scriptSafe(s: string): string {
  * with scripts off; ECharts and the page script inlined for the charts and the case table. No network.
  */
 export function renderHtmlPage(model: HtmlModel, echartsSource: string): string {
-  const title = model.runs.length === 1 ? `joulebench · ${model.runs[0]!.label}` : `joulebench · ${model.runs.length} runs`;
+  const labels = [...model.runs.map((r) => r.label), ...model.code.map((c) => c.label), ...model.infer.map((f) => f.label)];
+  const title = labels.length === 1 ? `joulebench · ${labels[0]!}` : `joulebench · ${labels.length} runs`;
   const anyCost = model.runs.some((r) => r.report.total_usd !== null && r.report.total_usd !== undefined);
   const data = JSON.stringify(model).replace(/</g, '\\u003c');
   return `<!doctype html>
@@ -37,17 +40,20 @@ export function renderHtmlPage(model: HtmlModel, echartsSource: string): string 
   Every energy figure carries its source label in brackets; <span class="warn">⚠</span> marks readings below the meter's floor (noise-dominated).</p>
 </header>
 <main>
-<section id="headline">
+${model.runs.length > 0 ? `<section id="headline">
   <h2>Headline</h2>
   ${headlineTable(model)}
-</section>
-<section id="frontier">
+</section>` : ''}
+${model.frontier.arms.length > 0 ? `<section id="frontier">
   <h2>Accuracy against joules per correct answer</h2>
-  <p class="sub">Each point is an arm (a run, target or solver). Blue points lie on the Pareto frontier (no other arm is both at least as accurate and at least as cheap, and better in one); grey points are dominated.</p>
+  <p class="sub">Each point is an arm (a suite run, or a coding-agent solver, whose accuracy is its resolution %). Blue points lie on the Pareto frontier (no other arm is both at least as accurate and at least as cheap, and better in one); grey points are dominated.</p>
   <div class="chart" id="chart-frontier" data-chart="frontier"></div>
   <p class="note" id="frontier-note"></p>
-</section>
-<section id="stages" class="pair">
+  ${notPlacedNote(model)}
+</section>` : ''}
+${model.code.length > 0 ? codeSection(model) : ''}
+${model.infer.length > 0 ? inferSection(model) : ''}
+${model.runs.length > 0 ? `<section id="stages" class="pair">
   <div><h2>Stage distribution</h2><div class="chart" id="chart-stages" data-chart="stages"></div></div>
   <div><h2>Energy per stage</h2><div class="chart" id="chart-stage-energy" data-chart="stage-energy"></div></div>
 </section>
@@ -71,10 +77,12 @@ export function renderHtmlPage(model: HtmlModel, echartsSource: string): string 
     <thead><tr>${model.runs.length > 1 ? '<th id="case-run-head">run</th>' : ''}<th>case</th><th>dataset</th><th>pass</th><th>stage</th><th>outcome</th><th>energy</th><th>latency</th><th>TTFT</th><th>cost</th><th>expected</th><th>answer</th></tr></thead>
     <tbody id="case-rows"></tbody>
   </table></div>
-</section>
+</section>` : ''}
 <section id="receipt">
   <h2>Receipt</h2>
   ${model.runs.map(receiptBlock).join('\n')}
+  ${model.code.map((c) => otherReceipt(c.label, c.origin, c.receipt, [['suite', `${c.suite.name} (${c.suite.tasks} tasks)`], ['suite digest', c.suite.digest || 'n/a'], ['meter', c.meter], ['sandbox', c.sandbox], ['rollouts', String(c.rollouts)]])).join('\n')}
+  ${model.infer.map((f) => otherReceipt(f.label, f.origin, f.receipt, [['prompt', `sha256:${f.prompt_sha256}`], ['target', f.target], ['started (UTC)', f.started_utc], ['finished (UTC)', f.finished_utc]])).join('\n')}
 </section>
 </main>
 <script type="application/json" id="jb-data">${data}</script>
@@ -90,6 +98,22 @@ function energyCell(j: number | null, r: BenchReport): string {
   return `${esc(fmtJoules(j))} <span class="src">[${esc(r.energy_source)}]</span>${floor}`;
 }
 
+/** Gross (with its source) and net whole-suite energy, idle watts, and how many cases have no energy. */
+function suiteEnergyCell(r: BenchReport): string {
+  const t = suiteEnergyText(r);
+  const m = /^(.*) \[([^\]]+)\]$/.exec(t.gross);
+  const gross = m ? `${esc(m[1]!)} <span class="src">[${esc(m[2]!)}]</span>` : esc(t.gross);
+  return `${gross}${r.suite_below_floor ? ' <span class="warn" title="the whole-suite window was shorter than the meter floor">⚠ below floor</span>' : ''}
+    <div class="sub">${esc(t.net)} · ${esc(t.net_per_correct)}</div><div class="sub">${esc(t.idle)}</div>${t.unknown ? `<div class="warn unknown">${esc(t.unknown)}</div>` : ''}`;
+}
+
+/** Why J/correct is n/a: said beside it, never left as a bare blank. */
+function whyNoJPerCorrect(r: BenchReport): string {
+  if ((r.energy_unknown_count ?? 0) > 0) return `energy unknown for ${r.energy_unknown_count} case${r.energy_unknown_count === 1 ? '' : 's'}`;
+  if (r.correct_count === 0) return 'nothing correct';
+  return 'energy unknown';
+}
+
 function headlineTable(model: HtmlModel): string {
   const optimal = new Set(model.frontier.frontiers.energy.frontier);
   const rows = model.runs.map(({ label, report: r }) => {
@@ -97,16 +121,110 @@ function headlineTable(model: HtmlModel): string {
     return `<tr>
       <td>${esc(label)}${optimal.has(label) ? ' <span class="badge" title="on the accuracy vs J/correct frontier">frontier</span>' : ''}<div class="sub">${esc(r.suite?.name ?? '?')} · ${esc(r.target ?? '?')}</div></td>
       <td class="num big">${esc(fmtPct(r.accuracy_pct))}<div class="sub">${r.correct_count ?? '?'}/${r.scored_count ?? '?'} correct</div></td>
-      <td class="num big">${energyCell(r.joules_per_correct, r)}</td>
+      <td class="num big">${energyCell(r.joules_per_correct, r)}${r.joules_per_correct === null ? `<div class="sub">${esc(whyNoJPerCorrect(r))}</div>` : ''}</td>
       <td class="num">${energyCell(r.total_joules, r)}</td>
+      <td class="num suite-energy">${suiteEnergyCell(r)}</td>
       <td class="num">${esc(fmtUsd(r.usd_per_correct ?? null))}<div class="sub">total ${esc(fmtUsd(r.total_usd ?? null))}</div></td>
       <td class="num">${esc(`${fmtMs(r.latency_p50_ms)} / ${fmtMs(r.latency_p95_ms)} / ${fmtMs(r.latency_p99_ms)}`)}</td>
       <td class="num">${esc(ttft)}</td>
       <td class="num">${r.case_count}${r.error_count ? ` <span class="err">${r.error_count} errors</span>` : ''}</td>
     </tr>`;
   });
-  return `<table class="headline"><thead><tr><th>run</th><th>accuracy</th><th>J / correct</th><th>total energy</th><th>$ / correct</th><th>latency p50 / p95 / p99</th><th>TTFT p50 / p95</th><th>cases</th></tr></thead>
+  return `<table class="headline"><thead><tr><th>run</th><th>accuracy</th><th>J / correct</th><th>total energy</th><th>whole-suite energy</th><th>$ / correct</th><th>latency p50 / p95 / p99</th><th>TTFT p50 / p95</th><th>cases</th></tr></thead>
   <tbody>${rows.join('')}</tbody></table>`;
+}
+
+function notPlacedNote(model: HtmlModel): string {
+  const np = model.frontier.not_placed;
+  if (np.length === 0) return '';
+  return `<p class="note" id="not-placed">Not on this chart: ${esc(np.map((a) => a.id).join(', '))}. ${esc([...new Set(np.map((a) => a.reason))].join('; '))}.</p>`;
+}
+
+function codeSection(model: HtmlModel): string {
+  const eFront = new Set(model.frontier.frontiers.energy.frontier);
+  const $Front = new Set(model.frontier.frontiers.cost.frontier);
+  const files = model.code.map((c) => {
+    const rows = c.solvers.map((s) => {
+      const floor = s.below_floor_count > 0 ? ` <span class="warn" title="solver windows below the meter floor: noise-dominated">⚠ ${s.below_floor_count} below floor</span>` : '';
+      const src = `<span class="src">[${esc(s.energy_source)}${s.energy_basis === 'net' ? ' net of idle' : ''}]</span>`;
+      const marks = [eFront.has(s.arm) ? 'J' : '', $Front.has(s.arm) ? '$' : ''].filter(Boolean);
+      const why = c.invalid_reasons[s.solver];
+      return `<tr>
+        <td>${esc(s.solver)}${marks.length ? ` <span class="badge" title="on the accuracy (resolution) frontier for ${marks.join(' and ')}">frontier ${marks.join(' ')}</span>` : ''}<div class="sub">${esc(s.arm)}</div></td>
+        <td class="num big">${esc(fmtPct(s.resolution_pct))}<div class="sub">${s.resolved_count}/${s.valid_task_count} tasks resolved</div></td>
+        <td class="num big">${esc(fmtJoules(s.joules_per_resolved))} ${src}${floor}${s.joules_per_resolved === null ? `<div class="sub">${esc(s.energy_missing_count > 0 ? `energy unknown for ${s.energy_missing_count} datapoint(s)` : s.resolved_count === 0 ? 'nothing resolved' : 'n/a')}</div>` : ''}</td>
+        <td class="num">${esc(fmtJoules(s.total_joules))} ${src}</td>
+        <td class="num">${esc(fmtUsd(s.usd_per_resolved))}<div class="sub">total ${esc(fmtUsd(s.total_usd))}${s.usd_missing_count > 0 ? `; ${s.usd_missing_count} without a cost` : ''}</div></td>
+        <td class="num">${esc(fmtMs(s.median_wall_ms === null ? null : Math.round(s.median_wall_ms)))} / ${esc(fmtMs(s.wall_p95_ms === null ? null : Math.round(s.wall_p95_ms)))}</td>
+        <td class="num">${s.invalid_count}${why ? `<div class="sub">${esc(why.join('; '))}</div>` : ''}</td>
+        <td class="num">${s.escape_count > 0 ? `<span class="err">${s.escape_count} escaped</span>` : '0'}${s.timeout_count > 0 ? ` <span class="warn">${s.timeout_count} timed out</span>` : ''}</td>
+      </tr>`;
+    });
+    return `<h3>${esc(c.label)} <span class="sub">suite ${esc(c.suite.name)} · ${c.suite.tasks} tasks · best-of-${c.rollouts} · meter ${esc(c.meter)} · sandbox ${esc(c.sandbox)}</span></h3>
+    <table class="code"><thead><tr><th>solver (arm)</th><th>resolution (accuracy)</th><th>J / resolved (J / correct)</th><th>total energy</th><th>$ / resolved</th><th>wall median / p95</th><th>invalid</th><th>escapes</th></tr></thead>
+    <tbody>${rows.join('')}</tbody></table>`;
+  });
+  return `<section id="code">
+  <h2>Coding agents</h2>
+  <p class="sub">Each solver is an arm: accuracy = tasks resolved ÷ valid tasks (best-of-N over rollouts), J/correct = energy over every rollout ÷ tasks resolved, $/correct = dollars ÷ tasks resolved. n/a means unknown or nothing resolved, never 0.</p>
+  ${files.join('\n')}
+</section>`;
+}
+
+function inferSection(model: HtmlModel): string {
+  const n = (v: number | null | undefined, d = 2): string => (v === null || v === undefined ? 'n/a' : v.toFixed(d));
+  const ms = (v: number | null | undefined): string => (v === null || v === undefined ? 'n/a' : `${v.toFixed(1)} ms`);
+  const first = model.infer.flatMap((f) => f.arms).find((a) => a.first_token)?.first_token ?? null;
+  const head = (k: 'cached_prefix_ms' | 'fresh_prompt_model_loaded_ms' | 'fully_cold_ms' | 'decode_tok_s', fallback: string): string =>
+    `<th title="${esc(first?.[k].rule ?? '')}">${esc(first?.[k].label ?? fallback)}</th>`;
+  const rows = model.infer.flatMap((f) =>
+    f.arms.map((a) => {
+      const status = a.contaminated ? '<span class="err">contaminated</span>' : esc(a.receipt);
+      const ft = a.first_token;
+      return `<tr class="infer-arm">
+        <td>${esc(a.id)}<div class="sub">${a.scored_runs} scored · ${a.cold_runs} cold runs</div></td>
+        <td class="num big">${esc(n(a.decode_tok_s_median))}</td>
+        <td class="num">${a.decode_spread === null ? 'n/a' : esc(`${(a.decode_spread * 100).toFixed(2)} %`)}</td>
+        <td class="num">${esc(n(a.prefill_tok_s_cold, 1))}</td>
+        <td class="num">${esc(ms(ft?.cached_prefix_ms.value))}</td>
+        <td class="num">${esc(ms(ft?.fresh_prompt_model_loaded_ms.value))}</td>
+        <td class="num">${esc(ms(ft?.fully_cold_ms.value))}</td>
+        <td class="num">${esc(n(ft?.decode_tok_s.value))}</td>
+        <td class="num">${a.j_per_decoded_token === null ? 'n/a' : esc(a.j_per_decoded_token.toPrecision(3))} <span class="src">[${esc(a.energy_source)}]</span></td>
+        <td>${status}${a.flags.length ? `<div class="sub">${esc(a.flags.join('; '))}</div>` : ''}</td>
+      </tr>`;
+    }),
+  );
+  return `<section id="infer">
+  <h2>Local inference (infer)</h2>
+  <p class="sub">An infer arm is one model at one thread count. It has no accuracy (a fixed prompt is timed, nothing is graded), so it is not on the accuracy frontiers above. Contaminated arms (GPU snapshot changed) are named with no figures.</p>
+  <div class="chart" id="chart-infer" data-chart="infer"></div>
+  <div class="scroll"><table class="infer"><thead><tr><th>arm</th><th>decode tok/s (median)</th><th>spread</th><th>cold prefill tok/s</th>
+  ${head('cached_prefix_ms', 'cached-prefix first token')}${head('fresh_prompt_model_loaded_ms', 'fresh prompt, model loaded')}${head('fully_cold_ms', 'fully cold first token')}${head('decode_tok_s', 'decode throughput, tok/s')}
+  <th>J / decoded token</th><th>receipt</th></tr></thead>
+  <tbody>${rows.join('')}</tbody></table></div>
+  <p class="note">${INFER_LEGEND.map(esc).join('<br>')}</p>
+</section>`;
+}
+
+function otherReceipt(label: string, origin: string, receipt: Record<string, unknown> | null, facts: [string, string][]): string {
+  const rc = receipt ?? {};
+  const host = (rc.host ?? {}) as Record<string, unknown>;
+  const all: [string, string][] = [
+    ['source', origin],
+    ...facts,
+    ['started (UTC)', String(rc.started_utc ?? 'n/a')],
+    ['finished (UTC)', String(rc.finished_utc ?? 'n/a')],
+    ['joulebench', String(rc.joulebench_version ?? 'n/a')],
+    ['node', String(rc.node_version ?? 'n/a')],
+    ['host', `${String(host.hostname ?? 'n/a')} · ${String(host.platform ?? '')} ${String(host.arch ?? '')} · ${String(host.cpu_model ?? 'cpu n/a')}`],
+  ];
+  const seen = new Set<string>();
+  const dedup = all.filter(([k]) => (seen.has(k) ? false : (seen.add(k), true)));
+  return `<details><summary>${esc(label)}</summary>
+  <dl>${dedup.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('')}</dl>
+  ${receipt ? `<pre>${esc(JSON.stringify(receipt, null, 2))}</pre>` : ''}
+  </details>`;
 }
 
 function receiptBlock(run: HtmlModel['runs'][number]): string {
@@ -140,6 +258,7 @@ body { margin:0; font:14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif
 header { padding:20px 32px 8px; }
 h1 { margin:0 0 4px; font-size:22px; }
 h2 { font-size:16px; margin:0 0 8px; }
+h3 { font-size:14px; margin:12px 0 6px; }
 main { padding:0 32px 32px; display:grid; grid-template-columns:minmax(0, 1fr); gap:16px; }
 section { background:var(--card); border:1px solid var(--line); border-radius:8px; padding:16px; min-width:0; overflow-x:auto; }
 section.pair > div { min-width:0; }

@@ -1,0 +1,70 @@
+import type { CodeResults } from '../code/results.js';
+import { armFrontiers, type Arm, type FrontierReport } from '../core/frontier.js';
+import { nearestRank } from '../core/stats.js';
+import { armOf } from './frontier-table.js';
+import type { ReportInput } from './inputs.js';
+
+/** Why an infer arm is never placed on an accuracy frontier (the page and `frontier` both say it). */
+export const INFER_NOT_PLACED =
+  'infer arm: no accuracy (it times a fixed prompt; nothing is graded), so it has no place on an accuracy frontier; see its throughput and first-token numbers instead';
+
+/** An arm that was loaded but is not on any frontier, and why. */
+export interface NotPlacedArm {
+  id: string;
+  kind: 'infer';
+  reason: string;
+}
+
+/** The frontier over every input, plus the arms that cannot be placed on it. */
+export interface InputsFrontier extends FrontierReport {
+  /** Where each arm came from: `suite` (a run), `code` (a solver), by arm id. */
+  arm_kinds: Record<string, 'suite' | 'code'>;
+  not_placed: NotPlacedArm[];
+}
+
+/**
+ * Arms of a coding-agent results file: one per solver, named `label · solver`. accuracy = resolution %,
+ * J/correct = J per resolved task, $/correct = $ per resolved task, p95 = nearest-rank p95 of the solver's
+ * wall time over its valid datapoints (one datapoint is one rollout of one task).
+ */
+export function codeArms(label: string, r: CodeResults): Arm[] {
+  return r.solvers.map((s) => {
+    const walls = r.datapoints.filter((d) => d.solver === s.solver && d.valid && d.solver_run !== null).map((d) => d.solver_run!.wall_ms);
+    return {
+      id: `${label} · ${s.solver}`,
+      accuracy_pct: s.resolution_pct,
+      joules_per_correct: s.joules_per_resolved,
+      usd_per_correct: s.usd_per_resolved,
+      latency_p95_ms: nearestRank(walls, 95),
+      energy_source: s.energy_source + (s.energy_basis === 'net' ? ' net' : ''),
+      below_floor_count: s.below_floor_count,
+    };
+  });
+}
+
+/** Ids of an infer file's arms as the report shows them: `label · model@t=…`. */
+export function inferArmIds(label: string, armIds: readonly string[]): string[] {
+  return armIds.map((id) => `${label} · ${id}`);
+}
+
+/** Suite runs and code solvers as arms on the three frontiers; infer arms listed as not placed, with the reason. */
+export function inputsFrontier(inputs: readonly ReportInput[]): InputsFrontier {
+  const arms: Arm[] = [];
+  const kinds: Record<string, 'suite' | 'code'> = {};
+  const notPlaced: NotPlacedArm[] = [];
+  for (const input of inputs) {
+    if (input.kind === 'suite') {
+      const a = armOf(input);
+      arms.push(a);
+      kinds[a.id] = 'suite';
+    } else if (input.kind === 'code') {
+      for (const a of codeArms(input.label, input.results)) {
+        arms.push(a);
+        kinds[a.id] = 'code';
+      }
+    } else {
+      for (const id of inferArmIds(input.label, input.file.arms.map((a) => a.id))) notPlaced.push({ id, kind: 'infer', reason: INFER_NOT_PLACED });
+    }
+  }
+  return { ...armFrontiers(arms), arm_kinds: kinds, not_placed: notPlaced };
+}

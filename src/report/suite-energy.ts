@@ -1,0 +1,32 @@
+import type { BenchReport } from '../core/aggregate.js';
+import { fmtJoules } from './format.js';
+
+/** The whole-suite energy of a report, as text parts. Older reports lack the fields: each part then says n/a, never 0. */
+export interface SuiteEnergyText {
+  /** `gross 12.30 J [rapl]`. */
+  gross: string;
+  /** `net 9.10 J` or `net n/a (idle unknown)`. */
+  net: string;
+  /** `net 1.20 J / correct` or n/a with why. */
+  net_per_correct: string;
+  /** `idle 3.20 W` or `idle n/a`. */
+  idle: string;
+  /** `energy unknown for N cases`, or null when every case has energy. */
+  unknown: string | null;
+}
+
+/** Whole-suite gross/net energy with its source, idle watts, and the unknown-energy count. */
+export function suiteEnergyText(r: Partial<BenchReport>): SuiteEnergyText {
+  const has = r.gross_source !== undefined;
+  const gross = has ? `gross ${fmtJoules(r.gross_joules ?? null)} [${r.gross_source}]` : 'gross n/a (report predates whole-suite energy)';
+  let net: string;
+  if (!has) net = 'net n/a';
+  else if (r.net_joules !== null && r.net_joules !== undefined) net = `net ${fmtJoules(r.net_joules)}`;
+  else net = `net n/a (${r.gross_joules === null ? 'gross unknown' : 'idle power unknown'})`;
+  const npc = r.net_joules_per_correct;
+  const net_per_correct =
+    npc !== null && npc !== undefined ? `net ${fmtJoules(npc)} / correct` : `net / correct n/a${(r.correct_count ?? 0) === 0 && has ? ' (nothing correct)' : ''}`;
+  const idle = r.idle_watts !== null && r.idle_watts !== undefined ? `idle ${r.idle_watts.toFixed(2)} W` : 'idle n/a';
+  const n = r.energy_unknown_count ?? 0;
+  return { gross, net, net_per_correct, idle, unknown: n > 0 ? `energy unknown for ${n} case${n === 1 ? '' : 's'}` : null };
+}
