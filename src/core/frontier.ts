@@ -42,6 +42,8 @@ export interface Arm {
   energy_source: string;
   /** Cases whose energy reading was below the meter's floor (noise-dominated). */
   below_floor_count: number;
+  /** What was asked (a suite digest, or a coding suite and its tasks); arms that asked different things share no frontier. */
+  asked?: string | null;
 }
 
 /** The three trade-offs `joulebench frontier` reports. Accuracy first, so each frontier runs from most accurate. */
@@ -75,8 +77,26 @@ export function armFrontiers(arms: readonly Arm[]): FrontierReport {
       latency_p95_ms: a.latency_p95_ms,
     },
   }));
+  // Accuracy is comparable only over the same questions, and joules only from the same kind of meter:
+  // rather than rank one cascade "dominated" by itself under another meter, such a frontier is withheld.
+  const asked = new Set(arms.map((a) => a.asked).filter((d): d is string => typeof d === 'string'));
+  const differentQuestions = asked.size > 1 ? `the arms answered different questions (${asked.size} different suites or task sets)` : null;
+  const sources = new Set(arms.filter((a) => a.joules_per_correct !== null).map((a) => a.energy_source));
+  const differentMeters = sources.size > 1 ? `the arms' energy was measured by different sources (${[...sources].sort().join(', ')})` : null;
   const frontiers = Object.fromEntries(
-    (Object.keys(FRONTIER_AXES) as FrontierAxis[]).map((axis) => [axis, rankedFrontier(points, FRONTIER_AXES[axis])]),
+    (Object.keys(FRONTIER_AXES) as FrontierAxis[]).map((axis) => {
+      const why = differentQuestions ?? (axis === 'energy' ? differentMeters : null);
+      return [axis, why ? withheld(arms, FRONTIER_AXES[axis], why) : rankedFrontier(points, FRONTIER_AXES[axis])];
+    }),
   ) as Record<FrontierAxis, RankedFrontier>;
   return { format: 'joulebench-frontier/1', arms: [...arms], frontiers };
+}
+
+/** A frontier that cannot be drawn honestly: every arm unplaced, with the reason. */
+function withheld(arms: readonly Arm[], objectives: readonly Objective[], why: string): RankedFrontier {
+  return {
+    objectives: [...objectives],
+    verdicts: arms.map((a) => ({ id: a.id, optimal: false, comparable: false, dominated_by: [], excluded: `not comparable: ${why}` })),
+    frontier: [],
+  };
 }

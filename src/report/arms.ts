@@ -38,6 +38,7 @@ export function codeArms(label: string, r: CodeResults): Arm[] {
       latency_p95_ms: nearestRank(walls, 95),
       energy_source: s.energy_source + (s.energy_basis === 'net' ? ' net' : ''),
       below_floor_count: s.below_floor_count,
+      asked: r.suite.digest ?? `${r.suite.name}:${[...r.suite.tasks].sort().join(',')}`,
     };
   });
 }

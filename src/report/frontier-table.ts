@@ -16,6 +16,7 @@ export function armOf(run: LoadedRun): Arm {
     latency_p95_ms: num('latency_p95_ms'),
     energy_source: typeof r.energy_source === 'string' ? r.energy_source : 'none',
     below_floor_count: num('below_floor_count') ?? 0,
+    asked: typeof (r.suite as { digest?: unknown } | undefined)?.digest === 'string' ? (r.suite as { digest: string }).digest : null,
   };
 }
 

@@ -102,3 +102,29 @@ describe('armFrontiers', () => {
     assert.throws(() => armFrontiers([arm('x', 1, 1, 1, 1), arm('x', 2, 2, 2, 2)]), /duplicate arm id/);
   });
 });
+
+describe('armFrontiers: comparability', () => {
+  const arm = (id: string, acc: number, jpc: number, source: string, asked: string): Arm => ({
+    id,
+    accuracy_pct: acc,
+    joules_per_correct: jpc,
+    usd_per_correct: null,
+    latency_p95_ms: 10,
+    energy_source: source,
+    below_floor_count: 0,
+    asked,
+  });
+  it('withholds the energy frontier when arms were metered by different sources', () => {
+    const f = armFrontiers([arm('model', 80, 20, 'model', 'd1'), arm('estimate', 80, 0.01, 'estimate', 'd1')]);
+    assert.deepEqual(f.frontiers.energy.frontier, [], 'a model against an estimate is no trade-off');
+    assert.match(f.frontiers.energy.verdicts[0]!.excluded ?? '', /different sources \(estimate, model\)/);
+    assert.deepEqual(f.frontiers.latency.frontier, ['estimate', 'model'], 'latency is still comparable');
+  });
+  it('withholds every frontier when arms answered different questions', () => {
+    const f = armFrontiers([arm('a', 80, 20, 'model', 'd1'), arm('b', 90, 10, 'model', 'd2')]);
+    for (const axis of ['energy', 'cost', 'latency'] as const) {
+      assert.deepEqual(f.frontiers[axis].frontier, [], `${axis} withheld`);
+      assert.match(f.frontiers[axis].verdicts[1]!.excluded ?? '', /different questions/);
+    }
+  });
+});
