@@ -180,6 +180,7 @@ function loadRun(spec: string, history: History | null): LoadedRun {
       meter: h.meter,
       warmup: h.warmup,
       repeats: h.repeats,
+      ...(h.concurrency !== undefined ? { concurrency: h.concurrency } : {}),
     });
     return {
       label: basename(spec).replace(/\.results\.jsonl$|\.jsonl$/i, ''),
