@@ -99,7 +99,7 @@ describe('history, report, frontier and compare from the CLI', () => {
     const f = JSON.parse(j.stdout) as F;
     assert.deepEqual(f.frontiers.energy!.frontier, ['a'], 'the warm cascade is as accurate and cheaper');
     assert.deepEqual(f.frontiers.energy!.verdicts.find((v) => v.id === 'b')!.dominated_by, ['a']);
-    assert.deepEqual(f.frontiers.cost!.frontier, [], 'no arm has a cost: nothing placed, not $0');
+    assert.deepEqual(f.frontiers.cost!.frontier, ['a', 'b'], 'the reference cascade bills $0 (known): a tie, both optimal');
     // c ran the mt suite: its accuracy is over other questions, so no frontier ranks it against a and b.
     const mixed = JSON.parse(jb(['frontier', p('a.json'), p('b.json'), p('c.json'), '--json'], { home }).stdout) as F;
     assert.deepEqual(mixed.frontiers.energy!.frontier, []);

@@ -140,7 +140,7 @@ describe('the HTML report in headless Chromium', { skip: !existsSync(CHROMIUM) &
     await page.selectOption('#case-run', 'all');
   });
 
-  it('renders a single run from the library API too: charts drawn, cost shown as n/a, no error', async () => {
+  it('renders a single run from the library API too: charts drawn (the reference cascade bills a known $0), no error', async () => {
     const [one] = loadRuns([join(dir, 'warm.json')], null);
     const html = join(dir, 'one.html');
     writeFileEnsured(html, buildHtmlReport([one!]));
@@ -152,10 +152,14 @@ describe('the HTML report in headless Chromium', { skip: !existsSync(CHROMIUM) &
     await p2.waitForSelector('body[data-ready="1"]', { timeout: 15_000 });
     assert.deepEqual(errs, []);
     const ids = await p2.$$eval('.chart[data-rendered="1"]', (els) => els.map((e) => e.id).sort());
-    assert.deepEqual(ids, ['chart-frontier', 'chart-latency', 'chart-stage-energy', 'chart-stages']);
-    assert.match((await p2.textContent('#latency')) ?? '', /No run reported a cost/);
+    assert.deepEqual(ids, ['chart-cost', 'chart-frontier', 'chart-latency', 'chart-stage-energy', 'chart-stages']);
+    assert.doesNotMatch((await p2.textContent('#latency')) ?? '', /No run reported a cost/);
     assert.equal(await p2.$$eval('#case-rows tr', (trs) => trs.length), 30);
     await p2.close();
+    // A run whose cost is unknown says n/a rather than drawing $0.
+    const unknown = buildHtmlReport([{ ...one!, report: { ...one!.report, total_usd: null, usd_per_correct: null } }]);
+    assert.match(unknown, /No run reported a cost \(no usage or no price\): cost is n\/a, not \$0/);
+    assert.doesNotMatch(unknown, /id="chart-cost"/);
   });
 
   it('takes a screenshot', async () => {
