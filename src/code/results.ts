@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { JoulebenchError } from '../core/errors.js';
 import { summarizeSolvers, type SolverSummary } from './aggregate.js';
 import type { IdleCalibration } from '../core/energy.js';
 import { DATAPOINTS_FORMAT } from './datapoints-file.js';
 import type { Datapoint } from './oracle.js';
+import { readTextFile } from '../read-text.js';
 
 /** The results JSON of `joulebench code`: every datapoint, and per-solver aggregates with frontier marks. */
 export interface CodeResults {
@@ -53,13 +53,7 @@ const resultsSchema = z.looseObject({
  * with what was recorded.
  */
 export function readCodeResults(path: string): CodeResults {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    const err = e as NodeJS.ErrnoException;
-    throw new JoulebenchError('E_RESULTS', `${path}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`);
-  }
+  const text = readTextFile(path, 'E_RESULTS');
   let raw: unknown;
   try {
     raw = JSON.parse(text);

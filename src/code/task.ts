@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { digestOf } from '../core/canonical.js';
 import { JoulebenchError } from '../core/errors.js';
 import { bundledCodeSuitesDir } from './paths.js';
+import { readTextFile } from '../read-text.js';
 
 /** The bundled coding suites (folders under src/code/suites/). */
 export const BUNDLED_CODE_SUITES = ['smoke'] as const;
@@ -102,12 +103,7 @@ export function loadCodeSuite(spec: string, only?: readonly string[]): CodeSuite
 /** Reads and validates one task folder; every problem is one line naming the file and key. */
 export function loadCodeTask(dir: string): CodeTask {
   const tomlPath = join(dir, 'task.toml');
-  let text: string;
-  try {
-    text = readFileSync(tomlPath, 'utf8');
-  } catch (e) {
-    throw new JoulebenchError('E_SUITE', `${tomlPath}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
-  }
+  const text = readTextFile(tomlPath, 'E_SUITE');
   let raw: unknown;
   try {
     raw = parseToml(text);

@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import { JoulebenchError } from '../core/errors.js';
 import { configSchema, type RunConfig } from './schema.js';
+import { readTextFile } from '../read-text.js';
 
 /** A loaded config: validated values, with file paths in it made absolute against the file's folder. */
 export interface LoadedConfig {
@@ -18,13 +18,7 @@ export interface LoadedConfig {
  * thrown as E_CONFIG before any request is made; nothing is clamped.
  */
 export function loadConfig(path: string): LoadedConfig {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    const why = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message;
-    throw new JoulebenchError('E_CONFIG', `${path}: ${why}`);
-  }
+  const text = readTextFile(path, 'E_CONFIG');
   let raw: unknown;
   try {
     raw = parseYaml(text);

@@ -1,7 +1,8 @@
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, truncateSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, truncateSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { JoulebenchError } from '../core/errors.js';
 import type { InferArm, InferRun } from './types.js';
+import { readTextFile } from '../read-text.js';
 
 /** The format tag of a journal's header line. */
 export const INFER_JOURNAL_FORMAT = 'joulebench-infer-journal/1';
@@ -108,13 +109,7 @@ export class InferJournal implements JournalSink {
  * the file, so appends continue on a clean line; any other unreadable line is an error naming it.
  */
 export function readJournal(path: string): JournalState {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new JoulebenchError('E_USAGE', `${path}: ${code === 'ENOENT' ? 'no journal to resume (it is written beside --out as <out>.partial.jsonl)' : (e as Error).message}`);
-  }
+  let text = readTextFile(path, 'E_USAGE', { missing: 'no journal to resume (it is written beside --out as <out>.partial.jsonl)' });
   const end = text.lastIndexOf('\n') + 1;
   if (end < text.length) {
     truncateSync(path, Buffer.byteLength(text.slice(0, end)));

@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { BenchReport } from '../core/aggregate.js';
 import { JoulebenchError } from '../core/errors.js';
+import { readTextFile } from '../read-text.js';
 
 const nullableNumber = z.number().nullable();
 
@@ -21,13 +21,7 @@ const reportSchema = z
 
 /** Reads a report JSON file; anything else is one line naming the file and the key (E_REPORT, exit 2). */
 export function readReportFile(path: string): BenchReport {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new JoulebenchError('E_REPORT', `${path}: ${code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
-  }
+  const text = readTextFile(path, 'E_REPORT');
   let raw: unknown;
   try {
     raw = JSON.parse(text);

@@ -1,8 +1,9 @@
-import { closeSync, mkdirSync, openSync, readFileSync, truncateSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, truncateSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { JoulebenchError } from '../core/errors.js';
 import type { CaseResult, ResultsHeader } from '../core/types.js';
+import { readTextFile } from '../read-text.js';
 
 /** Where the runner sends each result as soon as it is known. */
 export interface ResultsSink {
@@ -129,14 +130,7 @@ export interface ResultsFileContents {
  * a bad line anywhere else is E_RESULTS naming the file and line, because that is not a crash artefact.
  */
 export function readResultsFile(path: string): ResultsFileContents {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new JoulebenchError('E_RESULTS', `${path}: ${code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
-  }
-  return parseResultsText(text, path);
+  return parseResultsText(readTextFile(path, 'E_RESULTS'), path);
 }
 
 /** The parsing half of {@link readResultsFile}, for text already in memory. */

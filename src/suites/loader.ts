@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { basename, extname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
@@ -7,6 +6,7 @@ import type { Case, Suite } from '../core/types.js';
 import mtData from './data/mt.json' with { type: 'json' };
 import routerData from './data/router.json' with { type: 'json' };
 import { suiteSchema, type SuiteFile } from './schema.js';
+import { readTextFile } from '../read-text.js';
 
 /** The bundled suites; `all` is mt then router. */
 export const BUNDLED_SUITES = ['mt', 'router', 'all'] as const;
@@ -26,13 +26,7 @@ export function loadSuite(spec: string): Suite {
 
 /** Reads and validates a suite file; every problem is one line naming the file, case and key. */
 export function loadSuiteFile(path: string): Suite {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    const why = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message;
-    throw new JoulebenchError('E_SUITE', `suite ${path}: ${why} (bundled suites: ${BUNDLED_SUITES.join(', ')})`);
-  }
+  const text = readTextFile(path, 'E_SUITE', { where: `suite ${path}`, suffix: ` (bundled suites: ${BUNDLED_SUITES.join(', ')})` });
   const ext = extname(path).toLowerCase();
   const name = basename(path, extname(path));
   let raw: unknown;

@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { JoulebenchError } from '../core/errors.js';
 import type { Answer, AnswerRequest, Target } from '../core/types.js';
+import { readTextFile } from '../read-text.js';
 
 /** A recorded answer: its text, and the stage that gave it when the recording says. */
 interface Recorded {
@@ -21,13 +21,7 @@ export class MissingAnswerError extends Error {
  * case) or a fixture of `{id, answer}` (JSON array or JSONL). Problems are one line naming the file and line.
  */
 export function readRecordedAnswers(path: string): Map<string, Recorded> {
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    const why = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message;
-    throw new JoulebenchError('E_INPUT', `replay ${path}: ${why}`);
-  }
+  const text = readTextFile(path, 'E_INPUT', { where: `replay ${path}` });
   let rows: { row: unknown; where: string }[];
   const trimmed = text.trimStart();
   if (trimmed.startsWith('[')) {
