@@ -126,7 +126,12 @@ export interface Target {
   /** A stable label for reports (e.g. `cascade:reference`, `openai:gpt-4o`). */
   readonly id: string;
   readonly kind: string;
-  answer(req: AnswerRequest): Promise<Answer>;
+  /**
+   * Answers one prompt. A target that can answer in-process without waiting (the reference cascade's
+   * stores) may return the Answer itself rather than a promise: the runner then spends no microtask
+   * on the case, which matters when a case takes a microsecond.
+   */
+  answer(req: AnswerRequest): Answer | Promise<Answer>;
   /** Static facts for the receipt and the config digest (never secrets). */
   describe(): Record<string, unknown>;
   close?(): Promise<void>;

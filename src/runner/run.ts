@@ -144,11 +144,23 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
   // Scored results taken from an interrupted run's file: the suite window did not see them.
   let restoredScored = 0;
 
-  /** One case of one pass: taken from the interrupted run's file when it finished there, else run. */
-  const step = async (phase: Phase, pass: number, index: number): Promise<CaseResult> => {
+  /** A result is known: scored (unless warmup-only fields say otherwise), written, counted. */
+  const settle = (r: CaseResult, c: Case, phase: Phase): CaseResult => {
+    const verdict = r.error === null ? scorer.score(c, r.response ?? '') : null;
+    r.passed = verdict ? verdict.passed : c.expected === null ? null : false;
+    r.score = verdict?.score ?? null;
+    sink.write(r);
+    done++;
+    opts.onResult?.(r, { done, total, phase });
+    return r;
+  };
+  /**
+   * One case of one pass: taken from the interrupted run's file when it finished there, else run.
+   * Synchronous when the target answered synchronously (see {@link runCase}).
+   */
+  const step = (phase: Phase, pass: number, index: number): CaseResult | Promise<CaseResult> => {
     const c = suite.cases[index]!;
     const recorded = finished.size === 0 ? undefined : finished.get(resultKey(phase, pass, index));
-    let r: CaseResult;
     if (recorded) {
       if (recorded.case_id !== c.id) {
         throw new JoulebenchError(
@@ -157,18 +169,13 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
         );
       }
       target.restore?.({ prompt: prompts[index]!, case: c }, recorded);
-      r = recorded;
       if (phase === 'scored') restoredScored++;
-    } else {
-      r = await runCase(c, prompts[index]!, index, phase, pass, target, meter, clock, opts.signal);
-      const verdict = r.error === null ? scorer.score(c, r.response ?? '') : null;
-      r.passed = verdict ? verdict.passed : c.expected === null ? null : false;
-      r.score = verdict?.score ?? null;
-      sink.write(r);
+      done++;
+      opts.onResult?.(recorded, { done, total, phase });
+      return recorded;
     }
-    done++;
-    opts.onResult?.(r, { done, total, phase });
-    return r;
+    const r = runCase(c, prompts[index]!, index, phase, pass, target, meter, clock, opts.signal);
+    return r instanceof Promise ? r.then((x) => settle(x, c, phase)) : settle(r, c, phase);
   };
   const collect = (r: CaseResult) => {
     agg.add(r);
@@ -197,11 +204,19 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
       else slots.forEach((r) => agg.add(r)); // warmup: only what it billed is kept
       continue;
     }
+    let lastYield = performance.now();
     for (let index = 0; index < suite.cases.length; index++) {
       if (opts.signal?.aborted) throw new JoulebenchError('E_RUN', 'run aborted');
-      const r = await step(phase, pass, index);
+      const s = step(phase, pass, index);
+      const r = s instanceof Promise ? await s : s;
       if (phase === 'scored') collect(r);
       else agg.add(r); // warmup: only what it billed is kept
+      // A target that answers synchronously would hold the event loop for the whole pass, and no
+      // timer (the results flush, the progress bar) or signal handler could run: give way every ~20 ms.
+      if ((index & 63) === 63 && performance.now() - lastYield >= YIELD_EVERY_MS) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        lastYield = performance.now();
+      }
     }
   }
 
@@ -234,7 +249,7 @@ async function concurrentPass(
   n: number,
   concurrency: number,
   signal: AbortSignal | undefined,
-  step: (index: number) => Promise<CaseResult>,
+  step: (index: number) => CaseResult | Promise<CaseResult>,
 ): Promise<CaseResult[]> {
   const slots: CaseResult[] = new Array(n);
   let next = 0;
@@ -253,7 +268,44 @@ function toSuiteWindow(r: EnergyReading): SuiteWindow {
   return { joules: r.joules, source: r.source, by_domain: r.by_domain, window_ms: r.window_ms, below_floor: r.below_floor };
 }
 
-async function runCase(
+/** How often a pass of synchronous answers gives the event loop a turn, ms. */
+const YIELD_EVERY_MS = 20;
+
+/**
+ * Runs one case. With no meter window to open (the target reports its own energy) and a target that
+ * answers synchronously, the whole case is synchronous: no promise, no microtask.
+ */
+function runCase(
+  c: Case,
+  prompt: string,
+  index: number,
+  phase: Phase,
+  pass: number,
+  target: Target,
+  meter: Meter,
+  clock: Clock,
+  signal: AbortSignal | undefined,
+): CaseResult | Promise<CaseResult> {
+  if (!meter.usesTargetEnergy) return runMeteredCase(c, prompt, index, phase, pass, target, meter, clock, signal);
+  const preferTarget = meter.prefersTargetEnergy === true;
+  const t0 = clock.now();
+  let pending: Answer | Promise<Answer>;
+  try {
+    pending = target.answer(signal ? { prompt, case: c, signal } : { prompt, case: c });
+  } catch (e) {
+    return caseResult(c, index, phase, pass, null, e, clock.now() - t0, null, preferTarget);
+  }
+  if (pending instanceof Promise) {
+    return pending.then(
+      (answer) => caseResult(c, index, phase, pass, answer, NO_FAILURE, clock.now() - t0, null, preferTarget),
+      (failure: unknown) => caseResult(c, index, phase, pass, null, failure, clock.now() - t0, null, preferTarget),
+    );
+  }
+  return caseResult(c, index, phase, pass, pending, NO_FAILURE, clock.now() - t0, null, preferTarget);
+}
+
+/** A case inside its own meter window, opened before the target is asked and closed after it answers. */
+async function runMeteredCase(
   c: Case,
   prompt: string,
   index: number,
@@ -264,23 +316,44 @@ async function runCase(
   clock: Clock,
   signal: AbortSignal | undefined,
 ): Promise<CaseResult> {
-  const window = meter.usesTargetEnergy ? null : await meter.start();
-  const preferTarget = meter.prefersTargetEnergy === true;
+  const window = await meter.start();
   let answer: Answer | null = null;
-  let error: CaseResult['error'] = null;
-  // A target that gives up after retries says how many attempts it made and what they cost.
-  let failed: { attempts?: unknown; retry_overhead_ms?: unknown } = {};
+  let failure: unknown = NO_FAILURE;
   const t0 = clock.now();
   try {
     answer = await target.answer(signal ? { prompt, case: c, signal } : { prompt, case: c });
   } catch (e) {
-    error = toCaseError(e);
-    failed = (e ?? {}) as typeof failed;
+    failure = e;
   }
+  const elapsed_ms = clock.now() - t0;
+  const reading = await window.stop();
+  return caseResult(c, index, phase, pass, answer, failure, elapsed_ms, reading, meter.prefersTargetEnergy === true);
+}
+
+const NONE_FAILED = Object.freeze({});
+
+/** `failure` when the target did not throw (a target may throw anything, `undefined` included). */
+const NO_FAILURE = Symbol('no failure');
+
+/** The CaseResult for one finished case, unscored (`passed` and `score` are set by the runner). */
+function caseResult(
+  c: Case,
+  index: number,
+  phase: Phase,
+  pass: number,
+  answer: Answer | null,
+  failure: unknown,
+  elapsed_ms: number,
+  reading: EnergyReading | null,
+  preferTarget: boolean,
+): CaseResult {
+  const failedOutright = failure !== NO_FAILURE;
+  const error = failedOutright ? toCaseError(failure) : null;
+  // A target that gives up after retries says how many attempts it made and what they cost.
+  const failed = (failedOutright ? (failure ?? {}) : NONE_FAILED) as { attempts?: unknown; retry_overhead_ms?: unknown };
   // The successful attempt's latency alone: failed attempts and backoff are reported apart (retry_overhead_ms).
   const overhead_ms = answer?.retry_overhead_ms ?? (typeof failed.retry_overhead_ms === 'number' ? failed.retry_overhead_ms : 0);
-  const latency_ms = Math.max(0, clock.now() - t0 - overhead_ms);
-  const reading = window ? await window.stop() : null;
+  const latency_ms = Math.max(0, elapsed_ms - overhead_ms);
   const energy = energyOf(answer, reading, preferTarget);
 
   const r: CaseResult = {

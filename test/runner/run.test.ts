@@ -109,6 +109,55 @@ describe('run', () => {
     assert.equal(readFileSync(path, 'utf8').trim().split('\n').length, 8, 'header, six cases, end');
   });
 
+  it('runs a target that answers synchronously, and records one that throws synchronously as an error', async () => {
+    const sync: Target = {
+      ...echo,
+      answer: (r) => {
+        if (r.case.id === 'b') throw Object.assign(new Error('sync failure'), { code: 'E_SYNC' });
+        return { text: r.prompt, energy: { joules: 1, source: 'model' } };
+      },
+    };
+    const path = join(dir, 'sync.jsonl');
+    const sink = new JsonlResultsFile(path);
+    const out = await run({ suite: tiny, target: sync, sink });
+    sink.close();
+    assert.deepEqual(
+      out.results.map((r) => [r.response, r.passed, r.error?.code ?? null]),
+      [['say A', true, null], [null, false, 'E_SYNC'], ['say C', null, null]],
+    );
+    const cases = lines(path).filter((l) => l.record === 'case');
+    assert.deepEqual(cases, JSON.parse(JSON.stringify(out.results)), 'the file holds exactly the results');
+  });
+
+  it('gives timers and signal handlers a turn during a long pass of synchronous answers', async () => {
+    // 400 cases of ~0.1 ms each, never awaited: without yielding, the timer could only fire after the run.
+    const many: Suite = { ...tiny, cases: Array.from({ length: 400 }, (_, i) => ({ ...tiny.cases[0]!, id: `s${i}` })) };
+    const busy: Target = {
+      ...echo,
+      answer: (r) => {
+        const until = performance.now() + 0.1;
+        while (performance.now() < until);
+        return { text: r.prompt };
+      },
+    };
+    let fired = false;
+    let firedBeforeLastCase = false;
+    setTimeout(() => (fired = true), 1);
+    await run({ suite: many, target: busy, onResult: (_r, p) => p.done === p.total && (firedBeforeLastCase = fired) });
+    assert.ok(firedBeforeLastCase, 'the timer ran while the pass was going');
+  });
+
+  it('writes a result larger than the write buffer whole', async () => {
+    const big: Target = { ...echo, answer: (r) => ({ text: `${r.prompt} ${'é'.repeat(700_000)}` }) };
+    const path = join(dir, 'big.jsonl');
+    const sink = new JsonlResultsFile(path);
+    const out = await run({ suite: tiny, target: big, sink });
+    sink.close();
+    const cases = lines(path).filter((l) => l.record === 'case');
+    assert.equal(cases.length, 3);
+    assert.deepEqual(cases, JSON.parse(JSON.stringify(out.results)));
+  });
+
   it('measures latency with the injected clock', async () => {
     let t = 0;
     const clock = { now: () => t };

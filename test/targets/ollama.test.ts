@@ -51,7 +51,7 @@ describe('ollama target against a server that speaks Ollama', () => {
 
   it('an unknown model is E_TARGET with the HTTP status and Ollama\'s message', async () => {
     const t = createOllamaTarget({ model: 'nope', base_url: url });
-    await assert.rejects(t.answer({ prompt: 'x', case: c }), (e: unknown) => {
+    await assert.rejects(async () => t.answer({ prompt: 'x', case: c }), (e: unknown) => {
       assert.ok(isJoulebenchError(e), 'isJoulebenchError(e)');
       assert.equal(e.code, 'E_TARGET');
       assert.equal((e as unknown as { status: number }).status, 404);
@@ -62,7 +62,7 @@ describe('ollama target against a server that speaks Ollama', () => {
 
   it('an unreachable server says so in one line', async () => {
     const t = createOllamaTarget({ model: 'm1', base_url: 'http://127.0.0.1:9' });
-    await assert.rejects(t.answer({ prompt: 'x', case: c }), /cannot reach the server.*ollama serve/);
+    await assert.rejects(async () => t.answer({ prompt: 'x', case: c }), /cannot reach the server.*ollama serve/);
   });
 
   it('client: /api/show, /api/ps, /api/version', async () => {

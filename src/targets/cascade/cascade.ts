@@ -32,46 +32,64 @@ export class Cascade implements Target {
     if (stages.length === 0) throw new RangeError('a cascade needs at least one stage');
   }
 
-  async answer(req: AnswerRequest): Promise<Answer> {
-    const trace: NonNullable<Answer['trace']> = [];
-    let total_uj: number | null = 0;
+  /**
+   * Synchronous while every stage tried is (the in-memory stores): a cache, KV or graph hit returns
+   * the Answer itself. The first stage that returns a promise (the neural backend) turns the rest of
+   * the walk asynchronous.
+   */
+  answer(req: AnswerRequest): Answer | Promise<Answer> {
+    const walk: Walk = { trace: [], total_uj: 0 };
     for (let i = 0; i < this.stages.length; i++) {
-      const stage = this.stages[i]!;
-      const maybe = stage.tryAnswer(req.prompt, req);
-      // Only await real promises: the in-memory stages are synchronous and a microtask per stage shows in the benchmark.
-      const r: StageResult = maybe instanceof Promise ? await maybe : maybe;
-      const hit = r.text !== null;
-      trace.push({ stage: stage.id, hit, energy_uj: r.energy_uj });
-      total_uj = total_uj === null || r.energy_uj === null ? null : total_uj + r.energy_uj;
-      if (!hit) continue;
-      for (let j = 0; j < i; j++) {
-        const earlier = this.stages[j]!;
-        if (observes(earlier)) earlier.observe(req.prompt, r.text!, stage.id);
-      }
-      const answer: Answer = {
-        text: r.text!,
-        stage: stage.id,
-        trace,
-        energy: energyOf(total_uj),
-      };
-      if (r.usage) answer.usage = r.usage as Usage;
-      if (!('backend' in stage)) {
-        // Answered in-process by a store: no model ran, so no tokens and no billed call — known zeros,
-        // which keep the run's token and $ totals honest when the neural backend is a priced endpoint.
-        answer.usage = { prompt_tokens: 0, completion_tokens: 0 };
-        answer.cost_usd = 0;
-      }
-      if (r.meta) {
-        const m = r.meta;
-        if (typeof m.ttft_ms === 'number') answer.ttft_ms = m.ttft_ms;
-        if (typeof m.tpot_ms === 'number') answer.tpot_ms = m.tpot_ms;
-        if (typeof m.cost_usd === 'number') answer.cost_usd = m.cost_usd;
-        if (typeof m.attempts === 'number') answer.attempts = m.attempts;
-        if (typeof m.retry_overhead_ms === 'number') answer.retry_overhead_ms = m.retry_overhead_ms;
-      }
-      return answer;
+      const maybe = this.stages[i]!.tryAnswer(req.prompt, req);
+      if (maybe instanceof Promise) return this.continueAsync(req, walk, i, maybe);
+      const answer = this.step(req, walk, i, maybe);
+      if (answer) return answer;
     }
-    return { text: '', stage: 'none', trace, energy: energyOf(total_uj) };
+    return { text: '', stage: 'none', trace: walk.trace, energy: energyOf(walk.total_uj) };
+  }
+
+  private async continueAsync(req: AnswerRequest, walk: Walk, from: number, pending: Promise<StageResult>): Promise<Answer> {
+    for (let i = from; i < this.stages.length; i++) {
+      const maybe = i === from ? pending : this.stages[i]!.tryAnswer(req.prompt, req);
+      const answer = this.step(req, walk, i, maybe instanceof Promise ? await maybe : maybe);
+      if (answer) return answer;
+    }
+    return { text: '', stage: 'none', trace: walk.trace, energy: energyOf(walk.total_uj) };
+  }
+
+  /** Records stage `i`'s attempt; on a hit, shows the answer to earlier stages and returns it. */
+  private step(req: AnswerRequest, walk: Walk, i: number, r: StageResult): Answer | null {
+    const stage = this.stages[i]!;
+    const hit = r.text !== null;
+    walk.trace.push({ stage: stage.id, hit, energy_uj: r.energy_uj });
+    walk.total_uj = walk.total_uj === null || r.energy_uj === null ? null : walk.total_uj + r.energy_uj;
+    if (!hit) return null;
+    for (let j = 0; j < i; j++) {
+      const earlier = this.stages[j]!;
+      if (observes(earlier)) earlier.observe(req.prompt, r.text!, stage.id);
+    }
+    const answer: Answer = {
+      text: r.text!,
+      stage: stage.id,
+      trace: walk.trace,
+      energy: energyOf(walk.total_uj),
+    };
+    if (r.usage) answer.usage = r.usage as Usage;
+    if (!('backend' in stage)) {
+      // Answered in-process by a store: no model ran, so no tokens and no billed call — known zeros,
+      // which keep the run's token and $ totals honest when the neural backend is a priced endpoint.
+      answer.usage = { prompt_tokens: 0, completion_tokens: 0 };
+      answer.cost_usd = 0;
+    }
+    if (r.meta) {
+      const m = r.meta;
+      if (typeof m.ttft_ms === 'number') answer.ttft_ms = m.ttft_ms;
+      if (typeof m.tpot_ms === 'number') answer.tpot_ms = m.tpot_ms;
+      if (typeof m.cost_usd === 'number') answer.cost_usd = m.cost_usd;
+      if (typeof m.attempts === 'number') answer.attempts = m.attempts;
+      if (typeof m.retry_overhead_ms === 'number') answer.retry_overhead_ms = m.retry_overhead_ms;
+    }
+    return answer;
   }
 
   /**
@@ -101,6 +119,12 @@ export class Cascade implements Target {
       if (backend?.close) await backend.close();
     }
   }
+}
+
+/** One walk down the stages: what each tried stage did, and the running total (null once unknown). */
+interface Walk {
+  trace: NonNullable<Answer['trace']>;
+  total_uj: number | null;
 }
 
 /** The cascade's total: modelled joules, or unknown (`none`) when any stage tried could not say. */
