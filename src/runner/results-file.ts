@@ -4,6 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { JoulebenchError } from '../core/errors.js';
 import type { CaseResult, ResultsHeader } from '../core/types.js';
 import { readTextFile } from '../read-text.js';
+import { caseLineBound, encodeCaseLine, nestedJson } from './case-line.js';
 
 /** Where the runner sends each result as soon as it is known. */
 export interface ResultsSink {
@@ -36,7 +37,12 @@ export interface JsonlResultsFileOptions {
  */
 export class JsonlResultsFile implements ResultsSink {
   private fd: number;
-  private buffer = '';
+  /**
+   * Lines are encoded straight into this reusable buffer (case lines byte by byte, see case-line.ts):
+   * building each line as a string and encoding it cost more than running a fast case did.
+   */
+  private buffer = Buffer.allocUnsafe(BUFFER_BYTES);
+  private used = 0;
   private lastFlush = performance.now();
   private timer: NodeJS.Timeout | null = null;
   private readonly flushMs: number;
@@ -53,21 +59,42 @@ export class JsonlResultsFile implements ResultsSink {
   }
 
   header(h: ResultsHeader): void {
-    this.append(JSON.stringify(h) + '\n');
+    this.append(JSON.stringify(h));
     this.flush();
   }
 
   write(r: CaseResult): void {
-    this.append(JSON.stringify(r) + '\n');
+    const nested = nestedJson(r);
+    const bound = caseLineBound(r, nested) + 1;
+    this.reserve(bound);
+    this.used = encodeCaseLine(r, nested, this.buffer, this.used);
+    this.buffer[this.used++] = 0x0a;
+    this.written();
   }
   note(line: Record<string, unknown>): void {
-    this.append(JSON.stringify(line) + '\n');
+    this.append(JSON.stringify(line));
   }
 
-  private append(line: string): void {
-    this.buffer += line;
+  /** Adds `json` and a newline. */
+  private append(json: string): void {
+    // A UTF-16 code unit is at most 3 bytes of UTF-8.
+    this.reserve(json.length * 3 + 1);
+    this.used += this.buffer.write(json, this.used);
+    this.buffer[this.used++] = 0x0a;
+    this.written();
+  }
+
+  /** Makes room for `bytes` more: flushes first when they might not fit, grows for an outsize line. */
+  private reserve(bytes: number): void {
+    if (this.used + bytes <= this.buffer.length) return;
+    this.flush();
+    if (bytes > this.buffer.length) this.buffer = Buffer.allocUnsafe(bytes);
+  }
+
+  /** A line was added: writes the group once `flush_ms` has passed since the last write. */
+  private written(): void {
     const now = performance.now();
-    if (this.flushMs <= 0 || now - this.lastFlush >= this.flushMs || this.buffer.length >= 1 << 20) {
+    if (this.flushMs <= 0 || now - this.lastFlush >= this.flushMs) {
       this.flush(now);
     } else if (this.timer === null) {
       this.timer = setTimeout(() => this.flush(), this.flushMs);
@@ -80,9 +107,10 @@ export class JsonlResultsFile implements ResultsSink {
       clearTimeout(this.timer);
       this.timer = null;
     }
-    if (this.buffer.length > 0 && this.fd >= 0) {
-      writeSync(this.fd, this.buffer);
-      this.buffer = '';
+    if (this.used > 0 && this.fd >= 0) {
+      let off = 0;
+      while (off < this.used) off += writeSync(this.fd, this.buffer, off, this.used - off);
+      this.used = 0;
     }
     this.lastFlush = now;
   }
@@ -94,6 +122,9 @@ export class JsonlResultsFile implements ResultsSink {
     this.fd = -1;
   }
 }
+
+/** 1 MiB: far more than 2 ms of results, so in practice only the clock triggers a write. */
+const BUFFER_BYTES = 1 << 20;
 
 /** Keeps results in memory only (library use, tests). */
 export class MemorySink implements ResultsSink {

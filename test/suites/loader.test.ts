@@ -139,4 +139,22 @@ describe('suiteDigest', () => {
       }
     }
   });
+
+  it('stays the documented digest for odd text, many cases (several hash chunks) and fractional weights', async () => {
+    const { digestOf } = await import('../../src/core/canonical.js');
+    const { caseDescriptor } = await import('../../src/suites/digest.js');
+    const odd = ['é “q” \\ "x"', 'tab\tnew\nline', '🙂 \ud83d lone', 'x'.repeat(70_000)];
+    const cases = Array.from({ length: 2_000 }, (_, i) => ({
+      id: `c-${i}-${odd[i % odd.length]!.slice(0, 20)}`,
+      dataset: i % 3 === 0 ? 'd"s' : 'ds',
+      prompt: i === 7 ? odd[3]! : `${odd[i % 3]} ${i}`,
+      expected: i % 5 === 0 ? null : odd[i % 3]!,
+      weight: i % 4 === 0 ? 0.25 : 1,
+      tags: [],
+      ...(i % 11 === 0 ? { choices: ['a "1"', 'b'] } : {}),
+      ...(i % 13 === 0 ? { turns: ['first', 'then ü'] } : {}),
+    }));
+    const suite = { name: 'odd', version: '2', scorer: 'substring' as const, source: 'test', cases };
+    assert.equal(suiteDigest(suite), digestOf({ name: suite.name, version: suite.version, scorer: suite.scorer, cases: cases.map(caseDescriptor) }));
+  });
 });

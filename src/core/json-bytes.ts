@@ -1,0 +1,110 @@
+/**
+ * JSON values written straight into a byte buffer as UTF-8, each the same bytes `JSON.stringify`
+ * gives, with no intermediate string: the runner's results lines and the suite digest are built this
+ * way because on a fast target making and encoding those strings cost more than the case did.
+ *
+ * Each writer takes the buffer and an offset and returns the offset after what it wrote. The caller
+ * guarantees room (see {@link jsonStringBound}); a typed array silently drops writes past its end.
+ */
+
+/**
+ * A JSON string. Printable ASCII other than `"` and `\` is copied a byte a character; at the first
+ * character that is anything else, the bytes so far are abandoned and the whole string is written as
+ * `JSON.stringify` encodes it (escapes, UTF-8, lone surrogates as `\udXXX`).
+ */
+export function writeJsonString(buf: Uint8Array, o: number, s: string): number {
+  buf[o] = 0x22;
+  let p = o + 1;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return writeText(buf, o, JSON.stringify(s));
+    buf[p++] = c;
+  }
+  buf[p] = 0x22;
+  return p + 1;
+}
+
+/** Most bytes {@link writeJsonString} writes for a string of `length` UTF-16 units (`\uXXXX` each). */
+export function jsonStringBound(length: number): number {
+  return 6 * length + 2;
+}
+
+/** A JSON number (`null` for NaN and ±Infinity, as JSON.stringify writes them). */
+export function writeJsonNumber(buf: Uint8Array, o: number, n: number): number {
+  // NaN fails both comparisons, so the fast paths below only ever see finite numbers.
+  if (n >= 0 && n < 1e9) {
+    if (n === Math.floor(n)) return writeDigits(buf, o, n);
+    // Micro-units (joules from µJ, ms to 3 places): integer arithmetic gives the shortest round-trip
+    // decimal, which is what String(n) prints, without making a string. Below 1e9 a double's spacing
+    // is under 1e-6, so no shorter decimal can name the same number.
+    const micro = Math.round(n * 1e6);
+    if (micro / 1e6 === n) {
+      const whole = Math.floor(micro / 1e6);
+      let frac = micro - whole * 1e6;
+      o = writeDigits(buf, o, whole);
+      buf[o++] = 0x2e; // .
+      let places = 6;
+      while (places > 1 && frac % 10 === 0) {
+        frac /= 10;
+        places--;
+      }
+      for (let i = places - 1; i >= 0; i--) {
+        buf[o + i] = 0x30 + (frac % 10);
+        frac = Math.floor(frac / 10);
+      }
+      return o + places;
+    }
+  }
+  if (!Number.isFinite(n)) return writeNull(buf, o);
+  return writeAscii(buf, o, String(n));
+}
+
+/** A non-negative integer below 1e9 (no string made). */
+function writeDigits(buf: Uint8Array, o: number, n: number): number {
+  if (n < 10) {
+    buf[o] = 0x30 + n;
+    return o + 1;
+  }
+  let digits = 1;
+  for (let p = 10; p <= n; p *= 10) digits++;
+  for (let i = digits - 1; i >= 0; i--) {
+    buf[o + i] = 0x30 + (n % 10);
+    n = Math.floor(n / 10);
+  }
+  return o + digits;
+}
+
+export function writeNull(buf: Uint8Array, o: number): number {
+  buf[o] = 0x6e;
+  buf[o + 1] = 0x75;
+  buf[o + 2] = 0x6c;
+  buf[o + 3] = 0x6c;
+  return o + 4;
+}
+
+/** A string of ASCII characters (JSON punctuation, a number's digits), a byte each. */
+export function writeAscii(buf: Uint8Array, o: number, s: string): number {
+  for (let i = 0; i < s.length; i++) buf[o + i] = s.charCodeAt(i);
+  return o + s.length;
+}
+
+const encoder = new TextEncoder();
+
+/** Any text (JSON made elsewhere), as UTF-8. */
+export function writeText(buf: Uint8Array, o: number, s: string): number {
+  return o + encoder.encodeInto(s, buf.subarray(o)).written;
+}
+
+/**
+ * A writer for one constant ASCII text (a JSON key with its punctuation): straight-line byte stores,
+ * generated once. Copying the same few bytes in a loop, per line, was a third of the line's cost.
+ */
+export function constantWriter(text: string): (buf: Uint8Array, o: number) => number {
+  let code = '';
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c > 0x7e) throw new RangeError(`constantWriter: not ASCII: ${text}`);
+    code += `b[o+${i}]=${c};`;
+  }
+  return new Function('b', 'o', `"use strict";${code}return o+${text.length};`) as (buf: Uint8Array, o: number) => number;
+}

@@ -1,0 +1,211 @@
+import {
+  jsonStringBound,
+  writeJsonNumber,
+  writeJsonString,
+  writeNull,
+  writeText,
+} from '../core/json-bytes.js';
+import { STAGE_IDS, type CaseResult } from '../core/types.js';
+
+/**
+ * A CaseResult's results-file line, encoded straight into a byte buffer: the same bytes as
+ * `JSON.stringify(r)` for a result the runner built (keys in CaseResult's order), with no string
+ * made on the way. On a fast target the line was the runner's largest cost: `JSON.stringify` and
+ * encoding its string took ≈ 2 µs of a ≈ 5 µs case (`npm run bench`).
+ *
+ * The encoder is generated once from {@link CASE_FIELDS}, as fast-json-stringify does: every key is
+ * a run of constant byte stores and every value one call, so nothing loops over key bytes and
+ * nothing is left to V8's inlining budget. Nested objects (error, by_domain, meta) are written as
+ * `JSON.stringify` gives them ({@link nestedJson}); an unexpected `undefined` in a required field is
+ * written `null` rather than dropped.
+ */
+export function encodeCaseLine(r: CaseResult, nested: NestedJson, buf: Uint8Array, at: number): number {
+  return generated(r, nested, buf, at);
+}
+
+/** The parts of a CaseResult that are written as `JSON.stringify` gives them, already stringified. */
+export interface NestedJson {
+  /** Absent: `null`. */
+  error?: string;
+  by_domain?: string;
+  /** Only when the trace is not an array (an array is encoded entry by entry). */
+  trace?: string;
+  meta?: string;
+}
+
+const NONE: NestedJson = Object.freeze({});
+
+/** Stringifies the nested parts of `r` once, for {@link caseLineBound} and {@link encodeCaseLine}. */
+export function nestedJson(r: CaseResult): NestedJson {
+  if (r.error == null && r.by_domain === undefined && r.meta === undefined && (r.trace === undefined || Array.isArray(r.trace))) return NONE;
+  const out: NestedJson = {};
+  if (r.error != null) out.error = JSON.stringify(r.error);
+  if (r.by_domain !== undefined) out.by_domain = JSON.stringify(r.by_domain) ?? 'null';
+  if (r.trace !== undefined && !Array.isArray(r.trace)) out.trace = JSON.stringify(r.trace) ?? 'null';
+  if (r.meta !== undefined) out.meta = JSON.stringify(r.meta) ?? 'null';
+  return out;
+}
+
+/** The most bytes {@link encodeCaseLine} writes for `r`: keys and numbers, strings, nested JSON. */
+export function caseLineBound(r: CaseResult, nested: NestedJson): number {
+  let n = 1024;
+  n += stringBound(r.phase) + stringBound(r.case_id) + stringBound(r.dataset) + stringBound(r.response);
+  n += stringBound(r.stage) + stringBound(r.expected) + stringBound(r.energy_source);
+  n += 3 * ((nested.error?.length ?? 0) + (nested.by_domain?.length ?? 0) + (nested.trace?.length ?? 0) + (nested.meta?.length ?? 0));
+  if (Array.isArray(r.trace)) for (const t of r.trace) n += 96 + stringBound(t.stage);
+  return n;
+}
+
+/** The line as a string (tests, and anyone without a buffer at hand). */
+export function caseLine(r: CaseResult): string {
+  const nested = nestedJson(r);
+  const buf = Buffer.allocUnsafe(caseLineBound(r, nested));
+  return buf.toString('utf8', 0, encodeCaseLine(r, nested, buf, 0));
+}
+
+function stringBound(s: unknown): number {
+  return typeof s === 'string' ? jsonStringBound(s.length) : 8;
+}
+
+/**
+ * How a field's value is written. `case`: the constant `"case"` (a results line's record kind);
+ * `nested`: from {@link NestedJson}; `trace`: the cascade's trace.
+ */
+type Kind = 'case' | 'string' | 'number' | 'boolean' | 'nested' | 'trace';
+
+/**
+ * Every CaseResult key in order; optional ones are written only when present. A string field may
+ * list the values it usually holds: those are written as constants, without scanning the string.
+ */
+const CASE_FIELDS = [
+  ['record', 'case'],
+  ['phase', 'string', ['scored', 'warmup']],
+  ['pass', 'number'],
+  ['index', 'number'],
+  ['case_id', 'string'],
+  ['dataset', 'string'],
+  ['response', 'string'],
+  ['stage', 'string', STAGE_IDS],
+  ['expected', 'string'],
+  ['passed', 'boolean'],
+  ['score', 'number'],
+  ['weight', 'number'],
+  ['joules', 'number'],
+  ['energy_source', 'string', ['model', 'rapl', 'nvml', 'estimate', 'none']],
+  ['below_floor', 'boolean'],
+  ['latency_ms', 'number'],
+  ['ttft_ms', 'number'],
+  ['tpot_ms', 'number'],
+  ['prompt_tokens', 'number'],
+  ['completion_tokens', 'number'],
+  ['cost_usd', 'number'],
+  ['attempts', 'number'],
+  ['retry_overhead_ms', 'number'],
+  ['error', 'nested'],
+  ['by_domain', 'nested'],
+  ['trace', 'trace'],
+  ['meta', 'nested'],
+] as const satisfies readonly (readonly [keyof CaseResult, Kind, (readonly string[])?])[];
+
+// Fails to compile when CaseResult gains a key that CASE_FIELDS does not write.
+type Unwritten = Exclude<keyof CaseResult, (typeof CASE_FIELDS)[number][0]>;
+const everyKeyWritten: [Unwritten] extends [never] ? true : Unwritten = true;
+void everyKeyWritten;
+
+const OPTIONAL = new Set<string>(['by_domain', 'trace', 'meta']);
+
+/**
+ * Code for straight-line stores of a constant ASCII text at `o`, then `o` moved past it: four bytes
+ * at a time through the DataView `d`, the rest a byte at a time.
+ */
+function constant(text: string): string {
+  let code = '';
+  let i = 0;
+  for (; i + 4 <= text.length; i += 4) {
+    const word = text.charCodeAt(i) | (text.charCodeAt(i + 1) << 8) | (text.charCodeAt(i + 2) << 16) | (text.charCodeAt(i + 3) << 24);
+    code += `d.setUint32(o+${i},${word >>> 0},true);`;
+  }
+  for (; i < text.length; i++) code += `b[o+${i}]=${text.charCodeAt(i)};`;
+  return `${code}o+=${text.length};`;
+}
+
+/** Code writing the string (or null) in `expr`; `common` values are written as constants. */
+function stringCode(expr: string, common: readonly string[] = []): string {
+  let code = `v=${expr};`;
+  for (const value of common) code += `if(v===${JSON.stringify(value)}){${constant(JSON.stringify(value))}}else `;
+  return `${code}o=typeof v==="string"?S(b,o,v):Z(b,o);`;
+}
+
+/** Code writing the number (or null) in `expr`; a single digit is stored in place. */
+function numberCode(expr: string): string {
+  return `v=${expr};if(typeof v==="number"&&v>=0&&v<10&&(v|0)===v){b[o++]=48+v;}else o=typeof v==="number"?N(b,o,v):Z(b,o);`;
+}
+
+function booleanCode(expr: string): string {
+  return `v=${expr};if(v===true){${constant('true')}}else if(v===false){${constant('false')}}else{${constant('null')}}`;
+}
+
+/** The code that writes field `key` of a kind (keys are plain identifiers, checked in generate). */
+function valueCode(key: string, kind: Kind, common?: readonly string[]): string {
+  switch (kind) {
+    case 'case':
+      return constant('"case"');
+    case 'string':
+      return stringCode(`r.${key}`, common);
+    case 'number':
+      return numberCode(`r.${key}`);
+    case 'boolean':
+      return booleanCode(`r.${key}`);
+    case 'nested':
+      return `o=n.${key}===undefined?Z(b,o):T(b,o,n.${key});`;
+    case 'trace':
+      return `o=Array.isArray(r.${key})?R(b,o,r.${key}):n.${key}===undefined?Z(b,o):T(b,o,n.${key});`;
+  }
+}
+
+/** One DataView per buffer (the sink reuses its buffer for the whole run). */
+const views = new WeakMap<Uint8Array, DataView>();
+function viewOf(b: Uint8Array): DataView {
+  let d = views.get(b);
+  if (!d) views.set(b, (d = new DataView(b.buffer, b.byteOffset, b.byteLength)));
+  return d;
+}
+
+const helpers = { S: writeJsonString, N: writeJsonNumber, Z: writeNull, T: writeText, V: viewOf };
+
+/**
+ * Compiles `body` into `function name(params)`; the parameters include the buffer `b` and offset `o`,
+ * and the body sees the DataView `d`, a scratch `v` and the helpers (S string, N number, Z null, T text).
+ */
+function compile<F>(name: string, params: string, body: string, extra: Record<string, unknown> = {}): F {
+  const scope = { ...helpers, ...extra };
+  const make = new Function(...Object.keys(scope), `"use strict";return function ${name}(${params}){const d=V(b);let v;${body}}`);
+  return make(...Object.values(scope)) as F;
+}
+
+/** The cascade's trace, entries of the documented shape `{stage, hit, energy_uj}`. */
+const writeTrace = compile<(b: Uint8Array, o: number, t: NonNullable<CaseResult['trace']>) => number>(
+  'writeTrace',
+  'b,o,t',
+  'b[o++]=91;for(let i=0;i<t.length;i++){const e=t[i];if(i>0)b[o++]=44;' +
+    constant('{"stage":') + stringCode('e.stage', STAGE_IDS) +
+    constant(',"hit":') + booleanCode('e.hit') +
+    constant(',"energy_uj":') + numberCode('e.energy_uj') +
+    'b[o++]=125;}b[o]=93;return o+1;',
+);
+
+function generate(): (r: CaseResult, n: NestedJson, b: Uint8Array, at: number) => number {
+  let body = '';
+  CASE_FIELDS.forEach((field, i) => {
+    const [key, kind] = field;
+    if (!/^[a-z_]+$/.test(key)) throw new Error(`case-line: unexpected key ${key}`);
+    const write = constant(`${i === 0 ? '{' : ','}"${key}":`) + valueCode(key, kind, field[2]);
+    if (!OPTIONAL.has(key)) body += write;
+    else if (kind === 'trace') body += `if(r.${key}!==undefined){${write}}`;
+    else body += `if(n.${key}!==undefined){${write}}`;
+  });
+  body += 'b[o]=125;return o+1;';
+  return compile('encodeCaseLine', 'r,n,b,o', body, { R: writeTrace });
+}
+
+const generated = generate();

@@ -1,0 +1,74 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { CaseResult } from '../../src/core/types.js';
+import { caseLine, caseLineBound, encodeCaseLine, nestedJson } from '../../src/runner/case-line.js';
+
+/** A result as the runner builds it: every required key, in CaseResult's order. */
+function result(over: Partial<CaseResult> = {}): CaseResult {
+  const r: CaseResult = {
+    record: 'case',
+    phase: 'scored',
+    pass: 0,
+    index: 3,
+    case_id: 'rt-kv-1',
+    dataset: 'router',
+    response: 'The speed of light is 299792458 m/s',
+    stage: 'kv',
+    expected: '299792458',
+    passed: true,
+    score: null,
+    weight: 1,
+    joules: 0.0015,
+    energy_source: 'model',
+    below_floor: false,
+    latency_ms: 0.007,
+    ttft_ms: null,
+    tpot_ms: null,
+    prompt_tokens: 0,
+    completion_tokens: 0,
+    cost_usd: 0,
+    attempts: 1,
+    retry_overhead_ms: 0,
+    error: null,
+  };
+  return Object.assign(r, over);
+}
+
+describe('caseLine', () => {
+  const variants: [string, Partial<CaseResult>][] = [
+    ['a cascade hit with its trace', { trace: [{ stage: 'cache', hit: false, energy_uj: 1000 }, { stage: 'kv', hit: true, energy_uj: 500 }] }],
+    ['a warmup result', { phase: 'warmup', pass: 2, passed: null }],
+    ['a failed case', { response: null, stage: null, passed: false, joules: null, energy_source: 'none', error: { code: 'E_HTTP', message: 'HTTP 500: "upstream" \\ broke', status: 500 } }],
+    ['a metered case with domains', { energy_source: 'rapl', joules: 12.345678, below_floor: true, by_domain: { 'package-0': { joules: 10.1, source: 'rapl' }, dram: { joules: null, source: 'none' } } }],
+    ['an HTTP target with usage, meta and retries', { stage: 'openai', ttft_ms: 210.5, tpot_ms: 12.25, prompt_tokens: 1234, completion_tokens: 99, cost_usd: 0.000123, attempts: 3, retry_overhead_ms: 1500.25, meta: { model: 'gpt-x', nested: [1, { a: null }] } }],
+    ['unicode and escapes in every string', { case_id: 'ü-1 "q"', dataset: 'mt\tbench', response: 'línea 1\nlínea 2 🙂 \ud83d', expected: '“x”', stage: 'neural' }],
+    ['stage and source outside the usual lists', { stage: 'my-own-stage', energy_source: 'integrated-power', trace: [{ stage: 'my-own-stage', hit: true, energy_uj: null }] }],
+    ['numbers JSON cannot hold', { joules: NaN, latency_ms: Infinity, score: -0, weight: 0.5 }],
+    ['an empty trace and large numbers', { trace: [], index: 123_456_789_012, latency_ms: 1e21, cost_usd: 1e-9 }],
+  ];
+  for (const [name, over] of variants) {
+    it(`writes ${name} byte for byte as JSON.stringify`, () => {
+      const r = result(over);
+      assert.equal(caseLine(r), JSON.stringify(r));
+    });
+  }
+
+  it('writes an unexpected undefined in a required field as null (JSON.stringify would drop the key)', () => {
+    const r = result({ response: undefined as unknown as string, weight: undefined as unknown as number });
+    const parsed = JSON.parse(caseLine(r)) as Record<string, unknown>;
+    assert.equal(parsed.response, null);
+    assert.equal(parsed.weight, null);
+    assert.deepEqual(Object.keys(parsed), Object.keys(result()), 'every key still there, in order');
+  });
+
+  it('encodes into a shared buffer at an offset, within the bound it promised', () => {
+    const r = result({ response: '“'.repeat(10_000), trace: [{ stage: 'neural', hit: true, energy_uj: 50_000_000 }] });
+    const nested = nestedJson(r);
+    const bound = caseLineBound(r, nested);
+    const buf = Buffer.alloc(bound + 100, 0x20);
+    const end = encodeCaseLine(r, nested, buf, 17);
+    assert.ok(end - 17 <= bound, `${end - 17} bytes written, bound ${bound}`);
+    assert.equal(buf.toString('utf8', 17, end), JSON.stringify(r));
+    assert.equal(buf[16], 0x20, 'nothing written before the offset');
+  });
+});
