@@ -208,8 +208,8 @@ export class Aggregator {
     if (r.trace) {
       for (const t of r.trace) {
         if (t.energy_uj !== null) this.stageJoules[t.stage] = (this.stageJoules[t.stage] ?? 0) + t.energy_uj / 1e6;
-        this.stageSources.add('model');
       }
+      if (r.trace.length > 0) this.stageSources.add('model');
     } else if (r.stage !== null && r.joules !== null) {
       this.stageJoules[r.stage] = (this.stageJoules[r.stage] ?? 0) + r.joules;
       this.stageSources.add(r.energy_source);
@@ -237,8 +237,9 @@ export class Aggregator {
     // Like energy: no total while any case's cost (or usage) is unknown, rather than a partial sum.
     const totalUsd = this.usdKnown && this.usdUnknown === 0 ? this.usd : null;
     const usageKnown = this.usageUnknown === 0;
-    const latencies = [...this.latencies].sort((a, b) => a - b);
-    const ttfts = [...this.ttfts].sort((a, b) => a - b);
+    // Typed arrays sort numerically, and many times faster than Array#sort with a comparator.
+    const latencies = Float64Array.from(this.latencies).sort();
+    const ttfts = Float64Array.from(this.ttfts).sort();
     return {
       case_count: total.case_count,
       total_joules: roundOrNull(total.totalJoules),

@@ -13,7 +13,7 @@ export function nearestRank(values: readonly number[], p: number): number | null
 }
 
 /** `nearestRank` over values already sorted ascending (no copy, no sort). */
-export function nearestRankSorted(sorted: readonly number[], p: number): number | null {
+export function nearestRankSorted(sorted: ArrayLike<number>, p: number): number | null {
   if (sorted.length === 0) return null;
   if (!(p > 0 && p <= 100)) throw new RangeError(`percentile must be in (0, 100], got ${p}`);
   // Rank n = ceil(p/100 × N), 1-based. The epsilon guards 0.95*20 = 19.000000000000004.
