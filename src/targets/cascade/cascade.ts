@@ -38,31 +38,30 @@ export class Cascade implements Target {
    * the walk asynchronous.
    */
   answer(req: AnswerRequest): Answer | Promise<Answer> {
-    const walk: Walk = { trace: [], total_uj: 0 };
+    const trace: Trace = [];
     for (let i = 0; i < this.stages.length; i++) {
       const maybe = this.stages[i]!.tryAnswer(req.prompt, req);
-      if (maybe instanceof Promise) return this.continueAsync(req, walk, i, maybe);
-      const answer = this.step(req, walk, i, maybe);
+      if (maybe instanceof Promise) return this.continueAsync(req, trace, i, maybe);
+      const answer = this.step(req, trace, i, maybe);
       if (answer) return answer;
     }
-    return { text: '', stage: 'none', trace: walk.trace, energy: energyOf(walk.total_uj) };
+    return { text: '', stage: 'none', trace, energy: energyOf(trace) };
   }
 
-  private async continueAsync(req: AnswerRequest, walk: Walk, from: number, pending: Promise<StageResult>): Promise<Answer> {
+  private async continueAsync(req: AnswerRequest, trace: Trace, from: number, pending: Promise<StageResult>): Promise<Answer> {
     for (let i = from; i < this.stages.length; i++) {
       const maybe = i === from ? pending : this.stages[i]!.tryAnswer(req.prompt, req);
-      const answer = this.step(req, walk, i, maybe instanceof Promise ? await maybe : maybe);
+      const answer = this.step(req, trace, i, maybe instanceof Promise ? await maybe : maybe);
       if (answer) return answer;
     }
-    return { text: '', stage: 'none', trace: walk.trace, energy: energyOf(walk.total_uj) };
+    return { text: '', stage: 'none', trace, energy: energyOf(trace) };
   }
 
   /** Records stage `i`'s attempt; on a hit, shows the answer to earlier stages and returns it. */
-  private step(req: AnswerRequest, walk: Walk, i: number, r: StageResult): Answer | null {
+  private step(req: AnswerRequest, trace: Trace, i: number, r: StageResult): Answer | null {
     const stage = this.stages[i]!;
     const hit = r.text !== null;
-    walk.trace.push({ stage: stage.id, hit, energy_uj: r.energy_uj });
-    walk.total_uj = walk.total_uj === null || r.energy_uj === null ? null : walk.total_uj + r.energy_uj;
+    trace.push({ stage: stage.id, hit, energy_uj: r.energy_uj });
     if (!hit) return null;
     for (let j = 0; j < i; j++) {
       const earlier = this.stages[j]!;
@@ -71,14 +70,14 @@ export class Cascade implements Target {
     const answer: Answer = {
       text: r.text!,
       stage: stage.id,
-      trace: walk.trace,
-      energy: energyOf(walk.total_uj),
+      trace,
+      energy: energyOf(trace),
     };
     if (r.usage) answer.usage = r.usage as Usage;
     if (!('backend' in stage)) {
       // Answered in-process by a store: no model ran, so no tokens and no billed call — known zeros,
       // which keep the run's token and $ totals honest when the neural backend is a priced endpoint.
-      answer.usage = { prompt_tokens: 0, completion_tokens: 0 };
+      answer.usage = NO_TOKENS;
       answer.cost_usd = 0;
     }
     if (r.meta) {
@@ -121,13 +120,19 @@ export class Cascade implements Target {
   }
 }
 
-/** One walk down the stages: what each tried stage did, and the running total (null once unknown). */
-interface Walk {
-  trace: NonNullable<Answer['trace']>;
-  total_uj: number | null;
-}
+/** What each stage tried did, in order (the Answer's trace). */
+type Trace = NonNullable<Answer['trace']>;
+
+/** A store's answer used no model: known zero tokens (shared, so frozen). */
+const NO_TOKENS: Usage = Object.freeze({ prompt_tokens: 0, completion_tokens: 0 });
 
 /** The cascade's total: modelled joules, or unknown (`none`) when any stage tried could not say. */
-function energyOf(total_uj: number | null): Energy {
-  return total_uj === null ? { joules: null, source: 'none' } : { joules: total_uj / 1e6, source: 'model' };
+function energyOf(trace: Trace): Energy {
+  let total_uj = 0;
+  for (let i = 0; i < trace.length; i++) {
+    const uj = trace[i]!.energy_uj;
+    if (uj === null) return { joules: null, source: 'none' };
+    total_uj += uj;
+  }
+  return { joules: total_uj / 1e6, source: 'model' };
 }
