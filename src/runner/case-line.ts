@@ -163,12 +163,15 @@ function valueCode(key: string, kind: Kind, common?: readonly string[]): string 
   }
 }
 
-/** One DataView per buffer (the sink reuses its buffer for the whole run). */
-const views = new WeakMap<Uint8Array, DataView>();
+/** A DataView over the buffer: the last one is kept, since a sink writes into one buffer all run. */
+let lastBuffer: Uint8Array | null = null;
+let lastView: DataView | null = null;
 function viewOf(b: Uint8Array): DataView {
-  let d = views.get(b);
-  if (!d) views.set(b, (d = new DataView(b.buffer, b.byteOffset, b.byteLength)));
-  return d;
+  if (b !== lastBuffer || lastView === null) {
+    lastView = new DataView(b.buffer, b.byteOffset, b.byteLength);
+    lastBuffer = b;
+  }
+  return lastView;
 }
 
 const helpers = { S: writeJsonString, N: writeJsonNumber, Z: writeNull, T: writeText, V: viewOf };

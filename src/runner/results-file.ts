@@ -9,7 +9,11 @@ import { caseLineBound, encodeCaseLine, nestedJson } from './case-line.js';
 /** Where the runner sends each result as soon as it is known. */
 export interface ResultsSink {
   header(h: ResultsHeader): void;
-  write(r: CaseResult): void;
+  /**
+   * `now_ms`: the monotonic time (`performance.now()`) at which the result was known, when the caller
+   * has just read it; a sink that needs the time then need not read the clock again.
+   */
+  write(r: CaseResult, now_ms?: number): void;
   /** Other record kinds (`resume`, `rewarm`): facts about the run that are not scored results. */
   note?(line: Record<string, unknown>): void;
   /** Pushes anything buffered to the file now. */
@@ -63,13 +67,13 @@ export class JsonlResultsFile implements ResultsSink {
     this.flush();
   }
 
-  write(r: CaseResult): void {
+  write(r: CaseResult, now_ms?: number): void {
     const nested = nestedJson(r);
     const bound = caseLineBound(r, nested) + 1;
     this.reserve(bound);
     this.used = encodeCaseLine(r, nested, this.buffer, this.used);
     this.buffer[this.used++] = 0x0a;
-    this.written();
+    this.written(now_ms ?? performance.now());
   }
   note(line: Record<string, unknown>): void {
     this.append(JSON.stringify(line));
@@ -81,7 +85,7 @@ export class JsonlResultsFile implements ResultsSink {
     this.reserve(json.length * 3 + 1);
     this.used += this.buffer.write(json, this.used);
     this.buffer[this.used++] = 0x0a;
-    this.written();
+    this.written(performance.now());
   }
 
   /** Makes room for `bytes` more: flushes first when they might not fit, grows for an outsize line. */
@@ -91,9 +95,8 @@ export class JsonlResultsFile implements ResultsSink {
     if (bytes > this.buffer.length) this.buffer = Buffer.allocUnsafe(bytes);
   }
 
-  /** A line was added: writes the group once `flush_ms` has passed since the last write. */
-  private written(): void {
-    const now = performance.now();
+  /** A line was added at `now`: writes the group once `flush_ms` has passed since the last write. */
+  private written(now: number): void {
     if (this.flushMs <= 0 || now - this.lastFlush >= this.flushMs) {
       this.flush(now);
     } else if (this.timer === null) {

@@ -19,6 +19,14 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => performance.now() };
 
+/** The system clock, remembering its last reading (the moment the latest case finished). */
+class RecordingClock implements Clock {
+  last_ms = performance.now();
+  now(): number {
+    return (this.last_ms = performance.now());
+  }
+}
+
 export interface RunProgress {
   done: number;
   total: number;
@@ -89,7 +97,9 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
   const warmup = checkCount(opts.warmup ?? 0, 'warmup', 0);
   const repeats = checkCount(opts.repeats ?? 1, 'repeats', 1);
   const concurrency = checkCount(opts.concurrency ?? 1, 'concurrency', 1);
-  const clock = opts.clock ?? systemClock;
+  // The system clock's last reading doubles as the results file's notion of now (one clock read a case fewer).
+  const recording = opts.clock === undefined || opts.clock === systemClock ? new RecordingClock() : null;
+  const clock = recording ?? opts.clock!;
   const sink: ResultsSink = opts.sink ?? new MemorySink();
   const scorer = getScorer(suite.scorer);
   const prompts = suite.cases.map(promptOf);
@@ -149,7 +159,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     const verdict = r.error === null ? scorer.score(c, r.response ?? '') : null;
     r.passed = verdict ? verdict.passed : c.expected === null ? null : false;
     r.score = verdict?.score ?? null;
-    sink.write(r);
+    sink.write(r, recording?.last_ms);
     done++;
     opts.onResult?.(r, { done, total, phase });
     return r;
