@@ -305,8 +305,9 @@ function runCase(
   } catch (e) {
     return caseResult(c, index, phase, pass, null, e, clock.now() - t0, null, preferTarget);
   }
-  if (pending instanceof Promise) {
-    return pending.then(
+  // An Answer always has its text; only something without one can be another library's promise.
+  if (pending instanceof Promise || (typeof (pending as Partial<Answer>).text !== 'string' && isThenable(pending))) {
+    return Promise.resolve(pending).then(
       (answer) => caseResult(c, index, phase, pass, answer, NO_FAILURE, clock.now() - t0, null, preferTarget),
       (failure: unknown) => caseResult(c, index, phase, pass, null, failure, clock.now() - t0, null, preferTarget),
     );
@@ -341,6 +342,11 @@ async function runMeteredCase(
 }
 
 const NONE_FAILED = Object.freeze({});
+
+/** A promise, native or not (a target may use any promise library). */
+function isThenable<T>(x: T | PromiseLike<T>): x is PromiseLike<T> {
+  return typeof (x as { then?: unknown } | null)?.then === 'function';
+}
 
 /** `failure` when the target did not throw (a target may throw anything, `undefined` included). */
 const NO_FAILURE = Symbol('no failure');

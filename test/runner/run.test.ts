@@ -129,6 +129,15 @@ describe('run', () => {
     assert.deepEqual(cases, JSON.parse(JSON.stringify(out.results)), 'the file holds exactly the results');
   });
 
+  it('awaits a target whose answer is a thenable from another promise library', async () => {
+    const thenable: Target = {
+      ...echo,
+      answer: (r) => ({ then: (ok: (a: { text: string }) => void) => setTimeout(() => ok({ text: r.prompt }), 1) }) as unknown as Promise<{ text: string }>,
+    };
+    const out = await run({ suite: tiny, target: thenable });
+    assert.deepEqual(out.results.map((r) => r.response), ['say A', 'say B', 'say C']);
+  });
+
   it('gives timers and signal handlers a turn during a long pass of synchronous answers', async () => {
     // 400 cases of ~0.1 ms each, never awaited: without yielding, the timer could only fire after the run.
     const many: Suite = { ...tiny, cases: Array.from({ length: 400 }, (_, i) => ({ ...tiny.cases[0]!, id: `s${i}` })) };
