@@ -15,7 +15,8 @@ import { performance } from 'node:perf_hooks';
 import type { Case, Suite } from '../src/core/types.js';
 import { median } from '../src/core/stats.js';
 import { run } from '../src/runner/run.js';
-import { JsonlResultsFile } from '../src/runner/results-file.js';
+import { JsonlResultsFile, type ResultsSink } from '../src/runner/results-file.js';
+import { suiteDigest } from '../src/suites/digest.js';
 import { loadSuite } from '../src/suites/loader.js';
 import { promptOf } from '../src/suites/prompt.js';
 import { createReferenceCascade } from '../src/targets/cascade/reference.js';
@@ -102,6 +103,22 @@ async function runner(): Promise<Timing> {
   return t;
 }
 
+/** The runner with results discarded: the difference to `runner` is what writing the file costs. */
+async function runnerNoFile(): Promise<Timing> {
+  const cascade = await warmCascade();
+  const discard: ResultsSink = { header() {}, write() {}, note() {}, close() {} };
+  const stop = timer();
+  await run({ suite, target: cascade, sink: discard, warmup: 0, keepResults: false });
+  return stop();
+}
+
+/** The suite digest alone (the runner computes it once a run, before the first case). */
+async function digestOnly(): Promise<Timing> {
+  const stop = timer();
+  suiteDigest(suite);
+  return stop();
+}
+
 // One untimed round of each to let the JIT settle, then alternate.
 await bare();
 await runner();
@@ -111,6 +128,9 @@ for (let t = 0; t < TRIALS; t++) {
   bareT.push(await bare());
   runT.push(await runner());
 }
+// Where the runner's time goes, alternated with the bare loop the same way (fewer trials).
+const partT: { bare: Timing; noFile: Timing; digest: Timing }[] = [];
+for (let t = 0; t < Math.min(TRIALS, 5); t++) partT.push({ bare: await bare(), noFile: await runnerNoFile(), digest: await digestOnly() });
 rmSync(dir, { recursive: true, force: true });
 
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -127,5 +147,11 @@ for (const clock of ['cpu_ms', 'wall_ms'] as const) {
   console.log(`  runner overhead per case            ${(((r - b) / N) * 1000).toFixed(2)} µs`);
   console.log(`  ratio runner / bare loop            ${ratio.toFixed(2)}×   (median of paired trials; targets: ≤ 3× and ≥ 50,000 cases/s)`);
 }
+// Each part over the bare trial just before it; absolute times drift between these and the main trials.
+const partRatio = (k: 'noFile' | 'digest') => median(partT.map((p) => p[k].cpu_ms / p.bare.cpu_ms))!;
+const fullRatio = median(runT.map((t, i) => t.cpu_ms / bareT[i]!.cpu_ms))!;
+console.log("where the runner's CPU time goes, in bare loops (median of paired trials):");
+console.log(`  runner with results discarded        ${partRatio('noFile').toFixed(2)}×   so writing the results file ≈ ${(fullRatio - partRatio('noFile')).toFixed(2)}×`);
+console.log(`  of which the suite digest            ${partRatio('digest').toFixed(2)}×`);
 const mem = process.memoryUsage();
 console.log(`results file ${(resultsBytes / 1e6).toFixed(1)} MB; process memory rss ${(mem.rss / 1e6).toFixed(0)} MB, heap used ${(mem.heapUsed / 1e6).toFixed(0)} MB`);
