@@ -28,7 +28,7 @@ export interface NestedJson {
   /** Absent: `null`. */
   error?: string;
   by_domain?: string;
-  /** Only when the trace is not an array (an array is encoded entry by entry). */
+  /** Only when the trace is not an array of objects (one is encoded entry by entry). */
   trace?: string;
   meta?: string;
 }
@@ -37,13 +37,21 @@ const NONE: NestedJson = Object.freeze({});
 
 /** Stringifies the nested parts of `r` once, for {@link caseLineBound} and {@link encodeCaseLine}. */
 export function nestedJson(r: CaseResult): NestedJson {
-  if (r.error == null && r.by_domain === undefined && r.meta === undefined && (r.trace === undefined || Array.isArray(r.trace))) return NONE;
+  const plainTrace = r.trace === undefined || isTrace(r.trace);
+  if (r.error == null && r.by_domain === undefined && r.meta === undefined && plainTrace) return NONE;
   const out: NestedJson = {};
   if (r.error != null) out.error = JSON.stringify(r.error);
   if (r.by_domain !== undefined) out.by_domain = JSON.stringify(r.by_domain) ?? 'null';
-  if (r.trace !== undefined && !Array.isArray(r.trace)) out.trace = JSON.stringify(r.trace) ?? 'null';
+  if (!plainTrace) out.trace = JSON.stringify(r.trace) ?? 'null';
   if (r.meta !== undefined) out.meta = JSON.stringify(r.meta) ?? 'null';
   return out;
+}
+
+/** An array of objects: encoded entry by entry as `{stage, hit, energy_uj}` (anything else as JSON would). */
+function isTrace(trace: unknown): trace is NonNullable<CaseResult['trace']> {
+  if (!Array.isArray(trace)) return false;
+  for (let i = 0; i < trace.length; i++) if (typeof trace[i] !== 'object' || trace[i] === null) return false;
+  return true;
 }
 
 /** The most bytes {@link encodeCaseLine} writes for `r`: keys and numbers, strings, nested JSON. */
@@ -52,7 +60,7 @@ export function caseLineBound(r: CaseResult, nested: NestedJson): number {
   n += stringBound(r.phase) + stringBound(r.case_id) + stringBound(r.dataset) + stringBound(r.response);
   n += stringBound(r.stage) + stringBound(r.expected) + stringBound(r.energy_source);
   n += 3 * ((nested.error?.length ?? 0) + (nested.by_domain?.length ?? 0) + (nested.trace?.length ?? 0) + (nested.meta?.length ?? 0));
-  if (Array.isArray(r.trace)) for (const t of r.trace) n += 96 + stringBound(t.stage);
+  if (nested.trace === undefined && r.trace !== undefined) for (const t of r.trace) n += 96 + stringBound(t.stage);
   return n;
 }
 
@@ -159,7 +167,7 @@ function valueCode(key: string, kind: Kind, common?: readonly string[]): string 
     case 'nested':
       return `o=n.${key}===undefined?Z(b,o):T(b,o,n.${key});`;
     case 'trace':
-      return `o=Array.isArray(r.${key})?R(b,o,r.${key}):n.${key}===undefined?Z(b,o):T(b,o,n.${key});`;
+      return `o=n.${key}===undefined?R(b,o,r.${key}):T(b,o,n.${key});`;
   }
 }
 

@@ -69,11 +69,13 @@ export class JsonlResultsFile implements ResultsSink {
 
   write(r: CaseResult, now_ms?: number): void {
     const nested = nestedJson(r);
-    const bound = caseLineBound(r, nested) + 1;
-    this.reserve(bound);
+    this.reserve(caseLineBound(r, nested) + 1);
     this.used = encodeCaseLine(r, nested, this.buffer, this.used);
+    // A typed array drops writes past its end without a word: a wrong bound must not become a torn line.
+    if (this.used >= this.buffer.length) throw new Error(`results file: the line for case ${r.case_id} overran its bound`);
     this.buffer[this.used++] = 0x0a;
-    this.written(now_ms ?? performance.now());
+    // The caller's reading is used only if no flush has happened since it was taken.
+    this.written(now_ms !== undefined && now_ms >= this.lastFlush ? now_ms : performance.now());
   }
   note(line: Record<string, unknown>): void {
     this.append(JSON.stringify(line));
@@ -88,11 +90,15 @@ export class JsonlResultsFile implements ResultsSink {
     this.written(performance.now());
   }
 
-  /** Makes room for `bytes` more: flushes first when they might not fit, grows for an outsize line. */
+  /**
+   * Makes room for `bytes` more: writes out what is buffered when they might not fit, and grows the
+   * buffer for an outsize line. Room is not time: the flush clock is left alone, so the new line is
+   * still written at once if its case was slow.
+   */
   private reserve(bytes: number): void {
     if (this.used + bytes <= this.buffer.length) return;
-    this.flush();
-    if (bytes > this.buffer.length) this.buffer = Buffer.allocUnsafe(bytes);
+    this.writeOut();
+    if (bytes >= this.buffer.length) this.buffer = Buffer.allocUnsafe(bytes + 1);
   }
 
   /** A line was added at `now`: writes the group once `flush_ms` has passed since the last write. */
@@ -110,12 +116,17 @@ export class JsonlResultsFile implements ResultsSink {
       clearTimeout(this.timer);
       this.timer = null;
     }
+    this.writeOut();
+    this.lastFlush = now;
+  }
+
+  /** Hands the buffered lines to the kernel (a synchronous write survives the process being killed). */
+  private writeOut(): void {
     if (this.used > 0 && this.fd >= 0) {
       let off = 0;
       while (off < this.used) off += writeSync(this.fd, this.buffer, off, this.used - off);
       this.used = 0;
     }
-    this.lastFlush = now;
   }
 
   close(): void {

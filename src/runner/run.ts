@@ -159,7 +159,8 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     const verdict = r.error === null ? scorer.score(c, r.response ?? '') : null;
     r.passed = verdict ? verdict.passed : c.expected === null ? null : false;
     r.score = verdict?.score ?? null;
-    sink.write(r, recording?.last_ms);
+    // With no meter window to close, the clock's last reading is when this result was known.
+    sink.write(r, opensWindows ? undefined : recording?.last_ms);
     done++;
     opts.onResult?.(r, { done, total, phase });
     return r;
@@ -187,6 +188,19 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     const r = runCase(c, prompts[index]!, index, phase, pass, target, meter, clock, opts.signal);
     return r instanceof Promise ? r.then((x) => settle(x, c, phase)) : settle(r, c, phase);
   };
+  // A target that answers synchronously would hold the event loop for the whole run, and no timer
+  // (the results flush, the progress bar) or signal handler could run: give way every ~20 ms.
+  let lastTurn = performance.now();
+  const giveWay = (): Promise<void> | null => {
+    const now = recording ? recording.last_ms : performance.now();
+    if (now - lastTurn < YIELD_EVERY_MS) return null;
+    return new Promise<void>((resolve) =>
+      setImmediate(() => {
+        lastTurn = performance.now();
+        resolve();
+      }),
+    );
+  };
   const collect = (r: CaseResult) => {
     agg.add(r);
     if (r.energy_source === meter.source) fromWindow++;
@@ -208,25 +222,20 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     // The whole scored part is also one window, so short (below-floor) cases still add up honestly.
     if (phase === 'scored' && opensWindows && suiteWindow === null && firstRun >= 0) suiteWindow = await meter.start();
     if (concurrency > 1) {
-      const slots = await concurrentPass(suite.cases.length, concurrency, opts.signal, (index) => step(phase, pass, index));
+      const slots = await concurrentPass(suite.cases.length, concurrency, opts.signal, (index) => step(phase, pass, index), giveWay);
       // Aggregated in case order, so the report does not depend on which case finished first.
       if (phase === 'scored') slots.forEach(collect);
       else slots.forEach((r) => agg.add(r)); // warmup: only what it billed is kept
       continue;
     }
-    let lastYield = performance.now();
     for (let index = 0; index < suite.cases.length; index++) {
       if (opts.signal?.aborted) throw new JoulebenchError('E_RUN', 'run aborted');
       const s = step(phase, pass, index);
       const r = s instanceof Promise ? await s : s;
       if (phase === 'scored') collect(r);
       else agg.add(r); // warmup: only what it billed is kept
-      // A target that answers synchronously would hold the event loop for the whole pass, and no
-      // timer (the results flush, the progress bar) or signal handler could run: give way every ~20 ms.
-      if ((index & 63) === 63 && performance.now() - lastYield >= YIELD_EVERY_MS) {
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        lastYield = performance.now();
-      }
+      const turn = giveWay();
+      if (turn) await turn;
     }
   }
 
@@ -260,6 +269,7 @@ async function concurrentPass(
   concurrency: number,
   signal: AbortSignal | undefined,
   step: (index: number) => CaseResult | Promise<CaseResult>,
+  giveWay: () => Promise<void> | null,
 ): Promise<CaseResult[]> {
   const slots: CaseResult[] = new Array(n);
   let next = 0;
@@ -268,6 +278,8 @@ async function concurrentPass(
       if (signal?.aborted) throw new JoulebenchError('E_RUN', 'run aborted');
       const index = next++;
       slots[index] = await step(index);
+      const turn = giveWay();
+      if (turn) await turn;
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, n) }, worker));
@@ -278,7 +290,7 @@ function toSuiteWindow(r: EnergyReading): SuiteWindow {
   return { joules: r.joules, source: r.source, by_domain: r.by_domain, window_ms: r.window_ms, below_floor: r.below_floor };
 }
 
-/** How often a pass of synchronous answers gives the event loop a turn, ms. */
+/** How often a run of synchronous answers gives the event loop a turn, ms. */
 const YIELD_EVERY_MS = 20;
 
 /**
@@ -306,7 +318,7 @@ function runCase(
     return caseResult(c, index, phase, pass, null, e, clock.now() - t0, null, preferTarget);
   }
   // An Answer always has its text; only something without one can be another library's promise.
-  if (pending instanceof Promise || (typeof (pending as Partial<Answer>).text !== 'string' && isThenable(pending))) {
+  if (pending instanceof Promise || (pending != null && typeof (pending as Partial<Answer>).text !== 'string' && isThenable(pending))) {
     return Promise.resolve(pending).then(
       (answer) => caseResult(c, index, phase, pass, answer, NO_FAILURE, clock.now() - t0, null, preferTarget),
       (failure: unknown) => caseResult(c, index, phase, pass, null, failure, clock.now() - t0, null, preferTarget),

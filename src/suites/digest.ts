@@ -28,8 +28,15 @@ export function suiteDigest(suite: Suite): string {
     const c = cases[i]!;
     const prompt = promptOf(c);
     const choices = c.choices === undefined ? undefined : JSON.stringify(c.choices);
+    // Keys, punctuation, the comma before the case and the weight's digits fit in 128 bytes; each
+    // string is bounded with its quotes, and `choices` is JSON already (3 bytes a unit at most).
     const bound =
-      64 + jsonStringBound(c.id.length + c.dataset.length + prompt.length + (c.expected?.length ?? 0)) + 3 * (choices?.length ?? 0);
+      128 +
+      jsonStringBound(c.id.length) +
+      jsonStringBound(c.dataset.length) +
+      jsonStringBound(prompt.length) +
+      jsonStringBound(c.expected?.length ?? 2) +
+      3 * (choices?.length ?? 0);
     if (used + bound > buf.length) {
       hash.update(buf.subarray(0, used));
       used = 0;
@@ -37,6 +44,8 @@ export function suiteDigest(suite: Suite): string {
     }
     if (i > 0) buf[used++] = 0x2c; // ,
     used = writeCanonicalCase(buf, used, c, prompt, choices);
+    // A typed array drops writes past its end without a word: a wrong bound must not become a wrong digest.
+    if (used > buf.length) throw new Error(`suiteDigest: case ${i} overran its ${bound}-byte bound`);
   }
   hash.update(buf.subarray(0, used));
   hash.update('],' + canonicalJson({ name: suite.name, scorer: suite.scorer, version: suite.version }).slice(1));

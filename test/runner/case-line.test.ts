@@ -45,6 +45,8 @@ describe('caseLine', () => {
     ['stage and source outside the usual lists', { stage: 'my-own-stage', energy_source: 'integrated-power', trace: [{ stage: 'my-own-stage', hit: true, energy_uj: null }] }],
     ['numbers JSON cannot hold', { joules: NaN, latency_ms: Infinity, score: -0, weight: 0.5 }],
     ['an empty trace and large numbers', { trace: [], index: 123_456_789_012, latency_ms: 1e21, cost_usd: 1e-9 }],
+    ['a trace that is not a list of entries', { trace: [null, 3, 'x'] as unknown as CaseResult['trace'] }],
+    ['a null trace', { trace: null as unknown as CaseResult['trace'] }],
   ];
   for (const [name, over] of variants) {
     it(`writes ${name} byte for byte as JSON.stringify`, () => {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import type { Suite, Target } from '../../src/core/types.js';
+import type { Meter } from '../../src/meters/meter.js';
 import { run } from '../../src/runner/run.js';
 import { JsonlResultsFile } from '../../src/runner/results-file.js';
 import { loadSuite } from '../../src/suites/loader.js';
@@ -101,6 +102,47 @@ describe('run', () => {
     assert.deepEqual(seen, [1, 2, 3], 'each slow case is on disk before the next starts');
   });
 
+  it('keeps that promise when the meter window takes a while to close', async () => {
+    // The case's clock reading comes before the window closes; a flush meanwhile must not make it look stale.
+    const slowStop = {
+      id: 'slow-stop',
+      source: 'rapl',
+      probe: async () => ({ available: true }),
+      start: async () => ({
+        stop: async () => {
+          await new Promise((res) => setTimeout(res, 5));
+          return { joules: 1, source: 'rapl', window_ms: 5, below_floor: false };
+        },
+      }),
+      describe: () => ({}),
+    } as unknown as Meter;
+    const path = join(dir, 'slow-stop.jsonl');
+    const sink = new JsonlResultsFile(path, { flush_ms: 2 });
+    const seen: number[] = [];
+    const quick: Target = { ...echo, answer: async (r) => (seen.push(readFileSync(path, 'utf8').trim().split('\n').length), { text: r.prompt }) };
+    const many: Suite = { ...tiny, cases: Array.from({ length: 6 }, (_, i) => ({ ...tiny.cases[2]!, id: `m${i}` })) };
+    await run({ suite: many, target: quick, meter: slowStop, sink, idle_ms: 0 });
+    sink.close();
+    assert.deepEqual(seen, [1, 2, 3, 4, 5, 6], 'each case (over 5 ms with its window) is on disk before the next starts');
+  });
+
+  it('writes a slow case at once even when its line first had to make room in the buffer', async () => {
+    const path = join(dir, 'room.jsonl');
+    const sink = new JsonlResultsFile(path, { flush_ms: 2 });
+    const seen: number[] = [];
+    const bulky: Target = {
+      ...echo,
+      answer: async (r) => {
+        seen.push(readFileSync(path, 'utf8').trim().split('\n').length);
+        await new Promise((res) => setTimeout(res, 10));
+        return { text: 'x'.repeat(400_000) + r.prompt };
+      },
+    };
+    await run({ suite: tiny, target: bulky, sink });
+    sink.close();
+    assert.deepEqual(seen, [1, 2, 3]);
+  });
+
   it('groups fast results and writes them all by close', async () => {
     const path = join(dir, 'fast.jsonl');
     const sink = new JsonlResultsFile(path, { flush_ms: 10_000 });
@@ -154,6 +196,34 @@ describe('run', () => {
     setTimeout(() => (fired = true), 1);
     await run({ suite: many, target: busy, onResult: (_r, p) => p.done === p.total && (firedBeforeLastCase = fired) });
     assert.ok(firedBeforeLastCase, 'the timer ran while the pass was going');
+  });
+
+  it('gives way between passes of a small suite and in concurrent passes too', async () => {
+    const busy: Target = {
+      ...echo,
+      answer: (r) => {
+        const until = performance.now() + 1;
+        while (performance.now() < until);
+        return { text: r.prompt };
+      },
+    };
+    for (const concurrency of [1, 3]) {
+      let ticks = 0;
+      const tick = setInterval(() => ticks++, 5);
+      // 3 cases × 40 passes of ~1 ms each: ~120 ms in which the interval must get to run.
+      await run({ suite: tiny, target: busy, repeats: 40, concurrency });
+      clearInterval(tick);
+      assert.ok(ticks >= 3, `concurrency ${concurrency}: the interval ran ${ticks} times during ~120 ms of synchronous answers`);
+    }
+  });
+
+  it('records a synchronous target that returns nothing as an empty answer, as before, without failing the run', async () => {
+    const nothing: Target = { ...echo, answer: () => undefined as unknown as { text: string } };
+    const out = await run({ suite: tiny, target: nothing });
+    assert.deepEqual(
+      out.results.map((r) => [r.response, r.passed]),
+      [[null, false], [null, false], [null, null]],
+    );
   });
 
   it('writes a result larger than the write buffer whole', async () => {

@@ -157,4 +157,20 @@ describe('suiteDigest', () => {
     const suite = { name: 'odd', version: '2', scorer: 'substring' as const, source: 'test', cases };
     assert.equal(suiteDigest(suite), digestOf({ name: suite.name, version: suite.version, scorer: suite.scorer, cases: cases.map(caseDescriptor) }));
   });
+
+  it('stays the documented digest when every character needs a six-byte escape, at any buffer edge', async () => {
+    const { digestOf } = await import('../../src/core/canonical.js');
+    const { caseDescriptor } = await import('../../src/suites/digest.js');
+    const escaped = (n: number) => '\u0001'.repeat(n);
+    const suites = [
+      [{ id: escaped(1), dataset: escaped(1), prompt: escaped(11_000), expected: null, weight: 1 / 3, tags: [] }],
+      [{ id: 'x', dataset: 'd', prompt: '\ud800'.repeat(12_000), expected: escaped(3), weight: 1, tags: [], choices: [] }],
+      // 120 small cases: one of them lands on the edge of the 64 KiB hashing buffer.
+      Array.from({ length: 120 }, (_, i) => ({ id: `c${i}`, dataset: 'd', prompt: escaped(161), expected: null, weight: 1 / 3, tags: [] })),
+    ];
+    for (const cases of suites) {
+      const suite = { name: 'esc', version: '1', scorer: 'substring' as const, source: 'test', cases };
+      assert.equal(suiteDigest(suite), digestOf({ name: suite.name, version: suite.version, scorer: suite.scorer, cases: cases.map(caseDescriptor) }));
+    }
+  });
 });
