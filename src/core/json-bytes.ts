@@ -17,7 +17,8 @@ export function writeJsonString(buf: Uint8Array, o: number, s: string): number {
   let p = o + 1;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
-    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return writeText(buf, o, JSON.stringify(s));
+    // One unsigned compare for "outside 0x20–0x7e", then the two characters JSON escapes.
+    if ((c - 0x20) >>> 0 > 0x5e || c === 0x22 || c === 0x5c) return writeText(buf, o, JSON.stringify(s));
     buf[p++] = c;
   }
   buf[p] = 0x22;
