@@ -99,6 +99,7 @@ export function writeText(buf: Uint8Array, o: number, s: string): number {
 /**
  * A writer for one constant ASCII text (a JSON key with its punctuation): straight-line byte stores,
  * generated once. Copying the same few bytes in a loop, per line, was a third of the line's cost.
+ * Where code generation from strings is off, a plain copy loop.
  */
 export function constantWriter(text: string): (buf: Uint8Array, o: number) => number {
   let code = '';
@@ -107,5 +108,23 @@ export function constantWriter(text: string): (buf: Uint8Array, o: number) => nu
     if (c > 0x7e) throw new RangeError(`constantWriter: not ASCII: ${text}`);
     code += `b[o+${i}]=${c};`;
   }
+  if (!codeGenerationAllowed()) return (buf, o) => writeAscii(buf, o, text);
   return new Function('b', 'o', `"use strict";${code}return o+${text.length};`) as (buf: Uint8Array, o: number) => number;
+}
+
+let generationAllowed: boolean | undefined;
+
+/**
+ * Whether `new Function` works here: `node --disallow-code-generation-from-strings` (a hardening
+ * flag) makes it throw, and the generated writers then fall back to plain loops.
+ */
+export function codeGenerationAllowed(): boolean {
+  if (generationAllowed === undefined) {
+    try {
+      generationAllowed = new Function('return true')() === true;
+    } catch {
+      generationAllowed = false;
+    }
+  }
+  return generationAllowed;
 }

@@ -1,5 +1,7 @@
 import {
+  codeGenerationAllowed,
   jsonStringBound,
+  writeAscii,
   writeJsonNumber,
   writeJsonString,
   writeNull,
@@ -194,16 +196,18 @@ function compile<F>(name: string, params: string, body: string, extra: Record<st
   return make(...Object.values(scope)) as F;
 }
 
-/** The cascade's trace, entries of the documented shape `{stage, hit, energy_uj}`. */
-const writeTrace = compile<(b: Uint8Array, o: number, t: NonNullable<CaseResult['trace']>) => number>(
-  'writeTrace',
-  'b,o,t',
-  'b[o++]=91;for(let i=0;i<t.length;i++){const e=t[i];if(i>0)b[o++]=44;' +
-    constant('{"stage":') + stringCode('e.stage', STAGE_IDS) +
-    constant(',"hit":') + booleanCode('e.hit') +
-    constant(',"energy_uj":') + numberCode('e.energy_uj') +
-    'b[o++]=125;}b[o]=93;return o+1;',
-);
+/** The cascade's trace, entries of the documented shape `{stage, hit, energy_uj}`, as generated code. */
+function generateTraceWriter(): (b: Uint8Array, o: number, t: NonNullable<CaseResult['trace']>) => number {
+  return compile(
+    'writeTrace',
+    'b,o,t',
+    'b[o++]=91;for(let i=0;i<t.length;i++){const e=t[i];if(i>0)b[o++]=44;' +
+      constant('{"stage":') + stringCode('e.stage', STAGE_IDS) +
+      constant(',"hit":') + booleanCode('e.hit') +
+      constant(',"energy_uj":') + numberCode('e.energy_uj') +
+      'b[o++]=125;}b[o]=93;return o+1;',
+  );
+}
 
 function generate(): (r: CaseResult, n: NestedJson, b: Uint8Array, at: number) => number {
   let body = '';
@@ -216,7 +220,45 @@ function generate(): (r: CaseResult, n: NestedJson, b: Uint8Array, at: number) =
     else body += `if(n.${key}!==undefined){${write}}`;
   });
   body += 'b[o]=125;return o+1;';
-  return compile('encodeCaseLine', 'r,n,b,o', body, { R: writeTrace });
+  return compile('encodeCaseLine', 'r,n,b,o', body, { R: generateTraceWriter() });
 }
 
-const generated = generate();
+/**
+ * The same encoder without generated code, walking {@link CASE_FIELDS} for every line: used where
+ * code generation from strings is off (`node --disallow-code-generation-from-strings`).
+ */
+function interpreted(r: CaseResult, n: NestedJson, b: Uint8Array, o: number): number {
+  const fields = r as unknown as Record<string, unknown>;
+  const nested = n as Record<string, string | undefined>;
+  CASE_FIELDS.forEach(([key, kind], i) => {
+    if (OPTIONAL.has(key) && (kind === 'trace' ? r.trace === undefined : nested[key] === undefined)) return;
+    o = writeAscii(b, o, `${i === 0 ? '{' : ','}"${key}":`);
+    const v = fields[key];
+    if (kind === 'case') o = writeAscii(b, o, '"case"');
+    else if (kind === 'string') o = typeof v === 'string' ? writeJsonString(b, o, v) : writeNull(b, o);
+    else if (kind === 'number') o = typeof v === 'number' ? writeJsonNumber(b, o, v) : writeNull(b, o);
+    else if (kind === 'boolean') o = typeof v === 'boolean' ? writeAscii(b, o, String(v)) : writeNull(b, o);
+    else if (nested[key] !== undefined) o = writeText(b, o, nested[key]);
+    else if (kind === 'trace') o = interpretedTrace(b, o, r.trace!);
+    else o = writeNull(b, o);
+  });
+  b[o] = 0x7d;
+  return o + 1;
+}
+
+function interpretedTrace(b: Uint8Array, o: number, trace: NonNullable<CaseResult['trace']>): number {
+  b[o++] = 0x5b;
+  trace.forEach((e, i) => {
+    o = writeAscii(b, o, `${i > 0 ? ',' : ''}{"stage":`);
+    o = typeof e.stage === 'string' ? writeJsonString(b, o, e.stage) : writeNull(b, o);
+    o = writeAscii(b, o, ',"hit":');
+    o = typeof e.hit === 'boolean' ? writeAscii(b, o, String(e.hit)) : writeNull(b, o);
+    o = writeAscii(b, o, ',"energy_uj":');
+    o = typeof e.energy_uj === 'number' ? writeJsonNumber(b, o, e.energy_uj) : writeNull(b, o);
+    b[o++] = 0x7d;
+  });
+  b[o] = 0x5d;
+  return o + 1;
+}
+
+const generated = codeGenerationAllowed() ? generate() : interpreted;
