@@ -17,7 +17,8 @@ import { STAGE_IDS, type CaseResult } from '../core/types.js';
  *
  * The encoder is generated once from {@link CASE_FIELDS}, as fast-json-stringify does: every key is
  * a run of constant byte stores and every value one call, so nothing loops over key bytes and
- * nothing is left to V8's inlining budget. Nested objects (error, by_domain, meta) are written as
+ * nothing is left to V8's inlining budget (where code generation is off, a loop over the same table
+ * writes the same bytes). Nested objects (error, by_domain, meta) are written as
  * `JSON.stringify` gives them ({@link nestedJson}); an unexpected `undefined` in a required field is
  * written `null` rather than dropped.
  */
