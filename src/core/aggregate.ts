@@ -163,7 +163,10 @@ export class Aggregator {
   private readonly latencies: number[] = [];
   private readonly ttfts: number[] = [];
   private readonly stageDistribution: Record<string, number> = Object.fromEntries(STAGE_IDS.map((s) => [s, 0]));
-  private readonly stageJoules: Record<string, number | null> = Object.fromEntries(STAGE_IDS.map((s) => [s, null]));
+  // Sums start at 0 with a separate "known" flag rather than at null: a field that held null stores
+  // each new double as a fresh heap number, one allocation per stage per case.
+  private readonly stageJoules: Record<string, number> = Object.fromEntries(STAGE_IDS.map((s) => [s, 0]));
+  private readonly stageJoulesKnown: Record<string, boolean> = Object.fromEntries(STAGE_IDS.map((s) => [s, false]));
   /** Where the per-stage figures came from: a cascade's trace is its cost model, whatever meter ran. */
   private readonly stageSources = new Set<EnergySource>();
   private readonly sources: Record<string, number> = {};
@@ -207,11 +210,11 @@ export class Aggregator {
     if (r.stage !== null) this.stageDistribution[r.stage] = (this.stageDistribution[r.stage] ?? 0) + 1;
     if (r.trace) {
       for (const t of r.trace) {
-        if (t.energy_uj !== null) this.stageJoules[t.stage] = (this.stageJoules[t.stage] ?? 0) + t.energy_uj / 1e6;
+        if (t.energy_uj !== null) this.addStageJoules(t.stage, t.energy_uj / 1e6);
       }
       if (r.trace.length > 0) this.stageSources.add('model');
     } else if (r.stage !== null && r.joules !== null) {
-      this.stageJoules[r.stage] = (this.stageJoules[r.stage] ?? 0) + r.joules;
+      this.addStageJoules(r.stage, r.joules);
       this.stageSources.add(r.energy_source);
     }
     if (r.joules !== null) this.sources[r.energy_source] = (this.sources[r.energy_source] ?? 0) + 1;
@@ -227,6 +230,11 @@ export class Aggregator {
     if (r.below_floor) this.belowFloor++;
     this.retries += Math.max(0, r.attempts - 1);
     this.retryOverhead += r.retry_overhead_ms;
+  }
+
+  private addStageJoules(stage: string, joules: number): void {
+    this.stageJoules[stage] = (this.stageJoules[stage] ?? 0) + joules;
+    this.stageJoulesKnown[stage] = true;
   }
 
   report(ctx: ReportContext): BenchReport {
@@ -257,7 +265,7 @@ export class Aggregator {
       energy_source: energySource,
       energy_sources: sortKeysShallow(this.sources),
       below_floor_count: this.belowFloor,
-      stage_joules: mapValues(sortedStages(this.stageJoules), (v) => roundOrNull(v)),
+      stage_joules: mapValues(sortedStages(this.stageJoules), (v, k) => (this.stageJoulesKnown[k] ? roundOrNull(v) : null)),
       total_usd: roundOrNull(totalUsd, 9),
       usd_per_correct: totalUsd === null || total.weightedCorrect === 0 ? null : round(totalUsd / total.weightedCorrect, 9),
       prompt_tokens: usageKnown ? this.promptTokens : null,
@@ -342,6 +350,6 @@ function sortKeysShallow<T>(m: Record<string, T>): Record<string, T> {
   return Object.fromEntries(Object.keys(m).sort().map((k) => [k, m[k] as T]));
 }
 
-function mapValues<T, U>(m: Record<string, T>, f: (v: T) => U): Record<string, U> {
-  return Object.fromEntries(Object.entries(m).map(([k, v]) => [k, f(v)]));
+function mapValues<T, U>(m: Record<string, T>, f: (v: T, k: string) => U): Record<string, U> {
+  return Object.fromEntries(Object.entries(m).map(([k, v]) => [k, f(v, k)]));
 }
