@@ -119,9 +119,12 @@ async function digestOnly(): Promise<Timing> {
   return stop();
 }
 
-// One untimed round of each to let the JIT settle, then alternate.
-await bare();
-await runner();
+// Two untimed rounds of each to let the JIT and the heap settle (the first timed runner trial after
+// one round was still ~25 % slower than the rest), then alternate.
+for (let warm = 0; warm < 2; warm++) {
+  await bare();
+  await runner();
+}
 const bareT: Timing[] = [];
 const runT: Timing[] = [];
 for (let t = 0; t < TRIALS; t++) {
