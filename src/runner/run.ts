@@ -3,7 +3,7 @@ import { Aggregator, type BenchReport } from '../core/aggregate.js';
 import { digestOf } from '../core/canonical.js';
 import type { IdleCalibration, SuiteWindow } from '../core/energy.js';
 import { JoulebenchError } from '../core/errors.js';
-import type { Answer, Case, CaseResult, Energy, Phase, ResultsHeader, Suite, Target } from '../core/types.js';
+import type { Answer, AnswerRequest, Case, CaseResult, Energy, Phase, ResultsHeader, Suite, Target } from '../core/types.js';
 import { calibrateIdle, DEFAULT_IDLE_MS } from '../meters/idle.js';
 import type { EnergyReading, Meter, MeterWindow } from '../meters/meter.js';
 import { createModelMeter } from '../meters/model.js';
@@ -109,6 +109,8 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
   if (!probe.available) {
     throw new JoulebenchError('E_METER', `meter ${meter.id} cannot read here: ${probe.reason}${probe.fix ? ` (fix: ${probe.fix})` : ''}`);
   }
+  // After the probe: it is what settles whether `auto` prefers the target's energy.
+  const ctx: CaseContext = { target, meter, clock, signal: opts.signal, preferTarget: meter.prefersTargetEnergy === true };
 
   const digest = suiteDigest(suite);
   const header: ResultsHeader = {
@@ -185,7 +187,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
       opts.onResult?.(recorded, { done, total, phase });
       return recorded;
     }
-    const r = runCase(c, prompts[index]!, index, phase, pass, target, meter, clock, opts.signal);
+    const r = runCase(ctx, c, prompts[index]!, index, phase, pass);
     return r instanceof Promise ? r.then((x) => settle(x, c, phase)) : settle(r, c, phase);
   };
   // A target that answers synchronously would hold the event loop for the whole run, and no timer
@@ -215,7 +217,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
       // Before the suite window opens, so the re-warm's energy never counts.
       rewarmDue = false;
       for (let i = 0; i < suite.cases.length; i++) {
-        const w = await runCase(suite.cases[i]!, prompts[i]!, i, 'warmup', 0, target, meter, clock, opts.signal);
+        const w = await runCase(ctx, suite.cases[i]!, prompts[i]!, i, 'warmup', 0);
         sink.note?.({ ...w, record: 'rewarm' });
       }
     }
@@ -293,27 +295,31 @@ function toSuiteWindow(r: EnergyReading): SuiteWindow {
 /** How often a run of synchronous answers gives the event loop a turn, ms. */
 const YIELD_EVERY_MS = 20;
 
+/** What every case of a run is run with (made once a run). */
+interface CaseContext {
+  target: Target;
+  meter: Meter;
+  clock: Clock;
+  signal: AbortSignal | undefined;
+  /** The meter prefers the target's own energy figure to its window (auto without counters). */
+  preferTarget: boolean;
+}
+
+function requestFor(ctx: CaseContext, c: Case, prompt: string): AnswerRequest {
+  return ctx.signal ? { prompt, case: c, signal: ctx.signal } : { prompt, case: c };
+}
+
 /**
  * Runs one case. With no meter window to open (the target reports its own energy) and a target that
  * answers synchronously, the whole case is synchronous: no promise, no microtask.
  */
-function runCase(
-  c: Case,
-  prompt: string,
-  index: number,
-  phase: Phase,
-  pass: number,
-  target: Target,
-  meter: Meter,
-  clock: Clock,
-  signal: AbortSignal | undefined,
-): CaseResult | Promise<CaseResult> {
-  if (!meter.usesTargetEnergy) return runMeteredCase(c, prompt, index, phase, pass, target, meter, clock, signal);
-  const preferTarget = meter.prefersTargetEnergy === true;
+function runCase(ctx: CaseContext, c: Case, prompt: string, index: number, phase: Phase, pass: number): CaseResult | Promise<CaseResult> {
+  if (!ctx.meter.usesTargetEnergy) return runMeteredCase(ctx, c, prompt, index, phase, pass);
+  const { clock, preferTarget } = ctx;
   const t0 = clock.now();
   let pending: Answer | Promise<Answer>;
   try {
-    pending = target.answer(signal ? { prompt, case: c, signal } : { prompt, case: c });
+    pending = ctx.target.answer(requestFor(ctx, c, prompt));
   } catch (e) {
     return caseResult(c, index, phase, pass, null, e, clock.now() - t0, null, preferTarget);
   }
@@ -328,29 +334,19 @@ function runCase(
 }
 
 /** A case inside its own meter window, opened before the target is asked and closed after it answers. */
-async function runMeteredCase(
-  c: Case,
-  prompt: string,
-  index: number,
-  phase: Phase,
-  pass: number,
-  target: Target,
-  meter: Meter,
-  clock: Clock,
-  signal: AbortSignal | undefined,
-): Promise<CaseResult> {
-  const window = await meter.start();
+async function runMeteredCase(ctx: CaseContext, c: Case, prompt: string, index: number, phase: Phase, pass: number): Promise<CaseResult> {
+  const window = await ctx.meter.start();
   let answer: Answer | null = null;
   let failure: unknown = NO_FAILURE;
-  const t0 = clock.now();
+  const t0 = ctx.clock.now();
   try {
-    answer = await target.answer(signal ? { prompt, case: c, signal } : { prompt, case: c });
+    answer = await ctx.target.answer(requestFor(ctx, c, prompt));
   } catch (e) {
     failure = e;
   }
-  const elapsed_ms = clock.now() - t0;
+  const elapsed_ms = ctx.clock.now() - t0;
   const reading = await window.stop();
-  return caseResult(c, index, phase, pass, answer, failure, elapsed_ms, reading, meter.prefersTargetEnergy === true);
+  return caseResult(c, index, phase, pass, answer, failure, elapsed_ms, reading, ctx.preferTarget);
 }
 
 const NONE_FAILED = Object.freeze({});
