@@ -1,11 +1,13 @@
 import {
   codeGenerationAllowed,
+  constantStoresCode,
   jsonStringBound,
   writeAscii,
   writeJsonNumber,
   writeJsonString,
   writeNull,
   writeText,
+  viewOf,
 } from '../core/json-bytes.js';
 import { STAGE_IDS, type CaseResult } from '../core/types.js';
 
@@ -125,25 +127,10 @@ void everyKeyWritten;
 
 const OPTIONAL = new Set<string>(['by_domain', 'trace', 'meta']);
 
-/**
- * Code for straight-line stores of a constant ASCII text at `o`, then `o` moved past it: four bytes
- * at a time through the DataView `d`, the rest a byte at a time.
- */
-function constant(text: string): string {
-  let code = '';
-  let i = 0;
-  for (; i + 4 <= text.length; i += 4) {
-    const word = text.charCodeAt(i) | (text.charCodeAt(i + 1) << 8) | (text.charCodeAt(i + 2) << 16) | (text.charCodeAt(i + 3) << 24);
-    code += `d.setUint32(o+${i},${word >>> 0},true);`;
-  }
-  for (; i < text.length; i++) code += `b[o+${i}]=${text.charCodeAt(i)};`;
-  return `${code}o+=${text.length};`;
-}
-
 /** Code writing the string (or null) in `expr`; `common` values are written as constants. */
 function stringCode(expr: string, common: readonly string[] = []): string {
   let code = `v=${expr};`;
-  for (const value of common) code += `if(v===${JSON.stringify(value)}){${constant(JSON.stringify(value))}}else `;
+  for (const value of common) code += `if(v===${JSON.stringify(value)}){${constantStoresCode(JSON.stringify(value))}}else `;
   return `${code}o=typeof v==="string"?S(b,o,v):Z(b,o);`;
 }
 
@@ -153,14 +140,14 @@ function numberCode(expr: string): string {
 }
 
 function booleanCode(expr: string): string {
-  return `v=${expr};if(v===true){${constant('true')}}else if(v===false){${constant('false')}}else{${constant('null')}}`;
+  return `v=${expr};if(v===true){${constantStoresCode('true')}}else if(v===false){${constantStoresCode('false')}}else{${constantStoresCode('null')}}`;
 }
 
 /** The code that writes field `key` of a kind (keys are plain identifiers, checked in generate). */
 function valueCode(key: string, kind: Kind, common?: readonly string[]): string {
   switch (kind) {
     case 'case':
-      return constant('"case"');
+      return constantStoresCode('"case"');
     case 'string':
       return stringCode(`r.${key}`, common);
     case 'number':
@@ -172,17 +159,6 @@ function valueCode(key: string, kind: Kind, common?: readonly string[]): string 
     case 'trace':
       return `o=n.${key}===undefined?R(b,o,r.${key}):T(b,o,n.${key});`;
   }
-}
-
-/** A DataView over the buffer: the last one is kept, since a sink writes into one buffer all run. */
-let lastBuffer: Uint8Array | null = null;
-let lastView: DataView | null = null;
-function viewOf(b: Uint8Array): DataView {
-  if (b !== lastBuffer || lastView === null) {
-    lastView = new DataView(b.buffer, b.byteOffset, b.byteLength);
-    lastBuffer = b;
-  }
-  return lastView;
 }
 
 const helpers = { S: writeJsonString, N: writeJsonNumber, Z: writeNull, T: writeText, V: viewOf };
@@ -203,9 +179,9 @@ function generateTraceWriter(): (b: Uint8Array, o: number, t: NonNullable<CaseRe
     'writeTrace',
     'b,o,t',
     'b[o++]=91;for(let i=0;i<t.length;i++){const e=t[i];if(i>0)b[o++]=44;' +
-      constant('{"stage":') + stringCode('e.stage', STAGE_IDS) +
-      constant(',"hit":') + booleanCode('e.hit') +
-      constant(',"energy_uj":') + numberCode('e.energy_uj') +
+      constantStoresCode('{"stage":') + stringCode('e.stage', STAGE_IDS) +
+      constantStoresCode(',"hit":') + booleanCode('e.hit') +
+      constantStoresCode(',"energy_uj":') + numberCode('e.energy_uj') +
       'b[o++]=125;}b[o]=93;return o+1;',
   );
 }
@@ -215,7 +191,7 @@ function generate(): (r: CaseResult, n: NestedJson, b: Uint8Array, at: number) =
   CASE_FIELDS.forEach((field, i) => {
     const [key, kind] = field;
     if (!/^[a-z_]+$/.test(key)) throw new Error(`case-line: unexpected key ${key}`);
-    const write = constant(`${i === 0 ? '{' : ','}"${key}":`) + valueCode(key, kind, field[2]);
+    const write = constantStoresCode(`${i === 0 ? '{' : ','}"${key}":`) + valueCode(key, kind, field[2]);
     if (!OPTIONAL.has(key)) body += write;
     else if (kind === 'trace') body += `if(r.${key}!==undefined){${write}}`;
     else body += `if(n.${key}!==undefined){${write}}`;
