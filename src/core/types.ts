@@ -9,7 +9,10 @@ export type StageId = (typeof STAGE_IDS)[number];
 
 /**
  * Where an energy figure came from. Every figure carries one; a missing figure is `null`, never 0.
- * - `rapl` / `nvml`: hardware counters; `integrated-power`: sampled power × time.
+ * - `rapl` / `nvml` / `amdsmi`: hardware counters; `integrated-power`: sampled power × time.
+ * - `powermetrics`: macOS's sampled power (CPU/GPU/ANE) integrated over the window, not a counter.
+ * - `model:api`: a published per-request model for a remote endpoint (EcoLogits): never a measurement,
+ *   never summed with or compared against a measured source.
  * - `estimate`: a coefficient (e.g. wall × active watts), never a measurement.
  * - `model`: a cost model the target reports itself (a cascade stage, a per-token model).
  * - `mixed`: a total summed from several sources; the parts are listed beside it.
@@ -18,7 +21,10 @@ export type StageId = (typeof STAGE_IDS)[number];
 export type EnergySource =
   | 'rapl'
   | 'nvml'
+  | 'amdsmi'
   | 'integrated-power'
+  | 'powermetrics'
+  | 'model:api'
   | 'estimate'
   | 'model'
   | 'composite'

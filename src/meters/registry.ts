@@ -19,6 +19,17 @@ export interface MeterOptions {
   nvml_poll_ms?: number;
   /** NVML: an injected binding (tests). */
   nvml_binding?: NvmlBinding | (() => Promise<NvmlBinding>);
+  /** AMD SMI: the shared library to bind (default `libamd_smi.so`). */
+  amdsmi_library?: string;
+  /** AMD SMI: `ROCR_VISIBLE_DEVICES` and `HIP_VISIBLE_DEVICES` as the environment has them. */
+  rocr_visible_devices?: string;
+  hip_visible_devices?: string;
+  /** AMD SMI: background sampling interval, ms. */
+  amdsmi_poll_ms?: number;
+  /** powermetrics: its sample interval, ms (also the meter's floor). */
+  powermetrics_interval_ms?: number;
+  /** powermetrics: the executable (default `powermetrics` on PATH). */
+  powermetrics_command?: string;
   /** Estimate: watts per busy core. */
   cpu_watts_per_core?: number;
   /** Estimate: watts while active, × wall time. */
@@ -54,6 +65,16 @@ async function nvml(opts: MeterOptions): Promise<Meter> {
   });
 }
 
+async function amdsmi(opts: MeterOptions): Promise<Meter> {
+  const { createAmdSmiMeter } = await import('./amdsmi/index.js');
+  return createAmdSmiMeter({
+    rocr_visible_devices: opts.rocr_visible_devices,
+    hip_visible_devices: opts.hip_visible_devices,
+    ...(opts.amdsmi_library !== undefined ? { library: opts.amdsmi_library } : {}),
+    ...(opts.amdsmi_poll_ms !== undefined ? { poll_ms: positive(opts.amdsmi_poll_ms, 'amdsmi_poll_ms') } : {}),
+  });
+}
+
 async function estimate(opts: MeterOptions): Promise<Meter> {
   const { createEstimateMeter } = await import('./estimate.js');
   return createEstimateMeter({
@@ -66,11 +87,11 @@ async function estimate(opts: MeterOptions): Promise<Meter> {
 /** Every meter, in one explicit table. */
 export const METERS: Record<string, MeterFactory> = {
   auto: {
-    summary: "hardware counters where they read (RAPL and NVML), otherwise the target's own energy (null where it reports none); the report says which",
+    summary: "hardware counters where they read (RAPL, NVML, AMD SMI), otherwise the target's own energy (null where it reports none); the report says which",
     async create(opts) {
       const { createAutoMeter } = await import('./auto.js');
       return createAutoMeter({
-        hardware: [await rapl(opts), await nvml(opts)],
+        hardware: [await rapl(opts), await nvml(opts), await amdsmi(opts)],
         estimate: await estimate(opts),
         fallback: opts.auto_fallback ?? 'model',
       });
@@ -83,6 +104,10 @@ export const METERS: Record<string, MeterFactory> = {
   nvml: {
     summary: 'NVIDIA GPUs through NVML: the total-energy counter, or integrated power where unsupported',
     create: nvml,
+  },
+  amdsmi: {
+    summary: 'AMD GPUs through AMD SMI (libamd_smi.so): the energy counter × its resolution, or integrated power where a GPU has none',
+    create: amdsmi,
   },
   composite: {
     summary: 'RAPL and NVML together over one window, each domain labelled (both must read)',
