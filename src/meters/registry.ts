@@ -75,6 +75,14 @@ async function amdsmi(opts: MeterOptions): Promise<Meter> {
   });
 }
 
+async function powermetrics(opts: MeterOptions): Promise<Meter> {
+  const { createPowermetricsMeter } = await import('./powermetrics/index.js');
+  return createPowermetricsMeter({
+    ...(opts.powermetrics_command !== undefined ? { command: opts.powermetrics_command } : {}),
+    ...(opts.powermetrics_interval_ms !== undefined ? { interval_ms: positive(opts.powermetrics_interval_ms, 'powermetrics_interval_ms') } : {}),
+  });
+}
+
 async function estimate(opts: MeterOptions): Promise<Meter> {
   const { createEstimateMeter } = await import('./estimate.js');
   return createEstimateMeter({
@@ -87,11 +95,12 @@ async function estimate(opts: MeterOptions): Promise<Meter> {
 /** Every meter, in one explicit table. */
 export const METERS: Record<string, MeterFactory> = {
   auto: {
-    summary: "hardware counters where they read (RAPL, NVML, AMD SMI), otherwise the target's own energy (null where it reports none); the report says which",
+    summary: "hardware counters where they read (RAPL, NVML, AMD SMI; powermetrics on macOS), otherwise the target's own energy (null where it reports none); the report says which",
     async create(opts) {
       const { createAutoMeter } = await import('./auto.js');
       return createAutoMeter({
-        hardware: [await rapl(opts), await nvml(opts), await amdsmi(opts)],
+        // powermetrics only on macOS, where it exists: elsewhere auto never spawns it.
+        hardware: [await rapl(opts), await nvml(opts), await amdsmi(opts), ...(process.platform === 'darwin' ? [await powermetrics(opts)] : [])],
         estimate: await estimate(opts),
         fallback: opts.auto_fallback ?? 'model',
       });
@@ -108,6 +117,10 @@ export const METERS: Record<string, MeterFactory> = {
   amdsmi: {
     summary: 'AMD GPUs through AMD SMI (libamd_smi.so): the energy counter × its resolution, or integrated power where a GPU has none',
     create: amdsmi,
+  },
+  powermetrics: {
+    summary: "macOS: CPU/GPU/ANE power sampled by powermetrics (needs root) and integrated over the window, labelled powermetrics",
+    create: powermetrics,
   },
   composite: {
     summary: 'RAPL and NVML together over one window, each domain labelled (both must read)',
