@@ -79,6 +79,7 @@ function openaiSpec(flags: TargetFlags, cfg: LoadedConfig | null, env: NodeJS.Pr
   set('request_timeout_s', cfg?.config.timeouts?.request_s);
   set('retry', cfg?.config.params?.retry);
   set('prices', cfg?.config.prices);
+  set('energy_model', t.energy_model);
   const ref = flags.credentialsRef ?? t.credentials_ref;
   if (ref !== undefined) {
     const m = /^env:([A-Za-z_][A-Za-z0-9_]*)$/.exec(ref);

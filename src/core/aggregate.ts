@@ -101,6 +101,12 @@ export interface BenchReport {
   cost_unknown_count: number;
   /** Cases with no token usage while others have it: the token totals are null while this is above 0. */
   usage_unknown_count: number;
+  /**
+   * Present only when energy is modelled with an uncertainty range (`model:api`): the low–high range of
+   * `total_joules` and `joules_per_correct` (Σ of each case's low and high ends), J. The point figures
+   * above are the midpoints.
+   */
+  energy_model_range?: { method: 'min-max'; total_joules: { low: number; high: number }; joules_per_correct: { low: number; high: number } | null };
 }
 
 /** Running totals over one slice of results (the whole run, or one dataset). */
@@ -115,6 +121,14 @@ class Tally {
   joulesUnknown = 0;
   /** Cases whose energy came from a meter window (not the target's own model): they overlap when cases run concurrently. */
   windowed = 0;
+  /** Cases with modelled remote-API energy (`model:api`), and Σ of their low and high ends. */
+  apiModelled = 0;
+  rangeLow = 0;
+  rangeHigh = 0;
+  /** Cases with a `model:api` figure but no range (then no range is reported). */
+  rangeMissing = 0;
+  /** Cases with energy from any other source: never summed with `model:api`. */
+  otherSourced = 0;
   constructor(private readonly shared: boolean) {}
   add(r: CaseResult): void {
     this.case_count++;
@@ -126,7 +140,14 @@ class Tally {
     if (r.joules !== null) {
       this.joules += r.joules;
       this.joulesKnown = true;
-      if (r.energy_source !== 'model') this.windowed++;
+      if (r.energy_source !== 'model' && r.energy_source !== 'model:api') this.windowed++;
+      if (r.energy_source === 'model:api') {
+        this.apiModelled++;
+        if (r.joules_range) {
+          this.rangeLow += r.joules_range.low;
+          this.rangeHigh += r.joules_range.high;
+        } else this.rangeMissing++;
+      } else this.otherSourced++;
     } else {
       this.joulesUnknown++;
     }
@@ -138,7 +159,14 @@ class Tally {
    */
   get totalJoules(): number | null {
     if (this.shared && this.windowed > 0) return null;
+    // A modelled remote-API figure is never added to a measured (or any other) one.
+    if (this.apiModelled > 0 && this.otherSourced > 0) return null;
     return this.joulesKnown && this.joulesUnknown === 0 ? this.joules : null;
+  }
+  /** The range of the total when every figure is `model:api` with a range; else null. */
+  get totalRange(): { low: number; high: number } | null {
+    if (this.apiModelled === 0 || this.rangeMissing > 0 || this.totalJoules === null) return null;
+    return { low: this.rangeLow, high: this.rangeHigh };
   }
   summary(): DatasetSummary {
     return {
@@ -288,8 +316,21 @@ export class Aggregator {
       usage_unknown_count: this.promptTokens !== null || this.completionTokens !== null ? this.usageUnknown : 0,
       warmup_usd: roundOrNull(this.warmupUsd, 9),
       stage_joules_source: this.stageSources.size === 0 ? 'none' : this.stageSources.size === 1 ? [...this.stageSources][0]! : 'mixed',
+      ...modelRange(total.totalRange, total.weightedCorrect),
     };
   }
+}
+
+/** The `energy_model_range` block, only when there is a range to report (older reports keep their bytes). */
+function modelRange(range: { low: number; high: number } | null, weightedCorrect: number): Pick<BenchReport, 'energy_model_range'> {
+  if (range === null) return {};
+  return {
+    energy_model_range: {
+      method: 'min-max',
+      total_joules: { low: round(range.low), high: round(range.high) },
+      joules_per_correct: weightedCorrect === 0 ? null : { low: round(range.low / weightedCorrect), high: round(range.high / weightedCorrect) },
+    },
+  };
 }
 
 /** The whole-suite figures: the measured window when there is one, else the sum over cases. */
@@ -303,7 +344,7 @@ function suiteEnergy(
   'gross_joules' | 'gross_source' | 'net_joules' | 'net_joules_per_correct' | 'idle' | 'idle_watts' | 'suite_window_ms' | 'suite_below_floor' | 'net_below_idle'
 > {
   const suite = energy?.suite ?? null;
-  const marginalSource = casesSource === 'model' || casesSource === 'estimate';
+  const marginalSource = casesSource === 'model' || casesSource === 'model:api' || casesSource === 'estimate';
   const idle: Pick<IdleCalibration, 'status' | 'watts'> = energy?.idle ?? { status: marginalSource ? 'marginal' : 'skipped', watts: null };
   const gross = suite ? suite.joules : casesJoules;
   const wall = suite ? suite.window_ms : null;

@@ -87,7 +87,8 @@ export interface Energy {
   /** True when the window was shorter than the meter's floor: noise-dominated, not precise. */
   below_floor?: boolean;
   /** Per-domain parts (e.g. `package-0`, `gpu-0`, or cascade stages), each labelled. */
-  by_domain?: Record<string, { joules: number | null; source: EnergySource }>;
+  by_domain?: Record<string, { joules: number | null; source: EnergySource }>;  /** A modelled figure's uncertainty, J (`model:api`): `joules` is its midpoint. */
+  range_j?: { low: number; high: number };
 }
 
 /** Token usage as a target reports it; `null` where it did not say. */
@@ -205,6 +206,8 @@ export interface CaseResult {
   /** Set when the target failed this case; the run goes on. */
   error: { code: string; message: string; status?: number } | null;
   by_domain?: Energy['by_domain'];
+  /** The low–high range of a modelled `joules` (`model:api`), J; absent for measured figures. */
+  joules_range?: { low: number; high: number };
   trace?: Answer['trace'];
   meta?: Record<string, unknown>;
 }

@@ -11,6 +11,8 @@ import { run } from '../../runner/run.js';
 import { JsonlResultsFile, readResultsFile, truncateResultsFile, type ResultsFileContents } from '../../runner/results-file.js';
 import { loadConfig } from '../../config/load.js';
 import { mmluMeasurements } from '../../core/measurements.js';
+import { co2eOf } from '../../core/co2e.js';
+import { parseGridIntensity } from '../../energy-model/grid.js';
 import { createTarget, TARGETS } from '../../targets/registry.js';
 import { writeFileEnsured, type CliIO } from '../io.js';
 import { addMeterFlags, idleMsFrom, meterOptionsFrom, type MeterFlags } from '../meter-flags.js';
@@ -33,6 +35,8 @@ export interface RunFlags extends TargetFlags, MeterFlags {
   overwrite?: boolean;
   /** False with `--no-history`. */
   history: boolean;
+  /** `--grid-intensity G|REGION`: adds gCO2e per correct answer from net energy. */
+  gridIntensity?: string;
 }
 
 export function runCommand(io: CliIO): Command {
@@ -57,6 +61,7 @@ export function runCommand(io: CliIO): Command {
     .option('--overwrite', 'start afresh even if --results names an interrupted run (its finished cases are lost)')
     .option('--no-history', 'do not record this run in the history database ($JOULEBENCH_HOME/history.sqlite)')
     .option('-q, --quiet', 'no progress bar and no table')
+    .option('--grid-intensity <G|REGION>', 'add gCO2e per correct answer from net energy: gCO2e/kWh, or a country code (FRA, USA, WOR…; docs/energy-sources.md)')
     // --- model-server flags (issue 5: ollama); they go to the target, or to the cascade's neural backend ---
     .option('--base-url <url>', 'server address for a model-serving target (ollama: default http://127.0.0.1:11434)');
   return addMeterFlags(cmd).action(async (flags: RunFlags) => {
@@ -67,6 +72,7 @@ export function runCommand(io: CliIO): Command {
 export async function runAction(flags: RunFlags, io: CliIO): Promise<void> {
   const started = new Date();
   const cfg = flags.config ? loadConfig(flags.config) : null;
+  const grid = flags.gridIntensity !== undefined ? parseGridIntensity(flags.gridIntensity) : null;
   const suite = buildSuite(flags, cfg);
   const spec = buildTargetSpec(flags, cfg, process.env);
   const target = await createTarget(spec);
@@ -128,7 +134,8 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<void> {
     flags.suite === 'mmlu'
       ? mmluMeasurements(outcome.results, { retry_enabled: Boolean(cfg?.config.params?.retry), prices_set: Boolean(cfg?.config.prices) })
       : null;
-  const report = block ? { ...outcome.report, measurements: block.measurements, measurement_warnings: block.warnings } : outcome.report;
+  const withBlock = block ? { ...outcome.report, measurements: block.measurements, measurement_warnings: block.warnings } : outcome.report;
+  const report = grid ? { ...withBlock, co2e: co2eOf(outcome.report, grid) } : withBlock;
   for (const w of block?.warnings ?? []) io.err(`joulebench: warning: ${w}\n`);
   const reportJson = prettyJson(report);
   const receipt = buildReceipt({
