@@ -19,9 +19,9 @@ export const MODEL_PARAMS: readonly ModelParams[] = [
   { name: 'llama-3.3-70b', total_b: 70.6, active_b: 70.6, aliases: ['llama3.3-70b', 'llama3.3'] },
   { name: 'llama-3.2-1b', total_b: 1.24, active_b: 1.24, aliases: ['llama3.2-1b'] },
   { name: 'llama-3.2-3b', total_b: 3.21, active_b: 3.21, aliases: ['llama3.2-3b', 'llama3.2'] },
-  { name: 'mistral-7b', total_b: 7.25, active_b: 7.25, aliases: ['mistral-7b-v0.3', 'mistral'] },
-  { name: 'mixtral-8x7b', total_b: 46.7, active_b: 12.9, aliases: ['mixtral-8x7b-v0.1', 'mixtral'] },
-  { name: 'mixtral-8x22b', total_b: 140.6, active_b: 39.1, aliases: ['mixtral-8x22b-v0.1'] },
+  { name: 'mistral-7b', total_b: 7.25, active_b: 7.25, aliases: ['mistral'] },
+  { name: 'mixtral-8x7b', total_b: 46.7, active_b: 12.9, aliases: ['mixtral'] },
+  { name: 'mixtral-8x22b', total_b: 140.6, active_b: 39.1, aliases: [] },
   { name: 'qwen2.5-7b', total_b: 7.62, active_b: 7.62, aliases: ['qwen2.5'] },
   { name: 'qwen2.5-72b', total_b: 72.7, active_b: 72.7, aliases: [] },
   { name: 'gemma-2-9b', total_b: 9.24, active_b: 9.24, aliases: ['gemma2-9b', 'gemma2'] },
@@ -36,13 +36,13 @@ export const MODEL_PARAMS: readonly ModelParams[] = [
 /**
  * A model id as endpoints spell it, reduced to the table's form: lowercase, the last path segment
  * (`meta-llama/Llama-3.1-8B-Instruct` → `llama-3.1-8b`), `:` as `-` (Ollama tags, `:latest` dropped),
- * and an instruction-tuning suffix dropped (`-instruct`, `-it`, `-chat`). Quantisation and other tags are
+ * a release suffix (`-v0.1`) and an instruction-tuning suffix dropped (`-instruct`, `-it`, `-chat`). Quantisation and other tags are
  * kept, so a name the table does not list exactly stays unknown rather than guessed.
  */
 export function normalizeModelName(model: string): string {
   let n = model.trim().toLowerCase();
   n = n.slice(n.lastIndexOf('/') + 1).replace(/:/g, '-');
-  n = n.replace(/-latest$/, '').replace(/-(instruct|it|chat)$/, '');
+  n = n.replace(/-latest$/, '').replace(/-v\d+\.\d+$/, '').replace(/-(instruct|it|chat)$/, '');
   if (n.startsWith('meta-llama-')) n = n.slice('meta-'.length);
   return n;
 }

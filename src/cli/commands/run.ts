@@ -168,6 +168,13 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<void> {
     io.out(reportJson);
     if (!flags.quiet) io.err(renderReportTable(outcome.report));
   }
+  if (grid && !flags.quiet) {
+    const c = co2eOf(outcome.report, grid);
+    const range = c.grams_per_correct_range ? ` (range ${fmtGrams(c.grams_per_correct_range.low)}–${fmtGrams(c.grams_per_correct_range.high)})` : '';
+    const line = `CO2e / correct  ${c.grams_per_correct === null ? 'n/a' : fmtGrams(c.grams_per_correct)}${range} [${c.energy_source}, net] at ${c.intensity}\n`;
+    if (flags.out) io.out(line);
+    else io.err(line);
+  }
   // Meter warnings (a dropped RAPL sample, a failed read) always reach a person, quiet or not.
   for (const w of outcome.energy.suite?.warnings ?? []) io.err(`joulebench: warning: ${w}\n`);
   if (!flags.quiet) {
@@ -257,4 +264,9 @@ async function recordHistory(io: CliIO, input: { report: object; receipt: object
     io.err(`warning: run not recorded in history: ${(e as Error).message.split('\n')[0]}\n`);
     return null;
   }
+}
+
+/** Grams with enough digits for a per-answer figure (often well under a gram). */
+function fmtGrams(g: number): string {
+  return `${Number(g.toPrecision(3))} g`;
 }
