@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, test } from 'node:test';
@@ -8,7 +8,11 @@ import { startFakeOpenAI, type FakeServer } from '../helpers/fake-openai.js';
 
 const BIN = resolve('bin/joulebench.js');
 const servers: FakeServer[] = [];
-after(async () => Promise.all(servers.map((s) => s.close())));
+const dirs: string[] = [];
+after(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 
 function cli(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((ok) => {
@@ -26,6 +30,7 @@ async function setUp(model: string, energyModel = ''): Promise<string> {
   const s = await startFakeOpenAI(() => ({ kind: 'plain', text: 'Paris', usage: { prompt_tokens: 20, completion_tokens: 100 } }));
   servers.push(s);
   const d = mkdtempSync(join(tmpdir(), 'jb-cli-model-api-'));
+  dirs.push(d);
   writeFileSync(join(d, 'suite.json'), JSON.stringify({ name: 'capitals', version: '1', cases: [{ id: 'a', prompt: 'Capital of France?', expected: 'Paris' }, { id: 'b', prompt: 'Capital of Italy?', expected: 'Rome' }] }));
   writeFileSync(join(d, 'run.yaml'), `target:\n  kind: openai\n  endpoint: "${s.url}"\n  model: ${model}\n  stream: false\n${energyModel}`);
   return d;
