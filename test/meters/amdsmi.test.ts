@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { loadAmdSmiBinding } from '../../src/meters/amdsmi/binding.js';
 import { createAmdSmiMeter } from '../../src/meters/amdsmi/index.js';
 import { rocmVisibleDevices } from '../../src/meters/amdsmi/visible.js';
+import { cli } from '../helpers/cli.js';
 import { meterContract } from './contract.js';
 
 /**
@@ -260,6 +261,30 @@ describe('amdsmi: when it cannot read', () => {
     const p = await createAmdSmiMeter().probe();
     assert.equal(p.available, false);
     assert.match(p.available ? '' : p.reason, /no AMD GPU driver/);
+  });
+});
+
+describe('amdsmi: as a user runs it', () => {
+  it('joulebench meter --meter amdsmi -- CMD: the GPU energy the command spent, labelled amdsmi', { skip: NO_CC }, async () => {
+    script([{ uuid: 'GPU-aa', ticks: 0n, resolution_uj: 1, watts: 300 }]);
+    // The command itself advances the fake counter by 2e6 ticks × 1 µJ = 2 J.
+    const cmd = `printf 'init 0\\ngpu GPU-aa 2000000 1 300\\n' > '${state()}'; sleep 0.3`;
+    const r = await cli(['meter', '--meter', 'amdsmi', '--no-idle', '--json', '--', 'sh', '-c', cmd], {
+      env: { JOULEBENCH_AMDSMI_LIBRARY: lib, FAKE_AMDSMI_STATE: state() },
+    });
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout) as { source: string; gross_joules: number; by_domain: Record<string, { source: string }> };
+    assert.equal(out.source, 'amdsmi');
+    assert.equal(out.gross_joules, 2);
+    assert.equal(out.by_domain['gpu-0']?.source, 'amdsmi');
+  });
+  it('no AMD driver: one line saying why and how to fix it', async (t) => {
+    const { existsSync } = await import('node:fs');
+    if (existsSync('/dev/kfd') || existsSync('/sys/module/amdgpu')) return t.skip('this machine has the amdgpu driver');
+    const r = await cli(['meter', '--meter', 'amdsmi', '--no-idle', '--', 'true'], { env: { JOULEBENCH_AMDSMI_LIBRARY: '' } });
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr.trim(), /^joulebench: meter amdsmi cannot read here: no AMD GPU driver .*\(fix: /);
+    assert.equal(r.stderr.trim().split('\n').length, 1);
   });
 });
 
