@@ -40,7 +40,8 @@ export function createPowermetricsMeter(opts: PowermetricsOptions = {}): Meter {
   const faults: { at_ms: number; why: string }[] = [];
   let exited: string | null = null;
   let lastFault = -Infinity;
-  const openStarts = new Set<number>();
+  /** Start times of the open windows (a list: two windows may start at the same instant). */
+  const openStarts: number[] = [];
   let waiters: (() => void)[] = [];
   /** Bumped by close(): events of a process from before it are ignored. */
   let generation = 0;
@@ -81,7 +82,7 @@ export function createPowermetricsMeter(opts: PowermetricsOptions = {}): Meter {
   }
 
   function prune(): void {
-    const keepFrom = openStarts.size > 0 ? Math.min(...openStarts) : now();
+    const keepFrom = openStarts.length > 0 ? Math.min(...openStarts) : now();
     // Keep the samples that reach into any open window, and always the latest two.
     let i = 0;
     while (i < samples.length - 2 && samples[i]!.end_ms < keepFrom) i++;
@@ -185,14 +186,22 @@ export function createPowermetricsMeter(opts: PowermetricsOptions = {}): Meter {
       const p = await (probed ??= inspect());
       if (!p.available) throw new Error(`powermetrics meter cannot read: ${p.reason}`);
       const t0 = now();
-      openStarts.add(t0);
+      openStarts.push(t0);
       return {
         async stop(): Promise<EnergyReading> {
           const t1 = now();
           await sampleAfter(t1, 3 * interval_ms + 1000);
-          openStarts.delete(t0);
+          openStarts.splice(openStarts.indexOf(t0), 1);
           const window_ms = t1 - t0;
-          const { by_domain_j, covered_ms } = integrateSamples(samples, t0, t1);
+          // Samples are in time order: skip, by bisection, those that end before the window starts.
+          let lo = 0;
+          let hi = samples.length;
+          while (lo < hi) {
+            const mid = (lo + hi) >> 1;
+            if (samples[mid]!.end_ms < t0) lo = mid + 1;
+            else hi = mid;
+          }
+          const { by_domain_j, covered_ms } = integrateSamples(samples.slice(lo), t0, t1);
           const warnings = faults.filter((f) => f.at_ms >= t0 && f.at_ms <= t1 + interval_ms).map((f) => f.why);
           const covered = window_ms <= 0 ? 1 : covered_ms / window_ms;
           const by_domain: EnergyReading['by_domain'] = {};
