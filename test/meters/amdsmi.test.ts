@@ -140,6 +140,35 @@ describe('amdsmi: the energy counter (fake libamd_smi.so)', { skip: NO_CC }, () 
     await m.close?.();
   });
 
+  it('a garbage forward jump (more energy than any GPU could draw) is refused: null, never counted', async () => {
+    let t = 0;
+    const gpus: FakeGpu[] = [{ uuid: 'GPU-aa', ticks: 1000n, resolution_uj: 15.259, watts: 300 }];
+    script(gpus);
+    const m = meterOn({ now: () => t });
+    const w = await m.start();
+    t = 100; // 2^50 ticks × 15.259 µJ ≈ 1.7e10 J
+    gpus[0]!.ticks = 1000n + 2n ** 50n;
+    script(gpus);
+    const r = await w.stop();
+    assert.equal(r.joules, null);
+    assert.match(r.warnings?.join(' ') ?? '', /jumped by \d+ J in 100 ms .*not believed/);
+    // 750 W for 50 ms (a coarse refresh step) is believed.
+    const w2 = await m.start();
+    t = 150;
+    gpus[0]!.ticks = (gpus[0]!.ticks as bigint) + BigInt(Math.round((750 * 50 * 1000) / 15.259));
+    script(gpus);
+    const r2 = await w2.stop();
+    assert.ok(r2.joules !== null && Math.abs(r2.joules - 37.5) < 0.01, String(r2.joules));
+    await m.close?.();
+  });
+
+  it('a resolution that is not a positive number: unavailable, never a scaled guess', async () => {
+    script([{ uuid: 'GPU-aa', ticks: 1n, resolution_uj: 0, watts: 300 }]);
+    const p = await meterOn().probe();
+    assert.equal(p.available, false);
+    assert.match(p.available ? '' : p.reason, /resolution 0 µJ is not a positive number/);
+  });
+
   it('the counter stops reading mid-window: that GPU is null and the total unknown', async () => {
     const gpus: FakeGpu[] = [
       { uuid: 'GPU-aa', ticks: 100n, resolution_uj: 1, watts: 300 },

@@ -16,7 +16,8 @@ export const AMDSMI_DEFAULT_POLL_MS = 100;
 /**
  * A counter that steps backwards is taken as a 32-bit wrap only when the energy that implies, over
  * the time since the previous sample, is below this power per GPU; otherwise it is a reset (driver
- * reload) and the figure is dropped. 2 kW is well above any AMD accelerator's board power (MI300X: 750 W).
+ * reload) and the figure is dropped. A forward step above it (over at least 1 s) is a garbage read,
+ * also dropped. 2 kW is well above any AMD accelerator's board power (MI300X: 750 W).
  */
 export const AMDSMI_DEFAULT_MAX_WATTS = 2000;
 
@@ -182,7 +183,14 @@ export function createAmdSmiMeter(opts: AmdSmiOptions = {}): Meter {
     g.last_ms = t;
     if (last === null) return;
     if (ticks >= last) {
-      g.total_uj += Number(ticks - last) * g.resolution_uj!;
+      const delta_uj = Number(ticks - last) * g.resolution_uj!;
+      // A garbage read (a glitch to a huge value) is refused, not counted. The power is judged over at
+      // least a second, so a counter that refreshes in coarse steps is never mistaken for one.
+      if (dt_ms !== null && delta_uj / Math.max(dt_ms, 1000) / 1000 > max_watts) {
+        fault(g, `the energy counter jumped by ${Math.round(delta_uj / 1e6)} J in ${Math.round(dt_ms)} ms (more than ${max_watts} W): not believed`);
+        return;
+      }
+      g.total_uj += delta_uj;
       return;
     }
     // Backwards: a 32-bit accumulator that wrapped, or a counter that reset. Only a step from below
