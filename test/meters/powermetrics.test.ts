@@ -81,6 +81,7 @@ describe('powermetrics: the recorded plist output', () => {
     const el = '<key>elapsed_ns</key><integer>100000000</integer>';
     assert.throws(() => parsePowerSample(wrap(`${el}<key>processor</key><dict><key>cpu_power</key><real>-5</real></dict>`), parse), /processor\.cpu_power must be a number >= 0/);
     assert.throws(() => parsePowerSample(wrap(`${el}<key>processor</key><dict><key>cpu_power</key><string>lots</string></dict>`), parse), /cpu_power must be a number/);
+    assert.throws(() => parsePowerSample(wrap(`${el}<key>processor</key><dict><key>gpu_power</key><real>1e12</real></dict>`), parse), /gpu_power = 1000000000000 is over 10 kW/);
     assert.throws(() => parsePowerSample(wrap(`${el}<key>processor</key><dict><key>clusters</key><array/></dict>`), parse), /no power figure/);
     assert.throws(() => parsePowerSample(wrap(el), parse), /no processor dictionary/);
     assert.throws(() => parsePowerSample('<?xml version="1.0"?><plist><dict><key>elapsed_ns</key>', parse), /not a plist/);

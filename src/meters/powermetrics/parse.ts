@@ -51,17 +51,22 @@ export function parsePowerSample(xml: string, parse: Parse): PowerSample {
     // gpu_power sits under processor on Apple silicon; some macOS releases also repeat it under gpu.
     const v = proc[key] ?? (key === 'gpu_power' && isRecord(doc.gpu) ? doc.gpu[key] : undefined);
     if (v === undefined) continue;
-    watts[domain] = milliwatts(v, `processor.${key}`) / 1000;
+    watts[domain] = power(v, `processor.${key}`, 1e-3) / 1000;
   }
   if (Object.keys(watts).length === 0 && proc.package_watts !== undefined) {
-    watts.package = milliwatts(proc.package_watts, 'processor.package_watts');
+    watts.package = power(proc.package_watts, 'processor.package_watts', 1);
   }
   if (Object.keys(watts).length === 0) throw new PowermetricsParseError('the sample has no power figure (processor.cpu_power / gpu_power / ane_power / package_watts)');
   return { elapsed_ms: elapsed_ns / 1e6, watts };
 }
 
-function milliwatts(v: unknown, key: string): number {
+/** No Mac draws this much in one domain (a Mac Pro's supply is 1.4 kW): a larger figure is garbage. */
+const MAX_PLAUSIBLE_W = 10_000;
+
+/** A power figure in `unit_w` watts (1e-3 for mW), checked: a number, not negative, plausible. */
+function power(v: unknown, key: string, unit_w: number): number {
   if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new PowermetricsParseError(`${key} must be a number >= 0, got ${JSON.stringify(v)}`);
+  if (v * unit_w > MAX_PLAUSIBLE_W) throw new PowermetricsParseError(`${key} = ${v} is over 10 kW: not a plausible reading`);
   return v;
 }
 
