@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { aggregate } from '../../src/core/aggregate.js';
 import { compare } from '../../src/core/compare.js';
 import { armFrontiers, type Arm } from '../../src/core/frontier.js';
 import { caseLine } from '../../src/runner/case-line.js';
+import { cli } from '../helpers/cli.js';
 import { CTX, result } from '../helpers/results.js';
 
 /** A case whose energy came from the model:api estimate: the midpoint, with its range. */
@@ -77,5 +81,27 @@ describe('model:api is never compared with a measurement', () => {
     assert.deepEqual(f.frontiers.energy.frontier, []);
     assert.match(f.frontiers.energy.verdicts[0]!.excluded!, /different sources \(model:api, nvml\)/);
     assert.deepEqual(f.frontiers.latency.frontier.sort(), ['hosted', 'local']);
+  });
+});
+
+describe('joulebench compare (spawned): model:api against a measurement', () => {
+  it('prints no J/correct change and says the sources differ', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'jb-cmp-api-'));
+    try {
+      const report = (jpc: number, source: string) => ({
+        case_count: 10, total_joules: jpc * 8, joules_per_correct: jpc, accuracy_pct: 80,
+        latency_p50_ms: 1, latency_p95_ms: 100, latency_p99_ms: 1,
+        stage_distribution: { cache: 0, kv: 0, graph: 0, neural: 10 }, energy_source: source,
+      });
+      writeFileSync(join(dir, 'hosted.json'), JSON.stringify(report(30, 'model:api')));
+      writeFileSync(join(dir, 'local.json'), JSON.stringify(report(90, 'nvml')));
+      const r = await cli(['compare', '--baseline', join(dir, 'hosted.json'), '--candidate', join(dir, 'local.json')]);
+      assert.equal(r.code, 0, r.stderr);
+      const out = JSON.parse(r.stdout) as { joules_per_correct_pct: number | null; energy_sources_match: boolean | null };
+      assert.equal(out.joules_per_correct_pct, null);
+      assert.equal(out.energy_sources_match, false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
