@@ -151,6 +151,7 @@ export class OpenAITarget implements Target {
       ...(this.o.max_reply_bytes !== undefined ? { max_reply_bytes: this.o.max_reply_bytes } : {}),
       ...(this.o.apiKey ? { apiKey: this.o.apiKey } : {}),
       ...(req.signal ? { signal: req.signal } : {}),
+      ...(req.onChunk ? { onChunk: req.onChunk } : {}),
     };
   }
 
