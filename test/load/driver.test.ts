@@ -63,7 +63,8 @@ describe('load driver against a streaming server with known timing', () => {
     const out = await runLoad({ suite, target, meter: createModelMeter(), sink, load: opts({ num_requests: 12 }), idle_ms: 0 });
     loop.disable();
     const busy = loop.percentile(90) / 1e6 - 1; // the monitor's own 1 ms resolution is not lateness
-    if (busy > 0.5) console.log(`# event loop ran ${busy.toFixed(1)} ms late (p90): timing bounds widened by that`);
+    const busy99 = loop.percentile(99) / 1e6 - 1;
+    if (busy > 0.5) console.log(`# event loop ran ${busy.toFixed(1)} ms late (p90, ${busy99.toFixed(1)} ms p99): timing bounds widened by that`);
     await target.close();
     const s = out.report.load.serving;
     assert.equal(s.completed, 12);
@@ -94,9 +95,9 @@ describe('load driver against a streaming server with known timing', () => {
     const np50 = (xs: number[]): number => percentileLinear(Float64Array.from(xs).sort(), 50)!;
     const late = Math.max(Math.abs(np50(serverTtft) - 30), Math.abs(np50(serverItl) - 10)) + Math.max(0, median(ttftErr));
     for (const p of ['median', 'p50']) {
-      near(s[`${p}_ttft_ms`], 30, tol + late, `${p} TTFT`);
-      near(s[`${p}_tpot_ms`], 10, tol + late, `${p} TPOT`);
-      near(s[`${p}_itl_ms`], 10, tol + late, `${p} ITL`);
+      near(s[`${p}_ttft_ms`], 30, tol + late + Math.max(0, busy99), `${p} TTFT`);
+      near(s[`${p}_tpot_ms`], 10, tol + late + Math.max(0, busy99), `${p} TPOT`);
+      near(s[`${p}_itl_ms`], 10, tol + late + Math.max(0, busy99), `${p} ITL`);
     }
     // E2EL: the reply's last byte, at least the server's 100 ms.
     assert.ok((s['mean_e2el_ms'] as number) >= 100 - tol, `mean E2EL ${String(s['mean_e2el_ms'])}`);
@@ -115,7 +116,7 @@ describe('load driver against a streaming server with known timing', () => {
     const suite = suiteOf(['say slow alpha', ...WORDS.slice(1, 6).map((w) => `say ${w}`)]);
     const target = new OpenAITarget({ endpoint: server.url, model: 'm' });
     const sink = new MemorySink();
-    const out = await runLoad({ suite, target, meter: createModelMeter(), sink, load: opts({ request_rate: 50, num_requests: 6, max_concurrency: null }), idle_ms: 0 });
+    await runLoad({ suite, target, meter: createModelMeter(), sink, load: opts({ request_rate: 50, num_requests: 6, max_concurrency: null }), idle_ms: 0 });
     await target.close();
     const metas = (sink.results as CaseResult[]).map((r) => r.meta!.load as LoadMeta).sort((a, b) => a.request - b.request);
     // The first request takes ≥ 220 ms (150 ms TTFT); all six were sent long before it finished.
