@@ -36,8 +36,9 @@ describe('joulebench run --request-rate: open-loop load from the command line', 
     assert.equal(s.good_requests, 10);
     assert.equal(s.good_correct_requests, 8); // requests 3 and 7 ask "delta wrong" (cases cycle) and get a wrong answer
     assert.equal(report.load.request_rate, 40);
-    assert.match(r.stderr, /load: 10 requests at 40\/s/);
-    assert.match(r.stderr, /TTFT ms/);
+    // With -o the tables go to stdout.
+    assert.match(r.stdout, /load: 10 requests at 40\/s/);
+    assert.match(r.stdout, /TTFT ms/);
     const results = readFileSync(out.replace(/\.json$/, '.results.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { record: string; meta?: { load?: unknown } });
     assert.equal(results.filter((l) => l.record === 'case' && l.meta?.load).length, 10);
     assert.ok(results.some((l) => l.record === 'load_energy'));
