@@ -3,6 +3,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { loadBlockFromResults } from '../../src/load/rebuild.js';
+import { readResultsFile } from '../../src/runner/results-file.js';
 import { cli } from '../helpers/cli.js';
 import { startLoadServer, type LoadServer } from '../helpers/load-server.js';
 
@@ -42,6 +44,9 @@ describe('joulebench run --request-rate: open-loop load from the command line', 
     const results = readFileSync(out.replace(/\.json$/, '.results.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { record: string; meta?: { load?: unknown } });
     assert.equal(results.filter((l) => l.record === 'case' && l.meta?.load).length, 10);
     assert.ok(results.some((l) => l.record === 'load_energy'));
+    // The block is rebuilt from the results file alone, identical to the run's.
+    const file = readResultsFile(out.replace(/\.json$/, '.results.jsonl'));
+    assert.deepEqual(loadBlockFromResults(file.header!, file.results, file.other), report.load);
   });
 
   it('a list of rates runs one arm per rate and prints the curve', async () => {
