@@ -31,6 +31,8 @@ export interface OpenAITargetOptions {
    * Without it, models in the committed parameter table are modelled and others get no energy.
    */
   energy_model?: EnergyModelConfig;
+  /** Cap on one reply's body, bytes (default 4 MiB); a larger reply is cut off and recorded as an error. */
+  max_reply_bytes?: number;
 }
 
 /** A failure after every allowed attempt: what the runner records on the case. */
@@ -155,8 +157,10 @@ export class OpenAITarget implements Target {
       stream,
       timeout_ms: this.timeout_ms,
       agent: this.agent,
+      ...(this.o.max_reply_bytes !== undefined ? { max_reply_bytes: this.o.max_reply_bytes } : {}),
       ...(this.o.apiKey ? { apiKey: this.o.apiKey } : {}),
       ...(req.signal ? { signal: req.signal } : {}),
+      ...(req.onChunk ? { onChunk: req.onChunk } : {}),
     };
   }
 
@@ -191,6 +195,7 @@ export class OpenAITarget implements Target {
       request_timeout_s: this.timeout_ms / 1000,
       retry: this.o.retry ?? null,
       prices: this.o.prices ?? null,
+      ...(this.o.max_reply_bytes !== undefined ? { max_reply_bytes: this.o.max_reply_bytes } : {}),
       // Only when configured: the config digest of runs without it stays as it was.
       ...(this.o.energy_model !== undefined
         ? { energy_model: this.energyModel.known ? this.energyModel.facts : { unknown: this.energyModel.reason } }
