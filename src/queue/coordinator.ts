@@ -162,8 +162,8 @@ async function restream(redis: import('ioredis').Redis, s: ArmState): Promise<vo
   if (!existsSync(s.arm.results)) return;
   const lines = readFileSync(s.arm.results, 'utf8').split('\n').filter((l) => l.trim() !== '');
   for (const line of lines) await redis.xadd(recordsKey(s.jobId), '*', 'r', line, 'w', 'coordinator');
-  const last = (await redis.xrevrange(recordsKey(s.jobId), '+', '-', 'COUNT', 1)) as [string, string[]][];
-  s.lastId = last[0]?.[0] ?? '-';
+  // lastId stays where it was: a worker still running the lost job may stream between these lines,
+  // and the next drain must see its records (the given-back ones are skipped as already on disk).
 }
 
 function finish(s: ArmState, result: ArmJobResult | null, error: string | null): void {

@@ -28,9 +28,9 @@ async function freePort(): Promise<number> {
   });
 }
 
-export async function startRedis(opts: { password?: string } = {}): Promise<TestRedis> {
+export async function startRedis(opts: { password?: string; port?: number } = {}): Promise<TestRedis> {
   const dir = mkdtempSync(join(tmpdir(), 'jb-redis-'));
-  const port = await freePort();
+  const port = opts.port ?? (await freePort());
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--loglevel', 'warning'];
   if (opts.password) args.push('--requirepass', opts.password);
   const child: ChildProcess = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
