@@ -18,10 +18,11 @@ export interface LoadedConfig {
  * thrown as E_CONFIG before any request is made; nothing is clamped.
  */
 export function loadConfig(path: string): LoadedConfig {
-  const text = readTextFile(path, 'E_CONFIG');
+  const text = readTextFile(path, 'E_CONFIG', { kind: 'config' });
   let raw: unknown;
   try {
-    raw = parseYaml(text);
+    // logLevel error: a YAML warning is never printed as a line of its own.
+    raw = parseYaml(text, { logLevel: 'error' });
   } catch (e) {
     throw new JoulebenchError('E_CONFIG', `${path}: not valid YAML (${((e as Error).message.split('\n')[0] ?? '').trim()})`);
   }
