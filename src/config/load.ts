@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import { JoulebenchError } from '../core/errors.js';
 import { configSchema, type RunConfig } from './schema.js';
 import { readTextFile } from '../read-text.js';
+import { checkEndpoint } from '../targets/openai/target.js';
 
 /** A loaded config: validated values, with file paths in it made absolute against the file's folder. */
 export interface LoadedConfig {
@@ -39,6 +40,8 @@ export function parseConfig(raw: unknown, where: string): LoadedConfig {
   if (t?.kind && fromMode && t.kind !== fromMode) {
     throw new JoulebenchError('E_CONFIG', `${where}: target.mode "${t.mode}" conflicts with target.kind "${t.kind}"`);
   }
+  // Checked here, where the file is known, so the message names it like every other key.
+  if (t?.endpoint !== undefined) checkEndpoint(t.endpoint, `${where}: target.endpoint`);
   const base = dirname(where);
   const abs = (p: string): string => (isAbsolute(p) ? p : resolve(base, p));
   if (t?.answers) t.answers = abs(t.answers);

@@ -69,8 +69,10 @@ export const METERS: Record<string, MeterFactory> = {
     summary: "hardware counters where they read (RAPL and NVML), otherwise the target's own energy (null where it reports none); the report says which",
     async create(opts) {
       const { createAutoMeter } = await import('./auto.js');
+      const raplMeter = await rapl(opts);
       return createAutoMeter({
-        hardware: [await rapl(opts), await nvml(opts)],
+        hardware: [raplMeter, await nvml(opts)],
+        ...(opts.rapl_dram === true ? { required: [raplMeter] } : {}),
         estimate: await estimate(opts),
         fallback: opts.auto_fallback ?? 'model',
       });

@@ -16,7 +16,7 @@ import { createMeter, METERS } from '../../meters/registry.js';
 import { DEFAULT_OLLAMA_URL } from '../../targets/ollama/client.js';
 import type { CliIO } from '../io.js';
 import { meterOptionsFrom } from '../meter-flags.js';
-import { intAtLeast } from '../options.js';
+import { intAtLeast, timerMs } from '../options.js';
 import { recordForCli } from '../load-runs.js';
 import { inferHistoryInput } from '../../report/history-inputs.js';
 
@@ -66,7 +66,7 @@ export function inferCommand(io: CliIO): Command {
     .addOption(new Option('-m, --meter <name>', 'energy meter: auto = the hardware counters that read here (RAPL, NVML), else none: energy null, never an estimate of this process').choices([...new Set(['auto', 'none', ...Object.keys(METERS)])]).default('auto'))
     .option('--gpu-snapshot-cmd <cmd>', 'shell command whose output is the GPU snapshot compared before/after each arm ("" to skip)', DEFAULT_GPU_SNAPSHOT_CMD)
     .option('--peak-flops <flops>', 'machine peak FLOP/s for the prefill plausibility check (default: a CPU ceiling from cores and SIMD width)', positive)
-    .option('--unload-timeout-ms <ms>', 'how long to wait for a model to leave /api/ps after keep_alive 0', intAtLeast(1), 30_000)
+    .option('--unload-timeout-ms <ms>', 'how long to wait for a model to leave /api/ps after keep_alive 0', timerMs(1), 30_000)
     .option('--no-history', 'do not record this run in the history database ($JOULEBENCH_HOME/history.sqlite)')
     .option('-q, --quiet', 'no progress lines')
     .action(async (flags: InferFlags) => {
