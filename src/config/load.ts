@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import { JoulebenchError } from '../core/errors.js';
 import { configSchema, type RunConfig } from './schema.js';
 import { readTextFile } from '../read-text.js';
+import { cut, escapeControls, QUOTE_MAX_CHARS } from '../core/one-line.js';
 import { checkEndpoint } from '../targets/openai/target.js';
 
 /** A loaded config: validated values, with file paths in it made absolute against the file's folder. */
@@ -25,7 +26,7 @@ export function loadConfig(path: string): LoadedConfig {
     // logLevel error: a YAML warning is never printed as a line of its own.
     raw = parseYaml(text, { logLevel: 'error' });
   } catch (e) {
-    throw new JoulebenchError('E_CONFIG', `${path}: not valid YAML (${((e as Error).message.split('\n')[0] ?? '').trim()})`);
+    throw new JoulebenchError('E_CONFIG', `${path}: not valid YAML (${((e as Error).message.split('\n')[0] ?? '').trim().replace(/:$/, '')})`);
   }
   return parseConfig(raw ?? {}, path);
 }
@@ -56,7 +57,7 @@ export function describeConfigIssue(error: z.ZodError, raw: unknown): string {
   const key = issue.path.map(String).join('.');
   if (issue.code === 'unrecognized_keys') {
     const keys = (issue as { keys?: string[] }).keys ?? [];
-    return keys.map((k) => (key ? `${key}.${k}` : k)).join(', ') + ': unknown key';
+    return keys.map((k) => cut(escapeControls(key ? `${key}.${k}` : k), QUOTE_MAX_CHARS)).join(', ') + ': unknown key';
   }
   let message = issue.message;
   if (issue.code === 'invalid_type' && valueAt(raw, issue.path) === undefined) message = 'is required';

@@ -7,7 +7,7 @@ import mtData from './data/mt.json' with { type: 'json' };
 import routerData from './data/router.json' with { type: 'json' };
 import { suiteSchema, type SuiteFile } from './schema.js';
 import { readTextFile } from '../read-text.js';
-import { quote } from '../core/one-line.js';
+import { cut, escapeControls, quote, QUOTE_MAX_CHARS } from '../core/one-line.js';
 
 /** The bundled suites; `all` is mt then router. */
 export const BUNDLED_SUITES = ['mt', 'router', 'all'] as const;
@@ -122,7 +122,7 @@ function describeIssue(error: z.ZodError, raw: unknown): string {
   let message = issue.message;
   if (issue.code === 'unrecognized_keys') {
     const keys = (issue as { keys?: string[] }).keys ?? [];
-    return `${where}${keys.join(', ')}: unknown key`;
+    return `${where}${keys.map(keyText).join(', ')}: unknown key`;
   }
   const key = rest.length > 0 ? rest.map(String).join('.') : path.length === 0 ? '(top level)' : '';
   if (issue.code === 'invalid_type' && /received undefined/.test(message)) message = 'is required';
@@ -137,5 +137,10 @@ function regexProblem(e: unknown): string {
 }
 
 function firstLine(s: string): string {
-  return s.split('\n')[0] ?? s;
+  return (s.split('\n')[0] ?? s).replace(/:$/, '');
+}
+
+/** A key from the user's file, escaped and cut (it may be anything, of any length). */
+function keyText(k: string): string {
+  return cut(escapeControls(k), QUOTE_MAX_CHARS);
 }
