@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readTextFile } from '../../read-text.js';
 import { join, resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { prettyJson } from '../../core/canonical.js';
@@ -84,11 +84,7 @@ export async function inferAction(flags: InferFlags, io: CliIO): Promise<void> {
   let prompt = DEFAULT_INFER_PROMPT;
   let prompt_source = 'built-in';
   if (flags.promptFile) {
-    try {
-      prompt = readFileSync(flags.promptFile, 'utf8');
-    } catch (e) {
-      throw new JoulebenchError('E_INPUT', `--prompt-file ${flags.promptFile}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
-    }
+    prompt = readTextFile(flags.promptFile, 'E_INPUT', { where: `--prompt-file ${flags.promptFile}` });
     if (prompt.trim() === '') throw new JoulebenchError('E_INPUT', `--prompt-file ${flags.promptFile}: the file is empty`);
     prompt_source = flags.promptFile;
   }
