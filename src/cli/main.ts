@@ -1,6 +1,6 @@
 import { CommanderError } from 'commander';
 import { isJoulebenchError, JoulebenchError } from '../core/errors.js';
-import { oneLine } from '../core/one-line.js';
+import { oneLine, quote } from '../core/one-line.js';
 import { LIMIT_ENV, parseByteSize, setInputLimits, type InputLimits } from '../read-text.js';
 import { ExitWith, processIO, type CliIO } from './io.js';
 import { buildProgram } from './program.js';
@@ -43,7 +43,7 @@ function limitsFromEnv(env: NodeJS.ProcessEnv): Partial<InputLimits> {
     const v = env[name];
     if (v === undefined || v.trim() === '') continue;
     const n = parseByteSize(v);
-    if (n === null) throw new JoulebenchError('E_USAGE', `environment ${name} must be a size in bytes (e.g. 1048576, 64MiB, 4GiB), got "${v}"`);
+    if (n === null) throw new JoulebenchError('E_USAGE', `environment ${name} must be a size in bytes (e.g. 1048576, 64MiB, 4GiB), got ${quote(v)}`);
     out[key] = n;
   }
   return out;

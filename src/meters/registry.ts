@@ -1,6 +1,7 @@
 import { JoulebenchError } from '../core/errors.js';
 import type { Meter } from './meter.js';
 import type { NvmlBinding } from './nvml/binding.js';
+import { quote } from '../core/one-line.js';
 
 /**
  * Settings a meter may read (from CLI flags or the environment the CLI passes in). Each factory reads
@@ -108,7 +109,7 @@ export const METERS: Record<string, MeterFactory> = {
 
 export async function createMeter(name: string, opts: MeterOptions = {}): Promise<Meter> {
   const factory = METERS[name];
-  if (!factory) throw new JoulebenchError('E_USAGE', `--meter: unknown meter "${name}" (known: ${Object.keys(METERS).join(', ')})`);
+  if (!factory) throw new JoulebenchError('E_USAGE', `--meter: unknown meter ${quote(name)} (known: ${Object.keys(METERS).join(', ')})`);
   return factory.create(opts);
 }
 

@@ -19,6 +19,7 @@ import { meterOptionsFrom } from '../meter-flags.js';
 import { intAtLeast, timerMs } from '../options.js';
 import { recordForCli } from '../load-runs.js';
 import { inferHistoryInput } from '../../report/history-inputs.js';
+import { quote } from '../../core/one-line.js';
 
 export interface InferFlags {
   target: string;
@@ -204,18 +205,18 @@ async function pickMeter(name: string): Promise<{ meter: Meter | null; note: str
 function intList(value: string): number[] {
   const parts = value.split(',').map((s) => s.trim());
   const out = parts.map(Number);
-  if (parts.some((p) => !/^\d+$/.test(p)) || out.some((n) => n < 1)) throw new InvalidArgumentError(`must be a comma-separated list of integers >= 1, got "${value}"`);
+  if (parts.some((p) => !/^\d+$/.test(p)) || out.some((n) => n < 1)) throw new InvalidArgumentError(`must be a comma-separated list of integers >= 1, got ${quote(value)}`);
   return out;
 }
 
 function nonNegative(value: string): number {
   const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`must be a number >= 0, got "${value}"`);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`must be a number >= 0, got ${quote(value)}`);
   return n;
 }
 
 function positive(value: string): number {
   const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`must be a number > 0, got "${value}"`);
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`must be a number > 0, got ${quote(value)}`);
   return n;
 }
