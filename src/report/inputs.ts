@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { loadBlockFromResults } from '../load/rebuild.js';
 import { readTextFile } from '../read-text.js';
 import { basename } from 'node:path';
 import { aggregate, type BenchReport } from '../core/aggregate.js';
@@ -183,10 +184,12 @@ function loadRun(spec: string, history: History | null): LoadedRun {
       repeats: h.repeats,
       ...(h.concurrency !== undefined ? { concurrency: h.concurrency } : {}),
     });
+    // A load run (--request-rate) carries its serving block, rebuilt from the same file.
+    const load = loadBlockFromResults(h, file.results, file.other);
     return {
       label: basename(spec).replace(/\.results\.jsonl$|\.jsonl$/i, ''),
       origin: spec,
-      report,
+      report: load ? ({ ...report, load } as BenchReport) : report,
       results: file.results.filter((r) => r.phase === 'scored'),
       receipt: readJsonIfExists(spec.replace(/\.results\.jsonl$/i, '.receipt.json'), spec),
       run_id: null,
