@@ -17,8 +17,6 @@ export interface LoadFlags {
   cooldownS: number;
 }
 
-/** The largest timer Node can set, ms (2^31 − 1); any duration option stays within it. */
-
 export function addLoadFlags(cmd: Command): Command {
   return cmd
     .option('--request-rate <r[,r…]>', 'open-loop load: requests/s on a Poisson schedule ("inf": all at once); several rates run one after another', parseRates)
