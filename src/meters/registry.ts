@@ -1,6 +1,7 @@
 import { JoulebenchError } from '../core/errors.js';
 import type { Meter } from './meter.js';
 import type { NvmlBinding } from './nvml/binding.js';
+import { quote } from '../core/one-line.js';
 
 /**
  * Settings a meter may read (from CLI flags or the environment the CLI passes in). Each factory reads
@@ -98,9 +99,11 @@ export const METERS: Record<string, MeterFactory> = {
     summary: "hardware counters where they read (RAPL, NVML, AMD SMI; powermetrics on macOS), otherwise the target's own energy (null where it reports none); the report says which",
     async create(opts) {
       const { createAutoMeter } = await import('./auto.js');
+      const raplMeter = await rapl(opts);
       return createAutoMeter({
         // powermetrics only on macOS, where it exists: elsewhere auto never spawns it.
-        hardware: [await rapl(opts), await nvml(opts), await amdsmi(opts), ...(process.platform === 'darwin' ? [await powermetrics(opts)] : [])],
+        hardware: [raplMeter, await nvml(opts), await amdsmi(opts), ...(process.platform === 'darwin' ? [await powermetrics(opts)] : [])],
+        ...(opts.rapl_dram === true ? { required: [raplMeter] } : {}),
         estimate: await estimate(opts),
         fallback: opts.auto_fallback ?? 'model',
       });
@@ -144,7 +147,7 @@ export const METERS: Record<string, MeterFactory> = {
 
 export async function createMeter(name: string, opts: MeterOptions = {}): Promise<Meter> {
   const factory = METERS[name];
-  if (!factory) throw new JoulebenchError('E_USAGE', `--meter: unknown meter "${name}" (known: ${Object.keys(METERS).join(', ')})`);
+  if (!factory) throw new JoulebenchError('E_USAGE', `--meter: unknown meter ${quote(name)} (known: ${Object.keys(METERS).join(', ')})`);
   return factory.create(opts);
 }
 
