@@ -72,7 +72,7 @@ function fromData(raw: unknown, where: string): Suite {
       throw new JoulebenchError('E_SUITE', `${where}: case ${i} (id "${c.id}"): id: duplicates case ${prev}`);
     }
     seen.set(c.id, i);
-    if (file.scorer === 'regex' && c.expected !== null) {
+    if ((c.scorer ?? file.scorer) === 'regex' && c.expected !== null) {
       // Compiled here, so a bad pattern stops the run before it starts, naming where it is.
       try {
         new RegExp(c.expected, 'i');
@@ -84,6 +84,8 @@ function fromData(raw: unknown, where: string): Suite {
     if (c.prompt !== undefined) out.prompt = c.prompt;
     if (c.turns !== undefined) out.turns = c.turns;
     if (c.choices !== undefined) out.choices = c.choices;
+    if (c.reference !== undefined) out.reference = c.reference;
+    if (c.scorer !== undefined) out.scorer = c.scorer;
     return out;
   });
   return { name: file.name, version: file.version, scorer: file.scorer, cases, source: where };
