@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import type { Case, Suite } from '../../src/core/types.js';
+import type { Case, Suite, Target } from '../../src/core/types.js';
 import { run } from '../../src/runner/run.js';
 import { createReferenceCascade } from '../../src/targets/cascade/reference.js';
 import { createOllamaTarget } from '../../src/targets/ollama/target.js';
@@ -125,7 +125,7 @@ describe('multi-turn cases against a chat target', () => {
 
   test('the cascade keeps the Follow-up concatenation and says so', async () => {
     const cascade = createReferenceCascade();
-    assert.notEqual(cascade.conversational, true);
+    assert.notEqual((cascade as Target).conversational, true);
     assert.equal(cascade.describe().multi_turn, 'follow-up');
     const out = await run({ suite: { ...suite, cases: [twoTurn] }, target: cascade, idle_ms: 0 });
     const r = out.results[0]!;

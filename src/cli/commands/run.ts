@@ -38,7 +38,7 @@ export interface RunFlags extends TargetFlags, MeterFlags {
 export function runCommand(io: CliIO): Command {
   const cmd = new Command('run')
     .description('run a suite against a target and report accuracy, joules per correct answer, latency and stage mix')
-    .option('-s, --suite <name|file>', 'bundled suite (mt, router, all), mmlu (with --data), or a suite file (.json, .jsonl, .yaml)', 'all')
+    .option('-s, --suite <name|file>', 'bundled suite (mt, router, router-250, all), mmlu or mt-bench (with --data), or a suite file (.json, .jsonl, .yaml)', 'all')
     .addOption(new Option('-t, --target <kind>', 'the system under test (default: the config\'s target.kind, else cascade)').choices(Object.keys(TARGETS)))
     .addOption(new Option('--neural <kind>', "the cascade's neural backend (default: echo)").choices(Object.keys(TARGETS)))
     .option('-c, --config <file>', 'run config (YAML): target, params (subjects, limit, retry), prices, timeouts')
@@ -46,7 +46,8 @@ export function runCommand(io: CliIO): Command {
     .option('--model <name>', 'model name for a model-serving target (openai, ollama; also as the cascade\'s --neural)')
     .option('--credentials-ref <env:NAME>', 'read the API key from this environment variable (openai target)')
     .option('--answers <file>', 'recorded answers: a results JSONL or a fixture of {id, answer} (replay target)')
-    .option('--data <path>', 'MMLU questions: JSON/JSONL rows, a Hendrycks CSV, or a directory of them (--suite mmlu)')
+    .option('--data <path>', 'MMLU questions: JSON/JSONL rows, a Hendrycks CSV, or a directory of them (--suite mmlu); MT-Bench question.jsonl (--suite mt-bench)')
+    .option('--references <file>', "MT-Bench reference answers in FastChat's form (--suite mt-bench)")
     .option('--concurrency <n>', 'cases in flight at once; above 1 energy attribution is "shared"', intAtLeast(1), 1)
     .option('-w, --warmup <n>', 'passes run first, recorded with phase "warmup", never scored (default: 1 for the cascade, 0 for other targets)', intAtLeast(0))
     .option('-r, --repeat <n>', 'scored passes over the suite', intAtLeast(1), 1)
