@@ -86,10 +86,16 @@ function readJsonl<T>(path: string, schema: z.ZodType<T>, code: 'E_SUITE', what:
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
       const key = issue.path.map(String).join('.') || '(line)';
-      const message = issue.code === 'invalid_type' && /received undefined/.test(issue.message) ? 'is required' : issue.message;
+      const message = issue.code === 'invalid_type' && valueAt(value, issue.path) === undefined ? 'is required' : issue.message;
       throw new JoulebenchError(code, `${what} ${path}: line ${i + 1}: ${key}: ${message}`);
     }
     out.push({ row: parsed.data, line: i + 1 });
   });
   return out;
+}
+
+function valueAt(raw: unknown, path: readonly PropertyKey[]): unknown {
+  let v: unknown = raw;
+  for (const k of path) v = v !== null && typeof v === 'object' ? (v as Record<PropertyKey, unknown>)[k] : undefined;
+  return v;
 }

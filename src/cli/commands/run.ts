@@ -8,6 +8,7 @@ import { defaultHistoryPath, History, type HistoryInput } from '../../report/his
 import { buildReceipt } from '../../report/receipt.js';
 import { renderReportTable } from '../../report/table.js';
 import { run } from '../../runner/run.js';
+import { judgeResultsFile } from '../../judge/results-file.js';
 import { JsonlResultsFile, readResultsFile, truncateResultsFile, type ResultsFileContents } from '../../runner/results-file.js';
 import { loadConfig } from '../../config/load.js';
 import { mmluMeasurements } from '../../core/measurements.js';
@@ -17,8 +18,10 @@ import { addMeterFlags, idleMsFrom, meterOptionsFrom, type MeterFlags } from '..
 import { intAtLeast } from '../options.js';
 import { createProgress } from '../progress.js';
 import { buildSuite, buildTargetSpec, type TargetFlags } from '../run-setup.js';
+import { addJudgeFlags, createJudgeFromConfig, type JudgeFlags, type JudgeSetup } from '../judge-setup.js';
+import type { ReportContext } from '../../core/aggregate.js';
 
-export interface RunFlags extends TargetFlags, MeterFlags {
+export interface RunFlags extends TargetFlags, MeterFlags, JudgeFlags {
   config?: string;
   concurrency: number;
   /** Absent: 1 for the cascade (its cache is meant to be warm), 0 for other targets (a paid endpoint would bill every question twice). */
@@ -60,7 +63,7 @@ export function runCommand(io: CliIO): Command {
     .option('-q, --quiet', 'no progress bar and no table')
     // --- model-server flags (issue 5: ollama); they go to the target, or to the cascade's neural backend ---
     .option('--base-url <url>', 'server address for a model-serving target (ollama: default http://127.0.0.1:11434)');
-  return addMeterFlags(cmd).action(async (flags: RunFlags) => {
+  return addJudgeFlags(addMeterFlags(cmd)).action(async (flags: RunFlags) => {
     await runAction(flags, io);
   });
 }
@@ -70,6 +73,17 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<void> {
   const cfg = flags.config ? loadConfig(flags.config) : null;
   const suite = buildSuite(flags, cfg);
   const spec = buildTargetSpec(flags, cfg, process.env);
+  // Cases scored by a judge: the judge is built before anything runs, so a bad judge block costs nothing.
+  const judged = suite.scorer === 'judge' || suite.cases.some((c) => c.scorer === 'judge');
+  let judgeSetup: JudgeSetup | null = null;
+  if (judged && cfg?.config.judge) {
+    if (cfg.config.judge.mode === 'pairwise') {
+      throw new JoulebenchError('E_CONFIG', `${cfg.path}: judge.mode pairwise compares two runs' answers: run each arm, then joulebench rescore A.results.jsonl --against B.results.jsonl --judge ${cfg.path}`);
+    }
+    judgeSetup = await createJudgeFromConfig(cfg.config.judge, cfg.path, flags, process.env);
+  } else if (judged) {
+    io.err('joulebench: note: this suite is scored by a judge and the config has no judge: block; judged cases are recorded unscored (score them later with joulebench rescore RESULTS --judge CONFIG)\n');
+  }
   const target = await createTarget(spec);
   const warmup = flags.warmup ?? defaultWarmup(spec.kind);
   const meter = await createMeter(flags.meter ?? 'auto', meterOptionsFrom(flags, process.env));
@@ -122,6 +136,29 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<void> {
     await target.close?.();
     await meter.close?.();
   }
+  // The judge runs after the system under test, outside its energy windows; its figures are reported apart.
+  let baseReport = outcome.report;
+  if (judgeSetup) {
+    const energy: ReportContext['energy'] = {
+      idle: outcome.energy.idle,
+      suite:
+        outcome.energy.gross_from === 'suite-window' && outcome.energy.suite
+          ? {
+              joules: outcome.energy.suite.joules,
+              source: outcome.energy.suite.source,
+              by_domain: outcome.energy.suite.by_domain,
+              window_ms: outcome.energy.suite.window_ms,
+              below_floor: outcome.energy.suite.below_floor,
+            }
+          : null,
+    };
+    try {
+      const j = await judgeResultsFile({ path: paths.results, suite, judge: judgeSetup.judge, info: judgeSetup.info, energy });
+      baseReport = j.report;
+    } finally {
+      await judgeSetup.close();
+    }
+  }
   const finished = new Date();
 
   // MMLU's seed-003 measurements (with class and official flags) ride along as an extra block.
@@ -129,7 +166,7 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<void> {
     flags.suite === 'mmlu'
       ? mmluMeasurements(outcome.results, { retry_enabled: Boolean(cfg?.config.params?.retry), prices_set: Boolean(cfg?.config.prices) })
       : null;
-  const report = block ? { ...outcome.report, measurements: block.measurements, measurement_warnings: block.warnings } : outcome.report;
+  const report = block ? { ...baseReport, measurements: block.measurements, measurement_warnings: block.warnings } : baseReport;
   for (const w of block?.warnings ?? []) io.err(`joulebench: warning: ${w}\n`);
   const reportJson = prettyJson(report);
   const receipt = buildReceipt({
@@ -140,6 +177,7 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<void> {
       suite: { name: suite.name, version: suite.version, digest: outcome.header.suite_digest, source: suite.source, cases: suite.cases.length },
       config_digest: outcome.header.config_digest,
       target: target.describe(),
+      ...(judgeSetup ? { judge: judgeSetup.describe } : {}),
       meter: { id: meter.id, probe, ...meter.describe() },
       energy: {
         idle: outcome.energy.idle,
@@ -157,10 +195,10 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<void> {
 
   if (flags.out) {
     writeFileEnsured(flags.out, reportJson);
-    if (!flags.quiet) io.out(renderReportTable(outcome.report));
+    if (!flags.quiet) io.out(renderReportTable(baseReport));
   } else {
     io.out(reportJson);
-    if (!flags.quiet) io.err(renderReportTable(outcome.report));
+    if (!flags.quiet) io.err(renderReportTable(baseReport));
   }
   // Meter warnings (a dropped RAPL sample, a failed read) always reach a person, quiet or not.
   for (const w of outcome.energy.suite?.warnings ?? []) io.err(`joulebench: warning: ${w}\n`);
