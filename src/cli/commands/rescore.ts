@@ -9,6 +9,7 @@ import { renderReportTable } from '../../report/table.js';
 import { writeFileEnsured, type CliIO } from '../io.js';
 import { addJudgeFlags, createJudgeFromConfig, type JudgeFlags } from '../judge-setup.js';
 import { buildSuite } from '../run-setup.js';
+import { isBundledSuite } from '../../suites/loader.js';
 import { readResultsFile } from '../../runner/results-file.js';
 
 interface RescoreFlags extends JudgeFlags {
@@ -42,8 +43,12 @@ export function rescoreCommand(io: CliIO): Command {
     const cfg = loadConfig(flags.judge);
     const block = cfg.config.judge;
     if (!block) throw new JoulebenchError('E_CONFIG', `${cfg.path}: judge: is required for rescore (kind, model, …)`);
-    const suiteName = flags.suite ?? readResultsFile(path).header?.suite;
-    if (!suiteName) throw new JoulebenchError('E_RESULTS', `${path}: results file has no header line`);
+    const headerSuite = readResultsFile(path).header?.suite;
+    if (!headerSuite) throw new JoulebenchError('E_RESULTS', `${path}: results file has no header line`);
+    if (flags.suite === undefined && !isBundledSuite(headerSuite) && headerSuite !== 'mt-bench') {
+      throw new JoulebenchError('E_USAGE', `${path} was written for suite "${headerSuite}": give its file with --suite FILE (the judge needs the questions)`);
+    }
+    const suiteName = flags.suite ?? headerSuite;
     const suite = buildSuite(
       { suite: suiteName, ...(flags.data ? { data: flags.data } : {}), ...(flags.references ? { references: flags.references } : {}) },
       null,
