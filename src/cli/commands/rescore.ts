@@ -7,8 +7,10 @@ import { judgePairwise } from '../../judge/score.js';
 import { pairwiseBlock } from '../../judge/summary.js';
 import { renderReportTable } from '../../report/table.js';
 import { writeFileEnsured, type CliIO } from '../io.js';
-import { addJudgeFlags, createJudgeFromConfig, type JudgeFlags } from '../judge-setup.js';
-import { buildSuite } from '../run-setup.js';
+import { addJudgeFlags } from '../judge-flags.js';
+import { createJudgeFromConfig, type JudgeFlags } from '../../session/judge-setup.js';
+import { buildSuite } from '../../session/setup.js';
+import { meterOptionsFrom } from '../meter-flags.js';
 import { isBundledSuite } from '../../suites/loader.js';
 import { readResultsFile } from '../../runner/results-file.js';
 
@@ -56,7 +58,7 @@ export function rescoreCommand(io: CliIO): Command {
     if ((block.mode === 'pairwise') !== (flags.against !== undefined)) {
       throw new JoulebenchError('E_USAGE', block.mode === 'pairwise' ? `${cfg.path}: judge.mode pairwise needs --against OTHER.results.jsonl` : `--against needs judge.mode: pairwise in ${cfg.path}`);
     }
-    const setup = await createJudgeFromConfig(block, cfg.path, flags, process.env);
+    const setup = await createJudgeFromConfig(block, cfg.path, { ...flags, judgeMeterOptions: meterOptionsFrom({}, process.env) }, process.env);
     let json: string;
     try {
       if (flags.against !== undefined) {

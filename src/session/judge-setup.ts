@@ -1,5 +1,4 @@
 import { dirname, join } from 'node:path';
-import { InvalidArgumentError, type Command } from 'commander';
 import type { JudgeConfig } from '../config/schema.js';
 import { JoulebenchError } from '../core/errors.js';
 import type { Target } from '../core/types.js';
@@ -7,8 +6,7 @@ import { JudgementCache } from '../judge/cache.js';
 import { Judge } from '../judge/judge.js';
 import type { JudgeInfo } from '../judge/summary.js';
 import type { Meter } from '../meters/meter.js';
-import { createMeter } from '../meters/registry.js';
-import { meterOptionsFrom } from './meter-flags.js';
+import { createMeter, type MeterOptions } from '../meters/registry.js';
 import { defaultHistoryPath } from '../report/history.js';
 import { createTarget, type TargetSpec } from '../targets/registry.js';
 
@@ -20,23 +18,12 @@ export interface JudgeFlags {
   judgeCache?: string;
   /** A meter opened around each judge request (default: the judge's own energy figure, or none). */
   judgeMeter?: string;
+  /** That meter's settings, resolved from flags and environment by the caller. */
+  judgeMeterOptions?: MeterOptions;
 }
 
 /** MT-Bench's usual pass mark, stated in every report that uses it. */
 export const DEFAULT_JUDGE_PASS = 7;
-
-export function addJudgeFlags(cmd: Command): Command {
-  return cmd
-    .option('--judge-pass <score>', `a judged case is correct at a score (1–10) at or above this (default: judge.pass, else ${DEFAULT_JUDGE_PASS})`, passScore)
-    .option('--judge-cache <file>', 'judgement cache JSONL (default: judge.cache, else $JOULEBENCH_HOME/judgements.jsonl)')
-    .option('--judge-meter <name>', "meter opened around each judge request (default: the judge's own energy figure, else none)");
-}
-
-function passScore(v: string): number {
-  const n = Number(v);
-  if (v.trim() === '' || !Number.isFinite(n) || n < 1 || n > 10) throw new InvalidArgumentError(`must be a number from 1 to 10, got "${v}"`);
-  return n;
-}
 
 /** A ready judge, with what the receipt says about it. */
 export interface JudgeSetup {
@@ -73,7 +60,7 @@ export async function createJudgeFromConfig(block: JudgeConfig, where: string, f
   }
   let meter: Meter | undefined;
   if (flags.judgeMeter !== undefined) {
-    meter = await createMeter(flags.judgeMeter, meterOptionsFrom({}, env));
+    meter = await createMeter(flags.judgeMeter, flags.judgeMeterOptions ?? {});
     const probe = await meter.probe();
     if (!probe.available) throw new JoulebenchError('E_METER', `--judge-meter ${meter.id} cannot read here: ${probe.reason}`);
   }
