@@ -5,11 +5,12 @@ import { JoulebenchError } from '../core/errors.js';
 import type { Case, Suite } from '../core/types.js';
 import mtData from './data/mt.json' with { type: 'json' };
 import routerData from './data/router.json' with { type: 'json' };
+import router250Data from './data/router-250.json' with { type: 'json' };
 import { suiteSchema, type SuiteFile } from './schema.js';
 import { readTextFile } from '../read-text.js';
 
-/** The bundled suites; `all` is mt then router. */
-export const BUNDLED_SUITES = ['mt', 'router', 'all'] as const;
+/** The bundled suites; `all` is mt then router (the 30-case one). */
+export const BUNDLED_SUITES = ['mt', 'router', 'router-250', 'all'] as const;
 export type BundledSuite = (typeof BUNDLED_SUITES)[number];
 
 export function isBundledSuite(name: string): name is BundledSuite {
@@ -21,6 +22,7 @@ export function loadSuite(spec: string): Suite {
   if (spec === 'all') return combine('all', [loadSuite('mt'), loadSuite('router')]);
   if (spec === 'mt') return fromData(mtData, 'bundled suite "mt"');
   if (spec === 'router') return fromData(routerData, 'bundled suite "router"');
+  if (spec === 'router-250') return fromData(router250Data, 'bundled suite "router-250"');
   return loadSuiteFile(spec);
 }
 
