@@ -41,3 +41,39 @@ export function renderMtBenchTable(r: MtBenchBlock): string {
   }
   return lines.join('\n') + '\n';
 }
+
+/** A text bar for a 1–10 score, ten cells wide (Markdown has no charts). */
+function bar(score: number | null): string {
+  if (score === null) return '';
+  const full = Math.round(score);
+  return '█'.repeat(full) + '░'.repeat(10 - full);
+}
+
+function mdCell(s: string): string {
+  return s.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+}
+
+/** The MT-Bench part of a report as Markdown: headline, judge figures apart, and a bar per category. */
+export function renderMtBenchMarkdown(r: MtBenchBlock): string {
+  const j = r.judge;
+  const row = (cells: string[]) => `| ${cells.map(mdCell).join(' | ')} |`;
+  const out = [
+    '#### MT-Bench (LLM judge)',
+    '',
+    row(['metric', 'value', 'note']),
+    '| --- | ---: | --- |',
+    row(['MT-Bench score', fmtScore(r.mt_bench_score), `mean case score (1–10), ${r.mt_bench_judged_count} judged${r.mt_bench_unscored_count ? `, ${r.mt_bench_unscored_count} unscored (judge_error or no answer)` : ''}`]),
+    row(['J / MT-Bench point', fmtJoules(r.joules_per_mt_bench_point), `total energy ÷ Σ score (${r.mt_bench_points})`]),
+    row(['correct at', `score ≥ ${r.judge_pass}`, 'weight = score (seed 000 mt_bench_score_per_correct)']),
+    row(['judge energy', `${fmtJoules(r.judge_joules)} \`${r.judge_energy_source}\``, `${fmtShare(r.judge_share_joules)} of all energy; apart from the totals above`]),
+    row(['judge cost', fmtUsd(r.judge_usd), `${fmtShare(r.judge_share_usd)} of all dollars; apart from the totals above`]),
+    row(['judge', `\`${j.model}\``, `${j.mode}, temperature 0, prompts \`${j.prompt_hash.slice(0, 19)}…\`, ${j.judgements} judgements (${j.cached} cached)`]),
+    '',
+    row(['category', 'judged', 'score', '', 'J / point']),
+    '| --- | ---: | ---: | --- | ---: |',
+    ...Object.entries(r.mt_bench_by_category).map(([cat, c]) =>
+      row([cat, `${c.judged_count}/${c.case_count}`, fmtScore(c.mt_bench_score), `\`${bar(c.mt_bench_score)}\``, fmtJoules(c.joules_per_mt_bench_point)]),
+    ),
+  ];
+  return out.join('\n') + '\n';
+}
