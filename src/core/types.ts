@@ -134,6 +134,12 @@ export interface AnswerRequest {
    * conversational target (`Target.conversational`) asked turn 2 onwards, or by a judge.
    */
   messages?: ChatMessage[];
+  /**
+   * Called as each streamed chunk that carries output tokens arrives (`content`: visible text;
+   * `reasoning`: a reasoning model's thinking). Load runs time TTFT and ITL from it; a target that
+   * does not stream never calls it.
+   */
+  onChunk?: (kind: 'content' | 'reasoning') => void;
 }
 
 /** The system under test. */

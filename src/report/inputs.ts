@@ -1,3 +1,4 @@
+import { loadBlockFromResults } from '../load/rebuild.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { aggregate, type BenchReport } from '../core/aggregate.js';
@@ -184,13 +185,16 @@ function loadRun(spec: string, history: History | null): LoadedRun {
       repeats: h.repeats,
       ...(h.concurrency !== undefined ? { concurrency: h.concurrency } : {}),
     });
+    // A load run (--request-rate) carries its serving block, rebuilt from the same file.
+    const load = loadBlockFromResults(h, file.results, file.other);
     // A judged results file (run with a judge, or rescored) carries its judge line: its MT-Bench block is rebuilt.
     const judgeLine = file.other.find((o) => o.record === 'judge');
     const scored = file.results.filter((r) => r.phase === 'scored');
+    const judged = judgeLine ? withJudgeBlock(report, scored, judgeLine, spec) : report;
     return {
       label: basename(spec).replace(/\.results\.jsonl$|\.jsonl$/i, ''),
       origin: spec,
-      report: judgeLine ? withJudgeBlock(report, scored, judgeLine, spec) : report,
+      report: load ? ({ ...judged, load } as BenchReport) : judged,
       results: file.results.filter((r) => r.phase === 'scored'),
       receipt: readJsonIfExists(spec.replace(/\.results\.jsonl$/i, '.receipt.json'), spec),
       run_id: null,

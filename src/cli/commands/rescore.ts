@@ -1,4 +1,7 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { Command } from 'commander';
+import type { ReportContext } from '../../core/aggregate.js';
+import type { IdleCalibration, SuiteWindow } from '../../core/energy.js';
 import { prettyJson } from '../../core/canonical.js';
 import { JoulebenchError } from '../../core/errors.js';
 import { loadConfig } from '../../config/load.js';
@@ -74,7 +77,8 @@ export function rescoreCommand(io: CliIO): Command {
           );
         }
       } else {
-        const judged = await judgeResultsFile({ path, suite, judge: setup.judge, info: setup.info });
+        const energy = runEnergyFromReceipt(path);
+        const judged = await judgeResultsFile({ path, suite, judge: setup.judge, info: setup.info, ...(energy ? { energy } : {}) });
         json = prettyJson(judged.report);
         if (!flags.quiet) io.err(renderReportTable(judged.report) + `judge requests now: ${setup.judge.requests}\nresults ${path} (rewritten with the scores)\n`);
       }
@@ -84,4 +88,29 @@ export function rescoreCommand(io: CliIO): Command {
     if (flags.out) writeFileEnsured(flags.out, json);
     else io.out(json);
   });
+}
+
+/**
+ * The run's idle calibration and suite window, from the receipt next to the results file (the results
+ * file does not hold them), so a rescored report has the same energy basis as the run's own. Absent or
+ * written for another configuration: none (the report then sums the cases' own readings).
+ */
+function runEnergyFromReceipt(resultsPath: string): ReportContext['energy'] | undefined {
+  const receiptPath = resultsPath.replace(/\.results\.jsonl$/i, '.receipt.json');
+  if (receiptPath === resultsPath || !existsSync(receiptPath)) return undefined;
+  try {
+    const rc = JSON.parse(readFileSync(receiptPath, 'utf8')) as {
+      config_digest?: unknown;
+      energy?: { idle?: IdleCalibration; suite_window?: SuiteWindow | null; gross_from?: string };
+    };
+    const header = readResultsFile(resultsPath).header;
+    if (!rc.energy?.idle || rc.config_digest !== header?.config_digest) return undefined;
+    const w = rc.energy.suite_window;
+    return {
+      idle: rc.energy.idle,
+      suite: rc.energy.gross_from === 'suite-window' && w ? { joules: w.joules, source: w.source, by_domain: w.by_domain, window_ms: w.window_ms, below_floor: w.below_floor } : null,
+    };
+  } catch {
+    return undefined;
+  }
 }
