@@ -58,6 +58,12 @@ export class JudgementCache {
           throw new JoulebenchError('E_INPUT', `judgement cache ${path}: line ${i + 1}: not valid JSON (${(e as Error).message})`);
         }
         if (typeof j?.key !== 'string') throw new JoulebenchError('E_INPUT', `judgement cache ${path}: line ${i + 1}: key must be a string`);
+        // A cached verdict becomes a score without asking anyone: it must be one the parser could have read.
+        const ratingOk = j.rating === null || (typeof j.rating === 'number' && j.rating >= 1 && j.rating <= 10);
+        const choiceOk = j.choice === null || j.choice === 'A' || j.choice === 'B' || j.choice === 'C';
+        if (!ratingOk || !choiceOk || (j.error !== null && typeof j.error !== 'object') || (j.error === null && j.rating === null && j.choice === null)) {
+          throw new JoulebenchError('E_INPUT', `judgement cache ${path}: line ${i + 1}: not a judgement joulebench wrote (rating must be 1–10, choice A, B or C)`);
+        }
         if (j.error === null) this.map.set(j.key, j);
       });
   }

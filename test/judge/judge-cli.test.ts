@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -179,6 +179,19 @@ describe('MT-Bench with a judge, end to end through the CLI', async () => {
     assert.equal(again.judge.cached, 15);
   });
 
+  test('--judge-pass moves the correctness threshold and is stated in the report; nothing new is asked', async () => {
+    const before = judge.seen.length;
+    const r = await cli(['rescore', results, '--judge', cfg, '--data', files.questions, '--references', files.references, '-q', '--judge-pass', '4'], { env });
+    assert.equal(r.code, 0, r.stderr);
+    const low = JSON.parse(r.stdout);
+    assert.equal(low.judge_pass, 4);
+    assert.equal(judge.seen.length - before, 2, 'only the judge_error case is asked again');
+    const scores = QUESTIONS.filter((q) => q.question_id !== 6).map((q) => (rating(q.question_id, 1) + rating(q.question_id, 2)) / 2);
+    assert.equal(low.correct_count, scores.filter((s) => s >= 4).length);
+    assert.equal(report.correct_count, scores.filter((s) => s >= 7).length);
+    assert.notEqual(low.correct_count, report.correct_count);
+  });
+
   test('a different judge model asks again', async () => {
     const before = judge.seen.length;
     const other = writeCfg('judge-b.yaml', 'judge-b');
@@ -188,6 +201,21 @@ describe('MT-Bench with a judge, end to end through the CLI', async () => {
     assert.equal(judge.seen.length - before, 17);
     assert.equal(JSON.parse(r.stdout).judge.model, 'openai:judge-b');
     assert.equal(JSON.parse(r.stdout).judge_joules, null, 'no --judge-meter and an endpoint that reports no energy: unknown, not 0');
+  });
+
+  test("the judge's key (credentials_ref) reaches the judge and nothing else", async () => {
+    const KEY = 'sk-judge-SECRET-51c0ffee';
+    const keyed = join(dir, 'keyed.yaml');
+    writeFileSync(keyed, `judge:\n  kind: openai\n  endpoint: ${judge.url}\n  model: judge-k\n  credentials_ref: env:JB_JUDGE_KEY\n  cache: keyed.jsonl\n`);
+    const before = judge.seen.length;
+    const r = await cli(['rescore', results, '--judge', keyed, '--data', files.questions, '--references', files.references], { env: { ...env, JB_JUDGE_KEY: KEY } });
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(judge.seen.slice(before).every((s) => s.headers.authorization === `Bearer ${KEY}`));
+    assert.equal((r.stdout + r.stderr).includes(KEY), false);
+    for (const f of readdirSync(dir)) assert.equal(readFileSync(join(dir, f), 'utf8').includes(KEY), false, `key in ${f}`);
+    const missing = await cli(['rescore', results, '--judge', keyed, '--data', files.questions, '--references', files.references], { env });
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /keyed\.yaml: judge\.credentials_ref: environment variable JB_JUDGE_KEY is not set/);
   });
 
   test('rescore refuses a results file written for other questions', async () => {
