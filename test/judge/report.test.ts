@@ -83,3 +83,18 @@ describe('MT-Bench in the Markdown and HTML reports', () => {
     assert.match(readFileSync(html, 'utf8'), /id="mt-bench"/);
   });
 });
+
+test('the MT-Bench section escapes what came from files (category names, labels, judge model)', async () => {
+  const { mtBenchSection } = await import('../../src/report/html/mt-bench-section.js');
+  const evil = '<img src=x onerror=alert(1)>';
+  const slice = { case_count: 1, judged_count: 1, mt_bench_score: 5, points: 5, total_joules: 1, joules_per_mt_bench_point: 0.2 };
+  const report = {
+    mt_bench_score: 5, mt_bench_judged_count: 1, mt_bench_unscored_count: 0, mt_bench_points: 5, joules_per_mt_bench_point: 0.2, judge_pass: 7,
+    mt_bench_by_category: { [evil]: slice },
+    judge: { model: evil, mode: 'single', prompt_hash: 'sha256:' + evil, pass: 7, temperature: 0, judgements: 1, cached: 0, requests: 1, error_count: 0 },
+    judge_joules: null, judge_energy_source: 'none', judge_usd: null, judge_prompt_tokens: null, judge_completion_tokens: null, judge_share_joules: null, judge_share_usd: null,
+  };
+  const html = mtBenchSection({ runs: [{ label: evil, origin: 'x', report, receipt: null, has_cases: false, case_latency_ms: null }] } as never);
+  assert.doesNotMatch(html, /<img/);
+  assert.match(html, /&lt;img src=x onerror=alert\(1\)&gt;/);
+});
