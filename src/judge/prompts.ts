@@ -5,7 +5,9 @@ import type { ChatMessage } from '../core/types.js';
 /**
  * joulebench's own judge prompts, in the verdict format of MT-Bench (Zheng et al. 2023): a rating in
  * double brackets, `[[7]]`, or for a pairwise comparison `[[A]]`, `[[B]]` or `[[C]]` (a tie). The
- * wording is ours; the verdict format is MT-Bench's, so its parsing rule applies unchanged.
+ * wording is ours; the verdict format is MT-Bench's, so its parsing rule applies unchanged. The rating
+ * instructions show the format as `[[N]]`, never a readable verdict, so a judge that echoes its
+ * instructions gives no score (the pairwise ones list all three choices, which cannot be read as one).
  */
 
 /** The rubric modes a judge runs in. */
@@ -19,13 +21,13 @@ const SYSTEM_RATE =
   'You grade answers written by an AI assistant. Judge how helpful, correct, relevant, deep and clear the answer is, ' +
   'and how well it follows the instructions it was given. Give a short explanation first, staying neutral and ' +
   'ignoring how long the answer is. Then give your rating on a scale from 1 (worst) to 10 (best) as a number in ' +
-  'double square brackets, exactly once, on its own: for example [[6]].';
+  'double square brackets, exactly once, on its own, in the form [[N]] with N your rating.';
 
 const SYSTEM_RATE_REF =
   'You grade answers written by an AI assistant to questions that have one correct answer. A reference answer ' +
   'is given: compare the assistant\'s answer with it, find and name any mistake, and judge correctness above ' +
   'everything else. Give a short explanation first, staying neutral. Then give your rating on a scale from 1 ' +
-  '(worst) to 10 (best) as a number in double square brackets, exactly once, on its own: for example [[6]].';
+  '(worst) to 10 (best) as a number in double square brackets, exactly once, on its own, in the form [[N]] with N your rating.';
 
 const SYSTEM_COMPARE =
   'You compare two AI assistants\' answers to the same user question and decide which answer is better. Judge ' +
