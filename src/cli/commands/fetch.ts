@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fetchMmluJsonl } from '../../suites/mmlu-fetch.js';
 import { fetchMtBench } from '../../suites/mt-bench-fetch.js';
 import { writeFileEnsured, type CliIO } from '../io.js';
+import { quote } from '../../core/one-line.js';
 
 /** `joulebench fetch mmlu`: downloads the real MMLU set when a network exists (the loader never needs it). */
 export function fetchCommand(io: CliIO): Command {
@@ -25,7 +26,7 @@ export function fetchCommand(io: CliIO): Command {
         io.err(`run it: joulebench run --suite mt-bench --data ${join(dir, 'question.jsonl')} --references ${join(dir, 'reference.jsonl')} --config JUDGE.yaml\n`);
         return;
       }
-      if (dataset !== 'mmlu') throw new JoulebenchError('E_USAGE', `fetch: unknown dataset "${dataset}" (known: mmlu, mt-bench)`);
+      if (dataset !== 'mmlu') throw new JoulebenchError('E_USAGE', `fetch: unknown dataset ${quote(dataset)} (known: mmlu, mt-bench)`);
       flags.out ??= 'mmlu-test.jsonl';
       const text = await fetchMmluJsonl({ split: flags.split, ...(flags.api ? { api: flags.api } : {}) });
       writeFileEnsured(flags.out, text);
