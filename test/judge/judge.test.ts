@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { JudgementCache } from '../../src/judge/cache.js';
 import { Judge } from '../../src/judge/judge.js';
@@ -11,13 +14,16 @@ test('an ollama judge is asked at temperature 0 over /api/chat, with a system me
   const fake = new FakeOllama({ models: { judge: { parameter_count: 1e9 } }, reply: () => '[[6]]' });
   await fake.start();
   try {
-    const setup = await createJudgeFromConfig({ kind: 'ollama', model: 'judge', base_url: fake.url, mode: 'single' }, 'cfg.yaml', {}, {});
+    // An explicit cache in a temporary folder: the default is under $JOULEBENCH_HOME (the user's ~/.joulebench).
+    const cache = join(mkdtempSync(join(tmpdir(), 'jb-ojudge-')), 'c.jsonl');
+    const setup = await createJudgeFromConfig({ kind: 'ollama', model: 'judge', base_url: fake.url, mode: 'single' }, 'cfg.yaml', { judgeCache: cache }, {});
     try {
       const { judgement } = await setup.judge.ask(ratingPrompt({ questions: ['q'], answers: ['a'] }).messages, 'rating');
       assert.equal(judgement.rating, 6);
-      const chat = fake.seen.find((s) => s.path === '/api/chat')!;
-      assert.equal((chat.body!.options as { temperature?: number }).temperature, 0);
-      assert.equal((chat.body!.messages as { role: string }[])[0]!.role, 'system');
+      const chat = fake.seen.find((s) => s.path === '/api/chat');
+      assert.ok(chat, JSON.stringify(fake.seen.map((s) => s.path)));
+      assert.equal((chat!.body!.options as { temperature?: number }).temperature, 0);
+      assert.equal((chat!.body!.messages as { role: string }[])[0]!.role, 'system');
       assert.equal(setup.info.model, 'ollama:judge');
       assert.equal(setup.describe.temperature, 0);
     } finally {
@@ -44,5 +50,5 @@ test('a judge with no conversation state gets instructions and material as one p
   const { comparePrompt } = await import('../../src/judge/prompts.js');
   const pair = await pj.ask(comparePrompt({ questions: ['q'], answersA: ['a'], answersB: ['b'] }).messages, 'choice');
   assert.equal(pair.judgement.choice, null);
-  await assert.rejects(createJudgeFromConfig({ kind: 'cascade', mode: 'single' }, 'cfg.yaml', {}, {}), /judge\.kind cannot be a cascade/);
+  await assert.rejects(createJudgeFromConfig({ kind: 'cascade', mode: 'single' }, 'cfg.yaml', { judgeCache: join(tmpdir(), 'unused.jsonl') }, {}), /judge\.kind cannot be a cascade/);
 });
