@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -59,6 +59,19 @@ describe('MT-Bench question files (FastChat forms)', () => {
     const r = join(dir, 'ref-unknown.jsonl');
     writeFileSync(r, JSON.stringify({ question_id: 99, choices: [{ turns: ['x'] }] }) + '\n');
     assert.throws(() => loadMtBench(files.questions, { references: r }), /question_id: 99 is not in/);
+  });
+
+  test('without a judge: block the run goes on, judged cases unscored, and the user is told how to score them', async () => {
+    const out = join(dir, 'nojudge.json');
+    const r = await cli(['run', '--suite', 'mt-bench', '--data', files.questions, '--no-history', '-q', '--out', out]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /warning: this suite is scored by a judge and the config has no judge: block; .*joulebench rescore RESULTS --judge CONFIG/);
+    const report = JSON.parse(readFileSync(out, 'utf8'));
+    assert.equal(report.scored_count, 0);
+    assert.equal(report.mt_bench_score, undefined, 'no judge, no MT-Bench score (not a 0)');
+    const refs = await cli(['run', '--suite', 'mt', '--references', files.references, '-q', '--no-history']);
+    assert.equal(refs.code, 2);
+    assert.match(refs.stderr, /--references applies to --suite mt-bench/);
   });
 
   test('the CLI refuses --suite mt-bench without --data, in one line with exit 2', async () => {
