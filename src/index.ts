@@ -139,3 +139,14 @@ export { configSchema, type RunConfig } from './config/schema.js';
 export { loadMmlu, readMmluRows, mmluDigest, mmluPrompt, MMLU_LETTERS, type MmluRow, type MmluOptions } from './suites/mmlu.js';
 export { mmluMeasurements, type Measurement, type MeasurementBlock, type MeasurementClass } from './core/measurements.js';
 export { fetchMmluJsonl, MMLU_ROWS_API, type FetchMmluOptions } from './suites/mmlu-fetch.js';
+// ---- MT-Bench, the LLM judge, multi-turn (issue 15) ----
+export type { ChatMessage, TurnResult } from './core/types.js';
+export { loadMtBench, MT_BENCH_CATEGORIES, REFERENCE_CATEGORIES, type MtBenchOptions } from './suites/mt-bench.js';
+export { fetchMtBench, MT_BENCH_FILES, MT_BENCH_COMMIT, type PinnedFile } from './suites/mt-bench-fetch.js';
+export { Judge, type JudgeOptions, type JudgeOutcome } from './judge/judge.js';
+export { JudgementCache, judgementKey, type CachedJudgement } from './judge/cache.js';
+export { parseRating, parseChoice } from './judge/verdict.js';
+export { promptHash, ratingPrompt, comparePrompt, JUDGE_MODES, type JudgeMode } from './judge/prompts.js';
+export { judgeResults, judgePairwise, type JudgeTally, type PairVerdict, type CaseJudging } from './judge/score.js';
+export { mtBenchBlock, pairwiseBlock, type MtBenchBlock, type MtBenchSlice, type PairwiseBlock, type JudgeInfo } from './judge/summary.js';
+export { judgeResultsFile, readResultsForSuite } from './judge/results-file.js';

@@ -2,6 +2,7 @@ import pc from 'picocolors';
 import type { BenchReport } from '../core/aggregate.js';
 import type { Comparison } from '../core/compare.js';
 import { fmtJoules, fmtMs, fmtPct, fmtSigned, fmtUsd, table } from './format.js';
+import { hasMtBench, renderMtBenchTable } from './mt-bench-table.js';
 
 /** What each energy source means, printed under the table so nobody mistakes a model for a meter. */
 const SOURCE_NOTES: Partial<Record<string, string>> = {
@@ -97,6 +98,7 @@ export function renderReportTable(r: BenchReport): string {
     }
     lines.push(table(rows));
   }
+  if (hasMtBench(r)) lines.push('', renderMtBenchTable(r).trimEnd());
   const note = SOURCE_NOTES[r.energy_source];
   if (note) lines.push('', pc.dim(`energy source ${r.energy_source}: ${note}`));
   return lines.join('\n') + '\n';

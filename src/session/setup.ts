@@ -3,6 +3,7 @@ import type { Suite } from '../core/types.js';
 import type { LoadedConfig } from '../config/load.js';
 import { loadSuite } from '../suites/loader.js';
 import { loadMmlu } from '../suites/mmlu.js';
+import { loadMtBench } from '../suites/mt-bench.js';
 import type { TargetSpec } from '../targets/registry.js';
 
 /** The settings that pick the suite and the target (`run`'s flags, or a session spec's). */
@@ -15,6 +16,8 @@ export interface TargetFlags {
   credentialsRef?: string;
   answers?: string;
   data?: string;
+  /** MT-Bench reference answers (FastChat's answer JSONL), with `--suite mt-bench`. */
+  references?: string;
   /** Ollama's server address (issue 5). */
   baseUrl?: string;
 }
@@ -103,11 +106,21 @@ function openaiSpec(flags: TargetFlags, cfg: LoadedConfig | null, env: NodeJS.Pr
 /** `--suite mmlu` reads `--data` (or `params.data`) with `params.subjects`/`limit`/`retry`; others load as before. */
 export function buildSuite(flags: TargetFlags, cfg: LoadedConfig | null): Suite {
   const p = cfg?.config.params;
+  if (flags.references !== undefined && flags.suite !== 'mt-bench') throw new JoulebenchError('E_USAGE', '--references applies to --suite mt-bench');
+  if (flags.suite === 'mt-bench') {
+    if (p?.subjects || p?.limit !== undefined || p?.data) {
+      throw new JoulebenchError('E_CONFIG', `${cfg?.path}: params.subjects, params.limit and params.data apply to --suite mmlu only`);
+    }
+    if (!flags.data) {
+      throw new JoulebenchError('E_USAGE', "--suite mt-bench needs --data question.jsonl (FastChat's form; none ship with joulebench: joulebench fetch mt-bench)");
+    }
+    return loadMtBench(flags.data, flags.references !== undefined ? { references: flags.references } : {});
+  }
   if (flags.suite !== 'mmlu') {
     if (p?.subjects || p?.limit !== undefined || p?.data) {
       throw new JoulebenchError('E_CONFIG', `${cfg?.path}: params.subjects, params.limit and params.data apply to --suite mmlu only`);
     }
-    if (flags.data) throw new JoulebenchError('E_USAGE', '--data applies to --suite mmlu');
+    if (flags.data) throw new JoulebenchError('E_USAGE', '--data applies to --suite mmlu and --suite mt-bench');
     return loadSuite(flags.suite);
   }
   const data = flags.data ?? p?.data;

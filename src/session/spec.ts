@@ -1,5 +1,6 @@
 import type { MeterOptions } from '../meters/registry.js';
 import type { LoadOptions } from '../load/options.js';
+import type { JudgeFlags } from './judge-setup.js';
 import type { TargetFlags } from './setup.js';
 
 /**
@@ -7,7 +8,7 @@ import type { TargetFlags } from './setup.js';
  * state, a queue worker receives it in a job). Secrets never appear here: an API key is named by
  * `credentialsRef` (`env:NAME`) and read from the environment of whoever runs the session.
  */
-export interface SessionSpec extends TargetFlags {
+export interface SessionSpec extends TargetFlags, JudgeFlags {
   /** Run config: a YAML file, or an already-parsed config object with the label its messages name. */
   config?: string | InlineConfig;
   /** Meter name (default `auto`) and its settings, already resolved from flags and environment. */

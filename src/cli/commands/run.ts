@@ -15,8 +15,10 @@ import type { LoadBlock } from '../../load/block.js';
 import { rateCurve } from '../../load/curve.js';
 import { rateLabel } from '../../load/options.js';
 import { renderCurveTable, renderLoadTable } from '../../load/table.js';
+import { addJudgeFlags } from '../judge-flags.js';
+import type { JudgeFlags } from '../../session/judge-setup.js';
 
-export interface RunFlags extends TargetFlags, MeterFlags, Partial<LoadFlags> {
+export interface RunFlags extends TargetFlags, MeterFlags, Partial<LoadFlags>, JudgeFlags {
   config?: string;
   concurrency: number;
   /** Absent: 1 for the cascade (its cache is meant to be warm), 0 for other targets (a paid endpoint would bill every question twice). */
@@ -38,15 +40,16 @@ export interface RunFlags extends TargetFlags, MeterFlags, Partial<LoadFlags> {
 export function runCommand(io: CliIO): Command {
   const cmd = new Command('run')
     .description('run a suite against a target and report accuracy, joules per correct answer, latency and stage mix')
-    .option('-s, --suite <name|file>', 'bundled suite (mt, router, all), mmlu (with --data), or a suite file (.json, .jsonl, .yaml)', 'all')
+    .option('-s, --suite <name|file>', 'bundled suite (mt, router, router-250, all), mmlu or mt-bench (with --data), or a suite file (.json, .jsonl, .yaml)', 'all')
     .addOption(new Option('-t, --target <kind>', 'the system under test (default: the config\'s target.kind, else cascade)').choices(Object.keys(TARGETS)))
     .addOption(new Option('--neural <kind>', "the cascade's neural backend (default: echo)").choices(Object.keys(TARGETS)))
-    .option('-c, --config <file>', 'run config (YAML): target, params (subjects, limit, retry), prices, timeouts')
+    .option('-c, --config <file>', 'run config (YAML): target, params (subjects, limit, retry), prices, timeouts, judge')
     .option('--endpoint <url>', 'OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 (openai target)')
     .option('--model <name>', 'model name for a model-serving target (openai, ollama; also as the cascade\'s --neural)')
     .option('--credentials-ref <env:NAME>', 'read the API key from this environment variable (openai target)')
     .option('--answers <file>', 'recorded answers: a results JSONL or a fixture of {id, answer} (replay target)')
-    .option('--data <path>', 'MMLU questions: JSON/JSONL rows, a Hendrycks CSV, or a directory of them (--suite mmlu)')
+    .option('--data <path>', 'MMLU questions: JSON/JSONL rows, a Hendrycks CSV, or a directory of them (--suite mmlu); MT-Bench question.jsonl (--suite mt-bench)')
+    .option('--references <file>', "MT-Bench reference answers in FastChat's form (--suite mt-bench)")
     .option('--concurrency <n>', 'cases in flight at once; above 1 energy attribution is "shared"', intAtLeast(1), 1)
     .option('-w, --warmup <n>', 'passes run first, recorded with phase "warmup", never scored (default: 1 for the cascade, 0 for other targets)', intAtLeast(0))
     .option('-r, --repeat <n>', 'scored passes over the suite', intAtLeast(1), 1)
@@ -60,7 +63,7 @@ export function runCommand(io: CliIO): Command {
     .option('--grid-intensity <G|REGION>', 'add gCO2e per correct answer from net energy: gCO2e/kWh, or a country code (FRA, USA, WOR…; docs/energy-sources.md)')
     // --- model-server flags (issue 5: ollama); they go to the target, or to the cascade's neural backend ---
     .option('--base-url <url>', 'server address for a model-serving target (ollama: default http://127.0.0.1:11434)');
-  return addLoadFlags(addMeterFlags(cmd)).action(async (flags: RunFlags) => {
+  return addJudgeFlags(addLoadFlags(addMeterFlags(cmd))).action(async (flags: RunFlags) => {
     const rates = flags.requestRate;
     if (rates && rates.length > 1) await rateSweepAction(flags, rates, io);
     else await runAction(flags, io);
@@ -98,7 +101,8 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<{ accuracy_
   }
   const { report, paths, history_id: runId } = session;
   const load = (session.outcome.report as { load?: LoadBlock }).load;
-  const table = renderReportTable(session.outcome.report) + (load ? renderLoadTable(load) : '');
+  // The session's report: with a judge, the judged one (MT-Bench score and the judge's figures beside the SUT's).
+  const table = renderReportTable(session.report) + (load ? renderLoadTable(load) : '');
   if (flags.out) {
     if (!flags.quiet) io.out(table);
   } else {
@@ -163,7 +167,8 @@ export function sessionSpecFrom(flags: RunFlags, env: NodeJS.ProcessEnv): Sessio
   const copy = <K extends keyof RunFlags & keyof SessionSpec>(k: K): void => {
     if (flags[k] !== undefined) (spec as unknown as Record<string, unknown>)[k] = flags[k];
   };
-  for (const k of ['config', 'target', 'neural', 'endpoint', 'model', 'credentialsRef', 'answers', 'data', 'baseUrl', 'warmup', 'out', 'results', 'receipt', 'resume', 'overwrite'] as const) copy(k);
+  for (const k of ['config', 'target', 'neural', 'endpoint', 'model', 'credentialsRef', 'answers', 'data', 'references', 'baseUrl', 'warmup', 'out', 'results', 'receipt', 'resume', 'overwrite', 'judgePass', 'judgeCache', 'judgeMeter'] as const) copy(k);
+  if (flags.judgeMeter !== undefined) spec.judgeMeterOptions = meterOptionsFrom(flags, env);
   if (!flags.history) spec.history = false;
   if (flags.gridIntensity !== undefined) spec.grid_intensity = flags.gridIntensity;
   const stray = strayLoadFlag(flags);

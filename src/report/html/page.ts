@@ -3,6 +3,12 @@ import { fmtJoules, fmtMs, fmtPct, fmtUsd } from '../format.js';
 import { INFER_LEGEND } from '../infer-view.js';
 import { suiteEnergyText } from '../suite-energy.js';
 import { CLIENT_SCRIPT } from './client.js';
+import { MT_BENCH_CHART_SCRIPT, mtBenchSection } from './mt-bench-section.js';
+
+/** The page script with the MT-Bench chart added before the page marks itself ready (inside its scope). */
+const READY = "  document.body.setAttribute('data-ready', '1');";
+if (!CLIENT_SCRIPT.includes(READY)) throw new Error('html: the page script lost its ready marker');
+const PAGE_SCRIPT = CLIENT_SCRIPT.replace(READY, MT_BENCH_CHART_SCRIPT + READY);
 import type { HtmlModel } from './model.js';
 
 /** HTML-escapes text for element content and attribute values. */
@@ -51,6 +57,7 @@ ${model.frontier.arms.length > 0 ? `<section id="frontier">
   <p class="note" id="frontier-note"></p>
   ${notPlacedNote(model)}
 </section>` : ''}
+${mtBenchSection(model)}
 ${model.code.length > 0 ? codeSection(model) : ''}
 ${model.infer.length > 0 ? inferSection(model) : ''}
 ${model.runs.length > 0 ? `<section id="stages" class="pair">
@@ -87,7 +94,7 @@ ${model.runs.length > 0 ? `<section id="stages" class="pair">
 </main>
 <script type="application/json" id="jb-data">${data}</script>
 <script>${scriptSafe(echartsSource)}</script>
-<script>${scriptSafe(CLIENT_SCRIPT)}</script>
+<script>${scriptSafe(PAGE_SCRIPT)}</script>
 </body>
 </html>
 `;

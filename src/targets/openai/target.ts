@@ -86,6 +86,8 @@ export function checkEndpoint(endpoint: string, key = 'target.endpoint'): URL {
  */
 export class OpenAITarget implements Target {
   readonly kind = 'openai';
+  /** Multi-turn cases are asked turn by turn with the model's own earlier answers (MT-Bench). */
+  readonly conversational = true;
   readonly id: string;
   private readonly url: URL;
   private readonly agent: http.Agent;
@@ -146,7 +148,7 @@ export class OpenAITarget implements Target {
   private post(req: AnswerRequest, stream: boolean): Parameters<typeof postChat>[0] {
     const body: Record<string, unknown> = {
       model: this.o.model,
-      messages: [{ role: 'user', content: req.prompt }],
+      messages: req.messages ?? [{ role: 'user', content: req.prompt }],
       temperature: 0,
       max_tokens: this.max_tokens,
     };
@@ -194,6 +196,7 @@ export class OpenAITarget implements Target {
       credentials_ref: this.o.credentials_ref ?? null,
       max_tokens: this.max_tokens,
       temperature: 0,
+      multi_turn: 'conversation',
       stream: this.o.stream ?? true,
       request_timeout_s: this.timeout_ms / 1000,
       retry: this.o.retry ?? null,
