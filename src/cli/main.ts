@@ -1,6 +1,7 @@
 import { CommanderError } from 'commander';
 import { isJoulebenchError } from '../core/errors.js';
 import { ExitWith, processIO, type CliIO } from './io.js';
+import { fsWriteErrorLine } from './output-file.js';
 import { buildProgram } from './program.js';
 
 /**
@@ -23,6 +24,13 @@ export async function main(argv: string[], io: CliIO = processIO): Promise<numbe
       io.err(`joulebench: ${e.message}\n`);
       if (process.env.JOULEBENCH_DEBUG) io.err(`${e.stack}\n`);
       return e.exitCode;
+    }
+    // A disk that filled up or turned read-only mid-run is the machine's state, not a bug: one line, exit 2.
+    const fsLine = fsWriteErrorLine(e);
+    if (fsLine !== null) {
+      io.err(`joulebench: ${fsLine}\n`);
+      if (process.env.JOULEBENCH_DEBUG) io.err(`${(e as Error).stack}\n`);
+      return 2;
     }
     io.err(`joulebench: internal error: ${(e as Error)?.message ?? String(e)}\n${(e as Error)?.stack ?? ''}\n`);
     return 1;

@@ -151,3 +151,16 @@ function realOrNearest(abs: string): string {
     }
   }
 }
+
+const WRITE_SYSCALLS = new Set(['open', 'write', 'mkdir', 'rename', 'close', 'fsync', 'ftruncate', 'copyfile', 'link', 'symlink', 'unlink']);
+
+/**
+ * A file-system error from writing (disk full, read-only, permission) that escaped a command as a raw
+ * Node error: the one line to print for it, or null when `e` is something else.
+ */
+export function fsWriteErrorLine(e: unknown): string | null {
+  const err = e as NodeJS.ErrnoException | null;
+  if (!err || typeof err !== 'object' || typeof err.code !== 'string' || !(err.code in REASONS)) return null;
+  if (err.syscall !== undefined && !WRITE_SYSCALLS.has(err.syscall)) return null;
+  return `cannot write ${err.path ?? 'a file'}: ${REASONS[err.code]} (${err.code})`;
+}

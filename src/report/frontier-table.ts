@@ -1,4 +1,4 @@
-import pc from 'picocolors';
+import { pc } from './colors.js';
 import type { Arm, FrontierAxis, FrontierReport } from '../core/frontier.js';
 import { fmtJoules, fmtMs, fmtPct, fmtUsd, table } from './format.js';
 import type { NotPlacedArm } from './arms.js';

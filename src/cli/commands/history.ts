@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import pc from 'picocolors';
+import { pc } from '../../report/colors.js';
 import { prettyJson } from '../../core/canonical.js';
 import { defaultHistoryPath, History, historyKind, type HistoryRun } from '../../report/history.js';
 import { fmtJoules, fmtPct, table } from '../../report/format.js';

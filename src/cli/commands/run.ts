@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { prettyJson } from '../../core/canonical.js';
 import { JoulebenchError } from '../../core/errors.js';
@@ -13,10 +13,14 @@ import { loadConfig } from '../../config/load.js';
 import { mmluMeasurements } from '../../core/measurements.js';
 import { createTarget, TARGETS } from '../../targets/registry.js';
 import { writeFileEnsured, type CliIO } from '../io.js';
+import { checkOutputPath } from '../output-file.js';
+import { planOutput, sideFileBase, writeByExtension } from '../outputs.js';
+import { runRenderings, RUN_FORMATS } from '../run-outputs.js';
 import { addMeterFlags, idleMsFrom, meterOptionsFrom, type MeterFlags } from '../meter-flags.js';
 import { intAtLeast } from '../options.js';
 import { createProgress } from '../progress.js';
 import { buildSuite, buildTargetSpec, type TargetFlags } from '../run-setup.js';
+import { selectCases } from '../../suites/select.js';
 
 export interface RunFlags extends TargetFlags, MeterFlags {
   config?: string;
@@ -24,6 +28,10 @@ export interface RunFlags extends TargetFlags, MeterFlags {
   /** Absent: 1 for the cascade (its cache is meant to be warm), 0 for other targets (a paid endpoint would bill every question twice). */
   warmup?: number;
   repeat: number;
+  /** `--limit N`: the first N cases (after --filter); recorded in the suite version and digest. */
+  limit?: number;
+  /** `--filter REGEX`: cases whose id, tag or dataset matches; recorded in the suite version and digest. */
+  filter?: string;
   out?: string;
   results?: string;
   receipt?: string;
@@ -50,7 +58,9 @@ export function runCommand(io: CliIO): Command {
     .option('--concurrency <n>', 'cases in flight at once; above 1 energy attribution is "shared"', intAtLeast(1), 1)
     .option('-w, --warmup <n>', 'passes run first, recorded with phase "warmup", never scored (default: 1 for the cascade, 0 for other targets)', intAtLeast(0))
     .option('-r, --repeat <n>', 'scored passes over the suite', intAtLeast(1), 1)
-    .option('-o, --out <file>', 'write the report JSON here (default: stdout, with the table on stderr)')
+    .option('--filter <regex>', 'only cases whose id, a tag or the dataset matches (recorded in the suite digest)')
+    .option('--limit <n>', 'only the first N cases, after --filter (recorded in the suite digest)', intAtLeast(1))
+    .option('-o, --out <file>', 'write the report here; the extension picks the format: .json, .md, .html, .csv (per case), .jsonl (per case), .txt (default: JSON on stdout, the table on stderr)')
     .option('--results <file>', 'results JSONL, one line per case as it finishes (default: next to the report)')
     .option('--receipt <file>', 'receipt JSON: host, versions, UTC times, digests (default: next to the report)')
     .option('--resume [results]', 'continue an interrupted run from its results JSONL (default: the --results file)')
@@ -66,8 +76,10 @@ export function runCommand(io: CliIO): Command {
 
 export async function runAction(flags: RunFlags, io: CliIO): Promise<void> {
   const started = new Date();
+  // A bad output path is refused before the run spends anything.
+  const outPlan = flags.out ? planOutput(flags.out, RUN_FORMATS) : null;
   const cfg = flags.config ? loadConfig(flags.config) : null;
-  const suite = buildSuite(flags, cfg);
+  const suite = selectCases(buildSuite(flags, cfg), { ...(flags.filter !== undefined ? { filter: flags.filter } : {}), ...(flags.limit !== undefined ? { limit: flags.limit } : {}) });
   const spec = buildTargetSpec(flags, cfg, process.env);
   const target = await createTarget(spec);
   const warmup = flags.warmup ?? defaultWarmup(spec.kind);
@@ -84,7 +96,12 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<void> {
   if (resumeFrom && flags.results && resumeFrom !== flags.results) {
     throw new JoulebenchError('E_USAGE', `--resume ${resumeFrom} and --results ${flags.results} name different files`);
   }
-  const paths = outputPaths({ ...flags, ...(resumeFrom ? { results: resumeFrom } : {}) }, suite.name, started);
+  const paths = outputPaths({ ...flags, ...(resumeFrom ? { results: resumeFrom } : {}) }, suite.name, started, outPlan?.regular ?? true);
+  if (flags.out && outPlan && !outPlan.regular && !(flags.results && flags.receipt)) {
+    io.err(`joulebench: ${flags.out} is not a regular file, so nothing is written beside it: results and receipt go to ${dirname(paths.results)}/\n`);
+  }
+  checkOutputPath(paths.results, '--results');
+  checkOutputPath(paths.receipt, '--receipt');
   const resume = resumeFrom ? readForResume(resumeFrom) : undefined;
   if (!resume && !flags.overwrite) refuseToClobber(paths.results);
   const sink = new JsonlResultsFile(paths.results, { append: resume !== undefined });
@@ -155,7 +172,7 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<void> {
     : null;
 
   if (flags.out) {
-    writeFileEnsured(flags.out, reportJson);
+    await writeByExtension(flags.out, runRenderings({ report, reportJson, resultsPath: paths.results, receipt, label: suite.name }));
     if (!flags.quiet) io.out(renderReportTable(outcome.report));
   } else {
     io.out(reportJson);
@@ -182,15 +199,9 @@ export function defaultWarmup(kind: string): number {
   return kind === 'cascade' ? 1 : 0;
 }
 
-/** Results and receipt go next to the report; without `--out`, under ./.joulebench/runs/. */
-function outputPaths(flags: RunFlags, suiteName: string, started: Date): { report?: string; results: string; receipt: string } {
-  let base: string;
-  if (flags.out) {
-    base = join(dirname(flags.out), basename(flags.out).replace(/\.json$/i, ''));
-  } else {
-    const stamp = started.toISOString().replace(/[:.]/g, '-');
-    base = join('.joulebench', 'runs', `${suiteName.replace(/[^A-Za-z0-9._-]+/g, '_')}-${stamp}`);
-  }
+/** Results and receipt go next to the report; without `--out`, or when it is a device or a pipe, under ./.joulebench/runs/. */
+function outputPaths(flags: RunFlags, suiteName: string, started: Date, outIsRegular: boolean): { report?: string; results: string; receipt: string } {
+  const { base } = sideFileBase(flags.out, outIsRegular, suiteName, started);
   return {
     ...(flags.out ? { report: flags.out } : {}),
     results: flags.results ?? `${base}.results.jsonl`,
