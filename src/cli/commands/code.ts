@@ -41,6 +41,7 @@ export interface CodeFlags extends MeterFlags {
   keep?: boolean;
   passEnv: string[];
   quiet?: boolean;
+  json?: boolean;
   /** False with `--no-history`. */
   history?: boolean;
 }
@@ -78,13 +79,14 @@ export function codeCommand(io: CliIO): Command {
     .option('--keep', 'keep each workdir (paths in the results) instead of removing it')
     .option('--pass-env <names>', 'pass these environment variables to solvers although they look like secrets (comma-separated, repeatable)', collect, [])
     .option('--no-history', 'do not record this run in the history database ($JOULEBENCH_HOME/history.sqlite)')
-    .option('-q, --quiet', 'no progress lines and no table');
+    .option('-q, --quiet', 'no progress lines and no table')
+    .option('--json', 'with --report: print the results JSON (aggregates recomputed) instead of the table');
   // The meters' shared flags; `auto` here takes hardware counters only (else joules are null, see energy.ts).
   return addMeterFlags(cmd).action(async (flags: CodeFlags) => {
     if (flags.report) {
       const results = readCodeResults(flags.report);
       if (flags.out) await writeByExtension(flags.out, codeRenderings(results, flags.report));
-      else io.out(renderCodeTable(results));
+      else io.out(flags.json ? prettyJson(results) : renderCodeTable(results));
       return;
     }
     await codeAction(flags, io);
