@@ -154,3 +154,13 @@ describe('armFrontiers: a mixed list still ranks its comparable subset (issue 18
     assert.deepEqual(f.frontiers.latency.frontier, ['m'], 'latency compares all three');
   });
 });
+
+describe('frontier text says why a frontier is empty (issue 18)', () => {
+  it('two arms over different questions: the reason, not "no arm has both figures"', async () => {
+    const { renderFrontierTable } = await import('../../src/report/frontier-table.js');
+    const arm = (id: string, asked: string): Arm => ({ id, accuracy_pct: 50, joules_per_correct: 1, usd_per_correct: 0, latency_p95_ms: 1, energy_source: 'model', below_floor_count: 0, asked });
+    const text = renderFrontierTable(armFrontiers([arm('x', 'd1'), arm('y', 'd2')]));
+    assert.match(text, /accuracy ↑ vs J\/correct ↓: \(none placed: not comparable, the arms answered different questions/);
+    assert.doesNotMatch(text, /no arm has both figures/);
+  });
+});
