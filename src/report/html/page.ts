@@ -46,17 +46,17 @@ ${model.runs.length > 0 ? `<section id="headline">
 </section>` : ''}
 ${model.frontier.arms.length > 0 ? `<section id="frontier">
   <h2>Accuracy against joules per correct answer</h2>
-  <p class="sub">Each point is an arm (a suite run, or a coding-agent solver, whose accuracy is its resolution %). Blue points lie on the Pareto frontier (no other arm is both at least as accurate and at least as cheap, and better in one); grey points are dominated.</p>
-  <div class="chart" id="chart-frontier" data-chart="frontier"></div>
+  <p class="sub">Each point is an arm (a suite run, or a coding-agent solver, whose accuracy is its resolution %). Blue points lie on the Pareto frontier (no other arm is both at least as accurate and at least as cheap, and better in one); grey points are dominated. Measured and modelled energy are never drawn on one axis.</p>
+  ${frontierCharts(model)}
   <p class="note" id="frontier-note"></p>
   ${notPlacedNote(model)}
 </section>` : ''}
 ${model.code.length > 0 ? codeSection(model) : ''}
 ${model.infer.length > 0 ? inferSection(model) : ''}
-${model.runs.length > 0 ? `<section id="stages" class="pair">
+${model.runs.length > 0 ? `${isCascade(model) ? `<section id="stages" class="pair">
   <div><h2>Stage distribution</h2><div class="chart" id="chart-stages" data-chart="stages"></div></div>
   <div><h2>Energy per stage</h2><div class="chart" id="chart-stage-energy" data-chart="stage-energy"></div></div>
-</section>
+</section>` : ''}
 <section id="latency" class="pair">
   <div><h2>Latency${model.runs.some((r) => r.report.ttft_p50_ms != null) ? ' and TTFT' : ''}</h2><div class="chart" id="chart-latency" data-chart="latency"></div></div>
   <div><h2>Cost</h2>${anyCost ? '<div class="chart" id="chart-cost" data-chart="cost"></div>' : '<p class="note empty">No run reported a cost (no usage or no price): cost is n/a, not $0.</p>'}</div>
@@ -132,6 +132,41 @@ function headlineTable(model: HtmlModel): string {
   });
   return `<table class="headline"><thead><tr><th>run</th><th>accuracy</th><th>J / correct</th><th>total energy</th><th>whole-suite energy</th><th>$ / correct</th><th>latency p50 / p95 / p99</th><th>TTFT p50 / p95</th><th>cases</th></tr></thead>
   <tbody>${rows.join('')}</tbody></table>`;
+}
+
+/** Stage charts belong to cascades: some run resolved a case at a stage. */
+function isCascade(model: HtmlModel): boolean {
+  return model.runs.some((r) => Object.values(r.report.stage_distribution ?? {}).some((n) => typeof n === 'number' && n > 0));
+}
+
+/** Energy sources that are not measurements: a cost model or a coefficient. */
+const MODELLED = new Set(['model', 'estimate']);
+
+/**
+ * The frontier chart(s): measured and modelled energy each on their own axis (two charts when both
+ * are present). A chart with fewer than two placed arms is not drawn (one dot shows no trade-off): a
+ * note says why instead.
+ */
+function frontierCharts(model: HtmlModel): string {
+  const placed = model.frontier.arms.filter((a) => a.accuracy_pct !== null && a.joules_per_correct !== null);
+  const groups: { kind: 'measured' | 'modelled'; title: string; arms: typeof placed }[] = [
+    { kind: 'measured' as const, title: 'Measured energy', arms: placed.filter((a) => !MODELLED.has(a.energy_source.replace(/ net$/, ''))) },
+    { kind: 'modelled' as const, title: 'Modelled or estimated energy (not a measurement)', arms: placed.filter((a) => MODELLED.has(a.energy_source.replace(/ net$/, ''))) },
+  ].filter((g) => g.arms.length > 0);
+  if (groups.length === 0) {
+    const why = [...new Set(model.frontier.arms.map((a) => (a.accuracy_pct === null ? 'no accuracy' : 'J / correct unknown (n/a)')))].join('; ');
+    return `<p class="note empty" id="frontier-missing">No chart: no arm has both an accuracy and a J / correct figure (${esc(why)}).</p>`;
+  }
+  const both = groups.length > 1;
+  return groups
+    .map((g) => {
+      const heading = both ? `<h3>${esc(g.title)}</h3>` : '';
+      if (g.arms.length < 2) {
+        return `${heading}<p class="note empty" data-missing-chart="${g.kind}">No chart for ${esc(g.kind)} energy: only one arm (${esc(g.arms[0]!.id)}) has figures, so there is nothing to trade off against; its numbers are in the tables.</p>`;
+      }
+      return `${heading}<div class="chart" id="chart-frontier${g.kind === 'modelled' && both ? '-modelled' : ''}" data-chart="frontier" data-energy="${g.kind}"></div>`;
+    })
+    .join('\n');
 }
 
 function notPlacedNote(model: HtmlModel): string {
