@@ -156,7 +156,9 @@ describe('the HTML report in headless Chromium', { skip: !existsSync(CHROMIUM) &
     assert.deepEqual(errs, []);
     const ids = await p2.$$eval('.chart[data-rendered="1"]', (els) => els.map((e) => e.id).sort());
     // One run is one dot: no frontier chart, a note instead (issue 18).
-    assert.deepEqual(ids, ['chart-cost', 'chart-latency', 'chart-stage-energy', 'chart-stages']);
+    // A known $0 everywhere is no chart either: the note says why (issue 18).
+    assert.deepEqual(ids, ['chart-latency', 'chart-stage-energy', 'chart-stages']);
+    assert.match((await p2.textContent('#latency')) ?? '', /every run that reported a cost reported \$0\.00 \(a known zero/);
     assert.match((await p2.textContent('#frontier')) ?? '', /only one arm \(warm\) has figures, so there is nothing to trade off against/);
     assert.doesNotMatch((await p2.textContent('#latency')) ?? '', /No run reported a cost/);
     assert.equal(await p2.$$eval('#case-rows tr', (trs) => trs.length), 30);

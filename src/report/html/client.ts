@@ -52,7 +52,9 @@ export const CLIENT_SCRIPT = String.raw`
     M.frontier.arms.forEach(function (a) { byId[a.id] = a; });
     var optimal = {};
     fr.verdicts.forEach(function (v) { optimal[v.id] = v.optimal; });
-    var placed = M.frontier.arms.filter(function (a) { return a.joules_per_correct !== null && a.accuracy_pct !== null && energyKind(a) === kind; });
+    var withheld = {};
+    fr.verdicts.forEach(function (v) { if (v.excluded) withheld[v.id] = 1; });
+    var placed = M.frontier.arms.filter(function (a) { return a.joules_per_correct !== null && a.accuracy_pct !== null && energyKind(a) === kind && !withheld[a.id]; });
     var xs = placed.map(function (a) { return a.joules_per_correct; });
     var useLog = xs.length > 1 && Math.min.apply(null, xs) > 0 && Math.max.apply(null, xs) / Math.min.apply(null, xs) > 20;
     var point = function (a) {
@@ -218,7 +220,30 @@ export const CLIENT_SCRIPT = String.raw`
         var tr = document.createElement('tr');
         tr.className = 'case ' + outcome(c);
         if (labels.length > 1) td(tr, c.run);
-        td(tr, c.id, 'mono');
+        var idCell = td(tr, '', 'mono');
+        // The case id opens its full expected answer, answer and error in a row beneath (text only).
+        var link = document.createElement('a');
+        link.href = '#case-' + encodeURIComponent(c.run + '/' + c.id + '/' + c.pass);
+        link.textContent = c.id;
+        link.className = 'case-link';
+        link.addEventListener('click', function (ev) {
+          ev.preventDefault();
+          var next = tr.nextSibling;
+          if (next && next.className === 'case-detail') { next.remove(); return; }
+          var d = document.createElement('tr');
+          d.className = 'case-detail';
+          var cell = document.createElement('td');
+          cell.colSpan = tr.children.length;
+          var dl = document.createElement('dl');
+          [['expected', c.expected === null ? '(unscored: no expected answer)' : c.expected], ['answer', c.response === null ? '(none)' : c.response], ['error', c.error || '\u2014']].forEach(function (kv) {
+            var dt = document.createElement('dt'); dt.textContent = kv[0]; dl.appendChild(dt);
+            var dd = document.createElement('dd'); dd.textContent = kv[1]; dl.appendChild(dd);
+          });
+          cell.appendChild(dl);
+          d.appendChild(cell);
+          tr.parentNode.insertBefore(d, tr.nextSibling);
+        });
+        idCell.appendChild(link);
         td(tr, c.dataset);
         td(tr, String(c.pass), 'num');
         td(tr, c.stage || '\u2014');
