@@ -74,16 +74,17 @@ describe('each HTML page type at 1280 and 800 px in headless Chromium', { skip: 
         });
         await page.goto(pathToFileURL(pages[kind]!).href);
         await page.waitForSelector('body[data-ready="1"]', { timeout: 15_000 });
-        const m = await page.evaluate(() => ({
-          doc: document.documentElement.scrollWidth,
-          body: document.body.scrollWidth,
-          inner: window.innerWidth,
-          headline: (() => {
-            const t = document.querySelector('#headline table');
-            const s = document.querySelector('#headline');
-            return t && s ? { table: t.getBoundingClientRect().width, section: s.clientWidth } : null;
-          })(),
-        }));
+        // A string, evaluated in the page (this file is type-checked without the DOM library).
+        const m = (await page.evaluate(`(() => {
+          const t = document.querySelector('#headline table');
+          const s = document.querySelector('#headline');
+          return {
+            doc: document.documentElement.scrollWidth,
+            body: document.body.scrollWidth,
+            inner: window.innerWidth,
+            headline: t && s ? { table: t.getBoundingClientRect().width, section: s.clientWidth } : null,
+          };
+        })()`)) as { doc: number; body: number; inner: number; headline: { table: number; section: number } | null };
         const shot = join(dir, `${kind}-${width}.png`);
         await page.screenshot({ path: shot, fullPage: true });
         process.stderr.write(`# screenshot: ${shot}\n`);
