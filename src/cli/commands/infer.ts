@@ -52,7 +52,7 @@ export interface InferFlags extends Omit<MeterFlags, 'meter'> {
 
 export function inferCommand(io: CliIO): Command {
   const cmd = new Command('infer')
-    .description('local inference under seed 004\'s counting rules: cold runs, warmup, scored runs, thread sweep, receipts')
+    .description('local inference under the local-inference counting rules (Ollama): cold runs, warmup, scored runs, thread sweep, receipts')
     .addOption(new Option('-t, --target <kind>', 'the model server').choices(['ollama']).default('ollama'))
     .option('--model <names>', 'model name(s), comma-separated; each × thread count is an arm')
     .option('--base-url <url>', 'Ollama address', DEFAULT_OLLAMA_URL)
