@@ -94,6 +94,11 @@ describe('README: a guide whose every command runs (issue 18)', () => {
     });
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stderr, /accuracy +\d/);
+    // The sample output in the README is what npm start prints, figure for figure.
+    const sample = /```\n(joulebench · suite all[\s\S]*?)```/.exec(README)?.[1] ?? '';
+    const sampleLines = sample.split('\n').filter((l) => /^ {2}(accuracy|total energy|J \/ correct)/.test(l));
+    assert.equal(sampleLines.length, 3, sample);
+    for (const l of sampleLines) assert.ok(r.stderr.includes(l), `README sample line not in npm start's output: ${l}`);
   });
 
   it('every link to docs/ resolves, and every docs page is linked from the README', () => {
