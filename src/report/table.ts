@@ -1,4 +1,4 @@
-import pc from 'picocolors';
+import { pc } from './colors.js';
 import type { BenchReport } from '../core/aggregate.js';
 import type { Comparison } from '../core/compare.js';
 import { fmtJoules, fmtMs, fmtPct, fmtSigned, fmtUsd, table } from './format.js';

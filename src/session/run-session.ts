@@ -19,6 +19,7 @@ import { run, type RunOutcome, type RunProgress } from '../runner/run.js';
 import { createTarget } from '../targets/registry.js';
 import { runLoad } from '../load/driver.js';
 import { buildSuite, buildTargetSpec } from './setup.js';
+import { selectCases } from '../suites/select.js';
 import type { SessionSpec } from './spec.js';
 
 /** Where a session's files are. `report` is absent when the report was only returned. */
@@ -76,7 +77,7 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
   const started = new Date();
   const cfg = configOf(spec.config);
   const grid = spec.grid_intensity !== undefined ? parseGridIntensity(spec.grid_intensity) : null;
-  const suite = buildSuite(spec, cfg);
+  const suite = selectCases(buildSuite(spec, cfg), { ...(spec.filter !== undefined ? { filter: spec.filter } : {}), ...(spec.limit !== undefined ? { limit: spec.limit } : {}) });
   const targetSpec = buildTargetSpec(spec, cfg, hooks.env ?? process.env);
   // Cases scored by a judge: the judge is built before anything runs, so a bad judge block costs nothing.
   const judgeSetup = await judgeFor(suite, cfg, spec, hooks);

@@ -18,6 +18,10 @@ export interface SessionSpec extends TargetFlags, JudgeFlags {
   idle_ms?: number;
   /** Unscored passes first; default 1 for the cascade, 0 for other targets. */
   warmup?: number;
+  /** Only cases whose id, a tag or the dataset matches this regular expression (recorded in the suite version and digest). */
+  filter?: string;
+  /** Only the first N cases, after `filter` (recorded in the suite version and digest). */
+  limit?: number;
   /** Scored passes (default 1). */
   repeat?: number;
   /** Cases in flight at once (default 1). */

@@ -1,3 +1,4 @@
+import { dirname } from 'node:path';
 import { Command, Option } from 'commander';
 import { prettyJson } from '../../core/canonical.js';
 import { JoulebenchError } from '../../core/errors.js';
@@ -7,6 +8,9 @@ import type { TargetFlags } from '../../session/setup.js';
 import type { SessionSpec } from '../../session/spec.js';
 import { TARGETS } from '../../targets/registry.js';
 import type { CliIO } from '../io.js';
+import { checkOutputPath } from '../output-file.js';
+import { planOutput, sideFileBase, writeByExtension } from '../outputs.js';
+import { runRenderings, RUN_FORMATS } from '../run-outputs.js';
 import { addMeterFlags, idleMsFrom, meterOptionsFrom, type MeterFlags } from '../meter-flags.js';
 import { intAtLeast } from '../options.js';
 import { createProgress } from '../progress.js';
@@ -24,6 +28,10 @@ export interface RunFlags extends TargetFlags, MeterFlags, Partial<LoadFlags>, J
   /** Absent: 1 for the cascade (its cache is meant to be warm), 0 for other targets (a paid endpoint would bill every question twice). */
   warmup?: number;
   repeat: number;
+  /** `--limit N`: the first N cases (after --filter); recorded in the suite version and digest. */
+  limit?: number;
+  /** `--filter REGEX`: cases whose id, tag or dataset matches; recorded in the suite version and digest. */
+  filter?: string;
   out?: string;
   results?: string;
   receipt?: string;
@@ -53,7 +61,9 @@ export function runCommand(io: CliIO): Command {
     .option('--concurrency <n>', 'cases in flight at once; above 1 energy attribution is "shared"', intAtLeast(1), 1)
     .option('-w, --warmup <n>', 'passes run first, recorded with phase "warmup", never scored (default: 1 for the cascade, 0 for other targets)', intAtLeast(0))
     .option('-r, --repeat <n>', 'scored passes over the suite', intAtLeast(1), 1)
-    .option('-o, --out <file>', 'write the report JSON here (default: stdout, with the table on stderr)')
+    .option('--filter <regex>', 'only cases whose id, a tag or the dataset matches (recorded in the suite digest)')
+    .option('--limit <n>', 'only the first N cases, after --filter (recorded in the suite digest)', intAtLeast(1))
+    .option('-o, --out <file>', 'write the report here; the extension picks the format: .json, .md, .html, .csv (per case), .jsonl (per case), .txt (default: JSON on stdout, the table on stderr)')
     .option('--results <file>', 'results JSONL, one line per case as it finishes (default: next to the report)')
     .option('--receipt <file>', 'receipt JSON: host, versions, UTC times, digests (default: next to the report)')
     .option('--resume [results]', 'continue an interrupted run from its results JSONL (default: the --results file)')
@@ -71,6 +81,10 @@ export function runCommand(io: CliIO): Command {
 }
 
 export async function runAction(flags: RunFlags, io: CliIO): Promise<{ accuracy_pct: number | null; load?: LoadBlock; out: string | null }> {
+  // A bad output path or extension is refused before the run spends anything.
+  const outPlan = flags.out ? planOutput(flags.out, RUN_FORMATS) : null;
+  if (flags.results) checkOutputPath(flags.results, '--results');
+  if (flags.receipt) checkOutputPath(flags.receipt, '--receipt');
   const aborter = new AbortController();
   let resultsPath: string | null = null;
   // Ctrl-C or a polite kill: the session writes what is buffered at once, then we stop; every finished case stays on disk.
@@ -85,10 +99,13 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<{ accuracy_
   process.once('SIGTERM', onSignal);
   let session;
   try {
-    session = await runSession(sessionSpecFrom(flags, process.env), {
+    session = await runSession(sessionSpecFrom(flags, process.env, outPlan), {
       signal: aborter.signal,
       onStart: ({ paths, total_cases }) => {
         resultsPath = paths.results;
+        if (flags.out && outPlan && !outPlan.regular && !(flags.results && flags.receipt)) {
+          io.err(`joulebench: ${flags.out} is not a regular file, so nothing is written beside it: results and receipt go to ${dirname(paths.results)}/\n`);
+        }
         progress = flags.quiet ? null : createProgress(io, total_cases);
       },
       onResult: (_r, p) => progress?.update(p.done),
@@ -103,6 +120,9 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<{ accuracy_
   const load = (session.outcome.report as { load?: LoadBlock }).load;
   // The session's report: with a judge, the judged one (MT-Bench score and the judge's figures beside the SUT's).
   const table = renderReportTable(session.report) + (load ? renderLoadTable(load) : '');
+  if (flags.out && outPlan?.format !== 'json') {
+    await writeByExtension(flags.out, runRenderings({ report, reportJson: prettyJson(report), resultsPath: paths.results, receipt: session.receipt as unknown as Record<string, unknown>, label: session.suite.name }));
+  }
   if (flags.out) {
     if (!flags.quiet) io.out(table);
   } else {
@@ -126,7 +146,7 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<{ accuracy_
   if (everyCaseFailed(session.outcome.report)) {
     throw new JoulebenchError('E_RUN', `every case failed at the target (first error in ${paths.results})`);
   }
-  return { accuracy_pct: report.accuracy_pct, ...(load ? { load } : {}), out: paths.report ?? null };
+  return { accuracy_pct: report.accuracy_pct, ...(load ? { load } : {}), out: flags.out ?? paths.report ?? null };
 }
 
 /**
@@ -154,7 +174,7 @@ async function rateSweepAction(flags: RunFlags, rates: number[], io: CliIO): Pro
 }
 
 /** The session spec `run`'s flags ask for (meter settings resolved from flags and environment here). */
-export function sessionSpecFrom(flags: RunFlags, env: NodeJS.ProcessEnv): SessionSpec {
+export function sessionSpecFrom(flags: RunFlags, env: NodeJS.ProcessEnv, outPlan: { format: string; regular: boolean } | null = null): SessionSpec {
   const spec: SessionSpec = {
     suite: flags.suite,
     meter: flags.meter ?? 'auto',
@@ -167,8 +187,16 @@ export function sessionSpecFrom(flags: RunFlags, env: NodeJS.ProcessEnv): Sessio
   const copy = <K extends keyof RunFlags & keyof SessionSpec>(k: K): void => {
     if (flags[k] !== undefined) (spec as unknown as Record<string, unknown>)[k] = flags[k];
   };
-  for (const k of ['config', 'target', 'neural', 'endpoint', 'model', 'credentialsRef', 'answers', 'data', 'references', 'baseUrl', 'warmup', 'out', 'results', 'receipt', 'resume', 'overwrite', 'judgePass', 'judgeCache', 'judgeMeter'] as const) copy(k);
+  for (const k of ['config', 'target', 'neural', 'endpoint', 'model', 'credentialsRef', 'answers', 'data', 'references', 'baseUrl', 'warmup', 'filter', 'limit', 'out', 'results', 'receipt', 'resume', 'overwrite', 'judgePass', 'judgeCache', 'judgeMeter'] as const) copy(k);
   if (flags.judgeMeter !== undefined) spec.judgeMeterOptions = meterOptionsFrom(flags, env);
+  if (flags.out && outPlan) {
+    // The session writes the report as JSON; any other format is written by the CLI afterwards.
+    if (outPlan.format !== 'json') delete spec.out;
+    // Side files are named after the output whatever its extension, and never put beside a device.
+    const { base } = sideFileBase(flags.out, outPlan.regular, flags.suite, new Date());
+    if (flags.results === undefined && !flags.resume) spec.results = `${base}.results.jsonl`;
+    if (flags.receipt === undefined) spec.receipt = `${base}.receipt.json`;
+  }
   if (!flags.history) spec.history = false;
   if (flags.gridIntensity !== undefined) spec.grid_intensity = flags.gridIntensity;
   const stray = strayLoadFlag(flags);
