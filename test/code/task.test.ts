@@ -25,9 +25,9 @@ describe('code task loader', () => {
     const s = loadCodeSuite('smoke');
     assert.ok(s.tasks.length >= 8, `${s.tasks.length} tasks`);
     assert.match(s.digest, /^sha256:[0-9a-f]{64}$/);
-    const multi = s.tasks.filter((t) => listFiles(t.reference_dir).length > 1);
+    const multi = s.tasks.filter((t) => listFiles(t.reference_dir!).length > 1);
     assert.ok(multi.length >= 2, 'multi-file fixes');
-    const newFile = s.tasks.filter((t) => listFiles(t.reference_dir).some((f) => !listFiles(t.before_dir).includes(f)));
+    const newFile = s.tasks.filter((t) => listFiles(t.reference_dir!).some((f) => !listFiles(t.before_dir).includes(f)));
     assert.ok(newFile.length >= 1, 'a task whose fix is a new file');
     assert.ok(s.tasks.some((t) => t.name === 'median-trap'));
     for (const t of s.tasks) assert.match(t.test_cmd, /^node /);
