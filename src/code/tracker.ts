@@ -34,6 +34,12 @@ export interface TrackerReport {
 }
 
 let cgroupBase: string | null | undefined;
+let cgroupEnabled = true;
+
+/** Turns cgroup tracking off (the process tree and marker remain), e.g. to test that fallback. */
+export function setCgroupTracking(enabled: boolean): void {
+  cgroupEnabled = enabled;
+}
 
 /** A writable cgroup v2 folder under which per-command folders can be made, or `null`. Probed once. */
 export function cgroupV2Base(): string | null {
@@ -85,7 +91,7 @@ export class ProcessTracker {
     private readonly sweep_dir: string | null = null,
     use_cgroup = true,
   ) {
-    const base = use_cgroup ? cgroupV2Base() : null;
+    const base = use_cgroup && cgroupEnabled ? cgroupV2Base() : null;
     let dir: string | null = null;
     if (base) {
       dir = join(base, `joulebench-${process.pid}-${this.marker.slice(0, 8)}`);

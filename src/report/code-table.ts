@@ -22,8 +22,9 @@ export function renderCodeTable(r: CodeResults): string {
     const tilde = s.below_floor ? '~' : '';
     rows.push([
       s.solver,
-      `${s.resolved_count}/${s.valid_task_count}`,
-      fmtPct(s.resolution_pct),
+      // Nothing valid (a missing agent, a task that does not reproduce): `invalid`, never a 0 % row.
+      s.valid_task_count === 0 ? 'invalid' : `${s.resolved_count}/${s.valid_task_count}`,
+      s.valid_task_count === 0 ? 'invalid' : fmtPct(s.resolution_pct),
       s.joules_per_resolved === null ? 'n/a' : tilde + fmtJoules(s.joules_per_resolved),
       s.total_joules === null ? 'n/a' : tilde + fmtJoules(s.total_joules),
       s.median_wall_ms === null ? 'n/a' : fmtWall(s.median_wall_ms),

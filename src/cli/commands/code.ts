@@ -7,7 +7,7 @@ import type { Datapoint } from '../../code/oracle.js';
 import { killLiveGroups } from '../../code/process.js';
 import { readCodeResults } from '../../code/results.js';
 import { runCodeSuite } from '../../code/run.js';
-import { resolveSandbox, SANDBOX_MODES, type SandboxMode } from '../../code/sandbox.js';
+import { DEFAULT_MAX_PROCS, DEFAULT_MEMORY_MB, resolveSandbox, SANDBOX_MODES, type SandboxMode } from '../../code/sandbox.js';
 import { createSolvers, splitSolverList } from '../../code/solvers/registry.js';
 import { BUNDLED_CODE_SUITES, loadCodeSuite } from '../../code/task.js';
 import { removeLiveDirs } from '../../code/workdir.js';
@@ -38,6 +38,8 @@ export interface CodeFlags extends MeterFlags {
   quiet?: boolean;
   /** False with `--no-history`. */
   history?: boolean;
+  memoryMb: number;
+  maxProcs: number;
 }
 
 function collect(value: string, prev: string[]): string[] {
@@ -66,6 +68,8 @@ export function codeCommand(io: CliIO): Command {
     .option('--report <file>', 'print the frontier table of a results JSON (or a streamed datapoints JSONL) and exit')
     .option('--datapoints <file>', 'stream each datapoint to this JSONL as it is graded (default: next to --out, or under .joulebench/runs/)')
     .addOption(new Option('--sandbox <mode>', 'bwrap: bubblewrap (root read-only, workdir writable); none: no confinement; auto: bwrap when it works').choices([...SANDBOX_MODES]).default('auto'))
+    .option('--memory-mb <n>', 'memory limit of each solver and test run, MiB; a run over it is stopped and its datapoint invalid', intAtLeast(1), DEFAULT_MEMORY_MB)
+    .option('--max-procs <n>', 'processes (threads count) the sandboxed solver may hold at once (bwrap)', intAtLeast(1), DEFAULT_MAX_PROCS)
     .option('--allow-write <path>', 'also writable inside the bwrap sandbox (repeatable; e.g. an agent\'s config folder)', collect, [])
     .option('--timeout <s>', "each solver run's limit in seconds (overrides the tasks' timeout_s)", positiveSeconds)
     .option('--keep', 'keep each workdir (paths in the results) instead of removing it')
@@ -88,7 +92,11 @@ export async function codeAction(flags: CodeFlags, io: CliIO): Promise<void> {
   const only = flags.tasks?.split(',').map((s) => s.trim()).filter(Boolean);
   const suite = loadCodeSuite(flags.suite, only);
   const solvers = createSolvers(splitSolverList(flags.solvers));
-  const sandbox = resolveSandbox(flags.sandbox, { writable: flags.allowWrite });
+  const sandbox = resolveSandbox(flags.sandbox, { writable: flags.allowWrite, max_procs: flags.maxProcs });
+  if (flags.sandbox === 'auto' && sandbox.kind === 'none') {
+    // Said on the terminal even with -q: the results file alone is too easy to miss.
+    io.err(`joulebench: warning: running solvers WITHOUT a sandbox (${String(sandbox.describe().bwrap_unavailable ?? 'bwrap unavailable')}); see docs/safety.md\n`);
+  }
   const { env, scrubbed } = scrubEnv(process.env, flags.passEnv);
   const chosen = await chooseCodeMeter(flags.meter ?? 'auto', meterOptionsFrom(flags, process.env));
   if (!flags.quiet) {
@@ -109,6 +117,7 @@ export async function codeAction(flags: CodeFlags, io: CliIO): Promise<void> {
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
+  const unavailableSaid = new Set<string>();
   let results;
   try {
     results = await runCodeSuite({
@@ -121,10 +130,16 @@ export async function codeAction(flags: CodeFlags, io: CliIO): Promise<void> {
       scrubbed_env: scrubbed,
       ...(flags.timeout !== undefined ? { timeout_s: flags.timeout } : {}),
       keep: flags.keep ?? false,
+      memory_mb: flags.memoryMb,
       idle_ms: idleMsFrom(flags),
       onStart: (start) => stream.start(start),
       onDatapoint: (d, p) => {
         stream.write(d);
+        // A missing agent is said once, even with -q: every later datapoint of it would say the same.
+        if (!d.valid && d.invalid_reason?.startsWith(UNAVAILABLE) && !unavailableSaid.has(d.solver)) {
+          unavailableSaid.add(d.solver);
+          io.err(`joulebench: ${d.solver}: ${d.invalid_reason} — its datapoints are invalid, not 0 %\n`);
+        }
         if (!flags.quiet) io.err(progressLine(d, p));
       },
     });
@@ -152,10 +167,20 @@ export async function codeAction(flags: CodeFlags, io: CliIO): Promise<void> {
     io.out(json);
     if (!flags.quiet) io.err(renderCodeTable(results) + `datapoints ${stream.path}\n${runId !== null ? `history    #${runId}\n` : ''}`);
   }
+  const missing = results.solvers.filter((s) => {
+    const dps = results.datapoints.filter((d) => d.solver === s.solver);
+    return dps.length > 0 && dps.every((d) => !d.valid && d.invalid_reason?.startsWith(UNAVAILABLE));
+  });
+  if (missing.length > 0) {
+    throw new JoulebenchError('E_USAGE', `${missing.map((s) => s.solver).join(', ')}: not available here, every datapoint invalid (results written)`);
+  }
   if (results.datapoints.length > 0 && results.datapoints.every((d) => !d.valid)) {
     throw new JoulebenchError('E_RUN', `every datapoint is invalid, nothing was graded (first: ${results.datapoints[0]?.task}: ${results.datapoints[0]?.invalid_reason ?? ''})`);
   }
 }
+
+/** How the oracle's invalid_reason starts for a solver whose command is missing. */
+const UNAVAILABLE = 'solver not available: ';
 
 /** The datapoints JSONL: `--datapoints`, else beside `--out`, else under ./.joulebench/runs/. */
 function datapointsPath(flags: CodeFlags, suiteName: string, started: Date): string {
