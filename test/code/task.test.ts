@@ -73,4 +73,18 @@ describe('code task loader', () => {
     writeFileSync(join(e, 'reference', 'x'), '');
     assert.equal(loadCodeTask(e).name, 'no-ref');
   });
+
+  test('at least three smoke tasks grade with hidden tests the solver never sees (fail_to_pass)', () => {
+    const hidden = loadCodeSuite('smoke').tasks.filter((t) => t.tests_dir !== null && t.fail_to_pass.length > 0);
+    assert.ok(hidden.length >= 3, hidden.map((t) => t.name).join(', '));
+    for (const t of hidden) for (const f of t.fail_to_pass) assert.equal(existsSync(join(t.before_dir, f)), false, `${t.name}: ${f} is in before/`);
+  });
+
+  test('a task with neither test_files nor tests/ is refused; pass_to_pass needs fail_to_pass', () => {
+    const d = writeShellTask(join(tmp, 'f2p'), { name: 'none', toml: 'name = "none"\nprompt = "p"\ntest_cmd = "x"' });
+    expectSuiteError(() => loadCodeTask(d), /test_files: must list at least one test file \(or hold hidden tests in tests\/\)/);
+    const e = writeShellTask(join(tmp, 'f2p'), { name: 'p2p', toml: 'name = "p2p"\nprompt = "p"\ntest_cmd = "x"\ntest_files = ["test/check.sh"]\npass_to_pass = ["a"]' });
+    expectSuiteError(() => loadCodeTask(e), /fail_to_pass: must name at least one test/);
+  });
 });
+
