@@ -40,6 +40,7 @@ export interface CodeFlags extends MeterFlags {
   history?: boolean;
   memoryMb: number;
   maxProcs: number;
+  cacheDir?: string;
 }
 
 function collect(value: string, prev: string[]): string[] {
@@ -59,9 +60,10 @@ export function codeCommand(io: CliIO): Command {
     .option('-s, --suite <name|dir>', `bundled suite (${BUNDLED_CODE_SUITES.join(', ')}) or a folder of tasks`, 'smoke')
     .option(
       '--solvers <list>',
-      'comma-separated: reference, noop, claude, gemini, codex, aider, cmd:<template> ({prompt} {workdir} {task} are substituted, quoted); label=… names one',
+      'comma-separated: reference, noop, claude, gemini, codex, aider, cmd:<template> ({prompt} {workdir} {task} are substituted, quoted), cascade:<solver> (a fix cache in front of it); label=… names one',
       'reference,noop',
     )
+    .option('--cache-dir <dir>', 'the cascade: solvers\' fix cache (default $JOULEBENCH_HOME/code-cache)')
     .option('--tasks <list>', 'only these tasks (comma-separated names)')
     .option('-n, --rollouts <n>', 'attempts per task and solver; best-of-N (resolved if any resolves; energy, time and $ summed)', intAtLeast(1), 1)
     .option('-o, --out <file>', 'write the results JSON here (default: stdout, with the table on stderr)')
@@ -91,7 +93,7 @@ export async function codeAction(flags: CodeFlags, io: CliIO): Promise<void> {
   const started = new Date();
   const only = flags.tasks?.split(',').map((s) => s.trim()).filter(Boolean);
   const suite = loadCodeSuite(flags.suite, only);
-  const solvers = createSolvers(splitSolverList(flags.solvers));
+  const solvers = createSolvers(splitSolverList(flags.solvers), flags.cacheDir ? { cache_dir: flags.cacheDir } : {});
   const sandbox = resolveSandbox(flags.sandbox, { writable: flags.allowWrite, max_procs: flags.maxProcs });
   if (flags.sandbox === 'auto' && sandbox.kind === 'none') {
     // Said on the terminal even with -q: the results file alone is too easy to miss.
