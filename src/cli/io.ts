@@ -16,7 +16,7 @@ export const processIO: CliIO = {
 };
 
 /** Writes a file, creating its folder. */
-export function writeFileEnsured(path: string, content: string): void {
+export function writeFileEnsured(path: string, content: string | Uint8Array): void {
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, content);
 }

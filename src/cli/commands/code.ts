@@ -9,7 +9,8 @@ import { readCodeResults } from '../../code/results.js';
 import { runCodeSuite } from '../../code/run.js';
 import { DEFAULT_MAX_PROCS, DEFAULT_MEMORY_MB, resolveSandbox, SANDBOX_MODES, type SandboxMode } from '../../code/sandbox.js';
 import { createSolvers, splitSolverList } from '../../code/solvers/registry.js';
-import { BUNDLED_CODE_SUITES, loadCodeSuite } from '../../code/task.js';
+import { BUNDLED_CODE_SUITES, loadCodeSuite, type CodeSuite } from '../../code/task.js';
+import { dockerProblem, isSwebenchFile, loadSwebenchSuite } from '../../code/swebench.js';
 import { removeLiveDirs } from '../../code/workdir.js';
 import { prettyJson } from '../../core/canonical.js';
 import { JoulebenchError } from '../../core/errors.js';
@@ -41,6 +42,9 @@ export interface CodeFlags extends MeterFlags {
   memoryMb: number;
   maxProcs: number;
   cacheDir?: string;
+  repos?: string;
+  testCmd?: string;
+  runner: 'local' | 'docker';
 }
 
 function collect(value: string, prev: string[]): string[] {
@@ -64,6 +68,9 @@ export function codeCommand(io: CliIO): Command {
       'reference,noop',
     )
     .option('--cache-dir <dir>', 'the cascade: solvers\' fix cache (default $JOULEBENCH_HOME/code-cache)')
+    .option('--repos <dir>', 'SWE-bench instances (--suite X.jsonl|.json|.parquet): folder of git mirrors, <owner>__<name>/ or <owner>/<name>/')
+    .option('--test-cmd <cmd>', 'SWE-bench instances: the test command; {test} is each FAIL_TO_PASS / PASS_TO_PASS name (e.g. "python -m pytest {test}")')
+    .addOption(new Option('--runner <kind>', 'SWE-bench instances: local (the sandbox here) or docker (SWE-bench\'s per-instance images)').choices(['local', 'docker']).default('local'))
     .option('--tasks <list>', 'only these tasks (comma-separated names)')
     .option('-n, --rollouts <n>', 'attempts per task and solver; best-of-N (resolved if any resolves; energy, time and $ summed)', intAtLeast(1), 1)
     .option('-o, --out <file>', 'write the results JSON here (default: stdout, with the table on stderr)')
@@ -92,7 +99,7 @@ export function codeCommand(io: CliIO): Command {
 export async function codeAction(flags: CodeFlags, io: CliIO): Promise<void> {
   const started = new Date();
   const only = flags.tasks?.split(',').map((s) => s.trim()).filter(Boolean);
-  const suite = loadCodeSuite(flags.suite, only);
+  const suite = await loadSuite(flags, only);
   const solvers = createSolvers(splitSolverList(flags.solvers), flags.cacheDir ? { cache_dir: flags.cacheDir } : {});
   const sandbox = resolveSandbox(flags.sandbox, { writable: flags.allowWrite, max_procs: flags.maxProcs });
   if (flags.sandbox === 'auto' && sandbox.kind === 'none') {
@@ -179,6 +186,22 @@ export async function codeAction(flags: CodeFlags, io: CliIO): Promise<void> {
   if (results.datapoints.length > 0 && results.datapoints.every((d) => !d.valid)) {
     throw new JoulebenchError('E_RUN', `every datapoint is invalid, nothing was graded (first: ${results.datapoints[0]?.task}: ${results.datapoints[0]?.invalid_reason ?? ''})`);
   }
+}
+
+/** A bundled suite or task folder, or a SWE-bench instances file. */
+async function loadSuite(flags: CodeFlags, only: string[] | undefined): Promise<CodeSuite> {
+  if (!isSwebenchFile(flags.suite)) {
+    if (flags.repos || flags.testCmd) throw new JoulebenchError('E_USAGE', '--repos and --test-cmd apply to SWE-bench instances (--suite FILE.jsonl, .json or .parquet)');
+    return loadCodeSuite(flags.suite, only);
+  }
+  if (!flags.repos) throw new JoulebenchError('E_USAGE', `--suite ${flags.suite}: SWE-bench instances need --repos DIR (local git mirrors of their repositories)`);
+  if (!flags.testCmd) throw new JoulebenchError('E_USAGE', `--suite ${flags.suite}: SWE-bench instances need --test-cmd (e.g. "python -m pytest {test}")`);
+  if (flags.runner === 'docker') {
+    const why = dockerProblem();
+    if (why) throw new JoulebenchError('E_CONFIG', `--runner docker: ${why}; use --runner local`);
+    throw new JoulebenchError('E_CONFIG', '--runner docker: Docker is present, but running SWE-bench images is not implemented in this version; use --runner local');
+  }
+  return loadSwebenchSuite(flags.suite, { repos_dir: flags.repos, test_cmd: flags.testCmd, ...(only ? { only } : {}) });
 }
 
 /** How the oracle's invalid_reason starts for a solver whose command is missing. */
