@@ -19,14 +19,14 @@ const write = (rel: string, text: string) => {
   mkdirSync(join(repo, rel, '..'), { recursive: true });
   writeFileSync(join(repo, rel), text);
 };
-const testFile = (name: string, expr: string) => `import assert from 'node:assert/strict';\nimport { test } from 'node:test';\n${expr}\n`;
+const testFile = (expr: string) => `import assert from 'node:assert/strict';\nimport { test } from 'node:test';\n${expr}\n`;
 
 // A tiny repository: two bugs at base_commit, a passing test, and a later commit holding both fixes.
 git('init', '-q');
 write('package.json', '{ "type": "module" }\n');
 write('src/add.js', 'export const add = (a, b) => a - b;\n');
 write('src/mul.js', 'export const mul = (a, b) => a + b;\n');
-write('test/keep.test.js', testFile('keep', "import { add } from '../src/add.js';\ntest('add is a function', () => assert.equal(typeof add, 'function'));"));
+write('test/keep.test.js', testFile("import { add } from '../src/add.js';\ntest('add is a function', () => assert.equal(typeof add, 'function'));"));
 git('add', '-A');
 git('commit', '-q', '-m', 'base');
 const base = git('rev-parse', 'HEAD').trim();
@@ -53,8 +53,8 @@ const instance = (n: string, fix: string, fixed: string, testName: string, testB
   environment_setup_commit: base,
 });
 const instances = [
-  instance('1', 'src/add.js', 'export const add = (a, b) => a + b;\n', 'test/add.test.js', testFile('add', "import { add } from '../src/add.js';\ntest('adds', () => assert.equal(add(2, 3), 5));")),
-  instance('2', 'src/mul.js', 'export const mul = (a, b) => a * b;\n', 'test/mul.test.js', testFile('mul', "import { mul } from '../src/mul.js';\ntest('multiplies', () => assert.equal(mul(2, 3), 6));")),
+  instance('1', 'src/add.js', 'export const add = (a, b) => a + b;\n', 'test/add.test.js', testFile("import { add } from '../src/add.js';\ntest('adds', () => assert.equal(add(2, 3), 5));")),
+  instance('2', 'src/mul.js', 'export const mul = (a, b) => a * b;\n', 'test/mul.test.js', testFile("import { mul } from '../src/mul.js';\ntest('multiplies', () => assert.equal(mul(2, 3), 6));")),
 ];
 // The fixes land later in the mirror's history: a solver must not be able to find them there.
 write('src/add.js', 'export const add = (a, b) => a + b;\n');
