@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -56,11 +57,16 @@ export function cgroupV2Base(): string | null {
       const probe = join(dir, `joulebench-probe-${process.pid}-${randomBytes(4).toString('hex')}`);
       try {
         mkdirSync(probe);
-        rmdirSync(probe);
-        cgroupBase = dir;
-        return dir;
+        try {
+          // Joining must work too (a cgroup with controllers on may refuse processes).
+          execFileSync('sh', ['-c', 'echo $$ > "$0/cgroup.procs"', probe], { stdio: 'ignore', timeout: 5000 });
+          cgroupBase = dir;
+        } finally {
+          rmdirSync(probe);
+        }
+        if (cgroupBase) return dir;
       } catch {
-        // not writable here; try the next
+        // not writable or not joinable here; try the next
       }
     }
   } catch {

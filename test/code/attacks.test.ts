@@ -13,7 +13,7 @@ import { runDatapoint, type OracleOptions } from '../../src/code/oracle.js';
 import { bwrapFor, noSandbox, type Sandbox } from '../../src/code/sandbox.js';
 import { createSolver } from '../../src/code/solvers/registry.js';
 import { loadCodeTask, type CodeTask } from '../../src/code/task.js';
-import { setCgroupTracking } from '../../src/code/tracker.js';
+import { cgroupV2Base, setCgroupTracking } from '../../src/code/tracker.js';
 import { tempDir, writeShellTask } from './helpers.js';
 
 const tmp = tempDir('jb-attacks-');
@@ -126,6 +126,8 @@ describe('attacks on the oracle without a sandbox (--sandbox none)', () => {
         for (let i = 0; i < 3; i++) results.push(await runDatapoint(t, createSolver(survivor()), i, opts()));
         assert.deepEqual(results.map((d) => d.resolved), [false, false, false]);
         for (const d of results) assert.ok((d.solver_run?.stragglers_killed ?? 0) >= 1, `killed ${d.solver_run?.stragglers_killed}`);
+        const method = cgroup && cgroupV2Base() !== null ? 'cgroup' : 'process-tree';
+        assert.deepEqual(results.map((d) => d.solver_run?.tracking), [method, method, method]);
       } finally {
         setCgroupTracking(true);
       }
