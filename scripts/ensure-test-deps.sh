@@ -4,13 +4,13 @@
 # - chromium: the HTML report is tested in real headless Chromium (driven by playwright-core).
 # - bubblewrap: the sandbox `joulebench code` uses when it can (its bwrap cases skip without it).
 # - redis-server: the queue tests (BullMQ) start a throwaway server on 127.0.0.1.
-# - python3-minimal: the sandbox attack test calls ptrace(2) through ctypes.
+# - python3: the sandbox attack test calls ptrace(2) through ctypes.
 set -uo pipefail
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
-command -v python3 >/dev/null 2>&1 || missing+=(python3-minimal)
+command -v python3 >/dev/null 2>&1 || missing+=(python3)
 [ ${#missing[@]} -eq 0 ] && exit 0
 SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo -n"
 if command -v apt-get >/dev/null 2>&1 && { [ -z "$SUDO" ] || sudo -n true 2>/dev/null; }; then
