@@ -16,7 +16,7 @@ import { ProcessTracker, type TrackingMethod } from './tracker.js';
 import type { Solver } from './solvers/solver.js';
 import { listFiles, type CodeTask } from './task.js';
 import { diffSnapshots, snapshotTrees } from './watch.js';
-import { changedTestFiles, copyTree, keepDirs, layPaths, prepareWorkdir, removeDirs, restoreTestFiles } from './workdir.js';
+import { changedTestFiles, copyTree, keepDirs, layPaths, prepareWorkdir, removeDirs, restoreTestFilesOrWhy } from './workdir.js';
 
 /** One run of the task's tests. */
 export interface TestRun {
@@ -248,7 +248,12 @@ export async function runDatapoint(task: CodeTask, solver: Solver, rollout: numb
     if (harness.length > 0) dp.harness_modified = harness;
     // Grade a fresh copy: nothing the solver left running (or still holding a path) can reach it.
     copyTree(dirs.workdir, gradeDir);
-    restoreTestFiles(task, gradeDir);
+    const unrestored = restoreTestFilesOrWhy(task, gradeDir);
+    if (unrestored) {
+      dp.valid = false;
+      dp.invalid_reason = unrestored;
+      return dp;
+    }
     overlayHiddenTests(task, gradeDir);
     if (opts.sandbox.run_as_uid !== null) chownTree(gradeDir, opts.sandbox.run_as_uid);
     dp.grade = await runTests(task, gradeDir, opts, grace, memoryBytes);

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { JoulebenchError } from '../../core/errors.js';
 import { fetchMmluJsonl } from '../../suites/mmlu-fetch.js';
 import { writeFileEnsured, type CliIO } from '../io.js';
+import { quote } from '../../core/one-line.js';
 
 /** `joulebench fetch mmlu`: downloads the real MMLU set when a network exists (the loader never needs it). */
 export function fetchCommand(io: CliIO): Command {
@@ -22,7 +23,7 @@ export function fetchCommand(io: CliIO): Command {
         io.err(`wrote ${count} SWE-bench Verified instances to ${out} (run: joulebench code --suite ${out} --repos DIR --test-cmd CMD)\n`);
         return;
       }
-      if (dataset !== 'mmlu') throw new JoulebenchError('E_USAGE', `fetch: unknown dataset "${dataset}" (known: mmlu, swebench-verified)`);
+      if (dataset !== 'mmlu') throw new JoulebenchError('E_USAGE', `fetch: unknown dataset ${quote(dataset)} (known: mmlu, swebench-verified)`);
       const text = await fetchMmluJsonl({ split: flags.split, ...(flags.api ? { api: flags.api } : {}) });
       writeFileEnsured(flags.out, text);
       io.err(`wrote ${text.split('\n').length - 1} questions to ${flags.out}\n`);
