@@ -18,7 +18,7 @@ export const processIO: CliIO = {
 };
 
 /** Writes a file, creating its folder; a write that fails is one line naming the path (exit 2). */
-export function writeFileEnsured(path: string, content: string, flag = 'output'): void {
+export function writeFileEnsured(path: string, content: string | Uint8Array, flag = 'output'): void {
   writeOutputFile(path, content, flag);
 }
 

@@ -1,21 +1,32 @@
-import { lstatSync, mkdirSync, rmSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
+import { JoulebenchError } from '../core/errors.js';
 import { round } from '../core/stats.js';
 import type { EnergySource } from '../core/types.js';
 import type { Meter } from '../meters/meter.js';
 import { netJoules, type IdleCalibration } from '../core/energy.js';
+import { harnessChanges } from './harness.js';
+import { packageRoot } from './paths.js';
 import { execTree } from './process.js';
-import type { Sandbox, SandboxKind } from './sandbox.js';
+import { chownTree, DEFAULT_MEMORY_MB, reachableBy, type Sandbox, type SandboxKind } from './sandbox.js';
+import { shellQuote } from './solvers/command.js';
+import { ProcessTracker, type TrackingMethod } from './tracker.js';
 import type { Solver } from './solvers/solver.js';
-import type { CodeTask } from './task.js';
+import { listFiles, type CodeTask } from './task.js';
 import { diffSnapshots, snapshotTrees } from './watch.js';
-import { changedTestFiles, keepDirs, prepareWorkdir, removeDirs, restoreTestFilesOrWhy } from './workdir.js';
+import { changedTestFiles, copyTree, keepDirs, layPaths, prepareWorkdir, removeDirs, restoreTestFilesOrWhy } from './workdir.js';
 
 /** One run of the task's tests. */
 export interface TestRun {
   exit_code: number | null;
   timed_out: boolean;
   wall_ms: number;
+  /** Per named test (fail_to_pass / pass_to_pass tasks): `pass`, `fail` or `timeout`; absent for one whole-suite run. */
+  tests?: Record<string, 'pass' | 'fail' | 'timeout'>;
+  /** The run passed the memory limit and was stopped. */
+  memory_exceeded?: boolean;
 }
 
 /** Everything known about one (task, solver, rollout). */
@@ -40,11 +51,23 @@ export interface Datapoint {
     stragglers_killed: number;
     error: string | null;
     output_tail: string | null;
+    /** How its processes were found and killed before grading (`cgroup`, `process-tree`), `null` in-process. */
+    tracking?: TrackingMethod | null;
+    /** Peak resident memory of its processes, bytes (sampled every 100 ms), `null` in-process. */
+    peak_rss_bytes?: number | null;
   } | null;
   /** The tests after the solver, with the pristine test files restored; `null` when not run. */
   grade: TestRun | null;
-  /** Test files the solver changed (restored before grading; reported, never counted). */
+  /**
+   * Test files the solver changed (restored before grading; reported, never counted), and changes to
+   * the test harness (`package.json#scripts.test`, `.mocharc*`, `.npmrc`, `node_modules/`), which
+   * cannot be undone and make the datapoint not resolved.
+   */
   tests_modified: string[];
+  /** The harness entries of `tests_modified` (any one fails the datapoint). */
+  harness_modified?: string[];
+  /** The `cascade:` cache: `hit` (a stored diff was replayed), `miss`, or absent for other solvers. */
+  cache?: 'hit' | 'miss';
   /** Paths outside the workdir this datapoint changed; any entry fails it. */
   escapes: string[];
   /** Energy over the solver's window, gross; `null` when not measured (never 0 for unknown). */
@@ -81,18 +104,39 @@ export interface OracleOptions {
   /** Where datapoint folders are made (default: the OS temp folder). */
   tmp_base?: string;
   idle?: IdleCalibration | null;
+  /** Memory limit of each solver and test run, MiB (default 4096); passing it stops the run. */
+  memory_mb?: number;
+  /** Preload the grading guard that freezes node:assert / node:test (default true). */
+  guard?: boolean;
 }
 
 /**
- * The test oracle for one (task, solver, rollout): fresh workdir from before/; tests must fail; the
- * solver runs inside an energy window; pristine tests are restored; resolved iff they then pass and
- * nothing outside the workdir changed.
+ * The test oracle for one (task, solver, rollout), SWE-bench style: the tests (with any hidden ones)
+ * must fail on a copy of before/; the solver runs inside an energy window on another copy that never
+ * holds the hidden tests; every process it started is then killed; grading runs on a fresh copy of
+ * what it left, with the pristine and hidden tests laid over it. Resolved iff the tests then pass,
+ * the harness is untouched and nothing outside the workdir changed.
  */
 export async function runDatapoint(task: CodeTask, solver: Solver, rollout: number, opts: OracleOptions): Promise<Datapoint> {
   const dirs = prepareWorkdir(task, opts.tmp_base);
+  if (opts.sandbox.run_as_uid !== null) {
+    // The sandboxed uid must pass through the (root-owned, private) datapoint folder to its trees.
+    chmodSync(dirs.root, 0o711);
+    if (!reachableBy(opts.sandbox.run_as_uid, dirs.root)) {
+      removeDirs(dirs);
+      throw new JoulebenchError(
+        'E_CONFIG',
+        `${dirname(dirs.root)}: the sandbox runs solvers as uid ${opts.sandbox.run_as_uid}, which cannot reach this folder; use a temp folder every user can enter (chmod o+x each folder on the way)`,
+      );
+    }
+  }
+  const baseDir = join(dirs.root, 'baseline');
+  const gradeDir = join(dirs.root, 'grade');
   const watched = [dirs.root, task.dir];
-  const before = snapshotTrees(watched, [dirs.workdir]);
+  const excluded = [dirs.workdir, baseDir, gradeDir];
+  const before = snapshotTrees(watched, excluded);
   const grace = opts.kill_grace_ms ?? 1000;
+  const memoryBytes = (opts.memory_mb ?? DEFAULT_MEMORY_MB) * 1024 * 1024;
   const dp: Datapoint = {
     task: task.name,
     solver: solver.id,
@@ -120,30 +164,35 @@ export async function runDatapoint(task: CodeTask, solver: Solver, rollout: numb
   };
   let replaced: string | null = null;
   try {
-    dp.baseline = await runTests(task, dirs.workdir, opts, grace);
-    if (dp.baseline.exit_code === 0 && !dp.baseline.timed_out) {
+    // The baseline runs on its own copy, hidden tests included, so the solver's tree never holds them.
+    copyTree(task.before_dir, baseDir);
+    overlayHiddenTests(task, baseDir);
+    if (opts.sandbox.run_as_uid !== null) chownTree(baseDir, opts.sandbox.run_as_uid);
+    dp.baseline = await runTests(task, baseDir, opts, grace, memoryBytes);
+    rmSync(baseDir, { recursive: true, force: true });
+    const invalid = baselineProblem(task, dp.baseline);
+    if (invalid) {
       dp.valid = false;
-      dp.invalid_reason = 'the tests already pass before the solver runs (the task does not reproduce its bug)';
-      return dp;
-    }
-    if (dp.baseline.exit_code === 126 || dp.baseline.exit_code === 127) {
-      // sh's "not executable" / "command not found": the tests never ran, so their failure proves nothing.
-      dp.valid = false;
-      dp.invalid_reason = `test_cmd could not run (exit ${dp.baseline.exit_code}: ${dp.baseline.exit_code === 127 ? 'command not found' : 'not executable'})`;
-      return dp;
-    }
-    if (dp.baseline.timed_out) {
-      dp.valid = false;
-      dp.invalid_reason = `the tests timed out before the solver ran (test_timeout_s ${task.test_timeout_s})`;
+      dp.invalid_reason = invalid;
       return dp;
     }
 
+    if (opts.sandbox.run_as_uid !== null) chownTree(dirs.workdir, opts.sandbox.run_as_uid);
     const timeout_s = opts.timeout_s ?? task.timeout_s ?? opts.default_timeout_s;
     const window = await opts.meter.start();
     const t0 = performance.now();
     let outcome;
     try {
-      outcome = await solver.solve({ task, workdir: dirs.workdir, sandbox: opts.sandbox, env: opts.env, timeout_ms: timeout_s * 1000, kill_grace_ms: grace });
+      outcome = await solver.solve({
+        task,
+        workdir: dirs.workdir,
+        sandbox: opts.sandbox,
+        env: opts.env,
+        timeout_ms: timeout_s * 1000,
+        kill_grace_ms: grace,
+        memory_limit_bytes: memoryBytes,
+        hide: task.private_paths,
+      });
     } catch (e) {
       outcome = null;
       dp.solver_run = { exit_code: null, signal: null, timed_out: false, wall_ms: 0, stragglers_killed: 0, error: (e as Error).message, output_tail: null };
@@ -159,11 +208,14 @@ export async function runDatapoint(task: CodeTask, solver: Solver, rollout: numb
         stragglers_killed: outcome.stragglers_killed,
         error: outcome.error,
         output_tail: outcome.output_tail,
+        tracking: outcome.tracking ?? null,
+        peak_rss_bytes: outcome.peak_rss_bytes ?? null,
       };
       dp.cost_usd = outcome.cost_usd;
       dp.prompt_tokens = outcome.prompt_tokens;
       dp.completion_tokens = outcome.completion_tokens;
       dp.usage_parsed_from = outcome.usage_parsed_from;
+      if (outcome.cache) dp.cache = outcome.cache;
     } else if (dp.solver_run) {
       dp.solver_run.wall_ms = wall_ms;
     }
@@ -174,26 +226,48 @@ export async function runDatapoint(task: CodeTask, solver: Solver, rollout: numb
     dp.window_ms = round(reading.window_ms, 3);
     dp.net_joules = opts.idle ? netJoules(reading.joules, opts.idle, dp.window_ms) : null;
 
+    if (outcome?.unavailable) {
+      dp.valid = false;
+      dp.invalid_reason = `solver not available: ${outcome.unavailable}`;
+      return dp;
+    }
+    if (outcome?.memory_exceeded) {
+      dp.valid = false;
+      dp.invalid_reason = `the solver passed the memory limit (--memory-mb ${opts.memory_mb ?? DEFAULT_MEMORY_MB}) and was stopped`;
+      return dp;
+    }
+
     // A solver that removed its workdir or swapped it for a link must not make restoring write elsewhere.
     if (!isRealDir(dirs.workdir)) {
       replaced = `replaced ${dirs.workdir} (the workdir itself)`;
       rmSync(dirs.workdir, { recursive: true, force: true });
       mkdirSync(dirs.workdir);
     }
-    dp.tests_modified = changedTestFiles(task, dirs.workdir);
-    const unrestored = restoreTestFilesOrWhy(task, dirs.workdir);
+    const harness = harnessChanges(task.before_dir, dirs.workdir);
+    dp.tests_modified = [...new Set([...changedTestFiles(task, dirs.workdir), ...harness])].sort();
+    if (harness.length > 0) dp.harness_modified = harness;
+    // Grade a fresh copy: nothing the solver left running (or still holding a path) can reach it.
+    copyTree(dirs.workdir, gradeDir);
+    const unrestored = restoreTestFilesOrWhy(task, gradeDir);
     if (unrestored) {
       dp.valid = false;
       dp.invalid_reason = unrestored;
       return dp;
     }
-    dp.grade = await runTests(task, dirs.workdir, opts, grace);
-    dp.resolved = dp.grade.exit_code === 0 && !dp.grade.timed_out;
+    overlayHiddenTests(task, gradeDir);
+    if (opts.sandbox.run_as_uid !== null) chownTree(gradeDir, opts.sandbox.run_as_uid);
+    dp.grade = await runTests(task, gradeDir, opts, grace, memoryBytes);
+    if (dp.grade.memory_exceeded) {
+      dp.valid = false;
+      dp.invalid_reason = `the graded tests passed the memory limit (--memory-mb ${opts.memory_mb ?? DEFAULT_MEMORY_MB}) and were stopped`;
+    }
+    dp.resolved = dp.valid && dp.grade.exit_code === 0 && !dp.grade.timed_out && harness.length === 0;
+    await solver.graded?.(task, dirs.workdir, dp);
   } catch (e) {
     dp.error = `oracle: ${(e as Error).message}`;
     dp.resolved = false;
   } finally {
-    dp.escapes = diffSnapshots(before, snapshotTrees(watched, [dirs.workdir]));
+    dp.escapes = diffSnapshots(before, snapshotTrees(watched, excluded));
     if (replaced) dp.escapes.unshift(replaced);
     if (dp.escapes.length > 0) dp.resolved = false;
     if (opts.keep) {
@@ -210,17 +284,78 @@ export async function runDatapoint(task: CodeTask, solver: Solver, rollout: numb
   return dp;
 }
 
-/** Runs `test_cmd` in the workdir under the sandbox; tests run the solver's code, so they are confined too. */
-async function runTests(task: CodeTask, workdir: string, opts: OracleOptions, grace: number): Promise<TestRun> {
-  const r = await execTree(opts.sandbox.wrap(['sh', '-c', task.test_cmd], workdir), {
-    cwd: workdir,
-    env: opts.env,
-    timeout_ms: task.test_timeout_s * 1000,
-    kill_grace_ms: grace,
-    sweep_dir: workdir,
-    max_output_bytes: 64 * 1024,
-  });
-  return { exit_code: r.exit_code, timed_out: r.timed_out, wall_ms: round(r.wall_ms, 3) };
+/** Why a baseline makes the datapoint invalid (SWE-bench: fail-to-pass must fail, pass-to-pass must pass), or `null`. */
+function baselineProblem(task: CodeTask, b: TestRun): string | null {
+  if (b.memory_exceeded) return 'the tests passed the memory limit before the solver ran';
+  if (b.exit_code === 126 || b.exit_code === 127) {
+    // sh's "not executable" / "command not found": the tests never ran, so their failure proves nothing.
+    return `test_cmd could not run (exit ${b.exit_code}: ${b.exit_code === 127 ? 'command not found' : 'not executable'})`;
+  }
+  if (b.tests) {
+    const passing = task.fail_to_pass.filter((t) => b.tests?.[t] === 'pass');
+    if (passing.length > 0) return `fail_to_pass test(s) already pass before the solver runs: ${passing.join(', ')}`;
+    const broken = task.pass_to_pass.filter((t) => b.tests?.[t] !== 'pass');
+    if (broken.length > 0) return `pass_to_pass test(s) do not pass before the solver runs: ${broken.join(', ')}`;
+    return null;
+  }
+  if (b.timed_out) return `the tests timed out before the solver ran (test_timeout_s ${task.test_timeout_s})`;
+  if (b.exit_code === 0) return 'the tests already pass before the solver runs (the task does not reproduce its bug)';
+  return null;
+}
+
+/** Lays the task's hidden tests (tests/) over a tree, file by file, replacing whatever the solver put there. */
+export function overlayHiddenTests(task: CodeTask, dir: string): void {
+  if (task.tests_dir) layPaths(task.tests_dir, listFiles(task.tests_dir), dir);
+}
+
+/** The grading guard preloaded into every Node process the tests start. */
+export function guardPath(): string {
+  return join(packageRoot(), 'src', 'code', 'guard', 'freeze-test-harness.mjs');
+}
+
+/**
+ * Runs the tests in `dir` under the sandbox (tests run the solver's code, so they are confined too),
+ * with the guard preloaded. With fail_to_pass / pass_to_pass, each named test is one run of
+ * `test_cmd` with `{test}` replaced (or the name appended); the whole passes iff every one does.
+ */
+async function runTests(task: CodeTask, dir: string, opts: OracleOptions, grace: number, memoryBytes: number): Promise<TestRun> {
+  const guard = opts.guard !== false ? guardPath() : null;
+  const env: NodeJS.ProcessEnv = { ...opts.env };
+  if (guard) env.NODE_OPTIONS = `${env.NODE_OPTIONS ? `${env.NODE_OPTIONS} ` : ''}--import=${JSON.stringify(pathToFileURL(guard).href)}`;
+  const once = async (cmd: string) => {
+    const tracker = new ProcessTracker(memoryBytes, dir);
+    const w = opts.sandbox.wrap(['sh', '-c', cmd], dir, { hide: task.private_paths, ...(guard ? { ro_binds: [guard] } : {}) });
+    const r = await execTree(w.argv, {
+      cwd: dir,
+      env,
+      timeout_ms: task.test_timeout_s * 1000,
+      kill_grace_ms: grace,
+      sweep_dir: dir,
+      max_output_bytes: 64 * 1024,
+      fd_files: w.fd_files,
+      tracker,
+    });
+    return { r, exceeded: r.tracking?.memory_exceeded_bytes != null };
+  };
+  const named = [...task.fail_to_pass, ...task.pass_to_pass];
+  if (named.length === 0) {
+    const { r, exceeded } = await once(task.test_cmd);
+    return { exit_code: r.exit_code, timed_out: r.timed_out, wall_ms: round(r.wall_ms, 3), ...(exceeded ? { memory_exceeded: true } : {}) };
+  }
+  const tests: Record<string, 'pass' | 'fail' | 'timeout'> = {};
+  let wall = 0;
+  let exceededAny = false;
+  let timedOut = false;
+  for (const name of [...new Set(named)]) {
+    const cmd = task.test_cmd.includes('{test}') ? task.test_cmd.replaceAll('{test}', shellQuote(name)) : `${task.test_cmd} ${shellQuote(name)}`;
+    const { r, exceeded } = await once(cmd);
+    wall += r.wall_ms;
+    exceededAny ||= exceeded;
+    timedOut ||= r.timed_out;
+    tests[name] = r.timed_out ? 'timeout' : r.exit_code === 0 ? 'pass' : 'fail';
+  }
+  const allPass = Object.values(tests).every((v) => v === 'pass');
+  return { exit_code: allPass ? 0 : 1, timed_out: timedOut, wall_ms: round(wall, 3), tests, ...(exceededAny ? { memory_exceeded: true } : {}) };
 }
 
 function isRealDir(p: string): boolean {

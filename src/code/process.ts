@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import type { ProcessTracker, TrackerReport } from './tracker.js';
 
 /** How to run one command tree. */
 export interface ExecTreeOptions {
@@ -14,6 +15,10 @@ export interface ExecTreeOptions {
   max_output_bytes?: number;
   /** Also kill processes still running with a cwd inside this folder after the command ends (Linux /proc). */
   sweep_dir?: string;
+  /** Opened read-only and handed to the command as file descriptors 3, 4, … (bwrap's --seccomp). */
+  fd_files?: readonly string[];
+  /** Tracks every process the command starts (cgroup, process tree, marker) and enforces its memory limit. */
+  tracker?: ProcessTracker;
 }
 
 /** What happened to a command tree. */
@@ -28,6 +33,8 @@ export interface ExecTreeResult {
   stragglers_killed: number;
   /** Set when the command could not be started. */
   spawn_error: string | null;
+  /** What the tracker saw (when one was given). */
+  tracking: TrackerReport | null;
 }
 
 const DEFAULT_OUTPUT_BYTES = 4 * 1024 * 1024;
@@ -60,11 +67,19 @@ export function execTree(argv: readonly string[], opts: ExecTreeOptions): Promis
     let timedOut = false;
     let settled = false;
     let killTimer: NodeJS.Timeout | undefined;
-    const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const tracker = opts.tracker;
+    const [exe, ...rest] = tracker ? tracker.wrapArgv([cmd, ...args]) : [cmd, ...args];
+    const fds = (opts.fd_files ?? []).map((f) => openSync(f, 'r'));
+    const child = spawn(exe!, rest, { cwd: opts.cwd, env: tracker ? tracker.env(opts.env) : opts.env, detached: true, stdio: ['ignore', 'pipe', 'pipe', ...fds] });
+    for (const fd of fds) closeSync(fd);
+    // Both are pipes (stdio above); the extra descriptors make the type lose that.
+    const stdout = child.stdout!;
+    const stderr = child.stderr!;
     const pgid = child.pid;
     if (pgid !== undefined) liveGroups.add(pgid);
-    child.stdout.on('data', (b: Buffer) => out.push(b));
-    child.stderr.on('data', (b: Buffer) => err.push(b));
+    tracker?.start(pgid);
+    stdout.on('data', (b: Buffer) => out.push(b));
+    stderr.on('data', (b: Buffer) => err.push(b));
 
     const timer = setTimeout(() => {
       timedOut = true;
@@ -78,14 +93,15 @@ export function execTree(argv: readonly string[], opts: ExecTreeOptions): Promis
       const wall_ms = performance.now() - t0;
       clearTimeout(timer);
       if (killTimer) clearTimeout(killTimer);
-      let stragglers = groupSize(pgid);
+      let stragglers = tracker ? tracker.killAll() : groupSize(pgid);
       signalGroup(pgid, 'SIGKILL');
       if (pgid !== undefined) liveGroups.delete(pgid);
       if (opts.sweep_dir) stragglers += killProcessesIn(opts.sweep_dir);
+      const tracking = tracker ? tracker.close() : null;
       // A killed straggler may have held our pipes open; wait briefly for them to close, then stop reading.
       const done = () => {
-        child.stdout.destroy();
-        child.stderr.destroy();
+        stdout.destroy();
+        stderr.destroy();
         resolve({
           exit_code: code,
           signal,
@@ -95,9 +111,10 @@ export function execTree(argv: readonly string[], opts: ExecTreeOptions): Promis
           stderr: err.toString(),
           stragglers_killed: stragglers,
           spawn_error: spawnError,
+          tracking,
         });
       };
-      if (child.stdout.closed && child.stderr.closed) done();
+      if (stdout.closed && stderr.closed) done();
       else {
         const t = setTimeout(done, 500);
         let open = 2;
@@ -107,10 +124,10 @@ export function execTree(argv: readonly string[], opts: ExecTreeOptions): Promis
             done();
           }
         };
-        if (child.stdout.closed) open--;
-        else child.stdout.once('close', onClose);
-        if (child.stderr.closed) open--;
-        else child.stderr.once('close', onClose);
+        if (stdout.closed) open--;
+        else stdout.once('close', onClose);
+        if (stderr.closed) open--;
+        else stderr.once('close', onClose);
         if (open === 0) {
           clearTimeout(t);
           done();

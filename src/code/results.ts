@@ -18,6 +18,8 @@ export interface CodeResults {
     idle: IdleCalibration | null;
     timeout_s: number | null;
     default_timeout_s: number;
+    /** Memory limit of each solver and test run, MiB (absent in files from before it existed). */
+    memory_mb?: number;
     scrubbed_env: string[];
   };
   solvers: SolverSummary[];

@@ -3,7 +3,7 @@ import { summarizeSolvers } from './aggregate.js';
 import { calibrateCodeIdle } from './energy.js';
 import { runDatapoint, type Datapoint, type OracleOptions } from './oracle.js';
 import type { CodeResults } from './results.js';
-import type { Sandbox } from './sandbox.js';
+import { DEFAULT_MEMORY_MB, type Sandbox } from './sandbox.js';
 import type { Solver } from './solvers/solver.js';
 import type { CodeSuite } from './task.js';
 
@@ -23,6 +23,8 @@ export interface CodeRunOptions {
   kill_grace_ms?: number;
   keep?: boolean;
   tmp_base?: string;
+  /** Memory limit of each solver and test run, MiB. */
+  memory_mb?: number;
   /** Idle calibration window before the run, ms (0: skipped, net unknown). Not run for the `none` meter. */
   idle_ms?: number;
   /** Called once the meter is calibrated, before the first datapoint (for a streamed datapoints file). */
@@ -48,6 +50,7 @@ export async function runCodeSuite(opts: CodeRunOptions): Promise<CodeResults> {
     ...(opts.kill_grace_ms !== undefined ? { kill_grace_ms: opts.kill_grace_ms } : {}),
     keep: opts.keep ?? false,
     ...(opts.tmp_base !== undefined ? { tmp_base: opts.tmp_base } : {}),
+    ...(opts.memory_mb !== undefined ? { memory_mb: opts.memory_mb } : {}),
     idle,
   };
   const start: CodeRunStart = {
@@ -60,6 +63,7 @@ export async function runCodeSuite(opts: CodeRunOptions): Promise<CodeResults> {
       idle,
       timeout_s: opts.timeout_s ?? null,
       default_timeout_s: oracle.default_timeout_s,
+      memory_mb: opts.memory_mb ?? DEFAULT_MEMORY_MB,
       scrubbed_env: [...(opts.scrubbed_env ?? [])],
     },
   };

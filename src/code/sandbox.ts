@@ -1,5 +1,9 @@
 import { execFileSync } from 'node:child_process';
+import { chownSync, closeSync, existsSync, lstatSync, mkdtempSync, openSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { JoulebenchError } from '../core/errors.js';
+import { writeSeccompProgram } from './seccomp.js';
 
 /** What `--sandbox` asks for. */
 export type SandboxMode = 'bwrap' | 'none' | 'auto';
@@ -7,11 +11,33 @@ export type SandboxMode = 'bwrap' | 'none' | 'auto';
 export type SandboxKind = 'bwrap' | 'none';
 export const SANDBOX_MODES: readonly SandboxMode[] = ['auto', 'bwrap', 'none'];
 
+/** The uid/gid a root-started sandbox runs its commands as (nobody/nogroup on Debian). */
+export const SANDBOX_UID = 65534;
+/** Default cap on processes (threads count) the sandboxed uid may hold. */
+export const DEFAULT_MAX_PROCS = 1024;
+/** Default memory limit of one solver or test run, MiB. */
+export const DEFAULT_MEMORY_MB = 4096;
+
+/** Paths one wrapped command gets besides its workdir. */
+export interface WrapOptions {
+  /** Hidden: an empty read-only tmpfs is mounted over each (the task folder, its suite). */
+  hide?: readonly string[];
+  /** Bound read-only at the same path (a solver script under /tmp, say). */
+  ro_binds?: readonly string[];
+}
+
+/** A command ready to spawn: `fd_files[i]` is opened read-only and handed to it as file descriptor 3 + i. */
+export interface WrappedCommand {
+  argv: string[];
+  fd_files: string[];
+}
+
 /** Wraps a command so it runs confined to its workdir. */
 export interface Sandbox {
   readonly kind: SandboxKind;
-  /** The argv that runs `argv` in `workdir` under this sandbox. */
-  wrap(argv: readonly string[], workdir: string): string[];
+  /** The uid that must own a workdir for the confined command to write it; `null`: leave ownership alone. */
+  readonly run_as_uid: number | null;
+  wrap(argv: readonly string[], workdir: string, opts?: WrapOptions): WrappedCommand;
   describe(): Record<string, unknown>;
 }
 
@@ -19,7 +45,8 @@ export interface Sandbox {
 export function noSandbox(why?: string): Sandbox {
   return {
     kind: 'none',
-    wrap: (argv) => [...argv],
+    run_as_uid: null,
+    wrap: (argv) => ({ argv: [...argv], fd_files: [] }),
     describe: () => ({
       kind: 'none',
       note: 'no confinement; writes outside the workdir are detected afterwards, not prevented',
@@ -28,58 +55,173 @@ export function noSandbox(why?: string): Sandbox {
   };
 }
 
+/** How bubblewrap is started. */
+export interface BwrapOptions {
+  bin?: string;
+  writable?: readonly string[];
+  /**
+   * `drop-uid` (root only): bwrap itself is started as uid/gid 65534 through `setpriv`, so inside and
+   * outside the sandbox the solver is an unprivileged user. `keep-uid`: bwrap runs as the caller (for
+   * root: uid 0 in a new user namespace with no capabilities).
+   */
+  uid_mode?: 'drop-uid' | 'keep-uid';
+  /** RLIMIT_NPROC inside the sandbox (via prlimit); `null` for none. */
+  max_procs?: number | null;
+  /** A seccomp program refusing ptrace and process_vm_*; `null` to skip. */
+  seccomp_file?: string | null;
+}
+
 /**
- * bubblewrap: the whole filesystem read-only, a private /tmp, the workdir (and any `writable` paths)
- * read-write, its own PID namespace so every process dies with it. The network is shared (agents call
- * their APIs).
+ * bubblewrap: the whole filesystem read-only (hidden paths covered by an empty tmpfs), a private /tmp,
+ * /proc/sys read-only, the workdir (and any `writable` paths) read-write; new user, PID, IPC and UTS
+ * namespaces; every capability dropped and no further user namespaces; ptrace refused by seccomp; a
+ * cap on processes. The network is shared (agents call their APIs).
  */
-export function bwrapSandbox(bin = 'bwrap', writable: readonly string[] = []): Sandbox {
+export function bwrapSandbox(opts: BwrapOptions = {}): Sandbox {
+  const bin = opts.bin ?? 'bwrap';
+  const writable = opts.writable ?? [];
+  const dropUid = opts.uid_mode === 'drop-uid';
+  const maxProcs = opts.max_procs === undefined ? DEFAULT_MAX_PROCS : opts.max_procs;
+  const seccomp = opts.seccomp_file ?? null;
   return {
     kind: 'bwrap',
-    wrap(argv, workdir) {
-      const binds = writable.flatMap((p) => ['--bind', p, p]);
-      return [
-        bin,
-        '--ro-bind', '/', '/',
-        '--dev', '/dev',
-        '--proc', '/proc',
-        '--tmpfs', '/tmp',
-        ...binds,
-        '--bind', workdir, workdir,
-        '--unshare-pid',
-        '--die-with-parent',
-        '--new-session',
-        '--chdir', workdir,
-        '--',
-        ...argv,
-      ];
+    run_as_uid: dropUid ? SANDBOX_UID : null,
+    wrap(argv, workdir, w = {}) {
+      const prefix = dropUid ? ['setpriv', `--reuid=${SANDBOX_UID}`, `--regid=${SANDBOX_UID}`, '--clear-groups', '--'] : [];
+      const limit = maxProcs !== null ? ['prlimit', `--nproc=${maxProcs}:${maxProcs}`, '--'] : [];
+      return {
+        argv: [
+          ...prefix,
+          bin,
+          '--ro-bind', '/', '/',
+          '--dev', '/dev',
+          '--proc', '/proc',
+          '--ro-bind', '/proc/sys', '/proc/sys',
+          '--tmpfs', '/tmp',
+          // A path the sandbox's user cannot reach is already hidden (and bwrap could not mount over it).
+          ...(w.hide ?? []).filter((p) => existsSync(p) && (!dropUid || reachableBy(SANDBOX_UID, p))).flatMap((p) => ['--tmpfs', p, '--remount-ro', p]),
+          ...(w.ro_binds ?? []).flatMap((p) => ['--ro-bind', p, p]),
+          ...writable.flatMap((p) => ['--bind', p, p]),
+          '--bind', workdir, workdir,
+          '--unshare-user',
+          '--disable-userns',
+          '--unshare-pid',
+          '--unshare-ipc',
+          '--unshare-uts',
+          '--cap-drop', 'ALL',
+          ...(seccomp ? ['--seccomp', '3'] : []),
+          '--die-with-parent',
+          '--new-session',
+          '--chdir', workdir,
+          '--',
+          ...limit,
+          ...argv,
+        ],
+        fd_files: seccomp ? [seccomp] : [],
+      };
     },
-    describe: () => ({ kind: 'bwrap', bin, writable: [...writable], note: 'root filesystem read-only; workdir and a private /tmp writable; own PID namespace' }),
+    describe: () => ({
+      kind: 'bwrap',
+      bin,
+      writable: [...writable],
+      uid: dropUid ? SANDBOX_UID : 'caller (no capabilities in a new user namespace)',
+      max_procs: maxProcs,
+      seccomp: seccomp ? 'ptrace, process_vm_readv, process_vm_writev refused' : 'none for this architecture',
+      note: 'root filesystem read-only; task folder hidden; workdir and a private /tmp writable; own user, PID, IPC and UTS namespaces; no capabilities',
+    }),
   };
 }
 
-/** Whether bubblewrap can run here (installed, and user namespaces allowed); `null` when it can. */
-export function bwrapProblem(bin = 'bwrap'): string | null {
+/** Runs `true` under `sandbox` in a scratch workdir; `null` when it works, else the first line of why not. */
+function probe(sandbox: Sandbox): string | null {
+  const dir = mkdtempSync(join(tmpdir(), 'joulebench-bwrap-probe-'));
+  const fds: number[] = [];
   try {
-    execFileSync(bin, ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-pid', '--die-with-parent', 'true'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-      timeout: 10_000,
-    });
+    if (sandbox.run_as_uid !== null) chownSync(dir, sandbox.run_as_uid, sandbox.run_as_uid);
+    const w = sandbox.wrap(['true'], dir);
+    const [cmd, ...args] = w.argv;
+    for (const f of w.fd_files) fds.push(openSync(f, 'r'));
+    execFileSync(cmd!, args, { stdio: ['ignore', 'ignore', 'pipe', ...fds], timeout: 10_000 });
     return null;
   } catch (e) {
     const err = e as NodeJS.ErrnoException & { stderr?: Buffer };
-    if (err.code === 'ENOENT') return `${bin} is not installed (Debian/Ubuntu: apt-get install bubblewrap)`;
+    if (err.code === 'ENOENT') return `${err.path ?? 'bwrap'} is not installed (Debian/Ubuntu: apt-get install bubblewrap)`;
     const why = err.stderr?.toString().trim().split('\n')[0];
-    return `${bin} cannot start here${why ? `: ${why}` : ''}`;
+    return `bwrap cannot start here${why ? `: ${why}` : ''}`;
+  } finally {
+    for (const fd of fds) closeSync(fd);
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
+/** Options for choosing a sandbox. */
+export interface ResolveSandboxOptions {
+  bin?: string;
+  writable?: readonly string[];
+  max_procs?: number | null;
+}
+
+let seccompPath: string | null | undefined;
+function seccompFile(): string | null {
+  if (seccompPath !== undefined && (seccompPath === null || existsSync(seccompPath))) return seccompPath;
+  const dir = mkdtempSync(join(tmpdir(), 'joulebench-seccomp-'));
+  const p = join(dir, 'filter.bpf');
+  seccompPath = writeSeccompProgram(p) ? p : null;
+  if (seccompPath === null) rmSync(dir, { recursive: true, force: true });
+  return seccompPath;
+}
+
+/** The hardened bwrap sandbox that starts here, or why none does. Root first tries to drop to uid 65534. */
+export function bwrapFor(opts: ResolveSandboxOptions = {}): { sandbox: Sandbox | null; problem: string | null } {
+  const base = { bin: opts.bin ?? 'bwrap', writable: opts.writable ?? [], max_procs: opts.max_procs === undefined ? DEFAULT_MAX_PROCS : opts.max_procs, seccomp_file: seccompFile() };
+  const modes: ('drop-uid' | 'keep-uid')[] = process.getuid?.() === 0 ? ['drop-uid', 'keep-uid'] : ['keep-uid'];
+  let problem: string | null = null;
+  for (const uid_mode of modes) {
+    const s = bwrapSandbox({ ...base, uid_mode });
+    const p = probe(s);
+    if (p === null) return { sandbox: s, problem: null };
+    problem ??= p;
+  }
+  return { sandbox: null, problem };
+}
+
+/** Whether bubblewrap can run here; `null` when it can. */
+export function bwrapProblem(bin = 'bwrap'): string | null {
+  return bwrapFor({ bin }).problem;
+}
+
 /** Resolves `--sandbox`: `auto` takes bwrap when it works, else none; `bwrap` insists. */
-export function resolveSandbox(mode: SandboxMode, opts: { bin?: string; writable?: readonly string[] } = {}): Sandbox {
+export function resolveSandbox(mode: SandboxMode, opts: ResolveSandboxOptions = {}): Sandbox {
   if (mode === 'none') return noSandbox();
-  const bin = opts.bin ?? 'bwrap';
-  const problem = bwrapProblem(bin);
-  if (problem === null) return bwrapSandbox(bin, opts.writable ?? []);
+  const { sandbox, problem } = bwrapFor(opts);
+  if (sandbox) return sandbox;
   if (mode === 'bwrap') throw new JoulebenchError('E_CONFIG', `--sandbox bwrap: ${problem} (use --sandbox none or auto to run without it)`);
-  return noSandbox(problem);
+  return noSandbox(problem ?? 'bwrap unavailable');
+}
+
+/** True when `uid` (not in any group of the path's folders) can walk from / down to `path`. */
+export function reachableBy(uid: number, path: string): boolean {
+  const parts = resolve(path).split('/').filter(Boolean);
+  let dir = '/';
+  for (let i = 0; i <= parts.length; i++) {
+    try {
+      const st = statSync(dir);
+      if (st.isDirectory() && !(st.uid === uid ? st.mode & 0o100 : st.mode & 0o001)) return false;
+    } catch {
+      return false;
+    }
+    if (i < parts.length) dir = join(dir, parts[i]!);
+  }
+  return true;
+}
+
+/** Gives a tree to `uid` (so the dropped-uid sandbox can write it); links are changed, not followed. */
+export function chownTree(root: string, uid: number): void {
+  const walk = (p: string) => {
+    const st = lstatSync(p);
+    if (st.isSymbolicLink()) return;
+    chownSync(p, uid, uid);
+    if (st.isDirectory()) for (const n of readdirSync(p)) walk(join(p, n));
+  };
+  walk(root);
 }

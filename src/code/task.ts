@@ -20,6 +20,17 @@ export interface CodeTask {
   test_cmd: string;
   /** Paths (files or folders, relative to before/) restored from before/ ahead of grading. */
   test_files: string[];
+  /**
+   * Hidden grading tests (the task's `tests/` folder, laid over the tree at the same relative paths),
+   * copied in only for the baseline and grading runs, never seen by the solver; `null` when none.
+   */
+  tests_dir: string | null;
+  /** SWE-bench's FAIL_TO_PASS: tests that must fail before and pass after (each run through `test_cmd`'s `{test}`). */
+  fail_to_pass: string[];
+  /** SWE-bench's PASS_TO_PASS: tests that must pass before and after. */
+  pass_to_pass: string[];
+  /** Folders no solver or test run may read (hidden inside the sandbox): the task folder, a repo mirror. */
+  private_paths: string[];
   /** The solver's time limit, seconds; `null` uses the run's default. */
   timeout_s: number | null;
   /** The limit for each run of `test_cmd`, seconds. */
@@ -27,7 +38,10 @@ export interface CodeTask {
   /** The task folder, its before/ and reference/ trees, and its task.toml. */
   dir: string;
   before_dir: string;
-  reference_dir: string;
+  /** The fixed files copied over before/ by the `reference` solver (`null` when `reference_patch` is used). */
+  reference_dir: string | null;
+  /** A unified diff the `reference` solver applies with `git apply` (SWE-bench's `patch`), else `null`. */
+  reference_patch?: string | null;
   toml_path: string;
   /** sha256 over task.toml, before/ and reference/ (paths and bytes). */
   digest: string;
@@ -55,7 +69,9 @@ export const taskTomlSchema = z
     name: z.string().regex(/^[A-Za-z0-9._-]+$/, 'must be letters, digits, ".", "_" or "-"'),
     prompt: z.string().trim().min(1, 'must be a non-empty string'),
     test_cmd: z.string().trim().min(1, 'must be a non-empty string'),
-    test_files: z.array(relPath).min(1, 'must list at least one test file'),
+    test_files: z.array(relPath).default([]),
+    fail_to_pass: z.array(z.string().min(1)).default([]),
+    pass_to_pass: z.array(z.string().min(1)).default([]),
     timeout_s: z.number().positive('must be > 0').finite().max(MAX_TIMER_S, timerLimitText('s')).optional(),
     test_timeout_s: z.number().positive('must be > 0').finite().max(MAX_TIMER_S, timerLimitText('s')).default(60),
     description: z.string().optional(),
@@ -122,6 +138,14 @@ export function loadCodeTask(dir: string): CodeTask {
       throw new JoulebenchError('E_SUITE', `${dir}: ${key} is missing (a task holds task.toml, before/ and reference/)`);
     }
   }
+  const testsDir = join(dir, 'tests');
+  const hasHidden = existsSync(testsDir) && statSync(testsDir).isDirectory();
+  if (t.test_files.length === 0 && !hasHidden) {
+    throw new JoulebenchError('E_SUITE', `${tomlPath}: test_files: must list at least one test file (or hold hidden tests in tests/)`);
+  }
+  if ((t.fail_to_pass.length > 0 || t.pass_to_pass.length > 0) && t.fail_to_pass.length === 0) {
+    throw new JoulebenchError('E_SUITE', `${tomlPath}: fail_to_pass: must name at least one test when pass_to_pass is set (a task needs a test its fix turns green)`);
+  }
   t.test_files.forEach((f, i) => {
     if (!existsSync(join(before, f))) {
       throw new JoulebenchError('E_SUITE', `${tomlPath}: test_files[${i}]: "${f}" does not exist in before/`);
@@ -139,6 +163,10 @@ export function loadCodeTask(dir: string): CodeTask {
     prompt: t.prompt,
     test_cmd: t.test_cmd,
     test_files: t.test_files,
+    tests_dir: hasHidden ? testsDir : null,
+    fail_to_pass: t.fail_to_pass,
+    pass_to_pass: t.pass_to_pass,
+    private_paths: [dir],
     timeout_s: t.timeout_s ?? null,
     test_timeout_s: t.test_timeout_s,
     dir,
@@ -149,6 +177,7 @@ export function loadCodeTask(dir: string): CodeTask {
       ['task.toml', Buffer.from(text)],
       ...listFiles(before).map((f) => [`before/${f}`, readFileSync(join(before, f))] as [string, Buffer]),
       ...refFiles.map((f) => [`reference/${f}`, readFileSync(join(reference, f))] as [string, Buffer]),
+      ...(hasHidden ? listFiles(testsDir).map((f) => [`tests/${f}`, readFileSync(join(testsDir, f))] as [string, Buffer]) : []),
     ]),
   };
 }
@@ -177,7 +206,7 @@ export function listFiles(root: string): string[] {
   return out.sort();
 }
 
-function treeDigest(entries: [string, Buffer][]): string {
+export function treeDigest(entries: [string, Buffer][]): string {
   const h = createHash('sha256');
   for (const [name, bytes] of entries) {
     h.update(name).update('\0').update(createHash('sha256').update(bytes).digest('hex')).update('\n');

@@ -59,18 +59,27 @@ export function changedTestFiles(task: CodeTask, workdir: string): string[] {
  * removed first, so restoring never writes through it to somewhere outside the workdir.
  */
 export function restoreTestFiles(task: CodeTask, workdir: string): void {
-  for (const t of task.test_files) {
+  layPaths(task.before_dir, task.test_files, workdir);
+}
+
+/**
+ * Copies each of `rels` (files or folders) from `srcRoot` to the same place under `dstRoot`, first
+ * replacing any link or file standing where a folder on the way should be and removing what is at
+ * the target, so the copy never writes through a link the solver planted.
+ */
+export function layPaths(srcRoot: string, rels: readonly string[], dstRoot: string): void {
+  for (const t of rels) {
     const parts = t.split(/[\\/]/).filter((p) => p !== '' && p !== '.');
-    let dir = workdir;
+    let dir = dstRoot;
     for (const part of parts.slice(0, -1)) {
       dir = join(dir, part);
       const st = lstatOrNull(dir);
       if (st && !st.isDirectory()) rmSync(dir, { force: true, recursive: true });
       if (!st || !st.isDirectory()) mkdirSync(dir);
     }
-    const target = join(workdir, t);
+    const target = join(dstRoot, t);
     rmSync(target, { force: true, recursive: true });
-    copyTree(join(task.before_dir, t), target);
+    copyTree(join(srcRoot, t), target);
   }
 }
 

@@ -22,8 +22,9 @@ export function renderCodeTable(r: CodeResults): string {
     const tilde = s.below_floor ? '~' : '';
     rows.push([
       s.solver,
-      `${s.resolved_count}/${s.valid_task_count}`,
-      fmtPct(s.resolution_pct),
+      // Nothing valid (a missing agent, a task that does not reproduce): `invalid`, never a 0 % row.
+      s.valid_task_count === 0 ? 'invalid' : `${s.resolved_count}/${s.valid_task_count}`,
+      s.valid_task_count === 0 ? 'invalid' : fmtPct(s.resolution_pct),
       s.joules_per_resolved === null ? 'n/a' : tilde + fmtJoules(s.joules_per_resolved),
       s.total_joules === null ? 'n/a' : tilde + fmtJoules(s.total_joules),
       s.median_wall_ms === null ? 'n/a' : fmtWall(s.median_wall_ms),
@@ -46,6 +47,8 @@ export function renderCodeTable(r: CodeResults): string {
     if (s.escape_count > 0) notes.push(pc.red(`  ${s.solver}: ${s.escape_count} datapoint(s) changed files outside the workdir (failed)`));
     if (s.timeout_count > 0) notes.push(pc.yellow(`  ${s.solver}: ${s.timeout_count} run(s) timed out (process tree killed)`));
     if (s.tests_modified_count > 0) notes.push(pc.yellow(`  ${s.solver}: edited the tests in ${s.tests_modified_count} run(s) (restored before grading)`));
+    const hits = r.datapoints.filter((d) => d.solver === s.solver && d.cache === 'hit').length;
+    if (hits > 0) notes.push(pc.dim(`  ${s.solver}: ${hits} of ${s.datapoint_count} datapoint(s) replayed a cached fix (no agent run)`));
     if (s.stragglers_killed > 0) notes.push(pc.dim(`  ${s.solver}: ${s.stragglers_killed} leftover process(es) killed`));
     if (s.invalid_count > 0) {
       const reasons = [...new Set(r.datapoints.filter((d) => d.solver === s.solver && !d.valid).map((d) => d.invalid_reason ?? 'invalid'))];

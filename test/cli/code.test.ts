@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import type { CodeResults } from '../../src/code/results.js';
@@ -165,4 +165,44 @@ describe('joulebench code (built CLI)', async () => {
       tree.cleanup();
     }
   });
+
+  test('a missing agent is invalid, said once on the terminal, shown as invalid, and exits 2', async () => {
+    const out = join(tmp, 'missing.json');
+    const r = await cli(['--suite', suite, '--solvers', 'gone=cmd:no-such-agent-xyz {prompt},reference', '--rollouts', '2', '--sandbox', 'none', '-q', '--out', out]);
+    assert.equal(r.code, 2, r.stderr);
+    const said = r.stderr.split('\n').filter((l) => /gone: solver not available/.test(l));
+    assert.equal(said.length, 1, r.stderr);
+    assert.match(r.stderr, /gone: not available here, every datapoint invalid/);
+    const rep = await cli(['--report', out]);
+    assert.match(rep.stdout, /^\s+gone\s+invalid\s+invalid\s/m);
+    assert.match(rep.stdout, /^\s+reference\s+2\/2\s+100\.0 %/m);
+  });
+
+  test('./agent.sh resolves against the folder joulebench was started from', async () => {
+    const userDir = join(tmp, 'user-cwd');
+    mkdirSync(userDir, { recursive: true });
+    writeFileSync(join(userDir, 'agent.sh'), '#!/bin/sh\necho fixed > src/value.txt\n');
+    chmodSync(join(userDir, 'agent.sh'), 0o755);
+    const out = join(tmp, 'agent.json');
+    const r = await run(['code', '--suite', suite, '--tasks', 'a', '--solvers', 'cmd:./agent.sh {prompt}', '-q', '--out', out], { cwd: userDir });
+    assert.equal(r.code, 0, r.stderr);
+    const res = JSON.parse(readFileSync(out, 'utf8')) as CodeResults;
+    assert.equal(res.datapoints[0]?.resolved, true, JSON.stringify(res.datapoints[0]));
+    assert.equal(res.config.solvers[0]?.command_path, join(userDir, 'agent.sh'));
+  });
+
+  test('auto without a working bwrap warns on the terminal (one line), even with -q', async () => {
+    const bin = join(tmp, 'nobwrap-bin');
+    mkdirSync(bin, { recursive: true });
+    for (const tool of ['sh', 'grep', 'cat', 'mkdir', 'rm']) {
+      const src = ['/bin', '/usr/bin'].map((d) => join(d, tool)).find((p) => existsSync(p));
+      if (src && !existsSync(join(bin, tool))) symlinkSync(src, join(bin, tool));
+    }
+    const out = join(tmp, 'nobwrap.json');
+    const r = await cli(['--suite', suite, '--tasks', 'a', '--solvers', 'reference', '-q', '--out', out], { PATH: bin });
+    assert.equal(r.code, 0, r.stderr);
+    const warnings = r.stderr.split('\n').filter((l) => /warning: running solvers WITHOUT a sandbox/.test(l));
+    assert.equal(warnings.length, 1, r.stderr);
+  });
 });
+

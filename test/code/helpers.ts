@@ -1,11 +1,14 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { EnergyReading, Meter } from '../../src/meters/meter.js';
 
 /** A fresh temp folder for one test. */
 export function tempDir(prefix = 'jb-code-test-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  // Enterable by the sandbox's unprivileged uid (root-started bwrap runs solvers as 65534).
+  chmodSync(dir, 0o755);
+  return dir;
 }
 
 function writeTree(root: string, files: Record<string, string>): void {

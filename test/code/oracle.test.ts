@@ -122,11 +122,11 @@ describe('oracle', () => {
   });
 
   test('a test-editing solver on a real smoke task resolves nothing', async () => {
-    const t = loadCodeSuite('smoke', ['off-by-one']).tasks[0]!;
-    const cmd = `cmd:printf "import { test } from 'node:test';\\ntest('ok', () => {});\\n" > test/range.test.js && node test/range.test.js >/dev/null && echo EDITED-TESTS-PASS`;
+    const t = loadCodeSuite('smoke', ['median-trap']).tasks[0]!;
+    const cmd = `cmd:printf "import { test } from 'node:test';\\ntest('ok', () => {});\\n" > test/stats.test.js && node test/stats.test.js >/dev/null && echo EDITED-TESTS-PASS`;
     const d = await runDatapoint(t, createSolver(cmd), 0, opts());
     assert.match(d.solver_run?.output_tail ?? '', /EDITED-TESTS-PASS/, 'the edited tests did pass before the oracle restored them');
-    assert.deepEqual(d.tests_modified, ['test/range.test.js']);
+    assert.deepEqual(d.tests_modified, ['test/stats.test.js']);
     assert.equal(d.resolved, false);
     assert.notEqual(d.grade?.exit_code, 0);
   });

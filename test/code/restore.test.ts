@@ -34,18 +34,20 @@ function opts(): OracleOptions {
   return { meter: createNullMeter(), sandbox: noSandbox(), env: { PATH: process.env.PATH }, default_timeout_s: 30, kill_grace_ms: 200, tmp_base: work };
 }
 
-describe('oracle: test files it cannot restore', { skip: skip ?? false }, () => {
+describe('oracle: test files the solver locks', { skip: skip ?? false }, () => {
   for (const [label, cmd] of [
     ['an immutable test file (chattr +i)', 'echo true > test/check.sh && chattr +i test/check.sh'],
     ['an append-only tests folder (chattr +a)', 'echo true > test/check.sh && chattr +a test'],
   ] as const) {
-    test(`${label}: the datapoint is invalid with that reason, never resolved, and its workdir is removed`, async () => {
+    // Grading runs on a fresh copy of the solver's tree (issue 12), where the flag does not follow:
+    // the pristine tests are restored there, so the lock changes nothing but the solver's own copy.
+    test(`${label}: graded with the pristine tests, never resolved, and its workdir is removed`, async () => {
       const t = loadCodeTask(writeShellTask(suite, { name: `locked-${label.length}` }));
       const d = await runDatapoint(t, createSolver(`cmd:${cmd}`), 0, opts());
-      assert.equal(d.valid, false, JSON.stringify(d));
+      assert.equal(d.valid, true, JSON.stringify(d));
       assert.equal(d.resolved, false);
-      assert.match(d.invalid_reason ?? '', /^the pristine test files could not be restored \(E[A-Z]+ on test(\/check\.sh)?\): the solver made them unremovable or unwritable/);
-      assert.equal(d.grade, null, 'the solver’s own tests were never run as the grade');
+      assert.deepEqual(d.tests_modified, ['test/check.sh']);
+      assert.equal(d.grade?.exit_code, 1, 'the task’s own test ran as the grade, and failed');
       assert.equal(d.error, null, d.error ?? '');
       assert.deepEqual(readdirSync(work), [], 'the workdir was removed despite the flag');
       assert.equal(existsSync(d.workdir ?? join(work, 'none')), false);

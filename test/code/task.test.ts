@@ -25,9 +25,9 @@ describe('code task loader', () => {
     const s = loadCodeSuite('smoke');
     assert.ok(s.tasks.length >= 8, `${s.tasks.length} tasks`);
     assert.match(s.digest, /^sha256:[0-9a-f]{64}$/);
-    const multi = s.tasks.filter((t) => listFiles(t.reference_dir).length > 1);
+    const multi = s.tasks.filter((t) => listFiles(t.reference_dir!).length > 1);
     assert.ok(multi.length >= 2, 'multi-file fixes');
-    const newFile = s.tasks.filter((t) => listFiles(t.reference_dir).some((f) => !listFiles(t.before_dir).includes(f)));
+    const newFile = s.tasks.filter((t) => listFiles(t.reference_dir!).some((f) => !listFiles(t.before_dir).includes(f)));
     assert.ok(newFile.length >= 1, 'a task whose fix is a new file');
     assert.ok(s.tasks.some((t) => t.name === 'median-trap'));
     for (const t of s.tasks) assert.match(t.test_cmd, /^node /);
@@ -73,4 +73,18 @@ describe('code task loader', () => {
     writeFileSync(join(e, 'reference', 'x'), '');
     assert.equal(loadCodeTask(e).name, 'no-ref');
   });
+
+  test('at least three smoke tasks grade with hidden tests the solver never sees (fail_to_pass)', () => {
+    const hidden = loadCodeSuite('smoke').tasks.filter((t) => t.tests_dir !== null && t.fail_to_pass.length > 0);
+    assert.ok(hidden.length >= 3, hidden.map((t) => t.name).join(', '));
+    for (const t of hidden) for (const f of t.fail_to_pass) assert.equal(existsSync(join(t.before_dir, f)), false, `${t.name}: ${f} is in before/`);
+  });
+
+  test('a task with neither test_files nor tests/ is refused; pass_to_pass needs fail_to_pass', () => {
+    const d = writeShellTask(join(tmp, 'f2p'), { name: 'none', toml: 'name = "none"\nprompt = "p"\ntest_cmd = "x"' });
+    expectSuiteError(() => loadCodeTask(d), /test_files: must list at least one test file \(or hold hidden tests in tests\/\)/);
+    const e = writeShellTask(join(tmp, 'f2p'), { name: 'p2p', toml: 'name = "p2p"\nprompt = "p"\ntest_cmd = "x"\ntest_files = ["test/check.sh"]\npass_to_pass = ["a"]' });
+    expectSuiteError(() => loadCodeTask(e), /fail_to_pass: must name at least one test/);
+  });
 });
+

@@ -7,9 +7,10 @@ import type { Datapoint } from '../../code/oracle.js';
 import { killLiveGroups } from '../../code/process.js';
 import { readCodeResults, type CodeResults } from '../../code/results.js';
 import { runCodeSuite } from '../../code/run.js';
-import { resolveSandbox, SANDBOX_MODES, type SandboxMode } from '../../code/sandbox.js';
+import { DEFAULT_MAX_PROCS, DEFAULT_MEMORY_MB, resolveSandbox, SANDBOX_MODES, type SandboxMode } from '../../code/sandbox.js';
 import { createSolvers, splitSolverList } from '../../code/solvers/registry.js';
-import { BUNDLED_CODE_SUITES, loadCodeSuite } from '../../code/task.js';
+import { BUNDLED_CODE_SUITES, loadCodeSuite, type CodeSuite } from '../../code/task.js';
+import { dockerProblem, isSwebenchFile, loadSwebenchSuite } from '../../code/swebench.js';
 import { removeLiveDirs } from '../../code/workdir.js';
 import { prettyJson } from '../../core/canonical.js';
 import { JoulebenchError } from '../../core/errors.js';
@@ -46,6 +47,12 @@ export interface CodeFlags extends MeterFlags {
   json?: boolean;
   /** False with `--no-history`. */
   history?: boolean;
+  memoryMb: number;
+  maxProcs: number;
+  cacheDir?: string;
+  repos?: string;
+  testCmd?: string;
+  runner: 'local' | 'docker';
 }
 
 function collect(value: string, prev: string[]): string[] {
@@ -66,9 +73,13 @@ export function codeCommand(io: CliIO): Command {
     .option('-s, --suite <name|dir>', `bundled suite (${BUNDLED_CODE_SUITES.join(', ')}) or a folder of tasks`, 'smoke')
     .option(
       '--solvers <list>',
-      'comma-separated: reference, noop, claude, gemini, codex, aider, cmd:<template> ({prompt} {workdir} {task} are substituted, quoted); label=… names one',
+      'comma-separated: reference, noop, claude, gemini, codex, aider, cmd:<template> ({prompt} {workdir} {task} are substituted, quoted), cascade:<solver> (a fix cache in front of it); label=… names one',
       'reference,noop',
     )
+    .option('--cache-dir <dir>', 'the cascade: solvers\' fix cache (default $JOULEBENCH_HOME/code-cache)')
+    .option('--repos <dir>', 'SWE-bench instances (--suite X.jsonl|.json|.parquet): folder of git mirrors, <owner>__<name>/ or <owner>/<name>/')
+    .option('--test-cmd <cmd>', 'SWE-bench instances: the test command; {test} is each FAIL_TO_PASS / PASS_TO_PASS name (e.g. "python -m pytest {test}")')
+    .addOption(new Option('--runner <kind>', 'SWE-bench instances: local (the sandbox here) or docker (SWE-bench\'s per-instance images)').choices(['local', 'docker']).default('local'))
     .option('--tasks <list>', 'only these tasks (comma-separated names)')
     .option('--filter <regex>', 'only tasks whose name matches (recorded in the suite digest)')
     .option('--limit <n>', 'only the first N tasks, after --tasks and --filter (recorded in the suite digest)', intAtLeast(1))
@@ -77,6 +88,8 @@ export function codeCommand(io: CliIO): Command {
     .option('--report <file>', 'print the frontier table of a results JSON (or a streamed datapoints JSONL) and exit')
     .option('--datapoints <file>', 'stream each datapoint to this JSONL as it is graded (default: next to --out, or under .joulebench/runs/)')
     .addOption(new Option('--sandbox <mode>', 'bwrap: bubblewrap (root read-only, workdir writable); none: no confinement; auto: bwrap when it works').choices([...SANDBOX_MODES]).default('auto'))
+    .option('--memory-mb <n>', 'memory limit of each solver and test run, MiB; a run over it is stopped and its datapoint invalid', intAtLeast(1), DEFAULT_MEMORY_MB)
+    .option('--max-procs <n>', 'processes (threads count) the sandboxed solver may hold at once (bwrap)', intAtLeast(1), DEFAULT_MAX_PROCS)
     .option('--allow-write <path>', 'also writable inside the bwrap sandbox (repeatable; e.g. an agent\'s config folder)', collect, [])
     .option('--timeout <s>', "each solver run's limit in seconds (overrides the tasks' timeout_s)", positiveSeconds)
     .option('--keep', 'keep each workdir (paths in the results) instead of removing it')
@@ -101,9 +114,13 @@ export async function codeAction(flags: CodeFlags, io: CliIO): Promise<void> {
   const started = new Date();
   const outPlan = flags.out ? planOutput(flags.out, ['json', 'md', 'html', 'csv', 'jsonl', 'txt']) : null;
   const only = flags.tasks?.split(',').map((s) => s.trim()).filter(Boolean);
-  const suite = selectCodeTasks(loadCodeSuite(flags.suite, only), flags);
-  const solvers = createSolvers(splitSolverList(flags.solvers));
-  const sandbox = resolveSandbox(flags.sandbox, { writable: flags.allowWrite });
+  const suite = await selectCodeTasks(await loadSuite(flags, only), flags);
+  const solvers = createSolvers(splitSolverList(flags.solvers), flags.cacheDir ? { cache_dir: flags.cacheDir } : {});
+  const sandbox = resolveSandbox(flags.sandbox, { writable: flags.allowWrite, max_procs: flags.maxProcs });
+  if (flags.sandbox === 'auto' && sandbox.kind === 'none') {
+    // Said on the terminal even with -q: the results file alone is too easy to miss.
+    io.err(`joulebench: warning: running solvers WITHOUT a sandbox (${String(sandbox.describe().bwrap_unavailable ?? 'bwrap unavailable')}); see docs/safety.md\n`);
+  }
   const { env, scrubbed } = scrubEnv(process.env, flags.passEnv);
   const chosen = await chooseCodeMeter(flags.meter ?? 'auto', meterOptionsFrom(flags, process.env));
   if (!flags.quiet) {
@@ -129,6 +146,7 @@ export async function codeAction(flags: CodeFlags, io: CliIO): Promise<void> {
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
+  const unavailableSaid = new Set<string>();
   let results;
   try {
     results = await runCodeSuite({
@@ -141,10 +159,16 @@ export async function codeAction(flags: CodeFlags, io: CliIO): Promise<void> {
       scrubbed_env: scrubbed,
       ...(flags.timeout !== undefined ? { timeout_s: flags.timeout } : {}),
       keep: flags.keep ?? false,
+      memory_mb: flags.memoryMb,
       idle_ms: idleMsFrom(flags),
       onStart: (start) => stream.start(start),
       onDatapoint: (d, p) => {
         stream.write(d);
+        // A missing agent is said once, even with -q: every later datapoint of it would say the same.
+        if (!d.valid && d.invalid_reason?.startsWith(UNAVAILABLE) && !unavailableSaid.has(d.solver)) {
+          unavailableSaid.add(d.solver);
+          io.err(`joulebench: ${d.solver}: ${d.invalid_reason} — its datapoints are invalid, not 0 %\n`);
+        }
         if (!flags.quiet) io.err(progressLine(d, p));
       },
     });
@@ -172,6 +196,13 @@ export async function codeAction(flags: CodeFlags, io: CliIO): Promise<void> {
     io.out(json);
     if (!flags.quiet) io.err(renderCodeTable(results) + `datapoints ${stream.path}\n${runId !== null ? `history    #${runId}\n` : ''}`);
   }
+  const missing = results.solvers.filter((s) => {
+    const dps = results.datapoints.filter((d) => d.solver === s.solver);
+    return dps.length > 0 && dps.every((d) => !d.valid && d.invalid_reason?.startsWith(UNAVAILABLE));
+  });
+  if (missing.length > 0) {
+    throw new JoulebenchError('E_USAGE', `${missing.map((s) => s.solver).join(', ')}: not available here, every datapoint invalid (results written)`);
+  }
   if (results.datapoints.length > 0 && results.datapoints.every((d) => !d.valid)) {
     throw new JoulebenchError('E_RUN', `every datapoint is invalid, nothing was graded (first: ${results.datapoints[0]?.task}: ${results.datapoints[0]?.invalid_reason ?? ''})`);
   }
@@ -181,13 +212,32 @@ export async function codeAction(flags: CodeFlags, io: CliIO): Promise<void> {
  * `--filter`/`--limit` over the tasks: the suite is loaded again with exactly the chosen names, so its
  * digest is over the tasks actually run (and a subset is never compared with the whole).
  */
-function selectCodeTasks(suite: ReturnType<typeof loadCodeSuite>, flags: CodeFlags): ReturnType<typeof loadCodeSuite> {
+async function selectCodeTasks(suite: CodeSuite, flags: CodeFlags): Promise<CodeSuite> {
   if (flags.filter === undefined && flags.limit === undefined) return suite;
   const sel = { ...(flags.filter !== undefined ? { filter: flags.filter } : {}), ...(flags.limit !== undefined ? { limit: flags.limit } : {}) };
   const chosen = selectItems(suite.tasks, sel, (t) => [t.name]);
   if (chosen.length === 0) throw new JoulebenchError('E_USAGE', `--filter/--limit (${describeSelection(sel)}) selected no task of suite ${suite.name} (${suite.tasks.length} tasks)`);
-  return loadCodeSuite(flags.suite, chosen.map((t) => t.name));
+  return loadSuite(flags, chosen.map((t) => t.name));
 }
+
+/** A bundled suite or task folder, or a SWE-bench instances file. */
+async function loadSuite(flags: CodeFlags, only: string[] | undefined): Promise<CodeSuite> {
+  if (!isSwebenchFile(flags.suite)) {
+    if (flags.repos || flags.testCmd) throw new JoulebenchError('E_USAGE', '--repos and --test-cmd apply to SWE-bench instances (--suite FILE.jsonl, .json or .parquet)');
+    return loadCodeSuite(flags.suite, only);
+  }
+  if (!flags.repos) throw new JoulebenchError('E_USAGE', `--suite ${flags.suite}: SWE-bench instances need --repos DIR (local git mirrors of their repositories)`);
+  if (!flags.testCmd) throw new JoulebenchError('E_USAGE', `--suite ${flags.suite}: SWE-bench instances need --test-cmd (e.g. "python -m pytest {test}")`);
+  if (flags.runner === 'docker') {
+    const why = dockerProblem();
+    if (why) throw new JoulebenchError('E_CONFIG', `--runner docker: ${why}; use --runner local`);
+    throw new JoulebenchError('E_CONFIG', '--runner docker: Docker is present, but running SWE-bench images is not implemented in this version; use --runner local');
+  }
+  return loadSwebenchSuite(flags.suite, { repos_dir: flags.repos, test_cmd: flags.testCmd, ...(only ? { only } : {}) });
+}
+
+/** How the oracle's invalid_reason starts for a solver whose command is missing. */
+const UNAVAILABLE = 'solver not available: ';
 
 /** The datapoints JSONL: `--datapoints`, else beside `--out`, else under ./.joulebench/runs/. */
 function datapointsPath(flags: CodeFlags, suiteName: string, started: Date, outIsRegular: boolean): string {

@@ -1,6 +1,9 @@
+import { accessSync, constants, existsSync } from 'node:fs';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { parseAgentOutput, type AgentOutputFormat } from '../agent-output.js';
 import { execTree } from '../process.js';
-import type { Solver } from './solver.js';
+import { ProcessTracker } from '../tracker.js';
+import type { SolveOutcome, Solver } from './solver.js';
 
 /** A solver that runs an agent CLI in the workdir. */
 export interface CommandSolverOptions {
@@ -11,6 +14,8 @@ export interface CommandSolverOptions {
   format: AgentOutputFormat;
   /** The preset it came from, if any. */
   preset?: string;
+  /** Where a relative command path (`./agent.sh`) is resolved: the folder joulebench was started from. */
+  cwd?: string;
 }
 
 const TAIL_CHARS = 2000;
@@ -25,26 +30,84 @@ export function expandTemplate(template: string, values: { prompt: string; workd
   return template.replace(/\{(prompt|workdir|task)\}/g, (_m, key: 'prompt' | 'workdir' | 'task') => shellQuote(values[key]));
 }
 
+/**
+ * The template's command word when it is a path (holds a "/"): resolved against `cwd` and rewritten to
+ * its absolute, quoted form, so `./agent.sh` means the file beside the user, not one in the workdir.
+ * Returns the rewritten template and the absolute path (to bind read-only into the sandbox), or
+ * `null` for a bare name looked up on PATH.
+ */
+export function resolveCommandPath(template: string, cwd: string): { template: string; path: string | null } {
+  const m = /^(\s*)('([^']*)'|"([^"$`\\]*)"|([^\s'"()|&;<>]+))/.exec(template);
+  const word = m ? (m[3] ?? m[4] ?? m[5] ?? '') : '';
+  if (!m || !word.includes('/') || word.includes('{')) return { template, path: null };
+  const abs = isAbsolute(word) ? word : resolve(cwd, word);
+  return { template: `${m[1]}${shellQuote(abs)}${template.slice(m[0].length)}`, path: abs };
+}
+
+/** The first PATH entry holding an executable `name`, or `null`. */
+export function whichOnPath(name: string, path: string | undefined): string | null {
+  for (const dir of (path ?? '').split(delimiter)) {
+    if (!dir) continue;
+    const p = join(dir, name);
+    try {
+      accessSync(p, constants.X_OK);
+      return p;
+    } catch {
+      // not here
+    }
+  }
+  return null;
+}
+
+/** The outcome of a solver that could not start because its command is missing. */
+function unavailableOutcome(why: string): SolveOutcome {
+  return {
+    exit_code: null,
+    signal: null,
+    timed_out: false,
+    stragglers_killed: 0,
+    cost_usd: null,
+    prompt_tokens: null,
+    completion_tokens: null,
+    usage_parsed_from: null,
+    error: why,
+    output_tail: null,
+    unavailable: why,
+  };
+}
+
 /** `cmd:<template>`: any agent CLI, run under the sandbox with the task's prompt. */
 export function commandSolver(opts: CommandSolverOptions): Solver {
+  const resolved = resolveCommandPath(opts.template, opts.cwd ?? process.cwd());
+  const presetBin = opts.preset ? opts.template.split(/\s/)[0] ?? null : null;
   return {
     id: opts.id,
     kind: 'cmd',
     async solve(ctx) {
-      const line = expandTemplate(opts.template, { prompt: ctx.task.prompt, workdir: ctx.workdir, task: ctx.task.name });
+      if (presetBin && !whichOnPath(presetBin, ctx.env.PATH)) {
+        return unavailableOutcome(`${presetBin} is not installed (not found on PATH); --solvers ${opts.preset} needs its CLI`);
+      }
+      if (resolved.path !== null && !existsSync(resolved.path)) return unavailableOutcome(`${resolved.path}: no such file`);
+      const line = expandTemplate(resolved.template, { prompt: ctx.task.prompt, workdir: ctx.workdir, task: ctx.task.name });
       const env = {
         ...ctx.env,
         JOULEBENCH_PROMPT: ctx.task.prompt,
         JOULEBENCH_TASK: ctx.task.name,
         JOULEBENCH_WORKDIR: ctx.workdir,
       };
-      const r = await execTree(ctx.sandbox.wrap(['sh', '-c', line], ctx.workdir), {
+      const w = ctx.sandbox.wrap(['sh', '-c', line], ctx.workdir, { hide: ctx.hide, ro_binds: resolved.path !== null ? [resolved.path] : [] });
+      const tracker = new ProcessTracker(ctx.memory_limit_bytes, ctx.workdir);
+      const r = await execTree(w.argv, {
         cwd: ctx.workdir,
         env,
         timeout_ms: ctx.timeout_ms,
         kill_grace_ms: ctx.kill_grace_ms,
         sweep_dir: ctx.workdir,
+        fd_files: w.fd_files,
+        tracker,
       });
+      // sh says "<cmd>: not found" and exits 127 when the command does not exist: an absent agent, not a failed one.
+      const notFound = r.exit_code === 127 && /not found|No such file/i.test(r.stderr) ? (r.stderr.trim().split('\n').pop() ?? 'command not found') : null;
       const usage = parseAgentOutput(r.stdout, opts.format);
       const tail = `${r.stdout}${r.stderr ? `\n[stderr]\n${r.stderr}` : ''}`;
       return {
@@ -58,8 +121,18 @@ export function commandSolver(opts: CommandSolverOptions): Solver {
         usage_parsed_from: usage.parsed_from,
         error: r.spawn_error,
         output_tail: tail.length > TAIL_CHARS ? tail.slice(-TAIL_CHARS) : tail,
+        unavailable: r.spawn_error ?? (notFound ? `command not found (exit 127: ${notFound})` : null),
+        memory_exceeded: r.tracking?.memory_exceeded_bytes != null,
+        tracking: r.tracking?.method ?? null,
+        peak_rss_bytes: r.tracking?.peak_rss_bytes ?? null,
       };
     },
-    describe: () => ({ kind: 'cmd', template: opts.template, output_format: opts.format, ...(opts.preset ? { preset: opts.preset } : {}) }),
+    describe: () => ({
+      kind: 'cmd',
+      template: opts.template,
+      ...(resolved.path !== null ? { command_path: resolved.path } : {}),
+      output_format: opts.format,
+      ...(opts.preset ? { preset: opts.preset } : {}),
+    }),
   };
 }

@@ -1,5 +1,6 @@
 import { JoulebenchError } from '../../core/errors.js';
 import type { AgentOutputFormat } from '../agent-output.js';
+import { cascadeSolver, defaultCacheDir } from './cascade.js';
 import { commandSolver } from './command.js';
 import { noopSolver } from './noop.js';
 import { referenceSolver } from './reference.js';
@@ -51,7 +52,7 @@ function isPreset(name: string): name is AgentPresetName {
 
 /** True when a piece of a comma-separated list starts a new solver (so commas inside a template survive). */
 function startsSpec(piece: string): boolean {
-  const body = piece.trim().replace(/^[A-Za-z0-9._-]+=/, '');
+  const body = piece.trim().replace(/^[A-Za-z0-9._-]+=/, '').replace(/^cascade:/, '');
   return body.startsWith('cmd:') || SOLVER_NAMES.includes(body);
 }
 
@@ -63,21 +64,32 @@ export function splitSolverList(list: string): string[] {
   const out: string[] = [];
   for (const piece of list.split(',')) {
     const last = out[out.length - 1];
-    if (last !== undefined && /^([A-Za-z0-9._-]+=)?cmd:/.test(last) && !startsSpec(piece)) out[out.length - 1] = `${last},${piece}`;
+    if (last !== undefined && /^([A-Za-z0-9._-]+=)?(cascade:)?cmd:/.test(last) && !startsSpec(piece)) out[out.length - 1] = `${last},${piece}`;
     else out.push(piece.trim());
   }
   return out.filter((s) => s !== '');
 }
 
+/** Where solvers keep state between runs. */
+export interface SolverOptions {
+  /** The `cascade:` cache folder (default `$JOULEBENCH_HOME/code-cache`). */
+  cache_dir?: string;
+}
+
 /**
- * Makes a solver from `[label=]reference|noop|claude|gemini|codex|aider|cmd:<template>`.
+ * Makes a solver from `[label=][cascade:]reference|noop|claude|gemini|codex|aider|cmd:<template>`.
  * The label names it in results (default: the spec itself).
  */
-export function createSolver(spec: string): Solver {
+export function createSolver(spec: string, opts: SolverOptions = {}): Solver {
   const m = /^([A-Za-z0-9._-]+)=(.*)$/s.exec(spec);
   const label = m?.[1];
   const body = (m?.[2] ?? spec).trim();
   const id = label ?? body;
+  if (body.startsWith('cascade:')) {
+    const inner = body.slice('cascade:'.length).trim();
+    if (inner === '' || inner.startsWith('cascade:')) throw new JoulebenchError('E_USAGE', '--solvers: "cascade:" wraps one solver, e.g. cascade:claude or cascade:cmd:./agent.sh');
+    return cascadeSolver(createSolver(inner, opts), opts.cache_dir ?? defaultCacheDir(), id);
+  }
   if (body === 'reference') return { ...referenceSolver(), id };
   if (body === 'noop') return { ...noopSolver(), id };
   if (isPreset(body)) {
@@ -89,13 +101,13 @@ export function createSolver(spec: string): Solver {
     if (template === '') throw new JoulebenchError('E_USAGE', '--solvers: "cmd:" needs a command after it, e.g. cmd:my-agent {prompt}');
     return commandSolver({ id, template, format: 'auto' });
   }
-  throw new JoulebenchError('E_USAGE', `--solvers: unknown solver "${body}" (known: ${SOLVER_NAMES.join(', ')}, or cmd:<template>)`);
+  throw new JoulebenchError('E_USAGE', `--solvers: unknown solver "${body}" (known: ${SOLVER_NAMES.join(', ')}, cmd:<template>, or cascade:<solver>)`);
 }
 
 /** Makes every solver in a list; labels must be unique. */
-export function createSolvers(specs: readonly string[]): Solver[] {
+export function createSolvers(specs: readonly string[], opts: SolverOptions = {}): Solver[] {
   if (specs.length === 0) throw new JoulebenchError('E_USAGE', '--solvers: name at least one solver');
-  const solvers = specs.map(createSolver);
+  const solvers = specs.map((s) => createSolver(s, opts));
   const seen = new Set<string>();
   for (const s of solvers) {
     if (seen.has(s.id)) throw new JoulebenchError('E_USAGE', `--solvers: "${s.id}" is listed twice (give one a label: name=cmd:…)`);

@@ -1,5 +1,6 @@
 import type { Sandbox } from '../sandbox.js';
 import type { CodeTask } from '../task.js';
+import type { Datapoint } from '../oracle.js';
 
 /** Everything a solver gets for one attempt at one task. */
 export interface SolveContext {
@@ -12,6 +13,10 @@ export interface SolveContext {
   /** The solver's time limit, ms. */
   timeout_ms: number;
   kill_grace_ms: number;
+  /** Stop the solver's processes when together they hold more than this, bytes. */
+  memory_limit_bytes: number;
+  /** Paths hidden from the solver inside the sandbox (the task folder, a repo mirror). */
+  hide: readonly string[];
 }
 
 /** What a solver did. Wall time and energy are measured around `solve` by the oracle. */
@@ -31,14 +36,25 @@ export interface SolveOutcome {
   error: string | null;
   /** The end of the solver's output, for diagnosis (bounded). */
   output_tail: string | null;
+  /** Set when the solver cannot run here at all (its command is not installed): the datapoint is invalid, not 0 %. */
+  unavailable?: string | null;
+  /** Its processes passed the memory limit and were stopped. */
+  memory_exceeded?: boolean;
+  /** How its processes were tracked and what memory they peaked at. */
+  tracking?: 'cgroup' | 'process-tree' | null;
+  peak_rss_bytes?: number | null;
+  /** For `cascade:` solvers: whether the cache answered. */
+  cache?: 'hit' | 'miss';
 }
 
 /** Something that tries to fix a task in its workdir. */
 export interface Solver {
   /** The label in results and tables. */
   readonly id: string;
-  readonly kind: 'reference' | 'noop' | 'cmd';
+  readonly kind: 'reference' | 'noop' | 'cmd' | 'cascade';
   solve(ctx: SolveContext): Promise<SolveOutcome>;
+  /** Called after grading with the solver's (unrestored) workdir and the datapoint: the cascade stores resolved diffs here. */
+  graded?(task: CodeTask, workdir: string, dp: Datapoint): Promise<void> | void;
   /** Static facts for the results (never secrets). */
   describe(): Record<string, unknown>;
 }

@@ -1,0 +1,60 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { snapshotTrees } from './watch.js';
+
+/**
+ * Changes a solver made to how the tests are run rather than to the code under test: the test script
+ * and runner keys in package.json, runner configuration files, `.npmrc` (its `node-options` reach
+ * every npm script) and anything under node_modules/. Grading runs the solver's tree, so such a change
+ * could make failing tests pass; a datapoint with any of them is not resolved.
+ */
+
+/** package.json keys that configure a test runner. */
+const PACKAGE_KEYS = ['scripts.test', 'mocha', 'jest', 'ava', 'c8', 'nyc'] as const;
+/** Files (any folder) that configure a test runner or npm itself. */
+const CONFIG_FILE = /(^|\/)(\.mocharc(\.[A-Za-z]+)?|\.npmrc|jest\.config\.[cm]?[jt]s|vitest\.config\.[cm]?[jt]s|ava\.config\.[cm]?js|\.taprc|\.c8rc(\.json)?|\.nycrc(\.json|\.ya?ml)?)$/;
+
+/** What changed in the test harness between `before` and `workdir`, as report entries (sorted). */
+export function harnessChanges(before: string, workdir: string): string[] {
+  const out = new Set<string>();
+  const pkgBefore = readPackage(join(before, 'package.json'));
+  const pkgAfter = readPackage(join(workdir, 'package.json'));
+  for (const key of PACKAGE_KEYS) {
+    if (JSON.stringify(pick(pkgBefore, key)) !== JSON.stringify(pick(pkgAfter, key))) out.add(`package.json#${key}`);
+  }
+  const a = relSnapshot(before);
+  const b = relSnapshot(workdir);
+  for (const p of new Set([...a.keys(), ...b.keys()])) {
+    if (a.get(p) === b.get(p)) continue;
+    if (CONFIG_FILE.test(p)) out.add(p);
+    else if (/(^|\/)node_modules(\/|$)/.test(p)) out.add(p.slice(0, p.indexOf('node_modules') + 'node_modules'.length) + '/');
+  }
+  return [...out].sort();
+}
+
+function readPackage(path: string): unknown {
+  if (!existsSync(path)) return undefined;
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as unknown;
+  } catch {
+    // Unparseable: compared as text, so any change still shows.
+    return { unparseable: readFileSync(path, 'utf8') };
+  }
+}
+
+function pick(obj: unknown, dotted: string): unknown {
+  let v = obj;
+  for (const k of dotted.split('.')) v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
+  return v;
+}
+
+function relSnapshot(root: string): Map<string, string> {
+  const out = new Map<string, string>();
+  if (!existsSync(root)) return out;
+  const abs = resolve(root);
+  for (const [p, f] of snapshotTrees([abs])) {
+    if (f.startsWith('dir:')) continue;
+    out.set(p.slice(abs.length + 1), f);
+  }
+  return out;
+}

@@ -1,0 +1,300 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * Finds every process a solver (or a test run) started, so that all of them are gone before grading,
+ * and stops the lot when their memory passes a limit. Three nets, each catching what the others miss:
+ *
+ * - a cgroup v2 folder, when one is writable here: the command joins it before it execs, so every
+ *   descendant is in it whatever it does to its session, process group, parent or environment;
+ * - the process tree, walked from the command's PID at every poll (a child that double-forks between
+ *   two polls escapes this net alone);
+ * - an environment marker each child inherits (a child that clears its environment escapes this one).
+ *
+ * Plus, at the end, any process whose working directory is inside the workdir.
+ */
+
+/** Environment variable each tracked process inherits; its value is unique per command. */
+export const MARKER_ENV = 'JOULEBENCH_TRACK';
+
+const POLL_MS = 100;
+const PAGE_BYTES = 4096;
+
+/** How a command's processes were tracked. */
+export type TrackingMethod = 'cgroup' | 'process-tree';
+
+/** What the tracker saw of one command. */
+export interface TrackerReport {
+  method: TrackingMethod;
+  /** The memory limit was passed: every process was killed. Peak bytes seen, else null. */
+  memory_exceeded_bytes: number | null;
+  /** Peak resident memory summed over the tracked processes, bytes (sampled every poll). */
+  peak_rss_bytes: number;
+}
+
+let cgroupBase: string | null | undefined;
+let cgroupEnabled = true;
+
+/** Turns cgroup tracking off (the process tree and marker remain), e.g. to test that fallback. */
+export function setCgroupTracking(enabled: boolean): void {
+  cgroupEnabled = enabled;
+}
+
+/** A writable cgroup v2 folder under which per-command folders can be made, or `null`. Probed once. */
+export function cgroupV2Base(): string | null {
+  if (cgroupBase !== undefined) return cgroupBase;
+  cgroupBase = null;
+  try {
+    const mounts = readFileSync('/proc/self/mountinfo', 'utf8').split('\n');
+    const line = mounts.find((l) => / - cgroup2 /.test(l));
+    const mountPoint = line?.split(' ')[4];
+    const self = readFileSync('/proc/self/cgroup', 'utf8').split('\n').find((l) => l.startsWith('0::'));
+    if (!mountPoint || self === undefined) return null;
+    const here = join(mountPoint, self.slice(3));
+    for (const dir of [here, mountPoint]) {
+      const probe = join(dir, `joulebench-probe-${process.pid}-${randomBytes(4).toString('hex')}`);
+      try {
+        mkdirSync(probe);
+        try {
+          // Joining must work too (a cgroup with controllers on may refuse processes).
+          execFileSync('sh', ['-c', 'echo $$ > "$0/cgroup.procs"', probe], { stdio: 'ignore', timeout: 5000 });
+          cgroupBase = dir;
+        } finally {
+          rmdirSync(probe);
+        }
+        if (cgroupBase) return dir;
+      } catch {
+        // not writable or not joinable here; try the next
+      }
+    }
+  } catch {
+    // no cgroup v2 here
+  }
+  return null;
+}
+
+/** Tracks the processes of one command. */
+export class ProcessTracker {
+  readonly marker = randomBytes(12).toString('hex');
+  readonly method: TrackingMethod;
+  private readonly cgroup: string | null;
+  /** Tracked PIDs with their start time (so a reused PID is never taken for a tracked one). */
+  private readonly pids = new Map<number, string>();
+  private rootPid: number | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private peak = 0;
+  private exceeded: number | null = null;
+
+  /**
+   * @param memory_limit_bytes stop everything when the tracked processes hold more than this (null: no limit)
+   * @param sweep_dir also kill processes whose working directory is inside this folder
+   * @param use_cgroup set false to use the process tree and marker only (tests)
+   */
+  constructor(
+    private readonly memory_limit_bytes: number | null,
+    private readonly sweep_dir: string | null = null,
+    use_cgroup = true,
+  ) {
+    const base = use_cgroup && cgroupEnabled ? cgroupV2Base() : null;
+    let dir: string | null = null;
+    if (base) {
+      dir = join(base, `joulebench-${process.pid}-${this.marker.slice(0, 8)}`);
+      try {
+        mkdirSync(dir);
+        // The kernel enforces the limit itself where the memory controller is delegated here.
+        if (memory_limit_bytes !== null && existsSync(join(dir, 'memory.max'))) writeFileSync(join(dir, 'memory.max'), String(memory_limit_bytes));
+      } catch {
+        dir = null;
+      }
+    }
+    this.cgroup = dir;
+    this.method = dir ? 'cgroup' : 'process-tree';
+  }
+
+  /** The argv that first moves itself into the cgroup, then execs `argv` (unchanged without a cgroup). */
+  wrapArgv(argv: readonly string[]): string[] {
+    if (!this.cgroup) return [...argv];
+    return ['sh', '-c', 'echo $$ > "$0/cgroup.procs" || exit 125; exec "$@"', this.cgroup, ...argv];
+  }
+
+  /** `env` plus the marker. */
+  env(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+    return { ...env, [MARKER_ENV]: this.marker };
+  }
+
+  /** Starts polling from the command's PID. `onExceeded` is called once if the memory limit is passed. */
+  start(pid: number | undefined, onExceeded?: () => void): void {
+    this.rootPid = pid;
+    const poll = () => {
+      const live = this.collect();
+      const rss = this.memoryBytes(live);
+      if (rss > this.peak) this.peak = rss;
+      if (this.memory_limit_bytes !== null && rss > this.memory_limit_bytes && this.exceeded === null) {
+        this.exceeded = rss;
+        this.killAll();
+        onExceeded?.();
+      }
+    };
+    this.timer = setInterval(poll, POLL_MS);
+    this.timer.unref();
+  }
+
+  /** Kills every tracked process, repeating until none is left (or 50 rounds); returns how many were killed. */
+  killAll(): number {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    const killed = new Set<number>();
+    for (let round = 0; round < 50; round++) {
+      const live = [...this.collect(true)].filter((p) => p !== process.pid);
+      if (live.length === 0) break;
+      if (this.cgroup && existsSync(join(this.cgroup, 'cgroup.kill'))) {
+        try {
+          writeFileSync(join(this.cgroup, 'cgroup.kill'), '1');
+        } catch {
+          // fall through to signalling each one
+        }
+      }
+      for (const p of live) {
+        try {
+          process.kill(p, 'SIGKILL');
+          killed.add(p);
+        } catch {
+          // already gone
+        }
+      }
+      waitMs(10);
+    }
+    return killed.size;
+  }
+
+  /** Removes the cgroup folder and reports. Call after killAll. */
+  close(): TrackerReport {
+    if (this.timer) clearInterval(this.timer);
+    if (this.cgroup) {
+      for (let i = 0; i < 50; i++) {
+        try {
+          rmdirSync(this.cgroup);
+          break;
+        } catch {
+          waitMs(10);
+        }
+      }
+    }
+    return { method: this.method, memory_exceeded_bytes: this.exceeded, peak_rss_bytes: this.peak };
+  }
+
+  /** The live tracked set: cgroup members, descendants of known PIDs, and (with `thorough`) marker and cwd holders. */
+  private collect(thorough = false): Set<number> {
+    const live = new Set<number>();
+    if (this.cgroup) {
+      try {
+        for (const l of readFileSync(join(this.cgroup, 'cgroup.procs'), 'utf8').split('\n')) if (l) live.add(Number(l));
+      } catch {
+        // removed
+      }
+    }
+    const procs = listProcs();
+    if (this.rootPid !== undefined && !this.pids.has(this.rootPid)) {
+      const root = procs.find((p) => p.pid === this.rootPid);
+      if (root) this.pids.set(root.pid, root.start);
+    }
+    // Descendants: repeat until no new child joins (children may be listed before their parents).
+    const startOf = new Map(procs.map((p) => [p.pid, p.start]));
+    const tracked = (pid: number) => this.pids.has(pid) && this.pids.get(pid) === startOf.get(pid);
+    let grew = true;
+    while (grew) {
+      grew = false;
+      for (const p of procs) {
+        if (!tracked(p.pid) && tracked(p.ppid)) {
+          this.pids.set(p.pid, p.start);
+          grew = true;
+        }
+      }
+    }
+    for (const p of procs) if (this.pids.get(p.pid) === p.start) live.add(p.pid);
+    if (thorough) {
+      for (const p of procs) {
+        if (live.has(p.pid) || p.pid === process.pid) continue;
+        if (hasMarker(p.pid, this.marker) || (this.sweep_dir !== null && cwdInside(p.pid, this.sweep_dir))) {
+          live.add(p.pid);
+          this.pids.set(p.pid, p.start);
+        }
+      }
+    }
+    for (const p of procs) if (p.zombie) live.delete(p.pid);
+    return live;
+  }
+
+  private memoryBytes(live: Set<number>): number {
+    if (this.cgroup) {
+      try {
+        return Number(readFileSync(join(this.cgroup, 'memory.current'), 'utf8'));
+      } catch {
+        // no memory controller here: sum the processes
+      }
+    }
+    let total = 0;
+    for (const p of live) {
+      try {
+        total += Number(readFileSync(`/proc/${p}/statm`, 'utf8').split(' ')[1] ?? 0) * PAGE_BYTES;
+      } catch {
+        // gone
+      }
+    }
+    return total;
+  }
+}
+
+interface ProcInfo {
+  pid: number;
+  ppid: number;
+  zombie: boolean;
+  /** Start time in clock ticks since boot (field 22 of /proc/PID/stat). */
+  start: string;
+}
+
+function listProcs(): ProcInfo[] {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return [];
+  }
+  const out: ProcInfo[] = [];
+  for (const e of entries) {
+    if (!/^\d+$/.test(e)) continue;
+    try {
+      // "pid (comm) state ppid …": comm may hold spaces, so split after the last ")".
+      const stat = readFileSync(`/proc/${e}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.push({ pid: Number(e), ppid: Number(f[1]), zombie: f[0] === 'Z', start: f[19] ?? '' });
+    } catch {
+      // gone
+    }
+  }
+  return out;
+}
+
+function hasMarker(pid: number, marker: string): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/environ`).includes(`${MARKER_ENV}=${marker}\0`);
+  } catch {
+    return false;
+  }
+}
+
+function cwdInside(pid: number, dir: string): boolean {
+  try {
+    const cwd = readlinkSync(`/proc/${pid}/cwd`);
+    return cwd === dir || cwd.startsWith(dir + '/');
+  } catch {
+    return false;
+  }
+}
+
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+function waitMs(ms: number): void {
+  Atomics.wait(sleeper, 0, 0, ms);
+}
