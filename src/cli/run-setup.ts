@@ -17,6 +17,12 @@ export interface TargetFlags {
   data?: string;
   /** Ollama's server address (issue 5). */
   baseUrl?: string;
+  /** The llamacpp target (issue 16). */
+  modelPath?: string;
+  threads?: number;
+  ctx?: number;
+  gpuLayers?: number;
+  maxTokens?: number;
 }
 
 /**
@@ -41,6 +47,13 @@ export function buildTargetSpec(flags: TargetFlags, cfg: LoadedConfig | null, en
   }
   if (flags.baseUrl !== undefined && leaf !== 'ollama') throw new JoulebenchError('E_USAGE', '--base-url applies to --target ollama (openai takes --endpoint)');
   if (flags.answers && leaf !== 'replay') throw new JoulebenchError('E_USAGE', '--answers applies to --target replay');
+  const llamaFlags = { '--model-path': flags.modelPath, '--threads': flags.threads, '--ctx': flags.ctx, '--gpu-layers': flags.gpuLayers };
+  for (const [name, v] of Object.entries(llamaFlags)) {
+    if (v !== undefined && leaf !== 'llamacpp') throw new JoulebenchError('E_USAGE', `${name} applies to --target llamacpp (or --target cascade --neural llamacpp)`);
+  }
+  if (flags.maxTokens !== undefined && leaf !== 'llamacpp' && leaf !== 'openai') {
+    throw new JoulebenchError('E_USAGE', '--max-tokens applies to a model target (llamacpp, openai)');
+  }
   if (cfg?.config.params?.retry && leaf !== 'openai') {
     throw new JoulebenchError('E_CONFIG', `${cfg.path}: params.retry applies to an openai target (the measured endpoint call), not to "${leaf ?? kind}"`);
   }
@@ -60,6 +73,19 @@ export function buildTargetSpec(flags: TargetFlags, cfg: LoadedConfig | null, en
       if (flags.baseUrl !== undefined) spec.base_url = flags.baseUrl;
       return spec;
     }
+    if (k === 'llamacpp') {
+      const spec: TargetSpec = { kind: 'llamacpp' };
+      const t = cfg?.config.target;
+      const set = (key: string, v: unknown): void => {
+        if (v !== undefined) spec[key] = v;
+      };
+      set('model_path', flags.modelPath);
+      set('threads', flags.threads);
+      set('ctx', flags.ctx);
+      set('gpu_layers', flags.gpuLayers);
+      set('max_tokens', flags.maxTokens ?? t?.max_tokens);
+      return spec;
+    }
     return { kind: k };
   };
   if (kind === 'cascade') return neuralKind ? { kind, neural: specFor(neuralKind) } : { kind };
@@ -74,7 +100,7 @@ function openaiSpec(flags: TargetFlags, cfg: LoadedConfig | null, env: NodeJS.Pr
   };
   set('endpoint', flags.endpoint ?? t.endpoint);
   set('model', flags.model ?? t.model);
-  set('max_tokens', t.max_tokens);
+  set('max_tokens', flags.maxTokens ?? t.max_tokens);
   set('stream', t.stream);
   set('request_timeout_s', cfg?.config.timeouts?.request_s);
   set('retry', cfg?.config.params?.retry);

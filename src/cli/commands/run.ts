@@ -58,7 +58,13 @@ export function runCommand(io: CliIO): Command {
     .option('--no-history', 'do not record this run in the history database ($JOULEBENCH_HOME/history.sqlite)')
     .option('-q, --quiet', 'no progress bar and no table')
     // --- model-server flags (issue 5: ollama); they go to the target, or to the cascade's neural backend ---
-    .option('--base-url <url>', 'server address for a model-serving target (ollama: default http://127.0.0.1:11434)');
+    .option('--base-url <url>', 'server address for a model-serving target (ollama: default http://127.0.0.1:11434)')
+    // --- in-process model flags (issue 16: llamacpp) ---
+    .option('--model-path <file>', 'GGUF model file (llamacpp target, or --neural llamacpp)')
+    .option('--threads <n>', 'llama.cpp evaluation threads (default: the library\'s choice)', intAtLeast(1))
+    .option('--ctx <n>', 'llama.cpp context size in tokens (default: min(model training context, 4096))', intAtLeast(1))
+    .option('--gpu-layers <n>', 'layers offloaded to a GPU (default 0: CPU only)', intAtLeast(0))
+    .option('--max-tokens <n>', 'tokens to generate at most (llamacpp default per suite: 16 multiple-choice, 64 router, 256 otherwise; openai 256)', intAtLeast(1));
   return addMeterFlags(cmd).action(async (flags: RunFlags) => {
     await runAction(flags, io);
   });
