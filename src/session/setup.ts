@@ -3,6 +3,7 @@ import type { Suite } from '../core/types.js';
 import type { LoadedConfig } from '../config/load.js';
 import { loadSuite } from '../suites/loader.js';
 import { loadMmlu } from '../suites/mmlu.js';
+import { findDefaultModel } from '../targets/llamacpp/default-model.js';
 import type { TargetSpec } from '../targets/registry.js';
 
 /** The settings that pick the suite and the target (`run`'s flags, or a session spec's). */
@@ -33,7 +34,10 @@ export interface TargetFlags {
  */
 export function buildTargetSpec(flags: TargetFlags, cfg: LoadedConfig | null, env: NodeJS.ProcessEnv): TargetSpec {
   const kind = flags.target ?? cfg?.kind ?? 'cascade';
-  const neuralKind = flags.neural ?? (kind === 'cascade' && flags.target !== undefined ? cfg?.kind : undefined);
+  const asked = flags.neural ?? (kind === 'cascade' && flags.target !== undefined ? cfg?.kind : undefined);
+  // The embedded default: a real model as the neural stage when one was fetched, else the echo backend.
+  const defaultModel = kind === 'cascade' && asked === undefined && !cfg ? findDefaultModel(env) : null;
+  const neuralKind = asked ?? (defaultModel ? 'llamacpp' : undefined);
   if (flags.neural && kind !== 'cascade') throw new JoulebenchError('E_USAGE', '--neural only applies to --target cascade');
   const leaf = kind === 'cascade' ? neuralKind : kind;
   if ((flags.model !== undefined || flags.baseUrl !== undefined) && leaf === undefined) {
@@ -79,7 +83,7 @@ export function buildTargetSpec(flags: TargetFlags, cfg: LoadedConfig | null, en
       const set = (key: string, v: unknown): void => {
         if (v !== undefined) spec[key] = v;
       };
-      set('model_path', flags.modelPath);
+      set('model_path', flags.modelPath ?? defaultModel ?? undefined);
       set('threads', flags.threads);
       set('ctx', flags.ctx);
       set('gpu_layers', flags.gpuLayers);

@@ -5,6 +5,7 @@ import { renderReportTable } from '../../report/table.js';
 import { everyCaseFailed, runSession } from '../../session/run-session.js';
 import type { TargetFlags } from '../../session/setup.js';
 import type { SessionSpec } from '../../session/spec.js';
+import { neuralStageLine } from '../../targets/llamacpp/default-model.js';
 import { TARGETS } from '../../targets/registry.js';
 import type { CliIO } from '../io.js';
 import { addMeterFlags, idleMsFrom, meterOptionsFrom, type MeterFlags } from '../meter-flags.js';
@@ -93,7 +94,8 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<void> {
     (progress as ReturnType<typeof createProgress>)?.stop();
   }
   const { report, paths, history_id: runId } = session;
-  const table = renderReportTable(session.outcome.report);
+  const neural = neuralStageLine((session.receipt.target ?? {}) as Record<string, unknown>, process.env);
+  const table = (neural ? `${neural}\n` : '') + renderReportTable(session.outcome.report);
   if (flags.out) {
     if (!flags.quiet) io.out(table);
   } else {
@@ -126,7 +128,7 @@ export function sessionSpecFrom(flags: RunFlags, env: NodeJS.ProcessEnv): Sessio
   const copy = <K extends keyof RunFlags & keyof SessionSpec>(k: K): void => {
     if (flags[k] !== undefined) (spec as unknown as Record<string, unknown>)[k] = flags[k];
   };
-  for (const k of ['config', 'target', 'neural', 'endpoint', 'model', 'credentialsRef', 'answers', 'data', 'baseUrl', 'warmup', 'out', 'results', 'receipt', 'resume', 'overwrite'] as const) copy(k);
+  for (const k of ['config', 'target', 'neural', 'endpoint', 'model', 'credentialsRef', 'answers', 'data', 'baseUrl', 'modelPath', 'threads', 'ctx', 'gpuLayers', 'maxTokens', 'warmup', 'out', 'results', 'receipt', 'resume', 'overwrite'] as const) copy(k);
   if (!flags.history) spec.history = false;
   return spec;
 }
