@@ -16,6 +16,8 @@ export interface LlamaEngineOptions {
   gpu_layers?: number;
   /** Module to import instead of `node-llama-cpp` (tests of the failure messages only). */
   module?: string;
+  /** Caps the library's default thread count (`llama.maxThreads`, process-wide); library users and tests only. */
+  max_threads?: number;
 }
 
 /** Per generation: what the library counted, plus client timestamps of each token. */
@@ -73,6 +75,8 @@ export class LlamaEngine {
     const gpuLayers = this.opts.gpu_layers ?? 0;
     const lib = await importNodeLlamaCpp(this.opts.module);
     this.llama = await getLlamaInstance(gpuLayers > 0 ? 'auto' : false, this.opts.module);
+    // One llama.cpp instance per process (its log callback is global): the cap is set on it, for every engine.
+    if (this.opts.max_threads !== undefined) this.llama.maxThreads = this.opts.max_threads;
     let file_bytes: number;
     try {
       file_bytes = statSync(this.opts.model_path).size;
@@ -132,6 +136,13 @@ export class LlamaEngine {
     session.setChatHistory([]);
     const state = session.chatWrapper.generateContextState({ chatHistory: [{ type: 'user', text: prompt }, { type: 'model', response: [] }] });
     const prompt_tokens = state.contextText.tokenize(this.model!.tokenizer).length;
+    if (prompt_tokens + g.max_tokens > context.contextSize) {
+      // llama.cpp would shift the context and drop part of the prompt: the answer would be to a different question.
+      throw new JoulebenchError(
+        'E_INPUT',
+        `the prompt is ${prompt_tokens} tokens after the chat template, plus max_tokens ${g.max_tokens}, but the context holds ${context.contextSize} (raise --ctx, up to the model's ${this.info?.train_ctx ?? '?'})`,
+      );
+    }
     const meter0 = sequence.tokenMeter.getState();
     const token_times_ms: number[] = [];
     const t0 = performance.now();
@@ -181,12 +192,16 @@ export class LlamaEngine {
   private async readPerf(): Promise<NonNullable<ReturnType<typeof parseLlamaPerf>>> {
     const lines: string[] = [];
     const prev = setLlamaLogListener((m) => lines.push(m));
+    let perf: ReturnType<typeof parseLlamaPerf> = null;
     try {
       await this.context!.printTimings();
+      // The log reaches JS through the addon's queue, possibly after printTimings() returned: wait for it (≤ 2 s).
+      for (let waited = 0; (perf = parseLlamaPerf(lines.join('\n'))) === null && waited < 2000; waited += 5) {
+        await new Promise((r) => setTimeout(r, 5));
+      }
     } finally {
       setLlamaLogListener(prev);
     }
-    const perf = parseLlamaPerf(lines.join('\n'));
     if (!perf) throw new JoulebenchError('E_TARGET', 'llama.cpp printed no readable performance counters (llama_perf_context_print): timings would be guesses, so none are reported');
     return perf;
   }
