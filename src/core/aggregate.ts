@@ -16,6 +16,11 @@ export interface ReportContext {
   energy?: { idle: IdleCalibration; suite: SuiteWindow | null };
   /** Cases in flight at once (default 1). Above 1, energy windows overlap: attribution is `shared`. */
   concurrency?: number;
+  /**
+   * `none`: no per-case windows were opened (an open-loop load run measures the whole run, and its
+   * steady state, instead), so the suite window is the only total. Default: cases carry their own.
+   */
+  per_case_energy?: 'none' | 'target';
 }
 
 /** Per-dataset slice of a report (for `--suite all`, one per bundled suite). */
@@ -45,7 +50,8 @@ export interface BenchReport {
   latency_p99_ms: number | null;
   stage_distribution: Record<string, number>;
   // ---- extras (DESIGN.md: welcome; the seed fields above stay as they are) ----
-  format: 'joulebench-report/1';
+  /** `joulebench-report/1.1` since `energy_basis` (docs/integrity.md); readers accept `/1` too. */
+  format: typeof REPORT_FORMAT;
   correct_count: number;
   scored_count: number;
   /** Σ weight over correct cases: the denominator of joules_per_correct. */
@@ -101,7 +107,21 @@ export interface BenchReport {
   cost_unknown_count: number;
   /** Cases with no token usage while others have it: the token totals are null while this is above 0. */
   usage_unknown_count: number;
+  /**
+   * Where `total_joules` and `joules_per_correct` come from (report format 1.1): `per_case`, the sum of
+   * each case's own reading; `suite_window`, the one window around the scored passes, used when the
+   * per-case readings cannot be summed (below the meter's floor, or overlapping under concurrency).
+   */
+  energy_basis: EnergyBasis;
+  /** Why the basis is what it is, when that is not the plain per-case sum; `null` otherwise. */
+  energy_basis_reason: string | null;
 }
+
+/** The report format; the minor version moves when a field's meaning changes (docs/integrity.md). */
+export const REPORT_FORMAT = 'joulebench-report/1.1';
+
+/** See {@link BenchReport.energy_basis}. */
+export type EnergyBasis = 'per_case' | 'suite_window';
 
 /** Running totals over one slice of results (the whole run, or one dataset). */
 class Tally {
@@ -115,6 +135,8 @@ class Tally {
   joulesUnknown = 0;
   /** Cases whose energy came from a meter window (not the target's own model): they overlap when cases run concurrently. */
   windowed = 0;
+  /** Meter-window readings shorter than the meter's floor: noise, never summed as precise figures. */
+  belowFloor = 0;
   constructor(private readonly shared: boolean) {}
   add(r: CaseResult): void {
     this.case_count++;
@@ -127,6 +149,7 @@ class Tally {
       this.joules += r.joules;
       this.joulesKnown = true;
       if (r.energy_source !== 'model') this.windowed++;
+      if (r.below_floor) this.belowFloor++;
     } else {
       this.joulesUnknown++;
     }
@@ -138,6 +161,8 @@ class Tally {
    */
   get totalJoules(): number | null {
     if (this.shared && this.windowed > 0) return null;
+    // A below-floor reading is noise (often exactly 0 J): summing it would pass it off as measured.
+    if (this.belowFloor > 0) return null;
     return this.joulesKnown && this.joulesUnknown === 0 ? this.joules : null;
   }
   summary(): DatasetSummary {
@@ -247,17 +272,19 @@ export class Aggregator {
     const usageKnown = this.usageUnknown === 0;
     // Typed arrays sort numerically, and many times faster than Array#sort with a comparator.
     const latencies = Float64Array.from(this.latencies).sort();
+    const basis = energyBasis(total, ctx);
+    const headlineJoules = basis.joules;
     const ttfts = Float64Array.from(this.ttfts).sort();
     return {
       case_count: total.case_count,
-      total_joules: roundOrNull(total.totalJoules),
-      joules_per_correct: perCorrect(total.totalJoules, total.weightedCorrect),
+      total_joules: roundOrNull(headlineJoules),
+      joules_per_correct: perCorrect(headlineJoules, total.weightedCorrect),
       accuracy_pct: pct(total.correct, total.scored),
       latency_p50_ms: nearestRankSorted(latencies, 50),
       latency_p95_ms: nearestRankSorted(latencies, 95),
       latency_p99_ms: nearestRankSorted(latencies, 99),
       stage_distribution: sortedStages(this.stageDistribution),
-      format: 'joulebench-report/1',
+      format: REPORT_FORMAT,
       correct_count: total.correct,
       scored_count: total.scored,
       weighted_correct: round(total.weightedCorrect),
@@ -288,8 +315,32 @@ export class Aggregator {
       usage_unknown_count: this.promptTokens !== null || this.completionTokens !== null ? this.usageUnknown : 0,
       warmup_usd: roundOrNull(this.warmupUsd, 9),
       stage_joules_source: this.stageSources.size === 0 ? 'none' : this.stageSources.size === 1 ? [...this.stageSources][0]! : 'mixed',
+      energy_basis: basis.basis,
+      energy_basis_reason: basis.reason,
     };
   }
+}
+
+/**
+ * The headline energy: the sum of per-case readings when they can be summed, else the suite window
+ * (issue 11: 580 of 600 cases below RAPL's floor, 588 reading exactly 0 J, summed to 7.02 mJ while
+ * the suite window measured 11.3 mJ). Without a usable window the headline is `null`, never the sum.
+ */
+function energyBasis(total: Tally, ctx: ReportContext): { basis: EnergyBasis; joules: number | null; reason: string | null } {
+  const perCase = total.totalJoules;
+  const why: string[] = [];
+  if (total.belowFloor > 0) {
+    why.push(`${total.belowFloor} of ${total.case_count} case reading(s) below the ${ctx.meter} meter's floor (noise, not summed)`);
+  }
+  if ((ctx.concurrency ?? 1) > 1 && total.windowed > 0) why.push(`${ctx.concurrency} cases in flight: per-case windows overlap`);
+  if (ctx.per_case_energy === 'none') why.push('load run: no per-request windows (they would overlap)');
+  if (why.length === 0) return { basis: 'per_case', joules: perCase, reason: null };
+  const suite = ctx.energy?.suite ?? null;
+  if (suite && suite.joules !== null && !suite.below_floor) {
+    return { basis: 'suite_window', joules: suite.joules, reason: `${why.join('; ')}: the suite window is the total` };
+  }
+  const missing = !suite ? 'no suite window covers every case (e.g. a resumed run)' : suite.joules === null ? 'the suite window read nothing' : 'the suite window is below the floor too';
+  return { basis: 'per_case', joules: null, reason: `${why.join('; ')}, and ${missing}: total unknown` };
 }
 
 /** The whole-suite figures: the measured window when there is one, else the sum over cases. */

@@ -1,6 +1,7 @@
 import type http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { JoulebenchError } from '../../core/errors.js';
+import { quote } from '../../core/one-line.js';
 import type { Answer, AnswerRequest, Target } from '../../core/types.js';
 import { backoffDelay_s, isRetryable, NO_RETRY, type RetryPolicy } from '../retry.js';
 import { costOf, type Prices } from './cost.js';
@@ -25,6 +26,8 @@ export interface OpenAITargetOptions {
   request_timeout_s?: number;
   retry?: RetryPolicy;
   prices?: Prices;
+  /** Cap on one reply's body, bytes (default 4 MiB); a larger reply is cut off and recorded as an error. */
+  max_reply_bytes?: number;
 }
 
 /** A failure after every allowed attempt: what the runner records on the case. */
@@ -54,13 +57,15 @@ const CODES: Record<AttemptFailure['kind'], string> = {
 
 /** Parses and checks an endpoint URL; refuses credentials in it and link-local/metadata hosts. */
 export function checkEndpoint(endpoint: string, key = 'target.endpoint'): URL {
+  // The URL parser strips tabs and newlines silently; an endpoint with one is refused, not repaired.
+  if (/[\u0000-\u001f\u007f]/.test(endpoint)) throw new JoulebenchError('E_CONFIG', `${key} must not contain control characters (CR, LF, tab, …), got ${quote(endpoint)}`);
   let url: URL;
   try {
     url = new URL(endpoint);
   } catch {
-    throw new JoulebenchError('E_CONFIG', `${key} must be an absolute http(s) URL, got "${endpoint}"`);
+    throw new JoulebenchError('E_CONFIG', `${key} must be an absolute http(s) URL, got ${quote(endpoint)}`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new JoulebenchError('E_CONFIG', `${key} must use http or https, got "${url.protocol}"`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new JoulebenchError('E_CONFIG', `${key} must use http or https, got ${quote(url.protocol)}`);
   if (url.username || url.password) throw new JoulebenchError('E_CONFIG', `${key} must not carry credentials (use target.credentials_ref: env:NAME)`);
   if (isForbiddenAddress(url.hostname)) {
     throw new JoulebenchError('E_CONFIG', `${key}: ${url.hostname} is a link-local or cloud-metadata address; joulebench never sends requests there`);
@@ -146,8 +151,10 @@ export class OpenAITarget implements Target {
       stream,
       timeout_ms: this.timeout_ms,
       agent: this.agent,
+      ...(this.o.max_reply_bytes !== undefined ? { max_reply_bytes: this.o.max_reply_bytes } : {}),
       ...(this.o.apiKey ? { apiKey: this.o.apiKey } : {}),
       ...(req.signal ? { signal: req.signal } : {}),
+      ...(req.onChunk ? { onChunk: req.onChunk } : {}),
     };
   }
 
@@ -181,6 +188,7 @@ export class OpenAITarget implements Target {
       request_timeout_s: this.timeout_ms / 1000,
       retry: this.o.retry ?? null,
       prices: this.o.prices ?? null,
+      ...(this.o.max_reply_bytes !== undefined ? { max_reply_bytes: this.o.max_reply_bytes } : {}),
     };
   }
 
