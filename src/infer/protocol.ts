@@ -63,10 +63,11 @@ export interface InferRunFile {
   prompt_sha256: string;
   prompt_source: string;
   prompt_chars: number;
-  target: { kind: 'ollama'; base_url: string };
+  target: { kind: 'ollama'; base_url: string } | { kind: 'llamacpp'; library: string; model_paths: string[]; gpu_layers: number; ctx: number | null };
   protocol: Record<string, unknown>;
   receipts: {
     host: Record<string, unknown>;
+    /** Ollama's version (ollama target); null for llamacpp, whose library version is in `target.library`. */
     ollama_version: string | null;
     joulebench_version: string;
     node_version: string;
@@ -190,7 +191,7 @@ export function inferIdentity(opts: InferOptions): JournalIdentity {
   };
 }
 
-function armId(model: string, num_thread: number | null): string {
+export function armId(model: string, num_thread: number | null): string {
   return `${model}@t=${num_thread ?? 'default'}`;
 }
 

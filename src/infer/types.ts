@@ -41,6 +41,17 @@ export interface InferRun {
   j_per_decoded_token: number | null;
   /** eval_count ÷ whole-request joules. */
   decoded_tokens_per_j: number | null;
+  /** llamacpp: the library's own counters beside the Ollama-shaped fields (see docs/llamacpp.md). */
+  llamacpp?: {
+    prompt_tokens: number;
+    prompt_tokens_reused: number;
+    decode_tokens: number;
+    threads_used: number;
+    token_times_ms: number[];
+    model_load_ms: number | null;
+  };
+  /** llamacpp cold runs: the model was loaded afresh in this process (a new model and context). */
+  fresh_load?: true;
   /** Cold runs: how the unload was confirmed (`keep_alive: 0`, then absent from `/api/ps`). */
   unload?: { keep_alive_0: true; absent_from_ps: true; ps_polls: number };
 }

@@ -8,6 +8,7 @@ import { suiteEnergyText } from './suite-energy.js';
 import { INFER_LEGEND, inferArmViews } from './infer-view.js';
 import { fmtJoules, fmtMs, fmtPct, fmtSigned, fmtUsd } from './format.js';
 import { hasMtBench, renderMtBenchMarkdown } from './mt-bench-table.js';
+import { inferTargetWhere } from '../infer/where.js';
 
 /** Escapes a table cell: pipes and newlines would break the row. */
 function cell(s: string): string {
@@ -155,7 +156,7 @@ export function renderInferMarkdown(label: string, file: InferRunFile, opts: { t
   const out: string[] = [];
   out.push(`### ${opts.title ?? `joulebench infer · ${label}`}`);
   out.push('');
-  out.push(`Prompt \`sha256:${file.prompt_sha256.slice(0, 12)}…\` · ${file.target.kind} ${file.target.base_url} · ${file.started_utc} → ${file.finished_utc}`);
+  out.push(`Prompt \`sha256:${file.prompt_sha256.slice(0, 12)}…\` · ${file.target.kind} ${inferTargetWhere(file.target)} · ${file.started_utc} → ${file.finished_utc}`);
   out.push('');
   const n = (v: number | null | undefined, digits = 2): string => (v === null || v === undefined ? 'n/a' : v.toFixed(digits));
   const rows = inferArmViews(label, file).map((a) => [

@@ -507,8 +507,21 @@ export function caseResult(
   if (energy.by_domain && Object.keys(energy.by_domain).length > 0) r.by_domain = energy.by_domain;
   if (energy.range_j && energy.joules !== null) r.joules_range = { low: energy.range_j.low, high: energy.range_j.high };
   if (answer?.trace) r.trace = answer.trace;
-  if (answer?.meta) r.meta = answer.meta;
+  if (answer?.meta) r.meta = typeof r.completion_tokens === 'number' ? withEnergyPerToken(answer.meta, r.joules, r.completion_tokens) : answer.meta;
   return r;
+}
+
+/**
+ * Per case, for targets that count output tokens: joules per output token and output tokens per joule,
+ * from the case's own energy (its source is the case's `energy_source`); `null` when either is unknown or 0.
+ */
+function withEnergyPerToken(meta: Record<string, unknown>, joules: number | null, tokens: number): Record<string, unknown> {
+  const known = joules !== null && joules > 0 && tokens > 0;
+  return {
+    ...meta,
+    j_per_output_token: known ? joules / tokens : null,
+    output_tokens_per_j: known ? tokens / joules : null,
+  };
 }
 
 function energyOf(answer: Answer | null, reading: EnergyReading | null, preferTarget: boolean): Energy {

@@ -4,6 +4,7 @@ import type { LoadedConfig } from '../config/load.js';
 import { loadSuite } from '../suites/loader.js';
 import { loadMmlu } from '../suites/mmlu.js';
 import { loadMtBench } from '../suites/mt-bench.js';
+import { findDefaultModel } from '../targets/llamacpp/default-model.js';
 import type { TargetSpec } from '../targets/registry.js';
 
 /** The settings that pick the suite and the target (`run`'s flags, or a session spec's). */
@@ -20,6 +21,12 @@ export interface TargetFlags {
   references?: string;
   /** Ollama's server address (issue 5). */
   baseUrl?: string;
+  /** The llamacpp target (issue 16). */
+  modelPath?: string;
+  threads?: number;
+  ctx?: number;
+  gpuLayers?: number;
+  maxTokens?: number;
 }
 
 /**
@@ -30,7 +37,10 @@ export interface TargetFlags {
  */
 export function buildTargetSpec(flags: TargetFlags, cfg: LoadedConfig | null, env: NodeJS.ProcessEnv): TargetSpec {
   const kind = flags.target ?? cfg?.kind ?? 'cascade';
-  const neuralKind = flags.neural ?? (kind === 'cascade' && flags.target !== undefined ? cfg?.kind : undefined);
+  const asked = flags.neural ?? (kind === 'cascade' && flags.target !== undefined ? cfg?.kind : undefined);
+  // The embedded default: a real model as the neural stage when one was fetched, else the echo backend.
+  const defaultModel = kind === 'cascade' && asked === undefined && !cfg ? findDefaultModel(env) : null;
+  const neuralKind = asked ?? (defaultModel ? 'llamacpp' : undefined);
   if (flags.neural && kind !== 'cascade') throw new JoulebenchError('E_USAGE', '--neural only applies to --target cascade');
   const leaf = kind === 'cascade' ? neuralKind : kind;
   if ((flags.model !== undefined || flags.baseUrl !== undefined) && leaf === undefined) {
@@ -44,6 +54,13 @@ export function buildTargetSpec(flags: TargetFlags, cfg: LoadedConfig | null, en
   }
   if (flags.baseUrl !== undefined && leaf !== 'ollama') throw new JoulebenchError('E_USAGE', '--base-url applies to --target ollama (openai takes --endpoint)');
   if (flags.answers && leaf !== 'replay') throw new JoulebenchError('E_USAGE', '--answers applies to --target replay');
+  const llamaFlags = { '--model-path': flags.modelPath, '--threads': flags.threads, '--ctx': flags.ctx, '--gpu-layers': flags.gpuLayers };
+  for (const [name, v] of Object.entries(llamaFlags)) {
+    if (v !== undefined && leaf !== 'llamacpp') throw new JoulebenchError('E_USAGE', `${name} applies to --target llamacpp (or --target cascade --neural llamacpp)`);
+  }
+  if (flags.maxTokens !== undefined && leaf !== 'llamacpp' && leaf !== 'openai') {
+    throw new JoulebenchError('E_USAGE', '--max-tokens applies to a model target (llamacpp, openai)');
+  }
   if (cfg?.config.params?.retry && leaf !== 'openai') {
     throw new JoulebenchError('E_CONFIG', `${cfg.path}: params.retry applies to an openai target (the measured endpoint call), not to "${leaf ?? kind}"`);
   }
@@ -63,6 +80,19 @@ export function buildTargetSpec(flags: TargetFlags, cfg: LoadedConfig | null, en
       if (flags.baseUrl !== undefined) spec.base_url = flags.baseUrl;
       return spec;
     }
+    if (k === 'llamacpp') {
+      const spec: TargetSpec = { kind: 'llamacpp' };
+      const t = cfg?.config.target;
+      const set = (key: string, v: unknown): void => {
+        if (v !== undefined) spec[key] = v;
+      };
+      set('model_path', flags.modelPath ?? defaultModel ?? undefined);
+      set('threads', flags.threads);
+      set('ctx', flags.ctx);
+      set('gpu_layers', flags.gpuLayers);
+      set('max_tokens', flags.maxTokens ?? t?.max_tokens);
+      return spec;
+    }
     return { kind: k };
   };
   if (kind === 'cascade') return neuralKind ? { kind, neural: specFor(neuralKind) } : { kind };
@@ -77,7 +107,7 @@ function openaiSpec(flags: TargetFlags, cfg: LoadedConfig | null, env: NodeJS.Pr
   };
   set('endpoint', flags.endpoint ?? t.endpoint);
   set('model', flags.model ?? t.model);
-  set('max_tokens', t.max_tokens);
+  set('max_tokens', flags.maxTokens ?? t.max_tokens);
   set('stream', t.stream);
   set('max_reply_bytes', t.max_reply_bytes);
   set('request_timeout_s', cfg?.config.timeouts?.request_s);

@@ -65,6 +65,13 @@ export const TARGETS: Record<string, TargetFactory> = {
       return createOllamaTarget(ollamaOptionsFromSpec(spec));
     },
   },
+  llamacpp: {
+    summary: 'a GGUF model run in this process by llama.cpp (node-llama-cpp, optional dependency; --model-path)',
+    async create(spec) {
+      const { createLlamaCppTarget, llamaCppOptionsFromSpec } = await import('./llamacpp/target.js');
+      return createLlamaCppTarget(llamaCppOptionsFromSpec(spec));
+    },
+  },
 };
 
 export async function createTarget(spec: TargetSpec): Promise<Target> {

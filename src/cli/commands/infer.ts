@@ -7,6 +7,7 @@ import { DEFAULT_GPU_SNAPSHOT_CMD, inferHostFacts, simdWidth } from '../../infer
 import { identityMismatch, InferJournal, journalPathFor, readJournal, writeFileAtomic, type JournalEvent, type JournalState } from '../../infer/journal.js';
 import { readInferFile } from '../../infer/load.js';
 import { inferIdentity, runInfer, type InferOptions } from '../../infer/protocol.js';
+import { llamaInferIdentity, runInferLlamaCpp, type LlamaInferOptions } from '../../infer/llamacpp.js';
 import { DEFAULT_INFER_PROMPT } from '../../infer/prompt.js';
 import { defaultPeakFlops } from '../../infer/stats.js';
 import { renderInferTable } from '../../infer/table.js';
@@ -24,6 +25,9 @@ import { quote } from '../../core/one-line.js';
 
 export interface InferFlags extends Omit<MeterFlags, 'meter'> {
   target: string;
+  /** llamacpp: GGUF files, comma-separated. */
+  modelPath?: string;
+  gpuLayers?: number;
   model?: string;
   baseUrl: string;
   runs: number;
@@ -52,8 +56,10 @@ export interface InferFlags extends Omit<MeterFlags, 'meter'> {
 
 export function inferCommand(io: CliIO): Command {
   const cmd = new Command('infer')
-    .description('local inference under the local-inference counting rules (Ollama): cold runs, warmup, scored runs, thread sweep, receipts')
-    .addOption(new Option('-t, --target <kind>', 'the model server').choices(['ollama']).default('ollama'))
+    .description('local inference under the local-inference counting rules (Ollama, llama.cpp): cold runs, warmup, scored runs, thread sweep, receipts')
+    .addOption(new Option('-t, --target <kind>', 'the model server').choices(['ollama', 'llamacpp']).default('ollama'))
+    .option('--model-path <files>', 'llamacpp: GGUF file(s), comma-separated; each × thread count is an arm')
+    .option('--gpu-layers <n>', 'llamacpp: layers offloaded to a GPU (default 0: CPU only)', intAtLeast(0))
     .option('--model <names>', 'model name(s), comma-separated; each × thread count is an arm')
     .option('--base-url <url>', 'Ollama address', DEFAULT_OLLAMA_URL)
     .option('--runs <n>', 'scored runs per arm (decode = their median)', intAtLeast(1), 5)
@@ -67,7 +73,7 @@ export function inferCommand(io: CliIO): Command {
     .option('--num-predict <n>', 'tokens to decode per run', intAtLeast(1), 128)
     .option('--seed <n>', 'sampling seed', intAtLeast(0), 42)
     .option('--temperature <t>', 'sampling temperature', nonNegative, 0)
-    .option('--num-ctx <n>', 'context window (Ollama num_ctx)', intAtLeast(1))
+    .option('--num-ctx, --ctx <n>', 'context window (Ollama num_ctx; llamacpp context size)', intAtLeast(1))
     .addOption(new Option('-m, --meter <name>', 'energy meter: auto = the hardware counters that read here (RAPL, NVML), else none: energy null, never an estimate of this process').choices([...new Set(['auto', 'none', ...Object.keys(METERS)])]).default('auto'))
     .option('--gpu-snapshot-cmd <cmd>', 'shell command whose output is the GPU snapshot compared before/after each arm ("" to skip)', DEFAULT_GPU_SNAPSHOT_CMD)
     .option('--peak-flops <flops>', 'machine peak FLOP/s for the prefill plausibility check (default: a CPU ceiling from cores and SIMD width)', positive)
@@ -91,8 +97,12 @@ export async function inferAction(flags: InferFlags, io: CliIO): Promise<void> {
     else io.out(renderInferTable(files, tableWidth(flags)));
     return;
   }
-  if (!flags.model) throw new JoulebenchError('E_USAGE', '--model: required (or --report FILES to print run files)');
-  const models = flags.model.split(',').map((m) => m.trim()).filter(Boolean);
+  const llama = flags.target === 'llamacpp';
+  if (llama && flags.model) throw new JoulebenchError('E_USAGE', '--model names an Ollama model; --target llamacpp takes --model-path FILE.gguf');
+  if (!llama && (flags.modelPath || flags.gpuLayers !== undefined)) throw new JoulebenchError('E_USAGE', '--model-path and --gpu-layers apply to --target llamacpp');
+  const modelList = llama ? flags.modelPath : flags.model;
+  if (!modelList) throw new JoulebenchError('E_USAGE', `${llama ? '--model-path' : '--model'}: required (or --report FILES to print run files)`);
+  const models = modelList.split(',').map((m) => m.trim()).filter(Boolean);
   let prompt = DEFAULT_INFER_PROMPT;
   let prompt_source = 'built-in';
   if (flags.promptFile) {
@@ -131,14 +141,22 @@ export async function inferAction(flags: InferFlags, io: CliIO): Promise<void> {
     argv: process.argv.slice(2),
     onProgress: flags.quiet ? undefined : (line) => io.err(`${line}\n`),
   };
-  const identity = inferIdentity(base);
+  const llamaOpts: LlamaInferOptions | null = llama
+    ? (({ baseUrl: _u, models: _m, unload_timeout_ms: _t, num_ctx: _c, ...rest }) => ({
+        ...rest,
+        model_paths: models,
+        ...(flags.numCtx !== undefined ? { ctx: flags.numCtx } : {}),
+        ...(flags.gpuLayers !== undefined ? { gpu_layers: flags.gpuLayers } : {}),
+      }))(base)
+    : null;
+  const identity = llamaOpts ? llamaInferIdentity(llamaOpts) : inferIdentity(base);
   let resume: JournalState | undefined;
   if (flags.resume) {
     resume = readJournal(journalPath);
     const differs = identityMismatch(resume.identity, identity);
     if (differs) throw new JoulebenchError('E_USAGE', `--resume: ${journalPath} was written for a different run (${differs}); use another --out, or delete the journal to start over`);
   }
-  const { meter, note } = await pickMeter(flags.meter, flags);
+  const { meter, note } = await pickMeter(flags.meter, flags, llama);
   let journal: InferJournal;
   try {
     journal = resume ? InferJournal.reopen(journalPath) : InferJournal.create(journalPath, identity, started.toISOString());
@@ -167,7 +185,9 @@ export async function inferAction(flags: InferFlags, io: CliIO): Promise<void> {
   process.once('SIGINT', onSigint);
   let file;
   try {
-    file = await runInfer({ ...base, meter, meter_note: note, journal: sink, ...(resume ? { resume } : {}) });
+    file = llamaOpts
+      ? await runInferLlamaCpp({ ...llamaOpts, meter, meter_note: note, journal: sink, ...(resume ? { resume } : {}) })
+      : await runInfer({ ...base, meter, meter_note: note, journal: sink, ...(resume ? { resume } : {}) });
   } catch (e) {
     const why = (e as Error)?.message ?? String(e);
     journal.write({ event: 'failed', utc: new Date().toISOString(), error: why });
@@ -195,7 +215,7 @@ export async function inferAction(flags: InferFlags, io: CliIO): Promise<void> {
  * none reads, energy is null: the estimate would meter joulebench's own process, not the Ollama server
  * doing the work. `none`: null. Any other name is used as asked, and must read (E_METER otherwise).
  */
-async function pickMeter(name: string, flags: Omit<MeterFlags, 'meter'>): Promise<{ meter: Meter | null; note: string }> {
+async function pickMeter(name: string, flags: Omit<MeterFlags, 'meter'>, inProcess = false): Promise<{ meter: Meter | null; note: string }> {
   if (name === 'none') return { meter: null, note: '--meter none: energy is null' };
   const opts = meterOptionsFrom(flags, process.env, name === 'auto' ? { auto_fallback: 'estimate' } : {});
   const meter = await createMeter(name, opts);
@@ -208,7 +228,9 @@ async function pickMeter(name: string, flags: Omit<MeterFlags, 'meter'>): Promis
     await meter.close?.();
     return {
       meter: null,
-      note: `--meter auto: ${probe.available ? (probe.detail ?? 'no hardware counter reads') : ''}; infer does not use the estimate (it would meter this process, not the Ollama server), so energy is null`,
+      note: inProcess
+        ? `--meter auto: ${probe.detail ?? 'no hardware counter reads'}; energy is null (--meter estimate applies here: the inference runs in this process, so CPU time × watts per core estimates it)`
+        : `--meter auto: ${probe.available ? (probe.detail ?? 'no hardware counter reads') : ''}; infer does not use the estimate (it would meter this process, not the Ollama server), so energy is null`,
     };
   }
   return { meter, note: '' };

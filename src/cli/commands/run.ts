@@ -6,6 +6,7 @@ import { renderReportTable } from '../../report/table.js';
 import { everyCaseFailed, runSession } from '../../session/run-session.js';
 import type { TargetFlags } from '../../session/setup.js';
 import type { SessionSpec } from '../../session/spec.js';
+import { neuralStageLine } from '../../targets/llamacpp/default-model.js';
 import { TARGETS } from '../../targets/registry.js';
 import type { CliIO } from '../io.js';
 import { checkOutputPath } from '../output-file.js';
@@ -72,7 +73,13 @@ export function runCommand(io: CliIO): Command {
     .option('-q, --quiet', 'no progress bar and no table')
     .option('--grid-intensity <G|REGION>', 'add gCO2e per correct answer from net energy: gCO2e/kWh, or a country code (FRA, USA, WOR…; docs/energy-sources.md)')
     // --- model-server flags (issue 5: ollama); they go to the target, or to the cascade's neural backend ---
-    .option('--base-url <url>', 'server address for a model-serving target (ollama: default http://127.0.0.1:11434)');
+    .option('--base-url <url>', 'server address for a model-serving target (ollama: default http://127.0.0.1:11434)')
+    // --- in-process model flags (issue 16: llamacpp) ---
+    .option('--model-path <file>', 'GGUF model file (llamacpp target, or --neural llamacpp)')
+    .option('--threads <n>', 'llama.cpp evaluation threads (default: the library\'s choice)', intAtLeast(1))
+    .option('--ctx <n>', 'llama.cpp context size in tokens (default: min(model training context, 4096))', intAtLeast(1))
+    .option('--gpu-layers <n>', 'layers offloaded to a GPU (default 0: CPU only)', intAtLeast(0))
+    .option('--max-tokens <n>', 'tokens to generate at most (llamacpp default per suite: 16 multiple-choice, 64 router, 256 otherwise; openai 256)', intAtLeast(1));
   return addJudgeFlags(addLoadFlags(addMeterFlags(cmd))).action(async (flags: RunFlags) => {
     const rates = flags.requestRate;
     if (rates && rates.length > 1) await rateSweepAction(flags, rates, io);
@@ -117,9 +124,10 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<{ accuracy_
     (progress as ReturnType<typeof createProgress>)?.stop();
   }
   const { report, paths, history_id: runId } = session;
+  const neural = neuralStageLine((session.receipt.target ?? {}) as Record<string, unknown>, process.env);
   const load = (session.outcome.report as { load?: LoadBlock }).load;
   // The session's report: with a judge, the judged one (MT-Bench score and the judge's figures beside the SUT's).
-  const table = renderReportTable(session.report) + (load ? renderLoadTable(load) : '');
+  const table = (neural ? `${neural}\n` : '') + renderReportTable(session.report) + (load ? renderLoadTable(load) : '');
   if (flags.out && outPlan?.format !== 'json') {
     await writeByExtension(flags.out, runRenderings({ report, reportJson: prettyJson(report), resultsPath: paths.results, receipt: session.receipt as unknown as Record<string, unknown>, label: session.suite.name }));
   }
@@ -187,7 +195,7 @@ export function sessionSpecFrom(flags: RunFlags, env: NodeJS.ProcessEnv, outPlan
   const copy = <K extends keyof RunFlags & keyof SessionSpec>(k: K): void => {
     if (flags[k] !== undefined) (spec as unknown as Record<string, unknown>)[k] = flags[k];
   };
-  for (const k of ['config', 'target', 'neural', 'endpoint', 'model', 'credentialsRef', 'answers', 'data', 'references', 'baseUrl', 'warmup', 'filter', 'limit', 'out', 'results', 'receipt', 'resume', 'overwrite', 'judgePass', 'judgeCache', 'judgeMeter'] as const) copy(k);
+  for (const k of ['config', 'target', 'neural', 'endpoint', 'model', 'credentialsRef', 'answers', 'data', 'references', 'baseUrl', 'modelPath', 'threads', 'ctx', 'gpuLayers', 'maxTokens', 'warmup', 'filter', 'limit', 'out', 'results', 'receipt', 'resume', 'overwrite', 'judgePass', 'judgeCache', 'judgeMeter'] as const) copy(k);
   if (flags.judgeMeter !== undefined) spec.judgeMeterOptions = meterOptionsFrom(flags, env);
   if (flags.out && outPlan) {
     // The session writes the report as JSON; any other format is written by the CLI afterwards.

@@ -5,6 +5,7 @@ import type { CaseResult } from '../../core/types.js';
 import { codeArms, inputsFrontier, type InputsFrontier } from '../arms.js';
 import { inferArmViews, type InferArmView } from '../infer-view.js';
 import type { LoadedRun, ReportInput } from '../inputs.js';
+import { inferTargetWhere } from '../../infer/where.js';
 
 /** One case row of the HTML table (a trimmed CaseResult). */
 export interface HtmlCase {
@@ -107,7 +108,7 @@ export function buildHtmlModel(loaded: readonly (LoadedRun | ReportInput)[], gen
               label: x.label,
               origin: x.origin,
               prompt_sha256: x.file.prompt_sha256,
-              target: `${x.file.target.kind} ${x.file.target.base_url}`,
+              target: `${x.file.target.kind} ${inferTargetWhere(x.file.target)}`,
               started_utc: x.file.started_utc,
               finished_utc: x.file.finished_utc,
               arms: inferArmViews(x.label, x.file),

@@ -1,0 +1,84 @@
+import type { Llama } from 'node-llama-cpp';
+import { JoulebenchError } from '../../core/errors.js';
+
+/** The exact version joulebench pins (package.json `optionalDependencies`). */
+export const NODE_LLAMA_CPP_VERSION = '3.21.1';
+
+export type NodeLlamaCpp = typeof import('node-llama-cpp');
+
+/** llama.cpp's log lines, routed to whoever is listening (the perf counters are read from them). */
+export type LogListener = (message: string) => void;
+
+let listener: LogListener | null = null;
+
+/** Sets (or clears) the one listener of llama.cpp's log; returns the previous one. */
+export function setLlamaLogListener(l: LogListener | null): LogListener | null {
+  const prev = listener;
+  listener = l;
+  return prev;
+}
+
+/**
+ * Imports node-llama-cpp, an optional dependency: only a user who asks for the `llamacpp` target loads
+ * it. `specifier` exists for tests of the failure messages; the CLI always uses the package name.
+ * Throws E_TARGET with one line when the package is not installed.
+ */
+export async function importNodeLlamaCpp(specifier = 'node-llama-cpp'): Promise<NodeLlamaCpp> {
+  try {
+    return (await import(specifier)) as NodeLlamaCpp;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') {
+      throw new JoulebenchError(
+        'E_TARGET',
+        `the llamacpp target needs the optional dependency node-llama-cpp@${NODE_LLAMA_CPP_VERSION}, which is not installed here (npm install node-llama-cpp@${NODE_LLAMA_CPP_VERSION})`,
+        { cause: e },
+      );
+    }
+    throw new JoulebenchError('E_TARGET', `node-llama-cpp failed to load: ${firstLine(e)}`, { cause: e });
+  }
+}
+
+const instances = new Map<string, Promise<Llama>>();
+
+/**
+ * One llama.cpp instance per GPU choice, per process. `build: 'never'`: joulebench uses the prebuilt
+ * binary that `npm ci` installed, and never downloads or compiles llama.cpp. A missing binary is one
+ * line (E_TARGET). `gpu`: false keeps everything on the CPU; 'auto' lets the library pick a GPU backend.
+ */
+export function getLlamaInstance(gpu: false | 'auto', specifier = 'node-llama-cpp'): Promise<Llama> {
+  const key = `${specifier}\0${gpu}`;
+  let p = instances.get(key);
+  if (!p) {
+    p = (async () => {
+      const lib = await importNodeLlamaCpp(specifier);
+      try {
+        return await lib.getLlama({
+          gpu,
+          build: 'never',
+          logLevel: lib.LlamaLogLevel.info,
+          // Warnings and errors still reach stderr; info lines go only to the listener (perf counters).
+          logger: (level, message) => {
+            listener?.(message);
+            if (level === lib.LlamaLogLevel.error || level === lib.LlamaLogLevel.fatal) process.stderr.write(`llama.cpp: ${message}\n`);
+          },
+        });
+      } catch (e) {
+        throw new JoulebenchError(
+          'E_TARGET',
+          `node-llama-cpp has no usable prebuilt llama.cpp binary for ${process.platform}-${process.arch} here (${firstLine(e)}); joulebench never builds it from source`,
+          { cause: e },
+        );
+      }
+    })();
+    // A failed attempt is not cached: the next call tries again.
+    p.catch(() => instances.delete(key));
+    instances.set(key, p);
+  }
+  return p;
+}
+
+function firstLine(e: unknown): string {
+  const m = e instanceof Error ? e.message : String(e);
+  return (m.split('\n').find((l) => l.trim() !== '') ?? 'unknown error').trim().slice(0, 300);
+}

@@ -1,0 +1,37 @@
+import { existsSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+/** `$JOULEBENCH_HOME/models` (default `~/.joulebench/models`): where `joulebench fetch model` writes. */
+export function modelsDir(env: NodeJS.ProcessEnv): string {
+  const home = env.JOULEBENCH_HOME && env.JOULEBENCH_HOME.trim() !== '' ? env.JOULEBENCH_HOME : join(homedir(), '.joulebench');
+  return join(home, 'models');
+}
+
+/** The model the embedded default uses as its neural stage, when present. */
+export function defaultModelPath(env: NodeJS.ProcessEnv): string {
+  return join(modelsDir(env), 'default.gguf');
+}
+
+/** The default model's path when it is a regular file, else `null` (the echo backend is used). */
+export function findDefaultModel(env: NodeJS.ProcessEnv): string | null {
+  const p = defaultModelPath(env);
+  try {
+    return existsSync(p) && statSync(p).isFile() ? p : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The first line of the table for a cascade run: which neural stage answered, so a reader never
+ * mistakes the echo backend's numbers for a model's. `target` is the cascade's `describe()`.
+ */
+export function neuralStageLine(target: Record<string, unknown>, env: NodeJS.ProcessEnv): string | null {
+  if (target.kind !== 'cascade') return null;
+  const stages = Array.isArray(target.stages) ? (target.stages as Record<string, unknown>[]) : [];
+  const backend = (stages.find((s) => s.stage === 'neural')?.backend ?? {}) as Record<string, unknown>;
+  if (backend.kind === 'llamacpp') return `neural stage: llamacpp, ${String(backend.model_path)}`;
+  if (backend.kind === 'echo') return `neural stage: echo (no model: ${defaultModelPath(env)} is absent; joulebench fetch model puts one there)`;
+  return `neural stage: ${String(backend.kind ?? 'unknown')}`;
+}

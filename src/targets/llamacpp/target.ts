@@ -1,0 +1,144 @@
+import { JoulebenchError } from '../../core/errors.js';
+import type { Answer, Case, Target } from '../../core/types.js';
+import type { TargetSpec } from '../registry.js';
+import { NODE_LLAMA_CPP_VERSION } from './binding.js';
+import { LlamaEngine, type LlamaGeneration } from './engine.js';
+
+/** Settings of the `llamacpp` target (flat keys of its TargetSpec). */
+export interface LlamaCppTargetOptions {
+  model_path: string;
+  threads?: number;
+  ctx?: number;
+  gpu_layers?: number;
+  /** Tokens to generate at most; absent: {@link defaultMaxTokens} per case. */
+  max_tokens?: number;
+  /** Default 0 (greedy). */
+  temperature?: number;
+  /** Default 42. */
+  seed?: number;
+  /** Module to import instead of node-llama-cpp (tests only). */
+  module?: string;
+}
+
+/**
+ * `max_tokens` when none is configured, per kind of suite: a multiple-choice case (MMLU) needs a letter,
+ * the router suite's answers are short facts, the MT suite asks for writing.
+ */
+export function defaultMaxTokens(c: Pick<Case, 'choices' | 'dataset'>): number {
+  if (c.choices && c.choices.length > 0) return 16;
+  if (c.dataset === 'router') return 64;
+  return 256;
+}
+
+const INT_KEYS = [
+  ['threads', 1],
+  ['ctx', 1],
+  ['gpu_layers', 0],
+  ['max_tokens', 1],
+  ['seed', 0],
+] as const;
+
+/** Validates a TargetSpec for `llamacpp`; throws E_CONFIG naming the key. */
+export function llamaCppOptionsFromSpec(spec: TargetSpec): LlamaCppTargetOptions {
+  const path = spec.model_path;
+  if (typeof path !== 'string' || path.trim() === '') {
+    throw new JoulebenchError('E_CONFIG', 'target.model_path: the llamacpp target needs a GGUF file (--model-path FILE)');
+  }
+  const out: LlamaCppTargetOptions = { model_path: path };
+  for (const [key, min] of INT_KEYS) {
+    const v = spec[key];
+    if (v === undefined) continue;
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min) {
+      throw new JoulebenchError('E_CONFIG', `target.${key}: must be an integer >= ${min}, got ${JSON.stringify(v)}`);
+    }
+    out[key] = v;
+  }
+  if (spec.temperature !== undefined) {
+    if (typeof spec.temperature !== 'number' || !Number.isFinite(spec.temperature) || spec.temperature < 0) {
+      throw new JoulebenchError('E_CONFIG', `target.temperature: must be a number >= 0, got ${JSON.stringify(spec.temperature)}`);
+    }
+    out.temperature = spec.temperature;
+  }
+  if (spec.module !== undefined) {
+    if (typeof spec.module !== 'string') throw new JoulebenchError('E_CONFIG', 'target.module: must be a string');
+    out.module = spec.module;
+  }
+  return out;
+}
+
+/**
+ * A GGUF model run in this process by llama.cpp (through node-llama-cpp): the process the meter measures
+ * is the one doing the inference. The model loads once, when the target is created (its load time is in
+ * `describe()` and in each case's `meta.llamacpp.model_load_ms`, never inside a case's window). Each case
+ * is one chat-templated message, greedy by default, seeded. Timings are the library's own counters.
+ */
+export async function createLlamaCppTarget(opts: LlamaCppTargetOptions): Promise<Target> {
+  const engine = new LlamaEngine({
+    model_path: opts.model_path,
+    ...(opts.threads !== undefined ? { threads: opts.threads } : {}),
+    ...(opts.ctx !== undefined ? { ctx: opts.ctx } : {}),
+    ...(opts.gpu_layers !== undefined ? { gpu_layers: opts.gpu_layers } : {}),
+    ...(opts.module !== undefined ? { module: opts.module } : {}),
+  });
+  await engine.load();
+  const temperature = opts.temperature ?? 0;
+  const seed = opts.seed ?? 42;
+  return {
+    id: `llamacpp:${opts.model_path.split(/[\\/]/).pop()}`,
+    kind: 'llamacpp',
+    async answer(req): Promise<Answer> {
+      const max_tokens = opts.max_tokens ?? defaultMaxTokens(req.case);
+      const g = await engine.generate(req.prompt, { max_tokens, temperature, seed }, req.signal);
+      return answerOf(g, engine.load_ms, max_tokens);
+    },
+    describe: () => ({
+      kind: 'llamacpp',
+      library: `node-llama-cpp@${NODE_LLAMA_CPP_VERSION}`,
+      model_path: opts.model_path,
+      threads: opts.threads ?? 'library default',
+      temperature,
+      seed,
+      max_tokens: opts.max_tokens ?? 'per suite: 16 multiple-choice, 64 router, 256 otherwise',
+      model_load_ms: round3(engine.load_ms),
+      ...engine.info,
+    }),
+    close: () => engine.unload(),
+  };
+}
+
+/** The Answer for one generation: usage and TTFT/TPOT at the top, the library's counters in `meta.llamacpp`. */
+export function answerOf(g: LlamaGeneration, model_load_ms: number, max_tokens: number): Answer {
+  const last = g.token_times_ms[g.token_times_ms.length - 1];
+  return {
+    text: g.text,
+    usage: { prompt_tokens: g.prompt_tokens, completion_tokens: g.decode_tokens },
+    ttft_ms: g.ttft_ms === null ? null : round3(g.ttft_ms),
+    tpot_ms: g.ttft_ms !== null && last !== undefined && g.decode_tokens > 1 ? round3((last - g.ttft_ms) / (g.decode_tokens - 1)) : null,
+    // Nothing is billed; energy comes from the run's meter (the process it measures is this inference).
+    cost_usd: 0,
+    meta: {
+      llamacpp: {
+        model_load_ms: round3(model_load_ms),
+        prompt_tokens: g.prompt_tokens,
+        prompt_tokens_evaluated: g.prompt_tokens_evaluated,
+        prompt_tokens_reused: g.prompt_tokens_reused,
+        // A reused KV prefix is a cache hit, not prefill (seed 004 rule 2): its rate is labelled, never a prefill rate.
+        prefill_kind: g.prompt_tokens_reused > 0 ? 'cached-prefix' : 'fresh',
+        prefill_ms: round3(g.prefill_ms),
+        decode_tokens: g.decode_tokens,
+        decode_evals: g.decode_evals,
+        decode_ms: round3(g.decode_ms),
+        decode_tok_s: g.decode_ms > 0 ? round3(g.decode_evals / (g.decode_ms / 1000)) : null,
+        e2e_ms: round3(g.e2e_ms),
+        token_times_ms: g.token_times_ms.map(round3),
+        threads_used: g.threads_used,
+        max_tokens,
+        stop_reason: g.stop_reason,
+      },
+    },
+  };
+}
+
+function round3(v: number): number {
+  return Math.round(v * 1000) / 1000;
+}
