@@ -6,6 +6,8 @@ import type { Case, Suite } from '../core/types.js';
 import mtData from './data/mt.json' with { type: 'json' };
 import routerData from './data/router.json' with { type: 'json' };
 import { suiteSchema, type SuiteFile } from './schema.js';
+import { choiceProblem } from '../scorers/choice.js';
+import { compileExpected } from '../scorers/regex.js';
 import { readTextFile } from '../read-text.js';
 
 /** The bundled suites; `all` is mt then router. */
@@ -75,10 +77,17 @@ function fromData(raw: unknown, where: string): Suite {
     if (file.scorer === 'regex' && c.expected !== null) {
       // Compiled here, so a bad pattern stops the run before it starts, naming where it is.
       try {
-        new RegExp(c.expected, 'i');
+        compileExpected(c.expected);
       } catch (e) {
-        throw new JoulebenchError('E_SUITE', `${where}: case ${i} (id "${c.id}"): expected: not a valid regular expression (${(e as Error).message})`);
+        throw new JoulebenchError(
+          'E_SUITE',
+          `${where}: case ${i} (id "${c.id}"): expected: not a valid RE2 regular expression (${firstLine((e as Error).message)}; backreferences and lookaround are not supported)`,
+        );
       }
+    }
+    if (file.scorer === 'choice' && c.expected !== null) {
+      const problem = choiceProblem(c.expected, c.choices);
+      if (problem) throw new JoulebenchError('E_SUITE', `${where}: case ${i} (id "${c.id}"): expected: ${problem}`);
     }
     const out: Case = { id: c.id, expected: c.expected, dataset: c.dataset ?? file.name, weight: c.weight, tags: c.tags };
     if (c.prompt !== undefined) out.prompt = c.prompt;
