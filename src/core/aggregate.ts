@@ -98,7 +98,10 @@ export interface BenchReport {
   stage_joules_source: EnergySource;
   /** Dollars the warmup passes billed (never part of `total_usd`, which covers scored cases); null when none reported a cost. */
   warmup_usd: number | null;
-  /** Cases with no cost while others have one: `total_usd` and `usd_per_correct` are null while this is above 0. */
+  /**
+   * Cases with no cost while others have one, or (format 1.1) that reported token usage with no price
+   * to bill it: `total_usd` and `usd_per_correct` are null while this is above 0.
+   */
   cost_unknown_count: number;
   /** Cases with no token usage while others have it: the token totals are null while this is above 0. */
   usage_unknown_count: number;
@@ -193,6 +196,7 @@ export class Aggregator {
   private usd = 0;
   private usdKnown = false;
   private usdUnknown = 0;
+  private usdUnknownWithUsage = 0;
   private promptTokens: number | null = null;
   private completionTokens: number | null = null;
   private usageUnknown = 0;
@@ -243,6 +247,8 @@ export class Aggregator {
       this.usdKnown = true;
     } else {
       this.usdUnknown++;
+      // Tokens were used but nothing priced them (no price for the model): unknown, not free.
+      if (r.prompt_tokens !== null || r.completion_tokens !== null) this.usdUnknownWithUsage++;
     }
     if (r.prompt_tokens !== null) this.promptTokens = (this.promptTokens ?? 0) + r.prompt_tokens;
     if (r.completion_tokens !== null) this.completionTokens = (this.completionTokens ?? 0) + r.completion_tokens;
@@ -306,7 +312,8 @@ export class Aggregator {
       concurrency: ctx.concurrency ?? 1,
       energy_attribution: (ctx.concurrency ?? 1) > 1 ? 'shared' : 'exclusive',
       energy_unknown_count: total.joulesUnknown,
-      cost_unknown_count: this.usdKnown ? this.usdUnknown : 0,
+      // Since format 1.1 also the cases that used tokens nobody priced, even when no case had a cost.
+      cost_unknown_count: this.usdKnown ? this.usdUnknown : this.usdUnknownWithUsage,
       usage_unknown_count: this.promptTokens !== null || this.completionTokens !== null ? this.usageUnknown : 0,
       warmup_usd: roundOrNull(this.warmupUsd, 9),
       stage_joules_source: this.stageSources.size === 0 ? 'none' : this.stageSources.size === 1 ? [...this.stageSources][0]! : 'mixed',

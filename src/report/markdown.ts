@@ -53,6 +53,7 @@ export function renderReportMarkdown(r: BenchReport, opts: { title?: string; rec
   ];
   if (r.ttft_p50_ms !== null) head.push(['TTFT p50 / p95', `${r.ttft_p50_ms} / ${r.ttft_p95_ms} ms`, 'time to first token']);
   if (r.total_usd !== null) head.push(['cost', fmtUsd(r.total_usd), `${fmtUsd(r.usd_per_correct)} per correct`]);
+  else if ((r.cost_unknown_count ?? 0) > 0) head.push(['cost', 'n/a', `unknown for ${r.cost_unknown_count} case(s): no price, or no usage, to bill them`]);
   if (r.error_count > 0) head.push(['errors', String(r.error_count), 'cases the target failed']);
   out.push(mdTable(['metric', 'value', 'note'], head, ['l', 'r', 'l']));
   out.push('');

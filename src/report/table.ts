@@ -56,10 +56,10 @@ export function renderReportTable(r: BenchReport): string {
   ];
   if (r.ttft_p50_ms !== null) head.push(['TTFT p50 / p95', `${r.ttft_p50_ms} / ${r.ttft_p95_ms} ms`, '']);
   if (r.total_usd !== null) head.push(['cost', fmtUsd(r.total_usd), pc.dim(`${fmtUsd(r.usd_per_correct)} per correct`)]);
-  if (r.warmup_usd != null && r.warmup_usd > 0) head.push(['warmup cost', fmtUsd(r.warmup_usd), pc.dim('billed by the warmup passes, not in the cost above')]);
   else if ((r.cost_unknown_count ?? 0) > 0) {
-    head.push(['cost', 'n/a', pc.yellow(`unknown for ${r.cost_unknown_count} case(s): no total rather than a partial one`)]);
+    head.push(['cost', 'n/a', pc.yellow(`unknown for ${r.cost_unknown_count} case(s): no price, or no usage, to bill them`)]);
   }
+  if (r.warmup_usd != null && r.warmup_usd > 0) head.push(['warmup cost', fmtUsd(r.warmup_usd), pc.dim('billed by the warmup passes, not in the cost above')]);
   if (r.prompt_tokens !== null || r.completion_tokens !== null) {
     head.push(['tokens in / out', `${r.prompt_tokens ?? 'n/a'} / ${r.completion_tokens ?? 'n/a'}`, '']);
   } else if ((r.usage_unknown_count ?? 0) > 0) {

@@ -6,6 +6,7 @@ import { JoulebenchError } from '../../core/errors.js';
 import { createMeter } from '../../meters/registry.js';
 import { defaultHistoryPath, History, type HistoryInput } from '../../report/history.js';
 import { buildReceipt } from '../../report/receipt.js';
+import { reportWarnings } from '../../report/run-warnings.js';
 import { renderReportTable } from '../../report/table.js';
 import { run } from '../../runner/run.js';
 import { JsonlResultsFile, readResultsFile, truncateResultsFile, type ResultsFileContents } from '../../runner/results-file.js';
@@ -163,6 +164,8 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<void> {
   }
   // Meter warnings (a dropped RAPL sample, a failed read) always reach a person, quiet or not.
   for (const w of outcome.energy.suite?.warnings ?? []) io.err(`joulebench: warning: ${w}\n`);
+  // MMLU's measurement block already says why mmlu.cost_usd is missing.
+  for (const w of reportWarnings(outcome.report)) if (!block?.warnings.some((b) => b.includes('cost_usd'))) io.err(`joulebench: warning: ${w}\n`);
   if (!flags.quiet) {
     io.err(
       `results ${paths.results}\nreceipt ${paths.receipt}\n${flags.out ? `report  ${flags.out}\n` : ''}${runId !== null ? `history #${runId}\n` : ''}`,

@@ -1,0 +1,16 @@
+import type { BenchReport } from '../core/aggregate.js';
+
+/**
+ * Lines a person must see after a run, each once, whatever `--quiet` says: figures the report leaves
+ * `null`/`n/a` for a reason the numbers alone do not show. Pure: the CLI prints them.
+ */
+export function reportWarnings(r: Pick<BenchReport, 'cost_unknown_count' | 'total_usd' | 'target' | 'case_count'>): string[] {
+  const out: string[] = [];
+  if (r.total_usd === null && r.cost_unknown_count > 0) {
+    out.push(
+      `cost unknown for ${r.cost_unknown_count} of ${r.case_count} case(s) of ${r.target}: tokens were used but no price bills them ` +
+        '(set prices.input_usd_per_mtok and prices.output_usd_per_mtok in the config; 0 for a free model)',
+    );
+  }
+  return out;
+}
