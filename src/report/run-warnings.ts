@@ -1,3 +1,4 @@
+import type { CaseResult } from '../core/types.js';
 import type { BenchReport } from '../core/aggregate.js';
 
 /**
@@ -13,4 +14,11 @@ export function reportWarnings(r: Pick<BenchReport, 'cost_unknown_count' | 'tota
     );
   }
   return out;
+}
+
+/** The line shown the first time a kind of target failure happens: case, code, HTTP status, cause. */
+export function firstErrorLine(r: Pick<CaseResult, 'case_id' | 'phase' | 'error'>): string {
+  const e = r.error;
+  if (!e) return '';
+  return `target error on case "${r.case_id}"${r.phase === 'warmup' ? ' (warmup)' : ''}: ${e.code}${e.status !== undefined ? ` (HTTP ${e.status})` : ''}: ${e.message} (each kind of error is shown once; all are in the results file)`;
 }

@@ -68,7 +68,18 @@ export interface RunOptions {
    * entries are not run again; see {@link run} for how the target's state is rebuilt.
    */
   resume?: { header: ResultsHeader | null; results: readonly CaseResult[]; path?: string };
+  /**
+   * Stop after this many cases in a row failed at the target (default {@link DEFAULT_MAX_ERRORS}); 0
+   * never stops. A dead endpoint then ends the run in seconds with the reason (E_RUN, exit 1), every
+   * finished case on disk, instead of an hour later with a report of 100 % errors.
+   */
+  max_errors?: number;
+  /** Called once for the first failure of each kind (error code and HTTP status), as it happens. */
+  onFirstError?: (r: CaseResult) => void;
 }
+
+/** Consecutive target failures that stop a run unless `max_errors` says otherwise. */
+export const DEFAULT_MAX_ERRORS = 20;
 
 /** What the runner measured around the cases, for the report and the receipt. */
 export interface RunEnergy {
@@ -156,8 +167,30 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
   // Scored results taken from an interrupted run's file: the suite window did not see them.
   let restoredScored = 0;
 
+  const maxErrors = checkCount(opts.max_errors ?? DEFAULT_MAX_ERRORS, 'max_errors', 0);
+  const errorKinds = new Set<string>();
+  let consecutiveErrors = 0;
+  /** Set when `max_errors` consecutive failures were seen: no new case starts, the run stops with it. */
+  let stopReason: string | null = null;
+  const noteError = (r: CaseResult): void => {
+    if (r.error === null) {
+      consecutiveErrors = 0;
+      return;
+    }
+    consecutiveErrors++;
+    const kind = `${r.error.code}:${r.error.status ?? ''}`;
+    if (!errorKinds.has(kind)) {
+      errorKinds.add(kind);
+      opts.onFirstError?.(r);
+    }
+    if (maxErrors > 0 && consecutiveErrors >= maxErrors && stopReason === null) {
+      stopReason = `stopped after ${consecutiveErrors} consecutive failures at the target (max_errors ${maxErrors}); the last: ${r.error.code}${r.error.status ? ` (HTTP ${r.error.status})` : ''}: ${r.error.message}`;
+    }
+  };
+
   /** A result is known: scored (unless warmup-only fields say otherwise), written, counted. */
   const settle = (r: CaseResult, c: Case, phase: Phase): CaseResult => {
+    noteError(r);
     const verdict = r.error === null ? scorer.score(c, r.response ?? '') : null;
     r.passed = verdict ? verdict.passed : c.expected === null ? null : false;
     r.score = verdict?.score ?? null;
@@ -224,7 +257,8 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     // The whole scored part is also one window, so short (below-floor) cases still add up honestly.
     if (phase === 'scored' && opensWindows && suiteWindow === null && firstRun >= 0) suiteWindow = await meter.start();
     if (concurrency > 1) {
-      const slots = await concurrentPass(suite.cases.length, concurrency, opts.signal, (index) => step(phase, pass, index), giveWay);
+      const slots = await concurrentPass(suite.cases.length, concurrency, opts.signal, (index) => step(phase, pass, index), giveWay, () => stopReason !== null);
+      if (stopReason !== null) throw stopped(stopReason, sink);
       // Aggregated in case order, so the report does not depend on which case finished first.
       if (phase === 'scored') slots.forEach(collect);
       else slots.forEach((r) => agg.add(r)); // warmup: only what it billed is kept
@@ -236,6 +270,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
       const r = s instanceof Promise ? await s : s;
       if (phase === 'scored') collect(r);
       else agg.add(r); // warmup: only what it billed is kept
+      if (stopReason !== null) throw stopped(stopReason, sink);
       const turn = giveWay();
       if (turn) await turn;
     }
@@ -272,11 +307,12 @@ async function concurrentPass(
   signal: AbortSignal | undefined,
   step: (index: number) => CaseResult | Promise<CaseResult>,
   giveWay: () => Promise<void> | null,
+  halted: () => boolean,
 ): Promise<CaseResult[]> {
   const slots: CaseResult[] = new Array(n);
   let next = 0;
   const worker = async (): Promise<void> => {
-    while (next < n) {
+    while (next < n && !halted()) {
       if (signal?.aborted) throw new JoulebenchError('E_RUN', 'run aborted');
       const index = next++;
       slots[index] = await step(index);
@@ -286,6 +322,12 @@ async function concurrentPass(
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, n) }, worker));
   return slots;
+}
+
+/** The run stops at `max_errors`: what is buffered is written, and the reason is the error's message. */
+function stopped(reason: string, sink: ResultsSink): JoulebenchError {
+  sink.flush?.();
+  return new JoulebenchError('E_RUN', reason);
 }
 
 function toSuiteWindow(r: EnergyReading): SuiteWindow {

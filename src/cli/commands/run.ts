@@ -8,7 +8,8 @@ import { defaultHistoryPath, History, type HistoryInput } from '../../report/his
 import { buildReceipt } from '../../report/receipt.js';
 import { reportWarnings } from '../../report/run-warnings.js';
 import { renderReportTable } from '../../report/table.js';
-import { run } from '../../runner/run.js';
+import { DEFAULT_MAX_ERRORS, run } from '../../runner/run.js';
+import { firstErrorLine } from '../../report/run-warnings.js';
 import { JsonlResultsFile, readResultsFile, truncateResultsFile, type ResultsFileContents } from '../../runner/results-file.js';
 import { loadConfig } from '../../config/load.js';
 import { mmluMeasurements } from '../../core/measurements.js';
@@ -34,6 +35,8 @@ export interface RunFlags extends TargetFlags, MeterFlags {
   overwrite?: boolean;
   /** False with `--no-history`. */
   history: boolean;
+  /** `--max-errors N`: consecutive target failures that stop the run; 0 never stops. */
+  maxErrors?: number;
 }
 
 export function runCommand(io: CliIO): Command {
@@ -58,6 +61,7 @@ export function runCommand(io: CliIO): Command {
     .option('--overwrite', 'start afresh even if --results names an interrupted run (its finished cases are lost)')
     .option('--no-history', 'do not record this run in the history database ($JOULEBENCH_HOME/history.sqlite)')
     .option('-q, --quiet', 'no progress bar and no table')
+    .option('--max-errors <n>', 'stop after this many cases in a row fail at the target (exit 1, finished cases kept); 0 never stops', intAtLeast(0), DEFAULT_MAX_ERRORS)
     // --- model-server flags (issue 5: ollama); they go to the target, or to the cascade's neural backend ---
     .option('--base-url <url>', 'server address for a model-serving target (ollama: default http://127.0.0.1:11434)');
   return addMeterFlags(cmd).action(async (flags: RunFlags) => {
@@ -113,6 +117,9 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<void> {
       // MMLU's measurements are computed from the results afterwards (at most ~14k cases); others stream.
       keepResults: flags.suite === 'mmlu',
       onResult: progress ? (_r, p) => progress.update(p.done) : undefined,
+      max_errors: flags.maxErrors ?? DEFAULT_MAX_ERRORS,
+      // Each kind of failure is shown once, as it happens, with its cause (quiet or not).
+      onFirstError: (r) => io.err(`${progress ? '\n' : ''}joulebench: ${firstErrorLine(r)}\n`),
     });
   } finally {
     process.off('SIGINT', onSignal);
