@@ -1,5 +1,6 @@
 import { CommanderError } from 'commander';
 import { isJoulebenchError } from '../core/errors.js';
+import { redactQuery } from '../targets/openai/redact.js';
 import { ExitWith, processIO, type CliIO } from './io.js';
 import { buildProgram } from './program.js';
 
@@ -20,7 +21,7 @@ export async function main(argv: string[], io: CliIO = processIO): Promise<numbe
       return e.exitCode === 0 ? 0 : 2;
     }
     if (isJoulebenchError(e)) {
-      io.err(`joulebench: ${e.message}\n`);
+      io.err(`joulebench: ${redactQuery(e.message)}\n`);
       if (process.env.JOULEBENCH_DEBUG) io.err(`${e.stack}\n`);
       return e.exitCode;
     }

@@ -9,6 +9,7 @@ import type { EnergyReading, Meter, MeterWindow } from '../meters/meter.js';
 import { createModelMeter } from '../meters/model.js';
 import { getScorer } from '../scorers/index.js';
 import { suiteDigest } from '../suites/digest.js';
+import { redactQuery } from '../targets/openai/redact.js';
 import { promptOf } from '../suites/prompt.js';
 import { MemorySink, type ResultsSink } from './results-file.js';
 
@@ -465,7 +466,8 @@ function toCaseError(e: unknown): NonNullable<CaseResult['error']> {
   const err = e as { code?: unknown; status?: unknown; message?: unknown };
   const out: NonNullable<CaseResult['error']> = {
     code: typeof err?.code === 'string' ? err.code : 'E_TARGET',
-    message: String(err?.message ?? e).split('\n')[0] ?? '',
+    // Every target's message: a credential in an endpoint's query string never reaches the results file.
+    message: redactQuery(String(err?.message ?? e).split('\n')[0] ?? ''),
   };
   if (typeof err?.status === 'number') out.status = err.status;
   return out;
