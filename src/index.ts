@@ -50,6 +50,7 @@ export { loadSuite, loadSuiteFile, combine, BUNDLED_SUITES } from './suites/load
 export { suiteDigest } from './suites/digest.js';
 export { promptOf, FOLLOW_UP } from './suites/prompt.js';
 export { run, configDigest, systemClock, type Clock, type RunEnergy, type RunOptions, type RunOutcome, type RunProgress } from './runner/run.js';
+export { runSession, everyCaseFailed, defaultWarmup, buildSuite, buildTargetSpec, type SessionSpec, type InlineConfig, type SessionHooks, type SessionPaths, type SessionReport, type SessionResult, type TargetFlags } from './session/index.js';
 export { JsonlResultsFile, MemorySink, readResultsFile, parseResultsText, truncateResultsFile, type ResultsFileContents, type ResultsSink } from './runner/results-file.js';
 export { createTarget, TARGETS, type TargetFactory, type TargetSpec } from './targets/registry.js';
 export { Cascade } from './targets/cascade/cascade.js';

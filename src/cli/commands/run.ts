@@ -1,24 +1,17 @@
-import { existsSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { prettyJson } from '../../core/canonical.js';
 import { JoulebenchError } from '../../core/errors.js';
-import { createMeter } from '../../meters/registry.js';
-import { defaultHistoryPath, History, type HistoryInput } from '../../report/history.js';
-import { buildReceipt } from '../../report/receipt.js';
-import { reportWarnings } from '../../report/run-warnings.js';
 import { renderReportTable } from '../../report/table.js';
-import { DEFAULT_MAX_ERRORS, run } from '../../runner/run.js';
 import { firstErrorLine } from '../../report/run-warnings.js';
-import { JsonlResultsFile, readResultsFile, truncateResultsFile, type ResultsFileContents } from '../../runner/results-file.js';
-import { loadConfig } from '../../config/load.js';
-import { mmluMeasurements } from '../../core/measurements.js';
-import { createTarget, TARGETS } from '../../targets/registry.js';
-import { writeFileEnsured, type CliIO } from '../io.js';
+import { DEFAULT_MAX_ERRORS } from '../../runner/run.js';
+import { everyCaseFailed, runSession } from '../../session/run-session.js';
+import type { TargetFlags } from '../../session/setup.js';
+import type { SessionSpec } from '../../session/spec.js';
+import { TARGETS } from '../../targets/registry.js';
+import type { CliIO } from '../io.js';
 import { addMeterFlags, idleMsFrom, meterOptionsFrom, type MeterFlags } from '../meter-flags.js';
 import { intAtLeast } from '../options.js';
 import { createProgress } from '../progress.js';
-import { buildSuite, buildTargetSpec, type TargetFlags } from '../run-setup.js';
 
 export interface RunFlags extends TargetFlags, MeterFlags {
   config?: string;
@@ -70,194 +63,72 @@ export function runCommand(io: CliIO): Command {
 }
 
 export async function runAction(flags: RunFlags, io: CliIO): Promise<void> {
-  const started = new Date();
-  const cfg = flags.config ? loadConfig(flags.config) : null;
-  const suite = buildSuite(flags, cfg);
-  const spec = buildTargetSpec(flags, cfg, process.env);
-  const target = await createTarget(spec);
-  const warmup = flags.warmup ?? defaultWarmup(spec.kind);
-  const meter = await createMeter(flags.meter ?? 'auto', meterOptionsFrom(flags, process.env));
-  const probe = await meter.probe();
-  if (!probe.available) {
-    throw new JoulebenchError('E_METER', `meter ${meter.id} cannot read here: ${probe.reason}${probe.fix ? ` (fix: ${probe.fix})` : ''}`);
-  }
-
-  const resumeFrom = flags.resume === true ? flags.results : flags.resume || undefined;
-  if (flags.resume === true && !flags.results) {
-    throw new JoulebenchError('E_USAGE', '--resume needs the results file to continue: --resume FILE or --results FILE --resume');
-  }
-  if (resumeFrom && flags.results && resumeFrom !== flags.results) {
-    throw new JoulebenchError('E_USAGE', `--resume ${resumeFrom} and --results ${flags.results} name different files`);
-  }
-  const paths = outputPaths({ ...flags, ...(resumeFrom ? { results: resumeFrom } : {}) }, suite.name, started);
-  const resume = resumeFrom ? readForResume(resumeFrom) : undefined;
-  if (!resume && !flags.overwrite) refuseToClobber(paths.results);
-  const sink = new JsonlResultsFile(paths.results, { append: resume !== undefined });
-  // Ctrl-C or a polite kill: write what is buffered, then stop; every finished case stays on disk.
+  const aborter = new AbortController();
+  let resultsPath: string | null = null;
+  // Ctrl-C or a polite kill: the session writes what is buffered at once, then we stop; every finished case stays on disk.
   const onSignal = (signal: NodeJS.Signals) => {
-    sink.close();
-    io.err(`\njoulebench: stopped by ${signal}; finished cases are in ${paths.results} (continue with --resume ${paths.results})\n`);
+    aborter.abort();
+    if (resultsPath !== null) io.err(`\njoulebench: stopped by ${signal}; finished cases are in ${resultsPath} (continue with --resume ${resultsPath})\n`);
     process.exit(signal === 'SIGINT' ? 130 : 143);
   };
+  let progress: ReturnType<typeof createProgress> = null;
+  const warnings: string[] = [];
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
-  const progress = flags.quiet ? null : createProgress(io, (warmup + flags.repeat) * suite.cases.length);
-  let outcome;
+  let session;
   try {
-    outcome = await run({
-      suite,
-      target,
-      meter,
-      warmup,
-      repeats: flags.repeat,
-      concurrency: flags.concurrency,
-      sink,
-      ...(resume ? { resume } : {}),
-      idle_ms: idleMsFrom(flags),
-      // MMLU's measurements are computed from the results afterwards (at most ~14k cases); others stream.
-      keepResults: flags.suite === 'mmlu',
-      onResult: progress ? (_r, p) => progress.update(p.done) : undefined,
-      max_errors: flags.maxErrors ?? DEFAULT_MAX_ERRORS,
-      // Each kind of failure is shown once, as it happens, with its cause (quiet or not).
+    session = await runSession(sessionSpecFrom(flags, process.env), {
+      signal: aborter.signal,
+      onStart: ({ paths, total_cases }) => {
+        resultsPath = paths.results;
+        progress = flags.quiet ? null : createProgress(io, total_cases);
+      },
+      onResult: (_r, p) => progress?.update(p.done),
+      onWarning: (w) => warnings.push(w),
+      // Each kind of target failure is shown once, as it happens, with its cause (quiet or not).
       onFirstError: (r) => io.err(`${progress ? '\n' : ''}joulebench: ${firstErrorLine(r)}\n`),
     });
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    progress?.stop();
-    sink.close();
-    await target.close?.();
-    await meter.close?.();
+    (progress as ReturnType<typeof createProgress>)?.stop();
   }
-  const finished = new Date();
-
-  // MMLU's seed-003 measurements (with class and official flags) ride along as an extra block.
-  const block =
-    flags.suite === 'mmlu'
-      ? mmluMeasurements(outcome.results, { retry_enabled: Boolean(cfg?.config.params?.retry), prices_set: Boolean(cfg?.config.prices) })
-      : null;
-  const report = block ? { ...outcome.report, measurements: block.measurements, measurement_warnings: block.warnings } : outcome.report;
-  for (const w of block?.warnings ?? []) io.err(`joulebench: warning: ${w}\n`);
-  const reportJson = prettyJson(report);
-  const receipt = buildReceipt({
-    started,
-    finished,
-    argv: process.argv.slice(2),
-    extra: {
-      suite: { name: suite.name, version: suite.version, digest: outcome.header.suite_digest, source: suite.source, cases: suite.cases.length },
-      config_digest: outcome.header.config_digest,
-      target: target.describe(),
-      meter: { id: meter.id, probe, ...meter.describe() },
-      energy: {
-        idle: outcome.energy.idle,
-        suite_window: outcome.energy.suite,
-        gross_from: outcome.energy.gross_from,
-      },
-      files: { report: paths.report ?? '(stdout)', results: paths.results },
-      ...(resume ? { resumed: { from: paths.results, finished_before: resume.results.length, torn_bytes_dropped: resume.torn_bytes } } : {}),
-    },
-  });
-  writeFileEnsured(paths.receipt, prettyJson(receipt));
-  const runId = flags.history
-    ? await recordHistory(io, { report, receipt, config_digest: outcome.header.config_digest, paths })
-    : null;
-
+  const { report, paths, history_id: runId } = session;
+  const table = renderReportTable(session.outcome.report);
   if (flags.out) {
-    writeFileEnsured(flags.out, reportJson);
-    if (!flags.quiet) io.out(renderReportTable(outcome.report));
+    if (!flags.quiet) io.out(table);
   } else {
-    io.out(reportJson);
-    if (!flags.quiet) io.err(renderReportTable(outcome.report));
+    io.out(prettyJson(report));
+    if (!flags.quiet) io.err(table);
   }
-  // Meter warnings (a dropped RAPL sample, a failed read) always reach a person, quiet or not.
-  for (const w of outcome.energy.suite?.warnings ?? []) io.err(`joulebench: warning: ${w}\n`);
-  // MMLU's measurement block already says why mmlu.cost_usd is missing.
-  for (const w of reportWarnings(outcome.report)) if (!block?.warnings.some((b) => b.includes('cost_usd'))) io.err(`joulebench: warning: ${w}\n`);
+  // Warnings (a dropped RAPL sample, a failed read, history not written) always reach a person, quiet or not.
+  for (const w of warnings) io.err(`joulebench: warning: ${w}\n`);
   if (!flags.quiet) {
     io.err(
       `results ${paths.results}\nreceipt ${paths.receipt}\n${flags.out ? `report  ${flags.out}\n` : ''}${runId !== null ? `history #${runId}\n` : ''}`,
     );
   }
-  if (outcome.report.case_count > 0 && outcome.report.error_count === outcome.report.case_count) {
+  if (everyCaseFailed(session.outcome.report)) {
     throw new JoulebenchError('E_RUN', `every case failed at the target (first error in ${paths.results})`);
   }
 }
 
-/**
- * The warmup default: one pass for the cascade, whose cache the seed means to be warm (and whose
- * passes cost nothing); none for other targets, where a warmup pass bills every question twice and,
- * on a prefix-caching server, turns the scored TTFT into seed 004's cached-prefix number.
- */
-export function defaultWarmup(kind: string): number {
-  return kind === 'cascade' ? 1 : 0;
-}
-
-/** Results and receipt go next to the report; without `--out`, under ./.joulebench/runs/. */
-function outputPaths(flags: RunFlags, suiteName: string, started: Date): { report?: string; results: string; receipt: string } {
-  let base: string;
-  if (flags.out) {
-    base = join(dirname(flags.out), basename(flags.out).replace(/\.json$/i, ''));
-  } else {
-    const stamp = started.toISOString().replace(/[:.]/g, '-');
-    base = join('.joulebench', 'runs', `${suiteName.replace(/[^A-Za-z0-9._-]+/g, '_')}-${stamp}`);
-  }
-  return {
-    ...(flags.out ? { report: flags.out } : {}),
-    results: flags.results ?? `${base}.results.jsonl`,
-    receipt: flags.receipt ?? `${base}.receipt.json`,
+/** The session spec `run`'s flags ask for (meter settings resolved from flags and environment here). */
+export function sessionSpecFrom(flags: RunFlags, env: NodeJS.ProcessEnv): SessionSpec {
+  const spec: SessionSpec = {
+    suite: flags.suite,
+    meter: flags.meter ?? 'auto',
+    meter_options: meterOptionsFrom(flags, env),
+    idle_ms: idleMsFrom(flags),
+    repeat: flags.repeat,
+    concurrency: flags.concurrency,
+    argv: process.argv.slice(2),
   };
-}
-
-/**
- * A results file about to be rewritten must not hold work that would be lost: an interrupted run
- * (case lines, no `end` record) is continued with --resume, and a file that is not a results file at
- * all is someone else's. A finished run's file is replaced, like its report.
- */
-function refuseToClobber(path: string): void {
-  if (!existsSync(path)) return;
-  let contents: ResultsFileContents;
-  try {
-    contents = readResultsFile(path);
-  } catch {
-    throw new JoulebenchError('E_USAGE', `${path} exists and is not a joulebench results file: choose another --results path (nothing was written)`);
-  }
-  const ended = contents.other.some((o) => o.record === 'end');
-  if (contents.results.length > 0 && !ended) {
-    throw new JoulebenchError(
-      'E_USAGE',
-      `${path} holds an interrupted run (${contents.results.length} finished cases): continue it with --resume ${path}, or pass --overwrite to start afresh`,
-    );
-  }
-}
-
-/**
- * Reads an interrupted run's results for `--resume`. A torn last line (SIGKILL mid-write) is cut off the
- * file so the appended lines start clean; a missing file is an error (nothing to continue).
- */
-function readForResume(path: string): ResultsFileContents & { path: string } {
-  if (!existsSync(path)) throw new JoulebenchError('E_RESULTS', `${path}: no such file to resume`);
-  const contents = readResultsFile(path);
-  if (contents.torn_bytes > 0) truncateResultsFile(path, contents.good_bytes);
-  return { ...contents, path };
-}
-
-/** Records the run in the history; a history that cannot be written is a warning, never a lost run. */
-async function recordHistory(io: CliIO, input: { report: object; receipt: object; config_digest: string; paths: { report?: string; results: string; receipt: string } }): Promise<number | null> {
-  const entry: HistoryInput = {
-    report: input.report as Record<string, unknown>,
-    receipt: input.receipt as Record<string, unknown>,
-    config_digest: input.config_digest,
-    paths: { report: input.paths.report ? resolve(input.paths.report) : null, results: resolve(input.paths.results), receipt: resolve(input.paths.receipt) },
+  const copy = <K extends keyof RunFlags & keyof SessionSpec>(k: K): void => {
+    if (flags[k] !== undefined) (spec as unknown as Record<string, unknown>)[k] = flags[k];
   };
-  try {
-    const h = await History.open(defaultHistoryPath());
-    try {
-      return h.record(entry);
-    } finally {
-      h.close();
-    }
-  } catch (e) {
-    io.err(`warning: run not recorded in history: ${(e as Error).message.split('\n')[0]}\n`);
-    return null;
-  }
+  for (const k of ['config', 'target', 'neural', 'endpoint', 'model', 'credentialsRef', 'answers', 'data', 'baseUrl', 'warmup', 'out', 'results', 'receipt', 'resume', 'overwrite'] as const) copy(k);
+  if (!flags.history) spec.history = false;
+  if (flags.maxErrors !== undefined) spec.max_errors = flags.maxErrors;
+  return spec;
 }

@@ -5,7 +5,7 @@ import { loadSuite } from '../suites/loader.js';
 import { loadMmlu } from '../suites/mmlu.js';
 import type { TargetSpec } from '../targets/registry.js';
 
-/** The `run` flags that pick the suite and the target (the rest stay in run.ts). */
+/** The settings that pick the suite and the target (`run`'s flags, or a session spec's). */
 export interface TargetFlags {
   suite: string;
   target?: string;

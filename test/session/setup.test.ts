@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { parseConfig } from '../../src/config/load.js';
-import { buildSuite, buildTargetSpec } from '../../src/cli/run-setup.js';
+import { buildSuite, buildTargetSpec } from '../../src/session/setup.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'jb-run-setup-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

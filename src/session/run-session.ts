@@ -1,0 +1,267 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import type { BenchReport } from '../core/aggregate.js';
+import { prettyJson } from '../core/canonical.js';
+import { JoulebenchError } from '../core/errors.js';
+import { mmluMeasurements, type MeasurementBlock } from '../core/measurements.js';
+import type { CaseResult, Suite } from '../core/types.js';
+import { loadConfig, parseConfig, type LoadedConfig } from '../config/load.js';
+import type { MeterProbe } from '../meters/meter.js';
+import { createMeter } from '../meters/registry.js';
+import { defaultHistoryPath, History, type HistoryInput } from '../report/history.js';
+import { buildReceipt, type Receipt } from '../report/receipt.js';
+import { reportWarnings } from '../report/run-warnings.js';
+import { JsonlResultsFile, readResultsFile, truncateResultsFile, type ResultsFileContents } from '../runner/results-file.js';
+import { run, type RunOutcome, type RunProgress } from '../runner/run.js';
+import { createTarget } from '../targets/registry.js';
+import { buildSuite, buildTargetSpec } from './setup.js';
+import type { SessionSpec } from './spec.js';
+
+/** Where a session's files are. `report` is absent when the report was only returned. */
+export interface SessionPaths {
+  report?: string;
+  results: string;
+  receipt: string;
+}
+
+/** How a caller watches a session; the session itself prints nothing. */
+export interface SessionHooks {
+  /** The environment `credentialsRef` is read from (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
+  /** Once the files are chosen and the meter reads, before the first case. */
+  onStart?(info: { paths: SessionPaths; total_cases: number; suite: Suite; resumed_cases: number }): void;
+  /** After every case (warmup included). */
+  onResult?(result: CaseResult, progress: RunProgress): void;
+  /** Things a person should know (a dropped meter sample, a measurement caveat, history not written). */
+  onWarning?(message: string): void;
+  /**
+   * Stops the run: buffered results are written to disk at once (so a caller that exits right away
+   * loses nothing) and the run ends with `E_RUN` at the next case boundary.
+   */
+  signal?: AbortSignal;
+  /** The first failure of each kind (error code and HTTP status), as it happens. */
+  onFirstError?(result: CaseResult): void;
+}
+
+/** The report a session writes: the aggregate, plus MMLU's measurements block for `--suite mmlu`. */
+export type SessionReport = BenchReport & { measurements?: MeasurementBlock['measurements']; measurement_warnings?: string[] };
+
+/** What a finished session hands back. */
+export interface SessionResult {
+  /** The report as written (MMLU runs carry their `measurements` block). */
+  report: SessionReport;
+  receipt: Receipt;
+  paths: SessionPaths;
+  /** The history row, or null when not recorded. */
+  history_id: number | null;
+  suite: Suite;
+  outcome: RunOutcome;
+  /** Cases already on disk from the interrupted run this one continued (0 for a fresh run). */
+  resumed_cases: number;
+}
+
+/**
+ * One run, end to end: config → suite → target → meter → resume → results file → report → receipt →
+ * history. `run`, `sweep`, a queue worker and library users all call this. It prints nothing and never
+ * exits; problems are thrown as typed errors, progress and warnings go to `hooks`.
+ */
+export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): Promise<SessionResult> {
+  const started = new Date();
+  const cfg = configOf(spec.config);
+  const suite = buildSuite(spec, cfg);
+  const targetSpec = buildTargetSpec(spec, cfg, hooks.env ?? process.env);
+  const target = await createTarget(targetSpec);
+  const warmup = spec.warmup ?? defaultWarmup(targetSpec.kind);
+  const repeat = spec.repeat ?? 1;
+  let meter;
+  let probe: MeterProbe;
+  try {
+    meter = await createMeter(spec.meter ?? 'auto', spec.meter_options ?? {});
+    probe = await meter.probe();
+  } catch (e) {
+    await target.close?.();
+    throw e;
+  }
+  if (!probe.available) {
+    await target.close?.();
+    await meter.close?.();
+    throw new JoulebenchError('E_METER', `meter ${meter.id} cannot read here: ${probe.reason}${probe.fix ? ` (fix: ${probe.fix})` : ''}`);
+  }
+
+  const resumeFrom = spec.resume === true ? spec.results : spec.resume || undefined;
+  if (spec.resume === true && !spec.results) {
+    throw new JoulebenchError('E_USAGE', '--resume needs the results file to continue: --resume FILE or --results FILE --resume');
+  }
+  if (resumeFrom && spec.results && resumeFrom !== spec.results) {
+    throw new JoulebenchError('E_USAGE', `--resume ${resumeFrom} and --results ${spec.results} name different files`);
+  }
+  const paths = outputPaths({ ...spec, ...(resumeFrom ? { results: resumeFrom } : {}) }, suite.name, started);
+  const resume = resumeFrom ? readForResume(resumeFrom) : undefined;
+  if (!resume && !spec.overwrite) refuseToClobber(paths.results);
+  const sink = new JsonlResultsFile(paths.results, { append: resume !== undefined });
+  const onAbort = (): void => sink.flush();
+  hooks.signal?.addEventListener('abort', onAbort, { once: true });
+  hooks.onStart?.({ paths, total_cases: (warmup + repeat) * suite.cases.length, suite, resumed_cases: resume?.results.length ?? 0 });
+  let outcome: RunOutcome;
+  try {
+    outcome = await run({
+      suite,
+      target,
+      meter,
+      warmup,
+      repeats: repeat,
+      concurrency: spec.concurrency ?? 1,
+      sink,
+      ...(resume ? { resume } : {}),
+      ...(spec.idle_ms !== undefined ? { idle_ms: spec.idle_ms } : {}),
+      ...(hooks.signal ? { signal: hooks.signal } : {}),
+      // MMLU's measurements are computed from the results afterwards (at most ~14k cases); others stream.
+      keepResults: spec.suite === 'mmlu',
+      ...(hooks.onResult ? { onResult: hooks.onResult } : {}),
+      ...(spec.max_errors !== undefined ? { max_errors: spec.max_errors } : {}),
+      ...(hooks.onFirstError ? { onFirstError: hooks.onFirstError } : {}),
+    });
+  } finally {
+    hooks.signal?.removeEventListener('abort', onAbort);
+    sink.close();
+    await target.close?.();
+    await meter.close?.();
+  }
+  const finished = new Date();
+
+  // MMLU's seed-003 measurements (with class and official flags) ride along as an extra block.
+  const block =
+    spec.suite === 'mmlu'
+      ? mmluMeasurements(outcome.results, { retry_enabled: Boolean(cfg?.config.params?.retry), prices_set: Boolean(cfg?.config.prices) })
+      : null;
+  const report: SessionReport = block ? { ...outcome.report, measurements: block.measurements, measurement_warnings: block.warnings } : outcome.report;
+  for (const w of block?.warnings ?? []) hooks.onWarning?.(w);
+  const receipt = buildReceipt({
+    started,
+    finished,
+    argv: spec.argv ?? [],
+    extra: {
+      suite: { name: suite.name, version: suite.version, digest: outcome.header.suite_digest, source: suite.source, cases: suite.cases.length },
+      config_digest: outcome.header.config_digest,
+      target: target.describe(),
+      meter: { id: meter.id, probe, ...meter.describe() },
+      energy: {
+        idle: outcome.energy.idle,
+        suite_window: outcome.energy.suite,
+        gross_from: outcome.energy.gross_from,
+      },
+      files: { report: paths.report ?? '(stdout)', results: paths.results },
+      ...(resume ? { resumed: { from: paths.results, finished_before: resume.results.length, torn_bytes_dropped: resume.torn_bytes } } : {}),
+      ...(spec.labels && Object.keys(spec.labels).length > 0 ? { labels: spec.labels } : {}),
+    },
+  });
+  writeEnsured(paths.receipt, prettyJson(receipt));
+  const history_id =
+    spec.history === false
+      ? null
+      : await recordHistory(spec.history?.path ?? defaultHistoryPath(hooks.env ?? process.env), { report, receipt, config_digest: outcome.header.config_digest, paths }, hooks);
+  if (paths.report) writeEnsured(paths.report, prettyJson(report));
+  // Meter warnings (a dropped RAPL sample, a failed read) always reach the caller.
+  for (const w of outcome.energy.suite?.warnings ?? []) hooks.onWarning?.(w);
+  // MMLU's measurement block already says why mmlu.cost_usd is missing.
+  for (const w of reportWarnings(outcome.report)) if (!block?.warnings.some((b) => b.includes('cost_usd'))) hooks.onWarning?.(w);
+  return { report, receipt, paths, history_id, suite, outcome, resumed_cases: resume?.results.length ?? 0 };
+}
+
+/** True when the run had cases and every one failed at the target (the CLI exits 1 for it). */
+export function everyCaseFailed(report: BenchReport): boolean {
+  return report.case_count > 0 && report.error_count === report.case_count;
+}
+
+/**
+ * The warmup default: one pass for the cascade, whose cache the seed means to be warm (and whose
+ * passes cost nothing); none for other targets, where a warmup pass bills every question twice and,
+ * on a prefix-caching server, turns the scored TTFT into seed 004's cached-prefix number.
+ */
+export function defaultWarmup(kind: string): number {
+  return kind === 'cascade' ? 1 : 0;
+}
+
+function configOf(config: SessionSpec['config']): LoadedConfig | null {
+  if (config === undefined) return null;
+  return typeof config === 'string' ? loadConfig(config) : parseConfig(config.config ?? {}, config.where);
+}
+
+/** Results and receipt go next to the report; without one, under ./.joulebench/runs/. */
+function outputPaths(spec: SessionSpec, suiteName: string, started: Date): SessionPaths {
+  let base: string;
+  if (spec.out) {
+    base = join(dirname(spec.out), basename(spec.out).replace(/\.json$/i, ''));
+  } else {
+    const stamp = started.toISOString().replace(/[:.]/g, '-');
+    base = join('.joulebench', 'runs', `${suiteName.replace(/[^A-Za-z0-9._-]+/g, '_')}-${stamp}`);
+  }
+  return {
+    ...(spec.out ? { report: spec.out } : {}),
+    results: spec.results ?? `${base}.results.jsonl`,
+    receipt: spec.receipt ?? `${base}.receipt.json`,
+  };
+}
+
+/**
+ * A results file about to be rewritten must not hold work that would be lost: an interrupted run
+ * (case lines, no `end` record) is continued with --resume, and a file that is not a results file at
+ * all is someone else's. A finished run's file is replaced, like its report.
+ */
+function refuseToClobber(path: string): void {
+  if (!existsSync(path)) return;
+  let contents: ResultsFileContents;
+  try {
+    contents = readResultsFile(path);
+  } catch {
+    throw new JoulebenchError('E_USAGE', `${path} exists and is not a joulebench results file: choose another --results path (nothing was written)`);
+  }
+  const ended = contents.other.some((o) => o.record === 'end');
+  if (contents.results.length > 0 && !ended) {
+    throw new JoulebenchError(
+      'E_USAGE',
+      `${path} holds an interrupted run (${contents.results.length} finished cases): continue it with --resume ${path}, or pass --overwrite to start afresh`,
+    );
+  }
+}
+
+/**
+ * Reads an interrupted run's results for resuming. A torn last line (SIGKILL mid-write) is cut off the
+ * file so the appended lines start clean; a missing file is an error (nothing to continue).
+ */
+function readForResume(path: string): ResultsFileContents & { path: string } {
+  if (!existsSync(path)) throw new JoulebenchError('E_RESULTS', `${path}: no such file to resume`);
+  const contents = readResultsFile(path);
+  if (contents.torn_bytes > 0) truncateResultsFile(path, contents.good_bytes);
+  return { ...contents, path };
+}
+
+/** Records the run in the history; a history that cannot be written is a warning, never a lost run. */
+async function recordHistory(
+  dbPath: string,
+  input: { report: object; receipt: object; config_digest: string; paths: SessionPaths },
+  hooks: SessionHooks,
+): Promise<number | null> {
+  const entry: HistoryInput = {
+    report: input.report as Record<string, unknown>,
+    receipt: input.receipt as Record<string, unknown>,
+    config_digest: input.config_digest,
+    paths: { report: input.paths.report ? resolve(input.paths.report) : null, results: resolve(input.paths.results), receipt: resolve(input.paths.receipt) },
+  };
+  try {
+    const h = await History.open(dbPath);
+    try {
+      return h.record(entry);
+    } finally {
+      h.close();
+    }
+  } catch (e) {
+    hooks.onWarning?.(`run not recorded in history: ${(e as Error).message.split('\n')[0]}`);
+    return null;
+  }
+}
+
+function writeEnsured(path: string, content: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, content);
+}

@@ -1,0 +1,47 @@
+import type { MeterOptions } from '../meters/registry.js';
+import type { TargetFlags } from './setup.js';
+
+/**
+ * Everything one run needs, as plain data (JSON-serialisable: a sweep writes it into its plan
+ * state, a queue worker receives it in a job). Secrets never appear here: an API key is named by
+ * `credentialsRef` (`env:NAME`) and read from the environment of whoever runs the session.
+ */
+export interface SessionSpec extends TargetFlags {
+  /** Run config: a YAML file, or an already-parsed config object with the label its messages name. */
+  config?: string | InlineConfig;
+  /** Meter name (default `auto`) and its settings, already resolved from flags and environment. */
+  meter?: string;
+  meter_options?: MeterOptions;
+  /** Idle calibration window, ms; 0 skips it. Default: the runner's (1000). */
+  idle_ms?: number;
+  /** Unscored passes first; default 1 for the cascade, 0 for other targets. */
+  warmup?: number;
+  /** Scored passes (default 1). */
+  repeat?: number;
+  /** Cases in flight at once (default 1). */
+  concurrency?: number;
+  /** Report JSON file; absent: the report is only returned. */
+  out?: string;
+  /** Results JSONL (default: next to the report, else under ./.joulebench/runs/). */
+  results?: string;
+  /** Receipt JSON (default: next to the report). */
+  receipt?: string;
+  /** Continue an interrupted run: `true` (from `results`) or the results file to continue. */
+  resume?: boolean | string;
+  /** Start afresh even over an interrupted run's results file. */
+  overwrite?: boolean;
+  /** Record in the history database: `false` skips it; default the database at $JOULEBENCH_HOME. */
+  history?: false | { path?: string };
+  /** Free labels written into the receipt (a sweep's id, the arm's name); never secrets. */
+  labels?: Record<string, string>;
+  /** The command line that asked for the run, for the receipt (default none). */
+  argv?: string[];
+  /** Stop after this many consecutive target failures (default 20; 0 never stops). */
+  max_errors?: number;
+}
+
+/** A config given inline (a sweep arm) instead of as a file; `where` names it in error messages. */
+export interface InlineConfig {
+  where: string;
+  config: unknown;
+}
