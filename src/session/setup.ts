@@ -3,6 +3,7 @@ import type { Suite } from '../core/types.js';
 import type { LoadedConfig } from '../config/load.js';
 import { loadSuite } from '../suites/loader.js';
 import { loadMmlu } from '../suites/mmlu.js';
+import { withRetryLabel } from '../suites/retry-label.js';
 import type { TargetSpec } from '../targets/registry.js';
 
 /** The settings that pick the suite and the target (`run`'s flags, or a session spec's). */
@@ -101,7 +102,10 @@ export function buildSuite(flags: TargetFlags, cfg: LoadedConfig | null): Suite 
       throw new JoulebenchError('E_CONFIG', `${cfg?.path}: params.subjects, params.limit and params.data apply to --suite mmlu only`);
     }
     if (flags.data) throw new JoulebenchError('E_USAGE', '--data applies to --suite mmlu');
-    return loadSuite(flags.suite);
+    if (p?.suite_version !== undefined) throw new JoulebenchError('E_CONFIG', `${cfg?.path}: params.suite_version applies to --suite mmlu only`);
+    const suite = loadSuite(flags.suite);
+    // Every suite, not only MMLU: a retried run is relabelled, so its digest differs from a clean one's.
+    return p?.retry ? { ...suite, version: withRetryLabel(suite.version, p.retry.max_attempts) } : suite;
   }
   const data = flags.data ?? p?.data;
   if (!data) {
@@ -112,5 +116,6 @@ export function buildSuite(flags: TargetFlags, cfg: LoadedConfig | null): Suite 
     ...(p?.subjects ? { subjects: p.subjects } : {}),
     ...(p?.limit !== undefined ? { limit: p.limit } : {}),
     ...(p?.retry ? { retry_max_attempts: p.retry.max_attempts } : {}),
+    ...(p?.suite_version !== undefined ? { version: p.suite_version } : {}),
   });
 }
