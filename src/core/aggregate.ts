@@ -16,6 +16,11 @@ export interface ReportContext {
   energy?: { idle: IdleCalibration; suite: SuiteWindow | null };
   /** Cases in flight at once (default 1). Above 1, energy windows overlap: attribution is `shared`. */
   concurrency?: number;
+  /**
+   * Wall time of the scored passes, ms, for the throughput figures of a concurrent run (`null` or
+   * absent: unknown, e.g. a resumed run or a report aggregated from a results file).
+   */
+  scored_wall_ms?: number | null;
 }
 
 /** Per-dataset slice of a report (for `--suite all`, one per bundled suite). */
@@ -113,6 +118,19 @@ export interface BenchReport {
   energy_basis: EnergyBasis;
   /** Why the basis is what it is, when that is not the plain per-case sum; `null` otherwise. */
   energy_basis_reason: string | null;
+  /**
+   * Throughput over the scored passes' wall time, given for concurrent runs (concurrency > 1) only:
+   * a sequential run's report stays free of wall-clock figures. `null` when unknown.
+   */
+  throughput: Throughput | null;
+}
+
+/** Cases and output tokens per second over the wall time of the scored passes. */
+export interface Throughput {
+  wall_ms: number;
+  cases_per_s: number;
+  /** `null` when any case's output tokens are unknown. */
+  output_tokens_per_s: number | null;
 }
 
 /** The report format; the minor version moves when a field's meaning changes (docs/integrity.md). */
@@ -319,6 +337,7 @@ export class Aggregator {
       stage_joules_source: this.stageSources.size === 0 ? 'none' : this.stageSources.size === 1 ? [...this.stageSources][0]! : 'mixed',
       energy_basis: basis.basis,
       energy_basis_reason: basis.reason,
+      throughput: throughputOf(ctx, total.case_count, usageKnown ? this.completionTokens : null),
     };
   }
 }
@@ -370,6 +389,16 @@ function suiteEnergy(
     suite_window_ms: roundOrNull(wall, 3),
     suite_below_floor: suite?.below_floor ?? false,
     net_below_idle: netBelowIdle(gross, idle, wall),
+  };
+}
+
+function throughputOf(ctx: ReportContext, cases: number, outputTokens: number | null): Throughput | null {
+  const wall = ctx.scored_wall_ms ?? null;
+  if ((ctx.concurrency ?? 1) <= 1 || wall === null || !(wall > 0)) return null;
+  return {
+    wall_ms: round(wall, 3),
+    cases_per_s: round((cases * 1000) / wall, 4),
+    output_tokens_per_s: outputTokens === null ? null : round((outputTokens * 1000) / wall, 4),
   };
 }
 

@@ -1,3 +1,4 @@
+import { perCorrectUnknown } from './table.js';
 import type { BenchReport } from '../core/aggregate.js';
 import type { Comparison } from '../core/compare.js';
 import type { FrontierReport } from '../core/frontier.js';
@@ -46,7 +47,7 @@ export function renderReportMarkdown(r: BenchReport, opts: { title?: string; rec
   out.push('');
   const head: string[][] = [
     ['accuracy', fmtPct(r.accuracy_pct), `${r.correct_count}/${r.scored_count} scored cases correct`],
-    ['J / correct', energy(r.joules_per_correct, r), r.joules_per_correct === null ? 'nothing correct or energy unknown' : 'total energy ÷ weighted correct'],
+    ['J / correct', energy(r.joules_per_correct, r), r.joules_per_correct === null ? perCorrectUnknown(r) : 'total energy ÷ weighted correct'],
     ['total energy', energy(r.total_joules, r), ''],
     wholeSuite(r),
     ['latency p50 / p95 / p99', `${fmtMs(r.latency_p50_ms)} / ${fmtMs(r.latency_p95_ms)} / ${fmtMs(r.latency_p99_ms)}`, 'nearest-rank, whole ms'],

@@ -42,7 +42,7 @@ export function renderReportTable(r: BenchReport): string {
           ? pc.yellow('concurrent cases: per-case windows overlap, see suite gross below')
           : src,
     ],
-    ['J / correct', fmtJoules(r.joules_per_correct), r.joules_per_correct === null ? pc.dim('nothing correct or energy unknown') : src],
+    ['J / correct', fmtJoules(r.joules_per_correct), r.joules_per_correct === null ? pc.dim(perCorrectUnknown(r)) : src],
     [
       'suite gross / net',
       `${fmtJoules(r.gross_joules)} / ${fmtJoules(r.net_joules)}`,
@@ -70,6 +70,14 @@ export function renderReportTable(r: BenchReport): string {
   if (r.error_count > 0) head.push(['errors', String(r.error_count), pc.red('cases the target failed (counted as incorrect when scored)')]);
   if (r.energy_attribution === 'shared') {
     head.push(['energy attribution', 'shared', pc.yellow(`${r.concurrency} cases in flight: per-case energy windows overlap`)]);
+  }
+  if (r.throughput) {
+    const t = r.throughput;
+    head.push([
+      'throughput',
+      `${t.cases_per_s.toFixed(2)} cases/s`,
+      pc.dim(`${t.output_tokens_per_s === null ? 'output tokens/s n/a' : `${t.output_tokens_per_s.toFixed(1)} output tokens/s`} over ${fmtMs(Math.round(t.wall_ms))} of scored passes`),
+    ]);
   }
   if (r.retry_count > 0) head.push(['retries', String(r.retry_count), pc.dim(`${r.retry_overhead_ms} ms on failed attempts and backoff`)]);
   lines.push(table(head, ['l', 'r', 'l']));
@@ -134,4 +142,13 @@ export function renderComparisonTable(c: Comparison): string {
     ],
   ];
   return table(rows) + '\n';
+}
+
+/** Why J/correct is n/a, saying what is actually unknown (never "nothing correct" when cases were correct). */
+export function perCorrectUnknown(r: Pick<BenchReport, 'correct_count' | 'energy_unknown_count' | 'energy_basis_reason' | 'energy_attribution' | 'total_joules'>): string {
+  if (r.correct_count === 0) return 'nothing correct';
+  if (r.energy_unknown_count > 0) return `energy unknown for ${r.energy_unknown_count} case(s)`;
+  if (r.energy_basis_reason) return 'total energy unknown (see above)';
+  if (r.energy_attribution === 'shared') return 'total energy unknown: concurrent cases overlap and no suite window measured them';
+  return 'total energy unknown';
 }

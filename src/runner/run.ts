@@ -167,6 +167,8 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
   ];
   // Scored results taken from an interrupted run's file: the suite window did not see them.
   let restoredScored = 0;
+  /** When the first scored pass started (wall clock for throughput), ms. */
+  let scoredStart_ms: number | null = null;
 
   const maxErrors = checkCount(opts.max_errors ?? DEFAULT_MAX_ERRORS, 'max_errors', 0);
   const errorKinds = new Set<string>();
@@ -255,6 +257,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
         sink.note?.({ ...w, record: 'rewarm' });
       }
     }
+    if (phase === 'scored' && scoredStart_ms === null) scoredStart_ms = performance.now();
     // The whole scored part is also one window, so short (below-floor) cases still add up honestly.
     if (phase === 'scored' && opensWindows && suiteWindow === null && firstRun >= 0) suiteWindow = await meter.start();
     if (concurrency > 1) {
@@ -277,6 +280,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     }
   }
 
+  const scoredWall_ms = scoredStart_ms === null ? null : performance.now() - scoredStart_ms;
   if (suiteWindow) suiteReading = await suiteWindow.stop();
   // The run finished: a reader (or a later `run` on the same file) can tell a complete file from an interrupted one.
   sink.note?.({ record: 'end', scored: agg.scoredCount });
@@ -294,6 +298,8 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     repeats,
     concurrency,
     energy: { idle, suite: gross_from === 'suite-window' && suiteReading ? toSuiteWindow(suiteReading) : null },
+    // A resumed run's wall time covers only the cases run in this process: no throughput then.
+    scored_wall_ms: restoredScored === 0 ? scoredWall_ms : null,
   });
   return { report, header, results: scored, energy: { idle, suite: suiteReading, gross_from } };
 }
