@@ -1,3 +1,4 @@
+import { hasStages } from './stages.js';
 import { perCorrectUnknown } from './table.js';
 import type { BenchReport } from '../core/aggregate.js';
 import type { Comparison } from '../core/compare.js';
@@ -57,10 +58,12 @@ export function renderReportMarkdown(r: BenchReport, opts: { title?: string; rec
   else if ((r.cost_unknown_count ?? 0) > 0) head.push(['cost', 'n/a', `unknown for ${r.cost_unknown_count} case(s): no price, or no usage, to bill them`]);
   if (r.error_count > 0) head.push(['errors', String(r.error_count), 'cases the target failed']);
   out.push(mdTable(['metric', 'value', 'note'], head, ['l', 'r', 'l']));
-  out.push('');
-  const total = r.case_count || 1;
-  const stages = Object.entries(r.stage_distribution).map(([s, n]) => [s, String(n), fmtPct((n * 100) / total), fmtJoules(r.stage_joules[s] ?? null)]);
-  out.push(mdTable(['stage', 'cases', 'share', 'energy'], stages));
+  if (hasStages(r)) {
+    out.push('');
+    const total = r.case_count || 1;
+    const stages = Object.entries(r.stage_distribution).map(([s, n]) => [s, String(n), fmtPct((n * 100) / total), fmtJoules(r.stage_joules[s] ?? null)]);
+    out.push(mdTable(['stage', 'cases', 'share', 'energy'], stages));
+  }
   const datasets = Object.entries(r.by_dataset);
   if (datasets.length > 1) {
     out.push('');

@@ -1,3 +1,4 @@
+import { hasStages } from './stages.js';
 import pc from 'picocolors';
 import type { BenchReport } from '../core/aggregate.js';
 import type { Comparison } from '../core/compare.js';
@@ -83,12 +84,14 @@ export function renderReportTable(r: BenchReport): string {
   lines.push(table(head, ['l', 'r', 'l']));
   lines.push('');
 
-  const total = r.case_count || 1;
-  const stageRows: string[][] = [[pc.dim('stage'), pc.dim('cases'), pc.dim('share'), pc.dim(`energy [${r.stage_joules_source ?? r.energy_source}]`)]];
-  for (const [stage, n] of Object.entries(r.stage_distribution)) {
-    stageRows.push([stage, String(n), fmtPct((n * 100) / total), fmtJoules(r.stage_joules[stage] ?? null)]);
+  if (hasStages(r)) {
+    const total = r.case_count || 1;
+    const stageRows: string[][] = [[pc.dim('stage'), pc.dim('cases'), pc.dim('share'), pc.dim(`energy [${r.stage_joules_source ?? r.energy_source}]`)]];
+    for (const [stage, n] of Object.entries(r.stage_distribution)) {
+      stageRows.push([stage, String(n), fmtPct((n * 100) / total), fmtJoules(r.stage_joules[stage] ?? null)]);
+    }
+    lines.push(table(stageRows));
   }
-  lines.push(table(stageRows));
 
   const datasets = Object.entries(r.by_dataset);
   if (datasets.length > 1) {

@@ -1,3 +1,4 @@
+import { hasStages } from '../stages.js';
 import type { BenchReport } from '../../core/aggregate.js';
 import { fmtJoules, fmtMs, fmtPct, fmtUsd } from '../format.js';
 import { INFER_LEGEND } from '../infer-view.js';
@@ -53,10 +54,10 @@ ${model.frontier.arms.length > 0 ? `<section id="frontier">
 </section>` : ''}
 ${model.code.length > 0 ? codeSection(model) : ''}
 ${model.infer.length > 0 ? inferSection(model) : ''}
-${model.runs.length > 0 ? `<section id="stages" class="pair">
+${model.runs.length > 0 ? `${model.runs.some((r) => hasStages(r.report)) ? `<section id="stages" class="pair">
   <div><h2>Stage distribution</h2><div class="chart" id="chart-stages" data-chart="stages"></div></div>
   <div><h2>Energy per stage</h2><div class="chart" id="chart-stage-energy" data-chart="stage-energy"></div></div>
-</section>
+</section>` : ''}
 <section id="latency" class="pair">
   <div><h2>Latency${model.runs.some((r) => r.report.ttft_p50_ms != null) ? ' and TTFT' : ''}</h2><div class="chart" id="chart-latency" data-chart="latency"></div></div>
   <div><h2>Cost</h2>${anyCost ? '<div class="chart" id="chart-cost" data-chart="cost"></div>' : '<p class="note empty">No run reported a cost (no usage or no price): cost is n/a, not $0.</p>'}</div>
