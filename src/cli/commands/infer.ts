@@ -199,7 +199,8 @@ async function pickMeter(name: string): Promise<{ meter: Meter | null; note: str
     await meter.close?.();
     return {
       meter: null,
-      note: `--meter auto: ${probe.available ? (probe.detail ?? 'no hardware counter reads') : ''}; infer does not use the estimate (it would meter this process, not the Ollama server), so energy is null`,
+      // Said without the auto meter's own "using the estimate": infer does not use it, and the note must agree with the null.
+      note: `--meter auto: no hardware counter reads (${String((meter.describe() as { no_hardware?: unknown }).no_hardware ?? 'none found')}); energy is null (infer never falls back to the estimate: it would meter this process, not the Ollama server)`,
     };
   }
   return { meter, note: '' };
