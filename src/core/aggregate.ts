@@ -21,6 +21,11 @@ export interface ReportContext {
    * absent: unknown, e.g. a resumed run or a report aggregated from a results file).
    */
   scored_wall_ms?: number | null;
+  /**
+   * `none`: no per-case windows were opened (an open-loop load run measures the whole run, and its
+   * steady state, instead), so the suite window is the only total. Default: cases carry their own.
+   */
+  per_case_energy?: 'none' | 'target';
 }
 
 /** Per-dataset slice of a report (for `--suite all`, one per bundled suite). */
@@ -354,6 +359,7 @@ function energyBasis(total: Tally, ctx: ReportContext): { basis: EnergyBasis; jo
     why.push(`${total.belowFloor} of ${total.case_count} case reading(s) below the ${ctx.meter} meter's floor (noise, not summed)`);
   }
   if ((ctx.concurrency ?? 1) > 1 && total.windowed > 0) why.push(`${ctx.concurrency} cases in flight: per-case windows overlap`);
+  if (ctx.per_case_energy === 'none') why.push('load run: no per-request windows (they would overlap)');
   if (why.length === 0) return { basis: 'per_case', joules: perCase, reason: null };
   const suite = ctx.energy?.suite ?? null;
   if (suite && suite.joules !== null && !suite.below_floor) {

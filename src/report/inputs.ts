@@ -1,4 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
+import { loadBlockFromResults } from '../load/rebuild.js';
+import { readTextFile } from '../read-text.js';
 import { basename } from 'node:path';
 import { aggregate, type BenchReport } from '../core/aggregate.js';
 import { JoulebenchError } from '../core/errors.js';
@@ -133,7 +135,7 @@ function historyEntry(spec: string, id: number | 'last', history: History): Hist
 function fileKind(path: string): 'suite' | 'code' | 'infer' {
   let head: string;
   try {
-    head = readFileSync(path, 'utf8');
+    head = readTextFile(path, 'E_INPUT');
   } catch {
     return 'suite'; // the suite readers give the precise message
   }
@@ -184,10 +186,12 @@ function loadRun(spec: string, history: History | null): LoadedRun {
       repeats: h.repeats,
       ...(h.concurrency !== undefined ? { concurrency: h.concurrency } : {}),
     });
+    // A load run (--request-rate) carries its serving block, rebuilt from the same file.
+    const load = loadBlockFromResults(h, file.results, file.other);
     return {
       label: basename(spec).replace(/\.results\.jsonl$|\.jsonl$/i, ''),
       origin: spec,
-      report,
+      report: load ? ({ ...report, load } as BenchReport) : report,
       results: file.results.filter((r) => r.phase === 'scored'),
       receipt: readJsonIfExists(spec.replace(/\.results\.jsonl$/i, '.receipt.json'), spec),
       run_id: null,
@@ -214,7 +218,7 @@ function scoredOf(path: string): CaseResult[] {
 function looksLikeResults(path: string): boolean {
   if (/\.jsonl$/i.test(path)) return true;
   try {
-    const head = readFileSync(path, 'utf8').slice(0, 64);
+    const head = readTextFile(path, 'E_INPUT').slice(0, 64);
     return /^\{"record":"header"/.test(head);
   } catch {
     return false;
@@ -224,7 +228,7 @@ function looksLikeResults(path: string): boolean {
 function readJsonIfExists(path: string, forSpec: string): Record<string, unknown> | null {
   if (path === forSpec || !existsSync(path)) return null;
   try {
-    return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+    return JSON.parse(readTextFile(path, 'E_INPUT')) as Record<string, unknown>;
   } catch {
     return null;
   }

@@ -10,10 +10,11 @@ import type { MeterProbe } from '../meters/meter.js';
 import { createMeter } from '../meters/registry.js';
 import { defaultHistoryPath, History, type HistoryInput } from '../report/history.js';
 import { buildReceipt, type Receipt } from '../report/receipt.js';
+import { JsonlResultsFile, readResultsFile, truncateResultsFile, type ResultsFileContents, type ResultsSink } from '../runner/results-file.js';
 import { reportWarnings } from '../report/run-warnings.js';
-import { JsonlResultsFile, readResultsFile, truncateResultsFile, type ResultsFileContents } from '../runner/results-file.js';
 import { run, type RunOutcome, type RunProgress } from '../runner/run.js';
 import { createTarget } from '../targets/registry.js';
+import { runLoad } from '../load/driver.js';
 import { buildSuite, buildTargetSpec } from './setup.js';
 import type { SessionSpec } from './spec.js';
 
@@ -34,6 +35,11 @@ export interface SessionHooks {
   onResult?(result: CaseResult, progress: RunProgress): void;
   /** Things a person should know (a dropped meter sample, a measurement caveat, history not written). */
   onWarning?(message: string): void;
+  /**
+   * Every record written to the results file, as it is written (header, case lines, notes such as
+   * `resume` and `end`): a queue worker streams them back so nothing finished is lost if it dies.
+   */
+  onRecord?(record: Record<string, unknown>): void;
   /**
    * Stops the run: buffered results are written to disk at once (so a caller that exits right away
    * loses nothing) and the run ends with `E_RUN` at the next case boundary.
@@ -88,6 +94,16 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
     throw new JoulebenchError('E_METER', `meter ${meter.id} cannot read here: ${probe.reason}${probe.fix ? ` (fix: ${probe.fix})` : ''}`);
   }
 
+  if (spec.load && spec.resume) {
+    await target.close?.();
+    await meter.close?.();
+    throw new JoulebenchError('E_USAGE', '--resume cannot continue a load run (--request-rate): its schedule and timings would not be one run; start it again');
+  }
+  if (spec.load && (spec.concurrency ?? 1) > 1) {
+    await target.close?.();
+    await meter.close?.();
+    throw new JoulebenchError('E_USAGE', '--concurrency is the closed-loop mode; with --request-rate cap requests in flight with --max-concurrency');
+  }
   const resumeFrom = spec.resume === true ? spec.results : spec.resume || undefined;
   if (spec.resume === true && !spec.results) {
     throw new JoulebenchError('E_USAGE', '--resume needs the results file to continue: --resume FILE or --results FILE --resume');
@@ -98,29 +114,48 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
   const paths = outputPaths({ ...spec, ...(resumeFrom ? { results: resumeFrom } : {}) }, suite.name, started);
   const resume = resumeFrom ? readForResume(resumeFrom) : undefined;
   if (!resume && !spec.overwrite) refuseToClobber(paths.results);
-  const sink = new JsonlResultsFile(paths.results, { append: resume !== undefined });
-  const onAbort = (): void => sink.flush();
+  const file = new JsonlResultsFile(paths.results, { append: resume !== undefined });
+  const sink: ResultsSink = hooks.onRecord ? teeSink(file, hooks.onRecord) : file;
+  const onAbort = (): void => file.flush();
   hooks.signal?.addEventListener('abort', onAbort, { once: true });
-  hooks.onStart?.({ paths, total_cases: (warmup + repeat) * suite.cases.length, suite, resumed_cases: resume?.results.length ?? 0 });
+  const totalCases = spec.load ? warmup * suite.cases.length + (spec.load.num_requests ?? suite.cases.length) : (warmup + repeat) * suite.cases.length;
+  hooks.onStart?.({ paths, total_cases: totalCases, suite, resumed_cases: resume?.results.length ?? 0 });
   let outcome: RunOutcome;
   try {
-    outcome = await run({
-      suite,
-      target,
-      meter,
-      warmup,
-      repeats: repeat,
-      concurrency: spec.concurrency ?? 1,
-      sink,
-      ...(resume ? { resume } : {}),
-      ...(spec.idle_ms !== undefined ? { idle_ms: spec.idle_ms } : {}),
-      ...(hooks.signal ? { signal: hooks.signal } : {}),
-      // MMLU's measurements are computed from the results afterwards (at most ~14k cases); others stream.
-      keepResults: spec.suite === 'mmlu',
-      ...(hooks.onResult ? { onResult: hooks.onResult } : {}),
-      ...(spec.max_errors !== undefined ? { max_errors: spec.max_errors } : {}),
-      ...(hooks.onFirstError ? { onFirstError: hooks.onFirstError } : {}),
-    });
+    if (spec.load) {
+      const load = { ...spec.load, num_requests: spec.load.num_requests ?? suite.cases.length };
+      const l = await runLoad({
+        suite,
+        target,
+        meter,
+        sink,
+        load,
+        warmup,
+        ...(spec.idle_ms !== undefined ? { idle_ms: spec.idle_ms } : {}),
+        ...(hooks.signal ? { signal: hooks.signal } : {}),
+        ...(hooks.onResult ? { onResult: hooks.onResult } : {}),
+      });
+      outcome = { report: l.report, header: l.header, results: [], energy: { idle: l.idle, suite: l.run, gross_from: 'suite-window' } };
+      for (const note of l.report.load.notes) hooks.onWarning?.(note);
+    } else {
+      outcome = await run({
+        suite,
+        target,
+        meter,
+        warmup,
+        repeats: repeat,
+        concurrency: spec.concurrency ?? 1,
+        sink,
+        ...(resume ? { resume } : {}),
+        ...(spec.idle_ms !== undefined ? { idle_ms: spec.idle_ms } : {}),
+        ...(hooks.signal ? { signal: hooks.signal } : {}),
+        // MMLU's measurements are computed from the results afterwards (at most ~14k cases); others stream.
+        keepResults: spec.suite === 'mmlu',
+        ...(hooks.onResult ? { onResult: hooks.onResult } : {}),
+        ...(spec.max_errors !== undefined ? { max_errors: spec.max_errors } : {}),
+        ...(hooks.onFirstError ? { onFirstError: hooks.onFirstError } : {}),
+      });
+    }
   } finally {
     hooks.signal?.removeEventListener('abort', onAbort);
     sink.close();
@@ -264,4 +299,24 @@ async function recordHistory(
 function writeEnsured(path: string, content: string): void {
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, content);
+}
+
+/** A sink that also hands every record to `onRecord` after writing it. */
+function teeSink(inner: ResultsSink, onRecord: (record: Record<string, unknown>) => void): ResultsSink {
+  return {
+    header(h) {
+      inner.header(h);
+      onRecord(h as unknown as Record<string, unknown>);
+    },
+    write(r, now_ms) {
+      inner.write(r, now_ms);
+      onRecord(r as unknown as Record<string, unknown>);
+    },
+    note(line) {
+      inner.note?.(line);
+      onRecord(line);
+    },
+    flush: () => inner.flush?.(),
+    close: () => inner.close(),
+  };
 }

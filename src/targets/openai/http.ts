@@ -42,6 +42,8 @@ export interface PostOptions {
   signal?: AbortSignal;
   /** A reply body larger than this is cut off and recorded as an error; default {@link DEFAULT_MAX_REPLY_BYTES}. */
   max_reply_bytes?: number;
+  /** Each streamed chunk carrying output tokens (see `AnswerRequest.onChunk`). */
+  onChunk?: (kind: 'content' | 'reasoning') => void;
 }
 
 /** Keep-alive agents sized for concurrency; one per target. */
@@ -107,7 +109,7 @@ export function postChat(o: PostOptions): Promise<ChatResult> {
         return;
       }
       const limit = o.max_reply_bytes ?? DEFAULT_MAX_REPLY_BYTES;
-      if (o.stream && /text\/event-stream/i.test(type)) readStream(res, t0, limit, finish);
+      if (o.stream && /text\/event-stream/i.test(type)) readStream(res, t0, limit, finish, o.onChunk);
       else readPlain(res, t0, limit, finish);
     });
     req.end(payload);
@@ -152,11 +154,12 @@ function readPlain(res: http.IncomingMessage, t0: number, limit: number, finish:
   });
 }
 
-function readStream(res: http.IncomingMessage, t0: number, limit: number, finish: Finish): void {
+function readStream(res: http.IncomingMessage, t0: number, limit: number, finish: Finish, onChunk?: PostOptions['onChunk']): void {
   const reader = new SseChatReader();
   const decoder = new StringDecoder('utf8');
   let ttft_ms: number | null = null;
   reader.onFirstContent = () => (ttft_ms = performance.now() - t0);
+  if (onChunk) reader.onToken = onChunk;
   let received = 0;
   let cut = false;
   res.on('data', (d: Buffer) => {

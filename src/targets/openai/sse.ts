@@ -17,6 +17,11 @@ export class SseChatReader {
   usage: { prompt_tokens: number | null; completion_tokens: number | null } = { prompt_tokens: null, completion_tokens: null };
   /** Called once, when the first non-empty content piece arrives (the runner's TTFT). */
   onFirstContent: (() => void) | null = null;
+  /**
+   * Called for every chunk that carries output tokens: `content` (visible text) or `reasoning`
+   * (`delta.reasoning_content` / `delta.reasoning`, the thinking of reasoning models, not part of the answer).
+   */
+  onToken: ((kind: 'content' | 'reasoning') => void) | null = null;
 
   /** Feeds decoded text as it arrives. */
   feed(d: string): void {
@@ -84,17 +89,19 @@ export class SseChatReader {
     const choice = c.choices[0] as { delta?: unknown; finish_reason?: unknown } | null;
     if (choice === null || typeof choice !== 'object') return this.fail(`stream chunk ${this.chunks}: choices[0] is not an object`);
     if (typeof choice.finish_reason === 'string') this.finishReason = choice.finish_reason;
-    const delta = choice.delta as { content?: unknown; role?: unknown } | undefined | null;
+    const delta = choice.delta as { content?: unknown; role?: unknown; reasoning_content?: unknown; reasoning?: unknown } | undefined | null;
     if (delta === undefined || delta === null) {
       if (this.finishReason === null) return this.fail(`stream chunk ${this.chunks}: choices[0] has no delta`);
       return;
     }
     if (typeof delta !== 'object') return this.fail(`stream chunk ${this.chunks}: choices[0].delta is not an object`);
+    const thinking = typeof delta.reasoning_content === 'string' ? delta.reasoning_content : typeof delta.reasoning === 'string' ? delta.reasoning : '';
+    if (thinking.length > 0) this.onToken?.('reasoning');
     const content = delta.content;
     if (content === undefined) return;
     if (content === null) {
       // Tolerated only where the protocol puts no text: the role announcement and the closing chunk.
-      if (delta.role === undefined && typeof choice.finish_reason !== 'string') {
+      if (delta.role === undefined && typeof choice.finish_reason !== 'string' && thinking.length === 0) {
         return this.fail(`stream chunk ${this.chunks}: choices[0].delta.content is null`);
       }
       return;
@@ -102,6 +109,7 @@ export class SseChatReader {
     if (typeof content !== 'string') return this.fail(`stream chunk ${this.chunks}: choices[0].delta.content is a ${typeof content}, not a string`);
     if (content.length > 0) {
       if (this.pieces.length === 0) this.onFirstContent?.();
+      this.onToken?.('content');
       this.pieces.push(content);
       this.textLength += content.length;
     }
