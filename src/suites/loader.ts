@@ -82,7 +82,7 @@ function fromData(raw: unknown, where: string): Suite {
       } catch (e) {
         throw new JoulebenchError(
           'E_SUITE',
-          `${where}: case ${i} (id ${quote(c.id)}): expected: not a valid RE2 regular expression (${firstLine(regexProblem(e))}; backreferences and lookaround are not supported)`,
+          `${where}: case ${i} (id ${quote(c.id)}): expected: not a valid regular expression (RE2 syntax, no backreferences or lookaround: ${regexProblem(e)})`,
         );
       }
     }
@@ -141,6 +141,9 @@ function describeIssue(error: z.ZodError, raw: unknown): string {
 /** V8's message quotes the whole pattern (`Invalid regular expression: /…/i: reason`): keep the reason. */
 function regexProblem(e: unknown): string {
   const msg = (e as Error).message;
+  // re2js: "error parsing regexp: missing closing ): `(?i)(zzz…`": the reason, without the (maybe huge) pattern.
+  const re2 = /^error parsing regexp: (.*?): `/s.exec(msg);
+  if (re2) return re2[1]!;
   const m = /^Invalid regular expression: \/[\s\S]*\/[a-z]*: ([^:]*)$/.exec(msg);
   return m ? m[1]! : msg;
 }
