@@ -1,5 +1,6 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { stripColors } from '../report/colors.js';
+import { colorFor } from './color.js';
+import { writeOutputFile } from './output-file.js';
 
 /** The CLI is the only place that prints; commands write through this so tests can capture it. */
 export interface CliIO {
@@ -9,16 +10,16 @@ export interface CliIO {
   errIsTTY: boolean;
 }
 
+/** stdout and stderr, each with colour only when that stream should get it (see color.ts). */
 export const processIO: CliIO = {
-  out: (s) => process.stdout.write(s),
-  err: (s) => process.stderr.write(s),
+  out: (s) => process.stdout.write(colorFor(process.stdout, process.env) ? s : stripColors(s)),
+  err: (s) => process.stderr.write(colorFor(process.stderr, process.env) ? s : stripColors(s)),
   errIsTTY: Boolean(process.stderr.isTTY),
 };
 
-/** Writes a file, creating its folder. */
-export function writeFileEnsured(path: string, content: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, content);
+/** Writes a file, creating its folder; a write that fails is one line naming the path (exit 2). */
+export function writeFileEnsured(path: string, content: string, flag = 'output'): void {
+  writeOutputFile(path, content, flag);
 }
 
 /** Thrown by a command that ends with a specific exit code (e.g. `meter` passing its command's through). */

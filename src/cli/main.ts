@@ -4,6 +4,7 @@ import { oneLine, quote } from '../core/one-line.js';
 import { LIMIT_ENV, parseByteSize, setInputLimits, type InputLimits } from '../read-text.js';
 import { redactQuery } from '../targets/openai/redact.js';
 import { ExitWith, processIO, type CliIO } from './io.js';
+import { fsWriteErrorLine } from './output-file.js';
 import { buildProgram } from './program.js';
 
 /**
@@ -29,6 +30,13 @@ export async function main(argv: string[], io: CliIO = processIO, env: NodeJS.Pr
       io.err(`joulebench: ${oneLine(redactQuery(e.message))}\n`);
       if (env.JOULEBENCH_DEBUG) io.err(`${e.stack}\n`);
       return e.exitCode;
+    }
+    // A disk that filled up or turned read-only mid-run is the machine's state, not a bug: one line, exit 2.
+    const fsLine = fsWriteErrorLine(e);
+    if (fsLine !== null) {
+      io.err(`joulebench: ${oneLine(fsLine)}\n`);
+      if (env.JOULEBENCH_DEBUG) io.err(`${(e as Error).stack}\n`);
+      return 2;
     }
     io.err(`joulebench: internal error: ${oneLine((e as Error)?.message ?? String(e))}\n${(e as Error)?.stack ?? ''}\n`);
     return 1;

@@ -31,6 +31,18 @@ export function addMeterFlags(cmd: Command): Command {
     .option('--cpu-watts-per-core <W>', 'estimate: watts per busy core × CPU time (env JOULEBENCH_CPU_WATTS_PER_CORE; default 10)', watts);
 }
 
+/**
+ * The flags that change what a meter reads, for a command that picks its meter itself and measures
+ * gross energy (`infer`): the powercap root, DRAM zones and the estimate's coefficients.
+ */
+export function addMeterReadFlags(cmd: Command): Command {
+  return cmd
+    .option('--powercap-root <dir>', 'RAPL: the powercap folder (env JOULEBENCH_POWERCAP_ROOT; default /sys/class/powercap)')
+    .option('--rapl-dram', 'RAPL: add the DRAM zones to the package zones')
+    .option('--active-watts <W>', 'estimate: watts while active × wall time (env JOULEBENCH_ACTIVE_WATTS)', watts)
+    .option('--cpu-watts-per-core <W>', 'estimate: watts per busy core × CPU time (env JOULEBENCH_CPU_WATTS_PER_CORE; default 10)', watts);
+}
+
 /** Meter options from the flags, falling back to the environment the CLI was started with. */
 export function meterOptionsFrom(flags: MeterFlags, env: NodeJS.ProcessEnv, extra: Partial<MeterOptions> = {}): MeterOptions {
   const opts: MeterOptions = { ...extra };
@@ -38,6 +50,12 @@ export function meterOptionsFrom(flags: MeterFlags, env: NodeJS.ProcessEnv, extr
   if (root !== undefined) opts.powercap_root = root;
   if (flags.raplDram) opts.rapl_dram = true;
   if (env.CUDA_VISIBLE_DEVICES !== undefined) opts.cuda_visible_devices = env.CUDA_VISIBLE_DEVICES;
+  if (env.ROCR_VISIBLE_DEVICES !== undefined) opts.rocr_visible_devices = env.ROCR_VISIBLE_DEVICES;
+  if (env.HIP_VISIBLE_DEVICES !== undefined) opts.hip_visible_devices = env.HIP_VISIBLE_DEVICES;
+  const amdLib = nonEmpty(env.JOULEBENCH_AMDSMI_LIBRARY);
+  if (amdLib !== undefined) opts.amdsmi_library = amdLib;
+  const pmInterval = envNumber(env, 'JOULEBENCH_POWERMETRICS_INTERVAL_MS');
+  if (pmInterval !== undefined) opts.powermetrics_interval_ms = pmInterval;
   const active = flags.activeWatts ?? envNumber(env, 'JOULEBENCH_ACTIVE_WATTS');
   if (active !== undefined) opts.active_watts = active;
   const perCore = flags.cpuWattsPerCore ?? envNumber(env, 'JOULEBENCH_CPU_WATTS_PER_CORE');

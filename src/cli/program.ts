@@ -18,6 +18,7 @@ const COMMANDS: Record<string, () => Promise<(io: CliIO) => Command>> = {
   frontier: async () => (await import('./commands/frontier.js')).frontierCommand,
   history: async () => (await import('./commands/history.js')).historyCommand,
   code: async () => (await import('./commands/code.js')).codeCommand,
+  rescore: async () => (await import('./commands/rescore.js')).rescoreCommand,
   worker: async () => (await import('./commands/worker.js')).workerCommand,
 };
 

@@ -47,6 +47,8 @@ export function parseConfig(raw: unknown, where: string): LoadedConfig {
   const abs = (p: string): string => (isAbsolute(p) ? p : resolve(base, p));
   if (t?.answers) t.answers = abs(t.answers);
   if (config.params?.data) config.params.data = abs(config.params.data);
+  if (config.judge?.cache) config.judge.cache = abs(config.judge.cache);
+  if (config.judge?.answers) config.judge.answers = abs(config.judge.answers);
   return { path: where, config, kind: t?.kind ?? fromMode };
 }
 

@@ -28,6 +28,30 @@ export const controlRetrySchema = z
   })
   .strict();
 
+const paramsOrRange = () =>
+  z.union([
+    z.number({ error: 'must be a number' }).finite('must be finite').gt(0, 'must be > 0'),
+    z
+      .tuple([z.number().finite().gt(0), z.number().finite().gt(0)], { error: 'must be a number or [low, high]' })
+      .refine(([lo, hi]) => lo <= hi, 'must be [low, high] with low <= high'),
+  ], { error: 'must be a number or [low, high]' });
+
+/** `target.energy_model`: overrides for the modelled energy of a remote endpoint (model:api, EcoLogits). */
+export const energyModelSchema = z
+  .object({
+    enabled: z.boolean({ error: 'must be true or false' }).optional(),
+    active_params_b: paramsOrRange().optional(),
+    total_params_b: paramsOrRange().optional(),
+    pue: z
+      .union([
+        z.number({ error: 'must be a number' }).finite().min(1, 'must be >= 1'),
+        z.tuple([z.number().finite().min(1), z.number().finite().min(1)]).refine(([lo, hi]) => lo <= hi, 'must be [low, high] with low <= high'),
+      ], { error: 'must be a number >= 1 or [low, high]' })
+      .optional(),
+    hardware: z.enum(['h100-vllm'], { error: 'must be "h100-vllm" (the only EcoLogits hardware profile)' }).optional(),
+  })
+  .strict();
+
 export const targetSchema = z
   .object({
     kind: z.enum(['openai', 'replay'], { error: 'must be "openai" or "replay"' }).optional(),
@@ -46,6 +70,7 @@ export const targetSchema = z
     /** Replay: a results JSONL or a fixture of {id, answer}. */
     answers: z.string({ error: 'must be a string' }).min(1, 'must not be empty').optional(),
     retries: controlRetrySchema.optional(),
+    energy_model: energyModelSchema.optional(),
   })
   .strict();
 
@@ -81,15 +106,48 @@ export const timeoutsSchema = z
   })
   .strict();
 
-/** The run config file (YAML): seed 003's keys plus prices and timeouts. */
+/**
+ * `judge:` — an LLM judge (MT-Bench style) for cases with `scorer: judge`: any target spec (kind,
+ * endpoint, model, prices…) plus the rubric `mode`, the correctness threshold `pass` and the judgement
+ * `cache` file. The judge always runs at temperature 0.
+ */
+export const judgeSchema = z
+  .object({
+    kind: z.string({ error: 'must be a target kind (e.g. openai, ollama)' }).min(1, 'must not be empty'),
+    endpoint: z.string({ error: 'must be a string' }).min(1, 'must not be empty').optional(),
+    model: z.string({ error: 'must be a string' }).min(1, 'must not be empty').optional(),
+    credentials_ref: z
+      .string({ error: 'must be a string' })
+      .regex(/^env:[A-Za-z_][A-Za-z0-9_]*$/, 'must be env:NAME (the key is read from that environment variable)')
+      .optional(),
+    max_tokens: z.number({ error: 'must be a number' }).int('must be an integer').min(1, 'must be >= 1').optional(),
+    stream: z.boolean({ error: 'must be true or false' }).optional(),
+    request_timeout_s: z.number({ error: 'must be a number' }).finite('must be finite').gt(0, 'must be > 0').optional(),
+    prices: pricesSchema.optional(),
+    /** Ollama's server address and API (a local judge). */
+    base_url: z.string({ error: 'must be a string' }).min(1, 'must not be empty').optional(),
+    api: z.enum(['chat', 'generate'], { error: 'must be "chat" or "generate"' }).optional(),
+    num_ctx: z.number({ error: 'must be a number' }).int('must be an integer').min(1, 'must be >= 1').optional(),
+    /** Recorded judge replies (a results JSONL or fixture), for offline tests of a judging set-up. */
+    answers: z.string({ error: 'must be a string' }).min(1, 'must not be empty').optional(),
+    mode: z.enum(['single', 'single-reference', 'pairwise'], { error: 'must be "single", "single-reference" or "pairwise"' }).default('single'),
+    pass: z.number({ error: 'must be a number' }).min(1, 'must be >= 1').max(10, 'must be <= 10').optional(),
+    cache: z.string({ error: 'must be a string' }).min(1, 'must not be empty').optional(),
+  })
+  .strict();
+
+/** The run config file (YAML): seed 003's keys plus prices, timeouts and an optional judge. */
 export const configSchema = z
   .object({
     target: targetSchema.optional(),
     params: paramsSchema.optional(),
     prices: pricesSchema.optional(),
     timeouts: timeoutsSchema.optional(),
+    judge: judgeSchema.optional(),
   })
   .strict();
+
+export type JudgeConfig = z.infer<typeof judgeSchema>;
 
 export type RunConfig = z.infer<typeof configSchema>;
 export type RetryConfig = z.infer<typeof retrySchema>;

@@ -10,9 +10,11 @@ export type ErrorCode =
   | 'E_METER'
   | 'E_RUN'
   /** A `--fail-on` threshold was crossed (exit 1). */
-  | 'E_GATE';
+  | 'E_GATE'
+  /** An output file cannot be written: a folder, read-only, disk full, under /proc (exit 2). */
+  | 'E_OUTPUT';
 
-const INPUT_CODES: ReadonlySet<ErrorCode> = new Set(['E_USAGE', 'E_SUITE', 'E_CONFIG', 'E_REPORT', 'E_INPUT', 'E_RESULTS']);
+const INPUT_CODES: ReadonlySet<ErrorCode> = new Set(['E_USAGE', 'E_SUITE', 'E_CONFIG', 'E_REPORT', 'E_INPUT', 'E_RESULTS', 'E_OUTPUT']);
 
 /** A typed error with a code; its message is one line meant for a person. */
 export class JoulebenchError extends Error {

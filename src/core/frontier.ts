@@ -77,26 +77,72 @@ export function armFrontiers(arms: readonly Arm[]): FrontierReport {
       latency_p95_ms: a.latency_p95_ms,
     },
   }));
-  // Accuracy is comparable only over the same questions, and joules only from the same kind of meter:
-  // rather than rank one cascade "dominated" by itself under another meter, such a frontier is withheld.
-  const asked = new Set(arms.map((a) => a.asked).filter((d): d is string => typeof d === 'string'));
-  const differentQuestions = asked.size > 1 ? `the arms answered different questions (${asked.size} different suites or task sets)` : null;
-  const sources = new Set(arms.filter((a) => a.joules_per_correct !== null).map((a) => a.energy_source));
-  const differentMeters = sources.size > 1 ? `the arms' energy was measured by different sources (${[...sources].sort().join(', ')})` : null;
+  // Accuracy is comparable only over the same questions, and joules only from the same kind of meter.
+  // Rather than rank one cascade "dominated" by itself under another meter, the largest comparable
+  // group is ranked and every other arm is withheld with the reason.
+  const byAsked = largestGroup(arms, (a) => a.asked ?? null);
   const frontiers = Object.fromEntries(
     (Object.keys(FRONTIER_AXES) as FrontierAxis[]).map((axis) => {
-      const why = differentQuestions ?? (axis === 'energy' ? differentMeters : null);
-      return [axis, why ? withheld(arms, FRONTIER_AXES[axis], why) : rankedFrontier(points, FRONTIER_AXES[axis])];
+      const objectives = FRONTIER_AXES[axis];
+      const excluded = new Map<string, string>();
+      for (const a of byAsked.outside) {
+        excluded.set(
+          a.id,
+          byAsked.key === null
+            ? `not comparable: the arms answered different questions (${byAsked.groups} different suites or task sets, none the majority)`
+            : `not comparable: answered different questions (${describeAsked(a.asked)}) from the ranked arms (${describeAsked(byAsked.key)})`,
+        );
+      }
+      let ranked = byAsked.inside;
+      if (axis === 'energy') {
+        const bySource = largestGroup(ranked.filter((a) => a.joules_per_correct !== null), (a) => a.energy_source);
+        const sources = [...new Set(ranked.filter((a) => a.joules_per_correct !== null).map((a) => a.energy_source))].sort();
+        for (const a of bySource.outside) {
+          excluded.set(
+            a.id,
+            bySource.key === null
+              ? `not comparable: the arms' energy was measured by different sources (${sources.join(', ')}), none the majority`
+              : `not comparable: energy measured by ${a.energy_source}, the ranked arms' by ${bySource.key}`,
+          );
+        }
+        ranked = ranked.filter((a) => !excluded.has(a.id));
+      }
+      const inner = rankedFrontier(
+        points.filter((p) => ranked.some((a) => a.id === p.id)),
+        objectives,
+      );
+      const verdictOf = new Map(inner.verdicts.map((v) => [v.id, v]));
+      const verdicts = arms.map((a) => {
+        const why = excluded.get(a.id);
+        if (why !== undefined) return { id: a.id, optimal: false, comparable: false, dominated_by: [], excluded: why };
+        return verdictOf.get(a.id)!;
+      });
+      return [axis, { objectives: [...objectives], verdicts, frontier: inner.frontier }];
     }),
   ) as Record<FrontierAxis, RankedFrontier>;
   return { format: 'joulebench-frontier/1', arms: [...arms], frontiers };
 }
 
-/** A frontier that cannot be drawn honestly: every arm unplaced, with the reason. */
-function withheld(arms: readonly Arm[], objectives: readonly Objective[], why: string): RankedFrontier {
-  return {
-    objectives: [...objectives],
-    verdicts: arms.map((a) => ({ id: a.id, optimal: false, comparable: false, dominated_by: [], excluded: `not comparable: ${why}` })),
-    frontier: [],
-  };
+/**
+ * Splits arms by `key` and keeps the one largest group; arms whose key is null stay with it (nothing
+ * says they differ). When two groups tie for largest there is no honest choice: every keyed arm is
+ * outside, and `key` is null.
+ */
+function largestGroup(arms: readonly Arm[], key: (a: Arm) => string | null): { key: string | null; groups: number; inside: Arm[]; outside: Arm[] } {
+  const counts = new Map<string, number>();
+  for (const a of arms) {
+    const k = key(a);
+    if (k !== null) counts.set(k, (counts.get(k) ?? 0) + 1);
+  }
+  let best: string | null = null;
+  for (const [k, n] of counts) if (best === null || n > counts.get(best)!) best = k;
+  const tie = best !== null && [...counts.values()].filter((n) => n === counts.get(best!)).length > 1;
+  if (tie) best = null;
+  const inside = arms.filter((a) => key(a) === null || (best !== null && key(a) === best));
+  return { key: best, groups: counts.size, inside, outside: arms.filter((a) => !inside.includes(a)) };
+}
+
+function describeAsked(asked: string | null | undefined): string {
+  if (!asked) return 'unknown';
+  return asked.startsWith('sha256:') ? `suite ${asked.slice(0, 19)}…` : asked.length > 40 ? `${asked.slice(0, 40)}…` : asked;
 }

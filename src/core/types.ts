@@ -9,7 +9,10 @@ export type StageId = (typeof STAGE_IDS)[number];
 
 /**
  * Where an energy figure came from. Every figure carries one; a missing figure is `null`, never 0.
- * - `rapl` / `nvml`: hardware counters; `integrated-power`: sampled power × time.
+ * - `rapl` / `nvml` / `amdsmi`: hardware counters; `integrated-power`: sampled power × time.
+ * - `powermetrics`: macOS's sampled power (CPU/GPU/ANE) integrated over the window, not a counter.
+ * - `model:api`: a published per-request model for a remote endpoint (EcoLogits): never a measurement,
+ *   never summed with or compared against a measured source.
  * - `estimate`: a coefficient (e.g. wall × active watts), never a measurement.
  * - `model`: a cost model the target reports itself (a cascade stage, a per-token model).
  * - `mixed`: a total summed from several sources; the parts are listed beside it.
@@ -18,7 +21,10 @@ export type StageId = (typeof STAGE_IDS)[number];
 export type EnergySource =
   | 'rapl'
   | 'nvml'
+  | 'amdsmi'
   | 'integrated-power'
+  | 'powermetrics'
+  | 'model:api'
   | 'estimate'
   | 'model'
   | 'composite'
@@ -41,10 +47,20 @@ export interface Case {
   /** Per-correct score factor (seed 000's `mt_bench_score_per_correct`); default 1.0. */
   weight: number;
   tags: string[];
+  /** Reference answers, one per turn (MT-Bench's math, reasoning, coding): given to a `single-reference` judge. */
+  reference?: string[];
+  /** This case's scorer when it differs from the suite's (e.g. `judge` for open-ended cases). */
+  scorer?: ScorerName;
+}
+
+/** One message of a chat conversation (OpenAI's and Ollama's chat shape). */
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
 }
 
 /** Names of the built-in scorers (the registry in src/scorers is keyed by this union). */
-export type ScorerName = 'substring' | 'exact' | 'regex' | 'choice';
+export type ScorerName = 'substring' | 'exact' | 'regex' | 'choice' | 'judge';
 
 /** A scorer's verdict on one answer. `passed: null` means unscored. */
 export interface Verdict {
@@ -81,7 +97,8 @@ export interface Energy {
   /** True when the window was shorter than the meter's floor: noise-dominated, not precise. */
   below_floor?: boolean;
   /** Per-domain parts (e.g. `package-0`, `gpu-0`, or cascade stages), each labelled. */
-  by_domain?: Record<string, { joules: number | null; source: EnergySource }>;
+  by_domain?: Record<string, { joules: number | null; source: EnergySource }>;  /** A modelled figure's uncertainty, J (`model:api`): `joules` is its midpoint. */
+  range_j?: { low: number; high: number };
 }
 
 /** Token usage as a target reports it; `null` where it did not say. */
@@ -120,6 +137,11 @@ export interface AnswerRequest {
   case: Case;
   signal?: AbortSignal;
   /**
+   * The conversation so far, ending with this turn's user message (`prompt`): set only for a
+   * conversational target (`Target.conversational`) asked turn 2 onwards, or by a judge.
+   */
+  messages?: ChatMessage[];
+  /**
    * Called as each streamed chunk that carries output tokens arrives (`content`: visible text;
    * `reasoning`: a reasoning model's thinking). Load runs time TTFT and ITL from it; a target that
    * does not stream never calls it.
@@ -132,6 +154,12 @@ export interface Target {
   /** A stable label for reports (e.g. `cascade:reference`, `openai:gpt-4o`). */
   readonly id: string;
   readonly kind: string;
+  /**
+   * True for chat targets that take `AnswerRequest.messages`: a multi-turn case is then asked one turn
+   * at a time, each with the model's own earlier answers (MT-Bench). Otherwise its turns are joined
+   * into one prompt with `Follow-up:` lines (seed 000 §3).
+   */
+  readonly conversational?: boolean;
   /**
    * Answers one prompt. A target that can answer in-process without waiting (the reference cascade's
    * stores) may return the Answer itself rather than a promise: the runner then spends no microtask
@@ -205,8 +233,29 @@ export interface CaseResult {
   /** Set when the target failed this case; the run goes on. */
   error: { code: string; message: string; status?: number } | null;
   by_domain?: Energy['by_domain'];
+  /** The low–high range of a modelled `joules` (`model:api`), J; absent for measured figures. */
+  joules_range?: { low: number; high: number };
   trace?: Answer['trace'];
   meta?: Record<string, unknown>;
+  /**
+   * A multi-turn case asked as a conversation: one entry per turn, each its own request. The case's
+   * `response` is the last turn's answer; its energy, cost, tokens and latency are the sums.
+   */
+  turns?: TurnResult[];
+}
+
+/** One turn of a multi-turn case asked as a conversation (its own request, meter window and answer). */
+export interface TurnResult {
+  response: string | null;
+  latency_ms: number;
+  ttft_ms: number | null;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+  joules: number | null;
+  energy_source: EnergySource;
+  cost_usd: number | null;
+  attempts: number;
+  error: { code: string; message: string; status?: number } | null;
 }
 
 /** The first line of a results JSONL: what run the following cases belong to. */

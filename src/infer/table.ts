@@ -1,4 +1,4 @@
-import pc from 'picocolors';
+import { pc } from '../report/colors.js';
 import { table } from '../report/format.js';
 import { summariseFile, type InferRunFile } from './protocol.js';
 import { SPREAD_OVER_MEDIAN } from './stats.js';
@@ -8,7 +8,27 @@ import { SPREAD_OVER_MEDIAN } from './stats.js';
  * summary), so the rules are applied by this code, whatever wrote the file. Contaminated arms are
  * listed, named, with no figures.
  */
-export function renderInferTable(files: readonly { path: string; file: InferRunFile }[]): string {
+export function renderInferTable(files: readonly { path: string; file: InferRunFile }[], width: number | null = null): string {
+  const { head, rows: body, notes } = inferTableRows(files);
+  const rows: string[][] = [head.map((h) => pc.dim(h)), ...body];
+  const wide = table(rows);
+  const fits = width === null || Math.max(...wide.split('\n').map((l) => l.length)) <= width;
+  return [fits ? wide : foldedArms(head, body), '', ...LEGEND.map((l) => pc.dim(l)), ...(notes.length ? ['', ...notes] : [])].join('\n') + '\n';
+}
+
+/**
+ * The table folded for a narrow terminal: one block per arm, a figure a line, so nothing wraps. The
+ * numbers are the wide table's, cell for cell.
+ */
+function foldedArms(head: readonly string[], body: readonly string[][]): string {
+  const label = Math.max(...head.slice(2).map((h) => h.length));
+  return body
+    .map((row) => [`  ${pc.bold(`${row[0]} · ${row[1]}`)}`, ...head.slice(2).map((h, i) => `    ${pc.dim(h.padEnd(label))}  ${row[i + 2] ?? ''}`)].join('\n'))
+    .join('\n\n');
+}
+
+/** The table's header and rows (no colour) and its notes: the figures every rendering of arms shares. */
+export function inferTableRows(files: readonly { path: string; file: InferRunFile }[]): { head: string[]; rows: string[][]; notes: string[] } {
   const head = [
     'file',
     'arm',
@@ -25,7 +45,7 @@ export function renderInferTable(files: readonly { path: string; file: InferRunF
     'tok/J (gross)',
     'receipt',
   ];
-  const rows: string[][] = [head.map((h) => pc.dim(h))];
+  const rows: string[][] = [];
   const notes: string[] = [];
   for (const { path, file } of files) {
     const s = summariseFile(file.arms, file.receipts.machine_peak.configured, file.receipts.machine_peak.cpu_default);
@@ -70,15 +90,7 @@ export function renderInferTable(files: readonly { path: string; file: InferRunF
       ]);
     }
   }
-  const legend = [
-    `decode tok/s: median of scored runs (warmup discarded) · spread: ${SPREAD_OVER_MEDIAN} of scored decode tok/s`,
-    'prefill tok/s (cold): cold runs only; the warm figure is a cached-prefix artifact and is not shown as prefill',
-    'cached-prefix ms: identical prompt re-sent (not a TTFT) · fresh, loaded ms: cold ttft − load_duration · fully cold ms: load + prefill',
-    'loaded-rule ×: fresh, loaded ÷ cached-prefix · cold-rule ×: fully cold ÷ cached-prefix (medians of cold runs ÷ median of scored runs)',
-    'best/default: decode median at the best thread count ÷ at Ollama default (configuration-inclusive; per model)',
-    'J/token (gross), tok/J (gross): whole-request energy ÷ eval_count, median of scored runs; gross = idle draw not subtracted; n/a when nothing measured energy',
-  ];
-  return [table(rows), '', ...legend.map((l) => pc.dim(l)), ...(notes.length ? ['', ...notes] : [])].join('\n') + '\n';
+  return { head, rows, notes };
 }
 
 function fx(v: number | null): string {
@@ -92,3 +104,12 @@ function pct(v: number | null): string {
 function sci(v: number | null): string {
   return v === null ? 'n/a' : v.toPrecision(3);
 }
+
+const LEGEND = [
+  `decode tok/s: median of scored runs (warmup discarded) · spread: ${SPREAD_OVER_MEDIAN} of scored decode tok/s`,
+  'prefill tok/s (cold): cold runs only; the warm figure is a cached-prefix artifact and is not shown as prefill',
+  'cached-prefix ms: identical prompt re-sent (not a TTFT) · fresh, loaded ms: cold ttft − load_duration · fully cold ms: load + prefill',
+  'loaded-rule ×: fresh, loaded ÷ cached-prefix · cold-rule ×: fully cold ÷ cached-prefix (medians of cold runs ÷ median of scored runs)',
+  'best/default: decode median at the best thread count ÷ at Ollama default (configuration-inclusive; per model)',
+  'J/token (gross), tok/J (gross): whole-request energy ÷ eval_count, median of scored runs; gross = idle draw not subtracted; n/a when nothing measured energy',
+];

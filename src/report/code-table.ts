@@ -1,4 +1,4 @@
-import pc from 'picocolors';
+import { pc } from './colors.js';
 import type { CodeResults } from '../code/results.js';
 import { fmtJoules, fmtPct, fmtUsd, table } from './format.js';
 

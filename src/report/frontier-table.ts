@@ -1,4 +1,4 @@
-import pc from 'picocolors';
+import { pc } from './colors.js';
 import type { Arm, FrontierAxis, FrontierReport } from '../core/frontier.js';
 import { fmtJoules, fmtMs, fmtPct, fmtUsd, table } from './format.js';
 import type { NotPlacedArm } from './arms.js';
@@ -52,7 +52,7 @@ export function renderFrontierTable(f: FrontierReport): string {
   lines.push('');
   for (const axis of Object.keys(AXIS_TITLE) as FrontierAxis[]) {
     const fr = f.frontiers[axis];
-    const front = fr.frontier.length ? fr.frontier.join(', ') : pc.dim('(no arm has both figures)');
+    const front = fr.frontier.length ? fr.frontier.join(', ') : pc.dim(`(none placed: ${whyEmpty(fr)})`);
     lines.push(`  ${pc.bold(AXIS_TITLE[axis])}: ${front}`);
     for (const v of fr.verdicts) {
       if (v.excluded) lines.push(pc.dim(`    ${v.id}: not placed, ${v.excluded}`));
@@ -69,4 +69,12 @@ export function renderNotPlaced(list: readonly NotPlacedArm[], as: 'text' | 'md'
   const ids = list.map((a) => a.id).join(', ');
   if (as === 'md') return `\n_Not on any frontier: ${ids} — ${reasons.join('; ')}._\n`;
   return `\n  ${pc.bold('not placed')}: ${ids}\n${reasons.map((r) => pc.dim(`    ${r}`)).join('\n')}\n`;
+}
+
+/** Why a frontier has no arm: the one reason every arm shares, else the distinct reasons. */
+export function whyEmpty(fr: { verdicts: readonly { excluded: string | null }[] }): string {
+  const reasons = [...new Set(fr.verdicts.map((v) => v.excluded).filter((r): r is string => r !== null))];
+  if (fr.verdicts.length === 0) return 'no arms';
+  if (reasons.length === 0) return 'no arm has both figures';
+  return reasons.length === 1 ? reasons[0]!.replace(/^not comparable: /, 'not comparable, ') : `${reasons.length} different reasons, listed below`;
 }

@@ -13,6 +13,8 @@ import { readInferFile } from '../infer/load.js';
 import type { InferRunFile } from '../infer/protocol.js';
 import { historyKind, type History, type HistoryEntry } from './history.js';
 import { readReportFile } from './load.js';
+import { mtBenchBlock } from '../judge/summary.js';
+import type { JudgeTally } from '../judge/score.js';
 
 /** A run loaded for `report`, `frontier` or `compare`: from a report file, a results JSONL or the history. */
 export interface LoadedRun {
@@ -188,10 +190,14 @@ function loadRun(spec: string, history: History | null): LoadedRun {
     });
     // A load run (--request-rate) carries its serving block, rebuilt from the same file.
     const load = loadBlockFromResults(h, file.results, file.other);
+    // A judged results file (run with a judge, or rescored) carries its judge line: its MT-Bench block is rebuilt.
+    const judgeLine = file.other.find((o) => o.record === 'judge');
+    const scored = file.results.filter((r) => r.phase === 'scored');
+    const judged = judgeLine ? withJudgeBlock(report, scored, judgeLine, spec) : report;
     return {
       label: basename(spec).replace(/\.results\.jsonl$|\.jsonl$/i, ''),
       origin: spec,
-      report: load ? ({ ...report, load } as BenchReport) : report,
+      report: load ? ({ ...judged, load } as BenchReport) : judged,
       results: file.results.filter((r) => r.phase === 'scored'),
       receipt: readJsonIfExists(spec.replace(/\.results\.jsonl$/i, '.receipt.json'), spec),
       run_id: null,
@@ -208,6 +214,19 @@ function loadRun(spec: string, history: History | null): LoadedRun {
     receipt: readJsonIfExists(`${base}.receipt.json`, spec),
     run_id: null,
   };
+}
+
+function withJudgeBlock(report: BenchReport, scored: CaseResult[], line: Record<string, unknown>, path: string): BenchReport {
+  const t = line.tally as Partial<JudgeTally> | null | undefined;
+  const numOrNull = (v: unknown) => v === null || (typeof v === 'number' && Number.isFinite(v));
+  const ok =
+    typeof t === 'object' && t !== null &&
+    (['judgements', 'cached', 'requests', 'errors'] as const).every((k) => Number.isInteger(t[k])) &&
+    (['joules', 'usd', 'prompt_tokens', 'completion_tokens'] as const).every((k) => numOrNull(t[k])) &&
+    Array.isArray(t.energy_sources) && typeof line.model === 'string' && typeof line.prompt_hash === 'string' && typeof line.pass === 'number';
+  if (!ok) throw new JoulebenchError('E_RESULTS', `${path}: the judge line is malformed (model, prompt_hash, pass and tally are required)`);
+  const info = { model: String(line.model), mode: String(line.mode), prompt_hash: String(line.prompt_hash), pass: Number(line.pass) };
+  return { ...report, ...mtBenchBlock(scored, report, line.tally as JudgeTally, info) };
 }
 
 function scoredOf(path: string): CaseResult[] {

@@ -9,6 +9,7 @@ import type { InferRunFile } from '../infer/protocol.js';
 import { suiteEnergyText } from './suite-energy.js';
 import { INFER_LEGEND, inferArmViews } from './infer-view.js';
 import { fmtJoules, fmtMs, fmtPct, fmtSigned, fmtUsd } from './format.js';
+import { hasMtBench, renderMtBenchMarkdown } from './mt-bench-table.js';
 
 /** Escapes a table cell: pipes and newlines would break the row. */
 function cell(s: string): string {
@@ -74,6 +75,7 @@ export function renderReportMarkdown(r: BenchReport, opts: { title?: string; rec
       ),
     );
   }
+  if (hasMtBench(r)) out.push('', renderMtBenchMarkdown(r).trimEnd());
   const rc = opts.receipt;
   if (rc) {
     out.push('');

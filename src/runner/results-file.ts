@@ -50,7 +50,15 @@ export class JsonlResultsFile implements ResultsSink {
   private lastFlush = performance.now();
   private timer: NodeJS.Timeout | null = null;
   private readonly flushMs: number;
-  private readonly onExit = () => this.flush();
+  private readonly onExit = () => {
+    try {
+      this.flush();
+    } catch {
+      // exiting anyway; the failure was (or is about to be) reported by whoever wrote last
+    }
+  };
+  /** A write that failed (disk full, read-only) from a timer flush, re-thrown at the next write. */
+  private failure: Error | null = null;
 
   constructor(
     readonly path: string,
@@ -106,7 +114,13 @@ export class JsonlResultsFile implements ResultsSink {
     if (this.flushMs <= 0 || now - this.lastFlush >= this.flushMs) {
       this.flush(now);
     } else if (this.timer === null) {
-      this.timer = setTimeout(() => this.flush(), this.flushMs);
+      this.timer = setTimeout(() => {
+        try {
+          this.flush();
+        } catch (e) {
+          this.failure = e as Error;
+        }
+      }, this.flushMs);
       this.timer.unref();
     }
   }
@@ -122,18 +136,35 @@ export class JsonlResultsFile implements ResultsSink {
 
   /** Hands the buffered lines to the kernel (a synchronous write survives the process being killed). */
   private writeOut(): void {
+    if (this.failure !== null) throw this.failure;
     if (this.used > 0 && this.fd >= 0) {
       let off = 0;
-      while (off < this.used) off += writeSync(this.fd, this.buffer, off, this.used - off);
+      try {
+        while (off < this.used) {
+          const n = writeSync(this.fd, this.buffer, off, this.used - off);
+          if (n === 0) throw Object.assign(new Error(`${this.path}: the file accepts no more bytes`), { code: 'ENOSPC', syscall: 'write' });
+          off += n;
+        }
+      } catch (e) {
+        // Disk full or read-only: the lines cannot be kept; name the file (a write error carries no path).
+        this.used = 0;
+        const err = e as NodeJS.ErrnoException;
+        if (err.path === undefined) err.path = this.path;
+        this.failure = err;
+        throw err;
+      }
       this.used = 0;
     }
   }
 
   close(): void {
-    this.flush();
-    process.off('exit', this.onExit);
-    if (this.fd >= 0) closeSync(this.fd);
-    this.fd = -1;
+    try {
+      if (this.failure === null) this.flush();
+    } finally {
+      process.off('exit', this.onExit);
+      if (this.fd >= 0) closeSync(this.fd);
+      this.fd = -1;
+    }
   }
 }
 

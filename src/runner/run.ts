@@ -3,7 +3,7 @@ import { Aggregator, type BenchReport } from '../core/aggregate.js';
 import { digestOf } from '../core/canonical.js';
 import type { IdleCalibration, SuiteWindow } from '../core/energy.js';
 import { JoulebenchError } from '../core/errors.js';
-import type { Answer, AnswerRequest, Case, CaseResult, Energy, Phase, ResultsHeader, Suite, Target } from '../core/types.js';
+import type { Answer, AnswerRequest, Case, CaseResult, ChatMessage, Energy, Phase, ResultsHeader, Suite, Target } from '../core/types.js';
 import { calibrateIdle, DEFAULT_IDLE_MS } from '../meters/idle.js';
 import type { EnergyReading, Meter, MeterWindow } from '../meters/meter.js';
 import { createModelMeter } from '../meters/model.js';
@@ -113,7 +113,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
   const recording = opts.clock === undefined || opts.clock === systemClock ? new RecordingClock() : null;
   const clock = recording ?? opts.clock!;
   const sink: ResultsSink = opts.sink ?? new MemorySink();
-  const scorer = getScorer(suite.scorer);
+  const suiteScorer = getScorer(suite.scorer);
   const prompts = suite.cases.map(promptOf);
   // Probe before anything is recorded: a meter that cannot read stops the run (never a silent
   // estimate), and `auto` settles what it measures with, so the header and report name it.
@@ -194,6 +194,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
   /** A result is known: scored (unless warmup-only fields say otherwise), written, counted. */
   const settle = (r: CaseResult, c: Case, phase: Phase): CaseResult => {
     noteError(r);
+    const scorer = c.scorer === undefined ? suiteScorer : getScorer(c.scorer);
     const verdict = r.error === null ? scorer.score(c, r.response ?? '') : null;
     r.passed = verdict ? verdict.passed : c.expected === null ? null : false;
     r.score = verdict?.score ?? null;
@@ -354,8 +355,96 @@ interface CaseContext {
   preferTarget: boolean;
 }
 
-function requestFor(ctx: CaseContext, c: Case, prompt: string): AnswerRequest {
-  return ctx.signal ? { prompt, case: c, signal: ctx.signal } : { prompt, case: c };
+function requestFor(ctx: CaseContext, c: Case, prompt: string, messages?: ChatMessage[]): AnswerRequest {
+  const req: AnswerRequest = ctx.signal ? { prompt, case: c, signal: ctx.signal } : { prompt, case: c };
+  if (messages) req.messages = messages;
+  return req;
+}
+
+/** Whether a case is asked as a conversation: several turns, and a chat target that takes messages. */
+function asConversation(ctx: CaseContext, c: Case): boolean {
+  return ctx.target.conversational === true && c.turns !== undefined && c.turns.length > 1;
+}
+
+/**
+ * A multi-turn case asked as MT-Bench asks it: turn 1 alone, then each later turn after the
+ * conversation so far, in which the assistant messages are the model's own earlier answers. Each turn is
+ * its own request with its own meter window (when the meter opens windows), latency and answer; the
+ * case's energy, cost, tokens, latency and attempts are the sums. A failed turn ends the conversation.
+ */
+async function runConversation(ctx: CaseContext, c: Case, index: number, phase: Phase, pass: number): Promise<CaseResult> {
+  const turns = c.turns!;
+  const messages: ChatMessage[] = [];
+  const parts: CaseResult[] = [];
+  for (const turn of turns) {
+    messages.push({ role: 'user', content: turn });
+    const sent = messages.slice();
+    const part = ctx.meter.usesTargetEnergy ? await askTurn(ctx, c, turn, sent, index, phase, pass) : await runMeteredCase(ctx, c, turn, index, phase, pass, sent);
+    parts.push(part);
+    if (part.error !== null || part.response === null) break;
+    messages.push({ role: 'assistant', content: part.response });
+  }
+  return combineTurns(parts);
+}
+
+async function askTurn(ctx: CaseContext, c: Case, prompt: string, messages: ChatMessage[], index: number, phase: Phase, pass: number): Promise<CaseResult> {
+  const t0 = ctx.clock.now();
+  try {
+    const answer = await ctx.target.answer(requestFor(ctx, c, prompt, messages));
+    return caseResult(c, index, phase, pass, answer, NO_FAILURE, ctx.clock.now() - t0, null, ctx.preferTarget);
+  } catch (e) {
+    return caseResult(c, index, phase, pass, null, e, ctx.clock.now() - t0, null, ctx.preferTarget);
+  }
+}
+
+/** Sums a conversation's turns into one case result; a figure unknown for any turn is unknown (null) for the case. */
+function combineTurns(parts: CaseResult[]): CaseResult {
+  const last = parts[parts.length - 1]!;
+  const sum = (f: (r: CaseResult) => number | null): number | null => {
+    let t = 0;
+    for (const p of parts) {
+      const v = f(p);
+      if (v === null) return null;
+      t += v;
+    }
+    return t;
+  };
+  const sources = new Set(parts.map((p) => p.energy_source));
+  const joules = sum((p) => p.joules);
+  const r: CaseResult = {
+    ...parts[0]!,
+    response: last.response,
+    stage: last.stage,
+    joules,
+    energy_source: joules === null ? 'none' : sources.size === 1 ? last.energy_source : 'mixed',
+    below_floor: parts.some((p) => p.below_floor),
+    latency_ms: Math.round(parts.reduce((t, p) => t + p.latency_ms, 0) * 1000) / 1000,
+    ttft_ms: parts[0]!.ttft_ms,
+    tpot_ms: null,
+    prompt_tokens: sum((p) => p.prompt_tokens),
+    completion_tokens: sum((p) => p.completion_tokens),
+    cost_usd: sum((p) => p.cost_usd),
+    attempts: parts.reduce((t, p) => t + p.attempts, 0),
+    retry_overhead_ms: Math.round(parts.reduce((t, p) => t + p.retry_overhead_ms, 0) * 1000) / 1000,
+    error: parts.find((p) => p.error !== null)?.error ?? null,
+  };
+  // Per-domain figures and target facts are per request: they stay with their turn, not summed here.
+  delete r.by_domain;
+  delete r.meta;
+  delete r.trace;
+  r.turns = parts.map((p) => ({
+    response: p.response,
+    latency_ms: p.latency_ms,
+    ttft_ms: p.ttft_ms,
+    prompt_tokens: p.prompt_tokens,
+    completion_tokens: p.completion_tokens,
+    joules: p.joules,
+    energy_source: p.energy_source,
+    cost_usd: p.cost_usd,
+    attempts: p.attempts,
+    error: p.error,
+  }));
+  return r;
 }
 
 /**
@@ -363,6 +452,7 @@ function requestFor(ctx: CaseContext, c: Case, prompt: string): AnswerRequest {
  * answers synchronously, the whole case is synchronous: no promise, no microtask.
  */
 function runCase(ctx: CaseContext, c: Case, prompt: string, index: number, phase: Phase, pass: number): CaseResult | Promise<CaseResult> {
+  if (c.turns !== undefined && asConversation(ctx, c)) return runConversation(ctx, c, index, phase, pass);
   if (!ctx.meter.usesTargetEnergy) return runMeteredCase(ctx, c, prompt, index, phase, pass);
   const { clock, preferTarget } = ctx;
   const t0 = clock.now();
@@ -383,13 +473,21 @@ function runCase(ctx: CaseContext, c: Case, prompt: string, index: number, phase
 }
 
 /** A case inside its own meter window, opened before the target is asked and closed after it answers. */
-async function runMeteredCase(ctx: CaseContext, c: Case, prompt: string, index: number, phase: Phase, pass: number): Promise<CaseResult> {
+async function runMeteredCase(
+  ctx: CaseContext,
+  c: Case,
+  prompt: string,
+  index: number,
+  phase: Phase,
+  pass: number,
+  messages?: ChatMessage[],
+): Promise<CaseResult> {
   const window = await ctx.meter.start();
   let answer: Answer | null = null;
   let failure: unknown = NO_FAILURE;
   const t0 = ctx.clock.now();
   try {
-    answer = await ctx.target.answer(requestFor(ctx, c, prompt));
+    answer = await ctx.target.answer(requestFor(ctx, c, prompt, messages));
   } catch (e) {
     failure = e;
   }
@@ -456,6 +554,7 @@ export function caseResult(
     error,
   };
   if (energy.by_domain && Object.keys(energy.by_domain).length > 0) r.by_domain = energy.by_domain;
+  if (energy.range_j && energy.joules !== null) r.joules_range = { low: energy.range_j.low, high: energy.range_j.high };
   if (answer?.trace) r.trace = answer.trace;
   if (answer?.meta) r.meta = answer.meta;
   return r;

@@ -1,6 +1,7 @@
 import type { Scorer, ScorerName } from '../core/types.js';
 import { choiceScorer } from './choice.js';
 import { exactScorer } from './exact.js';
+import { judgeScorer } from './judge.js';
 import { regexScorer } from './regex.js';
 import { substringScorer } from './substring.js';
 
@@ -10,6 +11,7 @@ export const SCORERS: { readonly [K in ScorerName]: Scorer } = {
   exact: exactScorer,
   regex: regexScorer,
   choice: choiceScorer,
+  judge: judgeScorer,
 };
 
 export const SCORER_NAMES = Object.keys(SCORERS) as ScorerName[];

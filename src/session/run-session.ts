@@ -1,9 +1,13 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import type { BenchReport } from '../core/aggregate.js';
+import type { BenchReport, ReportContext } from '../core/aggregate.js';
+import { judgeResultsFile } from '../judge/results-file.js';
+import { createJudgeFromConfig, type JudgeSetup } from './judge-setup.js';
 import { prettyJson } from '../core/canonical.js';
 import { JoulebenchError } from '../core/errors.js';
 import { mmluMeasurements, type MeasurementBlock } from '../core/measurements.js';
+import { co2eOf, type Co2e } from '../core/co2e.js';
+import { parseGridIntensity } from '../energy-model/grid.js';
 import type { CaseResult, Suite } from '../core/types.js';
 import { loadConfig, parseConfig, type LoadedConfig } from '../config/load.js';
 import type { MeterProbe } from '../meters/meter.js';
@@ -16,6 +20,7 @@ import { run, type RunOutcome, type RunProgress } from '../runner/run.js';
 import { createTarget } from '../targets/registry.js';
 import { runLoad } from '../load/driver.js';
 import { buildSuite, buildTargetSpec } from './setup.js';
+import { selectCases } from '../suites/select.js';
 import type { SessionSpec } from './spec.js';
 
 /** Where a session's files are. `report` is absent when the report was only returned. */
@@ -50,7 +55,7 @@ export interface SessionHooks {
 }
 
 /** The report a session writes: the aggregate, plus MMLU's measurements block for `--suite mmlu`. */
-export type SessionReport = BenchReport & { measurements?: MeasurementBlock['measurements']; measurement_warnings?: string[] };
+export type SessionReport = BenchReport & { measurements?: MeasurementBlock['measurements']; measurement_warnings?: string[]; co2e?: Co2e };
 
 /** What a finished session hands back. */
 export interface SessionResult {
@@ -74,9 +79,18 @@ export interface SessionResult {
 export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): Promise<SessionResult> {
   const started = new Date();
   const cfg = configOf(spec.config);
-  const suite = buildSuite(spec, cfg);
+  const grid = spec.grid_intensity !== undefined ? parseGridIntensity(spec.grid_intensity) : null;
+  const suite = selectCases(buildSuite(spec, cfg), { ...(spec.filter !== undefined ? { filter: spec.filter } : {}), ...(spec.limit !== undefined ? { limit: spec.limit } : {}) });
   const targetSpec = buildTargetSpec(spec, cfg, hooks.env ?? process.env);
-  const target = await createTarget(targetSpec);
+  // Cases scored by a judge: the judge is built before anything runs, so a bad judge block costs nothing.
+  const judgeSetup = await judgeFor(suite, cfg, spec, hooks);
+  let target;
+  try {
+    target = await createTarget(targetSpec);
+  } catch (e) {
+    await judgeSetup?.close();
+    throw e;
+  }
   const warmup = spec.warmup ?? defaultWarmup(targetSpec.kind);
   const repeat = spec.repeat ?? 1;
   let meter;
@@ -86,10 +100,12 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
     probe = await meter.probe();
   } catch (e) {
     await target.close?.();
+    await judgeSetup?.close();
     throw e;
   }
   if (!probe.available) {
     await target.close?.();
+    await judgeSetup?.close();
     await meter.close?.();
     throw new JoulebenchError('E_METER', `meter ${meter.id} cannot read here: ${probe.reason}${probe.fix ? ` (fix: ${probe.fix})` : ''}`);
   }
@@ -162,6 +178,15 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
     await target.close?.();
     await meter.close?.();
   }
+  // The judge runs after the system under test, outside its energy windows; its figures are reported apart.
+  let judged: BenchReport | null = null;
+  if (judgeSetup) {
+    try {
+      judged = (await judgeResultsFile({ path: paths.results, suite, judge: judgeSetup.judge, info: judgeSetup.info, energy: reportEnergy(outcome) })).report;
+    } finally {
+      await judgeSetup.close();
+    }
+  }
   const finished = new Date();
 
   // MMLU's seed-003 measurements (with class and official flags) ride along as an extra block.
@@ -169,7 +194,10 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
     spec.suite === 'mmlu'
       ? mmluMeasurements(outcome.results, { retry_enabled: Boolean(cfg?.config.params?.retry), prices_set: Boolean(cfg?.config.prices) })
       : null;
-  const report: SessionReport = block ? { ...outcome.report, measurements: block.measurements, measurement_warnings: block.warnings } : outcome.report;
+  const base = judged ?? outcome.report;
+  const withBlock: SessionReport = block ? { ...base, measurements: block.measurements, measurement_warnings: block.warnings } : base;
+  // gCO2e from net energy, labelled with the intensity used; only when asked (other reports keep their bytes).
+  const report: SessionReport = grid ? { ...withBlock, co2e: co2eOf(base, grid) } : withBlock;
   for (const w of block?.warnings ?? []) hooks.onWarning?.(w);
   const receipt = buildReceipt({
     started,
@@ -179,6 +207,7 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
       suite: { name: suite.name, version: suite.version, digest: outcome.header.suite_digest, source: suite.source, cases: suite.cases.length },
       config_digest: outcome.header.config_digest,
       target: target.describe(),
+      ...(judgeSetup ? { judge: judgeSetup.describe } : {}),
       meter: { id: meter.id, probe, ...meter.describe() },
       energy: {
         idle: outcome.energy.idle,
@@ -201,6 +230,40 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
   // MMLU's measurement block already says why mmlu.cost_usd is missing.
   for (const w of reportWarnings(outcome.report)) if (!block?.warnings.some((b) => b.includes('cost_usd'))) hooks.onWarning?.(w);
   return { report, receipt, paths, history_id, suite, outcome, resumed_cases: resume?.results.length ?? 0 };
+}
+
+/**
+ * The judge a suite with judged cases (`scorer: judge`, per suite or case) needs: built from the
+ * config's `judge:` block; without one, judged cases stay unscored and the caller is told how to
+ * score them later.
+ */
+async function judgeFor(suite: Suite, cfg: LoadedConfig | null, spec: SessionSpec, hooks: SessionHooks): Promise<JudgeSetup | null> {
+  const judged = suite.scorer === 'judge' || suite.cases.some((c) => c.scorer === 'judge');
+  if (!judged) return null;
+  const block = cfg?.config.judge;
+  if (!block) {
+    hooks.onWarning?.('this suite is scored by a judge and the config has no judge: block; judged cases are recorded unscored (score them later with joulebench rescore RESULTS --judge CONFIG)');
+    return null;
+  }
+  if (block.mode === 'pairwise') {
+    throw new JoulebenchError(
+      'E_CONFIG',
+      `${cfg.path}: judge.mode pairwise compares two runs' answers: run each arm, then joulebench rescore A.results.jsonl --against B.results.jsonl --judge CONFIG`,
+    );
+  }
+  return createJudgeFromConfig(block, cfg.path, spec, hooks.env ?? process.env);
+}
+
+/** The run's idle and suite-window figures, for re-aggregating the judged results exactly as the run did. */
+function reportEnergy(outcome: RunOutcome): ReportContext['energy'] {
+  const w = outcome.energy.suite;
+  return {
+    idle: outcome.energy.idle,
+    suite:
+      outcome.energy.gross_from === 'suite-window' && w
+        ? { joules: w.joules, source: w.source, by_domain: w.by_domain, window_ms: w.window_ms, below_floor: w.below_floor }
+        : null,
+  };
 }
 
 /** True when the run had cases and every one failed at the target (the CLI exits 1 for it). */

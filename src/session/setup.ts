@@ -4,6 +4,7 @@ import type { LoadedConfig } from '../config/load.js';
 import { loadSuite } from '../suites/loader.js';
 import { loadMmlu } from '../suites/mmlu.js';
 import { withRetryLabel } from '../suites/retry-label.js';
+import { loadMtBench } from '../suites/mt-bench.js';
 import type { TargetSpec } from '../targets/registry.js';
 
 /** The settings that pick the suite and the target (`run`'s flags, or a session spec's). */
@@ -16,6 +17,8 @@ export interface TargetFlags {
   credentialsRef?: string;
   answers?: string;
   data?: string;
+  /** MT-Bench reference answers (FastChat's answer JSONL), with `--suite mt-bench`. */
+  references?: string;
   /** Ollama's server address (issue 5). */
   baseUrl?: string;
 }
@@ -81,6 +84,7 @@ function openaiSpec(flags: TargetFlags, cfg: LoadedConfig | null, env: NodeJS.Pr
   set('request_timeout_s', cfg?.config.timeouts?.request_s);
   set('retry', cfg?.config.params?.retry);
   set('prices', cfg?.config.prices);
+  set('energy_model', t.energy_model);
   if (cfg) {
     // Named here, where the file is known (the target's own message cannot say which file).
     for (const [key, flag] of [['endpoint', '--endpoint URL'], ['model', '--model NAME']] as const) {
@@ -103,11 +107,22 @@ function openaiSpec(flags: TargetFlags, cfg: LoadedConfig | null, env: NodeJS.Pr
 /** `--suite mmlu` reads `--data` (or `params.data`) with `params.subjects`/`limit`/`retry`; others load as before. */
 export function buildSuite(flags: TargetFlags, cfg: LoadedConfig | null): Suite {
   const p = cfg?.config.params;
+  if (flags.references !== undefined && flags.suite !== 'mt-bench') throw new JoulebenchError('E_USAGE', '--references applies to --suite mt-bench');
+  if (flags.suite === 'mt-bench') {
+    if (p?.subjects || p?.limit !== undefined || p?.data) {
+      throw new JoulebenchError('E_CONFIG', `${cfg?.path}: params.subjects, params.limit and params.data apply to --suite mmlu only`);
+    }
+    if (!flags.data) {
+      throw new JoulebenchError('E_USAGE', "--suite mt-bench needs --data question.jsonl (FastChat's form; none ship with joulebench: joulebench fetch mt-bench)");
+    }
+    const mt = loadMtBench(flags.data, flags.references !== undefined ? { references: flags.references } : {});
+    return p?.retry ? { ...mt, version: withRetryLabel(mt.version, p.retry.max_attempts) } : mt;
+  }
   if (flags.suite !== 'mmlu') {
     if (p?.subjects || p?.limit !== undefined || p?.data) {
       throw new JoulebenchError('E_CONFIG', `${cfg?.path}: params.subjects, params.limit and params.data apply to --suite mmlu only`);
     }
-    if (flags.data) throw new JoulebenchError('E_USAGE', '--data applies to --suite mmlu');
+    if (flags.data) throw new JoulebenchError('E_USAGE', '--data applies to --suite mmlu and --suite mt-bench');
     if (p?.suite_version !== undefined) throw new JoulebenchError('E_CONFIG', `${cfg?.path}: params.suite_version applies to --suite mmlu only`);
     const suite = loadSuite(flags.suite);
     // Every suite, not only MMLU: a retried run is relabelled, so its digest differs from a clean one's.

@@ -1,5 +1,6 @@
 import type { MeterOptions } from '../meters/registry.js';
 import type { LoadOptions } from '../load/options.js';
+import type { JudgeFlags } from './judge-setup.js';
 import type { TargetFlags } from './setup.js';
 
 /**
@@ -7,7 +8,7 @@ import type { TargetFlags } from './setup.js';
  * state, a queue worker receives it in a job). Secrets never appear here: an API key is named by
  * `credentialsRef` (`env:NAME`) and read from the environment of whoever runs the session.
  */
-export interface SessionSpec extends TargetFlags {
+export interface SessionSpec extends TargetFlags, JudgeFlags {
   /** Run config: a YAML file, or an already-parsed config object with the label its messages name. */
   config?: string | InlineConfig;
   /** Meter name (default `auto`) and its settings, already resolved from flags and environment. */
@@ -17,6 +18,10 @@ export interface SessionSpec extends TargetFlags {
   idle_ms?: number;
   /** Unscored passes first; default 1 for the cascade, 0 for other targets. */
   warmup?: number;
+  /** Only cases whose id, a tag or the dataset matches this regular expression (recorded in the suite version and digest). */
+  filter?: string;
+  /** Only the first N cases, after `filter` (recorded in the suite version and digest). */
+  limit?: number;
   /** Scored passes (default 1). */
   repeat?: number;
   /** Cases in flight at once (default 1). */
@@ -35,6 +40,11 @@ export interface SessionSpec extends TargetFlags {
   history?: false | { path?: string };
   /** Free labels written into the receipt (a sweep's id, the arm's name); never secrets. */
   labels?: Record<string, string>;
+  /**
+   * Carbon intensity for the report's `co2e` block: gCO2e/kWh as a number string, or a region code
+   * from the committed table (`FRA`, `USA`, `WOR`…). Absent: no `co2e` block.
+   */
+  grid_intensity?: string;
   /** The command line that asked for the run, for the receipt (default none). */
   argv?: string[];
   /** Stop after this many consecutive target failures (default 20; 0 never stops). */

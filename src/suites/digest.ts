@@ -6,7 +6,16 @@ import { promptOf } from './prompt.js';
 
 /** How one case is asked and scored: the part of it the digest covers. */
 export function caseDescriptor(c: Case): Record<string, unknown> {
-  return { id: c.id, dataset: c.dataset, prompt: promptOf(c), expected: c.expected, choices: c.choices, weight: c.weight };
+  return {
+    id: c.id,
+    dataset: c.dataset,
+    prompt: promptOf(c),
+    expected: c.expected,
+    choices: c.choices,
+    weight: c.weight,
+    reference: c.reference,
+    scorer: c.scorer,
+  };
 }
 
 /**
@@ -28,6 +37,7 @@ export function suiteDigest(suite: Suite): string {
     const c = cases[i]!;
     const prompt = promptOf(c);
     const choices = c.choices === undefined ? undefined : JSON.stringify(c.choices);
+    const reference = c.reference === undefined ? undefined : JSON.stringify(c.reference);
     // Keys, punctuation, the comma before the case and the weight's digits fit in 128 bytes; each
     // string is bounded with its quotes, and `choices` is JSON already (3 bytes a unit at most).
     const bound =
@@ -36,14 +46,16 @@ export function suiteDigest(suite: Suite): string {
       jsonStringBound(c.dataset.length) +
       jsonStringBound(prompt.length) +
       jsonStringBound(c.expected?.length ?? 2) +
-      3 * (choices?.length ?? 0);
+      3 * (choices?.length ?? 0) +
+      3 * (reference?.length ?? 0) +
+      jsonStringBound(c.scorer?.length ?? 0);
     if (used + bound > buf.length) {
       hash.update(buf.subarray(0, used));
       used = 0;
       if (bound > buf.length) buf = Buffer.allocUnsafe(bound);
     }
     if (i > 0) buf[used++] = 0x2c; // ,
-    used = writeCanonicalCase(buf, used, c, prompt, choices);
+    used = writeCanonicalCase(buf, used, c, prompt, choices, reference);
     // A typed array drops writes past its end without a word: a wrong bound must not become a wrong digest.
     if (used > buf.length) throw new Error(`suiteDigest: case ${i} overran its ${bound}-byte bound`);
   }
@@ -58,16 +70,22 @@ const K_DATASET_FIRST = constantWriter('{"dataset":');
 const K_EXPECTED = constantWriter(',"expected":');
 const K_ID = constantWriter(',"id":');
 const K_PROMPT = constantWriter(',"prompt":');
+const K_REFERENCE = constantWriter(',"reference":');
+const K_SCORER = constantWriter(',"scorer":');
 const K_WEIGHT = constantWriter(',"weight":');
 
 /** canonicalJson(caseDescriptor(c)) written directly: keys already in sorted order. */
-function writeCanonicalCase(buf: Buffer, o: number, c: Case, prompt: string, choices: string | undefined): number {
+function writeCanonicalCase(buf: Buffer, o: number, c: Case, prompt: string, choices: string | undefined, reference: string | undefined): number {
   if (choices === undefined) o = K_DATASET_FIRST(buf, o);
   else o = K_DATASET(buf, writeText(buf, K_CHOICES(buf, o), choices + ','));
   o = K_EXPECTED(buf, writeJsonString(buf, o, c.dataset));
   o = c.expected === null ? writeNull(buf, o) : writeJsonString(buf, o, c.expected);
   o = K_PROMPT(buf, writeJsonString(buf, K_ID(buf, o), c.id));
-  o = K_WEIGHT(buf, writeJsonString(buf, o, prompt));
+  o = writeJsonString(buf, o, prompt);
+  // Optional keys, present only on cases that have them (so older suites keep their digests).
+  if (reference !== undefined) o = writeText(buf, K_REFERENCE(buf, o), reference);
+  if (c.scorer !== undefined) o = writeJsonString(buf, K_SCORER(buf, o), c.scorer);
+  o = K_WEIGHT(buf, o);
   o = writeJsonNumber(buf, o, c.weight);
   buf[o] = 0x7d; // }
   return o + 1;

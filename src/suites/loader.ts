@@ -5,14 +5,15 @@ import { JoulebenchError } from '../core/errors.js';
 import type { Case, Suite } from '../core/types.js';
 import mtData from './data/mt.json' with { type: 'json' };
 import routerData from './data/router.json' with { type: 'json' };
+import router250Data from './data/router-250.json' with { type: 'json' };
 import { suiteSchema, type SuiteFile } from './schema.js';
 import { choiceProblem } from '../scorers/choice.js';
 import { compileExpected } from '../scorers/regex.js';
 import { readTextFile } from '../read-text.js';
 import { cut, escapeControls, quote, QUOTE_MAX_CHARS } from '../core/one-line.js';
 
-/** The bundled suites; `all` is mt then router. */
-export const BUNDLED_SUITES = ['mt', 'router', 'all'] as const;
+/** The bundled suites; `all` is mt then router (the 30-case one). */
+export const BUNDLED_SUITES = ['mt', 'router', 'router-250', 'all'] as const;
 export type BundledSuite = (typeof BUNDLED_SUITES)[number];
 
 export function isBundledSuite(name: string): name is BundledSuite {
@@ -24,6 +25,7 @@ export function loadSuite(spec: string): Suite {
   if (spec === 'all') return combine('all', [loadSuite('mt'), loadSuite('router')]);
   if (spec === 'mt') return fromData(mtData, 'bundled suite "mt"');
   if (spec === 'router') return fromData(routerData, 'bundled suite "router"');
+  if (spec === 'router-250') return fromData(router250Data, 'bundled suite "router-250"');
   return loadSuiteFile(spec);
 }
 
@@ -75,7 +77,7 @@ function fromData(raw: unknown, where: string): Suite {
       throw new JoulebenchError('E_SUITE', `${where}: case ${i} (id ${quote(c.id)}): id: duplicates case ${prev}`);
     }
     seen.set(c.id, i);
-    if (file.scorer === 'regex' && c.expected !== null) {
+    if ((c.scorer ?? file.scorer) === 'regex' && c.expected !== null) {
       // Compiled here, so a bad pattern stops the run before it starts, naming where it is.
       try {
         compileExpected(c.expected);
@@ -94,6 +96,8 @@ function fromData(raw: unknown, where: string): Suite {
     if (c.prompt !== undefined) out.prompt = c.prompt;
     if (c.turns !== undefined) out.turns = c.turns;
     if (c.choices !== undefined) out.choices = c.choices;
+    if (c.reference !== undefined) out.reference = c.reference;
+    if (c.scorer !== undefined) out.scorer = c.scorer;
     return out;
   });
   return { name: file.name, version: file.version, scorer: file.scorer, cases, source: where };

@@ -13,6 +13,10 @@ export const caseSchema = z
     choices: z.array(z.string()).optional(),
     weight: z.number().positive('must be > 0').finite().default(1),
     tags: z.array(z.string()).default([]),
+    /** Reference answers, one per turn, for a `single-reference` judge. */
+    reference: z.array(z.string()).min(1, 'must hold at least one answer').optional(),
+    /** This case's scorer, when it differs from the suite's. */
+    scorer: z.enum(SCORER_NAMES as [ScorerName, ...ScorerName[]]).optional(),
   })
   .strict()
   .superRefine((c, ctx) => {

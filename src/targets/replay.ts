@@ -6,6 +6,8 @@ import { readTextFile } from '../read-text.js';
 interface Recorded {
   text: string;
   stage: string | null;
+  /** Each turn's answer, when the case was asked as a conversation. */
+  turns?: string[];
 }
 
 /** The error a replay throws for a case it has no answer for (recorded on that case; the run goes on). */
@@ -48,7 +50,11 @@ export function readRecordedAnswers(path: string): Map<string, Recorded> {
     const r = (row ?? {}) as Record<string, unknown>;
     if (r.record === 'case') {
       if (r.phase !== 'scored' || r.error !== null || typeof r.response !== 'string' || typeof r.case_id !== 'string') continue;
-      if (!out.has(r.case_id)) out.set(r.case_id, { text: r.response, stage: typeof r.stage === 'string' ? r.stage : null });
+      if (out.has(r.case_id)) continue;
+      const rec: Recorded = { text: r.response, stage: typeof r.stage === 'string' ? r.stage : null };
+      const turns = Array.isArray(r.turns) ? (r.turns as { response?: unknown }[]).map((t) => t?.response) : null;
+      if (turns && turns.every((t): t is string => typeof t === 'string')) rec.turns = turns;
+      out.set(r.case_id, rec);
       continue;
     }
     // Other lines of a results file (header, resume, rewarm, end) carry no answers.
@@ -66,12 +72,21 @@ export function readRecordedAnswers(path: string): Map<string, Recorded> {
  */
 export function createReplayTarget(path: string): Target {
   const answers = readRecordedAnswers(path);
+  // A recording of conversations is replayed turn by turn, so each turn keeps its own answer.
+  const conversational = [...answers.values()].some((a) => a.turns !== undefined);
   return {
     id: 'replay',
     kind: 'replay',
+    conversational,
     async answer(req: AnswerRequest): Promise<Answer> {
       const a = answers.get(req.case.id);
       if (!a) throw new MissingAnswerError(req.case.id, path);
+      if (req.messages) {
+        const turn = req.messages.filter((m) => m.role === 'user').length - 1;
+        const text = a.turns?.[turn];
+        if (text === undefined) throw new MissingAnswerError(`${req.case.id}" turn "${turn + 1}`, path);
+        return { text, stage: a.stage ?? 'neural' };
+      }
       return { text: a.text, stage: a.stage ?? 'neural' };
     },
     describe: () => ({ kind: 'replay', answers: path, answer_count: answers.size }),

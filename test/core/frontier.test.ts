@@ -128,3 +128,39 @@ describe('armFrontiers: comparability', () => {
     }
   });
 });
+
+describe('armFrontiers: a mixed list still ranks its comparable subset (issue 18)', () => {
+  const arm = (id: string, acc: number, jpc: number, source: string, asked: string): Arm => ({
+    id,
+    accuracy_pct: acc,
+    joules_per_correct: jpc,
+    usd_per_correct: null,
+    latency_p95_ms: 10,
+    energy_source: source,
+    below_floor_count: 0,
+    asked,
+  });
+  it('ranks the arms that answered the same questions and says why the odd one is withheld', () => {
+    const f = armFrontiers([arm('a', 80, 20, 'model', 'd1'), arm('b', 90, 10, 'model', 'd1'), arm('other', 99, 1, 'model', 'd2')]);
+    assert.deepEqual(f.frontiers.energy.frontier, ['b'], 'b dominates a; other is not in the ranking');
+    const other = f.frontiers.energy.verdicts.find((v) => v.id === 'other')!;
+    assert.match(other.excluded ?? '', /answered different questions \(d2\) from the ranked arms \(d1\)/);
+    assert.equal(f.frontiers.energy.verdicts.find((v) => v.id === 'a')!.dominated_by[0], 'b');
+  });
+  it('ranks the energy frontier over the majority meter and names the odd meter', () => {
+    const f = armFrontiers([arm('a', 80, 20, 'rapl', 'd1'), arm('b', 90, 10, 'rapl', 'd1'), arm('m', 95, 1, 'model', 'd1')]);
+    assert.deepEqual(f.frontiers.energy.frontier, ['b']);
+    assert.match(f.frontiers.energy.verdicts[2]!.excluded ?? '', /energy measured by model, the ranked arms' by rapl/);
+    assert.deepEqual(f.frontiers.latency.frontier, ['m'], 'latency compares all three');
+  });
+});
+
+describe('frontier text says why a frontier is empty (issue 18)', () => {
+  it('two arms over different questions: the reason, not "no arm has both figures"', async () => {
+    const { renderFrontierTable } = await import('../../src/report/frontier-table.js');
+    const arm = (id: string, asked: string): Arm => ({ id, accuracy_pct: 50, joules_per_correct: 1, usd_per_correct: 0, latency_p95_ms: 1, energy_source: 'model', below_floor_count: 0, asked });
+    const text = renderFrontierTable(armFrontiers([arm('x', 'd1'), arm('y', 'd2')]));
+    assert.match(text, /accuracy ↑ vs J\/correct ↓: \(none placed: not comparable, the arms answered different questions/);
+    assert.doesNotMatch(text, /no arm has both figures/);
+  });
+});

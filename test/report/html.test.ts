@@ -106,6 +106,8 @@ describe('the HTML report in headless Chromium', { skip: !existsSync(CHROMIUM) &
     const charts = await page.$$eval('.chart', (els) =>
       els.map((el) => ({ id: el.id, rendered: el.getAttribute('data-rendered'), shapes: el.querySelectorAll('svg path, svg rect, svg circle').length, w: el.getBoundingClientRect().width })),
     );
+    // warm and cold are modelled (the cascade's cost model); endpoint has no J/correct here: the one
+    // frontier chart is the modelled one, its axis says so (issue 18).
     assert.deepEqual(charts.map((c) => c.id).sort(), ['chart-cost', 'chart-frontier', 'chart-latency', 'chart-stage-energy', 'chart-stages']);
     for (const c of charts) {
       assert.equal(c.rendered, '1', `${c.id} not rendered`);
@@ -114,7 +116,8 @@ describe('the HTML report in headless Chromium', { skip: !existsSync(CHROMIUM) &
     }
     // The frontier chart draws a point per arm with a label: the three run labels are in its SVG.
     const labels = await page.$eval('#chart-frontier svg', (svg) => svg.textContent ?? '');
-    for (const l of ['warm', 'cold', 'endpoint']) assert.match(labels, new RegExp(l));
+    for (const l of ['warm', 'cold']) assert.match(labels, new RegExp(l));
+    assert.match(labels, /modelled J \/ correct \[model\]/);
   });
 
   it('shows headline numbers with their energy source labels and below-floor flags', async () => {
@@ -163,7 +166,11 @@ describe('the HTML report in headless Chromium', { skip: !existsSync(CHROMIUM) &
     await p2.waitForSelector('body[data-ready="1"]', { timeout: 15_000 });
     assert.deepEqual(errs, []);
     const ids = await p2.$$eval('.chart[data-rendered="1"]', (els) => els.map((e) => e.id).sort());
-    assert.deepEqual(ids, ['chart-cost', 'chart-frontier', 'chart-latency', 'chart-stage-energy', 'chart-stages']);
+    // One run is one dot: no frontier chart, a note instead (issue 18).
+    // A known $0 everywhere is no chart either: the note says why (issue 18).
+    assert.deepEqual(ids, ['chart-latency', 'chart-stage-energy', 'chart-stages']);
+    assert.match((await p2.textContent('#latency')) ?? '', /every run that reported a cost reported \$0\.00 \(a known zero/);
+    assert.match((await p2.textContent('#frontier')) ?? '', /only one arm \(warm\) has figures, so there is nothing to trade off against/);
     assert.doesNotMatch((await p2.textContent('#latency')) ?? '', /No run reported a cost/);
     assert.equal(await p2.$$eval('#case-rows tr', (trs) => trs.length), 30);
     await p2.close();

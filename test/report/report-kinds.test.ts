@@ -176,8 +176,10 @@ describe('report, frontier and history with code results and infer run files', (
         assert.equal(c.rendered, '1', `${c.id} not rendered`);
         assert.ok(c.shapes > 3, `${c.id} has ${c.shapes} shapes`);
       }
-      const frontierSvg = await page.$eval('#chart-frontier svg', (svg) => svg.textContent ?? '');
-      assert.match(frontierSvg, /agents · reference/);
+      // The suite run has no J/correct (one case's energy is unknown), the solvers' joules are estimated:
+      // one placed arm is no chart (one dot shows no trade-off); the page says why instead (issue 18).
+      assert.ok(!charts.some((c) => c.id.startsWith('chart-frontier')), charts.map((c) => c.id).join(' '));
+      assert.match((await page.textContent('#frontier')) ?? '', /only one arm \(agents · reference\) has figures/);
       const code = await page.$eval('#code', (el) => el.textContent ?? '');
       assert.match(code, /reference[\s\S]*100\.0 %[\s\S]*1\/1 tasks resolved/);
       assert.match(code, /noop[\s\S]*0\.0 %[\s\S]*nothing resolved|noop[\s\S]*energy unknown/);

@@ -44,3 +44,32 @@ describe('whole-suite energy text', () => {
     assert.equal(historyKind('something/9'), 'something/9');
   });
 });
+
+describe('net below idle is not "idle unknown" (issue 18)', () => {
+  const below = () =>
+    aggregate([result({ joules: 1, energy_source: 'rapl' })], {
+      ...CTX,
+      energy: {
+        idle: { status: 'measured', watts: 50, by_domain_watts: {}, window_ms: 500, source: 'rapl' },
+        suite: { joules: 4, source: 'rapl', by_domain: {}, window_ms: 1000, below_floor: false },
+      },
+    });
+  it('the text names net below idle with the known idle power', () => {
+    const r = below();
+    assert.equal(r.net_below_idle, true);
+    const t = suiteEnergyText(r);
+    assert.match(t.net, /net below idle: gross < idle 50 W × 1000 ms/);
+    assert.doesNotMatch(t.net, /idle power unknown/);
+  });
+  it('Markdown and HTML carry the same reason', async () => {
+    const { renderReportMarkdown } = await import('../../src/report/markdown.js');
+    const { buildHtmlModel, renderHtmlPage } = await import('../../src/report/html/index.js');
+    const r = below();
+    const md = renderReportMarkdown(r);
+    assert.match(md, /net below idle/);
+    assert.doesNotMatch(md, /idle power unknown/);
+    const html = renderHtmlPage(buildHtmlModel([{ label: 'x', origin: 'x', report: r, results: null, receipt: null, run_id: null }], '2026-01-01T00:00:00Z'), '');
+    assert.match(html, /net below idle/);
+    assert.doesNotMatch(html, /idle power unknown/);
+  });
+});

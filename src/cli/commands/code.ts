@@ -1,11 +1,11 @@
-import { basename, dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { DatapointsFile } from '../../code/datapoints-file.js';
 import { chooseCodeMeter } from '../../code/energy.js';
 import { scrubEnv } from '../../code/env.js';
 import type { Datapoint } from '../../code/oracle.js';
 import { killLiveGroups } from '../../code/process.js';
-import { readCodeResults } from '../../code/results.js';
+import { readCodeResults, type CodeResults } from '../../code/results.js';
 import { runCodeSuite } from '../../code/run.js';
 import { resolveSandbox, SANDBOX_MODES, type SandboxMode } from '../../code/sandbox.js';
 import { createSolvers, splitSolverList } from '../../code/solvers/registry.js';
@@ -18,16 +18,21 @@ import { quote } from '../../core/one-line.js';
 import { buildReceipt } from '../../report/receipt.js';
 import { renderCodeTable } from '../../report/code-table.js';
 import { codeHistoryInput } from '../../report/history-inputs.js';
-import { writeFileEnsured, type CliIO } from '../io.js';
+import type { CliIO } from '../io.js';
+import { planOutput, sideFileBase, writeByExtension, type Renderings } from '../outputs.js';
+import { checkOutputPath } from '../output-file.js';
 import { addMeterFlags, idleMsFrom, meterOptionsFrom, type MeterFlags } from '../meter-flags.js';
 import { intAtLeast } from '../options.js';
 import { recordForCli } from '../load-runs.js';
+import { describeSelection, selectItems } from '../../suites/select.js';
 
 /** `joulebench code` options as commander parses them. */
 export interface CodeFlags extends MeterFlags {
   suite: string;
   solvers: string;
   tasks?: string;
+  filter?: string;
+  limit?: number;
   rollouts: number;
   out?: string;
   report?: string;
@@ -38,6 +43,7 @@ export interface CodeFlags extends MeterFlags {
   keep?: boolean;
   passEnv: string[];
   quiet?: boolean;
+  json?: boolean;
   /** False with `--no-history`. */
   history?: boolean;
 }
@@ -64,8 +70,10 @@ export function codeCommand(io: CliIO): Command {
       'reference,noop',
     )
     .option('--tasks <list>', 'only these tasks (comma-separated names)')
+    .option('--filter <regex>', 'only tasks whose name matches (recorded in the suite digest)')
+    .option('--limit <n>', 'only the first N tasks, after --tasks and --filter (recorded in the suite digest)', intAtLeast(1))
     .option('-n, --rollouts <n>', 'attempts per task and solver; best-of-N (resolved if any resolves; energy, time and $ summed)', intAtLeast(1), 1)
-    .option('-o, --out <file>', 'write the results JSON here (default: stdout, with the table on stderr)')
+    .option('-o, --out <file>', 'write the results here; the extension picks the format: .json (readable by report/--report), .md, .html, .csv (per datapoint), .jsonl (per datapoint), .txt (default: JSON on stdout)')
     .option('--report <file>', 'print the frontier table of a results JSON (or a streamed datapoints JSONL) and exit')
     .option('--datapoints <file>', 'stream each datapoint to this JSONL as it is graded (default: next to --out, or under .joulebench/runs/)')
     .addOption(new Option('--sandbox <mode>', 'bwrap: bubblewrap (root read-only, workdir writable); none: no confinement; auto: bwrap when it works').choices([...SANDBOX_MODES]).default('auto'))
@@ -74,11 +82,14 @@ export function codeCommand(io: CliIO): Command {
     .option('--keep', 'keep each workdir (paths in the results) instead of removing it')
     .option('--pass-env <names>', 'pass these environment variables to solvers although they look like secrets (comma-separated, repeatable)', collect, [])
     .option('--no-history', 'do not record this run in the history database ($JOULEBENCH_HOME/history.sqlite)')
-    .option('-q, --quiet', 'no progress lines and no table');
+    .option('-q, --quiet', 'no progress lines and no table')
+    .option('--json', 'with --report: print the results JSON (aggregates recomputed) instead of the table');
   // The meters' shared flags; `auto` here takes hardware counters only (else joules are null, see energy.ts).
   return addMeterFlags(cmd).action(async (flags: CodeFlags) => {
     if (flags.report) {
-      io.out(renderCodeTable(readCodeResults(flags.report)));
+      const results = readCodeResults(flags.report);
+      if (flags.out) await writeByExtension(flags.out, codeRenderings(results, flags.report));
+      else io.out(flags.json ? prettyJson(results) : renderCodeTable(results));
       return;
     }
     await codeAction(flags, io);
@@ -88,8 +99,9 @@ export function codeCommand(io: CliIO): Command {
 /** Runs the suite, writes the results JSON and prints the frontier table. */
 export async function codeAction(flags: CodeFlags, io: CliIO): Promise<void> {
   const started = new Date();
+  const outPlan = flags.out ? planOutput(flags.out, ['json', 'md', 'html', 'csv', 'jsonl', 'txt']) : null;
   const only = flags.tasks?.split(',').map((s) => s.trim()).filter(Boolean);
-  const suite = loadCodeSuite(flags.suite, only);
+  const suite = selectCodeTasks(loadCodeSuite(flags.suite, only), flags);
   const solvers = createSolvers(splitSolverList(flags.solvers));
   const sandbox = resolveSandbox(flags.sandbox, { writable: flags.allowWrite });
   const { env, scrubbed } = scrubEnv(process.env, flags.passEnv);
@@ -101,7 +113,12 @@ export async function codeAction(flags: CodeFlags, io: CliIO): Promise<void> {
         '\n',
     );
   }
-  const stream = new DatapointsFile(datapointsPath(flags, suite.name, started));
+  const dpPath = datapointsPath(flags, suite.name, started, outPlan?.regular ?? true);
+  checkOutputPath(dpPath, '--datapoints');
+  if (flags.out && outPlan && !outPlan.regular && !flags.datapoints) {
+    io.err(`joulebench: ${flags.out} is not a regular file, so nothing is written beside it: datapoints go to ${dirname(dpPath)}/\n`);
+  }
+  const stream = new DatapointsFile(dpPath);
   // Solvers run in their own process groups, so a Ctrl-C at the terminal does not reach them: end
   // them (and remove the workdirs) here before exiting.
   const onSignal = (sig: NodeJS.Signals) => {
@@ -143,10 +160,10 @@ export async function codeAction(flags: CodeFlags, io: CliIO): Promise<void> {
     extra: { meter_probe: chosen.probe, meters_tried: chosen.tried },
   });
   const json = prettyJson(results);
-  if (flags.out) writeFileEnsured(flags.out, json);
+  const format = flags.out ? await writeByExtension(flags.out, codeRenderings(results, suite.name, json)) : null;
   const runId =
     flags.history !== false
-      ? await recordForCli(io, codeHistoryInput(results, { results: flags.out ? resolve(flags.out) : null, datapoints: resolve(stream.path) }))
+      ? await recordForCli(io, codeHistoryInput(results, { results: flags.out && format === 'json' && outPlan?.regular ? resolve(flags.out) : null, datapoints: resolve(stream.path) }))
       : null;
   if (flags.out) {
     if (!flags.quiet) io.out(renderCodeTable(results));
@@ -160,12 +177,34 @@ export async function codeAction(flags: CodeFlags, io: CliIO): Promise<void> {
   }
 }
 
+/**
+ * `--filter`/`--limit` over the tasks: the suite is loaded again with exactly the chosen names, so its
+ * digest is over the tasks actually run (and a subset is never compared with the whole).
+ */
+function selectCodeTasks(suite: ReturnType<typeof loadCodeSuite>, flags: CodeFlags): ReturnType<typeof loadCodeSuite> {
+  if (flags.filter === undefined && flags.limit === undefined) return suite;
+  const sel = { ...(flags.filter !== undefined ? { filter: flags.filter } : {}), ...(flags.limit !== undefined ? { limit: flags.limit } : {}) };
+  const chosen = selectItems(suite.tasks, sel, (t) => [t.name]);
+  if (chosen.length === 0) throw new JoulebenchError('E_USAGE', `--filter/--limit (${describeSelection(sel)}) selected no task of suite ${suite.name} (${suite.tasks.length} tasks)`);
+  return loadCodeSuite(flags.suite, chosen.map((t) => t.name));
+}
+
 /** The datapoints JSONL: `--datapoints`, else beside `--out`, else under ./.joulebench/runs/. */
-function datapointsPath(flags: CodeFlags, suiteName: string, started: Date): string {
+function datapointsPath(flags: CodeFlags, suiteName: string, started: Date, outIsRegular: boolean): string {
   if (flags.datapoints) return flags.datapoints;
-  if (flags.out) return join(dirname(flags.out), `${basename(flags.out).replace(/\.json$/i, '')}.datapoints.jsonl`);
-  const stamp = started.toISOString().replace(/[:.]/g, '-');
-  return join('.joulebench', 'runs', `code-${suiteName.replace(/[^A-Za-z0-9._-]+/g, '_')}-${stamp}.datapoints.jsonl`);
+  return `${sideFileBase(flags.out, outIsRegular, `code-${suiteName}`, started).base}.datapoints.jsonl`;
+}
+
+/** A coding-agent results document in every format `-o` offers. */
+function codeRenderings(results: CodeResults, label: string, json = prettyJson(results)): Renderings {
+  return {
+    json: () => json,
+    md: async () => (await import('../../report/markdown.js')).renderCodeMarkdown(results, { title: `joulebench code · ${label}` }),
+    html: async () => (await import('../../report/html/index.js')).buildHtmlReport([{ kind: 'code', label, origin: label, results, run_id: null }]),
+    csv: async () => (await import('../../report/csv.js')).datapointsCsv([{ label, datapoints: results.datapoints }]),
+    jsonl: () => results.datapoints.map((d) => JSON.stringify(d)).join('\n') + (results.datapoints.length ? '\n' : ''),
+    txt: () => renderCodeTable(results),
+  };
 }
 
 function progressLine(d: Datapoint, p: { done: number; total: number }): string {

@@ -6,7 +6,9 @@ import { JoulebenchError } from '../../core/errors.js';
 import { checkGate, parseGate, type GateCondition, type GateFailure } from '../../core/gate.js';
 import { renderComparisonMarkdown } from '../../report/markdown.js';
 import { renderComparisonTable } from '../../report/table.js';
-import { writeFileEnsured, type CliIO } from '../io.js';
+import type { CliIO } from '../io.js';
+import { planOutput, writeByExtension } from '../outputs.js';
+import { comparisonCsv } from '../../report/csv.js';
 import { loadRunsForCli } from '../load-runs.js';
 
 interface CompareFlags {
@@ -25,7 +27,7 @@ export function compareCommand(io: CliIO): Command {
     .argument('[runs...]', 'baseline then candidate, instead of -b/-c')
     .option('-b, --baseline <run>', 'the baseline: a report JSON, a results JSONL or a history run id (12, #12, last)')
     .option('-c, --candidate <run>', 'the candidate: a report JSON, a results JSONL or a history run id')
-    .option('-o, --out <file>', 'write the comparison JSON here (default: stdout, with the table on stderr)')
+    .option('-o, --out <file>', 'write the comparison here; the extension picks the format: .json, .md, .csv, .jsonl, .txt (default: JSON on stdout, the table on stderr)')
     .option('--md', 'print the comparison as Markdown (for a PR) instead of JSON')
     .option('--fail-on <conditions>', "exit 1 when a threshold is crossed, e.g. 'joules_per_correct_pct>5,accuracy_pp_delta<-1'")
     .option('--force', 'compare even when the two runs asked different cases (different suite digests)')
@@ -34,6 +36,7 @@ export function compareCommand(io: CliIO): Command {
       // A malformed gate is the user's mistake: refuse it (exit 2) before reading anything.
       const gate: GateCondition[] | null = flags.failOn !== undefined ? parseGate(flags.failOn) : null;
       const [baseSpec, candSpec] = sides(positional, flags);
+      if (flags.out) planOutput(flags.out, ['json', 'md', 'csv', 'jsonl', 'txt']);
       const [base, cand] = await loadRunsForCli([baseSpec, candSpec]);
       const bd = base!.report.suite?.digest;
       const cd = cand!.report.suite?.digest;
@@ -54,13 +57,18 @@ export function compareCommand(io: CliIO): Command {
         );
       }
       const failures: GateFailure[] | null = gate ? checkGate(result, gate) : null;
-      if (flags.md) {
-        const md = renderComparisonMarkdown(result, { baseline: base!.label, candidate: cand!.label, gate: failures });
-        if (flags.out) writeFileEnsured(flags.out, md);
-        else io.out(md);
-      } else if (flags.out) {
-        writeFileEnsured(flags.out, prettyJson(result));
-        if (!flags.quiet) io.out(renderComparisonTable(result));
+      const md = () => renderComparisonMarkdown(result, { baseline: base!.label, candidate: cand!.label, gate: failures });
+      if (flags.out) {
+        await writeByExtension(flags.out, {
+          json: () => prettyJson(result),
+          md,
+          csv: () => comparisonCsv(result),
+          jsonl: () => JSON.stringify(result) + '\n',
+          txt: () => renderComparisonTable(result),
+        });
+        if (!flags.quiet) io.err(renderComparisonTable(result));
+      } else if (flags.md) {
+        io.out(md());
       } else {
         io.out(prettyJson(result));
         if (!flags.quiet) io.err(renderComparisonTable(result));

@@ -5,6 +5,8 @@ import { inputsFrontier } from '../../report/arms.js';
 import { renderFrontierTable, renderNotPlaced } from '../../report/frontier-table.js';
 import { renderFrontierMarkdown } from '../../report/markdown.js';
 import type { CliIO } from '../io.js';
+import { planOutput, writeByExtension } from '../outputs.js';
+import { armsCsv } from '../../report/csv.js';
 import { loadInputsForCli } from '../load-runs.js';
 
 export function frontierCommand(io: CliIO): Command {
@@ -13,11 +15,27 @@ export function frontierCommand(io: CliIO): Command {
     .argument('<runs...>', 'report JSON files, results JSONL files, code results, infer run files or history run ids (12, #12, last)')
     .option('--json', 'print the frontier as JSON')
     .option('--md', 'print the frontier as Markdown')
-    .action(async (specs: string[], flags: { json?: boolean; md?: boolean }) => {
+    .option('-o, --out <file>', 'write the frontier here; the extension picks the format: .json, .md, .csv, .jsonl (one arm a line), .txt')
+    .action(async (specs: string[], flags: { json?: boolean; md?: boolean; out?: string }) => {
       if (flags.json && flags.md) throw new JoulebenchError('E_USAGE', '--json and --md are exclusive');
+      if (flags.out) planOutput(flags.out, ['json', 'md', 'csv', 'jsonl', 'txt']);
       const f = inputsFrontier(await loadInputsForCli(specs));
+      if (flags.out) {
+        await writeByExtension(flags.out, {
+          json: () => prettyJson(f),
+          md: () => renderFrontierMarkdown(f) + renderNotPlaced(f.not_placed, 'md'),
+          csv: () => armsCsv(f.arms, f, f.arm_kinds),
+          jsonl: () => f.arms.map((a) => JSON.stringify({ ...a, kind: f.arm_kinds[a.id] ?? null, verdicts: verdictsOf(f, a.id) })).join('\n') + '\n',
+          txt: () => renderFrontierTable(f) + renderNotPlaced(f.not_placed, 'text'),
+        });
+        return;
+      }
       if (flags.json) io.out(prettyJson(f));
       else if (flags.md) io.out(renderFrontierMarkdown(f) + renderNotPlaced(f.not_placed, 'md'));
       else io.out(renderFrontierTable(f) + renderNotPlaced(f.not_placed, 'text'));
     });
+}
+
+function verdictsOf(f: ReturnType<typeof inputsFrontier>, id: string): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(f.frontiers).map(([axis, fr]) => [axis, fr.verdicts.find((v) => v.id === id) ?? null]));
 }

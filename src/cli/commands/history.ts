@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import pc from 'picocolors';
+import { pc } from '../../report/colors.js';
 import { prettyJson } from '../../core/canonical.js';
 import { defaultHistoryPath, History, historyKind, type HistoryRun } from '../../report/history.js';
 import { fmtJoules, fmtPct, table } from '../../report/format.js';
@@ -31,7 +31,7 @@ export function historyCommand(io: CliIO): Command {
             historyKind(r.kind),
             (r.finished_utc ?? r.recorded_utc).replace(/\.\d+Z$/, 'Z'),
             r.suite ?? '?',
-            r.suite_digest ? `${r.suite_digest.slice(0, 19)}…` : 'n/a',
+            r.suite_digest ? shortDigest(r.suite_digest) : 'n/a',
             r.target ?? '?',
             r.accuracy_pct === null ? noAccuracy(r) : fmtPct(r.accuracy_pct),
             r.joules_per_correct === null && r.accuracy_pct === null ? noAccuracy(r) : fmtJoules(r.joules_per_correct),
@@ -52,4 +52,9 @@ function noAccuracy(r: HistoryRun): string {
   if (kind === 'infer') return 'n/a (infer: not graded)';
   if (kind === 'code') return 'n/a (per solver: joulebench report #' + r.id + ')';
   return 'n/a';
+}
+
+/** A digest short enough for a table column: 8 hex digits, no algorithm prefix (`--json` has it whole). */
+export function shortDigest(digest: string): string {
+  return digest.replace(/^sha256:/, '').slice(0, 8);
 }

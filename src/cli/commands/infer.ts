@@ -15,13 +15,14 @@ import type { Meter } from '../../meters/meter.js';
 import { createMeter, METERS } from '../../meters/registry.js';
 import { DEFAULT_OLLAMA_URL } from '../../targets/ollama/client.js';
 import type { CliIO } from '../io.js';
-import { meterOptionsFrom } from '../meter-flags.js';
+import { addMeterReadFlags, meterOptionsFrom, type MeterFlags } from '../meter-flags.js';
+import { writeByExtension } from '../outputs.js';
 import { intAtLeast, timerMs } from '../options.js';
 import { recordForCli } from '../load-runs.js';
 import { inferHistoryInput } from '../../report/history-inputs.js';
 import { quote } from '../../core/one-line.js';
 
-export interface InferFlags {
+export interface InferFlags extends Omit<MeterFlags, 'meter'> {
   target: string;
   model?: string;
   baseUrl: string;
@@ -42,13 +43,16 @@ export interface InferFlags {
   unloadTimeoutMs: number;
   resume?: boolean;
   quiet?: boolean;
+  /** Full table even when wider than the terminal. */
+  wide?: boolean;
+  json?: boolean;
   /** False with `--no-history`. */
   history?: boolean;
 }
 
 export function inferCommand(io: CliIO): Command {
-  return new Command('infer')
-    .description('local inference under seed 004\'s counting rules: cold runs, warmup, scored runs, thread sweep, receipts')
+  const cmd = new Command('infer')
+    .description('local inference under the local-inference counting rules (Ollama): cold runs, warmup, scored runs, thread sweep, receipts')
     .addOption(new Option('-t, --target <kind>', 'the model server').choices(['ollama']).default('ollama'))
     .option('--model <names>', 'model name(s), comma-separated; each × thread count is an arm')
     .option('--base-url <url>', 'Ollama address', DEFAULT_OLLAMA_URL)
@@ -70,14 +74,21 @@ export function inferCommand(io: CliIO): Command {
     .option('--unload-timeout-ms <ms>', 'how long to wait for a model to leave /api/ps after keep_alive 0', timerMs(1), 30_000)
     .option('--no-history', 'do not record this run in the history database ($JOULEBENCH_HOME/history.sqlite)')
     .option('-q, --quiet', 'no progress lines')
-    .action(async (flags: InferFlags) => {
-      await inferAction(flags, io);
-    });
+    .option('--wide', 'print the full table of arms even when it is wider than the terminal')
+    .option('--json', 'print the run file (or with --report, the run files) as JSON instead of the table');
+  return addMeterReadFlags(cmd).action(async (flags: InferFlags) => {
+    await inferAction(flags, io);
+  });
 }
 
 export async function inferAction(flags: InferFlags, io: CliIO): Promise<void> {
   if (flags.report) {
-    io.out(renderInferTable(flags.report.map((path) => ({ path, file: readInferFile(path) }))));
+    const files = flags.report.map((path) => ({ path, file: readInferFile(path) }));
+    if (flags.out) {
+      const { inferRenderings } = await import('../infer-outputs.js');
+      await writeByExtension(flags.out, inferRenderings(files));
+    } else if (flags.json) io.out(prettyJson(files.length === 1 ? files[0]!.file : files.map((f) => ({ path: f.path, file: f.file }))));
+    else io.out(renderInferTable(files, tableWidth(flags)));
     return;
   }
   if (!flags.model) throw new JoulebenchError('E_USAGE', '--model: required (or --report FILES to print run files)');
@@ -127,7 +138,7 @@ export async function inferAction(flags: InferFlags, io: CliIO): Promise<void> {
     const differs = identityMismatch(resume.identity, identity);
     if (differs) throw new JoulebenchError('E_USAGE', `--resume: ${journalPath} was written for a different run (${differs}); use another --out, or delete the journal to start over`);
   }
-  const { meter, note } = await pickMeter(flags.meter);
+  const { meter, note } = await pickMeter(flags.meter, flags);
   let journal: InferJournal;
   try {
     journal = resume ? InferJournal.reopen(journalPath) : InferJournal.create(journalPath, identity, started.toISOString());
@@ -174,7 +185,8 @@ export async function inferAction(flags: InferFlags, io: CliIO): Promise<void> {
   writeFileAtomic(out, prettyJson(file));
   journal.remove();
   const runId = flags.history !== false ? await recordForCli(io, inferHistoryInput(file, resolve(out))) : null;
-  io.out(renderInferTable([{ path: out, file }]));
+  if (flags.json) io.out(prettyJson(file));
+  else io.out(renderInferTable([{ path: out, file }], tableWidth(flags)));
   if (!flags.quiet) io.err(`run file ${out}\n${runId !== null ? `history  #${runId}\n` : ''}`);
 }
 
@@ -183,9 +195,9 @@ export async function inferAction(flags: InferFlags, io: CliIO): Promise<void> {
  * none reads, energy is null: the estimate would meter joulebench's own process, not the Ollama server
  * doing the work. `none`: null. Any other name is used as asked, and must read (E_METER otherwise).
  */
-async function pickMeter(name: string): Promise<{ meter: Meter | null; note: string }> {
+async function pickMeter(name: string, flags: Omit<MeterFlags, 'meter'>): Promise<{ meter: Meter | null; note: string }> {
   if (name === 'none') return { meter: null, note: '--meter none: energy is null' };
-  const opts = meterOptionsFrom({}, process.env, name === 'auto' ? { auto_fallback: 'estimate' } : {});
+  const opts = meterOptionsFrom(flags, process.env, name === 'auto' ? { auto_fallback: 'estimate' } : {});
   const meter = await createMeter(name, opts);
   const probe = await meter.probe();
   if (!probe.available) {
@@ -220,4 +232,11 @@ function positive(value: string): number {
   const n = Number(value);
   if (value.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`must be a number > 0, got ${quote(value)}`);
   return n;
+}
+
+/** The width the table must fit: the terminal's (stdout), unless --wide or stdout is not a terminal. */
+function tableWidth(flags: InferFlags): number | null {
+  if (flags.wide) return null;
+  const cols = process.stdout.isTTY ? process.stdout.columns : Number(process.env.COLUMNS);
+  return Number.isFinite(cols) && cols > 0 ? cols : null;
 }

@@ -7,9 +7,57 @@ import type { ReportInput } from '../../report/inputs.js';
 import { renderCodeMarkdown, renderInferMarkdown, renderReportMarkdown } from '../../report/markdown.js';
 import { renderReportTable } from '../../report/table.js';
 import { writeFileEnsured, type CliIO } from '../io.js';
+import { planOutput, writeByExtension, type Renderings } from '../outputs.js';
+import { armsCsv, casesCsv, datapointsCsv } from '../../report/csv.js';
+import { inputsFrontier } from '../../report/arms.js';
 import { loadInputsForCli } from '../load-runs.js';
 
+const REPORT_FORMATS = ['json', 'md', 'html', 'csv', 'jsonl', 'txt'] as const;
+
+async function buildHtml(runs: ReportInput[]): Promise<string> {
+  const { buildHtmlReport } = await import('../../report/html/index.js');
+  return buildHtmlReport(runs);
+}
+
+/** Every format `report -o` writes. */
+function renderings(runs: ReportInput[], flags: ReportFlags): Renderings {
+  const json = () => (runs.length === 1 ? prettyJson(documentOf(runs[0]!)) : prettyJson(runs.map((r) => ({ label: r.label, kind: r.kind, report: documentOf(r) }))));
+  const perCase = (): { label: string; kind: string; row: unknown }[] =>
+    runs.flatMap((r): { label: string; kind: string; row: unknown }[] =>
+      r.kind === 'suite'
+        ? (r.results ?? []).map((row) => ({ label: r.label, kind: r.kind, row }))
+        : r.kind === 'code'
+          ? r.results.datapoints.map((row) => ({ label: r.label, kind: r.kind, row }))
+          : r.file.arms.map((row) => ({ label: r.label, kind: r.kind, row })),
+    );
+  return {
+    json,
+    md: () => runs.map(markdownOf).join('\n'),
+    html: () => buildHtml(runs),
+    csv: () => {
+      if (!flags.cases) {
+        const f = inputsFrontier(runs);
+        return armsCsv(f.arms, f, f.arm_kinds);
+      }
+      const suites = runs.filter((r) => r.kind === 'suite');
+      const codes = runs.filter((r) => r.kind === 'code');
+      if (suites.length && codes.length) throw new JoulebenchError('E_USAGE', '--cases CSV: suite runs and code results have different columns; write them to two files');
+      if (runs.some((r) => r.kind === 'infer')) throw new JoulebenchError('E_USAGE', '--cases CSV: an infer run file has no cases; use report -o FILE.json');
+      if (codes.length) return datapointsCsv(codes.map((r) => ({ label: r.label, datapoints: r.results.datapoints })));
+      const missing = suites.filter((r) => r.results === null).map((r) => r.origin);
+      if (missing.length) throw new JoulebenchError('E_INPUT', `--cases: no per-case results for ${missing.join(', ')} (its .results.jsonl is not beside it)`);
+      return casesCsv(suites.map((r) => ({ label: r.label, results: r.results! })));
+    },
+    jsonl: () =>
+      flags.cases
+        ? perCase().map((c) => JSON.stringify({ run: c.label, kind: c.kind, ...(c.row as object) })).join('\n') + '\n'
+        : inputsFrontier(runs).arms.map((a) => JSON.stringify(a)).join('\n') + '\n',
+    txt: () => runs.map(tableOf).join('\n'),
+  };
+}
+
 interface ReportFlags {
+  cases?: boolean;
   html?: string;
   md?: boolean;
   json?: boolean;
@@ -23,10 +71,18 @@ export function reportCommand(io: CliIO): Command {
     .option('--html <file>', 'write a self-contained HTML report (charts inlined, no network)')
     .option('--md', 'print Markdown instead of the terminal table')
     .option('--json', 'print the report JSON (aggregated, for a results file or a run id)')
-    .option('-o, --out <file>', 'write the Markdown or JSON here instead of stdout')
+    .option('-o, --out <file>', 'write here; the extension picks the format: .json, .md, .html, .csv (one row per arm; --cases: per case), .jsonl, .txt')
+    .option('--cases', 'with -o FILE.csv or .jsonl: one row per case (suite runs) or per datapoint (code) instead of per arm')
     .action(async (specs: string[], flags: ReportFlags) => {
       if (flags.md && flags.json) throw new JoulebenchError('E_USAGE', '--md and --json are exclusive');
+      const plan = flags.out ? planOutput(flags.out, REPORT_FORMATS) : null;
       const runs = await loadInputsForCli(specs);
+      if (flags.out && plan) {
+        if (flags.html) writeFileEnsured(flags.html, await buildHtml(runs), '--html');
+        const format = await writeByExtension(flags.out, renderings(runs, flags));
+        io.err(`${format.padEnd(7)} ${flags.out}\n`);
+        return;
+      }
       if (flags.html) {
         // Loaded lazily: only --html reads the 1 MB chart bundle.
         const { buildHtmlReport } = await import('../../report/html/index.js');
@@ -34,6 +90,7 @@ export function reportCommand(io: CliIO): Command {
         io.err(`html    ${flags.html}\n`);
       }
       let text: string | null = null;
+      // (no -o: stdout)
       if (flags.json) {
         text = runs.length === 1 ? prettyJson(documentOf(runs[0]!)) : prettyJson(runs.map((r) => ({ label: r.label, kind: r.kind, report: documentOf(r) })));
       } else if (flags.md) {
@@ -42,8 +99,7 @@ export function reportCommand(io: CliIO): Command {
         text = runs.map(tableOf).join('\n');
       }
       if (text === null) return;
-      if (flags.out) writeFileEnsured(flags.out, text);
-      else io.out(text);
+      io.out(text);
     });
 }
 

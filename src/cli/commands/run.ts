@@ -1,3 +1,4 @@
+import { dirname } from 'node:path';
 import { Command, Option } from 'commander';
 import { prettyJson } from '../../core/canonical.js';
 import { JoulebenchError } from '../../core/errors.js';
@@ -9,6 +10,9 @@ import type { TargetFlags } from '../../session/setup.js';
 import type { SessionSpec } from '../../session/spec.js';
 import { TARGETS } from '../../targets/registry.js';
 import type { CliIO } from '../io.js';
+import { checkOutputPath } from '../output-file.js';
+import { planOutput, sideFileBase, writeByExtension } from '../outputs.js';
+import { runRenderings, RUN_FORMATS } from '../run-outputs.js';
 import { addMeterFlags, idleMsFrom, meterOptionsFrom, type MeterFlags } from '../meter-flags.js';
 import { intAtLeast } from '../options.js';
 import { createProgress } from '../progress.js';
@@ -17,13 +21,19 @@ import type { LoadBlock } from '../../load/block.js';
 import { rateCurve } from '../../load/curve.js';
 import { rateLabel } from '../../load/options.js';
 import { renderCurveTable, renderLoadTable } from '../../load/table.js';
+import { addJudgeFlags } from '../judge-flags.js';
+import type { JudgeFlags } from '../../session/judge-setup.js';
 
-export interface RunFlags extends TargetFlags, MeterFlags, Partial<LoadFlags> {
+export interface RunFlags extends TargetFlags, MeterFlags, Partial<LoadFlags>, JudgeFlags {
   config?: string;
   concurrency: number;
   /** Absent: 1 for the cascade (its cache is meant to be warm), 0 for other targets (a paid endpoint would bill every question twice). */
   warmup?: number;
   repeat: number;
+  /** `--limit N`: the first N cases (after --filter); recorded in the suite version and digest. */
+  limit?: number;
+  /** `--filter REGEX`: cases whose id, tag or dataset matches; recorded in the suite version and digest. */
+  filter?: string;
   out?: string;
   results?: string;
   receipt?: string;
@@ -35,24 +45,29 @@ export interface RunFlags extends TargetFlags, MeterFlags, Partial<LoadFlags> {
   history: boolean;
   /** `--max-errors N`: consecutive target failures that stop the run; 0 never stops. */
   maxErrors?: number;
+  /** `--grid-intensity G|REGION`: adds gCO2e per correct answer from net energy. */
+  gridIntensity?: string;
 }
 
 export function runCommand(io: CliIO): Command {
   const cmd = new Command('run')
     .description('run a suite against a target and report accuracy, joules per correct answer, latency and stage mix')
-    .option('-s, --suite <name|file>', 'bundled suite (mt, router, all), mmlu (with --data), or a suite file (.json, .jsonl, .yaml)', 'all')
+    .option('-s, --suite <name|file>', 'bundled suite (mt, router, router-250, all), mmlu or mt-bench (with --data), or a suite file (.json, .jsonl, .yaml)', 'all')
     .addOption(new Option('-t, --target <kind>', 'the system under test (default: the config\'s target.kind, else cascade)').choices(Object.keys(TARGETS)))
     .addOption(new Option('--neural <kind>', "the cascade's neural backend (default: echo)").choices(Object.keys(TARGETS)))
-    .option('-c, --config <file>', 'run config (YAML): target, params (subjects, limit, retry), prices, timeouts')
+    .option('-c, --config <file>', 'run config (YAML): target, params (subjects, limit, retry), prices, timeouts, judge')
     .option('--endpoint <url>', 'OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1 (openai target)')
     .option('--model <name>', 'model name for a model-serving target (openai, ollama; also as the cascade\'s --neural)')
     .option('--credentials-ref <env:NAME>', 'read the API key from this environment variable (openai target)')
     .option('--answers <file>', 'recorded answers: a results JSONL or a fixture of {id, answer} (replay target)')
-    .option('--data <path>', 'MMLU questions: JSON/JSONL rows, a Hendrycks CSV, or a directory of them (--suite mmlu)')
+    .option('--data <path>', 'MMLU questions: JSON/JSONL rows, a Hendrycks CSV, or a directory of them (--suite mmlu); MT-Bench question.jsonl (--suite mt-bench)')
+    .option('--references <file>', "MT-Bench reference answers in FastChat's form (--suite mt-bench)")
     .option('--concurrency <n>', 'cases in flight at once; above 1 energy attribution is "shared"', intAtLeast(1), 1)
     .option('-w, --warmup <n>', 'passes run first, recorded with phase "warmup", never scored (default: 1 for the cascade, 0 for other targets)', intAtLeast(0))
     .option('-r, --repeat <n>', 'scored passes over the suite', intAtLeast(1), 1)
-    .option('-o, --out <file>', 'write the report JSON here (default: stdout, with the table on stderr)')
+    .option('--filter <regex>', 'only cases whose id, a tag or the dataset matches (recorded in the suite digest)')
+    .option('--limit <n>', 'only the first N cases, after --filter (recorded in the suite digest)', intAtLeast(1))
+    .option('-o, --out <file>', 'write the report here; the extension picks the format: .json, .md, .html, .csv (per case), .jsonl (per case), .txt (default: JSON on stdout, the table on stderr)')
     .option('--results <file>', 'results JSONL, one line per case as it finishes (default: next to the report)')
     .option('--receipt <file>', 'receipt JSON: host, versions, UTC times, digests (default: next to the report)')
     .option('--resume [results]', 'continue an interrupted run from its results JSONL (default: the --results file)')
@@ -60,9 +75,10 @@ export function runCommand(io: CliIO): Command {
     .option('--no-history', 'do not record this run in the history database ($JOULEBENCH_HOME/history.sqlite)')
     .option('-q, --quiet', 'no progress bar and no table')
     .option('--max-errors <n>', 'stop after this many cases in a row fail at the target (exit 1, finished cases kept); 0 never stops', intAtLeast(0), DEFAULT_MAX_ERRORS)
+    .option('--grid-intensity <G|REGION>', 'add gCO2e per correct answer from net energy: gCO2e/kWh, or a country code (FRA, USA, WOR…; docs/energy-sources.md)')
     // --- model-server flags (issue 5: ollama); they go to the target, or to the cascade's neural backend ---
     .option('--base-url <url>', 'server address for a model-serving target (ollama: default http://127.0.0.1:11434)');
-  return addLoadFlags(addMeterFlags(cmd)).action(async (flags: RunFlags) => {
+  return addJudgeFlags(addLoadFlags(addMeterFlags(cmd))).action(async (flags: RunFlags) => {
     const rates = flags.requestRate;
     if (rates && rates.length > 1) await rateSweepAction(flags, rates, io);
     else await runAction(flags, io);
@@ -70,6 +86,10 @@ export function runCommand(io: CliIO): Command {
 }
 
 export async function runAction(flags: RunFlags, io: CliIO): Promise<{ accuracy_pct: number | null; load?: LoadBlock; out: string | null }> {
+  // A bad output path or extension is refused before the run spends anything.
+  const outPlan = flags.out ? planOutput(flags.out, RUN_FORMATS) : null;
+  if (flags.results) checkOutputPath(flags.results, '--results');
+  if (flags.receipt) checkOutputPath(flags.receipt, '--receipt');
   const aborter = new AbortController();
   let resultsPath: string | null = null;
   // Ctrl-C or a polite kill: the session writes what is buffered at once, then we stop; every finished case stays on disk.
@@ -84,10 +104,13 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<{ accuracy_
   process.once('SIGTERM', onSignal);
   let session;
   try {
-    session = await runSession(sessionSpecFrom(flags, process.env), {
+    session = await runSession(sessionSpecFrom(flags, process.env, outPlan), {
       signal: aborter.signal,
       onStart: ({ paths, total_cases }) => {
         resultsPath = paths.results;
+        if (flags.out && outPlan && !outPlan.regular && !(flags.results && flags.receipt)) {
+          io.err(`joulebench: ${flags.out} is not a regular file, so nothing is written beside it: results and receipt go to ${dirname(paths.results)}/\n`);
+        }
         progress = flags.quiet ? null : createProgress(io, total_cases);
       },
       onResult: (_r, p) => progress?.update(p.done),
@@ -102,12 +125,23 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<{ accuracy_
   }
   const { report, paths, history_id: runId } = session;
   const load = (session.outcome.report as { load?: LoadBlock }).load;
-  const table = renderReportTable(session.outcome.report) + (load ? renderLoadTable(load) : '');
+  // The session's report: with a judge, the judged one (MT-Bench score and the judge's figures beside the SUT's).
+  const table = renderReportTable(session.report) + (load ? renderLoadTable(load) : '');
+  if (flags.out && outPlan?.format !== 'json') {
+    await writeByExtension(flags.out, runRenderings({ report, reportJson: prettyJson(report), resultsPath: paths.results, receipt: session.receipt as unknown as Record<string, unknown>, label: session.suite.name }));
+  }
   if (flags.out) {
     if (!flags.quiet) io.out(table);
   } else {
     io.out(prettyJson(report));
     if (!flags.quiet) io.err(table);
+  }
+  const c = report.co2e;
+  if (c && !flags.quiet) {
+    const range = c.grams_per_correct_range ? ` (range ${fmtGrams(c.grams_per_correct_range.low)}–${fmtGrams(c.grams_per_correct_range.high)})` : '';
+    const line = `CO2e / correct  ${c.grams_per_correct === null ? 'n/a' : fmtGrams(c.grams_per_correct)}${range} [${c.energy_source}, net] at ${c.intensity}\n`;
+    if (flags.out) io.out(line);
+    else io.err(line);
   }
   // Warnings (a dropped RAPL sample, a failed read, history not written) always reach a person, quiet or not.
   for (const w of warnings) io.err(`joulebench: warning: ${w}\n`);
@@ -119,7 +153,7 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<{ accuracy_
   if (everyCaseFailed(session.outcome.report)) {
     throw new JoulebenchError('E_RUN', `every case failed at the target (first error in ${paths.results})`);
   }
-  return { accuracy_pct: report.accuracy_pct, ...(load ? { load } : {}), out: paths.report ?? null };
+  return { accuracy_pct: report.accuracy_pct, ...(load ? { load } : {}), out: flags.out ?? paths.report ?? null };
 }
 
 /**
@@ -147,7 +181,7 @@ async function rateSweepAction(flags: RunFlags, rates: number[], io: CliIO): Pro
 }
 
 /** The session spec `run`'s flags ask for (meter settings resolved from flags and environment here). */
-export function sessionSpecFrom(flags: RunFlags, env: NodeJS.ProcessEnv): SessionSpec {
+export function sessionSpecFrom(flags: RunFlags, env: NodeJS.ProcessEnv, outPlan: { format: string; regular: boolean } | null = null): SessionSpec {
   const spec: SessionSpec = {
     suite: flags.suite,
     meter: flags.meter ?? 'auto',
@@ -160,11 +194,26 @@ export function sessionSpecFrom(flags: RunFlags, env: NodeJS.ProcessEnv): Sessio
   const copy = <K extends keyof RunFlags & keyof SessionSpec>(k: K): void => {
     if (flags[k] !== undefined) (spec as unknown as Record<string, unknown>)[k] = flags[k];
   };
-  for (const k of ['config', 'target', 'neural', 'endpoint', 'model', 'credentialsRef', 'answers', 'data', 'baseUrl', 'warmup', 'out', 'results', 'receipt', 'resume', 'overwrite'] as const) copy(k);
+  for (const k of ['config', 'target', 'neural', 'endpoint', 'model', 'credentialsRef', 'answers', 'data', 'references', 'baseUrl', 'warmup', 'filter', 'limit', 'out', 'results', 'receipt', 'resume', 'overwrite', 'judgePass', 'judgeCache', 'judgeMeter'] as const) copy(k);
+  if (flags.judgeMeter !== undefined) spec.judgeMeterOptions = meterOptionsFrom(flags, env);
+  if (flags.out && outPlan) {
+    // The session writes the report as JSON; any other format is written by the CLI afterwards.
+    if (outPlan.format !== 'json') delete spec.out;
+    // Side files are named after the output whatever its extension, and never put beside a device.
+    const { base } = sideFileBase(flags.out, outPlan.regular, flags.suite, new Date());
+    if (flags.results === undefined && !flags.resume) spec.results = `${base}.results.jsonl`;
+    if (flags.receipt === undefined) spec.receipt = `${base}.receipt.json`;
+  }
   if (!flags.history) spec.history = false;
+  if (flags.gridIntensity !== undefined) spec.grid_intensity = flags.gridIntensity;
   const stray = strayLoadFlag(flags);
   if (stray) throw new JoulebenchError('E_USAGE', `${stray} applies to load runs only: add --request-rate`);
   if (flags.requestRate?.length === 1) spec.load = loadOptionsFrom(flags as LoadFlags, flags.requestRate[0]!);
   if (flags.maxErrors !== undefined) spec.max_errors = flags.maxErrors;
   return spec;
+}
+
+/** Grams with enough digits for a per-answer figure (often well under a gram). */
+function fmtGrams(g: number): string {
+  return `${Number(g.toPrecision(3))} g`;
 }

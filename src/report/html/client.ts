@@ -41,14 +41,20 @@ export const CLIENT_SCRIPT = String.raw`
   var runs = M.runs;
   var labels = runs.map(function (r) { return r.label; });
 
-  // 1. Accuracy against J/correct, with the Pareto frontier across arms.
-  (function () {
+  // 1. Accuracy against J/correct, with the Pareto frontier across arms: one chart per kind of energy
+  // (measured; modelled or estimated), never both on one axis. The page decides which charts exist.
+  var MODELLED = { model: 1, estimate: 1 };
+  function energyKind(a) { return MODELLED[String(a.energy_source).replace(/ net$/, '')] ? 'modelled' : 'measured'; }
+  Array.prototype.forEach.call(document.querySelectorAll('[data-chart="frontier"]'), function (el) { drawFrontier(el.id, el.getAttribute('data-energy')); });
+  function drawFrontier(chartId, kind) {
     var fr = M.frontier.frontiers.energy;
     var byId = {};
     M.frontier.arms.forEach(function (a) { byId[a.id] = a; });
     var optimal = {};
     fr.verdicts.forEach(function (v) { optimal[v.id] = v.optimal; });
-    var placed = M.frontier.arms.filter(function (a) { return a.joules_per_correct !== null && a.accuracy_pct !== null; });
+    var withheld = {};
+    fr.verdicts.forEach(function (v) { if (v.excluded) withheld[v.id] = 1; });
+    var placed = M.frontier.arms.filter(function (a) { return a.joules_per_correct !== null && a.accuracy_pct !== null && energyKind(a) === kind && !withheld[a.id]; });
     var xs = placed.map(function (a) { return a.joules_per_correct; });
     var useLog = xs.length > 1 && Math.min.apply(null, xs) > 0 && Math.max.apply(null, xs) / Math.min.apply(null, xs) > 20;
     var point = function (a) {
@@ -60,10 +66,10 @@ export const CLIENT_SCRIPT = String.raw`
         arm: a,
       };
     };
-    var line = fr.frontier.map(function (id) { var a = byId[id]; return [a.joules_per_correct, a.accuracy_pct]; })
+    var line = fr.frontier.filter(function (id) { return energyKind(byId[id]) === kind; }).map(function (id) { var a = byId[id]; return [a.joules_per_correct, a.accuracy_pct]; })
       .sort(function (p, q) { return p[0] - q[0]; });
     var sources = Object.keys(placed.reduce(function (m, a) { m[a.energy_source] = 1; return m; }, {})).join(', ') || 'none';
-    chart('chart-frontier', {
+    chart(chartId, {
       grid: { left: 64, right: 32, top: 36, bottom: 56 },
       tooltip: {
         trigger: 'item',
@@ -76,7 +82,7 @@ export const CLIENT_SCRIPT = String.raw`
         },
       },
       legend: { data: ['arms', 'Pareto frontier'], top: 4 },
-      xAxis: { type: useLog ? 'log' : 'value', name: 'J / correct [' + sources + ']' + (useLog ? ' (log)' : '') + ' \u2190 better', nameLocation: 'middle', nameGap: 32, scale: true },
+      xAxis: { type: useLog ? 'log' : 'value', name: (kind === 'modelled' ? 'modelled ' : 'measured ') + 'J / correct [' + sources + ']' + (useLog ? ' (log)' : '') + ' \u2190 better', nameLocation: 'middle', nameGap: 32, scale: true },
       yAxis: { type: 'value', name: 'accuracy % \u2191', nameLocation: 'middle', nameGap: 44, scale: true, max: function (v) { return Math.min(100, Math.ceil(v.max + 2)); } },
       series: [
         { name: 'arms', type: 'scatter', itemStyle: { color: '#2563eb' }, data: placed.map(point), label: { show: true, position: 'right', formatter: function (p) { return p.name; }, fontSize: 11 } },
@@ -86,7 +92,7 @@ export const CLIENT_SCRIPT = String.raw`
     var unplaced = fr.verdicts.filter(function (v) { return v.excluded; });
     var note = document.getElementById('frontier-note');
     if (note) note.textContent = unplaced.length === 0 ? '' : 'Not placed: ' + unplaced.map(function (v) { return v.id + ' (' + v.excluded + ')'; }).join('; ');
-  })();
+  }
 
   // 2. Stage distribution (cases) and energy per stage.
   (function () {
@@ -214,7 +220,30 @@ export const CLIENT_SCRIPT = String.raw`
         var tr = document.createElement('tr');
         tr.className = 'case ' + outcome(c);
         if (labels.length > 1) td(tr, c.run);
-        td(tr, c.id, 'mono');
+        var idCell = td(tr, '', 'mono');
+        // The case id opens its full expected answer, answer and error in a row beneath (text only).
+        var link = document.createElement('a');
+        link.href = '#case-' + encodeURIComponent(c.run + '/' + c.id + '/' + c.pass);
+        link.textContent = c.id;
+        link.className = 'case-link';
+        link.addEventListener('click', function (ev) {
+          ev.preventDefault();
+          var next = tr.nextSibling;
+          if (next && next.className === 'case-detail') { next.remove(); return; }
+          var d = document.createElement('tr');
+          d.className = 'case-detail';
+          var cell = document.createElement('td');
+          cell.colSpan = tr.children.length;
+          var dl = document.createElement('dl');
+          [['expected', c.expected === null ? '(unscored: no expected answer)' : c.expected], ['answer', c.response === null ? '(none)' : c.response], ['error', c.error || '\u2014']].forEach(function (kv) {
+            var dt = document.createElement('dt'); dt.textContent = kv[0]; dl.appendChild(dt);
+            var dd = document.createElement('dd'); dd.textContent = kv[1]; dl.appendChild(dd);
+          });
+          cell.appendChild(dl);
+          d.appendChild(cell);
+          tr.parentNode.insertBefore(d, tr.nextSibling);
+        });
+        idCell.appendChild(link);
         td(tr, c.dataset);
         td(tr, String(c.pass), 'num');
         td(tr, c.stage || '\u2014');

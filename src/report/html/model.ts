@@ -49,6 +49,8 @@ export interface HtmlModel {
     solvers: (SolverSummary & { arm: string; wall_p95_ms: number | null })[];
     /** Reasons datapoints were invalid, per solver. */
     invalid_reasons: Record<string, string[]>;
+    /** Task × solver outcome over the rollouts: resolved (any rollout), invalid (every rollout), else not resolved. */
+    grid: { tasks: string[]; solvers: string[]; cells: Record<string, Record<string, { outcome: 'resolved' | 'not' | 'invalid'; resolved: number; rollouts: number }>> };
     receipt: Record<string, unknown> | null;
   }[];
   /** Infer run files: arms (model × threads) with no accuracy, so never on a frontier. */
@@ -139,8 +141,25 @@ function codeModel(x: Extract<ReportInput, { kind: 'code' }>): HtmlModel['code']
     sandbox: String(r.config.sandbox?.kind ?? 'n/a'),
     solvers: r.solvers.map((s, i) => ({ ...s, arm: arms[i]!.id, wall_p95_ms: arms[i]!.latency_p95_ms })),
     invalid_reasons: invalid,
+    grid: taskGrid(r),
     receipt: r.receipt ?? null,
   };
+}
+
+function taskGrid(r: Extract<ReportInput, { kind: 'code' }>['results']): HtmlModel['code'][number]['grid'] {
+  const solvers = r.solvers.map((s) => s.solver);
+  const tasks = [...r.suite.tasks];
+  const cells: HtmlModel['code'][number]['grid']['cells'] = {};
+  for (const t of tasks) {
+    cells[t] = {};
+    for (const s of solvers) {
+      const dps = r.datapoints.filter((d) => d.task === t && d.solver === s);
+      const resolved = dps.filter((d) => d.resolved).length;
+      const outcome = resolved > 0 ? 'resolved' : dps.length > 0 && dps.every((d) => !d.valid) ? 'invalid' : 'not';
+      cells[t]![s] = { outcome, resolved, rollouts: dps.length };
+    }
+  }
+  return { tasks, solvers, cells };
 }
 
 function caseLatency(results: readonly CaseResult[]): { p50: number | null; p95: number | null; p99: number | null } {

@@ -1,9 +1,14 @@
-import { hasStages } from '../stages.js';
 import type { BenchReport } from '../../core/aggregate.js';
 import { fmtJoules, fmtMs, fmtPct, fmtUsd } from '../format.js';
 import { INFER_LEGEND } from '../infer-view.js';
 import { suiteEnergyText } from '../suite-energy.js';
 import { CLIENT_SCRIPT } from './client.js';
+import { MT_BENCH_CHART_SCRIPT, mtBenchSection } from './mt-bench-section.js';
+
+/** The page script with the MT-Bench chart added before the page marks itself ready (inside its scope). */
+const READY = "  document.body.setAttribute('data-ready', '1');";
+if (!CLIENT_SCRIPT.includes(READY)) throw new Error('html: the page script lost its ready marker');
+const PAGE_SCRIPT = CLIENT_SCRIPT.replace(READY, MT_BENCH_CHART_SCRIPT + READY);
 import type { HtmlModel } from './model.js';
 
 /** HTML-escapes text for element content and attribute values. */
@@ -23,7 +28,8 @@ function scriptSafe(s: string): string {
 export function renderHtmlPage(model: HtmlModel, echartsSource: string): string {
   const labels = [...model.runs.map((r) => r.label), ...model.code.map((c) => c.label), ...model.infer.map((f) => f.label)];
   const title = labels.length === 1 ? `joulebench · ${labels[0]!}` : `joulebench · ${labels.length} runs`;
-  const anyCost = model.runs.some((r) => r.report.total_usd !== null && r.report.total_usd !== undefined);
+  const anyCost = model.runs.some((r) => typeof r.report.total_usd === 'number' && r.report.total_usd > 0);
+  const allZeroCost = !anyCost && model.runs.some((r) => r.report.total_usd === 0);
   const data = JSON.stringify(model).replace(/</g, '\\u003c');
   return `<!doctype html>
 <html lang="en">
@@ -47,20 +53,21 @@ ${model.runs.length > 0 ? `<section id="headline">
 </section>` : ''}
 ${model.frontier.arms.length > 0 ? `<section id="frontier">
   <h2>Accuracy against joules per correct answer</h2>
-  <p class="sub">Each point is an arm (a suite run, or a coding-agent solver, whose accuracy is its resolution %). Blue points lie on the Pareto frontier (no other arm is both at least as accurate and at least as cheap, and better in one); grey points are dominated.</p>
-  <div class="chart" id="chart-frontier" data-chart="frontier"></div>
+  <p class="sub">Each point is an arm (a suite run, or a coding-agent solver, whose accuracy is its resolution %). Blue points lie on the Pareto frontier (no other arm is both at least as accurate and at least as cheap, and better in one); grey points are dominated. Measured and modelled energy are never drawn on one axis.</p>
+  ${frontierCharts(model)}
   <p class="note" id="frontier-note"></p>
   ${notPlacedNote(model)}
 </section>` : ''}
+${mtBenchSection(model)}
 ${model.code.length > 0 ? codeSection(model) : ''}
 ${model.infer.length > 0 ? inferSection(model) : ''}
-${model.runs.length > 0 ? `${model.runs.some((r) => hasStages(r.report)) ? `<section id="stages" class="pair">
+${model.runs.length > 0 ? `${isCascade(model) ? `<section id="stages" class="pair">
   <div><h2>Stage distribution</h2><div class="chart" id="chart-stages" data-chart="stages"></div></div>
   <div><h2>Energy per stage</h2><div class="chart" id="chart-stage-energy" data-chart="stage-energy"></div></div>
 </section>` : ''}
 <section id="latency" class="pair">
   <div><h2>Latency${model.runs.some((r) => r.report.ttft_p50_ms != null) ? ' and TTFT' : ''}</h2><div class="chart" id="chart-latency" data-chart="latency"></div></div>
-  <div><h2>Cost</h2>${anyCost ? '<div class="chart" id="chart-cost" data-chart="cost"></div>' : '<p class="note empty">No run reported a cost (no usage or no price): cost is n/a, not $0.</p>'}</div>
+  <div><h2>Cost</h2>${anyCost ? '<div class="chart" id="chart-cost" data-chart="cost"></div>' : (allZeroCost ? '<p class="note empty">No chart: every run that reported a cost reported $0.00 (a known zero: nothing was billed); the figures are in the headline table.</p>' : '<p class="note empty">No run reported a cost (no usage or no price): cost is n/a, not $0.</p>')}</div>
 </section>
 <section id="cases">
   <h2>Cases</h2>
@@ -88,7 +95,7 @@ ${model.runs.length > 0 ? `${model.runs.some((r) => hasStages(r.report)) ? `<sec
 </main>
 <script type="application/json" id="jb-data">${data}</script>
 <script>${scriptSafe(echartsSource)}</script>
-<script>${scriptSafe(CLIENT_SCRIPT)}</script>
+<script>${scriptSafe(PAGE_SCRIPT)}</script>
 </body>
 </html>
 `;
@@ -135,6 +142,43 @@ function headlineTable(model: HtmlModel): string {
   <tbody>${rows.join('')}</tbody></table>`;
 }
 
+/** Stage charts belong to cascades: some run resolved a case at a stage. */
+function isCascade(model: HtmlModel): boolean {
+  return model.runs.some((r) => Object.values(r.report.stage_distribution ?? {}).some((n) => typeof n === 'number' && n > 0));
+}
+
+/** Energy sources that are not measurements: a cost model or a coefficient. */
+const MODELLED = new Set(['model', 'estimate']);
+
+/**
+ * The frontier chart(s): measured and modelled energy each on their own axis (two charts when both
+ * are present). A chart with fewer than two placed arms is not drawn (one dot shows no trade-off): a
+ * note says why instead.
+ */
+function frontierCharts(model: HtmlModel): string {
+  const excluded = new Set(model.frontier.frontiers.energy.verdicts.filter((v) => v.excluded).map((v) => v.id));
+  const placed = model.frontier.arms.filter((a) => a.accuracy_pct !== null && a.joules_per_correct !== null && !excluded.has(a.id));
+  const groups: { kind: 'measured' | 'modelled'; title: string; arms: typeof placed }[] = [
+    { kind: 'measured' as const, title: 'Measured energy', arms: placed.filter((a) => !MODELLED.has(a.energy_source.replace(/ net$/, ''))) },
+    { kind: 'modelled' as const, title: 'Modelled or estimated energy (not a measurement)', arms: placed.filter((a) => MODELLED.has(a.energy_source.replace(/ net$/, ''))) },
+  ].filter((g) => g.arms.length > 0);
+  if (groups.length === 0) {
+    const why = [...new Set(model.frontier.arms.map((a) => (a.accuracy_pct === null ? 'no accuracy' : 'J / correct unknown (n/a)')))].join('; ');
+    const reasons = [...new Set(model.frontier.frontiers.energy.verdicts.map((v) => v.excluded).filter((x): x is string => x !== null))];
+    return `<p class="note empty" id="frontier-missing">No chart: no two arms can be placed (${esc(reasons.length ? reasons.join('; ') : why)}).</p>`;
+  }
+  const both = groups.length > 1;
+  return groups
+    .map((g) => {
+      const heading = both ? `<h3>${esc(g.title)}</h3>` : '';
+      if (g.arms.length < 2) {
+        return `${heading}<p class="note empty" data-missing-chart="${g.kind}">No chart for ${esc(g.kind)} energy: only one arm (${esc(g.arms[0]!.id)}) has figures, so there is nothing to trade off against; its numbers are in the tables.</p>`;
+      }
+      return `${heading}<div class="chart" id="chart-frontier${g.kind === 'modelled' && both ? '-modelled' : ''}" data-chart="frontier" data-energy="${g.kind}"></div>`;
+    })
+    .join('\n');
+}
+
 function notPlacedNote(model: HtmlModel): string {
   const np = model.frontier.not_placed;
   if (np.length === 0) return '';
@@ -163,13 +207,34 @@ function codeSection(model: HtmlModel): string {
     });
     return `<h3>${esc(c.label)} <span class="sub">suite ${esc(c.suite.name)} · ${c.suite.tasks} tasks · best-of-${c.rollouts} · meter ${esc(c.meter)} · sandbox ${esc(c.sandbox)}</span></h3>
     <table class="code"><thead><tr><th>solver (arm)</th><th>resolution (accuracy)</th><th>J / resolved (J / correct)</th><th>total energy</th><th>$ / resolved</th><th>wall median / p95</th><th>invalid</th><th>escapes</th></tr></thead>
-    <tbody>${rows.join('')}</tbody></table>`;
+    <tbody>${rows.join('')}</tbody></table>
+    ${gridTable(c)}`;
   });
   return `<section id="code">
   <h2>Coding agents</h2>
   <p class="sub">Each solver is an arm: accuracy = tasks resolved ÷ valid tasks (best-of-N over rollouts), J/correct = energy over every rollout ÷ tasks resolved, $/correct = dollars ÷ tasks resolved. n/a means unknown or nothing resolved, never 0.</p>
   ${files.join('\n')}
 </section>`;
+}
+
+/** Task × solver: resolved / not resolved / invalid, best-of-N over the rollouts. */
+function gridTable(c: HtmlModel['code'][number]): string {
+  const g = c.grid;
+  if (g.tasks.length === 0 || g.solvers.length === 0) return '';
+  const mark = { resolved: '✓ resolved', not: '✗ not resolved', invalid: '— invalid' } as const;
+  const rows = g.tasks.map(
+    (t) =>
+      `<tr><td class="mono">${esc(t)}</td>${g.solvers
+        .map((s) => {
+          const cell = g.cells[t]?.[s];
+          if (!cell) return '<td>—</td>';
+          const n = cell.rollouts > 1 ? ` <span class="sub">${cell.resolved}/${cell.rollouts}</span>` : '';
+          return `<td class="grid ${cell.outcome}">${esc(mark[cell.outcome])}${n}</td>`;
+        })
+        .join('')}</tr>`,
+  );
+  return `<div class="scroll"><table class="grid" data-grid="${esc(c.label)}"><thead><tr><th>task</th>${g.solvers.map((s) => `<th>${esc(s)}</th>`).join('')}</tr></thead>
+    <tbody>${rows.join('')}</tbody></table></div>`;
 }
 
 function inferSection(model: HtmlModel): string {
@@ -282,6 +347,8 @@ td.big { font-size:16px; font-weight:600; }
 td.mono { font-family:ui-monospace, monospace; font-size:12px; white-space:nowrap; }
 td.text { max-width:320px; overflow:hidden; text-overflow:ellipsis; white-space:nowrap; font-size:12px; }
 td.warn { color:var(--warn); }
+tr.case-detail dd { white-space:pre-wrap; word-break:break-word; }
+td.grid.resolved { color:#047857; } td.grid.not { color:var(--err); } td.grid.invalid { color:var(--muted); }
 tr.case.correct td.outcome { color:#047857; }
 tr.case.incorrect td.outcome { color:var(--err); }
 tr.case.error td.outcome { color:var(--err); font-weight:600; }

@@ -109,7 +109,9 @@ export class Cascade implements Target {
   }
 
   describe(): Record<string, unknown> {
-    return { kind: 'cascade', id: this.id, stages: this.stages.map((s) => s.describe()) };
+    // A cascade has no conversation state: a multi-turn case reaches it as one prompt, its turns joined
+    // with `Follow-up:` lines (seed 000 §3), whatever its neural backend could do.
+    return { kind: 'cascade', id: this.id, multi_turn: 'follow-up', stages: this.stages.map((s) => s.describe()) };
   }
 
   async close(): Promise<void> {

@@ -77,10 +77,12 @@ export function createOllamaTarget(opts: OllamaTargetOptions): Target {
   return {
     id: `ollama:${opts.model}`,
     kind: 'ollama',
+    // /api/chat takes a conversation; /api/generate takes one prompt (multi-turn cases are then joined with `Follow-up:`).
+    conversational: api === 'chat',
     async answer(req): Promise<Answer> {
       const body: Record<string, unknown> =
         api === 'chat'
-          ? { model: opts.model, messages: [{ role: 'user', content: req.prompt }], options }
+          ? { model: opts.model, messages: req.messages ?? [{ role: 'user', content: req.prompt }], options }
           : { model: opts.model, prompt: req.prompt, options };
       if (opts.keep_alive !== undefined) body.keep_alive = opts.keep_alive;
       const r = await client.stream(api === 'chat' ? '/api/chat' : '/api/generate', body, req.signal);
@@ -101,7 +103,15 @@ export function createOllamaTarget(opts: OllamaTargetOptions): Target {
       };
       return answer;
     },
-    describe: () => ({ kind: 'ollama', model: opts.model, base_url: redactQuery(base_url), api, options, keep_alive: opts.keep_alive ?? null }),
+    describe: () => ({
+      kind: 'ollama',
+      model: opts.model,
+      base_url: redactQuery(base_url),
+      api,
+      options,
+      keep_alive: opts.keep_alive ?? null,
+      multi_turn: api === 'chat' ? 'conversation' : 'follow-up',
+    }),
   };
 }
 

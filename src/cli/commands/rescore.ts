@@ -1,0 +1,116 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { Command } from 'commander';
+import type { ReportContext } from '../../core/aggregate.js';
+import type { IdleCalibration, SuiteWindow } from '../../core/energy.js';
+import { prettyJson } from '../../core/canonical.js';
+import { JoulebenchError } from '../../core/errors.js';
+import { loadConfig } from '../../config/load.js';
+import { judgeResultsFile, readResultsForSuite } from '../../judge/results-file.js';
+import { judgePairwise } from '../../judge/score.js';
+import { pairwiseBlock } from '../../judge/summary.js';
+import { renderReportTable } from '../../report/table.js';
+import { writeFileEnsured, type CliIO } from '../io.js';
+import { addJudgeFlags } from '../judge-flags.js';
+import { createJudgeFromConfig, type JudgeFlags } from '../../session/judge-setup.js';
+import { buildSuite } from '../../session/setup.js';
+import { meterOptionsFrom } from '../meter-flags.js';
+import { isBundledSuite } from '../../suites/loader.js';
+import { readResultsFile } from '../../runner/results-file.js';
+
+interface RescoreFlags extends JudgeFlags {
+  judge: string;
+  suite?: string;
+  data?: string;
+  references?: string;
+  against?: string;
+  out?: string;
+  quiet?: boolean;
+}
+
+/**
+ * `joulebench rescore RESULTS --judge CONFIG`: scores a finished run's judged cases with a judge, after
+ * the fact. Judgements already in the cache (same judge model, prompt hash, question and answer) are
+ * not asked again. The results file is rewritten with the scores; the report goes to stdout or --out.
+ * With `--against OTHER` and `judge.mode: pairwise`, compares the two runs' answers instead.
+ */
+export function rescoreCommand(io: CliIO): Command {
+  const cmd = new Command('rescore')
+    .description('score a results file with an LLM judge (MT-Bench [[rating]]); cached judgements are not asked again')
+    .argument('<results>', 'results JSONL of a finished run')
+    .requiredOption('--judge <config>', 'YAML config with a judge: block (kind, endpoint, model, prices, mode, pass, cache)')
+    .option('-s, --suite <name|file>', "the suite the run asked (default: the results header's suite name)")
+    .option('--data <path>', 'MT-Bench question.jsonl (--suite mt-bench) or MMLU data')
+    .option('--references <file>', "MT-Bench reference answers in FastChat's form")
+    .option('--against <results>', 'pairwise mode: the other run to compare with (both orders are asked)')
+    .option('-o, --out <file>', 'write the report JSON here (default: stdout, with the table on stderr)')
+    .option('-q, --quiet', 'no table');
+  return addJudgeFlags(cmd).action(async (path: string, flags: RescoreFlags) => {
+    const cfg = loadConfig(flags.judge);
+    const block = cfg.config.judge;
+    if (!block) throw new JoulebenchError('E_CONFIG', `${cfg.path}: judge: is required for rescore (kind, model, …)`);
+    const headerSuite = readResultsFile(path).header?.suite;
+    if (!headerSuite) throw new JoulebenchError('E_RESULTS', `${path}: results file has no header line`);
+    if (flags.suite === undefined && !isBundledSuite(headerSuite) && headerSuite !== 'mt-bench') {
+      throw new JoulebenchError('E_USAGE', `${path} was written for suite "${headerSuite}": give its file with --suite FILE (the judge needs the questions)`);
+    }
+    const suiteName = flags.suite ?? headerSuite;
+    const suite = buildSuite(
+      { suite: suiteName, ...(flags.data ? { data: flags.data } : {}), ...(flags.references ? { references: flags.references } : {}) },
+      null,
+    );
+    if ((block.mode === 'pairwise') !== (flags.against !== undefined)) {
+      throw new JoulebenchError('E_USAGE', block.mode === 'pairwise' ? `${cfg.path}: judge.mode pairwise needs --against OTHER.results.jsonl` : `--against needs judge.mode: pairwise in ${cfg.path}`);
+    }
+    const setup = await createJudgeFromConfig(block, cfg.path, { ...flags, judgeMeterOptions: meterOptionsFrom({}, process.env) }, process.env);
+    let json: string;
+    try {
+      if (flags.against !== undefined) {
+        const a = readResultsForSuite(path, suite);
+        const b = readResultsForSuite(flags.against, suite);
+        const { verdicts, tally } = await judgePairwise({ a: a.results, b: b.results, cases: new Map(suite.cases.map((c) => [c.id, c])), judge: setup.judge });
+        const report = { a: { results: path, target: a.header.target }, b: { results: flags.against, target: b.header.target }, ...pairwiseBlock(verdicts, tally, setup.info) };
+        json = prettyJson(report);
+        if (!flags.quiet) {
+          io.err(
+            `pairwise · judge ${setup.info.model} · A ${a.header.target} vs B ${b.header.target}: A wins ${report.a_wins}, B wins ${report.b_wins}, ties ${report.ties}` +
+              ` (${report.inconsistent} by order disagreement), undecided ${report.undecided}; judge ${setup.judge.requests} request(s) now\n`,
+          );
+        }
+      } else {
+        const energy = runEnergyFromReceipt(path);
+        const judged = await judgeResultsFile({ path, suite, judge: setup.judge, info: setup.info, ...(energy ? { energy } : {}) });
+        json = prettyJson(judged.report);
+        if (!flags.quiet) io.err(renderReportTable(judged.report) + `judge requests now: ${setup.judge.requests}\nresults ${path} (rewritten with the scores)\n`);
+      }
+    } finally {
+      await setup.close();
+    }
+    if (flags.out) writeFileEnsured(flags.out, json);
+    else io.out(json);
+  });
+}
+
+/**
+ * The run's idle calibration and suite window, from the receipt next to the results file (the results
+ * file does not hold them), so a rescored report has the same energy basis as the run's own. Absent or
+ * written for another configuration: none (the report then sums the cases' own readings).
+ */
+function runEnergyFromReceipt(resultsPath: string): ReportContext['energy'] | undefined {
+  const receiptPath = resultsPath.replace(/\.results\.jsonl$/i, '.receipt.json');
+  if (receiptPath === resultsPath || !existsSync(receiptPath)) return undefined;
+  try {
+    const rc = JSON.parse(readFileSync(receiptPath, 'utf8')) as {
+      config_digest?: unknown;
+      energy?: { idle?: IdleCalibration; suite_window?: SuiteWindow | null; gross_from?: string };
+    };
+    const header = readResultsFile(resultsPath).header;
+    if (!rc.energy?.idle || rc.config_digest !== header?.config_digest) return undefined;
+    const w = rc.energy.suite_window;
+    return {
+      idle: rc.energy.idle,
+      suite: rc.energy.gross_from === 'suite-window' && w ? { joules: w.joules, source: w.source, by_domain: w.by_domain, window_ms: w.window_ms, below_floor: w.below_floor } : null,
+    };
+  } catch {
+    return undefined;
+  }
+}

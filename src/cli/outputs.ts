@@ -1,0 +1,44 @@
+import { basename, dirname, join } from 'node:path';
+import { stripColors } from '../report/colors.js';
+import { checkOutputPath, formatOf, writeOutputFile, type OutputFormat } from './output-file.js';
+
+/** How a command renders its result in each format it can write; the extension of `-o` picks one. */
+export type Renderings = Partial<Record<OutputFormat, () => string | Promise<string>>>;
+
+/** The formats a command offers, in the order its help lists them. */
+export function formatsOf(r: Renderings): OutputFormat[] {
+  return (['json', 'md', 'html', 'csv', 'jsonl', 'txt'] as const).filter((f) => r[f] !== undefined);
+}
+
+/**
+ * Checks `-o PATH` before any work: its extension must name a format the command writes, and the
+ * path must be writable in principle (not a folder, not under /proc). Returns the format.
+ */
+export function planOutput(path: string, offered: readonly OutputFormat[], flag = '--out'): { format: OutputFormat; regular: boolean } {
+  const format = formatOf(path, offered);
+  const { regular } = checkOutputPath(path, flag);
+  return { format, regular };
+}
+
+/** Renders in the format `path`'s extension names and writes it; the format written is returned. */
+export async function writeByExtension(path: string, r: Renderings, flag = '--out'): Promise<OutputFormat> {
+  const format = formatOf(path, formatsOf(r));
+  // A text table is rendered for a terminal: its file gets no colour codes.
+  const rendered = await r[format]!();
+  const text = format === 'txt' ? stripColors(rendered) : rendered;
+  writeOutputFile(path, text, flag);
+  return format;
+}
+
+/** The known output extensions, stripped when side files are named after the output. */
+const OUTPUT_EXT = /\.(json|md|markdown|html?|csv|jsonl|txt)$/i;
+
+/**
+ * Where side files (results, receipt, datapoints) go: beside a regular output file, named after it;
+ * for a device or pipe (`-o /dev/null`) or no output at all, the default run folder.
+ */
+export function sideFileBase(out: string | undefined, regular: boolean, defaultName: string, started: Date): { base: string; beside: boolean } {
+  if (out !== undefined && regular) return { base: join(dirname(out), basename(out).replace(OUTPUT_EXT, '')), beside: true };
+  const stamp = started.toISOString().replace(/[:.]/g, '-');
+  return { base: join('.joulebench', 'runs', `${defaultName.replace(/[^A-Za-z0-9._-]+/g, '_')}-${stamp}`), beside: false };
+}

@@ -1,0 +1,89 @@
+import { renameSync, writeFileSync } from 'node:fs';
+import { aggregate, type BenchReport, type ReportContext } from '../core/aggregate.js';
+import { JoulebenchError } from '../core/errors.js';
+import type { CaseResult, ResultsHeader, Suite } from '../core/types.js';
+import { readTextFile } from '../read-text.js';
+import { caseLine } from '../runner/case-line.js';
+import { parseResultsText } from '../runner/results-file.js';
+import { suiteDigest } from '../suites/digest.js';
+import type { Judge } from './judge.js';
+import { judgeResults, type JudgeTally } from './score.js';
+import { mtBenchBlock, type JudgeInfo, type MtBenchBlock } from './summary.js';
+
+/** A results file read for judging: its header, its case lines, and its raw lines (rewritten in place). */
+export interface JudgedRun {
+  header: ResultsHeader;
+  results: CaseResult[];
+  tally: JudgeTally;
+  report: BenchReport & MtBenchBlock;
+}
+
+/** Reads a results file and checks it was written for `suite` (the judge needs the questions it asked). */
+export function readResultsForSuite(path: string, suite: Suite): { header: ResultsHeader; results: CaseResult[]; text: string } {
+  const text = readTextFile(path, 'E_RESULTS');
+  const contents = parseResultsText(text, path);
+  if (!contents.header) throw new JoulebenchError('E_RESULTS', `${path}: results file has no header line`);
+  const digest = suiteDigest(suite);
+  if (contents.header.suite_digest !== digest) {
+    throw new JoulebenchError(
+      'E_RESULTS',
+      `${path}: written for suite "${contents.header.suite}" ${contents.header.suite_digest}, the suite given is "${suite.name}" ${digest} (give the same questions and references)`,
+    );
+  }
+  return { header: contents.header, results: contents.results, text };
+}
+
+/**
+ * Judges the judged cases of a results file (see `judgeResults`) and rewrites the file in place
+ * (a temporary file renamed over it): each case line gets its `score`, `passed`, `weight` and
+ * `meta.judge`, the system under test's measurements stay as they were, and one `record: "judge"`
+ * line says which judge scored it (an older one is replaced). The report is re-aggregated from the
+ * judged results (`energy` carries the run's suite window when the run itself is judging).
+ */
+export async function judgeResultsFile(o: {
+  path: string;
+  suite: Suite;
+  judge: Judge;
+  info: JudgeInfo;
+  energy?: ReportContext['energy'];
+  onCase?: (done: number, total: number) => void;
+}): Promise<JudgedRun> {
+  const { header, results, text } = readResultsForSuite(o.path, o.suite);
+  const cases = new Map(o.suite.cases.map((c) => [c.id, c]));
+  const { results: judged, tally } = await judgeResults({
+    results,
+    cases,
+    suiteScorer: o.suite.scorer,
+    judge: o.judge,
+    pass: o.info.pass,
+    ...(o.onCase ? { onCase: o.onCase } : {}),
+  });
+  // Case lines in file order are replaced one for one; other lines stay where they were.
+  const lines = text.slice(0, text.lastIndexOf('\n') + 1).split('\n');
+  lines.pop();
+  let i = 0;
+  const out: string[] = [];
+  for (const line of lines) {
+    if (line.trim() === '') continue;
+    const rec = (JSON.parse(line) as { record?: unknown }).record;
+    if (rec === 'case') out.push(caseLine(judged[i++]!));
+    else if (rec !== 'judge') out.push(line);
+  }
+  out.push(JSON.stringify({ record: 'judge', ...o.info, temperature: 0, tally }));
+  const tmp = `${o.path}.judging-${process.pid}`;
+  writeFileSync(tmp, out.join('\n') + '\n');
+  renameSync(tmp, o.path);
+
+  const scored = judged.filter((r) => r.phase === 'scored');
+  const ctx: ReportContext = {
+    suite: { name: header.suite, version: header.suite_version, digest: header.suite_digest },
+    target: header.target,
+    meter: header.meter,
+    warmup: header.warmup,
+    repeats: header.repeats,
+    ...(header.concurrency !== undefined ? { concurrency: header.concurrency } : {}),
+    ...(o.energy ? { energy: o.energy } : {}),
+  };
+  const base = aggregate(judged, ctx);
+  return { header, results: scored, tally, report: { ...base, ...mtBenchBlock(scored, base, tally, o.info) } };
+}

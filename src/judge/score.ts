@@ -1,0 +1,206 @@
+import { JoulebenchError } from '../core/errors.js';
+import type { Case, CaseResult, ScorerName } from '../core/types.js';
+import type { CachedJudgement } from './cache.js';
+import type { Judge } from './judge.js';
+import { comparePrompt, ratingPrompt } from './prompts.js';
+
+/** What the judgements behind a scoring cost, summed; each figure null when any judgement's is unknown. */
+export interface JudgeTally {
+  /** Judgements used (one per rated turn, two per compared turn). */
+  judgements: number;
+  /** Of those, taken from the cache: nothing was asked for them now. */
+  cached: number;
+  /** Requests sent now (a retried verdict counts twice). */
+  requests: number;
+  /** Judgements that ended as `judge_error`. */
+  errors: number;
+  joules: number | null;
+  energy_sources: string[];
+  usd: number | null;
+  prompt_tokens: number | null;
+  completion_tokens: number | null;
+}
+
+export function emptyTally(): JudgeTally {
+  return { judgements: 0, cached: 0, requests: 0, errors: 0, joules: 0, energy_sources: [], usd: 0, prompt_tokens: 0, completion_tokens: 0 };
+}
+
+function count(t: JudgeTally, j: CachedJudgement, cached: boolean): void {
+  t.judgements++;
+  if (cached) t.cached++;
+  else t.requests += j.requests;
+  if (j.error) t.errors++;
+  t.joules = t.joules === null || j.joules === null ? null : t.joules + j.joules;
+  if (j.joules !== null && !t.energy_sources.includes(j.energy_source)) t.energy_sources.push(j.energy_source);
+  t.usd = t.usd === null || j.cost_usd === null ? null : t.usd + j.cost_usd;
+  t.prompt_tokens = t.prompt_tokens === null || j.prompt_tokens === null ? null : t.prompt_tokens + j.prompt_tokens;
+  t.completion_tokens = t.completion_tokens === null || j.completion_tokens === null ? null : t.completion_tokens + j.completion_tokens;
+}
+
+/** The per-case record of a judging, kept in the result's `meta.judge`. */
+export interface CaseJudging {
+  mode: string;
+  /** One rating per judged turn (or one for an answer to all turns at once); null where the judge erred. */
+  ratings: (number | null)[];
+  prompts: string[];
+  error: string | null;
+}
+
+/** The questions a case asks, turn by turn. */
+function questionsOf(c: Case): string[] {
+  return c.turns && c.turns.length > 0 ? c.turns : [c.prompt ?? ''];
+}
+
+/** The answers a result holds: one per turn when it was asked as a conversation, else its one response. */
+function answersOf(r: CaseResult): string[] | null {
+  if (r.turns && r.turns.length > 0 && r.turns.every((t) => typeof t.response === 'string')) return r.turns.map((t) => t.response!);
+  return r.response === null ? null : [r.response];
+}
+
+export interface JudgeResultsOptions {
+  results: readonly CaseResult[];
+  /** The suite's cases by id (the questions and references the results file does not hold). */
+  cases: ReadonlyMap<string, Case>;
+  suiteScorer: ScorerName;
+  judge: Judge;
+  /** A case is correct at a score at or above this (MT-Bench points, default 7). */
+  pass: number;
+  onCase?: (done: number, total: number) => void;
+}
+
+/**
+ * Scores a run's judged cases (`scorer: judge`, per suite or per case) in the `single` or
+ * `single-reference` mode: each turn rated 1–10, `score` the mean rating, `weight` the score (seed
+ * 000's `mt_bench_score_per_correct`), `passed` at `score ≥ pass`. A case whose target failed is not
+ * judged (passed false, no score); a case with any `judge_error` is unscored (passed null). Other
+ * results pass through unchanged. Returns new result objects.
+ */
+export async function judgeResults(o: JudgeResultsOptions): Promise<{ results: CaseResult[]; tally: JudgeTally }> {
+  if (o.judge.mode === 'pairwise') throw new JoulebenchError('E_USAGE', 'pairwise judging compares two runs: use rescore with --against');
+  const tally = emptyTally();
+  const judged = o.results.filter((r) => r.phase === 'scored' && scorerOf(r, o) === 'judge').length;
+  let done = 0;
+  const out: CaseResult[] = [];
+  for (const r of o.results) {
+    if (r.phase !== 'scored' || scorerOf(r, o) !== 'judge') {
+      out.push(r);
+      continue;
+    }
+    const c = caseFor(r, o.cases);
+    const answers = r.error === null ? answersOf(r) : null;
+    const next: CaseResult = { ...r };
+    if (answers === null) {
+      next.passed = false;
+      next.score = null;
+      next.meta = { ...r.meta, judge: { mode: o.judge.mode, ratings: [], prompts: [], error: 'no answer to judge (the target failed)' } satisfies CaseJudging };
+      out.push(next);
+      o.onCase?.(++done, judged);
+      continue;
+    }
+    const questions = questionsOf(c);
+    const reference = o.judge.mode === 'single-reference' ? c.reference : undefined;
+    const perTurn = questions.length > 1 && answers.length === questions.length;
+    const asks = perTurn
+      ? questions.map((_, k) =>
+          ratingPrompt({ questions: questions.slice(0, k + 1), answers: answers.slice(0, k + 1), ...(reference ? { reference: reference.slice(0, k + 1) } : {}) }),
+        )
+      : [ratingPrompt({ questions, answers, ...(reference ? { reference } : {}) })];
+    const ratings: (number | null)[] = [];
+    let error: string | null = null;
+    for (const a of asks) {
+      const { judgement, cached } = await o.judge.ask(a.messages, 'rating');
+      count(tally, judgement, cached);
+      ratings.push(judgement.rating);
+      if (judgement.error && error === null) error = judgement.error.message;
+    }
+    const known = ratings.filter((v): v is number => v !== null);
+    if (error !== null || known.length !== ratings.length) {
+      next.passed = null;
+      next.score = null;
+    } else {
+      const score = Math.round((known.reduce((s, v) => s + v, 0) / known.length) * 10000) / 10000;
+      next.score = score;
+      next.weight = score;
+      next.passed = score >= o.pass;
+    }
+    next.meta = { ...r.meta, judge: { mode: o.judge.mode, ratings, prompts: asks.map((a) => a.kind), error } satisfies CaseJudging };
+    out.push(next);
+    o.onCase?.(++done, judged);
+  }
+  return { results: out, tally };
+}
+
+function scorerOf(r: CaseResult, o: JudgeResultsOptions): ScorerName {
+  return o.cases.get(r.case_id)?.scorer ?? o.suiteScorer;
+}
+
+function caseFor(r: CaseResult, cases: ReadonlyMap<string, Case>): Case {
+  const c = cases.get(r.case_id);
+  if (!c) throw new JoulebenchError('E_RESULTS', `case "${r.case_id}" is not in the suite given (its questions are needed to judge it)`);
+  return c;
+}
+
+/** One question compared in both orders. `winner` is a run ('a', 'b') only when both orders agree; otherwise a tie. */
+export interface PairVerdict {
+  case_id: string;
+  dataset: string;
+  /** Per compared turn: the verdict with run A shown first, then with run B shown first (already mapped to runs). */
+  turns: { a_first: 'a' | 'b' | 'tie' | null; b_first: 'a' | 'b' | 'tie' | null; winner: 'a' | 'b' | 'tie' | null }[];
+  error: string | null;
+}
+
+/**
+ * Pairwise mode: each question both runs answered is shown to the judge twice, with the answers in
+ * both orders, to cancel position bias (MT-Bench). A run wins a turn only when the judge prefers it in
+ * both orders; disagreement between the orders is a tie; a `judge_error` in either order leaves the
+ * turn undecided (null), never a win.
+ */
+export async function judgePairwise(o: {
+  a: readonly CaseResult[];
+  b: readonly CaseResult[];
+  cases: ReadonlyMap<string, Case>;
+  judge: Judge;
+}): Promise<{ verdicts: PairVerdict[]; tally: JudgeTally }> {
+  const tally = emptyTally();
+  const bById = new Map(o.b.filter((r) => r.phase === 'scored').map((r) => [r.case_id, r]));
+  const verdicts: PairVerdict[] = [];
+  for (const ra of o.a) {
+    if (ra.phase !== 'scored') continue;
+    const rb = bById.get(ra.case_id);
+    if (!rb) continue;
+    const c = caseFor(ra, o.cases);
+    const questions = questionsOf(c);
+    const ansA = ra.error === null ? answersOf(ra) : null;
+    const ansB = rb.error === null ? answersOf(rb) : null;
+    if (!ansA || !ansB) {
+      verdicts.push({ case_id: ra.case_id, dataset: ra.dataset, turns: [], error: 'a run has no answer to compare (its target failed)' });
+      continue;
+    }
+    const perTurn = questions.length > 1 && ansA.length === questions.length && ansB.length === questions.length;
+    const ks = perTurn ? questions.map((_, k) => k + 1) : [questions.length];
+    const v: PairVerdict = { case_id: ra.case_id, dataset: ra.dataset, turns: [], error: null };
+    for (const k of ks) {
+      const q = perTurn ? questions.slice(0, k) : questions;
+      const [xa, xb] = perTurn ? [ansA.slice(0, k), ansB.slice(0, k)] : [ansA, ansB];
+      const first = await o.judge.ask(comparePrompt({ questions: q, answersA: xa, answersB: xb }).messages, 'choice');
+      const second = await o.judge.ask(comparePrompt({ questions: q, answersA: xb, answersB: xa }).messages, 'choice');
+      count(tally, first.judgement, first.cached);
+      count(tally, second.judgement, second.cached);
+      const aFirst = mapChoice(first.judgement.choice, false);
+      const bFirst = mapChoice(second.judgement.choice, true);
+      const winner = aFirst === null || bFirst === null ? null : aFirst === bFirst ? aFirst : 'tie';
+      v.turns.push({ a_first: aFirst, b_first: bFirst, winner });
+      const err = first.judgement.error ?? second.judgement.error;
+      if (err && v.error === null) v.error = err.message;
+    }
+    verdicts.push(v);
+  }
+  return { verdicts, tally };
+}
+
+/** A position verdict mapped to the run it names; `swapped`: run B was shown as assistant A. */
+function mapChoice(choice: 'A' | 'B' | 'C' | null, swapped: boolean): 'a' | 'b' | 'tie' | null {
+  if (choice === null) return null;
+  if (choice === 'C') return 'tie';
+  return (choice === 'A') !== swapped ? 'a' : 'b';
+}

@@ -1,0 +1,138 @@
+import { stringify } from 'csv-stringify/sync';
+import type { Datapoint } from '../code/oracle.js';
+import type { Comparison } from '../core/compare.js';
+import type { Arm, FrontierAxis, FrontierReport } from '../core/frontier.js';
+import type { CaseResult } from '../core/types.js';
+
+/** A cell: text, a number, a boolean, or `null` (an empty field: unknown, never 0). */
+export type Cell = string | number | boolean | null;
+
+/**
+ * RFC 4180 CSV through csv-stringify: a header row, CRLF line ends, fields holding a comma, a quote
+ * or a line break quoted with quotes doubled. `null` is an empty field.
+ */
+export function toCsv(header: readonly string[], rows: readonly (readonly Cell[])[]): string {
+  return stringify([header, ...rows.map((r) => r.map((c) => (c === null ? '' : typeof c === 'boolean' ? String(c) : c)))], {
+    record_delimiter: 'windows',
+  });
+}
+
+const CASE_COLUMNS = [
+  'run',
+  'phase',
+  'pass',
+  'index',
+  'case_id',
+  'dataset',
+  'passed',
+  'score',
+  'weight',
+  'stage',
+  'joules',
+  'energy_source',
+  'below_floor',
+  'latency_ms',
+  'ttft_ms',
+  'tpot_ms',
+  'prompt_tokens',
+  'completion_tokens',
+  'cost_usd',
+  'attempts',
+  'retry_overhead_ms',
+  'error',
+  'expected',
+  'response',
+] as const;
+
+/** Per-case results, one row per case and pass, under a `run` column naming where each came from. */
+export function casesCsv(runs: readonly { label: string; results: readonly CaseResult[] }[]): string {
+  const rows: Cell[][] = [];
+  for (const { label, results } of runs) {
+    for (const r of results) {
+      rows.push([
+        label,
+        r.phase,
+        r.pass,
+        r.index,
+        r.case_id,
+        r.dataset,
+        r.passed,
+        r.score,
+        r.weight,
+        r.stage,
+        r.joules,
+        r.energy_source,
+        r.below_floor,
+        r.latency_ms,
+        r.ttft_ms,
+        r.tpot_ms,
+        r.prompt_tokens,
+        r.completion_tokens,
+        r.cost_usd,
+        r.attempts,
+        r.retry_overhead_ms,
+        r.error ? `${r.error.code}: ${r.error.message}` : null,
+        r.expected,
+        r.response,
+      ]);
+    }
+  }
+  return toCsv(CASE_COLUMNS, rows);
+}
+
+/** Arms (suite runs, code solvers) with their headline figures and, when given, their frontier verdicts. */
+export function armsCsv(arms: readonly Arm[], frontier?: FrontierReport, kinds?: Record<string, string>): string {
+  const axes: FrontierAxis[] = ['energy', 'cost', 'latency'];
+  const header = ['arm', 'kind', 'accuracy_pct', 'joules_per_correct', 'energy_source', 'usd_per_correct', 'latency_p95_ms', 'below_floor_count', 'asked'];
+  if (frontier) for (const a of axes) header.push(`${a}_frontier`, `${a}_why`);
+  const rows = arms.map((a): Cell[] => {
+    const row: Cell[] = [a.id, kinds?.[a.id] ?? null, a.accuracy_pct, a.joules_per_correct, a.energy_source, a.usd_per_correct, a.latency_p95_ms, a.below_floor_count, a.asked ?? null];
+    if (frontier) {
+      for (const axis of axes) {
+        const v = frontier.frontiers[axis].verdicts.find((x) => x.id === a.id);
+        row.push(v ? (v.excluded ? 'not placed' : v.optimal ? 'optimal' : 'dominated') : null);
+        row.push(v ? (v.excluded ?? (v.optimal ? null : `dominated by ${v.dominated_by.join(' ')}`)) : null);
+      }
+    }
+    return row;
+  });
+  return toCsv(header, rows);
+}
+
+/** A comparison: one row per figure with baseline, candidate and the change. */
+export function comparisonCsv(c: Comparison): string {
+  return toCsv(
+    ['metric', 'baseline', 'candidate', 'change', 'change_unit'],
+    [
+      ['joules_per_correct', c.baseline.joules_per_correct, c.candidate.joules_per_correct, c.joules_per_correct_pct, 'pct'],
+      ['latency_p95_ms', c.baseline.latency_p95_ms, c.candidate.latency_p95_ms, c.latency_p95_pct, 'pct'],
+      ['accuracy_pct', c.baseline.accuracy_pct, c.candidate.accuracy_pct, c.accuracy_pp_delta, 'points'],
+      ['energy_source', c.baseline.energy_source ?? null, c.candidate.energy_source ?? null, c.energy_sources_match, 'match'],
+    ],
+  );
+}
+
+/** A coding-agent run's datapoints: one row per task × solver × rollout. */
+export function datapointsCsv(runs: readonly { label: string; datapoints: readonly Datapoint[] }[]): string {
+  const rows: Cell[][] = [];
+  for (const { label, datapoints } of runs) {
+    for (const d of datapoints) {
+      rows.push([
+        label,
+        d.task,
+        d.solver,
+        d.rollout,
+        d.valid,
+        d.invalid_reason,
+        d.resolved,
+        d.solver_run?.wall_ms ?? null,
+        d.solver_run?.exit_code ?? null,
+        d.solver_run?.timed_out ?? null,
+        d.joules,
+        d.tests_modified.join(' '),
+        d.escapes.join(' '),
+      ]);
+    }
+  }
+  return toCsv(['run', 'task', 'solver', 'rollout', 'valid', 'invalid_reason', 'resolved', 'wall_ms', 'exit_code', 'timed_out', 'joules', 'tests_modified', 'escapes'], rows);
+}
