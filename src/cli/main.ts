@@ -2,6 +2,7 @@ import { CommanderError } from 'commander';
 import { isJoulebenchError, JoulebenchError } from '../core/errors.js';
 import { oneLine, quote } from '../core/one-line.js';
 import { LIMIT_ENV, parseByteSize, setInputLimits, type InputLimits } from '../read-text.js';
+import { redactQuery } from '../targets/openai/redact.js';
 import { ExitWith, processIO, type CliIO } from './io.js';
 import { fsWriteErrorLine } from './output-file.js';
 import { buildProgram } from './program.js';
@@ -26,7 +27,7 @@ export async function main(argv: string[], io: CliIO = processIO, env: NodeJS.Pr
       return e.exitCode === 0 ? 0 : 2;
     }
     if (isJoulebenchError(e)) {
-      io.err(`joulebench: ${oneLine(e.message)}\n`);
+      io.err(`joulebench: ${oneLine(redactQuery(e.message))}\n`);
       if (env.JOULEBENCH_DEBUG) io.err(`${e.stack}\n`);
       return e.exitCode;
     }

@@ -54,7 +54,8 @@ export async function chooseCodeMeter(name = 'auto', opts: MeterOptions = {}): P
     // auto settles on its probe; only a hardware counter is taken.
     if (probe.available && !NOT_MEASURED.has(meter.source)) return { meter, probe, tried: [{ name, result: `chosen: ${meter.id}` }] };
     await meter.close?.();
-    const why = probe.available ? (probe.detail ?? `auto fell back to ${meter.source}`) : probe.reason;
+    // The auto meter's detail ends "using the estimate"; code uses none, so only the reason is kept.
+    const why = probe.available ? String((meter.describe() as { no_hardware?: unknown }).no_hardware ?? `auto would fall back to ${meter.source}`) : probe.reason;
     const none = createNullMeter(`no hardware energy counter reads here (${why})`);
     return { meter: none, probe: await none.probe(), tried: [{ name, result: `no hardware counter: ${why}` }] };
   }

@@ -81,6 +81,8 @@ export const paramsSchema = z
     /** MMLU data path (file or directory); `--data` overrides. */
     data: z.string({ error: 'must be a string' }).min(1, 'must not be empty').optional(),
     retry: retrySchema.optional(),
+    /** MMLU's dataset version label, e.g. `cais-mmlu/sample-v1` (the peer's); default: a content label. */
+    suite_version: z.string({ error: 'must be a string' }).min(1, 'must not be empty').optional(),
   })
   .strict();
 

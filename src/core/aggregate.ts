@@ -17,6 +17,11 @@ export interface ReportContext {
   /** Cases in flight at once (default 1). Above 1, energy windows overlap: attribution is `shared`. */
   concurrency?: number;
   /**
+   * Wall time of the scored passes, ms, for the throughput figures of a concurrent run (`null` or
+   * absent: unknown, e.g. a resumed run or a report aggregated from a results file).
+   */
+  scored_wall_ms?: number | null;
+  /**
    * `none`: no per-case windows were opened (an open-loop load run measures the whole run, and its
    * steady state, instead), so the suite window is the only total. Default: cases carry their own.
    */
@@ -103,7 +108,10 @@ export interface BenchReport {
   stage_joules_source: EnergySource;
   /** Dollars the warmup passes billed (never part of `total_usd`, which covers scored cases); null when none reported a cost. */
   warmup_usd: number | null;
-  /** Cases with no cost while others have one: `total_usd` and `usd_per_correct` are null while this is above 0. */
+  /**
+   * Cases with no cost while others have one, or (format 1.1) that reported token usage with no price
+   * to bill it: `total_usd` and `usd_per_correct` are null while this is above 0.
+   */
   cost_unknown_count: number;
   /** Cases with no token usage while others have it: the token totals are null while this is above 0. */
   usage_unknown_count: number;
@@ -121,6 +129,19 @@ export interface BenchReport {
    * above are the midpoints.
    */
   energy_model_range?: { method: 'min-max'; total_joules: { low: number; high: number }; joules_per_correct: { low: number; high: number } | null };
+  /**
+   * Throughput over the scored passes' wall time, given for concurrent runs (concurrency > 1) only:
+   * a sequential run's report stays free of wall-clock figures. `null` when unknown.
+   */
+  throughput: Throughput | null;
+}
+
+/** Cases and output tokens per second over the wall time of the scored passes. */
+export interface Throughput {
+  wall_ms: number;
+  cases_per_s: number;
+  /** `null` when any case's output tokens are unknown. */
+  output_tokens_per_s: number | null;
 }
 
 /** The report format; the minor version moves when a field's meaning changes (docs/integrity.md). */
@@ -226,6 +247,7 @@ export class Aggregator {
   private usd = 0;
   private usdKnown = false;
   private usdUnknown = 0;
+  private usdUnknownWithUsage = 0;
   private promptTokens: number | null = null;
   private completionTokens: number | null = null;
   private usageUnknown = 0;
@@ -276,6 +298,8 @@ export class Aggregator {
       this.usdKnown = true;
     } else {
       this.usdUnknown++;
+      // Tokens were used but nothing priced them (no price for the model): unknown, not free.
+      if (r.prompt_tokens !== null || r.completion_tokens !== null) this.usdUnknownWithUsage++;
     }
     if (r.prompt_tokens !== null) this.promptTokens = (this.promptTokens ?? 0) + r.prompt_tokens;
     if (r.completion_tokens !== null) this.completionTokens = (this.completionTokens ?? 0) + r.completion_tokens;
@@ -339,13 +363,15 @@ export class Aggregator {
       concurrency: ctx.concurrency ?? 1,
       energy_attribution: (ctx.concurrency ?? 1) > 1 ? 'shared' : 'exclusive',
       energy_unknown_count: total.joulesUnknown,
-      cost_unknown_count: this.usdKnown ? this.usdUnknown : 0,
+      // Since format 1.1 also the cases that used tokens nobody priced, even when no case had a cost.
+      cost_unknown_count: this.usdKnown ? this.usdUnknown : this.usdUnknownWithUsage,
       usage_unknown_count: this.promptTokens !== null || this.completionTokens !== null ? this.usageUnknown : 0,
       warmup_usd: roundOrNull(this.warmupUsd, 9),
       stage_joules_source: this.stageSources.size === 0 ? 'none' : this.stageSources.size === 1 ? [...this.stageSources][0]! : 'mixed',
       energy_basis: basis.basis,
       energy_basis_reason: basis.reason,
       ...modelRange(total.totalRange, total.weightedCorrect),
+      throughput: throughputOf(ctx, total.case_count, usageKnown ? this.completionTokens : null),
     };
   }
 }
@@ -410,6 +436,16 @@ function suiteEnergy(
     suite_window_ms: roundOrNull(wall, 3),
     suite_below_floor: suite?.below_floor ?? false,
     net_below_idle: netBelowIdle(gross, idle, wall),
+  };
+}
+
+function throughputOf(ctx: ReportContext, cases: number, outputTokens: number | null): Throughput | null {
+  const wall = ctx.scored_wall_ms ?? null;
+  if ((ctx.concurrency ?? 1) <= 1 || wall === null || !(wall > 0)) return null;
+  return {
+    wall_ms: round(wall, 3),
+    cases_per_s: round((cases * 1000) / wall, 4),
+    output_tokens_per_s: outputTokens === null ? null : round((outputTokens * 1000) / wall, 4),
   };
 }
 

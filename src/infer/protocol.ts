@@ -3,6 +3,7 @@ import { round } from '../core/stats.js';
 import type { EnergySource } from '../core/types.js';
 import type { Meter } from '../meters/meter.js';
 import { OllamaClient, type OllamaOptions } from '../targets/ollama/client.js';
+import { redactQuery } from '../targets/openai/redact.js';
 import { ratePerS } from '../targets/ollama/target.js';
 import { VERSION } from '../version.js';
 import { gpuSnapshot, type GpuSnapshot } from './host.js';
@@ -142,7 +143,7 @@ export async function runInfer(opts: InferOptions): Promise<InferRunFile> {
     prompt_sha256: sha,
     prompt_source: opts.prompt_source,
     prompt_chars: opts.prompt.length,
-    target: { kind: 'ollama', base_url: client.baseUrl },
+    target: { kind: 'ollama', base_url: redactQuery(client.baseUrl) },
     protocol: {
       order: 'per arm: cold runs (keep_alive 0, then absent from /api/ps, before each), warmup (discarded), scored runs',
       cold: opts.cold,
@@ -178,7 +179,7 @@ export function inferIdentity(opts: InferOptions): JournalIdentity {
     prompt_sha256: promptSha256(opts.prompt),
     models: [...opts.models],
     threads: opts.threads.filter((t, i, all) => all.indexOf(t) === i),
-    base_url: opts.baseUrl.replace(/\/+$/, ''),
+    base_url: redactQuery(opts.baseUrl.replace(/\/+$/, '')),
     protocol: {
       cold: opts.cold,
       warmup: opts.warmup,

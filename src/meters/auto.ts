@@ -50,6 +50,7 @@ export function createAutoMeter(parts: AutoParts): Meter {
     return chosen;
   }
 
+  const hardwareReason = (): string => Object.entries(tried).map(([id, t]) => `${id}: ${t.available ? 'ok' : t.reason}`).join('; ');
   const label = (): string => (chosen ? `auto(${chosen.id})` : 'auto');
 
   return {
@@ -77,7 +78,7 @@ export function createAutoMeter(parts: AutoParts): Meter {
       const p = await m.probe();
       if (!p.available) return p;
       if (!fallback) return p;
-      const why = Object.entries(tried).map(([id, t]) => `${id}: ${t.available ? 'ok' : t.reason}`).join('; ');
+      const why = hardwareReason();
       const what = parts.fallback === 'model' ? "the target's own energy (null where it reports none; --meter estimate for an estimate)" : 'the estimate';
       return { available: true, detail: `no hardware counter reads (${why}); using ${what}` };
     },
@@ -89,6 +90,8 @@ export function createAutoMeter(parts: AutoParts): Meter {
         meter: 'auto',
         chose: label(),
         fallback: fallback ? parts.fallback : null,
+        // Why no hardware counter was taken, alone: callers that refuse the fallback say this, not "using …".
+        ...(fallback ? { no_hardware: hardwareReason() } : {}),
         tried: { ...tried },
         ...(chosen ? { chosen: chosen.describe() } : {}),
       };

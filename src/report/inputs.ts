@@ -178,7 +178,9 @@ function loadRun(spec: string, history: History | null): LoadedRun {
     const file = readResultsFile(spec);
     if (!file.header) throw new JoulebenchError('E_RESULTS', `${spec}: results file has no header line`);
     const h = file.header;
-    const report = aggregate(file.results, {
+    // In case order (phase, pass, index), whatever order the lines were written in (concurrent runs
+    // write as cases finish): the aggregate of the same results is then byte-identical (docs/determinism.md).
+    const report = aggregate(inCaseOrder(file.results), {
       suite: { name: h.suite, version: h.suite_version, digest: h.suite_digest },
       target: h.target,
       meter: h.meter,
@@ -249,4 +251,11 @@ function readJsonIfExists(path: string, forSpec: string): Record<string, unknown
   } catch {
     return null;
   }
+}
+
+const PHASE_ORDER = { warmup: 0, scored: 1 } as const;
+
+/** A copy of results sorted by phase (warmup first), pass, then index; stable for repeated keys. */
+export function inCaseOrder(results: readonly CaseResult[]): CaseResult[] {
+  return [...results].sort((a, b) => PHASE_ORDER[a.phase] - PHASE_ORDER[b.phase] || a.pass - b.pass || a.index - b.index);
 }

@@ -1,3 +1,5 @@
+import { hasStages } from './stages.js';
+import { perCorrectUnknown } from './table.js';
 import type { BenchReport } from '../core/aggregate.js';
 import type { Comparison } from '../core/compare.js';
 import type { FrontierReport } from '../core/frontier.js';
@@ -48,19 +50,22 @@ export function renderReportMarkdown(r: BenchReport, opts: { title?: string; rec
   out.push('');
   const head: string[][] = [
     ['accuracy', fmtPct(r.accuracy_pct), `${r.correct_count}/${r.scored_count} scored cases correct`],
-    ['J / correct', energy(r.joules_per_correct, r), r.joules_per_correct === null ? 'nothing correct or energy unknown' : 'total energy ÷ weighted correct'],
+    ['J / correct', energy(r.joules_per_correct, r), r.joules_per_correct === null ? perCorrectUnknown(r) : 'total energy ÷ weighted correct'],
     ['total energy', energy(r.total_joules, r), ''],
     wholeSuite(r),
     ['latency p50 / p95 / p99', `${fmtMs(r.latency_p50_ms)} / ${fmtMs(r.latency_p95_ms)} / ${fmtMs(r.latency_p99_ms)}`, 'nearest-rank, whole ms'],
   ];
   if (r.ttft_p50_ms !== null) head.push(['TTFT p50 / p95', `${r.ttft_p50_ms} / ${r.ttft_p95_ms} ms`, 'time to first token']);
   if (r.total_usd !== null) head.push(['cost', fmtUsd(r.total_usd), `${fmtUsd(r.usd_per_correct)} per correct`]);
+  else if ((r.cost_unknown_count ?? 0) > 0) head.push(['cost', 'n/a', `unknown for ${r.cost_unknown_count} case(s): no price, or no usage, to bill them`]);
   if (r.error_count > 0) head.push(['errors', String(r.error_count), 'cases the target failed']);
   out.push(mdTable(['metric', 'value', 'note'], head, ['l', 'r', 'l']));
-  out.push('');
-  const total = r.case_count || 1;
-  const stages = Object.entries(r.stage_distribution).map(([s, n]) => [s, String(n), fmtPct((n * 100) / total), fmtJoules(r.stage_joules[s] ?? null)]);
-  out.push(mdTable(['stage', 'cases', 'share', 'energy'], stages));
+  if (hasStages(r)) {
+    out.push('');
+    const total = r.case_count || 1;
+    const stages = Object.entries(r.stage_distribution).map(([s, n]) => [s, String(n), fmtPct((n * 100) / total), fmtJoules(r.stage_joules[s] ?? null)]);
+    out.push(mdTable(['stage', 'cases', 'share', 'energy'], stages));
+  }
   const datasets = Object.entries(r.by_dataset);
   if (datasets.length > 1) {
     out.push('');

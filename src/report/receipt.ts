@@ -1,4 +1,5 @@
 import { arch, cpus, hostname, platform, release, totalmem } from 'node:os';
+import { redactQuery } from '../targets/openai/redact.js';
 import { VERSION } from '../version.js';
 
 /**
@@ -43,7 +44,7 @@ export function buildReceipt(parts: { started: Date; finished: Date; argv: strin
     started_utc: utcNow(parts.started),
     finished_utc: utcNow(parts.finished),
     host: hostFacts(),
-    argv: parts.argv,
+    argv: parts.argv.map(redactQuery),
     ...parts.extra,
   };
 }

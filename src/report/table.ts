@@ -1,3 +1,4 @@
+import { hasStages } from './stages.js';
 import { pc } from './colors.js';
 import type { BenchReport } from '../core/aggregate.js';
 import type { Comparison } from '../core/compare.js';
@@ -46,7 +47,7 @@ export function renderReportTable(r: BenchReport): string {
           ? pc.yellow('concurrent cases: per-case windows overlap, see suite gross below')
           : src,
     ],
-    ['J / correct', fmtJoules(r.joules_per_correct), r.joules_per_correct === null ? pc.dim('nothing correct or energy unknown') : src],
+    ['J / correct', fmtJoules(r.joules_per_correct), r.joules_per_correct === null ? pc.dim(perCorrectUnknown(r)) : src],
     ...(r.energy_model_range?.joules_per_correct
       ? [['J / correct range', `${fmtJoules(r.energy_model_range.joules_per_correct.low)} – ${fmtJoules(r.energy_model_range.joules_per_correct.high)}`, pc.dim(`[${r.energy_source}] modelled low–high`)]]
       : []),
@@ -63,10 +64,10 @@ export function renderReportTable(r: BenchReport): string {
   ];
   if (r.ttft_p50_ms !== null) head.push(['TTFT p50 / p95', `${r.ttft_p50_ms} / ${r.ttft_p95_ms} ms`, '']);
   if (r.total_usd !== null) head.push(['cost', fmtUsd(r.total_usd), pc.dim(`${fmtUsd(r.usd_per_correct)} per correct`)]);
-  if (r.warmup_usd != null && r.warmup_usd > 0) head.push(['warmup cost', fmtUsd(r.warmup_usd), pc.dim('billed by the warmup passes, not in the cost above')]);
   else if ((r.cost_unknown_count ?? 0) > 0) {
-    head.push(['cost', 'n/a', pc.yellow(`unknown for ${r.cost_unknown_count} case(s): no total rather than a partial one`)]);
+    head.push(['cost', 'n/a', pc.yellow(`unknown for ${r.cost_unknown_count} case(s): no price, or no usage, to bill them`)]);
   }
+  if (r.warmup_usd != null && r.warmup_usd > 0) head.push(['warmup cost', fmtUsd(r.warmup_usd), pc.dim('billed by the warmup passes, not in the cost above')]);
   if (r.prompt_tokens !== null || r.completion_tokens !== null) {
     head.push(['tokens in / out', `${r.prompt_tokens ?? 'n/a'} / ${r.completion_tokens ?? 'n/a'}`, '']);
   } else if ((r.usage_unknown_count ?? 0) > 0) {
@@ -78,16 +79,26 @@ export function renderReportTable(r: BenchReport): string {
   if (r.energy_attribution === 'shared') {
     head.push(['energy attribution', 'shared', pc.yellow(`${r.concurrency} cases in flight: per-case energy windows overlap`)]);
   }
+  if (r.throughput) {
+    const t = r.throughput;
+    head.push([
+      'throughput',
+      `${t.cases_per_s.toFixed(2)} cases/s`,
+      pc.dim(`${t.output_tokens_per_s === null ? 'output tokens/s n/a' : `${t.output_tokens_per_s.toFixed(1)} output tokens/s`} over ${fmtMs(Math.round(t.wall_ms))} of scored passes`),
+    ]);
+  }
   if (r.retry_count > 0) head.push(['retries', String(r.retry_count), pc.dim(`${r.retry_overhead_ms} ms on failed attempts and backoff`)]);
   lines.push(table(head, ['l', 'r', 'l']));
   lines.push('');
 
-  const total = r.case_count || 1;
-  const stageRows: string[][] = [[pc.dim('stage'), pc.dim('cases'), pc.dim('share'), pc.dim(`energy [${r.stage_joules_source ?? r.energy_source}]`)]];
-  for (const [stage, n] of Object.entries(r.stage_distribution)) {
-    stageRows.push([stage, String(n), fmtPct((n * 100) / total), fmtJoules(r.stage_joules[stage] ?? null)]);
+  if (hasStages(r)) {
+    const total = r.case_count || 1;
+    const stageRows: string[][] = [[pc.dim('stage'), pc.dim('cases'), pc.dim('share'), pc.dim(`energy [${r.stage_joules_source ?? r.energy_source}]`)]];
+    for (const [stage, n] of Object.entries(r.stage_distribution)) {
+      stageRows.push([stage, String(n), fmtPct((n * 100) / total), fmtJoules(r.stage_joules[stage] ?? null)]);
+    }
+    lines.push(table(stageRows));
   }
-  lines.push(table(stageRows));
 
   const datasets = Object.entries(r.by_dataset);
   if (datasets.length > 1) {
@@ -142,4 +153,13 @@ export function renderComparisonTable(c: Comparison): string {
     ],
   ];
   return table(rows) + '\n';
+}
+
+/** Why J/correct is n/a, saying what is actually unknown (never "nothing correct" when cases were correct). */
+export function perCorrectUnknown(r: Pick<BenchReport, 'correct_count' | 'energy_unknown_count' | 'energy_basis_reason' | 'energy_attribution' | 'total_joules'>): string {
+  if (r.correct_count === 0) return 'nothing correct';
+  if (r.energy_unknown_count > 0) return `energy unknown for ${r.energy_unknown_count} case(s)`;
+  if (r.energy_basis_reason) return 'total energy unknown (see above)';
+  if (r.energy_attribution === 'shared') return 'total energy unknown: concurrent cases overlap and no suite window measured them';
+  return 'total energy unknown';
 }

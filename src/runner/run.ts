@@ -9,6 +9,7 @@ import type { EnergyReading, Meter, MeterWindow } from '../meters/meter.js';
 import { createModelMeter } from '../meters/model.js';
 import { getScorer } from '../scorers/index.js';
 import { suiteDigest } from '../suites/digest.js';
+import { redactQuery } from '../targets/openai/redact.js';
 import { promptOf } from '../suites/prompt.js';
 import { MemorySink, type ResultsSink } from './results-file.js';
 
@@ -68,7 +69,18 @@ export interface RunOptions {
    * entries are not run again; see {@link run} for how the target's state is rebuilt.
    */
   resume?: { header: ResultsHeader | null; results: readonly CaseResult[]; path?: string };
+  /**
+   * Stop after this many cases in a row failed at the target (default {@link DEFAULT_MAX_ERRORS}); 0
+   * never stops. A dead endpoint then ends the run in seconds with the reason (E_RUN, exit 1), every
+   * finished case on disk, instead of an hour later with a report of 100 % errors.
+   */
+  max_errors?: number;
+  /** Called once for the first failure of each kind (error code and HTTP status), as it happens. */
+  onFirstError?: (r: CaseResult) => void;
 }
+
+/** Consecutive target failures that stop a run unless `max_errors` says otherwise. */
+export const DEFAULT_MAX_ERRORS = 20;
 
 /** What the runner measured around the cases, for the report and the receipt. */
 export interface RunEnergy {
@@ -155,9 +167,33 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
   ];
   // Scored results taken from an interrupted run's file: the suite window did not see them.
   let restoredScored = 0;
+  /** When the first scored pass started (wall clock for throughput), ms. */
+  let scoredStart_ms: number | null = null;
+
+  const maxErrors = checkCount(opts.max_errors ?? DEFAULT_MAX_ERRORS, 'max_errors', 0);
+  const errorKinds = new Set<string>();
+  let consecutiveErrors = 0;
+  /** Set when `max_errors` consecutive failures were seen: no new case starts, the run stops with it. */
+  let stopReason: string | null = null;
+  const noteError = (r: CaseResult): void => {
+    if (r.error === null) {
+      consecutiveErrors = 0;
+      return;
+    }
+    consecutiveErrors++;
+    const kind = `${r.error.code}:${r.error.status ?? ''}`;
+    if (!errorKinds.has(kind)) {
+      errorKinds.add(kind);
+      opts.onFirstError?.(r);
+    }
+    if (maxErrors > 0 && consecutiveErrors >= maxErrors && stopReason === null) {
+      stopReason = `stopped after ${consecutiveErrors} consecutive failures at the target (max_errors ${maxErrors}); the last: ${r.error.code}${r.error.status ? ` (HTTP ${r.error.status})` : ''}: ${r.error.message}`;
+    }
+  };
 
   /** A result is known: scored (unless warmup-only fields say otherwise), written, counted. */
   const settle = (r: CaseResult, c: Case, phase: Phase): CaseResult => {
+    noteError(r);
     const scorer = c.scorer === undefined ? suiteScorer : getScorer(c.scorer);
     const verdict = r.error === null ? scorer.score(c, r.response ?? '') : null;
     r.passed = verdict ? verdict.passed : c.expected === null ? null : false;
@@ -222,10 +258,12 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
         sink.note?.({ ...w, record: 'rewarm' });
       }
     }
+    if (phase === 'scored' && scoredStart_ms === null) scoredStart_ms = performance.now();
     // The whole scored part is also one window, so short (below-floor) cases still add up honestly.
     if (phase === 'scored' && opensWindows && suiteWindow === null && firstRun >= 0) suiteWindow = await meter.start();
     if (concurrency > 1) {
-      const slots = await concurrentPass(suite.cases.length, concurrency, opts.signal, (index) => step(phase, pass, index), giveWay);
+      const slots = await concurrentPass(suite.cases.length, concurrency, opts.signal, (index) => step(phase, pass, index), giveWay, () => stopReason !== null);
+      if (stopReason !== null) throw stopped(stopReason, sink);
       // Aggregated in case order, so the report does not depend on which case finished first.
       if (phase === 'scored') slots.forEach(collect);
       else slots.forEach((r) => agg.add(r)); // warmup: only what it billed is kept
@@ -237,11 +275,13 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
       const r = s instanceof Promise ? await s : s;
       if (phase === 'scored') collect(r);
       else agg.add(r); // warmup: only what it billed is kept
+      if (stopReason !== null) throw stopped(stopReason, sink);
       const turn = giveWay();
       if (turn) await turn;
     }
   }
 
+  const scoredWall_ms = scoredStart_ms === null ? null : performance.now() - scoredStart_ms;
   if (suiteWindow) suiteReading = await suiteWindow.stop();
   // The run finished: a reader (or a later `run` on the same file) can tell a complete file from an interrupted one.
   sink.note?.({ record: 'end', scored: agg.scoredCount });
@@ -259,6 +299,8 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     repeats,
     concurrency,
     energy: { idle, suite: gross_from === 'suite-window' && suiteReading ? toSuiteWindow(suiteReading) : null },
+    // A resumed run's wall time covers only the cases run in this process: no throughput then.
+    scored_wall_ms: restoredScored === 0 ? scoredWall_ms : null,
   });
   return { report, header, results: scored, energy: { idle, suite: suiteReading, gross_from } };
 }
@@ -273,11 +315,12 @@ async function concurrentPass(
   signal: AbortSignal | undefined,
   step: (index: number) => CaseResult | Promise<CaseResult>,
   giveWay: () => Promise<void> | null,
+  halted: () => boolean,
 ): Promise<CaseResult[]> {
   const slots: CaseResult[] = new Array(n);
   let next = 0;
   const worker = async (): Promise<void> => {
-    while (next < n) {
+    while (next < n && !halted()) {
       if (signal?.aborted) throw new JoulebenchError('E_RUN', 'run aborted');
       const index = next++;
       slots[index] = await step(index);
@@ -287,6 +330,12 @@ async function concurrentPass(
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, n) }, worker));
   return slots;
+}
+
+/** The run stops at `max_errors`: what is buffered is written, and the reason is the error's message. */
+function stopped(reason: string, sink: ResultsSink): JoulebenchError {
+  sink.flush?.();
+  return new JoulebenchError('E_RUN', reason);
 }
 
 export function toSuiteWindow(r: EnergyReading): SuiteWindow {
@@ -535,7 +584,8 @@ function toCaseError(e: unknown): NonNullable<CaseResult['error']> {
   const err = e as { code?: unknown; status?: unknown; message?: unknown };
   const out: NonNullable<CaseResult['error']> = {
     code: typeof err?.code === 'string' ? err.code : 'E_TARGET',
-    message: String(err?.message ?? e).split('\n')[0] ?? '',
+    // Every target's message: a credential in an endpoint's query string never reaches the results file.
+    message: redactQuery(String(err?.message ?? e).split('\n')[0] ?? ''),
   };
   if (typeof err?.status === 'number') out.status = err.status;
   return out;

@@ -27,3 +27,18 @@ export const choiceScorer: Scorer = {
     return { passed: extracted !== null && extracted === c.expected.trim().toUpperCase(), extracted };
   },
 };
+
+/**
+ * Why `expected` cannot be scored by `choice` for a case with these choices, or `null` when it can:
+ * it must be one of the option letters (A–D when the case lists no choices; the scorer assumes four).
+ * A choice's text, or a letter past the last option, could never match: refused at load.
+ */
+export function choiceProblem(expected: string, choices: readonly string[] | undefined): string | null {
+  const n = Math.min(26, Math.max(1, choices?.length ?? 4));
+  const letters = ALPHABET.slice(0, n);
+  const e = expected.trim().toUpperCase();
+  if (e.length === 1 && letters.includes(e)) return null;
+  const asText = choices?.findIndex((ch) => ch.trim().toLowerCase() === expected.trim().toLowerCase()) ?? -1;
+  const hint = asText >= 0 ? ` (it is the text of choice ${ALPHABET[asText]}: write "${ALPHABET[asText]}")` : '';
+  return `"${expected}" is not one of the case's choices ${letters.split('').join(', ')}${choices ? '' : ' (no choices listed: four assumed)'}${hint}`;
+}

@@ -5,11 +5,73 @@ const PASSED: Verdict = Object.freeze({ passed: true });
 const FAILED: Verdict = Object.freeze({ passed: false });
 const UNSCORED: Verdict = Object.freeze({ passed: null });
 
-/** Case-insensitive substring match: the seed's default accuracy predicate. */
+/** A letter, digit, combining mark or underscore: the characters a token is made of. */
+const WORD = /[\p{L}\p{N}\p{M}_]/u;
+const DIGIT = /\p{Nd}/u;
+
+/**
+ * Case-insensitive substring match on token boundaries (the seed's default predicate, made so a wordy
+ * reply cannot game it): the expected text must not continue a token on either side, so `11` does
+ * not match `tok11` or `110` and `yes` does not match `yesterday`. An expected answer that starts or
+ * ends with a digit matches only a whole number: `4` does not match `4.5`, `3.4`, `1,400` or `-4`.
+ * Edges of the expected text that are not word characters (`C++`) need no boundary on that side.
+ */
 export const substringScorer: Scorer = {
   name: 'substring',
   score(c, answer) {
     if (c.expected === null) return UNSCORED;
-    return answer.toLowerCase().includes(c.expected.toLowerCase()) ? PASSED : FAILED;
+    return containsToken(answer.toLowerCase(), c.expected.toLowerCase()) ? PASSED : FAILED;
   },
 };
+
+/** True when `needle` occurs in `haystack` with a token boundary on each word-character edge. */
+export function containsToken(haystack: string, needle: string): boolean {
+  if (needle.length === 0) return true;
+  const first = charAt(needle, 0);
+  const last = charBefore(needle, needle.length);
+  const checkStart = WORD.test(first);
+  const checkEnd = WORD.test(last);
+  const numStart = DIGIT.test(first);
+  const numEnd = DIGIT.test(last);
+  for (let at = haystack.indexOf(needle); at >= 0; at = haystack.indexOf(needle, at + 1)) {
+    const end = at + needle.length;
+    if (checkStart && !boundaryBefore(haystack, at, numStart)) continue;
+    if (checkEnd && !boundaryAfter(haystack, end, numEnd)) continue;
+    return true;
+  }
+  return false;
+}
+
+function boundaryBefore(s: string, at: number, numeric: boolean): boolean {
+  if (at === 0) return true;
+  const prev = charBefore(s, at);
+  if (WORD.test(prev)) return false;
+  if (!numeric) return true;
+  const before = at - prev.length;
+  // `3.4`, `1,400`: the expected number would be the tail of a longer one.
+  if ((prev === '.' || prev === ',') && before > 0 && DIGIT.test(charBefore(s, before))) return false;
+  // `-4`, `−4`: a sign makes another number (a hyphen inside a word, `ISO-4`, is not a sign).
+  if ((prev === '-' || prev === '\u2212' || prev === '+') && (before === 0 || !WORD.test(charBefore(s, before)))) return false;
+  return true;
+}
+
+function boundaryAfter(s: string, end: number, numeric: boolean): boolean {
+  if (end >= s.length) return true;
+  const next = charAt(s, end);
+  if (WORD.test(next)) return false;
+  // `4.5`, `4,000`: the expected number would be the head of a longer one.
+  if (numeric && (next === '.' || next === ',') && end + 1 < s.length && DIGIT.test(charAt(s, end + 1))) return false;
+  return true;
+}
+
+/** The whole code point starting at `i` (a surrogate pair is one character). */
+function charAt(s: string, i: number): string {
+  return String.fromCodePoint(s.codePointAt(i) ?? 0);
+}
+
+/** The whole code point ending just before `i`. */
+function charBefore(s: string, i: number): string {
+  const lo = s.charCodeAt(i - 1);
+  if (lo >= 0xdc00 && lo <= 0xdfff && i >= 2) return s.slice(i - 2, i);
+  return s.slice(i - 1, i);
+}

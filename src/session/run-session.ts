@@ -15,6 +15,7 @@ import { createMeter } from '../meters/registry.js';
 import { defaultHistoryPath, History, type HistoryInput } from '../report/history.js';
 import { buildReceipt, type Receipt } from '../report/receipt.js';
 import { JsonlResultsFile, readResultsFile, truncateResultsFile, type ResultsFileContents, type ResultsSink } from '../runner/results-file.js';
+import { reportWarnings } from '../report/run-warnings.js';
 import { run, type RunOutcome, type RunProgress } from '../runner/run.js';
 import { createTarget } from '../targets/registry.js';
 import { runLoad } from '../load/driver.js';
@@ -49,6 +50,8 @@ export interface SessionHooks {
    * loses nothing) and the run ends with `E_RUN` at the next case boundary.
    */
   signal?: AbortSignal;
+  /** The first failure of each kind (error code and HTTP status), as it happens. */
+  onFirstError?(result: CaseResult): void;
 }
 
 /** The report a session writes: the aggregate, plus MMLU's measurements block for `--suite mmlu`. */
@@ -165,6 +168,8 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
         // MMLU's measurements are computed from the results afterwards (at most ~14k cases); others stream.
         keepResults: spec.suite === 'mmlu',
         ...(hooks.onResult ? { onResult: hooks.onResult } : {}),
+        ...(spec.max_errors !== undefined ? { max_errors: spec.max_errors } : {}),
+        ...(hooks.onFirstError ? { onFirstError: hooks.onFirstError } : {}),
       });
     }
   } finally {
@@ -222,6 +227,8 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
   if (paths.report) writeEnsured(paths.report, prettyJson(report));
   // Meter warnings (a dropped RAPL sample, a failed read) always reach the caller.
   for (const w of outcome.energy.suite?.warnings ?? []) hooks.onWarning?.(w);
+  // MMLU's measurement block already says why mmlu.cost_usd is missing.
+  for (const w of reportWarnings(outcome.report)) if (!block?.warnings.some((b) => b.includes('cost_usd'))) hooks.onWarning?.(w);
   return { report, receipt, paths, history_id, suite, outcome, resumed_cases: resume?.results.length ?? 0 };
 }
 

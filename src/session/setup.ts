@@ -3,6 +3,7 @@ import type { Suite } from '../core/types.js';
 import type { LoadedConfig } from '../config/load.js';
 import { loadSuite } from '../suites/loader.js';
 import { loadMmlu } from '../suites/mmlu.js';
+import { withRetryLabel } from '../suites/retry-label.js';
 import { loadMtBench } from '../suites/mt-bench.js';
 import { findDefaultModel } from '../targets/llamacpp/default-model.js';
 import type { TargetSpec } from '../targets/registry.js';
@@ -144,14 +145,18 @@ export function buildSuite(flags: TargetFlags, cfg: LoadedConfig | null): Suite 
     if (!flags.data) {
       throw new JoulebenchError('E_USAGE', "--suite mt-bench needs --data question.jsonl (FastChat's form; none ship with joulebench: joulebench fetch mt-bench)");
     }
-    return loadMtBench(flags.data, flags.references !== undefined ? { references: flags.references } : {});
+    const mt = loadMtBench(flags.data, flags.references !== undefined ? { references: flags.references } : {});
+    return p?.retry ? { ...mt, version: withRetryLabel(mt.version, p.retry.max_attempts) } : mt;
   }
   if (flags.suite !== 'mmlu') {
     if (p?.subjects || p?.limit !== undefined || p?.data) {
       throw new JoulebenchError('E_CONFIG', `${cfg?.path}: params.subjects, params.limit and params.data apply to --suite mmlu only`);
     }
     if (flags.data) throw new JoulebenchError('E_USAGE', '--data applies to --suite mmlu and --suite mt-bench');
-    return loadSuite(flags.suite);
+    if (p?.suite_version !== undefined) throw new JoulebenchError('E_CONFIG', `${cfg?.path}: params.suite_version applies to --suite mmlu only`);
+    const suite = loadSuite(flags.suite);
+    // Every suite, not only MMLU: a retried run is relabelled, so its digest differs from a clean one's.
+    return p?.retry ? { ...suite, version: withRetryLabel(suite.version, p.retry.max_attempts) } : suite;
   }
   const data = flags.data ?? p?.data;
   if (!data) {
@@ -162,5 +167,6 @@ export function buildSuite(flags: TargetFlags, cfg: LoadedConfig | null): Suite 
     ...(p?.subjects ? { subjects: p.subjects } : {}),
     ...(p?.limit !== undefined ? { limit: p.limit } : {}),
     ...(p?.retry ? { retry_max_attempts: p.retry.max_attempts } : {}),
+    ...(p?.suite_version !== undefined ? { version: p.suite_version } : {}),
   });
 }

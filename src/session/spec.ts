@@ -47,6 +47,8 @@ export interface SessionSpec extends TargetFlags, JudgeFlags {
   grid_intensity?: string;
   /** The command line that asked for the run, for the receipt (default none). */
   argv?: string[];
+  /** Stop after this many consecutive target failures (default 20; 0 never stops). */
+  max_errors?: number;
   /**
    * An open-loop load run (`--request-rate`): requests on a Poisson/gamma schedule instead of the
    * closed-loop passes; `num_requests` defaults to the suite's case count.

@@ -7,6 +7,8 @@ import mtData from './data/mt.json' with { type: 'json' };
 import routerData from './data/router.json' with { type: 'json' };
 import router250Data from './data/router-250.json' with { type: 'json' };
 import { suiteSchema, type SuiteFile } from './schema.js';
+import { choiceProblem } from '../scorers/choice.js';
+import { compileExpected } from '../scorers/regex.js';
 import { readTextFile } from '../read-text.js';
 import { cut, escapeControls, quote, QUOTE_MAX_CHARS } from '../core/one-line.js';
 
@@ -78,10 +80,17 @@ function fromData(raw: unknown, where: string): Suite {
     if ((c.scorer ?? file.scorer) === 'regex' && c.expected !== null) {
       // Compiled here, so a bad pattern stops the run before it starts, naming where it is.
       try {
-        new RegExp(c.expected, 'i');
+        compileExpected(c.expected);
       } catch (e) {
-        throw new JoulebenchError('E_SUITE', `${where}: case ${i} (id ${quote(c.id)}): expected: not a valid regular expression (${regexProblem(e)})`);
+        throw new JoulebenchError(
+          'E_SUITE',
+          `${where}: case ${i} (id ${quote(c.id)}): expected: not a valid regular expression (RE2 syntax, no backreferences or lookaround: ${regexProblem(e)})`,
+        );
       }
+    }
+    if (file.scorer === 'choice' && c.expected !== null) {
+      const problem = choiceProblem(c.expected, c.choices);
+      if (problem) throw new JoulebenchError('E_SUITE', `${where}: case ${i} (id ${quote(c.id)}): expected: ${problem}`);
     }
     const out: Case = { id: c.id, expected: c.expected, dataset: c.dataset ?? file.name, weight: c.weight, tags: c.tags };
     if (c.prompt !== undefined) out.prompt = c.prompt;
@@ -136,6 +145,9 @@ function describeIssue(error: z.ZodError, raw: unknown): string {
 /** V8's message quotes the whole pattern (`Invalid regular expression: /…/i: reason`): keep the reason. */
 function regexProblem(e: unknown): string {
   const msg = (e as Error).message;
+  // re2js: "error parsing regexp: missing closing ): `(?i)(zzz…`": the reason, without the (maybe huge) pattern.
+  const re2 = /^error parsing regexp: (.*?): `/s.exec(msg);
+  if (re2) return re2[1]!;
   const m = /^Invalid regular expression: \/[\s\S]*\/[a-z]*: ([^:]*)$/.exec(msg);
   return m ? m[1]! : msg;
 }

@@ -2,7 +2,10 @@ import { readdirSync, statSync } from 'node:fs';
 import { readTextFile } from '../read-text.js';
 import { quote } from '../core/one-line.js';
 import { basename, extname, join } from 'node:path';
+import { createHash } from 'node:crypto';
 import { digestOf } from '../core/canonical.js';
+import { pythonJsonDumps } from '../core/py-json.js';
+import { withRetryLabel } from './retry-label.js';
 import { JoulebenchError } from '../core/errors.js';
 import type { Case, Suite } from '../core/types.js';
 import { parseCsv } from './csv.js';
@@ -41,7 +44,7 @@ export interface MmluOptions {
 export function loadMmlu(path: string, opts: MmluOptions = {}): Suite {
   const rows = readMmluRows(path);
   const base = opts.version ?? `mmlu/local-${digestOf(rows.map(({ subject, question, choices, answer }) => ({ subject, question, choices, answer }))).slice(7, 19)}`;
-  const version = opts.retry_max_attempts === undefined ? base : `${base}/retry-${opts.retry_max_attempts}`;
+  const version = withRetryLabel(base, opts.retry_max_attempts);
   const selected = selectRows(rows, opts, path);
   const cases: Case[] = selected.map((r) => ({
     id: r.id,
@@ -55,9 +58,13 @@ export function loadMmlu(path: string, opts: MmluOptions = {}): Suite {
   return { name: 'mmlu', version, scorer: 'choice', cases, source: `mmlu ${path}`, digest: mmluDigest(selected.map((r) => r.id), version) };
 }
 
-/** Seed 003's digest: `sha256:` + hex sha256 of canonical `{"ids":[…],"version":"…"}` (sorted keys). */
+/**
+ * Seed 003's digest, byte for byte the peer's (csbench, Python): `"sha256:" +
+ * sha256(json.dumps({"ids": [...], "version": V}, sort_keys=True))`, with Python's default
+ * separators (`", "`, `": "`) and `ensure_ascii` escaping (docs/integrity.md).
+ */
 export function mmluDigest(ids: readonly string[], version: string): string {
-  return digestOf({ ids, version });
+  return 'sha256:' + createHash('sha256').update(pythonJsonDumps({ ids: [...ids], version }), 'utf8').digest('hex');
 }
 
 /** The 0-shot prompt: an instruction, a blank line, the question, `A. …` to `D. …`, then `Answer:`. */
@@ -134,7 +141,7 @@ function csvRows(file: string, text: string): MmluRow[] {
     const where = `mmlu ${file}: line ${line}`;
     if (fields.length !== 6) throw new JoulebenchError('E_INPUT', `${where}: expected 6 fields (question,A,B,C,D,answer), got ${fields.length}`);
     const [question, a, b, c, d, answer] = fields as [string, string, string, string, string, string];
-    return row(where, { id: `${subject}/${n}`, subject, question, choices: [a, b, c, d], answer });
+    return row(where, { id: `${subject}-${n}`, subject, question, choices: [a, b, c, d], answer });
   });
 }
 
@@ -167,7 +174,8 @@ function jsonRows(file: string, text: string, ext: string): MmluRow[] {
     if (typeof o.subject !== 'string' || o.subject === '') throw new JoulebenchError('E_INPUT', `${where}: subject must be a non-empty string`);
     const n = perSubject.get(o.subject) ?? 0;
     perSubject.set(o.subject, n + 1);
-    const id = typeof o.id === 'string' && o.id !== '' ? o.id : typeof o.id === 'number' ? String(o.id) : `${o.subject}/${n}`;
+    // A row without an id is `<subject>-<n>` (n counted from 0 within its subject), as the peer names it.
+    const id = typeof o.id === 'string' && o.id !== '' ? o.id : typeof o.id === 'number' ? String(o.id) : `${o.subject}-${n}`;
     return row(where, { id, subject: o.subject, question: o.question, choices: o.choices, answer: o.answer });
   });
 }

@@ -170,7 +170,7 @@ describe('one line means one line', () => {
     const long = 'z'.repeat(100_000);
     const p = file('long.json', JSON.stringify({ scorer: 'regex', cases: [{ id: long, prompt: 'p', expected: `(${long}` }] }));
     const r = await inProcess(['run', '--suite', p]);
-    assertOneLine(r, p, /\(id "z{199}…"\): expected: not a valid regular expression \(Unterminated group\)$/);
+    assertOneLine(r, p, /\(id "z{199}…"\): expected: not a valid regular expression \(RE2 syntax, no backreferences or lookaround: missing closing \)\)$/);
     assert.ok(r.stderr.length < 600, String(r.stderr.length));
   });
   it('a flag value with control characters: commander\'s error is one escaped line', async () => {

@@ -25,6 +25,8 @@ describe('joulebench code (built CLI)', async () => {
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /joulebench code · suite suite \(2 tasks/);
     assert.match(r.stdout, /rollouts 2 \(best-of-2\) · sandbox none · meter none/);
+    // Issue 11: meter none says joules are null, never "using the estimate".
+    assert.doesNotMatch(r.stdout + r.stderr + readFileSync(out, 'utf8'), /using the estimate/);
     assert.match(r.stdout, /reference\s+2\/2\s+100\.0 %\s+n\/a\s+n\/a/);
     assert.match(r.stdout, /noop\s+0\/2\s+0\.0 %/);
     assert.match(r.stderr, /\[12\/12\] b · leaky #1: not resolved/);

@@ -81,6 +81,8 @@ describe('joulebench infer and run --target ollama, as a user runs them', () => 
     assert.equal(file.arms[0].runs[0].energy_source, 'none');
     assert.equal(file.receipts.meter.id, null);
     assert.match(file.receipts.meter.note, /energy is null/);
+    // Issue 11: the note agrees with the null figure (it once said "using the estimate … energy is null").
+    assert.doesNotMatch(file.receipts.meter.note, /using the estimate/);
     assert.equal(file.arms[0].receipts.gpu_snapshot, 'unavailable');
     // The frozen prompt is the file's bytes, sent as-is and identified by their sha256.
     assert.equal(file.prompt_sha256, createHash('sha256').update('summarise the log: pump two tripped twice').digest('hex'));

@@ -89,11 +89,11 @@ test('mmlu against an endpoint via config: retries, measurements, digest relabel
   assert.equal(m['mmlu.retry_count'].value, 2, 'one retry for item 1, one for item 2');
   assert.equal(m['mmlu.retry_count'].official, false);
   const lines = readFileSync(join(d, 'out/report.results.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-  const failed = lines.find((l) => l.case_id === 'alpha/2');
+  const failed = lines.find((l) => l.case_id === 'alpha-2');
   assert.equal(failed.error.status, 503);
   assert.equal(failed.attempts, 2);
   assert.match(failed.error.message, /REDACTED/);
-  assert.ok(lines.find((l) => l.case_id === 'alpha/0').ttft_ms > 0);
+  assert.ok(lines.find((l) => l.case_id === 'alpha-0').ttft_ms > 0);
   for (const req of s.seen) assert.equal(req.headers.authorization, `Bearer ${KEY}`);
   assertNoKey(d, r.stdout, r.stderr);
 

@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { prettyJson } from '../../src/core/canonical.js';
 import type { Target } from '../../src/core/types.js';
+import type { Meter } from '../../src/meters/meter.js';
 import { writeFileEnsured } from '../../src/cli/io.js';
 import { JsonlResultsFile } from '../../src/runner/results-file.js';
 import { run } from '../../src/runner/run.js';
@@ -43,10 +44,20 @@ function fakeEndpoint(): Target {
   };
 }
 
-async function saveRun(name: string, target: Target, warmup: number): Promise<string> {
+/**
+ * A meter that prefers the target's own (rapl-labelled) readings per case and measures the whole suite
+ * as one 5 J window: with readings below the floor, the report's headline comes from that window
+ * (report format 1.1, `energy_basis: suite_window`), so the endpoint still has a J/correct to plot.
+ */
+function suiteWindowMeter(): Meter {
+  const reading = { joules: 5, source: 'rapl' as const, by_domain: {}, window_ms: 1000, below_floor: false };
+  return { id: 'rapl', source: 'rapl', floor_ms: 0, prefersTargetEnergy: true, probe: async () => ({ available: true }), start: async () => ({ stop: async () => reading }), describe: () => ({}) };
+}
+
+async function saveRun(name: string, target: Target, warmup: number, meter?: Meter): Promise<string> {
   const suite = loadSuite('router');
   const sink = new JsonlResultsFile(join(dir, `${name}.results.jsonl`));
-  const out = await run({ suite, target, warmup, repeats: 1, sink });
+  const out = await run({ suite, target, warmup, repeats: 1, sink, ...(meter ? { meter, idle_ms: 0 } : {}) });
   sink.close();
   writeFileEnsured(join(dir, `${name}.json`), prettyJson(out.report));
   writeFileEnsured(join(dir, `${name}.receipt.json`), prettyJson({ started_utc: '2026-01-01T00:00:00.000Z', finished_utc: '2026-01-01T00:00:01.000Z', joulebench_version: 't', node_version: process.version, host: { hostname: 'testhost' } }));
@@ -61,7 +72,7 @@ describe('the HTML report in headless Chromium', { skip: !existsSync(CHROMIUM) &
 
   before(async () => {
     assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does)`);
-    const files = [await saveRun('warm', createReferenceCascade(), 1), await saveRun('cold', createReferenceCascade(), 0), await saveRun('endpoint', fakeEndpoint(), 0)];
+    const files = [await saveRun('warm', createReferenceCascade(), 1), await saveRun('cold', createReferenceCascade(), 0), await saveRun('endpoint', fakeEndpoint(), 0, suiteWindowMeter())];
     const html = join(dir, 'report.html');
     const r = jb(['report', ...files, '--html', html], { home: join(dir, 'home') });
     assert.equal(r.code, 0, r.stderr);

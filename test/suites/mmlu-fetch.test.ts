@@ -36,7 +36,7 @@ test('fetch mmlu pages through the rows API and writes loader-ready JSONL', asyn
   const p = join(dir, 'm.jsonl');
   writeFileSync(p, text);
   const s = loadMmlu(p, { subjects: ['two'], limit: 2 });
-  assert.deepEqual(s.cases.map((c) => [c.id, c.expected]), [['two/0', 'C'], ['two/1', 'D']]);
+  assert.deepEqual(s.cases.map((c) => [c.id, c.expected]), [['two-0', 'C'], ['two-1', 'D']]);
 });
 
 test('joulebench fetch mmlu (spawned) writes the file; an unreachable API is exit 1 with one line', async () => {

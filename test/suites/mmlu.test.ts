@@ -31,15 +31,15 @@ test('JSONL and JSON give the same rows; answers as index, digit or letter', () 
   const a = readMmluRows(jsonl);
   assert.deepEqual(a, readMmluRows(json));
   assert.deepEqual(a.map((r) => r.answer), ['B', 'C', 'A', 'D']);
-  assert.deepEqual(a.map((r) => r.id), ['toy_math/0', 'toy_words/0', 'toy_math/1', 'toy_words/1']);
+  assert.deepEqual(a.map((r) => r.id), ['toy_math-0', 'toy_words-0', 'toy_math-1', 'toy_words-1']);
 });
 
 test('Hendrycks CSV directory: subject from the file name, quoted fields, optional header', () => {
   const r = readMmluRows(csvDir);
   assert.deepEqual(r.map((x) => [x.id, x.subject, x.answer]), [
-    ['toy_math/0', 'toy_math', 'B'],
-    ['toy_math/1', 'toy_math', 'A'],
-    ['toy_words/0', 'toy_words', 'C'],
+    ['toy_math-0', 'toy_math', 'B'],
+    ['toy_math-1', 'toy_math', 'A'],
+    ['toy_words-0', 'toy_words', 'C'],
   ]);
   assert.equal(r[1]!.question, 'What is 3 × 3, exactly?');
   assert.equal(r[1]!.choices[3], '1"2');
@@ -56,12 +56,12 @@ test('0-shot prompt: instruction, blank line, question, A–D, Answer:', () => {
 
 test('subjects filter, then limit in file order; digest is sha256 of {"ids","version"}', () => {
   const s = loadMmlu(jsonl, { subjects: ['toy_math'], limit: 1, version: 'toy/v1' });
-  assert.deepEqual(s.cases.map((c) => c.id), ['toy_math/0']);
+  assert.deepEqual(s.cases.map((c) => c.id), ['toy_math-0']);
   assert.equal(s.scorer, 'choice');
-  assert.equal(s.digest, sha('{"ids":["toy_math/0"],"version":"toy/v1"}'));
+  assert.equal(s.digest, sha('{"ids": ["toy_math-0"], "version": "toy/v1"}'));
   assert.equal(suiteDigest(s), s.digest);
   const all = loadMmlu(jsonl, { limit: 3, version: 'toy/v1' });
-  assert.deepEqual(all.cases.map((c) => c.id), ['toy_math/0', 'toy_words/0', 'toy_math/1']);
+  assert.deepEqual(all.cases.map((c) => c.id), ['toy_math-0', 'toy_words-0', 'toy_math-1']);
 });
 
 test('enabling retry relabels the version …/retry-N and changes the digest', () => {

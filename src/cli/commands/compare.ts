@@ -1,3 +1,4 @@
+import { retryDifference } from '../../suites/retry-label.js';
 import { Command } from 'commander';
 import { prettyJson } from '../../core/canonical.js';
 import { compare } from '../../core/compare.js';
@@ -40,7 +41,11 @@ export function compareCommand(io: CliIO): Command {
       const bd = base!.report.suite?.digest;
       const cd = cand!.report.suite?.digest;
       if (bd && cd && bd !== cd) {
-        const why = `${base!.origin} and ${cand!.origin} ran different cases (suite digests ${bd.slice(0, 19)}… and ${cd.slice(0, 19)}…)`;
+        // Same cases asked under a different retry policy (`…/retry-N`): say exactly that.
+        const retry = retryDifference(base!.report.suite?.version, cand!.report.suite?.version);
+        const why = retry
+          ? `${base!.origin} and ${cand!.origin}: ${retry} (suite versions ${base!.report.suite!.version} and ${cand!.report.suite!.version})`
+          : `${base!.origin} and ${cand!.origin} ran different cases (suite digests ${bd.slice(0, 19)}… and ${cd.slice(0, 19)}…)`;
         if (!flags.force) throw new JoulebenchError('E_INPUT', `${why}: not comparable (pass --force to compare anyway)`);
         io.err(`warning: ${why}; compared anyway (--force)\n`);
       }

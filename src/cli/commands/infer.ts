@@ -228,9 +228,10 @@ async function pickMeter(name: string, flags: Omit<MeterFlags, 'meter'>, inProce
     await meter.close?.();
     return {
       meter: null,
+      // Said without the auto meter's own "using the estimate": infer does not use it, and the note must agree with the null.
       note: inProcess
-        ? `--meter auto: ${probe.detail ?? 'no hardware counter reads'}; energy is null (--meter estimate applies here: the inference runs in this process, so CPU time × watts per core estimates it)`
-        : `--meter auto: ${probe.available ? (probe.detail ?? 'no hardware counter reads') : ''}; infer does not use the estimate (it would meter this process, not the Ollama server), so energy is null`,
+        ? `--meter auto: no hardware counter reads (${String((meter.describe() as { no_hardware?: unknown }).no_hardware ?? 'none found')}); energy is null (--meter estimate applies here: the inference runs in this process, so CPU time × watts per core estimates it)`
+        : `--meter auto: no hardware counter reads (${String((meter.describe() as { no_hardware?: unknown }).no_hardware ?? 'none found')}); energy is null (infer never falls back to the estimate: it would meter this process, not the Ollama server)`,
     };
   }
   return { meter, note: '' };

@@ -3,6 +3,8 @@ import { Command, Option } from 'commander';
 import { prettyJson } from '../../core/canonical.js';
 import { JoulebenchError } from '../../core/errors.js';
 import { renderReportTable } from '../../report/table.js';
+import { firstErrorLine } from '../../report/run-warnings.js';
+import { DEFAULT_MAX_ERRORS } from '../../runner/run.js';
 import { everyCaseFailed, runSession } from '../../session/run-session.js';
 import type { TargetFlags } from '../../session/setup.js';
 import type { SessionSpec } from '../../session/spec.js';
@@ -42,6 +44,8 @@ export interface RunFlags extends TargetFlags, MeterFlags, Partial<LoadFlags>, J
   overwrite?: boolean;
   /** False with `--no-history`. */
   history: boolean;
+  /** `--max-errors N`: consecutive target failures that stop the run; 0 never stops. */
+  maxErrors?: number;
   /** `--grid-intensity G|REGION`: adds gCO2e per correct answer from net energy. */
   gridIntensity?: string;
 }
@@ -71,6 +75,7 @@ export function runCommand(io: CliIO): Command {
     .option('--overwrite', 'start afresh even if --results names an interrupted run (its finished cases are lost)')
     .option('--no-history', 'do not record this run in the history database ($JOULEBENCH_HOME/history.sqlite)')
     .option('-q, --quiet', 'no progress bar and no table')
+    .option('--max-errors <n>', 'stop after this many cases in a row fail at the target (exit 1, finished cases kept); 0 never stops', intAtLeast(0), DEFAULT_MAX_ERRORS)
     .option('--grid-intensity <G|REGION>', 'add gCO2e per correct answer from net energy: gCO2e/kWh, or a country code (FRA, USA, WOR…; docs/energy-sources.md)')
     // --- model-server flags (issue 5: ollama); they go to the target, or to the cascade's neural backend ---
     .option('--base-url <url>', 'server address for a model-serving target (ollama: default http://127.0.0.1:11434)')
@@ -117,6 +122,8 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<{ accuracy_
       },
       onResult: (_r, p) => progress?.update(p.done),
       onWarning: (w) => warnings.push(w),
+      // Each kind of target failure is shown once, as it happens, with its cause (quiet or not).
+      onFirstError: (r) => io.err(`${progress ? '\n' : ''}joulebench: ${firstErrorLine(r)}\n`),
     });
   } finally {
     process.off('SIGINT', onSignal);
@@ -210,6 +217,7 @@ export function sessionSpecFrom(flags: RunFlags, env: NodeJS.ProcessEnv, outPlan
   const stray = strayLoadFlag(flags);
   if (stray) throw new JoulebenchError('E_USAGE', `${stray} applies to load runs only: add --request-rate`);
   if (flags.requestRate?.length === 1) spec.load = loadOptionsFrom(flags as LoadFlags, flags.requestRate[0]!);
+  if (flags.maxErrors !== undefined) spec.max_errors = flags.maxErrors;
   return spec;
 }
 

@@ -1,3 +1,4 @@
+import { hasStages } from '../stages.js';
 import type { BenchReport } from '../../core/aggregate.js';
 import { fmtJoules, fmtMs, fmtPct, fmtUsd } from '../format.js';
 import { INFER_LEGEND } from '../infer-view.js';
@@ -144,7 +145,8 @@ function headlineTable(model: HtmlModel): string {
 
 /** Stage charts belong to cascades: some run resolved a case at a stage. */
 function isCascade(model: HtmlModel): boolean {
-  return model.runs.some((r) => Object.values(r.report.stage_distribution ?? {}).some((n) => typeof n === 'number' && n > 0));
+  // A plain endpoint resolves everything at `neural`: no stage section for it (issue 11, report/stages.ts).
+  return model.runs.some((r) => hasStages(r.report));
 }
 
 /** Energy sources that are not measurements: a cost model or a coefficient. */

@@ -12,7 +12,7 @@ export const REFERENCE_KV: Record<string, string> = {
   'ISO 3166-1 alpha-3 code for Germany': 'DEU',
   'ISO 4217 code for the Japanese yen': 'JPY',
   'value of pi to five decimal places': '3.14159',
-  "Avogadro's number": '6.02214076e23 per mole',
+  "Avogadro's number": '6.02214076 × 10^23 per mole',
 };
 
 export const REFERENCE_TRIPLES: readonly Triple[] = [

@@ -1,5 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import { JoulebenchError } from '../../core/errors.js';
+import { assertHostAllowed } from '../openai/guard.js';
+import { redactQuery } from '../openai/redact.js';
+import { checkEndpoint } from '../openai/target.js';
 
 /** Ollama's default address. */
 export const DEFAULT_OLLAMA_URL = 'http://127.0.0.1:11434';
@@ -61,14 +64,19 @@ export class OllamaClient {
     private readonly timeoutMs = 600_000,
     private readonly now: () => number = () => performance.now(),
   ) {
+    // The same guard as the openai target: no credentials in the URL, no link-local or metadata host.
+    checkEndpoint(baseUrl, 'base URL');
     this.baseUrl = baseUrl.replace(/\/+$/, '');
+    this.shownUrl = redactQuery(this.baseUrl);
   }
+  /** The base URL as messages show it: credential-shaped query parameters redacted. */
+  private readonly shownUrl: string;
 
   /** Streams `/api/chat` or `/api/generate` (NDJSON) and returns the text, Ollama's timings and client TTFT. */
   async stream(path: '/api/chat' | '/api/generate', body: Record<string, unknown>, signal?: AbortSignal): Promise<OllamaStreamResult> {
     const t0 = this.now();
     const res = await this.request(path, { method: 'POST', body: JSON.stringify({ ...body, stream: true }) }, signal);
-    if (!res.body) throw new JoulebenchError('E_TARGET', `ollama ${this.baseUrl}${path}: empty response body`);
+    if (!res.body) throw new JoulebenchError('E_TARGET', `ollama ${this.shownUrl}${path}: empty response body`);
     let text = '';
     let ttft_ms: number | null = null;
     let final: Record<string, unknown> | null = null;
@@ -80,9 +88,9 @@ export class OllamaClient {
       try {
         chunk = JSON.parse(line) as Record<string, unknown>;
       } catch {
-        throw new JoulebenchError('E_TARGET', `ollama ${this.baseUrl}${path}: malformed NDJSON line: ${line.slice(0, 80)}`);
+        throw new JoulebenchError('E_TARGET', `ollama ${this.shownUrl}${path}: malformed NDJSON line: ${line.slice(0, 80)}`);
       }
-      if (typeof chunk.error === 'string') throw new JoulebenchError('E_TARGET', `ollama ${this.baseUrl}${path}: ${chunk.error}`);
+      if (typeof chunk.error === 'string') throw new JoulebenchError('E_TARGET', `ollama ${this.shownUrl}${path}: ${chunk.error}`);
       const piece = contentOf(chunk);
       if (piece !== '') {
         if (ttft_ms === null) ttft_ms = this.now() - t0;
@@ -100,7 +108,7 @@ export class OllamaClient {
     }
     onLine(buffered + decoder.decode());
     const e2e_ms = this.now() - t0;
-    if (final === null) throw new JoulebenchError('E_TARGET', `ollama ${this.baseUrl}${path}: stream ended without a done chunk`);
+    if (final === null) throw new JoulebenchError('E_TARGET', `ollama ${this.shownUrl}${path}: stream ended without a done chunk`);
     const f: Record<string, unknown> = final;
     return {
       text,
@@ -161,7 +169,7 @@ export class OllamaClient {
     try {
       return JSON.parse(text) as unknown;
     } catch {
-      throw new JoulebenchError('E_TARGET', `ollama ${this.baseUrl}${path}: response is not JSON: ${text.slice(0, 80)}`);
+      throw new JoulebenchError('E_TARGET', `ollama ${this.shownUrl}${path}: response is not JSON: ${text.slice(0, 80)}`);
     }
   }
 
@@ -170,11 +178,17 @@ export class OllamaClient {
     const sig = signal ? AbortSignal.any([signal, timeout]) : timeout;
     let res: Response;
     try {
+      // fetch takes no lookup hook: the host is resolved and checked before each request.
+      await assertHostAllowed(new URL(this.baseUrl).hostname);
+    } catch (e) {
+      throw new JoulebenchError('E_TARGET', `ollama ${this.shownUrl}${path}: ${(e as Error).message}`);
+    }
+    try {
       res = await fetch(this.baseUrl + path, { ...init, headers: { 'content-type': 'application/json' }, signal: sig });
     } catch (e) {
       const cause = (e as { cause?: { code?: string; message?: string } }).cause;
       const why = timeout.aborted ? `no answer within ${this.timeoutMs} ms` : (cause?.code ?? cause?.message ?? (e as Error).message);
-      throw new JoulebenchError('E_TARGET', `ollama ${this.baseUrl}${path}: cannot reach the server (${why}); is \`ollama serve\` running?`, { cause: e });
+      throw new JoulebenchError('E_TARGET', `ollama ${this.shownUrl}${path}: cannot reach the server (${why}); is \`ollama serve\` running?`, { cause: e });
     }
     if (!res.ok) {
       const detail = await res.text().catch(() => '');
@@ -185,7 +199,7 @@ export class OllamaClient {
       } catch {
         /* not JSON: keep the text */
       }
-      const err = new JoulebenchError('E_TARGET', `ollama ${this.baseUrl}${path}: HTTP ${res.status}${message ? `: ${message.split('\n')[0]}` : ''}`);
+      const err = new JoulebenchError('E_TARGET', `ollama ${this.shownUrl}${path}: HTTP ${res.status}${message ? `: ${message.split('\n')[0]}` : ''}`);
       (err as JoulebenchError & { status?: number }).status = res.status;
       throw err;
     }

@@ -1,4 +1,5 @@
 import { JoulebenchError } from '../../core/errors.js';
+import { redactQuery } from '../openai/redact.js';
 import type { Answer, Target } from '../../core/types.js';
 import type { TargetSpec } from '../registry.js';
 import { DEFAULT_OLLAMA_URL, OllamaClient, type OllamaOptions } from './client.js';
@@ -105,7 +106,7 @@ export function createOllamaTarget(opts: OllamaTargetOptions): Target {
     describe: () => ({
       kind: 'ollama',
       model: opts.model,
-      base_url,
+      base_url: redactQuery(base_url),
       api,
       options,
       keep_alive: opts.keep_alive ?? null,

@@ -1,16 +1,18 @@
 import { BlockList, isIP } from 'node:net';
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { lookup as dnsLookup, promises as dnsPromises, type LookupAddress } from 'node:dns';
 
 /**
  * Addresses an endpoint may never resolve to: link-local (169.254.0.0/16, fe80::/10), where cloud
- * instance-metadata services live (169.254.169.254, AWS's fd00:ec2::254), so that a key is never
- * sent to a service that would hand out the machine's own credentials.
+ * instance-metadata services live (169.254.169.254 on AWS, GCP and Azure, AWS's fd00:ec2::254), and
+ * Alibaba Cloud's metadata service at 100.100.100.200, so that a key is never sent to a service that
+ * would hand out the machine's own credentials.
  */
 const FORBIDDEN = (() => {
   const b = new BlockList();
   b.addSubnet('169.254.0.0', 16, 'ipv4');
   b.addSubnet('fe80::', 10, 'ipv6');
   b.addAddress('fd00:ec2::254', 'ipv6');
+  b.addAddress('100.100.100.200', 'ipv4');
   return b;
 })();
 
@@ -49,4 +51,26 @@ export function guardedLookup(hostname: string, options: object, callback: Looku
     if (bad !== undefined) return callback(new ForbiddenAddressError(hostname, bad) as unknown as NodeJS.ErrnoException, address, family);
     callback(null, address, family);
   }) as never);
+}
+
+/**
+ * For clients that cannot take a `lookup` hook (Node's fetch): resolves `hostname` (every address)
+ * and throws {@link ForbiddenAddressError} when any is forbidden; an IP literal is checked as is.
+ * Called before each request; a resolver that changes its answer between this check and the
+ * connection (DNS rebinding) is the residual risk, documented in docs/integrity.md.
+ */
+export async function assertHostAllowed(hostname: string): Promise<void> {
+  const bare = hostname.replace(/^\[|\]$/g, '');
+  if (isIP(bare)) {
+    if (isForbiddenAddress(bare)) throw new ForbiddenAddressError(hostname, bare);
+    return;
+  }
+  let addrs: LookupAddress[];
+  try {
+    addrs = await dnsPromises.lookup(bare, { all: true });
+  } catch {
+    return; // unresolvable: the request itself fails with the resolver's error
+  }
+  const bad = addrs.find((a) => isForbiddenAddress(a.address));
+  if (bad) throw new ForbiddenAddressError(hostname, bad.address);
 }

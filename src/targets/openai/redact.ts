@@ -6,7 +6,7 @@ export const REDACTED = '[REDACTED]';
  * `sk-` key (a server may echo a key we never sent, e.g. from its own config). One line out.
  */
 export function redact(message: string, secret: string | undefined): string {
-  let s = message;
+  let s = redactQuery(message);
   if (secret && secret.length > 0) s = s.split(secret).join(REDACTED);
   s = s.replace(/(bearer\s+)[^\s"',;]+/gi, `$1${REDACTED}`);
   s = s.replace(/\bsk-[A-Za-z0-9_\-]{8,}/g, REDACTED);
@@ -31,4 +31,16 @@ export function redactDeep<T>(value: T, secret: string | undefined): T {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [redactText(k, secret), redactDeep(v, secret)])) as T;
   }
   return value;
+}
+
+/** Query parameters that carry a credential: `?api-key=`, `?key=`, `?token=`, `?access_token=`, `?sig=`, … */
+const SECRET_PARAM = /([?&;](?:[\w.-]*[-_.])?(?:api[-_]?key|apikey|key|token|secret|password|passwd|pwd|sig|signature|auth|authorization|credential|credentials|code)=)[^&#\s"'<>]*/gi;
+
+/**
+ * Replaces the value of every credential-shaped query parameter in a text (a URL, an error line, an
+ * argv element) with `[REDACTED]`: an endpoint written as `https://host/v1?api-key=…` never reaches a
+ * receipt, the history, the HTML or an error line with its key.
+ */
+export function redactQuery(text: string): string {
+  return text.includes('=') ? text.replace(SECRET_PARAM, `$1${REDACTED}`) : text;
 }

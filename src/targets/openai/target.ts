@@ -8,7 +8,7 @@ import { backoffDelay_s, isRetryable, NO_RETRY, type RetryPolicy } from '../retr
 import { costOf, type Prices } from './cost.js';
 import { isForbiddenAddress } from './guard.js';
 import { AttemptFailure, createAgent, postChat, type ChatResult } from './http.js';
-import { redact, redactDeep, redactText } from './redact.js';
+import { redact, redactDeep, redactQuery, redactText } from './redact.js';
 
 /** Settings of an `openai` target (already validated by the config schema or the CLI). */
 export interface OpenAITargetOptions {
@@ -103,7 +103,9 @@ export class OpenAITarget implements Target {
     private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void> = abortableSleep,
   ) {
     const base = checkEndpoint(o.endpoint);
-    this.url = new URL(base.href.replace(/\/+$/, '') + '/chat/completions');
+    // The path is extended, the query (e.g. a gateway's `?api-version=`) kept where it belongs.
+    this.url = new URL(base.href);
+    this.url.pathname = `${base.pathname.replace(/\/+$/, '')}/chat/completions`;
     this.id = `openai:${o.model}`;
     this.energyModel = apiEnergyModel(o.model, o.energy_model);
     this.agent = createAgent(this.url);
@@ -191,7 +193,7 @@ export class OpenAITarget implements Target {
   describe(): Record<string, unknown> {
     return {
       kind: 'openai',
-      endpoint: this.o.endpoint,
+      endpoint: redactQuery(this.o.endpoint),
       model: this.o.model,
       credentials_ref: this.o.credentials_ref ?? null,
       max_tokens: this.max_tokens,
