@@ -33,7 +33,7 @@ export function compareCommand(io: CliIO): Command {
       // A malformed gate is the user's mistake: refuse it (exit 2) before reading anything.
       const gate: GateCondition[] | null = flags.failOn !== undefined ? parseGate(flags.failOn) : null;
       const [baseSpec, candSpec] = sides(positional, flags);
-      const [base, cand] = await loadRunsForCli([baseSpec, candSpec]);
+      const [base, cand] = await loadRunsForCli([baseSpec, candSpec], true, { cases: false });
       const bd = base!.report.suite?.digest;
       const cd = cand!.report.suite?.digest;
       if (bd && cd && bd !== cd) {

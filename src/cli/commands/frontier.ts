@@ -15,7 +15,7 @@ export function frontierCommand(io: CliIO): Command {
     .option('--md', 'print the frontier as Markdown')
     .action(async (specs: string[], flags: { json?: boolean; md?: boolean }) => {
       if (flags.json && flags.md) throw new JoulebenchError('E_USAGE', '--json and --md are exclusive');
-      const f = inputsFrontier(await loadInputsForCli(specs));
+      const f = inputsFrontier(await loadInputsForCli(specs, true, { cases: false }));
       if (flags.json) io.out(prettyJson(f));
       else if (flags.md) io.out(renderFrontierMarkdown(f) + renderNotPlaced(f.not_placed, 'md'));
       else io.out(renderFrontierTable(f) + renderNotPlaced(f.not_placed, 'text'));

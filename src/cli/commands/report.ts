@@ -26,7 +26,8 @@ export function reportCommand(io: CliIO): Command {
     .option('-o, --out <file>', 'write the Markdown or JSON here instead of stdout')
     .action(async (specs: string[], flags: ReportFlags) => {
       if (flags.md && flags.json) throw new JoulebenchError('E_USAGE', '--md and --json are exclusive');
-      const runs = await loadInputsForCli(specs);
+      // Only the HTML page shows single cases: otherwise a results file is aggregated as it streams past.
+      const runs = await loadInputsForCli(specs, true, { cases: flags.html !== undefined });
       if (flags.html) {
         // Loaded lazily: only --html reads the 1 MB chart bundle.
         const { buildHtmlReport } = await import('../../report/html/index.js');
