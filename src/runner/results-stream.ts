@@ -52,18 +52,16 @@ export function streamResultsFile(path: string, on: ResultsLineHandlers, chunkBy
       const scanFrom = end;
       end += got;
       if (base + end > max) fail(`grew past the ${max}-byte limit for input files while being read (raise it with JOULEBENCH_MAX_INPUT_BYTES=BYTES)`);
-      const view = buf.subarray(0, end);
-      let nl = view.indexOf(0x0a, scanFrom);
-      while (nl !== -1) {
-        lineNo++;
-        let s = start;
-        if (base + s === 0 && nl >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) s = 3;
-        const line = buf.subarray(s, nl);
-        if (!isUtf8(line)) fail(`not valid UTF-8 (first bad byte sequence at byte offset ${base + s + firstInvalidUtf8(line)}); save the file as UTF-8`);
-        parser.line(line.toString('utf8'), lineNo);
-        start = nl + 1;
-        nl = view.indexOf(0x0a, start);
-      }
+      // Every complete line read so far is validated, decoded and split at once (per chunk, not per
+      // line: one native call each instead of three per line).
+      const last = buf.subarray(0, end).lastIndexOf(0x0a);
+      if (last < scanFrom) continue;
+      let s = start;
+      if (base + s === 0 && last >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) s = 3;
+      const region = buf.subarray(s, last);
+      if (!isUtf8(region)) fail(`not valid UTF-8 (first bad byte sequence at byte offset ${base + s + firstInvalidUtf8(region)}); save the file as UTF-8`);
+      for (const line of region.toString('utf8').split('\n')) parser.line(line, ++lineNo);
+      start = last + 1;
     }
   } finally {
     closeSync(fd);
