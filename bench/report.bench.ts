@@ -58,7 +58,7 @@ process.stdout.write(JSON.stringify(aggregate(f.results, { suite: { name: h.suit
       const wall_s = Number(process.hrtime.bigint() - t0) / 1e9;
       if (r.status !== 0) {
         if (name.startsWith('streamed')) throw new Error(`${name}: ${r.stderr.slice(0, 500)}`);
-        failed[name] = r.stderr.split('\n').find((l) => /Error|joulebench:/.test(l)) ?? `exit ${r.status}`;
+        failed[name] = r.stderr.split('\n').find((l) => /^\S*Error|^joulebench:/.test(l)) ?? `exit ${r.status}`;
         continue;
       }
       const [u, sy, rss] = r.stderr.trim().split('\n').at(-1)!.split(' ').map(Number);

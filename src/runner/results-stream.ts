@@ -14,13 +14,14 @@ export interface ResultsStreamEnd {
 
 /**
  * Reads a results JSONL line by line, handing each record to `on` as it is parsed: memory stays at one
- * read buffer plus the longest line, whatever the file's size (`report`, `compare` and `--resume` on a
+ * read buffer (64 KiB: a 1 MiB one measured ~30 MB more peak RSS, the lines of a chunk outliving a
+ * scavenge) plus the longest line, whatever the file's size (`report`, `compare` and `--resume` on a
  * million-case run). Same guards as readTextFile (regular files only, the input size limit, UTF-8 with
  * the byte offset of the first bad sequence, a leading BOM skipped) and the same line rules and messages
  * as readResultsFile (ResultsLineParser). A torn last line is not parsed, so a kill mid-character is
  * not called bad UTF-8.
  */
-export function streamResultsFile(path: string, on: ResultsLineHandlers, chunkBytes = 1 << 20): ResultsStreamEnd {
+export function streamResultsFile(path: string, on: ResultsLineHandlers, chunkBytes = 1 << 16): ResultsStreamEnd {
   const fail = (why: string): never => {
     throw new JoulebenchError('E_RESULTS', `${path}: ${why}`);
   };
