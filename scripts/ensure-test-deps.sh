@@ -4,11 +4,13 @@
 # - chromium: the HTML report is tested in real headless Chromium (driven by playwright-core).
 # - bubblewrap: the sandbox `joulebench code` uses when it can (its bwrap cases skip without it).
 # - redis-server: the queue tests (BullMQ) start a throwaway server on 127.0.0.1.
+# - gcc (with libc6-dev): the amdsmi meter's tests compile a fake libamd_smi.so with `cc`.
 set -uo pipefail
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+command -v cc >/dev/null 2>&1 && [ -f /usr/include/stdio.h ] || missing+=(gcc libc6-dev)
 [ ${#missing[@]} -eq 0 ] && exit 0
 SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo -n"
 if command -v apt-get >/dev/null 2>&1 && { [ -z "$SUDO" ] || sudo -n true 2>/dev/null; }; then

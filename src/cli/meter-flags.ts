@@ -38,6 +38,12 @@ export function meterOptionsFrom(flags: MeterFlags, env: NodeJS.ProcessEnv, extr
   if (root !== undefined) opts.powercap_root = root;
   if (flags.raplDram) opts.rapl_dram = true;
   if (env.CUDA_VISIBLE_DEVICES !== undefined) opts.cuda_visible_devices = env.CUDA_VISIBLE_DEVICES;
+  if (env.ROCR_VISIBLE_DEVICES !== undefined) opts.rocr_visible_devices = env.ROCR_VISIBLE_DEVICES;
+  if (env.HIP_VISIBLE_DEVICES !== undefined) opts.hip_visible_devices = env.HIP_VISIBLE_DEVICES;
+  const amdLib = nonEmpty(env.JOULEBENCH_AMDSMI_LIBRARY);
+  if (amdLib !== undefined) opts.amdsmi_library = amdLib;
+  const pmInterval = envNumber(env, 'JOULEBENCH_POWERMETRICS_INTERVAL_MS');
+  if (pmInterval !== undefined) opts.powermetrics_interval_ms = pmInterval;
   const active = flags.activeWatts ?? envNumber(env, 'JOULEBENCH_ACTIVE_WATTS');
   if (active !== undefined) opts.active_watts = active;
   const perCore = flags.cpuWattsPerCore ?? envNumber(env, 'JOULEBENCH_CPU_WATTS_PER_CORE');

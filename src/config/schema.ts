@@ -28,6 +28,30 @@ export const controlRetrySchema = z
   })
   .strict();
 
+const paramsOrRange = () =>
+  z.union([
+    z.number({ error: 'must be a number' }).finite('must be finite').gt(0, 'must be > 0'),
+    z
+      .tuple([z.number().finite().gt(0), z.number().finite().gt(0)], { error: 'must be a number or [low, high]' })
+      .refine(([lo, hi]) => lo <= hi, 'must be [low, high] with low <= high'),
+  ], { error: 'must be a number or [low, high]' });
+
+/** `target.energy_model`: overrides for the modelled energy of a remote endpoint (model:api, EcoLogits). */
+export const energyModelSchema = z
+  .object({
+    enabled: z.boolean({ error: 'must be true or false' }).optional(),
+    active_params_b: paramsOrRange().optional(),
+    total_params_b: paramsOrRange().optional(),
+    pue: z
+      .union([
+        z.number({ error: 'must be a number' }).finite().min(1, 'must be >= 1'),
+        z.tuple([z.number().finite().min(1), z.number().finite().min(1)]).refine(([lo, hi]) => lo <= hi, 'must be [low, high] with low <= high'),
+      ], { error: 'must be a number >= 1 or [low, high]' })
+      .optional(),
+    hardware: z.enum(['h100-vllm'], { error: 'must be "h100-vllm" (the only EcoLogits hardware profile)' }).optional(),
+  })
+  .strict();
+
 export const targetSchema = z
   .object({
     kind: z.enum(['openai', 'replay'], { error: 'must be "openai" or "replay"' }).optional(),
@@ -46,6 +70,7 @@ export const targetSchema = z
     /** Replay: a results JSONL or a fixture of {id, answer}. */
     answers: z.string({ error: 'must be a string' }).min(1, 'must not be empty').optional(),
     retries: controlRetrySchema.optional(),
+    energy_model: energyModelSchema.optional(),
   })
   .strict();
 

@@ -115,6 +115,12 @@ export interface BenchReport {
   energy_basis: EnergyBasis;
   /** Why the basis is what it is, when that is not the plain per-case sum; `null` otherwise. */
   energy_basis_reason: string | null;
+  /**
+   * Present only when energy is modelled with an uncertainty range (`model:api`): the low–high range of
+   * `total_joules` and `joules_per_correct` (Σ of each case's low and high ends), J. The point figures
+   * above are the midpoints.
+   */
+  energy_model_range?: { method: 'min-max'; total_joules: { low: number; high: number }; joules_per_correct: { low: number; high: number } | null };
 }
 
 /** The report format; the minor version moves when a field's meaning changes (docs/integrity.md). */
@@ -137,6 +143,14 @@ class Tally {
   windowed = 0;
   /** Meter-window readings shorter than the meter's floor: noise, never summed as precise figures. */
   belowFloor = 0;
+  /** Cases with modelled remote-API energy (`model:api`), and Σ of their low and high ends. */
+  apiModelled = 0;
+  rangeLow = 0;
+  rangeHigh = 0;
+  /** Cases with a `model:api` figure but no range (then no range is reported). */
+  rangeMissing = 0;
+  /** Cases with energy from any other source: never summed with `model:api`. */
+  otherSourced = 0;
   constructor(private readonly shared: boolean) {}
   add(r: CaseResult): void {
     this.case_count++;
@@ -148,7 +162,14 @@ class Tally {
     if (r.joules !== null) {
       this.joules += r.joules;
       this.joulesKnown = true;
-      if (r.energy_source !== 'model') this.windowed++;
+      if (r.energy_source !== 'model' && r.energy_source !== 'model:api') this.windowed++;
+      if (r.energy_source === 'model:api') {
+        this.apiModelled++;
+        if (r.joules_range) {
+          this.rangeLow += r.joules_range.low;
+          this.rangeHigh += r.joules_range.high;
+        } else this.rangeMissing++;
+      } else this.otherSourced++;
       if (r.below_floor) this.belowFloor++;
     } else {
       this.joulesUnknown++;
@@ -161,9 +182,16 @@ class Tally {
    */
   get totalJoules(): number | null {
     if (this.shared && this.windowed > 0) return null;
+    // A modelled remote-API figure is never added to a measured (or any other) one.
+    if (this.apiModelled > 0 && this.otherSourced > 0) return null;
     // A below-floor reading is noise (often exactly 0 J): summing it would pass it off as measured.
     if (this.belowFloor > 0) return null;
     return this.joulesKnown && this.joulesUnknown === 0 ? this.joules : null;
+  }
+  /** The range of the total when every figure is `model:api` with a range; else null. */
+  get totalRange(): { low: number; high: number } | null {
+    if (this.apiModelled === 0 || this.rangeMissing > 0 || this.totalJoules === null) return null;
+    return { low: this.rangeLow, high: this.rangeHigh };
   }
   summary(): DatasetSummary {
     return {
@@ -318,8 +346,21 @@ export class Aggregator {
       stage_joules_source: this.stageSources.size === 0 ? 'none' : this.stageSources.size === 1 ? [...this.stageSources][0]! : 'mixed',
       energy_basis: basis.basis,
       energy_basis_reason: basis.reason,
+      ...modelRange(total.totalRange, total.weightedCorrect),
     };
   }
+}
+
+/** The `energy_model_range` block, only when there is a range to report (older reports keep their bytes). */
+function modelRange(range: { low: number; high: number } | null, weightedCorrect: number): Pick<BenchReport, 'energy_model_range'> {
+  if (range === null) return {};
+  return {
+    energy_model_range: {
+      method: 'min-max',
+      total_joules: { low: round(range.low), high: round(range.high) },
+      joules_per_correct: weightedCorrect === 0 ? null : { low: round(range.low / weightedCorrect), high: round(range.high / weightedCorrect) },
+    },
+  };
 }
 
 /**
@@ -355,7 +396,7 @@ function suiteEnergy(
   'gross_joules' | 'gross_source' | 'net_joules' | 'net_joules_per_correct' | 'idle' | 'idle_watts' | 'suite_window_ms' | 'suite_below_floor' | 'net_below_idle'
 > {
   const suite = energy?.suite ?? null;
-  const marginalSource = casesSource === 'model' || casesSource === 'estimate';
+  const marginalSource = casesSource === 'model' || casesSource === 'model:api' || casesSource === 'estimate';
   const idle: Pick<IdleCalibration, 'status' | 'watts'> = energy?.idle ?? { status: marginalSource ? 'marginal' : 'skipped', watts: null };
   const gross = suite ? suite.joules : casesJoules;
   const wall = suite ? suite.window_ms : null;

@@ -9,7 +9,10 @@ export type StageId = (typeof STAGE_IDS)[number];
 
 /**
  * Where an energy figure came from. Every figure carries one; a missing figure is `null`, never 0.
- * - `rapl` / `nvml`: hardware counters; `integrated-power`: sampled power × time.
+ * - `rapl` / `nvml` / `amdsmi`: hardware counters; `integrated-power`: sampled power × time.
+ * - `powermetrics`: macOS's sampled power (CPU/GPU/ANE) integrated over the window, not a counter.
+ * - `model:api`: a published per-request model for a remote endpoint (EcoLogits): never a measurement,
+ *   never summed with or compared against a measured source.
  * - `estimate`: a coefficient (e.g. wall × active watts), never a measurement.
  * - `model`: a cost model the target reports itself (a cascade stage, a per-token model).
  * - `mixed`: a total summed from several sources; the parts are listed beside it.
@@ -18,7 +21,10 @@ export type StageId = (typeof STAGE_IDS)[number];
 export type EnergySource =
   | 'rapl'
   | 'nvml'
+  | 'amdsmi'
   | 'integrated-power'
+  | 'powermetrics'
+  | 'model:api'
   | 'estimate'
   | 'model'
   | 'composite'
@@ -81,7 +87,8 @@ export interface Energy {
   /** True when the window was shorter than the meter's floor: noise-dominated, not precise. */
   below_floor?: boolean;
   /** Per-domain parts (e.g. `package-0`, `gpu-0`, or cascade stages), each labelled. */
-  by_domain?: Record<string, { joules: number | null; source: EnergySource }>;
+  by_domain?: Record<string, { joules: number | null; source: EnergySource }>;  /** A modelled figure's uncertainty, J (`model:api`): `joules` is its midpoint. */
+  range_j?: { low: number; high: number };
 }
 
 /** Token usage as a target reports it; `null` where it did not say. */
@@ -205,6 +212,8 @@ export interface CaseResult {
   /** Set when the target failed this case; the run goes on. */
   error: { code: string; message: string; status?: number } | null;
   by_domain?: Energy['by_domain'];
+  /** The low–high range of a modelled `joules` (`model:api`), J; absent for measured figures. */
+  joules_range?: { low: number; high: number };
   trace?: Answer['trace'];
   meta?: Record<string, unknown>;
 }

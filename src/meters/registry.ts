@@ -20,6 +20,17 @@ export interface MeterOptions {
   nvml_poll_ms?: number;
   /** NVML: an injected binding (tests). */
   nvml_binding?: NvmlBinding | (() => Promise<NvmlBinding>);
+  /** AMD SMI: the shared library to bind (default `libamd_smi.so`). */
+  amdsmi_library?: string;
+  /** AMD SMI: `ROCR_VISIBLE_DEVICES` and `HIP_VISIBLE_DEVICES` as the environment has them. */
+  rocr_visible_devices?: string;
+  hip_visible_devices?: string;
+  /** AMD SMI: background sampling interval, ms. */
+  amdsmi_poll_ms?: number;
+  /** powermetrics: its sample interval, ms (also the meter's floor). */
+  powermetrics_interval_ms?: number;
+  /** powermetrics: the executable (default `powermetrics` on PATH). */
+  powermetrics_command?: string;
   /** Estimate: watts per busy core. */
   cpu_watts_per_core?: number;
   /** Estimate: watts while active, × wall time. */
@@ -55,6 +66,24 @@ async function nvml(opts: MeterOptions): Promise<Meter> {
   });
 }
 
+async function amdsmi(opts: MeterOptions): Promise<Meter> {
+  const { createAmdSmiMeter } = await import('./amdsmi/index.js');
+  return createAmdSmiMeter({
+    rocr_visible_devices: opts.rocr_visible_devices,
+    hip_visible_devices: opts.hip_visible_devices,
+    ...(opts.amdsmi_library !== undefined ? { library: opts.amdsmi_library } : {}),
+    ...(opts.amdsmi_poll_ms !== undefined ? { poll_ms: positive(opts.amdsmi_poll_ms, 'amdsmi_poll_ms') } : {}),
+  });
+}
+
+async function powermetrics(opts: MeterOptions): Promise<Meter> {
+  const { createPowermetricsMeter } = await import('./powermetrics/index.js');
+  return createPowermetricsMeter({
+    ...(opts.powermetrics_command !== undefined ? { command: opts.powermetrics_command } : {}),
+    ...(opts.powermetrics_interval_ms !== undefined ? { interval_ms: positive(opts.powermetrics_interval_ms, 'powermetrics_interval_ms') } : {}),
+  });
+}
+
 async function estimate(opts: MeterOptions): Promise<Meter> {
   const { createEstimateMeter } = await import('./estimate.js');
   return createEstimateMeter({
@@ -67,12 +96,13 @@ async function estimate(opts: MeterOptions): Promise<Meter> {
 /** Every meter, in one explicit table. */
 export const METERS: Record<string, MeterFactory> = {
   auto: {
-    summary: "hardware counters where they read (RAPL and NVML), otherwise the target's own energy (null where it reports none); the report says which",
+    summary: "hardware counters where they read (RAPL, NVML, AMD SMI; powermetrics on macOS), otherwise the target's own energy (null where it reports none); the report says which",
     async create(opts) {
       const { createAutoMeter } = await import('./auto.js');
       const raplMeter = await rapl(opts);
       return createAutoMeter({
-        hardware: [raplMeter, await nvml(opts)],
+        // powermetrics only on macOS, where it exists: elsewhere auto never spawns it.
+        hardware: [raplMeter, await nvml(opts), await amdsmi(opts), ...(process.platform === 'darwin' ? [await powermetrics(opts)] : [])],
         ...(opts.rapl_dram === true ? { required: [raplMeter] } : {}),
         estimate: await estimate(opts),
         fallback: opts.auto_fallback ?? 'model',
@@ -86,6 +116,14 @@ export const METERS: Record<string, MeterFactory> = {
   nvml: {
     summary: 'NVIDIA GPUs through NVML: the total-energy counter, or integrated power where unsupported',
     create: nvml,
+  },
+  amdsmi: {
+    summary: 'AMD GPUs through AMD SMI (libamd_smi.so): the energy counter × its resolution, or integrated power where a GPU has none',
+    create: amdsmi,
+  },
+  powermetrics: {
+    summary: "macOS: CPU/GPU/ANE power sampled by powermetrics (needs root) and integrated over the window, labelled powermetrics",
+    create: powermetrics,
   },
   composite: {
     summary: 'RAPL and NVML together over one window, each domain labelled (both must read)',

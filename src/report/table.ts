@@ -11,6 +11,9 @@ const SOURCE_NOTES: Partial<Record<string, string>> = {
   none: 'nothing measured energy for this run',
   'integrated-power': 'GPU power draw sampled and integrated over time (NVML without an energy counter)',
   composite: 'several meters read over one window (CPU and GPU), each domain labelled in the results',
+  amdsmi: "AMD SMI's GPU energy counter × its resolution",
+  powermetrics: "macOS powermetrics' sampled CPU/GPU/ANE power integrated over time (not a counter)",
+  'model:api': 'a published model of a remote endpoint (EcoLogits, from output tokens and parameter count), not a measurement; the J/correct range is its uncertainty',
 };
 
 /** The run report as people read it in a terminal. Every energy figure shows its source. */
@@ -43,6 +46,9 @@ export function renderReportTable(r: BenchReport): string {
           : src,
     ],
     ['J / correct', fmtJoules(r.joules_per_correct), r.joules_per_correct === null ? pc.dim('nothing correct or energy unknown') : src],
+    ...(r.energy_model_range?.joules_per_correct
+      ? [['J / correct range', `${fmtJoules(r.energy_model_range.joules_per_correct.low)} – ${fmtJoules(r.energy_model_range.joules_per_correct.high)}`, pc.dim(`[${r.energy_source}] modelled low–high`)]]
+      : []),
     [
       'suite gross / net',
       `${fmtJoules(r.gross_joules)} / ${fmtJoules(r.net_joules)}`,

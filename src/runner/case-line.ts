@@ -33,6 +33,7 @@ export interface NestedJson {
   /** Absent: `null`. */
   error?: string;
   by_domain?: string;
+  joules_range?: string;
   /** Only when the trace is not an array of objects (one is encoded entry by entry). */
   trace?: string;
   meta?: string;
@@ -43,10 +44,11 @@ const NONE: NestedJson = Object.freeze({});
 /** Stringifies the nested parts of `r` once, for {@link caseLineBound} and {@link encodeCaseLine}. */
 export function nestedJson(r: CaseResult): NestedJson {
   const plainTrace = r.trace === undefined || isTrace(r.trace);
-  if (r.error == null && r.by_domain === undefined && r.meta === undefined && plainTrace) return NONE;
+  if (r.error == null && r.by_domain === undefined && r.joules_range === undefined && r.meta === undefined && plainTrace) return NONE;
   const out: NestedJson = {};
   if (r.error != null) out.error = JSON.stringify(r.error);
   if (r.by_domain !== undefined) out.by_domain = JSON.stringify(r.by_domain) ?? 'null';
+  if (r.joules_range !== undefined) out.joules_range = JSON.stringify(r.joules_range) ?? 'null';
   if (!plainTrace) out.trace = JSON.stringify(r.trace) ?? 'null';
   if (r.meta !== undefined) out.meta = JSON.stringify(r.meta) ?? 'null';
   return out;
@@ -64,7 +66,7 @@ export function caseLineBound(r: CaseResult, nested: NestedJson): number {
   let n = 1024;
   n += stringBound(r.phase) + stringBound(r.case_id) + stringBound(r.dataset) + stringBound(r.response);
   n += stringBound(r.stage) + stringBound(r.expected) + stringBound(r.energy_source);
-  n += 3 * ((nested.error?.length ?? 0) + (nested.by_domain?.length ?? 0) + (nested.trace?.length ?? 0) + (nested.meta?.length ?? 0));
+  n += 3 * ((nested.error?.length ?? 0) + (nested.by_domain?.length ?? 0) + (nested.joules_range?.length ?? 0) + (nested.trace?.length ?? 0) + (nested.meta?.length ?? 0));
   if (nested.trace === undefined && r.trace !== undefined) for (const t of r.trace) n += 96 + stringBound(t.stage);
   return n;
 }
@@ -116,6 +118,7 @@ const CASE_FIELDS = [
   ['retry_overhead_ms', 'number'],
   ['error', 'nested'],
   ['by_domain', 'nested'],
+  ['joules_range', 'nested'],
   ['trace', 'trace'],
   ['meta', 'nested'],
 ] as const satisfies readonly (readonly [keyof CaseResult, Kind, (readonly string[])?])[];
@@ -125,7 +128,7 @@ type Unwritten = Exclude<keyof CaseResult, (typeof CASE_FIELDS)[number][0]>;
 const everyKeyWritten: [Unwritten] extends [never] ? true : Unwritten = true;
 void everyKeyWritten;
 
-const OPTIONAL = new Set<string>(['by_domain', 'trace', 'meta']);
+const OPTIONAL = new Set<string>(['by_domain', 'joules_range', 'trace', 'meta']);
 
 /** Code writing the string (or null) in `expr`; `common` values are written as constants. */
 function stringCode(expr: string, common: readonly string[] = []): string {

@@ -407,6 +407,7 @@ export function caseResult(
     error,
   };
   if (energy.by_domain && Object.keys(energy.by_domain).length > 0) r.by_domain = energy.by_domain;
+  if (energy.range_j && energy.joules !== null) r.joules_range = { low: energy.range_j.low, high: energy.range_j.high };
   if (answer?.trace) r.trace = answer.trace;
   if (answer?.meta) r.meta = answer.meta;
   return r;

@@ -4,6 +4,8 @@ import type { BenchReport } from '../core/aggregate.js';
 import { prettyJson } from '../core/canonical.js';
 import { JoulebenchError } from '../core/errors.js';
 import { mmluMeasurements, type MeasurementBlock } from '../core/measurements.js';
+import { co2eOf, type Co2e } from '../core/co2e.js';
+import { parseGridIntensity } from '../energy-model/grid.js';
 import type { CaseResult, Suite } from '../core/types.js';
 import { loadConfig, parseConfig, type LoadedConfig } from '../config/load.js';
 import type { MeterProbe } from '../meters/meter.js';
@@ -48,7 +50,7 @@ export interface SessionHooks {
 }
 
 /** The report a session writes: the aggregate, plus MMLU's measurements block for `--suite mmlu`. */
-export type SessionReport = BenchReport & { measurements?: MeasurementBlock['measurements']; measurement_warnings?: string[] };
+export type SessionReport = BenchReport & { measurements?: MeasurementBlock['measurements']; measurement_warnings?: string[]; co2e?: Co2e };
 
 /** What a finished session hands back. */
 export interface SessionResult {
@@ -72,6 +74,7 @@ export interface SessionResult {
 export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): Promise<SessionResult> {
   const started = new Date();
   const cfg = configOf(spec.config);
+  const grid = spec.grid_intensity !== undefined ? parseGridIntensity(spec.grid_intensity) : null;
   const suite = buildSuite(spec, cfg);
   const targetSpec = buildTargetSpec(spec, cfg, hooks.env ?? process.env);
   const target = await createTarget(targetSpec);
@@ -165,7 +168,9 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
     spec.suite === 'mmlu'
       ? mmluMeasurements(outcome.results, { retry_enabled: Boolean(cfg?.config.params?.retry), prices_set: Boolean(cfg?.config.prices) })
       : null;
-  const report: SessionReport = block ? { ...outcome.report, measurements: block.measurements, measurement_warnings: block.warnings } : outcome.report;
+  const withBlock: SessionReport = block ? { ...outcome.report, measurements: block.measurements, measurement_warnings: block.warnings } : outcome.report;
+  // gCO2e from net energy, labelled with the intensity used; only when asked (other reports keep their bytes).
+  const report: SessionReport = grid ? { ...withBlock, co2e: co2eOf(outcome.report, grid) } : withBlock;
   for (const w of block?.warnings ?? []) hooks.onWarning?.(w);
   const receipt = buildReceipt({
     started,

@@ -80,6 +80,7 @@ function openaiSpec(flags: TargetFlags, cfg: LoadedConfig | null, env: NodeJS.Pr
   set('request_timeout_s', cfg?.config.timeouts?.request_s);
   set('retry', cfg?.config.params?.retry);
   set('prices', cfg?.config.prices);
+  set('energy_model', t.energy_model);
   if (cfg) {
     // Named here, where the file is known (the target's own message cannot say which file).
     for (const [key, flag] of [['endpoint', '--endpoint URL'], ['model', '--model NAME']] as const) {

@@ -35,6 +35,11 @@ export interface SessionSpec extends TargetFlags {
   history?: false | { path?: string };
   /** Free labels written into the receipt (a sweep's id, the arm's name); never secrets. */
   labels?: Record<string, string>;
+  /**
+   * Carbon intensity for the report's `co2e` block: gCO2e/kWh as a number string, or a region code
+   * from the committed table (`FRA`, `USA`, `WOR`…). Absent: no `co2e` block.
+   */
+  grid_intensity?: string;
   /** The command line that asked for the run, for the receipt (default none). */
   argv?: string[];
   /**

@@ -123,7 +123,7 @@ describe('auto', () => {
     });
     const p = await meter.probe();
     assert.ok(p.available);
-    assert.match(p.available ? (p.detail ?? '') : '', /no hardware counter reads \(rapl: no powercap tree .*; nvml: cannot load .*Driver Not Loaded\)/);
+    assert.match(p.available ? (p.detail ?? '') : '', /no hardware counter reads \(rapl: no powercap tree .*; nvml: cannot load .*Driver Not Loaded; amdsmi: .+\)/);
     assert.equal(meter.id, 'auto(model)');
     assert.equal(meter.usesTargetEnergy, true, 'the runner takes the target energy and opens no window');
     assert.equal(meter.source, 'model');

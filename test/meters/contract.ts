@@ -24,7 +24,7 @@ export type ContractCase =
   | 'describe is plain JSON naming the meter'
   | 'close ends the meter';
 
-const KNOWN_SOURCES = new Set(['rapl', 'nvml', 'integrated-power', 'estimate', 'model', 'composite', 'mixed', 'none']);
+const KNOWN_SOURCES = new Set(['rapl', 'nvml', 'amdsmi', 'powermetrics', 'model:api', 'integrated-power', 'estimate', 'model', 'composite', 'mixed', 'none']);
 
 export function meterContract(
   name: string,

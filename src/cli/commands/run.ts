@@ -31,6 +31,8 @@ export interface RunFlags extends TargetFlags, MeterFlags, Partial<LoadFlags> {
   overwrite?: boolean;
   /** False with `--no-history`. */
   history: boolean;
+  /** `--grid-intensity G|REGION`: adds gCO2e per correct answer from net energy. */
+  gridIntensity?: string;
 }
 
 export function runCommand(io: CliIO): Command {
@@ -55,6 +57,7 @@ export function runCommand(io: CliIO): Command {
     .option('--overwrite', 'start afresh even if --results names an interrupted run (its finished cases are lost)')
     .option('--no-history', 'do not record this run in the history database ($JOULEBENCH_HOME/history.sqlite)')
     .option('-q, --quiet', 'no progress bar and no table')
+    .option('--grid-intensity <G|REGION>', 'add gCO2e per correct answer from net energy: gCO2e/kWh, or a country code (FRA, USA, WOR…; docs/energy-sources.md)')
     // --- model-server flags (issue 5: ollama); they go to the target, or to the cascade's neural backend ---
     .option('--base-url <url>', 'server address for a model-serving target (ollama: default http://127.0.0.1:11434)');
   return addLoadFlags(addMeterFlags(cmd)).action(async (flags: RunFlags) => {
@@ -101,6 +104,13 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<{ accuracy_
   } else {
     io.out(prettyJson(report));
     if (!flags.quiet) io.err(table);
+  }
+  const c = report.co2e;
+  if (c && !flags.quiet) {
+    const range = c.grams_per_correct_range ? ` (range ${fmtGrams(c.grams_per_correct_range.low)}–${fmtGrams(c.grams_per_correct_range.high)})` : '';
+    const line = `CO2e / correct  ${c.grams_per_correct === null ? 'n/a' : fmtGrams(c.grams_per_correct)}${range} [${c.energy_source}, net] at ${c.intensity}\n`;
+    if (flags.out) io.out(line);
+    else io.err(line);
   }
   // Warnings (a dropped RAPL sample, a failed read, history not written) always reach a person, quiet or not.
   for (const w of warnings) io.err(`joulebench: warning: ${w}\n`);
@@ -155,8 +165,14 @@ export function sessionSpecFrom(flags: RunFlags, env: NodeJS.ProcessEnv): Sessio
   };
   for (const k of ['config', 'target', 'neural', 'endpoint', 'model', 'credentialsRef', 'answers', 'data', 'baseUrl', 'warmup', 'out', 'results', 'receipt', 'resume', 'overwrite'] as const) copy(k);
   if (!flags.history) spec.history = false;
+  if (flags.gridIntensity !== undefined) spec.grid_intensity = flags.gridIntensity;
   const stray = strayLoadFlag(flags);
   if (stray) throw new JoulebenchError('E_USAGE', `${stray} applies to load runs only: add --request-rate`);
   if (flags.requestRate?.length === 1) spec.load = loadOptionsFrom(flags as LoadFlags, flags.requestRate[0]!);
   return spec;
+}
+
+/** Grams with enough digits for a per-answer figure (often well under a gram). */
+function fmtGrams(g: number): string {
+  return `${Number(g.toPrecision(3))} g`;
 }

@@ -1,3 +1,4 @@
+import { apiEnergyModel, type ApiEnergyModel, type EnergyModelConfig } from '../../energy-model/api-model.js';
 import type http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { JoulebenchError } from '../../core/errors.js';
@@ -26,6 +27,11 @@ export interface OpenAITargetOptions {
   request_timeout_s?: number;
   retry?: RetryPolicy;
   prices?: Prices;
+  /**
+   * `target.energy_model`: overrides for the modelled per-request energy (`model:api`, EcoLogits).
+   * Without it, models in the committed parameter table are modelled and others get no energy.
+   */
+  energy_model?: EnergyModelConfig;
   /** Cap on one reply's body, bytes (default 4 MiB); a larger reply is cut off and recorded as an error. */
   max_reply_bytes?: number;
 }
@@ -88,6 +94,8 @@ export class OpenAITarget implements Target {
   private readonly timeout_ms: number;
   private readonly max_tokens: number;
 
+  /** The model:api estimate for this model, or why there is none. */
+  private readonly energyModel: ApiEnergyModel;
   constructor(
     private readonly o: OpenAITargetOptions,
     private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void> = abortableSleep,
@@ -95,6 +103,7 @@ export class OpenAITarget implements Target {
     const base = checkEndpoint(o.endpoint);
     this.url = new URL(base.href.replace(/\/+$/, '') + '/chat/completions');
     this.id = `openai:${o.model}`;
+    this.energyModel = apiEnergyModel(o.model, o.energy_model);
     this.agent = createAgent(this.url);
     this.stream = o.stream ?? true;
     this.retry = o.retry ?? NO_RETRY;
@@ -170,6 +179,7 @@ export class OpenAITarget implements Target {
       ttft_ms: r.ttft_ms === null ? null : round3(r.ttft_ms),
       tpot_ms,
       cost_usd: costOf(usage, this.o.prices),
+      ...(this.energyModel.known ? { energy: this.energyModel.energy(out, r.e2e_ms) } : {}),
       attempts,
       retry_overhead_ms: round3(overhead_ms),
       meta: redactDeep({ e2e_ms: round3(r.e2e_ms), streamed: r.streamed }, this.o.apiKey),
@@ -189,6 +199,10 @@ export class OpenAITarget implements Target {
       retry: this.o.retry ?? null,
       prices: this.o.prices ?? null,
       ...(this.o.max_reply_bytes !== undefined ? { max_reply_bytes: this.o.max_reply_bytes } : {}),
+      // Only when configured: the config digest of runs without it stays as it was.
+      ...(this.o.energy_model !== undefined
+        ? { energy_model: this.energyModel.known ? this.energyModel.facts : { unknown: this.energyModel.reason } }
+        : {}),
     };
   }
 

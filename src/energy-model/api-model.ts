@@ -1,0 +1,89 @@
+import { DEFAULT_PUE, ECOLOGITS_COEFFICIENTS, ECOLOGITS_VERSION, ecologitsRequestEnergy, H100_VLLM, type Range } from '../core/ecologits.js';
+import type { Energy } from '../core/types.js';
+import { lookupModelParams } from './params.js';
+
+/** `target.energy_model` in the config: overrides for the model:api estimate. */
+export interface EnergyModelConfig {
+  /** `false` turns the estimate off for this target. */
+  enabled?: boolean;
+  /** Active parameters, billions: a number, or `[low, high]` where only a range is known. */
+  active_params_b?: number | [number, number];
+  /** Total parameters, billions (sizes the GPU count); default: the table's, else the active count. */
+  total_params_b?: number | [number, number];
+  /** Data-centre PUE: a number or `[low, high]`; default 1.09–1.20. */
+  pue?: number | [number, number];
+  /** The hardware profile; EcoLogits 0.9.1 has one: `h100-vllm`. */
+  hardware?: 'h100-vllm';
+}
+
+/** What the estimate rests on, for the receipt. */
+export interface ApiEnergyFacts {
+  method: string;
+  model: string;
+  params_from: 'table' | 'config';
+  active_params_b: Range;
+  total_params_b: Range;
+  pue: Range;
+  hardware: string;
+  coefficients: typeof ECOLOGITS_COEFFICIENTS;
+  covers: string;
+}
+
+/** The model:api estimate for one target's model, or why there is none. */
+export type ApiEnergyModel =
+  | { known: true; facts: ApiEnergyFacts; energy(output_tokens: number | null, latency_ms: number | null): Energy }
+  | { known: false; reason: string };
+
+const range = (v: number | [number, number]): Range => (typeof v === 'number' ? { low: v, high: v } : { low: v[0], high: v[1] });
+
+/**
+ * Resolves the EcoLogits estimate for `model`: parameter counts from the config, else the committed
+ * table; an unknown model has none (its energy stays null, never a guess).
+ */
+export function apiEnergyModel(model: string, cfg: EnergyModelConfig = {}): ApiEnergyModel {
+  if (cfg.enabled === false) return { known: false, reason: 'target.energy_model.enabled is false' };
+  const listed = lookupModelParams(model);
+  let active: Range;
+  let total: Range;
+  let from: ApiEnergyFacts['params_from'];
+  if (cfg.active_params_b !== undefined) {
+    active = range(cfg.active_params_b);
+    total = cfg.total_params_b !== undefined ? range(cfg.total_params_b) : listed ? { low: listed.total_b, high: listed.total_b } : active;
+    from = 'config';
+  } else if (listed) {
+    active = { low: listed.active_b, high: listed.active_b };
+    total = cfg.total_params_b !== undefined ? range(cfg.total_params_b) : { low: listed.total_b, high: listed.total_b };
+    from = 'table';
+  } else {
+    return { known: false, reason: `no parameter count for model "${model}" (set target.energy_model.active_params_b)` };
+  }
+  const pue = cfg.pue !== undefined ? range(cfg.pue) : DEFAULT_PUE;
+  const facts: ApiEnergyFacts = {
+    method: `EcoLogits ${ECOLOGITS_VERSION} (per request, output tokens)`,
+    model,
+    params_from: from,
+    active_params_b: active,
+    total_params_b: total,
+    pue,
+    hardware: H100_VLLM.name,
+    coefficients: ECOLOGITS_COEFFICIENTS,
+    covers: 'output tokens only (the method has no input-token term); GPU + server share × PUE; no network, storage or embodied energy',
+  };
+  // Check the inputs once, here, so a bad override fails at set-up, not on the first answer.
+  ecologitsRequestEnergy({ active_params_b: active, total_params_b: total, output_tokens: 0, request_latency_s: null, pue });
+  return {
+    known: true,
+    facts,
+    energy(output_tokens, latency_ms) {
+      if (output_tokens === null) return { joules: null, source: 'none' };
+      const e = ecologitsRequestEnergy({
+        active_params_b: active,
+        total_params_b: total,
+        output_tokens,
+        request_latency_s: latency_ms === null ? null : latency_ms / 1000,
+        pue,
+      });
+      return { joules: e.joules, source: 'model:api', range_j: e.range_j };
+    },
+  };
+}

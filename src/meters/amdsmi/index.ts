@@ -1,0 +1,311 @@
+import { existsSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import type { EnergySource } from '../../core/types.js';
+import type { EnergyReading, Meter, MeterProbe, MeterWindow } from '../meter.js';
+import { AMDSMI_LIBRARY, AMDSMI_STATUS_NOT_SUPPORTED, AmdSmiError, loadAmdSmiBinding, type AmdSmiBinding, type AmdSmiProcessor } from './binding.js';
+import { rocmVisibleDevices } from './visible.js';
+
+/**
+ * The shortest window the energy counter resolves, ms. Chosen like NVML's: AMD does not document the
+ * counter's refresh period for every part, and no AMD GPU was at hand to measure it, so it is
+ * conservative.
+ */
+export const AMDSMI_FLOOR_MS = 100;
+/** Background sampling interval while a window is open, ms (power integration, and seeing every wrap). */
+export const AMDSMI_DEFAULT_POLL_MS = 100;
+/**
+ * A counter that steps backwards is taken as a 32-bit wrap only when the energy that implies, over
+ * the time since the previous sample, is below this power per GPU; otherwise it is a reset (driver
+ * reload) and the figure is dropped. A forward step above it (over at least 1 s) is a garbage read,
+ * also dropped. 2 kW is well above any AMD accelerator's board power (MI300X: 750 W).
+ */
+export const AMDSMI_DEFAULT_MAX_WATTS = 2000;
+
+const WRAP_32 = 2n ** 32n;
+
+export interface AmdSmiOptions {
+  /** Injected in tests; default: koffi onto `libamd_smi.so` (or `library`), loaded on first probe. */
+  binding?: AmdSmiBinding | (() => Promise<AmdSmiBinding>);
+  /** The shared library to bind (a path or a name ld.so resolves); given, the driver check is skipped. */
+  library?: string;
+  /** `ROCR_VISIBLE_DEVICES` and `HIP_VISIBLE_DEVICES` as the environment has them. */
+  rocr_visible_devices?: string | undefined;
+  hip_visible_devices?: string | undefined;
+  poll_ms?: number;
+  max_watts?: number;
+  now?: () => number;
+}
+
+interface Gpu {
+  domain: string;
+  index: number;
+  uuid: string;
+  processor: AmdSmiProcessor;
+  /** `counter`: the energy accumulator × its resolution; `power`: `current_socket_power` integrated. */
+  mode: 'counter' | 'power';
+  resolution_uj: number | null;
+  /** Energy accumulated since set-up, µJ (both modes). */
+  total_uj: number;
+  /** Bumped whenever the running total can no longer be trusted (reset, unreadable counter). */
+  epoch: number;
+  /** Why the last epoch was bumped. */
+  fault: string | null;
+  wraps: number;
+  last_ticks: bigint | null;
+  last_w: number | null;
+  last_ms: number | null;
+}
+
+/**
+ * The AMD SMI meter: per GPU, `amdsmi_get_energy_count` (accumulator × resolution, µJ), polled in the
+ * background so every 32-bit wrap is seen, labelled `amdsmi`; where a GPU has no counter,
+ * `current_socket_power` sampled and integrated (`integrated-power`). Honours `ROCR_VISIBLE_DEVICES`
+ * then `HIP_VISIBLE_DEVICES`.
+ */
+export function createAmdSmiMeter(opts: AmdSmiOptions = {}): Meter {
+  const poll_ms = opts.poll_ms ?? AMDSMI_DEFAULT_POLL_MS;
+  const max_watts = opts.max_watts ?? AMDSMI_DEFAULT_MAX_WATTS;
+  const now = opts.now ?? (() => performance.now());
+  const library = opts.library ?? AMDSMI_LIBRARY;
+  let binding: AmdSmiBinding | null = null;
+  let gpus: Gpu[] = [];
+  let ignored: string[] = [];
+  let probed: MeterProbe | null = null;
+  let timer: NodeJS.Timeout | null = null;
+  let open = 0;
+
+  async function setUp(): Promise<MeterProbe> {
+    if (probed) return probed;
+    probed = await inspect();
+    return probed;
+  }
+
+  async function inspect(): Promise<MeterProbe> {
+    try {
+      if (typeof opts.binding === 'object') binding = opts.binding;
+      else if (typeof opts.binding === 'function') binding = await opts.binding();
+      else {
+        // Cheap check first, so machines without the amdgpu driver never load the FFI module.
+        if (opts.library === undefined && !existsSync('/dev/kfd') && !existsSync('/sys/module/amdgpu')) {
+          return {
+            available: false,
+            reason: 'no AMD GPU driver on this machine (/dev/kfd and /sys/module/amdgpu are absent)',
+            fix: 'install the amdgpu driver and ROCm, or pass the GPUs into the container (--device /dev/kfd --device /dev/dri)',
+          };
+        }
+        binding = await loadAmdSmiBinding(library);
+      }
+    } catch (e) {
+      return { available: false, reason: `cannot load ${library}: ${firstLine(e)}`, fix: 'install ROCm (it ships AMD SMI) and add /opt/rocm/lib to the library path' };
+    }
+    try {
+      binding.init();
+      const processors = binding.processors();
+      const vis = rocmVisibleDevices({ rocr: opts.rocr_visible_devices, hip: opts.hip_visible_devices }, processors.length);
+      ignored = vis.ignored;
+      gpus = [];
+      for (const index of vis.indices) {
+        const processor = processors[index];
+        const gpu: Gpu = {
+          domain: `gpu-${index}`,
+          index,
+          uuid: binding.uuid(processor),
+          processor,
+          mode: 'counter',
+          resolution_uj: null,
+          total_uj: 0,
+          epoch: 0,
+          fault: null,
+          wraps: 0,
+          last_ticks: null,
+          last_w: null,
+          last_ms: null,
+        };
+        try {
+          const c = binding.energyCount(processor);
+          if (!(c.resolution_uj > 0) || !Number.isFinite(c.resolution_uj)) throw new AmdSmiError(-1, `amdsmi_get_energy_count: resolution ${c.resolution_uj} µJ is not a positive number`);
+          gpu.resolution_uj = c.resolution_uj;
+        } catch (e) {
+          if (!(e instanceof AmdSmiError && e.amdsmi_status === AMDSMI_STATUS_NOT_SUPPORTED)) throw e;
+          try {
+            binding.power_w(processor);
+          } catch (p) {
+            throw new Error(`${gpu.domain} has neither an energy counter nor a power reading (${firstLine(p)})`);
+          }
+          gpu.mode = 'power';
+        }
+        gpus.push(gpu);
+      }
+    } catch (e) {
+      return { available: false, reason: `AMD SMI: ${firstLine(e)}`, fix: 'check the GPUs with amd-smi; hide a GPU that cannot be metered with ROCR_VISIBLE_DEVICES' };
+    }
+    if (gpus.length === 0) {
+      const vars = [
+        opts.rocr_visible_devices !== undefined ? `ROCR_VISIBLE_DEVICES=${JSON.stringify(opts.rocr_visible_devices)}` : null,
+        opts.hip_visible_devices !== undefined ? `HIP_VISIBLE_DEVICES=${JSON.stringify(opts.hip_visible_devices)}` : null,
+      ].filter((v) => v !== null);
+      return {
+        available: false,
+        reason: `no AMD GPU visible${vars.length > 0 ? ` (${vars.join(', ')})` : ''}`,
+        fix: 'unset ROCR_VISIBLE_DEVICES/HIP_VISIBLE_DEVICES or list GPU indices in them',
+      };
+    }
+    for (const g of gpus) sample(g, now());
+    const list = gpus.map((g) => `${g.domain}${g.mode === 'power' ? ' (integrated power)' : ` (counter, ${g.resolution_uj} µJ/tick)`}`).join(', ');
+    return { available: true, detail: list };
+  }
+
+  /** Brings one GPU's running total up to now: counter delta (wrap-aware), or a power trapezoid. */
+  function sample(g: Gpu, t: number): void {
+    if (!binding) return;
+    if (g.mode === 'power') {
+      let w: number;
+      try {
+        w = binding.power_w(g.processor);
+      } catch {
+        return; // the next sample spans the gap
+      }
+      if (g.last_w !== null && g.last_ms !== null) g.total_uj += ((g.last_w + w) / 2) * (t - g.last_ms) * 1000;
+      g.last_w = w;
+      g.last_ms = t;
+      return;
+    }
+    let ticks: bigint;
+    try {
+      ticks = binding.energyCount(g.processor).ticks;
+    } catch (e) {
+      fault(g, `the energy counter did not read (${firstLine(e)})`);
+      return;
+    }
+    const last = g.last_ticks;
+    const dt_ms = g.last_ms === null ? null : t - g.last_ms;
+    g.last_ticks = ticks;
+    g.last_ms = t;
+    if (last === null) return;
+    if (ticks >= last) {
+      const delta_uj = Number(ticks - last) * g.resolution_uj!;
+      // A garbage read (a glitch to a huge value) is refused, not counted. The power is judged over at
+      // least a second, so a counter that refreshes in coarse steps is never mistaken for one.
+      if (dt_ms !== null && delta_uj / Math.max(dt_ms, 1000) / 1000 > max_watts) {
+        fault(g, `the energy counter jumped by ${Math.round(delta_uj / 1e6)} J in ${Math.round(dt_ms)} ms (more than ${max_watts} W): not believed`);
+        return;
+      }
+      g.total_uj += delta_uj;
+      return;
+    }
+    // Backwards: a 32-bit accumulator that wrapped, or a counter that reset. Only a step from below
+    // 2^32 can be a wrap, and only if the energy it implies is physically possible in the time passed.
+    const wrapped_uj = Number(WRAP_32 - last + ticks) * g.resolution_uj!;
+    const plausible = last < WRAP_32 && dt_ms !== null && dt_ms > 0 && wrapped_uj / dt_ms / 1000 <= max_watts;
+    if (plausible) {
+      g.total_uj += wrapped_uj;
+      g.wraps++;
+    } else {
+      fault(g, `the energy counter went backwards (${last} → ${ticks} ticks): a reset, not a wrap`);
+    }
+  }
+
+  function fault(g: Gpu, why: string): void {
+    g.epoch++;
+    g.fault = why;
+    g.last_ticks = null;
+  }
+
+  function sampleAll(): void {
+    const t = now();
+    for (const g of gpus) sample(g, t);
+  }
+
+  function floor(): number {
+    return gpus.some((g) => g.mode === 'power') ? Math.max(AMDSMI_FLOOR_MS, poll_ms) : AMDSMI_FLOOR_MS;
+  }
+
+  function source(): EnergySource {
+    const modes = new Set(gpus.map((g) => g.mode));
+    return modes.size > 1 ? 'mixed' : modes.has('power') ? 'integrated-power' : 'amdsmi';
+  }
+
+  return {
+    id: 'amdsmi',
+    source: 'amdsmi',
+    get floor_ms() {
+      return floor();
+    },
+    probe: () => setUp(),
+    async start(): Promise<MeterWindow> {
+      const p = await setUp();
+      if (!p.available) throw new Error(`amdsmi meter cannot read: ${p.reason}`);
+      open++;
+      if (timer === null) {
+        timer = setInterval(sampleAll, poll_ms);
+        timer.unref();
+      }
+      sampleAll();
+      const t0 = now();
+      const before = gpus.map((g) => ({ total_uj: g.total_uj, epoch: g.epoch, wraps: g.wraps }));
+      return {
+        async stop(): Promise<EnergyReading> {
+          sampleAll();
+          const window_ms = now() - t0;
+          open = Math.max(0, open - 1);
+          if (open === 0 && timer !== null) {
+            clearInterval(timer);
+            timer = null;
+          }
+          const by_domain: EnergyReading['by_domain'] = {};
+          const warnings: string[] = [];
+          let sum: number | null = 0;
+          gpus.forEach((g, i) => {
+            const b = before[i]!;
+            const label: EnergySource = g.mode === 'counter' ? 'amdsmi' : 'integrated-power';
+            if (g.epoch !== b.epoch) {
+              by_domain[g.domain] = { joules: null, source: label };
+              warnings.push(`${g.domain}: ${g.fault ?? 'the counter could not be followed'}; its energy over this window is unknown`);
+              sum = null;
+              return;
+            }
+            const j = (g.total_uj - b.total_uj) / 1e6;
+            by_domain[g.domain] = { joules: j, source: label };
+            if (sum !== null) sum += j;
+            const wraps = g.wraps - b.wraps;
+            if (wraps > 0) warnings.push(`${g.domain}: the 32-bit energy counter wrapped ${wraps} time(s) in this window (counted)`);
+          });
+          const reading: EnergyReading = { joules: sum, source: source(), by_domain, window_ms, below_floor: window_ms < floor() };
+          if (warnings.length > 0) reading.warnings = warnings;
+          return reading;
+        },
+      };
+    },
+    describe() {
+      const out: Record<string, unknown> = { meter: 'amdsmi', library, floor_ms: floor(), poll_ms, wrap_max_watts: max_watts };
+      if (opts.rocr_visible_devices !== undefined) out.rocr_visible_devices = opts.rocr_visible_devices;
+      if (opts.hip_visible_devices !== undefined) out.hip_visible_devices = opts.hip_visible_devices;
+      if (ignored.length > 0) out.visible_devices_ignored = ignored;
+      out.domains = gpus.map((g) => ({
+        domain: g.domain,
+        amdsmi_index: g.index,
+        uuid: g.uuid,
+        source: g.mode === 'counter' ? 'amdsmi' : 'integrated-power',
+        resolution_uj: g.resolution_uj,
+      }));
+      return out;
+    },
+    async close() {
+      if (timer !== null) clearInterval(timer);
+      timer = null;
+      if (binding && probed?.available) {
+        try {
+          binding.shutdown();
+        } catch {
+          // shutting down is best effort
+        }
+      }
+      binding = null;
+      probed = null;
+    },
+  };
+}
+
+function firstLine(e: unknown): string {
+  return String((e as Error)?.message ?? e).split('\n')[0] ?? '';
+}
