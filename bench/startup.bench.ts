@@ -1,6 +1,7 @@
 /**
  * Start-up cost and memory of the CLI, next to a bare `node -e 0` measured in the same run:
- * `joulebench --version` (loading the CLI) and `joulebench run --suite all` (the whole embedded
+ * `joulebench --version` (loading the CLI), `joulebench --help` (the static command table: no command
+ * module loaded; goals: --help ≤ 1.5×, --version ≤ 1.3× the baseline) and `joulebench run --suite all` (the whole embedded
  * default: 100 cases, report, receipt, history off). Alternated, median of N, CPU and wall time.
  *
  *   npm run bench:startup      (or: node --import tsx bench/startup.bench.ts [trials])
@@ -40,6 +41,7 @@ if (!hasTime) {
 const cases: Record<string, string[]> = {
   'node -e 0 (baseline)': ['-e', '0'],
   'joulebench --version': [BIN, '--version'],
+  'joulebench --help': [BIN, '--help'],
   'joulebench run --suite all': [BIN, 'run', '--suite', 'all', '-q', '--no-history', '--out', join(dir, 'r.json')],
 };
 const samples: Record<string, Sample[]> = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));

@@ -63,7 +63,31 @@ export function readTextFile(path: string, code: ErrorCode, opts: ReadTextOption
 }
 
 /** The bytes of a regular file, refused (through `fail`) when it is anything else or too large. */
-function readRegularFile(path: string, kind: InputKind, fail: (why: string) => never, opts: ReadTextOptions): Buffer {
+/**
+ * Opens `path` for reading under the same guards as {@link readTextFile}: a regular file only (a FIFO,
+ * socket, device or directory is refused via fstat, never waited on), within the size limit for its
+ * kind. The caller reads and closes the fd (streaming readers: src/runner/results-stream.ts).
+ */
+export function openRegularFile(path: string, code: ErrorCode, opts: ReadTextOptions = {}): { fd: number; size: number } {
+  const where = opts.where ?? path;
+  const fail = (why: string): never => {
+    throw new JoulebenchError(code, `${where}: ${why}`);
+  };
+  const fd = openChecked(path, fail, opts);
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) return fail(`is ${fileKind(st)}, not a regular file; joulebench reads only regular files`);
+    const kind = opts.kind ?? 'input';
+    const max = kind === 'config' ? limits.config_bytes : limits.input_bytes;
+    if (st.size > max) return fail(tooLarge(st.size, max, kind));
+    return { fd, size: st.size };
+  } catch (e) {
+    closeSync(fd);
+    throw e;
+  }
+}
+
+function openChecked(path: string, fail: (why: string) => never, opts: ReadTextOptions): number {
   let fd: number;
   try {
     // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever.
@@ -83,6 +107,11 @@ function readRegularFile(path: string, kind: InputKind, fail: (why: string) => n
     }
     return fail(`cannot open (${err.code ?? err.message})`);
   }
+  return fd;
+}
+
+function readRegularFile(path: string, kind: InputKind, fail: (why: string) => never, opts: ReadTextOptions): Buffer {
+  const fd = openChecked(path, fail, opts);
   try {
     const st = fstatSync(fd);
     if (!st.isFile()) return fail(`is ${fileKind(st)}, not a regular file; joulebench reads only regular files`);

@@ -1,5 +1,5 @@
 import { History, defaultHistoryPath, type HistoryInput } from '../report/history.js';
-import type { LoadedRun, ReportInput } from '../report/inputs.js';
+import type { LoadedRun, LoadOptions, ReportInput } from '../report/inputs.js';
 import type { CliIO } from './io.js';
 
 // The readers (src/report/inputs.ts and the code/infer readers behind it) are loaded on use:
@@ -18,13 +18,13 @@ async function withHistory<T>(specs: readonly string[], useHistory: boolean, loa
 }
 
 /** Loads suite reports, results files and run ids; the history database is opened only when a run id is given. */
-export async function loadRunsForCli(specs: readonly string[], useHistory = true): Promise<LoadedRun[]> {
-  return withHistory(specs, useHistory, (m, h) => m.loadRuns(specs, h));
+export async function loadRunsForCli(specs: readonly string[], useHistory = true, opts: LoadOptions = {}): Promise<LoadedRun[]> {
+  return withHistory(specs, useHistory, (m, h) => m.loadRuns(specs, h, opts));
 }
 
 /** As `loadRunsForCli`, plus `joulebench code` results and `joulebench infer` run files (for report and frontier). */
-export async function loadInputsForCli(specs: readonly string[], useHistory = true): Promise<ReportInput[]> {
-  return withHistory(specs, useHistory, (m, h) => m.loadInputs(specs, h));
+export async function loadInputsForCli(specs: readonly string[], useHistory = true, opts: LoadOptions = {}): Promise<ReportInput[]> {
+  return withHistory(specs, useHistory, (m, h) => m.loadInputs(specs, h, opts));
 }
 
 /** Records a run in the history; one that cannot be written is a warning on stderr, never a lost run. */

@@ -1,43 +1,110 @@
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import { VERSION } from '../version.js';
 import { oneLine } from '../core/one-line.js';
 import type { CliIO } from './io.js';
 
+/** The program's one-line description (also printed by the quick `--help`, src/cli/quick.ts). */
+export const PROGRAM_DESCRIPTION = 'joules, dollars and milliseconds per correct answer from a language-model system';
+
+/** One command: its help line (usage term and one-line summary) and its implementation, loaded on demand. */
+export interface CommandEntry {
+  /** The usage term `joulebench --help` lists, e.g. `compare [options] [runs...]`. */
+  term: string;
+  /** The one-line description (the command's own `.description()`; test/cli/help.test.ts keeps them equal). */
+  summary: string;
+  load: () => Promise<(io: CliIO) => Command>;
+}
+
 /**
- * Every command, loaded on demand: each lives in its own file under commands/ and pulls in what it
- * needs (zod, the SQLite history, the HTML builder, the coding-agent oracle…), so `joulebench run`
- * does not pay start-up time for `infer` or `code`.
+ * Every command. Each implementation lives in its own file under commands/ and pulls in what it needs
+ * (zod, the SQLite history, the HTML builder, the coding-agent oracle…), so `joulebench run` does not
+ * pay start-up time for `infer` or `code`, and `joulebench --help` (or an unknown command) prints this
+ * table without loading any of them. Adding a command: one entry here, same term and summary as the
+ * command's own (test/cli/help.test.ts checks them against the loaded command).
  */
-const COMMANDS: Record<string, () => Promise<(io: CliIO) => Command>> = {
-  run: async () => (await import('./commands/run.js')).runCommand,
-  compare: async () => (await import('./commands/compare.js')).compareCommand,
-  meter: async () => (await import('./commands/meter.js')).meterCommand,
-  infer: async () => (await import('./commands/infer.js')).inferCommand,
-  fetch: async () => (await import('./commands/fetch.js')).fetchCommand,
-  report: async () => (await import('./commands/report.js')).reportCommand,
-  frontier: async () => (await import('./commands/frontier.js')).frontierCommand,
-  history: async () => (await import('./commands/history.js')).historyCommand,
-  code: async () => (await import('./commands/code.js')).codeCommand,
-  rescore: async () => (await import('./commands/rescore.js')).rescoreCommand,
-  worker: async () => (await import('./commands/worker.js')).workerCommand,
+export const COMMANDS: Record<string, CommandEntry> = {
+  run: {
+    term: 'run [options]',
+    summary: 'run a suite against a target and report accuracy, joules per correct answer, latency and stage mix',
+    load: async () => (await import('./commands/run.js')).runCommand,
+  },
+  compare: {
+    term: 'compare [options] [runs...]',
+    summary: 'compare two runs: J/correct and p95 latency as % change, accuracy as a point difference',
+    load: async () => (await import('./commands/compare.js')).compareCommand,
+  },
+  meter: {
+    term: 'meter [options] <command...>',
+    summary: 'run any command under an energy meter and print wall time, CPU time, gross and net joules per domain (exit code passes through)',
+    load: async () => (await import('./commands/meter.js')).meterCommand,
+  },
+  infer: {
+    term: 'infer [options]',
+    summary: "local inference under seed 004's counting rules: cold runs, warmup, scored runs, thread sweep, receipts",
+    load: async () => (await import('./commands/infer.js')).inferCommand,
+  },
+  fetch: {
+    term: 'fetch [options] <dataset>',
+    summary: 'download a public dataset for a suite (mmlu: cais/mmlu as JSONL, for --suite mmlu --data)',
+    load: async () => (await import('./commands/fetch.js')).fetchCommand,
+  },
+  report: {
+    term: 'report [options] <runs...>',
+    summary: 'show one or more runs: a terminal table, Markdown for a PR (--md), or one self-contained HTML page (--html)',
+    load: async () => (await import('./commands/report.js')).reportCommand,
+  },
+  frontier: {
+    term: 'frontier [options] <runs...>',
+    summary: 'the Pareto-optimal arms for accuracy vs J/correct, $/correct and p95 latency (suite runs; code solvers; infer arms are listed as not placed)',
+    load: async () => (await import('./commands/frontier.js')).frontierCommand,
+  },
+  history: {
+    term: 'history [options]',
+    summary: 'list recorded runs, newest first ($JOULEBENCH_HOME/history.sqlite, default ~/.joulebench)',
+    load: async () => (await import('./commands/history.js')).historyCommand,
+  },
+  code: {
+    term: 'code [options]',
+    summary: 'coding agents graded by a test oracle: resolution, joules and dollars per resolved task, and their Pareto frontier',
+    load: async () => (await import('./commands/code.js')).codeCommand,
+  },
+  rescore: {
+    term: 'rescore [options] <results>',
+    summary: 'RESCORE',
+    load: async () => (await import('./commands/rescore.js')).rescoreCommand,
+  },
+  worker: {
+    term: 'worker [options]',
+    summary: 'run sweep arms from a queue (BullMQ on Redis) on this machine, with its own meters, until stopped',
+    load: async () => (await import('./commands/worker.js')).workerCommand,
+  },
 };
 
 /**
- * Builds the CLI for `argv`: only the command it names is loaded (all of them for help, an unknown
- * command, or no command at all, so usage and errors list every command).
+ * Builds the CLI for `argv`. Only the command it names is loaded (`joulebench CMD …` and
+ * `joulebench help CMD`); otherwise (help, --version, an unknown command, no command at all) every
+ * command is a stub built from the COMMANDS table, so usage and errors still list every command
+ * without loading one implementation.
  */
 export async function buildProgram(io: CliIO, argv: readonly string[] = []): Promise<Command> {
+  const { Command, Help } = await import('commander');
   const program = new Command('joulebench')
-    .description('joules, dollars and milliseconds per correct answer from a language-model system')
+    .description(PROGRAM_DESCRIPTION)
     .version(VERSION)
     .exitOverride()
-    .configureOutput(outputFor(io));
-  const first = argv[0];
-  const names = first === '--version' || first === '-V' ? [] : first !== undefined && Object.hasOwn(COMMANDS, first) ? [first] : Object.keys(COMMANDS);
-  for (const name of names) {
-    const c = (await COMMANDS[name]!())(io);
-    c.exitOverride().configureOutput(outputFor(io));
-    program.addCommand(c);
+    .configureOutput(outputFor(io))
+    .configureHelp({ subcommandTerm: (c) => (Object.hasOwn(COMMANDS, c.name()) ? COMMANDS[c.name()]!.term : Help.prototype.subcommandTerm(c)) });
+  const named = argv[0] === 'help' ? argv[1] : argv[0];
+  const only = named !== undefined && Object.hasOwn(COMMANDS, named) ? named : undefined;
+  for (const [name, entry] of Object.entries(COMMANDS)) {
+    if (name === only) {
+      const c = (await entry.load())(io);
+      c.exitOverride().configureOutput(outputFor(io));
+      program.addCommand(c);
+    } else {
+      // A stub: listed in help and in "unknown command" suggestions, never run (only its own name loads it).
+      program.addCommand(new Command(name).description(entry.summary).exitOverride().configureOutput(outputFor(io)));
+    }
   }
   return program;
 }

@@ -1,11 +1,14 @@
 import { existsSync } from 'node:fs';
 import { loadBlockFromResults } from '../load/rebuild.js';
-import { readTextFile } from '../read-text.js';
+import { closeSync, readSync } from 'node:fs';
+import { openRegularFile, readTextFile } from '../read-text.js';
 import { basename } from 'node:path';
-import { aggregate, type BenchReport } from '../core/aggregate.js';
+import { aggregate, Aggregator, type BenchReport } from '../core/aggregate.js';
+import { readResultsFile } from '../runner/results-file.js';
 import { JoulebenchError } from '../core/errors.js';
 import type { CaseResult } from '../core/types.js';
-import { readResultsFile } from '../runner/results-file.js';
+import { streamResultsFile } from '../runner/results-stream.js';
+import type { ResultsHeader } from '../core/types.js';
 import { DATAPOINTS_FORMAT } from '../code/datapoints-file.js';
 import { readCodeResults, type CodeResults } from '../code/results.js';
 import { summarizeSolvers } from '../code/aggregate.js';
@@ -68,10 +71,10 @@ export function isRunSpec(spec: string): boolean {
  * present), a results JSONL (aggregated here), or a history run id. `history` is opened by the caller
  * only when some spec is a run id.
  */
-export function loadRuns(specs: readonly string[], history: History | null): LoadedRun[] {
+export function loadRuns(specs: readonly string[], history: History | null, opts: LoadOptions = {}): LoadedRun[] {
   return uniqueLabels(
     specs.map((spec) => {
-      const input = loadInput(spec, history);
+      const input = loadInput(spec, history, opts);
       if (input.kind !== 'suite') {
         throw new JoulebenchError('E_REPORT', `${spec}: a joulebench ${input.kind} ${input.kind === 'code' ? 'results file' : 'run file'}, not a suite report (compare takes suite runs; show it with: joulebench report ${spec})`);
       }
@@ -85,8 +88,18 @@ export function loadRuns(specs: readonly string[], history: History | null): Loa
  * Loads each spec for `report` and `frontier`: everything `loadRuns` takes, plus `joulebench code`
  * results (JSON, or the streamed datapoints JSONL) and `joulebench infer` run files, by file or run id.
  */
-export function loadInputs(specs: readonly string[], history: History | null): ReportInput[] {
-  return uniqueLabels(specs.map((spec) => loadInput(spec, history)));
+export function loadInputs(specs: readonly string[], history: History | null, opts: LoadOptions = {}): ReportInput[] {
+  return uniqueLabels(specs.map((spec) => loadInput(spec, history, opts)));
+}
+
+/** How much of a results file to keep. */
+export interface LoadOptions {
+  /**
+   * Keep every scored case (`LoadedRun.results`), e.g. for the HTML page's per-case view. Default
+   * true. With false, a results file is aggregated as it streams past (`results: null`): memory stays
+   * flat whatever the number of cases (`report` without --html, `compare`, `frontier`).
+   */
+  cases?: boolean;
 }
 
 function uniqueLabels<T extends { label: string }>(runs: T[]): T[] {
@@ -99,7 +112,7 @@ function uniqueLabels<T extends { label: string }>(runs: T[]): T[] {
   return runs;
 }
 
-function loadInput(spec: string, history: History | null): ReportInput {
+function loadInput(spec: string, history: History | null, opts: LoadOptions): ReportInput {
   const id = parseRunId(spec);
   if (id === null) {
     const kind = fileKind(spec);
@@ -109,7 +122,7 @@ function loadInput(spec: string, history: History | null): ReportInput {
     if (kind === 'infer') {
       return { kind: 'infer', label: basename(spec).replace(/\.json$/i, ''), origin: spec, file: readInferFile(spec), run_id: null };
     }
-    return { kind: 'suite', ...loadRun(spec, history) };
+    return { kind: 'suite', ...loadRun(spec, history, opts) };
   }
   if (!history) throw new JoulebenchError('E_INPUT', `${spec}: no such file (run ids need the history, which is off)`);
   const entry = historyEntry(spec, id, history);
@@ -123,7 +136,7 @@ function loadInput(spec: string, history: History | null): ReportInput {
   if (kind === 'infer') {
     return { kind: 'infer', label: `#${entry.id}`, origin: `history #${entry.id}`, file: entry.report as unknown as InferRunFile, run_id: entry.id };
   }
-  return { kind: 'suite', ...loadRun(spec, history) };
+  return { kind: 'suite', ...loadRun(spec, history, opts) };
 }
 
 function historyEntry(spec: string, id: number | 'last', history: History): HistoryEntry {
@@ -133,11 +146,17 @@ function historyEntry(spec: string, id: number | 'last', history: History): Hist
   return entry;
 }
 
-/** What a file holds, by its `format` (JSON) or its header line (JSONL). */
+/** How much of a file's start `fileKind` reads for its first line. */
+const HEAD_BYTES = 1 << 20;
+
+/**
+ * What a file holds, by its header line (JSONL: only the file's start is read, never a whole results
+ * file) or its `format` (a JSON document, read whole as its reader will).
+ */
 function fileKind(path: string): 'suite' | 'code' | 'infer' {
   let head: string;
   try {
-    head = readTextFile(path, 'E_INPUT');
+    head = readHead(path, HEAD_BYTES);
   } catch {
     return 'suite'; // the suite readers give the precise message
   }
@@ -148,9 +167,9 @@ function fileKind(path: string): 'suite' | 'code' | 'infer' {
   } catch {
     // not one JSON line: a pretty-printed JSON document, read below
   }
-  if (/\.jsonl$/i.test(path)) return 'suite';
+  if (/\.jsonl$/i.test(path) || /^\{"record":"header"/.test(head)) return 'suite';
   try {
-    const format = (JSON.parse(head) as { format?: unknown } | null)?.format;
+    const format = (JSON.parse(readTextFile(path, 'E_INPUT')) as { format?: unknown } | null)?.format;
     if (format === 'joulebench-code-results/1') return 'code';
     if (format === 'joulebench-infer/1') return 'infer';
   } catch {
@@ -159,12 +178,13 @@ function fileKind(path: string): 'suite' | 'code' | 'infer' {
   return 'suite';
 }
 
-function loadRun(spec: string, history: History | null): LoadedRun {
+function loadRun(spec: string, history: History | null, opts: LoadOptions): LoadedRun {
+  const keepCases = opts.cases ?? true;
   const id = parseRunId(spec);
   if (id !== null) {
     if (!history) throw new JoulebenchError('E_INPUT', `${spec}: no such file (run ids need the history, which is off)`);
     const entry = historyEntry(spec, id, history);
-    const results = entry.results_path && existsSync(entry.results_path) ? scoredOf(entry.results_path) : null;
+    const results = keepCases && entry.results_path && existsSync(entry.results_path) ? scoredOf(entry.results_path) : null;
     return {
       label: `#${entry.id}`,
       origin: `history #${entry.id}`,
@@ -210,7 +230,7 @@ function loadRun(spec: string, history: History | null): LoadedRun {
     label: basename(base),
     origin: spec,
     report,
-    results: existsSync(resultsPath) ? scoredOf(resultsPath) : null,
+    results: keepCases && existsSync(resultsPath) ? scoredOf(resultsPath) : null,
     receipt: readJsonIfExists(`${base}.receipt.json`, spec),
     run_id: null,
   };
@@ -229,16 +249,75 @@ function withJudgeBlock(report: BenchReport, scored: CaseResult[], line: Record<
   return { ...report, ...mtBenchBlock(scored, report, line.tally as JudgeTally, info) };
 }
 
+/**
+ * The report of a results file, aggregated as the file streams past: one line in memory at a time, the
+ * latencies in a compact column. Kept whole only: the scored cases when `keepCases`, and a load run's
+ * per-request cases (its `load` block is rebuilt from them, src/load/rebuild.ts).
+ */
+export function aggregateResultsFile(path: string, keepCases: boolean): { report: BenchReport; scored: CaseResult[] | null } {
+  let header: ResultsHeader | null = null;
+  let agg: Aggregator | null = null;
+  const scored: CaseResult[] = [];
+  const loadCases: CaseResult[] = [];
+  const other: Record<string, unknown>[] = [];
+  streamResultsFile(path, {
+    header: (h) => {
+      header = h;
+      agg = new Aggregator(h.concurrency !== undefined ? { concurrency: h.concurrency } : {});
+    },
+    case: (r) => {
+      agg!.add(r);
+      if (r.phase !== 'scored') return;
+      if (keepCases) scored.push(r);
+      else if (r.meta?.load) loadCases.push(r);
+    },
+    other: (o) => other.push(o),
+  });
+  const h = header as ResultsHeader | null;
+  if (!h || !agg) throw new JoulebenchError('E_RESULTS', `${path}: results file has no header line`);
+  const report = (agg as Aggregator).report({
+    suite: { name: h.suite, version: h.suite_version, digest: h.suite_digest },
+    target: h.target,
+    meter: h.meter,
+    warmup: h.warmup,
+    repeats: h.repeats,
+    ...(h.concurrency !== undefined ? { concurrency: h.concurrency } : {}),
+  });
+  // A load run (--request-rate) carries its serving block, rebuilt from the same file.
+  const load = loadBlockFromResults(h, keepCases ? scored : loadCases, other);
+  return { report: load ? ({ ...report, load } as BenchReport) : report, scored: keepCases ? scored : null };
+}
+
 function scoredOf(path: string): CaseResult[] {
-  return readResultsFile(path).results.filter((r) => r.phase === 'scored');
+  const scored: CaseResult[] = [];
+  streamResultsFile(path, { header: () => {}, case: (r) => r.phase === 'scored' && scored.push(r), other: () => {} });
+  return scored;
+}
+
+/** The first `bytes` of a file as text (a leading BOM skipped), under readTextFile's guards. */
+function readHead(path: string, bytes: number): string {
+  const { fd } = openRegularFile(path, 'E_INPUT');
+  try {
+    const buf = Buffer.allocUnsafe(bytes);
+    let n = 0;
+    for (;;) {
+      const got = readSync(fd, buf, n, bytes - n, null);
+      if (got === 0) break;
+      n += got;
+      if (n === bytes) break;
+    }
+    const start = n >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
+    return buf.toString('utf8', start, n);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** A results JSONL by name, or by content (its first line is a `header` record). */
 function looksLikeResults(path: string): boolean {
   if (/\.jsonl$/i.test(path)) return true;
   try {
-    const head = readTextFile(path, 'E_INPUT').slice(0, 64);
-    return /^\{"record":"header"/.test(head);
+    return /^\{"record":"header"/.test(readHead(path, 64));
   } catch {
     return false;
   }

@@ -222,33 +222,63 @@ export function parseResultsText(text: string, path: string): ResultsFileContent
   };
   const lines = complete.split('\n');
   lines.pop(); // the empty string after the final newline
-  lines.forEach((line, i) => {
+  const parser = new ResultsLineParser(path, {
+    header: (h) => (out.header = h),
+    case: (r) => out.results.push(r),
+    other: (o) => out.other.push(o),
+  });
+  lines.forEach((line, i) => parser.line(line, i + 1));
+  return out;
+}
+
+/** What {@link ResultsLineParser} found on a line. */
+export interface ResultsLineHandlers {
+  header(h: ResultsHeader): void;
+  case(r: CaseResult): void;
+  other(o: Record<string, unknown>): void;
+}
+
+/**
+ * The rules for one results line, shared by the in-memory reader and the streaming one
+ * (results-stream.ts) so both accept and refuse exactly the same files, with the same messages.
+ */
+export class ResultsLineParser {
+  private header: ResultsHeader | null = null;
+  constructor(
+    private readonly path: string,
+    private readonly on: ResultsLineHandlers,
+  ) {}
+
+  /** `n`: the 1-based line number. */
+  line(line: string, n: number): void {
+    const path = this.path;
     if (line.trim() === '') return;
     let obj: unknown;
     try {
       obj = JSON.parse(line);
     } catch (e) {
-      throw new JoulebenchError('E_RESULTS', `${path}: line ${i + 1}: not valid JSON (${(e as Error).message})`);
+      throw new JoulebenchError('E_RESULTS', `${path}: line ${n}: not valid JSON (${(e as Error).message})`);
     }
     const rec = (obj as { record?: unknown } | null)?.record;
     if (rec === 'header') {
-      if (i !== 0 && out.header === null) throw new JoulebenchError('E_RESULTS', `${path}: line ${i + 1}: header is not the first line`);
-      if (out.header === null) out.header = obj as ResultsHeader;
-      else checkSameHeader(out.header, obj as ResultsHeader, path, i + 1);
+      if (n !== 1 && this.header === null) throw new JoulebenchError('E_RESULTS', `${path}: line ${n}: header is not the first line`);
+      if (this.header === null) {
+        this.header = obj as ResultsHeader;
+        this.on.header(this.header);
+      } else checkSameHeader(this.header, obj as ResultsHeader, path, n);
     } else if (rec === 'case') {
-      if (out.header === null) throw new JoulebenchError('E_RESULTS', `${path}: line ${i + 1}: a case line before the header`);
+      if (this.header === null) throw new JoulebenchError('E_RESULTS', `${path}: line ${n}: a case line before the header`);
       const r = obj as CaseResult;
       if ((r.phase !== 'warmup' && r.phase !== 'scored') || !Number.isInteger(r.pass) || !Number.isInteger(r.index)) {
-        throw new JoulebenchError('E_RESULTS', `${path}: line ${i + 1}: case line without phase, pass and index`);
+        throw new JoulebenchError('E_RESULTS', `${path}: line ${n}: case line without phase, pass and index`);
       }
-      out.results.push(r);
+      this.on.case(r);
     } else if (typeof rec === 'string') {
-      out.other.push(obj as Record<string, unknown>);
+      this.on.other(obj as Record<string, unknown>);
     } else {
-      throw new JoulebenchError('E_RESULTS', `${path}: line ${i + 1}: not a joulebench results line (record is missing)`);
+      throw new JoulebenchError('E_RESULTS', `${path}: line ${n}: not a joulebench results line (record is missing)`);
     }
-  });
-  return out;
+  }
 }
 
 function checkSameHeader(a: ResultsHeader, b: ResultsHeader, path: string, line: number): void {

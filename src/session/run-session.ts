@@ -16,6 +16,7 @@ import { defaultHistoryPath, History, type HistoryInput } from '../report/histor
 import { buildReceipt, type Receipt } from '../report/receipt.js';
 import { JsonlResultsFile, readResultsFile, truncateResultsFile, type ResultsFileContents, type ResultsSink } from '../runner/results-file.js';
 import { reportWarnings } from '../report/run-warnings.js';
+import { streamResultsFile } from '../runner/results-stream.js';
 import { run, type RunOutcome, type RunProgress } from '../runner/run.js';
 import { createTarget } from '../targets/registry.js';
 import { runLoad } from '../load/driver.js';
@@ -308,17 +309,18 @@ function outputPaths(spec: SessionSpec, suiteName: string, started: Date): Sessi
  */
 function refuseToClobber(path: string): void {
   if (!existsSync(path)) return;
-  let contents: ResultsFileContents;
+  // Streamed: only the count of finished cases and whether the run ended are needed, not the cases.
+  let cases = 0;
+  let ended = false;
   try {
-    contents = readResultsFile(path);
+    streamResultsFile(path, { header: () => {}, case: () => void cases++, other: (o) => void (ended ||= o.record === 'end') });
   } catch {
     throw new JoulebenchError('E_USAGE', `${path} exists and is not a joulebench results file: choose another --results path (nothing was written)`);
   }
-  const ended = contents.other.some((o) => o.record === 'end');
-  if (contents.results.length > 0 && !ended) {
+  if (cases > 0 && !ended) {
     throw new JoulebenchError(
       'E_USAGE',
-      `${path} holds an interrupted run (${contents.results.length} finished cases): continue it with --resume ${path}, or pass --overwrite to start afresh`,
+      `${path} holds an interrupted run (${cases} finished cases): continue it with --resume ${path}, or pass --overwrite to start afresh`,
     );
   }
 }

@@ -1,0 +1,84 @@
+/**
+ * Rebuilding a report from a results file, streamed (`joulebench report --json FILE`, what the CLI
+ * does) next to the whole-file path it replaced (read the file, parse every line into an object,
+ * aggregate), on the same N-case file, alternated, in one run. Wall time and peak RSS per child
+ * (/usr/bin/time). Goal (issue 19): 1M cases ≤ 2 s wall, ≤ 150 MB peak RSS.
+ *
+ *   npm run bench:report            (or: node --import tsx bench/report.bench.ts [cases] [trials])
+ */
+import { spawnSync } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { median } from '../src/core/stats.js';
+
+const N = Number(process.argv[2] ?? 1_000_000);
+const TRIALS = Number(process.argv[3] ?? 3);
+const BIN = fileURLToPath(new URL('../bin/joulebench.js', import.meta.url));
+const DIST = new URL('../dist/', import.meta.url).href;
+const dir = mkdtempSync(join(tmpdir(), 'jb-report-bench-'));
+const env = { ...process.env, JOULEBENCH_HOME: dir, NO_COLOR: '1' };
+
+try {
+  // A real run's results lines (header, warmup, scored cases), its scored lines repeated to N cases.
+  const seed = spawnSync(process.execPath, [BIN, 'run', '-q', '--no-history', '--suite', 'router', '-o', join(dir, 'seed.json')], { env, encoding: 'utf8' });
+  if (seed.status !== 0) throw new Error(seed.stderr);
+  const lines = readFileSync(join(dir, 'seed.results.jsonl'), 'utf8').trim().split('\n');
+  const head = lines.filter((l) => !l.includes('"phase":"scored"') && !l.startsWith('{"record":"end"'));
+  const scored = lines.filter((l) => l.includes('"phase":"scored"'));
+  const file = join(dir, 'big.results.jsonl');
+  const fd = openSync(file, 'w');
+  writeSync(fd, head.join('\n') + '\n');
+  let batch = '';
+  for (let i = 0; i < N; i++) {
+    batch += scored[i % scored.length]!.replace(/"index":\d+/, `"index":${i}`).replace(/"latency_ms":[\d.]+/, `"latency_ms":${(i * 7919) % 1000}.25`) + '\n';
+    if (batch.length > 1 << 20) {
+      writeSync(fd, batch);
+      batch = '';
+    }
+  }
+  writeSync(fd, batch);
+  closeSync(fd);
+
+  const wholeFile = `const { readResultsFile } = await import('${DIST}runner/results-file.js'); const { aggregate } = await import('${DIST}core/aggregate.js');
+const f = readResultsFile(process.argv[1]); const h = f.header;
+process.stdout.write(JSON.stringify(aggregate(f.results, { suite: { name: h.suite, version: h.suite_version, digest: h.suite_digest }, target: h.target, meter: h.meter, warmup: h.warmup, repeats: h.repeats, ...(h.concurrency !== undefined ? { concurrency: h.concurrency } : {}) })).slice(0, 40));`;
+  const variants: Record<string, string[]> = {
+    'streamed (report --json)': [BIN, 'report', '--json', file],
+    'whole file (old path)': ['--input-type=module', '-e', wholeFile, file],
+  };
+  const samples: Record<string, { wall_s: number; cpu_s: number; rss_mb: number }[]> = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));
+  const failed: Record<string, string> = {};
+  for (let t = 0; t < TRIALS; t++) {
+    const order = t % 2 === 0 ? Object.keys(variants) : Object.keys(variants).reverse();
+    for (const name of order) {
+      const t0 = process.hrtime.bigint();
+      const r = spawnSync('/usr/bin/time', ['-f', '%U %S %M', process.execPath, '--max-old-space-size=8192', ...variants[name]!], { env, encoding: 'utf8', maxBuffer: 1 << 26 });
+      const wall_s = Number(process.hrtime.bigint() - t0) / 1e9;
+      if (r.status !== 0) {
+        if (name.startsWith('streamed')) throw new Error(`${name}: ${r.stderr.slice(0, 500)}`);
+        failed[name] = r.stderr.split('\n').find((l) => /^\S*Error|^joulebench:/.test(l)) ?? `exit ${r.status}`;
+        continue;
+      }
+      const [u, sy, rss] = r.stderr.trim().split('\n').at(-1)!.split(' ').map(Number);
+      samples[name]!.push({ wall_s, cpu_s: (u ?? 0) + (sy ?? 0), rss_mb: (rss ?? 0) / 1024 });
+    }
+  }
+  const mb = statSync(file).size / 1e6;
+  console.log(`report rebuild from ${N.toLocaleString('en')} cases (${mb.toFixed(0)} MB), median of ${TRIALS} alternated trials, Node ${process.version}`);
+  for (const [name, why] of Object.entries(failed)) console.log(`  ${name.padEnd(26)} failed: ${why.slice(0, 160)}`);
+  const base = samples['whole file (old path)']!.length > 0 ? samples['whole file (old path)']! : samples['streamed (report --json)']!;
+  for (const [name, s] of Object.entries(samples)) {
+    if (s.length === 0) continue;
+    const w = median(s.map((x) => x.wall_s))!;
+    const m = median(s.map((x) => x.rss_mb))!;
+    const c = median(s.map((x) => x.cpu_s))!;
+    console.log(
+      `  ${name.padEnd(26)} wall ${w.toFixed(2).padStart(6)} s (${(w / median(base.map((x) => x.wall_s))!).toFixed(2)}×)  CPU ${c.toFixed(2).padStart(6)} s  peak RSS ${m.toFixed(0).padStart(5)} MB (${(m / median(base.map((x) => x.rss_mb))!).toFixed(2)}×)`,
+    );
+  }
+} finally {
+  if (!process.env.JB_KEEP) rmSync(dir, { recursive: true, force: true });
+  else console.log(dir);
+}
