@@ -40,12 +40,13 @@ export const COMMANDS: Record<string, CommandEntry> = {
   },
   infer: {
     term: 'infer [options]',
-    summary: "local inference under seed 004's counting rules: cold runs, warmup, scored runs, thread sweep, receipts",
+    summary: 'local inference under the local-inference counting rules (Ollama, llama.cpp): cold runs, warmup, scored runs, thread sweep, receipts',
     load: async () => (await import('./commands/infer.js')).inferCommand,
   },
   fetch: {
     term: 'fetch [options] <dataset>',
-    summary: 'download a public dataset for a suite (mmlu: cais/mmlu as JSONL, for --suite mmlu --data)',
+    summary:
+      "download a public dataset (mmlu: cais/mmlu as JSONL, for --suite mmlu --data; mt-bench: FastChat's question.jsonl and reference answers at a pinned commit, sha256-checked; swebench-verified: the Verified split as Parquet, for joulebench code --suite)",
     load: async () => (await import('./commands/fetch.js')).fetchCommand,
   },
   report: {
@@ -70,7 +71,7 @@ export const COMMANDS: Record<string, CommandEntry> = {
   },
   rescore: {
     term: 'rescore [options] <results>',
-    summary: 'RESCORE',
+    summary: 'score a results file with an LLM judge (MT-Bench [[rating]]); cached judgements are not asked again',
     load: async () => (await import('./commands/rescore.js')).rescoreCommand,
   },
   worker: {
