@@ -44,7 +44,7 @@ describe('sweeps on a queue: BullMQ on a real redis-server', { skip: missing ?? 
 
   function startWorker(n: number): { child: ChildProcess; stderr: string[] } {
     const home = mkdtempSync(join(dir, `home-${n}-`));
-    const child = spawn(process.execPath, [BIN, 'worker', '--queue', redis.url, '--stall-ms', '2000', '--idle-ms', '1'], {
+    const child = spawn(process.execPath, [BIN, 'worker', '--queue', redis.url, '--stall-ms', '5000', '--idle-ms', '1'], {
       env: { ...process.env, NO_COLOR: '1', JOULEBENCH_HOME: home, GOOD_KEY: 'sk-worker-side-key' },
       stdio: ['ignore', 'ignore', 'pipe'],
     });

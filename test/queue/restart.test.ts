@@ -54,7 +54,7 @@ describe('queue: a coordinator restart and a Redis restart lose nothing and doub
   it('the coordinator killed and restarted re-attaches; Redis restarted empty: the cases on disk are given back and the arm resumes', async () => {
     for (const n of [1, 2]) {
       const home = mkdtempSync(join(dir, `home-${n}-`));
-      const c = spawn(process.execPath, [BIN, 'worker', '--queue', redis.url, '--stall-ms', '2000', '--idle-ms', '1'], { env: { ...process.env, JOULEBENCH_HOME: home }, stdio: 'ignore' });
+      const c = spawn(process.execPath, [BIN, 'worker', '--queue', redis.url, '--stall-ms', '5000', '--idle-ms', '1'], { env: { ...process.env, JOULEBENCH_HOME: home }, stdio: 'ignore' });
       children.push(c);
     }
     const conn = parseQueueUrl(redis.url, undefined, {});
