@@ -1,6 +1,8 @@
 import { netBelowIdle, netJoules, type IdleCalibration, type IdleStatus, type SuiteWindow } from './energy.js';
 import { STAGE_IDS, type CaseResult, type EnergySource } from './types.js';
 import { nearestRankSorted, round } from './stats.js';
+import { DEFAULT_RESAMPLES } from '../stats/bootstrap.js';
+import { emptyColumns, reportCi, type CaseColumns, type ReportCi } from '../stats/report-ci.js';
 
 /** What a report is about; part of the deterministic report (no timestamps, no host). */
 export interface ReportContext {
@@ -16,6 +18,8 @@ export interface ReportContext {
   energy?: { idle: IdleCalibration; suite: SuiteWindow | null };
   /** Cases in flight at once (default 1). Above 1, energy windows overlap: attribution is `shared`. */
   concurrency?: number;
+  /** Bootstrap resamples for the report's intervals (default 2000; 0: bootstrap off, Wilson still applies). */
+  bootstrap?: number;
 }
 
 /** Per-dataset slice of a report (for `--suite all`, one per bundled suite). */
@@ -101,6 +105,8 @@ export interface BenchReport {
   cost_unknown_count: number;
   /** Cases with no token usage while others have it: the token totals are null while this is above 0. */
   usage_unknown_count: number;
+  /** Confidence intervals (issue 13): Wilson for accuracy, a percentile bootstrap over cases for the rest. */
+  ci: ReportCi;
 }
 
 /** Running totals over one slice of results (the whole run, or one dataset). */
@@ -178,6 +184,8 @@ export class Aggregator {
   private usageUnknown = 0;
   private warmupUsd: number | null = null;
   private readonly shared: boolean;
+  /** Per-case figures for the intervals. */
+  private readonly columns: CaseColumns = emptyColumns();
 
   /** Scored results added so far. */
   get scoredCount(): number {
@@ -206,6 +214,13 @@ export class Aggregator {
     ds.add(r);
     if (r.error === null) this.latencies.push(Math.floor(r.latency_ms));
     else this.errors++;
+    const cols = this.columns;
+    cols.unit.push(r.index);
+    cols.passed.push(r.passed === true ? 1 : r.passed === false ? 0 : -1);
+    cols.weight.push(r.weight);
+    cols.joules.push(r.joules ?? NaN);
+    cols.usd.push(r.cost_usd ?? NaN);
+    cols.latency_ms.push(r.error === null ? Math.floor(r.latency_ms) : NaN);
     if (r.ttft_ms !== null) this.ttfts.push(r.ttft_ms);
     if (r.stage !== null) this.stageDistribution[r.stage] = (this.stageDistribution[r.stage] ?? 0) + 1;
     if (r.trace) {
@@ -288,7 +303,20 @@ export class Aggregator {
       usage_unknown_count: this.promptTokens !== null || this.completionTokens !== null ? this.usageUnknown : 0,
       warmup_usd: roundOrNull(this.warmupUsd, 9),
       stage_joules_source: this.stageSources.size === 0 ? 'none' : this.stageSources.size === 1 ? [...this.stageSources][0]! : 'mixed',
+      ci: reportCi(this.columns, {
+        seed: ctx.suite.digest,
+        resamples: ctx.bootstrap ?? DEFAULT_RESAMPLES,
+        joulesUnknown: total.totalJoules !== null ? null : this.joulesUnknownReason(),
+        usdUnknown: totalUsd !== null ? null : this.usdKnown ? `cost unknown for ${this.usdUnknown} cases` : 'no case reported a cost',
+      }),
     };
+  }
+
+  /** Why the energy total is null, for the intervals' reasons. */
+  private joulesUnknownReason(): string {
+    if (this.total.joulesUnknown > 0) return `energy unknown for ${this.total.joulesUnknown} cases`;
+    if (this.shared) return 'energy attribution shared (cases overlapped): no per-case joules to resample';
+    return 'no case has an energy figure';
   }
 }
 

@@ -68,6 +68,8 @@ export interface RunOptions {
    * entries are not run again; see {@link run} for how the target's state is rebuilt.
    */
   resume?: { header: ResultsHeader | null; results: readonly CaseResult[]; path?: string };
+  /** Bootstrap resamples for the report's intervals (default 2000; 0 turns the bootstrap off). */
+  bootstrap?: number;
 }
 
 /** What the runner measured around the cases, for the report and the receipt. */
@@ -257,6 +259,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     warmup,
     repeats,
     concurrency,
+    ...(opts.bootstrap !== undefined ? { bootstrap: checkCount(opts.bootstrap, 'bootstrap', 0) } : {}),
     energy: { idle, suite: gross_from === 'suite-window' && suiteReading ? toSuiteWindow(suiteReading) : null },
   });
   return { report, header, results: scored, energy: { idle, suite: suiteReading, gross_from } };

@@ -108,6 +108,7 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
       warmup,
       repeats: repeat,
       concurrency: spec.concurrency ?? 1,
+      ...(spec.bootstrap !== undefined ? { bootstrap: spec.bootstrap } : {}),
       sink,
       ...(resume ? { resume } : {}),
       ...(spec.idle_ms !== undefined ? { idle_ms: spec.idle_ms } : {}),

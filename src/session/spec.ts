@@ -18,6 +18,8 @@ export interface SessionSpec extends TargetFlags {
   warmup?: number;
   /** Scored passes (default 1). */
   repeat?: number;
+  /** Bootstrap resamples for the report's intervals (default 2000; 0 turns the bootstrap off). */
+  bootstrap?: number;
   /** Cases in flight at once (default 1). */
   concurrency?: number;
   /** Report JSON file; absent: the report is only returned. */

@@ -17,6 +17,7 @@ export interface RunFlags extends TargetFlags, MeterFlags {
   /** Absent: 1 for the cascade (its cache is meant to be warm), 0 for other targets (a paid endpoint would bill every question twice). */
   warmup?: number;
   repeat: number;
+  bootstrap: number;
   out?: string;
   results?: string;
   receipt?: string;
@@ -43,6 +44,7 @@ export function runCommand(io: CliIO): Command {
     .option('--concurrency <n>', 'cases in flight at once; above 1 energy attribution is "shared"', intAtLeast(1), 1)
     .option('-w, --warmup <n>', 'passes run first, recorded with phase "warmup", never scored (default: 1 for the cascade, 0 for other targets)', intAtLeast(0))
     .option('-r, --repeat <n>', 'scored passes over the suite', intAtLeast(1), 1)
+    .option('--bootstrap <n>', 'bootstrap resamples for the intervals in the report (0: off; Wilson still applies)', intAtLeast(0), 2000)
     .option('-o, --out <file>', 'write the report JSON here (default: stdout, with the table on stderr)')
     .option('--results <file>', 'results JSONL, one line per case as it finishes (default: next to the report)')
     .option('--receipt <file>', 'receipt JSON: host, versions, UTC times, digests (default: next to the report)')
@@ -114,6 +116,7 @@ export function sessionSpecFrom(flags: RunFlags, env: NodeJS.ProcessEnv): Sessio
     meter_options: meterOptionsFrom(flags, env),
     idle_ms: idleMsFrom(flags),
     repeat: flags.repeat,
+    bootstrap: flags.bootstrap,
     concurrency: flags.concurrency,
     argv: process.argv.slice(2),
   };
