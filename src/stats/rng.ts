@@ -22,31 +22,49 @@ export function fnv1a32(s: string): number {
 
 /** A generator seeded from a string (e.g. `${suiteDigest}/joules_per_correct`) or a 32-bit number. */
 export function seededRng(seed: string | number): Rng {
-  let x = typeof seed === 'number' ? seed >>> 0 : fnv1a32(seed);
-  // splitmix32 spreads one word into four non-zero state words.
-  const mix = (): number => {
-    x = (x + 0x9e3779b9) >>> 0;
-    let z = x;
-    z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
-    z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
-    return (z ^ (z >>> 16)) >>> 0;
-  };
-  let a = mix();
-  let b = mix();
-  let c = mix();
-  let d = mix();
-  if ((a | b | c | d) === 0) a = 1;
-  const nextU32 = (): number => {
+  return new Xoshiro128(typeof seed === 'number' ? seed >>> 0 : fnv1a32(seed));
+}
+
+/** xoshiro128**; state kept as int32 so V8 holds it unboxed (a uint32 above 2^31 would be a heap number). */
+class Xoshiro128 implements Rng {
+  private a: number;
+  private b: number;
+  private c: number;
+  private d: number;
+  constructor(seed: number) {
+    // splitmix32 spreads one word into four non-zero state words.
+    let x = seed | 0;
+    const mix = (): number => {
+      x = (x + 0x9e3779b9) | 0;
+      let z = x;
+      z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
+      z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
+      return (z ^ (z >>> 16)) | 0;
+    };
+    this.a = mix();
+    this.b = mix();
+    this.c = mix();
+    this.d = mix();
+    if ((this.a | this.b | this.c | this.d) === 0) this.a = 1;
+  }
+  /** The next output as a signed 32-bit integer (the same bits as {@link nextU32}). */
+  private next32(): number {
+    const b = this.b;
     const t = b << 9;
     let r = Math.imul(b, 5);
     r = Math.imul((r << 7) | (r >>> 25), 9);
-    c ^= a;
-    d ^= b;
-    b ^= c;
-    a ^= d;
-    c ^= t;
-    d = (d << 11) | (d >>> 21);
-    return r >>> 0;
-  };
-  return { nextU32, below: (n) => Math.floor((nextU32() / 4294967296) * n) };
+    this.c ^= this.a;
+    this.d ^= b;
+    this.b ^= this.c;
+    this.a ^= this.d;
+    this.c ^= t;
+    this.d = (this.d << 11) | (this.d >>> 21);
+    return r;
+  }
+  nextU32(): number {
+    return this.next32() >>> 0;
+  }
+  below(n: number): number {
+    return Math.floor(((this.next32() >>> 0) * n) / 4294967296);
+  }
 }
