@@ -1,6 +1,7 @@
 import pc from 'picocolors';
 import type { BenchReport } from '../core/aggregate.js';
 import type { Comparison } from '../core/compare.js';
+import { renderCiTable } from './ci-text.js';
 import { fmtJoules, fmtMs, fmtPct, fmtSigned, fmtUsd, table } from './format.js';
 
 /** What each energy source means, printed under the table so nobody mistakes a model for a meter. */
@@ -72,6 +73,8 @@ export function renderReportTable(r: BenchReport): string {
   if (r.retry_count > 0) head.push(['retries', String(r.retry_count), pc.dim(`${r.retry_overhead_ms} ms on failed attempts and backoff`)]);
   lines.push(table(head, ['l', 'r', 'l']));
   lines.push('');
+  const ci = renderCiTable(r);
+  if (ci) lines.push(ci, '');
 
   const total = r.case_count || 1;
   const stageRows: string[][] = [[pc.dim('stage'), pc.dim('cases'), pc.dim('share'), pc.dim(`energy [${r.stage_joules_source ?? r.energy_source}]`)]];
