@@ -3,6 +3,7 @@ import { STAGE_IDS, type CaseResult, type EnergySource } from './types.js';
 import { nearestRankSorted, round } from './stats.js';
 import { DEFAULT_RESAMPLES } from '../stats/bootstrap.js';
 import { emptyColumns, reportCi, type CaseColumns, type ReportCi } from '../stats/report-ci.js';
+import { repeatSpread, type RepeatSpread } from '../stats/repeat-spread.js';
 
 /** What a report is about; part of the deterministic report (no timestamps, no host). */
 export interface ReportContext {
@@ -107,6 +108,8 @@ export interface BenchReport {
   usage_unknown_count: number;
   /** Confidence intervals (issue 13): Wilson for accuracy, a percentile bootstrap over cases for the rest. */
   ci: ReportCi;
+  /** `--repeat N` (N ≥ 2): how energy and latency varied between passes (the environment); null for one pass. */
+  repeat_spread: RepeatSpread | null;
 }
 
 /** Running totals over one slice of results (the whole run, or one dataset). */
@@ -216,6 +219,7 @@ export class Aggregator {
     else this.errors++;
     const cols = this.columns;
     cols.unit.push(r.index);
+    cols.pass.push(r.pass);
     cols.passed.push(r.passed === true ? 1 : r.passed === false ? 0 : -1);
     cols.weight.push(r.weight);
     cols.joules.push(r.joules ?? NaN);
@@ -309,6 +313,7 @@ export class Aggregator {
         joulesUnknown: total.totalJoules !== null ? null : this.joulesUnknownReason(),
         usdUnknown: totalUsd !== null ? null : this.usdKnown ? `cost unknown for ${this.usdUnknown} cases` : 'no case reported a cost',
       }),
+      repeat_spread: repeatSpread(this.columns, { shared: this.shared }),
     };
   }
 

@@ -6,6 +6,8 @@ import { wilson } from './wilson.js';
 export interface CaseColumns {
   /** The case's position in the suite: passes of one case form one resampling unit. */
   unit: number[];
+  /** The scored pass (0-based). */
+  pass: number[];
   /** 1 correct, 0 wrong, -1 unscored (`expected: null` or not scored). */
   passed: number[];
   /** The case's per-correct weight. */
@@ -19,7 +21,7 @@ export interface CaseColumns {
 }
 
 export function emptyColumns(): CaseColumns {
-  return { unit: [], passed: [], weight: [], joules: [], usd: [], latency_ms: [] };
+  return { unit: [], pass: [], passed: [], weight: [], joules: [], usd: [], latency_ms: [] };
 }
 
 /** The figures that get an interval, in report order. */

@@ -71,3 +71,23 @@ describe('report ci', () => {
     assert.deepEqual(a, b);
   });
 });
+
+describe('repeat spread', () => {
+  it('per-pass energy and latency: mean, sample sd, min–max over passes; null for one pass', () => {
+    // Three passes of 4 cases; pass p costs (p + 1) J per case, latencies 10·(p+1)…
+    const rs = [0, 1, 2].flatMap((p) => many(4, (i) => ({ pass: p, joules: p + 1, passed: i !== 0, latency_ms: 10 * (p + 1) + i })));
+    const r = aggregate(rs, { ...CTX, repeats: 3 });
+    const totals = [4, 8, 12];
+    const sd = Math.sqrt(totals.reduce((a, t) => a + (t - 8) ** 2, 0) / 2);
+    assert.deepEqual(r.repeat_spread!.total_joules, { n: 3, mean: 8, sd: Math.round(sd * 1e6) / 1e6, min: 4, max: 12 });
+    // J/correct per pass: 4/3, 8/3, 12/3.
+    assert.equal(r.repeat_spread!.joules_per_correct!.mean, Math.round((8 / 3) * 1e6) / 1e6);
+    // p95 of 4 latencies per pass is the largest: 13, 23, 33.
+    assert.deepEqual(r.repeat_spread!.latency_p95_ms, { n: 3, mean: 23, sd: 10, min: 13, max: 33 });
+    assert.equal(r.repeat_spread!.passes, 3);
+    assert.equal(aggregate(many(4, () => ({})), CTX).repeat_spread, null);
+    const unknown = aggregate([0, 1].flatMap((p) => many(3, (i) => ({ pass: p, joules: i === 1 && p === 1 ? null : 1 }))), { ...CTX, repeats: 2 });
+    assert.equal(unknown.repeat_spread!.total_joules, null);
+    assert.equal(unknown.repeat_spread!.reasons.total_joules, 'energy unknown for some cases');
+  });
+});
