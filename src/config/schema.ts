@@ -37,6 +37,8 @@ export const targetSchema = z
       .optional(),
     max_tokens: z.number({ error: 'must be a number' }).int('must be an integer').min(1, 'must be >= 1').optional(),
     stream: z.boolean({ error: 'must be true or false' }).optional(),
+    /** Cap on one reply's body, bytes (default 4 MiB): a larger reply is cut off and recorded as an error. */
+    max_reply_bytes: z.number({ error: 'must be a number' }).int('must be an integer').min(1, 'must be >= 1').optional(),
     /** Replay: a results JSONL or a fixture of {id, answer}. */
     answers: z.string({ error: 'must be a string' }).min(1, 'must not be empty').optional(),
     retries: controlRetrySchema.optional(),

@@ -19,6 +19,11 @@ export interface ReportContext {
   energy?: { idle: IdleCalibration; suite: SuiteWindow | null };
   /** Cases in flight at once (default 1). Above 1, energy windows overlap: attribution is `shared`. */
   concurrency?: number;
+  /**
+   * `none`: no per-case windows were opened (an open-loop load run measures the whole run, and its
+   * steady state, instead), so the suite window is the only total. Default: cases carry their own.
+   */
+  per_case_energy?: 'none' | 'target';
   /** Bootstrap resamples for the report's intervals (default 2000; 0: bootstrap off, Wilson still applies). */
   bootstrap?: number;
 }
@@ -50,7 +55,8 @@ export interface BenchReport {
   latency_p99_ms: number | null;
   stage_distribution: Record<string, number>;
   // ---- extras (DESIGN.md: welcome; the seed fields above stay as they are) ----
-  format: 'joulebench-report/1';
+  /** `joulebench-report/1.1` since `energy_basis` (docs/integrity.md); readers accept `/1` too. */
+  format: typeof REPORT_FORMAT;
   correct_count: number;
   scored_count: number;
   /** Σ weight over correct cases: the denominator of joules_per_correct. */
@@ -106,11 +112,25 @@ export interface BenchReport {
   cost_unknown_count: number;
   /** Cases with no token usage while others have it: the token totals are null while this is above 0. */
   usage_unknown_count: number;
+  /**
+   * Where `total_joules` and `joules_per_correct` come from (report format 1.1): `per_case`, the sum of
+   * each case's own reading; `suite_window`, the one window around the scored passes, used when the
+   * per-case readings cannot be summed (below the meter's floor, or overlapping under concurrency).
+   */
+  energy_basis: EnergyBasis;
+  /** Why the basis is what it is, when that is not the plain per-case sum; `null` otherwise. */
+  energy_basis_reason: string | null;
   /** Confidence intervals (issue 13): Wilson for accuracy, a percentile bootstrap over cases for the rest. */
   ci: ReportCi;
   /** `--repeat N` (N ≥ 2): how energy and latency varied between passes (the environment); null for one pass. */
   repeat_spread: RepeatSpread | null;
 }
+
+/** The report format; the minor version moves when a field's meaning changes (docs/integrity.md). */
+export const REPORT_FORMAT = 'joulebench-report/1.1';
+
+/** See {@link BenchReport.energy_basis}. */
+export type EnergyBasis = 'per_case' | 'suite_window';
 
 /** Running totals over one slice of results (the whole run, or one dataset). */
 class Tally {
@@ -124,6 +144,8 @@ class Tally {
   joulesUnknown = 0;
   /** Cases whose energy came from a meter window (not the target's own model): they overlap when cases run concurrently. */
   windowed = 0;
+  /** Meter-window readings shorter than the meter's floor: noise, never summed as precise figures. */
+  belowFloor = 0;
   constructor(private readonly shared: boolean) {}
   add(r: CaseResult): void {
     this.case_count++;
@@ -136,6 +158,7 @@ class Tally {
       this.joules += r.joules;
       this.joulesKnown = true;
       if (r.energy_source !== 'model') this.windowed++;
+      if (r.below_floor) this.belowFloor++;
     } else {
       this.joulesUnknown++;
     }
@@ -147,6 +170,8 @@ class Tally {
    */
   get totalJoules(): number | null {
     if (this.shared && this.windowed > 0) return null;
+    // A below-floor reading is noise (often exactly 0 J): summing it would pass it off as measured.
+    if (this.belowFloor > 0) return null;
     return this.joulesKnown && this.joulesUnknown === 0 ? this.joules : null;
   }
   summary(): DatasetSummary {
@@ -266,17 +291,19 @@ export class Aggregator {
     const usageKnown = this.usageUnknown === 0;
     // Typed arrays sort numerically, and many times faster than Array#sort with a comparator.
     const latencies = Float64Array.from(this.latencies).sort();
+    const basis = energyBasis(total, ctx);
+    const headlineJoules = basis.joules;
     const ttfts = Float64Array.from(this.ttfts).sort();
     return {
       case_count: total.case_count,
-      total_joules: roundOrNull(total.totalJoules),
-      joules_per_correct: perCorrect(total.totalJoules, total.weightedCorrect),
+      total_joules: roundOrNull(headlineJoules),
+      joules_per_correct: perCorrect(headlineJoules, total.weightedCorrect),
       accuracy_pct: pct(total.correct, total.scored),
       latency_p50_ms: nearestRankSorted(latencies, 50),
       latency_p95_ms: nearestRankSorted(latencies, 95),
       latency_p99_ms: nearestRankSorted(latencies, 99),
       stage_distribution: sortedStages(this.stageDistribution),
-      format: 'joulebench-report/1',
+      format: REPORT_FORMAT,
       correct_count: total.correct,
       scored_count: total.scored,
       weighted_correct: round(total.weightedCorrect),
@@ -307,13 +334,16 @@ export class Aggregator {
       usage_unknown_count: this.promptTokens !== null || this.completionTokens !== null ? this.usageUnknown : 0,
       warmup_usd: roundOrNull(this.warmupUsd, 9),
       stage_joules_source: this.stageSources.size === 0 ? 'none' : this.stageSources.size === 1 ? [...this.stageSources][0]! : 'mixed',
+      energy_basis: basis.basis,
+      energy_basis_reason: basis.reason,
       ci: reportCi(this.columns, {
         seed: ctx.suite.digest,
         resamples: ctx.bootstrap ?? DEFAULT_RESAMPLES,
-        joulesUnknown: total.totalJoules !== null ? null : this.joulesUnknownReason(),
+        // Only a per-case sum has per-case variation to resample; a suite-window total is one reading.
+        joulesUnknown: basis.basis === 'per_case' && headlineJoules !== null ? null : (basis.reason ?? this.joulesUnknownReason()),
         usdUnknown: totalUsd !== null ? null : this.usdKnown ? `cost unknown for ${this.usdUnknown} cases` : 'no case reported a cost',
       }),
-      repeat_spread: repeatSpread(this.columns, { shared: this.shared }),
+      repeat_spread: repeatSpread(this.columns, { shared: this.shared || basis.basis !== 'per_case' }),
     };
   }
 
@@ -323,6 +353,28 @@ export class Aggregator {
     if (this.shared) return 'energy attribution shared (cases overlapped): no per-case joules to resample';
     return 'no case has an energy figure';
   }
+}
+
+/**
+ * The headline energy: the sum of per-case readings when they can be summed, else the suite window
+ * (issue 11: 580 of 600 cases below RAPL's floor, 588 reading exactly 0 J, summed to 7.02 mJ while
+ * the suite window measured 11.3 mJ). Without a usable window the headline is `null`, never the sum.
+ */
+function energyBasis(total: Tally, ctx: ReportContext): { basis: EnergyBasis; joules: number | null; reason: string | null } {
+  const perCase = total.totalJoules;
+  const why: string[] = [];
+  if (total.belowFloor > 0) {
+    why.push(`${total.belowFloor} of ${total.case_count} case reading(s) below the ${ctx.meter} meter's floor (noise, not summed)`);
+  }
+  if ((ctx.concurrency ?? 1) > 1 && total.windowed > 0) why.push(`${ctx.concurrency} cases in flight: per-case windows overlap`);
+  if (ctx.per_case_energy === 'none') why.push('load run: no per-request windows (they would overlap)');
+  if (why.length === 0) return { basis: 'per_case', joules: perCase, reason: null };
+  const suite = ctx.energy?.suite ?? null;
+  if (suite && suite.joules !== null && !suite.below_floor) {
+    return { basis: 'suite_window', joules: suite.joules, reason: `${why.join('; ')}: the suite window is the total` };
+  }
+  const missing = !suite ? 'no suite window covers every case (e.g. a resumed run)' : suite.joules === null ? 'the suite window read nothing' : 'the suite window is below the floor too';
+  return { basis: 'per_case', joules: null, reason: `${why.join('; ')}, and ${missing}: total unknown` };
 }
 
 /** The whole-suite figures: the measured window when there is one, else the sum over cases. */

@@ -119,6 +119,12 @@ export interface AnswerRequest {
   prompt: string;
   case: Case;
   signal?: AbortSignal;
+  /**
+   * Called as each streamed chunk that carries output tokens arrives (`content`: visible text;
+   * `reasoning`: a reasoning model's thinking). Load runs time TTFT and ITL from it; a target that
+   * does not stream never calls it.
+   */
+  onChunk?: (kind: 'content' | 'reasoning') => void;
 }
 
 /** The system under test. */

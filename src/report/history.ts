@@ -61,7 +61,7 @@ type ListedField =
 
 /** The short kind of a stored run from its `format`: `suite`, `code`, `infer`, or the format itself. */
 export function historyKind(format: string): string {
-  if (format === 'joulebench-report/1') return 'suite';
+  if (format === 'joulebench-report/1' || format === 'joulebench-report/1.1') return 'suite';
   if (format === 'joulebench-code-results/1') return 'code';
   if (format === 'joulebench-infer/1') return 'infer';
   return format;

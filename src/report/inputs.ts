@@ -1,3 +1,4 @@
+import { loadBlockFromResults } from '../load/rebuild.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { aggregate, type BenchReport } from '../core/aggregate.js';
@@ -182,10 +183,12 @@ function loadRun(spec: string, history: History | null): LoadedRun {
       repeats: h.repeats,
       ...(h.concurrency !== undefined ? { concurrency: h.concurrency } : {}),
     });
+    // A load run (--request-rate) carries its serving block, rebuilt from the same file.
+    const load = loadBlockFromResults(h, file.results, file.other);
     return {
       label: basename(spec).replace(/\.results\.jsonl$|\.jsonl$/i, ''),
       origin: spec,
-      report,
+      report: load ? ({ ...report, load } as BenchReport) : report,
       results: file.results.filter((r) => r.phase === 'scored'),
       receipt: readJsonIfExists(spec.replace(/\.results\.jsonl$/i, '.receipt.json'), spec),
       run_id: null,

@@ -37,6 +37,8 @@ export function renderReportTable(r: BenchReport): string {
       fmtJoules(r.total_joules),
       r.energy_unknown_count > 0
         ? pc.yellow(`unknown for ${r.energy_unknown_count} case(s): no total rather than a partial one`)
+        : r.energy_basis_reason
+          ? pc.yellow(`${r.energy_basis === 'suite_window' ? `${src} from the suite window: ` : ''}${r.energy_basis_reason}`)
         : r.total_joules === null && r.energy_attribution === 'shared'
           ? pc.yellow('concurrent cases: per-case windows overlap, see suite gross below')
           : src,

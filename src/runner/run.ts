@@ -291,7 +291,7 @@ async function concurrentPass(
   return slots;
 }
 
-function toSuiteWindow(r: EnergyReading): SuiteWindow {
+export function toSuiteWindow(r: EnergyReading): SuiteWindow {
   return { joules: r.joules, source: r.source, by_domain: r.by_domain, window_ms: r.window_ms, below_floor: r.below_floor };
 }
 
@@ -360,10 +360,10 @@ function isThenable<T>(x: T | PromiseLike<T>): x is PromiseLike<T> {
 }
 
 /** `failure` when the target did not throw (a target may throw anything, `undefined` included). */
-const NO_FAILURE = Symbol('no failure');
+export const NO_FAILURE = Symbol('no failure');
 
 /** The CaseResult for one finished case, unscored (`passed` and `score` are set by the runner). */
-function caseResult(
+export function caseResult(
   c: Case,
   index: number,
   phase: Phase,
@@ -443,7 +443,7 @@ export function configDigest(
   return digestOf({ target: target.describe(), meter: meter.id, warmup, repeats, extra: extra ?? {} });
 }
 
-function checkCount(n: number, name: string, min: number): number {
+export function checkCount(n: number, name: string, min: number): number {
   if (!Number.isInteger(n) || n < min) throw new JoulebenchError('E_USAGE', `${name} must be an integer >= ${min}, got ${n}`);
   return n;
 }

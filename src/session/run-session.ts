@@ -13,6 +13,7 @@ import { buildReceipt, type Receipt } from '../report/receipt.js';
 import { JsonlResultsFile, readResultsFile, truncateResultsFile, type ResultsFileContents } from '../runner/results-file.js';
 import { run, type RunOutcome, type RunProgress } from '../runner/run.js';
 import { createTarget } from '../targets/registry.js';
+import { runLoad } from '../load/driver.js';
 import { buildSuite, buildTargetSpec } from './setup.js';
 import type { SessionSpec } from './spec.js';
 
@@ -85,6 +86,16 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
     throw new JoulebenchError('E_METER', `meter ${meter.id} cannot read here: ${probe.reason}${probe.fix ? ` (fix: ${probe.fix})` : ''}`);
   }
 
+  if (spec.load && spec.resume) {
+    await target.close?.();
+    await meter.close?.();
+    throw new JoulebenchError('E_USAGE', '--resume cannot continue a load run (--request-rate): its schedule and timings would not be one run; start it again');
+  }
+  if (spec.load && (spec.concurrency ?? 1) > 1) {
+    await target.close?.();
+    await meter.close?.();
+    throw new JoulebenchError('E_USAGE', '--concurrency is the closed-loop mode; with --request-rate cap requests in flight with --max-concurrency');
+  }
   const resumeFrom = spec.resume === true ? spec.results : spec.resume || undefined;
   if (spec.resume === true && !spec.results) {
     throw new JoulebenchError('E_USAGE', '--resume needs the results file to continue: --resume FILE or --results FILE --resume');
@@ -98,25 +109,43 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
   const sink = new JsonlResultsFile(paths.results, { append: resume !== undefined });
   const onAbort = (): void => sink.flush();
   hooks.signal?.addEventListener('abort', onAbort, { once: true });
-  hooks.onStart?.({ paths, total_cases: (warmup + repeat) * suite.cases.length, suite, resumed_cases: resume?.results.length ?? 0 });
+  const totalCases = spec.load ? warmup * suite.cases.length + (spec.load.num_requests ?? suite.cases.length) : (warmup + repeat) * suite.cases.length;
+  hooks.onStart?.({ paths, total_cases: totalCases, suite, resumed_cases: resume?.results.length ?? 0 });
   let outcome: RunOutcome;
   try {
-    outcome = await run({
-      suite,
-      target,
-      meter,
-      warmup,
-      repeats: repeat,
-      concurrency: spec.concurrency ?? 1,
-      ...(spec.bootstrap !== undefined ? { bootstrap: spec.bootstrap } : {}),
-      sink,
-      ...(resume ? { resume } : {}),
-      ...(spec.idle_ms !== undefined ? { idle_ms: spec.idle_ms } : {}),
-      ...(hooks.signal ? { signal: hooks.signal } : {}),
-      // MMLU's measurements are computed from the results afterwards (at most ~14k cases); others stream.
-      keepResults: spec.suite === 'mmlu',
-      ...(hooks.onResult ? { onResult: hooks.onResult } : {}),
-    });
+    if (spec.load) {
+      const load = { ...spec.load, num_requests: spec.load.num_requests ?? suite.cases.length };
+      const l = await runLoad({
+        suite,
+        target,
+        meter,
+        sink,
+        load,
+        warmup,
+        ...(spec.idle_ms !== undefined ? { idle_ms: spec.idle_ms } : {}),
+        ...(hooks.signal ? { signal: hooks.signal } : {}),
+        ...(hooks.onResult ? { onResult: hooks.onResult } : {}),
+      });
+      outcome = { report: l.report, header: l.header, results: [], energy: { idle: l.idle, suite: l.run, gross_from: 'suite-window' } };
+      for (const note of l.report.load.notes) hooks.onWarning?.(note);
+    } else {
+      outcome = await run({
+        suite,
+        target,
+        meter,
+        warmup,
+        repeats: repeat,
+        concurrency: spec.concurrency ?? 1,
+        ...(spec.bootstrap !== undefined ? { bootstrap: spec.bootstrap } : {}),
+        sink,
+        ...(resume ? { resume } : {}),
+        ...(spec.idle_ms !== undefined ? { idle_ms: spec.idle_ms } : {}),
+        ...(hooks.signal ? { signal: hooks.signal } : {}),
+        // MMLU's measurements are computed from the results afterwards (at most ~14k cases); others stream.
+        keepResults: spec.suite === 'mmlu',
+        ...(hooks.onResult ? { onResult: hooks.onResult } : {}),
+      });
+    }
   } finally {
     hooks.signal?.removeEventListener('abort', onAbort);
     sink.close();

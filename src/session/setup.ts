@@ -76,6 +76,7 @@ function openaiSpec(flags: TargetFlags, cfg: LoadedConfig | null, env: NodeJS.Pr
   set('model', flags.model ?? t.model);
   set('max_tokens', t.max_tokens);
   set('stream', t.stream);
+  set('max_reply_bytes', t.max_reply_bytes);
   set('request_timeout_s', cfg?.config.timeouts?.request_s);
   set('retry', cfg?.config.params?.retry);
   set('prices', cfg?.config.prices);

@@ -1,4 +1,5 @@
 import type { MeterOptions } from '../meters/registry.js';
+import type { LoadOptions } from '../load/options.js';
 import type { TargetFlags } from './setup.js';
 
 /**
@@ -38,6 +39,11 @@ export interface SessionSpec extends TargetFlags {
   labels?: Record<string, string>;
   /** The command line that asked for the run, for the receipt (default none). */
   argv?: string[];
+  /**
+   * An open-loop load run (`--request-rate`): requests on a Poisson/gamma schedule instead of the
+   * closed-loop passes; `num_requests` defaults to the suite's case count.
+   */
+  load?: Omit<LoadOptions, 'num_requests'> & { num_requests?: number };
 }
 
 /** A config given inline (a sweep arm) instead of as a file; `where` names it in error messages. */

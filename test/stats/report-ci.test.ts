@@ -43,7 +43,7 @@ describe('report ci', () => {
     assert.equal(unknown.ci.reasons.usd_per_correct, 'no case reported a cost');
 
     const shared = aggregate(many(10, () => ({ energy_source: 'rapl' })), { ...CTX, concurrency: 4 });
-    assert.match(shared.ci.reasons.joules_per_correct!, /shared/);
+    assert.match(shared.ci.reasons.joules_per_correct!, /per-case windows overlap/);
 
     const off = aggregate(many(10, () => ({})), { ...CTX, bootstrap: 0 });
     assert.equal(off.ci.resamples, 0);

@@ -10,8 +10,13 @@ import type { CliIO } from '../io.js';
 import { addMeterFlags, idleMsFrom, meterOptionsFrom, type MeterFlags } from '../meter-flags.js';
 import { intAtLeast } from '../options.js';
 import { createProgress } from '../progress.js';
+import { addLoadFlags, loadOptionsFrom, strayLoadFlag, type LoadFlags } from '../load-flags.js';
+import type { LoadBlock } from '../../load/block.js';
+import { rateCurve } from '../../load/curve.js';
+import { rateLabel } from '../../load/options.js';
+import { renderCurveTable, renderLoadTable } from '../../load/table.js';
 
-export interface RunFlags extends TargetFlags, MeterFlags {
+export interface RunFlags extends TargetFlags, MeterFlags, Partial<LoadFlags> {
   config?: string;
   concurrency: number;
   /** Absent: 1 for the cascade (its cache is meant to be warm), 0 for other targets (a paid endpoint would bill every question twice). */
@@ -54,12 +59,14 @@ export function runCommand(io: CliIO): Command {
     .option('-q, --quiet', 'no progress bar and no table')
     // --- model-server flags (issue 5: ollama); they go to the target, or to the cascade's neural backend ---
     .option('--base-url <url>', 'server address for a model-serving target (ollama: default http://127.0.0.1:11434)');
-  return addMeterFlags(cmd).action(async (flags: RunFlags) => {
-    await runAction(flags, io);
+  return addLoadFlags(addMeterFlags(cmd)).action(async (flags: RunFlags) => {
+    const rates = flags.requestRate;
+    if (rates && rates.length > 1) await rateSweepAction(flags, rates, io);
+    else await runAction(flags, io);
   });
 }
 
-export async function runAction(flags: RunFlags, io: CliIO): Promise<void> {
+export async function runAction(flags: RunFlags, io: CliIO): Promise<{ accuracy_pct: number | null; load?: LoadBlock; out: string | null }> {
   const aborter = new AbortController();
   let resultsPath: string | null = null;
   // Ctrl-C or a polite kill: the session writes what is buffered at once, then we stop; every finished case stays on disk.
@@ -89,7 +96,8 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<void> {
     (progress as ReturnType<typeof createProgress>)?.stop();
   }
   const { report, paths, history_id: runId } = session;
-  const table = renderReportTable(session.outcome.report);
+  const load = (session.outcome.report as { load?: LoadBlock }).load;
+  const table = renderReportTable(session.outcome.report) + (load ? renderLoadTable(load) : '');
   if (flags.out) {
     if (!flags.quiet) io.out(table);
   } else {
@@ -106,6 +114,31 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<void> {
   if (everyCaseFailed(session.outcome.report)) {
     throw new JoulebenchError('E_RUN', `every case failed at the target (first error in ${paths.results})`);
   }
+  return { accuracy_pct: report.accuracy_pct, ...(load ? { load } : {}), out: paths.report ?? null };
+}
+
+/**
+ * `--request-rate 1,2,4,inf`: one load run per rate, one after another with a cooldown between, each
+ * with its own report/results/receipt (`NAME.rate-R.json`), then the curve.
+ */
+async function rateSweepAction(flags: RunFlags, rates: number[], io: CliIO): Promise<void> {
+  const runs: { accuracy_pct: number | null; load: LoadBlock; out: string | null }[] = [];
+  for (const [i, rate] of rates.entries()) {
+    if (i > 0 && (flags.cooldownS ?? 0) > 0) await new Promise((r) => setTimeout(r, (flags.cooldownS ?? 0) * 1000));
+    const label = String(rateLabel(rate));
+    const suffix = (path: string | undefined): string | undefined => (path ? path.replace(/(\.[A-Za-z0-9]+)?$/, (ext) => `.rate-${label}${ext}`) : undefined);
+    const one: RunFlags = { ...flags, requestRate: [rate] };
+    for (const k of ['out', 'results', 'receipt'] as const) {
+      const p = suffix(flags[k]);
+      if (p !== undefined) one[k] = p;
+    }
+    if (!flags.quiet) io.err(`joulebench: rate ${label}/s (${i + 1} of ${rates.length})\n`);
+    const r = await runAction({ ...one, quiet: true }, { ...io, out: () => undefined });
+    if (r.load) runs.push({ accuracy_pct: r.accuracy_pct, load: r.load, out: r.out });
+  }
+  const curve = rateCurve(runs);
+  io.out(prettyJson({ format: 'joulebench-rate-sweep/1', rates: rates.map(rateLabel), reports: runs.map((r) => r.out), curve }));
+  if (!flags.quiet) io.err(renderCurveTable(curve));
 }
 
 /** The session spec `run`'s flags ask for (meter settings resolved from flags and environment here). */
@@ -125,5 +158,8 @@ export function sessionSpecFrom(flags: RunFlags, env: NodeJS.ProcessEnv): Sessio
   };
   for (const k of ['config', 'target', 'neural', 'endpoint', 'model', 'credentialsRef', 'answers', 'data', 'baseUrl', 'warmup', 'out', 'results', 'receipt', 'resume', 'overwrite'] as const) copy(k);
   if (!flags.history) spec.history = false;
+  const stray = strayLoadFlag(flags);
+  if (stray) throw new JoulebenchError('E_USAGE', `${stray} applies to load runs only: add --request-rate`);
+  if (flags.requestRate?.length === 1) spec.load = loadOptionsFrom(flags as LoadFlags, flags.requestRate[0]!);
   return spec;
 }

@@ -11,11 +11,32 @@ export function counterDelta(prev_uj: number, cur_uj: number, max_uj: number | n
   return { delta_uj: max_uj - prev_uj + cur_uj };
 }
 
-/** Parses a sysfs integer attribute; throws on anything else (a half-written file, garbage). */
+/** Parses a sysfs integer attribute; throws on anything else (empty, text, negative, a half-written file). */
 export function parseMicrojoules(text: string, path: string): number {
   const t = text.trim();
-  if (!/^\d+$/.test(t)) throw new Error(`${path}: not an integer: ${JSON.stringify(t.slice(0, 40))}`);
+  if (t === '') throw new Error(`${path}: empty`);
+  if (!/^\d+$/.test(t)) throw new Error(`${path}: not a non-negative integer: ${JSON.stringify(t.slice(0, 40))}`);
   const n = Number(t);
   if (!Number.isSafeInteger(n)) throw new Error(`${path}: out of range: ${t}`);
   return n;
+}
+
+/**
+ * Parses a counter value and checks it against the zone's range: a counter above
+ * `max_energy_range_uj` is as wrong as text. Throws with the reason.
+ */
+export function parseCounter(text: string, path: string, max_uj: number | null): number {
+  const n = parseMicrojoules(text, path);
+  if (max_uj !== null && max_uj > 0 && n > max_uj) throw new Error(`${path}: ${n} is above max_energy_range_uj ${max_uj}`);
+  return n;
+}
+
+/** Why a counter's text is not a usable reading (the meter is then unavailable), or `null` when it is one. */
+export function counterProblem(text: string, path: string, max_uj: number | null): string | null {
+  try {
+    parseCounter(text, path, max_uj);
+    return null;
+  } catch (e) {
+    return `energy counter reads garbage: ${(e as Error).message}; refusing to report it as 0 J`;
+  }
 }

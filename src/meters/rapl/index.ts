@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { EnergyReading, Meter, MeterProbe, MeterWindow } from '../meter.js';
+import { counterProblem } from './counter.js';
 import { errText, RaplSampler } from './sampler.js';
 import { listZones, selectDomains, type RaplSelection, type ReadText } from './zones.js';
 
@@ -59,8 +60,9 @@ export function createRaplMeter(opts: RaplOptions = {}): Meter {
     }
     for (const d of selection.domains) {
       const path = join(d.zone.dir, 'energy_uj');
+      let text: string;
       try {
-        read(path);
+        text = read(path);
       } catch (e) {
         const code = errText(e);
         if (code === 'EACCES' || code === 'EPERM') {
@@ -72,6 +74,9 @@ export function createRaplMeter(opts: RaplOptions = {}): Meter {
         }
         return { available: false, reason: `cannot read ${path} (${code})` };
       }
+      // Readable is not enough: a counter that reads garbage would otherwise be summed as 0 J.
+      const garbage = counterProblem(text, path, readMaxOrNull(read, d.zone.dir));
+      if (garbage !== null) return { available: false, reason: garbage, fix: 'check the RAPL driver (intel_rapl_common / amd_energy) and the mounted powercap tree' };
     }
     state = { selection, sampler: new RaplSampler(selection.domains, read, poll_ms) };
     const names = selection.domains.map((d) => d.domain).join(' + ');
@@ -100,16 +105,24 @@ export function createRaplMeter(opts: RaplOptions = {}): Meter {
           const by_domain: EnergyReading['by_domain'] = {};
           let sum = 0;
           const warnings: string[] = [];
+          let known = true;
           for (const [domain, total] of Object.entries(after.total_uj)) {
-            const j = (total - (before.total_uj[domain] ?? 0)) / 1e6;
-            by_domain[domain] = { joules: j, source: 'rapl' };
-            sum += j;
             const dropped = (after.dropped[domain] ?? 0) - (before.dropped[domain] ?? 0);
             if (dropped > 0) warnings.push(`${domain}: ${dropped} sample(s) dropped at a wrap (max_energy_range_uj unreadable); the figure is low`);
             const errs = (after.read_errors[domain] ?? 0) - (before.read_errors[domain] ?? 0);
-            if (errs > 0) warnings.push(`${domain}: ${errs} read(s) of energy_uj failed in this window`);
+            if (errs > 0) {
+              // A failed or garbage read inside the window: what the counter did there is unknown, so
+              // the window's energy is null (with this warning), never the deltas of the good reads.
+              warnings.push(`${domain}: ${errs} read(s) of energy_uj failed or were not a valid counter in this window; its energy is unknown (null)`);
+              by_domain[domain] = { joules: null, source: 'rapl' };
+              known = false;
+              continue;
+            }
+            const j = (total - (before.total_uj[domain] ?? 0)) / 1e6;
+            by_domain[domain] = { joules: j, source: 'rapl' };
+            sum += j;
           }
-          const reading: EnergyReading = { joules: sum, source: 'rapl', by_domain, window_ms, below_floor: window_ms < RAPL_FLOOR_MS };
+          const reading: EnergyReading = { joules: known ? sum : null, source: 'rapl', by_domain, window_ms, below_floor: window_ms < RAPL_FLOOR_MS };
           if (warnings.length > 0) reading.warnings = warnings;
           return reading;
         },
@@ -130,4 +143,14 @@ export function createRaplMeter(opts: RaplOptions = {}): Meter {
       state?.sampler.stopTimer();
     },
   };
+}
+
+/** The zone's `max_energy_range_uj`, or `null` where it is unreadable or not a number. */
+function readMaxOrNull(read: ReadText, dir: string): number | null {
+  try {
+    const t = read(join(dir, 'max_energy_range_uj')).trim();
+    return /^\d+$/.test(t) && Number.isSafeInteger(Number(t)) ? Number(t) : null;
+  } catch {
+    return null;
+  }
 }

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { counterDelta, parseMicrojoules } from './counter.js';
+import { counterDelta, parseCounter, parseMicrojoules } from './counter.js';
 import type { RaplDomain, ReadText } from './zones.js';
 
 /** Accumulated energy per domain since the sampler started, and the samples it had to drop. */
@@ -77,7 +77,7 @@ export class RaplSampler {
     for (const s of this.states) {
       let cur: number;
       try {
-        cur = parseMicrojoules(this.read(s.energy_path), s.energy_path);
+        cur = parseCounter(this.read(s.energy_path), s.energy_path, s.max_uj);
       } catch (e) {
         // Keep the previous value: the next good read covers the gap unless a wrap hid in it.
         s.read_errors++;

@@ -2,7 +2,12 @@ import http from 'node:http';
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import type { FailureKind } from '../retry.js';
+import { StringDecoder } from 'node:string_decoder';
 import { guardedLookup } from './guard.js';
+import { SseChatReader, usageOf } from './sse.js';
+
+/** Default cap on one reply's body, bytes (`target.max_reply_bytes`): 4 MiB. */
+export const DEFAULT_MAX_REPLY_BYTES = 4 * 1024 * 1024;
 
 /** One failed attempt: what kind, the HTTP status if any, a one-line message (not yet redacted). */
 export class AttemptFailure extends Error {
@@ -35,6 +40,10 @@ export interface PostOptions {
   timeout_ms: number;
   agent: http.Agent;
   signal?: AbortSignal;
+  /** A reply body larger than this is cut off and recorded as an error; default {@link DEFAULT_MAX_REPLY_BYTES}. */
+  max_reply_bytes?: number;
+  /** Each streamed chunk carrying output tokens (see `AnswerRequest.onChunk`). */
+  onChunk?: (kind: 'content' | 'reasoning') => void;
 }
 
 /** Keep-alive agents sized for concurrency; one per target. */
@@ -84,7 +93,6 @@ export function postChat(o: PostOptions): Promise<ChatResult> {
     req.on('response', (res) => {
       const status = res.statusCode ?? 0;
       const type = String(res.headers['content-type'] ?? '');
-      res.setEncoding('utf8');
       res.on('error', (e: NodeJS.ErrnoException) => finish(new AttemptFailure('connection', `connection failed: ${e.code ?? e.message}`)));
       res.on('aborted', () => finish(new AttemptFailure('connection', 'connection reset while reading the reply')));
       if (status >= 300 && status < 400) {
@@ -93,15 +101,16 @@ export function postChat(o: PostOptions): Promise<ChatResult> {
       }
       if (status < 200 || status >= 300) {
         let body = '';
-        res.on('data', (d: string) => {
-          if (body.length < 4096) body += d;
+        res.on('data', (d: Buffer) => {
+          if (body.length < 4096) body += d.toString('utf8');
         });
         // Retry-After is not read: seed 003 fixes the schedule (base × 2^(n−1), capped), so runs stay comparable.
         res.on('end', () => finish(new AttemptFailure('http', `HTTP ${status}: ${errorText(body)}`, status)));
         return;
       }
-      if (o.stream && /text\/event-stream/i.test(type)) readStream(res, t0, finish);
-      else readPlain(res, t0, finish);
+      const limit = o.max_reply_bytes ?? DEFAULT_MAX_REPLY_BYTES;
+      if (o.stream && /text\/event-stream/i.test(type)) readStream(res, t0, limit, finish, o.onChunk);
+      else readPlain(res, t0, limit, finish);
     });
     req.end(payload);
     t0 = performance.now();
@@ -110,80 +119,63 @@ export function postChat(o: PostOptions): Promise<ChatResult> {
 
 type Finish = (err: AttemptFailure | null, value?: ChatResult) => void;
 
-function readPlain(res: http.IncomingMessage, t0: number, finish: Finish): void {
-  let body = '';
-  res.on('data', (d: string) => (body += d));
+/** Counts a reply's bytes; past the limit the reply is cut off (the socket destroyed) and recorded as an error. */
+function overLimit(received: number, limit: number, finish: Finish): boolean {
+  if (received <= limit) return false;
+  finish(new AttemptFailure('malformed', `reply larger than ${limit} bytes (target.max_reply_bytes): cut off after ${received} bytes`));
+  return true;
+}
+
+function readPlain(res: http.IncomingMessage, t0: number, limit: number, finish: Finish): void {
+  const parts: Buffer[] = [];
+  let received = 0;
+  let cut = false;
+  res.on('data', (d: Buffer) => {
+    if (cut) return;
+    received += d.length;
+    if ((cut = overLimit(received, limit, finish))) return;
+    parts.push(d);
+  });
   res.on('end', () => {
+    if (cut) return;
     const e2e_ms = performance.now() - t0;
+    const body = Buffer.concat(parts, received).toString('utf8');
     let json: unknown;
     try {
       json = JSON.parse(body);
     } catch {
-      return finish(new AttemptFailure('malformed', `reply is not valid JSON (${body.length} bytes)`));
+      return finish(new AttemptFailure('malformed', `reply is not valid JSON (${received} bytes)`));
     }
     const j = json as { choices?: { message?: { content?: unknown } }[]; usage?: unknown };
-    const content = j?.choices?.[0]?.message?.content;
+    const content = Array.isArray(j?.choices) ? j.choices[0]?.message?.content : undefined;
     if (typeof content !== 'string') return finish(new AttemptFailure('malformed', 'reply has no choices[0].message.content'));
     const u = usageOf(j.usage);
     finish(null, { text: content, ...u, ttft_ms: null, e2e_ms, streamed: false });
   });
 }
 
-function readStream(res: http.IncomingMessage, t0: number, finish: Finish): void {
-  let buf = '';
-  let text = '';
+function readStream(res: http.IncomingMessage, t0: number, limit: number, finish: Finish, onChunk?: PostOptions['onChunk']): void {
+  const reader = new SseChatReader();
+  const decoder = new StringDecoder('utf8');
   let ttft_ms: number | null = null;
-  let usage = { prompt_tokens: null as number | null, completion_tokens: null as number | null };
-  let done = false;
-  let bad: string | null = null;
-  const onLine = (line: string): void => {
-    if (done || bad !== null || !line.startsWith('data:')) return;
-    const data = line.slice(5).trim();
-    if (data === '[DONE]') {
-      done = true;
-      return;
-    }
-    let chunk: { choices?: { delta?: { content?: unknown } }[]; usage?: unknown; error?: { message?: unknown } };
-    try {
-      chunk = JSON.parse(data);
-    } catch {
-      bad = `stream chunk is not valid JSON (${data.length} bytes)`;
-      return;
-    }
-    if (chunk?.error) {
-      bad = `stream error: ${String(chunk.error.message ?? 'unknown')}`;
-      return;
-    }
-    const piece = chunk?.choices?.[0]?.delta?.content;
-    if (typeof piece === 'string' && piece.length > 0) {
-      if (ttft_ms === null) ttft_ms = performance.now() - t0;
-      text += piece;
-    }
-    if (chunk?.usage) usage = usageOf(chunk.usage);
-  };
-  res.on('data', (d: string) => {
-    buf += d;
-    let nl: number;
-    while ((nl = buf.indexOf('\n')) >= 0) {
-      onLine(buf.slice(0, nl).replace(/\r$/, ''));
-      buf = buf.slice(nl + 1);
-    }
+  reader.onFirstContent = () => (ttft_ms = performance.now() - t0);
+  if (onChunk) reader.onToken = onChunk;
+  let received = 0;
+  let cut = false;
+  res.on('data', (d: Buffer) => {
+    if (cut) return;
+    received += d.length;
+    if ((cut = overLimit(received, limit, finish))) return;
+    reader.feed(decoder.write(d));
   });
   res.on('end', () => {
+    if (cut) return;
     const e2e_ms = performance.now() - t0;
-    if (buf.length > 0) onLine(buf);
-    if (bad !== null) return finish(new AttemptFailure('malformed', bad));
-    if (!done && text === '') return finish(new AttemptFailure('malformed', 'stream ended without content or [DONE]'));
-    finish(null, { text, ...usage, ttft_ms, e2e_ms, streamed: true });
+    reader.feed(decoder.end());
+    const out = reader.end();
+    if ('error' in out) return finish(new AttemptFailure('malformed', out.error));
+    finish(null, { text: out.text, ...reader.usage, ttft_ms, e2e_ms, streamed: true });
   });
-}
-
-function usageOf(u: unknown): { prompt_tokens: number | null; completion_tokens: number | null } {
-  const o = (u ?? {}) as { prompt_tokens?: unknown; completion_tokens?: unknown };
-  return {
-    prompt_tokens: typeof o.prompt_tokens === 'number' ? o.prompt_tokens : null,
-    completion_tokens: typeof o.completion_tokens === 'number' ? o.completion_tokens : null,
-  };
 }
 
 /** The server's error message from an OpenAI-style `{"error":{"message":…}}` body, or the body's start. */

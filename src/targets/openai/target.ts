@@ -25,6 +25,8 @@ export interface OpenAITargetOptions {
   request_timeout_s?: number;
   retry?: RetryPolicy;
   prices?: Prices;
+  /** Cap on one reply's body, bytes (default 4 MiB); a larger reply is cut off and recorded as an error. */
+  max_reply_bytes?: number;
 }
 
 /** A failure after every allowed attempt: what the runner records on the case. */
@@ -146,8 +148,10 @@ export class OpenAITarget implements Target {
       stream,
       timeout_ms: this.timeout_ms,
       agent: this.agent,
+      ...(this.o.max_reply_bytes !== undefined ? { max_reply_bytes: this.o.max_reply_bytes } : {}),
       ...(this.o.apiKey ? { apiKey: this.o.apiKey } : {}),
       ...(req.signal ? { signal: req.signal } : {}),
+      ...(req.onChunk ? { onChunk: req.onChunk } : {}),
     };
   }
 
@@ -181,6 +185,7 @@ export class OpenAITarget implements Target {
       request_timeout_s: this.timeout_ms / 1000,
       retry: this.o.retry ?? null,
       prices: this.o.prices ?? null,
+      ...(this.o.max_reply_bytes !== undefined ? { max_reply_bytes: this.o.max_reply_bytes } : {}),
     };
   }
 

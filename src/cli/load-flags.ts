@@ -1,0 +1,111 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import type { Slo } from '../load/metrics.js';
+import { DEFAULT_PERCENTILES, type LoadOptions, type TtftToken } from '../load/options.js';
+import { intAtLeast } from './options.js';
+
+/** `run`'s open-loop load flags, as commander gives them. */
+export interface LoadFlags {
+  requestRate?: number[];
+  burstiness: number;
+  seed: number;
+  maxConcurrency?: number;
+  numRequests?: number;
+  percentiles: number[];
+  slo?: Slo;
+  ttftToken: TtftToken;
+  cooldownS: number;
+}
+
+/** The largest timer Node can set, ms (2^31 − 1); any duration option stays within it. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+export function addLoadFlags(cmd: Command): Command {
+  return cmd
+    .option('--request-rate <r[,r…]>', 'open-loop load: requests/s on a Poisson schedule ("inf": all at once); several rates run one after another', parseRates)
+    .option('--burstiness <b>', 'gamma shape of the arrival gaps (1 = Poisson, < 1 burstier; vLLM\'s definition)', positiveNumber('burstiness'), 1)
+    .option('--seed <n>', 'seeds the arrival schedule (the same seed gives the same schedule)', intAtLeast(0), 0)
+    .option('--max-concurrency <n>', 'load runs: requests in flight at most (default: unbounded)', intAtLeast(1))
+    .option('--num-requests <n>', 'load runs: requests to send, cycling the suite\'s cases (default: one per case)', intAtLeast(1))
+    .option('--percentiles <list>', 'load runs: percentiles of TTFT/TPOT/ITL/E2EL, like vLLM\'s --metric-percentiles', parsePercentiles, DEFAULT_PERCENTILES)
+    .option('--slo <k=v,…>', 'load runs: service-level objectives in ms (ttft_ms, tpot_ms, e2el_ms) for goodput', parseSlo)
+    .option('--ttft-token <content|any>', 'load runs: TTFT waits for the first visible content token, or any output token (reasoning included)', parseTtftToken, 'content')
+    .option('--cooldown-s <s>', 'rate sweeps: pause between rates, s', boundedNumber('cooldown-s', 0, MAX_TIMER_MS / 1000), 5);
+}
+
+/** The load options the flags ask for, or null without `--request-rate` (one rate; see {@link ratesOf}). */
+export function loadOptionsFrom(flags: LoadFlags, rate: number): Omit<LoadOptions, 'num_requests'> & { num_requests?: number } {
+  return {
+    request_rate: rate,
+    burstiness: flags.burstiness,
+    seed: flags.seed,
+    max_concurrency: flags.maxConcurrency ?? null,
+    ...(flags.numRequests !== undefined ? { num_requests: flags.numRequests } : {}),
+    percentiles: flags.percentiles,
+    slo: flags.slo ?? null,
+    ttft_token: flags.ttftToken,
+  };
+}
+
+/** True when a load-only flag was given without `--request-rate` (they would be silently ignored). */
+export function strayLoadFlag(flags: Partial<LoadFlags>): string | null {
+  if (flags.requestRate) return null;
+  if (flags.maxConcurrency !== undefined) return '--max-concurrency';
+  if (flags.numRequests !== undefined) return '--num-requests';
+  if (flags.slo !== undefined) return '--slo';
+  return null;
+}
+
+function parseRates(value: string): number[] {
+  const rates = value.split(',').map((s) => s.trim());
+  if (rates.length === 0 || rates.some((s) => s === '')) throw new InvalidArgumentError(`must be a rate or a comma-separated list of rates, got "${value}"`);
+  return rates.map((s) => {
+    if (/^inf(inity)?$/i.test(s)) return Infinity;
+    const n = Number(s);
+    if (!/^\d+(\.\d+)?(e[+-]?\d+)?$/i.test(s) || !Number.isFinite(n) || n <= 0 || n > 1e6) {
+      throw new InvalidArgumentError(`each rate must be a number of requests/s in (0, 1e6] or "inf", got "${s}"`);
+    }
+    return n;
+  });
+}
+
+function parsePercentiles(value: string): number[] {
+  const out = value.split(',').map((s) => {
+    const n = Number(s.trim());
+    if (s.trim() === '' || !Number.isFinite(n) || n <= 0 || n > 100) throw new InvalidArgumentError(`each percentile must be in (0, 100], got "${s}"`);
+    return n;
+  });
+  return [...new Set(out)].sort((a, b) => a - b);
+}
+
+const SLO_KEYS = ['ttft_ms', 'tpot_ms', 'e2el_ms'] as const;
+
+function parseSlo(value: string): Slo {
+  const slo: Slo = {};
+  for (const part of value.split(',')) {
+    const m = /^\s*([a-z0-9_]+)\s*=\s*([^\s,]+)\s*$/i.exec(part);
+    if (!m) throw new InvalidArgumentError(`must be key=ms pairs such as ttft_ms=200,tpot_ms=50, got "${part}"`);
+    const key = m[1]! as (typeof SLO_KEYS)[number];
+    if (!SLO_KEYS.includes(key)) throw new InvalidArgumentError(`unknown SLO "${m[1]}" (use ${SLO_KEYS.join(', ')})`);
+    const n = Number(m[2]);
+    if (!Number.isFinite(n) || n <= 0 || n > MAX_TIMER_MS) throw new InvalidArgumentError(`${key} must be a number of ms in (0, ${MAX_TIMER_MS}], got "${m[2]}"`);
+    slo[key] = n;
+  }
+  return slo;
+}
+
+function parseTtftToken(value: string): TtftToken {
+  if (value !== 'content' && value !== 'any') throw new InvalidArgumentError(`must be "content" or "any", got "${value}"`);
+  return value;
+}
+
+function positiveNumber(name: string): (value: string) => number {
+  return boundedNumber(name, Number.MIN_VALUE, 1e6);
+}
+
+function boundedNumber(name: string, min: number, max: number): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max) throw new InvalidArgumentError(`${name} must be a number in [${min === Number.MIN_VALUE ? '>0' : min}, ${max}], got "${value}"`);
+    return n;
+  };
+}

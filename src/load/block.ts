@@ -1,0 +1,82 @@
+import type { IdleCalibration } from '../core/energy.js';
+import { schedulingLag, servingMetrics, type LoadRecord, type SchedulingLag, type ServingMetrics } from './metrics.js';
+import { rateLabel, type LoadOptions, type TtftToken } from './options.js';
+import { round } from './stats.js';
+import { steadyStateEnergy, steadyWindow, type SteadyStateEnergy, type WindowReading } from './steady.js';
+
+/** The `load` block of a load run's report. */
+export interface LoadBlock {
+  request_rate: number | 'inf';
+  burstiness: number;
+  seed: number;
+  max_concurrency: number | null;
+  num_requests: number;
+  ttft_token: TtftToken;
+  /** vLLM `bench serve` result fields (same names and definitions), plus correct goodput. */
+  serving: ServingMetrics;
+  scheduling: SchedulingLag;
+  /** Steady-state energy (ML.ENERGY's window rule), or the whole run when that window is unusable. */
+  energy: SteadyStateEnergy;
+  /** Whole-run gross joules ÷ requests that met every SLO; `null` without `--slo` or a meter. */
+  joules_per_good_request: number | null;
+  /** Goodput per watt of whole-run average power = good requests per joule. */
+  goodput_per_watt: number | null;
+  notes: string[];
+}
+
+/** What the driver measured besides the per-request records. */
+export interface LoadMeasurements {
+  /** First-token moments used for the steady-state rule, ms since the run started. */
+  first_token_at_ms: number[];
+  steady: WindowReading | null;
+  /** The window the driver actually measured (the rule applied online), if one opened and closed. */
+  measured_window: { start_ms: number; end_ms: number } | null;
+  run: WindowReading | null;
+  run_end_ms: number;
+  idle: Pick<IdleCalibration, 'status' | 'watts'>;
+  floor_ms: number;
+}
+
+/** Builds the `load` block from the records and readings. Pure. */
+export function buildLoadBlock(o: LoadOptions, records: readonly LoadRecord[], m: LoadMeasurements): LoadBlock {
+  const serving = servingMetrics(records, o.percentiles, o.slo);
+  const scheduling = schedulingLag(records);
+  const b = o.max_concurrency ?? 1;
+  const rule = steadyWindow(m.first_token_at_ms, b, o.num_requests);
+  const energy = steadyStateEnergy({
+    window: 'reason' in rule ? null : (m.measured_window ?? null),
+    window_reason: 'reason' in rule ? rule.reason : m.measured_window ? null : 'the steady-state window was not measured',
+    steady: m.steady,
+    run: m.run,
+    run_start_ms: 0,
+    run_end_ms: m.run_end_ms,
+    idle: m.idle,
+    floor_ms: m.floor_ms,
+    records,
+  });
+  const notes: string[] = [];
+  if (o.max_concurrency === null) notes.push('no --max-concurrency: the steady-state rule uses B = 1');
+  if (scheduling.client_bottleneck) {
+    notes.push(`p99 scheduling lag ${scheduling.p99_lag_ms} ms > 10 ms: the client, not the server, limited the request rate`);
+  }
+  if (serving.output_tokens_from === 'chunks' || serving.output_tokens_from === 'mixed') {
+    notes.push('output tokens counted as streamed chunks where the server gave no usage (one chunk may hold several tokens)');
+  }
+  const run = m.run;
+  const runWatts = run && run.joules !== null && m.run_end_ms > 0 ? run.joules / (m.run_end_ms / 1000) : null;
+  const good = serving.good_requests;
+  return {
+    request_rate: rateLabel(o.request_rate),
+    burstiness: o.burstiness,
+    seed: o.seed,
+    max_concurrency: o.max_concurrency,
+    num_requests: o.num_requests,
+    ttft_token: o.ttft_token,
+    serving,
+    scheduling,
+    energy,
+    joules_per_good_request: run && run.joules !== null && good !== null && good > 0 ? round(run.joules / good, 9) : null,
+    goodput_per_watt: runWatts !== null && runWatts > 0 && serving.request_goodput !== null ? round(serving.request_goodput / runWatts, 9) : null,
+    notes,
+  };
+}

@@ -1,0 +1,37 @@
+import type { LoadBlock } from './block.js';
+
+/** One point of a rate sweep's curve. */
+export interface RatePoint {
+  request_rate: number | 'inf';
+  accuracy_pct: number | null;
+  request_throughput: number | null;
+  output_throughput: number | null;
+  p99_ttft_ms: number | null;
+  p99_tpot_ms: number | null;
+  request_goodput: number | null;
+  correct_goodput: number | null;
+  joules_per_output_token: number | null;
+  steady_state: boolean;
+  client_bottleneck: boolean;
+}
+
+/** The throughput/latency/energy curve of a rate sweep, one point per rate, in the order run. Pure. */
+export function rateCurve(runs: readonly { accuracy_pct: number | null; load: LoadBlock }[]): RatePoint[] {
+  return runs.map(({ accuracy_pct, load }) => ({
+    request_rate: load.request_rate,
+    accuracy_pct,
+    request_throughput: load.serving.request_throughput,
+    output_throughput: load.serving.output_throughput,
+    p99_ttft_ms: num(load.serving['p99_ttft_ms']),
+    p99_tpot_ms: num(load.serving['p99_tpot_ms']),
+    request_goodput: load.serving.request_goodput,
+    correct_goodput: load.serving.correct_goodput,
+    joules_per_output_token: load.energy.joules_per_output_token,
+    steady_state: load.energy.steady_state,
+    client_bottleneck: load.scheduling.client_bottleneck,
+  }));
+}
+
+function num(v: unknown): number | null {
+  return typeof v === 'number' ? v : null;
+}

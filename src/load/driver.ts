@@ -1,0 +1,315 @@
+import { performance } from 'node:perf_hooks';
+import { Aggregator, type BenchReport } from '../core/aggregate.js';
+import type { IdleCalibration } from '../core/energy.js';
+import { JoulebenchError } from '../core/errors.js';
+import type { Answer, AnswerRequest, CaseResult, Phase, ResultsHeader, Suite, Target } from '../core/types.js';
+import { calibrateIdle, DEFAULT_IDLE_MS } from '../meters/idle.js';
+import type { EnergyReading, Meter, MeterWindow } from '../meters/meter.js';
+import { caseResult, checkCount, configDigest, NO_FAILURE, toSuiteWindow, type RunProgress } from '../runner/run.js';
+import type { ResultsSink } from '../runner/results-file.js';
+import { getScorer } from '../scorers/index.js';
+import { suiteDigest } from '../suites/digest.js';
+import { promptOf } from '../suites/prompt.js';
+import { buildLoadBlock, type LoadBlock } from './block.js';
+import type { LoadRecord } from './metrics.js';
+import { rateLabel, type LoadOptions } from './options.js';
+import { planSchedule } from './schedule.js';
+import type { WindowReading } from './steady.js';
+
+export interface LoadRunOptions {
+  suite: Suite;
+  target: Target;
+  meter: Meter;
+  sink: ResultsSink;
+  load: LoadOptions;
+  /** Sequential unscored passes over the suite before the schedule starts (recorded, never scored). */
+  warmup?: number;
+  idle_ms?: number;
+  idleWait?: (ms: number) => Promise<unknown>;
+  signal?: AbortSignal;
+  onResult?: (r: CaseResult, progress: RunProgress) => void;
+  /** Extra settings that enter the config digest. */
+  config?: Record<string, unknown>;
+}
+
+export type LoadReport = BenchReport & { load: LoadBlock };
+
+export interface LoadOutcome {
+  report: LoadReport;
+  header: ResultsHeader;
+  idle: IdleCalibration;
+  run: EnergyReading | null;
+}
+
+/** What each request of the schedule recorded, in the results file's `meta.load`. */
+export interface LoadMeta {
+  request: number;
+  planned_at_ms: number;
+  sent_at_ms: number;
+  queue_ms: number;
+  lag_ms: number;
+  first_token_ms: number | null;
+  first_content_ms: number | null;
+  e2e_ms: number;
+  token_times_ms: number[];
+  content_chunks: number;
+  reasoning_chunks: number;
+}
+
+/**
+ * An open-loop load run: requests leave on a planned schedule (Poisson or gamma arrivals) whatever
+ * the earlier ones are doing, at most `max_concurrency` in flight; each is scored like any case.
+ * One meter window covers the whole run and a second the steady state (ML.ENERGY's rule), opened and
+ * closed at the B-th and (N−B)-th first tokens as they happen. Every request is written to the sink
+ * as it finishes.
+ */
+export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
+  const { suite, target, meter, sink, load } = o;
+  if (suite.cases.length === 0) throw new JoulebenchError('E_USAGE', 'a load run needs at least one case');
+  checkCount(load.num_requests, 'num_requests', 1);
+  if (load.max_concurrency !== null) checkCount(load.max_concurrency, 'max_concurrency', 1);
+  const warmup = checkCount(o.warmup ?? 0, 'warmup', 0);
+  const probe = await meter.probe();
+  if (!probe.available) {
+    throw new JoulebenchError('E_METER', `meter ${meter.id} cannot read here: ${probe.reason}${probe.fix ? ` (fix: ${probe.fix})` : ''}`);
+  }
+  const scorer = getScorer(suite.scorer);
+  const prompts = suite.cases.map(promptOf);
+  const n = suite.cases.length;
+  const passes = Math.ceil(load.num_requests / n);
+  const loadForDigest = { ...load, request_rate: rateLabel(load.request_rate) };
+  const header: ResultsHeader & { load: typeof loadForDigest } = {
+    record: 'header',
+    format: 'joulebench-results/1',
+    suite: suite.name,
+    suite_version: suite.version,
+    suite_digest: suiteDigest(suite),
+    target: target.id,
+    config_digest: configDigest(target, meter, warmup, passes, { ...o.config, load: loadForDigest }),
+    warmup,
+    repeats: passes,
+    meter: meter.id,
+    concurrency: load.max_concurrency ?? load.num_requests,
+    load: loadForDigest,
+  };
+  sink.header(header);
+  const total = warmup * n + load.num_requests;
+  let done = 0;
+  const settle = (r: CaseResult, phase: Phase): CaseResult => {
+    const c = suite.cases[r.index]!;
+    const verdict = r.error === null ? scorer.score(c, r.response ?? '') : null;
+    r.passed = verdict ? verdict.passed : c.expected === null ? null : false;
+    r.score = verdict?.score ?? null;
+    sink.write(r);
+    done++;
+    o.onResult?.(r, { done, total, phase });
+    return r;
+  };
+
+  // Warmup: sequential and unmetered, before idle calibration and the schedule.
+  for (let pass = 0; pass < warmup; pass++) {
+    for (let i = 0; i < n; i++) {
+      if (o.signal?.aborted) throw new JoulebenchError('E_RUN', 'run aborted');
+      const t0 = performance.now();
+      let answer: Answer | null = null;
+      let failure: unknown = NO_FAILURE;
+      try {
+        answer = await target.answer(request(prompts[i]!, suite.cases[i]!, o.signal));
+      } catch (e) {
+        failure = e;
+      }
+      settle(caseResult(suite.cases[i]!, i, 'warmup', pass, answer, failure, performance.now() - t0, null, false), 'warmup');
+    }
+  }
+
+  const idle = await calibrateIdle(meter, checkCount(o.idle_ms ?? DEFAULT_IDLE_MS, 'idle_ms', 0), o.idleWait);
+  const planned = planSchedule(load);
+  const b = load.max_concurrency ?? 1;
+  const opens = !meter.usesTargetEnergy;
+
+  const records: (LoadRecord | undefined)[] = new Array(load.num_requests);
+  const results: (CaseResult | undefined)[] = new Array(load.num_requests);
+  const firstTokens: number[] = [];
+  // The steady-state window, opened and closed from inside chunk callbacks.
+  const st: { start: { at_ms: number; window: Promise<MeterWindow> } | null; stop: Promise<{ reading: EnergyReading; end_ms: number }> | null } = {
+    start: null,
+    stop: null,
+  };
+  let inFlight = 0;
+  const waiters: (() => void)[] = [];
+
+  const runWindow = opens ? await meter.start() : null;
+  const t0 = performance.now();
+  const since = (t: number): number => t - t0;
+
+  const onFirstToken = (at: number): void => {
+    firstTokens.push(since(at));
+    const k = firstTokens.length;
+    if (!opens) return;
+    if (k === b && st.start === null) st.start = { at_ms: since(at), window: meter.start() };
+    if (k === load.num_requests - b && st.start !== null && st.stop === null) {
+      const end_ms = since(at);
+      st.stop = st.start.window.then(async (w) => ({ reading: await w.stop(), end_ms }));
+    }
+  };
+
+  const send = async (i: number, planned_at: number, queue_ms: number, sent_at: number): Promise<void> => {
+    const index = i % n;
+    const c = suite.cases[index]!;
+    const times: number[] = [];
+    let first: number | null = null;
+    let firstContent: number | null = null;
+    let content = 0;
+    let reasoning = 0;
+    let counted = false;
+    const onChunk = (kind: 'content' | 'reasoning'): void => {
+      const now = performance.now();
+      times.push(now);
+      if (kind === 'content') content++;
+      else reasoning++;
+      if (first === null) first = now;
+      if (kind === 'content' && firstContent === null) firstContent = now;
+      if (!counted && (kind === 'content' || load.ttft_token === 'any')) {
+        counted = true;
+        onFirstToken(now);
+      }
+    };
+    let answer: Answer | null = null;
+    let failure: unknown = NO_FAILURE;
+    try {
+      answer = await target.answer({ ...request(prompts[index]!, c, o.signal), onChunk });
+    } catch (e) {
+      failure = e;
+    }
+    const end = performance.now();
+    const r = caseResult(c, index, 'scored', Math.floor(i / n), answer, failure, end - sent_at, null, false);
+    const rel = (t: number | null): number | null => (t === null ? null : r3(t - sent_at));
+    const meta: LoadMeta = {
+      request: i,
+      planned_at_ms: r3(planned_at),
+      sent_at_ms: r3(since(sent_at)),
+      queue_ms: r3(queue_ms),
+      lag_ms: r3(Math.max(0, since(sent_at) - planned_at - queue_ms)),
+      first_token_ms: rel(first),
+      first_content_ms: rel(firstContent),
+      e2e_ms: r3(end - sent_at),
+      token_times_ms: times.map((t) => r3(t - sent_at)),
+      content_chunks: content,
+      reasoning_chunks: reasoning,
+    };
+    r.meta = { ...(r.meta ?? {}), load: meta };
+    const settled = settle(r, 'scored');
+    results[i] = settled;
+    records[i] = loadRecordOf(settled, meta, load.ttft_token);
+  };
+
+  const pending: Promise<void>[] = [];
+  try {
+    for (let i = 0; i < load.num_requests; i++) {
+      if (o.signal?.aborted) throw new JoulebenchError('E_RUN', 'run aborted');
+      await waitUntil(t0 + planned[i]!);
+      const ready = performance.now();
+      if (load.max_concurrency !== null && inFlight >= load.max_concurrency) {
+        await new Promise<void>((resolve) => waiters.push(resolve));
+      }
+      const sent = performance.now();
+      // Time spent waiting for a slot is intended queueing; the rest of the delay is the client's lag.
+      const queue_ms = sent - ready;
+      inFlight++;
+      pending.push(
+        send(i, planned[i]!, queue_ms, sent).finally(() => {
+          inFlight--;
+          waiters.shift()?.();
+        }),
+      );
+    }
+    await Promise.all(pending);
+  } catch (e) {
+    await Promise.allSettled(pending);
+    await runWindow?.stop().catch(() => undefined);
+    throw e;
+  }
+  const run_end_ms = since(performance.now());
+  const runReading = runWindow ? await runWindow.stop() : null;
+  const steady = st.stop ? await st.stop : null;
+  if (!st.stop && st.start) await (await st.start.window).stop(); // opened, never closed: discarded
+  const steadyAt = st.start?.at_ms ?? null;
+
+  sink.note?.({
+    record: 'load_energy',
+    run: runReading ? windowOf(runReading) : null,
+    run_end_ms: r3(run_end_ms),
+    steady: steady && steadyAt !== null ? { ...windowOf(steady.reading), start_ms: r3(steadyAt), end_ms: r3(steady.end_ms) } : null,
+    idle: { status: idle.status, watts: idle.watts },
+  });
+  sink.note?.({ record: 'end', scored: load.num_requests });
+  sink.flush?.();
+
+  const agg = new Aggregator({ concurrency: header.concurrency ?? 1 });
+  for (const r of results) if (r) agg.add(r);
+  const base = agg.report({
+    suite: { name: suite.name, version: suite.version, digest: header.suite_digest },
+    target: target.id,
+    meter: meter.id,
+    warmup,
+    repeats: passes,
+    concurrency: header.concurrency ?? 1,
+    energy: { idle, suite: runReading ? toSuiteWindow(runReading) : null },
+    per_case_energy: opens ? 'none' : 'target',
+  });
+  const block = buildLoadBlock(load, records.filter((r): r is LoadRecord => r !== undefined), {
+    first_token_at_ms: firstTokens,
+    steady: steady ? windowOf(steady.reading) : null,
+    measured_window: steady && steadyAt !== null ? { start_ms: steadyAt, end_ms: steady.end_ms } : null,
+    run: runReading ? windowOf(runReading) : null,
+    run_end_ms,
+    idle,
+    floor_ms: meter.floor_ms,
+  });
+  return { report: { ...base, load: block }, header, idle, run: runReading };
+}
+
+/** The per-request figures the serving metrics need, from a scored result and its load meta. */
+export function loadRecordOf(r: CaseResult, m: LoadMeta, ttft_token: LoadOptions['ttft_token']): LoadRecord {
+  const usage = r.completion_tokens;
+  const chunks = m.content_chunks + m.reasoning_chunks;
+  return {
+    ok: r.error === null,
+    passed: r.passed,
+    planned_at_ms: m.planned_at_ms,
+    sent_at_ms: m.sent_at_ms,
+    queue_ms: m.queue_ms,
+    lag_ms: m.lag_ms,
+    ttft_ms: ttft_token === 'any' ? m.first_token_ms : m.first_content_ms,
+    e2e_ms: m.e2e_ms,
+    token_times_ms: m.token_times_ms,
+    output_tokens: usage ?? (chunks > 0 ? chunks : null),
+    output_tokens_from: usage !== null ? 'usage' : chunks > 0 ? 'chunks' : 'none',
+    prompt_tokens: r.prompt_tokens,
+  };
+}
+
+function request(prompt: string, c: AnswerRequest['case'], signal: AbortSignal | undefined): AnswerRequest {
+  return signal ? { prompt, case: c, signal } : { prompt, case: c };
+}
+
+function windowOf(r: EnergyReading): WindowReading {
+  return { joules: r.joules, source: r.source, window_ms: r.window_ms, below_floor: r.below_floor };
+}
+
+/**
+ * Waits until a moment of `performance.now()`: a timer while it is far, then turns of the event loop
+ * (which still serve I/O) for the last 2 ms, since Node's timers fire late by up to ~1 ms.
+ */
+async function waitUntil(at: number): Promise<void> {
+  for (;;) {
+    const left = at - performance.now();
+    if (left <= 0) return;
+    if (left > 2) await new Promise((r) => setTimeout(r, left - 1.5));
+    else await new Promise((r) => setImmediate(r));
+  }
+}
+
+function r3(v: number): number {
+  return Math.round(v * 1000) / 1000;
+}

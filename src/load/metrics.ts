@@ -1,0 +1,205 @@
+import { percentileName, round, summarize, type Summary } from './stats.js';
+
+/**
+ * What one request of a load run recorded (all times ms; `*_at_ms` are since the run's start, the
+ * others since this request was sent). Built from the results file, so a report can be rebuilt.
+ */
+export interface LoadRecord {
+  /** The target answered (no error). */
+  ok: boolean;
+  /** The scorer's verdict; `null` for unscored cases and failures. */
+  passed: boolean | null;
+  planned_at_ms: number;
+  sent_at_ms: number;
+  /** Time spent waiting for a `--max-concurrency` slot (intended, not lag). */
+  queue_ms: number;
+  /** Sent later than planned by this much beyond any queue wait: the client's own delay. */
+  lag_ms: number;
+  /** Sent → first counted token (see `ttft_token`); `null` when nothing was streamed. */
+  ttft_ms: number | null;
+  /** Sent → last byte of the reply. */
+  e2e_ms: number;
+  /** Sent → every token-bearing chunk (content and reasoning), in order. */
+  token_times_ms: readonly number[];
+  output_tokens: number | null;
+  /** Where `output_tokens` came from: the server's `usage`, or counted chunks. */
+  output_tokens_from: 'usage' | 'chunks' | 'none';
+  prompt_tokens: number | null;
+}
+
+/** Service-level objectives: a request is "good" when it meets every one given (ms). */
+export interface Slo {
+  ttft_ms?: number;
+  tpot_ms?: number;
+  e2el_ms?: number;
+}
+
+/** The four latency families vLLM reports, each as mean/median/std/percentiles. */
+export const LATENCY_FAMILIES = ['ttft', 'tpot', 'itl', 'e2el'] as const;
+export type LatencyFamily = (typeof LATENCY_FAMILIES)[number];
+
+/** vLLM `bench serve`'s result fields (same names), plus joulebench's correctness-aware additions. */
+export interface ServingMetrics {
+  completed: number;
+  failed: number;
+  /** Start of the run to the last reply, s. */
+  duration: number;
+  total_input_tokens: number | null;
+  total_output_tokens: number | null;
+  /** `usage` when every completed request had it, else `chunks` (one token per content chunk), else `mixed`. */
+  output_tokens_from: 'usage' | 'chunks' | 'mixed' | 'none';
+  request_throughput: number | null;
+  output_throughput: number | null;
+  total_token_throughput: number | null;
+  /** Requests/s that met every SLO (vLLM's goodput); `null` without `--slo`. */
+  request_goodput: number | null;
+  /** Requests/s that met every SLO **and** were scored correct. */
+  correct_goodput: number | null;
+  good_requests: number | null;
+  good_correct_requests: number | null;
+  slo: Slo | null;
+  /** `mean_ttft_ms`, `median_ttft_ms`, `std_ttft_ms`, `p99_ttft_ms`, … for ttft, tpot, itl, e2el. */
+  [field: string]: unknown;
+}
+
+/** The client's own timing: how late requests left against their schedule. */
+export interface SchedulingLag {
+  mean_lag_ms: number | null;
+  p50_lag_ms: number | null;
+  p99_lag_ms: number | null;
+  max_lag_ms: number | null;
+  /** Mean time a request waited for a `--max-concurrency` slot (intended queueing, not lag). */
+  mean_queue_ms: number | null;
+  /** True when p99 lag exceeded {@link CLIENT_BOTTLENECK_LAG_MS}: the client, not the server, limited the rate. */
+  client_bottleneck: boolean;
+}
+
+/** A p99 scheduling lag above this means the client could not keep the schedule. */
+export const CLIENT_BOTTLENECK_LAG_MS = 10;
+
+/** TPOT of one request: (e2e − TTFT) ÷ (output tokens − 1); none for one output token or without TTFT. */
+export function tpotOf(r: LoadRecord): number | null {
+  if (r.ttft_ms === null || r.output_tokens === null || r.output_tokens <= 1) return null;
+  return (r.e2e_ms - r.ttft_ms) / (r.output_tokens - 1);
+}
+
+/** Gaps between consecutive token chunks from the first counted token on, ms. */
+export function itlOf(r: LoadRecord): number[] {
+  if (r.ttft_ms === null) return [];
+  const times = r.token_times_ms;
+  const out: number[] = [];
+  let prev: number | null = null;
+  for (const t of times) {
+    if (t < r.ttft_ms) continue;
+    if (prev !== null) out.push(t - prev);
+    prev = t;
+  }
+  return out;
+}
+
+/** Whether a completed request met every SLO given. A TPOT that does not exist (one token) counts as met, as in vLLM. */
+export function meetsSlo(r: LoadRecord, slo: Slo): boolean {
+  if (!r.ok) return false;
+  if (slo.ttft_ms !== undefined && (r.ttft_ms === null || r.ttft_ms > slo.ttft_ms)) return false;
+  if (slo.tpot_ms !== undefined) {
+    const tpot = tpotOf(r);
+    if (r.ttft_ms === null && r.output_tokens !== 1) return false; // unknown cannot meet it
+    if (tpot !== null && tpot > slo.tpot_ms) return false;
+  }
+  if (slo.e2el_ms !== undefined && r.e2e_ms > slo.e2el_ms) return false;
+  return true;
+}
+
+/**
+ * The serving metrics of a load run, named as vLLM names them. `percentiles` as vLLM's
+ * `--metric-percentiles` (e.g. [90, 95, 99]). Pure.
+ */
+export function servingMetrics(records: readonly LoadRecord[], percentiles: readonly number[], slo: Slo | null): ServingMetrics {
+  const done = records.filter((r) => r.ok);
+  const end_ms = records.reduce((m, r) => Math.max(m, r.sent_at_ms + r.e2e_ms), 0);
+  const duration_s = end_ms / 1000;
+  const perS = (n: number | null): number | null => (n === null || duration_s <= 0 ? null : round(n / duration_s, 4));
+
+  const inTokens = sumOrNull(done.map((r) => r.prompt_tokens));
+  const outTokens = sumOrNull(done.map((r) => r.output_tokens));
+  const sources = new Set(done.map((r) => r.output_tokens_from));
+  const from: ServingMetrics['output_tokens_from'] = sources.size === 0 ? 'none' : sources.size === 1 ? [...sources][0]! : 'mixed';
+
+  const families: Record<LatencyFamily, number[]> = { ttft: [], tpot: [], itl: [], e2el: [] };
+  for (const r of done) {
+    if (r.ttft_ms !== null) families.ttft.push(r.ttft_ms);
+    const tpot = tpotOf(r);
+    if (tpot !== null) families.tpot.push(tpot);
+    for (const g of itlOf(r)) families.itl.push(g);
+    families.e2el.push(r.e2e_ms);
+  }
+
+  let good: number | null = null;
+  let goodCorrect: number | null = null;
+  if (slo) {
+    good = 0;
+    goodCorrect = 0;
+    for (const r of records) {
+      if (!meetsSlo(r, slo)) continue;
+      good++;
+      if (r.passed === true) goodCorrect++;
+    }
+  }
+  const m: ServingMetrics = {
+    completed: done.length,
+    failed: records.length - done.length,
+    duration: round(duration_s, 4) ?? 0,
+    total_input_tokens: inTokens,
+    total_output_tokens: outTokens,
+    output_tokens_from: from,
+    request_throughput: perS(done.length),
+    output_throughput: perS(outTokens),
+    total_token_throughput: inTokens === null || outTokens === null ? null : perS(inTokens + outTokens),
+    request_goodput: perS(good),
+    correct_goodput: perS(goodCorrect),
+    good_requests: good,
+    good_correct_requests: goodCorrect,
+    slo,
+  };
+  for (const f of LATENCY_FAMILIES) writeSummary(m, f, summarize(families[f], percentiles));
+  return m;
+}
+
+function writeSummary(m: ServingMetrics, family: LatencyFamily, s: Summary): void {
+  m[`mean_${family}_ms`] = s.mean;
+  m[`median_${family}_ms`] = s.median;
+  m[`std_${family}_ms`] = s.std;
+  for (const [p, v] of Object.entries(s.percentiles)) m[`p${p}_${family}_ms`] = v;
+}
+
+/** Scheduling lag of the client, from every request sent. */
+export function schedulingLag(records: readonly LoadRecord[]): SchedulingLag {
+  const lag = summarize(
+    records.map((r) => r.lag_ms),
+    [50, 99],
+  );
+  const queue = summarize(
+    records.map((r) => r.queue_ms),
+    [],
+  );
+  const max = records.reduce<number | null>((m, r) => (m === null || r.lag_ms > m ? r.lag_ms : m), null);
+  const p99 = lag.percentiles[percentileName(99)] ?? null;
+  return {
+    mean_lag_ms: lag.mean,
+    p50_lag_ms: lag.percentiles['50'] ?? null,
+    p99_lag_ms: p99,
+    max_lag_ms: round(max),
+    mean_queue_ms: queue.mean,
+    client_bottleneck: p99 !== null && p99 > CLIENT_BOTTLENECK_LAG_MS,
+  };
+}
+
+function sumOrNull(xs: readonly (number | null)[]): number | null {
+  if (xs.length === 0) return null;
+  let s = 0;
+  for (const x of xs) {
+    if (x === null) return null;
+    s += x;
+  }
+  return s;
+}

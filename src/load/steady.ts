@@ -1,0 +1,171 @@
+import type { IdleCalibration } from '../core/energy.js';
+import type { EnergySource } from '../core/types.js';
+import { type LoadRecord } from './metrics.js';
+import { round } from './stats.js';
+
+/** A steady-state window shorter than this falls back to the whole run (ms). */
+export const MIN_STEADY_WINDOW_MS = 5000;
+
+/**
+ * The steady-state rule of the ML.ENERGY benchmark: with B requests in flight at most, measure from
+ * the moment the B-th request (in time order) gets its first token to the moment the (N−B)-th does,
+ * so the ramp-up (fewer than B in flight) and the ramp-down (the last B draining) are left out.
+ * `first_token_at_ms`: when each request got its first token, in any order. Pure.
+ */
+export function steadyWindow(
+  first_token_at_ms: readonly number[],
+  b: number,
+  n: number,
+): { start_ms: number; end_ms: number; b: number; n: number } | { reason: string } {
+  if (!Number.isInteger(b) || b < 1) return { reason: `B = ${b} is not a positive whole number` };
+  if (n - b <= b) return { reason: `${n} requests with B = ${b} in flight leave no steady part (needs N > 2B)` };
+  if (first_token_at_ms.length < n - b) {
+    return { reason: `only ${first_token_at_ms.length} of ${n} requests streamed a first token (the rule needs the (N−B)-th = ${n - b}-th)` };
+  }
+  const sorted = Float64Array.from(first_token_at_ms).sort();
+  const start_ms = sorted[b - 1]!;
+  const end_ms = sorted[n - b - 1]!;
+  if (!(end_ms > start_ms)) return { reason: 'the B-th and the (N−B)-th first tokens came at the same moment' };
+  return { start_ms, end_ms, b, n };
+}
+
+/** One meter reading as the load driver keeps it. */
+export interface WindowReading {
+  joules: number | null;
+  source: EnergySource;
+  window_ms: number;
+  below_floor: boolean;
+}
+
+/** The energy block of a load run's report. */
+export interface SteadyStateEnergy {
+  /** True when the figures cover the steady-state window; false: the whole run (see `reason`). */
+  steady_state: boolean;
+  reason: string | null;
+  /** Window start and end, ms since the run started (`null` when no window was measured). */
+  window_start_ms: number | null;
+  window_end_ms: number | null;
+  energy_window_s: number | null;
+  source: EnergySource;
+  /** Gross joules over the window. */
+  joules: number | null;
+  /** Gross − idle watts × window; `null` when idle is unknown or the signal is under it. */
+  net_joules: number | null;
+  /** Output tokens produced inside the window (chunks weighted by each request's token count). */
+  output_tokens: number | null;
+  joules_per_output_token: number | null;
+  net_joules_per_output_token: number | null;
+  output_tokens_per_joule: number | null;
+  avg_power_w: number | null;
+}
+
+/**
+ * Picks the steady-state reading when the rule gave a usable one (≥ 5 s and ≥ the meter's floor), else
+ * the whole-run reading, flagged, and turns it into per-token figures. Pure.
+ */
+export function steadyStateEnergy(input: {
+  window: { start_ms: number; end_ms: number } | null;
+  window_reason: string | null;
+  steady: WindowReading | null;
+  run: WindowReading | null;
+  /** When the whole-run window started and ended, ms since the run started. */
+  run_start_ms: number;
+  run_end_ms: number;
+  idle: Pick<IdleCalibration, 'status' | 'watts'>;
+  floor_ms: number;
+  records: readonly LoadRecord[];
+  min_window_ms?: number;
+}): SteadyStateEnergy {
+  const min = input.min_window_ms ?? MIN_STEADY_WINDOW_MS;
+  let reason: string | null = input.window_reason;
+  let steady = false;
+  let reading: WindowReading | null = input.run;
+  let start = input.run_start_ms;
+  let end = input.run_end_ms;
+  if (input.window && input.steady) {
+    const len = input.window.end_ms - input.window.start_ms;
+    if (len < min) reason = `steady-state window ${round(len / 1000, 3)} s is shorter than ${min / 1000} s`;
+    else if (len < input.floor_ms || input.steady.below_floor) reason = `steady-state window ${round(len, 1)} ms is below the meter's floor (${input.floor_ms} ms)`;
+    else if (input.steady.joules === null) reason = 'the meter read nothing over the steady-state window';
+    else {
+      steady = true;
+      reason = null;
+      reading = input.steady;
+      start = input.window.start_ms;
+      end = input.window.end_ms;
+    }
+  } else if (input.window && !input.steady && reason === null) {
+    reason = 'the meter opens no windows (energy reported per request by the target)';
+  }
+  if (!steady && reason !== null) reason = `${reason}: the whole run is used`;
+  if (!reading) {
+    return {
+      steady_state: false,
+      reason: reason ?? 'no meter window',
+      window_start_ms: null,
+      window_end_ms: null,
+      energy_window_s: null,
+      source: 'none',
+      joules: null,
+      net_joules: null,
+      output_tokens: null,
+      joules_per_output_token: null,
+      net_joules_per_output_token: null,
+      output_tokens_per_joule: null,
+      avg_power_w: null,
+    };
+  }
+  const window_s = (end - start) / 1000;
+  const gross = reading.joules;
+  const net = netOf(gross, input.idle, window_s);
+  const tokens = tokensBetween(input.records, steady ? start : -Infinity, steady ? end : Infinity);
+  const per = (j: number | null): number | null => (j === null || tokens === null || tokens <= 0 ? null : round(j / tokens, 9));
+  return {
+    steady_state: steady,
+    reason,
+    window_start_ms: round(start),
+    window_end_ms: round(end),
+    energy_window_s: round(window_s, 6),
+    source: reading.source,
+    joules: round(gross, 6),
+    net_joules: round(net, 6),
+    output_tokens: tokens === null ? null : round(tokens, 3),
+    joules_per_output_token: per(gross),
+    net_joules_per_output_token: per(net),
+    output_tokens_per_joule: gross === null || gross <= 0 || tokens === null ? null : round(tokens / gross, 6),
+    avg_power_w: gross === null || window_s <= 0 ? null : round(gross / window_s, 6),
+  };
+}
+
+function netOf(gross: number | null, idle: Pick<IdleCalibration, 'status' | 'watts'>, window_s: number): number | null {
+  if (gross === null) return null;
+  if (idle.status === 'marginal') return gross;
+  if (idle.status !== 'measured' || idle.watts === null) return null;
+  const net = gross - idle.watts * window_s;
+  return net < 0 ? null : net;
+}
+
+/**
+ * Output tokens produced in [start, end] (ms since the run started): each request's tokens spread
+ * evenly over its streamed chunks; a request that streamed nothing counts at its last byte.
+ * `null` when a completed request's token count is unknown.
+ */
+export function tokensBetween(records: readonly LoadRecord[], start_ms: number, end_ms: number): number | null {
+  let total = 0;
+  for (const r of records) {
+    if (!r.ok) continue;
+    if (r.output_tokens === null) return null;
+    const times = r.token_times_ms;
+    if (times.length === 0) {
+      const at = r.sent_at_ms + r.e2e_ms;
+      if (at >= start_ms && at <= end_ms) total += r.output_tokens;
+      continue;
+    }
+    const each = r.output_tokens / times.length;
+    for (const t of times) {
+      const at = r.sent_at_ms + t;
+      if (at >= start_ms && at <= end_ms) total += each;
+    }
+  }
+  return total;
+}

@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { loadBlockFromResults } from '../../src/load/rebuild.js';
+import { readResultsFile } from '../../src/runner/results-file.js';
+import { cli } from '../helpers/cli.js';
+import { startLoadServer, type LoadServer } from '../helpers/load-server.js';
+
+describe('joulebench run --request-rate: open-loop load from the command line', () => {
+  let server: LoadServer;
+  let dir: string;
+  before(async () => {
+    server = await startLoadServer((p) => ({ ttft_ms: 15, tpot_ms: 3, tokens: 4, answer: p.includes('wrong') ? 'zulu' : (p.split(' ')[1] ?? '?') }));
+    dir = mkdtempSync(join(tmpdir(), 'jb-load-cli-'));
+    const cases = ['alpha', 'bravo', 'charlie', 'delta wrong'].map((w, i) => ({ id: `c${i}`, prompt: `say ${w}`, expected: w.split(' ')[0] }));
+    writeFileSync(join(dir, 'suite.jsonl'), cases.map((c) => JSON.stringify(c)).join('\n') + '\n');
+  });
+  after(async () => {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const base = () => ['run', '--suite', join(dir, 'suite.jsonl'), '--target', 'openai', '--endpoint', server.url, '--model', 'm', '--no-history', '--idle-ms', '1'];
+
+  it('writes a report with vLLM-named serving fields, goodput and correct goodput', async () => {
+    const out = join(dir, 'one.json');
+    const r = await cli([...base(), '--request-rate', '40', '--num-requests', '10', '--max-concurrency', '2', '--slo', 'ttft_ms=2000,e2el_ms=5000', '--percentiles', '50,99', '-o', out]);
+    assert.equal(r.code, 0, r.stderr);
+    const report = JSON.parse(readFileSync(out, 'utf8')) as { case_count: number; load: { serving: Record<string, unknown>; request_rate: unknown; scheduling: Record<string, unknown> } };
+    assert.equal(report.case_count, 10);
+    const s = report.load.serving;
+    for (const k of ['request_throughput', 'output_throughput', 'total_token_throughput', 'mean_ttft_ms', 'median_tpot_ms', 'std_itl_ms', 'p99_e2el_ms', 'p50_ttft_ms']) {
+      assert.equal(typeof s[k], 'number', k);
+    }
+    assert.equal(s['p90_ttft_ms'], undefined); // only the percentiles asked for
+    assert.equal(s.good_requests, 10);
+    assert.equal(s.good_correct_requests, 8); // requests 3 and 7 ask "delta wrong" (cases cycle) and get a wrong answer
+    assert.equal(report.load.request_rate, 40);
+    // With -o the tables go to stdout.
+    assert.match(r.stdout, /load: 10 requests at 40\/s/);
+    assert.match(r.stdout, /TTFT ms/);
+    const results = readFileSync(out.replace(/\.json$/, '.results.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { record: string; meta?: { load?: unknown } });
+    assert.equal(results.filter((l) => l.record === 'case' && l.meta?.load).length, 10);
+    assert.ok(results.some((l) => l.record === 'load_energy'));
+    // The block is rebuilt from the results file alone, identical to the run's.
+    const file = readResultsFile(out.replace(/\.json$/, '.results.jsonl'));
+    assert.deepEqual(loadBlockFromResults(file.header!, file.results, file.other), report.load);
+  });
+
+  it('a list of rates runs one arm per rate and prints the curve', async () => {
+    const out = join(dir, 'sweep.json');
+    const r = await cli([...base(), '--request-rate', '50,inf', '--num-requests', '6', '--cooldown-s', '0', '-o', out]);
+    assert.equal(r.code, 0, r.stderr);
+    const sweep = JSON.parse(r.stdout) as { format: string; rates: unknown[]; curve: { request_rate: unknown; request_throughput: number }[] };
+    assert.equal(sweep.format, 'joulebench-rate-sweep/1');
+    assert.deepEqual(sweep.rates, [50, 'inf']);
+    assert.deepEqual(sweep.curve.map((p) => p.request_rate), [50, 'inf']);
+    assert.ok(existsSync(join(dir, 'sweep.rate-50.json')) && existsSync(join(dir, 'sweep.rate-inf.json')));
+    assert.match(r.stderr, /correct goodput/);
+  });
+
+  it('bad load flags are one line and exit 2; load-only flags without --request-rate are refused', async () => {
+    for (const args of [
+      ['--request-rate', '0'],
+      ['--request-rate', 'fast'],
+      ['--request-rate', '5', '--slo', 'ttft=5'],
+      ['--request-rate', '5', '--slo', 'ttft_ms=-1'],
+      ['--request-rate', '5', '--burstiness', '0'],
+      ['--request-rate', '5', '--percentiles', '101'],
+      ['--slo', 'ttft_ms=100'],
+      ['--request-rate', '5', '--concurrency', '4'],
+      ['--request-rate', '5', '--resume', join(dir, 'nothing.jsonl')],
+    ]) {
+      const r = await cli([...base(), ...args]);
+      assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+      assert.equal(r.stderr.trim().split('\n').length, 1, `${args.join(' ')}: ${r.stderr}`);
+      assert.doesNotMatch(r.stderr, /\n\s+at /);
+    }
+  });
+});

@@ -1,0 +1,210 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { after, before, describe, it } from 'node:test';
+import type { Case, CaseResult, Suite } from '../../src/core/types.js';
+import { runLoad, type LoadMeta } from '../../src/load/driver.js';
+import { percentileLinear } from '../../src/load/stats.js';
+import type { LoadOptions } from '../../src/load/options.js';
+import { createModelMeter } from '../../src/meters/model.js';
+import { createRaplMeter } from '../../src/meters/rapl/index.js';
+import { MemorySink } from '../../src/runner/results-file.js';
+import { OpenAITarget } from '../../src/targets/openai/target.js';
+import { startLoadServer, type LoadServer, type StreamPlan } from '../helpers/load-server.js';
+import { writePowercapTree } from '../meters/powercap-tree.js';
+
+const WORDS = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliet'];
+
+/** Cases "say WORD"; the ones with "slow" in them are answered late, the ones with "wrong" wrongly. */
+function suiteOf(prompts: string[]): Suite {
+  const cases: Case[] = prompts.map((p, i) => ({ id: `c${i}`, prompt: p, expected: p.split(' ')[1]!, dataset: 'load', weight: 1, tags: [] }));
+  return { name: 'load-test', version: '1', scorer: 'substring', cases, source: 'test' };
+}
+
+const planFor =
+  (base: Omit<StreamPlan, 'answer'>, slow_ttft_ms = base.ttft_ms) =>
+  (prompt: string): StreamPlan => {
+    const word = prompt.split(' ')[1] ?? '?';
+    return { ...base, ttft_ms: prompt.includes('slow') ? slow_ttft_ms : base.ttft_ms, answer: prompt.includes('wrong') ? 'zulu' : word };
+  };
+
+const opts = (o: Partial<LoadOptions>): LoadOptions => ({
+  request_rate: 20,
+  burstiness: 1,
+  seed: 1,
+  max_concurrency: 4,
+  num_requests: 20,
+  percentiles: [50, 90, 99],
+  slo: null,
+  ttft_token: 'content',
+  ...o,
+});
+
+const near = (actual: unknown, expected: number, tol: number, what: string): void => {
+  assert.equal(typeof actual, 'number', `${what} is ${String(actual)}`);
+  assert.ok(Math.abs((actual as number) - expected) <= tol, `${what} = ${String(actual)}, expected ${expected} ± ${tol}`);
+};
+
+describe('load driver against a streaming server with known timing', () => {
+  let server: LoadServer;
+  before(async () => {
+    server = await startLoadServer(planFor({ ttft_ms: 30, tpot_ms: 10, tokens: 8 }, 150));
+  });
+  after(() => server.close());
+
+  it('TTFT, TPOT and ITL percentiles land within 2 ms of the server\'s settings; requests cycle the suite', async () => {
+    const suite = suiteOf(WORDS.slice(0, 5).map((w) => `say ${w}`));
+    const target = new OpenAITarget({ endpoint: server.url, model: 'm' });
+    const sink = new MemorySink();
+    // How late this process's event loop ran during the test: on a quiet machine ~0; on a loaded one
+    // every timing here is late by about that much, and the 2 ms bounds widen by it (printed).
+    const loop = monitorEventLoopDelay({ resolution: 1 });
+    loop.enable();
+    const out = await runLoad({ suite, target, meter: createModelMeter(), sink, load: opts({ num_requests: 12 }), idle_ms: 0 });
+    loop.disable();
+    const busy = loop.percentile(90) / 1e6 - 1; // the monitor's own 1 ms resolution is not lateness
+    const busy99 = loop.percentile(99) / 1e6 - 1;
+    if (busy > 0.5) console.log(`# event loop ran ${busy.toFixed(1)} ms late (p90, ${busy99.toFixed(1)} ms p99): timing bounds widened by that`);
+    await target.close();
+    const s = out.report.load.serving;
+    assert.equal(s.completed, 12);
+    assert.equal(out.report.case_count, 12);
+    assert.equal(out.report.accuracy_pct, 100);
+    // Ground truth: when the server really wrote each chunk (its timers run late on a loaded machine).
+    const metas = (sink.results as CaseResult[]).map((r) => r.meta!.load as LoadMeta).sort((a, b) => a.sent_at_ms - b.sent_at_ms);
+    const seen = server.seen.slice(-12);
+    const ttftErr: number[] = [];
+    const itlErr: number[] = [];
+    const serverTtft: number[] = [];
+    const serverItl: number[] = [];
+    metas.forEach((m, i) => {
+      const w = seen[i]!.writes.map((x) => x.at_ms - seen[i]!.at_ms);
+      serverTtft.push(w[0]!);
+      ttftErr.push(m.first_content_ms! - w[0]!);
+      for (let k = 1; k < w.length; k++) {
+        serverItl.push(w[k]! - w[k - 1]!);
+        itlErr.push(Math.abs(m.token_times_ms[k]! - m.token_times_ms[k - 1]! - (w[k]! - w[k - 1]!)));
+      }
+    });
+    const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
+    // joulebench's own figures are within 2 ms of what the server did…
+    const tol = 2 + Math.max(0, busy);
+    assert.ok(median(ttftErr) >= 0 && median(ttftErr) <= tol, `TTFT error ${median(ttftErr)} ms (bound ${tol})`);
+    assert.ok(median(itlErr) <= tol, `ITL error ${median(itlErr)} ms (bound ${tol})`);
+    // …and what the server did is its settings, up to its own timers' lateness.
+    const np50 = (xs: number[]): number => percentileLinear(Float64Array.from(xs).sort(), 50)!;
+    const late = Math.max(Math.abs(np50(serverTtft) - 30), Math.abs(np50(serverItl) - 10)) + Math.max(0, median(ttftErr));
+    for (const p of ['median', 'p50']) {
+      near(s[`${p}_ttft_ms`], 30, tol + late + Math.max(0, busy99), `${p} TTFT`);
+      near(s[`${p}_tpot_ms`], 10, tol + late + Math.max(0, busy99), `${p} TPOT`);
+      near(s[`${p}_itl_ms`], 10, tol + late + Math.max(0, busy99), `${p} ITL`);
+    }
+    // E2EL: the reply's last byte, at least the server's 100 ms.
+    assert.ok((s['mean_e2el_ms'] as number) >= 100 - tol, `mean E2EL ${String(s['mean_e2el_ms'])}`);
+    assert.equal(s.output_tokens_from, 'usage');
+    assert.equal(s.total_output_tokens, 12 * 8);
+    // Cycling: request i asks case i mod 5, pass ⌊i/5⌋.
+    const results = sink.results as CaseResult[];
+    assert.deepEqual(
+      results.map((r) => [(r.meta!.load as LoadMeta).request, r.index, r.pass]).sort((a, b) => a[0]! - b[0]!),
+      Array.from({ length: 12 }, (_, i) => [i, i % 5, Math.floor(i / 5)]),
+    );
+    assert.deepEqual(server.seen.slice(-12).map((x) => x.prompt), Array.from({ length: 12 }, (_, i) => `say ${WORDS[i % 5]}`));
+  });
+
+  it('requests leave on schedule while earlier ones are still streaming (the schedule never waits for answers)', async () => {
+    const suite = suiteOf(['say slow alpha', ...WORDS.slice(1, 6).map((w) => `say ${w}`)]);
+    const target = new OpenAITarget({ endpoint: server.url, model: 'm' });
+    const sink = new MemorySink();
+    await runLoad({ suite, target, meter: createModelMeter(), sink, load: opts({ request_rate: 50, num_requests: 6, max_concurrency: null }), idle_ms: 0 });
+    await target.close();
+    const metas = (sink.results as CaseResult[]).map((r) => r.meta!.load as LoadMeta).sort((a, b) => a.request - b.request);
+    // The first request takes ≥ 220 ms (150 ms TTFT); all six were sent long before it finished.
+    assert.ok(metas[5]!.sent_at_ms < metas[0]!.sent_at_ms + metas[0]!.e2e_ms, 'the last request waited for the first');
+    // Each left at its planned time (plus the lag the client measured on itself), not after an answer.
+    for (const m of metas) near(m.sent_at_ms, m.planned_at_ms + m.lag_ms, 0.01, `request ${m.request} send time`);
+    assert.ok(metas.every((m) => m.queue_ms < 1), 'no request waited for a slot (unbounded concurrency)');
+  });
+
+  it('goodput counts exactly the requests that meet the SLOs (the server slows chosen prompts); correct goodput also needs a correct answer', async () => {
+    const prompts = ['say alpha', 'say slow bravo', 'say charlie wrong', 'say delta', 'say slow echo wrong', 'say foxtrot', 'say golf wrong', 'say hotel'];
+    const suite = suiteOf(prompts);
+    const target = new OpenAITarget({ endpoint: server.url, model: 'm' });
+    const out = await runLoad({
+      suite,
+      target,
+      meter: createModelMeter(),
+      sink: new MemorySink(),
+      load: opts({ num_requests: 8, request_rate: 40, slo: { ttft_ms: 90 } }),
+      idle_ms: 0,
+    });
+    await target.close();
+    const s = out.report.load.serving;
+    assert.equal(s.good_requests, 6); // all but the two slow ones
+    assert.equal(s.good_correct_requests, 4); // of those, not the two wrong ones
+    near(s.request_goodput, 6 / s.duration, 0.01, 'goodput');
+    near(s.correct_goodput, 4 / s.duration, 0.01, 'correct goodput');
+    assert.equal(out.report.correct_count, 5);
+  });
+
+  it('reasoning tokens count as output; TTFT waits for the first visible token unless --ttft-token any', async () => {
+    const rs = await startLoadServer((p) => ({ ttft_ms: 60, tpot_ms: 5, tokens: 3, answer: p.split(' ')[1]!, reasoning: { chunks: 4, first_ms: 10, gap_ms: 10 } }));
+    try {
+      const suite = suiteOf(['say alpha', 'say bravo']);
+      const run = async (ttft_token: 'content' | 'any') => {
+        const target = new OpenAITarget({ endpoint: rs.url, model: 'm' });
+        const out = await runLoad({ suite, target, meter: createModelMeter(), sink: new MemorySink(), load: opts({ num_requests: 2, ttft_token }), idle_ms: 0 });
+        await target.close();
+        return out.report.load.serving;
+      };
+      const visible = await run('content');
+      // TTFT is the first content write, not the first reasoning write (server ground truth).
+      const truth = rs.seen.slice(-2).map((x) => x.writes.find((w) => w.kind === 'content')!.at_ms - x.at_ms);
+      const reasoningFirst = rs.seen.slice(-2).map((x) => x.writes[0]!.at_ms - x.at_ms);
+      // Visible TTFT is at (or just after) the first content write, well past the first reasoning write.
+      assert.ok((visible['median_ttft_ms'] as number) >= Math.min(...truth), `visible TTFT ${String(visible['median_ttft_ms'])} before the content was written (${truth.join(', ')})`);
+      assert.ok((visible['median_ttft_ms'] as number) > Math.max(...reasoningFirst) + 30);
+      assert.equal(visible.total_output_tokens, 2 * 7);
+      const any = await run('any');
+      assert.ok((any['median_ttft_ms'] as number) < (visible['median_ttft_ms'] as number) - 30, 'any-token TTFT comes at the first reasoning chunk');
+      assert.equal(any.completed, 2);
+    } finally {
+      await rs.close();
+    }
+  });
+});
+
+describe('load driver: steady-state energy from a powercap tree', () => {
+  it('J per output token over the ML.ENERGY window matches a counter advancing at a known power', async () => {
+    const power_w = 50;
+    const tree = writePowercapTree([{ entry: 'intel-rapl:0', name: 'package-0', energy_uj: 0 }]);
+    // The tree is real; its energy_uj reads as a package drawing `power_w` since t0 (µJ), computed at
+    // read time, so the expected figure does not depend on a writer process being scheduled on time.
+    const t0 = performance.now();
+    const read = (path: string): string => (path.endsWith('energy_uj') ? `${Math.round((performance.now() - t0) * power_w * 1000)}\n` : readFileSync(path, 'utf8'));
+    const server = await startLoadServer(planFor({ ttft_ms: 20, tpot_ms: 10, tokens: 5 }));
+    try {
+      const suite = suiteOf(WORDS.map((w) => `say ${w}`));
+      const target = new OpenAITarget({ endpoint: server.url, model: 'm' });
+      const meter = createRaplMeter({ root: tree.root, read });
+      const out = await runLoad({ suite, target, meter, sink: new MemorySink(), load: opts({ num_requests: 64, request_rate: 10, max_concurrency: 2 }), idle_ms: 0 });
+      await target.close();
+      await meter.close?.();
+      const e = out.report.load.energy;
+      assert.equal(e.steady_state, true, e.reason ?? '');
+      assert.equal(e.source, 'rapl');
+      assert.ok(e.energy_window_s! >= 5);
+      near(e.avg_power_w, power_w, power_w * 0.01, 'average power');
+      const expected = (power_w * e.energy_window_s!) / e.output_tokens!;
+      near(e.joules_per_output_token, expected, expected * 0.01, 'J/output token');
+      near(e.output_tokens_per_joule, 1 / expected, (1 / expected) * 0.01, 'output tokens/J');
+      // The window leaves out the ramp: fewer tokens than the run produced.
+      assert.ok(e.output_tokens! < 64 * 5);
+      assert.equal(out.report.energy_basis, 'suite_window');
+      near(out.report.total_joules, power_w * out.report.load.serving.duration, power_w * 0.3, 'whole-run joules');
+    } finally {
+      await server.close();
+      tree.cleanup();
+    }
+  });
+});
