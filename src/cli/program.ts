@@ -17,6 +17,7 @@ const COMMANDS: Record<string, () => Promise<(io: CliIO) => Command>> = {
   frontier: async () => (await import('./commands/frontier.js')).frontierCommand,
   history: async () => (await import('./commands/history.js')).historyCommand,
   code: async () => (await import('./commands/code.js')).codeCommand,
+  sweep: async () => (await import('./commands/sweep.js')).sweepCommand,
 };
 
 /**

@@ -24,6 +24,11 @@ export interface ReportContext {
    * steady state, instead), so the suite window is the only total. Default: cases carry their own.
    */
   per_case_energy?: 'none' | 'target';
+  /**
+   * Other work shared the hardware (a sweep's `--parallel-arms`): attribution is `shared` as under
+   * concurrency, so meter windows are not summed as this run's own.
+   */
+  shared?: boolean;
   /** Bootstrap resamples for the report's intervals (default 2000; 0: bootstrap off, Wilson still applies). */
   bootstrap?: number;
 }
@@ -221,8 +226,8 @@ export class Aggregator {
   }
 
   /** `concurrency` > 1 marks energy attribution shared (see `Tally.totalJoules`). */
-  constructor(opts: { concurrency?: number } = {}) {
-    this.shared = (opts.concurrency ?? 1) > 1;
+  constructor(opts: { concurrency?: number; shared?: boolean } = {}) {
+    this.shared = (opts.concurrency ?? 1) > 1 || opts.shared === true;
     this.total = new Tally(this.shared);
   }
   private errors = 0;
@@ -328,7 +333,7 @@ export class Aggregator {
       repeats: ctx.repeats,
       ...suiteEnergy(total.totalJoules, energySource, total.weightedCorrect, ctx.energy),
       concurrency: ctx.concurrency ?? 1,
-      energy_attribution: (ctx.concurrency ?? 1) > 1 ? 'shared' : 'exclusive',
+      energy_attribution: (ctx.concurrency ?? 1) > 1 || ctx.shared === true ? 'shared' : 'exclusive',
       energy_unknown_count: total.joulesUnknown,
       cost_unknown_count: this.usdKnown ? this.usdUnknown : 0,
       usage_unknown_count: this.promptTokens !== null || this.completionTokens !== null ? this.usageUnknown : 0,
@@ -367,6 +372,7 @@ function energyBasis(total: Tally, ctx: ReportContext): { basis: EnergyBasis; jo
     why.push(`${total.belowFloor} of ${total.case_count} case reading(s) below the ${ctx.meter} meter's floor (noise, not summed)`);
   }
   if ((ctx.concurrency ?? 1) > 1 && total.windowed > 0) why.push(`${ctx.concurrency} cases in flight: per-case windows overlap`);
+  if (ctx.shared === true && total.windowed > 0) why.push('other arms ran on the hardware at the same time (--parallel-arms): windows include their work');
   if (ctx.per_case_energy === 'none') why.push('load run: no per-request windows (they would overlap)');
   if (why.length === 0) return { basis: 'per_case', joules: perCase, reason: null };
   const suite = ctx.energy?.suite ?? null;

@@ -70,6 +70,8 @@ export interface RunOptions {
   resume?: { header: ResultsHeader | null; results: readonly CaseResult[]; path?: string };
   /** Bootstrap resamples for the report's intervals (default 2000; 0 turns the bootstrap off). */
   bootstrap?: number;
+  /** Other work shares the hardware (a sweep's parallel arms): energy attribution is `shared`. */
+  shared?: boolean;
 }
 
 /** What the runner measured around the cases, for the report and the receipt. */
@@ -148,7 +150,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
   // Scored cases whose energy came from the meter's window rather than the target (auto's fallback).
   let fromWindow = 0;
   const scored: CaseResult[] = [];
-  const agg = new Aggregator({ concurrency });
+  const agg = new Aggregator({ concurrency, ...(opts.shared ? { shared: true } : {}) });
   const total = (warmup + repeats) * suite.cases.length;
   let done = 0;
   const passes: [Phase, number][] = [
@@ -260,6 +262,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     repeats,
     concurrency,
     ...(opts.bootstrap !== undefined ? { bootstrap: checkCount(opts.bootstrap, 'bootstrap', 0) } : {}),
+    ...(opts.shared ? { shared: true } : {}),
     energy: { idle, suite: gross_from === 'suite-window' && suiteReading ? toSuiteWindow(suiteReading) : null },
   });
   return { report, header, results: scored, energy: { idle, suite: suiteReading, gross_from } };

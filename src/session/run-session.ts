@@ -12,7 +12,7 @@ import { defaultHistoryPath, History, type HistoryInput } from '../report/histor
 import { buildReceipt, type Receipt } from '../report/receipt.js';
 import { JsonlResultsFile, readResultsFile, truncateResultsFile, type ResultsFileContents } from '../runner/results-file.js';
 import { run, type RunOutcome, type RunProgress } from '../runner/run.js';
-import { createTarget } from '../targets/registry.js';
+import { createTarget, type TargetSpec } from '../targets/registry.js';
 import { runLoad } from '../load/driver.js';
 import { buildSuite, buildTargetSpec } from './setup.js';
 import type { SessionSpec } from './spec.js';
@@ -67,7 +67,7 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
   const started = new Date();
   const cfg = configOf(spec.config);
   const suite = buildSuite(spec, cfg);
-  const targetSpec = buildTargetSpec(spec, cfg, hooks.env ?? process.env);
+  const targetSpec = withOptions(buildTargetSpec(spec, cfg, hooks.env ?? process.env), spec.target_options);
   const target = await createTarget(targetSpec);
   const warmup = spec.warmup ?? defaultWarmup(targetSpec.kind);
   const repeat = spec.repeat ?? 1;
@@ -137,6 +137,7 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
         repeats: repeat,
         concurrency: spec.concurrency ?? 1,
         ...(spec.bootstrap !== undefined ? { bootstrap: spec.bootstrap } : {}),
+        ...(spec.shared ? { shared: true } : {}),
         sink,
         ...(resume ? { resume } : {}),
         ...(spec.idle_ms !== undefined ? { idle_ms: spec.idle_ms } : {}),
@@ -287,4 +288,18 @@ async function recordHistory(
 function writeEnsured(path: string, content: string): void {
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, content);
+}
+
+/** The target spec with `options` merged in; a `neural` object merges into the cascade's neural spec. */
+function withOptions(t: TargetSpec, options: Record<string, unknown> | undefined): TargetSpec {
+  if (!options) return t;
+  const { neural, ...rest } = options;
+  const out: TargetSpec = { ...t, ...rest };
+  if (neural !== undefined) {
+    if (neural === null || typeof neural !== 'object' || Array.isArray(neural)) throw new JoulebenchError('E_CONFIG', 'target.neural must be a mapping');
+    const n = neural as Record<string, unknown>;
+    const kind = typeof n.kind === 'string' ? n.kind : (t.neural?.kind ?? 'echo');
+    out.neural = { ...(t.neural ?? {}), ...n, kind };
+  }
+  return out;
 }
