@@ -5,6 +5,7 @@ import type { CaseResult } from '../../core/types.js';
 import { codeArms, inputsFrontier, type InputsFrontier } from '../arms.js';
 import { inferArmViews, type InferArmView } from '../infer-view.js';
 import type { LoadedRun, ReportInput } from '../inputs.js';
+import type { SweepComparison } from '../../sweep/comparison.js';
 
 /** One case row of the HTML table (a trimmed CaseResult). */
 export interface HtmlCase {
@@ -66,6 +67,8 @@ export interface HtmlModel {
   cases: HtmlCase[];
   /** Cases dropped from the table to keep the file small (never from any figure). */
   cases_omitted: number;
+  /** Sweep comparisons (`report SWEEP_DIR --html`): intervals, frontier marks, verdicts against the baseline. */
+  sweeps?: SweepComparison[];
 }
 
 /** Longest response kept per row, characters. */

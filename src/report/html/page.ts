@@ -4,6 +4,7 @@ import { INFER_LEGEND } from '../infer-view.js';
 import { suiteEnergyText } from '../suite-energy.js';
 import { CLIENT_SCRIPT } from './client.js';
 import type { HtmlModel } from './model.js';
+import { sweepSection } from './sweep-section.js';
 
 /** HTML-escapes text for element content and attribute values. */
 export function esc(s: string): string {
@@ -44,6 +45,7 @@ ${model.runs.length > 0 ? `<section id="headline">
   <h2>Headline</h2>
   ${headlineTable(model)}
 </section>` : ''}
+${model.sweeps && model.sweeps.length > 0 ? sweepSection(model.sweeps, esc) : ''}
 ${model.frontier.arms.length > 0 ? `<section id="frontier">
   <h2>Accuracy against joules per correct answer</h2>
   <p class="sub">Each point is an arm (a suite run, or a coding-agent solver, whose accuracy is its resolution %). Blue points lie on the Pareto frontier (no other arm is both at least as accurate and at least as cheap, and better in one); grey points are dominated.</p>
