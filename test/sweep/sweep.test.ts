@@ -107,6 +107,12 @@ describe('joulebench sweep (spawned)', () => {
     assert.equal(vs('api-model=bad').accuracy_verdict, 'worse');
     assert.ok(existsSync(join(out, 'comparison.json')));
     assert.match(r.stderr, /against the baseline ref \(paired\)/);
+    // Each run is a row in the history with the sweep's id.
+    const h = await cli(['history', '--sweep', c.sweep.id, '--json']);
+    assert.equal(h.code, 0, h.stderr);
+    const rows = JSON.parse(h.stdout) as { sweep_id: string; target: string }[];
+    assert.equal(rows.length, 5);
+    assert.ok(rows.every((x) => x.sweep_id === c.sweep.id));
   });
 
   it('SIGKILL mid-sweep, then --resume: no case lost or duplicated, finished arms not asked again', async () => {
