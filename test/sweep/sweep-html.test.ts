@@ -47,6 +47,10 @@ arms:
     assert.ok(ci.length >= 8 && ci.every((t) => /^95 % \[/.test(t)), ci.join(' | '));
     const verdicts = await page.$$eval('table.verdicts td.verdict', (els) => els.map((e) => e.textContent));
     assert.ok(verdicts.includes('better') && verdicts.includes('worse'), verdicts.join(', '));
+    // The headline table shows each run's intervals too.
+    const head = await page.$$eval('#headline .ci[data-ci="accuracy_pct"]', (els) => els.map((e) => e.textContent ?? ''));
+    assert.equal(head.length, 4);
+    assert.ok(head.every((t) => /^95 % \[/.test(t)), head.join(' | '));
     const body = await page.textContent('body');
     assert.match(body ?? '', /frontier/);
     // The error bars are a series of their own on the frontier chart.
