@@ -28,6 +28,9 @@ export { parseGate, checkGate, GATE_METRICS, type GateCondition, type GateFailur
 export { canonicalJson, digestOf, prettyJson } from './core/canonical.js';
 export { median, nearestRank, pctChange } from './core/stats.js';
 export { JoulebenchError, isJoulebenchError, type ErrorCode } from './core/errors.js';
+export { setInputLimits, inputLimits, DEFAULT_INPUT_LIMITS, type InputLimits } from './read-text.js';
+export { escapeControls, oneLine, quote } from './core/one-line.js';
+export { MAX_TIMER_MS, MAX_TIMER_S } from './core/bounds.js';
 export type { EnergyReading, Meter, MeterProbe, MeterWindow } from './meters/meter.js';
 export { createMeter, METERS } from './meters/registry.js';
 export { createModelMeter } from './meters/model.js';

@@ -1,15 +1,199 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, statSync, type Stats } from 'node:fs';
+import { isUtf8 } from 'node:buffer';
 import { JoulebenchError, type ErrorCode } from './core/errors.js';
 
+/** Size limits on files a user names, bytes; `setInputLimits` changes them (the CLI: environment variables). */
+export interface InputLimits {
+  /** Suites, MMLU data, recorded answers, results and reports. Default 2 GiB. */
+  input_bytes: number;
+  /** Run configs (YAML). Default 1 MiB. */
+  config_bytes: number;
+}
+
+export const DEFAULT_INPUT_LIMITS: Readonly<InputLimits> = Object.freeze({ input_bytes: 2 * 1024 ** 3, config_bytes: 1024 ** 2 });
+
+/** The environment variables the CLI reads the limits from. */
+export const LIMIT_ENV: Readonly<Record<keyof InputLimits, string>> = Object.freeze({
+  input_bytes: 'JOULEBENCH_MAX_INPUT_BYTES',
+  config_bytes: 'JOULEBENCH_MAX_CONFIG_BYTES',
+});
+
+let limits: InputLimits = { ...DEFAULT_INPUT_LIMITS };
+
+/** Sets the size limits for every later read (library callers and the CLI alike); returns the previous ones. */
+export function setInputLimits(next: Partial<InputLimits>): InputLimits {
+  const prev = limits;
+  limits = { ...limits, ...next };
+  return prev;
+}
+
+export function inputLimits(): Readonly<InputLimits> {
+  return limits;
+}
+
+/** Which limit applies: `config` for run configs, `input` for everything else. */
+export type InputKind = 'input' | 'config';
+
+export interface ReadTextOptions {
+  /** How messages name the file (default: the path). */
+  where?: string;
+  /** Said instead of "no such file" when it is missing. */
+  missing?: string;
+  /** Appended to the "missing" message. */
+  suffix?: string;
+  /** Which size limit applies (default `input`). */
+  kind?: InputKind;
+}
+
 /**
- * Reads a UTF-8 file the user named, or throws one line with a code: `<where>: no such file` (or the
- * system's reason), so every loader reports a missing or unreadable file the same way.
+ * Reads a UTF-8 text file the user named, or throws one line with a code naming the file:
+ * - it is opened non-blocking and checked with `fstat` before a byte is read, so a FIFO, a character
+ *   device (`/dev/zero`), a socket or a directory is refused instead of hanging or exhausting memory;
+ * - a file above the size limit is refused with the limit named (and how to raise it);
+ * - bytes that are not valid UTF-8 are refused with the offset of the first bad sequence (never
+ *   decoded into U+FFFD and used); a leading UTF-8 byte-order mark is dropped.
  */
-export function readTextFile(path: string, code: ErrorCode, opts: { where?: string; missing?: string; suffix?: string } = {}): string {
+export function readTextFile(path: string, code: ErrorCode, opts: ReadTextOptions = {}): string {
+  const where = opts.where ?? path;
+  const fail = (why: string): never => {
+    throw new JoulebenchError(code, `${where}: ${why}`);
+  };
+  const bytes = readRegularFile(path, opts.kind ?? 'input', fail, opts);
+  return decodeUtf8(bytes, fail);
+}
+
+/** The bytes of a regular file, refused (through `fail`) when it is anything else or too large. */
+function readRegularFile(path: string, kind: InputKind, fail: (why: string) => never, opts: ReadTextOptions): Buffer {
+  let fd: number;
   try {
-    return readFileSync(path, 'utf8');
+    // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
   } catch (e) {
-    const why = (e as NodeJS.ErrnoException).code === 'ENOENT' ? (opts.missing ?? 'no such file') : (e as Error).message;
-    throw new JoulebenchError(code, `${opts.where ?? path}: ${why}${opts.suffix ?? ''}`);
+    const err = e as NodeJS.ErrnoException;
+    if (err.code === 'ENOENT') return fail(`${opts.missing ?? 'no such file'}${opts.suffix ?? ''}`);
+    if (err.code === 'ENXIO') {
+      // A socket (or a FIFO/device with nobody behind it) cannot be opened at all.
+      let st: Stats | null = null;
+      try {
+        st = statSync(path);
+      } catch {
+        // fall through with what open said
+      }
+      if (st && !st.isFile()) return fail(`is ${fileKind(st)}, not a regular file; joulebench reads only regular files`);
+    }
+    return fail(`cannot open (${err.code ?? err.message})`);
   }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) return fail(`is ${fileKind(st)}, not a regular file; joulebench reads only regular files`);
+    const max = kind === 'config' ? limits.config_bytes : limits.input_bytes;
+    if (st.size > max) return fail(tooLarge(st.size, max, kind));
+    // Read up to one byte past the limit: a file that grows while it is read is still held to it.
+    const buf = Buffer.allocUnsafe(Math.min(st.size, max) + 1);
+    let n = 0;
+    for (;;) {
+      let got: number;
+      try {
+        got = readSync(fd, buf, n, buf.length - n, null);
+      } catch (e) {
+        const err = e as NodeJS.ErrnoException;
+        if (err.code === 'EAGAIN') continue;
+        return fail(`cannot read (${err.code ?? err.message})`);
+      }
+      if (got === 0) break;
+      n += got;
+      if (n === buf.length) {
+        if (n > max) return fail(tooLarge(n, max, kind));
+        break;
+      }
+    }
+    return buf.subarray(0, n);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function tooLarge(size: number, max: number, kind: InputKind): string {
+  const what = kind === 'config' ? 'configs' : 'input files';
+  return `${formatBytes(size)} is over the ${formatBytes(max)} limit for ${what} (raise it with ${LIMIT_ENV[kind === 'config' ? 'config_bytes' : 'input_bytes']}=BYTES)`;
+}
+
+/** The text of UTF-8 bytes without a leading BOM, refused with the offset of the first bad sequence. */
+export function decodeUtf8(bytes: Buffer, fail: (why: string) => never): string {
+  if (!isUtf8(bytes)) {
+    const at = firstInvalidUtf8(bytes);
+    return fail(`not valid UTF-8 (first bad byte sequence at byte offset ${at}); save the file as UTF-8`);
+  }
+  const start = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  try {
+    return bytes.toString('utf8', start);
+  } catch {
+    // V8 holds at most ~512 MiB of text in one string.
+    return fail(`${formatBytes(bytes.length)} of text is more than Node.js can hold as one string; split the file`);
+  }
+}
+
+/**
+ * The byte offset of the first sequence that is not well-formed UTF-8 (RFC 3629: no overlong forms,
+ * no surrogates, nothing above U+10FFFF), or -1 when the bytes are valid.
+ */
+export function firstInvalidUtf8(b: Uint8Array): number {
+  let i = 0;
+  const n = b.length;
+  while (i < n) {
+    const c = b[i]!;
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
+    let len: number;
+    let lo = 0x80;
+    let hi = 0xbf;
+    if (c >= 0xc2 && c <= 0xdf) len = 2;
+    else if (c >= 0xe0 && c <= 0xef) {
+      len = 3;
+      if (c === 0xe0) lo = 0xa0;
+      if (c === 0xed) hi = 0x9f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+      len = 4;
+      if (c === 0xf0) lo = 0x90;
+      if (c === 0xf4) hi = 0x8f;
+    } else return i;
+    if (i + len > n) return i;
+    const c1 = b[i + 1]!;
+    if (c1 < lo || c1 > hi) return i;
+    for (let k = 2; k < len; k++) {
+      const ck = b[i + k]!;
+      if (ck < 0x80 || ck > 0xbf) return i;
+    }
+    i += len;
+  }
+  return -1;
+}
+
+function fileKind(st: Stats): string {
+  if (st.isDirectory()) return 'a directory';
+  if (st.isFIFO()) return 'a FIFO (named pipe)';
+  if (st.isCharacterDevice()) return 'a character device';
+  if (st.isBlockDevice()) return 'a block device';
+  if (st.isSocket()) return 'a socket';
+  return 'not a regular file';
+}
+
+/** `1 MiB`, `2 GiB`, `1536 bytes`: exact binary units where they divide, else bytes. */
+export function formatBytes(n: number): string {
+  for (const [unit, size] of [['GiB', 1024 ** 3], ['MiB', 1024 ** 2], ['KiB', 1024]] as const) {
+    if (n >= size && n % size === 0) return `${n / size} ${unit}`;
+  }
+  return `${n} bytes`;
+}
+
+/** Parses a size limit: whole bytes, or a number with KiB/MiB/GiB (also K/M/G); `null` when it is not one. */
+export function parseByteSize(text: string): number | null {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(|b|bytes?|k|kib|m|mib|g|gib)\s*$/i.exec(text);
+  if (!m) return null;
+  const unit = m[2]!.toLowerCase();
+  const mult = unit.startsWith('k') ? 1024 : unit.startsWith('m') ? 1024 ** 2 : unit.startsWith('g') ? 1024 ** 3 : 1;
+  const n = Math.floor(Number(m[1]) * mult);
+  return Number.isSafeInteger(n) && n >= 1 ? n : null;
 }

@@ -2,6 +2,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import type { Slo } from '../load/metrics.js';
 import { DEFAULT_PERCENTILES, type LoadOptions, type TtftToken } from '../load/options.js';
 import { intAtLeast } from './options.js';
+import { MAX_TIMER_MS } from '../core/bounds.js';
 
 /** `run`'s open-loop load flags, as commander gives them. */
 export interface LoadFlags {
@@ -15,9 +16,6 @@ export interface LoadFlags {
   ttftToken: TtftToken;
   cooldownS: number;
 }
-
-/** The largest timer Node can set, ms (2^31 − 1); any duration option stays within it. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export function addLoadFlags(cmd: Command): Command {
   return cmd

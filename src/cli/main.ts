@@ -1,15 +1,20 @@
 import { CommanderError } from 'commander';
-import { isJoulebenchError } from '../core/errors.js';
+import { isJoulebenchError, JoulebenchError } from '../core/errors.js';
+import { oneLine, quote } from '../core/one-line.js';
+import { LIMIT_ENV, parseByteSize, setInputLimits, type InputLimits } from '../read-text.js';
 import { ExitWith, processIO, type CliIO } from './io.js';
 import { buildProgram } from './program.js';
 
 /**
  * The single error boundary: exit 0 on success, 1 on a failed run or gate, 2 on bad usage, config or
- * input (one line naming the file and key). A stack trace is printed only for a bug (JOULEBENCH_DEBUG=1
- * prints it always).
+ * input (one line naming the file and key). Every message leaves here as one line: controls escaped,
+ * cut to a bounded length (docs/errors.md). A stack trace is printed only for a bug
+ * (JOULEBENCH_DEBUG=1 prints it always).
  */
-export async function main(argv: string[], io: CliIO = processIO): Promise<number> {
+export async function main(argv: string[], io: CliIO = processIO, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const previous = setInputLimits({});
   try {
+    setInputLimits(limitsFromEnv(env));
     const program = await buildProgram(io, argv);
     await program.parseAsync(argv, { from: 'user' });
     return 0;
@@ -20,11 +25,26 @@ export async function main(argv: string[], io: CliIO = processIO): Promise<numbe
       return e.exitCode === 0 ? 0 : 2;
     }
     if (isJoulebenchError(e)) {
-      io.err(`joulebench: ${e.message}\n`);
-      if (process.env.JOULEBENCH_DEBUG) io.err(`${e.stack}\n`);
+      io.err(`joulebench: ${oneLine(e.message)}\n`);
+      if (env.JOULEBENCH_DEBUG) io.err(`${e.stack}\n`);
       return e.exitCode;
     }
-    io.err(`joulebench: internal error: ${(e as Error)?.message ?? String(e)}\n${(e as Error)?.stack ?? ''}\n`);
+    io.err(`joulebench: internal error: ${oneLine((e as Error)?.message ?? String(e))}\n${(e as Error)?.stack ?? ''}\n`);
     return 1;
+  } finally {
+    setInputLimits(previous);
   }
+}
+
+/** `JOULEBENCH_MAX_INPUT_BYTES` / `JOULEBENCH_MAX_CONFIG_BYTES` (bytes, or with KiB/MiB/GiB). */
+function limitsFromEnv(env: NodeJS.ProcessEnv): Partial<InputLimits> {
+  const out: Partial<InputLimits> = {};
+  for (const [key, name] of Object.entries(LIMIT_ENV) as [keyof InputLimits, string][]) {
+    const v = env[name];
+    if (v === undefined || v.trim() === '') continue;
+    const n = parseByteSize(v);
+    if (n === null) throw new JoulebenchError('E_USAGE', `environment ${name} must be a size in bytes (e.g. 1048576, 64MiB, 4GiB), got ${quote(v)}`);
+    out[key] = n;
+  }
+  return out;
 }

@@ -1,8 +1,10 @@
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { JoulebenchError } from '../core/errors.js';
+import { quote } from '../core/one-line.js';
 import { METERS, type MeterOptions } from '../meters/registry.js';
 import { DEFAULT_IDLE_MS } from '../meters/idle.js';
-import { intAtLeast } from './options.js';
+import { MAX_WATTS } from '../core/bounds.js';
+import { numberInRange, timerMs } from './options.js';
 
 /** The meter flags `run` and `meter` share. */
 export interface MeterFlags {
@@ -23,10 +25,10 @@ export function addMeterFlags(cmd: Command): Command {
     .addOption(new Option('-m, --meter <name>', 'energy meter').choices(Object.keys(METERS)).default('auto'))
     .option('--powercap-root <dir>', 'RAPL: the powercap folder (env JOULEBENCH_POWERCAP_ROOT; default /sys/class/powercap)')
     .option('--rapl-dram', 'RAPL: add the DRAM zones to the package zones')
-    .option('--idle-ms <ms>', 'idle calibration window before measuring, ms', intAtLeast(1), DEFAULT_IDLE_MS)
+    .option('--idle-ms <ms>', 'idle calibration window before measuring, ms', timerMs(1), DEFAULT_IDLE_MS)
     .option('--no-idle', 'skip idle calibration (net energy is then unknown)')
-    .option('--active-watts <W>', 'estimate: watts while active × wall time (env JOULEBENCH_ACTIVE_WATTS)', nonNegativeNumber)
-    .option('--cpu-watts-per-core <W>', 'estimate: watts per busy core × CPU time (env JOULEBENCH_CPU_WATTS_PER_CORE; default 10)', nonNegativeNumber);
+    .option('--active-watts <W>', 'estimate: watts while active × wall time (env JOULEBENCH_ACTIVE_WATTS)', watts)
+    .option('--cpu-watts-per-core <W>', 'estimate: watts per busy core × CPU time (env JOULEBENCH_CPU_WATTS_PER_CORE; default 10)', watts);
 }
 
 /** Meter options from the flags, falling back to the environment the CLI was started with. */
@@ -48,18 +50,14 @@ export function idleMsFrom(flags: MeterFlags): number {
   return flags.idle === false ? 0 : (flags.idleMs ?? DEFAULT_IDLE_MS);
 }
 
-function nonNegativeNumber(value: string): number {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`must be a number >= 0, got "${value}"`);
-  return n;
-}
+const watts = numberInRange(0, MAX_WATTS, { maxText: `must be <= ${MAX_WATTS} W` });
 
 function envNumber(env: NodeJS.ProcessEnv, key: string): number | undefined {
   const v = nonEmpty(env[key]);
   if (v === undefined) return undefined;
   const n = Number(v);
-  if (!Number.isFinite(n) || n < 0) {
-    throw new JoulebenchError('E_CONFIG', `environment ${key} must be a number >= 0, got "${v}"`);
+  if (!Number.isFinite(n) || n < 0 || n > MAX_WATTS) {
+    throw new JoulebenchError('E_CONFIG', `environment ${key} must be a number from 0 to ${MAX_WATTS} (W), got ${quote(v)}`);
   }
   return n;
 }

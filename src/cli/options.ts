@@ -1,12 +1,34 @@
 import { InvalidArgumentError } from 'commander';
+import { quote } from '../core/one-line.js';
+import { MAX_TIMER_MS, MAX_TIMER_S, timerLimitText } from '../core/bounds.js';
 
-/** A commander parser for integers >= min; the message names the option through commander. */
-export function intAtLeast(min: number): (value: string) => number {
+/** A commander parser for integers >= min (and <= max when given); the message names the option through commander. */
+export function intAtLeast(min: number, max?: number, maxText?: string): (value: string) => number {
   return (value) => {
     const n = Number(value);
     if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min) {
-      throw new InvalidArgumentError(`must be an integer >= ${min}, got "${value}"`);
+      throw new InvalidArgumentError(`must be an integer >= ${min}, got ${quote(value)}`);
     }
+    if (max !== undefined && n > max) throw new InvalidArgumentError(`${maxText ?? `must be <= ${max}`}, got ${quote(value)}`);
     return n;
   };
 }
+
+/** Milliseconds for a timer: an integer from `min` to 2^31−1. */
+export function timerMs(min: number): (value: string) => number {
+  return intAtLeast(min, MAX_TIMER_MS, timerLimitText('ms'));
+}
+
+/** A number >= min (or > min when `exclusive`) and <= max, with a message naming the bound. */
+export function numberInRange(min: number, max: number, opts: { exclusive?: boolean; maxText?: string } = {}): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    const low = opts.exclusive ? n > min : n >= min;
+    if (value.trim() === '' || !Number.isFinite(n) || !low) throw new InvalidArgumentError(`must be a number ${opts.exclusive ? '>' : '>='} ${min}, got ${quote(value)}`);
+    if (n > max) throw new InvalidArgumentError(`${opts.maxText ?? `must be <= ${max}`}, got ${quote(value)}`);
+    return n;
+  };
+}
+
+/** Seconds for a timer: > 0 and at most 2^31−1 ms. */
+export const timerSeconds = numberInRange(0, MAX_TIMER_S, { exclusive: true, maxText: timerLimitText('s') });

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { VERSION } from '../version.js';
+import { oneLine } from '../core/one-line.js';
 import type { CliIO } from './io.js';
 
 /**
@@ -18,6 +19,7 @@ const COMMANDS: Record<string, () => Promise<(io: CliIO) => Command>> = {
   history: async () => (await import('./commands/history.js')).historyCommand,
   code: async () => (await import('./commands/code.js')).codeCommand,
   sweep: async () => (await import('./commands/sweep.js')).sweepCommand,
+  worker: async () => (await import('./commands/worker.js')).workerCommand,
 };
 
 /**
@@ -28,15 +30,23 @@ export async function buildProgram(io: CliIO, argv: readonly string[] = []): Pro
   const program = new Command('joulebench')
     .description('joules, dollars and milliseconds per correct answer from a language-model system')
     .version(VERSION)
-    .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
-    .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });
+    .configureOutput(outputFor(io));
   const first = argv[0];
   const names = first === '--version' || first === '-V' ? [] : first !== undefined && Object.hasOwn(COMMANDS, first) ? [first] : Object.keys(COMMANDS);
   for (const name of names) {
     const c = (await COMMANDS[name]!())(io);
-    c.exitOverride().configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });
+    c.exitOverride().configureOutput(outputFor(io));
     program.addCommand(c);
   }
   return program;
+}
+
+/** commander's output through `io`; its errors as one escaped line with the hint on the same line. */
+function outputFor(io: CliIO) {
+  return {
+    writeOut: (s: string) => io.out(s),
+    writeErr: (s: string) => io.err(s),
+    outputError: (s: string, write: (s: string) => void) => write(`${oneLine(s.replace(/\n+$/, ''))} (run with --help for usage)\n`),
+  };
 }

@@ -9,7 +9,7 @@ import type { Sandbox, SandboxKind } from './sandbox.js';
 import type { Solver } from './solvers/solver.js';
 import type { CodeTask } from './task.js';
 import { diffSnapshots, snapshotTrees } from './watch.js';
-import { changedTestFiles, keepDirs, prepareWorkdir, removeDirs, restoreTestFiles } from './workdir.js';
+import { changedTestFiles, keepDirs, prepareWorkdir, removeDirs, restoreTestFilesOrWhy } from './workdir.js';
 
 /** One run of the task's tests. */
 export interface TestRun {
@@ -181,7 +181,12 @@ export async function runDatapoint(task: CodeTask, solver: Solver, rollout: numb
       mkdirSync(dirs.workdir);
     }
     dp.tests_modified = changedTestFiles(task, dirs.workdir);
-    restoreTestFiles(task, dirs.workdir);
+    const unrestored = restoreTestFilesOrWhy(task, dirs.workdir);
+    if (unrestored) {
+      dp.valid = false;
+      dp.invalid_reason = unrestored;
+      return dp;
+    }
     dp.grade = await runTests(task, dirs.workdir, opts, grace);
     dp.resolved = dp.grade.exit_code === 0 && !dp.grade.timed_out;
   } catch (e) {

@@ -7,6 +7,7 @@ import { digestOf } from '../core/canonical.js';
 import { JoulebenchError } from '../core/errors.js';
 import { bundledCodeSuitesDir } from './paths.js';
 import { readTextFile } from '../read-text.js';
+import { MAX_TIMER_S, timerLimitText } from '../core/bounds.js';
 
 /** The bundled coding suites (folders under src/code/suites/). */
 export const BUNDLED_CODE_SUITES = ['smoke'] as const;
@@ -55,8 +56,8 @@ export const taskTomlSchema = z
     prompt: z.string().trim().min(1, 'must be a non-empty string'),
     test_cmd: z.string().trim().min(1, 'must be a non-empty string'),
     test_files: z.array(relPath).min(1, 'must list at least one test file'),
-    timeout_s: z.number().positive('must be > 0').finite().optional(),
-    test_timeout_s: z.number().positive('must be > 0').finite().default(60),
+    timeout_s: z.number().positive('must be > 0').finite().max(MAX_TIMER_S, timerLimitText('s')).optional(),
+    test_timeout_s: z.number().positive('must be > 0').finite().max(MAX_TIMER_S, timerLimitText('s')).default(60),
     description: z.string().optional(),
     tags: z.array(z.string()).default([]),
   })

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { chmodSync, cpSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';
@@ -73,12 +74,30 @@ export function restoreTestFiles(task: CodeTask, workdir: string): void {
   }
 }
 
+/**
+ * Restores the pristine test files, or says why it cannot (a file made immutable with `chattr +i`, a
+ * permission taken away): grading then would run the solver's tests, not the task's, so the caller
+ * marks the datapoint invalid with this reason.
+ */
+export function restoreTestFilesOrWhy(task: CodeTask, workdir: string): string | null {
+  try {
+    restoreTestFiles(task, workdir);
+    return null;
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    const where = err.path ? relative(workdir, err.path) || '.' : task.test_files.join(', ');
+    return `the pristine test files could not be restored (${err.code ?? err.message} on ${where}): the solver made them unremovable or unwritable (an immutable flag, a permission change), so its tests could not be replaced by the task's`;
+  }
+}
+
 /** Removes a datapoint's folder. */
 export function removeDirs(dirs: DatapointDirs): void {
   try {
     rmSync(dirs.root, { recursive: true, force: true, maxRetries: 3 });
   } catch {
-    // A solver may have taken away its own permissions (chmod 000): give them back and retry once.
+    // A solver may have taken away its own permissions (chmod 000) or set the immutable or append-only
+    // flag (chattr +i / +a, as root): undo both and retry once.
+    spawnSync('chattr', ['-R', '-f', '-i', '-a', dirs.root], { stdio: 'ignore', timeout: 30_000 });
     makeWritable(dirs.root);
     rmSync(dirs.root, { recursive: true, force: true, maxRetries: 3 });
   }

@@ -4,6 +4,8 @@ import type { z } from 'zod';
 import { JoulebenchError } from '../core/errors.js';
 import { configSchema, type RunConfig } from './schema.js';
 import { readTextFile } from '../read-text.js';
+import { cut, escapeControls, QUOTE_MAX_CHARS } from '../core/one-line.js';
+import { checkEndpoint } from '../targets/openai/target.js';
 
 /** A loaded config: validated values, with file paths in it made absolute against the file's folder. */
 export interface LoadedConfig {
@@ -18,12 +20,13 @@ export interface LoadedConfig {
  * thrown as E_CONFIG before any request is made; nothing is clamped.
  */
 export function loadConfig(path: string): LoadedConfig {
-  const text = readTextFile(path, 'E_CONFIG');
+  const text = readTextFile(path, 'E_CONFIG', { kind: 'config' });
   let raw: unknown;
   try {
-    raw = parseYaml(text);
+    // logLevel error: a YAML warning is never printed as a line of its own.
+    raw = parseYaml(text, { logLevel: 'error' });
   } catch (e) {
-    throw new JoulebenchError('E_CONFIG', `${path}: not valid YAML (${((e as Error).message.split('\n')[0] ?? '').trim()})`);
+    throw new JoulebenchError('E_CONFIG', `${path}: not valid YAML (${((e as Error).message.split('\n')[0] ?? '').trim().replace(/:$/, '')})`);
   }
   return parseConfig(raw ?? {}, path);
 }
@@ -38,6 +41,8 @@ export function parseConfig(raw: unknown, where: string): LoadedConfig {
   if (t?.kind && fromMode && t.kind !== fromMode) {
     throw new JoulebenchError('E_CONFIG', `${where}: target.mode "${t.mode}" conflicts with target.kind "${t.kind}"`);
   }
+  // Checked here, where the file is known, so the message names it like every other key.
+  if (t?.endpoint !== undefined) checkEndpoint(t.endpoint, `${where}: target.endpoint`);
   const base = dirname(where);
   const abs = (p: string): string => (isAbsolute(p) ? p : resolve(base, p));
   if (t?.answers) t.answers = abs(t.answers);
@@ -52,7 +57,7 @@ export function describeConfigIssue(error: z.ZodError, raw: unknown): string {
   const key = issue.path.map(String).join('.');
   if (issue.code === 'unrecognized_keys') {
     const keys = (issue as { keys?: string[] }).keys ?? [];
-    return keys.map((k) => (key ? `${key}.${k}` : k)).join(', ') + ': unknown key';
+    return keys.map((k) => cut(escapeControls(key ? `${key}.${k}` : k), QUOTE_MAX_CHARS)).join(', ') + ': unknown key';
   }
   let message = issue.message;
   if (issue.code === 'invalid_type' && valueAt(raw, issue.path) === undefined) message = 'is required';

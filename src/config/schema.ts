@@ -1,13 +1,17 @@
 import { z } from 'zod';
+import { MAX_TIMER_S, MAX_USD_PER_MTOK, timerLimitText } from '../core/bounds.js';
 
 const nonNegative = () => z.number({ error: 'must be a number' }).finite('must be finite').min(0, 'must be >= 0');
+/** Seconds that end up in a timer: bounded by Node's 2^31−1 ms. */
+const timerSeconds = () => nonNegative().max(MAX_TIMER_S, timerLimitText('s'));
+const usdPerMtok = () => nonNegative().max(MAX_USD_PER_MTOK, `must be <= ${MAX_USD_PER_MTOK}`);
 
 /** `params.retry` (seed 003): the measured-call retry policy. Present = enabled. */
 export const retrySchema = z
   .object({
     max_attempts: z.number({ error: 'must be a number' }).int('must be an integer').min(1, 'must be >= 1'),
-    backoff_base_s: nonNegative().default(0.2),
-    backoff_max_s: nonNegative().default(5.0),
+    backoff_base_s: timerSeconds().default(0.2),
+    backoff_max_s: timerSeconds().default(5.0),
   })
   .strict();
 
@@ -19,8 +23,8 @@ export const retrySchema = z
 export const controlRetrySchema = z
   .object({
     max_attempts: z.number({ error: 'must be a number' }).int('must be an integer').min(1, 'must be >= 1').default(3),
-    backoff_base_s: nonNegative().default(0.2),
-    backoff_max_s: nonNegative().default(5.0),
+    backoff_base_s: timerSeconds().default(0.2),
+    backoff_max_s: timerSeconds().default(5.0),
   })
   .strict();
 
@@ -57,15 +61,21 @@ export const paramsSchema = z
 
 export const pricesSchema = z
   .object({
-    input_usd_per_mtok: nonNegative(),
-    output_usd_per_mtok: nonNegative(),
+    input_usd_per_mtok: usdPerMtok(),
+    output_usd_per_mtok: usdPerMtok(),
   })
   .strict();
 
 export const timeoutsSchema = z
   .object({
     /** Limit on one attempt, request sent to last byte, s. */
-    request_s: z.number({ error: 'must be a number' }).finite('must be finite').gt(0, 'must be > 0').optional(),
+    request_s: z
+      .number({ error: 'must be a number' })
+      .finite('must be finite')
+      .gt(0, 'must be > 0')
+      .min(0.001, 'must be >= 0.001 (1 ms, the shortest timer)')
+      .max(MAX_TIMER_S, timerLimitText('s'))
+      .optional(),
   })
   .strict();
 

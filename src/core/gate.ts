@@ -1,4 +1,5 @@
 import { JoulebenchError } from './errors.js';
+import { quote } from './one-line.js';
 
 /** The comparison figures a gate may test: the deltas `compare` computes. */
 export const GATE_METRICS = ['joules_per_correct_pct', 'latency_p95_pct', 'accuracy_pp_delta'] as const;
@@ -31,16 +32,16 @@ const CONDITION = /^([a-z0-9_]+)\s*(>=|<=|>|<)\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?
 export function parseGate(expr: string): GateCondition[] {
   const parts = expr.split(',').map((p) => p.trim());
   if (expr.trim() === '' || parts.some((p) => p === '')) {
-    throw new JoulebenchError('E_USAGE', `--fail-on "${expr}": empty condition (write metric>number, comma-separated)`);
+    throw new JoulebenchError('E_USAGE', `--fail-on ${quote(expr)}: empty condition (write metric>number, comma-separated)`);
   }
   return parts.map((text) => {
     const m = CONDITION.exec(text);
     if (!m) {
-      throw new JoulebenchError('E_USAGE', `--fail-on: cannot read "${text}" (expected metric OP number, OP one of > >= < <=)`);
+      throw new JoulebenchError('E_USAGE', `--fail-on: cannot read ${quote(text)} (expected metric OP number, OP one of > >= < <=)`);
     }
     const metric = m[1]!;
     if (!(GATE_METRICS as readonly string[]).includes(metric)) {
-      throw new JoulebenchError('E_USAGE', `--fail-on: unknown metric "${metric}" in "${text}" (known: ${GATE_METRICS.join(', ')})`);
+      throw new JoulebenchError('E_USAGE', `--fail-on: unknown metric ${quote(metric)} in ${quote(text)} (known: ${GATE_METRICS.join(', ')})`);
     }
     return { metric: metric as GateMetric, op: m[2] as GateOperator, threshold: Number(m[3]), text };
   });

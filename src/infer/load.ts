@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readTextFile } from '../read-text.js';
 import { z } from 'zod';
 import { JoulebenchError } from '../core/errors.js';
 import type { InferRunFile } from './protocol.js';
@@ -34,12 +34,12 @@ const fileSchema = z
 
 /** Reads a `joulebench infer` run file; anything else is one line naming the file and the key (E_REPORT). */
 export function readInferFile(path: string): InferRunFile {
+  const text = readTextFile(path, 'E_REPORT');
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(path, 'utf8'));
+    raw = JSON.parse(text);
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new JoulebenchError('E_REPORT', `${path}: ${code === 'ENOENT' ? 'no such file' : `not an infer run file (${(e as Error).message.split('\n')[0]})`}`);
+    throw new JoulebenchError('E_REPORT', `${path}: not an infer run file (${(e as Error).message.split('\n')[0]})`);
   }
   const parsed = fileSchema.safeParse(raw);
   if (!parsed.success) {

@@ -17,6 +17,8 @@ export interface AutoParts {
   estimate: Meter;
   /** See {@link AutoFallback}. */
   fallback: AutoFallback;
+  /** Hardware meters the user asked for explicitly (`--rapl-dram`): when one cannot read, auto cannot either. */
+  required?: readonly Meter[];
 }
 
 /**
@@ -68,6 +70,10 @@ export function createAutoMeter(parts: AutoParts): Meter {
     },
     async probe(): Promise<MeterProbe> {
       const m = await resolve();
+      for (const r of parts.required ?? []) {
+        const t = tried[r.id];
+        if (t && !t.available) return t;
+      }
       const p = await m.probe();
       if (!p.available) return p;
       if (!fallback) return p;

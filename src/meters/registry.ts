@@ -1,6 +1,7 @@
 import { JoulebenchError } from '../core/errors.js';
 import type { Meter } from './meter.js';
 import type { NvmlBinding } from './nvml/binding.js';
+import { quote } from '../core/one-line.js';
 
 /**
  * Settings a meter may read (from CLI flags or the environment the CLI passes in). Each factory reads
@@ -69,8 +70,10 @@ export const METERS: Record<string, MeterFactory> = {
     summary: "hardware counters where they read (RAPL and NVML), otherwise the target's own energy (null where it reports none); the report says which",
     async create(opts) {
       const { createAutoMeter } = await import('./auto.js');
+      const raplMeter = await rapl(opts);
       return createAutoMeter({
-        hardware: [await rapl(opts), await nvml(opts)],
+        hardware: [raplMeter, await nvml(opts)],
+        ...(opts.rapl_dram === true ? { required: [raplMeter] } : {}),
         estimate: await estimate(opts),
         fallback: opts.auto_fallback ?? 'model',
       });
@@ -106,7 +109,7 @@ export const METERS: Record<string, MeterFactory> = {
 
 export async function createMeter(name: string, opts: MeterOptions = {}): Promise<Meter> {
   const factory = METERS[name];
-  if (!factory) throw new JoulebenchError('E_USAGE', `--meter: unknown meter "${name}" (known: ${Object.keys(METERS).join(', ')})`);
+  if (!factory) throw new JoulebenchError('E_USAGE', `--meter: unknown meter ${quote(name)} (known: ${Object.keys(METERS).join(', ')})`);
   return factory.create(opts);
 }
 

@@ -1,5 +1,6 @@
+import { existsSync } from 'node:fs';
 import { loadBlockFromResults } from '../load/rebuild.js';
-import { existsSync, readFileSync } from 'node:fs';
+import { readTextFile } from '../read-text.js';
 import { basename } from 'node:path';
 import { aggregate, type BenchReport } from '../core/aggregate.js';
 import { JoulebenchError } from '../core/errors.js';
@@ -134,7 +135,7 @@ function historyEntry(spec: string, id: number | 'last', history: History): Hist
 function fileKind(path: string): 'suite' | 'code' | 'infer' {
   let head: string;
   try {
-    head = readFileSync(path, 'utf8');
+    head = readTextFile(path, 'E_INPUT');
   } catch {
     return 'suite'; // the suite readers give the precise message
   }
@@ -215,7 +216,7 @@ function scoredOf(path: string): CaseResult[] {
 function looksLikeResults(path: string): boolean {
   if (/\.jsonl$/i.test(path)) return true;
   try {
-    const head = readFileSync(path, 'utf8').slice(0, 64);
+    const head = readTextFile(path, 'E_INPUT').slice(0, 64);
     return /^\{"record":"header"/.test(head);
   } catch {
     return false;
@@ -225,7 +226,7 @@ function looksLikeResults(path: string): boolean {
 function readJsonIfExists(path: string, forSpec: string): Record<string, unknown> | null {
   if (path === forSpec || !existsSync(path)) return null;
   try {
-    return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+    return JSON.parse(readTextFile(path, 'E_INPUT')) as Record<string, unknown>;
   } catch {
     return null;
   }

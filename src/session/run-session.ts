@@ -10,7 +10,7 @@ import type { MeterProbe } from '../meters/meter.js';
 import { createMeter } from '../meters/registry.js';
 import { defaultHistoryPath, History, type HistoryInput } from '../report/history.js';
 import { buildReceipt, type Receipt } from '../report/receipt.js';
-import { JsonlResultsFile, readResultsFile, truncateResultsFile, type ResultsFileContents } from '../runner/results-file.js';
+import { JsonlResultsFile, readResultsFile, truncateResultsFile, type ResultsFileContents, type ResultsSink } from '../runner/results-file.js';
 import { run, type RunOutcome, type RunProgress } from '../runner/run.js';
 import { createTarget, type TargetSpec } from '../targets/registry.js';
 import { runLoad } from '../load/driver.js';
@@ -34,6 +34,11 @@ export interface SessionHooks {
   onResult?(result: CaseResult, progress: RunProgress): void;
   /** Things a person should know (a dropped meter sample, a measurement caveat, history not written). */
   onWarning?(message: string): void;
+  /**
+   * Every record written to the results file, as it is written (header, case lines, notes such as
+   * `resume` and `end`): a queue worker streams them back so nothing finished is lost if it dies.
+   */
+  onRecord?(record: Record<string, unknown>): void;
   /**
    * Stops the run: buffered results are written to disk at once (so a caller that exits right away
    * loses nothing) and the run ends with `E_RUN` at the next case boundary.
@@ -106,8 +111,9 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
   const paths = outputPaths({ ...spec, ...(resumeFrom ? { results: resumeFrom } : {}) }, suite.name, started);
   const resume = resumeFrom ? readForResume(resumeFrom) : undefined;
   if (!resume && !spec.overwrite) refuseToClobber(paths.results);
-  const sink = new JsonlResultsFile(paths.results, { append: resume !== undefined });
-  const onAbort = (): void => sink.flush();
+  const file = new JsonlResultsFile(paths.results, { append: resume !== undefined });
+  const sink: ResultsSink = hooks.onRecord ? teeSink(file, hooks.onRecord) : file;
+  const onAbort = (): void => file.flush();
   hooks.signal?.addEventListener('abort', onAbort, { once: true });
   const totalCases = spec.load ? warmup * suite.cases.length + (spec.load.num_requests ?? suite.cases.length) : (warmup + repeat) * suite.cases.length;
   hooks.onStart?.({ paths, total_cases: totalCases, suite, resumed_cases: resume?.results.length ?? 0 });
@@ -302,4 +308,24 @@ function withOptions(t: TargetSpec, options: Record<string, unknown> | undefined
     out.neural = { ...(t.neural ?? {}), ...n, kind };
   }
   return out;
+}
+
+/** A sink that also hands every record to `onRecord` after writing it. */
+function teeSink(inner: ResultsSink, onRecord: (record: Record<string, unknown>) => void): ResultsSink {
+  return {
+    header(h) {
+      inner.header(h);
+      onRecord(h as unknown as Record<string, unknown>);
+    },
+    write(r, now_ms) {
+      inner.write(r, now_ms);
+      onRecord(r as unknown as Record<string, unknown>);
+    },
+    note(line) {
+      inner.note?.(line);
+      onRecord(line);
+    },
+    flush: () => inner.flush?.(),
+    close: () => inner.close(),
+  };
 }

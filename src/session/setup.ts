@@ -80,6 +80,12 @@ function openaiSpec(flags: TargetFlags, cfg: LoadedConfig | null, env: NodeJS.Pr
   set('request_timeout_s', cfg?.config.timeouts?.request_s);
   set('retry', cfg?.config.params?.retry);
   set('prices', cfg?.config.prices);
+  if (cfg) {
+    // Named here, where the file is known (the target's own message cannot say which file).
+    for (const [key, flag] of [['endpoint', '--endpoint URL'], ['model', '--model NAME']] as const) {
+      if (spec[key] === undefined) throw new JoulebenchError('E_CONFIG', `${cfg.path}: target.${key} is required for an openai target (or ${flag})`);
+    }
+  }
   const ref = flags.credentialsRef ?? t.credentials_ref;
   if (ref !== undefined) {
     const m = /^env:([A-Za-z_][A-Za-z0-9_]*)$/.exec(ref);

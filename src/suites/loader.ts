@@ -7,6 +7,7 @@ import mtData from './data/mt.json' with { type: 'json' };
 import routerData from './data/router.json' with { type: 'json' };
 import { suiteSchema, type SuiteFile } from './schema.js';
 import { readTextFile } from '../read-text.js';
+import { cut, escapeControls, quote, QUOTE_MAX_CHARS } from '../core/one-line.js';
 
 /** The bundled suites; `all` is mt then router. */
 export const BUNDLED_SUITES = ['mt', 'router', 'all'] as const;
@@ -43,7 +44,7 @@ export function loadSuiteFile(path: string): Suite {
     raw = { name, cases };
   } else if (ext === '.yaml' || ext === '.yml') {
     try {
-      raw = parseYaml(text);
+      raw = parseYaml(text, { logLevel: 'error' });
     } catch (e) {
       throw new JoulebenchError('E_SUITE', `suite ${path}: not valid YAML (${firstLine((e as Error).message)})`);
     }
@@ -54,7 +55,7 @@ export function loadSuiteFile(path: string): Suite {
       throw new JoulebenchError('E_SUITE', `suite ${path}: not valid JSON (${(e as Error).message})`);
     }
   } else {
-    throw new JoulebenchError('E_SUITE', `suite ${path}: unknown file type "${ext}" (use .json, .jsonl or .yaml)`);
+    throw new JoulebenchError('E_SUITE', `suite ${path}: unknown file type ${quote(ext)} (use .json, .jsonl or .yaml)`);
   }
   if (Array.isArray(raw)) raw = { name, cases: raw };
   else if (raw !== null && typeof raw === 'object' && !('name' in raw)) raw = { name, ...raw };
@@ -69,7 +70,7 @@ function fromData(raw: unknown, where: string): Suite {
   const cases: Case[] = file.cases.map((c, i) => {
     const prev = seen.get(c.id);
     if (prev !== undefined) {
-      throw new JoulebenchError('E_SUITE', `${where}: case ${i} (id "${c.id}"): id: duplicates case ${prev}`);
+      throw new JoulebenchError('E_SUITE', `${where}: case ${i} (id ${quote(c.id)}): id: duplicates case ${prev}`);
     }
     seen.set(c.id, i);
     if (file.scorer === 'regex' && c.expected !== null) {
@@ -77,7 +78,7 @@ function fromData(raw: unknown, where: string): Suite {
       try {
         new RegExp(c.expected, 'i');
       } catch (e) {
-        throw new JoulebenchError('E_SUITE', `${where}: case ${i} (id "${c.id}"): expected: not a valid regular expression (${(e as Error).message})`);
+        throw new JoulebenchError('E_SUITE', `${where}: case ${i} (id ${quote(c.id)}): expected: not a valid regular expression (${regexProblem(e)})`);
       }
     }
     const out: Case = { id: c.id, expected: c.expected, dataset: c.dataset ?? file.name, weight: c.weight, tags: c.tags };
@@ -115,19 +116,31 @@ function describeIssue(error: z.ZodError, raw: unknown): string {
     const idx = path[1];
     const cases = (raw as { cases?: unknown[] } | null)?.cases;
     const id = (cases?.[idx] as { id?: unknown } | undefined)?.id;
-    where = `case ${idx}${typeof id === 'string' ? ` (id "${id}")` : ''}: `;
+    where = `case ${idx}${typeof id === 'string' ? ` (id ${quote(id)})` : ''}: `;
     rest = path.slice(2);
   }
   let message = issue.message;
   if (issue.code === 'unrecognized_keys') {
     const keys = (issue as { keys?: string[] }).keys ?? [];
-    return `${where}${keys.join(', ')}: unknown key`;
+    return `${where}${keys.map(keyText).join(', ')}: unknown key`;
   }
   const key = rest.length > 0 ? rest.map(String).join('.') : path.length === 0 ? '(top level)' : '';
   if (issue.code === 'invalid_type' && /received undefined/.test(message)) message = 'is required';
   return `${where}${key ? key + ': ' : ''}${message}`;
 }
 
+/** V8's message quotes the whole pattern (`Invalid regular expression: /…/i: reason`): keep the reason. */
+function regexProblem(e: unknown): string {
+  const msg = (e as Error).message;
+  const m = /^Invalid regular expression: \/[\s\S]*\/[a-z]*: ([^:]*)$/.exec(msg);
+  return m ? m[1]! : msg;
+}
+
 function firstLine(s: string): string {
-  return s.split('\n')[0] ?? s;
+  return (s.split('\n')[0] ?? s).replace(/:$/, '');
+}
+
+/** A key from the user's file, escaped and cut (it may be anything, of any length). */
+function keyText(k: string): string {
+  return cut(escapeControls(k), QUOTE_MAX_CHARS);
 }

@@ -1,4 +1,6 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
+import { readTextFile } from '../read-text.js';
+import { quote } from '../core/one-line.js';
 import { basename, extname, join } from 'node:path';
 import { digestOf } from '../core/canonical.js';
 import { JoulebenchError } from '../core/errors.js';
@@ -80,7 +82,7 @@ function selectRows(rows: readonly MmluRow[], opts: MmluOptions, path: string): 
     if (missing.length > 0) {
       const some = [...known].sort().slice(0, 8).join(', ');
       const where = opts.config_path ? `${opts.config_path}: ` : '';
-      throw new JoulebenchError('E_CONFIG', `${where}params.subjects: no questions for ${missing.map((m) => `"${m}"`).join(', ')} in ${path} (subjects there: ${some}${known.size > 8 ? ', …' : ''})`);
+      throw new JoulebenchError('E_CONFIG', `${where}params.subjects: no questions for ${missing.map((m) => quote(m)).join(', ')} in ${path} (subjects there: ${some}${known.size > 8 ? ', …' : ''})`);
     }
     const want = new Set(opts.subjects);
     out = out.filter((r) => want.has(r.subject));
@@ -108,18 +110,18 @@ export function readMmluRows(path: string): MmluRow[] {
   if (rows.length === 0) throw new JoulebenchError('E_INPUT', `mmlu ${path}: no questions`);
   const seen = new Set<string>();
   for (const r of rows) {
-    if (seen.has(r.id)) throw new JoulebenchError('E_INPUT', `mmlu ${path}: id "${r.id}" appears twice`);
+    if (seen.has(r.id)) throw new JoulebenchError('E_INPUT', `mmlu ${path}: id ${quote(r.id)} appears twice`);
     seen.add(r.id);
   }
   return rows;
 }
 
 function readFileRows(file: string): MmluRow[] {
-  const text = readFileSync(file, 'utf8');
+  const text = readTextFile(file, 'E_INPUT', { where: `mmlu ${file}` });
   const ext = extname(file).toLowerCase();
   if (ext === '.csv') return csvRows(file, text);
   if (ext === '.json' || ext === '.jsonl') return jsonRows(file, text, ext);
-  throw new JoulebenchError('E_INPUT', `mmlu ${file}: unknown file type "${ext}" (use .json, .jsonl or .csv)`);
+  throw new JoulebenchError('E_INPUT', `mmlu ${file}: unknown file type ${quote(ext)} (use .json, .jsonl or .csv)`);
 }
 
 /** Hendrycks CSV: no header (one is skipped if present); subject from `<subject>_test.csv`. */

@@ -1,5 +1,6 @@
 import { JoulebenchError } from '../core/errors.js';
 import type { Target } from '../core/types.js';
+import { quote } from '../core/one-line.js';
 
 /**
  * How a target is asked for: its kind plus kind-specific settings (from the CLI or a config file).
@@ -73,7 +74,7 @@ export const TARGETS: Record<string, TargetFactory> = {
 export async function createTarget(spec: TargetSpec): Promise<Target> {
   const factory = TARGETS[spec.kind];
   if (!factory) {
-    throw new JoulebenchError('E_CONFIG', `target.kind: unknown target "${spec.kind}" (known: ${Object.keys(TARGETS).join(', ')})`);
+    throw new JoulebenchError('E_CONFIG', `target.kind: unknown target ${quote(spec.kind)} (known: ${Object.keys(TARGETS).join(', ')})`);
   }
   return factory.create(spec);
 }

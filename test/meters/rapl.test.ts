@@ -111,15 +111,81 @@ describe('rapl: which zones are summed (DESIGN.md domain rules)', () => {
     }
   });
 
-  it('an AMD-style tree (package and per-core zones, no dram): the package, even with --rapl-dram', async () => {
-    const s = await domainsOf(
-      [
-        { entry: 'intel-rapl:0', name: 'package-0', max_uj: 65532610987 },
-        { entry: 'intel-rapl:0:0', name: 'core' },
-      ],
-      true,
-    );
+  it('an AMD-style tree (package and per-core zones, no dram): the package alone without --rapl-dram', async () => {
+    const s = await domainsOf([
+      { entry: 'intel-rapl:0', name: 'package-0', max_uj: 65532610987 },
+      { entry: 'intel-rapl:0:0', name: 'core' },
+    ]);
     assert.deepEqual(s.domains, ['package-0']);
+  });
+
+  it('--rapl-dram where no dram zone exists: unavailable, one line saying so (never package energy passed off as package+dram)', async () => {
+    const tree = writePowercapTree([
+      { entry: 'intel-rapl:0', name: 'package-0' },
+      { entry: 'intel-rapl:0:0', name: 'core' },
+    ]);
+    const meter = createRaplMeter({ root: tree.root, dram: true });
+    try {
+      const p = await meter.probe();
+      assert.equal(p.available, false);
+      assert.ok(!p.available);
+      assert.match(p.reason, /^--rapl-dram: no dram zone under .*zones: intel-rapl:0 \(package-0\), intel-rapl:0:0 \(core\)\)$/);
+      assert.doesNotMatch(p.reason, /\n/);
+      assert.match(p.fix ?? '', /without --rapl-dram/);
+    } finally {
+      await meter.close?.();
+      tree.cleanup();
+    }
+  });
+
+  it('--rapl-dram reads a dram zone nested under its package (the device-tree layout: intel-rapl:0/intel-rapl:0:2)', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'jb-powercap-nested-'));
+    const zone = (dir: string, name: string, uj: number): void => {
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, 'name'), `${name}\n`);
+      writeFileSync(join(dir, 'energy_uj'), `${uj}\n`);
+      writeFileSync(join(dir, 'max_energy_range_uj'), '262143328850\n');
+    };
+    // The package at the top; its subzones only inside it, as /sys/devices/virtual/powercap/intel-rapl has them.
+    zone(join(root, 'intel-rapl:0'), 'package-0', 1_000_000);
+    zone(join(root, 'intel-rapl:0', 'intel-rapl:0:0'), 'core', 0);
+    zone(join(root, 'intel-rapl:0', 'intel-rapl:0:2'), 'dram', 5_000_000);
+    const meter = createRaplMeter({ root, dram: true, poll_ms: 10_000 });
+    try {
+      const p = await meter.probe();
+      assert.ok(p.available, p.available ? '' : p.reason);
+      const d = meter.describe() as { domains: { domain: string; zone: string }[] };
+      assert.deepEqual(d.domains.map((x) => `${x.domain}@${x.zone}`), ['dram-0@intel-rapl:0:2', 'package-0@intel-rapl:0']);
+      const w = await meter.start();
+      writeFileSync(join(root, 'intel-rapl:0', 'energy_uj'), '3000000\n');
+      writeFileSync(join(root, 'intel-rapl:0', 'intel-rapl:0:2', 'energy_uj'), '5500000\n');
+      const r = await w.stop();
+      assert.equal(r.by_domain['dram-0']?.joules, 0.5);
+      assert.equal(r.joules, 2.5);
+    } finally {
+      await meter.close?.();
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('a zone listed both flat and nested (the /sys/class/powercap symlinks) counts once', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'jb-powercap-both-'));
+    for (const dir of [join(root, 'intel-rapl:0'), join(root, 'intel-rapl:0:2'), join(root, 'intel-rapl:0', 'intel-rapl:0:2')]) {
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, 'name'), dir.endsWith(':2') ? 'dram\n' : 'package-0\n');
+      writeFileSync(join(dir, 'energy_uj'), '0\n');
+      writeFileSync(join(dir, 'max_energy_range_uj'), '262143328850\n');
+    }
+    const meter = createRaplMeter({ root, dram: true });
+    try {
+      assert.ok((await meter.probe()).available);
+      const d = meter.describe() as { domains: { domain: string }[]; skipped: string[] };
+      assert.deepEqual(d.domains.map((x) => x.domain), ['dram-0', 'package-0']);
+      assert.deepEqual(d.skipped, []);
+    } finally {
+      await meter.close?.();
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 
   it('no package or psys zone: unavailable, saying so', async () => {

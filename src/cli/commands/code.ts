@@ -13,6 +13,8 @@ import { BUNDLED_CODE_SUITES, loadCodeSuite } from '../../code/task.js';
 import { removeLiveDirs } from '../../code/workdir.js';
 import { prettyJson } from '../../core/canonical.js';
 import { JoulebenchError } from '../../core/errors.js';
+import { MAX_TIMER_S, timerLimitText } from '../../core/bounds.js';
+import { quote } from '../../core/one-line.js';
 import { buildReceipt } from '../../report/receipt.js';
 import { renderCodeTable } from '../../report/code-table.js';
 import { codeHistoryInput } from '../../report/history-inputs.js';
@@ -46,7 +48,8 @@ function collect(value: string, prev: string[]): string[] {
 
 function positiveSeconds(value: string): number {
   const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new JoulebenchError('E_USAGE', `--timeout: must be a number of seconds > 0, got "${value}"`);
+  if (!Number.isFinite(n) || n <= 0) throw new JoulebenchError('E_USAGE', `--timeout: must be a number of seconds > 0, got ${quote(value)}`);
+  if (n > MAX_TIMER_S) throw new JoulebenchError('E_USAGE', `--timeout: ${timerLimitText('s')}, got ${quote(value)}`);
   return n;
 }
 

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readTextFile } from '../../read-text.js';
 import { join, resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { prettyJson } from '../../core/canonical.js';
@@ -16,9 +16,10 @@ import { createMeter, METERS } from '../../meters/registry.js';
 import { DEFAULT_OLLAMA_URL } from '../../targets/ollama/client.js';
 import type { CliIO } from '../io.js';
 import { meterOptionsFrom } from '../meter-flags.js';
-import { intAtLeast } from '../options.js';
+import { intAtLeast, timerMs } from '../options.js';
 import { recordForCli } from '../load-runs.js';
 import { inferHistoryInput } from '../../report/history-inputs.js';
+import { quote } from '../../core/one-line.js';
 
 export interface InferFlags {
   target: string;
@@ -66,7 +67,7 @@ export function inferCommand(io: CliIO): Command {
     .addOption(new Option('-m, --meter <name>', 'energy meter: auto = the hardware counters that read here (RAPL, NVML), else none: energy null, never an estimate of this process').choices([...new Set(['auto', 'none', ...Object.keys(METERS)])]).default('auto'))
     .option('--gpu-snapshot-cmd <cmd>', 'shell command whose output is the GPU snapshot compared before/after each arm ("" to skip)', DEFAULT_GPU_SNAPSHOT_CMD)
     .option('--peak-flops <flops>', 'machine peak FLOP/s for the prefill plausibility check (default: a CPU ceiling from cores and SIMD width)', positive)
-    .option('--unload-timeout-ms <ms>', 'how long to wait for a model to leave /api/ps after keep_alive 0', intAtLeast(1), 30_000)
+    .option('--unload-timeout-ms <ms>', 'how long to wait for a model to leave /api/ps after keep_alive 0', timerMs(1), 30_000)
     .option('--no-history', 'do not record this run in the history database ($JOULEBENCH_HOME/history.sqlite)')
     .option('-q, --quiet', 'no progress lines')
     .action(async (flags: InferFlags) => {
@@ -84,11 +85,7 @@ export async function inferAction(flags: InferFlags, io: CliIO): Promise<void> {
   let prompt = DEFAULT_INFER_PROMPT;
   let prompt_source = 'built-in';
   if (flags.promptFile) {
-    try {
-      prompt = readFileSync(flags.promptFile, 'utf8');
-    } catch (e) {
-      throw new JoulebenchError('E_INPUT', `--prompt-file ${flags.promptFile}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}`);
-    }
+    prompt = readTextFile(flags.promptFile, 'E_INPUT', { where: `--prompt-file ${flags.promptFile}` });
     if (prompt.trim() === '') throw new JoulebenchError('E_INPUT', `--prompt-file ${flags.promptFile}: the file is empty`);
     prompt_source = flags.promptFile;
   }
@@ -208,18 +205,18 @@ async function pickMeter(name: string): Promise<{ meter: Meter | null; note: str
 function intList(value: string): number[] {
   const parts = value.split(',').map((s) => s.trim());
   const out = parts.map(Number);
-  if (parts.some((p) => !/^\d+$/.test(p)) || out.some((n) => n < 1)) throw new InvalidArgumentError(`must be a comma-separated list of integers >= 1, got "${value}"`);
+  if (parts.some((p) => !/^\d+$/.test(p)) || out.some((n) => n < 1)) throw new InvalidArgumentError(`must be a comma-separated list of integers >= 1, got ${quote(value)}`);
   return out;
 }
 
 function nonNegative(value: string): number {
   const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`must be a number >= 0, got "${value}"`);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`must be a number >= 0, got ${quote(value)}`);
   return n;
 }
 
 function positive(value: string): number {
   const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`must be a number > 0, got "${value}"`);
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`must be a number > 0, got ${quote(value)}`);
   return n;
 }

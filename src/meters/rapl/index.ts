@@ -24,6 +24,11 @@ export interface RaplOptions {
   now?: () => number;
 }
 
+function zoneNames(selection: RaplSelection): string {
+  const skipped = selection.skipped.map((line) => /^\S+ \([^)]*\)/.exec(line)?.[0] ?? line);
+  return [...selection.domains.map((d) => `${d.zone.entry} (${d.zone.name})`), ...skipped].join(', ');
+}
+
 const readUtf8: ReadText = (path) => readFileSync(path, 'utf8');
 
 /** The Linux powercap (RAPL) meter: sums the package (or psys) counters, each domain labelled `rapl`. */
@@ -57,6 +62,14 @@ export function createRaplMeter(opts: RaplOptions = {}): Meter {
     }
     if (selection.domains.length === 0) {
       return { available: false, reason: `no package or psys zone under ${root}`, fix: 'check that the intel_rapl (or AMD RAPL) driver is loaded' };
+    }
+    if (opts.dram && selection.mode === 'package' && !selection.domains.some((d) => d.zone.name === 'dram')) {
+      // Asked for DRAM and there is none: say so, rather than report package energy as if it included it.
+      return {
+        available: false,
+        reason: `--rapl-dram: no dram zone under ${root} (this CPU or kernel exposes none; zones: ${zoneNames(selection)})`,
+        fix: 'run without --rapl-dram to measure the package zones alone',
+      };
     }
     for (const d of selection.domains) {
       const path = join(d.zone.dir, 'energy_uj');

@@ -35,13 +35,36 @@ export interface RaplSelection {
 
 const ENTRY = /^(.+?):(\d+)(?::(\d+))?$/;
 
-/** Lists the zones under a powercap root (control-type folders like `intel-rapl` are not zones). */
+/**
+ * Lists the zones under a powercap root. `/sys/class/powercap` lists every zone flat, but the device
+ * tree (`/sys/devices/virtual/powercap`, often what a container mounts) nests them: subzones such as
+ * the package's `dram` (`intel-rapl:0/intel-rapl:0:2`) sit inside their package, and packages inside
+ * their control-type folder (`intel-rapl/`). Both are walked; a zone seen twice counts once.
+ */
 export function listZones(root: string, read: ReadText): PowercapZone[] {
   const zones: PowercapZone[] = [];
-  for (const entry of readdirSync(root).sort()) {
+  const seen = new Set<string>();
+  walkZones(root, read, zones, seen, 0);
+  return zones.sort((a, b) => (a.entry < b.entry ? -1 : a.entry > b.entry ? 1 : 0));
+}
+
+function walkZones(parent: string, read: ReadText, zones: PowercapZone[], seen: Set<string>, depth: number): void {
+  let entries: string[];
+  try {
+    entries = readdirSync(parent).sort();
+  } catch (e) {
+    if (depth === 0) throw e;
+    return; // a file, or a folder we may not list: not a zone container
+  }
+  for (const entry of entries) {
     const m = ENTRY.exec(entry);
-    if (!m) continue;
-    const dir = join(root, entry);
+    const dir = join(parent, entry);
+    if (!m) {
+      // A control-type folder (`intel-rapl`) at the top may hold the zones themselves.
+      if (depth === 0 && !entry.includes(':') && !entry.includes('.')) walkZones(dir, read, zones, seen, depth + 1);
+      continue;
+    }
+    if (seen.has(entry)) continue;
     let name: string;
     try {
       name = read(join(dir, 'name')).trim();
@@ -56,8 +79,10 @@ export function listZones(root: string, read: ReadText): PowercapZone[] {
       name,
       dir,
     });
+    seen.add(entry);
+    // Subzones (`intel-rapl:0:2`) live inside their package in the device tree.
+    if (m[3] === undefined && depth < 3) walkZones(dir, read, zones, seen, depth + 1);
   }
-  return zones;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { describeConfigIssue } from '../../config/load.js';
 import { pricesSchema, retrySchema } from '../../config/schema.js';
+import { MAX_TIMER_S } from '../../core/bounds.js';
 import { JoulebenchError } from '../../core/errors.js';
 import type { Target } from '../../core/types.js';
 import type { TargetSpec } from '../registry.js';
@@ -38,6 +39,7 @@ export function createOpenAITargetFromSpec(spec: TargetSpec): Target {
   if (spec.request_timeout_s !== undefined) {
     const t = spec.request_timeout_s;
     if (typeof t !== 'number' || !(t > 0) || !Number.isFinite(t)) throw new JoulebenchError('E_CONFIG', 'timeouts.request_s must be > 0');
+    if (t < 0.001 || t > MAX_TIMER_S) throw new JoulebenchError('E_CONFIG', `timeouts.request_s must be from 0.001 to ${MAX_TIMER_S} s (a Node.js timer holds 1 to 2^31−1 ms)`);
     o.request_timeout_s = t;
   }
   if (spec.retry !== undefined) o.retry = checked(retrySchema, spec.retry, 'params.retry') as RetryPolicy;

@@ -1,0 +1,208 @@
+import { appendFileSync, existsSync, mkdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { prettyJson } from '../core/canonical.js';
+import { JoulebenchError } from '../core/errors.js';
+import { redactQueue, redisOptions, type QueueConnection } from './connection.js';
+import { jobIdOf, queueNameFor, recordsKey, type ArmJob } from './job.js';
+import { recordKey } from './records.js';
+import type { ArmJobResult } from './worker.js';
+
+/** One arm × suite to run on the queue, and where its files go on the coordinator's disk. */
+export interface QueueArm {
+  job: ArmJob;
+  results: string;
+  report: string;
+  receipt: string;
+}
+
+export interface QueueArmOutcome {
+  arm: QueueArm;
+  /** `null` when the job failed (see `error`). */
+  result: ArmJobResult | null;
+  error: string | null;
+}
+
+export interface CoordinatorOptions {
+  connection: QueueConnection;
+  arms: QueueArm[];
+  /** How often the records streams and job states are read, ms (default 200). */
+  poll_ms?: number;
+  /** Tries per job before it is failed (default 3); a stalled (dead) worker's try counts as one. */
+  attempts?: number;
+  /** A case (or other record) arrived from a worker and is now on disk. */
+  onRecord?(arm: QueueArm, record: Record<string, unknown>, worker: string): void;
+  onArmDone?(outcome: QueueArmOutcome): void;
+  onLog?(line: string): void;
+  signal?: AbortSignal;
+}
+
+/** What the coordinator has written to an arm's results file so far. */
+interface ArmState {
+  arm: QueueArm;
+  jobId: string;
+  queue: string;
+  header: boolean;
+  keys: Set<string>;
+  lastId: string;
+  done: QueueArmOutcome | null;
+}
+
+/**
+ * Runs arms on a BullMQ queue and collects them: enqueues one job per arm × suite (a stable job id,
+ * so a restarted coordinator re-attaches to running jobs instead of enqueueing twice), appends every
+ * record workers stream back to the arm's results file as it arrives (each case once, whichever
+ * worker sent it), and writes the report and receipt a worker returns. Finished cases are on the
+ * coordinator's disk as they arrive: a Redis restart loses none of them, and a job Redis forgot is
+ * enqueued again with those cases streamed back first, so a worker resumes from them.
+ */
+export async function runArmsOnQueue(o: CoordinatorOptions): Promise<QueueArmOutcome[]> {
+  const { Queue, Job } = await import('bullmq');
+  const { Redis } = await import('ioredis');
+  const log = (line: string): void => o.onLog?.(redactQueue(line, o.connection));
+  const redis = new Redis(redisOptions(o.connection));
+  redis.on('error', (e: Error) => log(`redis: ${e.message}`));
+  const queues = new Map<string, InstanceType<typeof Queue>>();
+  const queueOf = (name: string): InstanceType<typeof Queue> => {
+    let q = queues.get(name);
+    if (!q) {
+      q = new Queue(name, { connection: redisOptions(o.connection) as never });
+      q.on('error', (e: Error) => log(`queue: ${e.message}`));
+      queues.set(name, q);
+    }
+    return q;
+  };
+  const states: ArmState[] = o.arms.map((arm) => {
+    const local = readLocal(arm.results);
+    const s: ArmState = { arm, jobId: jobIdOf(arm.job), queue: queueNameFor(arm.job.where), header: local.header, keys: local.keys, lastId: '-', done: null };
+    // Finished before a coordinator restart: its files are complete, nothing to ask again.
+    if (local.ended && existsSync(arm.report) && existsSync(arm.receipt)) {
+      s.done = { arm, result: { report: JSON.parse(readFileSync(arm.report, 'utf8')), receipt: JSON.parse(readFileSync(arm.receipt, 'utf8')), worker: '(earlier)', host: '(earlier)' }, error: null };
+    }
+    return s;
+  });
+  const enqueue = async (s: ArmState): Promise<void> => {
+    await queueOf(s.queue).add('arm', s.arm.job, { jobId: s.jobId, attempts: o.attempts ?? 3, removeOnComplete: false, removeOnFail: false });
+  };
+  try {
+    for (const s of states) if (!s.done) await enqueue(s);
+    log(`${states.length} job(s) on ${o.connection.display}`);
+    for (;;) {
+      if (o.signal?.aborted) throw new JoulebenchError('E_RUN', 'sweep aborted; continue it with sweep --resume');
+      let open = 0;
+      for (const s of states) {
+        if (s.done) continue;
+        open++;
+        try {
+          await drain(redis, s, o);
+          const job = await Job.fromId(queueOf(s.queue), s.jobId);
+          if (!job) {
+            // Redis lost the job (restarted without persistence): give the cases back, enqueue again.
+            log(`job ${s.jobId} is gone from Redis: enqueued again, resuming from the ${s.keys.size} case(s) on disk`);
+            await restream(redis, s);
+            await enqueue(s);
+            continue;
+          }
+          const state = await job.getState();
+          if (state === 'completed') {
+            await drain(redis, s, o);
+            finish(s, job.returnvalue as ArmJobResult, null);
+            await redis.expire(recordsKey(s.jobId), 7 * 24 * 3600);
+          } else if (state === 'failed') {
+            finish(s, null, redactQueue(job.failedReason ?? 'failed', o.connection));
+          }
+        } catch (e) {
+          log(`polling ${s.jobId}: ${(e as Error).message.split('\n')[0]}`); // Redis away: try again next round
+        }
+        if (s.done) o.onArmDone?.(s.done);
+      }
+      if (open === 0) break;
+      await new Promise((r) => setTimeout(r, o.poll_ms ?? 200));
+    }
+  } finally {
+    await Promise.all([...queues.values()].map((q) => q.close()));
+    redis.disconnect();
+  }
+  return states.map((s) => s.done!);
+}
+
+/** Appends the records that arrived since the last read to the arm's results file (each case once). */
+async function drain(redis: import('ioredis').Redis, s: ArmState, o: CoordinatorOptions): Promise<void> {
+  for (;;) {
+    const start = s.lastId === '-' ? '-' : `(${s.lastId}`;
+    const entries = (await redis.xrange(recordsKey(s.jobId), start, '+', 'COUNT', 1000)) as [string, string[]][];
+    if (entries.length === 0) return;
+    const lines: string[] = [];
+    for (const [id, fields] of entries) {
+      s.lastId = id;
+      const line = field(fields, 'r');
+      if (line === null) continue;
+      const rec = JSON.parse(line) as Record<string, unknown>;
+      if (rec.record === 'header') {
+        if (s.header) continue;
+        s.header = true;
+      } else if (rec.record === 'case') {
+        const k = recordKey(rec);
+        if (s.keys.has(k)) continue;
+        s.keys.add(k);
+      } else if (rec.record === 'end') {
+        continue; // written once, when the job is complete
+      }
+      lines.push(line);
+      o.onRecord?.(s.arm, rec, field(fields, 'w') ?? '?');
+    }
+    if (lines.length > 0) {
+      mkdirSync(dirname(s.arm.results), { recursive: true });
+      appendFileSync(s.arm.results, lines.join('\n') + '\n');
+    }
+  }
+}
+
+/** Streams the cases already on disk back to Redis (a job Redis forgot), so the next worker resumes from them. */
+async function restream(redis: import('ioredis').Redis, s: ArmState): Promise<void> {
+  if (!existsSync(s.arm.results)) return;
+  const lines = readFileSync(s.arm.results, 'utf8').split('\n').filter((l) => l.trim() !== '');
+  for (const line of lines) await redis.xadd(recordsKey(s.jobId), '*', 'r', line, 'w', 'coordinator');
+  // lastId stays where it was: a worker still running the lost job may stream between these lines,
+  // and the next drain must see its records (the given-back ones are skipped as already on disk).
+}
+
+function finish(s: ArmState, result: ArmJobResult | null, error: string | null): void {
+  if (result) {
+    appendFileSync(s.arm.results, JSON.stringify({ record: 'end', scored: s.keys.size }) + '\n');
+    writeFileSync(s.arm.report, prettyJson(result.report));
+    writeFileSync(s.arm.receipt, prettyJson(result.receipt));
+  }
+  s.done = { arm: s.arm, result, error };
+}
+
+/** What an earlier coordinator already wrote for this arm (a restarted sweep continues the file). */
+function readLocal(path: string): { header: boolean; keys: Set<string>; ended: boolean } {
+  const keys = new Set<string>();
+  let header = false;
+  let ended = false;
+  if (!existsSync(path)) return { header, keys, ended };
+  let text = readFileSync(path, 'utf8');
+  if (text.length > 0 && !text.endsWith('\n')) {
+    // A torn last line (the coordinator was killed mid-append): cut it; its case comes again from the stream.
+    text = text.slice(0, text.lastIndexOf('\n') + 1);
+    truncateSync(path, Buffer.byteLength(text));
+  }
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    let rec: Record<string, unknown>;
+    try {
+      rec = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      continue; // a torn last line from a killed coordinator: its case comes again from the stream
+    }
+    if (rec.record === 'header') header = true;
+    else if (rec.record === 'case') keys.add(recordKey(rec));
+    else if (rec.record === 'end') ended = true;
+  }
+  return { header, keys, ended };
+}
+
+function field(fields: string[], name: string): string | null {
+  for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === name) return fields[i + 1]!;
+  return null;
+}
