@@ -26,3 +26,28 @@ it('sweep() from the library: parallel arms are marked shared, events reach the 
   // Starting a second sweep in the same folder is refused (resume it instead).
   await assert.rejects(sweep(plan, { out_dir: out, history: false }), /already holds a sweep: continue it with --resume/);
 });
+
+it('joulebench sweep: SIGINT names the folder to resume, exits 130, and --resume finishes it', async () => {
+  const { spawn } = await import('node:child_process');
+  const { BIN, cli } = await import('../helpers/cli.js');
+  const plan = join(dir, 'int.yaml');
+  // Many scored passes so the signal lands mid-run.
+  writeFileSync(plan, 'name: int\nsuites: [router]\narms:\n  - { name: a, kind: cascade, meter: model, repeat: 400 }\n  - { name: b, kind: cascade, meter: model }\n');
+  const out = join(dir, 'int');
+  const child = spawn(process.execPath, [BIN, 'sweep', plan, '--out-dir', out, '--no-idle', '--no-history', '--bootstrap', '50', '-q'], { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((ok) => child.on('exit', (c) => ok(c)));
+  const { existsSync, statSync } = await import('node:fs');
+  const results = join(out, 'a', 'router.results.jsonl');
+  while (!existsSync(results) || statSync(results).size < 20_000) await new Promise((ok) => setTimeout(ok, 5));
+  child.kill('SIGINT');
+  assert.equal(await exited, 130);
+  assert.match(stderr, new RegExp(`continue it with: joulebench sweep --resume ${out.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+  const r = await cli(['sweep', '--resume', out, '--no-idle', '--no-history', '--bootstrap', '50', '-q']);
+  assert.equal(r.code, 0, r.stderr);
+  const { readResultsFile } = await import('../../src/runner/results-file.js');
+  const keys = readResultsFile(results).results.map((x) => `${x.phase}:${x.pass}:${x.index}`);
+  assert.equal(keys.length, 30 * 401);
+  assert.equal(new Set(keys).size, keys.length);
+});

@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { prettyJson } from '../../core/canonical.js';
 import { JoulebenchError } from '../../core/errors.js';
@@ -40,8 +40,21 @@ export function sweepCommand(io: CliIO): Command {
     .action(async (plan: string | undefined, flags: SweepFlags) => {
       if (!plan && !flags.resume) throw new JoulebenchError('E_USAGE', 'sweep needs a plan file, or --resume DIR');
       if (flags.resume && flags.outDir) throw new JoulebenchError('E_USAGE', '--resume DIR continues in DIR: drop --out-dir');
+      // Ctrl-C or a polite kill: the running session writes what is buffered, then we stop; --resume continues.
+      const aborter = new AbortController();
+      let where: string | null = flags.resume ?? flags.outDir ?? null;
+      const onSignal = (signal: NodeJS.Signals) => {
+        aborter.abort();
+        io.err(`\njoulebench: sweep stopped by ${signal}; continue it with: joulebench sweep --resume ${where ?? '<the sweep folder>'}\n`);
+        process.exit(signal === 'SIGINT' ? 130 : 143);
+      };
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
       const hooks: SweepHooks = {
+        signal: aborter.signal,
         onRun: (e, event) => {
+          // <dir>/<arm>/<suite>.json: the sweep folder, for the resume hint.
+          where ??= dirname(dirname(e.report));
           if (!flags.quiet && event !== 'done') io.err(`sweep: ${event === 'skipped' ? 'finished before' : event} ${e.arm} × ${e.suite}${e.error && event === 'failed' ? `: ${e.error}` : ''}\n`);
         },
         onWarning: (w) => io.err(`joulebench: warning: ${w}\n`),
@@ -53,9 +66,15 @@ export function sweepCommand(io: CliIO): Command {
         ...(flags.idle ? {} : { idle_ms: 0 }),
         argv: process.argv.slice(2),
       };
-      const { dir } = flags.resume
-        ? await resumeSweep(flags.resume, { ...opts, ...(plan ? { plan_path: plan } : {}) }, hooks)
-        : await runSweep(plan!, { ...opts, ...(flags.outDir ? { out_dir: flags.outDir } : {}) }, hooks);
+      let dir: string;
+      try {
+        ({ dir } = flags.resume
+          ? await resumeSweep(flags.resume, { ...opts, ...(plan ? { plan_path: plan } : {}) }, hooks)
+          : await runSweep(plan!, { ...opts, ...(flags.outDir ? { out_dir: flags.outDir } : {}) }, hooks));
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
       const loaded = loadSweep(dir);
       const comparison = compareSweep(loaded, { alpha: flags.alpha, resamples: flags.bootstrap });
       const path = join(dir, 'comparison.json');
