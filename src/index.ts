@@ -152,3 +152,44 @@ export { promptHash, ratingPrompt, comparePrompt, JUDGE_MODES, type JudgeMode } 
 export { judgeResults, judgePairwise, type JudgeTally, type PairVerdict, type CaseJudging } from './judge/score.js';
 export { mtBenchBlock, pairwiseBlock, type MtBenchBlock, type MtBenchSlice, type PairwiseBlock, type JudgeInfo } from './judge/summary.js';
 export { judgeResultsFile, readResultsForSuite } from './judge/results-file.js';
+// Deciding between systems (issue 13): statistics, paired comparisons, sweeps.
+export {
+  wilson,
+  mcnemar,
+  bootstrapCi,
+  bootstrapCis,
+  ratioStatistic,
+  meanStatistic,
+  percentileStatistics,
+  percentileInterval,
+  pairedComparison,
+  reportCi,
+  spreadOf,
+  seededRng,
+  normalQuantile,
+  isInterval,
+  DEFAULT_RESAMPLES,
+  CI_FIGURES,
+  type Interval,
+  type IntervalMethod,
+  type IntervalResult,
+  type NoInterval,
+  type McNemarResult,
+  type BootstrapOptions,
+  type ResampleStatistic,
+  type PairedCase,
+  type PairedComparison,
+  type PairedFigure,
+  type PairedOptions,
+  type ReportCi,
+  type CaseColumns,
+  type Spread,
+} from './stats/index.js';
+export type { RepeatSpread } from './stats/repeat-spread.js';
+export { withPairedStats, pairedCaseOf, verdictOf, type PairedComparisonReport, type PairedFields, type Significance } from './core/paired-compare.js';
+export { runSweep as sweep, runSweep, resumeSweep, type SweepOptions, type SweepHooks, type SweepOutcome } from './sweep/run.js';
+export { loadPlan, parsePlan, crossProduct, planDigest, planDifferences, armSessionSpec, type ExpandedPlan, type PlanArm } from './sweep/plan.js';
+export { sweepComparison, type SweepComparison, type SweepArmRun, type SweepArmRow, type SweepFrontier, type SweepVsBaseline, type SweepSuiteComparison } from './sweep/comparison.js';
+export { loadSweep, compareSweep, type LoadedSweep } from './sweep/load.js';
+export { readSweepState, isSweepDir, type SweepState, type SweepRunEntry } from './sweep/state.js';
+export { renderSweepTable } from './report/sweep-table.js';

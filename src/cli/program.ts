@@ -74,6 +74,11 @@ export const COMMANDS: Record<string, CommandEntry> = {
     summary: 'score a results file with an LLM judge (MT-Bench [[rating]]); cached judgements are not asked again',
     load: async () => (await import('./commands/rescore.js')).rescoreCommand,
   },
+  sweep: {
+    term: 'sweep [options] [plan]',
+    summary: 'run every arm of a plan (arms × suites, each an ordinary run) and compare them with intervals, a frontier and significance against a baseline',
+    load: async () => (await import('./commands/sweep.js')).sweepCommand,
+  },
   worker: {
     term: 'worker [options]',
     summary: 'run sweep arms from a queue (BullMQ on Redis) on this machine, with its own meters, until stopped',

@@ -1,6 +1,9 @@
 import { netBelowIdle, netJoules, type IdleCalibration, type IdleStatus, type SuiteWindow } from './energy.js';
 import { STAGE_IDS, type CaseResult, type EnergySource } from './types.js';
 import { nearestRankSorted, round } from './stats.js';
+import { DEFAULT_RESAMPLES } from '../stats/bootstrap.js';
+import { emptyColumns, reportCi, type CaseColumns, type ReportCi } from '../stats/report-ci.js';
+import { repeatSpread, type RepeatSpread } from '../stats/repeat-spread.js';
 
 /** What a report is about; part of the deterministic report (no timestamps, no host). */
 export interface ReportContext {
@@ -26,6 +29,13 @@ export interface ReportContext {
    * steady state, instead), so the suite window is the only total. Default: cases carry their own.
    */
   per_case_energy?: 'none' | 'target';
+  /**
+   * Other work shared the hardware (a sweep's `--parallel-arms`): attribution is `shared` as under
+   * concurrency, so meter windows are not summed as this run's own.
+   */
+  shared?: boolean;
+  /** Bootstrap resamples for the report's intervals (default 2000; 0: bootstrap off, Wilson still applies). */
+  bootstrap?: number;
 }
 
 /** Per-dataset slice of a report (for `--suite all`, one per bundled suite). */
@@ -134,6 +144,10 @@ export interface BenchReport {
    * a sequential run's report stays free of wall-clock figures. `null` when unknown.
    */
   throughput: Throughput | null;
+  /** Confidence intervals (issue 13): Wilson for accuracy, a percentile bootstrap over cases for the rest. */
+  ci: ReportCi;
+  /** `--repeat N` (N ≥ 2): how energy and latency varied between passes (the environment); null for one pass. */
+  repeat_spread: RepeatSpread | null;
 }
 
 /** Cases and output tokens per second over the wall time of the scored passes. */
@@ -254,6 +268,8 @@ export class Aggregator {
   private usageUnknown = 0;
   private warmupUsd: number | null = null;
   private readonly shared: boolean;
+  /** Per-case figures for the intervals. */
+  private readonly columns: CaseColumns = emptyColumns();
 
   /** Scored results added so far. */
   get scoredCount(): number {
@@ -261,8 +277,8 @@ export class Aggregator {
   }
 
   /** `concurrency` > 1 marks energy attribution shared (see `Tally.totalJoules`). */
-  constructor(opts: { concurrency?: number } = {}) {
-    this.shared = (opts.concurrency ?? 1) > 1;
+  constructor(opts: { concurrency?: number; shared?: boolean } = {}) {
+    this.shared = (opts.concurrency ?? 1) > 1 || opts.shared === true;
     this.total = new Tally(this.shared);
   }
   private errors = 0;
@@ -282,6 +298,14 @@ export class Aggregator {
     ds.add(r);
     if (r.error === null) this.latencies.push(Math.floor(r.latency_ms));
     else this.errors++;
+    const cols = this.columns;
+    cols.unit.push(r.index);
+    cols.pass.push(r.pass);
+    cols.passed.push(r.passed === true ? 1 : r.passed === false ? 0 : -1);
+    cols.weight.push(r.weight);
+    cols.joules.push(r.joules ?? NaN);
+    cols.usd.push(r.cost_usd ?? NaN);
+    cols.latency_ms.push(r.error === null ? Math.floor(r.latency_ms) : NaN);
     if (r.ttft_ms !== null) this.ttfts.push(r.ttft_ms);
     if (r.stage !== null) this.stageDistribution[r.stage] = (this.stageDistribution[r.stage] ?? 0) + 1;
     if (r.trace) {
@@ -362,7 +386,7 @@ export class Aggregator {
       repeats: ctx.repeats,
       ...suiteEnergy(total.totalJoules, energySource, total.weightedCorrect, ctx.energy),
       concurrency: ctx.concurrency ?? 1,
-      energy_attribution: (ctx.concurrency ?? 1) > 1 ? 'shared' : 'exclusive',
+      energy_attribution: (ctx.concurrency ?? 1) > 1 || ctx.shared === true ? 'shared' : 'exclusive',
       energy_unknown_count: total.joulesUnknown,
       // Since format 1.1 also the cases that used tokens nobody priced, even when no case had a cost.
       cost_unknown_count: this.usdKnown ? this.usdUnknown : this.usdUnknownWithUsage,
@@ -373,7 +397,22 @@ export class Aggregator {
       energy_basis_reason: basis.reason,
       ...modelRange(total.totalRange, total.weightedCorrect),
       throughput: throughputOf(ctx, total.case_count, usageKnown ? this.completionTokens : null),
+      ci: reportCi(this.columns, {
+        seed: ctx.suite.digest,
+        resamples: ctx.bootstrap ?? DEFAULT_RESAMPLES,
+        // Only a per-case sum has per-case variation to resample; a suite-window total is one reading.
+        joulesUnknown: basis.basis === 'per_case' && headlineJoules !== null ? null : (basis.reason ?? this.joulesUnknownReason()),
+        usdUnknown: totalUsd !== null ? null : this.usdKnown ? `cost unknown for ${this.usdUnknown} cases` : 'no case reported a cost',
+      }),
+      repeat_spread: repeatSpread(this.columns, { shared: this.shared || basis.basis !== 'per_case' }),
     };
+  }
+
+  /** Why the energy total is null, for the intervals' reasons. */
+  private joulesUnknownReason(): string {
+    if (this.total.joulesUnknown > 0) return `energy unknown for ${this.total.joulesUnknown} cases`;
+    if (this.shared) return 'energy attribution shared (cases overlapped): no per-case joules to resample';
+    return 'no case has an energy figure';
   }
 }
 
@@ -401,6 +440,7 @@ function energyBasis(total: Tally, ctx: ReportContext): { basis: EnergyBasis; jo
     why.push(`${total.belowFloor} of ${total.case_count} case reading(s) below the ${ctx.meter} meter's floor (noise, not summed)`);
   }
   if ((ctx.concurrency ?? 1) > 1 && total.windowed > 0) why.push(`${ctx.concurrency} cases in flight: per-case windows overlap`);
+  if (ctx.shared === true && total.windowed > 0) why.push('other arms ran on the hardware at the same time (--parallel-arms): windows include their work');
   if (ctx.per_case_energy === 'none') why.push('load run: no per-request windows (they would overlap)');
   if (why.length === 0) return { basis: 'per_case', joules: perCase, reason: null };
   const suite = ctx.energy?.suite ?? null;

@@ -51,9 +51,17 @@ export function parseGate(expr: string): GateCondition[] {
  * Checks a comparison against the conditions. Pure. A figure that is n/a (null: e.g. nothing was correct)
  * cannot be shown to pass, so it fails the gate with that reason.
  */
-export function checkGate(values: Readonly<Record<GateMetric, number | null>>, conditions: readonly GateCondition[]): GateFailure[] {
+export function checkGate(
+  values: Readonly<Record<GateMetric, number | null>>,
+  conditions: readonly GateCondition[],
+  opts: { significant?: Readonly<Record<GateMetric, { low: number; high: number; level: number } | null>> } = {},
+): GateFailure[] {
   const failures: GateFailure[] = [];
   for (const c of conditions) {
+    if (opts.significant) {
+      failures.push(...significantFailure(c, values[c.metric], opts.significant[c.metric]));
+      continue;
+    }
     const v = values[c.metric];
     if (v === null || !Number.isFinite(v)) {
       failures.push({ condition: c, value: null, message: `${c.text}: ${c.metric} is n/a, so the gate cannot pass` });
@@ -75,4 +83,17 @@ function holds(v: number, op: GateOperator, t: number): boolean {
     case '<=':
       return v <= t;
   }
+}
+
+/**
+ * `--significant`: the condition trips only when the whole interval lies past the threshold (for `>`
+ * its low end, for `<` its high end), so noise alone never fails a build. No interval: the gate cannot
+ * show the figure is fine, so it fails, saying why.
+ */
+function significantFailure(c: GateCondition, value: number | null, i: { low: number; high: number; level: number } | null): GateFailure[] {
+  if (!i) return [{ condition: c, value, message: `${c.text}: no interval for ${c.metric} (runs not paired), so --significant cannot pass` }];
+  const end = c.op === '>' || c.op === '>=' ? i.low : i.high;
+  if (!holds(end, c.op, c.threshold)) return [];
+  const pct = Math.round(i.level * 100);
+  return [{ condition: c, value, message: `${c.text}: ${c.metric} is ${value} and its whole ${pct} % interval [${i.low}, ${i.high}] is past ${c.threshold}` }];
 }

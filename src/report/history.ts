@@ -28,6 +28,8 @@ export interface HistoryRun {
   report_path: string | null;
   results_path: string | null;
   receipt_path: string | null;
+  /** The sweep this run belongs to (its receipt's `labels.sweep_id`), else null. */
+  sweep_id: string | null;
 }
 
 /** A run with its stored documents. */
@@ -103,7 +105,7 @@ CREATE INDEX IF NOT EXISTS runs_suite_digest ON runs (suite_digest);
 
 const LIST_COLUMNS =
   'id, recorded_utc, started_utc, finished_utc, kind, suite, suite_digest, config_digest, target, meter, case_count, ' +
-  'accuracy_pct, joules_per_correct, usd_per_correct, latency_p95_ms, energy_source, below_floor_count, report_path, results_path, receipt_path';
+  'accuracy_pct, joules_per_correct, usd_per_correct, latency_p95_ms, energy_source, below_floor_count, report_path, results_path, receipt_path, sweep_id';
 
 /**
  * The run history: one SQLite file (better-sqlite3, loaded lazily so commands that never touch it never
@@ -125,6 +127,10 @@ export class History {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
       db.exec(SCHEMA);
+      // Databases written before sweeps (issue 13) lack the sweep column: add it in place.
+      const cols = db.prepare('PRAGMA table_info(runs)').all() as { name: string }[];
+      if (!cols.some((c) => c.name === 'sweep_id')) db.exec('ALTER TABLE runs ADD COLUMN sweep_id TEXT');
+      db.exec('CREATE INDEX IF NOT EXISTS runs_sweep_id ON runs (sweep_id)');
       return new History(path, db);
     } catch (e) {
       throw new JoulebenchError('E_CONFIG', `history ${path}: cannot open (${(e as Error).message}); set JOULEBENCH_HOME or pass --no-history`);
@@ -168,6 +174,7 @@ export class History {
       receipt_path: input.paths?.receipt ?? null,
       report_json: JSON.stringify(r),
       receipt_json: receipt ? JSON.stringify(receipt) : null,
+      sweep_id: str((receipt?.labels as Record<string, unknown> | undefined)?.sweep_id),
       ...input.fields,
     };
     const cols = Object.keys(row);
@@ -177,10 +184,11 @@ export class History {
   }
 
   /** Runs, newest first. */
-  list(opts: { limit?: number; suiteDigest?: string } = {}): HistoryRun[] {
-    const where = opts.suiteDigest ? 'WHERE suite_digest = @digest' : '';
+  list(opts: { limit?: number; suiteDigest?: string; sweepId?: string } = {}): HistoryRun[] {
+    const conds = [...(opts.suiteDigest ? ['suite_digest = @digest'] : []), ...(opts.sweepId ? ['sweep_id = @sweep'] : [])];
+    const where = conds.length ? `WHERE ${conds.join(' AND ')}` : '';
     const stmt = this.db.prepare(`SELECT ${LIST_COLUMNS} FROM runs ${where} ORDER BY id DESC LIMIT @limit`);
-    return stmt.all({ limit: opts.limit ?? -1, ...(opts.suiteDigest ? { digest: opts.suiteDigest } : {}) }) as HistoryRun[];
+    return stmt.all({ limit: opts.limit ?? -1, ...(opts.suiteDigest ? { digest: opts.suiteDigest } : {}), ...(opts.sweepId ? { sweep: opts.sweepId } : {}) }) as HistoryRun[];
   }
 
   /** One run with its report and receipt, or null. */

@@ -2,6 +2,8 @@ import { hasStages } from './stages.js';
 import { perCorrectUnknown } from './table.js';
 import type { BenchReport } from '../core/aggregate.js';
 import type { Comparison } from '../core/compare.js';
+import { verdictOf, type PairedComparisonReport } from '../core/paired-compare.js';
+import type { Interval } from '../stats/interval.js';
 import type { FrontierReport } from '../core/frontier.js';
 import type { GateFailure } from '../core/gate.js';
 import type { CodeResults } from '../code/results.js';
@@ -90,25 +92,46 @@ export function renderReportMarkdown(r: BenchReport, opts: { title?: string; rec
 }
 
 /** A comparison as Markdown, with the gate verdict when `--fail-on` was given. */
-export function renderComparisonMarkdown(c: Comparison, opts: { baseline?: string; candidate?: string; gate?: GateFailure[] | null } = {}): string {
+export function renderComparisonMarkdown(c: Comparison | PairedComparisonReport, opts: { baseline?: string; candidate?: string; gate?: GateFailure[] | null } = {}): string {
   const out: string[] = [];
   out.push(`### joulebench compare: ${opts.baseline ?? 'baseline'} → ${opts.candidate ?? 'candidate'}`);
   out.push('');
-  out.push(
-    mdTable(
-      ['metric', 'baseline', 'candidate', 'change', 'better'],
-      [
-        ['J / correct', fmtJoules(c.baseline.joules_per_correct), fmtJoules(c.candidate.joules_per_correct), fmtSigned(c.joules_per_correct_pct, ' %'), 'lower'],
-        ['latency p95', fmtMs(c.baseline.latency_p95_ms), fmtMs(c.candidate.latency_p95_ms), fmtSigned(c.latency_p95_pct, ' %'), 'lower'],
-        ['accuracy', fmtPct(c.baseline.accuracy_pct), fmtPct(c.candidate.accuracy_pct), fmtSigned(c.accuracy_pp_delta, ' pp'), 'higher'],
-      ],
-    ),
-  );
+  const p = 'significant' in c ? c : null;
+  const pctCi = (i: Interval | null, f: (v: number) => number, unit: string) => (i ? `[${fmtSigned(f(i.low), unit)}, ${fmtSigned(f(i.high), unit)}]` : 'n/a');
+  const rows = [
+    ['J / correct', fmtJoules(c.baseline.joules_per_correct), fmtJoules(c.candidate.joules_per_correct), fmtSigned(c.joules_per_correct_pct, ' %'), 'lower'],
+    ['latency p95', fmtMs(c.baseline.latency_p95_ms), fmtMs(c.candidate.latency_p95_ms), fmtSigned(c.latency_p95_pct, ' %'), 'lower'],
+    ['accuracy', fmtPct(c.baseline.accuracy_pct), fmtPct(c.candidate.accuracy_pct), fmtSigned(c.accuracy_pp_delta, ' pp'), 'higher'],
+  ];
+  if (p) {
+    const base95 = c.baseline.latency_p95_ms;
+    rows[0]!.push(pctCi(p.joules_per_correct_ratio_ci95, (r) => (r - 1) * 100, ' %'), verdictOf(c.joules_per_correct_pct, p.significant.joules_per_correct_pct, false));
+    rows[1]!.push(
+      base95 ? pctCi(p.latency_p95_ms_delta_ci95, (d) => (d * 100) / base95, ' %') : 'n/a',
+      verdictOf(c.latency_p95_pct, p.significant.latency_p95_pct, false),
+    );
+    rows[2]!.push(
+      pctCi(p.accuracy_pp_delta_ci95, (v) => v, ' pp') + (p.accuracy_p_value !== null ? ` (McNemar p = ${fmtP(p.accuracy_p_value)})` : ''),
+      verdictOf(c.accuracy_pp_delta, p.significant.accuracy_pp_delta, true),
+    );
+  }
+  out.push(mdTable(p ? ['metric', 'baseline', 'candidate', 'change', 'better', '95 % interval of the change', `verdict (α = ${p.alpha})`] : ['metric', 'baseline', 'candidate', 'change', 'better'], rows));
+  if (p?.paired) {
+    out.push('');
+    out.push(`Paired over ${p.paired.pairs} results that both runs answered (same suite digest): intervals by paired bootstrap (${p.paired.resamples} resamples over cases), accuracy by an exact McNemar test.`);
+  } else if (p?.paired_reason) {
+    out.push('');
+    out.push(`No intervals: ${p.paired_reason}.`);
+  }
   if (opts.gate) {
     out.push('');
     out.push(opts.gate.length === 0 ? '**Gate: passed.**' : `**Gate: failed** — ${opts.gate.map((f) => `\`${f.message}\``).join(', ')}`);
   }
   return out.join('\n') + '\n';
+}
+
+function fmtP(p: number): string {
+  return p < 1e-4 ? p.toExponential(1) : p.toPrecision(2);
 }
 
 /** The frontier as Markdown: one table of arms with a ✓ per trade-off it is optimal on. */

@@ -2,6 +2,7 @@ import { hasStages } from './stages.js';
 import { pc } from './colors.js';
 import type { BenchReport } from '../core/aggregate.js';
 import type { Comparison } from '../core/compare.js';
+import { renderCiTable } from './ci-text.js';
 import { fmtJoules, fmtMs, fmtPct, fmtSigned, fmtUsd, table } from './format.js';
 import { hasMtBench, renderMtBenchTable } from './mt-bench-table.js';
 
@@ -90,6 +91,8 @@ export function renderReportTable(r: BenchReport): string {
   if (r.retry_count > 0) head.push(['retries', String(r.retry_count), pc.dim(`${r.retry_overhead_ms} ms on failed attempts and backoff`)]);
   lines.push(table(head, ['l', 'r', 'l']));
   lines.push('');
+  const ci = renderCiTable(r);
+  if (ci) lines.push(ci, '');
 
   if (hasStages(r)) {
     const total = r.case_count || 1;

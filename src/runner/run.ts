@@ -77,6 +77,10 @@ export interface RunOptions {
   max_errors?: number;
   /** Called once for the first failure of each kind (error code and HTTP status), as it happens. */
   onFirstError?: (r: CaseResult) => void;
+  /** Bootstrap resamples for the report's intervals (default 2000; 0 turns the bootstrap off). */
+  bootstrap?: number;
+  /** Other work shares the hardware (a sweep's parallel arms): energy attribution is `shared`. */
+  shared?: boolean;
 }
 
 /** Consecutive target failures that stop a run unless `max_errors` says otherwise. */
@@ -158,7 +162,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
   // Scored cases whose energy came from the meter's window rather than the target (auto's fallback).
   let fromWindow = 0;
   const scored: CaseResult[] = [];
-  const agg = new Aggregator({ concurrency });
+  const agg = new Aggregator({ concurrency, ...(opts.shared ? { shared: true } : {}) });
   const total = (warmup + repeats) * suite.cases.length;
   let done = 0;
   const passes: [Phase, number][] = [
@@ -298,6 +302,8 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     warmup,
     repeats,
     concurrency,
+    ...(opts.bootstrap !== undefined ? { bootstrap: checkCount(opts.bootstrap, 'bootstrap', 0) } : {}),
+    ...(opts.shared ? { shared: true } : {}),
     energy: { idle, suite: gross_from === 'suite-window' && suiteReading ? toSuiteWindow(suiteReading) : null },
     // A resumed run's wall time covers only the cases run in this process: no throughput then.
     scored_wall_ms: restoredScored === 0 ? scoredWall_ms : null,

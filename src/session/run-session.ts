@@ -18,7 +18,7 @@ import { JsonlResultsFile, readResultsFile, truncateResultsFile, type ResultsFil
 import { reportWarnings } from '../report/run-warnings.js';
 import { streamResultsFile } from '../runner/results-stream.js';
 import { run, type RunOutcome, type RunProgress } from '../runner/run.js';
-import { createTarget } from '../targets/registry.js';
+import { createTarget, type TargetSpec } from '../targets/registry.js';
 import { runLoad } from '../load/driver.js';
 import { buildSuite, buildTargetSpec } from './setup.js';
 import { selectCases } from '../suites/select.js';
@@ -82,7 +82,7 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
   const cfg = configOf(spec.config);
   const grid = spec.grid_intensity !== undefined ? parseGridIntensity(spec.grid_intensity) : null;
   const suite = selectCases(buildSuite(spec, cfg), { ...(spec.filter !== undefined ? { filter: spec.filter } : {}), ...(spec.limit !== undefined ? { limit: spec.limit } : {}) });
-  const targetSpec = buildTargetSpec(spec, cfg, hooks.env ?? process.env);
+  const targetSpec = withOptions(buildTargetSpec(spec, cfg, hooks.env ?? process.env), spec.target_options);
   // Cases scored by a judge: the judge is built before anything runs, so a bad judge block costs nothing.
   const judgeSetup = await judgeFor(suite, cfg, spec, hooks);
   let target;
@@ -162,6 +162,8 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
         warmup,
         repeats: repeat,
         concurrency: spec.concurrency ?? 1,
+        ...(spec.bootstrap !== undefined ? { bootstrap: spec.bootstrap } : {}),
+        ...(spec.shared ? { shared: true } : {}),
         sink,
         ...(resume ? { resume } : {}),
         ...(spec.idle_ms !== undefined ? { idle_ms: spec.idle_ms } : {}),
@@ -364,6 +366,20 @@ async function recordHistory(
 function writeEnsured(path: string, content: string): void {
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, content);
+}
+
+/** The target spec with `options` merged in; a `neural` object merges into the cascade's neural spec. */
+function withOptions(t: TargetSpec, options: Record<string, unknown> | undefined): TargetSpec {
+  if (!options) return t;
+  const { neural, ...rest } = options;
+  const out: TargetSpec = { ...t, ...rest };
+  if (neural !== undefined) {
+    if (neural === null || typeof neural !== 'object' || Array.isArray(neural)) throw new JoulebenchError('E_CONFIG', 'target.neural must be a mapping');
+    const n = neural as Record<string, unknown>;
+    const kind = typeof n.kind === 'string' ? n.kind : (t.neural?.kind ?? 'echo');
+    out.neural = { ...(t.neural ?? {}), ...n, kind };
+  }
+  return out;
 }
 
 /** A sink that also hands every record to `onRecord` after writing it. */

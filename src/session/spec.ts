@@ -9,6 +9,11 @@ import type { TargetFlags } from './setup.js';
  * `credentialsRef` (`env:NAME`) and read from the environment of whoever runs the session.
  */
 export interface SessionSpec extends TargetFlags, JudgeFlags {
+  /**
+   * Settings merged into the target spec the flags and config build (a sweep arm's `cache_capacity`,
+   * its cascade's `neural: {energy_j}`, an ollama `num_thread`…); each target validates its own keys.
+   */
+  target_options?: Record<string, unknown>;
   /** Run config: a YAML file, or an already-parsed config object with the label its messages name. */
   config?: string | InlineConfig;
   /** Meter name (default `auto`) and its settings, already resolved from flags and environment. */
@@ -24,6 +29,10 @@ export interface SessionSpec extends TargetFlags, JudgeFlags {
   limit?: number;
   /** Scored passes (default 1). */
   repeat?: number;
+  /** Bootstrap resamples for the report's intervals (default 2000; 0 turns the bootstrap off). */
+  bootstrap?: number;
+  /** Other work shares the hardware (a sweep's `--parallel-arms`): energy attribution `shared`. */
+  shared?: boolean;
   /** Cases in flight at once (default 1). */
   concurrency?: number;
   /** Report JSON file; absent: the report is only returned. */

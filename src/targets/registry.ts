@@ -27,7 +27,11 @@ export const TARGETS: Record<string, TargetFactory> = {
     async create(spec) {
       const { createReferenceCascade } = await import('./cascade/reference.js');
       const neural = spec.neural ? await createTarget(spec.neural) : undefined;
-      return createReferenceCascade(neural ? { neural } : {});
+      const cap = spec.cache_capacity;
+      if (cap !== undefined && (typeof cap !== 'number' || !Number.isInteger(cap) || cap < 1)) {
+        throw new JoulebenchError('E_CONFIG', 'target.cache_capacity must be an integer >= 1');
+      }
+      return createReferenceCascade({ ...(neural ? { neural } : {}), ...(typeof cap === 'number' ? { cache: { capacity: cap } } : {}) });
     },
   },
   echo: {

@@ -26,7 +26,8 @@ describe('joulebench compare (spawned)', () => {
   it('prints baseline, candidate and the three deltas', async () => {
     const r = await cli(['compare', '--baseline', write('a.json', report(20, 100, 80)), '--candidate', write('b.json', report(10, 150, 70))]);
     assert.equal(r.code, 0, r.stderr);
-    assert.deepEqual(JSON.parse(r.stdout), {
+    const { baseline, candidate, joules_per_correct_pct, latency_p95_pct, accuracy_pp_delta, energy_sources_match, ...paired } = JSON.parse(r.stdout);
+    assert.deepEqual({ baseline, candidate, joules_per_correct_pct, latency_p95_pct, accuracy_pp_delta, energy_sources_match }, {
       baseline: { joules_per_correct: 20, latency_p95_ms: 100, accuracy_pct: 80 },
       candidate: { joules_per_correct: 10, latency_p95_ms: 150, accuracy_pct: 70 },
       joules_per_correct_pct: -50,
@@ -34,6 +35,11 @@ describe('joulebench compare (spawned)', () => {
       accuracy_pp_delta: -10,
       energy_sources_match: null,
     });
+    // Reports with no per-case results: the paired fields are there, null, with the reason.
+    assert.equal(paired.accuracy_pp_delta_ci95, null);
+    assert.equal(paired.accuracy_p_value, null);
+    assert.equal(paired.significant.joules_per_correct_pct, null);
+    assert.match(paired.paired_reason, /./);
     assert.match(r.stderr, /lower is better/);
   });
 

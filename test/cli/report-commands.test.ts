@@ -75,7 +75,8 @@ describe('history, report, frontier and compare from the CLI', () => {
     const r = jb(['compare', p('a.json'), p('b.json'), '--md', '--fail-on', 'joules_per_correct_pct>5'], { home });
     assert.equal(r.code, 1);
     assert.match(r.stdout, /^### joulebench compare: a → b$/m);
-    assert.match(r.stdout, /^\| J \/ correct \| [\d.]+ J \| [\d.]+ J \| \+[\d.]+ % \| lower \|$/m);
+    // Paired runs (same digest, results beside the reports): each change with its interval and verdict.
+    assert.match(r.stdout, /^\| J \/ correct \| [\d.]+ J \| [\d.]+ J \| \+[\d.]+ % \| lower \| \[\+[\d.]+ %, \+[\d.]+ %\] \| worse \|$/m);
     assert.match(r.stdout, /\*\*Gate: failed\*\*/);
   });
 

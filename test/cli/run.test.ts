@@ -22,7 +22,9 @@ describe('joulebench run (spawned)', () => {
       assert.equal(r2.code, 0, r2.stderr);
       const [x, y] = [readFileSync(a, 'utf8'), readFileSync(b, 'utf8')];
       if (x === y) break;
-      const strip = (t: string) => t.replace(/"latency_p(50|95|99)_ms": \d+/g, '"latency_p$1_ms": L');
+      // The latency intervals in `ci` are measured figures too.
+      const strip = (t: string) =>
+        t.replace(/"latency_p(50|95|99)_ms": \{[^}]*\}/g, '"latency_p$1_ms": CI').replace(/"latency_p(50|95|99)_ms": (\d+|null)/g, '"latency_p$1_ms": L').replace(/"latency_p(50|95|99)_ms": "[^"]*"/g, '"latency_p$1_ms": R');
       assert.equal(strip(x), strip(y), 'reports differ beyond measured latency');
       const slow = [join(dir, 'a.results.jsonl'), join(dir, 'b.results.jsonl')].some((f) =>
         readFileSync(f, 'utf8')

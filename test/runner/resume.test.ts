@@ -20,8 +20,11 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The report without the figures that are timings (they differ between any two runs). */
 function timeless(r: BenchReport): Record<string, unknown> {
-  const { latency_p50_ms: _a, latency_p95_ms: _b, latency_p99_ms: _c, ttft_p50_ms: _d, ttft_p95_ms: _e, ...rest } = r;
-  return rest;
+  const { latency_p50_ms: _a, latency_p95_ms: _b, latency_p99_ms: _c, ttft_p50_ms: _d, ttft_p95_ms: _e, ci, ...rest } = r;
+  // The latency intervals are timings too.
+  const { latency_p50_ms: _f, latency_p95_ms: _g, latency_p99_ms: _h, reasons, ...ciRest } = ci;
+  const { latency_p50_ms: _i, latency_p95_ms: _j, latency_p99_ms: _k, ...reasonsRest } = reasons;
+  return { ...rest, ci: { ...ciRest, reasons: reasonsRest } };
 }
 
 const cacheOf = (t: Cascade): CacheStage => t.stages[0] as CacheStage;

@@ -10,6 +10,15 @@ import type { CliIO } from '../io.js';
 import { planOutput, writeByExtension } from '../outputs.js';
 import { comparisonCsv } from '../../report/csv.js';
 import { loadRunsForCli } from '../load-runs.js';
+import { intAtLeast } from '../options.js';
+import { withPairedStats } from '../../core/paired-compare.js';
+import { InvalidArgumentError } from 'commander';
+
+function probability(v: string): number {
+  const n = Number(v);
+  if (v.trim() === '' || !(n > 0 && n < 1)) throw new InvalidArgumentError(`must be a number between 0 and 1, got "${v}"`);
+  return n;
+}
 
 interface CompareFlags {
   baseline?: string;
@@ -18,7 +27,11 @@ interface CompareFlags {
   quiet?: boolean;
   force?: boolean;
   md?: boolean;
+  json?: boolean;
   failOn?: string;
+  significant?: boolean;
+  alpha: number;
+  bootstrap: number;
 }
 
 export function compareCommand(io: CliIO): Command {
@@ -29,12 +42,18 @@ export function compareCommand(io: CliIO): Command {
     .option('-c, --candidate <run>', 'the candidate: a report JSON, a results JSONL or a history run id')
     .option('-o, --out <file>', 'write the comparison here; the extension picks the format: .json, .md, .csv, .jsonl, .txt (default: JSON on stdout, the table on stderr)')
     .option('--md', 'print the comparison as Markdown (for a PR) instead of JSON')
+    .option('--json', 'print the comparison as JSON (the default), with the paired intervals, p-value and verdicts')
     .option('--fail-on <conditions>', "exit 1 when a threshold is crossed, e.g. 'joules_per_correct_pct>5,accuracy_pp_delta<-1'")
+    .option('--significant', 'with --fail-on: trip only when the whole interval (at 1 − alpha) is past the threshold')
+    .option('--alpha <a>', 'significance level for the paired tests and intervals', probability, 0.05)
+    .option('--bootstrap <n>', 'paired bootstrap resamples', intAtLeast(0), 2000)
     .option('--force', 'compare even when the two runs asked different cases (different suite digests)')
     .option('-q, --quiet', 'no table')
     .action(async (positional: string[], flags: CompareFlags) => {
       // A malformed gate is the user's mistake: refuse it (exit 2) before reading anything.
       const gate: GateCondition[] | null = flags.failOn !== undefined ? parseGate(flags.failOn) : null;
+      if (flags.md && flags.json) throw new JoulebenchError('E_USAGE', '--md and --json: choose one output');
+      if (flags.significant && !gate) throw new JoulebenchError('E_USAGE', '--significant applies to --fail-on');
       const [baseSpec, candSpec] = sides(positional, flags);
       if (flags.out) planOutput(flags.out, ['json', 'md', 'csv', 'jsonl', 'txt']);
       const [base, cand] = await loadRunsForCli([baseSpec, candSpec]);
@@ -49,14 +68,19 @@ export function compareCommand(io: CliIO): Command {
         if (!flags.force) throw new JoulebenchError('E_INPUT', `${why}: not comparable (pass --force to compare anyway)`);
         io.err(`warning: ${why}; compared anyway (--force)\n`);
       }
-      const result = compare(base!.report, cand!.report);
+      const result = withPairedStats(
+        compare(base!.report, cand!.report),
+        { digest: bd, results: base!.results },
+        { digest: cd, results: cand!.results },
+        { alpha: flags.alpha, resamples: flags.bootstrap },
+      );
       if (result.energy_sources_match === false) {
         io.err(
           `warning: energy was measured differently (${result.baseline.energy_source} vs ${result.candidate.energy_source}): ` +
             'joules_per_correct_pct is null, not a change\n',
         );
       }
-      const failures: GateFailure[] | null = gate ? checkGate(result, gate) : null;
+      const failures: GateFailure[] | null = gate ? checkGate(result, gate, flags.significant ? { significant: result.gate_intervals } : {}) : null;
       const md = () => renderComparisonMarkdown(result, { baseline: base!.label, candidate: cand!.label, gate: failures });
       if (flags.out) {
         await writeByExtension(flags.out, {

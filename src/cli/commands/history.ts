@@ -11,11 +11,12 @@ export function historyCommand(io: CliIO): Command {
     .description('list recorded runs, newest first ($JOULEBENCH_HOME/history.sqlite, default ~/.joulebench)')
     .option('-n, --limit <n>', 'show at most n runs', intAtLeast(1), 20)
     .option('--suite-digest <digest>', 'only runs of this suite digest')
+    .option('--sweep <id>', "only the runs of this sweep (its id is in sweep.json and each run's receipt)")
     .option('--json', 'print the rows as JSON')
-    .action(async (flags: { limit: number; suiteDigest?: string; json?: boolean }) => {
+    .action(async (flags: { limit: number; suiteDigest?: string; sweep?: string; json?: boolean }) => {
       const h = await History.open(defaultHistoryPath());
       try {
-        const runs = h.list({ limit: flags.limit, ...(flags.suiteDigest ? { suiteDigest: flags.suiteDigest } : {}) });
+        const runs = h.list({ limit: flags.limit, ...(flags.suiteDigest ? { suiteDigest: flags.suiteDigest } : {}), ...(flags.sweep ? { sweepId: flags.sweep } : {}) });
         if (flags.json) {
           io.out(prettyJson(runs.map((r) => ({ ...r, kind: historyKind(r.kind), format: r.kind }))));
           return;

@@ -4,6 +4,7 @@ import { JoulebenchError } from '../../core/errors.js';
 import { renderInferTable } from '../../infer/table.js';
 import { renderCodeTable } from '../../report/code-table.js';
 import type { ReportInput } from '../../report/inputs.js';
+import type { SweepComparison } from '../../sweep/comparison.js';
 import { renderCodeMarkdown, renderInferMarkdown, renderReportMarkdown } from '../../report/markdown.js';
 import { renderReportTable } from '../../report/table.js';
 import { writeFileEnsured, type CliIO } from '../io.js';
@@ -76,7 +77,11 @@ export function reportCommand(io: CliIO): Command {
     .action(async (specs: string[], flags: ReportFlags) => {
       if (flags.md && flags.json) throw new JoulebenchError('E_USAGE', '--md and --json are exclusive');
       const plan = flags.out ? planOutput(flags.out, REPORT_FORMATS) : null;
-      const runs = await loadInputsForCli(specs);
+      // A sweep folder stands for its arms' runs, plus the sweep's comparison.
+      const { isSweepDir } = await import('../../sweep/state.js');
+      const sweepDirs = specs.filter(isSweepDir);
+      const sweeps = sweepDirs.length > 0 ? await sweepInputs(sweepDirs) : { runs: [], comparisons: [] };
+      const runs = [...(await loadInputsForCli(specs.filter((s) => !sweepDirs.includes(s)))), ...sweeps.runs];
       if (flags.out && plan) {
         if (flags.html) writeFileEnsured(flags.html, await buildHtml(runs), '--html');
         const format = await writeByExtension(flags.out, renderings(runs, flags));
@@ -86,7 +91,7 @@ export function reportCommand(io: CliIO): Command {
       if (flags.html) {
         // Loaded lazily: only --html reads the 1 MB chart bundle.
         const { buildHtmlReport } = await import('../../report/html/index.js');
-        writeFileEnsured(flags.html, buildHtmlReport(runs));
+        writeFileEnsured(flags.html, buildHtmlReport(runs, new Date(), sweeps.comparisons));
         io.err(`html    ${flags.html}\n`);
       }
       let text: string | null = null;
@@ -96,7 +101,8 @@ export function reportCommand(io: CliIO): Command {
       } else if (flags.md) {
         text = runs.map(markdownOf).join('\n');
       } else if (!flags.html) {
-        text = runs.map(tableOf).join('\n');
+        const { renderSweepTable } = await import('../../report/sweep-table.js');
+        text = [...sweeps.comparisons.map(renderSweepTable), ...runs.filter((r) => !sweeps.runs.includes(r)).map(tableOf)].join('\n');
       }
       if (text === null) return;
       io.out(text);
@@ -118,4 +124,21 @@ function tableOf(r: ReportInput): string {
   if (r.kind === 'code') return renderCodeTable(r.results);
   if (r.kind === 'infer') return renderInferTable([{ path: r.label, file: r.file }]);
   return renderReportTable(r.report);
+}
+
+/** The runs of sweep folders as report inputs (labelled by arm, and suite when a sweep has several), with each sweep's comparison. */
+async function sweepInputs(dirs: readonly string[]): Promise<{ runs: ReportInput[]; comparisons: SweepComparison[] }> {
+  const { loadSweep, compareSweep } = await import('../../sweep/load.js');
+  const runs: ReportInput[] = [];
+  const comparisons: SweepComparison[] = [];
+  for (const dir of dirs) {
+    const loaded = loadSweep(dir);
+    const many = loaded.state.plan.suites.length > 1;
+    for (const r of loaded.runs) {
+      const entry = loaded.state.runs.find((e) => e.arm === r.arm && e.suite === r.suite)!;
+      runs.push({ kind: 'suite', label: many ? `${r.arm} · ${r.suite}` : r.arm, origin: entry.report, report: r.report, results: r.results ? [...r.results] : null, receipt: null, run_id: entry.history_id });
+    }
+    comparisons.push(compareSweep(loaded));
+  }
+  return { runs, comparisons };
 }

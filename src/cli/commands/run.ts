@@ -35,6 +35,7 @@ export interface RunFlags extends TargetFlags, MeterFlags, Partial<LoadFlags>, J
   limit?: number;
   /** `--filter REGEX`: cases whose id, tag or dataset matches; recorded in the suite version and digest. */
   filter?: string;
+  bootstrap: number;
   out?: string;
   results?: string;
   receipt?: string;
@@ -68,6 +69,7 @@ export function runCommand(io: CliIO): Command {
     .option('-r, --repeat <n>', 'scored passes over the suite', intAtLeast(1), 1)
     .option('--filter <regex>', 'only cases whose id, a tag or the dataset matches (recorded in the suite digest)')
     .option('--limit <n>', 'only the first N cases, after --filter (recorded in the suite digest)', intAtLeast(1))
+    .option('--bootstrap <n>', 'bootstrap resamples for the intervals in the report (0: off; Wilson still applies)', intAtLeast(0), 2000)
     .option('-o, --out <file>', 'write the report here; the extension picks the format: .json, .md, .html, .csv (per case), .jsonl (per case), .txt (default: JSON on stdout, the table on stderr)')
     .option('--results <file>', 'results JSONL, one line per case as it finishes (default: next to the report)')
     .option('--receipt <file>', 'receipt JSON: host, versions, UTC times, digests (default: next to the report)')
@@ -196,6 +198,7 @@ export function sessionSpecFrom(flags: RunFlags, env: NodeJS.ProcessEnv, outPlan
     meter_options: meterOptionsFrom(flags, env),
     idle_ms: idleMsFrom(flags),
     repeat: flags.repeat,
+    bootstrap: flags.bootstrap,
     concurrency: flags.concurrency,
     argv: process.argv.slice(2),
   };

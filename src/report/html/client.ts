@@ -61,7 +61,7 @@ export const CLIENT_SCRIPT = String.raw`
       return {
         name: a.id,
         value: [a.joules_per_correct, a.accuracy_pct],
-        itemStyle: { color: optimal[a.id] ? '#2563eb' : '#9ca3af' },
+        itemStyle: { color: optimal[a.id] ? '#2563eb' : nd[a.id] ? '#f59e0b' : '#9ca3af' },
         symbolSize: optimal[a.id] ? 16 : 11,
         arm: a,
       };
@@ -69,6 +69,18 @@ export const CLIENT_SCRIPT = String.raw`
     var line = fr.frontier.filter(function (id) { return energyKind(byId[id]) === kind; }).map(function (id) { var a = byId[id]; return [a.joules_per_correct, a.accuracy_pct]; })
       .sort(function (p, q) { return p[0] - q[0]; });
     var sources = Object.keys(placed.reduce(function (m, a) { m[a.energy_source] = 1; return m; }, {})).join(', ') || 'none';
+    // Error bars: each arm's 95 % intervals (accuracy vertical, J/correct horizontal), when its report has them.
+    var ciOf = {};
+    runs.forEach(function (r) { if (r.report && r.report.ci) ciOf[r.label] = r.report.ci; });
+    var bars = [];
+    placed.forEach(function (a) {
+      var ci = ciOf[a.id];
+      if (!ci) return;
+      if (ci.joules_per_correct) bars.push([ci.joules_per_correct.low, a.accuracy_pct], [ci.joules_per_correct.high, a.accuracy_pct], '-');
+      if (ci.accuracy_pct) bars.push([a.joules_per_correct, ci.accuracy_pct.low], [a.joules_per_correct, ci.accuracy_pct.high], '-');
+    });
+    var nd = {};
+    (M.sweeps || []).forEach(function (sw) { sw.suites.forEach(function (s) { s.frontiers.energy.not_distinguishable.forEach(function (id) { nd[id] = 1; }); }); });
     chart(chartId, {
       grid: { left: 64, right: 32, top: 36, bottom: 56 },
       tooltip: {
@@ -78,16 +90,16 @@ export const CLIENT_SCRIPT = String.raw`
           if (!a) return '';
           return a.id + '<br>accuracy ' + fmtPct(a.accuracy_pct) + '<br>J/correct ' + fmtJ(a.joules_per_correct) + ' [' + a.energy_source + ']' +
             (a.below_floor_count > 0 ? '<br>\u26a0 ' + a.below_floor_count + ' readings below meter floor' : '') +
-            '<br>' + (optimal[a.id] ? 'on the frontier' : 'dominated');
+            '<br>' + (optimal[a.id] ? 'on the frontier' : nd[a.id] ? 'dominated, but not distinguishable from the frontier (intervals overlap)' : 'dominated');
         },
       },
-      legend: { data: ['arms', 'Pareto frontier'], top: 4 },
+      legend: { data: ['arms', 'Pareto frontier'].concat(bars.length ? ['95 % intervals'] : []), top: 4 },
       xAxis: { type: useLog ? 'log' : 'value', name: (kind === 'modelled' ? 'modelled ' : 'measured ') + 'J / correct [' + sources + ']' + (useLog ? ' (log)' : '') + ' \u2190 better', nameLocation: 'middle', nameGap: 32, scale: true },
       yAxis: { type: 'value', name: 'accuracy % \u2191', nameLocation: 'middle', nameGap: 44, scale: true, max: function (v) { return Math.min(100, Math.ceil(v.max + 2)); } },
       series: [
         { name: 'arms', type: 'scatter', itemStyle: { color: '#2563eb' }, data: placed.map(point), label: { show: true, position: 'right', formatter: function (p) { return p.name; }, fontSize: 11 } },
         { name: 'Pareto frontier', type: 'line', data: line, symbol: 'none', itemStyle: { color: '#2563eb' }, lineStyle: { type: 'dashed', width: 2, color: '#2563eb' }, silent: true },
-      ],
+      ].concat(bars.length ? [{ name: '95 % intervals', type: 'line', data: bars, symbol: 'none', connectNulls: false, lineStyle: { width: 1, color: '#6b7280' }, silent: true }] : []),
     });
     var unplaced = fr.verdicts.filter(function (v) { return v.excluded; });
     var note = document.getElementById('frontier-note');

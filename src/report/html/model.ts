@@ -6,6 +6,7 @@ import { codeArms, inputsFrontier, type InputsFrontier } from '../arms.js';
 import { inferArmViews, type InferArmView } from '../infer-view.js';
 import type { LoadedRun, ReportInput } from '../inputs.js';
 import { inferTargetWhere } from '../../infer/where.js';
+import type { SweepComparison } from '../../sweep/comparison.js';
 
 /** One case row of the HTML table (a trimmed CaseResult). */
 export interface HtmlCase {
@@ -69,6 +70,8 @@ export interface HtmlModel {
   cases: HtmlCase[];
   /** Cases dropped from the table to keep the file small (never from any figure). */
   cases_omitted: number;
+  /** Sweep comparisons (`report SWEEP_DIR --html`): intervals, frontier marks, verdicts against the baseline. */
+  sweeps?: SweepComparison[];
 }
 
 /** Longest response kept per row, characters. */

@@ -11,6 +11,9 @@ const READY = "  document.body.setAttribute('data-ready', '1');";
 if (!CLIENT_SCRIPT.includes(READY)) throw new Error('html: the page script lost its ready marker');
 const PAGE_SCRIPT = CLIENT_SCRIPT.replace(READY, MT_BENCH_CHART_SCRIPT + READY);
 import type { HtmlModel } from './model.js';
+import { sweepSection } from './sweep-section.js';
+import { fmtInterval } from '../ci-text.js';
+import type { CiFigure } from '../../stats/report-ci.js';
 
 /** HTML-escapes text for element content and attribute values. */
 export function esc(s: string): string {
@@ -52,6 +55,7 @@ ${model.runs.length > 0 ? `<section id="headline">
   <h2>Headline</h2>
   ${headlineTable(model)}
 </section>` : ''}
+${model.sweeps && model.sweeps.length > 0 ? sweepSection(model.sweeps, esc) : ''}
 ${model.frontier.arms.length > 0 ? `<section id="frontier">
   <h2>Accuracy against joules per correct answer</h2>
   <p class="sub">Each point is an arm (a suite run, or a coding-agent solver, whose accuracy is its resolution %). Blue points lie on the Pareto frontier (no other arm is both at least as accurate and at least as cheap, and better in one); grey points are dominated. Measured and modelled energy are never drawn on one axis.</p>
@@ -123,18 +127,28 @@ function whyNoJPerCorrect(r: BenchReport): string {
   return 'energy unknown';
 }
 
+/** A figure's 95 % interval under it (`ci` in the report), or why there is none; nothing for reports without `ci`. */
+function ciCell(r: BenchReport, f: CiFigure, prefix = ''): string {
+  const ci = (r as Partial<BenchReport>).ci;
+  if (!ci) return '';
+  const i = ci[f];
+  const pct = `${Math.round(ci.level * 100)} %`;
+  if (!i) return `<div class="sub ci" data-ci="${f}" title="${esc(ci.reasons[f] ?? '')}">${esc(prefix)}${pct}: n/a</div>`;
+  return `<div class="sub ci" data-ci="${f}" title="${esc(i.method)}">${esc(prefix)}${pct} ${esc(fmtInterval(f, i))}</div>`;
+}
+
 function headlineTable(model: HtmlModel): string {
   const optimal = new Set(model.frontier.frontiers.energy.frontier);
   const rows = model.runs.map(({ label, report: r }) => {
     const ttft = r.ttft_p50_ms != null ? `${r.ttft_p50_ms} / ${r.ttft_p95_ms} ms` : '—';
     return `<tr>
       <td>${esc(label)}${optimal.has(label) ? ' <span class="badge" title="on the accuracy vs J/correct frontier">frontier</span>' : ''}<div class="sub">${esc(r.suite?.name ?? '?')} · ${esc(r.target ?? '?')}</div></td>
-      <td class="num big">${esc(fmtPct(r.accuracy_pct))}<div class="sub">${r.correct_count ?? '?'}/${r.scored_count ?? '?'} correct</div></td>
-      <td class="num big">${energyCell(r.joules_per_correct, r)}${r.joules_per_correct === null ? `<div class="sub">${esc(whyNoJPerCorrect(r))}</div>` : ''}</td>
+      <td class="num big">${esc(fmtPct(r.accuracy_pct))}<div class="sub">${r.correct_count ?? '?'}/${r.scored_count ?? '?'} correct</div>${ciCell(r, 'accuracy_pct')}</td>
+      <td class="num big">${energyCell(r.joules_per_correct, r)}${r.joules_per_correct === null ? `<div class="sub">${esc(whyNoJPerCorrect(r))}</div>` : ''}${ciCell(r, 'joules_per_correct')}</td>
       <td class="num">${energyCell(r.total_joules, r)}</td>
       <td class="num suite-energy">${suiteEnergyCell(r)}</td>
-      <td class="num">${esc(fmtUsd(r.usd_per_correct ?? null))}<div class="sub">total ${esc(fmtUsd(r.total_usd ?? null))}</div></td>
-      <td class="num">${esc(`${fmtMs(r.latency_p50_ms)} / ${fmtMs(r.latency_p95_ms)} / ${fmtMs(r.latency_p99_ms)}`)}</td>
+      <td class="num">${esc(fmtUsd(r.usd_per_correct ?? null))}<div class="sub">total ${esc(fmtUsd(r.total_usd ?? null))}</div>${ciCell(r, 'usd_per_correct')}</td>
+      <td class="num">${esc(`${fmtMs(r.latency_p50_ms)} / ${fmtMs(r.latency_p95_ms)} / ${fmtMs(r.latency_p99_ms)}`)}${ciCell(r, 'latency_p95_ms', 'p95 ')}</td>
       <td class="num">${esc(ttft)}</td>
       <td class="num">${r.case_count}${r.error_count ? ` <span class="err">${r.error_count} errors</span>` : ''}</td>
     </tr>`;

@@ -1,0 +1,86 @@
+import { dirname, join } from 'node:path';
+import { Command, InvalidArgumentError } from 'commander';
+import { prettyJson } from '../../core/canonical.js';
+import { JoulebenchError } from '../../core/errors.js';
+import { renderSweepTable } from '../../report/sweep-table.js';
+import { compareSweep, loadSweep } from '../../sweep/load.js';
+import { resumeSweep, runSweep, type SweepHooks, type SweepOptions } from '../../sweep/run.js';
+import { writeFileEnsured, type CliIO } from '../io.js';
+import { intAtLeast } from '../options.js';
+
+interface SweepFlags {
+  outDir?: string;
+  resume?: string;
+  parallelArms: number;
+  bootstrap: number;
+  alpha: number;
+  history: boolean;
+  idle: boolean;
+  quiet?: boolean;
+}
+
+function probability(v: string): number {
+  const n = Number(v);
+  if (v.trim() === '' || !(n > 0 && n < 1)) throw new InvalidArgumentError(`must be a number between 0 and 1, got "${v}"`);
+  return n;
+}
+
+export function sweepCommand(io: CliIO): Command {
+  return new Command('sweep')
+    .description('run every arm of a plan (arms × suites, each an ordinary run) and compare them with intervals, a frontier and significance against a baseline')
+    .argument('[plan]', 'the plan (YAML): name, suites, arms (as in run --config, each with a name), optional matrix and baseline')
+    .option('--out-dir <dir>', 'where every run and the comparison go (default ./.joulebench/sweeps/<name>-<UTC>/)')
+    .option('--resume <dir>', 'continue a killed sweep: finished runs are kept, an interrupted one resumes from its results file')
+    .option('--parallel-arms <n>', 'arms at once; only for arms on different machines or endpoints (their runs are marked shared)', intAtLeast(1), 1)
+    .option('--bootstrap <n>', 'bootstrap resamples for intervals (0: off)', intAtLeast(0), 2000)
+    .option('--alpha <a>', 'significance level against the baseline', probability, 0.05)
+    .option('--no-history', 'do not record the runs in the history database')
+    .option('--no-idle', 'skip idle calibration before each run')
+    .option('-q, --quiet', 'no progress lines and no table')
+    .action(async (plan: string | undefined, flags: SweepFlags) => {
+      if (!plan && !flags.resume) throw new JoulebenchError('E_USAGE', 'sweep needs a plan file, or --resume DIR');
+      if (flags.resume && flags.outDir) throw new JoulebenchError('E_USAGE', '--resume DIR continues in DIR: drop --out-dir');
+      // Ctrl-C or a polite kill: the running session writes what is buffered, then we stop; --resume continues.
+      const aborter = new AbortController();
+      let where: string | null = flags.resume ?? flags.outDir ?? null;
+      const onSignal = (signal: NodeJS.Signals) => {
+        aborter.abort();
+        io.err(`\njoulebench: sweep stopped by ${signal}; continue it with: joulebench sweep --resume ${where ?? '<the sweep folder>'}\n`);
+        process.exit(signal === 'SIGINT' ? 130 : 143);
+      };
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
+      const hooks: SweepHooks = {
+        signal: aborter.signal,
+        onRun: (e, event) => {
+          // <dir>/<arm>/<suite>.json: the sweep folder, for the resume hint.
+          where ??= dirname(dirname(e.report));
+          if (!flags.quiet && event !== 'done') io.err(`sweep: ${event === 'skipped' ? 'finished before' : event} ${e.arm} × ${e.suite}${e.error && event === 'failed' ? `: ${e.error}` : ''}\n`);
+        },
+        onWarning: (w) => io.err(`joulebench: warning: ${w}\n`),
+      };
+      const opts: SweepOptions = {
+        parallel_arms: flags.parallelArms,
+        bootstrap: flags.bootstrap,
+        ...(flags.history ? {} : { history: false as const }),
+        ...(flags.idle ? {} : { idle_ms: 0 }),
+        argv: process.argv.slice(2),
+      };
+      let dir: string;
+      try {
+        ({ dir } = flags.resume
+          ? await resumeSweep(flags.resume, { ...opts, ...(plan ? { plan_path: plan } : {}) }, hooks)
+          : await runSweep(plan!, { ...opts, ...(flags.outDir ? { out_dir: flags.outDir } : {}) }, hooks));
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
+      const loaded = loadSweep(dir);
+      const comparison = compareSweep(loaded, { alpha: flags.alpha, resamples: flags.bootstrap });
+      const path = join(dir, 'comparison.json');
+      writeFileEnsured(path, prettyJson(comparison));
+      io.out(prettyJson(comparison));
+      if (!flags.quiet) io.err(renderSweepTable(comparison) + `sweep ${dir}\ncomparison ${path}\n`);
+      if (loaded.missing.length > 0) throw new JoulebenchError('E_RUN', `${loaded.missing.length} of ${loaded.state.runs.length} runs did not finish (see ${join(dir, 'sweep.json')})`);
+    });
+}

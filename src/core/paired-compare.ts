@@ -1,0 +1,113 @@
+import type { Comparison } from './compare.js';
+import type { CaseResult } from './types.js';
+import type { Interval } from '../stats/interval.js';
+import { pairedComparison, type PairedCase, type PairedComparison } from '../stats/paired.js';
+
+/** Which figures carry a significance verdict (the gate's metrics). */
+export interface Significance {
+  accuracy_pp_delta: boolean | null;
+  joules_per_correct_pct: boolean | null;
+  latency_p95_pct: boolean | null;
+}
+
+/**
+ * `compare`'s output with the paired statistics (issue 13): 95 % intervals, McNemar's p, and a verdict per
+ * figure at `alpha`. All null, with `paired_reason`, when the runs cannot be paired (different digests,
+ * no per-case results).
+ */
+export interface PairedFields {
+  accuracy_pp_delta_ci95: Interval | null;
+  accuracy_p_value: number | null;
+  joules_per_correct_ratio_ci95: Interval | null;
+  latency_p95_ms_delta_ci95: Interval | null;
+  significant: Significance;
+  /** The gate's figures as intervals at level 1 − alpha, in the gate's units (% change, points). */
+  gate_intervals: Record<keyof Significance, Interval | null>;
+  alpha: number;
+  paired: PairedComparison | null;
+  paired_reason: string | null;
+}
+
+export type PairedComparisonReport = Comparison & PairedFields;
+
+export interface PairRunsInput {
+  /** Suite digests; runs pair only when they match. */
+  digest: string | undefined;
+  results: readonly CaseResult[] | null;
+}
+
+/** A scored result as the paired comparison reads it. */
+export function pairedCaseOf(r: CaseResult): PairedCase {
+  return {
+    key: `${r.pass}:${r.index}`,
+    unit: r.index,
+    passed: r.passed,
+    weight: r.weight,
+    joules: r.joules,
+    usd: r.cost_usd,
+    latency_ms: r.error === null ? Math.floor(r.latency_ms) : null,
+  };
+}
+
+/**
+ * Adds the paired statistics to a comparison. Pure: the seed is the shared suite digest, so the same
+ * two runs always give the same intervals.
+ */
+export function withPairedStats(c: Comparison, base: PairRunsInput, cand: PairRunsInput, opts: { alpha?: number; resamples?: number } = {}): PairedComparisonReport {
+  const alpha = opts.alpha ?? 0.05;
+  const none = (reason: string): PairedComparisonReport => ({
+    ...c,
+    accuracy_pp_delta_ci95: null,
+    accuracy_p_value: null,
+    joules_per_correct_ratio_ci95: null,
+    latency_p95_ms_delta_ci95: null,
+    significant: { accuracy_pp_delta: null, joules_per_correct_pct: null, latency_p95_pct: null },
+    gate_intervals: { accuracy_pp_delta: null, joules_per_correct_pct: null, latency_p95_pct: null },
+    alpha,
+    paired: null,
+    paired_reason: reason,
+  });
+  if (!base.digest || !cand.digest) return none('a run does not name its suite digest: cannot tell that the same questions were asked');
+  if (base.digest !== cand.digest) return none('different suite digests: the runs asked different questions, so nothing pairs');
+  if (!base.results || !cand.results) return none('per-case results not found for a run (pass the results JSONL, or keep it next to the report)');
+  const p = pairedComparison(
+    base.results.filter((r) => r.phase === 'scored').map(pairedCaseOf),
+    cand.results.filter((r) => r.phase === 'scored').map(pairedCaseOf),
+    { seed: base.digest, alpha, ...(opts.resamples !== undefined ? { resamples: opts.resamples } : {}), energyComparable: c.energy_sources_match !== false },
+  );
+  if (p.pairs === 0) return none('no case of one run has a partner in the other');
+  const scale = (i: Interval | null, f: (v: number) => number): Interval | null => (i ? { ...i, low: round4(f(i.low)), high: round4(f(i.high)) } : null);
+  const baseP95 = c.baseline.latency_p95_ms;
+  return {
+    ...c,
+    accuracy_pp_delta_ci95: p.accuracy_pp_delta.ci95,
+    accuracy_p_value: p.accuracy_pp_delta.mcnemar?.p_value ?? null,
+    joules_per_correct_ratio_ci95: p.joules_per_correct_ratio.ci95,
+    latency_p95_ms_delta_ci95: p.latency_p95_ms_delta.ci95,
+    significant: {
+      accuracy_pp_delta: p.accuracy_pp_delta.significant,
+      joules_per_correct_pct: p.joules_per_correct_ratio.significant,
+      latency_p95_pct: p.latency_p95_ms_delta.significant,
+    },
+    gate_intervals: {
+      accuracy_pp_delta: p.accuracy_pp_delta.ci_alpha,
+      joules_per_correct_pct: scale(p.joules_per_correct_ratio.ci_alpha, (r) => (r - 1) * 100),
+      latency_p95_pct: baseP95 === null || baseP95 === 0 ? null : scale(p.latency_p95_ms_delta.ci_alpha, (d) => (d * 100) / baseP95),
+    },
+    alpha,
+    paired: p,
+    paired_reason: null,
+  };
+}
+
+/** A plain verdict for people: better, worse, or no detectable change (lower is better unless `higherBetter`). */
+export function verdictOf(delta: number | null, significant: boolean | null, higherBetter: boolean): 'better' | 'worse' | 'no detectable change' | 'n/a' {
+  if (delta === null || significant === null) return 'n/a';
+  if (!significant || delta === 0) return 'no detectable change';
+  return delta > 0 === higherBetter ? 'better' : 'worse';
+}
+
+function round4(v: number): number {
+  const r = Math.round(v * 1e4) / 1e4;
+  return Object.is(r, -0) ? 0 : r;
+}

@@ -1,0 +1,60 @@
+import pc from 'picocolors';
+import type { BenchReport } from '../core/aggregate.js';
+import { CI_FIGURES, type CiFigure, type ReportCi } from '../stats/report-ci.js';
+import type { Interval } from '../stats/interval.js';
+import { fmtJoules, fmtMs, fmtPct, fmtUsd, table } from './format.js';
+
+const LABELS: Record<CiFigure, string> = {
+  accuracy_pct: 'accuracy',
+  joules_per_correct: 'J / correct',
+  usd_per_correct: '$ / correct',
+  latency_p50_ms: 'latency p50',
+  latency_p95_ms: 'latency p95',
+  latency_p99_ms: 'latency p99',
+};
+
+const FORMAT: Record<CiFigure, (v: number) => string> = {
+  accuracy_pct: (v) => fmtPct(v),
+  joules_per_correct: (v) => fmtJoules(v),
+  usd_per_correct: (v) => fmtUsd(v),
+  latency_p50_ms: (v) => fmtMs(v),
+  latency_p95_ms: (v) => fmtMs(v),
+  latency_p99_ms: (v) => fmtMs(v),
+};
+
+/** `[low, high]` in the figure's unit, or `n/a`. */
+export function fmtInterval(f: CiFigure, i: Interval | null | undefined): string {
+  return i ? `[${FORMAT[f](i.low)}, ${FORMAT[f](i.high)}]` : 'n/a';
+}
+
+/** The intervals section of the run table: one row per figure, with its method or why none. */
+export function renderCiTable(r: BenchReport): string {
+  const ci = (r as Partial<BenchReport>).ci as ReportCi | undefined;
+  if (!ci) return '';
+  const level = `${Math.round(ci.level * 100)} %`;
+  const rows: string[][] = [[pc.dim('figure'), pc.dim(`${level} interval`), pc.dim('how')]];
+  for (const f of CI_FIGURES) {
+    const i = ci[f];
+    rows.push([
+      LABELS[f],
+      fmtInterval(f, i),
+      i ? pc.dim(i.method === 'bootstrap' ? `bootstrap, ${ci.resamples} resamples over cases` : i.method) : pc.dim(ci.reasons[f] ?? ''),
+    ]);
+  }
+  const spread = (r as Partial<BenchReport>).repeat_spread;
+  if (spread) {
+    rows.push(['', '', '']);
+    rows.push([pc.dim(`between ${spread.passes} passes`), pc.dim('mean ± sd'), pc.dim('min – max')]);
+    const fmt: [string, keyof typeof spread & ('total_joules' | 'joules_per_correct' | 'latency_p50_ms' | 'latency_p95_ms'), (v: number) => string][] = [
+      ['total energy', 'total_joules', fmtJoules],
+      ['J / correct', 'joules_per_correct', fmtJoules],
+      ['latency p50', 'latency_p50_ms', fmtMs],
+      ['latency p95', 'latency_p95_ms', fmtMs],
+    ];
+    for (const [label, k, f] of fmt) {
+      const s = spread[k];
+      rows.push([label, s ? `${f(s.mean)} ± ${s.sd === null ? 'n/a' : f(s.sd)}` : 'n/a', s ? pc.dim(`${f(s.min)} – ${f(s.max)}`) : pc.dim(spread.reasons[k] ?? '')]);
+    }
+  }
+  return table(rows, ['l', 'r', 'l']);
+}

@@ -1,0 +1,37 @@
+/** How an interval was computed (DESIGN.md "Turn 2 additions"). */
+export type IntervalMethod = 'wilson' | 'bootstrap' | 'paired-bootstrap' | 'mcnemar-exact';
+
+/** A two-sided confidence interval: `level` is its nominal coverage (0.95 for a 95 % interval). */
+export interface Interval {
+  low: number;
+  high: number;
+  level: number;
+  method: IntervalMethod;
+}
+
+/** Why no interval could be computed (too few cases, unknown energy, an unbounded resample…). */
+export interface NoInterval {
+  reason: string;
+}
+
+export type IntervalResult = Interval | NoInterval;
+
+export function isInterval(r: IntervalResult): r is Interval {
+  return (r as Interval).method !== undefined;
+}
+
+/** Checks a confidence level: a number strictly between 0 and 1. */
+export function checkLevel(level: number): number {
+  if (!(level > 0 && level < 1)) throw new RangeError(`confidence level must be in (0, 1), got ${level}`);
+  return level;
+}
+
+/** The interval with both ends rounded to `digits` decimals (reports are byte-compared). */
+export function roundInterval(i: Interval, digits: number): Interval {
+  const f = 10 ** digits;
+  const r = (v: number) => {
+    const x = Math.round(v * f) / f;
+    return Object.is(x, -0) ? 0 : x;
+  };
+  return { low: r(i.low), high: r(i.high), level: i.level, method: i.method };
+}

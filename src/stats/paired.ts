@@ -1,0 +1,204 @@
+import { bootstrapCis, percentileStatistics, type ResampleStatistic } from './bootstrap.js';
+import { checkLevel, isInterval, roundInterval, type Interval, type IntervalResult } from './interval.js';
+import { mcnemar, type McNemarResult } from './mcnemar.js';
+
+/** One scored case result of one run, as a paired comparison needs it. */
+export interface PairedCase {
+  /** Pairs results across runs: the case's suite position and pass (`"pass:index"`). */
+  key: string;
+  /** The resampling unit (the case's suite position): passes of one case are drawn together. */
+  unit: number;
+  passed: boolean | null;
+  weight: number;
+  joules: number | null;
+  usd: number | null;
+  /** Whole ms as the report's percentiles use them; null when the case failed at the target. */
+  latency_ms: number | null;
+}
+
+export interface PairedOptions {
+  /** Seed (the shared suite digest). */
+  seed: string;
+  resamples?: number;
+  /** Significance level (default 0.05); the intervals it judges by have level 1 − alpha. */
+  alpha?: number;
+  /** Whether joules can be compared (same energy source on both sides); false withholds the ratio. */
+  energyComparable?: boolean;
+}
+
+/** A paired figure: its point value, the 95 % interval, the (1 − alpha) interval and the verdict. */
+export interface PairedFigure {
+  value: number | null;
+  ci95: Interval | null;
+  /** The interval at level 1 − alpha (the same as ci95 at alpha 0.05). */
+  ci_alpha: Interval | null;
+  /** True when the (1 − alpha) interval excludes "no change" (or McNemar's p < alpha for accuracy); null when unknown. */
+  significant: boolean | null;
+  reason?: string;
+}
+
+export interface PairedComparison {
+  alpha: number;
+  resamples: number;
+  /** Results present in both runs (matched by pass and suite position). */
+  pairs: number;
+  /** Results of one run with no partner in the other. */
+  unpaired: { baseline: number; candidate: number };
+  /** Candidate − baseline accuracy in points over pairs scored on both sides. */
+  accuracy_pp_delta: PairedFigure & { mcnemar: McNemarResult | null };
+  /** (candidate J/correct) / (baseline J/correct); < 1 is better. */
+  joules_per_correct_ratio: PairedFigure;
+  /** Candidate p95 − baseline p95, ms; negative is better. */
+  latency_p95_ms_delta: PairedFigure;
+}
+
+/**
+ * Compares two runs that asked the same questions, case by case: accuracy by an exact McNemar test
+ * and a paired bootstrap interval of the difference; J/correct as a ratio and p95 latency as a
+ * difference, each with a paired bootstrap interval (units drawn once, both runs' results for each
+ * drawn case taken together, so what the cases share cancels). Pure and deterministic.
+ */
+export function pairedComparison(baseline: readonly PairedCase[], candidate: readonly PairedCase[], opts: PairedOptions): PairedComparison {
+  const alpha = opts.alpha ?? 0.05;
+  checkLevel(1 - alpha);
+  const resamples = opts.resamples ?? 2000;
+  const byKey = new Map(candidate.map((c) => [c.key, c]));
+  const pairs: [PairedCase, PairedCase][] = [];
+  for (const b of baseline) {
+    const c = byKey.get(b.key);
+    if (c) pairs.push([b, c]);
+  }
+  const unpaired = { baseline: baseline.length - pairs.length, candidate: candidate.length - pairs.length };
+
+  // Units: the suite positions of paired results (dense).
+  const unitIx = new Map<number, number>();
+  const unitOf = pairs.map(([b]) => {
+    let i = unitIx.get(b.unit);
+    if (i === undefined) unitIx.set(b.unit, (i = unitIx.size));
+    return i;
+  });
+  const U = unitIx.size;
+
+  // Accuracy: pairs scored on both sides.
+  let both = 0;
+  let bOnly = 0;
+  let cOnly = 0;
+  let bCorrect = 0;
+  let cCorrect = 0;
+  const accDiff = new Float64Array(U);
+  const accN = new Float64Array(U);
+  pairs.forEach(([b, c], j) => {
+    if (b.passed === null || c.passed === null) return;
+    both++;
+    if (b.passed) bCorrect++;
+    if (c.passed) cCorrect++;
+    if (b.passed && !c.passed) bOnly++;
+    if (c.passed && !b.passed) cOnly++;
+    accDiff[unitOf[j]!]! += (c.passed ? 1 : 0) - (b.passed ? 1 : 0);
+    accN[unitOf[j]!]! += 1;
+  });
+
+  // Energy: per-unit sums for each side.
+  const energyKnown = pairs.length > 0 && pairs.every(([b, c]) => b.joules !== null && c.joules !== null);
+  const jb = new Float64Array(U);
+  const jc = new Float64Array(U);
+  const wb = new Float64Array(U);
+  const wc = new Float64Array(U);
+  pairs.forEach(([b, c], j) => {
+    const u = unitOf[j]!;
+    jb[u]! += b.joules ?? 0;
+    jc[u]! += c.joules ?? 0;
+    if (b.passed === true) wb[u]! += b.weight;
+    if (c.passed === true) wc[u]! += c.weight;
+  });
+  const ratioOf = (counts: Uint32Array | null): number => {
+    let a = 0, b2 = 0, c = 0, d = 0;
+    for (let u = 0; u < U; u++) {
+      const k = counts ? counts[u]! : 1;
+      if (k === 0) continue;
+      a += k * jc[u]!;
+      b2 += k * wc[u]!;
+      c += k * jb[u]!;
+      d += k * wb[u]!;
+    }
+    if (b2 === 0 || d === 0 || c === 0) return Infinity;
+    return a / b2 / (c / d);
+  };
+
+  // Latency: each side's timed results sorted, with their units.
+  const sideTimes = (side: 0 | 1) => {
+    const t = pairs.map((p, j) => ({ v: p[side].latency_ms, u: unitOf[j]! })).filter((x): x is { v: number; u: number } => x.v !== null).sort((x, y) => x.v - y.v);
+    return { values: t.map((x) => x.v), units: t.map((x) => x.u) };
+  };
+  const tb = sideTimes(0);
+  const tc = sideTimes(1);
+  const [p95b] = percentileStatistics(tb.values, tb.units, [95]);
+  const [p95c] = percentileStatistics(tc.values, tc.units, [95]);
+  const nearest95 = (v: number[]) => (v.length === 0 ? null : v[Math.max(1, Math.ceil(0.95 * v.length - 1e-9)) - 1]!);
+
+  const stats: Record<string, ResampleStatistic> = {};
+  const reasons: Record<string, string> = {};
+  if (both < 2) reasons.acc = `fewer than 2 cases scored in both runs (${both})`;
+  else if (resamples === 0) reasons.acc = 'bootstrap off (--bootstrap 0)';
+  else
+    stats.acc = (counts) => {
+      let d = 0, n = 0;
+      for (let u = 0; u < U; u++) {
+        const k = counts[u]!;
+        if (k === 0) continue;
+        d += k * accDiff[u]!;
+        n += k * accN[u]!;
+      }
+      return n === 0 ? 0 : (d * 100) / n;
+    };
+  const ratioPoint = energyKnown && opts.energyComparable !== false ? ratioOf(null) : null;
+  if (opts.energyComparable === false) reasons.ratio = 'energy measured by different sources: not comparable';
+  else if (!energyKnown) reasons.ratio = 'energy unknown for some paired cases';
+  else if (both < 2) reasons.ratio = `fewer than 2 cases scored in both runs (${both})`;
+  else if (ratioPoint === null || !Number.isFinite(ratioPoint)) reasons.ratio = 'nothing correct (or no energy) on one side';
+  else if (resamples === 0) reasons.ratio = 'bootstrap off (--bootstrap 0)';
+  else stats.ratio = (counts) => ratioOf(counts);
+  if (tb.values.length < 2 || tc.values.length < 2) reasons.p95 = 'fewer than 2 timed cases on a side';
+  else if (resamples === 0) reasons.p95 = 'bootstrap off (--bootstrap 0)';
+  else
+    stats.p95 = (counts, r) => {
+      const c = p95c!(counts, r);
+      const b = p95b!(counts, r);
+      return Number.isFinite(c) && Number.isFinite(b) ? c - b : Infinity;
+    };
+
+  const run = (level: number): Record<string, IntervalResult> =>
+    Object.keys(stats).length === 0 ? {} : bootstrapCis(U, stats, { seed: opts.seed, resamples, level, method: 'paired-bootstrap' });
+  const at95 = run(0.95);
+  const atAlpha = Math.abs(alpha - 0.05) < 1e-12 ? at95 : run(1 - alpha);
+
+  const figure = (key: string, value: number | null, nullValue: number, digits: number): PairedFigure => {
+    const i95 = at95[key];
+    const ia = atAlpha[key];
+    const reason = reasons[key] ?? (i95 && !isInterval(i95) ? i95.reason : undefined);
+    const ci95 = i95 && isInterval(i95) ? roundInterval(i95, digits) : null;
+    const ci_alpha = ia && isInterval(ia) ? roundInterval(ia, digits) : null;
+    return {
+      value: value === null ? null : Math.round(value * 10 ** digits) / 10 ** digits,
+      ci95,
+      ci_alpha,
+      significant: ci_alpha ? ci_alpha.low > nullValue || ci_alpha.high < nullValue : null,
+      ...(reason ? { reason } : {}),
+    };
+  };
+
+  const accValue = both === 0 ? null : ((cCorrect - bCorrect) * 100) / both;
+  const mc = both === 0 ? null : mcnemar(bOnly, cOnly);
+  const acc = figure('acc', accValue, 0, 4);
+  const pb = nearest95(tb.values);
+  const pc = nearest95(tc.values);
+  return {
+    alpha,
+    resamples,
+    pairs: pairs.length,
+    unpaired,
+    accuracy_pp_delta: { ...acc, significant: mc ? mc.p_value < alpha : null, mcnemar: mc },
+    joules_per_correct_ratio: figure('ratio', ratioPoint !== null && Number.isFinite(ratioPoint) ? ratioPoint : null, 1, 6),
+    latency_p95_ms_delta: figure('p95', pb === null || pc === null ? null : pc - pb, 0, 3),
+  };
+}

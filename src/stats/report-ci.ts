@@ -1,0 +1,139 @@
+import { bootstrapCis, percentileStatistics, ratioStatistic, type ResampleStatistic } from './bootstrap.js';
+import { isInterval, roundInterval, type Interval, type IntervalResult } from './interval.js';
+import { wilson } from './wilson.js';
+
+/** The per-case figures a report's intervals are computed from (scored phase only, in run order). */
+export interface CaseColumns {
+  /** The case's position in the suite: passes of one case form one resampling unit. */
+  unit: number[];
+  /** The scored pass (0-based). */
+  pass: number[];
+  /** 1 correct, 0 wrong, -1 unscored (`expected: null` or not scored). */
+  passed: number[];
+  /** The case's per-correct weight. */
+  weight: number[];
+  /** NaN where unknown. */
+  joules: number[];
+  /** NaN where unknown. */
+  usd: number[];
+  /** Whole milliseconds as the report's percentiles use them; NaN for a case that failed at the target. */
+  latency_ms: number[];
+}
+
+export function emptyColumns(): CaseColumns {
+  return { unit: [], pass: [], passed: [], weight: [], joules: [], usd: [], latency_ms: [] };
+}
+
+/** The figures that get an interval, in report order. */
+export const CI_FIGURES = ['accuracy_pct', 'joules_per_correct', 'usd_per_correct', 'latency_p50_ms', 'latency_p95_ms', 'latency_p99_ms'] as const;
+export type CiFigure = (typeof CI_FIGURES)[number];
+
+/**
+ * A report's `ci` block: one interval per figure (null with its reason in `reasons` when none could be
+ * computed), the level, the resample count and what was resampled.
+ */
+export type ReportCi = {
+  level: number;
+  /** Bootstrap resamples drawn (0: bootstrap off; Wilson still applies). */
+  resamples: number;
+  /** The resampling unit: a case, with all its scored passes. */
+  unit: 'case';
+  /** What seeds the resampling (the suite digest: same results, same intervals). */
+  seed: 'suite-digest';
+  reasons: Partial<Record<CiFigure, string>>;
+} & Record<CiFigure, Interval | null>;
+
+export interface ReportCiOptions {
+  /** The suite digest (seed). */
+  seed: string;
+  /** 0 turns the bootstrap off. */
+  resamples: number;
+  level?: number;
+  /** Why the report's energy total is null (unknown energy, shared attribution); null when it is known. */
+  joulesUnknown: string | null;
+  /** Why the report's dollar total is null; null when it is known. */
+  usdUnknown: string | null;
+}
+
+/**
+ * Intervals for a report (pure and deterministic). Accuracy: Wilson over scored cases. J/correct,
+ * $/correct and the latency percentiles: a percentile bootstrap over cases, each case carrying its
+ * weight, joules, dollars and latency into every resample (so weighted suites bootstrap their weights).
+ */
+export function reportCi(cols: CaseColumns, opts: ReportCiOptions): ReportCi {
+  const level = opts.level ?? 0.95;
+  const results: Partial<Record<CiFigure, IntervalResult>> = {};
+  let scored = 0;
+  let correct = 0;
+  for (const p of cols.passed) {
+    if (p >= 0) scored++;
+    if (p === 1) correct++;
+  }
+  const acc = wilson(correct, scored, level);
+  results.accuracy_pct = isInterval(acc) ? { ...acc, low: acc.low * 100, high: acc.high * 100 } : acc;
+
+  // Dense units, and per-unit sums for the ratio statistics.
+  const unitIndex = new Map<number, number>();
+  const u = cols.unit.map((x) => {
+    let i = unitIndex.get(x);
+    if (i === undefined) unitIndex.set(x, (i = unitIndex.size));
+    return i;
+  });
+  const units = unitIndex.size;
+  const J = new Float64Array(units);
+  const usd = new Float64Array(units);
+  const wc = new Float64Array(units);
+  for (let j = 0; j < u.length; j++) {
+    const k = u[j]!;
+    J[k]! += cols.joules[j]!;
+    usd[k]! += cols.usd[j]!;
+    if (cols.passed[j] === 1) wc[k]! += cols.weight[j]!;
+  }
+  const timed = u.map((k, j) => ({ k, v: cols.latency_ms[j]! })).filter((x) => !Number.isNaN(x.v)).sort((a, b) => a.v - b.v);
+
+  const stats: Partial<Record<CiFigure, ResampleStatistic>> = {};
+  const why = (f: CiFigure, reason: string) => (results[f] = { reason });
+  const tooFew = scored < 2 ? `fewer than 2 scored cases (${scored})` : null;
+  for (const [f, unknown, num] of [
+    ['joules_per_correct', opts.joulesUnknown, J],
+    ['usd_per_correct', opts.usdUnknown, usd],
+  ] as const) {
+    if (tooFew) why(f, tooFew);
+    else if (unknown !== null) why(f, unknown);
+    else if (opts.resamples === 0) why(f, 'bootstrap off (--bootstrap 0)');
+    else stats[f] = ratioStatistic(num, wc);
+  }
+  const pct = percentileStatistics(
+    timed.map((x) => x.v),
+    timed.map((x) => x.k),
+    [50, 95, 99],
+  );
+  (['latency_p50_ms', 'latency_p95_ms', 'latency_p99_ms'] as const).forEach((f, i) => {
+    if (timed.length < 2) why(f, `fewer than 2 timed cases (${timed.length})`);
+    else if (opts.resamples === 0) why(f, 'bootstrap off (--bootstrap 0)');
+    else stats[f] = pct[i]!;
+  });
+  if (Object.keys(stats).length > 0) Object.assign(results, bootstrapCis(units, stats as Record<CiFigure, ResampleStatistic>, { seed: opts.seed, resamples: opts.resamples, level }));
+
+  const out = {} as ReportCi;
+  const reasons: ReportCi['reasons'] = {};
+  for (const f of CI_FIGURES) {
+    const r = results[f]!;
+    if (isInterval(r)) out[f] = roundInterval(r, DIGITS[f]);
+    else {
+      out[f] = null;
+      reasons[f] = r.reason;
+    }
+  }
+  return Object.assign(out, { level, resamples: opts.resamples, unit: 'case' as const, seed: 'suite-digest' as const, reasons });
+}
+
+/** Decimals kept, as for the point figures. */
+const DIGITS: Record<CiFigure, number> = {
+  accuracy_pct: 4,
+  joules_per_correct: 6,
+  usd_per_correct: 9,
+  latency_p50_ms: 3,
+  latency_p95_ms: 3,
+  latency_p99_ms: 3,
+};

@@ -1,0 +1,182 @@
+import type { BenchReport } from '../core/aggregate.js';
+import { compare } from '../core/compare.js';
+import { armFrontiers, type Arm, type FrontierAxis } from '../core/frontier.js';
+import { verdictOf, withPairedStats } from '../core/paired-compare.js';
+import type { CaseResult } from '../core/types.js';
+import type { Interval } from '../stats/interval.js';
+import type { ReportCi } from '../stats/report-ci.js';
+
+/** One finished arm × suite, loaded for the comparison. */
+export interface SweepArmRun {
+  arm: string;
+  suite: string;
+  report: BenchReport;
+  /** Scored case results (for pairing against the baseline); null when unavailable. */
+  results: readonly CaseResult[] | null;
+}
+
+export interface SweepArmRow {
+  arm: string;
+  accuracy_pct: number | null;
+  accuracy_ci: Interval | null;
+  joules_per_correct: number | null;
+  joules_per_correct_ci: Interval | null;
+  usd_per_correct: number | null;
+  usd_per_correct_ci: Interval | null;
+  latency_p95_ms: number | null;
+  latency_p95_ci: Interval | null;
+  energy_source: string;
+  energy_attribution: string;
+  suite_digest: string;
+}
+
+export interface SweepFrontier {
+  /** Arms on the Pareto frontier, from most accurate. */
+  frontier: string[];
+  /** Dominated arms whose intervals overlap a frontier arm's on both axes: the data cannot tell them apart. */
+  not_distinguishable: string[];
+  /** Why the frontier is withheld (different digests or energy sources), else null. */
+  withheld: string | null;
+  /** Arms that could not be placed, with the reason. */
+  not_placed: { arm: string; reason: string }[];
+}
+
+export interface SweepVsBaseline {
+  arm: string;
+  accuracy_pp_delta: number | null;
+  accuracy_pp_delta_ci95: Interval | null;
+  accuracy_p_value: number | null;
+  accuracy_verdict: string;
+  joules_per_correct_pct: number | null;
+  joules_per_correct_ratio_ci95: Interval | null;
+  joules_per_correct_verdict: string;
+  latency_p95_pct: number | null;
+  latency_p95_ms_delta_ci95: Interval | null;
+  latency_p95_verdict: string;
+  /** Why no paired statistics (different digests, missing results), else null. */
+  reason: string | null;
+}
+
+export interface SweepSuiteComparison {
+  suite: string;
+  arms: SweepArmRow[];
+  frontiers: Record<'energy' | 'cost', SweepFrontier>;
+  baseline: string | null;
+  vs_baseline: SweepVsBaseline[];
+}
+
+export interface SweepComparison {
+  format: 'joulebench-sweep-comparison/1';
+  sweep: { id: string; name: string };
+  alpha: number;
+  suites: SweepSuiteComparison[];
+  /** Arm × suite runs that did not finish, with why. */
+  missing: { arm: string; suite: string; reason: string }[];
+}
+
+const AXES: Record<'energy' | 'cost', { field: 'joules_per_correct' | 'usd_per_correct' }> = {
+  energy: { field: 'joules_per_correct' },
+  cost: { field: 'usd_per_correct' },
+};
+
+/**
+ * The sweep's one comparison, per suite: every arm with its intervals, the Pareto frontiers on
+ * (accuracy ↑, J/correct ↓) and (accuracy ↑, $/correct ↓) with arms the intervals cannot separate from
+ * the frontier marked, and each arm paired against the baseline. Pure; deterministic.
+ */
+export function sweepComparison(
+  sweep: { id: string; name: string; suites: readonly string[]; arms: readonly string[]; baseline: string | null },
+  runs: readonly SweepArmRun[],
+  opts: { alpha?: number; resamples?: number; missing?: SweepComparison['missing'] } = {},
+): SweepComparison {
+  const alpha = opts.alpha ?? 0.05;
+  const suites = sweep.suites.map((suite): SweepSuiteComparison => {
+    const here = sweep.arms.map((a) => runs.find((r) => r.arm === a && r.suite === suite)).filter((r): r is SweepArmRun => r !== undefined);
+    const rows = here.map((r) => rowOf(r));
+    const arms: Arm[] = here.map((r) => ({
+      id: r.arm,
+      accuracy_pct: r.report.accuracy_pct,
+      joules_per_correct: r.report.joules_per_correct,
+      usd_per_correct: r.report.usd_per_correct,
+      latency_p95_ms: r.report.latency_p95_ms,
+      energy_source: r.report.energy_source,
+      below_floor_count: r.report.below_floor_count,
+      asked: r.report.suite?.digest ?? null,
+    }));
+    const fr = armFrontiers(arms);
+    const frontiers = Object.fromEntries(
+      (Object.keys(AXES) as ('energy' | 'cost')[]).map((axis) => [axis, frontierOf(fr.frontiers[axis as FrontierAxis], rows, AXES[axis].field)]),
+    ) as Record<'energy' | 'cost', SweepFrontier>;
+    const base = sweep.baseline ? here.find((r) => r.arm === sweep.baseline) : undefined;
+    const vs = base
+      ? here
+          .filter((r) => r.arm !== base.arm)
+          .map((r): SweepVsBaseline => {
+            const p = withPairedStats(
+              compare(base.report, r.report),
+              { digest: base.report.suite?.digest, results: base.results },
+              { digest: r.report.suite?.digest, results: r.results },
+              { alpha, ...(opts.resamples !== undefined ? { resamples: opts.resamples } : {}) },
+            );
+            return {
+              arm: r.arm,
+              accuracy_pp_delta: p.accuracy_pp_delta,
+              accuracy_pp_delta_ci95: p.accuracy_pp_delta_ci95,
+              accuracy_p_value: p.accuracy_p_value,
+              accuracy_verdict: verdictOf(p.accuracy_pp_delta, p.significant.accuracy_pp_delta, true),
+              joules_per_correct_pct: p.joules_per_correct_pct,
+              joules_per_correct_ratio_ci95: p.joules_per_correct_ratio_ci95,
+              joules_per_correct_verdict: verdictOf(p.joules_per_correct_pct, p.significant.joules_per_correct_pct, false),
+              latency_p95_pct: p.latency_p95_pct,
+              latency_p95_ms_delta_ci95: p.latency_p95_ms_delta_ci95,
+              latency_p95_verdict: verdictOf(p.latency_p95_pct, p.significant.latency_p95_pct, false),
+              reason: p.paired_reason,
+            };
+          })
+      : [];
+    return { suite, arms: rows, frontiers, baseline: base ? base.arm : null, vs_baseline: vs };
+  });
+  return { format: 'joulebench-sweep-comparison/1', sweep: { id: sweep.id, name: sweep.name }, alpha, suites, missing: opts.missing ?? [] };
+}
+
+function rowOf(r: SweepArmRun): SweepArmRow {
+  const ci = (r.report as Partial<BenchReport>).ci as ReportCi | undefined;
+  return {
+    arm: r.arm,
+    accuracy_pct: r.report.accuracy_pct,
+    accuracy_ci: ci?.accuracy_pct ?? null,
+    joules_per_correct: r.report.joules_per_correct,
+    joules_per_correct_ci: ci?.joules_per_correct ?? null,
+    usd_per_correct: r.report.usd_per_correct,
+    usd_per_correct_ci: ci?.usd_per_correct ?? null,
+    latency_p95_ms: r.report.latency_p95_ms,
+    latency_p95_ci: ci?.latency_p95_ms ?? null,
+    energy_source: r.report.energy_source,
+    energy_attribution: r.report.energy_attribution,
+    suite_digest: r.report.suite?.digest ?? '',
+  };
+}
+
+const overlap = (a: Interval | null, b: Interval | null): boolean => a !== null && b !== null && a.low <= b.high && b.low <= a.high;
+
+function frontierOf(f: ReturnType<typeof armFrontiers>['frontiers'][FrontierAxis], rows: readonly SweepArmRow[], field: 'joules_per_correct' | 'usd_per_correct'): SweepFrontier {
+  const byArm = new Map(rows.map((r) => [r.arm, r]));
+  const withheldReason = f.frontier.length === 0 && f.verdicts.length > 0 && f.verdicts.every((v) => v.excluded?.startsWith('not comparable')) ? (f.verdicts[0]!.excluded ?? null) : null;
+  const ciOf = (r: SweepArmRow) => (field === 'joules_per_correct' ? r.joules_per_correct_ci : r.usd_per_correct_ci);
+  const notDistinguishable = f.verdicts
+    .filter((v) => !v.optimal && v.excluded === null)
+    .filter((v) => {
+      const a = byArm.get(v.id)!;
+      return f.frontier.some((id) => {
+        const front = byArm.get(id)!;
+        return overlap(a.accuracy_ci, front.accuracy_ci) && overlap(ciOf(a), ciOf(front));
+      });
+    })
+    .map((v) => v.id);
+  return {
+    frontier: f.frontier,
+    not_distinguishable: notDistinguishable,
+    withheld: withheldReason,
+    not_placed: withheldReason ? [] : f.verdicts.filter((v) => v.excluded !== null).map((v) => ({ arm: v.id, reason: v.excluded! })),
+  };
+}

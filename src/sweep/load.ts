@@ -1,0 +1,40 @@
+import { existsSync } from 'node:fs';
+import type { BenchReport } from '../core/aggregate.js';
+import { readReportFile } from '../report/load.js';
+import { readResultsFile } from '../runner/results-file.js';
+import { sweepComparison, type SweepArmRun, type SweepComparison } from './comparison.js';
+import { readSweepState, type SweepState } from './state.js';
+
+/** A sweep folder's finished runs, loaded. */
+export interface LoadedSweep {
+  dir: string;
+  state: SweepState;
+  runs: SweepArmRun[];
+  missing: SweepComparison['missing'];
+}
+
+export function loadSweep(dir: string): LoadedSweep {
+  const state = readSweepState(dir);
+  const runs: SweepArmRun[] = [];
+  const missing: SweepComparison['missing'] = [];
+  for (const e of state.runs) {
+    if (e.status !== 'done' || !existsSync(e.report)) {
+      missing.push({ arm: e.arm, suite: e.suite, reason: e.status === 'failed' ? `failed: ${e.error}` : e.status === 'done' ? 'report file missing' : `not finished (${e.status})` });
+      continue;
+    }
+    const report: BenchReport = readReportFile(e.report);
+    const results = existsSync(e.results) ? readResultsFile(e.results).results.filter((r) => r.phase === 'scored') : null;
+    runs.push({ arm: e.arm, suite: e.suite, report, results });
+  }
+  return { dir, state, runs, missing };
+}
+
+/** The comparison of a sweep folder. */
+export function compareSweep(loaded: LoadedSweep, opts: { alpha?: number; resamples?: number } = {}): SweepComparison {
+  const { state } = loaded;
+  return sweepComparison(
+    { id: state.id, name: state.plan.name, suites: state.plan.suites, arms: state.plan.arms.map((a) => a.name), baseline: state.plan.baseline },
+    loaded.runs,
+    { ...opts, missing: loaded.missing },
+  );
+}

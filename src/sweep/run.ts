@@ -1,0 +1,177 @@
+import { existsSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { JoulebenchError } from '../core/errors.js';
+import { readResultsFile } from '../runner/results-file.js';
+import { runSession, type SessionHooks, type SessionResult } from '../session/run-session.js';
+import { armSessionSpec, loadPlan, planDifferences, planDigest, type ExpandedPlan } from './plan.js';
+import { readSweepState, writeSweepState, SWEEP_FORMAT, type SweepRunEntry, type SweepState } from './state.js';
+
+export interface SweepOptions {
+  /** Folder for every run's files and the state (default ./.joulebench/sweeps/<name>-<UTC>/). */
+  out_dir?: string;
+  /** Arms run at once (default 1: one after another, so energy is attributed). Above 1, runs are marked `shared`. */
+  parallel_arms?: number;
+  /** Bootstrap resamples for every report's intervals. */
+  bootstrap?: number;
+  /** Record each run in the history (default: yes, at $JOULEBENCH_HOME). */
+  history?: false | { path?: string };
+  /** Idle calibration window for each run, ms. */
+  idle_ms?: number;
+  argv?: string[];
+}
+
+/** How a caller watches a sweep (it prints nothing itself). */
+export interface SweepHooks {
+  env?: NodeJS.ProcessEnv;
+  /** A run is about to start (or resume); `skipped` when it finished before. */
+  onRun?(entry: SweepRunEntry, event: 'start' | 'resume' | 'skipped' | 'done' | 'failed'): void;
+  onWarning?(message: string): void;
+  /** Passed to each run's session (progress per case). */
+  onResult?: SessionHooks['onResult'];
+  signal?: AbortSignal;
+}
+
+export interface SweepOutcome {
+  dir: string;
+  state: SweepState;
+}
+
+/** Slug of a suite name or file for file names. */
+function suiteSlug(suite: string): string {
+  return basename(suite).replace(/\.(jsonl|json|ya?ml)$/i, '').replace(/[^A-Za-z0-9._-]+/g, '_');
+}
+
+/**
+ * Runs every arm × suite of a plan as an ordinary run (its own report, results JSONL and receipt under
+ * the sweep's folder, recorded in the history with the sweep's id), arms one after another unless
+ * `parallel_arms` says otherwise. The state file is written before and after each run, so a killed
+ * sweep resumes with {@link resumeSweep}.
+ */
+export async function runSweep(planPath: string, opts: SweepOptions = {}, hooks: SweepHooks = {}): Promise<SweepOutcome> {
+  const plan = loadPlan(planPath);
+  const started = new Date();
+  const stamp = started.toISOString().replace(/[:.]/g, '-');
+  const id = `${plan.name}-${stamp}`;
+  const dir = opts.out_dir ?? join('.joulebench', 'sweeps', id);
+  if (existsSync(join(dir, 'sweep.json'))) {
+    throw new JoulebenchError('E_USAGE', `${dir} already holds a sweep: continue it with --resume ${dir}, or choose another --out-dir`);
+  }
+  const runs: SweepRunEntry[] = plan.arms.flatMap((a) =>
+    plan.suites.map((s) => {
+      const base = join(dir, a.name, suiteSlug(s));
+      return { arm: a.name, suite: s, status: 'pending' as const, report: `${base}.json`, results: `${base}.results.jsonl`, receipt: `${base}.receipt.json`, history_id: null, error: null };
+    }),
+  );
+  const slugs = new Set(plan.suites.map(suiteSlug));
+  if (slugs.size !== plan.suites.length) throw new JoulebenchError('E_CONFIG', `${planPath}: suites: two suites share a file name (${plan.suites.join(', ')})`);
+  const state: SweepState = {
+    format: SWEEP_FORMAT,
+    id,
+    plan_path: resolve(planPath),
+    plan_digest: planDigest(plan),
+    plan,
+    started_utc: started.toISOString(),
+    finished_utc: null,
+    parallel_arms: opts.parallel_arms ?? 1,
+    runs,
+  };
+  writeSweepState(dir, state);
+  await execute(dir, state, opts, hooks);
+  return { dir, state };
+}
+
+/**
+ * Continues a killed sweep: finished runs are not run again, an interrupted run resumes from its results
+ * file, the rest run. The plan file is read again and refused if it changed, naming the keys that differ.
+ */
+export async function resumeSweep(dir: string, opts: Omit<SweepOptions, 'out_dir'> & { plan_path?: string } = {}, hooks: SweepHooks = {}): Promise<SweepOutcome> {
+  const state = readSweepState(dir);
+  const planPath = opts.plan_path ?? state.plan_path;
+  const now: ExpandedPlan = loadPlan(planPath);
+  if (planDigest(now) !== state.plan_digest) {
+    const keys = planDifferences(state.plan, now);
+    throw new JoulebenchError('E_USAGE', `${planPath} changed since the sweep in ${dir} started (${keys.join(', ')}): resume with the plan as it was, or start a new sweep`);
+  }
+  await execute(dir, state, { ...opts, parallel_arms: opts.parallel_arms ?? state.parallel_arms }, hooks);
+  return { dir, state };
+}
+
+async function execute(dir: string, state: SweepState, opts: SweepOptions, hooks: SweepHooks): Promise<void> {
+  const parallel = opts.parallel_arms ?? 1;
+  if (!Number.isInteger(parallel) || parallel < 1) throw new JoulebenchError('E_USAGE', `--parallel-arms must be an integer >= 1, got ${parallel}`);
+  const arms = state.plan.arms.map((a) => a.name);
+  let next = 0;
+  const failures: string[] = [];
+  const worker = async (): Promise<void> => {
+    while (next < arms.length) {
+      const arm = arms[next++]!;
+      for (const entry of state.runs.filter((r) => r.arm === arm)) {
+        if (hooks.signal?.aborted) throw new JoulebenchError('E_RUN', 'sweep aborted');
+        if (entry.status === 'done' && existsSync(entry.report)) {
+          hooks.onRun?.(entry, 'skipped');
+          continue;
+        }
+        try {
+          await runOne(dir, state, entry, opts, hooks, parallel > 1);
+        } catch (e) {
+          // A bad arm (config, unreachable endpoint) fails that arm, not the sweep: the others still run.
+          if ((e as { code?: string }).code === 'E_RUN' && hooks.signal?.aborted) throw e;
+          entry.status = 'failed';
+          entry.error = (e as Error).message.split('\n')[0] ?? String(e);
+          writeSweepState(dir, state);
+          hooks.onRun?.(entry, 'failed');
+          failures.push(`${entry.arm} × ${entry.suite}: ${entry.error}`);
+        }
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(parallel, arms.length) }, worker));
+  state.finished_utc = new Date().toISOString();
+  writeSweepState(dir, state);
+  if (failures.length > 0) hooks.onWarning?.(`${failures.length} run(s) failed: ${failures.join('; ')}`);
+}
+
+async function runOne(dir: string, state: SweepState, entry: SweepRunEntry, opts: SweepOptions, hooks: SweepHooks, shared: boolean): Promise<SessionResult> {
+  const arm = state.plan.arms.find((a) => a.name === entry.arm)!;
+  // An interrupted run (cases on disk, no end record) continues from its results file.
+  let resume = false;
+  if (existsSync(entry.results)) {
+    try {
+      const f = readResultsFile(entry.results);
+      resume = f.header !== null && f.results.length > 0 && !f.other.some((o) => o.record === 'end');
+    } catch {
+      resume = false;
+    }
+  }
+  entry.status = 'running';
+  entry.error = null;
+  writeSweepState(dir, state);
+  hooks.onRun?.(entry, resume ? 'resume' : 'start');
+  const spec = armSessionSpec(arm, entry.suite, state.plan_path);
+  const result = await runSession(
+    {
+      ...spec,
+      out: entry.report,
+      results: entry.results,
+      receipt: entry.receipt,
+      ...(resume ? { resume: true } : { overwrite: true }),
+      ...(opts.bootstrap !== undefined ? { bootstrap: opts.bootstrap } : {}),
+      ...(opts.idle_ms !== undefined ? { idle_ms: opts.idle_ms } : {}),
+      ...(shared ? { shared: true } : {}),
+      ...(opts.history !== undefined ? { history: opts.history } : {}),
+      labels: { sweep_id: state.id, sweep: state.plan.name, arm: entry.arm, suite: entry.suite },
+      argv: opts.argv ?? [],
+    },
+    {
+      ...(hooks.env ? { env: hooks.env } : {}),
+      ...(hooks.onResult ? { onResult: hooks.onResult } : {}),
+      ...(hooks.onWarning ? { onWarning: (w: string) => hooks.onWarning!(`${entry.arm} × ${entry.suite}: ${w}`) } : {}),
+      ...(hooks.signal ? { signal: hooks.signal } : {}),
+    },
+  );
+  entry.status = 'done';
+  entry.history_id = result.history_id;
+  writeSweepState(dir, state);
+  hooks.onRun?.(entry, 'done');
+  return result;
+}
