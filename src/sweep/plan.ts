@@ -31,6 +31,8 @@ export const armSchema = z.looseObject({
   repeat: z.number().int().min(1).optional(),
   concurrency: z.number().int().min(1).optional(),
   matrix: matrixSchema.optional(),
+  /** Labels a queue worker must have to run this arm (`sweep --queue`), e.g. {gpu: h100}. */
+  where: z.record(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/), z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/)).optional(),
 });
 
 export const planSchema = z.strictObject({
@@ -154,7 +156,7 @@ export function planDifferences(a: unknown, b: unknown, at = ''): string[] {
 }
 
 const CONFIG_TARGET_KEYS = ['endpoint', 'model', 'credentials_ref', 'max_tokens', 'stream', 'answers'] as const;
-const SESSION_KEYS = new Set(['name', 'kind', 'params', 'prices', 'timeouts', 'meter', 'meter_options', 'warmup', 'repeat', 'concurrency', 'base_url', ...CONFIG_TARGET_KEYS]);
+const SESSION_KEYS = new Set(['name', 'kind', 'where', 'params', 'prices', 'timeouts', 'meter', 'meter_options', 'warmup', 'repeat', 'concurrency', 'base_url', ...CONFIG_TARGET_KEYS]);
 
 /**
  * The session spec of one arm × suite (without paths). openai and replay arms become an inline config

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { JoulebenchError } from '../core/errors.js';
 import { readResultsFile } from '../runner/results-file.js';
+import { defaultHistoryPath, History } from '../report/history.js';
 import { runSession, type SessionHooks, type SessionResult } from '../session/run-session.js';
 import { armSessionSpec, loadPlan, planDifferences, planDigest, type ExpandedPlan } from './plan.js';
 import { readSweepState, writeSweepState, SWEEP_FORMAT, type SweepRunEntry, type SweepState } from './state.js';
@@ -18,6 +19,11 @@ export interface SweepOptions {
   /** Idle calibration window for each run, ms. */
   idle_ms?: number;
   argv?: string[];
+  /**
+   * Run the arms on a queue (BullMQ on Redis) instead of here: one job per arm × suite, picked up by
+   * `joulebench worker` processes; every file lands in the sweep folder exactly as a local sweep's.
+   */
+  queue?: import('../queue/connection.js').QueueConnection;
 }
 
 /** How a caller watches a sweep (it prints nothing itself). */
@@ -97,6 +103,7 @@ export async function resumeSweep(dir: string, opts: Omit<SweepOptions, 'out_dir
 }
 
 async function execute(dir: string, state: SweepState, opts: SweepOptions, hooks: SweepHooks): Promise<void> {
+  if (opts.queue) return executeOnQueue(dir, state, opts, hooks);
   const parallel = opts.parallel_arms ?? 1;
   if (!Number.isInteger(parallel) || parallel < 1) throw new JoulebenchError('E_USAGE', `--parallel-arms must be an integer >= 1, got ${parallel}`);
   const arms = state.plan.arms.map((a) => a.name);
@@ -174,4 +181,78 @@ async function runOne(dir: string, state: SweepState, entry: SweepRunEntry, opts
   writeSweepState(dir, state);
   hooks.onRun?.(entry, 'done');
   return result;
+}
+
+/** `sweep --queue`: every unfinished arm × suite becomes a job; results come back into the same files. */
+async function executeOnQueue(dir: string, state: SweepState, opts: SweepOptions, hooks: SweepHooks): Promise<void> {
+  const { armJobOf } = await import('../queue/arm-job.js');
+  const { runArmsOnQueue } = await import('../queue/coordinator.js');
+  const pending = state.runs.filter((entry) => {
+    if (entry.status === 'done' && existsSync(entry.report)) {
+      hooks.onRun?.(entry, 'skipped');
+      return false;
+    }
+    return true;
+  });
+  const arms = pending.map((entry) => {
+    const arm = state.plan.arms.find((a) => a.name === entry.arm)!;
+    const spec = {
+      ...armSessionSpec(arm, entry.suite, state.plan_path),
+      ...(opts.bootstrap !== undefined ? { bootstrap: opts.bootstrap } : {}),
+      ...(opts.idle_ms !== undefined ? { idle_ms: opts.idle_ms } : {}),
+      labels: { sweep_id: state.id, sweep: state.plan.name, arm: entry.arm, suite: entry.suite },
+    };
+    entry.status = 'running';
+    entry.error = null;
+    hooks.onRun?.(entry, 'start');
+    return { entry, q: { job: armJobOf(state.id, `${entry.arm}`, spec, arm.where as Record<string, string> | undefined), results: entry.results, report: entry.report, receipt: entry.receipt } };
+  });
+  writeSweepState(dir, state);
+  const failures: string[] = [];
+  const done: { entry: SweepRunEntry; report: unknown; receipt: unknown }[] = [];
+  await runArmsOnQueue({
+    connection: opts.queue!,
+    arms: arms.map((a) => a.q),
+    ...(hooks.signal ? { signal: hooks.signal } : {}),
+    onLog: (line) => hooks.onWarning?.(`queue: ${line}`),
+    onArmDone: (outcome) => {
+      const entry = arms.find((a) => a.q === outcome.arm)!.entry;
+      if (outcome.result) {
+        entry.status = 'done';
+        done.push({ entry, report: outcome.result.report, receipt: outcome.result.receipt });
+        hooks.onRun?.(entry, 'done');
+      } else {
+        entry.status = 'failed';
+        entry.error = outcome.error;
+        failures.push(`${entry.arm} × ${entry.suite}: ${outcome.error}`);
+        hooks.onRun?.(entry, 'failed');
+      }
+      writeSweepState(dir, state);
+    },
+  });
+  for (const d of done) d.entry.history_id = opts.history === false ? null : await recordQueued(d.report, d.receipt, d.entry, opts, hooks);
+  state.finished_utc = new Date().toISOString();
+  writeSweepState(dir, state);
+  if (failures.length > 0) hooks.onWarning?.(`${failures.length} run(s) failed: ${failures.join('; ')}`);
+}
+
+/** Records a run that a worker did, as a local run would be recorded (the report names the worker's host). */
+async function recordQueued(report: unknown, receipt: unknown, entry: SweepRunEntry, opts: SweepOptions, hooks: SweepHooks): Promise<number | null> {
+  try {
+    const path = (opts.history && opts.history.path) || defaultHistoryPath(hooks.env ?? process.env);
+    const h = await History.open(path);
+    try {
+      return h.record({
+        report: report as Record<string, unknown>,
+        receipt: receipt as Record<string, unknown>,
+        config_digest: String((receipt as { config_digest?: unknown }).config_digest ?? ''),
+        paths: { report: resolve(entry.report), results: resolve(entry.results), receipt: resolve(entry.receipt) },
+      });
+    } finally {
+      h.close();
+    }
+  } catch (e) {
+    hooks.onWarning?.(`${entry.arm} × ${entry.suite}: not recorded in history: ${(e as Error).message.split('\n')[0]}`);
+    return null;
+  }
 }

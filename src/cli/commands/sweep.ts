@@ -12,6 +12,8 @@ interface SweepFlags {
   outDir?: string;
   resume?: string;
   parallelArms: number;
+  queue?: string;
+  queuePasswordRef?: string;
   bootstrap: number;
   alpha: number;
   history: boolean;
@@ -34,6 +36,8 @@ export function sweepCommand(io: CliIO): Command {
     .option('--parallel-arms <n>', 'arms at once; only for arms on different machines or endpoints (their runs are marked shared)', intAtLeast(1), 1)
     .option('--bootstrap <n>', 'bootstrap resamples for intervals (0: off)', intAtLeast(0), 2000)
     .option('--alpha <a>', 'significance level against the baseline', probability, 0.05)
+    .option('--queue <redis://host:port/db>', 'run the arms on `joulebench worker` machines through this queue (BullMQ on Redis); the files land here as for a local sweep')
+    .option('--queue-password-ref <env:NAME>', 'read the queue\'s Redis password from this environment variable')
     .option('--no-history', 'do not record the runs in the history database')
     .option('--no-idle', 'skip idle calibration before each run')
     .option('-q, --quiet', 'no progress lines and no table')
@@ -65,6 +69,7 @@ export function sweepCommand(io: CliIO): Command {
         ...(flags.history ? {} : { history: false as const }),
         ...(flags.idle ? {} : { idle_ms: 0 }),
         argv: process.argv.slice(2),
+        ...(flags.queue ? { queue: (await import('../../queue/connection.js')).parseQueueUrl(flags.queue, flags.queuePasswordRef, process.env) } : {}),
       };
       let dir: string;
       try {
