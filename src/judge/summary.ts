@@ -1,3 +1,4 @@
+import { bootstrapCi, meanStatistic, type IntervalResult } from '../stats/index.js';
 import type { BenchReport } from '../core/aggregate.js';
 import type { CaseResult } from '../core/types.js';
 import type { JudgeTally, PairVerdict } from './score.js';
@@ -27,6 +28,8 @@ export interface JudgeInfo {
 /** The report block added by a judge (`single`/`single-reference`): MT-Bench score and joules per point. */
 export interface MtBenchBlock {
   mt_bench_score: number | null;
+  /** Percentile bootstrap 95 % interval of the mean score over judged cases (seeded from the suite digest); a reason when under 2 were judged. */
+  mt_bench_score_ci: IntervalResult;
   mt_bench_judged_count: number;
   /** Judged cases left without a score (a judge_error, or no answer from the target). */
   mt_bench_unscored_count: number;
@@ -67,6 +70,7 @@ export function mtBenchBlock(results: readonly CaseResult[], report: BenchReport
   const judgeUsd = tally.usd === null ? null : round(tally.usd, 9);
   return {
     mt_bench_score: whole.mt_bench_score,
+    mt_bench_score_ci: scoreCi(judgedCases, report.suite.digest),
     mt_bench_judged_count: whole.judged_count,
     mt_bench_unscored_count: whole.case_count - whole.judged_count,
     mt_bench_points: whole.points,
@@ -171,4 +175,11 @@ export function pairwiseBlock(verdicts: PairVerdict[], tally: JudgeTally, info: 
     judge_usd: tally.usd === null ? null : round(tally.usd, 9),
     verdicts,
   };
+}
+
+/** The bootstrap interval of the mean MT-Bench score, over judged cases (issue 13's statistics). */
+function scoreCi(rs: readonly CaseResult[], seed: string): IntervalResult {
+  const scores = rs.map((r) => r.score).filter((x): x is number => x !== null);
+  if (scores.length < 2) return { reason: `${scores.length} judged case(s): an interval needs at least 2` };
+  return bootstrapCi(scores.length, meanStatistic(scores), { seed: `${seed}:mt-bench-score` });
 }

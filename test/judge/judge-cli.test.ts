@@ -127,6 +127,10 @@ describe('MT-Bench with a judge, end to end through the CLI', async () => {
     assert.equal(report.mt_bench_score, Math.round((points / scores.length) * 1e4) / 1e4);
     assert.equal(report.mt_bench_judged_count, 7);
     assert.equal(report.mt_bench_unscored_count, 1);
+    // The score's bootstrap interval brackets the mean and names its method.
+    assert.equal(report.mt_bench_score_ci.method, 'bootstrap');
+    assert.ok(report.mt_bench_score_ci.low <= report.mt_bench_score && report.mt_bench_score <= report.mt_bench_score_ci.high);
+    assert.ok(report.mt_bench_score_ci.low >= Math.min(...scores) && report.mt_bench_score_ci.high <= Math.max(...scores));
     assert.ok(report.total_joules > 0);
     assert.ok(Math.abs(report.joules_per_mt_bench_point - report.total_joules / points) < 1e-5);
     assert.equal(report.judge_pass, 7);
