@@ -14,7 +14,7 @@ import { spawn } from 'node:child_process';
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Suite } from '../src/core/types.js';
-import { runLoad } from '../src/load/driver.js';
+import { runLoad, waitUntil } from '../src/load/driver.js';
 import { planSchedule } from '../src/load/schedule.js';
 import { percentileLinear } from '../src/load/stats.js';
 import { createModelMeter } from '../src/meters/model.js';
@@ -35,15 +35,6 @@ const s = http.createServer((req, res) => { req.resume(); req.on('end', () => { 
 s.keepAliveTimeout = 60000;
 s.listen(0, '127.0.0.1', () => process.stdout.write(String(s.address().port) + '\\n'));
 `;
-
-async function waitUntil(at: number): Promise<void> {
-  for (;;) {
-    const left = at - performance.now();
-    if (left <= 0) return;
-    if (left > 2) await new Promise((r) => setTimeout(r, left - 1.5));
-    else await new Promise((r) => setImmediate(r));
-  }
-}
 
 /** The baseline: the same schedule through bare node:http. */
 async function rawRun(port: number, planned: Float64Array): Promise<{ lag: number[]; ttft: number[] }> {

@@ -301,7 +301,7 @@ function windowOf(r: EnergyReading): WindowReading {
  * Waits until a moment of `performance.now()`: a timer while it is far, then turns of the event loop
  * (which still serve I/O) for the last 2 ms, since Node's timers fire late by up to ~1 ms.
  */
-async function waitUntil(at: number): Promise<void> {
+export async function waitUntil(at: number): Promise<void> {
   for (;;) {
     const left = at - performance.now();
     if (left <= 0) return;
