@@ -35,6 +35,16 @@ export interface SweepHooks {
   /** Passed to each run's session (progress per case). */
   onResult?: SessionHooks['onResult'];
   signal?: AbortSignal;
+  /** `sweep --queue`: progress across workers, after every record that arrives. */
+  onQueueProgress?(p: QueueProgress): void;
+}
+
+/** Progress of a sweep on a queue: arms done, cases on disk, and cases per worker. */
+export interface QueueProgress {
+  runs_done: number;
+  runs_total: number;
+  cases_done: number;
+  per_worker: Record<string, number>;
 }
 
 export interface SweepOutcome {
@@ -210,13 +220,22 @@ async function executeOnQueue(dir: string, state: SweepState, opts: SweepOptions
   writeSweepState(dir, state);
   const failures: string[] = [];
   const done: { entry: SweepRunEntry; report: unknown; receipt: unknown }[] = [];
+  const progress: QueueProgress = { runs_done: 0, runs_total: arms.length, cases_done: 0, per_worker: {} };
   await runArmsOnQueue({
+    onRecord: (_arm, record, workerId) => {
+      if (record.record !== 'case') return;
+      progress.cases_done++;
+      progress.per_worker[workerId] = (progress.per_worker[workerId] ?? 0) + 1;
+      hooks.onQueueProgress?.(progress);
+    },
     connection: opts.queue!,
     arms: arms.map((a) => a.q),
     ...(hooks.signal ? { signal: hooks.signal } : {}),
     onLog: (line) => hooks.onWarning?.(`queue: ${line}`),
     onArmDone: (outcome) => {
       const entry = arms.find((a) => a.q === outcome.arm)!.entry;
+      progress.runs_done++;
+      hooks.onQueueProgress?.(progress);
       if (outcome.result) {
         entry.status = 'done';
         done.push({ entry, report: outcome.result.report, receipt: outcome.result.receipt });

@@ -49,6 +49,8 @@ describe('sweep --queue: the same plan on workers gives the same files as a loca
     const home = mkdtempSync(join(dir, 'home-'));
     const queued = await cli(['sweep', plan, '--queue', redis.url, '--out-dir', join(dir, 'q'), '--no-idle', '--bootstrap', '200'], { env: { JOULEBENCH_HOME: home } });
     assert.equal(queued.code, 0, queued.stderr);
+    // Progress across workers: runs done and cases per worker.
+    assert.match(queued.stderr, /sweep: 2\/2 runs done, 12 cases \(\S+-\d+-[0-9a-f]{6} 12\)/);
     const local = await cli(['sweep', plan, '--out-dir', join(dir, 'l'), '--no-idle', '--bootstrap', '200'], { env: { JOULEBENCH_HOME: home } });
     assert.equal(local.code, 0, local.stderr);
     const reportsOf = (d: string) =>

@@ -54,6 +54,7 @@ export function sweepCommand(io: CliIO): Command {
       };
       process.once('SIGINT', onSignal);
       process.once('SIGTERM', onSignal);
+      let lastProgress = 0;
       const hooks: SweepHooks = {
         signal: aborter.signal,
         onRun: (e, event) => {
@@ -62,6 +63,14 @@ export function sweepCommand(io: CliIO): Command {
           if (!flags.quiet && event !== 'done') io.err(`sweep: ${event === 'skipped' ? 'finished before' : event} ${e.arm} × ${e.suite}${e.error && event === 'failed' ? `: ${e.error}` : ''}\n`);
         },
         onWarning: (w) => io.err(`joulebench: warning: ${w}\n`),
+        onQueueProgress: (p) => {
+          // At most a line a second: runs done, cases on disk, cases per worker.
+          const now = Date.now();
+          if (flags.quiet || (now - lastProgress < 1000 && p.runs_done < p.runs_total)) return;
+          lastProgress = now;
+          const workers = Object.entries(p.per_worker).map(([w, n]) => `${w} ${n}`).join(', ');
+          io.err(`sweep: ${p.runs_done}/${p.runs_total} runs done, ${p.cases_done} cases${workers ? ` (${workers})` : ''}\n`);
+        },
       };
       const opts: SweepOptions = {
         parallel_arms: flags.parallelArms,
