@@ -1,4 +1,5 @@
-import { chmodSync, lstatSync, mkdirSync, rmSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
@@ -308,9 +309,24 @@ export function overlayHiddenTests(task: CodeTask, dir: string): void {
   if (task.tests_dir) layPaths(task.tests_dir, listFiles(task.tests_dir), dir);
 }
 
-/** The grading guard preloaded into every Node process the tests start. */
+let stagedGuard: string | null = null;
+
+/**
+ * The grading guard preloaded into every Node process the tests start. The tests run as an
+ * unprivileged user (uid 65534 when joulebench is root), who may not be able to reach the package's
+ * own folder (a clone under /root or a 0700 temp folder), so the guard is copied once per process
+ * into a fresh folder of its own that anyone may read.
+ */
 export function guardPath(): string {
-  return join(packageRoot(), 'src', 'code', 'guard', 'freeze-test-harness.mjs');
+  if (stagedGuard !== null && existsSync(stagedGuard)) return stagedGuard;
+  const source = join(packageRoot(), 'src', 'code', 'guard', 'freeze-test-harness.mjs');
+  const dir = mkdtempSync(join(tmpdir(), 'joulebench-guard-'));
+  chmodSync(dir, 0o755);
+  const staged = join(dir, 'freeze-test-harness.mjs');
+  copyFileSync(source, staged);
+  chmodSync(staged, 0o444);
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return (stagedGuard = staged);
 }
 
 /**
