@@ -80,7 +80,8 @@ describe('load driver against a streaming server with known timing', () => {
     metas.forEach((m, i) => {
       const w = seen[i]!.writes.map((x) => x.at_ms - seen[i]!.at_ms);
       serverTtft.push(w[0]!);
-      ttftErr.push(m.first_content_ms! - w[0]!);
+      // The first request on each of the 4 sockets also waits for its TCP connection: not TTFT error.
+      if (i >= 4) ttftErr.push(m.first_content_ms! - w[0]!);
       for (let k = 1; k < w.length; k++) {
         serverItl.push(w[k]! - w[k - 1]!);
         itlErr.push(Math.abs(m.token_times_ms[k]! - m.token_times_ms[k - 1]! - (w[k]! - w[k - 1]!)));
@@ -88,7 +89,7 @@ describe('load driver against a streaming server with known timing', () => {
     });
     const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
     // joulebench's own figures are within 2 ms of what the server did…
-    const tol = 2 + Math.max(0, busy);
+    const tol = 2 + Math.max(0, busy99);
     assert.ok(median(ttftErr) >= 0 && median(ttftErr) <= tol, `TTFT error ${median(ttftErr)} ms (bound ${tol})`);
     assert.ok(median(itlErr) <= tol, `ITL error ${median(itlErr)} ms (bound ${tol})`);
     // …and what the server did is its settings, up to its own timers' lateness.

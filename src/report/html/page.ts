@@ -349,6 +349,8 @@ section.pair { display:grid; grid-template-columns:1fr 1fr; gap:16px; }
 .chart { width:100%; height:340px; }
 #chart-frontier { height:400px; }
 .sub { color:var(--muted); font-size:12px; }
+/* Under a headline figure, intervals and notes wrap, so the table fits 1280 px with every interval shown. */
+table.headline td .sub { white-space:normal; }
 .note { color:var(--muted); font-size:12px; margin:4px 0 0; }
 .note.empty { padding:24px 0; }
 .src { color:var(--muted); font-size:12px; }
