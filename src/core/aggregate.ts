@@ -1,5 +1,5 @@
 import { netBelowIdle, netJoules, type IdleCalibration, type IdleStatus, type SuiteWindow } from './energy.js';
-import { STAGE_IDS, type CaseResult, type EnergySource } from './types.js';
+import { STAGE_IDS, type CaseResult, type EnergySource, type ResultsHeader } from './types.js';
 import { nearestRankSorted, round } from './stats.js';
 import { DEFAULT_RESAMPLES } from '../stats/bootstrap.js';
 import { emptyColumns, reportCi, type CaseColumns, type ReportCi } from '../stats/report-ci.js';
@@ -507,6 +507,18 @@ class GrowableFloat64 {
   sorted(): Float64Array {
     return this.data.slice(0, this.n).sort();
   }
+}
+
+/** The report context a results file's header describes (the suite, target, meter, passes and concurrency it was run with). */
+export function reportContextOf(h: ResultsHeader): ReportContext {
+  return {
+    suite: { name: h.suite, version: h.suite_version, digest: h.suite_digest },
+    target: h.target,
+    meter: h.meter,
+    warmup: h.warmup,
+    repeats: h.repeats,
+    ...(h.concurrency !== undefined ? { concurrency: h.concurrency } : {}),
+  };
 }
 
 export function aggregate(all: readonly CaseResult[], ctx: ReportContext): BenchReport {

@@ -1,5 +1,5 @@
 import { renameSync, writeFileSync } from 'node:fs';
-import { aggregate, type BenchReport, type ReportContext } from '../core/aggregate.js';
+import { aggregate, reportContextOf, type BenchReport, type ReportContext } from '../core/aggregate.js';
 import { JoulebenchError } from '../core/errors.js';
 import type { CaseResult, ResultsHeader, Suite } from '../core/types.js';
 import { readTextFile } from '../read-text.js';
@@ -75,15 +75,7 @@ export async function judgeResultsFile(o: {
   renameSync(tmp, o.path);
 
   const scored = judged.filter((r) => r.phase === 'scored');
-  const ctx: ReportContext = {
-    suite: { name: header.suite, version: header.suite_version, digest: header.suite_digest },
-    target: header.target,
-    meter: header.meter,
-    warmup: header.warmup,
-    repeats: header.repeats,
-    ...(header.concurrency !== undefined ? { concurrency: header.concurrency } : {}),
-    ...(o.energy ? { energy: o.energy } : {}),
-  };
+  const ctx: ReportContext = { ...reportContextOf(header), ...(o.energy ? { energy: o.energy } : {}) };
   const base = aggregate(judged, ctx);
   return { header, results: scored, tally, report: { ...base, ...mtBenchBlock(scored, base, tally, o.info) } };
 }

@@ -3,7 +3,7 @@ import { loadBlockFromResults } from '../load/rebuild.js';
 import { closeSync, readSync } from 'node:fs';
 import { openRegularFile, readTextFile } from '../read-text.js';
 import { basename } from 'node:path';
-import { aggregate, Aggregator, type BenchReport } from '../core/aggregate.js';
+import { aggregate, Aggregator, reportContextOf, type BenchReport } from '../core/aggregate.js';
 import { readResultsFile } from '../runner/results-file.js';
 import { JoulebenchError } from '../core/errors.js';
 import type { CaseResult } from '../core/types.js';
@@ -200,14 +200,7 @@ function loadRun(spec: string, history: History | null, opts: LoadOptions): Load
     const h = file.header;
     // In case order (phase, pass, index), whatever order the lines were written in (concurrent runs
     // write as cases finish): the aggregate of the same results is then byte-identical (docs/determinism.md).
-    const report = aggregate(inCaseOrder(file.results), {
-      suite: { name: h.suite, version: h.suite_version, digest: h.suite_digest },
-      target: h.target,
-      meter: h.meter,
-      warmup: h.warmup,
-      repeats: h.repeats,
-      ...(h.concurrency !== undefined ? { concurrency: h.concurrency } : {}),
-    });
+    const report = aggregate(inCaseOrder(file.results), reportContextOf(h));
     // A load run (--request-rate) carries its serving block, rebuilt from the same file.
     const load = loadBlockFromResults(h, file.results, file.other);
     // A judged results file (run with a judge, or rescored) carries its judge line: its MT-Bench block is rebuilt.
@@ -275,14 +268,7 @@ export function aggregateResultsFile(path: string, keepCases: boolean): { report
   });
   const h = header as ResultsHeader | null;
   if (!h || !agg) throw new JoulebenchError('E_RESULTS', `${path}: results file has no header line`);
-  const report = (agg as Aggregator).report({
-    suite: { name: h.suite, version: h.suite_version, digest: h.suite_digest },
-    target: h.target,
-    meter: h.meter,
-    warmup: h.warmup,
-    repeats: h.repeats,
-    ...(h.concurrency !== undefined ? { concurrency: h.concurrency } : {}),
-  });
+  const report = (agg as Aggregator).report(reportContextOf(h));
   // A load run (--request-rate) carries its serving block, rebuilt from the same file.
   const load = loadBlockFromResults(h, keepCases ? scored : loadCases, other);
   return { report: load ? ({ ...report, load } as BenchReport) : report, scored: keepCases ? scored : null };
