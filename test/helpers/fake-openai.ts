@@ -30,7 +30,6 @@ export interface FakeServer {
  */
 export async function startFakeOpenAI(reply: (req: SeenRequest, n: number) => Reply): Promise<FakeServer> {
   const seen: SeenRequest[] = [];
-  const sockets = new Set<import('node:net').Socket>();
   const server = http.createServer((req, res) => {
     let raw = '';
     req.setEncoding('utf8');
@@ -47,21 +46,7 @@ export async function startFakeOpenAI(reply: (req: SeenRequest, n: number) => Re
       void answer(reply(s, seen.length - 1), res, body);
     });
   });
-  server.on('connection', (sock) => {
-    sockets.add(sock);
-    sock.on('close', () => sockets.delete(sock));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/v1`,
-    seen,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
-  };
+  return { seen, ...(await listenOnLoopback(server)) };
 }
 
 async function answer(r: Reply, res: http.ServerResponse, body: Record<string, unknown>): Promise<void> {
@@ -97,4 +82,26 @@ async function answer(r: Reply, res: http.ServerResponse, body: Record<string, u
       return;
     }
   }
+}
+
+/**
+ * Listens on 127.0.0.1 (a free port) and returns the `/v1` base URL and a close that also destroys
+ * open keep-alive sockets (so a test never waits for them to time out).
+ */
+export async function listenOnLoopback(server: http.Server): Promise<{ url: string; close(): Promise<void> }> {
+  const sockets = new Set<import('node:net').Socket>();
+  server.on('connection', (sock) => {
+    sockets.add(sock);
+    sock.on('close', () => sockets.delete(sock));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
 }

@@ -1,7 +1,6 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { listenOnLoopback } from './fake-openai.js';
 
 /** How the streaming server answers one prompt. */
 export interface StreamPlan {
@@ -36,7 +35,6 @@ export interface LoadServer {
  */
 export async function startLoadServer(plan: (prompt: string) => StreamPlan): Promise<LoadServer> {
   const seen: LoadServer['seen'] = [];
-  const sockets = new Set<Socket>();
   const server = http.createServer((req, res) => {
     const t0 = performance.now();
     let raw = '';
@@ -81,19 +79,5 @@ export async function startLoadServer(plan: (prompt: string) => StreamPlan): Pro
       tick();
     });
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/v1`,
-    seen,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
-  };
+  return { seen, ...(await listenOnLoopback(server)) };
 }
