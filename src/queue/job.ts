@@ -21,7 +21,7 @@ export const ArmJobSchema = z
     arm: z.string().min(1).max(200),
     suite: z.string().min(1).max(4096),
     /** A suite file shipped with the job: its base name and text (the worker writes it locally). */
-    suite_file: z.object({ name: z.string().regex(/^[^/\\]{1,200}$/), text: z.string() }).strict().optional(),
+    suite_file: z.object({ name: z.string().regex(/^[^/\\]{1,200}$/).refine((n) => n !== '.' && n !== '..', 'must be a file name'), text: z.string() }).strict().optional(),
     where: z.record(label, label).optional(),
     /** The SessionSpec without paths (the worker chooses its own files). */
     spec: z.record(z.string(), z.unknown()),

@@ -43,6 +43,7 @@ describe('queue jobs and connections', () => {
       assert.match(jobProblem({ ...job, where: { gpu: 'h 100' } }) ?? '', /^malformed job: where/);
       assert.match(jobProblem({ ...job, spec: { ...job.spec, results: '/etc/passwd' } }) ?? '', /spec\.results is not allowed/);
       assert.match(jobProblem({ ...job, suite_file: { name: '../../etc/cron.d/x', text: '' } }) ?? '', /^malformed job: suite_file\.name/);
+      assert.match(jobProblem({ ...job, suite_file: { name: '..', text: '' } }) ?? '', /^malformed job: suite_file\.name/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
