@@ -25,6 +25,9 @@ function timeless(path: string): Record<string, unknown> {
     delete ci[k];
     delete ci.reasons![k];
   }
+  // So is the between-pass spread of latency (a 2 ms scheduling blip in one pass moves it).
+  const spread = r.repeat_spread as Record<string, unknown> | null;
+  if (spread) for (const k of ['latency_p50_ms', 'latency_p95_ms']) delete spread[k];
   return r;
 }
 
