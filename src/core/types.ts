@@ -272,4 +272,10 @@ export interface ResultsHeader {
   meter: string;
   /** Cases in flight at once; absent in files written before it was recorded (read as 1). */
   concurrency?: number;
+  /**
+   * Where the suite can be read again: a bundled suite's name, or a suite file's absolute path. The
+   * HTML report reads each case's prompt from it, only while its digest still equals `suite_digest`.
+   * Absent for mmlu / mt-bench runs and in files written before it was recorded.
+   */
+  suite_source?: string;
 }

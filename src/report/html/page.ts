@@ -86,6 +86,7 @@ ${model.runs.length > 0 ? `${isCascade(model) ? `<section id="stages" class="pai
     <span id="case-count" class="sub"></span>
   </div>
   ${model.runs.every((r) => !r.has_cases) ? '<p class="note empty">No per-case results were found next to these reports (pass the .results.jsonl file to see cases).</p>' : ''}
+  ${promptNote(model)}
   <div class="scroll"><table class="cases">
     <thead><tr>${model.runs.length > 1 ? '<th id="case-run-head">run</th>' : ''}<th>case</th><th>dataset</th><th>pass</th><th>stage</th><th>outcome</th><th>energy</th><th>latency</th><th>TTFT</th><th>cost</th><th>expected</th><th>answer</th></tr></thead>
     <tbody id="case-rows"></tbody>
@@ -104,6 +105,19 @@ ${model.runs.length > 0 ? `${isCascade(model) ? `<section id="stages" class="pai
 </body>
 </html>
 `;
+}
+
+/** Where each run's prompts come from, or why they are not shown: said once above the table. */
+function promptNote(model: HtmlModel): string {
+  const lines = model.runs.flatMap((r) => {
+    const p = r.prompts;
+    if (!p) return [];
+    const who = model.runs.length > 1 ? `${r.label}: ` : '';
+    if (p.missing) return [`<li class="warn" data-prompts="missing">${esc(who)}prompts not shown: ${esc(p.missing)}</li>`];
+    const left = p.omitted > 0 ? `; ${p.omitted} prompt${p.omitted === 1 ? '' : 's'} left out to keep this page small (read them in the suite)` : '';
+    return [`<li data-prompts="shown">${esc(who)}prompts read from ${esc(p.source ?? '')}, whose digest still equals the run's${esc(left)}</li>`];
+  });
+  return lines.length ? `<ul class="note prompts">${lines.join('')}</ul>` : '';
 }
 
 function energyCell(j: number | null, r: BenchReport): string {
@@ -365,7 +379,9 @@ td.big { font-size:16px; font-weight:600; }
 td.mono { font-family:ui-monospace, monospace; font-size:12px; white-space:nowrap; }
 td.text { max-width:320px; overflow:hidden; text-overflow:ellipsis; white-space:nowrap; font-size:12px; }
 td.warn { color:var(--warn); }
-tr.case-detail dd { white-space:pre-wrap; word-break:break-word; }
+tr.case-detail dd { white-space:pre-wrap; word-break:break-word; overflow-wrap:anywhere; }
+tr.case-detail dd.prompt { max-height:320px; overflow:auto; background:var(--bg); padding:4px 6px; border-radius:4px; }
+tr.case-detail dd.prompt-missing { color:var(--warn); }
 td.grid.resolved { color:#047857; } td.grid.not { color:var(--err); } td.grid.invalid { color:var(--muted); }
 tr.case.correct td.outcome { color:#047857; }
 tr.case.incorrect td.outcome { color:var(--err); }
