@@ -96,12 +96,12 @@ export interface HtmlModel {
 /** Longest response kept per row, characters. */
 const MAX_TEXT = 400;
 /** Longest prompt turn kept, characters. */
-export const MAX_PROMPT_TURN = 4000;
+export const MAX_PROMPT_TURN = 2000;
 /**
  * Prompt text the page embeds at most, characters over every run: a 10k-case run of long prompts
  * stays a few MB. Past it, a case's detail says its prompt was left out and where to read it.
  */
-export const PROMPT_BUDGET_CHARS = 2_000_000;
+export const PROMPT_BUDGET_CHARS = 3_000_000;
 
 /** Builds the page's data from loaded runs. Pure apart from the timestamp the caller passes. */
 export function buildHtmlModel(loaded: readonly (LoadedRun | ReportInput)[], generated_utc: string, maxCases = 20_000): HtmlModel {
@@ -116,16 +116,18 @@ export function buildHtmlModel(loaded: readonly (LoadedRun | ReportInput)[], gen
     const lookup = resolvePrompts(run.header, run.results);
     const p: HtmlPrompts = lookup.ok ? { source: lookup.source, missing: null, turns: {}, omitted: 0 } : { source: null, missing: lookup.reason, turns: {}, omitted: 0 };
     prompts.set(run.label, p);
+    const left = new Set<number>();
     for (const r of run.results) {
       if (cases.length >= maxCases) {
         omitted++;
         continue;
       }
       cases.push(toRow(run.label, r));
-      if (!lookup.ok || r.index in p.turns) continue;
+      if (!lookup.ok || r.index in p.turns || left.has(r.index)) continue;
       const turns = (lookup.turnsOf(r.index) ?? []).map(clipPrompt);
       const size = turns.reduce((n, t) => n + t.length, 0);
       if (size > budget) {
+        left.add(r.index);
         p.omitted++;
         continue;
       }
