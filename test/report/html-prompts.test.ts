@@ -1,0 +1,169 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { after, before, describe, it } from 'node:test';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { cli } from '../helpers/cli.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+
+/** A prompt that tries to break out of every place it could land: element text, a <details>, an attribute, the JSON script. */
+const HOSTILE = `<script>window.__pwned = 1</script></details></td></tr>"quoted" 'single' </script><!-- <img src=x onerror="window.__pwned=2">`;
+
+/**
+ * The per-case view links each case to its prompt, expected answer and answer (issue 18). Prompts are
+ * read back from the suite the run names, and only while that suite still hashes to the run's digest.
+ */
+describe('each case links to its prompt, answer and expected (headless Chromium)', { skip: !existsSync(CHROMIUM) && process.env.JOULEBENCH_SKIP_BROWSER ? 'no chromium' : false }, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'jb-html-prompts-'));
+  const p = (f: string): string => join(dir, f);
+  const jb = (args: string[]) => cli(args, { cwd: dir, env: { JOULEBENCH_HOME: join(dir, 'home') } });
+  let browser: Browser;
+  const html = p('cases.html');
+  // A folder name that needs escaping wherever the page names the suite file.
+  const goneSuite = p('gone "<b>x<b>".json');
+
+  before(async () => {
+    assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install -y chromium`);
+    writeFileSync(
+      p('hostile.json'),
+      JSON.stringify({
+        name: 'hostile',
+        cases: [
+          { id: 'evil', prompt: HOSTILE, expected: '</details><b>4</b>' },
+          { id: 'talk', turns: ['first turn: say hi', 'second turn: say bye'], expected: null },
+          { id: 'long', prompt: `start ${'w'.repeat(1000)} ${'unbroken'.repeat(400)}`, expected: 'x' },
+        ],
+      }),
+    );
+    writeFileSync(p('edited.json'), JSON.stringify({ name: 'edited', cases: [{ id: 'e1', prompt: 'what was asked', expected: 'a' }] }));
+    writeFileSync(goneSuite, JSON.stringify({ name: 'gone', cases: [{ id: 'g1', prompt: 'gone prompt', expected: 'a' }] }));
+    const runs = await Promise.all([
+      jb(['run', '-q', '--no-history', '-s', 'hostile.json', '-o', p('hostile-run.json')]),
+      jb(['run', '-q', '--no-history', '-s', 'edited.json', '-o', p('edited-run.json')]),
+      jb(['run', '-q', '--no-history', '-s', goneSuite, '-o', p('gone-run.json')]),
+    ]);
+    for (const r of runs) assert.equal(r.code, 0, r.stderr);
+    // The attack: the suite is edited after the run. The page must not show the new text as if it had been asked.
+    writeFileSync(p('edited.json'), JSON.stringify({ name: 'edited', cases: [{ id: 'e1', prompt: 'INJECTED AFTER THE RUN', expected: 'a' }] }));
+    rmSync(goneSuite);
+    const r = await jb(['report', p('hostile-run.json'), p('edited-run.json'), p('gone-run.json'), '-o', html]);
+    assert.equal(r.code, 0, r.stderr);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    });
+  });
+  after(async () => {
+    await browser?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Opens the page (at `hash`) and records console errors and requests leaving the file. */
+  async function open(width: number, hash = ''): Promise<{ page: Page; problems: string[]; requests: string[] }> {
+    const page = await browser.newPage({ viewport: { width, height: 900 } });
+    const problems: string[] = [];
+    const requests: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`);
+    });
+    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+    page.on('request', (req) => {
+      if (!req.url().startsWith('file:')) requests.push(req.url());
+    });
+    await page.goto(pathToFileURL(html).href + hash);
+    await page.waitForSelector('body[data-ready="1"]', { timeout: 15_000 });
+    return { page, problems, requests };
+  }
+
+  /** The open detail row of a case as dt → dd text. */
+  async function detail(page: Page, run: string, id: string): Promise<Record<string, string>> {
+    const key = `case-${encodeURIComponent(`${run}/${id}/0`)}`;
+    const pairs = (await page.evaluate(`(() => {
+      const d = document.getElementById(${JSON.stringify(key)});
+      if (!d) return null;
+      const dts = [...d.querySelectorAll('dt')];
+      return dts.map((dt) => [dt.textContent, dt.nextElementSibling.textContent]);
+    })()`)) as [string, string][] | null;
+    assert.ok(pairs, `no open detail row ${key}`);
+    return Object.fromEntries(pairs);
+  }
+
+  it('the link of a case opens its prompt (as text, never markup), expected answer and answer', async () => {
+    const { page, problems, requests } = await open(1280);
+    await page.click('tr.case[data-key*="evil"] a.case-link');
+    const d = await detail(page, 'hostile-run', 'evil');
+    assert.equal(d.prompt, HOSTILE);
+    assert.equal(d.expected, '</details><b>4</b>');
+    assert.ok('answer' in d && 'error' in d, JSON.stringify(d));
+    assert.equal(await page.evaluate('window.__pwned === undefined'), true, 'the hostile prompt ran');
+    assert.equal(await page.evaluate('document.scripts.length'), 3, 'no script element came from data');
+    assert.equal(await page.evaluate('document.querySelectorAll("img").length'), 0);
+    assert.equal(await page.getAttribute('tr.case[data-key*="evil"] a.case-link', 'aria-expanded'), 'true');
+    // A second click closes it.
+    await page.click('tr.case[data-key*="evil"] a.case-link');
+    assert.equal(await page.$$eval('tr.case-detail', (rows) => rows.length), 0);
+    assert.deepEqual(problems, []);
+    assert.deepEqual(requests, []);
+    await page.close();
+  });
+
+  it('a multi-turn case shows every turn', async () => {
+    const { page } = await open(1280);
+    await page.click('tr.case[data-key*="talk"] a.case-link');
+    const d = await detail(page, 'hostile-run', 'talk');
+    assert.equal(d['prompt, turn 1'], 'first turn: say hi');
+    assert.equal(d['prompt, turn 2'], 'second turn: say bye');
+    assert.equal(d.expected, '(unscored: no expected answer)');
+    await page.close();
+  });
+
+  it('a #case- address opens that case when the page loads', async () => {
+    const { page, problems } = await open(1280, `#case-${encodeURIComponent('hostile-run/long/0')}`);
+    const d = await detail(page, 'hostile-run', 'long');
+    // Clipped at 2,000 characters, and says by how much.
+    assert.ok((d.prompt ?? '').startsWith(`start ${'w'.repeat(1000)} unbrokenunbroken`), (d.prompt ?? '').slice(0, 40));
+    assert.match(d.prompt ?? '', /[a-z]… \(2207 more characters\)$/);
+    assert.ok(await page.isVisible(`[id="case-${encodeURIComponent('hostile-run/long/0')}"]`));
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+
+  it('a suite edited after the run shows that the digest differs, never the new text; a removed one says not found', async () => {
+    const text = readFileSync(html, 'utf8');
+    assert.doesNotMatch(text, /INJECTED AFTER THE RUN/);
+    // (The echo target answers with the prompt it was sent, so the old text is there as that run's answer.)
+    const { page } = await open(1280);
+    await page.click('tr.case[data-key*="e1"] a.case-link');
+    const e = await detail(page, 'edited-run', 'e1');
+    assert.match(e.prompt ?? '', /^not shown: suite changed since the run: digest differs \(run [0-9a-f]{12}, .*edited\.json now [0-9a-f]{12}\)$/);
+    await page.click('tr.case[data-key*="g1"] a.case-link');
+    const g = await detail(page, 'gone-run', 'g1');
+    assert.equal(g.prompt, `not shown: suite file not found: ${goneSuite}`);
+    // The note above the table says the same for each run, the file name escaped.
+    const notes = await page.$$eval('ul.prompts li', (lis) => lis.map((li) => li.textContent ?? ''));
+    assert.equal(notes.length, 3, notes.join(' | '));
+    assert.match(notes[0]!, /^hostile-run: prompts read from .*hostile\.json, whose digest still equals the run's$/);
+    assert.match(notes[1]!, /^edited-run: prompts not shown: suite changed since the run: digest differs/);
+    assert.equal(notes[2], `gone-run: prompts not shown: suite file not found: ${goneSuite}`);
+    assert.equal(await page.evaluate('document.querySelectorAll("ul.prompts b").length'), 0);
+    await page.close();
+  });
+
+  for (const width of [1280, 800]) {
+    it(`at ${width} px with every case open: no horizontal overflow, no console error, no request`, async () => {
+      const { page, problems, requests } = await open(width);
+      for (const a of await page.$$('a.case-link')) await a.click();
+      assert.equal(await page.$$eval('tr.case-detail', (rows) => rows.length), 5);
+      const m = (await page.evaluate('({ doc: document.documentElement.scrollWidth, body: document.body.scrollWidth, inner: window.innerWidth })')) as { doc: number; body: number; inner: number };
+      const shot = join(dir, `cases-${width}.png`);
+      await page.screenshot({ path: shot, fullPage: true });
+      assert.ok(m.doc <= m.inner && m.body <= m.inner, `page wider than the window: ${JSON.stringify(m)}`);
+      assert.deepEqual(problems, []);
+      assert.deepEqual(requests, []);
+      await page.close();
+    });
+  }
+});
