@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { browserSkip, launchChromium, openReport, overflow } from '../helpers/browser.js';
 import { cli } from '../helpers/cli.js';
-
-const CHROMIUM = '/usr/bin/chromium';
 
 /** A prompt that tries to break out of every place it could land: element text, a <details>, an attribute, the JSON script. */
 const HOSTILE = `<script>window.__pwned = 1</script></details></td></tr>"quoted" 'single' </script><!-- <img src=x onerror="window.__pwned=2">`;
@@ -16,7 +14,7 @@ const HOSTILE = `<script>window.__pwned = 1</script></details></td></tr>"quoted"
  * The per-case view links each case to its prompt, expected answer and answer (issue 18). Prompts are
  * read back from the suite the run names, and only while that suite still hashes to the run's digest.
  */
-describe('each case links to its prompt, answer and expected (headless Chromium)', { skip: !existsSync(CHROMIUM) && process.env.JOULEBENCH_SKIP_BROWSER ? 'no chromium' : false }, () => {
+describe('each case links to its prompt, answer and expected (headless Chromium)', { skip: browserSkip }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'jb-html-prompts-'));
   const p = (f: string): string => join(dir, f);
   const jb = (args: string[]) => cli(args, { cwd: dir, env: { JOULEBENCH_HOME: join(dir, 'home') } });
@@ -26,7 +24,6 @@ describe('each case links to its prompt, answer and expected (headless Chromium)
   const goneSuite = p('gone "<b>x<b>".json');
 
   before(async () => {
-    assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install -y chromium`);
     writeFileSync(
       p('hostile.json'),
       JSON.stringify({
@@ -51,32 +48,15 @@ describe('each case links to its prompt, answer and expected (headless Chromium)
     rmSync(goneSuite);
     const r = await jb(['report', p('hostile-run.json'), p('edited-run.json'), p('gone-run.json'), '-o', html]);
     assert.equal(r.code, 0, r.stderr);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
+
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  /** Opens the page (at `hash`) and records console errors and requests leaving the file. */
-  async function open(width: number, hash = ''): Promise<{ page: Page; problems: string[]; requests: string[] }> {
-    const page = await browser.newPage({ viewport: { width, height: 900 } });
-    const problems: string[] = [];
-    const requests: string[] = [];
-    page.on('console', (m) => {
-      if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`);
-    });
-    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-    page.on('request', (req) => {
-      if (!req.url().startsWith('file:')) requests.push(req.url());
-    });
-    await page.goto(pathToFileURL(html).href + hash);
-    await page.waitForSelector('body[data-ready="1"]', { timeout: 15_000 });
-    return { page, problems, requests };
-  }
+  const open = (width: number, hash = ''): Promise<{ page: Page; problems: string[]; requests: string[] }> => openReport(browser, html, width, hash);
 
   /** The open detail row of a case as dt → dd text. */
   async function detail(page: Page, run: string, id: string): Promise<Record<string, string>> {
@@ -157,10 +137,9 @@ describe('each case links to its prompt, answer and expected (headless Chromium)
       const { page, problems, requests } = await open(width);
       for (const a of await page.$$('a.case-link')) await a.click();
       assert.equal(await page.$$eval('tr.case-detail', (rows) => rows.length), 5);
-      const m = (await page.evaluate('({ doc: document.documentElement.scrollWidth, body: document.body.scrollWidth, inner: window.innerWidth })')) as { doc: number; body: number; inner: number };
-      const shot = join(dir, `cases-${width}.png`);
-      await page.screenshot({ path: shot, fullPage: true });
-      assert.ok(m.doc <= m.inner && m.body <= m.inner, `page wider than the window: ${JSON.stringify(m)}`);
+      const m = await overflow(page);
+      await page.screenshot({ path: join(dir, `cases-${width}.png`), fullPage: true });
+      assert.ok(m.ok, `page wider than the window: ${JSON.stringify(m)}`);
       assert.deepEqual(problems, []);
       assert.deepEqual(requests, []);
       await page.close();

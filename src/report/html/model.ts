@@ -6,6 +6,7 @@ import { codeArms, inputsFrontier, type InputsFrontier } from '../arms.js';
 import { inferArmViews, type InferArmView } from '../infer-view.js';
 import type { LoadedRun, ReportInput } from '../inputs.js';
 import { resolvePrompts } from '../case-prompts.js';
+import { resolveCodePrompts } from '../code-prompts.js';
 import { inferTargetWhere } from '../../infer/where.js';
 import type { SweepComparison } from '../../sweep/comparison.js';
 
@@ -72,6 +73,8 @@ export interface HtmlModel {
     invalid_reasons: Record<string, string[]>;
     /** Task × solver outcome over the rollouts: resolved (any rollout), invalid (every rollout), else not resolved. */
     grid: { tasks: string[]; solvers: string[]; cells: Record<string, Record<string, { outcome: 'resolved' | 'not' | 'invalid'; resolved: number; rollouts: number }>> };
+    /** Each task's prompt (task.toml) read back from the suite while its digest matches, or why not. */
+    prompts: { source: string | null; missing: string | null; by_task: Record<string, string> };
     receipt: Record<string, unknown> | null;
   }[];
   /** Infer run files: arms (model × threads) with no accuracy, so never on a frontier. */
@@ -190,8 +193,15 @@ function codeModel(x: Extract<ReportInput, { kind: 'code' }>): HtmlModel['code']
     solvers: r.solvers.map((s, i) => ({ ...s, arm: arms[i]!.id, wall_p95_ms: arms[i]!.latency_p95_ms })),
     invalid_reasons: invalid,
     grid: taskGrid(r),
+    prompts: codePrompts(r.suite),
     receipt: r.receipt ?? null,
   };
+}
+
+function codePrompts(suite: Extract<ReportInput, { kind: 'code' }>['results']['suite']): HtmlModel['code'][number]['prompts'] {
+  const p = resolveCodePrompts(suite);
+  if (!p.ok) return { source: null, missing: p.reason, by_task: {} };
+  return { source: p.source, missing: null, by_task: Object.fromEntries(Object.entries(p.prompts).map(([k, v]) => [k, clipPrompt(v)])) };
 }
 
 function taskGrid(r: Extract<ReportInput, { kind: 'code' }>['results']): HtmlModel['code'][number]['grid'] {

@@ -77,7 +77,7 @@ ${model.runs.length > 0 ? `${isCascade(model) ? `<section id="stages" class="pai
 <section id="cases">
   <h2>Cases</h2>
   <div class="controls">
-    <input id="case-search" type="search" placeholder="search id, dataset, stage, answer…" aria-label="search cases">
+    <input id="case-search" type="search" placeholder="search id, prompt, answer, dataset, stage…" aria-label="search cases">
     <select id="case-filter" aria-label="filter by outcome">
       <option value="all">all outcomes</option><option value="correct">correct</option><option value="incorrect">incorrect</option>
       <option value="unscored">unscored</option><option value="error">errors</option><option value="below-floor">below meter floor</option>
@@ -252,9 +252,17 @@ function gridTable(c: HtmlModel['code'][number]): string {
   const g = c.grid;
   if (g.tasks.length === 0 || g.solvers.length === 0) return '';
   const mark = { resolved: '✓ resolved', not: '✗ not resolved', invalid: '— invalid' } as const;
+  // Each task opens its prompt (task.toml, read back while the suite's digest matches); else a note says why not.
+  const prompt = (t: string): string => {
+    const text = c.prompts.by_task[t];
+    return text === undefined ? esc(t) : `<details class="task-prompt" id="task-${esc(encodeURIComponent(`${c.label}/${t}`))}"><summary>${esc(t)}</summary><pre class="prompt">${esc(text)}</pre></details>`;
+  };
+  const note = c.prompts.missing
+    ? `<p class="note warn" data-prompts="missing">Task prompts not shown: ${esc(c.prompts.missing)}</p>`
+    : `<p class="note" data-prompts="shown">Each task opens its prompt, read from ${esc(c.prompts.source ?? '')}, whose digest still equals the run's.</p>`;
   const rows = g.tasks.map(
     (t) =>
-      `<tr><td class="mono">${esc(t)}</td>${g.solvers
+      `<tr><td class="mono">${prompt(t)}</td>${g.solvers
         .map((s) => {
           const cell = g.cells[t]?.[s];
           if (!cell) return '<td>—</td>';
@@ -263,7 +271,7 @@ function gridTable(c: HtmlModel['code'][number]): string {
         })
         .join('')}</tr>`,
   );
-  return `<div class="scroll"><table class="grid" data-grid="${esc(c.label)}"><thead><tr><th>task</th>${g.solvers.map((s) => `<th>${esc(s)}</th>`).join('')}</tr></thead>
+  return `${note}<div class="scroll"><table class="grid" data-grid="${esc(c.label)}"><thead><tr><th>task</th>${g.solvers.map((s) => `<th>${esc(s)}</th>`).join('')}</tr></thead>
     <tbody>${rows.join('')}</tbody></table></div>`;
 }
 
@@ -382,6 +390,9 @@ td.warn { color:var(--warn); }
 tr.case-detail dd { white-space:pre-wrap; word-break:break-word; overflow-wrap:anywhere; }
 tr.case-detail dd.prompt { max-height:320px; overflow:auto; background:var(--bg); padding:4px 6px; border-radius:4px; }
 tr.case-detail dd.prompt-missing { color:var(--warn); }
+details.task-prompt { border:0; padding:0; }
+details.task-prompt summary { font-weight:400; }
+details.task-prompt pre.prompt { white-space:pre-wrap; overflow-wrap:anywhere; max-width:480px; font-family:ui-monospace, monospace; }
 td.grid.resolved { color:#047857; } td.grid.not { color:var(--err); } td.grid.invalid { color:var(--muted); }
 tr.case.correct td.outcome { color:#047857; }
 tr.case.incorrect td.outcome { color:var(--err); }
