@@ -131,6 +131,7 @@ describe('reading prompts back from a run\'s suite', () => {
     assert.ok(chars <= PROMPT_BUDGET_CHARS, `${chars} prompt characters embedded`);
     assert.equal(kept + p.omitted, n, 'each case once, not once per pass');
     assert.ok(p.omitted > 0 && kept > 1000, `kept ${kept}, omitted ${p.omitted}`);
+    process.stderr.write(`# 10k cases: ${kept} prompts kept, ${p.omitted} left out\n`);
     const html = renderHtmlPage(model, '/* echarts */');
     // The prompts add at most their budget (plus a little JSON) to what the case rows already cost.
     const bare = renderHtmlPage({ ...model, runs: model.runs.map((r) => ({ ...r, prompts: { ...r.prompts!, turns: {} } })) }, '/* echarts */');
