@@ -27,8 +27,10 @@ export function resolvePrompts(header: ResultsHeader | null | undefined, results
     if (!existsSync(source)) return { ok: false, reason: `suite file not found: ${source}` };
     try {
       suite = loadSuiteFile(source);
-    } catch (e) {
-      return { ok: false, reason: `suite changed since the run: it no longer loads (${(e as Error).message})` };
+    } catch {
+      // The loader's message is not repeated: it can quote the file, and a results file (which names
+      // the path) may come from someone else — the page must not carry pieces of a local file.
+      return { ok: false, reason: `suite changed since the run: ${source} no longer loads as a suite (joulebench run -s ${source} says why)` };
     }
   }
   const matched = casesAsRun(suite, header);

@@ -19,8 +19,9 @@ export function resolveCodePrompts(suite: CodeResults['suite']): CodePromptLooku
   let loaded;
   try {
     loaded = loadCodeSuite(spec, suite.tasks);
-  } catch (e) {
-    return { ok: false, reason: `suite changed since the run: it no longer loads (${(e as Error).message})` };
+  } catch {
+    // Not the loader's message: it can quote task.toml, and the results file naming the folder may be someone else's.
+    return { ok: false, reason: `suite changed since the run: ${spec} no longer loads as a coding suite (joulebench code --suite ${spec} says why)` };
   }
   if (loaded.digest !== suite.digest) {
     return { ok: false, reason: `suite changed since the run: digest differs (run ${short(suite.digest)}, ${bundled ? suite.source : spec} now ${short(loaded.digest)})` };

@@ -91,9 +91,12 @@ describe('reading prompts back from a run\'s suite', () => {
     // Its version changed (same cases): the version is part of what was run.
     writeFileSync(path, JSON.stringify({ name: 'p', version: '3', cases }));
     assert.equal(resolvePrompts(header, results).ok, false);
-    writeFileSync(path, '{ not json');
+    // A file that no longer parses: said, without quoting it (a results file from someone else names the path).
+    writeFileSync(path, '{ "secret": "hunter2" ');
     const broken = resolvePrompts(header, results);
-    assert.match(!broken.ok ? broken.reason : '', /^suite changed since the run: it no longer loads/);
+    assert.equal(!broken.ok ? broken.reason : '', `suite changed since the run: ${path} no longer loads as a suite (joulebench run -s ${path} says why)`);
+    writeFileSync(path, JSON.stringify({ name: 'p', cases: [{ id: 'hunter2', prompt: 1 }] }));
+    assert.doesNotMatch(JSON.stringify(resolvePrompts(header, results)), /hunter2/);
     rmSync(path);
     const gone = resolvePrompts(header, results);
     assert.equal(!gone.ok ? gone.reason : '', `suite file not found: ${path}`);
