@@ -275,7 +275,10 @@ export interface ResultsHeader {
   /**
    * Where the suite can be read again: a bundled suite's name, or a suite file's absolute path. The
    * HTML report reads each case's prompt from it, only while its digest still equals `suite_digest`.
-   * Absent for mmlu / mt-bench runs and in files written before it was recorded.
+   * `mt-bench` for MT-Bench, whose questions are `suite_data` (and references `suite_references`),
+   * absolute paths. Absent for mmlu runs and in files written before it was recorded.
    */
   suite_source?: string;
+  suite_data?: string;
+  suite_references?: string;
 }

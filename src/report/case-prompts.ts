@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import type { Case, CaseResult, ResultsHeader, Suite } from '../core/types.js';
 import { suiteDigest } from '../suites/digest.js';
 import { isBundledSuite, loadSuite, loadSuiteFile } from '../suites/loader.js';
+import { loadMtBench } from '../suites/mt-bench.js';
 import { selectItems, type Selection } from '../suites/select.js';
 
 /**
@@ -18,11 +19,24 @@ export function resolvePrompts(header: ResultsHeader | null | undefined, results
   if (!header) return { ok: false, reason: 'no results header was read, so the suite is unknown' };
   const source = header.suite_source;
   if (source === undefined || source === '') {
-    return { ok: false, reason: `the results file does not say where suite "${header.suite}" was read from (mmlu and mt-bench runs, and files written before joulebench recorded it)` };
+    if (header.suite === 'mmlu' && !header.suite_version.includes('+')) {
+      return { ok: false, reason: "MMLU's suite digest covers the question ids and version, not the question text, so a prompt read back could not be checked against the run" };
+    }
+    return { ok: false, reason: `the results file does not say where suite "${header.suite}" was read from (written before joulebench recorded it, or an mmlu run)` };
   }
   let suite: Suite;
   if (isBundledSuite(source)) {
     suite = loadSuite(source);
+  } else if (source === 'mt-bench') {
+    const files = [header.suite_data, header.suite_references].filter((f): f is string => f !== undefined);
+    if (header.suite_data === undefined) return { ok: false, reason: 'the results file names MT-Bench but not its question file' };
+    const gone = files.find((f) => !existsSync(f));
+    if (gone) return { ok: false, reason: `suite file not found: ${gone}` };
+    try {
+      suite = loadMtBench(header.suite_data, header.suite_references !== undefined ? { references: header.suite_references } : {});
+    } catch {
+      return { ok: false, reason: `suite changed since the run: ${files.join(' or ')} no longer loads as MT-Bench questions` };
+    }
   } else {
     if (!existsSync(source)) return { ok: false, reason: `suite file not found: ${source}` };
     try {
@@ -36,7 +50,8 @@ export function resolvePrompts(header: ResultsHeader | null | undefined, results
   const matched = casesAsRun(suite, header);
   if (!matched) {
     const now = suiteDigest({ ...suite, version: header.suite_version });
-    return { ok: false, reason: `suite changed since the run: digest differs (run ${short(header.suite_digest)}, ${isBundledSuite(source) ? 'bundled suite' : source} now ${short(now)})` };
+    const where = isBundledSuite(source) ? 'bundled suite' : source === 'mt-bench' ? (header.suite_data ?? source) : source;
+    return { ok: false, reason: `suite changed since the run: digest differs (run ${short(header.suite_digest)}, ${where} now ${short(now)})` };
   }
   // The digest pins each case's id to its index; a results line that disagrees is not this run's.
   for (const r of results) {
@@ -44,7 +59,8 @@ export function resolvePrompts(header: ResultsHeader | null | undefined, results
       return { ok: false, reason: `case ${r.index} of the results is "${r.case_id}", the suite's is "${matched[r.index]?.id ?? '(none)'}"` };
     }
   }
-  return { ok: true, source: isBundledSuite(source) ? `bundled suite "${source}"` : source, turnsOf: (index) => turnsOf(matched[index]) };
+  const shown = isBundledSuite(source) ? `bundled suite "${source}"` : source === 'mt-bench' ? `MT-Bench questions ${header.suite_data ?? ''}` : source;
+  return { ok: true, source: shown, turnsOf: (index) => turnsOf(matched[index]) };
 }
 
 function turnsOf(c: Case | undefined): string[] | null {

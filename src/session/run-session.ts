@@ -134,7 +134,7 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
   if (!resume && !spec.overwrite) refuseToClobber(paths.results);
   const file = new JsonlResultsFile(paths.results, { append: resume !== undefined });
   // The header names where the suite can be read again (the HTML report's prompts), for the file and any listener alike.
-  const sink: ResultsSink = withSuiteSource(hooks.onRecord ? teeSink(file, hooks.onRecord) : file, suiteSourceOf(spec.suite));
+  const sink: ResultsSink = withSuiteSource(hooks.onRecord ? teeSink(file, hooks.onRecord) : file, suiteSourceOf(spec));
   const onAbort = (): void => file.flush();
   hooks.signal?.addEventListener('abort', onAbort, { once: true });
   const totalCases = spec.load ? warmup * suite.cases.length + (spec.load.num_requests ?? suite.cases.length) : (warmup + repeat) * suite.cases.length;

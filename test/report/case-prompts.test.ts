@@ -10,6 +10,7 @@ import { PROMPT_BUDGET_CHARS } from '../../src/report/html/model.js';
 import { run } from '../../src/runner/run.js';
 import { suiteDigest } from '../../src/suites/digest.js';
 import { loadSuite, loadSuiteFile } from '../../src/suites/loader.js';
+import { loadMtBench } from '../../src/suites/mt-bench.js';
 import { withRetryLabel } from '../../src/suites/retry-label.js';
 import { describeSelection, selectCases, type Selection } from '../../src/suites/select.js';
 import { createReferenceCascade } from '../../src/targets/cascade/reference.js';
@@ -115,6 +116,39 @@ describe('reading prompts back from a run\'s suite', () => {
     // A results line whose case id is not the suite's at that index is not this run's.
     const wrong = resolvePrompts(header, [{ index: 0, case_id: 'someone-else' } as CaseResult]);
     assert.match(!wrong.ok ? wrong.reason : '', /case 0 of the results is "someone-else"/);
+  });
+
+  it('reads MT-Bench questions and references back, every turn; an edited reference file refuses them; MMLU says why it cannot', () => {
+    const q = join(dir, 'question.jsonl');
+    const refs = join(dir, 'reference.jsonl');
+    writeFileSync(q, ['{"question_id":81,"category":"writing","turns":["Write a haiku.","Now make it rhyme."]}', '{"question_id":82,"category":"math","turns":["2+2?","Times 3?"]}'].join('\n'));
+    writeFileSync(refs, '{"question_id":82,"choices":[{"turns":["4","12"]}]}\n');
+    const { header, results } = asRun(loadMtBench(q, { references: refs }), 'mt-bench');
+    const h = { ...header, suite_data: q, suite_references: refs };
+    const p = resolvePrompts(h, results);
+    assert.ok(p.ok, JSON.stringify(p));
+    assert.deepEqual(p.turnsOf(0), ['Write a haiku.', 'Now make it rhyme.']);
+    assert.equal(p.source, `MT-Bench questions ${q}`);
+    // The references are part of what was asked of the judge: read without them, the digest differs.
+    const { suite_references: _r, ...noRefs } = h;
+    assert.match(JSON.stringify(resolvePrompts(noRefs, results)), /digest differs/);
+    writeFileSync(refs, '{"question_id":82,"choices":[{"turns":["4","13"]}]}\n');
+    assert.match(JSON.stringify(resolvePrompts(h, results)), /suite changed since the run: digest differs/);
+    rmSync(refs);
+    assert.deepEqual(resolvePrompts(h, results), { ok: false, reason: `suite file not found: ${refs}` });
+    const mmlu = resolvePrompts({ ...header, suite: 'mmlu', suite_source: undefined }, results);
+    assert.match(!mmlu.ok ? mmlu.reason : '', /MMLU's suite digest covers the question ids and version, not the question text/);
+  });
+
+  it('keeps each turn\'s answer of a conversation for the detail', async () => {
+    const path = suiteFile('conv.json', cases);
+    const suite = loadSuiteFile(path);
+    const out = await run({ suite, target: createReferenceCascade(), idle_ms: 0 });
+    const results = out.results.map((r) => (r.case_id === 'b-2' ? { ...r, turns: [{ response: 'hi' }, { response: 'bye' }] as CaseResult['turns'] } : r));
+    const model = buildHtmlModel([{ label: 'conv', origin: path, report: out.report, results, receipt: null, run_id: null, header: { ...out.header, suite_source: path } }], 't');
+    assert.deepEqual(model.cases.find((c) => c.id === 'b-2')?.turn_answers, ['hi', 'bye']);
+    assert.equal(model.cases.find((c) => c.id === 'a-1')?.turn_answers, undefined);
+    assert.deepEqual(model.runs[0]!.prompts!.turns[1], ['turn one', 'turn two']);
   });
 
   it('keeps a 10,000-case page small: prompts embedded once per case, within the budget, the rest counted and said', async () => {
