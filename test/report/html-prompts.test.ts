@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { browserSkip, launchChromium, openReport, overflow } from '../helpers/browser.js';
 import { cli } from '../helpers/cli.js';
+import { startFakeOpenAI, type FakeServer } from '../helpers/fake-openai.js';
 
 /** A prompt that tries to break out of every place it could land: element text, a <details>, an attribute, the JSON script. */
 const HOSTILE = `<script>window.__pwned = 1</script></details></td></tr>"quoted" 'single' </script><!-- <img src=x onerror="window.__pwned=2">`;
@@ -19,6 +20,7 @@ describe('each case links to its prompt, answer and expected (headless Chromium)
   const p = (f: string): string => join(dir, f);
   const jb = (args: string[]) => cli(args, { cwd: dir, env: { JOULEBENCH_HOME: join(dir, 'home') } });
   let browser: Browser;
+  let server: FakeServer | undefined;
   const html = p('cases.html');
   // A folder name that needs escaping wherever the page names the suite file.
   const goneSuite = p('gone "<b>x<b>".json');
@@ -37,7 +39,14 @@ describe('each case links to its prompt, answer and expected (headless Chromium)
     );
     writeFileSync(p('edited.json'), JSON.stringify({ name: 'edited', cases: [{ id: 'e1', prompt: 'what was asked', expected: 'a' }] }));
     writeFileSync(goneSuite, JSON.stringify({ name: 'gone', cases: [{ id: 'g1', prompt: 'gone prompt', expected: 'a' }] }));
+    // A chat endpoint asks a multi-turn case one turn at a time: each turn has its own answer.
+    server = await startFakeOpenAI((req) => {
+      const msgs = req.body.messages as { role: string; content: string }[];
+      return { kind: 'plain', text: `reply to: ${msgs[msgs.length - 1]!.content}` };
+    });
+    writeFileSync(p('conv.json'), JSON.stringify({ name: 'conv', cases: [{ id: 'chat', turns: ['Name a colour.', 'Now another.'], expected: null }] }));
     const runs = await Promise.all([
+      jb(['run', '-q', '--no-history', '-s', 'conv.json', '--target', 'openai', '--endpoint', server.url, '--model', 'm', '--meter', 'model', '-o', p('conv-run.json')]),
       jb(['run', '-q', '--no-history', '-s', 'hostile.json', '-o', p('hostile-run.json')]),
       jb(['run', '-q', '--no-history', '-s', 'edited.json', '-o', p('edited-run.json')]),
       jb(['run', '-q', '--no-history', '-s', goneSuite, '-o', p('gone-run.json')]),
@@ -46,13 +55,14 @@ describe('each case links to its prompt, answer and expected (headless Chromium)
     // The attack: the suite is edited after the run. The page must not show the new text as if it had been asked.
     writeFileSync(p('edited.json'), JSON.stringify({ name: 'edited', cases: [{ id: 'e1', prompt: 'INJECTED AFTER THE RUN', expected: 'a' }] }));
     rmSync(goneSuite);
-    const r = await jb(['report', p('hostile-run.json'), p('edited-run.json'), p('gone-run.json'), '-o', html]);
+    const r = await jb(['report', p('hostile-run.json'), p('edited-run.json'), p('gone-run.json'), p('conv-run.json'), '-o', html]);
     assert.equal(r.code, 0, r.stderr);
 
     browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();
+    await server?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -97,6 +107,13 @@ describe('each case links to its prompt, answer and expected (headless Chromium)
     assert.equal(d['prompt, turn 1'], 'first turn: say hi');
     assert.equal(d['prompt, turn 2'], 'second turn: say bye');
     assert.equal(d.expected, '(unscored: no expected answer)');
+    // Asked as a conversation: each turn's own answer follows its prompt.
+    await page.click('tr.case[data-key*="chat"] a.case-link');
+    const c = await detail(page, 'conv-run', 'chat');
+    assert.deepEqual(Object.keys(c), ['prompt, turn 1', 'answer, turn 1', 'prompt, turn 2', 'answer, turn 2', 'expected', 'error']);
+    assert.equal(c['prompt, turn 2'], 'Now another.');
+    assert.equal(c['answer, turn 1'], 'reply to: Name a colour.');
+    assert.equal(c['answer, turn 2'], 'reply to: Now another.');
     await page.close();
   });
 
@@ -124,7 +141,7 @@ describe('each case links to its prompt, answer and expected (headless Chromium)
     assert.equal(g.prompt, `not shown: suite file not found: ${goneSuite}`);
     // The note above the table says the same for each run, the file name escaped.
     const notes = await page.$$eval('ul.prompts li', (lis) => lis.map((li) => li.textContent ?? ''));
-    assert.equal(notes.length, 3, notes.join(' | '));
+    assert.equal(notes.length, 4, notes.join(' | '));
     assert.match(notes[0]!, /^hostile-run: prompts read from .*hostile\.json, whose digest still equals the run's$/);
     assert.match(notes[1]!, /^edited-run: prompts not shown: suite changed since the run: digest differs/);
     assert.equal(notes[2], `gone-run: prompts not shown: suite file not found: ${goneSuite}`);
@@ -136,7 +153,7 @@ describe('each case links to its prompt, answer and expected (headless Chromium)
     it(`at ${width} px with every case open: no horizontal overflow, no console error, no request`, async () => {
       const { page, problems, requests } = await open(width);
       for (const a of await page.$$('a.case-link')) await a.click();
-      assert.equal(await page.$$eval('tr.case-detail', (rows) => rows.length), 5);
+      assert.equal(await page.$$eval('tr.case-detail', (rows) => rows.length), 6);
       const m = await overflow(page);
       await page.screenshot({ path: join(dir, `cases-${width}.png`), fullPage: true });
       assert.ok(m.ok, `page wider than the window: ${JSON.stringify(m)}`);
