@@ -45,8 +45,10 @@ describe('each case links to its prompt, answer and expected (headless Chromium)
       return { kind: 'plain', text: `reply to: ${msgs[msgs.length - 1]!.content}` };
     });
     writeFileSync(p('conv.json'), JSON.stringify({ name: 'conv', cases: [{ id: 'chat', turns: ['Name a colour.', 'Now another.'], expected: null }] }));
+    writeFileSync(p('conv2.json'), JSON.stringify({ name: 'conv2', cases: [{ id: 'chat2', turns: ['Pick a number.', 'Double it.'], expected: null }] }));
     const runs = await Promise.all([
       jb(['run', '-q', '--no-history', '-s', 'conv.json', '--target', 'openai', '--endpoint', server.url, '--model', 'm', '--meter', 'model', '-o', p('conv-run.json')]),
+      jb(['run', '-q', '--no-history', '-s', 'conv2.json', '--target', 'openai', '--endpoint', server.url, '--model', 'm', '--meter', 'model', '-o', p('conv2-run.json')]),
       jb(['run', '-q', '--no-history', '-s', 'hostile.json', '-o', p('hostile-run.json')]),
       jb(['run', '-q', '--no-history', '-s', 'edited.json', '-o', p('edited-run.json')]),
       jb(['run', '-q', '--no-history', '-s', goneSuite, '-o', p('gone-run.json')]),
@@ -55,7 +57,8 @@ describe('each case links to its prompt, answer and expected (headless Chromium)
     // The attack: the suite is edited after the run. The page must not show the new text as if it had been asked.
     writeFileSync(p('edited.json'), JSON.stringify({ name: 'edited', cases: [{ id: 'e1', prompt: 'INJECTED AFTER THE RUN', expected: 'a' }] }));
     rmSync(goneSuite);
-    const r = await jb(['report', p('hostile-run.json'), p('edited-run.json'), p('gone-run.json'), p('conv-run.json'), '-o', html]);
+    rmSync(p('conv2.json'));
+    const r = await jb(['report', p('hostile-run.json'), p('edited-run.json'), p('gone-run.json'), p('conv-run.json'), p('conv2-run.json'), '-o', html]);
     assert.equal(r.code, 0, r.stderr);
 
     browser = await launchChromium();
@@ -108,12 +111,18 @@ describe('each case links to its prompt, answer and expected (headless Chromium)
     assert.equal(d['prompt, turn 2'], 'second turn: say bye');
     assert.equal(d.expected, '(unscored: no expected answer)');
     // Asked as a conversation: each turn's own answer follows its prompt.
-    await page.click('tr.case[data-key*="chat"] a.case-link');
+    await page.click('tr.case[data-key*="chat%2F"] a.case-link');
     const c = await detail(page, 'conv-run', 'chat');
     assert.deepEqual(Object.keys(c), ['prompt, turn 1', 'answer, turn 1', 'prompt, turn 2', 'answer, turn 2', 'expected', 'error']);
     assert.equal(c['prompt, turn 2'], 'Now another.');
     assert.equal(c['answer, turn 1'], 'reply to: Name a colour.');
     assert.equal(c['answer, turn 2'], 'reply to: Now another.');
+    // Its suite removed: no prompt, but each turn's answer is still there.
+    await page.click('tr.case[data-key*="chat2"] a.case-link');
+    const c2 = await detail(page, 'conv2-run', 'chat2');
+    assert.deepEqual(Object.keys(c2), ['prompt', 'expected', 'answer, turn 1', 'answer, turn 2', 'error']);
+    assert.match(c2.prompt ?? '', /^not shown: suite file not found: .*conv2\.json$/);
+    assert.equal(c2['answer, turn 2'], 'reply to: Double it.');
     await page.close();
   });
 
@@ -141,7 +150,7 @@ describe('each case links to its prompt, answer and expected (headless Chromium)
     assert.equal(g.prompt, `not shown: suite file not found: ${goneSuite}`);
     // The note above the table says the same for each run, the file name escaped.
     const notes = await page.$$eval('ul.prompts li', (lis) => lis.map((li) => li.textContent ?? ''));
-    assert.equal(notes.length, 4, notes.join(' | '));
+    assert.equal(notes.length, 5, notes.join(' | '));
     assert.match(notes[0]!, /^hostile-run: prompts read from .*hostile\.json, whose digest still equals the run's$/);
     assert.match(notes[1]!, /^edited-run: prompts not shown: suite changed since the run: digest differs/);
     assert.equal(notes[2], `gone-run: prompts not shown: suite file not found: ${goneSuite}`);
@@ -153,7 +162,7 @@ describe('each case links to its prompt, answer and expected (headless Chromium)
     it(`at ${width} px with every case open: no horizontal overflow, no console error, no request`, async () => {
       const { page, problems, requests } = await open(width);
       for (const a of await page.$$('a.case-link')) await a.click();
-      assert.equal(await page.$$eval('tr.case-detail', (rows) => rows.length), 6);
+      assert.equal(await page.$$eval('tr.case-detail', (rows) => rows.length), 7);
       const m = await overflow(page);
       await page.screenshot({ path: join(dir, `cases-${width}.png`), fullPage: true });
       assert.ok(m.ok, `page wider than the window: ${JSON.stringify(m)}`);

@@ -235,7 +235,10 @@ export const CLIENT_SCRIPT = String.raw`
         items.push(['prompt', 'not shown: ' + why, 'prompt-missing']);
       }
       items.push(['expected', c.expected === null ? '(unscored: no expected answer)' : c.expected, 'expected']);
-      if (!(c.turn_answers && turns && turns.length > 1)) items.push(['answer', c.response === null ? '(none)' : c.response, 'answer']);
+      if (c.turn_answers && !(turns && turns.length > 1)) {
+        // The prompts are not shown, but the conversation's answers are known: each turn's.
+        c.turn_answers.forEach(function (a, i) { items.push(['answer, turn ' + (i + 1), a === null ? '(none)' : a, 'answer']); });
+      } else if (!c.turn_answers) items.push(['answer', c.response === null ? '(none)' : c.response, 'answer']);
       items.push(['error', c.error || '\u2014', 'error']);
       return items;
     }
