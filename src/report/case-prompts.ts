@@ -35,7 +35,7 @@ export function resolvePrompts(header: ResultsHeader | null | undefined, results
     try {
       suite = loadMtBench(header.suite_data, header.suite_references !== undefined ? { references: header.suite_references } : {});
     } catch {
-      return { ok: false, reason: `suite changed since the run: ${files.join(' or ')} no longer loads as MT-Bench questions` };
+      return { ok: false, reason: `suite does not load now: ${files.join(' or ')} (joulebench run --suite mt-bench --data … says why)` };
     }
   } else {
     if (!existsSync(source)) return { ok: false, reason: `suite file not found: ${source}` };
@@ -44,7 +44,7 @@ export function resolvePrompts(header: ResultsHeader | null | undefined, results
     } catch {
       // The loader's message is not repeated: it can quote the file, and a results file (which names
       // the path) may come from someone else — the page must not carry pieces of a local file.
-      return { ok: false, reason: `suite changed since the run: ${source} no longer loads as a suite (joulebench run -s ${source} says why)` };
+      return { ok: false, reason: `suite does not load now: ${source} (joulebench run -s ${source} says why)` };
     }
   }
   const matched = casesAsRun(suite, header);

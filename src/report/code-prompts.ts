@@ -21,7 +21,7 @@ export function resolveCodePrompts(suite: CodeResults['suite']): CodePromptLooku
     loaded = loadCodeSuite(spec, suite.tasks);
   } catch {
     // Not the loader's message: it can quote task.toml, and the results file naming the folder may be someone else's.
-    return { ok: false, reason: `suite changed since the run: ${spec} no longer loads as a coding suite (joulebench code --suite ${spec} says why)` };
+    return { ok: false, reason: `suite does not load now: ${spec} (joulebench code --suite ${spec} says why)` };
   }
   if (loaded.digest !== suite.digest) {
     return { ok: false, reason: `suite changed since the run: digest differs (run ${short(suite.digest)}, ${bundled ? suite.source : spec} now ${short(loaded.digest)})` };

@@ -95,7 +95,7 @@ describe('reading prompts back from a run\'s suite', () => {
     // A file that no longer parses: said, without quoting it (a results file from someone else names the path).
     writeFileSync(path, '{ "secret": "hunter2" ');
     const broken = resolvePrompts(header, results);
-    assert.equal(!broken.ok ? broken.reason : '', `suite changed since the run: ${path} no longer loads as a suite (joulebench run -s ${path} says why)`);
+    assert.equal(!broken.ok ? broken.reason : '', `suite does not load now: ${path} (joulebench run -s ${path} says why)`);
     writeFileSync(path, JSON.stringify({ name: 'p', cases: [{ id: 'hunter2', prompt: 1 }] }));
     assert.doesNotMatch(JSON.stringify(resolvePrompts(header, results)), /hunter2/);
     rmSync(path);
