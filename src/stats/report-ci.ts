@@ -72,7 +72,47 @@ export function reportCi(cols: CaseColumns, opts: ReportCiOptions): ReportCi {
   const acc = wilson(correct, scored, level);
   results.accuracy_pct = isInterval(acc) ? { ...acc, low: acc.low * 100, high: acc.high * 100 } : acc;
 
-  // Dense units, and per-unit sums for the ratio statistics.
+  const stats: Partial<Record<CiFigure, ResampleStatistic>> = {};
+  const why = (f: CiFigure, reason: string) => (results[f] = { reason });
+  const tooFew = scored < 2 ? `fewer than 2 scored cases (${scored})` : null;
+  let timedCount = 0;
+  for (const v of cols.latency_ms) if (!Number.isNaN(v)) timedCount++;
+  // With the bootstrap off nothing below is resampled: the dense units, per-unit sums and the sorted
+  // latencies (an object a case) are built only for the bootstrap (≈ 0.5 µs a case, `npm run bench`).
+  const prep = opts.resamples === 0 ? null : resamplingInputs(cols);
+  for (const [f, unknown, num] of [
+    ['joules_per_correct', opts.joulesUnknown, prep?.J],
+    ['usd_per_correct', opts.usdUnknown, prep?.usd],
+  ] as const) {
+    if (tooFew) why(f, tooFew);
+    else if (unknown !== null) why(f, unknown);
+    else if (prep === null || num === undefined) why(f, 'bootstrap off (--bootstrap 0)');
+    else stats[f] = ratioStatistic(num, prep.wc);
+  }
+  const pct = prep === null ? null : percentileStatistics(prep.timed.map((x) => x.v), prep.timed.map((x) => x.k), [50, 95, 99]);
+  (['latency_p50_ms', 'latency_p95_ms', 'latency_p99_ms'] as const).forEach((f, i) => {
+    if (timedCount < 2) why(f, `fewer than 2 timed cases (${timedCount})`);
+    else if (pct === null) why(f, 'bootstrap off (--bootstrap 0)');
+    else stats[f] = pct[i]!;
+  });
+  const units = prep?.units ?? 0;
+  if (Object.keys(stats).length > 0) Object.assign(results, bootstrapCis(units, stats as Record<CiFigure, ResampleStatistic>, { seed: opts.seed, resamples: opts.resamples, level }));
+
+  const out = {} as ReportCi;
+  const reasons: ReportCi['reasons'] = {};
+  for (const f of CI_FIGURES) {
+    const r = results[f]!;
+    if (isInterval(r)) out[f] = roundInterval(r, DIGITS[f]);
+    else {
+      out[f] = null;
+      reasons[f] = r.reason;
+    }
+  }
+  return Object.assign(out, { level, resamples: opts.resamples, unit: 'case' as const, seed: 'suite-digest' as const, reasons });
+}
+
+/** Dense units (a case with all its passes), per-unit sums for the ratio statistics, and the timed cases sorted by latency. */
+function resamplingInputs(cols: CaseColumns): { units: number; J: Float64Array; usd: Float64Array; wc: Float64Array; timed: { k: number; v: number }[] } {
   const unitIndex = new Map<number, number>();
   const u = cols.unit.map((x) => {
     let i = unitIndex.get(x);
@@ -90,42 +130,7 @@ export function reportCi(cols: CaseColumns, opts: ReportCiOptions): ReportCi {
     if (cols.passed[j] === 1) wc[k]! += cols.weight[j]!;
   }
   const timed = u.map((k, j) => ({ k, v: cols.latency_ms[j]! })).filter((x) => !Number.isNaN(x.v)).sort((a, b) => a.v - b.v);
-
-  const stats: Partial<Record<CiFigure, ResampleStatistic>> = {};
-  const why = (f: CiFigure, reason: string) => (results[f] = { reason });
-  const tooFew = scored < 2 ? `fewer than 2 scored cases (${scored})` : null;
-  for (const [f, unknown, num] of [
-    ['joules_per_correct', opts.joulesUnknown, J],
-    ['usd_per_correct', opts.usdUnknown, usd],
-  ] as const) {
-    if (tooFew) why(f, tooFew);
-    else if (unknown !== null) why(f, unknown);
-    else if (opts.resamples === 0) why(f, 'bootstrap off (--bootstrap 0)');
-    else stats[f] = ratioStatistic(num, wc);
-  }
-  const pct = percentileStatistics(
-    timed.map((x) => x.v),
-    timed.map((x) => x.k),
-    [50, 95, 99],
-  );
-  (['latency_p50_ms', 'latency_p95_ms', 'latency_p99_ms'] as const).forEach((f, i) => {
-    if (timed.length < 2) why(f, `fewer than 2 timed cases (${timed.length})`);
-    else if (opts.resamples === 0) why(f, 'bootstrap off (--bootstrap 0)');
-    else stats[f] = pct[i]!;
-  });
-  if (Object.keys(stats).length > 0) Object.assign(results, bootstrapCis(units, stats as Record<CiFigure, ResampleStatistic>, { seed: opts.seed, resamples: opts.resamples, level }));
-
-  const out = {} as ReportCi;
-  const reasons: ReportCi['reasons'] = {};
-  for (const f of CI_FIGURES) {
-    const r = results[f]!;
-    if (isInterval(r)) out[f] = roundInterval(r, DIGITS[f]);
-    else {
-      out[f] = null;
-      reasons[f] = r.reason;
-    }
-  }
-  return Object.assign(out, { level, resamples: opts.resamples, unit: 'case' as const, seed: 'suite-digest' as const, reasons });
+  return { units, J, usd, wc, timed };
 }
 
 /** Decimals kept, as for the point figures. */
