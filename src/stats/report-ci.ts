@@ -2,23 +2,29 @@ import { bootstrapCis, percentileStatistics, ratioStatistic, type ResampleStatis
 import { isInterval, roundInterval, type Interval, type IntervalResult } from './interval.js';
 import { wilson } from './wilson.js';
 
-/** The per-case figures a report's intervals are computed from (scored phase only, in run order). */
+/**
+ * The per-case figures a report's intervals are computed from (scored phase only, in run order): one
+ * compact column of numbers each (a typed array of exactly the cases' length, or a plain array).
+ */
 export interface CaseColumns {
   /** The case's position in the suite: passes of one case form one resampling unit. */
-  unit: number[];
+  unit: Column;
   /** The scored pass (0-based). */
-  pass: number[];
+  pass: Column;
   /** 1 correct, 0 wrong, -1 unscored (`expected: null` or not scored). */
-  passed: number[];
+  passed: Column;
   /** The case's per-correct weight. */
-  weight: number[];
+  weight: Column;
   /** NaN where unknown. */
-  joules: number[];
+  joules: Column;
   /** NaN where unknown. */
-  usd: number[];
+  usd: Column;
   /** Whole milliseconds as the report's percentiles use them; NaN for a case that failed at the target. */
-  latency_ms: number[];
+  latency_ms: Column;
 }
+
+/** A column of numbers, read by index. */
+export type Column = ArrayLike<number> & Iterable<number>;
 
 export function emptyColumns(): CaseColumns {
   return { unit: [], pass: [], passed: [], weight: [], joules: [], usd: [], latency_ms: [] };
@@ -114,7 +120,7 @@ export function reportCi(cols: CaseColumns, opts: ReportCiOptions): ReportCi {
 /** Dense units (a case with all its passes), per-unit sums for the ratio statistics, and the timed cases sorted by latency. */
 function resamplingInputs(cols: CaseColumns): { units: number; J: Float64Array; usd: Float64Array; wc: Float64Array; timed: { k: number; v: number }[] } {
   const unitIndex = new Map<number, number>();
-  const u = cols.unit.map((x) => {
+  const u = Array.from(cols.unit, (x) => {
     let i = unitIndex.get(x);
     if (i === undefined) unitIndex.set(x, (i = unitIndex.size));
     return i;
