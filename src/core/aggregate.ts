@@ -561,9 +561,26 @@ class GrowableFloat64 {
     }
     this.data[this.n++] = v;
   }
-  /** A sorted copy (ascending; the column keeps its order). */
+  /**
+   * A sorted copy (ascending; the column keeps its order). Whole non-negative numbers in a range not
+   * much wider than the count (latencies in whole ms) are counted into place, O(n), rather than
+   * sorted: the same values in the same order.
+   */
   sorted(): Float64Array {
-    return this.data.slice(0, this.n).sort();
+    const n = this.n;
+    const d = this.data;
+    let max = 0;
+    for (let i = 0; i < n; i++) {
+      const v = d[i]!;
+      if (!(v >= 0 && v === Math.floor(v) && v <= 4 * n + 1024)) return d.slice(0, n).sort();
+      if (v > max) max = v;
+    }
+    const counts = new Uint32Array(max + 1);
+    for (let i = 0; i < n; i++) counts[d[i]!]!++;
+    const out = new Float64Array(n);
+    let o = 0;
+    for (let v = 0; v <= max; v++) for (let c = counts[v]!; c > 0; c--) out[o++] = v;
+    return out;
   }
   /** The values so far (a view: valid until the next push). */
   view(): Float64Array {
