@@ -190,7 +190,7 @@ function readPlain(res: http.IncomingMessage, t0: number, limit: number, finish:
     const content = Array.isArray(j?.choices) ? j.choices[0]?.message?.content : undefined;
     if (typeof content !== 'string') return finish(new AttemptFailure('malformed', 'reply has no choices[0].message.content'));
     const u = usageOf(j.usage);
-    finish(null, { text: content, ...u, ttft_ms: null, e2e_ms, streamed: false });
+    finish(null, { text: content, prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens, ttft_ms: null, e2e_ms, streamed: false });
   });
 }
 
@@ -214,7 +214,7 @@ function readStream(res: http.IncomingMessage, t0: number, limit: number, finish
     reader.feed(decoder.end());
     const out = reader.end();
     if ('error' in out) return finish(new AttemptFailure('malformed', out.error));
-    finish(null, { text: out.text, ...reader.usage, ttft_ms, e2e_ms, streamed: true });
+    finish(null, { text: out.text, prompt_tokens: reader.usage.prompt_tokens, completion_tokens: reader.usage.completion_tokens, ttft_ms, e2e_ms, streamed: true });
   });
 }
 
