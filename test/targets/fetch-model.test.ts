@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { JoulebenchError } from '../../src/core/errors.js';
 import { MODEL_CATALOG, catalogModel, DEFAULT_CATALOG_MODEL } from '../../src/targets/llamacpp/catalog.js';
 import { downloadVerified } from '../../src/targets/llamacpp/download.js';
+import { fetchCommand } from '../../src/cli/commands/fetch.js';
 import { cli } from '../helpers/cli.js';
 import { listenOnLoopback } from '../helpers/fake-openai.js';
 import { tinyLlamaGguf } from '../helpers/tiny-gguf.js';
@@ -43,6 +44,14 @@ before(async () => {
     }
     if (path === '/redirect') {
       res.writeHead(302, { location: '/model.gguf?X-Amz-Signature=cdnsecret123' });
+      return res.end();
+    }
+    if (path === '/to-file') {
+      res.writeHead(302, { location: 'file:///etc/passwd' });
+      return res.end();
+    }
+    if (path === '/loop') {
+      res.writeHead(302, { location: '/loop' });
       return res.end();
     }
     if (path === '/to-metadata') {
@@ -129,6 +138,10 @@ describe('downloadVerified', () => {
       await assert.rejects(downloadVerified({ url, sha256: SHA, dest }), isCode('E_INPUT', /refusing to connect/), url);
     }
     await assert.rejects(downloadVerified({ url: `${base}/to-metadata`, sha256: SHA, dest }), isCode('E_INPUT', /refusing to connect to 169\.254\.169\.254/));
+    await assert.rejects(downloadVerified({ url: `${base}/to-file`, sha256: SHA, dest }), isCode('E_RUN', /redirected to a file: URL: refused/));
+    const loops = hits.get('/loop') ?? 0;
+    await assert.rejects(downloadVerified({ url: `${base}/loop`, sha256: SHA, dest, max_redirects: 3 }), isCode('E_RUN', /more than 3 redirects/));
+    assert.equal(hits.get('/loop'), loops + 4, 'the first request and 3 redirects, no more');
     assert.deepEqual(readdirSync(d), []);
   });
 
@@ -185,6 +198,21 @@ describe('joulebench fetch model (CLI)', () => {
     const run = await cli(['run', '--suite', 'router', '--threads', '1', '--max-tokens', '2', '--no-history', '-o', out], { env: { JOULEBENCH_HOME: home } });
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout.split('\n')[0]!, /^neural stage: llamacpp, .*models[\\/]default\.gguf$/);
+  });
+
+  it('shows progress on a terminal (and only the result lines otherwise)', async () => {
+    const d = fresh();
+    const run = async (tty: boolean) => {
+      let err = '';
+      const cmd = fetchCommand({ out: () => undefined, err: (s) => void (err += s), errIsTTY: tty });
+      await cmd.parseAsync(['model', '--url', `${base}/model.gguf`, '--sha256', SHA, '-o', join(d, `${tty}.gguf`)], { from: 'user' });
+      return err;
+    };
+    const tty = await run(true);
+    assert.match(tty, /\rfetch model: 0\.\d MB of 0\.\d MB \(100%\)/);
+    const plain = await run(false);
+    assert.ok(!plain.includes('\r'), 'no carriage returns in a log');
+    assert.match(plain, /^fetch model: downloading http:\/\/127\.0\.0\.1:\d+\/model\.gguf\nwrote /);
   });
 
   it('a hash mismatch exits 2 with one line and installs nothing', async () => {
