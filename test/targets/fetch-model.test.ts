@@ -131,6 +131,21 @@ describe('downloadVerified', () => {
     assert.deepEqual(readdirSync(d), []);
   });
 
+  it('two fetches at once never install each other\'s unfinished bytes', async () => {
+    const d = fresh();
+    const dest = join(d, 'default.gguf');
+    const [dies, ok, ok2] = await Promise.allSettled([
+      downloadVerified({ url: `${base}/dies`, sha256: SHA, dest }),
+      downloadVerified({ url: `${base}/chunked.gguf`, sha256: SHA, dest }),
+      downloadVerified({ url: `${base}/model.gguf`, sha256: SHA, dest }),
+    ]);
+    assert.equal(dies.status, 'rejected');
+    assert.equal(ok.status, 'fulfilled');
+    assert.equal(ok2.status, 'fulfilled');
+    assert.deepEqual(readFileSync(dest), MODEL);
+    assert.deepEqual(readdirSync(d), ['default.gguf']);
+  });
+
   it('metadata addresses are refused, as the URL and as a redirect target', async () => {
     const d = fresh();
     const dest = join(d, 'default.gguf');
@@ -145,7 +160,7 @@ describe('downloadVerified', () => {
     assert.deepEqual(readdirSync(d), []);
   });
 
-  it('a planted part-file link is removed, never written through; an existing different file is left as is', async () => {
+  it('a planted part-file link is never written through; an existing different file is left as is', async () => {
     const d = fresh();
     const victim = join(d, 'victim.txt');
     writeFileSync(victim, 'keep me');
@@ -154,6 +169,7 @@ describe('downloadVerified', () => {
     await downloadVerified({ url: `${base}/model.gguf`, sha256: SHA, dest });
     assert.equal(readFileSync(victim, 'utf8'), 'keep me');
     assert.deepEqual(readFileSync(dest), MODEL);
+    assert.deepEqual(readdirSync(d).sort(), ['default.gguf', 'default.gguf.part', 'victim.txt'], 'its own part file is gone');
 
     const mine = join(d, 'mine.gguf');
     writeFileSync(mine, 'my own model');

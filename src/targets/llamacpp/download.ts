@@ -1,10 +1,9 @@
-import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream, lstatSync, mkdirSync, renameSync, rmSync, type Stats } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream, lstatSync, mkdirSync, renameSync, rmSync, type Stats } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
 import { dirname } from 'node:path';
-import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { JoulebenchError } from '../../core/errors.js';
 import { quote } from '../../core/one-line.js';
@@ -19,7 +18,7 @@ export interface DownloadOptions {
   sha256: string;
   /** Expected size, bytes; `null`/absent: only the hash (and the server's Content-Length) are checked. */
   bytes?: number | null;
-  /** The final file; the download goes to `dest + '.part'` in the same folder and is renamed when verified. */
+  /** The final file; the download goes to `dest.<random>.part` in the same folder and is renamed when verified. */
   dest: string;
   /** Called as bytes arrive (at most every 200 ms, and once at the end). */
   onProgress?: (received: number, total: number | null) => void;
@@ -53,7 +52,7 @@ export async function sha256File(path: string): Promise<string> {
 
 /**
  * Downloads `url` to `dest`, keeping it only when its sha256 (and size, when known) match: the bytes
- * stream into `dest.part` (created afresh, never through a link), are hashed as they arrive, and the
+ * stream into `dest.<random>.part` (created with O_EXCL), are hashed as they arrive, and the
  * part file is renamed onto `dest` only after the check, so `dest` is either absent, the old file, or
  * the verified one. Any failure removes the part file. An existing `dest` with the right hash is kept
  * without a request. Every connection goes through the metadata-address guard, redirects included.
@@ -78,14 +77,22 @@ export async function downloadVerified(o: DownloadOptions): Promise<DownloadResu
     throw fail('E_OUTPUT', `${o.dest} exists with sha256 ${have}, not the expected ${want}: left as is (remove it, or write elsewhere with -o)`);
   }
 
-  const part = `${o.dest}.part`;
+  // A name of its own (O_EXCL, random): a link planted at a predictable name is never written through,
+  // and two fetches at once never rename each other's unfinished bytes into place.
+  const part = `${o.dest}.${randomBytes(6).toString('hex')}.part`;
+  let fh: FileHandle;
   try {
     mkdirSync(dirname(o.dest), { recursive: true });
-    // A stale or planted part file (a link to someone else's file) is removed, never written through.
-    rmSync(part, { force: true });
+    fh = await open(part, 'wx', 0o644);
   } catch (e) {
-    throw fail('E_OUTPUT', `cannot prepare ${part} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    throw fail('E_OUTPUT', `cannot create ${part} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }
+  let closed = false;
+  const closeOnce = async (): Promise<void> => {
+    if (closed) return;
+    closed = true;
+    await fh.close();
+  };
   try {
     const res = await follow(url, o.max_redirects ?? 5, o.idle_timeout_ms ?? 60_000);
     const declared = contentLength(res);
@@ -97,25 +104,24 @@ export async function downloadVerified(o: DownloadOptions): Promise<DownloadResu
     let received = 0;
     let lastReport = 0;
     const total = declared ?? bytes;
-    const count = new Transform({
-      transform(chunk: Buffer, _enc, done) {
+    try {
+      for await (const chunk of res as AsyncIterable<Buffer>) {
         received += chunk.length;
-        if (bytes !== null && received > bytes) return done(fail('E_INPUT', `the server sent more than the pinned ${bytes} bytes: refused (nothing kept)`));
+        if (bytes !== null && received > bytes) {
+          res.destroy();
+          throw fail('E_INPUT', `the server sent more than the pinned ${bytes} bytes: refused (nothing kept)`);
+        }
         h.update(chunk);
+        await writeAll(fh, chunk, part);
         const now = Date.now();
         if (o.onProgress && now - lastReport >= 200) {
           lastReport = now;
           o.onProgress(received, total);
         }
-        done(null, chunk);
-      },
-    });
-    try {
-      await pipeline(res, count, createWriteStream(part, { flags: 'wx', mode: 0o644 }));
+      }
     } catch (e) {
       if (e instanceof JoulebenchError) throw e;
       const err = e as NodeJS.ErrnoException;
-      if (err.code === 'EEXIST' || err.syscall === 'open') throw fail('E_OUTPUT', `cannot write ${part} (${err.code ?? err.message})`);
       throw fail('E_RUN', `the download broke off after ${received} bytes (${err.code ?? err.message}); nothing kept`);
     }
     o.onProgress?.(received, total);
@@ -123,17 +129,24 @@ export async function downloadVerified(o: DownloadOptions): Promise<DownloadResu
     if (bytes !== null && received !== bytes) throw fail('E_INPUT', `got ${received} bytes, the pinned file has ${bytes}: refused (nothing kept)`);
     const got = h.digest('hex');
     if (got !== want) throw fail('E_INPUT', `the bytes from ${url.host} have sha256 ${got}, expected ${want}: refused (nothing kept)`);
-    const fh = await open(part, 'r+');
-    try {
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
+    // On disk before it takes the final name: a crash never leaves a verified name on unwritten bytes.
+    await fh.sync();
+    await closeOnce();
     renameSync(part, o.dest);
     return { path: o.dest, sha256: got, bytes: received, downloaded: true };
   } catch (e) {
+    await closeOnce().catch(() => undefined);
     rmSync(part, { force: true });
     throw e;
+  }
+}
+
+/** Writes all of `chunk` (a write may take part of it); a failure is E_OUTPUT naming the file. */
+async function writeAll(fh: FileHandle, chunk: Buffer, path: string): Promise<void> {
+  try {
+    for (let off = 0; off < chunk.length; ) off += (await fh.write(chunk, off, chunk.length - off)).bytesWritten;
+  } catch (e) {
+    throw fail('E_OUTPUT', `cannot write ${path} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }
 }
 
