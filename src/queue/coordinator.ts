@@ -94,7 +94,7 @@ export async function runArmsOnQueue(o: CoordinatorOptions): Promise<QueueArmOut
         if (s.done) continue;
         open++;
         try {
-          await drain(redis, s, o);
+          await drain(redis, s, o, log);
           const job = await Job.fromId(queueOf(s.queue), s.jobId);
           if (!job) {
             // Redis lost the job (restarted without persistence): give the cases back, enqueue again.
@@ -105,7 +105,7 @@ export async function runArmsOnQueue(o: CoordinatorOptions): Promise<QueueArmOut
           }
           const state = await job.getState();
           if (state === 'completed') {
-            await drain(redis, s, o);
+            await drain(redis, s, o, log);
             finish(s, job.returnvalue as ArmJobResult, null);
             await redis.expire(recordsKey(s.jobId), 7 * 24 * 3600);
           } else if (state === 'failed') {
@@ -126,38 +126,64 @@ export async function runArmsOnQueue(o: CoordinatorOptions): Promise<QueueArmOut
   return states.map((s) => s.done!);
 }
 
-/** Appends the records that arrived since the last read to the arm's results file (each case once). */
-async function drain(redis: import('ioredis').Redis, s: ArmState, o: CoordinatorOptions): Promise<void> {
+/**
+ * Appends the records that arrived since the last read to the arm's results file (each case once).
+ * A batch is on disk before `onRecord` hears of any of its records, and the arm's state (header
+ * written, cases written) changes only once the append succeeded: a callback or a write that throws
+ * loses nothing, the same records are read again on the next poll.
+ */
+async function drain(redis: import('ioredis').Redis, s: ArmState, o: CoordinatorOptions, log: (line: string) => void): Promise<void> {
   for (;;) {
     const start = s.lastId === '-' ? '-' : `(${s.lastId}`;
     const entries = (await redis.xrange(recordsKey(s.jobId), start, '+', 'COUNT', 1000)) as [string, string[]][];
     if (entries.length === 0) return;
     const lines: string[] = [];
-    for (const [id, fields] of entries) {
-      s.lastId = id;
+    const heard: { rec: Record<string, unknown>; worker: string }[] = [];
+    const newKeys = new Set<string>();
+    let header = s.header;
+    for (const [, fields] of entries) {
       let line = field(fields, 'r');
       if (line === null) continue;
-      const rec = JSON.parse(line) as Record<string, unknown>;
+      let rec: Record<string, unknown>;
+      try {
+        rec = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        log(`job ${s.jobId}: a record from worker ${field(fields, 'w') ?? '?'} is not JSON; skipped`);
+        continue;
+      }
       if (rec.record === 'header') {
-        if (s.header) continue;
-        s.header = true;
+        if (header) continue;
+        header = true;
         // The suite is read again (the HTML report's prompts) from this machine's copy, not the worker's temporary one.
         const { suite_source: _w, suite_data: _d, suite_references: _r, ...rest } = rec;
         line = JSON.stringify({ ...rest, ...suiteSourceOf({ suite: s.arm.job.suite }) });
       } else if (rec.record === 'case') {
         const k = recordKey(rec);
-        if (s.keys.has(k)) continue;
-        s.keys.add(k);
+        if (s.keys.has(k) || newKeys.has(k)) continue;
+        newKeys.add(k);
       } else if (rec.record === 'end') {
         continue; // written once, when the job is complete
       }
       lines.push(line);
-      o.onRecord?.(s.arm, rec, field(fields, 'w') ?? '?');
+      heard.push({ rec, worker: field(fields, 'w') ?? '?' });
     }
     if (lines.length > 0) {
       mkdirSync(dirname(s.arm.results), { recursive: true });
       appendFileSync(s.arm.results, lines.join('\n') + '\n');
     }
+    s.header = header;
+    for (const k of newKeys) s.keys.add(k);
+    s.lastId = entries[entries.length - 1]![0];
+    // Every record of the batch is announced, even past a callback that throws (the first error is rethrown).
+    let failure: unknown = null;
+    for (const h of heard) {
+      try {
+        o.onRecord?.(s.arm, h.rec, h.worker);
+      } catch (e) {
+        failure ??= e;
+      }
+    }
+    if (failure !== null) throw failure;
   }
 }
 

@@ -72,7 +72,7 @@ describe('sweeps on a queue: BullMQ on a real redis-server', { skip: missing ?? 
     };
   }
 
-  it('four arms on three workers: a worker killed mid-arm is resumed elsewhere; every case once; results equal a local run', async () => {
+  it('four arms on three workers: a worker killed mid-arm is resumed elsewhere; every case once; results equal a local run', async (t) => {
     const ws = [startWorker(1), startWorker(2), startWorker(3)];
     const models = ['good-a', 'bad-a', 'good-b', 'bad-b'];
     const arms = models.map((m) => armFor(m));
@@ -88,6 +88,8 @@ describe('sweeps on a queue: BullMQ on a real redis-server', { skip: missing ?? 
     const { Queue } = await import('bullmq');
     const conn = parseQueueUrl(redis.url, undefined, {});
     const q = new Queue(queueNameFor(undefined), { connection: { host: conn.host, port: conn.port, password: conn.password } });
+    // Closed however the test ends: an open queue on a stopped redis-server reconnects forever and keeps the test process alive.
+    t.after(() => q.close());
     const bad = await q.add('arm', { format: 'joulebench-arm-job/1', arm: 'x' }, { jobId: 'malformed-1' });
 
     let killed: string | null = null;

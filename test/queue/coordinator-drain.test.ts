@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { parseQueueUrl } from '../../src/queue/connection.js';
+import { runArmsOnQueue, type QueueArm } from '../../src/queue/coordinator.js';
+import { jobIdOf, recordsKey, type ArmJob } from '../../src/queue/job.js';
+import { redisMissing, startRedis, type TestRedis } from '../helpers/redis.js';
+
+const missing = redisMissing();
+
+// The coordinator's promise to its caller: a record is on disk before onRecord hears of it, and a
+// callback that throws loses nothing. Seeded straight into the records stream (no worker), so the
+// header and the cases arrive in one batch, as they do from a fast worker on a loaded machine.
+describe('coordinator: records reach the disk before anyone is told', { skip: missing ?? false }, () => {
+  let redis: TestRedis;
+  let dir: string;
+  before(async () => {
+    redis = await startRedis();
+    dir = mkdtempSync(join(tmpdir(), 'jb-drain-'));
+  });
+  after(async () => {
+    await redis?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('one batch of header + cases + a malformed record: every record on disk when onRecord runs; a throwing onRecord loses none', { timeout: 30_000 }, async () => {
+    const suite = join(dir, 'suite.jsonl');
+    writeFileSync(suite, '{"id":"a","prompt":"p","expected":"x"}\n');
+    const job: ArmJob = {
+      format: 'joulebench-arm-job/1',
+      sweep_id: 'drain-test',
+      arm: 'only',
+      suite,
+      suite_file: { name: 'suite.jsonl', text: readFileSync(suite, 'utf8') },
+      spec: { suite, target: 'echo' },
+    } as ArmJob;
+    const arm: QueueArm = { job, results: join(dir, 'only.results.jsonl'), report: join(dir, 'only.json'), receipt: join(dir, 'only.receipt.json') };
+    const { Redis } = await import('ioredis');
+    const r = new Redis({ host: '127.0.0.1', port: redis.port, lazyConnect: false, maxRetriesPerRequest: 1 });
+    const key = recordsKey(jobIdOf(job));
+    await r.xadd(key, '*', 'r', JSON.stringify({ record: 'header', format: 'joulebench-results/1' }), 'w', 'w1');
+    await r.xadd(key, '*', 'r', '{not json', 'w', 'w1');
+    for (let i = 0; i < 3; i++) await r.xadd(key, '*', 'r', JSON.stringify({ record: 'case', phase: 'scored', pass: 0, index: i }), 'w', 'w1');
+    await r.xadd(key, '*', 'r', JSON.stringify({ record: 'case', phase: 'scored', pass: 0, index: 1 }), 'w', 'w2'); // a repeat: written once
+    r.disconnect();
+
+    const heard: string[] = [];
+    const logs: string[] = [];
+    const ctl = new AbortController();
+    let threw = false;
+    await assert.rejects(
+      runArmsOnQueue({
+        connection: parseQueueUrl(redis.url, undefined, {}),
+        arms: [arm],
+        poll_ms: 20,
+        signal: ctl.signal,
+        onLog: (l) => logs.push(l),
+        onRecord: (_a, rec) => {
+          // On disk already: the file exists and holds this record.
+          assert.ok(existsSync(arm.results), 'the results file exists when onRecord runs');
+          const text = readFileSync(arm.results, 'utf8');
+          if (rec.record === 'case') assert.ok(text.includes(`"index":${String(rec.index)}`), 'the case is on disk');
+          heard.push(`${String(rec.record)}:${String(rec.index ?? '')}`);
+          if (!threw) {
+            threw = true;
+            throw new Error('a caller whose callback throws');
+          }
+          if (heard.length >= 3) ctl.abort();
+        },
+      }),
+      /sweep aborted/,
+    );
+    const lines = readFileSync(arm.results, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.deepEqual(lines.map((l) => `${String(l.record)}:${String(l.index ?? '')}`), ['header:', 'case:0', 'case:1', 'case:2']);
+    assert.ok(logs.some((l) => /not JSON; skipped/.test(l)), 'the malformed record is said');
+    assert.ok(logs.some((l) => /a caller whose callback throws/.test(l)), 'the throwing callback is said');
+  });
+});
