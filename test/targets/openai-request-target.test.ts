@@ -18,7 +18,11 @@ async function recordingServer(host: string): Promise<{ port: number; seen: { ur
   return {
     port: (server.address() as AddressInfo).port,
     seen,
-    close: () => new Promise<void>((ok) => server.close(() => ok())).then(() => server.closeAllConnections()),
+    close: () =>
+      new Promise<void>((ok) => {
+        server.close(() => ok());
+        server.closeAllConnections(); // the client's keep-alive sockets
+      }),
   };
 }
 
