@@ -22,6 +22,7 @@ import { createTarget, type TargetSpec } from '../targets/registry.js';
 import { runLoad } from '../load/driver.js';
 import { buildSuite, buildTargetSpec } from './setup.js';
 import { selectCases } from '../suites/select.js';
+import { suiteSourceOf, withSuiteSource } from './suite-source.js';
 import type { SessionSpec } from './spec.js';
 
 /** Where a session's files are. `report` is absent when the report was only returned. */
@@ -132,7 +133,8 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
   const resume = resumeFrom ? readForResume(resumeFrom) : undefined;
   if (!resume && !spec.overwrite) refuseToClobber(paths.results);
   const file = new JsonlResultsFile(paths.results, { append: resume !== undefined });
-  const sink: ResultsSink = hooks.onRecord ? teeSink(file, hooks.onRecord) : file;
+  // The header names where the suite can be read again (the HTML report's prompts), for the file and any listener alike.
+  const sink: ResultsSink = withSuiteSource(hooks.onRecord ? teeSink(file, hooks.onRecord) : file, suiteSourceOf(spec));
   const onAbort = (): void => file.flush();
   hooks.signal?.addEventListener('abort', onAbort, { once: true });
   const totalCases = spec.load ? warmup * suite.cases.length + (spec.load.num_requests ?? suite.cases.length) : (warmup + repeat) * suite.cases.length;
