@@ -13,13 +13,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Case, Suite } from '../src/core/types.js';
-import { median } from '../src/core/stats.js';
-import { run } from '../src/runner/run.js';
-import { JsonlResultsFile, type ResultsSink } from '../src/runner/results-file.js';
-import { suiteDigest } from '../src/suites/digest.js';
-import { loadSuite } from '../src/suites/loader.js';
-import { promptOf } from '../src/suites/prompt.js';
-import { createReferenceCascade } from '../src/targets/cascade/reference.js';
+import type { ResultsSink } from '../src/runner/results-file.js';
+
+// The built code (`npm run bench` builds first), as the CLI runs it: the TypeScript loader's output
+// for src/ differs (it names every closure it creates, a cost per request on the HTTP path).
+const DIST = new URL('../dist/', import.meta.url).href;
+const { median } = (await import(`${DIST}core/stats.js`)) as typeof import('../src/core/stats.js');
+const { run } = (await import(`${DIST}runner/run.js`)) as typeof import('../src/runner/run.js');
+const { JsonlResultsFile } = (await import(`${DIST}runner/results-file.js`)) as typeof import('../src/runner/results-file.js');
+const { suiteDigest } = (await import(`${DIST}suites/digest.js`)) as typeof import('../src/suites/digest.js');
+const { loadSuite } = (await import(`${DIST}suites/loader.js`)) as typeof import('../src/suites/loader.js');
+const { promptOf } = (await import(`${DIST}suites/prompt.js`)) as typeof import('../src/suites/prompt.js');
+const { createReferenceCascade } = (await import(`${DIST}targets/cascade/reference.js`)) as typeof import('../src/targets/cascade/reference.js');
 
 const N = Number(process.argv[2] ?? 100_000);
 const TRIALS = Number(process.argv[3] ?? 9);
