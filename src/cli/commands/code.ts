@@ -87,7 +87,7 @@ export function codeCommand(io: CliIO): Command {
     .option('--cache-dir <dir>', 'the cascade: solvers\' fix cache (default $JOULEBENCH_HOME/code-cache)')
     .option('--repos <dir>', 'SWE-bench instances (--suite X.jsonl|.json|.parquet): folder of git mirrors, <owner>__<name>/ or <owner>/<name>/')
     .option('--test-cmd <cmd>', 'SWE-bench instances: the test command; {test} is each FAIL_TO_PASS / PASS_TO_PASS name (e.g. "python -m pytest {test}")')
-    .addOption(new Option('--runner <kind>', 'SWE-bench instances: local (the sandbox here) or docker (SWE-bench\'s per-instance images)').choices(['local', 'docker']).default('local'))
+    .addOption(new Option('--runner <kind>', 'SWE-bench instances: where the tests run: local (the sandbox here) or docker (SWE-bench\'s per-instance images, one confined container per baseline and grade; the solver stays in the local sandbox)').choices(['local', 'docker']).default('local'))
     .option('--namespace <ns>', 'SWE-bench --runner docker: image namespace, as SWE-bench\'s harness names images (<ns>/sweb.eval.<arch>.<id>:<tag>); none: locally built images', 'swebench')
     .option('--image-tag <tag>', 'SWE-bench --runner docker: instance image tag', 'latest')
     .option('--pull', 'SWE-bench --runner docker: pull an instance image that is not present (needs a network; otherwise its datapoints are invalid)')
@@ -100,8 +100,8 @@ export function codeCommand(io: CliIO): Command {
     .option('--report <file>', 'print the frontier table of a results JSON (or a streamed datapoints JSONL) and exit')
     .option('--datapoints <file>', 'stream each datapoint to this JSONL as it is graded (default: next to --out, or under .joulebench/runs/)')
     .addOption(new Option('--sandbox <mode>', 'bwrap: bubblewrap (root read-only, workdir writable); none: no confinement; auto: bwrap when it works').choices([...SANDBOX_MODES]).default('auto'))
-    .option('--memory-mb <n>', 'memory limit of each solver and test run, MiB; a run over it is stopped and its datapoint invalid', intAtLeast(1), DEFAULT_MEMORY_MB)
-    .option('--max-procs <n>', 'processes (threads count) the sandboxed solver may hold at once (bwrap)', intAtLeast(1), DEFAULT_MAX_PROCS)
+    .option('--memory-mb <n>', 'memory limit of each solver and test run, MiB; a run over it is stopped and its datapoint invalid (--runner docker: each container\'s --memory)', intAtLeast(1), DEFAULT_MEMORY_MB)
+    .option('--max-procs <n>', 'processes (threads count) the sandboxed solver may hold at once (bwrap); with --runner docker also each container\'s --pids-limit', intAtLeast(1), DEFAULT_MAX_PROCS)
     .option('--allow-write <path>', 'also writable inside the bwrap sandbox (repeatable; e.g. an agent\'s config folder)', collect, [])
     .option('--timeout <s>', "each solver run's limit in seconds (overrides the tasks' timeout_s)", positiveSeconds)
     .option('--keep', 'keep each workdir (paths in the results) instead of removing it')
@@ -248,10 +248,12 @@ async function loadSuite(flags: CodeFlags, only: string[] | undefined): Promise<
   if (!isSwebenchFile(flags.suite)) {
     if (flags.repos || flags.testCmd) throw new JoulebenchError('E_USAGE', '--repos and --test-cmd apply to SWE-bench instances (--suite FILE.jsonl, .json or .parquet)');
     if (flags.runner === 'docker') throw new JoulebenchError('E_USAGE', '--runner docker applies to SWE-bench instances (--suite FILE.jsonl, .json or .parquet), whose images hold their environments');
+    if (flags.testTimeout !== undefined) throw new JoulebenchError('E_USAGE', "--test-timeout applies to SWE-bench instances; a task folder sets test_timeout_s in its task.toml");
     return loadCodeSuite(flags.suite, only);
   }
   if (!flags.repos) throw new JoulebenchError('E_USAGE', `--suite ${flags.suite}: SWE-bench instances need --repos DIR (local git mirrors of their repositories)`);
   if (!flags.testCmd) throw new JoulebenchError('E_USAGE', `--suite ${flags.suite}: SWE-bench instances need --test-cmd (e.g. "python -m pytest {test}")`);
+  if (flags.pull && flags.runner !== 'docker') throw new JoulebenchError('E_USAGE', '--pull applies to --runner docker (it pulls SWE-bench instance images)');
   if (flags.runner === 'docker') {
     const why = dockerProblem(dockerBin());
     if (why) throw new JoulebenchError('E_CONFIG', `--runner docker: ${why}; use --runner local`);
