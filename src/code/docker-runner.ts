@@ -99,7 +99,9 @@ export function dockerRunner(opts: DockerRunnerOptions): ContainerTests {
     try {
       const run = await dockerCall(
         opts.bin,
-        ['run', '--detach', '--rm', '--name', name, '--label', 'joulebench.runner=docker', ...containerFlags(opts), '--entrypoint', 'tail', img, '-f', '/dev/null'],
+        // The container's own process is a sleep as long as the phase may take: were joulebench killed
+        // outright (no chance to remove it), the container still ends, and --rm removes it.
+        ['run', '--detach', '--rm', '--name', name, '--label', 'joulebench.runner=docker', ...containerFlags(opts), '--entrypoint', 'sleep', img, String(phaseBudgetS(task))],
         { timeout_ms: 300_000 },
       );
       if (run.code !== 0) throw new Error(`docker run ${img}: ${dockerSaid(run)}`);
@@ -189,6 +191,12 @@ class Container {
     if (r.spawn_error) throw new Error(`docker exec: ${r.spawn_error}`);
     return { exit_code: r.code, timed_out: r.timed_out, wall_ms: r.wall_ms };
   }
+}
+
+/** The longest a phase may take, seconds: every test run at its limit, plus time for the patches. */
+export function phaseBudgetS(task: CodeTask): number {
+  const runs = Math.max(1, new Set([...task.fail_to_pass, ...task.pass_to_pass]).size);
+  return Math.ceil(runs * task.test_timeout_s + 900);
 }
 
 function instanceOf(task: CodeTask): NonNullable<CodeTask['swebench']> {

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { machine } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import type { CodeResults } from '../../src/code/results.js';
 import { swebenchArch, swebenchImage } from '../../src/code/swebench.js';
-import { cli } from '../helpers/cli.js';
+import { BIN, cli } from '../helpers/cli.js';
 import { fakeDocker } from '../helpers/fake-docker.js';
 import { tempDir } from './helpers.js';
 import { buildSwebenchFixture } from './swebench-fixture.js';
@@ -78,16 +78,13 @@ describe('--runner docker (SWE-bench instance images, against a fake docker clie
     writeFileSync(agent, `#!/bin/sh\nmkdir -p test\nfor f in add mul; do printf 'import { test } from "node:test";\\ntest("ok", () => {});\\n' > test/$f.test.js; done\n`, { mode: 0o755 });
     const out = join(tmp, 'r.json');
     const from = docker.calls().length;
-    const r = await run(['--solvers', `reference,tamper=cmd:${agent}`, '--memory-mb', '512', '--max-procs', '256', '-q', '--out', out], { OPENAI_API_KEY: 'sk-not-for-containers' });
+    const r = await run(['--tasks', 'acme__calc-1', '--solvers', `reference,tamper=cmd:${agent}`, '--memory-mb', '512', '--max-procs', '256', '-q', '--out', out], { OPENAI_API_KEY: 'sk-not-for-containers' });
     assert.equal(r.code, 0, r.stderr);
     const res = results(out);
     assert.equal(res.config.runner?.kind, 'docker');
     const by = (s: string) => res.datapoints.filter((d) => d.solver === s);
-    assert.deepEqual(by('reference').map((d) => d.resolved), [true, true]);
-    assert.deepEqual(by('tamper').map((d) => [d.resolved, d.tests_modified]), [
-      [false, ['test/add.test.js']],
-      [false, ['test/mul.test.js']],
-    ]);
+    assert.deepEqual(by('reference').map((d) => d.resolved), [true]);
+    assert.deepEqual(by('tamper').map((d) => [d.resolved, d.tests_modified]), [[false, ['test/add.test.js']]]);
     for (const d of res.datapoints) {
       assert.equal(d.valid, true, d.invalid_reason ?? '');
       assert.equal(d.runner, 'docker');
@@ -100,7 +97,7 @@ describe('--runner docker (SWE-bench instance images, against a fake docker clie
 
     const calls = docker.calls().slice(from);
     const runs = runCalls(from);
-    assert.equal(runs.length, 8, 'a fresh container for the baseline and for the grade of each of 4 datapoints');
+    assert.equal(runs.length, 4, 'a fresh container for the baseline and for the grade of each of 2 datapoints');
     assert.equal(new Set(runs.map((c) => c.name)).size, runs.length, 'container names are unique');
     for (const { name, argv } of runs) {
       assert.ok(hasPair(argv, '--network', 'none'), argv.join(' '));
@@ -111,6 +108,8 @@ describe('--runner docker (SWE-bench instance images, against a fake docker clie
       assert.ok(hasPair(argv, '--memory-swap', '512m'), 'no swap beyond the memory limit');
       assert.ok(hasPair(argv, '--pull', 'never'), 'docker run never pulls by itself');
       assert.ok(argv.includes('--rm'));
+      // Its own process ends by itself after the phase's budget (2 tests × 300 s + 900 s), should joulebench die outright.
+      assert.deepEqual([argv.at(-4), argv.at(-3), argv.at(-1)], ['--entrypoint', 'sleep', '1500']);
       for (const bad of ['-v', '--volume', '--mount', '--privileged', '--cap-add', '-e', '--env', '--network=host']) assert.ok(!argv.includes(bad), `${bad} in ${argv.join(' ')}`);
       const i = calls.findIndex((c) => c[0] === 'run' && c.includes(name));
       assert.ok(calls.slice(i + 1).some((c) => c[0] === 'rm' && c[1] === '--force' && c[2] === name), `${name} removed`);
@@ -154,6 +153,30 @@ describe('--runner docker (SWE-bench instance images, against a fake docker clie
     assert.equal(execs.length, 3, 'apply test_patch, then the timed-out test; the second test never ran');
     assert.ok(rmAt > execs.at(-1)![1], 'removed right after the timed-out exec');
     assert.deepEqual(docker.containers(), []);
+  });
+
+  test('Ctrl-C removes the running container and what runs in it', async () => {
+    const pids = join(tmp, 'sigint-pids.txt');
+    const testCmd = `echo $$ >> ${pids}; exec sleep 120 # {test}`;
+    const child = spawn(
+      process.execPath,
+      [BIN, 'code', '--suite', fx.jsonl, '--repos', fx.repos, '--test-cmd', testCmd, '--runner', 'docker', '--no-history', '--tasks', 'acme__calc-1', '--solvers', 'noop', '-q', '--out', join(tmp, 'sigint.json')],
+      { env: { ...process.env, ...docker.env, NO_COLOR: '1', JOULEBENCH_HOME: join(tmp, 'home') }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((res) => child.on('close', res));
+    after(() => void (child.exitCode === null && child.kill('SIGKILL')));
+    const deadline = Date.now() + 20_000;
+    while (!(existsSync(pids) && docker.containers().length === 1) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    assert.equal(docker.containers().length, 1, 'a baseline container is running');
+    const pid = Number(readFileSync(pids, 'utf8').trim().split('\n')[0]);
+    assert.equal(alive(pid), true, `pid ${pid}: ${existsSync('/proc/' + pid) ? readFileSync('/proc/' + pid + '/stat', 'utf8') : 'gone'} ${stderr}`);
+    child.kill('SIGINT');
+    assert.equal(await exited, 130, stderr);
+    assert.match(stderr, /removed 1 container\(s\)/);
+    assert.deepEqual(docker.containers(), []);
+    assert.equal(alive(pid), false, 'the test process in the container was killed with it');
   });
 
   test('a missing image makes the datapoint invalid with its name (exit 2 when every one is); --pull tries, a stale image is refused', async () => {
