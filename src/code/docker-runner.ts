@@ -43,7 +43,7 @@ export const CONTAINER_WORKDIR = '/testbed';
 /** How an invalid reason starts when the instance's image is not there (the CLI counts these as "not available"). */
 export const IMAGE_UNAVAILABLE = 'image not available: ';
 
-/** Thrown by the baseline when the datapoint cannot count (the image is missing or is not the instance's). */
+/** Thrown when the datapoint cannot count: the image is missing or is not the instance's, or Docker itself failed. */
 export class DatapointInvalid extends Error {}
 
 /** Runs a task's baseline and grading tests in containers. */
@@ -104,7 +104,8 @@ export function dockerRunner(opts: DockerRunnerOptions): ContainerTests {
         ['run', '--detach', '--rm', '--name', name, '--label', 'joulebench.runner=docker', ...containerFlags(opts), '--entrypoint', 'sleep', img, String(phaseBudgetS(task))],
         { timeout_ms: 300_000 },
       );
-      if (run.code !== 0) throw new Error(`docker run ${img}: ${dockerSaid(run)}`);
+      // Docker failing to start a container says nothing about the solver: the datapoint cannot count.
+      if (run.code !== 0) throw new DatapointInvalid(`docker run ${img} failed (${dockerSaid(run)})`);
       return await fn(new Container(opts.bin, name));
     } finally {
       await dockerCall(opts.bin, ['rm', '--force', name], { timeout_ms: 120_000 });
@@ -188,7 +189,7 @@ class Container {
       this.dead = true;
       await dockerCall(this.bin, ['rm', '--force', this.name], { timeout_ms: 120_000 });
     }
-    if (r.spawn_error) throw new Error(`docker exec: ${r.spawn_error}`);
+    if (r.spawn_error) throw new DatapointInvalid(`docker exec could not start (${r.spawn_error})`);
     return { exit_code: r.code, timed_out: r.timed_out, wall_ms: r.wall_ms };
   }
 }

@@ -281,7 +281,14 @@ export async function runDatapoint(task: CodeTask, solver: Solver, rollout: numb
     }
     if (opts.container) {
       // The container gets the solver's tree as a diff over base_commit, then test_patch, then the tests.
-      dp.grade = await opts.container.grade(task, gradeDir);
+      try {
+        dp.grade = await opts.container.grade(task, gradeDir);
+      } catch (e) {
+        if (!(e instanceof DatapointInvalid)) throw e;
+        dp.valid = false;
+        dp.invalid_reason = `grading could not run: ${e.message}`;
+        return dp;
+      }
     } else {
       overlayHiddenTests(task, gradeDir);
       if (opts.sandbox.run_as_uid !== null) chownTree(gradeDir, opts.sandbox.run_as_uid);

@@ -202,6 +202,11 @@ describe('--runner docker (SWE-bench instance images, against a fake docker clie
     assert.ok(docker.calls().slice(from2).some((c) => c[0] === 'pull' && c[1] === imageOf('acme__calc-1', 'nowhere')));
     assert.match(results(pulled).datapoints[0]?.invalid_reason ?? '', /docker pull failed \(.*no such host\)/);
 
+    const broken = join(tmp, 'broken.json');
+    const b = await run(['--tasks', 'acme__calc-1', '--solvers', 'noop', '-q', '--out', broken], { FAKE_DOCKER_RUN_FAIL: '1' });
+    assert.equal(b.code, 1, b.stderr);
+    assert.match(results(broken).datapoints[0]?.invalid_reason ?? '', /^docker run \S+ failed \(.*OCI runtime create failed\)$/, 'Docker failing is not a 0 % grade');
+
     const stale = join(tmp, 'stale.json');
     const s = await run(['--namespace', 'stale', '--tasks', 'acme__calc-2', '--solvers', 'reference', '-q', '--out', stale]);
     assert.equal(s.code, 1, 'every datapoint invalid, not for a missing image: a failed run');

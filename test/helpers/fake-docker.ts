@@ -8,7 +8,8 @@ import { join } from 'node:path';
  * system, e.g. `testbed/`), a container is a copy of it under `containers/<name>/rootfs`, `exec` runs
  * the command on this machine in the mapped `--workdir` in a process group of its own (recorded, so
  * `rm -f`/`kill` end it as the engine would, even after the client was killed), and every call's argv
- * is appended to `calls.log`. `FAKE_DOCKER_NO_ENGINE=1` makes it behave like a client with no engine.
+ * is appended to `calls.log`. `FAKE_DOCKER_NO_ENGINE=1` makes it behave like a client with no engine,
+ * `FAKE_DOCKER_RUN_FAIL=1` like an engine that cannot start containers.
  * Unknown commands and flags fail, so a change in what joulebench asks of Docker shows in the tests.
  */
 const SCRIPT = String.raw`#!/bin/bash
@@ -41,6 +42,7 @@ case "$cmd" in
         *) break ;;
       esac
     done
+    [ "$FAKE_DOCKER_RUN_FAIL" = 1 ] && { echo "docker: Error response from daemon: failed to create task for container: OCI runtime create failed" >&2; exit 125; }
     img="$1"; src="$root/images/$(enc "$img")"
     [ -d "$src" ] || { echo "docker: Error response from daemon: No such image: $img" >&2; exit 125; }
     [ -n "$name" ] || { echo "fake docker: run without --name" >&2; exit 125; }
