@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { machine } from 'node:os';
 import { join } from 'node:path';
@@ -53,6 +53,12 @@ function runCalls(from: number): { name: string; argv: string[] }[] {
     .map((argv) => ({ name: argv[argv.indexOf('--name') + 1]!, argv }));
 }
 const hasPair = (argv: string[], flag: string, value: string) => argv.some((a, i) => a === flag && argv[i + 1] === value);
+
+/** The real docker client on PATH, if any. */
+function whichDocker(): string | null {
+  for (const dir of (process.env.PATH ?? '').split(':')) if (dir && existsSync(join(dir, 'docker'))) return join(dir, 'docker');
+  return null;
+}
 
 /** Alive and not a zombie. */
 function alive(pid: number): boolean {
@@ -125,6 +131,19 @@ describe('--runner docker (SWE-bench instance images, against a fake docker clie
     const csv = join(tmp, 'r.csv');
     assert.equal((await cli(['code', '--report', out, '--out', csv])).code, 0);
     assert.match(readFileSync(csv, 'utf8'), new RegExp(imageOf('acme__calc-1').replace(/[.]/g, '\\.')));
+  });
+
+  test('the real docker client, where installed, parses every argv the runner used (it reaches no engine: an unreachable DOCKER_HOST)', (t) => {
+    const real = whichDocker();
+    if (!real) return t.skip('no docker client on PATH (the fake is all there is here)');
+    const seen = new Map<string, string[]>();
+    for (const c of docker.calls()) seen.set(`${c[0]} ${c.filter((a) => a.startsWith('-')).join(' ')}`, c);
+    assert.ok(seen.size >= 6, [...seen.keys()].join('\n'));
+    for (const argv of seen.values()) {
+      const r = spawnSync(real, argv, { env: { PATH: process.env.PATH ?? '', DOCKER_HOST: `unix://${tmp}/no-engine.sock`, DOCKER_CONFIG: join(tmp, 'docker-config') }, input: '', encoding: 'utf8', timeout: 30_000 });
+      assert.doesNotMatch(r.stderr, /unknown (flag|shorthand)|invalid argument|requires (at least|exactly)|accepts/i, argv.join(' '));
+      assert.match(r.stderr, /Cannot connect to the Docker daemon/, `${argv.join(' ')}: ${r.stderr}`);
+    }
   });
 
   test('a test past its limit kills and removes its container at once (not only the client); the datapoint is not resolved', async () => {
