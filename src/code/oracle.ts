@@ -8,16 +8,17 @@ import { round } from '../core/stats.js';
 import type { EnergySource } from '../core/types.js';
 import type { Meter } from '../meters/meter.js';
 import { netJoules, type IdleCalibration } from '../core/energy.js';
+import { DatapointInvalid, type ContainerTests } from './docker-runner.js';
 import { harnessChanges } from './harness.js';
 import { packageRoot } from './paths.js';
 import { execTree } from './process.js';
 import { chownTree, DEFAULT_MEMORY_MB, reachableBy, type Sandbox, type SandboxKind } from './sandbox.js';
-import { shellQuote } from './solvers/command.js';
+import { runTaskTests, type CommandRun } from './test-rule.js';
 import { ProcessTracker, type TrackingMethod } from './tracker.js';
 import type { Solver } from './solvers/solver.js';
 import { listFiles, type CodeTask } from './task.js';
 import { diffSnapshots, snapshotTrees } from './watch.js';
-import { changedTestFiles, copyTree, keepDirs, layPaths, prepareWorkdir, removeDirs, restoreTestFilesOrWhy } from './workdir.js';
+import { changedHiddenTests, changedTestFiles, copyTree, keepDirs, layPaths, prepareWorkdir, removeDirs, restoreTestFilesOrWhy } from './workdir.js';
 
 /** One run of the task's tests. */
 export interface TestRun {
@@ -84,6 +85,11 @@ export interface Datapoint {
   completion_tokens: number | null;
   usage_parsed_from: string | null;
   sandbox: SandboxKind;
+  /** Where the tests ran: absent for the local sandbox, `docker` for the instance's container (`--runner docker`). */
+  runner?: 'docker';
+  /** The container image the tests ran in (docker runner), and its id once inspected. */
+  image?: string;
+  image_id?: string | null;
   /** The kept workdir (`--keep`), else `null`. */
   workdir: string | null;
   /** Set when the oracle itself could not finish this datapoint (it then counts as not resolved). */
@@ -109,6 +115,8 @@ export interface OracleOptions {
   memory_mb?: number;
   /** Preload the grading guard that freezes node:assert / node:test (default true). */
   guard?: boolean;
+  /** Run the baseline and grading tests in containers (`--runner docker`) instead of the local sandbox. */
+  container?: ContainerTests;
 }
 
 /**
@@ -165,12 +173,28 @@ export async function runDatapoint(task: CodeTask, solver: Solver, rollout: numb
   };
   let replaced: string | null = null;
   try {
-    // The baseline runs on its own copy, hidden tests included, so the solver's tree never holds them.
-    copyTree(task.before_dir, baseDir);
-    overlayHiddenTests(task, baseDir);
-    if (opts.sandbox.run_as_uid !== null) chownTree(baseDir, opts.sandbox.run_as_uid);
-    dp.baseline = await runTests(task, baseDir, opts, grace, memoryBytes);
-    rmSync(baseDir, { recursive: true, force: true });
+    if (opts.container) {
+      // The baseline runs in a fresh container of the instance's image (a missing image: invalid).
+      dp.runner = 'docker';
+      dp.image = opts.container.image(task);
+      try {
+        dp.baseline = await opts.container.baseline(task);
+      } catch (e) {
+        if (!(e instanceof DatapointInvalid)) throw e;
+        dp.valid = false;
+        dp.invalid_reason = e.message;
+        return dp;
+      } finally {
+        dp.image_id = opts.container.imageId(task);
+      }
+    } else {
+      // The baseline runs on its own copy, hidden tests included, so the solver's tree never holds them.
+      copyTree(task.before_dir, baseDir);
+      overlayHiddenTests(task, baseDir);
+      if (opts.sandbox.run_as_uid !== null) chownTree(baseDir, opts.sandbox.run_as_uid);
+      dp.baseline = await runTests(task, baseDir, opts, grace, memoryBytes);
+      rmSync(baseDir, { recursive: true, force: true });
+    }
     const invalid = baselineProblem(task, dp.baseline);
     if (invalid) {
       dp.valid = false;
@@ -245,7 +269,7 @@ export async function runDatapoint(task: CodeTask, solver: Solver, rollout: numb
       mkdirSync(dirs.workdir);
     }
     const harness = harnessChanges(task.before_dir, dirs.workdir);
-    dp.tests_modified = [...new Set([...changedTestFiles(task, dirs.workdir), ...harness])].sort();
+    dp.tests_modified = [...new Set([...changedTestFiles(task, dirs.workdir), ...changedHiddenTests(task, dirs.workdir), ...harness])].sort();
     if (harness.length > 0) dp.harness_modified = harness;
     // Grade a fresh copy: nothing the solver left running (or still holding a path) can reach it.
     copyTree(dirs.workdir, gradeDir);
@@ -255,9 +279,21 @@ export async function runDatapoint(task: CodeTask, solver: Solver, rollout: numb
       dp.invalid_reason = unrestored;
       return dp;
     }
-    overlayHiddenTests(task, gradeDir);
-    if (opts.sandbox.run_as_uid !== null) chownTree(gradeDir, opts.sandbox.run_as_uid);
-    dp.grade = await runTests(task, gradeDir, opts, grace, memoryBytes);
+    if (opts.container) {
+      // The container gets the solver's tree as a diff over base_commit, then test_patch, then the tests.
+      try {
+        dp.grade = await opts.container.grade(task, gradeDir);
+      } catch (e) {
+        if (!(e instanceof DatapointInvalid)) throw e;
+        dp.valid = false;
+        dp.invalid_reason = `grading could not run: ${e.message}`;
+        return dp;
+      }
+    } else {
+      overlayHiddenTests(task, gradeDir);
+      if (opts.sandbox.run_as_uid !== null) chownTree(gradeDir, opts.sandbox.run_as_uid);
+      dp.grade = await runTests(task, gradeDir, opts, grace, memoryBytes);
+    }
     if (dp.grade.memory_exceeded) {
       dp.valid = false;
       dp.invalid_reason = `the graded tests passed the memory limit (--memory-mb ${opts.memory_mb ?? DEFAULT_MEMORY_MB}) and were stopped`;
@@ -338,7 +374,7 @@ async function runTests(task: CodeTask, dir: string, opts: OracleOptions, grace:
   const guard = opts.guard !== false ? guardPath() : null;
   const env: NodeJS.ProcessEnv = { ...opts.env };
   if (guard) env.NODE_OPTIONS = `${env.NODE_OPTIONS ? `${env.NODE_OPTIONS} ` : ''}--import=${JSON.stringify(pathToFileURL(guard).href)}`;
-  const once = async (cmd: string) => {
+  const once = async (cmd: string): Promise<CommandRun> => {
     const tracker = new ProcessTracker(memoryBytes, dir);
     const w = opts.sandbox.wrap(['sh', '-c', cmd], dir, { hide: task.private_paths, ...(guard ? { ro_binds: [guard] } : {}) });
     const r = await execTree(w.argv, {
@@ -351,27 +387,9 @@ async function runTests(task: CodeTask, dir: string, opts: OracleOptions, grace:
       fd_files: w.fd_files,
       tracker,
     });
-    return { r, exceeded: r.tracking?.memory_exceeded_bytes != null };
+    return { exit_code: r.exit_code, timed_out: r.timed_out, wall_ms: r.wall_ms, ...(r.tracking?.memory_exceeded_bytes != null ? { memory_exceeded: true } : {}) };
   };
-  const named = [...task.fail_to_pass, ...task.pass_to_pass];
-  if (named.length === 0) {
-    const { r, exceeded } = await once(task.test_cmd);
-    return { exit_code: r.exit_code, timed_out: r.timed_out, wall_ms: round(r.wall_ms, 3), ...(exceeded ? { memory_exceeded: true } : {}) };
-  }
-  const tests: Record<string, 'pass' | 'fail' | 'timeout'> = {};
-  let wall = 0;
-  let exceededAny = false;
-  let timedOut = false;
-  for (const name of [...new Set(named)]) {
-    const cmd = task.test_cmd.includes('{test}') ? task.test_cmd.replaceAll('{test}', shellQuote(name)) : `${task.test_cmd} ${shellQuote(name)}`;
-    const { r, exceeded } = await once(cmd);
-    wall += r.wall_ms;
-    exceededAny ||= exceeded;
-    timedOut ||= r.timed_out;
-    tests[name] = r.timed_out ? 'timeout' : r.exit_code === 0 ? 'pass' : 'fail';
-  }
-  const allPass = Object.values(tests).every((v) => v === 'pass');
-  return { exit_code: allPass ? 0 : 1, timed_out: timedOut, wall_ms: round(wall, 3), tests, ...(exceededAny ? { memory_exceeded: true } : {}) };
+  return runTaskTests(task, once);
 }
 
 function isRealDir(p: string): boolean {

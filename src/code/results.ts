@@ -22,6 +22,8 @@ export interface CodeResults {
     /** Memory limit of each solver and test run, MiB (absent in files from before it existed). */
     memory_mb?: number;
     scrubbed_env: string[];
+    /** Where the tests ran when not in the local sandbox: `{ kind: 'docker', image_naming, … }` (`--runner docker`). */
+    runner?: { kind: string } & Record<string, unknown>;
   };
   solvers: SolverSummary[];
   datapoints: Datapoint[];

@@ -1,6 +1,7 @@
 import type { Meter } from '../meters/meter.js';
 import { summarizeSolvers } from './aggregate.js';
 import { calibrateCodeIdle } from './energy.js';
+import type { ContainerTests } from './docker-runner.js';
 import { runDatapoint, type Datapoint, type OracleOptions } from './oracle.js';
 import type { CodeResults } from './results.js';
 import { DEFAULT_MEMORY_MB, type Sandbox } from './sandbox.js';
@@ -25,6 +26,8 @@ export interface CodeRunOptions {
   tmp_base?: string;
   /** Memory limit of each solver and test run, MiB. */
   memory_mb?: number;
+  /** Run the baseline and grading tests in containers (`--runner docker`, SWE-bench instances). */
+  container?: ContainerTests;
   /** Idle calibration window before the run, ms (0: skipped, net unknown). Not run for the `none` meter. */
   idle_ms?: number;
   /** Called once the meter is calibrated, before the first datapoint (for a streamed datapoints file). */
@@ -51,6 +54,7 @@ export async function runCodeSuite(opts: CodeRunOptions): Promise<CodeResults> {
     keep: opts.keep ?? false,
     ...(opts.tmp_base !== undefined ? { tmp_base: opts.tmp_base } : {}),
     ...(opts.memory_mb !== undefined ? { memory_mb: opts.memory_mb } : {}),
+    ...(opts.container ? { container: opts.container } : {}),
     idle,
   };
   const start: CodeRunStart = {
@@ -65,6 +69,7 @@ export async function runCodeSuite(opts: CodeRunOptions): Promise<CodeResults> {
       default_timeout_s: oracle.default_timeout_s,
       memory_mb: opts.memory_mb ?? DEFAULT_MEMORY_MB,
       scrubbed_env: [...(opts.scrubbed_env ?? [])],
+      ...(opts.container ? { runner: opts.container.describe() } : {}),
     },
   };
   opts.onStart?.(start);

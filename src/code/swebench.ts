@@ -196,6 +196,7 @@ function materialise(inst: SwebenchInstance, root: string, reposDir: string, opt
     before_dir: before,
     reference_dir: null,
     reference_patch: inst.patch,
+    swebench: { instance_id: inst.instance_id, base_commit: inst.base_commit, test_patch: inst.test_patch },
     toml_path: `${inst.instance_id} (SWE-bench instance)`,
     digest:
       'sha256:' +
@@ -205,9 +206,22 @@ function materialise(inst: SwebenchInstance, root: string, reposDir: string, opt
   };
 }
 
-/** SWE-bench's per-instance evaluation image name (x86_64), e.g. `swebench/sweb.eval.x86_64.astropy_1776_astropy-12907`. */
-export function swebenchImage(instanceId: string, arch = 'x86_64'): string {
-  return `swebench/sweb.eval.${arch}.${instanceId.toLowerCase().replace(/__/g, '_1776_')}:latest`;
+/**
+ * SWE-bench's per-instance evaluation image, named as its harness names it (`TestSpec.instance_image_key`):
+ * `sweb.eval.<arch>.<instance_id, lower-cased>:<tag>`, and with a namespace `<namespace>/` in front and
+ * every `__` made `_1776_` (Docker Hub allows no double underscore), e.g.
+ * `swebench/sweb.eval.x86_64.astropy_1776_astropy-12907:latest`. A `null` namespace names an image built
+ * locally by SWE-bench's own scripts (their `--namespace none`).
+ */
+export function swebenchImage(instanceId: string, o: { namespace?: string | null; tag?: string; arch?: string } = {}): string {
+  const namespace = o.namespace === undefined ? 'swebench' : o.namespace;
+  const key = `sweb.eval.${o.arch ?? 'x86_64'}.${instanceId.toLowerCase()}:${o.tag ?? 'latest'}`;
+  return namespace === null ? key : `${namespace}/${key}`.replaceAll('__', '_1776_');
+}
+
+/** The image architecture SWE-bench's harness picks for this machine (`platform.machine()`): arm64 on ARM, else x86_64. */
+export function swebenchArch(machine: string): string {
+  return machine === 'aarch64' || machine === 'arm64' ? 'arm64' : 'x86_64';
 }
 
 /** Why Docker cannot run containers here, or `null` when it can (`docker info` answers). */

@@ -43,6 +43,8 @@ export interface CodeTask {
   /** A unified diff the `reference` solver applies with `git apply` (SWE-bench's `patch`), else `null`. */
   reference_patch?: string | null;
   toml_path: string;
+  /** A SWE-bench instance's identity, for the docker runner (its image, its `/testbed` commit, its test_patch). */
+  swebench?: { instance_id: string; base_commit: string; test_patch: string };
   /** sha256 over task.toml, before/ and reference/ (paths and bytes). */
   digest: string;
 }

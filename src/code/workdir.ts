@@ -1,8 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, cpSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve, sep } from 'node:path';
-import type { CodeTask } from './task.js';
+import { listFiles, type CodeTask } from './task.js';
 import { snapshotTrees } from './watch.js';
 
 /** A datapoint's private folder: `root/work` is the solver's workdir; `root` also holds a canary. */
@@ -52,6 +53,28 @@ export function changedTestFiles(task: CodeTask, workdir: string): string[] {
     for (const k of have.keys()) if (!want.has(k)) changed.add(joinRel(t, k));
   }
   return [...changed].sort();
+}
+
+/**
+ * Hidden grading tests (the task's tests/, SWE-bench's test_patch files) the solver wrote to: paths
+ * where its tree differs from before/ (created, edited, deleted, replaced by a link). Grading lays the
+ * task's own version over them, so such a write is reported, never counted.
+ */
+export function changedHiddenTests(task: CodeTask, workdir: string): string[] {
+  if (!task.tests_dir) return [];
+  return listFiles(task.tests_dir).filter((rel) => {
+    const mine = realAncestors(workdir, rel) ? signature(join(workdir, rel)) : 'not-a-folder';
+    return mine !== signature(join(task.before_dir, rel));
+  });
+}
+
+/** What a path is, for comparison: missing, a link and its target, a folder, or a file's mode and bytes' hash. */
+function signature(p: string): string {
+  const st = lstatOrNull(p);
+  if (!st) return 'missing';
+  if (st.isSymbolicLink()) return `link:${readlinkSync(p)}`;
+  if (!st.isFile()) return st.isDirectory() ? 'dir' : 'special';
+  return `file:${st.mode & 0o777}:${createHash('sha256').update(readFileSync(p)).digest('hex')}`;
 }
 
 /**

@@ -12,7 +12,7 @@ export function renderCodeTable(r: CodeResults): string {
   lines.push(
     pc.bold(`joulebench code · suite ${r.suite.name}`) +
       pc.dim(` (${r.suite.tasks.length} tasks${r.suite.digest ? `, ${r.suite.digest.slice(0, 19)}…` : ''})`) +
-      ` · rollouts ${r.config.rollouts} (best-of-${r.config.rollouts}) · sandbox ${sandbox} · meter ${r.config.meter.id}`,
+      ` · rollouts ${r.config.rollouts} (best-of-${r.config.rollouts}) · sandbox ${sandbox}${r.config.runner ? ` · tests in ${r.config.runner.kind}` : ''} · meter ${r.config.meter.id}`,
   );
   lines.push('');
   const rows: string[][] = [

@@ -131,8 +131,9 @@ export function datapointsCsv(runs: readonly { label: string; datapoints: readon
         d.joules,
         d.tests_modified.join(' '),
         d.escapes.join(' '),
+        d.image ?? null,
       ]);
     }
   }
-  return toCsv(['run', 'task', 'solver', 'rollout', 'valid', 'invalid_reason', 'resolved', 'wall_ms', 'exit_code', 'timed_out', 'joules', 'tests_modified', 'escapes'], rows);
+  return toCsv(['run', 'task', 'solver', 'rollout', 'valid', 'invalid_reason', 'resolved', 'wall_ms', 'exit_code', 'timed_out', 'joules', 'tests_modified', 'escapes', 'image'], rows);
 }

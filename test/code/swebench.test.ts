@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { parquetWriteBuffer } from 'hyparquet-writer';
@@ -8,61 +7,11 @@ import type { CodeResults } from '../../src/code/results.js';
 import { loadSwebenchSuite, patchedFiles, readSwebenchInstances, swebenchImage } from '../../src/code/swebench.js';
 import { cli } from '../helpers/cli.js';
 import { tempDir } from './helpers.js';
+import { buildSwebenchFixture } from './swebench-fixture.js';
 
 const tmp = tempDir('jb-swebench-');
 after(() => rmSync(tmp, { recursive: true, force: true }));
-const repos = join(tmp, 'repos');
-const repo = join(repos, 'acme__calc');
-mkdirSync(repo, { recursive: true });
-const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'commit.gpgsign=false', ...args], { cwd: repo }).toString();
-const write = (rel: string, text: string) => {
-  mkdirSync(join(repo, rel, '..'), { recursive: true });
-  writeFileSync(join(repo, rel), text);
-};
-const testFile = (expr: string) => `import assert from 'node:assert/strict';\nimport { test } from 'node:test';\n${expr}\n`;
-
-// A tiny repository: two bugs at base_commit, a passing test, and a later commit holding both fixes.
-git('init', '-q');
-write('package.json', '{ "type": "module" }\n');
-write('src/add.js', 'export const add = (a, b) => a - b;\n');
-write('src/mul.js', 'export const mul = (a, b) => a + b;\n');
-write('test/keep.test.js', testFile("import { add } from '../src/add.js';\ntest('add is a function', () => assert.equal(typeof add, 'function'));"));
-git('add', '-A');
-git('commit', '-q', '-m', 'base');
-const base = git('rev-parse', 'HEAD').trim();
-
-function diffOf(change: () => void, files: string[]): string {
-  change();
-  git('add', '-N', '.');
-  const d = git('diff', '--', ...files);
-  git('reset', '-q');
-  git('checkout', '-q', '--', '.');
-  git('clean', '-qfd');
-  return d;
-}
-const instance = (n: string, fix: string, fixed: string, testName: string, testBody: string) => ({
-  instance_id: `acme__calc-${n}`,
-  repo: 'acme/calc',
-  base_commit: base,
-  problem_statement: `${fix} gives the wrong answer; fix it.`,
-  patch: diffOf(() => write(fix, fixed), [fix]),
-  test_patch: diffOf(() => write(testName, testBody), [testName]),
-  FAIL_TO_PASS: JSON.stringify([testName]),
-  PASS_TO_PASS: JSON.stringify(['test/keep.test.js']),
-  version: '1.0',
-  environment_setup_commit: base,
-});
-const instances = [
-  instance('1', 'src/add.js', 'export const add = (a, b) => a + b;\n', 'test/add.test.js', testFile("import { add } from '../src/add.js';\ntest('adds', () => assert.equal(add(2, 3), 5));")),
-  instance('2', 'src/mul.js', 'export const mul = (a, b) => a * b;\n', 'test/mul.test.js', testFile("import { mul } from '../src/mul.js';\ntest('multiplies', () => assert.equal(mul(2, 3), 6));")),
-];
-// The fixes land later in the mirror's history: a solver must not be able to find them there.
-write('src/add.js', 'export const add = (a, b) => a + b;\n');
-write('src/mul.js', 'export const mul = (a, b) => a * b;\n');
-git('commit', '-q', '-am', 'the fixes (future history)');
-
-const jsonl = join(tmp, 'instances.jsonl');
-writeFileSync(jsonl, instances.map((i) => JSON.stringify(i)).join('\n') + '\n');
+const { repos, repo, instances, jsonl } = buildSwebenchFixture(tmp);
 const json = join(tmp, 'instances.json');
 writeFileSync(json, JSON.stringify(instances.map((i) => ({ ...i, FAIL_TO_PASS: JSON.parse(i.FAIL_TO_PASS) as string[] }))));
 const parquet = join(tmp, 'instances.parquet');

@@ -10,7 +10,10 @@ import { runCodeSuite } from '../../code/run.js';
 import { DEFAULT_MAX_PROCS, DEFAULT_MEMORY_MB, resolveSandbox, SANDBOX_MODES, type SandboxMode } from '../../code/sandbox.js';
 import { createSolvers, splitSolverList } from '../../code/solvers/registry.js';
 import { BUNDLED_CODE_SUITES, loadCodeSuite, type CodeSuite } from '../../code/task.js';
-import { dockerProblem, isSwebenchFile, loadSwebenchSuite } from '../../code/swebench.js';
+import { dockerProblem, isSwebenchFile, loadSwebenchSuite, swebenchArch } from '../../code/swebench.js';
+import { removeLiveContainers } from '../../code/docker-cli.js';
+import { dockerRunner, IMAGE_UNAVAILABLE, type ContainerTests } from '../../code/docker-runner.js';
+import { machine } from 'node:os';
 import { removeLiveDirs } from '../../code/workdir.js';
 import { prettyJson } from '../../core/canonical.js';
 import { JoulebenchError } from '../../core/errors.js';
@@ -53,6 +56,11 @@ export interface CodeFlags extends MeterFlags {
   repos?: string;
   testCmd?: string;
   runner: 'local' | 'docker';
+  /** SWE-bench image namespace (`none`: locally built images). */
+  namespace: string;
+  imageTag: string;
+  pull?: boolean;
+  testTimeout?: number;
 }
 
 function collect(value: string, prev: string[]): string[] {
@@ -79,7 +87,11 @@ export function codeCommand(io: CliIO): Command {
     .option('--cache-dir <dir>', 'the cascade: solvers\' fix cache (default $JOULEBENCH_HOME/code-cache)')
     .option('--repos <dir>', 'SWE-bench instances (--suite X.jsonl|.json|.parquet): folder of git mirrors, <owner>__<name>/ or <owner>/<name>/')
     .option('--test-cmd <cmd>', 'SWE-bench instances: the test command; {test} is each FAIL_TO_PASS / PASS_TO_PASS name (e.g. "python -m pytest {test}")')
-    .addOption(new Option('--runner <kind>', 'SWE-bench instances: local (the sandbox here) or docker (SWE-bench\'s per-instance images)').choices(['local', 'docker']).default('local'))
+    .addOption(new Option('--runner <kind>', 'SWE-bench instances: where the tests run: local (the sandbox here) or docker (SWE-bench\'s per-instance images, one confined container per baseline and grade; the solver stays in the local sandbox)').choices(['local', 'docker']).default('local'))
+    .option('--namespace <ns>', 'SWE-bench --runner docker: image namespace, as SWE-bench\'s harness names images (<ns>/sweb.eval.<arch>.<id>:<tag>); none: locally built images', 'swebench')
+    .option('--image-tag <tag>', 'SWE-bench --runner docker: instance image tag', 'latest')
+    .option('--pull', 'SWE-bench --runner docker: pull an instance image that is not present (needs a network; otherwise its datapoints are invalid)')
+    .option('--test-timeout <s>', 'SWE-bench instances: limit of each test run, seconds (default 300)', positiveSeconds)
     .option('--tasks <list>', 'only these tasks (comma-separated names)')
     .option('--filter <regex>', 'only tasks whose name matches (recorded in the suite digest)')
     .option('--limit <n>', 'only the first N tasks, after --tasks and --filter (recorded in the suite digest)', intAtLeast(1))
@@ -88,8 +100,8 @@ export function codeCommand(io: CliIO): Command {
     .option('--report <file>', 'print the frontier table of a results JSON (or a streamed datapoints JSONL) and exit')
     .option('--datapoints <file>', 'stream each datapoint to this JSONL as it is graded (default: next to --out, or under .joulebench/runs/)')
     .addOption(new Option('--sandbox <mode>', 'bwrap: bubblewrap (root read-only, workdir writable); none: no confinement; auto: bwrap when it works').choices([...SANDBOX_MODES]).default('auto'))
-    .option('--memory-mb <n>', 'memory limit of each solver and test run, MiB; a run over it is stopped and its datapoint invalid', intAtLeast(1), DEFAULT_MEMORY_MB)
-    .option('--max-procs <n>', 'processes (threads count) the sandboxed solver may hold at once (bwrap)', intAtLeast(1), DEFAULT_MAX_PROCS)
+    .option('--memory-mb <n>', 'memory limit of each solver and test run, MiB; a run over it is stopped and its datapoint invalid (--runner docker: each container\'s --memory)', intAtLeast(1), DEFAULT_MEMORY_MB)
+    .option('--max-procs <n>', 'processes (threads count) the sandboxed solver may hold at once (bwrap); with --runner docker also each container\'s --pids-limit', intAtLeast(1), DEFAULT_MAX_PROCS)
     .option('--allow-write <path>', 'also writable inside the bwrap sandbox (repeatable; e.g. an agent\'s config folder)', collect, [])
     .option('--timeout <s>', "each solver run's limit in seconds (overrides the tasks' timeout_s)", positiveSeconds)
     .option('--keep', 'keep each workdir (paths in the results) instead of removing it')
@@ -115,6 +127,7 @@ export async function codeAction(flags: CodeFlags, io: CliIO): Promise<void> {
   const outPlan = flags.out ? planOutput(flags.out, ['json', 'md', 'html', 'csv', 'jsonl', 'txt']) : null;
   const only = flags.tasks?.split(',').map((s) => s.trim()).filter(Boolean);
   const suite = await selectCodeTasks(await loadSuite(flags, only), flags);
+  const container = containerTestsFrom(flags);
   const solvers = createSolvers(splitSolverList(flags.solvers), flags.cacheDir ? { cache_dir: flags.cacheDir } : {});
   const sandbox = resolveSandbox(flags.sandbox, { writable: flags.allowWrite, max_procs: flags.maxProcs });
   if (flags.sandbox === 'auto' && sandbox.kind === 'none') {
@@ -125,7 +138,7 @@ export async function codeAction(flags: CodeFlags, io: CliIO): Promise<void> {
   const chosen = await chooseCodeMeter(flags.meter ?? 'auto', meterOptionsFrom(flags, process.env));
   if (!flags.quiet) {
     io.err(
-      `joulebench code · ${suite.tasks.length} tasks × ${solvers.length} solvers × ${flags.rollouts} rollouts · sandbox ${sandbox.kind} · meter ${chosen.meter.id}` +
+      `joulebench code · ${suite.tasks.length} tasks × ${solvers.length} solvers × ${flags.rollouts} rollouts · sandbox ${sandbox.kind}${container ? ' · tests in docker' : ''} · meter ${chosen.meter.id}` +
         (chosen.meter.id === 'none' ? ' (joules null: no hardware energy counter reads here)' : '') +
         '\n',
     );
@@ -140,13 +153,15 @@ export async function codeAction(flags: CodeFlags, io: CliIO): Promise<void> {
   // them (and remove the workdirs) here before exiting.
   const onSignal = (sig: NodeJS.Signals) => {
     const groups = killLiveGroups();
+    const containers = removeLiveContainers();
     const dirs = flags.keep ? 0 : removeLiveDirs();
-    io.err(`joulebench: ${sig}: killed ${groups} running solver/test process group(s), removed ${dirs} workdir(s); datapoints so far in ${stream.path}\n`);
+    io.err(`joulebench: ${sig}: killed ${groups} running solver/test process group(s)${containers ? `, removed ${containers} container(s)` : ''}, removed ${dirs} workdir(s); datapoints so far in ${stream.path}\n`);
     process.exit(sig === 'SIGINT' ? 130 : 143);
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   const unavailableSaid = new Set<string>();
+  const imagesSaid = new Set<string>();
   let results;
   try {
     results = await runCodeSuite({
@@ -160,6 +175,7 @@ export async function codeAction(flags: CodeFlags, io: CliIO): Promise<void> {
       ...(flags.timeout !== undefined ? { timeout_s: flags.timeout } : {}),
       keep: flags.keep ?? false,
       memory_mb: flags.memoryMb,
+      ...(container ? { container } : {}),
       idle_ms: idleMsFrom(flags),
       onStart: (start) => stream.start(start),
       onDatapoint: (d, p) => {
@@ -168,6 +184,10 @@ export async function codeAction(flags: CodeFlags, io: CliIO): Promise<void> {
         if (!d.valid && d.invalid_reason?.startsWith(UNAVAILABLE) && !unavailableSaid.has(d.solver)) {
           unavailableSaid.add(d.solver);
           io.err(`joulebench: ${d.solver}: ${d.invalid_reason} — its datapoints are invalid, not 0 %\n`);
+        }
+        if (!d.valid && d.image && d.invalid_reason?.startsWith(IMAGE_UNAVAILABLE) && !imagesSaid.has(d.image)) {
+          imagesSaid.add(d.image);
+          io.err(`joulebench: ${d.task}: ${d.invalid_reason} — its datapoints are invalid, not 0 %\n`);
         }
         if (!flags.quiet) io.err(progressLine(d, p));
       },
@@ -203,6 +223,9 @@ export async function codeAction(flags: CodeFlags, io: CliIO): Promise<void> {
   if (missing.length > 0) {
     throw new JoulebenchError('E_USAGE', `${missing.map((s) => s.solver).join(', ')}: not available here, every datapoint invalid (results written)`);
   }
+  if (results.datapoints.length > 0 && results.datapoints.every((d) => !d.valid && d.invalid_reason?.startsWith(IMAGE_UNAVAILABLE))) {
+    throw new JoulebenchError('E_CONFIG', `--runner docker: no instance's image is present, every datapoint invalid (results written; first: ${results.datapoints[0]?.image ?? '?'})`);
+  }
   if (results.datapoints.length > 0 && results.datapoints.every((d) => !d.valid)) {
     throw new JoulebenchError('E_RUN', `every datapoint is invalid, nothing was graded (first: ${results.datapoints[0]?.task}: ${results.datapoints[0]?.invalid_reason ?? ''})`);
   }
@@ -224,16 +247,38 @@ async function selectCodeTasks(suite: CodeSuite, flags: CodeFlags): Promise<Code
 async function loadSuite(flags: CodeFlags, only: string[] | undefined): Promise<CodeSuite> {
   if (!isSwebenchFile(flags.suite)) {
     if (flags.repos || flags.testCmd) throw new JoulebenchError('E_USAGE', '--repos and --test-cmd apply to SWE-bench instances (--suite FILE.jsonl, .json or .parquet)');
+    if (flags.runner === 'docker') throw new JoulebenchError('E_USAGE', '--runner docker applies to SWE-bench instances (--suite FILE.jsonl, .json or .parquet), whose images hold their environments');
+    if (flags.testTimeout !== undefined) throw new JoulebenchError('E_USAGE', "--test-timeout applies to SWE-bench instances; a task folder sets test_timeout_s in its task.toml");
     return loadCodeSuite(flags.suite, only);
   }
   if (!flags.repos) throw new JoulebenchError('E_USAGE', `--suite ${flags.suite}: SWE-bench instances need --repos DIR (local git mirrors of their repositories)`);
   if (!flags.testCmd) throw new JoulebenchError('E_USAGE', `--suite ${flags.suite}: SWE-bench instances need --test-cmd (e.g. "python -m pytest {test}")`);
+  if (flags.pull && flags.runner !== 'docker') throw new JoulebenchError('E_USAGE', '--pull applies to --runner docker (it pulls SWE-bench instance images)');
   if (flags.runner === 'docker') {
-    const why = dockerProblem();
+    const why = dockerProblem(dockerBin());
     if (why) throw new JoulebenchError('E_CONFIG', `--runner docker: ${why}; use --runner local`);
-    throw new JoulebenchError('E_CONFIG', '--runner docker: Docker is present, but running SWE-bench images is not implemented in this version; use --runner local');
   }
-  return loadSwebenchSuite(flags.suite, { repos_dir: flags.repos, test_cmd: flags.testCmd, ...(only ? { only } : {}) });
+  const testTimeout = flags.testTimeout !== undefined ? { test_timeout_s: flags.testTimeout } : {};
+  return loadSwebenchSuite(flags.suite, { repos_dir: flags.repos, test_cmd: flags.testCmd, ...(only ? { only } : {}), ...testTimeout });
+}
+
+/** The docker client: `docker` on PATH, or `JOULEBENCH_DOCKER_BIN` (how the tests put a fake in its place). */
+function dockerBin(): string {
+  return process.env.JOULEBENCH_DOCKER_BIN || 'docker';
+}
+
+/** `--runner docker`: the SWE-bench instances' tests run in their images (checked present in loadSuite). */
+function containerTestsFrom(flags: CodeFlags): ContainerTests | undefined {
+  if (flags.runner !== 'docker') return undefined;
+  return dockerRunner({
+    bin: dockerBin(),
+    namespace: flags.namespace === 'none' ? null : flags.namespace,
+    tag: flags.imageTag,
+    arch: swebenchArch(machine()),
+    pull: flags.pull ?? false,
+    memory_mb: flags.memoryMb,
+    pids_limit: flags.maxProcs,
+  });
 }
 
 /** How the oracle's invalid_reason starts for a solver whose command is missing. */
