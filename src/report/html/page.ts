@@ -166,7 +166,7 @@ function isCascade(model: HtmlModel): boolean {
 }
 
 /** Energy sources that are not measurements: a cost model or a coefficient. */
-const MODELLED = new Set(['model', 'estimate']);
+const MODELLED = new Set(['model', 'model:api', 'estimate']);
 
 /**
  * The frontier chart(s): measured and modelled energy each on their own axis (two charts when both
