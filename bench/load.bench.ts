@@ -13,6 +13,8 @@
  * Both clients build and serialize a request before its send time and parse the SSE chunks' JSON to find
  * the first content token (the least a correct client does).
  * Run: npm run bench:load   (seconds per rate and client: BENCH_SECONDS, default 3; rates: BENCH_RATES)
+ * On a shared machine busy with other work, `chrt -f 10 npm run bench:load` (root) gives both clients
+ * and the server real-time priority, so the other work does not decide the figure (docs/load.md).
  */
 import { spawn } from 'node:child_process';
 import http from 'node:http';
