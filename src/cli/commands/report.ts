@@ -16,13 +16,13 @@ import { loadInputsForCli } from '../load-runs.js';
 
 const REPORT_FORMATS = ['json', 'md', 'html', 'csv', 'jsonl', 'txt'] as const;
 
-async function buildHtml(runs: ReportInput[]): Promise<string> {
+async function buildHtml(runs: ReportInput[], comparisons: SweepComparison[] = []): Promise<string> {
   const { buildHtmlReport } = await import('../../report/html/index.js');
-  return buildHtmlReport(runs);
+  return buildHtmlReport(runs, new Date(), comparisons);
 }
 
 /** Every format `report -o` writes. */
-function renderings(runs: ReportInput[], flags: ReportFlags): Renderings {
+function renderings(runs: ReportInput[], flags: ReportFlags, comparisons: SweepComparison[] = []): Renderings {
   const json = () => (runs.length === 1 ? prettyJson(documentOf(runs[0]!)) : prettyJson(runs.map((r) => ({ label: r.label, kind: r.kind, report: documentOf(r) }))));
   const perCase = (): { label: string; kind: string; row: unknown }[] =>
     runs.flatMap((r): { label: string; kind: string; row: unknown }[] =>
@@ -35,7 +35,7 @@ function renderings(runs: ReportInput[], flags: ReportFlags): Renderings {
   return {
     json,
     md: () => runs.map(markdownOf).join('\n'),
-    html: () => buildHtml(runs),
+    html: () => buildHtml(runs, comparisons),
     csv: () => {
       if (!flags.cases) {
         const f = inputsFrontier(runs);
@@ -88,8 +88,8 @@ export function reportCommand(io: CliIO): Command {
       const sweeps = sweepDirs.length > 0 ? await sweepInputs(sweepDirs) : { runs: [], comparisons: [] };
       const runs = [...(await loadInputsForCli(specs.filter((s) => !sweepDirs.includes(s)))), ...sweeps.runs];
       if (flags.out && plan) {
-        if (flags.html) writeFileEnsured(flags.html, await buildHtml(runs), '--html');
-        const format = await writeByExtension(flags.out, renderings(runs, flags));
+        if (flags.html) writeFileEnsured(flags.html, await buildHtml(runs, sweeps.comparisons), '--html');
+        const format = await writeByExtension(flags.out, renderings(runs, flags, sweeps.comparisons));
         io.err(`${format.padEnd(7)} ${flags.out}\n`);
         return;
       }
