@@ -398,14 +398,16 @@ export class Aggregator {
   report(ctx: ReportContext): BenchReport {
     const { total } = this;
     const sourceNames = Object.keys(this.sources);
+    const basis = energyBasis(total, ctx);
+    // No case has a reading but the headline is the suite window's (a load run): the source is the window's.
+    const windowSource = basis.basis === 'suite_window' ? (ctx.energy?.suite?.source ?? 'none') : 'none';
     const energySource: EnergySource =
-      sourceNames.length === 0 ? 'none' : sourceNames.length === 1 ? (sourceNames[0] as EnergySource) : 'mixed';
+      sourceNames.length === 0 ? windowSource : sourceNames.length === 1 ? (sourceNames[0] as EnergySource) : 'mixed';
     // Like energy: no total while any case's cost (or usage) is unknown, rather than a partial sum.
     const totalUsd = this.usdKnown && this.usdUnknown === 0 ? this.usd : null;
     const usageKnown = this.usageUnknown === 0;
     // Typed arrays sort numerically, and many times faster than Array#sort with a comparator.
     const latencies = this.latencies.sorted();
-    const basis = energyBasis(total, ctx);
     const headlineJoules = basis.joules;
     const ttfts = this.ttfts.sorted();
     const known = this.stageRecord(this.slotJoulesKnown, this.stageJoulesKnown);

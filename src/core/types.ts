@@ -166,6 +166,13 @@ export interface Target {
    * on the case, which matters when a case takes a microsecond.
    */
   answer(req: AnswerRequest): Answer | Promise<Answer>;
+  /**
+   * Optional, for open-loop load runs: does the work of a request that does not need the send moment
+   * (building and serializing the body) ahead of it, and returns the function that sends it and answers
+   * as `answer(req)` would. The load driver calls it before a request's planned send time, so that time
+   * is spent while waiting, not between the send and the first token.
+   */
+  prepare?(req: AnswerRequest): () => Promise<Answer>;
   /** Static facts for the receipt and the config digest (never secrets). */
   describe(): Record<string, unknown>;
   close?(): Promise<void>;

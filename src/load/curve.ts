@@ -1,3 +1,4 @@
+import type { EnergySource } from '../core/types.js';
 import type { LoadBlock } from './block.js';
 
 /** One point of a rate sweep's curve. */
@@ -11,6 +12,8 @@ export interface RatePoint {
   request_goodput: number | null;
   correct_goodput: number | null;
   joules_per_output_token: number | null;
+  /** Where `joules_per_output_token` comes from (the load run's energy block). */
+  energy_source: EnergySource;
   steady_state: boolean;
   client_bottleneck: boolean;
 }
@@ -27,6 +30,7 @@ export function rateCurve(runs: readonly { accuracy_pct: number | null; load: Lo
     request_goodput: load.serving.request_goodput,
     correct_goodput: load.serving.correct_goodput,
     joules_per_output_token: load.energy.joules_per_output_token,
+    energy_source: load.energy.source,
     steady_state: load.energy.steady_state,
     client_bottleneck: load.scheduling.client_bottleneck,
   }));
@@ -34,4 +38,26 @@ export function rateCurve(runs: readonly { accuracy_pct: number | null; load: Lo
 
 function num(v: unknown): number | null {
   return typeof v === 'number' ? v : null;
+}
+
+/** Orders request rates as a sweep runs them: ascending, `inf` (all at once) last. */
+export function compareRates(a: number | 'inf', b: number | 'inf'): number {
+  if (a === b) return 0;
+  if (a === 'inf') return 1;
+  if (b === 'inf') return -1;
+  return a - b;
+}
+
+/** Energy sources that are a cost model or a coefficient, never a measurement. */
+const MODELLED_SOURCES: ReadonlySet<string> = new Set(['model', 'model:api', 'estimate']);
+/** Energy sources that are readings of a meter. */
+const MEASURED_SOURCES: ReadonlySet<string> = new Set(['rapl', 'nvml', 'amdsmi', 'integrated-power', 'powermetrics']);
+
+/**
+ * Which axis a J/output-token figure may be drawn on: measured and modelled energy never share one.
+ * `composite` and `mixed` may combine both kinds, so they are on neither (`null`). Pure.
+ */
+export function energyKind(source: string): 'measured' | 'modelled' | null {
+  const s = source.replace(/ net$/, '');
+  return MEASURED_SOURCES.has(s) ? 'measured' : MODELLED_SOURCES.has(s) ? 'modelled' : null;
 }

@@ -153,7 +153,11 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
     }
   };
 
-  const send = async (i: number, planned_at: number, queue_ms: number, sent_at: number): Promise<void> => {
+  /**
+   * Everything request `i` needs before it leaves (its request, the target's prepared call, its chunk
+   * clock), done ahead of the planned send time; the returned function sends it and records the result.
+   */
+  const prepare = (i: number): ((planned_at: number, queue_ms: number, sent_at: number) => Promise<void>) => {
     const index = i % n;
     const c = suite.cases[index]!;
     const times: number[] = [];
@@ -174,39 +178,45 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
         onFirstToken(now);
       }
     };
-    let answer: Answer | null = null;
-    let failure: unknown = NO_FAILURE;
-    try {
-      answer = await target.answer({ ...request(prompts[index]!, c, o.signal), onChunk });
-    } catch (e) {
-      failure = e;
-    }
-    const end = performance.now();
-    const r = caseResult(c, index, 'scored', Math.floor(i / n), answer, failure, end - sent_at, null, false);
-    const rel = (t: number | null): number | null => (t === null ? null : r3(t - sent_at));
-    const meta: LoadMeta = {
-      request: i,
-      planned_at_ms: r3(planned_at),
-      sent_at_ms: r3(since(sent_at)),
-      queue_ms: r3(queue_ms),
-      lag_ms: r3(Math.max(0, since(sent_at) - planned_at - queue_ms)),
-      first_token_ms: rel(first),
-      first_content_ms: rel(firstContent),
-      e2e_ms: r3(end - sent_at),
-      token_times_ms: times.map((t) => r3(t - sent_at)),
-      content_chunks: content,
-      reasoning_chunks: reasoning,
+    const req: AnswerRequest = { ...request(prompts[index]!, c, o.signal), onChunk };
+    const call = target.prepare ? target.prepare(req) : () => target.answer(req);
+    return async (planned_at, queue_ms, sent_at) => {
+      let answer: Answer | null = null;
+      let failure: unknown = NO_FAILURE;
+      try {
+        answer = await call();
+      } catch (e) {
+        failure = e;
+      }
+      const end = performance.now();
+      const r = caseResult(c, index, 'scored', Math.floor(i / n), answer, failure, end - sent_at, null, false);
+      const rel = (t: number | null): number | null => (t === null ? null : r3(t - sent_at));
+      const meta: LoadMeta = {
+        request: i,
+        planned_at_ms: r3(planned_at),
+        sent_at_ms: r3(since(sent_at)),
+        queue_ms: r3(queue_ms),
+        lag_ms: r3(Math.max(0, since(sent_at) - planned_at - queue_ms)),
+        first_token_ms: rel(first),
+        first_content_ms: rel(firstContent),
+        e2e_ms: r3(end - sent_at),
+        token_times_ms: times.map((t) => r3(t - sent_at)),
+        content_chunks: content,
+        reasoning_chunks: reasoning,
+      };
+      r.meta = { ...(r.meta ?? {}), load: meta };
+      const settled = settle(r, 'scored');
+      results[i] = settled;
+      records[i] = loadRecordOf(settled, meta, load.ttft_token);
     };
-    r.meta = { ...(r.meta ?? {}), load: meta };
-    const settled = settle(r, 'scored');
-    results[i] = settled;
-    records[i] = loadRecordOf(settled, meta, load.ttft_token);
   };
 
   const pending: Promise<void>[] = [];
   try {
+    let next = prepare(0);
     for (let i = 0; i < load.num_requests; i++) {
       if (o.signal?.aborted) throw new JoulebenchError('E_RUN', 'run aborted');
+      const send = next;
       await waitUntil(t0 + planned[i]!);
       const ready = performance.now();
       if (load.max_concurrency !== null && inFlight >= load.max_concurrency) {
@@ -217,11 +227,17 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
       const queue_ms = sent - ready;
       inFlight++;
       pending.push(
-        send(i, planned[i]!, queue_ms, sent).finally(() => {
+        send(planned[i]!, queue_ms, sent).finally(() => {
           inFlight--;
           waiters.shift()?.();
         }),
       );
+      if (i + 1 < load.num_requests) {
+        // Node writes this request's bytes on the next tick: when the next request is not due yet, let
+        // them go out first, then prepare the next one while it waits.
+        if (t0 + planned[i + 1]! - performance.now() > 1) await new Promise((r) => setImmediate(r));
+        next = prepare(i + 1);
+      }
     }
     await Promise.all(pending);
   } catch (e) {

@@ -93,3 +93,17 @@ test('bad input: one line naming the flag or the key, exit 2', async () => {
   assert.match(r.stderr.trim(), /--grid-intensity: "Atlantis" is neither a number of gCO2e\/kWh nor a known region/);
   assert.equal(r.stderr.trim().split('\n').length, 1);
 });
+
+test('the HTML frontier draws model:api energy on the modelled axis, never the measured one', async () => {
+  const d = await setUp('meta-llama/Llama-3.1-8B-Instruct');
+  writeFileSync(join(d, 'run2.yaml'), readFileSync(join(d, 'run.yaml'), 'utf8').replace('meta-llama/Llama-3.1-8B-Instruct', 'meta-llama/Llama-3.1-70B-Instruct'));
+  for (const [config, out] of [['run.yaml', 'small.json'], ['run2.yaml', 'large.json']]) {
+    const r = await cli(['run', '--suite', 'suite.json', '--config', config!, '--meter', 'model', '--no-history', '--out', out!], d);
+    assert.equal(r.code, 0, r.stderr);
+  }
+  const r = await cli(['report', 'small.json', 'large.json', '-o', 'page.html'], d);
+  assert.equal(r.code, 0, r.stderr);
+  const html = readFileSync(join(d, 'page.html'), 'utf8');
+  assert.match(html, /data-chart="frontier" data-energy="modelled"/);
+  assert.doesNotMatch(html, /data-chart="frontier" data-energy="measured"/);
+});

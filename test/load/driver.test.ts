@@ -127,6 +127,33 @@ describe('load driver against a streaming server with known timing', () => {
     assert.ok(metas.every((m) => m.queue_ms < 1), 'no request waited for a slot (unbounded concurrency)');
   });
 
+  it('each request is built and serialized while it waits for its send time, not between the send and its first token', async () => {
+    const suite = suiteOf(WORDS.slice(0, 3).map((w) => `say ${w}`));
+    const target = new OpenAITarget({ endpoint: server.url, model: 'm' });
+    const prepared: number[] = [];
+    const fired: number[] = [];
+    const prepare = target.prepare.bind(target);
+    target.prepare = (req) => {
+      prepared.push(performance.now());
+      const call = prepare(req);
+      return () => {
+        fired.push(performance.now());
+        return call();
+      };
+    };
+    // 10/s: gaps of ~100 ms, so each request is ready long before it leaves.
+    const out = await runLoad({ suite, target, meter: createModelMeter(), sink: new MemorySink(), load: opts({ num_requests: 6, request_rate: 10, max_concurrency: null }), idle_ms: 0 });
+    await target.close();
+    assert.equal(out.report.load.serving.completed, 6);
+    assert.equal(out.report.accuracy_pct, 100, 'a prepared request asks the same question');
+    assert.equal(prepared.length, 6);
+    assert.equal(fired.length, 6);
+    for (let i = 0; i < 6; i++) assert.ok(prepared[i]! <= fired[i]!, `request ${i} prepared before it was sent`);
+    // Most gaps are tens of ms: the next request is prepared right after the previous one leaves, well ahead.
+    const ahead = fired.slice(1).map((f, i) => f - prepared[i + 1]!);
+    assert.ok(ahead.filter((ms) => ms > 5).length >= 3, `prepared ahead of the send by ${ahead.map((x) => x.toFixed(1)).join(', ')} ms`);
+  });
+
   it('goodput counts exactly the requests that meet the SLOs (the server slows chosen prompts); correct goodput also needs a correct answer', async () => {
     const prompts = ['say alpha', 'say slow bravo', 'say charlie wrong', 'say delta', 'say slow echo wrong', 'say foxtrot', 'say golf wrong', 'say hotel'];
     const suite = suiteOf(prompts);

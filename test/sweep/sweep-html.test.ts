@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -30,6 +30,11 @@ arms:
   const html = join(dir, 'sweep.html');
   const rep = await cli(['report', out, '--html', html]);
   assert.equal(rep.code, 0, rep.stderr);
+  // -o with an .html name draws the same page, the sweep's comparison included.
+  const viaOut = join(dir, 'sweep-out.html');
+  const rep2 = await cli(['report', out, '-o', viaOut]);
+  assert.equal(rep2.code, 0, rep2.stderr);
+  assert.match(readFileSync(viaOut, 'utf8'), /<table class="sweep-arms">/);
   const text = await cli(['report', out]);
   assert.match(text.stdout, /joulebench sweep html/);
 

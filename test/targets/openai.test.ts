@@ -107,6 +107,24 @@ describe('openai target: answers', () => {
   });
 });
 
+describe('openai target: a request prepared ahead (load runs)', () => {
+  test('sends the same body and headers as answer() would; a retry builds its request again', async () => {
+    const s = await serve((n): Reply => (n === 1 ? { kind: 'status', status: 503 } : { kind: 'stream', text: 'B', usage }));
+    const { t, waits_ms } = target(s.url, { retry: retry3, apiKey: 'sk-test' });
+    assert.equal((await t.answer(req)).text, 'B');
+    // Prepared now, sent later: the first attempt fails (503) and the retry builds its request again.
+    const send = t.prepare(req);
+    const a = await send();
+    assert.equal(a.text, 'B');
+    assert.equal(a.attempts, 2);
+    assert.equal(waits_ms.length, 1);
+    assert.deepEqual(s.seen[1]!.body, s.seen[0]!.body);
+    assert.deepEqual(s.seen[2]!.body, s.seen[0]!.body);
+    assert.equal(s.seen[1]!.headers.authorization, 'Bearer sk-test');
+    assert.equal(s.seen[1]!.headers['content-length'], String(Buffer.byteLength(JSON.stringify(s.seen[0]!.body))));
+  });
+});
+
 describe('openai target: retry exactly as seed 003', () => {
   test('off by default: one attempt, even for a 503', async () => {
     const s = await serve(() => ({ kind: 'status', status: 503 }));

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { Command } from 'commander';
 import { prettyJson } from '../../core/canonical.js';
 import { JoulebenchError } from '../../core/errors.js';
@@ -15,13 +16,13 @@ import { loadInputsForCli } from '../load-runs.js';
 
 const REPORT_FORMATS = ['json', 'md', 'html', 'csv', 'jsonl', 'txt'] as const;
 
-async function buildHtml(runs: ReportInput[]): Promise<string> {
+async function buildHtml(runs: ReportInput[], comparisons: SweepComparison[] = []): Promise<string> {
   const { buildHtmlReport } = await import('../../report/html/index.js');
-  return buildHtmlReport(runs);
+  return buildHtmlReport(runs, new Date(), comparisons);
 }
 
 /** Every format `report -o` writes. */
-function renderings(runs: ReportInput[], flags: ReportFlags): Renderings {
+function renderings(runs: ReportInput[], flags: ReportFlags, comparisons: SweepComparison[] = []): Renderings {
   const json = () => (runs.length === 1 ? prettyJson(documentOf(runs[0]!)) : prettyJson(runs.map((r) => ({ label: r.label, kind: r.kind, report: documentOf(r) }))));
   const perCase = (): { label: string; kind: string; row: unknown }[] =>
     runs.flatMap((r): { label: string; kind: string; row: unknown }[] =>
@@ -34,7 +35,7 @@ function renderings(runs: ReportInput[], flags: ReportFlags): Renderings {
   return {
     json,
     md: () => runs.map(markdownOf).join('\n'),
-    html: () => buildHtml(runs),
+    html: () => buildHtml(runs, comparisons),
     csv: () => {
       if (!flags.cases) {
         const f = inputsFrontier(runs);
@@ -79,12 +80,16 @@ export function reportCommand(io: CliIO): Command {
       const plan = flags.out ? planOutput(flags.out, REPORT_FORMATS) : null;
       // A sweep folder stands for its arms' runs, plus the sweep's comparison.
       const { isSweepDir } = await import('../../sweep/state.js');
+      // A rate sweep's document (run --request-rate R1,R2 -o SWEEP.json) stands for its runs, one per rate.
+      const { isRateSweepFile, rateSweepRunFiles } = await import('../../load/sweep-file.js');
+      const rateDocs = specs.filter(isRateSweepFile);
+      if (rateDocs.length > 0) specs = specs.flatMap((s) => (rateDocs.includes(s) ? rateSweepRunFiles(s, existsSync) : [s]));
       const sweepDirs = specs.filter(isSweepDir);
       const sweeps = sweepDirs.length > 0 ? await sweepInputs(sweepDirs) : { runs: [], comparisons: [] };
       const runs = [...(await loadInputsForCli(specs.filter((s) => !sweepDirs.includes(s)))), ...sweeps.runs];
       if (flags.out && plan) {
-        if (flags.html) writeFileEnsured(flags.html, await buildHtml(runs), '--html');
-        const format = await writeByExtension(flags.out, renderings(runs, flags));
+        if (flags.html) writeFileEnsured(flags.html, await buildHtml(runs, sweeps.comparisons), '--html');
+        const format = await writeByExtension(flags.out, renderings(runs, flags, sweeps.comparisons));
         io.err(`${format.padEnd(7)} ${flags.out}\n`);
         return;
       }
@@ -103,10 +108,18 @@ export function reportCommand(io: CliIO): Command {
       } else if (!flags.html) {
         const { renderSweepTable } = await import('../../report/sweep-table.js');
         text = [...sweeps.comparisons.map(renderSweepTable), ...runs.filter((r) => !sweeps.runs.includes(r)).map(tableOf)].join('\n');
+        if (rateDocs.length > 0) text += '\n' + (await rateCurveTables(runs));
       }
       if (text === null) return;
       io.out(text);
     });
+}
+
+/** Each rate curve among the runs as a table (runs of one system at several rates). */
+async function rateCurveTables(runs: ReportInput[]): Promise<string> {
+  const [{ rateCurvesOf }, { renderCurveTable }] = await Promise.all([import('../../report/html/rate-section.js'), import('../../load/table.js')]);
+  const suites = runs.flatMap((r) => (r.kind === 'suite' ? [r] : []));
+  return rateCurvesOf(suites).map((c) => `${c.title}\n${renderCurveTable(c.points)}`).join('\n');
 }
 
 /** The document behind an input: the suite report, the code results, or the infer run file. */

@@ -10,7 +10,7 @@ import type { TargetFlags } from '../../session/setup.js';
 import type { SessionSpec } from '../../session/spec.js';
 import { neuralStageLine } from '../../targets/llamacpp/default-model.js';
 import { TARGETS } from '../../targets/registry.js';
-import type { CliIO } from '../io.js';
+import { writeFileEnsured, type CliIO } from '../io.js';
 import { checkOutputPath } from '../output-file.js';
 import { planOutput, sideFileBase, writeByExtension } from '../outputs.js';
 import { runRenderings, RUN_FORMATS } from '../run-outputs.js';
@@ -20,6 +20,8 @@ import { createProgress } from '../progress.js';
 import { addLoadFlags, loadOptionsFrom, strayLoadFlag, type LoadFlags } from '../load-flags.js';
 import type { LoadBlock } from '../../load/block.js';
 import { rateCurve } from '../../load/curve.js';
+import { RATE_SWEEP_FORMAT, relativeTo, type RateSweepDoc } from '../../load/sweep-file.js';
+import { loadInputsForCli } from '../load-runs.js';
 import { rateLabel } from '../../load/options.js';
 import { renderCurveTable, renderLoadTable } from '../../load/table.js';
 import { addJudgeFlags } from '../judge-flags.js';
@@ -94,7 +96,7 @@ export function runCommand(io: CliIO): Command {
   });
 }
 
-export async function runAction(flags: RunFlags, io: CliIO): Promise<{ accuracy_pct: number | null; load?: LoadBlock; out: string | null }> {
+export async function runAction(flags: RunFlags, io: CliIO): Promise<{ accuracy_pct: number | null; load?: LoadBlock; out: string | null; results: string }> {
   // A bad output path or extension is refused before the run spends anything.
   const outPlan = flags.out ? planOutput(flags.out, RUN_FORMATS) : null;
   if (flags.results) checkOutputPath(flags.results, '--results');
@@ -163,15 +165,18 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<{ accuracy_
   if (everyCaseFailed(session.outcome.report)) {
     throw new JoulebenchError('E_RUN', `every case failed at the target (first error in ${paths.results})`);
   }
-  return { accuracy_pct: report.accuracy_pct, ...(load ? { load } : {}), out: flags.out ?? paths.report ?? null };
+  return { accuracy_pct: report.accuracy_pct, ...(load ? { load } : {}), out: flags.out ?? paths.report ?? null, results: paths.results };
 }
 
 /**
  * `--request-rate 1,2,4,inf`: one load run per rate, one after another with a cooldown between, each
- * with its own report/results/receipt (`NAME.rate-R.json`), then the curve.
+ * with its own report/results/receipt (`NAME.rate-R.json`), then the curve. `-o NAME.json` also
+ * writes the sweep's document there (what `report NAME.json` reads); `-o NAME.html` writes one page
+ * with every rate and the curve's charts (the page `report` draws from the per-rate results files).
  */
 async function rateSweepAction(flags: RunFlags, rates: number[], io: CliIO): Promise<void> {
-  const runs: { accuracy_pct: number | null; load: LoadBlock; out: string | null }[] = [];
+  const outPlan = flags.out ? planOutput(flags.out, RUN_FORMATS) : null;
+  const runs: { accuracy_pct: number | null; load: LoadBlock; out: string | null; results: string }[] = [];
   for (const [i, rate] of rates.entries()) {
     if (i > 0 && (flags.cooldownS ?? 0) > 0) await new Promise((r) => setTimeout(r, (flags.cooldownS ?? 0) * 1000));
     const label = String(rateLabel(rate));
@@ -183,11 +188,17 @@ async function rateSweepAction(flags: RunFlags, rates: number[], io: CliIO): Pro
     }
     if (!flags.quiet) io.err(`joulebench: rate ${label}/s (${i + 1} of ${rates.length})\n`);
     const r = await runAction({ ...one, quiet: true }, { ...io, out: () => undefined });
-    if (r.load) runs.push({ accuracy_pct: r.accuracy_pct, load: r.load, out: r.out });
+    if (r.load) runs.push({ accuracy_pct: r.accuracy_pct, load: r.load, out: r.out, results: r.results });
   }
   const curve = rateCurve(runs);
-  io.out(prettyJson({ format: 'joulebench-rate-sweep/1', rates: rates.map(rateLabel), reports: runs.map((r) => r.out), curve }));
-  if (!flags.quiet) io.err(renderCurveTable(curve));
+  const doc: RateSweepDoc = { format: RATE_SWEEP_FORMAT, rates: rates.map(rateLabel), reports: runs.map((r) => r.out), results: runs.map((r) => r.results), curve };
+  if (flags.out && outPlan?.format === 'json') writeFileEnsured(flags.out, prettyJson(relativeTo(doc, flags.out)), '--out');
+  if (flags.out && outPlan?.format === 'html') {
+    const [{ buildHtmlReport }, inputs] = await Promise.all([import('../../report/html/index.js'), loadInputsForCli(runs.map((r) => r.results), false)]);
+    writeFileEnsured(flags.out, buildHtmlReport(inputs), '--out');
+  }
+  io.out(prettyJson(doc));
+  if (!flags.quiet) io.err(renderCurveTable(curve) + (flags.out && (outPlan?.format === 'json' || outPlan?.format === 'html') ? `rate sweep ${flags.out}\n` : ''));
 }
 
 /** The session spec `run`'s flags ask for (meter settings resolved from flags and environment here). */

@@ -43,7 +43,7 @@ export const CLIENT_SCRIPT = String.raw`
 
   // 1. Accuracy against J/correct, with the Pareto frontier across arms: one chart per kind of energy
   // (measured; modelled or estimated), never both on one axis. The page decides which charts exist.
-  var MODELLED = { model: 1, estimate: 1 };
+  var MODELLED = { model: 1, 'model:api': 1, estimate: 1 };
   function energyKind(a) { return MODELLED[String(a.energy_source).replace(/ net$/, '')] ? 'modelled' : 'measured'; }
   Array.prototype.forEach.call(document.querySelectorAll('[data-chart="frontier"]'), function (el) { drawFrontier(el.id, el.getAttribute('data-energy')); });
   function drawFrontier(chartId, kind) {

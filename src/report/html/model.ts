@@ -9,6 +9,7 @@ import { resolvePrompts } from '../case-prompts.js';
 import { resolveCodePrompts } from '../code-prompts.js';
 import { inferTargetWhere } from '../../infer/where.js';
 import type { SweepComparison } from '../../sweep/comparison.js';
+import { rateCurvesOf, type RateCurveView } from './rate-section.js';
 
 /** One case row of the HTML table (a trimmed CaseResult). */
 export interface HtmlCase {
@@ -92,6 +93,8 @@ export interface HtmlModel {
   cases: HtmlCase[];
   /** Cases dropped from the table to keep the file small (never from any figure). */
   cases_omitted: number;
+  /** Load runs (`run --request-rate`) grouped into rate curves: throughput, latency and J/output token per rate. */
+  rate_curves: RateCurveView[];
   /** Sweep comparisons (`report SWEEP_DIR --html`): intervals, frontier marks, verdicts against the baseline. */
   sweeps?: SweepComparison[];
 }
@@ -168,6 +171,7 @@ export function buildHtmlModel(loaded: readonly (LoadedRun | ReportInput)[], gen
         : [],
     ),
     frontier: inputsFrontier(inputs),
+    rate_curves: rateCurvesOf(runs),
     cases,
     cases_omitted: omitted,
   };

@@ -5,11 +5,12 @@ import { INFER_LEGEND } from '../infer-view.js';
 import { suiteEnergyText } from '../suite-energy.js';
 import { CLIENT_SCRIPT } from './client.js';
 import { MT_BENCH_CHART_SCRIPT, mtBenchSection } from './mt-bench-section.js';
+import { RATE_CHART_SCRIPT, rateSection } from './rate-section.js';
 
 /** The page script with the MT-Bench chart added before the page marks itself ready (inside its scope). */
 const READY = "  document.body.setAttribute('data-ready', '1');";
 if (!CLIENT_SCRIPT.includes(READY)) throw new Error('html: the page script lost its ready marker');
-const PAGE_SCRIPT = CLIENT_SCRIPT.replace(READY, MT_BENCH_CHART_SCRIPT + READY);
+const PAGE_SCRIPT = CLIENT_SCRIPT.replace(READY, MT_BENCH_CHART_SCRIPT + RATE_CHART_SCRIPT + READY);
 import type { HtmlModel } from './model.js';
 import { sweepSection } from './sweep-section.js';
 import { fmtInterval } from '../ci-text.js';
@@ -56,6 +57,7 @@ ${model.runs.length > 0 ? `<section id="headline">
   ${headlineTable(model)}
 </section>` : ''}
 ${model.sweeps && model.sweeps.length > 0 ? sweepSection(model.sweeps, esc) : ''}
+${rateSection(model.rate_curves ?? [], esc)}
 ${model.frontier.arms.length > 0 ? `<section id="frontier">
   <h2>Accuracy against joules per correct answer</h2>
   <p class="sub">Each point is an arm (a suite run, or a coding-agent solver, whose accuracy is its resolution %). Blue points lie on the Pareto frontier (no other arm is both at least as accurate and at least as cheap, and better in one); grey points are dominated. Measured and modelled energy are never drawn on one axis.</p>
@@ -178,7 +180,7 @@ function isCascade(model: HtmlModel): boolean {
 }
 
 /** Energy sources that are not measurements: a cost model or a coefficient. */
-const MODELLED = new Set(['model', 'estimate']);
+const MODELLED = new Set(['model', 'model:api', 'estimate']);
 
 /**
  * The frontier chart(s): measured and modelled energy each on their own axis (two charts when both
@@ -368,6 +370,9 @@ section { background:var(--card); border:1px solid var(--line); border-radius:8p
 section.pair > div { min-width:0; }
 section.pair { display:grid; grid-template-columns:1fr 1fr; gap:16px; }
 @media (max-width: 900px) { section.pair { grid-template-columns:1fr; } }
+div.rate-pair { display:grid; grid-template-columns:1fr 1fr; gap:16px; }
+div.rate-pair > div { min-width:0; }
+@media (max-width: 900px) { div.rate-pair { grid-template-columns:1fr; } }
 .chart { width:100%; height:340px; }
 #chart-frontier { height:400px; }
 .sub { color:var(--muted); font-size:12px; }

@@ -44,6 +44,8 @@ export interface PostOptions {
   max_reply_bytes?: number;
   /** Each streamed chunk carrying output tokens (see `AnswerRequest.onChunk`). */
   onChunk?: (kind: 'content' | 'reasoning') => void;
+  /** `body` already serialized (a request prepared ahead of its send time); `JSON.stringify(body)` when absent. */
+  payload?: string;
 }
 
 /** Keep-alive agents sized for concurrency; one per target. */
@@ -58,7 +60,7 @@ export function createAgent(url: URL): http.Agent {
  * with plain JSON is read as plain. Throws AttemptFailure for every failure.
  */
 export function postChat(o: PostOptions): Promise<ChatResult> {
-  const payload = JSON.stringify(o.body);
+  const payload = o.payload ?? JSON.stringify(o.body);
   const length = String(Buffer.byteLength(payload));
   const accept = o.stream ? 'text/event-stream' : 'application/json';
   // One object shape either way (with or without a key), so the request path stays monomorphic.

@@ -7,7 +7,7 @@ import type { Answer, AnswerRequest, Target } from '../../core/types.js';
 import { backoffDelay_s, isRetryable, NO_RETRY, type RetryPolicy } from '../retry.js';
 import { costOf, type Prices } from './cost.js';
 import { isForbiddenAddress } from './guard.js';
-import { AttemptFailure, createAgent, postChat, type ChatResult } from './http.js';
+import { AttemptFailure, createAgent, postChat, type ChatResult, type PostOptions } from './http.js';
 import { redact, redactDeep, redactQuery, redactText } from './redact.js';
 
 /** Settings of an `openai` target (already validated by the config schema or the CLI). */
@@ -115,14 +115,25 @@ export class OpenAITarget implements Target {
     this.max_tokens = o.max_tokens ?? 256;
   }
 
-  async answer(req: AnswerRequest): Promise<Answer> {
+  answer(req: AnswerRequest): Promise<Answer> {
+    return this.attempts(req, null);
+  }
+
+  /** Builds and serializes the request now; the returned function sends it (load runs, `Target.prepare`). */
+  prepare(req: AnswerRequest): () => Promise<Answer> {
+    const prepared = this.post(req, this.stream);
+    prepared.payload = JSON.stringify(prepared.body);
+    return () => this.attempts(req, prepared);
+  }
+
+  private async attempts(req: AnswerRequest, prepared: PostOptions | null): Promise<Answer> {
     const first = performance.now();
     let attempt = 0;
     for (;;) {
       attempt++;
       const started = attempt === 1 ? first : performance.now();
       try {
-        const r = await this.once(req);
+        const r = await this.once(req, attempt === 1 ? prepared : null);
         return this.toAnswer(r, attempt, started - first);
       } catch (e) {
         const f = e instanceof AttemptFailure ? e : new AttemptFailure('connection', String((e as Error)?.message ?? e));
@@ -135,8 +146,9 @@ export class OpenAITarget implements Target {
   }
 
   /** One attempt; a server that refuses `stream: true` (a 400/422 naming "stream") is asked again plainly, once. */
-  private once(req: AnswerRequest): Promise<ChatResult> {
-    const reply = postChat(this.post(req, this.stream));
+  private once(req: AnswerRequest, prepared: PostOptions | null = null): Promise<ChatResult> {
+    // A prepared request (load runs) is sent as built while the streaming choice it was built for holds.
+    const reply = postChat(prepared !== null && prepared.stream === this.stream ? prepared : this.post(req, this.stream));
     // A plain promise chain, not an async function: one request a case, and each layer is a promise more.
     if (!this.stream) return reply;
     return reply.catch((e: unknown) => {
@@ -148,7 +160,7 @@ export class OpenAITarget implements Target {
     });
   }
 
-  private post(req: AnswerRequest, stream: boolean): Parameters<typeof postChat>[0] {
+  private post(req: AnswerRequest, stream: boolean): PostOptions {
     const body: Record<string, unknown> = {
       model: this.o.model,
       messages: req.messages ?? [{ role: 'user', content: req.prompt }],

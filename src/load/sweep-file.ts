@@ -1,0 +1,79 @@
+import { closeSync, openSync, readSync } from 'node:fs';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { JoulebenchError } from '../core/errors.js';
+import { readTextFile } from '../read-text.js';
+import type { RatePoint } from './curve.js';
+
+/** The `format` of a rate sweep's document. */
+export const RATE_SWEEP_FORMAT = 'joulebench-rate-sweep/1';
+
+/**
+ * What `run --request-rate R1,R2,… -o SWEEP.json` writes (and prints): the rates in the order run, per
+ * rate its report file (`null` when none was written) and results file, and the curve. In a file,
+ * paths are relative to the file's own folder, so a sweep folder can be moved as a whole.
+ */
+export interface RateSweepDoc {
+  format: typeof RATE_SWEEP_FORMAT;
+  rates: (number | 'inf')[];
+  reports: (string | null)[];
+  results: string[];
+  curve: RatePoint[];
+}
+
+/** The document with its paths made relative to `docPath`'s folder (for writing it there). */
+export function relativeTo(doc: RateSweepDoc, docPath: string): RateSweepDoc {
+  const dir = dirname(resolve(docPath));
+  const rel = (p: string): string => relative(dir, resolve(p)) || '.';
+  return { ...doc, reports: doc.reports.map((p) => (p === null ? null : rel(p))), results: doc.results.map(rel) };
+}
+
+/** True when `path` is a JSON file whose `format` is a rate sweep's (only its first 4 KiB are read). */
+export function isRateSweepFile(path: string): boolean {
+  if (!/\.json$/i.test(path)) return false;
+  let fd: number | null = null;
+  try {
+    fd = openSync(path, 'r');
+    const buf = Buffer.alloc(4096);
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    return /"format"\s*:\s*"joulebench-rate-sweep\/1"/.test(buf.subarray(0, n).toString('utf8'));
+  } catch {
+    return false;
+  } finally {
+    if (fd !== null) closeSync(fd);
+  }
+}
+
+/**
+ * The run files a rate sweep's document names, resolved against its folder: per rate the report JSON
+ * when it exists as JSON (its results file is found beside it), else the results file. A document
+ * that is not one is a one-line error naming the file and the key (E_INPUT).
+ */
+export function rateSweepRunFiles(path: string, exists: (p: string) => boolean): string[] {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readTextFile(path, 'E_INPUT'));
+  } catch (e) {
+    if (e instanceof JoulebenchError) throw e;
+    throw new JoulebenchError('E_INPUT', `${path}: not a rate sweep (not valid JSON: ${(e as Error).message})`);
+  }
+  const d = raw as Partial<RateSweepDoc> | null;
+  const bad = (key: string, why: string): never => {
+    throw new JoulebenchError('E_INPUT', `${path}: not a rate sweep (${key}: ${why})`);
+  };
+  if (d === null || typeof d !== 'object' || d.format !== RATE_SWEEP_FORMAT) bad('format', `expected "${RATE_SWEEP_FORMAT}"`);
+  const doc = d as Partial<RateSweepDoc>;
+  if (!Array.isArray(doc.results) || doc.results.length === 0 || !doc.results.every((p) => typeof p === 'string' && p.length > 0)) {
+    bad('results', 'expected a list of results file paths, one per rate');
+  }
+  const results = doc.results as string[];
+  const reports = Array.isArray(doc.reports) ? doc.reports : [];
+  const dir = dirname(resolve(path));
+  const at = (p: string): string => (isAbsolute(p) ? p : resolve(dir, p));
+  return results.map((res, i) => {
+    const rep = reports[i];
+    if (typeof rep === 'string' && /\.json$/i.test(rep) && exists(at(rep))) return at(rep);
+    const r = at(res);
+    if (!exists(r)) bad(`results[${i}]`, `${r} does not exist`);
+    return r;
+  });
+}
