@@ -8,7 +8,7 @@ import { caseSchema } from './schema.js';
 import { compileFilter, describeSelection, type Selection } from './select.js';
 
 /** Cases handed to the runner at a time. */
-export const STREAM_BATCH = 1024;
+export const STREAM_BATCH = 256;
 
 /** Whether a suite streams its cases (else they are all in memory). */
 export function isStreamed(s: Suite | StreamedSuite): s is StreamedSuite {
