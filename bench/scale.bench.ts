@@ -3,7 +3,11 @@
  * 100k and 1M cases (the sizes can be given), one child each under /usr/bin/time: wall time, CPU time,
  * peak RSS, then the marginal µs/case and MB/case between consecutive sizes, and a rebuild of the
  * report from the largest results file (`joulebench report --json`). Goal (issue 19): growth linear;
- * peak RSS at 1M within 1.5× of 10k once suites stream.
+ * peak RSS at 1M within 1.5× of 10k (JSONL suites stream: src/suites/jsonl-stream.ts).
+ *
+ * The runs pass `--bootstrap 0`: the report's bootstrap intervals cost B resamples × n cases of CPU
+ * (≈ 60 µs a case at the default B = 2000 here, more than the run itself), which would hide the run's
+ * own growth; BOOTSTRAP=2000 in the environment measures with it.
  *
  *   npm run bench:scale            (or: node --import tsx bench/scale.bench.ts [10000,100000,1000000])
  */
@@ -14,6 +18,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const SIZES = (process.argv[2] ?? '10000,100000,1000000').split(',').map(Number);
+const BOOTSTRAP = process.env.BOOTSTRAP ?? '0';
 const BIN = fileURLToPath(new URL('../bin/joulebench.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'jb-scale-'));
 const env = { ...process.env, JOULEBENCH_HOME: dir, NO_COLOR: '1' };
@@ -49,10 +54,10 @@ try {
     }
     writeSync(fd, batch);
     closeSync(fd);
-    rows.push({ cases: n, ...timed([BIN, 'run', '-q', '--no-history', '--target', 'echo', '--warmup', '0', '--suite', suite, '-o', join(dir, `r${n}.json`)]) });
+    rows.push({ cases: n, ...timed([BIN, 'run', '-q', '--no-history', '--target', 'echo', '--warmup', '0', '--bootstrap', BOOTSTRAP, '--suite', suite, '-o', join(dir, `r${n}.json`)]) });
     rmSync(suite);
   }
-  console.log(`joulebench run, echo target, JSONL suite, one run per size, Node ${process.version}`);
+  console.log(`joulebench run, echo target, JSONL suite (streamed), --bootstrap ${BOOTSTRAP}, one run per size, Node ${process.version}`);
   console.log('  cases        wall s   CPU s   peak RSS MB   marginal µs/case (CPU)   marginal MB/case');
   rows.forEach((r, i) => {
     const prev = rows[i - 1];
