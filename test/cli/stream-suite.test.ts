@@ -33,13 +33,13 @@ function timeless(path: string): Record<string, unknown> {
   return r;
 }
 
-it('a JSONL suite (streamed) gives the report and digest of the same cases as a JSON suite (in memory), --filter and --limit included', () => {
+it('a JSONL suite (streamed) gives the report and digest of the same cases as a JSON suite (in memory), --filter, --limit and --concurrency included', () => {
   const lines = caseLines(700);
   mkdirSync(join(dir, 'a'));
   mkdirSync(join(dir, 'b'));
   writeFileSync(join(dir, 'a', 's.jsonl'), lines.join('\n') + '\n');
   writeFileSync(join(dir, 'b', 's.json'), `[${lines.join(',\n')}]`);
-  for (const extra of [[], ['--filter', 'odd', '--limit', '300']]) {
+  for (const extra of [[], ['--filter', 'odd', '--limit', '300', '--concurrency', '4']]) {
     const args = (suite: string, out: string) => ['run', '-q', '--no-history', '--target', 'echo', '--warmup', '1', '--repeat', '2', '--suite', suite, '--out', out, ...extra];
     const a = jb(args(join(dir, 'a', 's.jsonl'), join(dir, 'a', 'r.json')), { home });
     assert.equal(a.code, 0, a.stderr);
