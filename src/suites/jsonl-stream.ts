@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { basename, extname } from 'node:path';
 import { JoulebenchError } from '../core/errors.js';
 import type { Case, StreamedSuite, Suite } from '../core/types.js';
@@ -65,6 +66,8 @@ export function streamJsonlSuite(path: string, opts: JsonlStreamOptions = {}): S
   let schemaError: JoulebenchError | null = null;
   let caseError: JoulebenchError | null = null;
   const ids = new IdFingerprints();
+  // Fingerprints seen twice before the first other case problem: confirmed against the file afterwards.
+  const suspects = new Set<string>();
   const digester = new SuiteDigester();
   let total = 0;
   let judged = false;
@@ -88,14 +91,7 @@ export function streamJsonlSuite(path: string, opts: JsonlStreamOptions = {}): S
     }
     if (caseError) continue;
     const c = parsed.data;
-    if (ids.add(c.id)) {
-      // Same fingerprint: find the case that really has this id (none: two ids that merely collide).
-      const prev = firstIndexOf(path, lineOpts, c.id, i);
-      if (prev !== null) {
-        caseError = duplicateId(where, i, c.id, prev);
-        continue;
-      }
-    }
+    if (ids.add(c.id)) suspects.add(IdFingerprints.key(c.id));
     let kase: Case;
     try {
       kase = toCase(c, i, where, file);
@@ -108,8 +104,11 @@ export function streamJsonlSuite(path: string, opts: JsonlStreamOptions = {}): S
       if (kase.scorer === 'judge') judged = true;
     }
   }
-  const firstError = jsonError ?? schemaError ?? caseError;
-  if (firstError) throw firstError;
+  if (jsonError ?? schemaError) throw jsonError ?? schemaError;
+  // A duplicate comes before any other problem of a later case, as the in-memory loader checks them.
+  const duplicate = suspects.size > 0 ? firstDuplicate(path, lineOpts, where, suspects) : null;
+  if (duplicate) throw duplicate;
+  if (caseError) throw caseError;
   if (total === 0) throw new JoulebenchError('E_SUITE', `${where}: cases: must hold at least one case`);
   const count = digester.count;
   if (count === 0) throw new JoulebenchError('E_USAGE', `--filter/--limit (${what}) selected no case of suite ${name} (${total} cases)`);
@@ -155,13 +154,23 @@ export function streamJsonlSuite(path: string, opts: JsonlStreamOptions = {}): S
   return { name, version, scorer: file.scorer, source: where, digest, judged, stream: { count, batches } };
 }
 
-/** The index of the first case (non-blank line) before `before` whose id is `id`; null when none. */
-function firstIndexOf(path: string, opts: Parameters<typeof fileLines>[1], id: string, before: number): number | null {
+/**
+ * One more pass over a file whose first pass saw some id fingerprint twice: the ids with those
+ * fingerprints are collected (only those: a handful, unless the file was made to collide), and the
+ * first case whose id really repeats is the error. Fingerprints that merely collided are no error.
+ * One pass whatever the number of collisions, so ids crafted to collide cost time linear in the file.
+ */
+function firstDuplicate(path: string, opts: Parameters<typeof fileLines>[1], where: string, suspects: ReadonlySet<string>): JoulebenchError | null {
+  const firstAt = new Map<string, number>();
   let i = 0;
   for (const { line } of fileLines(path, opts)) {
     if (line.trim() === '') continue;
-    if (i >= before) break;
-    if ((JSON.parse(line) as { id?: unknown }).id === id) return i;
+    const id = (JSON.parse(line) as { id: string }).id;
+    if (suspects.has(IdFingerprints.key(id))) {
+      const prev = firstAt.get(id);
+      if (prev !== undefined) return duplicateId(where, i, id, prev);
+      firstAt.set(id, i);
+    }
     i++;
   }
   return null;
@@ -179,21 +188,15 @@ export class IdFingerprints {
 
   /** Adds `id`'s fingerprint; true when it was already there. */
   add(id: string): boolean {
-    // Two independent 32-bit multiplicative hashes of the UTF-16 units, each finalised with the other.
-    let a = 0x9e3779b9;
-    let b = 0x85ebca6b;
-    for (let k = 0; k < id.length; k++) {
-      const u = id.charCodeAt(k);
-      a = Math.imul(a ^ u, 0x01000193);
-      b = Math.imul(b ^ u, 0x5bd1e995);
-    }
-    a = Math.imul(a ^ (a >>> 15), 0x2c1b3c6d) ^ Math.imul(b ^ (b >>> 13), 0x297a2d39);
-    b = Math.imul(b ^ (b >>> 16), 0x85ebca6b) ^ Math.imul(a ^ (a >>> 13), 0xc2b2ae35);
-    a = (a ^ (a >>> 16)) >>> 0;
-    b = (b ^ (b >>> 16)) >>> 0;
-    if (a === 0 && b === 0) a = 1; // (0, 0) marks an empty slot
+    fingerprint(id);
     if ((this.size + 1) * 4 > this.hi.length * 3) this.grow();
-    return this.insert(a, b);
+    return this.insert(FP[0]!, FP[1]!);
+  }
+
+  /** The fingerprint as text (a set key). */
+  static key(id: string): string {
+    fingerprint(id);
+    return `${FP[0]}:${FP[1]}`;
   }
 
   private insert(a: number, b: number): boolean {
@@ -219,4 +222,32 @@ export class IdFingerprints {
     this.size = 0;
     for (let s = 0; s < hi.length; s++) if (hi[s] !== 0 || lo[s] !== 0) this.insert(hi[s]!, lo[s]!);
   }
+}
+
+/** The last fingerprint computed (two 32-bit halves), reused to spare an allocation per id. */
+const FP = new Uint32Array(2);
+/**
+ * Seeded per process: a suite cannot be written so that its ids collide (which would crowd one
+ * probe sequence and turn the table quadratic); fingerprints never leave the process.
+ */
+const SEED = randomBytes(8);
+const SEED_A = SEED.readUInt32LE(0);
+const SEED_B = SEED.readUInt32LE(4);
+
+/** Two seeded 32-bit multiplicative hashes of the UTF-16 units, each finalised with the other, into FP; never (0, 0). */
+function fingerprint(id: string): void {
+  let a = 0x9e3779b9 ^ SEED_A;
+  let b = 0x85ebca6b ^ SEED_B;
+  for (let k = 0; k < id.length; k++) {
+    const u = id.charCodeAt(k);
+    a = Math.imul(a ^ u, 0x01000193);
+    b = Math.imul(b ^ u, 0x5bd1e995);
+  }
+  a = Math.imul(a ^ (a >>> 15), 0x2c1b3c6d) ^ Math.imul(b ^ (b >>> 13), 0x297a2d39);
+  b = Math.imul(b ^ (b >>> 16), 0x85ebca6b) ^ Math.imul(a ^ (a >>> 13), 0xc2b2ae35);
+  a = (a ^ (a >>> 16)) >>> 0;
+  b = (b ^ (b >>> 16)) >>> 0;
+  if (a === 0 && b === 0) a = 1; // (0, 0) marks an empty slot
+  FP[0] = a;
+  FP[1] = b;
 }
