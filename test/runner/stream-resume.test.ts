@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { BenchReport } from '../../src/core/aggregate.js';
 import type { Target } from '../../src/core/types.js';
-import { JsonlResultsFile, readResultsFile, truncateResultsFile } from '../../src/runner/results-file.js';
+import { isJoulebenchError } from '../../src/core/errors.js';
+import { JsonlResultsFile, MemorySink, readResultsFile, truncateResultsFile } from '../../src/runner/results-file.js';
 import { readResumeFile } from '../../src/runner/resume-index.js';
 import { run } from '../../src/runner/run.js';
 import { streamJsonlSuite } from '../../src/suites/jsonl-stream.js';
@@ -112,5 +113,36 @@ describe('resume over a streamed suite, the results file indexed instead of held
     } finally {
       f.finished.close();
     }
+  });
+});
+
+describe('a streamed suite edited while the run reads it', () => {
+  it('stops the run with E_SUITE and no end record: the results file reads as interrupted, never complete', async () => {
+    const path = join(dir, 'edited-mid-run.jsonl');
+    // Larger than one 64 KiB read, so the end of the file is read after the edit.
+    const lines = Array.from({ length: 5000 }, (_, i) => JSON.stringify({ id: `e${i}`, prompt: `p${i}`, expected: `p${i}` }));
+    writeFileSync(path, lines.join('\n') + '\n');
+    utimesSync(path, 1_700_000_000, 1_700_000_000);
+    const suite = streamJsonlSuite(path);
+    const sink = new MemorySink();
+    let n = 0;
+    await assert.rejects(
+      run({
+        suite,
+        target: createEchoTarget(),
+        sink,
+        onResult: () => {
+          // After the first case: the last case's prompt changes, same size, same mtime.
+          if (++n === 1) {
+            writeFileSync(path, lines.slice(0, -1).concat(lines.at(-1)!.replace('"p4999"', '"q4999"')).join('\n') + '\n');
+            utimesSync(path, 1_700_000_000, 1_700_000_000);
+          }
+        },
+      }),
+      (e: unknown) => isJoulebenchError(e) && e.code === 'E_SUITE' && /changed on disk since the run checked it/.test(e.message),
+    );
+    assert.equal(sink.notes.some((x) => x.record === 'end'), false);
+    assert.ok(sink.results.length > 0 && sink.results.length < 5000, `${sink.results.length} cases ran before the change was seen`);
+    assert.equal(sink.results.some((r) => r.case_id === 'e4999'), false, 'the changed case was never run');
   });
 });
