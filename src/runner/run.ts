@@ -253,6 +253,17 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     if (keep) scored.push(r);
   };
 
+  // The prompts of a batch, as sent; a suite in memory hands over the same array every pass: made once.
+  let promptsBatch: readonly Case[] | null = null;
+  let promptsCached: string[] = [];
+  const promptsFor = (batch: readonly Case[]): string[] => {
+    if (batch !== promptsBatch) {
+      promptsBatch = batch;
+      promptsCached = batch.map(promptOf);
+    }
+    return promptsCached;
+  };
+
   for (const [phase, pass] of passes) {
     const firstRun = finished.size === 0 ? 0 : finished.firstMissing(phase, pass, count);
     // A warmup case run in this process warms the target itself: no extra pass needed.
@@ -274,7 +285,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     if (phase === 'scored' && opensWindows && suiteWindow === null && firstRun >= 0) suiteWindow = await meter.start();
     let base = 0;
     for (const batch of source.batches()) {
-      const prompts = batch.map(promptOf);
+      const prompts = promptsFor(batch);
       if (concurrency > 1) {
         const slots = await concurrentPass(batch.length, concurrency, opts.signal, (j) => step(phase, pass, base + j, batch[j]!, prompts[j]!), giveWay, () => stopReason !== null);
         if (stopReason !== null) throw stopped(stopReason, sink);
