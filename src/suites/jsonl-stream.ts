@@ -65,6 +65,7 @@ export function streamJsonlSuite(path: string, opts: JsonlStreamOptions = {}): S
   let jsonError: JoulebenchError | null = null;
   let schemaError: JoulebenchError | null = null;
   let caseError: JoulebenchError | null = null;
+  let caseErrorAt = Infinity;
   const ids = new IdFingerprints();
   // Fingerprints seen twice before the first other case problem: confirmed against the file afterwards.
   const suspects = new Set<string>();
@@ -97,6 +98,7 @@ export function streamJsonlSuite(path: string, opts: JsonlStreamOptions = {}): S
       kase = toCase(c, i, where, file);
     } catch (e) {
       caseError = e as JoulebenchError;
+      caseErrorAt = i;
       continue;
     }
     if (digester.count < limit && selects(kase)) {
@@ -106,7 +108,7 @@ export function streamJsonlSuite(path: string, opts: JsonlStreamOptions = {}): S
   }
   if (jsonError ?? schemaError) throw jsonError ?? schemaError;
   // A duplicate comes before any other problem of a later case, as the in-memory loader checks them.
-  const duplicate = suspects.size > 0 ? firstDuplicate(path, lineOpts, where, suspects) : null;
+  const duplicate = suspects.size > 0 ? firstDuplicate(path, lineOpts, where, suspects, caseErrorAt) : null;
   if (duplicate) throw duplicate;
   if (caseError) throw caseError;
   if (total === 0) throw new JoulebenchError('E_SUITE', `${where}: cases: must hold at least one case`);
@@ -160,13 +162,20 @@ export function streamJsonlSuite(path: string, opts: JsonlStreamOptions = {}): S
  * first case whose id really repeats is the error. Fingerprints that merely collided are no error.
  * One pass whatever the number of collisions, so ids crafted to collide cost time linear in the file.
  */
-function firstDuplicate(path: string, opts: Parameters<typeof fileLines>[1], where: string, suspects: ReadonlySet<string>): JoulebenchError | null {
+function firstDuplicate(path: string, opts: Parameters<typeof fileLines>[1], where: string, suspects: ReadonlySet<string>, before: number): JoulebenchError | null {
   const firstAt = new Map<string, number>();
   let i = 0;
   for (const { line } of fileLines(path, opts)) {
     if (line.trim() === '') continue;
-    const id = (JSON.parse(line) as { id: string }).id;
-    if (suspects.has(IdFingerprints.key(id))) {
+    // Cases from the first other problem on are not checked for duplicates (that problem comes first).
+    if (i >= before) break;
+    let id: unknown;
+    try {
+      id = (JSON.parse(line) as { id?: unknown } | null)?.id;
+    } catch {
+      id = undefined; // changed since the first pass: the run's own pass will refuse the file
+    }
+    if (typeof id === 'string' && suspects.has(IdFingerprints.key(id))) {
       const prev = firstAt.get(id);
       if (prev !== undefined) return duplicateId(where, i, id, prev);
       firstAt.set(id, i);
