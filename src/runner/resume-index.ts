@@ -102,7 +102,17 @@ export class FinishedCases implements FinishedLookup {
       if (n === 0) throw new JoulebenchError('E_RESULTS', `${this.path}: shorter than when it was read for --resume (changed while the run went on)`);
       got += n;
     }
-    return JSON.parse(this.buf.toString('utf8', 0, bytes)) as CaseResult;
+    let r: CaseResult | undefined;
+    try {
+      r = JSON.parse(this.buf.toString('utf8', 0, bytes)) as CaseResult;
+    } catch {
+      r = undefined;
+    }
+    // The line that was read at this offset: anything else means the file was rewritten under the run.
+    if (r?.record !== 'case' || r.phase !== phase || r.pass !== pass || r.index !== index) {
+      throw new JoulebenchError('E_RESULTS', `${this.path}: changed while the run went on (the line of ${phase} pass ${pass} index ${index} is no longer where --resume read it)`);
+    }
+    return r;
   }
 
   firstMissing(phase: Phase, pass: number, n: number): number {

@@ -110,6 +110,12 @@ describe('resume over a streamed suite, the results file indexed instead of held
       assert.equal(f.finished.get('scored', 0, N - 1), undefined);
       assert.equal(f.finished.get('scored', 0, N + 5), undefined);
       assert.equal(f.finished.firstMissing(first.phase, first.pass, N), first.phase === lines.results[1]!.phase ? 2 : 1);
+      // The file rewritten under the run: a line read back must be the one indexed, or the run stops.
+      writeFileSync(path, [header, JSON.stringify(lines.results[1]), JSON.stringify(first)].join('\n') + '\n');
+      assert.throws(
+        () => f.finished.get(first.phase, first.pass, first.index),
+        (e: unknown) => isJoulebenchError(e) && e.code === 'E_RESULTS' && /changed while the run went on/.test(e.message),
+      );
     } finally {
       f.finished.close();
     }
