@@ -9,7 +9,8 @@ import { readTextFile } from '../read-text.js';
 /** The results JSON of `joulebench code`: every datapoint, and per-solver aggregates with frontier marks. */
 export interface CodeResults {
   format: 'joulebench-code-results/1';
-  suite: { name: string; source: string; digest: string; tasks: string[] };
+  /** `dir`: the suite folder's absolute path (absent for SWE-bench and older files), where the report reads task prompts back. */
+  suite: { name: string; source: string; digest: string; tasks: string[]; dir?: string };
   config: {
     solvers: ({ id: string } & Record<string, unknown>)[];
     rollouts: number;

@@ -54,7 +54,7 @@ export async function runCodeSuite(opts: CodeRunOptions): Promise<CodeResults> {
     idle,
   };
   const start: CodeRunStart = {
-    suite: { name: opts.suite.name, source: opts.suite.source, digest: opts.suite.digest, tasks: opts.suite.tasks.map((t) => t.name) },
+    suite: { name: opts.suite.name, source: opts.suite.source, digest: opts.suite.digest, tasks: opts.suite.tasks.map((t) => t.name), dir: opts.suite.dir },
     config: {
       solvers: opts.solvers.map((s) => ({ id: s.id, ...s.describe() })),
       rollouts: opts.rollouts,

@@ -291,4 +291,13 @@ export interface ResultsHeader {
   meter: string;
   /** Cases in flight at once; absent in files written before it was recorded (read as 1). */
   concurrency?: number;
+  /**
+   * Where the suite can be read again: a bundled suite's name, or a suite file's absolute path. The
+   * HTML report reads each case's prompt from it, only while its digest still equals `suite_digest`.
+   * `mt-bench` for MT-Bench, whose questions are `suite_data` (and references `suite_references`),
+   * absolute paths. Absent for mmlu runs and in files written before it was recorded.
+   */
+  suite_source?: string;
+  suite_data?: string;
+  suite_references?: string;
 }

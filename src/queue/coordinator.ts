@@ -5,6 +5,7 @@ import { JoulebenchError } from '../core/errors.js';
 import { redactQueue, redisOptions, type QueueConnection } from './connection.js';
 import { jobIdOf, queueNameFor, recordsKey, type ArmJob } from './job.js';
 import { recordKey } from './records.js';
+import { suiteSourceOf } from '../session/suite-source.js';
 import type { ArmJobResult } from './worker.js';
 
 /** One arm × suite to run on the queue, and where its files go on the coordinator's disk. */
@@ -134,12 +135,15 @@ async function drain(redis: import('ioredis').Redis, s: ArmState, o: Coordinator
     const lines: string[] = [];
     for (const [id, fields] of entries) {
       s.lastId = id;
-      const line = field(fields, 'r');
+      let line = field(fields, 'r');
       if (line === null) continue;
       const rec = JSON.parse(line) as Record<string, unknown>;
       if (rec.record === 'header') {
         if (s.header) continue;
         s.header = true;
+        // The suite is read again (the HTML report's prompts) from this machine's copy, not the worker's temporary one.
+        const { suite_source: _w, suite_data: _d, suite_references: _r, ...rest } = rec;
+        line = JSON.stringify({ ...rest, ...suiteSourceOf({ suite: s.arm.job.suite }) });
       } else if (rec.record === 'case') {
         const k = recordKey(rec);
         if (s.keys.has(k)) continue;

@@ -30,6 +30,8 @@ export interface LoadedRun {
   results: CaseResult[] | null;
   receipt: Record<string, unknown> | null;
   run_id: number | null;
+  /** The results file's header when one was read (the HTML report finds each case's prompt from it). */
+  header?: ResultsHeader | null;
 }
 
 /** A `joulebench code` results file (or its streamed datapoints JSONL) loaded for `report`/`frontier`. */
@@ -184,14 +186,15 @@ function loadRun(spec: string, history: History | null, opts: LoadOptions): Load
   if (id !== null) {
     if (!history) throw new JoulebenchError('E_INPUT', `${spec}: no such file (run ids need the history, which is off)`);
     const entry = historyEntry(spec, id, history);
-    const results = keepCases && entry.results_path && existsSync(entry.results_path) ? scoredOf(entry.results_path) : null;
+    const read = keepCases && entry.results_path && existsSync(entry.results_path) ? scoredOf(entry.results_path) : null;
     return {
       label: `#${entry.id}`,
       origin: `history #${entry.id}`,
       report: entry.report as unknown as BenchReport,
-      results,
+      results: read?.scored ?? null,
       receipt: entry.receipt,
       run_id: entry.id,
+      header: read?.header ?? null,
     };
   }
   if (looksLikeResults(spec)) {
@@ -214,18 +217,21 @@ function loadRun(spec: string, history: History | null, opts: LoadOptions): Load
       results: file.results.filter((r) => r.phase === 'scored'),
       receipt: readJsonIfExists(spec.replace(/\.results\.jsonl$/i, '.receipt.json'), spec),
       run_id: null,
+      header: h,
     };
   }
   const report = readReportFile(spec);
   const base = spec.replace(/\.json$/i, '');
   const resultsPath = `${base}.results.jsonl`;
+  const read = keepCases && existsSync(resultsPath) ? scoredOf(resultsPath) : null;
   return {
     label: basename(base),
     origin: spec,
     report,
-    results: keepCases && existsSync(resultsPath) ? scoredOf(resultsPath) : null,
+    results: read?.scored ?? null,
     receipt: readJsonIfExists(`${base}.receipt.json`, spec),
     run_id: null,
+    header: read?.header ?? null,
   };
 }
 
@@ -274,10 +280,11 @@ export function aggregateResultsFile(path: string, keepCases: boolean): { report
   return { report: load ? ({ ...report, load } as BenchReport) : report, scored: keepCases ? scored : null };
 }
 
-function scoredOf(path: string): CaseResult[] {
+function scoredOf(path: string): { header: ResultsHeader | null; scored: CaseResult[] } {
   const scored: CaseResult[] = [];
-  streamResultsFile(path, { header: () => {}, case: (r) => r.phase === 'scored' && scored.push(r), other: () => {} });
-  return scored;
+  let header: ResultsHeader | null = null;
+  streamResultsFile(path, { header: (h) => (header = h), case: (r) => r.phase === 'scored' && scored.push(r), other: () => {} });
+  return { header, scored };
 }
 
 /** The first `bytes` of a file as text (a leading BOM skipped), under readTextFile's guards. */

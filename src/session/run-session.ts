@@ -24,6 +24,7 @@ import { runLoad } from '../load/driver.js';
 import { buildSuite, buildTargetSpec } from './setup.js';
 import { selectCases } from '../suites/select.js';
 import { isStreamed } from '../suites/jsonl-stream.js';
+import { suiteSourceOf, withSuiteSource } from './suite-source.js';
 import type { SessionSpec } from './spec.js';
 
 /** Where a session's files are. `report` is absent when the report was only returned. */
@@ -141,7 +142,8 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
   const resume = resumeFrom ? readForResume(resumeFrom, caseCount) : undefined;
   if (!resume && !spec.overwrite) refuseToClobber(paths.results);
   const file = new JsonlResultsFile(paths.results, { append: resume !== undefined });
-  const sink: ResultsSink = hooks.onRecord ? teeSink(file, hooks.onRecord) : file;
+  // The header names where the suite can be read again (the HTML report's prompts), for the file and any listener alike.
+  const sink: ResultsSink = withSuiteSource(hooks.onRecord ? teeSink(file, hooks.onRecord) : file, suiteSourceOf(spec));
   const onAbort = (): void => file.flush();
   hooks.signal?.addEventListener('abort', onAbort, { once: true });
   const totalCases = spec.load ? warmup * caseCount + (spec.load.num_requests ?? caseCount) : (warmup + repeat) * caseCount;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parseQueueUrl } from '../../src/queue/connection.js';
 import { runArmsOnQueue, type QueueArm } from '../../src/queue/coordinator.js';
@@ -125,6 +125,8 @@ describe('sweeps on a queue: BullMQ on a real redis-server', { skip: missing ?? 
       const lines = readFileSync(o.arm.results, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
       const cases = lines.filter((l) => l.record === 'case');
       assert.equal(lines.filter((l) => l.record === 'header').length, 1, `${m}: one header`);
+      // The suite is named as the coordinator has it, not as the worker's temporary copy (the HTML report reads prompts from it).
+      assert.equal(lines[0]!.suite_source, resolve(o.arm.job.suite), `${m}: suite_source`);
       assert.equal(cases.length, WORDS.length, `${m}: every case once`);
       assert.equal(new Set(cases.map((c) => c.index)).size, WORDS.length);
       assert.equal(lines.at(-1)!.record, 'end');

@@ -1,21 +1,19 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { browserSkip, launchChromium, openReport } from '../helpers/browser.js';
 import { cli } from '../helpers/cli.js';
 import { FakeOllama } from '../helpers/fake-ollama.js';
-
-const CHROMIUM = '/usr/bin/chromium';
 
 /**
  * Every page type (suite runs, coding agents, local inference, all of them mixed) at 1280 and 800 px:
  * nothing wider than the window, no console error, no request leaving the file; screenshots kept in
  * this test's temp folder while it runs (issue 18).
  */
-describe('each HTML page type at 1280 and 800 px in headless Chromium', { skip: !existsSync(CHROMIUM) && process.env.JOULEBENCH_SKIP_BROWSER ? 'no chromium' : false }, () => {
+describe('each HTML page type at 1280 and 800 px in headless Chromium', { skip: browserSkip }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'jb-html-widths-'));
   const home = join(dir, 'home');
   const p = (f: string): string => join(dir, f);
@@ -25,7 +23,6 @@ describe('each HTML page type at 1280 and 800 px in headless Chromium', { skip: 
   const pages: Record<string, string> = {};
 
   before(async () => {
-    assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install -y chromium`);
     const url = await fake.start();
     writeFileSync(p('q.json'), JSON.stringify({ name: 'q', cases: [{ id: 'long-answer', prompt: 'a'.repeat(300), expected: 'x' }, { id: 'b', prompt: 'b', expected: 'b' }] }));
     const runs = await Promise.all([
@@ -48,10 +45,7 @@ describe('each HTML page type at 1280 and 800 px in headless Chromium', { skip: 
       assert.equal(r.code, 0, r.stderr);
       pages[kind] = out;
     }
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();
@@ -62,18 +56,7 @@ describe('each HTML page type at 1280 and 800 px in headless Chromium', { skip: 
   for (const kind of ['suite', 'code', 'infer', 'mixed']) {
     for (const width of [1280, 800]) {
       it(`${kind} page at ${width} px: no horizontal overflow, no console error, no request`, async () => {
-        const page = await browser.newPage({ viewport: { width, height: 900 } });
-        const problems: string[] = [];
-        const requests: string[] = [];
-        page.on('console', (m) => {
-          if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`);
-        });
-        page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-        page.on('request', (req) => {
-          if (!req.url().startsWith('file:')) requests.push(req.url());
-        });
-        await page.goto(pathToFileURL(pages[kind]!).href);
-        await page.waitForSelector('body[data-ready="1"]', { timeout: 15_000 });
+        const { page, problems, requests } = await openReport(browser, pages[kind]!, width);
         // A string, evaluated in the page (this file is type-checked without the DOM library).
         const m = (await page.evaluate(`(() => {
           const t = document.querySelector('#headline table');

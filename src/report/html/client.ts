@@ -216,6 +216,51 @@ export const CLIENT_SCRIPT = String.raw`
     var count = document.getElementById('case-count');
     labels.forEach(function (l) { var o = document.createElement('option'); o.value = l; o.textContent = l; runSel.appendChild(o); });
     function outcome(c) { return c.error ? 'error' : c.passed === true ? 'correct' : c.passed === false ? 'incorrect' : 'unscored'; }
+    var promptsOf = {};
+    runs.forEach(function (r) { promptsOf[r.label] = r.prompts; });
+    function caseKey(c) { return 'case-' + encodeURIComponent(c.run + '/' + c.id + '/' + c.pass); }
+    // What a case's detail lists: each prompt turn (read back from its suite), the expected answer, the
+    // answer (each turn's, for a conversation) and the error; or, for the prompt, why it is not shown.
+    function detailItems(c) {
+      var p = promptsOf[c.run];
+      var turns = p && p.turns[c.index];
+      var items = [];
+      if (turns) {
+        turns.forEach(function (t, i) {
+          items.push([turns.length > 1 ? 'prompt, turn ' + (i + 1) : 'prompt', t, 'prompt']);
+          if (c.turn_answers && turns.length > 1 && i < c.turn_answers.length) items.push(['answer, turn ' + (i + 1), c.turn_answers[i] === null ? '(none)' : c.turn_answers[i], 'answer']);
+        });
+      } else {
+        var why = !p ? 'no per-case results' : p.missing ? p.missing : 'left out to keep this page small (' + p.omitted + ' prompts over its limit); read it in ' + p.source;
+        items.push(['prompt', 'not shown: ' + why, 'prompt-missing']);
+      }
+      items.push(['expected', c.expected === null ? '(unscored: no expected answer)' : c.expected, 'expected']);
+      if (c.turn_answers && !(turns && turns.length > 1)) {
+        // The prompts are not shown, but the conversation's answers are known: each turn's.
+        c.turn_answers.forEach(function (a, i) { items.push(['answer, turn ' + (i + 1), a === null ? '(none)' : a, 'answer']); });
+      } else if (!c.turn_answers) items.push(['answer', c.response === null ? '(none)' : c.response, 'answer']);
+      items.push(['error', c.error || '\u2014', 'error']);
+      return items;
+    }
+    function openDetail(tr, c, link) {
+      var next = tr.nextSibling;
+      if (next && next.className === 'case-detail') return next;
+      var d = document.createElement('tr');
+      d.className = 'case-detail';
+      d.id = caseKey(c);
+      var cell = document.createElement('td');
+      cell.colSpan = tr.children.length;
+      var dl = document.createElement('dl');
+      detailItems(c).forEach(function (kv) {
+        var dt = document.createElement('dt'); dt.textContent = kv[0]; dl.appendChild(dt);
+        var dd = document.createElement('dd'); dd.textContent = kv[1]; dd.className = kv[2]; dl.appendChild(dd);
+      });
+      cell.appendChild(dl);
+      d.appendChild(cell);
+      tr.parentNode.insertBefore(d, tr.nextSibling);
+      link.setAttribute('aria-expanded', 'true');
+      return d;
+    }
     function td(tr, text, cls) { var el = document.createElement('td'); el.textContent = text; if (cls) el.className = cls; tr.appendChild(el); return el; }
     function draw() {
       var q = search.value.trim().toLowerCase();
@@ -225,7 +270,9 @@ export const CLIENT_SCRIPT = String.raw`
         if (rsel !== 'all' && c.run !== rsel) return false;
         if (f === 'below-floor' ? !c.below_floor : f !== 'all' && outcome(c) !== f) return false;
         if (!q) return true;
-        return [c.id, c.dataset, c.stage || '', c.response || '', c.expected || '', c.error || ''].join('\u0001').toLowerCase().indexOf(q) >= 0;
+        var p = promptsOf[c.run];
+        var turns = (p && p.turns[c.index]) || [];
+        return [c.id, c.dataset, c.stage || '', c.response || '', c.expected || '', c.error || ''].concat(turns).join('\u0001').toLowerCase().indexOf(q) >= 0;
       });
       while (body.firstChild) body.removeChild(body.firstChild);
       shown.slice(0, LIMIT).forEach(function (c) {
@@ -233,28 +280,21 @@ export const CLIENT_SCRIPT = String.raw`
         tr.className = 'case ' + outcome(c);
         if (labels.length > 1) td(tr, c.run);
         var idCell = td(tr, '', 'mono');
-        // The case id opens its full expected answer, answer and error in a row beneath (text only).
+        // The case id opens its prompt, expected answer, answer and error in a row beneath (text only);
+        // its address (#case-…) opens the same row when the page is loaded with it.
         var link = document.createElement('a');
-        link.href = '#case-' + encodeURIComponent(c.run + '/' + c.id + '/' + c.pass);
+        link.href = '#' + caseKey(c);
         link.textContent = c.id;
         link.className = 'case-link';
+        link.setAttribute('aria-expanded', 'false');
         link.addEventListener('click', function (ev) {
           ev.preventDefault();
           var next = tr.nextSibling;
-          if (next && next.className === 'case-detail') { next.remove(); return; }
-          var d = document.createElement('tr');
-          d.className = 'case-detail';
-          var cell = document.createElement('td');
-          cell.colSpan = tr.children.length;
-          var dl = document.createElement('dl');
-          [['expected', c.expected === null ? '(unscored: no expected answer)' : c.expected], ['answer', c.response === null ? '(none)' : c.response], ['error', c.error || '\u2014']].forEach(function (kv) {
-            var dt = document.createElement('dt'); dt.textContent = kv[0]; dl.appendChild(dt);
-            var dd = document.createElement('dd'); dd.textContent = kv[1]; dl.appendChild(dd);
-          });
-          cell.appendChild(dl);
-          d.appendChild(cell);
-          tr.parentNode.insertBefore(d, tr.nextSibling);
+          if (next && next.className === 'case-detail') { next.remove(); link.setAttribute('aria-expanded', 'false'); return; }
+          openDetail(tr, c, link);
+          try { history.replaceState(null, '', link.getAttribute('href')); } catch (e) { /* a page opened from a sandbox: the row still opens */ }
         });
+        tr.setAttribute('data-key', caseKey(c));
         idCell.appendChild(link);
         td(tr, c.dataset);
         td(tr, String(c.pass), 'num');
@@ -277,6 +317,23 @@ export const CLIENT_SCRIPT = String.raw`
     filter.addEventListener('change', draw);
     runSel.addEventListener('change', draw);
     draw();
+    // A #case-… address: draw that case's row (narrowing the table to it when it is past the rows drawn) and open it.
+    function openFromHash() {
+      var key;
+      try { key = decodeURIComponent(location.hash.slice(1)); } catch (e) { return; }
+      if (key.indexOf('case-') !== 0) return;
+      var c = null;
+      for (var i = 0; i < M.cases.length; i++) if (decodeURIComponent(caseKey(M.cases[i])) === key) { c = M.cases[i]; break; }
+      if (!c) return;
+      var find = function () { var rows = body.querySelectorAll('tr.case'); for (var j = 0; j < rows.length; j++) if (decodeURIComponent(rows[j].getAttribute('data-key')) === key) return rows[j]; return null; };
+      var tr = find();
+      if (!tr) { search.value = c.id; filter.value = 'all'; runSel.value = labels.length > 1 ? c.run : 'all'; draw(); tr = find(); }
+      if (!tr) return;
+      var d = openDetail(tr, c, tr.querySelector('a.case-link'));
+      d.scrollIntoView({ block: 'center' });
+    }
+    window.addEventListener('hashchange', openFromHash);
+    openFromHash();
   })();
 
   document.body.setAttribute('data-ready', '1');

@@ -5,12 +5,16 @@ import type { CaseResult } from '../../core/types.js';
 import { codeArms, inputsFrontier, type InputsFrontier } from '../arms.js';
 import { inferArmViews, type InferArmView } from '../infer-view.js';
 import type { LoadedRun, ReportInput } from '../inputs.js';
+import { resolvePrompts } from '../case-prompts.js';
+import { resolveCodePrompts } from '../code-prompts.js';
 import { inferTargetWhere } from '../../infer/where.js';
 import type { SweepComparison } from '../../sweep/comparison.js';
 
 /** One case row of the HTML table (a trimmed CaseResult). */
 export interface HtmlCase {
   run: string;
+  /** The case's index in the run's suite: its prompt is `runs[…].prompts.turns[index]`. */
+  index: number;
   id: string;
   dataset: string;
   pass: number;
@@ -24,7 +28,21 @@ export interface HtmlCase {
   cost_usd: number | null;
   expected: string | null;
   response: string | null;
+  /** A multi-turn case asked as a conversation: each turn's answer (clipped like `response`). */
+  turn_answers?: (string | null)[];
   error: string | null;
+}
+
+/** A run's prompts, read back from its suite (src/report/case-prompts.ts), or why they are not shown. */
+export interface HtmlPrompts {
+  /** The bundled suite's name or the suite file the prompts were read from; null when none are shown. */
+  source: string | null;
+  /** Why no prompt is shown (suite file not found, suite changed since the run…); null when they are. */
+  missing: string | null;
+  /** Each drawn case's turns by its suite index (once per case, however many passes), clipped. */
+  turns: Record<number, string[]>;
+  /** Cases whose prompt was left out to keep the page small (PROMPT_BUDGET_CHARS). */
+  omitted: number;
 }
 
 /** Everything the page draws, embedded as JSON: the page script reads only this. */
@@ -37,6 +55,8 @@ export interface HtmlModel {
     report: BenchReport;
     receipt: Record<string, unknown> | null;
     has_cases: boolean;
+    /** Each case's prompt, or why it is not shown; null when the run has no per-case results. */
+    prompts: HtmlPrompts | null;
     /** Nearest-rank percentiles over the per-case latencies at full precision (the report truncates to whole ms). */
     case_latency_ms: { p50: number | null; p95: number | null; p99: number | null } | null;
   }[];
@@ -53,6 +73,8 @@ export interface HtmlModel {
     invalid_reasons: Record<string, string[]>;
     /** Task × solver outcome over the rollouts: resolved (any rollout), invalid (every rollout), else not resolved. */
     grid: { tasks: string[]; solvers: string[]; cells: Record<string, Record<string, { outcome: 'resolved' | 'not' | 'invalid'; resolved: number; rollouts: number }>> };
+    /** Each task's prompt (task.toml) read back from the suite while its digest matches, or why not. */
+    prompts: { source: string | null; missing: string | null; by_task: Record<string, string> };
     receipt: Record<string, unknown> | null;
   }[];
   /** Infer run files: arms (model × threads) with no accuracy, so never on a frontier. */
@@ -76,6 +98,13 @@ export interface HtmlModel {
 
 /** Longest response kept per row, characters. */
 const MAX_TEXT = 400;
+/** Longest prompt turn kept, characters. */
+export const MAX_PROMPT_TURN = 2000;
+/**
+ * Prompt text the page embeds at most, characters over every run: a 10k-case run of long prompts
+ * stays a few MB. Past it, a case's detail says its prompt was left out and where to read it.
+ */
+export const PROMPT_BUDGET_CHARS = 3_000_000;
 
 /** Builds the page's data from loaded runs. Pure apart from the timestamp the caller passes. */
 export function buildHtmlModel(loaded: readonly (LoadedRun | ReportInput)[], generated_utc: string, maxCases = 20_000): HtmlModel {
@@ -83,13 +112,30 @@ export function buildHtmlModel(loaded: readonly (LoadedRun | ReportInput)[], gen
   const runs = inputs.filter((x): x is Extract<ReportInput, { kind: 'suite' }> => x.kind === 'suite');
   const cases: HtmlCase[] = [];
   let omitted = 0;
+  const prompts = new Map<string, HtmlPrompts>();
+  let budget = PROMPT_BUDGET_CHARS;
   for (const run of runs) {
-    for (const r of run.results ?? []) {
+    if (!run.results) continue;
+    const lookup = resolvePrompts(run.header, run.results);
+    const p: HtmlPrompts = lookup.ok ? { source: lookup.source, missing: null, turns: {}, omitted: 0 } : { source: null, missing: lookup.reason, turns: {}, omitted: 0 };
+    prompts.set(run.label, p);
+    const left = new Set<number>();
+    for (const r of run.results) {
       if (cases.length >= maxCases) {
         omitted++;
         continue;
       }
       cases.push(toRow(run.label, r));
+      if (!lookup.ok || r.index in p.turns || left.has(r.index)) continue;
+      const turns = (lookup.turnsOf(r.index) ?? []).map(clipPrompt);
+      const size = turns.reduce((n, t) => n + t.length, 0);
+      if (size > budget) {
+        left.add(r.index);
+        p.omitted++;
+        continue;
+      }
+      budget -= size;
+      p.turns[r.index] = turns;
     }
   }
   return {
@@ -101,6 +147,7 @@ export function buildHtmlModel(loaded: readonly (LoadedRun | ReportInput)[], gen
       report: r.report,
       receipt: r.receipt,
       has_cases: r.results !== null,
+      prompts: prompts.get(r.label) ?? null,
       case_latency_ms: r.results ? caseLatency(r.results) : null,
     })),
     code: inputs.flatMap((x) => (x.kind === 'code' ? [codeModel(x)] : [])),
@@ -146,8 +193,15 @@ function codeModel(x: Extract<ReportInput, { kind: 'code' }>): HtmlModel['code']
     solvers: r.solvers.map((s, i) => ({ ...s, arm: arms[i]!.id, wall_p95_ms: arms[i]!.latency_p95_ms })),
     invalid_reasons: invalid,
     grid: taskGrid(r),
+    prompts: codePrompts(r.suite),
     receipt: r.receipt ?? null,
   };
+}
+
+function codePrompts(suite: Extract<ReportInput, { kind: 'code' }>['results']['suite']): HtmlModel['code'][number]['prompts'] {
+  const p = resolveCodePrompts(suite);
+  if (!p.ok) return { source: null, missing: p.reason, by_task: {} };
+  return { source: p.source, missing: null, by_task: Object.fromEntries(Object.entries(p.prompts).map(([k, v]) => [k, clipPrompt(v)])) };
 }
 
 function taskGrid(r: Extract<ReportInput, { kind: 'code' }>['results']): HtmlModel['code'][number]['grid'] {
@@ -174,6 +228,7 @@ function caseLatency(results: readonly CaseResult[]): { p50: number | null; p95:
 function toRow(run: string, r: CaseResult): HtmlCase {
   return {
     run,
+    index: r.index,
     id: r.case_id,
     dataset: r.dataset,
     pass: r.pass,
@@ -187,8 +242,13 @@ function toRow(run: string, r: CaseResult): HtmlCase {
     cost_usd: r.cost_usd,
     expected: clip(r.expected),
     response: clip(r.response),
+    ...(r.turns && r.turns.length > 1 ? { turn_answers: r.turns.map((t) => clip(t.response)) } : {}),
     error: r.error ? `${r.error.code}${r.error.status ? ` ${r.error.status}` : ''}: ${r.error.message}` : null,
   };
+}
+
+function clipPrompt(s: string): string {
+  return s.length <= MAX_PROMPT_TURN ? s : `${s.slice(0, MAX_PROMPT_TURN)}… (${s.length - MAX_PROMPT_TURN} more characters)`;
 }
 
 function clip(s: string | null): string | null {

@@ -77,7 +77,7 @@ ${model.runs.length > 0 ? `${isCascade(model) ? `<section id="stages" class="pai
 <section id="cases">
   <h2>Cases</h2>
   <div class="controls">
-    <input id="case-search" type="search" placeholder="search id, dataset, stage, answer…" aria-label="search cases">
+    <input id="case-search" type="search" placeholder="search id, prompt, answer, dataset, stage…" aria-label="search cases">
     <select id="case-filter" aria-label="filter by outcome">
       <option value="all">all outcomes</option><option value="correct">correct</option><option value="incorrect">incorrect</option>
       <option value="unscored">unscored</option><option value="error">errors</option><option value="below-floor">below meter floor</option>
@@ -86,6 +86,7 @@ ${model.runs.length > 0 ? `${isCascade(model) ? `<section id="stages" class="pai
     <span id="case-count" class="sub"></span>
   </div>
   ${model.runs.every((r) => !r.has_cases) ? '<p class="note empty">No per-case results were found next to these reports (pass the .results.jsonl file to see cases).</p>' : ''}
+  ${promptNote(model)}
   <div class="scroll"><table class="cases">
     <thead><tr>${model.runs.length > 1 ? '<th id="case-run-head">run</th>' : ''}<th>case</th><th>dataset</th><th>pass</th><th>stage</th><th>outcome</th><th>energy</th><th>latency</th><th>TTFT</th><th>cost</th><th>expected</th><th>answer</th></tr></thead>
     <tbody id="case-rows"></tbody>
@@ -104,6 +105,19 @@ ${model.runs.length > 0 ? `${isCascade(model) ? `<section id="stages" class="pai
 </body>
 </html>
 `;
+}
+
+/** Where each run's prompts come from, or why they are not shown: said once above the table. */
+function promptNote(model: HtmlModel): string {
+  const lines = model.runs.flatMap((r) => {
+    const p = r.prompts;
+    if (!p) return [];
+    const who = model.runs.length > 1 ? `${r.label}: ` : '';
+    if (p.missing) return [`<li class="warn" data-prompts="missing">${esc(who)}prompts not shown: ${esc(p.missing)}</li>`];
+    const left = p.omitted > 0 ? `; ${p.omitted} prompt${p.omitted === 1 ? '' : 's'} left out to keep this page small (read them in the suite)` : '';
+    return [`<li data-prompts="shown">${esc(who)}prompts read from ${esc(p.source ?? '')}, whose digest still equals the run's${esc(left)}</li>`];
+  });
+  return lines.length ? `<ul class="note prompts">${lines.join('')}</ul>` : '';
 }
 
 function energyCell(j: number | null, r: BenchReport): string {
@@ -238,9 +252,17 @@ function gridTable(c: HtmlModel['code'][number]): string {
   const g = c.grid;
   if (g.tasks.length === 0 || g.solvers.length === 0) return '';
   const mark = { resolved: '✓ resolved', not: '✗ not resolved', invalid: '— invalid' } as const;
+  // Each task opens its prompt (task.toml, read back while the suite's digest matches); else a note says why not.
+  const prompt = (t: string): string => {
+    const text = c.prompts.by_task[t];
+    return text === undefined ? esc(t) : `<details class="task-prompt" id="task-${esc(encodeURIComponent(`${c.label}/${t}`))}"><summary>${esc(t)}</summary><pre class="prompt">${esc(text)}</pre></details>`;
+  };
+  const note = c.prompts.missing
+    ? `<p class="note warn" data-prompts="missing">Task prompts not shown: ${esc(c.prompts.missing)}</p>`
+    : `<p class="note" data-prompts="shown">Each task opens its prompt, read from ${esc(c.prompts.source ?? '')}, whose digest still equals the run's.</p>`;
   const rows = g.tasks.map(
     (t) =>
-      `<tr><td class="mono">${esc(t)}</td>${g.solvers
+      `<tr><td class="mono">${prompt(t)}</td>${g.solvers
         .map((s) => {
           const cell = g.cells[t]?.[s];
           if (!cell) return '<td>—</td>';
@@ -249,7 +271,7 @@ function gridTable(c: HtmlModel['code'][number]): string {
         })
         .join('')}</tr>`,
   );
-  return `<div class="scroll"><table class="grid" data-grid="${esc(c.label)}"><thead><tr><th>task</th>${g.solvers.map((s) => `<th>${esc(s)}</th>`).join('')}</tr></thead>
+  return `${note}<div class="scroll"><table class="grid" data-grid="${esc(c.label)}"><thead><tr><th>task</th>${g.solvers.map((s) => `<th>${esc(s)}</th>`).join('')}</tr></thead>
     <tbody>${rows.join('')}</tbody></table></div>`;
 }
 
@@ -365,7 +387,12 @@ td.big { font-size:16px; font-weight:600; }
 td.mono { font-family:ui-monospace, monospace; font-size:12px; white-space:nowrap; }
 td.text { max-width:320px; overflow:hidden; text-overflow:ellipsis; white-space:nowrap; font-size:12px; }
 td.warn { color:var(--warn); }
-tr.case-detail dd { white-space:pre-wrap; word-break:break-word; }
+tr.case-detail dd { white-space:pre-wrap; word-break:break-word; overflow-wrap:anywhere; }
+tr.case-detail dd.prompt { max-height:320px; overflow:auto; background:var(--bg); padding:4px 6px; border-radius:4px; }
+tr.case-detail dd.prompt-missing { color:var(--warn); }
+details.task-prompt { border:0; padding:0; }
+details.task-prompt summary { font-weight:400; }
+details.task-prompt pre.prompt { white-space:pre-wrap; overflow-wrap:anywhere; max-width:480px; font-family:ui-monospace, monospace; }
 td.grid.resolved { color:#047857; } td.grid.not { color:var(--err); } td.grid.invalid { color:var(--muted); }
 tr.case.correct td.outcome { color:#047857; }
 tr.case.incorrect td.outcome { color:var(--err); }

@@ -1,0 +1,110 @@
+import { existsSync } from 'node:fs';
+import type { Case, CaseResult, ResultsHeader, Suite } from '../core/types.js';
+import { suiteDigest } from '../suites/digest.js';
+import { isBundledSuite, loadSuite, loadSuiteFile } from '../suites/loader.js';
+import { loadMtBench } from '../suites/mt-bench.js';
+import { selectItems, type Selection } from '../suites/select.js';
+
+/**
+ * Each case's prompt, read back from the suite a run was asked from. Results files do not store
+ * prompts (they would double every line): the header names the suite (`suite_source`) and its digest,
+ * and a prompt is shown only when the suite as it is now hashes to that digest — so a suite edited
+ * after the run can never pass its new text off as what was asked.
+ */
+export type PromptLookup =
+  | { ok: true; source: string; turnsOf: (index: number) => string[] | null }
+  | { ok: false; reason: string };
+
+export function resolvePrompts(header: ResultsHeader | null | undefined, results: readonly CaseResult[]): PromptLookup {
+  if (!header) return { ok: false, reason: 'no results header was read, so the suite is unknown' };
+  const source = header.suite_source;
+  if (source === undefined || source === '') {
+    if (header.suite === 'mmlu' && !header.suite_version.includes('+')) {
+      return { ok: false, reason: "MMLU's suite digest covers the question ids and version, not the question text, so a prompt read back could not be checked against the run" };
+    }
+    return { ok: false, reason: `the results file does not say where suite "${header.suite}" was read from (written before joulebench recorded it, or an mmlu run)` };
+  }
+  let suite: Suite;
+  if (isBundledSuite(source)) {
+    suite = loadSuite(source);
+  } else if (source === 'mt-bench') {
+    const files = [header.suite_data, header.suite_references].filter((f): f is string => f !== undefined);
+    if (header.suite_data === undefined) return { ok: false, reason: 'the results file names MT-Bench but not its question file' };
+    const gone = files.find((f) => !existsSync(f));
+    if (gone) return { ok: false, reason: `suite file not found: ${gone}` };
+    try {
+      suite = loadMtBench(header.suite_data, header.suite_references !== undefined ? { references: header.suite_references } : {});
+    } catch {
+      return { ok: false, reason: `suite does not load now: ${files.join(' or ')} (joulebench run --suite mt-bench --data … says why)` };
+    }
+  } else {
+    if (!existsSync(source)) return { ok: false, reason: `suite file not found: ${source}` };
+    try {
+      suite = loadSuiteFile(source);
+    } catch {
+      // The loader's message is not repeated: it can quote the file, and a results file (which names
+      // the path) may come from someone else — the page must not carry pieces of a local file.
+      return { ok: false, reason: `suite does not load now: ${source} (joulebench run -s ${source} says why)` };
+    }
+  }
+  const matched = casesAsRun(suite, header);
+  if (!matched) {
+    const now = suiteDigest({ ...suite, version: header.suite_version });
+    const where = isBundledSuite(source) ? 'bundled suite' : source === 'mt-bench' ? (header.suite_data ?? source) : source;
+    return { ok: false, reason: `suite changed since the run: digest differs (run ${short(header.suite_digest)}, ${where} now ${short(now)})` };
+  }
+  // The digest pins each case's id to its index; a results line that disagrees is not this run's.
+  for (const r of results) {
+    if (matched[r.index]?.id !== r.case_id) {
+      return { ok: false, reason: `case ${r.index} of the results is "${r.case_id}", the suite's is "${matched[r.index]?.id ?? '(none)'}"` };
+    }
+  }
+  const shown = isBundledSuite(source) ? `bundled suite "${source}"` : source === 'mt-bench' ? `MT-Bench questions ${header.suite_data ?? ''}` : source;
+  return { ok: true, source: shown, turnsOf: (index) => turnsOf(matched[index]) };
+}
+
+function turnsOf(c: Case | undefined): string[] | null {
+  if (!c) return null;
+  return c.turns && c.turns.length > 0 ? [...c.turns] : [c.prompt ?? ''];
+}
+
+function short(digest: string): string {
+  return digest.replace(/^sha256:/, '').slice(0, 12);
+}
+
+/**
+ * The cases the run asked, when the suite as it is now hashes to the run's digest. The run's version
+ * may carry a retry label (`/retry-N`) and its `--filter`/`--limit` selection (`+filter=/x/,limit=5`),
+ * both written after the suite's own version: the selection is applied again from it.
+ */
+function casesAsRun(suite: Suite, header: ResultsHeader): Case[] | null {
+  const run = header.suite_version;
+  if (!(run === suite.version || run.startsWith(`${suite.version}/retry-`) || run.startsWith(`${suite.version}+`))) return null;
+  const candidates: Case[][] = [suite.cases];
+  const plus = run.indexOf('+', suite.version.length);
+  const sel = plus >= 0 ? parseSelection(run.slice(plus + 1)) : null;
+  if (sel) candidates.push(selectItems(suite.cases, sel, (c) => [c.id, c.dataset, ...(c.tags ?? [])]));
+  for (const cases of candidates) {
+    // A suite-defined digest (MMLU's ids + version) does not cover the prompts: only the content digest is trusted.
+    const { digest: _own, ...rest } = suite;
+    if (suiteDigest({ ...rest, version: run, cases }) === header.suite_digest) return cases;
+  }
+  return null;
+}
+
+/** `filter=/x/,limit=5`, `filter=/x/`, `limit=5` (describeSelection's text) back to a selection. */
+export function parseSelection(text: string): Selection | null {
+  let rest = text;
+  const sel: Selection = {};
+  const lim = /(?:^|,)limit=(\d+)$/.exec(rest);
+  if (lim) {
+    sel.limit = Number(lim[1]);
+    rest = rest.slice(0, lim.index);
+  }
+  if (rest !== '') {
+    const f = /^filter=\/([\s\S]*)\/$/.exec(rest);
+    if (!f) return null;
+    sel.filter = f[1]!;
+  }
+  return sel.filter === undefined && sel.limit === undefined ? null : sel;
+}

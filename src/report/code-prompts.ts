@@ -1,0 +1,34 @@
+import { existsSync } from 'node:fs';
+import type { CodeResults } from '../code/results.js';
+import { loadCodeSuite } from '../code/task.js';
+
+/**
+ * Each coding task's prompt (its task.toml `prompt`), read back from the suite a `code` run names —
+ * only when the tasks as they are now hash to the run's suite digest (task.toml, before/ and
+ * reference/ of each task run), so a task edited after the run never shows its new text.
+ */
+export type CodePromptLookup = { ok: true; source: string; prompts: Record<string, string> } | { ok: false; reason: string };
+
+export function resolveCodePrompts(suite: CodeResults['suite']): CodePromptLookup {
+  if (/\.(jsonl|json|parquet)$/i.test(suite.source)) {
+    return { ok: false, reason: `SWE-bench instances: each problem statement is in ${suite.source}, not read back here` };
+  }
+  const bundled = /^bundled suite "([^"]+)"$/.exec(suite.source)?.[1];
+  const spec = bundled ?? suite.dir ?? suite.source;
+  if (!bundled && !existsSync(spec)) return { ok: false, reason: `suite folder not found: ${spec}` };
+  let loaded;
+  try {
+    loaded = loadCodeSuite(spec, suite.tasks);
+  } catch {
+    // Not the loader's message: it can quote task.toml, and the results file naming the folder may be someone else's.
+    return { ok: false, reason: `suite does not load now: ${spec} (joulebench code --suite ${spec} says why)` };
+  }
+  if (loaded.digest !== suite.digest) {
+    return { ok: false, reason: `suite changed since the run: digest differs (run ${short(suite.digest)}, ${bundled ? suite.source : spec} now ${short(loaded.digest)})` };
+  }
+  return { ok: true, source: bundled ? suite.source : spec, prompts: Object.fromEntries(loaded.tasks.map((t) => [t.name, t.prompt])) };
+}
+
+function short(digest: string): string {
+  return digest.replace(/^sha256:/, '').slice(0, 12);
+}
