@@ -3,7 +3,11 @@
  * 100k and 1M cases (the sizes can be given), one child each under /usr/bin/time: wall time, CPU time,
  * peak RSS, then the marginal µs/case and MB/case between consecutive sizes, and a rebuild of the
  * report from the largest results file (`joulebench report --json`). Goal (issue 19): growth linear;
- * peak RSS at 1M within 1.5× of 10k once suites stream.
+ * peak RSS at 1M within 1.5× of 10k (JSONL suites stream: src/suites/jsonl-stream.ts).
+ *
+ * The runs pass `--bootstrap 0`: the report's bootstrap intervals cost B resamples × n cases of CPU
+ * (≈ 60 µs a case at the default B = 2000 here, more than the run itself), which would hide the run's
+ * own growth; BOOTSTRAP=2000 in the environment measures with it.
  *
  *   npm run bench:scale            (or: node --import tsx bench/scale.bench.ts [10000,100000,1000000])
  */
@@ -14,6 +18,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const SIZES = (process.argv[2] ?? '10000,100000,1000000').split(',').map(Number);
+const BOOTSTRAP = process.env.BOOTSTRAP ?? '0';
 const BIN = fileURLToPath(new URL('../bin/joulebench.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'jb-scale-'));
 const env = { ...process.env, JOULEBENCH_HOME: dir, NO_COLOR: '1' };
@@ -49,10 +54,10 @@ try {
     }
     writeSync(fd, batch);
     closeSync(fd);
-    rows.push({ cases: n, ...timed([BIN, 'run', '-q', '--no-history', '--target', 'echo', '--warmup', '0', '--suite', suite, '-o', join(dir, `r${n}.json`)]) });
+    rows.push({ cases: n, ...timed([BIN, 'run', '-q', '--no-history', '--target', 'echo', '--warmup', '0', '--bootstrap', BOOTSTRAP, '--suite', suite, '-o', join(dir, `r${n}.json`)]) });
     rmSync(suite);
   }
-  console.log(`joulebench run, echo target, JSONL suite, one run per size, Node ${process.version}`);
+  console.log(`joulebench run, echo target, JSONL suite (streamed), --bootstrap ${BOOTSTRAP}, one run per size, Node ${process.version}`);
   console.log('  cases        wall s   CPU s   peak RSS MB   marginal µs/case (CPU)   marginal MB/case');
   rows.forEach((r, i) => {
     const prev = rows[i - 1];
@@ -61,8 +66,13 @@ try {
     console.log(`  ${String(r.cases).padStart(9)}  ${r.wall_s.toFixed(2).padStart(7)}  ${r.cpu_s.toFixed(2).padStart(6)}  ${r.rss_mb.toFixed(0).padStart(11)}   ${us.padStart(22)}   ${mb.padStart(16)}`);
   });
   const big = rows.at(-1)!;
-  const rebuild = timed([BIN, 'report', '--json', join(dir, `r${big.cases}.results.jsonl`)]);
-  console.log(`  report rebuilt from the ${big.cases}-case results file: wall ${rebuild.wall_s.toFixed(2)} s, CPU ${rebuild.cpu_s.toFixed(2)} s, peak RSS ${rebuild.rss_mb.toFixed(0)} MB`);
+  if (process.env.REBUILD === '1') {
+    const rebuild = timed([BIN, 'report', '--json', join(dir, `r${big.cases}.results.jsonl`)]);
+    console.log(`  report rebuilt from the ${big.cases}-case results file: wall ${rebuild.wall_s.toFixed(2)} s, CPU ${rebuild.cpu_s.toFixed(2)} s, peak RSS ${rebuild.rss_mb.toFixed(0)} MB`);
+  } else {
+    // `report` has no --bootstrap flag: it resamples 2000 times over every case (1M cases: > 16 min, > 1.3 GB here).
+    console.log('  (report rebuild skipped: REBUILD=1 times it; it runs the default 2000-resample bootstrap over every case)');
+  }
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -15,6 +15,8 @@ export type {
   StageId,
   StageResult,
   Suite,
+  StreamedSuite,
+  CaseStream,
   Target,
   Usage,
   Verdict,
@@ -60,6 +62,7 @@ export { netBelowIdle, netJoules, type IdleCalibration, type IdleStatus, type Su
 export { measureCommand, type CommandMeasurement, type CommandDomain, type MeasureOptions } from './runner/measure-command.js';
 export { SCORERS, getScorer } from './scorers/index.js';
 export { loadSuite, loadSuiteFile, combine, BUNDLED_SUITES } from './suites/loader.js';
+export { streamJsonlSuite, isStreamed, type JsonlStreamOptions } from './suites/jsonl-stream.js';
 export { suiteDigest } from './suites/digest.js';
 export { promptOf, FOLLOW_UP } from './suites/prompt.js';
 export { run, configDigest, systemClock, type Clock, type RunEnergy, type RunOptions, type RunOutcome, type RunProgress } from './runner/run.js';

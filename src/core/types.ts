@@ -89,6 +89,25 @@ export interface Suite {
   digest?: string;
 }
 
+/** The cases of a suite read a batch at a time (a JSONL suite file), never all in memory at once. */
+export interface CaseStream {
+  /** How many cases each pass over the stream yields. */
+  readonly count: number;
+  /**
+   * The cases in suite order, in batches; every call reads them again. Throws (E_SUITE) when the
+   * source no longer holds the cases that were checked and digested.
+   */
+  batches(): Iterable<readonly Case[]>;
+}
+
+/** A suite whose cases stream from their file: checked, counted and digested by a first pass over it. */
+export interface StreamedSuite extends Omit<Suite, 'cases' | 'digest'> {
+  stream: CaseStream;
+  digest: string;
+  /** Whether some selected case is scored by a judge (the judge needs the cases in memory). */
+  judged: boolean;
+}
+
 /** An energy figure with its label. */
 export interface Energy {
   /** Joules; `null` when unknown. */

@@ -3,7 +3,7 @@ import { Aggregator, type BenchReport } from '../core/aggregate.js';
 import { digestOf } from '../core/canonical.js';
 import type { IdleCalibration, SuiteWindow } from '../core/energy.js';
 import { JoulebenchError } from '../core/errors.js';
-import type { Answer, AnswerRequest, Case, CaseResult, ChatMessage, Energy, Phase, ResultsHeader, Suite, Target } from '../core/types.js';
+import type { Answer, AnswerRequest, Case, CaseResult, CaseStream, ChatMessage, Energy, Phase, ResultsHeader, StreamedSuite, Suite, Target } from '../core/types.js';
 import { calibrateIdle, DEFAULT_IDLE_MS } from '../meters/idle.js';
 import type { EnergyReading, Meter, MeterWindow } from '../meters/meter.js';
 import { createModelMeter } from '../meters/model.js';
@@ -12,6 +12,7 @@ import { suiteDigest } from '../suites/digest.js';
 import { redactQuery } from '../targets/openai/redact.js';
 import { promptOf } from '../suites/prompt.js';
 import { MemorySink, type ResultsSink } from './results-file.js';
+import type { FinishedCases } from './resume-index.js';
 
 /** A monotonic clock in milliseconds; injected where timing is tested. */
 export interface Clock {
@@ -35,7 +36,8 @@ export interface RunProgress {
 }
 
 export interface RunOptions {
-  suite: Suite;
+  /** A suite in memory, or one whose cases stream from its file (a JSONL suite: read once per pass). */
+  suite: Suite | StreamedSuite;
   target: Target;
   /** Default: the `model` meter (energy the target reports itself). */
   meter?: Meter;
@@ -68,7 +70,7 @@ export interface RunOptions {
    * Continue an interrupted run: what its results file already holds. Finished (phase, pass, index)
    * entries are not run again; see {@link run} for how the target's state is rebuilt.
    */
-  resume?: { header: ResultsHeader | null; results: readonly CaseResult[]; path?: string };
+  resume?: { header: ResultsHeader | null; path?: string } & ({ results: readonly CaseResult[] } | { finished: FinishedCases });
   /**
    * Stop after this many cases in a row failed at the target (default {@link DEFAULT_MAX_ERRORS}); 0
    * never stops. A dead endpoint then ends the run in seconds with the reason (E_RUN, exit 1), every
@@ -118,7 +120,9 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
   const clock = recording ?? opts.clock!;
   const sink: ResultsSink = opts.sink ?? new MemorySink();
   const suiteScorer = getScorer(suite.scorer);
-  const prompts = suite.cases.map(promptOf);
+  // Cases come a batch at a time: a suite in memory is one batch, a streamed one is read again each pass.
+  const source: CaseStream = 'stream' in suite ? suite.stream : { count: suite.cases.length, batches: () => [suite.cases] };
+  const count = source.count;
   // Probe before anything is recorded: a meter that cannot read stops the run (never a silent
   // estimate), and `auto` settles what it measures with, so the header and report name it.
   const probe = await meter.probe();
@@ -128,7 +132,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
   // After the probe: it is what settles whether `auto` prefers the target's energy.
   const ctx: CaseContext = { target, meter, clock, signal: opts.signal, preferTarget: meter.prefersTargetEnergy === true };
 
-  const digest = suiteDigest(suite);
+  const digest = 'stream' in suite ? suite.digest : suiteDigest(suite);
   const header: ResultsHeader = {
     record: 'header',
     format: 'joulebench-results/1',
@@ -163,7 +167,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
   let fromWindow = 0;
   const scored: CaseResult[] = [];
   const agg = new Aggregator({ concurrency, ...(opts.shared ? { shared: true } : {}) });
-  const total = (warmup + repeats) * suite.cases.length;
+  const total = (warmup + repeats) * count;
   let done = 0;
   const passes: [Phase, number][] = [
     ...Array.from({ length: warmup }, (_, i): [Phase, number] => ['warmup', i]),
@@ -212,9 +216,8 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
    * One case of one pass: taken from the interrupted run's file when it finished there, else run.
    * Synchronous when the target answered synchronously (see {@link runCase}).
    */
-  const step = (phase: Phase, pass: number, index: number): CaseResult | Promise<CaseResult> => {
-    const c = suite.cases[index]!;
-    const recorded = finished.size === 0 ? undefined : finished.get(resultKey(phase, pass, index));
+  const step = (phase: Phase, pass: number, index: number, c: Case, prompt: string): CaseResult | Promise<CaseResult> => {
+    const recorded = finished.size === 0 ? undefined : finished.get(phase, pass, index);
     if (recorded) {
       if (recorded.case_id !== c.id) {
         throw new JoulebenchError(
@@ -222,13 +225,13 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
           `${opts.resume?.path ?? 'results'}: ${phase} pass ${pass} index ${index} is case "${recorded.case_id}", the suite has "${c.id}"`,
         );
       }
-      target.restore?.({ prompt: prompts[index]!, case: c }, recorded);
+      target.restore?.({ prompt, case: c }, recorded);
       if (phase === 'scored') restoredScored++;
       done++;
       opts.onResult?.(recorded, { done, total, phase });
       return recorded;
     }
-    const r = runCase(ctx, c, prompts[index]!, index, phase, pass);
+    const r = runCase(ctx, c, prompt, index, phase, pass);
     return r instanceof Promise ? r.then((x) => settle(x, c, phase)) : settle(r, c, phase);
   };
   // A target that answers synchronously would hold the event loop for the whole run, and no timer
@@ -250,38 +253,59 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     if (keep) scored.push(r);
   };
 
+  // The prompts of a batch, as sent; a suite in memory hands over the same array every pass: made once.
+  let promptsBatch: readonly Case[] | null = null;
+  let promptsCached: string[] = [];
+  const promptsFor = (batch: readonly Case[]): string[] => {
+    if (batch !== promptsBatch) {
+      promptsBatch = batch;
+      promptsCached = batch.map(promptOf);
+    }
+    return promptsCached;
+  };
+
   for (const [phase, pass] of passes) {
-    const firstRun = finished.size === 0 ? 0 : suite.cases.findIndex((_, i) => !finished.has(resultKey(phase, pass, i)));
+    const firstRun = finished.size === 0 ? 0 : finished.firstMissing(phase, pass, count);
     // A warmup case run in this process warms the target itself: no extra pass needed.
     if (firstRun >= 0 && phase === 'warmup') rewarmDue = false;
     if (firstRun >= 0 && phase === 'scored' && rewarmDue) {
       // Before the suite window opens, so the re-warm's energy never counts.
       rewarmDue = false;
-      for (let i = 0; i < suite.cases.length; i++) {
-        const w = await runCase(ctx, suite.cases[i]!, prompts[i]!, i, 'warmup', 0);
-        sink.note?.({ ...w, record: 'rewarm' });
+      let base = 0;
+      for (const batch of source.batches()) {
+        for (let j = 0; j < batch.length; j++) {
+          const w = await runCase(ctx, batch[j]!, promptOf(batch[j]!), base + j, 'warmup', 0);
+          sink.note?.({ ...w, record: 'rewarm' });
+        }
+        base += batch.length;
       }
     }
     if (phase === 'scored' && scoredStart_ms === null) scoredStart_ms = performance.now();
     // The whole scored part is also one window, so short (below-floor) cases still add up honestly.
     if (phase === 'scored' && opensWindows && suiteWindow === null && firstRun >= 0) suiteWindow = await meter.start();
-    if (concurrency > 1) {
-      const slots = await concurrentPass(suite.cases.length, concurrency, opts.signal, (index) => step(phase, pass, index), giveWay, () => stopReason !== null);
-      if (stopReason !== null) throw stopped(stopReason, sink);
-      // Aggregated in case order, so the report does not depend on which case finished first.
-      if (phase === 'scored') slots.forEach(collect);
-      else slots.forEach((r) => agg.add(r)); // warmup: only what it billed is kept
-      continue;
-    }
-    for (let index = 0; index < suite.cases.length; index++) {
-      if (opts.signal?.aborted) throw new JoulebenchError('E_RUN', 'run aborted');
-      const s = step(phase, pass, index);
-      const r = s instanceof Promise ? await s : s;
-      if (phase === 'scored') collect(r);
-      else agg.add(r); // warmup: only what it billed is kept
-      if (stopReason !== null) throw stopped(stopReason, sink);
-      const turn = giveWay();
-      if (turn) await turn;
+    let base = 0;
+    for (const batch of source.batches()) {
+      const prompts = promptsFor(batch);
+      if (concurrency > 1) {
+        const slots = await concurrentPass(batch.length, concurrency, opts.signal, (j) => step(phase, pass, base + j, batch[j]!, prompts[j]!), giveWay, () => stopReason !== null);
+        if (stopReason !== null) throw stopped(stopReason, sink);
+        // Aggregated in case order, so the report does not depend on which case finished first.
+        if (phase === 'scored') slots.forEach(collect);
+        else slots.forEach((r) => agg.add(r)); // warmup: only what it billed is kept
+        base += batch.length;
+        continue;
+      }
+      for (let j = 0; j < batch.length; j++) {
+        if (opts.signal?.aborted) throw new JoulebenchError('E_RUN', 'run aborted');
+        const s = step(phase, pass, base + j, batch[j]!, prompts[j]!);
+        const r = s instanceof Promise ? await s : s;
+        if (phase === 'scored') collect(r);
+        else agg.add(r); // warmup: only what it billed is kept
+        if (stopReason !== null) throw stopped(stopReason, sink);
+        const turn = giveWay();
+        if (turn) await turn;
+      }
+      base += batch.length;
     }
   }
 
@@ -615,17 +639,12 @@ export function checkCount(n: number, name: string, min: number): number {
   return n;
 }
 
-function resultKey(phase: Phase, pass: number, index: number): string {
-  return `${phase}:${pass}:${index}`;
-}
-
 /**
- * The finished results of an interrupted run, keyed by (phase, pass, index); the first line wins if a
- * key repeats. Refuses (E_RESULTS, exit 2) a file written for other cases or another configuration.
+ * The finished results of an interrupted run, by (phase, pass, index); the first line wins if a key
+ * repeats. Refuses (E_RESULTS, exit 2) a file written for other cases or another configuration.
  */
-function resumeIndex(resume: RunOptions['resume'], header: ResultsHeader): Map<string, CaseResult> {
-  const map = new Map<string, CaseResult>();
-  if (!resume?.header) return map;
+function resumeIndex(resume: RunOptions['resume'], header: ResultsHeader): FinishedLookup {
+  if (!resume?.header) return NOTHING_FINISHED;
   const file = resume.path ?? 'results file';
   const old = resume.header;
   if (old.suite_digest !== header.suite_digest) {
@@ -644,9 +663,34 @@ function resumeIndex(resume: RunOptions['resume'], header: ResultsHeader): Map<s
         (diffs.length ? ` (${diffs.join(', ')})` : ' (target settings differ)'),
     );
   }
+  if ('finished' in resume) return resume.finished;
+  const map = new Map<string, CaseResult>();
   for (const r of resume.results) {
     const k = resultKey(r.phase, r.pass, r.index);
     if (!map.has(k)) map.set(k, r);
   }
-  return map;
+  return {
+    size: map.size,
+    get: (phase, pass, index) => map.get(resultKey(phase, pass, index)),
+    firstMissing: (phase, pass, n) => {
+      for (let i = 0; i < n; i++) if (!map.has(resultKey(phase, pass, i))) return i;
+      return -1;
+    },
+  };
 }
+
+function resultKey(phase: Phase, pass: number, index: number): string {
+  return `${phase}:${pass}:${index}`;
+}
+
+/** What the runner asks of an interrupted run's finished cases (in memory, or indexed on disk: resume-index.ts). */
+export interface FinishedLookup {
+  /** How many distinct (phase, pass, index) finished. */
+  readonly size: number;
+  /** The recorded result of a finished case, or undefined. */
+  get(phase: Phase, pass: number, index: number): CaseResult | undefined;
+  /** The first index below `n` of this pass that did not finish; -1 when all did. */
+  firstMissing(phase: Phase, pass: number, n: number): number;
+}
+
+const NOTHING_FINISHED: FinishedLookup = { size: 0, get: () => undefined, firstMissing: (_p, _q, n) => (n > 0 ? 0 : -1) };

@@ -8,13 +8,14 @@ import { JoulebenchError } from '../core/errors.js';
 import { mmluMeasurements, type MeasurementBlock } from '../core/measurements.js';
 import { co2eOf, type Co2e } from '../core/co2e.js';
 import { parseGridIntensity } from '../energy-model/grid.js';
-import type { CaseResult, Suite } from '../core/types.js';
+import type { CaseResult, StreamedSuite, Suite } from '../core/types.js';
 import { loadConfig, parseConfig, type LoadedConfig } from '../config/load.js';
 import type { MeterProbe } from '../meters/meter.js';
 import { createMeter } from '../meters/registry.js';
 import { defaultHistoryPath, History, type HistoryInput } from '../report/history.js';
 import { buildReceipt, type Receipt } from '../report/receipt.js';
-import { JsonlResultsFile, readResultsFile, truncateResultsFile, type ResultsFileContents, type ResultsSink } from '../runner/results-file.js';
+import { JsonlResultsFile, truncateResultsFile, type ResultsSink } from '../runner/results-file.js';
+import { readResumeFile, type ResumeFile } from '../runner/resume-index.js';
 import { reportWarnings } from '../report/run-warnings.js';
 import { streamResultsFile } from '../runner/results-stream.js';
 import { run, type RunOutcome, type RunProgress } from '../runner/run.js';
@@ -22,6 +23,7 @@ import { createTarget, type TargetSpec } from '../targets/registry.js';
 import { runLoad } from '../load/driver.js';
 import { buildSuite, buildTargetSpec } from './setup.js';
 import { selectCases } from '../suites/select.js';
+import { isStreamed } from '../suites/jsonl-stream.js';
 import { suiteSourceOf, withSuiteSource } from './suite-source.js';
 import type { SessionSpec } from './spec.js';
 
@@ -37,7 +39,7 @@ export interface SessionHooks {
   /** The environment `credentialsRef` is read from (default `process.env`). */
   env?: NodeJS.ProcessEnv;
   /** Once the files are chosen and the meter reads, before the first case. */
-  onStart?(info: { paths: SessionPaths; total_cases: number; suite: Suite; resumed_cases: number }): void;
+  onStart?(info: { paths: SessionPaths; total_cases: number; suite: Suite | StreamedSuite; resumed_cases: number }): void;
   /** After every case (warmup included). */
   onResult?(result: CaseResult, progress: RunProgress): void;
   /** Things a person should know (a dropped meter sample, a measurement caveat, history not written). */
@@ -67,7 +69,8 @@ export interface SessionResult {
   paths: SessionPaths;
   /** The history row, or null when not recorded. */
   history_id: number | null;
-  suite: Suite;
+  /** The suite run: in memory, or (a JSONL suite file, not a load run) streamed from its file. */
+  suite: Suite | StreamedSuite;
   outcome: RunOutcome;
   /** Cases already on disk from the interrupted run this one continued (0 for a fresh run). */
   resumed_cases: number;
@@ -82,7 +85,13 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
   const started = new Date();
   const cfg = configOf(spec.config);
   const grid = spec.grid_intensity !== undefined ? parseGridIntensity(spec.grid_intensity) : null;
-  const suite = selectCases(buildSuite(spec, cfg), { ...(spec.filter !== undefined ? { filter: spec.filter } : {}), ...(spec.limit !== undefined ? { limit: spec.limit } : {}) });
+  const selection = { ...(spec.filter !== undefined ? { filter: spec.filter } : {}), ...(spec.limit !== undefined ? { limit: spec.limit } : {}) };
+  // A JSONL suite file streams (checked and digested first, then read once per pass), except for a load
+  // run (its schedule draws from the cases in memory) and a judged suite (the judge needs the cases).
+  const built = buildSuite(spec, cfg, spec.load ? undefined : { selection });
+  let suite: Suite | StreamedSuite = isStreamed(built) ? built : selectCases(built, selection);
+  if (isStreamed(suite) && suite.judged) suite = selectCases(buildSuite(spec, cfg), selection);
+  const caseCount = isStreamed(suite) ? suite.stream.count : suite.cases.length;
   const targetSpec = withOptions(buildTargetSpec(spec, cfg, hooks.env ?? process.env), spec.target_options);
   // Cases scored by a judge: the judge is built before anything runs, so a bad judge block costs nothing.
   const judgeSetup = await judgeFor(suite, cfg, spec, hooks);
@@ -130,19 +139,20 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
     throw new JoulebenchError('E_USAGE', `--resume ${resumeFrom} and --results ${spec.results} name different files`);
   }
   const paths = outputPaths({ ...spec, ...(resumeFrom ? { results: resumeFrom } : {}) }, suite.name, started);
-  const resume = resumeFrom ? readForResume(resumeFrom) : undefined;
+  const resume = resumeFrom ? readForResume(resumeFrom, caseCount) : undefined;
   if (!resume && !spec.overwrite) refuseToClobber(paths.results);
   const file = new JsonlResultsFile(paths.results, { append: resume !== undefined });
   // The header names where the suite can be read again (the HTML report's prompts), for the file and any listener alike.
   const sink: ResultsSink = withSuiteSource(hooks.onRecord ? teeSink(file, hooks.onRecord) : file, suiteSourceOf(spec));
   const onAbort = (): void => file.flush();
   hooks.signal?.addEventListener('abort', onAbort, { once: true });
-  const totalCases = spec.load ? warmup * suite.cases.length + (spec.load.num_requests ?? suite.cases.length) : (warmup + repeat) * suite.cases.length;
-  hooks.onStart?.({ paths, total_cases: totalCases, suite, resumed_cases: resume?.results.length ?? 0 });
+  const totalCases = spec.load ? warmup * caseCount + (spec.load.num_requests ?? caseCount) : (warmup + repeat) * caseCount;
+  hooks.onStart?.({ paths, total_cases: totalCases, suite, resumed_cases: resume?.case_lines ?? 0 });
   let outcome: RunOutcome;
   try {
     if (spec.load) {
-      const load = { ...spec.load, num_requests: spec.load.num_requests ?? suite.cases.length };
+      if (isStreamed(suite)) throw new Error('a load run streams no suite'); // built in memory above
+      const load = { ...spec.load, num_requests: spec.load.num_requests ?? caseCount };
       const l = await runLoad({
         suite,
         target,
@@ -167,7 +177,7 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
         ...(spec.bootstrap !== undefined ? { bootstrap: spec.bootstrap } : {}),
         ...(spec.shared ? { shared: true } : {}),
         sink,
-        ...(resume ? { resume } : {}),
+        ...(resume ? { resume: { header: resume.header, finished: resume.finished, path: resume.path } } : {}),
         ...(spec.idle_ms !== undefined ? { idle_ms: spec.idle_ms } : {}),
         ...(hooks.signal ? { signal: hooks.signal } : {}),
         // MMLU's measurements are computed from the results afterwards (at most ~14k cases); others stream.
@@ -179,6 +189,7 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
     }
   } finally {
     hooks.signal?.removeEventListener('abort', onAbort);
+    resume?.finished.close();
     sink.close();
     await target.close?.();
     await meter.close?.();
@@ -186,6 +197,7 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
   // The judge runs after the system under test, outside its energy windows; its figures are reported apart.
   let judged: BenchReport | null = null;
   if (judgeSetup) {
+    if (isStreamed(suite)) throw new Error('a judged suite is not streamed'); // built in memory above
     try {
       judged = (await judgeResultsFile({ path: paths.results, suite, judge: judgeSetup.judge, info: judgeSetup.info, energy: reportEnergy(outcome) })).report;
     } finally {
@@ -209,7 +221,7 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
     finished,
     argv: spec.argv ?? [],
     extra: {
-      suite: { name: suite.name, version: suite.version, digest: outcome.header.suite_digest, source: suite.source, cases: suite.cases.length },
+      suite: { name: suite.name, version: suite.version, digest: outcome.header.suite_digest, source: suite.source, cases: caseCount },
       config_digest: outcome.header.config_digest,
       target: target.describe(),
       ...(judgeSetup ? { judge: judgeSetup.describe } : {}),
@@ -220,7 +232,7 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
         gross_from: outcome.energy.gross_from,
       },
       files: { report: paths.report ?? '(stdout)', results: paths.results },
-      ...(resume ? { resumed: { from: paths.results, finished_before: resume.results.length, torn_bytes_dropped: resume.torn_bytes } } : {}),
+      ...(resume ? { resumed: { from: paths.results, finished_before: resume.case_lines, torn_bytes_dropped: resume.torn_bytes } } : {}),
       ...(spec.labels && Object.keys(spec.labels).length > 0 ? { labels: spec.labels } : {}),
     },
   });
@@ -234,7 +246,7 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
   for (const w of outcome.energy.suite?.warnings ?? []) hooks.onWarning?.(w);
   // MMLU's measurement block already says why mmlu.cost_usd is missing.
   for (const w of reportWarnings(outcome.report)) if (!block?.warnings.some((b) => b.includes('cost_usd'))) hooks.onWarning?.(w);
-  return { report, receipt, paths, history_id, suite, outcome, resumed_cases: resume?.results.length ?? 0 };
+  return { report, receipt, paths, history_id, suite, outcome, resumed_cases: resume?.case_lines ?? 0 };
 }
 
 /**
@@ -242,8 +254,8 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
  * config's `judge:` block; without one, judged cases stay unscored and the caller is told how to
  * score them later.
  */
-async function judgeFor(suite: Suite, cfg: LoadedConfig | null, spec: SessionSpec, hooks: SessionHooks): Promise<JudgeSetup | null> {
-  const judged = suite.scorer === 'judge' || suite.cases.some((c) => c.scorer === 'judge');
+async function judgeFor(suite: Suite | StreamedSuite, cfg: LoadedConfig | null, spec: SessionSpec, hooks: SessionHooks): Promise<JudgeSetup | null> {
+  const judged = suite.scorer === 'judge' || (isStreamed(suite) ? suite.judged : suite.cases.some((c) => c.scorer === 'judge'));
   if (!judged) return null;
   const block = cfg?.config.judge;
   if (!block) {
@@ -330,12 +342,13 @@ function refuseToClobber(path: string): void {
 }
 
 /**
- * Reads an interrupted run's results for resuming. A torn last line (SIGKILL mid-write) is cut off the
- * file so the appended lines start clean; a missing file is an error (nothing to continue).
+ * Reads an interrupted run's results for resuming, line by line, keeping where each finished case's line
+ * is (resume-index.ts), not the lines. A torn last line (SIGKILL mid-write) is cut off the file so the
+ * appended lines start clean; a missing file is an error (nothing to continue).
  */
-function readForResume(path: string): ResultsFileContents & { path: string } {
+function readForResume(path: string, count: number): ResumeFile & { path: string } {
   if (!existsSync(path)) throw new JoulebenchError('E_RESULTS', `${path}: no such file to resume`);
-  const contents = readResultsFile(path);
+  const contents = readResumeFile(path, count);
   if (contents.torn_bytes > 0) truncateResultsFile(path, contents.good_bytes);
   return { ...contents, path };
 }

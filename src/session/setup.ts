@@ -1,7 +1,9 @@
 import { JoulebenchError } from '../core/errors.js';
-import type { Suite } from '../core/types.js';
+import type { StreamedSuite, Suite } from '../core/types.js';
 import type { LoadedConfig } from '../config/load.js';
-import { loadSuite } from '../suites/loader.js';
+import { isBundledSuite, loadSuite } from '../suites/loader.js';
+import { isJsonlSuitePath, streamJsonlSuite } from '../suites/jsonl-stream.js';
+import type { Selection } from '../suites/select.js';
 import { loadMmlu } from '../suites/mmlu.js';
 import { withRetryLabel } from '../suites/retry-label.js';
 import { loadMtBench } from '../suites/mt-bench.js';
@@ -134,8 +136,14 @@ function openaiSpec(flags: TargetFlags, cfg: LoadedConfig | null, env: NodeJS.Pr
   return spec;
 }
 
-/** `--suite mmlu` reads `--data` (or `params.data`) with `params.subjects`/`limit`/`retry`; others load as before. */
-export function buildSuite(flags: TargetFlags, cfg: LoadedConfig | null): Suite {
+/**
+ * `--suite mmlu` reads `--data` (or `params.data`) with `params.subjects`/`limit`/`retry`; others load as before.
+ * With `stream`, a JSONL suite file is not loaded but checked and digested as a stream (jsonl-stream.ts),
+ * the selection applied there; every other suite is returned in memory, unselected.
+ */
+export function buildSuite(flags: TargetFlags, cfg: LoadedConfig | null): Suite;
+export function buildSuite(flags: TargetFlags, cfg: LoadedConfig | null, stream?: { selection: Selection }): Suite | StreamedSuite;
+export function buildSuite(flags: TargetFlags, cfg: LoadedConfig | null, stream?: { selection: Selection }): Suite | StreamedSuite {
   const p = cfg?.config.params;
   if (flags.references !== undefined && flags.suite !== 'mt-bench') throw new JoulebenchError('E_USAGE', '--references applies to --suite mt-bench');
   if (flags.suite === 'mt-bench') {
@@ -154,6 +162,9 @@ export function buildSuite(flags: TargetFlags, cfg: LoadedConfig | null): Suite 
     }
     if (flags.data) throw new JoulebenchError('E_USAGE', '--data applies to --suite mmlu and --suite mt-bench');
     if (p?.suite_version !== undefined) throw new JoulebenchError('E_CONFIG', `${cfg?.path}: params.suite_version applies to --suite mmlu only`);
+    if (stream && !isBundledSuite(flags.suite) && isJsonlSuitePath(flags.suite)) {
+      return streamJsonlSuite(flags.suite, { selection: stream.selection, ...(p?.retry ? { relabel: (v: string) => withRetryLabel(v, p.retry!.max_attempts) } : {}) });
+    }
     const suite = loadSuite(flags.suite);
     // Every suite, not only MMLU: a retried run is relabelled, so its digest differs from a clean one's.
     return p?.retry ? { ...suite, version: withRetryLabel(suite.version, p.retry.max_attempts) } : suite;

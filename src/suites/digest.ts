@@ -27,14 +27,27 @@ export function caseDescriptor(c: Case): Record<string, unknown> {
  */
 export function suiteDigest(suite: Suite): string {
   if (suite.digest !== undefined) return suite.digest;
-  const hash = createHash('sha256');
+  const d = new SuiteDigester();
+  const cases = suite.cases;
+  for (let i = 0; i < cases.length; i++) d.add(cases[i]!);
+  return d.digest(suite);
+}
+
+/**
+ * {@link suiteDigest} built case by case, for a suite read as a stream (a JSONL file): the same bytes
+ * hashed in the same order, so a streamed suite's digest equals the in-memory one's. `digest()` may be
+ * called more than once (for different versions); it does not end the hash of the cases.
+ */
+export class SuiteDigester {
+  private readonly hash = createHash('sha256');
   // Each case's canonical JSON is encoded straight into a reusable buffer, hashed a buffer at a time:
   // making a string per case cost more than the hashing (≈ 0.4 µs a case, `npm run bench`).
-  let buf = Buffer.allocUnsafe(1 << 16);
-  let used = writeAscii(buf, 0, '{"cases":[');
-  const cases = suite.cases;
-  for (let i = 0; i < cases.length; i++) {
-    const c = cases[i]!;
+  private buf = Buffer.allocUnsafe(1 << 16);
+  private used = writeAscii(this.buf, 0, '{"cases":[');
+  /** Cases added so far. */
+  count = 0;
+
+  add(c: Case): void {
     const prompt = promptOf(c);
     const choices = c.choices === undefined ? undefined : JSON.stringify(c.choices);
     const reference = c.reference === undefined ? undefined : JSON.stringify(c.reference);
@@ -49,19 +62,28 @@ export function suiteDigest(suite: Suite): string {
       3 * (choices?.length ?? 0) +
       3 * (reference?.length ?? 0) +
       jsonStringBound(c.scorer?.length ?? 0);
+    let used = this.used;
+    let buf = this.buf;
     if (used + bound > buf.length) {
-      hash.update(buf.subarray(0, used));
+      this.hash.update(buf.subarray(0, used));
       used = 0;
-      if (bound > buf.length) buf = Buffer.allocUnsafe(bound);
+      if (bound > buf.length) buf = this.buf = Buffer.allocUnsafe(bound);
     }
-    if (i > 0) buf[used++] = 0x2c; // ,
+    if (this.count > 0) buf[used++] = 0x2c; // ,
     used = writeCanonicalCase(buf, used, c, prompt, choices, reference);
     // A typed array drops writes past its end without a word: a wrong bound must not become a wrong digest.
-    if (used > buf.length) throw new Error(`suiteDigest: case ${i} overran its ${bound}-byte bound`);
+    if (used > buf.length) throw new Error(`suiteDigest: case ${this.count} overran its ${bound}-byte bound`);
+    this.used = used;
+    this.count++;
   }
-  hash.update(buf.subarray(0, used));
-  hash.update('],' + canonicalJson({ name: suite.name, scorer: suite.scorer, version: suite.version }).slice(1));
-  return 'sha256:' + hash.digest('hex');
+
+  /** The digest of the cases added so far under this name, scorer and version. */
+  digest(suite: Pick<Suite, 'name' | 'scorer' | 'version'>): string {
+    const hash = this.hash.copy();
+    hash.update(this.buf.subarray(0, this.used));
+    hash.update('],' + canonicalJson({ name: suite.name, scorer: suite.scorer, version: suite.version }).slice(1));
+    return 'sha256:' + hash.digest('hex');
+  }
 }
 
 const K_CHOICES = constantWriter('{"choices":');

@@ -6,7 +6,7 @@ import type { Case, Suite } from '../core/types.js';
 import mtData from './data/mt.json' with { type: 'json' };
 import routerData from './data/router.json' with { type: 'json' };
 import router250Data from './data/router-250.json' with { type: 'json' };
-import { suiteSchema, type SuiteFile } from './schema.js';
+import { suiteSchema, type CaseFile, type SuiteFile } from './schema.js';
 import { choiceProblem } from '../scorers/choice.js';
 import { compileExpected } from '../scorers/regex.js';
 import { readTextFile } from '../read-text.js';
@@ -73,34 +73,45 @@ function fromData(raw: unknown, where: string): Suite {
   const seen = new Map<string, number>();
   const cases: Case[] = file.cases.map((c, i) => {
     const prev = seen.get(c.id);
-    if (prev !== undefined) {
-      throw new JoulebenchError('E_SUITE', `${where}: case ${i} (id ${quote(c.id)}): id: duplicates case ${prev}`);
-    }
+    if (prev !== undefined) throw duplicateId(where, i, c.id, prev);
     seen.set(c.id, i);
-    if ((c.scorer ?? file.scorer) === 'regex' && c.expected !== null) {
-      // Compiled here, so a bad pattern stops the run before it starts, naming where it is.
-      try {
-        compileExpected(c.expected);
-      } catch (e) {
-        throw new JoulebenchError(
-          'E_SUITE',
-          `${where}: case ${i} (id ${quote(c.id)}): expected: not a valid regular expression (RE2 syntax, no backreferences or lookaround: ${regexProblem(e)})`,
-        );
-      }
-    }
-    if (file.scorer === 'choice' && c.expected !== null) {
-      const problem = choiceProblem(c.expected, c.choices);
-      if (problem) throw new JoulebenchError('E_SUITE', `${where}: case ${i} (id ${quote(c.id)}): expected: ${problem}`);
-    }
-    const out: Case = { id: c.id, expected: c.expected, dataset: c.dataset ?? file.name, weight: c.weight, tags: c.tags };
-    if (c.prompt !== undefined) out.prompt = c.prompt;
-    if (c.turns !== undefined) out.turns = c.turns;
-    if (c.choices !== undefined) out.choices = c.choices;
-    if (c.reference !== undefined) out.reference = c.reference;
-    if (c.scorer !== undefined) out.scorer = c.scorer;
-    return out;
+    return toCase(c, i, where, file);
   });
   return { name: file.name, version: file.version, scorer: file.scorer, cases, source: where };
+}
+
+/** Case `i` repeats the id of case `prev`. */
+export function duplicateId(where: string, i: number, id: string, prev: number): JoulebenchError {
+  return new JoulebenchError('E_SUITE', `${where}: case ${i} (id ${quote(id)}): id: duplicates case ${prev}`);
+}
+
+/**
+ * One validated case as the runner takes it; a regex that does not compile or an `expected` that is
+ * not one of the choices is refused here, before the run starts, naming where it is. Shared by the
+ * in-memory loader and the streamed JSONL reader (jsonl-stream.ts), so both refuse alike.
+ */
+export function toCase(c: CaseFile, i: number, where: string, file: { name: string; scorer: SuiteFile['scorer'] }): Case {
+  if ((c.scorer ?? file.scorer) === 'regex' && c.expected !== null) {
+    try {
+      compileExpected(c.expected);
+    } catch (e) {
+      throw new JoulebenchError(
+        'E_SUITE',
+        `${where}: case ${i} (id ${quote(c.id)}): expected: not a valid regular expression (RE2 syntax, no backreferences or lookaround: ${regexProblem(e)})`,
+      );
+    }
+  }
+  if (file.scorer === 'choice' && c.expected !== null) {
+    const problem = choiceProblem(c.expected, c.choices);
+    if (problem) throw new JoulebenchError('E_SUITE', `${where}: case ${i} (id ${quote(c.id)}): expected: ${problem}`);
+  }
+  const out: Case = { id: c.id, expected: c.expected, dataset: c.dataset ?? file.name, weight: c.weight, tags: c.tags };
+  if (c.prompt !== undefined) out.prompt = c.prompt;
+  if (c.turns !== undefined) out.turns = c.turns;
+  if (c.choices !== undefined) out.choices = c.choices;
+  if (c.reference !== undefined) out.reference = c.reference;
+  if (c.scorer !== undefined) out.scorer = c.scorer;
+  return out;
 }
 
 /** Several suites as one, in order; each case keeps its dataset. They must share a scorer. */
@@ -122,13 +133,23 @@ export function combine(name: string, suites: Suite[]): Suite {
 function describeIssue(error: z.ZodError, raw: unknown): string {
   const issue = error.issues[0];
   if (!issue) return 'invalid suite';
-  const path = issue.path;
+  const cases = (raw as { cases?: unknown[] } | null)?.cases;
+  return describeIssueAt(issue, issue.path, (idx) => cases?.[idx]);
+}
+
+/** Case `i` of a suite read line by line (`raw`: the line's value) failed `caseSchema`: as {@link describeIssue} words it. */
+export function describeCaseIssue(error: z.ZodError, i: number, raw: unknown): string {
+  const issue = error.issues[0];
+  if (!issue) return 'invalid suite';
+  return describeIssueAt(issue, ['cases', i, ...issue.path], () => raw);
+}
+
+function describeIssueAt(issue: z.core.$ZodIssue, path: readonly PropertyKey[], caseAt: (idx: number) => unknown): string {
   let where = '';
   let rest = path;
   if (path[0] === 'cases' && typeof path[1] === 'number') {
     const idx = path[1];
-    const cases = (raw as { cases?: unknown[] } | null)?.cases;
-    const id = (cases?.[idx] as { id?: unknown } | undefined)?.id;
+    const id = (caseAt(idx) as { id?: unknown } | undefined)?.id;
     where = `case ${idx}${typeof id === 'string' ? ` (id ${quote(id)})` : ''}: `;
     rest = path.slice(2);
   }

@@ -37,3 +37,5 @@ export const suiteSchema = z
   .strict();
 
 export type SuiteFile = z.infer<typeof suiteSchema>;
+
+export type CaseFile = z.infer<typeof caseSchema>;

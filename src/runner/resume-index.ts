@@ -1,0 +1,131 @@
+import { closeSync, openSync, readSync } from 'node:fs';
+import { JoulebenchError } from '../core/errors.js';
+import type { CaseResult, Phase, ResultsHeader } from '../core/types.js';
+import { fileLines } from '../suites/lines.js';
+import { ResultsLineParser } from './results-file.js';
+import type { FinishedLookup } from './run.js';
+
+/** An interrupted run's results file, read for `--resume` without holding its lines. */
+export interface ResumeFile {
+  header: ResultsHeader | null;
+  finished: FinishedCases;
+  /** Case lines in the file (warmup and scored, repeats included): the receipt's `finished_before`. */
+  case_lines: number;
+  /** Bytes up to and including the last complete line. */
+  good_bytes: number;
+  /** Bytes after the last newline: a line torn by a kill; not parsed. */
+  torn_bytes: number;
+}
+
+/**
+ * Reads a results file line by line (the rules and messages of `readResultsFile`) and keeps, for each
+ * finished (phase, pass, index) of a suite of `count` cases, only where its line is in the file: 12 bytes
+ * a case, never the line objects. A finished case's line is read back (one `pread`) when the run
+ * reaches it, for the report and the target's restore. The first line of a key wins, as before.
+ */
+export function readResumeFile(path: string, count: number): ResumeFile {
+  const parser = new ResultsLineParser(path, {
+    header: (h) => {
+      header = h;
+      // Passes are numbered warmup 0…w-1, then scored w…w+r-1: one slot per (pass, index).
+      warmup = nonNegative(h.warmup);
+      passes = warmup + nonNegative(h.repeats);
+      offsets = new Float64Array(passes * count);
+      lengths = new Uint32Array(passes * count);
+    },
+    case: (r) => {
+      caseLines++;
+      const p = r.phase === 'warmup' ? (r.pass < warmup ? r.pass : -1) : r.pass < passes - warmup ? warmup + r.pass : -1;
+      // A key outside this suite and header cannot be asked for (the run refuses another suite or config).
+      if (p < 0 || r.pass < 0 || r.index < 0 || r.index >= count) return;
+      const slot = p * count + r.index;
+      if (offsets[slot] !== 0) return;
+      offsets[slot] = lineOffset + 1;
+      lengths[slot] = lineBytes;
+      size++;
+    },
+    other: () => {},
+  });
+  let header: ResultsHeader | null = null;
+  let warmup = 0;
+  let passes = 0;
+  let offsets = new Float64Array(0);
+  let lengths = new Uint32Array(0);
+  let size = 0;
+  let caseLines = 0;
+  let lineOffset = 0;
+  let lineBytes = 0;
+  let end = { good_bytes: 0, torn_bytes: 0 };
+  for (const { line, n, offset, bytes } of fileLines(path, { code: 'E_RESULTS', where: path, torn: { onEnd: (e) => (end = e) } })) {
+    lineOffset = offset;
+    lineBytes = bytes;
+    parser.line(line, n);
+  }
+  return { header, finished: new FinishedCases(path, count, warmup, passes, offsets, lengths, size), case_lines: caseLines, ...end };
+}
+
+function nonNegative(n: unknown): number {
+  return typeof n === 'number' && Number.isInteger(n) && n >= 0 ? n : 0;
+}
+
+/** The finished cases of an interrupted run, by slot, read back from the file one line at a time. */
+export class FinishedCases implements FinishedLookup {
+  private fd = -1;
+  private buf = Buffer.allocUnsafe(1 << 12);
+
+  constructor(
+    private readonly path: string,
+    private readonly count: number,
+    private readonly warmup: number,
+    private readonly passes: number,
+    private readonly offsets: Float64Array,
+    private readonly lengths: Uint32Array,
+    readonly size: number,
+  ) {}
+
+  private slot(phase: Phase, pass: number, index: number): number {
+    const p = phase === 'warmup' ? (pass < this.warmup ? pass : -1) : pass < this.passes - this.warmup ? this.warmup + pass : -1;
+    return p < 0 || index < 0 || index >= this.count ? -1 : p * this.count + index;
+  }
+
+  get(phase: Phase, pass: number, index: number): CaseResult | undefined {
+    const slot = this.slot(phase, pass, index);
+    if (slot < 0) return undefined;
+    const at = this.offsets[slot]!;
+    if (at === 0) return undefined;
+    const bytes = this.lengths[slot]!;
+    if (this.fd < 0) this.fd = openSync(this.path, 'r');
+    if (this.buf.length < bytes) this.buf = Buffer.allocUnsafe(bytes);
+    let got = 0;
+    while (got < bytes) {
+      const n = readSync(this.fd, this.buf, got, bytes - got, at - 1 + got);
+      if (n === 0) throw new JoulebenchError('E_RESULTS', `${this.path}: shorter than when it was read for --resume (changed while the run went on)`);
+      got += n;
+    }
+    let r: CaseResult | undefined;
+    try {
+      r = JSON.parse(this.buf.toString('utf8', 0, bytes)) as CaseResult;
+    } catch {
+      r = undefined;
+    }
+    // The line that was read at this offset: anything else means the file was rewritten under the run.
+    if (r?.record !== 'case' || r.phase !== phase || r.pass !== pass || r.index !== index) {
+      throw new JoulebenchError('E_RESULTS', `${this.path}: changed while the run went on (the line of ${phase} pass ${pass} index ${index} is no longer where --resume read it)`);
+    }
+    return r;
+  }
+
+  firstMissing(phase: Phase, pass: number, n: number): number {
+    for (let i = 0; i < n; i++) {
+      const slot = this.slot(phase, pass, i);
+      if (slot < 0 || this.offsets[slot] === 0) return i;
+    }
+    return -1;
+  }
+
+  /** Closes the file the finished lines are read back from. */
+  close(): void {
+    if (this.fd >= 0) closeSync(this.fd);
+    this.fd = -1;
+  }
+}

@@ -1,0 +1,262 @@
+import { randomBytes } from 'node:crypto';
+import { basename, extname } from 'node:path';
+import { JoulebenchError } from '../core/errors.js';
+import type { Case, StreamedSuite, Suite } from '../core/types.js';
+import { SuiteDigester } from './digest.js';
+import { fileLines, type FileStamp } from './lines.js';
+import { BUNDLED_SUITES, describeCaseIssue, duplicateId, toCase } from './loader.js';
+import { caseSchema } from './schema.js';
+import { compileFilter, describeSelection, type Selection } from './select.js';
+
+/** Cases handed to the runner at a time. */
+export const STREAM_BATCH = 256;
+
+/** Whether a suite streams its cases (else they are all in memory). */
+export function isStreamed(s: Suite | StreamedSuite): s is StreamedSuite {
+  return 'stream' in s;
+}
+
+/** Whether `path` names a suite file that can be streamed (JSONL). */
+export function isJsonlSuitePath(path: string): boolean {
+  const ext = extname(path).toLowerCase();
+  return ext === '.jsonl' || ext === '.ndjson';
+}
+
+export interface JsonlStreamOptions {
+  /** `--filter` / `--limit`: applied in both passes; the selection enters the version (as selectCases does). */
+  selection?: Selection;
+  /** Relabels the suite's version before the selection is appended (`params.retry`: `…/retry-N`). */
+  relabel?: (version: string) => string;
+  /** Bytes read at a time (tests use small ones). */
+  chunkBytes?: number;
+}
+
+/**
+ * A JSONL suite read as a stream, in two passes over the file:
+ *
+ * 1. now: every line is parsed and validated (the checks and messages of `loadSuiteFile`, in the same
+ *    order of precedence: bad UTF-8, then the first line that is not JSON, then the first schema
+ *    problem, then the first duplicate id, bad regex or bad choice), the selected cases are counted
+ *    and digested. Nothing is kept but a 64-bit fingerprint of each id (for duplicates); a bad line at
+ *    the very end refuses the run before any case is sent, and the results file's header (written
+ *    first) gets the digest.
+ * 2. per pass of the run (`stream.batches()`): the file is read again, each line validated again, and
+ *    the selected cases handed over `STREAM_BATCH` at a time. The file must be the one checked: its
+ *    size, mtime and inode are compared when it is opened, and the cases' digest when the pass ends
+ *    (before its last batch is handed over): a change is E_SUITE, and the run ends without its `end`
+ *    record (the results file reads as interrupted, never as complete).
+ *
+ * The digest is byte for byte `suiteDigest(loadSuiteFile(path))`'s (after the same selection).
+ */
+export function streamJsonlSuite(path: string, opts: JsonlStreamOptions = {}): StreamedSuite {
+  const where = `suite ${path}`;
+  const name = basename(path, extname(path));
+  const file = { name, scorer: 'substring' as const };
+  const sel = opts.selection ?? {};
+  const re = sel.filter !== undefined ? compileFilter(sel.filter) : null;
+  const limit = sel.limit ?? Infinity;
+  const what = describeSelection(sel);
+  const version = (opts.relabel ?? ((v: string) => v))('1') + (what ? `+${what}` : '');
+  const selects = (c: Case): boolean => re === null || re.test(c.id) || re.test(c.dataset) || (c.tags ?? []).some((t) => re.test(t));
+  const lineOpts = { code: 'E_SUITE' as const, where, ...(opts.chunkBytes !== undefined ? { chunkBytes: opts.chunkBytes } : {}) };
+
+  // Pass 1: check everything, count and digest the selection.
+  let stamp: FileStamp | null = null;
+  let jsonError: JoulebenchError | null = null;
+  let schemaError: JoulebenchError | null = null;
+  let caseError: JoulebenchError | null = null;
+  let caseErrorAt = Infinity;
+  const ids = new IdFingerprints();
+  // Fingerprints seen twice before the first other case problem: confirmed against the file afterwards.
+  const suspects = new Set<string>();
+  const digester = new SuiteDigester();
+  let total = 0;
+  let judged = false;
+  for (const { line, n } of fileLines(path, { ...lineOpts, suffix: ` (bundled suites: ${BUNDLED_SUITES.join(', ')})`, onOpen: (s) => (stamp = s) })) {
+    if (line.trim() === '') continue;
+    // Once a line is not JSON, only bad UTF-8 further on can outrank it: the rest is read, not parsed.
+    if (jsonError) continue;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(line);
+    } catch (e) {
+      jsonError = new JoulebenchError('E_SUITE', `${where}: line ${n}: not valid JSON (${(e as Error).message})`);
+      continue;
+    }
+    const i = total++;
+    if (schemaError) continue;
+    const parsed = caseSchema.safeParse(raw);
+    if (!parsed.success) {
+      schemaError = new JoulebenchError('E_SUITE', `${where}: ${describeCaseIssue(parsed.error, i, raw)}`);
+      continue;
+    }
+    if (caseError) continue;
+    const c = parsed.data;
+    if (ids.add(c.id)) suspects.add(IdFingerprints.key(c.id));
+    let kase: Case;
+    try {
+      kase = toCase(c, i, where, file);
+    } catch (e) {
+      caseError = e as JoulebenchError;
+      caseErrorAt = i;
+      continue;
+    }
+    if (digester.count < limit && selects(kase)) {
+      digester.add(kase);
+      if (kase.scorer === 'judge') judged = true;
+    }
+  }
+  if (jsonError ?? schemaError) throw jsonError ?? schemaError;
+  // A duplicate comes before any other problem of a later case, as the in-memory loader checks them.
+  const duplicate = suspects.size > 0 ? firstDuplicate(path, lineOpts, where, suspects, caseErrorAt) : null;
+  if (duplicate) throw duplicate;
+  if (caseError) throw caseError;
+  if (total === 0) throw new JoulebenchError('E_SUITE', `${where}: cases: must hold at least one case`);
+  const count = digester.count;
+  if (count === 0) throw new JoulebenchError('E_USAGE', `--filter/--limit (${what}) selected no case of suite ${name} (${total} cases)`);
+  const meta = { name, scorer: file.scorer, version };
+  const digest = digester.digest(meta);
+  const checked = stamp as FileStamp | null;
+
+  const changed = (why: string): JoulebenchError =>
+    new JoulebenchError('E_SUITE', `${where}: changed on disk since the run checked it (${why}); this run is incomplete: run it again`);
+
+  // Pass 2, once per pass of the run.
+  function* batches(): Generator<readonly Case[], void, undefined> {
+    const again = new SuiteDigester();
+    let i = 0;
+    let batch: Case[] = [];
+    const onOpen = (s: FileStamp): void => {
+      if (checked && (s.size !== checked.size || s.mtime_ns !== checked.mtime_ns || s.ino !== checked.ino)) throw changed('size, modification time or inode differ');
+    };
+    for (const { line } of fileLines(path, { ...lineOpts, onOpen })) {
+      if (again.count === count) break; // --limit: the rest is not asked
+      if (line.trim() === '') continue;
+      let kase: Case;
+      try {
+        const parsed = caseSchema.safeParse(JSON.parse(line));
+        if (!parsed.success) throw changed(`case ${i} no longer valid`);
+        kase = toCase(parsed.data, i, where, file);
+      } catch (e) {
+        throw e instanceof JoulebenchError && e.message.includes('changed on disk') ? e : changed(`case ${i} no longer valid`);
+      }
+      i++;
+      if (!selects(kase)) continue;
+      again.add(kase);
+      batch.push(kase);
+      if (batch.length === STREAM_BATCH && again.count < count) {
+        yield batch;
+        batch = [];
+      }
+    }
+    if (again.count !== count || again.digest(meta) !== digest) throw changed('its cases no longer have the digest checked');
+    if (batch.length > 0) yield batch;
+  }
+
+  return { name, version, scorer: file.scorer, source: where, digest, judged, stream: { count, batches } };
+}
+
+/**
+ * One more pass over a file whose first pass saw some id fingerprint twice: the ids with those
+ * fingerprints are collected (only those: a handful, unless the file was made to collide), and the
+ * first case whose id really repeats is the error. Fingerprints that merely collided are no error.
+ * One pass whatever the number of collisions, so ids crafted to collide cost time linear in the file.
+ */
+function firstDuplicate(path: string, opts: Parameters<typeof fileLines>[1], where: string, suspects: ReadonlySet<string>, before: number): JoulebenchError | null {
+  const firstAt = new Map<string, number>();
+  let i = 0;
+  for (const { line } of fileLines(path, opts)) {
+    if (line.trim() === '') continue;
+    // Cases from the first other problem on are not checked for duplicates (that problem comes first).
+    if (i >= before) break;
+    let id: unknown;
+    try {
+      id = (JSON.parse(line) as { id?: unknown } | null)?.id;
+    } catch {
+      id = undefined; // changed since the first pass: the run's own pass will refuse the file
+    }
+    if (typeof id === 'string' && suspects.has(IdFingerprints.key(id))) {
+      const prev = firstAt.get(id);
+      if (prev !== undefined) return duplicateId(where, i, id, prev);
+      firstAt.set(id, i);
+    }
+    i++;
+  }
+  return null;
+}
+
+/**
+ * A set of 64-bit id fingerprints (open addressing, two `Uint32Array`s; 8–16 bytes a case): enough
+ * to find duplicate ids among a million cases without holding a million strings. A fingerprint seen
+ * before is only a suspect: the caller confirms it against the file.
+ */
+export class IdFingerprints {
+  private hi = new Uint32Array(1 << 12);
+  private lo = new Uint32Array(1 << 12);
+  private size = 0;
+
+  /** Adds `id`'s fingerprint; true when it was already there. */
+  add(id: string): boolean {
+    fingerprint(id);
+    if ((this.size + 1) * 4 > this.hi.length * 3) this.grow();
+    return this.insert(FP[0]!, FP[1]!);
+  }
+
+  /** The fingerprint as text (a set key). */
+  static key(id: string): string {
+    fingerprint(id);
+    return `${FP[0]}:${FP[1]}`;
+  }
+
+  private insert(a: number, b: number): boolean {
+    const mask = this.hi.length - 1;
+    let s = b & mask;
+    for (;;) {
+      const ha = this.hi[s]!;
+      const hb = this.lo[s]!;
+      if (ha === 0 && hb === 0) break;
+      if (ha === a && hb === b) return true;
+      s = (s + 1) & mask;
+    }
+    this.hi[s] = a;
+    this.lo[s] = b;
+    this.size++;
+    return false;
+  }
+
+  private grow(): void {
+    const { hi, lo } = this;
+    this.hi = new Uint32Array(hi.length * 2);
+    this.lo = new Uint32Array(lo.length * 2);
+    this.size = 0;
+    for (let s = 0; s < hi.length; s++) if (hi[s] !== 0 || lo[s] !== 0) this.insert(hi[s]!, lo[s]!);
+  }
+}
+
+/** The last fingerprint computed (two 32-bit halves), reused to spare an allocation per id. */
+const FP = new Uint32Array(2);
+/**
+ * Seeded per process: a suite cannot be written so that its ids collide (which would crowd one
+ * probe sequence and turn the table quadratic); fingerprints never leave the process.
+ */
+const SEED = randomBytes(8);
+const SEED_A = SEED.readUInt32LE(0);
+const SEED_B = SEED.readUInt32LE(4);
+
+/** Two seeded 32-bit multiplicative hashes of the UTF-16 units, each finalised with the other, into FP; never (0, 0). */
+function fingerprint(id: string): void {
+  let a = 0x9e3779b9 ^ SEED_A;
+  let b = 0x85ebca6b ^ SEED_B;
+  for (let k = 0; k < id.length; k++) {
+    const u = id.charCodeAt(k);
+    a = Math.imul(a ^ u, 0x01000193);
+    b = Math.imul(b ^ u, 0x5bd1e995);
+  }
+  a = Math.imul(a ^ (a >>> 15), 0x2c1b3c6d) ^ Math.imul(b ^ (b >>> 13), 0x297a2d39);
+  b = Math.imul(b ^ (b >>> 16), 0x85ebca6b) ^ Math.imul(a ^ (a >>> 13), 0xc2b2ae35);
+  a = (a ^ (a >>> 16)) >>> 0;
+  b = (b ^ (b >>> 16)) >>> 0;
+  if (a === 0 && b === 0) a = 1; // (0, 0) marks an empty slot
+  FP[0] = a;
+  FP[1] = b;
+}
