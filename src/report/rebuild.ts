@@ -1,0 +1,272 @@
+import { closeSync, readSync } from 'node:fs';
+import { Aggregator, reportContextOf, type BenchReport } from '../core/aggregate.js';
+import { JoulebenchError } from '../core/errors.js';
+import { pairedCaseOf } from '../core/paired-compare.js';
+import type { CaseResult, ResultsHeader } from '../core/types.js';
+import { mtBenchBlock } from '../judge/summary.js';
+import type { JudgeTally } from '../judge/score.js';
+import { loadBlockFromResults } from '../load/rebuild.js';
+import { openRegularFile } from '../read-text.js';
+import { ResultsLineParser } from '../runner/results-file.js';
+import { streamResultLines } from '../runner/results-stream.js';
+import type { PairedCase } from '../stats/paired.js';
+import { CaseLineScanner } from './case-scan.js';
+
+/**
+ * Per-case data kept beside the report: `none` (the report only: memory stays flat whatever the
+ * number of cases), `scored` (every scored case as parsed, for `report --html` and `--cases`), `paired`
+ * (the seven figures a paired comparison reads, for `compare`).
+ */
+export type KeepCases = 'none' | 'scored' | 'paired';
+
+export interface RebuildOptions {
+  keep?: KeepCases;
+  /** Read buffer, bytes (tests use small ones to cross chunk edges). */
+  chunkBytes?: number;
+}
+
+export interface RebuiltRun {
+  header: ResultsHeader;
+  report: BenchReport;
+  /** `keep: 'scored'`: the scored cases in file order. */
+  scored: CaseResult[] | null;
+  /** `keep: 'paired'`: the scored cases' paired figures in file order. */
+  paired: PairedCase[] | null;
+  /** True when the case lines were already in case order (a sequential run), read once. */
+  in_order: boolean;
+}
+
+/**
+ * The report of a results file, rebuilt as it streams past: byte-identical to the run's own report,
+ * whatever order its case lines were written in, without holding the file or its line objects.
+ *
+ * Aggregation must see the cases in case order (phase, pass, index; file order for a repeated key):
+ * floating-point sums depend on order, and a concurrent run writes lines as cases finish. Lines in case
+ * order (a sequential run) are aggregated as they are read. At the first line out of order that
+ * aggregate is dropped, and once the file is read its case lines are aggregated again in case order,
+ * each read back from its byte offset (kept, with its key, for every case line: 25 bytes a case).
+ *
+ * Case lines the encoder wrote are read by {@link CaseLineScanner} without JSON.parse; any other line
+ * goes through ResultsLineParser, so the rules and messages are readResultsFile's. The judge block and a
+ * load run's `load` block are rebuilt from what they need (judged cases' score and category; the
+ * per-request records), kept in file order as before.
+ */
+export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltRun {
+  const keep = opts.keep ?? 'none';
+  const scanner = new CaseLineScanner();
+  const keys = new CaseKeys();
+  let header: ResultsHeader | null = null;
+  let agg: Aggregator | null = null;
+  let inOrder = true;
+  let lastRank = -1;
+  let lastPass = 0;
+  let lastIndex = 0;
+  let judgeLine: Record<string, unknown> | null = null;
+  let loadEnergy: Record<string, unknown> | null = null;
+  const scored: CaseResult[] = [];
+  const paired: PairedCase[] = [];
+  const loadCases: CaseResult[] = [];
+  const judged: CaseResult[] = [];
+  let lineOffset = 0;
+
+  const onCase = (r: CaseResult, fresh: boolean): void => {
+    const rank = r.phase === 'warmup' ? 0 : 1;
+    keys.push(rank, r.pass, r.index, lineOffset);
+    if (inOrder) {
+      if (rank < lastRank || (rank === lastRank && (r.pass < lastPass || (r.pass === lastPass && r.index < lastIndex)))) {
+        inOrder = false;
+        agg = null;
+      } else {
+        lastRank = rank;
+        lastPass = r.pass;
+        lastIndex = r.index;
+        agg!.add(r);
+      }
+    }
+    if (r.phase !== 'scored') return;
+    if (keep === 'scored') scored.push(r);
+    else if (keep === 'paired') paired.push(pairedCaseOf(r));
+    if (fresh && r.meta !== undefined) {
+      // Only parsed lines carry meta (the scanner declines it): what the two blocks read, nothing more.
+      const m = r.meta as { load?: unknown; judge?: unknown };
+      if (m.load && header && (header as { load?: unknown }).load) {
+        loadCases.push({ phase: r.phase, error: r.error, passed: r.passed, completion_tokens: r.completion_tokens, prompt_tokens: r.prompt_tokens, meta: { load: m.load } } as unknown as CaseResult);
+      }
+      if (typeof m.judge === 'object' && m.judge !== null) judged.push({ phase: r.phase, dataset: r.dataset, score: r.score, meta: { judge: m.judge } } as unknown as CaseResult);
+    }
+  };
+  const parser = new ResultsLineParser(path, {
+    header: (h) => {
+      header = h;
+      agg = new Aggregator(h.concurrency !== undefined ? { concurrency: h.concurrency } : {});
+    },
+    case: (r) => onCase(r, true),
+    other: (o) => {
+      if (o.record === 'judge') judgeLine ??= o;
+      else if (o.record === 'load_energy') loadEnergy ??= o;
+    },
+  });
+  // Every scored case is kept whole for --html: parse every line then (that path is not the fast one).
+  const scan = keep !== 'scored';
+  streamResultLines(
+    path,
+    {
+      region: (buf, start, end, firstLine, offset) => {
+        let n = firstLine;
+        for (let s = start; s <= end; n++) {
+          let nl = buf.indexOf(0x0a, s);
+          if (nl < 0 || nl > end) nl = end;
+          lineOffset = offset + (s - start);
+          if (scan && header !== null && scanner.scan(buf, s, nl)) onCase(scanner.r, false);
+          else parser.line(buf.toString('utf8', s, nl), n);
+          s = nl + 1;
+        }
+      },
+    },
+    opts.chunkBytes,
+  );
+  const h = header as ResultsHeader | null;
+  if (!h) throw new JoulebenchError('E_RESULTS', `${path}: results file has no header line`);
+  const ctx = reportContextOf(h);
+  const report = (inOrder ? (agg as Aggregator | null) ?? new Aggregator() : inCaseOrder(path, h, keys, scanner)).report(ctx);
+  // A load run (--request-rate) carries its serving block, rebuilt from the same file.
+  const load = loadBlockFromResults(h, loadCases, loadEnergy ? [loadEnergy] : []);
+  // A judged results file (run with a judge, or rescored) carries its judge line: its MT-Bench block is rebuilt.
+  const judgedReport = judgeLine ? withJudgeBlock(report, judged, judgeLine, path) : report;
+  return {
+    header: h,
+    report: load ? ({ ...judgedReport, load } as BenchReport) : judgedReport,
+    scored: keep === 'scored' ? scored : null,
+    paired: keep === 'paired' ? paired : null,
+    in_order: inOrder,
+  };
+}
+
+/** Adds the MT-Bench block of a judged results file (its judge line, its judged cases in file order). */
+export function withJudgeBlock(report: BenchReport, scored: readonly CaseResult[], line: Record<string, unknown>, path: string): BenchReport {
+  const t = line.tally as Partial<JudgeTally> | null | undefined;
+  const numOrNull = (v: unknown) => v === null || (typeof v === 'number' && Number.isFinite(v));
+  const ok =
+    typeof t === 'object' && t !== null &&
+    (['judgements', 'cached', 'requests', 'errors'] as const).every((k) => Number.isInteger(t[k])) &&
+    (['joules', 'usd', 'prompt_tokens', 'completion_tokens'] as const).every((k) => numOrNull(t[k])) &&
+    Array.isArray(t.energy_sources) && typeof line.model === 'string' && typeof line.prompt_hash === 'string' && typeof line.pass === 'number';
+  if (!ok) throw new JoulebenchError('E_RESULTS', `${path}: the judge line is malformed (model, prompt_hash, pass and tally are required)`);
+  const info = { model: String(line.model), mode: String(line.mode), prompt_hash: String(line.prompt_hash), pass: Number(line.pass) };
+  return { ...report, ...mtBenchBlock(scored, report, line.tally as JudgeTally, info) };
+}
+
+/**
+ * The aggregate of a file whose case lines are out of order: the keys sorted (stably: file order for a
+ * repeated key), then every case line read back from its offset, in that order. Lines a concurrent run
+ * wrote are nearly in order, so reads mostly hit the current block.
+ */
+function inCaseOrder(path: string, h: ResultsHeader, keys: CaseKeys, scanner: CaseLineScanner): Aggregator {
+  const agg = new Aggregator(h.concurrency !== undefined ? { concurrency: h.concurrency } : {});
+  const order = keys.sortedOrder();
+  const reader = new LineReader(path);
+  try {
+    for (let k = 0; k < order.length; k++) {
+      const i = order[k]!;
+      const { buf, start, end } = reader.lineAt(keys.offset(i));
+      let r: CaseResult;
+      if (scanner.scan(buf, start, end)) r = scanner.r;
+      else {
+        try {
+          r = JSON.parse(buf.toString('utf8', start, end)) as CaseResult;
+        } catch {
+          r = null as unknown as CaseResult;
+        }
+      }
+      // The file was read whole a moment ago; a line that differs now means it changed under us.
+      if (r === null || r.record !== 'case' || (r.phase === 'warmup' ? 0 : 1) !== keys.rank(i) || r.pass !== keys.pass(i) || r.index !== keys.index(i)) {
+        throw new JoulebenchError('E_RESULTS', `${path}: changed while being read (the case line at byte ${keys.offset(i)} is not the one read before)`);
+      }
+      agg.add(r);
+    }
+  } finally {
+    reader.close();
+  }
+  return agg;
+}
+
+/** Fixed-size pages of typed arrays: grows without copying, 25 bytes a case line. */
+const PAGE = 1 << 16;
+
+/** Every case line's key (phase rank, pass, index) and byte offset, in file order. */
+class CaseKeys {
+  private readonly ranks: Uint8Array[] = [];
+  private readonly passes: Float64Array[] = [];
+  private readonly indexes: Float64Array[] = [];
+  private readonly offsets: Float64Array[] = [];
+  length = 0;
+  push(rank: number, pass: number, index: number, offset: number): void {
+    const at = this.length & (PAGE - 1);
+    if (at === 0) {
+      this.ranks.push(new Uint8Array(PAGE));
+      this.passes.push(new Float64Array(PAGE));
+      this.indexes.push(new Float64Array(PAGE));
+      this.offsets.push(new Float64Array(PAGE));
+    }
+    const page = this.length >>> 16;
+    this.ranks[page]![at] = rank;
+    this.passes[page]![at] = pass;
+    this.indexes[page]![at] = index;
+    this.offsets[page]![at] = offset;
+    this.length++;
+  }
+  rank(i: number): number {
+    return this.ranks[i >>> 16]![i & (PAGE - 1)]!;
+  }
+  pass(i: number): number {
+    return this.passes[i >>> 16]![i & (PAGE - 1)]!;
+  }
+  index(i: number): number {
+    return this.indexes[i >>> 16]![i & (PAGE - 1)]!;
+  }
+  offset(i: number): number {
+    return this.offsets[i >>> 16]![i & (PAGE - 1)]!;
+  }
+  /** Line numbers (0-based among case lines) in case order; a repeated key keeps file order. */
+  sortedOrder(): Uint32Array {
+    const order = new Uint32Array(this.length);
+    for (let i = 0; i < order.length; i++) order[i] = i;
+    return order.sort((a, b) => this.rank(a) - this.rank(b) || this.pass(a) - this.pass(b) || this.index(a) - this.index(b) || a - b);
+  }
+}
+
+/** Reads lines by file offset through one block, so nearby lines cost no extra read. */
+class LineReader {
+  private readonly fd: number;
+  private buf = Buffer.allocUnsafe(1 << 18);
+  private base = -1; // file offset of buf[0]
+  private len = 0;
+  constructor(private readonly path: string) {
+    this.fd = openRegularFile(path, 'E_RESULTS').fd;
+  }
+  /** The line starting at `offset`, without its newline. */
+  lineAt(offset: number): { buf: Buffer; start: number; end: number } {
+    if (this.base >= 0 && offset >= this.base && offset < this.base + this.len) {
+      const start = offset - this.base;
+      const nl = this.buf.indexOf(0x0a, start);
+      if (nl >= 0 && nl < this.len) return { buf: this.buf, start, end: nl };
+    }
+    // Read a block from the line's start; grow it for a line longer than the block.
+    for (;;) {
+      this.len = 0;
+      this.base = offset;
+      while (this.len < this.buf.length) {
+        const got = readSync(this.fd, this.buf, this.len, this.buf.length - this.len, offset + this.len);
+        if (got === 0) break;
+        this.len += got;
+      }
+      const nl = this.buf.indexOf(0x0a);
+      if (nl >= 0 && nl < this.len) return { buf: this.buf, start: 0, end: nl };
+      if (this.len < this.buf.length) throw new JoulebenchError('E_RESULTS', `${this.path}: changed while being read (no complete line at byte ${offset})`);
+      this.buf = Buffer.allocUnsafe(this.buf.length * 2);
+    }
+  }
+  close(): void {
+    closeSync(this.fd);
+  }
+}
