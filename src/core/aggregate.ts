@@ -518,7 +518,14 @@ export function reportContextOf(h: ResultsHeader): ReportContext {
     warmup: h.warmup,
     repeats: h.repeats,
     ...(h.concurrency !== undefined ? { concurrency: h.concurrency } : {}),
+    ...(h.bootstrap !== undefined ? { bootstrap: h.bootstrap } : {}),
+    ...(h.shared === true ? { shared: true } : {}),
   };
+}
+
+/** The Aggregator a results file's header calls for (its concurrency, shared hardware). */
+export function aggregatorOf(h: ResultsHeader): Aggregator {
+  return new Aggregator({ ...(h.concurrency !== undefined ? { concurrency: h.concurrency } : {}), ...(h.shared === true ? { shared: true } : {}) });
 }
 
 export function aggregate(all: readonly CaseResult[], ctx: ReportContext): BenchReport {

@@ -272,4 +272,8 @@ export interface ResultsHeader {
   meter: string;
   /** Cases in flight at once; absent in files written before it was recorded (read as 1). */
   concurrency?: number;
+  /** Bootstrap resamples of the report's intervals, when not the default 2000 (`run --bootstrap`). */
+  bootstrap?: number;
+  /** Other arms shared the hardware (`sweep --parallel-arms`): energy attribution is shared. Absent: false. */
+  shared?: boolean;
 }

@@ -1,5 +1,5 @@
 import { closeSync, readSync } from 'node:fs';
-import { Aggregator, reportContextOf, type BenchReport } from '../core/aggregate.js';
+import { aggregatorOf, type Aggregator, reportContextOf, type BenchReport } from '../core/aggregate.js';
 import { JoulebenchError } from '../core/errors.js';
 import { pairedCaseOf } from '../core/paired-compare.js';
 import type { CaseResult, ResultsHeader } from '../core/types.js';
@@ -97,8 +97,9 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
   };
   const parser = new ResultsLineParser(path, {
     header: (h) => {
+      checkHeader(h, path);
       header = h;
-      agg = new Aggregator(h.concurrency !== undefined ? { concurrency: h.concurrency } : {});
+      agg = aggregatorOf(h);
     },
     case: (r) => onCase(r, true),
     other: (o) => {
@@ -128,7 +129,7 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
   const h = header as ResultsHeader | null;
   if (!h) throw new JoulebenchError('E_RESULTS', `${path}: results file has no header line`);
   const ctx = reportContextOf(h);
-  const report = (inOrder ? (agg as Aggregator | null) ?? new Aggregator() : inCaseOrder(path, h, keys, scanner)).report(ctx);
+  const report = (inOrder ? (agg as Aggregator | null) ?? aggregatorOf(h) : inCaseOrder(path, h, keys, scanner)).report(ctx);
   // A load run (--request-rate) carries its serving block, rebuilt from the same file.
   const load = loadBlockFromResults(h, loadCases, loadEnergy ? [loadEnergy] : []);
   // A judged results file (run with a judge, or rescored) carries its judge line: its MT-Bench block is rebuilt.
@@ -140,6 +141,16 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
     paired: keep === 'paired' ? paired : null,
     in_order: inOrder,
   };
+}
+
+/** The header fields the report reads, checked: a bad one is a line naming the file, not a stack trace. */
+function checkHeader(h: ResultsHeader, path: string): void {
+  const bad = (key: string, want: string): never => {
+    throw new JoulebenchError('E_RESULTS', `${path}: line 1: header key ${key} must be ${want}`);
+  };
+  if (h.concurrency !== undefined && !(Number.isInteger(h.concurrency) && h.concurrency >= 1)) bad('concurrency', 'a whole number >= 1');
+  if (h.bootstrap !== undefined && !(Number.isInteger(h.bootstrap) && h.bootstrap >= 0)) bad('bootstrap', 'a whole number >= 0');
+  if (h.shared !== undefined && typeof h.shared !== 'boolean') bad('shared', 'true or false');
 }
 
 /** Adds the MT-Bench block of a judged results file (its judge line, its judged cases in file order). */
@@ -162,7 +173,7 @@ export function withJudgeBlock(report: BenchReport, scored: readonly CaseResult[
  * wrote are nearly in order, so reads mostly hit the current block.
  */
 function inCaseOrder(path: string, h: ResultsHeader, keys: CaseKeys, scanner: CaseLineScanner): Aggregator {
-  const agg = new Aggregator(h.concurrency !== undefined ? { concurrency: h.concurrency } : {});
+  const agg = aggregatorOf(h);
   const order = keys.sortedOrder();
   const reader = new LineReader(path);
   try {

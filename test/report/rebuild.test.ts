@@ -105,6 +105,26 @@ describe('rebuildReport: a results file streamed into the report, byte-identical
     }
   });
 
+  it('a run with --bootstrap N: its header says so, and the rebuilt intervals are the run\'s own; a bad header value is one line', () => {
+    const home = p('home');
+    for (const n of ['0', '50']) {
+      const r = jb(['run', '-q', '--no-history', '--suite', 'router', '--bootstrap', n, '-o', p(`boot${n}.json`)], { home });
+      assert.equal(r.code, 0, r.stderr);
+      const out = jb(['report', '--json', p(`boot${n}.results.jsonl`)], { home });
+      assert.equal(out.code, 0, out.stderr);
+      assert.equal(out.stdout, readFileSync(p(`boot${n}.json`), 'utf8'), `--bootstrap ${n}`);
+      assert.equal((JSON.parse(out.stdout) as { ci: { resamples: number } }).ci.resamples, Number(n));
+    }
+    const lines = readFileSync(p('boot50.results.jsonl'), 'utf8').split('\n');
+    for (const [key, value] of [['bootstrap', -1], ['bootstrap', 1.5], ['concurrency', 0], ['shared', 'yes']] as const) {
+      const path = writeLines(`bad-header-${key}.results.jsonl`, [JSON.stringify({ ...JSON.parse(lines[0]!), [key]: value }), ...lines.slice(1, -1)]);
+      const r = jb(['report', '--json', path], { home });
+      assert.equal(r.code, 2, `${key}: ${r.stderr}`);
+      assert.match(r.stderr, new RegExp(`line 1: header key ${key} must be`));
+      assert.equal(r.stderr.trim().split('\n').length, 1);
+    }
+  });
+
   it('order-sensitive sums, declined lines, repeated keys and other records: the same bytes in any line order', () => {
     const cases = syntheticCases(300);
     const others = [JSON.stringify({ record: 'resume', at: 1 }), JSON.stringify({ record: 'end', scored: 600 })];
