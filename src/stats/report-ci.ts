@@ -123,7 +123,7 @@ export function reportCi(cols: CaseColumns, opts: ReportCiOptions): ReportCi {
  * 4n + 1024 (case indexes) go through a lookup table rather than a Map: at a million cases the Map
  * alone took ~50 MB.
  */
-function denseUnits(unit: ArrayLike<number>): { u: Uint32Array; units: number } {
+export function denseUnits(unit: ArrayLike<number>): { u: Uint32Array; units: number } {
   const n = unit.length;
   const u = new Uint32Array(n);
   let max = -1;
@@ -159,7 +159,7 @@ function denseUnits(unit: ArrayLike<number>): { u: Uint32Array; units: number } 
  * sort), with each one's dense unit. Whole-millisecond latencies are sorted as packed keys
  * (latency · 2^bits + position) by the typed array's own numeric sort, without an object per case.
  */
-function timedByLatency(latency: ArrayLike<number>, u: Uint32Array): { values: Float64Array; units: Uint32Array } {
+export function timedByLatency(latency: ArrayLike<number>, u: Uint32Array): { values: Float64Array; units: Uint32Array } {
   const n = latency.length;
   let m = 0;
   for (let j = 0; j < n; j++) if (!Number.isNaN(latency[j]!)) m++;
