@@ -28,15 +28,15 @@ export function repeatSpread(cols: CaseColumns, opts: { shared: boolean }): Repe
     let unknown = false;
     let wc = 0;
     const lat: number[] = [];
-    cols.pass.forEach((q, i) => {
-      if (q !== p) return;
+    for (let i = 0; i < cols.pass.length; i++) {
+      if (cols.pass[i] !== p) continue;
       const x = cols.joules[i]!;
       if (Number.isNaN(x)) unknown = true;
       else j += x;
       if (cols.passed[i] === 1) wc += cols.weight[i]!;
       const l = cols.latency_ms[i]!;
       if (!Number.isNaN(l)) lat.push(l);
-    });
+    }
     lat.sort((a, b) => a - b);
     const rank = (q: number) => (lat.length === 0 ? null : lat[Math.max(1, Math.ceil((q / 100) * lat.length - 1e-9)) - 1]!);
     const energyOk = !unknown && !opts.shared;

@@ -2,22 +2,25 @@ import { bootstrapCis, percentileStatistics, ratioStatistic, type ResampleStatis
 import { isInterval, roundInterval, type Interval, type IntervalResult } from './interval.js';
 import { wilson } from './wilson.js';
 
+/** A column of numbers: an array, or a typed array (the aggregate keeps typed ones). */
+export type NumberColumn = ArrayLike<number> & Iterable<number>;
+
 /** The per-case figures a report's intervals are computed from (scored phase only, in run order). */
 export interface CaseColumns {
   /** The case's position in the suite: passes of one case form one resampling unit. */
-  unit: number[];
+  unit: NumberColumn;
   /** The scored pass (0-based). */
-  pass: number[];
+  pass: NumberColumn;
   /** 1 correct, 0 wrong, -1 unscored (`expected: null` or not scored). */
-  passed: number[];
+  passed: NumberColumn;
   /** The case's per-correct weight. */
-  weight: number[];
+  weight: NumberColumn;
   /** NaN where unknown. */
-  joules: number[];
+  joules: NumberColumn;
   /** NaN where unknown. */
-  usd: number[];
+  usd: NumberColumn;
   /** Whole milliseconds as the report's percentiles use them; NaN for a case that failed at the target. */
-  latency_ms: number[];
+  latency_ms: NumberColumn;
 }
 
 export function emptyColumns(): CaseColumns {

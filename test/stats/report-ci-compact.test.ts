@@ -27,7 +27,7 @@ describe('report-ci compact columns: the same units and latency order as the Map
       () => rng.below(1000) / 7,
       () => [Infinity, -Infinity, NaN, 2 ** 60, 0][rng.below(5)]!,
     ];
-    const units: ((j: number) => number)[] = [(j) => j % 37, (j) => rng.below(20), (j) => 1e12 + (j % 5), (j) => -(j % 3), (j) => j * 0.5];
+    const units: ((j: number) => number)[] = [(j) => j % 37, () => rng.below(20), (j) => 1e12 + (j % 5), (j) => -(j % 3), (j) => j * 0.5];
     for (let trial = 0; trial < 200; trial++) {
       const n = 1 + rng.below(400);
       const lat = spellings[trial % spellings.length]!;
