@@ -58,6 +58,8 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
   let header: ResultsHeader | null = null;
   let agg: Aggregator | null = null;
   let inOrder = true;
+  /** Once a line is out of order: where it starts (the lines before it are in case order). */
+  let prefixEnd = 0;
   let lastRank = -1;
   let lastPass = 0;
   let lastIndex = 0;
@@ -71,18 +73,19 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
 
   const onCase = (r: CaseResult, fresh: boolean): void => {
     const rank = r.phase === 'warmup' ? 0 : 1;
-    keys.push(rank, r.pass, r.index, lineOffset);
     if (inOrder) {
       if (rank < lastRank || (rank === lastRank && (r.pass < lastPass || (r.pass === lastPass && r.index < lastIndex)))) {
         inOrder = false;
         agg = null;
+        prefixEnd = lineOffset;
+        keys.push(rank, r.pass, r.index, lineOffset);
       } else {
         lastRank = rank;
         lastPass = r.pass;
         lastIndex = r.index;
         agg!.add(r);
       }
-    }
+    } else keys.push(rank, r.pass, r.index, lineOffset);
     if (r.phase !== 'scored') return;
     if (keep === 'scored') scored.push(r);
     else if (keep === 'paired') paired.push(pairedCaseOf(r));
@@ -129,7 +132,7 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
   const h = header as ResultsHeader | null;
   if (!h) throw new JoulebenchError('E_RESULTS', `${path}: results file has no header line`);
   const ctx = reportContextOf(h);
-  const report = (inOrder ? (agg as Aggregator | null) ?? aggregatorOf(h) : inCaseOrder(path, h, keys, scanner)).report(ctx);
+  const report = (inOrder ? (agg as Aggregator | null) ?? aggregatorOf(h) : inCaseOrder(path, h, prefixEnd, keys)).report(ctx);
   // A load run (--request-rate) carries its serving block, rebuilt from the same file.
   const load = loadBlockFromResults(h, loadCases, loadEnergy ? [loadEnergy] : []);
   // A judged results file (run with a judge, or rescored) carries its judge line: its MT-Bench block is rebuilt.
@@ -168,40 +171,79 @@ export function withJudgeBlock(report: BenchReport, scored: readonly CaseResult[
 }
 
 /**
- * The aggregate of a file whose case lines are out of order: the keys sorted (stably: file order for a
- * repeated key), then every case line read back from its offset, in that order. Lines a concurrent run
- * wrote are nearly in order, so reads mostly hit the current block.
+ * The aggregate of a file whose case lines are out of order. The case lines before the first one out
+ * of order (`prefixEnd`) are in case order already; the keys and offsets of the rest were kept. Those
+ * are sorted (stably: file order for a repeated key) and merged with the in-order lines as those are
+ * read again from the start, every line read back from its offset. A concurrent run's lines are nearly
+ * in order, so reads mostly hit the current block.
  */
-function inCaseOrder(path: string, h: ResultsHeader, keys: CaseKeys, scanner: CaseLineScanner): Aggregator {
+function inCaseOrder(path: string, h: ResultsHeader, prefixEnd: number, keys: CaseKeys): Aggregator {
   const agg = aggregatorOf(h);
   const order = keys.sortedOrder();
-  const reader = new LineReader(path);
-  try {
-    for (let k = 0; k < order.length; k++) {
+  const prefix = new LineReader(path);
+  const rest = new LineReader(path);
+  const prefixScanner = new CaseLineScanner();
+  const restScanner = new CaseLineScanner();
+  const changed = (offset: number): never => {
+    throw new JoulebenchError('E_RESULTS', `${path}: changed while being read (the line at byte ${offset} is not the one read before)`);
+  };
+  let k = 0;
+  /** Adds the kept lines whose keys sort before (rank, pass, index); all of them when rank is Infinity. */
+  const restBefore = (rank: number, pass: number, index: number): void => {
+    for (; k < order.length; k++) {
       const i = order[k]!;
-      const { buf, start, end } = reader.lineAt(keys.offset(i));
-      let r: CaseResult;
-      if (scanner.scan(buf, start, end)) r = scanner.r;
-      else {
-        try {
-          r = JSON.parse(buf.toString('utf8', start, end)) as CaseResult;
-        } catch {
-          r = null as unknown as CaseResult;
-        }
-      }
-      // The file was read whole a moment ago; a line that differs now means it changed under us.
-      if (r === null || r.record !== 'case' || (r.phase === 'warmup' ? 0 : 1) !== keys.rank(i) || r.pass !== keys.pass(i) || r.index !== keys.index(i)) {
-        throw new JoulebenchError('E_RESULTS', `${path}: changed while being read (the case line at byte ${keys.offset(i)} is not the one read before)`);
-      }
-      agg.add(r);
+      const kr = keys.rank(i);
+      const kp = keys.pass(i);
+      const ki = keys.index(i);
+      if (!(kr < rank || (kr === rank && (kp < pass || (kp === pass && ki < index))))) return;
+      const r = caseAt(rest, keys.offset(i), restScanner);
+      if (r === null || (r.phase === 'warmup' ? 0 : 1) !== kr || r.pass !== kp || r.index !== ki) changed(keys.offset(i));
+      agg.add(r!);
     }
+  };
+  try {
+    // The in-order lines, read again in file order (the header and other records are passed over).
+    for (let offset = 0; offset < prefixEnd; ) {
+      const { buf, start, end } = prefix.lineAt(offset);
+      const next = offset + (end - start) + 1;
+      if (offset === 0 && end - start >= 3 && buf[start] === 0xef && buf[start + 1] === 0xbb && buf[start + 2] === 0xbf) {
+        offset = 3; // a BOM before the header
+        continue;
+      }
+      const r = caseIn(buf, start, end, prefixScanner);
+      if (r !== null) {
+        restBefore(r.phase === 'warmup' ? 0 : 1, r.pass, r.index);
+        agg.add(r);
+      }
+      offset = next;
+    }
+    restBefore(Infinity, 0, 0);
   } finally {
-    reader.close();
+    prefix.close();
+    rest.close();
   }
   return agg;
 }
 
-/** Fixed-size pages of typed arrays: grows without copying, 25 bytes a case line. */
+/** The case line at `offset`, or null when the line there is not a case line. */
+function caseAt(reader: LineReader, offset: number, scanner: CaseLineScanner): CaseResult | null {
+  const { buf, start, end } = reader.lineAt(offset);
+  return caseIn(buf, start, end, scanner);
+}
+
+/** A line's case result (null for any other line): the scanner's reading, else JSON.parse's. */
+function caseIn(buf: Buffer, start: number, end: number, scanner: CaseLineScanner): CaseResult | null {
+  if (scanner.scan(buf, start, end)) return scanner.r;
+  let o: unknown;
+  try {
+    o = JSON.parse(buf.toString('utf8', start, end));
+  } catch {
+    return null; // a blank line (validated in the first pass)
+  }
+  return (o as { record?: unknown } | null)?.record === 'case' ? (o as CaseResult) : null;
+}
+
+/** Fixed-size pages of typed arrays: grows without copying, 25 bytes a case line (kept after the first line out of order). */
 const PAGE = 1 << 16;
 
 /** Every case line's key (phase rank, pass, index) and byte offset, in file order. */

@@ -134,6 +134,8 @@ describe('rebuildReport: a results file streamed into the report, byte-identical
     const files = {
       'in order': inOrder,
       shuffled: [inOrder[0]!, ...shuffled(inOrder.slice(1))],
+      // Most lines in order, one written late (a slow case); a BOM before the header.
+      'late line': ['\ufeff' + inOrder[0]!, ...inOrder.slice(1, 200), ...inOrder.slice(201), inOrder[200]!],
       // A hand-edited line (spaces, keys in another order) is read by JSON.parse.
       'hand-edited': [inOrder[0]!, JSON.stringify(cases[5], null, 0).replace('"phase":', ' "phase" : '), ...inOrder.slice(1).filter((l) => !l.includes('"case_id":"c5",') || !l.includes('"phase":"scored","pass":1')).reverse()],
     };
@@ -147,6 +149,7 @@ describe('rebuildReport: a results file streamed into the report, byte-identical
         assert.equal(prettyJson(rebuildReport(path, { chunkBytes }).report), old, `${name}, chunk ${chunkBytes}, fast path`);
         assert.deepEqual(rebuilt.scored, readResultsFile(path).results.filter((r) => r.phase === 'scored'));
       }
+      if (name !== 'in order') assert.equal(rebuildReport(path).in_order, false, name);
       if (name !== 'hand-edited') {
         reference ??= old;
         assert.equal(old, reference, `${name}: line order changed the report`);
