@@ -77,13 +77,18 @@ export function reportCi(cols: CaseColumns, opts: ReportCiOptions): ReportCi {
 
   // Dense units, and per-unit sums for the ratio statistics.
   const { u, units } = denseUnits(cols.unit);
-  const J = new Float64Array(units);
-  const usd = new Float64Array(units);
+  // One observation a unit, in unit order (one pass): the per-unit sums are the columns themselves
+  // (0 + x is x, and a -0 adds nothing to a resample's sum either way), not two more copies.
+  const own = units === u.length && u.every((k, j) => k === j);
+  const J = own ? cols.joules : new Float64Array(units);
+  const usd = own ? cols.usd : new Float64Array(units);
   const wc = new Float64Array(units);
   for (let j = 0; j < u.length; j++) {
     const k = u[j]!;
-    J[k]! += cols.joules[j]!;
-    usd[k]! += cols.usd[j]!;
+    if (!own) {
+      (J as Float64Array)[k]! += cols.joules[j]!;
+      (usd as Float64Array)[k]! += cols.usd[j]!;
+    }
     if (cols.passed[j] === 1) wc[k]! += cols.weight[j]!;
   }
   const timed = timedByLatency(cols.latency_ms, u);
