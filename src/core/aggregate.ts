@@ -248,14 +248,24 @@ class Tally {
 export class Aggregator {
   private readonly total: Tally;
   private readonly byDataset = new Map<string, Tally>();
+  /** Compact columns (8 bytes a case, not an object): percentiles stay exact over millions of cases. */
+  private readonly latencies: GrowableFloat64;
   private readonly ttfts = new GrowableFloat64();
-  private readonly stageDistribution: Record<string, number> = Object.fromEntries(STAGE_IDS.map((s) => [s, 0]));
+  // The four cascade stages in slots (STAGE_IDS order); any other stage name in the records below.
   // Sums start at 0 with a separate "known" flag rather than at null: a field that held null stores
   // each new double as a fresh heap number, one allocation per stage per case.
-  private readonly stageJoules: Record<string, number> = Object.fromEntries(STAGE_IDS.map((s) => [s, 0]));
-  private readonly stageJoulesKnown: Record<string, boolean> = Object.fromEntries(STAGE_IDS.map((s) => [s, false]));
+  private readonly slotCount = [0, 0, 0, 0];
+  private readonly slotJoules = new Float64Array(4);
+  private readonly slotJoulesKnown = [false, false, false, false];
+  private readonly stageDistribution: Record<string, number> = {};
+  private readonly stageJoules: Record<string, number> = {};
+  private readonly stageJoulesKnown: Record<string, boolean> = {};
   /** Where the per-stage figures came from: a cascade's trace is its cost model, whatever meter ran. */
   private readonly stageSources = new Set<EnergySource>();
+  private lastStageSource: EnergySource | null = null;
+  /** The dataset of the latest case and its tally (cases of one dataset usually come in a row). */
+  private lastDataset: string | null = null;
+  private lastTally: Tally | null = null;
   private readonly sources: Record<string, number> = {};
   private usd = 0;
   private usdKnown = false;
@@ -266,11 +276,8 @@ export class Aggregator {
   private usageUnknown = 0;
   private warmupUsd: number | null = null;
   private readonly shared: boolean;
-  /**
-   * Per-case figures for the intervals and the percentiles, as typed columns (49 bytes a case, not a
-   * boxed number per element and half-empty arrays): a million cases take ~50 MB, not ~140.
-   */
-  private readonly columns: {
+  /** Per-case figures for the intervals, one compact column each (see {@link CaseColumns}). */
+  private readonly cols: {
     unit: GrowableFloat64;
     pass: GrowableFloat64;
     passed: GrowableInt8;
@@ -279,7 +286,6 @@ export class Aggregator {
     usd: GrowableFloat64;
     latency_ms: GrowableFloat64;
   };
-  private timedCount = 0;
 
   /** Scored results added so far. */
   get scoredCount(): number {
@@ -296,7 +302,8 @@ export class Aggregator {
     this.shared = (opts.concurrency ?? 1) > 1 || opts.shared === true;
     this.total = new Tally(this.shared);
     const n = Math.min(Math.max(1024, Math.ceil(opts.capacity ?? 0)), 1 << 27);
-    this.columns = {
+    this.latencies = new GrowableFloat64(n);
+    this.cols = {
       unit: new GrowableFloat64(n),
       pass: new GrowableFloat64(n),
       passed: new GrowableInt8(n),
@@ -318,12 +325,14 @@ export class Aggregator {
       return;
     }
     this.total.add(r);
-    let ds = this.byDataset.get(r.dataset);
+    let ds = r.dataset === this.lastDataset ? this.lastTally : this.byDataset.get(r.dataset);
     if (!ds) this.byDataset.set(r.dataset, (ds = new Tally(this.shared)));
+    this.lastDataset = r.dataset;
+    this.lastTally = ds;
     ds.add(r);
-    if (r.error === null) this.timedCount++;
+    if (r.error === null) this.latencies.push(Math.floor(r.latency_ms));
     else this.errors++;
-    const cols = this.columns;
+    const cols = this.cols;
     cols.unit.push(r.index);
     cols.pass.push(r.pass);
     cols.passed.push(r.passed === true ? 1 : r.passed === false ? 0 : -1);
@@ -332,15 +341,20 @@ export class Aggregator {
     cols.usd.push(r.cost_usd ?? NaN);
     cols.latency_ms.push(r.error === null ? Math.floor(r.latency_ms) : NaN);
     if (r.ttft_ms !== null) this.ttfts.push(r.ttft_ms);
-    if (r.stage !== null) this.stageDistribution[r.stage] = (this.stageDistribution[r.stage] ?? 0) + 1;
+    if (r.stage !== null) {
+      const slot = stageSlot(r.stage);
+      if (slot >= 0) this.slotCount[slot]!++;
+      else this.stageDistribution[r.stage] = (this.stageDistribution[r.stage] ?? 0) + 1;
+    }
     if (r.trace) {
-      for (const t of r.trace) {
+      for (let i = 0; i < r.trace.length; i++) {
+        const t = r.trace[i]!;
         if (t.energy_uj !== null) this.addStageJoules(t.stage, t.energy_uj / 1e6);
       }
-      if (r.trace.length > 0) this.stageSources.add('model');
+      if (r.trace.length > 0) this.addStageSource('model');
     } else if (r.stage !== null && r.joules !== null) {
       this.addStageJoules(r.stage, r.joules);
-      this.stageSources.add(r.energy_source);
+      this.addStageSource(r.energy_source);
     }
     if (r.joules !== null) this.sources[r.energy_source] = (this.sources[r.energy_source] ?? 0) + 1;
     if (r.cost_usd !== null) {
@@ -360,8 +374,41 @@ export class Aggregator {
   }
 
   private addStageJoules(stage: string, joules: number): void {
+    const slot = stageSlot(stage);
+    if (slot >= 0) {
+      this.slotJoules[slot]! += joules;
+      this.slotJoulesKnown[slot] = true;
+      return;
+    }
     this.stageJoules[stage] = (this.stageJoules[stage] ?? 0) + joules;
     this.stageJoulesKnown[stage] = true;
+  }
+
+  private addStageSource(source: EnergySource): void {
+    if (source === this.lastStageSource) return;
+    this.stageSources.add(source);
+    this.lastStageSource = source;
+  }
+
+  /** A per-stage record: the four cascade stages (from their slots), then any other names. */
+  private stageRecord<T>(slots: ArrayLike<T>, rest: Record<string, T>): Record<string, T> {
+    const out: Record<string, T> = {};
+    STAGE_IDS.forEach((id, i) => (out[id] = slots[i]!));
+    return Object.assign(out, rest);
+  }
+
+  /** The compact columns, each cut to the cases added. */
+  private get columns(): CaseColumns {
+    const c = this.cols;
+    return {
+      unit: c.unit.view(),
+      pass: c.pass.view(),
+      passed: c.passed.view(),
+      weight: c.weight.view(),
+      joules: c.joules.view(),
+      usd: c.usd.view(),
+      latency_ms: c.latency_ms.view(),
+    };
   }
 
   report(ctx: ReportContext): BenchReport {
@@ -372,23 +419,13 @@ export class Aggregator {
     // Like energy: no total while any case's cost (or usage) is unknown, rather than a partial sum.
     const totalUsd = this.usdKnown && this.usdUnknown === 0 ? this.usd : null;
     const usageKnown = this.usageUnknown === 0;
-    const cols: CaseColumns = {
-      unit: this.columns.unit.view(),
-      pass: this.columns.pass.view(),
-      passed: this.columns.passed.view(),
-      weight: this.columns.weight.view(),
-      joules: this.columns.joules.view(),
-      usd: this.columns.usd.view(),
-      latency_ms: this.columns.latency_ms.view(),
-    };
-    // The latency column without failed cases (NaN). Typed arrays sort numerically, and many times
-    // faster than Array#sort with a comparator.
-    const latencies = new Float64Array(this.timedCount);
-    for (let i = 0, k = 0; i < cols.latency_ms.length; i++) if (!Number.isNaN(cols.latency_ms[i]!)) latencies[k++] = cols.latency_ms[i]!;
-    latencies.sort();
+    // Typed arrays sort numerically, and many times faster than Array#sort with a comparator.
+    const latencies = this.latencies.sorted();
     const basis = energyBasis(total, ctx);
     const headlineJoules = basis.joules;
     const ttfts = this.ttfts.sorted();
+    const known = this.stageRecord(this.slotJoulesKnown, this.stageJoulesKnown);
+    const columns = this.columns;
     return {
       case_count: total.case_count,
       total_joules: roundOrNull(headlineJoules),
@@ -397,7 +434,7 @@ export class Aggregator {
       latency_p50_ms: nearestRankSorted(latencies, 50),
       latency_p95_ms: nearestRankSorted(latencies, 95),
       latency_p99_ms: nearestRankSorted(latencies, 99),
-      stage_distribution: sortedStages(this.stageDistribution),
+      stage_distribution: sortedStages(this.stageRecord(this.slotCount, this.stageDistribution)),
       format: REPORT_FORMAT,
       correct_count: total.correct,
       scored_count: total.scored,
@@ -406,7 +443,7 @@ export class Aggregator {
       energy_source: energySource,
       energy_sources: sortKeysShallow(this.sources),
       below_floor_count: this.belowFloor,
-      stage_joules: mapValues(sortedStages(this.stageJoules), (v, k) => (this.stageJoulesKnown[k] ? roundOrNull(v) : null)),
+      stage_joules: mapValues(sortedStages(this.stageRecord(this.slotJoules, this.stageJoules)), (v, k) => (known[k] ? roundOrNull(v) : null)),
       total_usd: roundOrNull(totalUsd, 9),
       usd_per_correct: totalUsd === null || total.weightedCorrect === 0 ? null : round(totalUsd / total.weightedCorrect, 9),
       prompt_tokens: usageKnown ? this.promptTokens : null,
@@ -434,14 +471,14 @@ export class Aggregator {
       energy_basis_reason: basis.reason,
       ...modelRange(total.totalRange, total.weightedCorrect),
       throughput: throughputOf(ctx, total.case_count, usageKnown ? this.completionTokens : null),
-      ci: reportCi(cols, {
+      ci: reportCi(columns, {
         seed: ctx.suite.digest,
         resamples: ctx.bootstrap ?? DEFAULT_RESAMPLES,
         // Only a per-case sum has per-case variation to resample; a suite-window total is one reading.
         joulesUnknown: basis.basis === 'per_case' && headlineJoules !== null ? null : (basis.reason ?? this.joulesUnknownReason()),
         usdUnknown: totalUsd !== null ? null : this.usdKnown ? `cost unknown for ${this.usdUnknown} cases` : 'no case reported a cost',
       }),
-      repeat_spread: repeatSpread(cols, { shared: this.shared || basis.basis !== 'per_case' }),
+      repeat_spread: repeatSpread(columns, { shared: this.shared || basis.basis !== 'per_case' }),
     };
   }
 
@@ -543,9 +580,26 @@ class GrowableFloat64 {
     }
     this.data[this.n++] = v;
   }
-  /** A sorted copy (ascending; the column keeps its order). */
+  /**
+   * A sorted copy (ascending; the column keeps its order). Whole non-negative numbers in a range not
+   * much wider than the count (latencies in whole ms) are counted into place, O(n), rather than
+   * sorted: the same values in the same order.
+   */
   sorted(): Float64Array {
-    return this.data.slice(0, this.n).sort();
+    const n = this.n;
+    const d = this.data;
+    let max = 0;
+    for (let i = 0; i < n; i++) {
+      const v = d[i]!;
+      if (!(v >= 0 && v === Math.floor(v) && v <= 4 * n + 1024)) return d.slice(0, n).sort();
+      if (v > max) max = v;
+    }
+    const counts = new Uint32Array(max + 1);
+    for (let i = 0; i < n; i++) counts[d[i]!]!++;
+    const out = new Float64Array(n);
+    let o = 0;
+    for (let v = 0; v <= max; v++) for (let c = counts[v]!; c > 0; c--) out[o++] = v;
+    return out;
   }
   /** The values so far (a view: valid until the next push). */
   view(): Float64Array {
@@ -553,7 +607,7 @@ class GrowableFloat64 {
   }
 }
 
-/** A growable column of small integers (-1, 0, 1). */
+/** A growable column of small integers (-1, 0, 1): a byte a case. */
 class GrowableInt8 {
   private data: Int8Array;
   private n = 0;
@@ -571,6 +625,15 @@ class GrowableInt8 {
   view(): Int8Array {
     return this.data.subarray(0, this.n);
   }
+}
+
+// stageSlot below spells out STAGE_IDS' order: this fails to compile if that order changes.
+const SLOT_ORDER: readonly ['cache', 'kv', 'graph', 'neural'] = STAGE_IDS;
+void SLOT_ORDER;
+
+/** The slot of a cascade stage (STAGE_IDS order), -1 for any other stage name. */
+function stageSlot(stage: string): number {
+  return stage === 'cache' ? 0 : stage === 'kv' ? 1 : stage === 'graph' ? 2 : stage === 'neural' ? 3 : -1;
 }
 
 /** The report context a results file's header describes (the suite, target, meter, passes and concurrency it was run with). */

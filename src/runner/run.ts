@@ -576,11 +576,13 @@ export function caseResult(
  */
 function withEnergyPerToken(meta: Record<string, unknown>, joules: number | null, tokens: number): Record<string, unknown> {
   const known = joules !== null && joules > 0 && tokens > 0;
-  return {
-    ...meta,
-    j_per_output_token: known ? joules / tokens : null,
-    output_tokens_per_j: known ? tokens / joules : null,
-  };
+  // A copy then two keys, the same object as `{...meta, j_per_output_token, output_tokens_per_j}`. The
+  // spread literal hit a V8 slow path here (Node 20: ≈ 5 µs a case, against ≈ 0.15 µs; `npm run
+  // bench:http`); Object.assign differs from a spread only for an own `__proto__` key, which keeps the spread.
+  const out: Record<string, unknown> = Object.hasOwn(meta, '__proto__') ? { ...meta } : Object.assign({}, meta);
+  out.j_per_output_token = known ? joules / tokens : null;
+  out.output_tokens_per_j = known ? tokens / joules : null;
+  return out;
 }
 
 function energyOf(answer: Answer | null, reading: EnergyReading | null, preferTarget: boolean): Energy {

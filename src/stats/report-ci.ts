@@ -2,26 +2,29 @@ import { bootstrapCis, percentileStatistics, ratioStatistic, type ResampleStatis
 import { isInterval, roundInterval, type Interval, type IntervalResult } from './interval.js';
 import { wilson } from './wilson.js';
 
-/** A column of numbers: an array, or a typed array (the aggregate keeps typed ones). */
-export type NumberColumn = ArrayLike<number> & Iterable<number>;
-
-/** The per-case figures a report's intervals are computed from (scored phase only, in run order). */
+/**
+ * The per-case figures a report's intervals are computed from (scored phase only, in run order): one
+ * compact column of numbers each (a typed array of exactly the cases' length, or a plain array).
+ */
 export interface CaseColumns {
   /** The case's position in the suite: passes of one case form one resampling unit. */
-  unit: NumberColumn;
+  unit: Column;
   /** The scored pass (0-based). */
-  pass: NumberColumn;
+  pass: Column;
   /** 1 correct, 0 wrong, -1 unscored (`expected: null` or not scored). */
-  passed: NumberColumn;
+  passed: Column;
   /** The case's per-correct weight. */
-  weight: NumberColumn;
+  weight: Column;
   /** NaN where unknown. */
-  joules: NumberColumn;
+  joules: Column;
   /** NaN where unknown. */
-  usd: NumberColumn;
+  usd: Column;
   /** Whole milliseconds as the report's percentiles use them; NaN for a case that failed at the target. */
-  latency_ms: NumberColumn;
+  latency_ms: Column;
 }
+
+/** A column of numbers, read by index. */
+export type Column = ArrayLike<number> & Iterable<number>;
 
 export function emptyColumns(): CaseColumns {
   return { unit: [], pass: [], passed: [], weight: [], joules: [], usd: [], latency_ms: [] };
@@ -75,7 +78,47 @@ export function reportCi(cols: CaseColumns, opts: ReportCiOptions): ReportCi {
   const acc = wilson(correct, scored, level);
   results.accuracy_pct = isInterval(acc) ? { ...acc, low: acc.low * 100, high: acc.high * 100 } : acc;
 
-  // Dense units, and per-unit sums for the ratio statistics.
+  const stats: Partial<Record<CiFigure, ResampleStatistic>> = {};
+  const why = (f: CiFigure, reason: string) => (results[f] = { reason });
+  const tooFew = scored < 2 ? `fewer than 2 scored cases (${scored})` : null;
+  let timedCount = 0;
+  for (const v of cols.latency_ms) if (!Number.isNaN(v)) timedCount++;
+  // With the bootstrap off nothing below is resampled: the dense units, per-unit sums and the sorted
+  // latencies (an object a case) are built only for the bootstrap (≈ 0.5 µs a case, `npm run bench`).
+  const prep = opts.resamples === 0 ? null : resamplingInputs(cols);
+  for (const [f, unknown, num] of [
+    ['joules_per_correct', opts.joulesUnknown, prep?.J],
+    ['usd_per_correct', opts.usdUnknown, prep?.usd],
+  ] as const) {
+    if (tooFew) why(f, tooFew);
+    else if (unknown !== null) why(f, unknown);
+    else if (prep === null || num === undefined) why(f, 'bootstrap off (--bootstrap 0)');
+    else stats[f] = ratioStatistic(num, prep.wc);
+  }
+  const pct = prep === null ? null : percentileStatistics(prep.timed.values, prep.timed.units, [50, 95, 99]);
+  (['latency_p50_ms', 'latency_p95_ms', 'latency_p99_ms'] as const).forEach((f, i) => {
+    if (timedCount < 2) why(f, `fewer than 2 timed cases (${timedCount})`);
+    else if (pct === null) why(f, 'bootstrap off (--bootstrap 0)');
+    else stats[f] = pct[i]!;
+  });
+  const units = prep?.units ?? 0;
+  if (Object.keys(stats).length > 0) Object.assign(results, bootstrapCis(units, stats as Record<CiFigure, ResampleStatistic>, { seed: opts.seed, resamples: opts.resamples, level }));
+
+  const out = {} as ReportCi;
+  const reasons: ReportCi['reasons'] = {};
+  for (const f of CI_FIGURES) {
+    const r = results[f]!;
+    if (isInterval(r)) out[f] = roundInterval(r, DIGITS[f]);
+    else {
+      out[f] = null;
+      reasons[f] = r.reason;
+    }
+  }
+  return Object.assign(out, { level, resamples: opts.resamples, unit: 'case' as const, seed: 'suite-digest' as const, reasons });
+}
+
+/** Dense units (a case with all its passes), per-unit sums for the ratio statistics, and the timed cases sorted by latency. */
+function resamplingInputs(cols: CaseColumns): { units: number; J: ArrayLike<number>; usd: ArrayLike<number>; wc: Float64Array; timed: { values: Float64Array; units: Uint32Array } } {
   const { u, units } = denseUnits(cols.unit);
   // One observation a unit, in unit order (one pass): the per-unit sums are the columns themselves
   // (0 + x is x, and a -0 adds nothing to a resample's sum either way), not two more copies.
@@ -91,39 +134,7 @@ export function reportCi(cols: CaseColumns, opts: ReportCiOptions): ReportCi {
     }
     if (cols.passed[j] === 1) wc[k]! += cols.weight[j]!;
   }
-  const timed = timedByLatency(cols.latency_ms, u);
-
-  const stats: Partial<Record<CiFigure, ResampleStatistic>> = {};
-  const why = (f: CiFigure, reason: string) => (results[f] = { reason });
-  const tooFew = scored < 2 ? `fewer than 2 scored cases (${scored})` : null;
-  for (const [f, unknown, num] of [
-    ['joules_per_correct', opts.joulesUnknown, J],
-    ['usd_per_correct', opts.usdUnknown, usd],
-  ] as const) {
-    if (tooFew) why(f, tooFew);
-    else if (unknown !== null) why(f, unknown);
-    else if (opts.resamples === 0) why(f, 'bootstrap off (--bootstrap 0)');
-    else stats[f] = ratioStatistic(num, wc);
-  }
-  const pct = percentileStatistics(timed.values, timed.units, [50, 95, 99]);
-  (['latency_p50_ms', 'latency_p95_ms', 'latency_p99_ms'] as const).forEach((f, i) => {
-    if (timed.values.length < 2) why(f, `fewer than 2 timed cases (${timed.values.length})`);
-    else if (opts.resamples === 0) why(f, 'bootstrap off (--bootstrap 0)');
-    else stats[f] = pct[i]!;
-  });
-  if (Object.keys(stats).length > 0) Object.assign(results, bootstrapCis(units, stats as Record<CiFigure, ResampleStatistic>, { seed: opts.seed, resamples: opts.resamples, level }));
-
-  const out = {} as ReportCi;
-  const reasons: ReportCi['reasons'] = {};
-  for (const f of CI_FIGURES) {
-    const r = results[f]!;
-    if (isInterval(r)) out[f] = roundInterval(r, DIGITS[f]);
-    else {
-      out[f] = null;
-      reasons[f] = r.reason;
-    }
-  }
-  return Object.assign(out, { level, resamples: opts.resamples, unit: 'case' as const, seed: 'suite-digest' as const, reasons });
+  return { units, J, usd, wc, timed: timedByLatency(cols.latency_ms, u) };
 }
 
 /**

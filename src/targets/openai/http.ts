@@ -59,13 +59,13 @@ export function createAgent(url: URL): http.Agent {
  */
 export function postChat(o: PostOptions): Promise<ChatResult> {
   const payload = JSON.stringify(o.body);
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    accept: o.stream ? 'text/event-stream' : 'application/json',
-    'content-length': String(Buffer.byteLength(payload)),
-  };
-  if (o.apiKey) headers.authorization = `Bearer ${o.apiKey}`;
-  const mod = o.url.protocol === 'https:' ? https : http;
+  const length = String(Buffer.byteLength(payload));
+  const accept = o.stream ? 'text/event-stream' : 'application/json';
+  // One object shape either way (with or without a key), so the request path stays monomorphic.
+  const headers: Record<string, string> = o.apiKey
+    ? { 'content-type': 'application/json', accept, 'content-length': length, authorization: `Bearer ${o.apiKey}` }
+    : { 'content-type': 'application/json', accept, 'content-length': length };
+  const target = targetOf(o.url);
 
   return new Promise<ChatResult>((resolve, reject) => {
     let settled = false;
@@ -79,7 +79,16 @@ export function postChat(o: PostOptions): Promise<ChatResult> {
         reject(err);
       } else resolve(value!);
     };
-    const req = mod.request(o.url, { method: 'POST', headers, agent: o.agent, lookup: guardedLookup } as http.RequestOptions);
+    const req = target.mod.request({
+      protocol: target.protocol,
+      hostname: target.hostname,
+      port: target.port,
+      path: target.path,
+      method: 'POST',
+      headers,
+      agent: o.agent,
+      lookup: guardedLookup,
+    } as http.RequestOptions);
     const timer = setTimeout(() => finish(new AttemptFailure('timeout', `no complete reply within ${o.timeout_ms} ms`)), o.timeout_ms);
     const onAbort = (): void => finish(new AttemptFailure('aborted', 'aborted'));
     if (o.signal?.aborted) return onAbort();
@@ -119,6 +128,37 @@ export function postChat(o: PostOptions): Promise<ChatResult> {
 
 type Finish = (err: AttemptFailure | null, value?: ChatResult) => void;
 
+/** Where a URL's requests go, as `http.request` options (what Node derives from the URL on every call). */
+interface RequestTarget {
+  href: string;
+  mod: typeof http | typeof https;
+  protocol: string;
+  hostname: string;
+  port: number | undefined;
+  path: string;
+}
+
+/** Per URL object (a target keeps one): its request options, worked out once (again if the URL is changed). */
+const targets = new WeakMap<URL, RequestTarget>();
+
+function targetOf(url: URL): RequestTarget {
+  let t = targets.get(url);
+  if (t === undefined || t.href !== url.href) {
+    const h = url.hostname;
+    t = {
+      href: url.href,
+      mod: url.protocol === 'https:' ? https : http,
+      protocol: url.protocol,
+      // An IPv6 literal without its brackets, the port as a number, the path with its query: as Node's own URL conversion.
+      hostname: h.startsWith('[') ? h.slice(1, -1) : h,
+      port: url.port === '' ? undefined : Number(url.port),
+      path: `${url.pathname}${url.search}`,
+    };
+    targets.set(url, t);
+  }
+  return t;
+}
+
 /** Counts a reply's bytes; past the limit the reply is cut off (the socket destroyed) and recorded as an error. */
 function overLimit(received: number, limit: number, finish: Finish): boolean {
   if (received <= limit) return false;
@@ -150,7 +190,7 @@ function readPlain(res: http.IncomingMessage, t0: number, limit: number, finish:
     const content = Array.isArray(j?.choices) ? j.choices[0]?.message?.content : undefined;
     if (typeof content !== 'string') return finish(new AttemptFailure('malformed', 'reply has no choices[0].message.content'));
     const u = usageOf(j.usage);
-    finish(null, { text: content, ...u, ttft_ms: null, e2e_ms, streamed: false });
+    finish(null, { text: content, prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens, ttft_ms: null, e2e_ms, streamed: false });
   });
 }
 
@@ -174,7 +214,7 @@ function readStream(res: http.IncomingMessage, t0: number, limit: number, finish
     reader.feed(decoder.end());
     const out = reader.end();
     if ('error' in out) return finish(new AttemptFailure('malformed', out.error));
-    finish(null, { text: out.text, ...reader.usage, ttft_ms, e2e_ms, streamed: true });
+    finish(null, { text: out.text, prompt_tokens: reader.usage.prompt_tokens, completion_tokens: reader.usage.completion_tokens, ttft_ms, e2e_ms, streamed: true });
   });
 }
 

@@ -135,16 +135,17 @@ export class OpenAITarget implements Target {
   }
 
   /** One attempt; a server that refuses `stream: true` (a 400/422 naming "stream") is asked again plainly, once. */
-  private async once(req: AnswerRequest): Promise<ChatResult> {
-    try {
-      return await postChat(this.post(req, this.stream));
-    } catch (e) {
+  private once(req: AnswerRequest): Promise<ChatResult> {
+    const reply = postChat(this.post(req, this.stream));
+    // A plain promise chain, not an async function: one request a case, and each layer is a promise more.
+    if (!this.stream) return reply;
+    return reply.catch((e: unknown) => {
       if (this.stream && e instanceof AttemptFailure && (e.status === 400 || e.status === 422) && /stream/i.test(e.message)) {
         this.stream = false;
         return postChat(this.post(req, false));
       }
       throw e;
-    }
+    });
   }
 
   private post(req: AnswerRequest, stream: boolean): Parameters<typeof postChat>[0] {
@@ -158,17 +159,13 @@ export class OpenAITarget implements Target {
       body.stream = true;
       body.stream_options = { include_usage: true };
     }
-    return {
-      url: this.url,
-      body,
-      stream,
-      timeout_ms: this.timeout_ms,
-      agent: this.agent,
-      ...(this.o.max_reply_bytes !== undefined ? { max_reply_bytes: this.o.max_reply_bytes } : {}),
-      ...(this.o.apiKey ? { apiKey: this.o.apiKey } : {}),
-      ...(req.signal ? { signal: req.signal } : {}),
-      ...(req.onChunk ? { onChunk: req.onChunk } : {}),
-    };
+    const post: Parameters<typeof postChat>[0] = { url: this.url, body, stream, timeout_ms: this.timeout_ms, agent: this.agent };
+    // Set one by one rather than spread from conditional objects: a request a case, on the hot path.
+    if (this.o.max_reply_bytes !== undefined) post.max_reply_bytes = this.o.max_reply_bytes;
+    if (this.o.apiKey) post.apiKey = this.o.apiKey;
+    if (req.signal) post.signal = req.signal;
+    if (req.onChunk) post.onChunk = req.onChunk;
+    return post;
   }
 
   private toAnswer(r: ChatResult, attempts: number, overhead_ms: number): Answer {
@@ -176,18 +173,19 @@ export class OpenAITarget implements Target {
     const out = r.completion_tokens;
     const tpot_ms = r.ttft_ms !== null && out !== null && out > 1 ? round3((r.e2e_ms - r.ttft_ms) / (out - 1)) : null;
     // A 200 may echo the key (a proxy reflecting the Authorization header): it never reaches the results file.
-    return {
+    const answer: Answer = {
       text: redactText(r.text, this.o.apiKey),
       stage: 'neural',
       usage,
       ttft_ms: r.ttft_ms === null ? null : round3(r.ttft_ms),
       tpot_ms,
       cost_usd: costOf(usage, this.o.prices),
-      ...(this.energyModel.known ? { energy: this.energyModel.energy(out, r.e2e_ms) } : {}),
-      attempts,
-      retry_overhead_ms: round3(overhead_ms),
-      meta: redactDeep({ e2e_ms: round3(r.e2e_ms), streamed: r.streamed }, this.o.apiKey),
     };
+    if (this.energyModel.known) answer.energy = this.energyModel.energy(out, r.e2e_ms);
+    answer.attempts = attempts;
+    answer.retry_overhead_ms = round3(overhead_ms);
+    answer.meta = redactDeep({ e2e_ms: round3(r.e2e_ms), streamed: r.streamed }, this.o.apiKey);
+    return answer;
   }
 
   describe(): Record<string, unknown> {
