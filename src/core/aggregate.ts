@@ -249,7 +249,7 @@ export class Aggregator {
   private readonly total: Tally;
   private readonly byDataset = new Map<string, Tally>();
   /** Compact columns (8 bytes a case, not an object): percentiles stay exact over millions of cases. */
-  private readonly latencies: GrowableFloat64;
+  private readonly latencies = new GrowableFloat64();
   private readonly ttfts = new GrowableFloat64();
   // The four cascade stages in slots (STAGE_IDS order); any other stage name in the records below.
   // Sums start at 0 with a separate "known" flag rather than at null: a field that held null stores
@@ -277,14 +277,14 @@ export class Aggregator {
   private warmupUsd: number | null = null;
   private readonly shared: boolean;
   /** Per-case figures for the intervals, one compact column each (see {@link CaseColumns}). */
-  private readonly cols: {
-    unit: GrowableFloat64;
-    pass: GrowableFloat64;
-    passed: GrowableInt8;
-    weight: GrowableFloat64;
-    joules: GrowableFloat64;
-    usd: GrowableFloat64;
-    latency_ms: GrowableFloat64;
+  private readonly cols = {
+    unit: new GrowableFloat64(),
+    pass: new GrowableFloat64(),
+    passed: new GrowableInt8(),
+    weight: new GrowableFloat64(),
+    joules: new GrowableFloat64(),
+    usd: new GrowableFloat64(),
+    latency_ms: new GrowableFloat64(),
   };
 
   /** Scored results added so far. */
@@ -292,26 +292,10 @@ export class Aggregator {
     return this.total.case_count;
   }
 
-  /**
-   * `concurrency` > 1 marks energy attribution shared (see `Tally.totalJoules`). `capacity`: the scored
-   * cases expected, when known (a results file's size tells): the columns are allocated once at that
-   * size instead of doubling, which leaves each smaller copy behind until a full garbage collection
-   * (untouched pages of a larger estimate are never made resident).
-   */
-  constructor(opts: { concurrency?: number; shared?: boolean; capacity?: number } = {}) {
+  /** `concurrency` > 1 marks energy attribution shared (see `Tally.totalJoules`). */
+  constructor(opts: { concurrency?: number; shared?: boolean } = {}) {
     this.shared = (opts.concurrency ?? 1) > 1 || opts.shared === true;
     this.total = new Tally(this.shared);
-    const n = Math.min(Math.max(1024, Math.ceil(opts.capacity ?? 0)), 1 << 27);
-    this.latencies = new GrowableFloat64(n);
-    this.cols = {
-      unit: new GrowableFloat64(n),
-      pass: new GrowableFloat64(n),
-      passed: new GrowableInt8(n),
-      weight: new GrowableFloat64(n),
-      joules: new GrowableFloat64(n),
-      usd: new GrowableFloat64(n),
-      latency_ms: new GrowableFloat64(n),
-    };
   }
   private errors = 0;
   private belowFloor = 0;
@@ -567,11 +551,8 @@ function throughputOf(ctx: ReportContext, cases: number, outputTokens: number | 
 /** Rolls the scored results of a run up into a report (see `Aggregator`). Pure. */
 /** A Float64Array that doubles as it fills: a column of numbers without a boxed element each. */
 class GrowableFloat64 {
-  private data: Float64Array;
+  private data = new Float64Array(1024);
   private n = 0;
-  constructor(capacity = 1024) {
-    this.data = new Float64Array(capacity);
-  }
   push(v: number): void {
     if (this.n === this.data.length) {
       const bigger = new Float64Array(this.data.length * 2);
@@ -609,11 +590,8 @@ class GrowableFloat64 {
 
 /** A growable column of small integers (-1, 0, 1): a byte a case. */
 class GrowableInt8 {
-  private data: Int8Array;
+  private data = new Int8Array(1024);
   private n = 0;
-  constructor(capacity = 1024) {
-    this.data = new Int8Array(capacity);
-  }
   push(v: number): void {
     if (this.n === this.data.length) {
       const bigger = new Int8Array(this.data.length * 2);
@@ -650,13 +628,9 @@ export function reportContextOf(h: ResultsHeader): ReportContext {
   };
 }
 
-/** The Aggregator a results file's header calls for (its concurrency, shared hardware); `capacity` as for Aggregator. */
-export function aggregatorOf(h: ResultsHeader, capacity?: number): Aggregator {
-  return new Aggregator({
-    ...(h.concurrency !== undefined ? { concurrency: h.concurrency } : {}),
-    ...(h.shared === true ? { shared: true } : {}),
-    ...(capacity !== undefined ? { capacity } : {}),
-  });
+/** The Aggregator a results file's header calls for (its concurrency, shared hardware). */
+export function aggregatorOf(h: ResultsHeader): Aggregator {
+  return new Aggregator({ ...(h.concurrency !== undefined ? { concurrency: h.concurrency } : {}), ...(h.shared === true ? { shared: true } : {}) });
 }
 
 export function aggregate(all: readonly CaseResult[], ctx: ReportContext): BenchReport {

@@ -1,4 +1,4 @@
-import { closeSync, readSync, statSync } from 'node:fs';
+import { closeSync, readSync } from 'node:fs';
 import { aggregatorOf, type Aggregator, reportContextOf, type BenchReport } from '../core/aggregate.js';
 import { JoulebenchError } from '../core/errors.js';
 import { pairedCaseOf } from '../core/paired-compare.js';
@@ -102,7 +102,7 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
     header: (h) => {
       checkHeader(h, path);
       header = h;
-      agg = aggregatorOf(h, expectedScored(h, fileBytes, lineBytes));
+      agg = aggregatorOf(h);
     },
     case: (r) => onCase(r, true),
     other: (o) => {
@@ -110,16 +110,12 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
       else if (o.record === 'load_energy') loadEnergy ??= o;
     },
   });
-  // The columns' size, from the file's size and its first lines' (no doubling, no copies left behind).
-  const fileBytes = sizeOf(path);
-  let lineBytes = 0;
   // Every scored case is kept whole for --html: parse every line then (that path is not the fast one).
   const scan = keep !== 'scored';
   streamResultLines(
     path,
     {
       region: (buf, start, end, firstLine, offset) => {
-        if (lineBytes === 0) lineBytes = meanLineBytes(buf, start, end);
         let n = firstLine;
         for (let s = start; s <= end; n++) {
           let nl = buf.indexOf(0x0a, s);
@@ -148,32 +144,6 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
     paired: keep === 'paired' ? paired : null,
     in_order: inOrder,
   };
-}
-
-/**
- * About how many scored cases a file of `fileBytes` holds, from its first lines' mean length and the
- * share of passes that are scored; half again as many, since an overestimate costs address space only.
- */
-function expectedScored(h: ResultsHeader, fileBytes: number, lineBytes: number): number | undefined {
-  if (!(lineBytes > 0) || !(fileBytes > 0)) return undefined;
-  const warmup = Number.isInteger(h.warmup) && h.warmup >= 0 ? h.warmup : 0;
-  const repeats = Number.isInteger(h.repeats) && h.repeats >= 1 ? h.repeats : 1;
-  return ((fileBytes / lineBytes) * repeats * 1.5) / (warmup + repeats);
-}
-
-/** The mean length of the lines in `buf[start, end)` (a first chunk), newline included. */
-function meanLineBytes(buf: Buffer, start: number, end: number): number {
-  let lines = 1;
-  for (let i = buf.indexOf(0x0a, start); i >= 0 && i < end; i = buf.indexOf(0x0a, i + 1)) lines++;
-  return (end - start + 1) / lines;
-}
-
-function sizeOf(path: string): number {
-  try {
-    return statSync(path).size;
-  } catch {
-    return 0; // the reader gives the precise message
-  }
 }
 
 /** The header fields the report reads, checked: a bad one is a line naming the file, not a stack trace. */
