@@ -43,8 +43,8 @@ export interface RebuiltRun {
  * Aggregation must see the cases in case order (phase, pass, index; file order for a repeated key):
  * floating-point sums depend on order, and a concurrent run writes lines as cases finish. Lines in case
  * order (a sequential run) are aggregated as they are read. At the first line out of order that
- * aggregate is dropped, and once the file is read its case lines are aggregated again in case order,
- * each read back from its byte offset (kept, with its key, for every case line: 25 bytes a case).
+ * aggregate is dropped; from there on each case line's key and byte offset are kept (25 bytes a case),
+ * and once the file is read its case lines are aggregated again in case order, read back by offset.
  *
  * Case lines the encoder wrote are read by {@link CaseLineScanner} without JSON.parse; any other line
  * goes through ResultsLineParser, so the rules and messages are readResultsFile's. The judge block and a
