@@ -44,9 +44,9 @@ export const COMMANDS: Record<string, CommandEntry> = {
     load: async () => (await import('./commands/infer.js')).inferCommand,
   },
   fetch: {
-    term: 'fetch [options] <dataset>',
+    term: 'fetch [options] <dataset> [name]',
     summary:
-      "download a public dataset (mmlu: cais/mmlu as JSONL, for --suite mmlu --data; mt-bench: FastChat's question.jsonl and reference answers at a pinned commit, sha256-checked; swebench-verified: the Verified split as Parquet, for joulebench code --suite)",
+      "download a public dataset (mmlu: cais/mmlu as JSONL, for --suite mmlu --data; mt-bench: FastChat's question.jsonl and reference answers at a pinned commit, sha256-checked; swebench-verified: the Verified split as Parquet, for joulebench code --suite) or a GGUF model (model [NAME]: a pinned, sha256-checked file into $JOULEBENCH_HOME/models/default.gguf, the embedded default's neural stage)",
     load: async () => (await import('./commands/fetch.js')).fetchCommand,
   },
   report: {

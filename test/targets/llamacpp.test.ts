@@ -97,6 +97,11 @@ describe('llamacpp target', () => {
       const a = await cascade.answer({ prompt: 'Write a haiku about unmeasured energy.', case: aCase('Write a haiku about unmeasured energy.') });
       assert.equal(a.stage, 'neural');
       assert.equal(a.usage?.completion_tokens, 4);
+      // The neural stage passes the library's counters on, as the bare target does.
+      const m = (a.meta as { llamacpp?: Record<string, unknown> } | undefined)?.llamacpp;
+      assert.ok(m, 'meta.llamacpp reaches the cascade answer');
+      assert.equal(m.decode_tokens, 4);
+      assert.ok((m.decode_ms as number) > 0);
       assert.match(cascade.id, /llamacpp:tiny\.gguf/);
     } finally {
       await cascade.close();
@@ -188,6 +193,9 @@ describe('CLI', () => {
     const neural = lines.filter((l) => l.record === 'case' && l.stage === 'neural');
     assert.ok(neural.length >= 9);
     assert.ok(neural.every((l) => l.completion_tokens === 4));
+    // The neural stage's own timings reach each results line (decode tokens = output tokens).
+    assert.ok(neural.every((l) => l.meta?.llamacpp?.decode_tokens === 4 && typeof l.meta.llamacpp.prefill_ms === 'number'));
+    assert.ok(neural.every((l) => 'j_per_output_token' in l.meta));
   });
 
   it('--target llamacpp with --meter estimate: energy labelled estimate, J per output token per case', async () => {

@@ -82,6 +82,8 @@ export class Cascade implements Target {
       if (typeof m.cost_usd === 'number') answer.cost_usd = m.cost_usd;
       if (typeof m.attempts === 'number') answer.attempts = m.attempts;
       if (typeof m.retry_overhead_ms === 'number') answer.retry_overhead_ms = m.retry_overhead_ms;
+      const own = m.answer_meta;
+      if (own !== null && typeof own === 'object' && !Array.isArray(own)) answer.meta = own as Record<string, unknown>;
     }
     return answer;
   }

@@ -20,6 +20,8 @@ export class NeuralStage implements Stage {
     if (a.attempts !== undefined) meta.attempts = a.attempts;
     if (a.retry_overhead_ms !== undefined) meta.retry_overhead_ms = a.retry_overhead_ms;
     if (a.tpot_ms !== undefined) meta.tpot_ms = a.tpot_ms;
+    // The backend's own counters (a local model's `llamacpp` timings) travel on to the case's results line.
+    if (a.meta !== undefined) meta.answer_meta = a.meta;
     out.meta = meta;
     return out;
   }

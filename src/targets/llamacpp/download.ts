@@ -1,0 +1,223 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream, lstatSync, mkdirSync, renameSync, rmSync, type Stats } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+import http from 'node:http';
+import https from 'node:https';
+import { dirname } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { JoulebenchError } from '../../core/errors.js';
+import { quote } from '../../core/one-line.js';
+import { VERSION } from '../../version.js';
+import { assertHostAllowed, guardedLookup } from '../openai/guard.js';
+import { redactQuery } from '../openai/redact.js';
+
+/** What to fetch and where: the bytes at `url` are kept only when they hash to `sha256` (and count `bytes`). */
+export interface DownloadOptions {
+  url: string;
+  /** Expected sha256, 64 hex digits. */
+  sha256: string;
+  /** Expected size, bytes; `null`/absent: only the hash (and the server's Content-Length) are checked. */
+  bytes?: number | null;
+  /** The final file; the download goes to `dest.<random>.part` in the same folder and is renamed when verified. */
+  dest: string;
+  /** Called as bytes arrive (at most every 200 ms, and once at the end). */
+  onProgress?: (received: number, total: number | null) => void;
+  /** A connection silent this long is given up, ms (default 60 000). */
+  idle_timeout_ms?: number;
+  /** Redirects followed at most (default 5: Hugging Face answers with one to its file store). */
+  max_redirects?: number;
+}
+
+/** The verified file. `downloaded` is false when it was already there with the right hash. */
+export interface DownloadResult {
+  path: string;
+  sha256: string;
+  bytes: number;
+  downloaded: boolean;
+}
+
+/** One line about a failure: no stack, no credential-shaped query parameter (a signed CDN URL carries some). */
+function fail(code: 'E_INPUT' | 'E_RUN' | 'E_OUTPUT' | 'E_USAGE', message: string): JoulebenchError {
+  return new JoulebenchError(code, redactQuery(`fetch model: ${message}`).replace(/\s*[\r\n]+\s*/g, ' '));
+}
+
+/** sha256 of a file, hex, streamed (a model is hundreds of MB). */
+export async function sha256File(path: string): Promise<string> {
+  const h = createHash('sha256');
+  await pipeline(createReadStream(path), async function* (src: AsyncIterable<Buffer>) {
+    for await (const chunk of src) h.update(chunk);
+  });
+  return h.digest('hex');
+}
+
+/**
+ * Downloads `url` to `dest`, keeping it only when its sha256 (and size, when known) match: the bytes
+ * stream into `dest.<random>.part` (created with O_EXCL), are hashed as they arrive, and the
+ * part file is renamed onto `dest` only after the check, so `dest` is either absent, the old file, or
+ * the verified one. Any failure removes the part file. An existing `dest` with the right hash is kept
+ * without a request. Every connection goes through the metadata-address guard, redirects included.
+ */
+export async function downloadVerified(o: DownloadOptions): Promise<DownloadResult> {
+  const want = o.sha256.toLowerCase();
+  if (!/^[0-9a-f]{64}$/.test(want)) throw fail('E_USAGE', `--sha256 must be 64 hex digits, got ${quote(o.sha256)}`);
+  let url: URL;
+  try {
+    url = new URL(o.url);
+  } catch {
+    throw fail('E_USAGE', `--url ${quote(o.url)} is not a URL`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw fail('E_USAGE', `--url must be http(s), got ${url.protocol}`);
+  const bytes = o.bytes ?? null;
+
+  const existing = lstatOrNull(o.dest);
+  if (existing) {
+    if (!existing.isFile()) throw fail('E_OUTPUT', `${o.dest} exists and is not a regular file (a link or a folder): refused`);
+    const have = await sha256File(o.dest);
+    if (have === want && (bytes === null || existing.size === bytes)) return { path: o.dest, sha256: have, bytes: existing.size, downloaded: false };
+    throw fail('E_OUTPUT', `${o.dest} exists with sha256 ${have}, not the expected ${want}: left as is (remove it, or write elsewhere with -o)`);
+  }
+
+  // A name of its own (O_EXCL, random): a link planted at a predictable name is never written through,
+  // and two fetches at once never rename each other's unfinished bytes into place.
+  const part = `${o.dest}.${randomBytes(6).toString('hex')}.part`;
+  let fh: FileHandle;
+  try {
+    mkdirSync(dirname(o.dest), { recursive: true });
+    fh = await open(part, 'wx', 0o644);
+  } catch (e) {
+    throw fail('E_OUTPUT', `cannot create ${part} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+  let closed = false;
+  const closeOnce = async (): Promise<void> => {
+    if (closed) return;
+    closed = true;
+    await fh.close();
+  };
+  try {
+    const res = await follow(url, o.max_redirects ?? 5, o.idle_timeout_ms ?? 60_000);
+    const declared = contentLength(res);
+    if (bytes !== null && declared !== null && declared !== bytes) {
+      res.destroy();
+      throw fail('E_INPUT', `the server offers ${declared} bytes, the pinned file has ${bytes}: refused (nothing kept)`);
+    }
+    const h = createHash('sha256');
+    let received = 0;
+    let lastReport = 0;
+    const total = declared ?? bytes;
+    try {
+      for await (const chunk of res as AsyncIterable<Buffer>) {
+        received += chunk.length;
+        if (bytes !== null && received > bytes) {
+          res.destroy();
+          throw fail('E_INPUT', `the server sent more than the pinned ${bytes} bytes: refused (nothing kept)`);
+        }
+        h.update(chunk);
+        await writeAll(fh, chunk, part);
+        const now = Date.now();
+        if (o.onProgress && now - lastReport >= 200) {
+          lastReport = now;
+          o.onProgress(received, total);
+        }
+      }
+    } catch (e) {
+      if (e instanceof JoulebenchError) throw e;
+      const err = e as NodeJS.ErrnoException;
+      throw fail('E_RUN', `the download broke off after ${received} bytes (${err.code ?? err.message}); nothing kept`);
+    }
+    o.onProgress?.(received, total);
+    if (declared !== null && received !== declared) throw fail('E_RUN', `the download broke off: ${received} of ${declared} bytes; nothing kept`);
+    if (bytes !== null && received !== bytes) throw fail('E_INPUT', `got ${received} bytes, the pinned file has ${bytes}: refused (nothing kept)`);
+    const got = h.digest('hex');
+    if (got !== want) throw fail('E_INPUT', `the bytes from ${url.host} have sha256 ${got}, expected ${want}: refused (nothing kept)`);
+    // On disk before it takes the final name: a crash never leaves a verified name on unwritten bytes.
+    await fh.sync();
+    await closeOnce();
+    renameSync(part, o.dest);
+    return { path: o.dest, sha256: got, bytes: received, downloaded: true };
+  } catch (e) {
+    await closeOnce().catch(() => undefined);
+    rmSync(part, { force: true });
+    throw e;
+  }
+}
+
+/** Writes all of `chunk` (a write may take part of it); a failure is E_OUTPUT naming the file. */
+async function writeAll(fh: FileHandle, chunk: Buffer, path: string): Promise<void> {
+  try {
+    for (let off = 0; off < chunk.length; ) off += (await fh.write(chunk, off, chunk.length - off)).bytesWritten;
+  } catch (e) {
+    throw fail('E_OUTPUT', `cannot write ${path} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+}
+
+function lstatOrNull(path: string): Stats | null {
+  try {
+    return lstatSync(path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw fail('E_OUTPUT', `cannot inspect ${path} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+}
+
+function contentLength(res: http.IncomingMessage): number | null {
+  const v = res.headers['content-length'];
+  if (v === undefined || !/^\d+$/.test(v)) return null;
+  return Number(v);
+}
+
+/**
+ * GETs `start`, following up to `max` redirects; each hop is checked against the metadata-address
+ * guard (IP literals here, DNS names at connection time), only http(s), never from https down to http.
+ * Resolves with a 2xx response whose body is unread.
+ */
+async function follow(start: URL, max: number, idle_ms: number): Promise<http.IncomingMessage> {
+  let url = start;
+  for (let hop = 0; ; hop++) {
+    try {
+      await assertHostAllowed(url.hostname);
+    } catch (e) {
+      throw fail('E_INPUT', (e as Error).message);
+    }
+    const res = await get(url, idle_ms);
+    const status = res.statusCode ?? 0;
+    if (status >= 300 && status < 400 && res.headers.location) {
+      res.resume();
+      if (hop >= max) throw fail('E_RUN', `more than ${max} redirects from ${start.host}`);
+      let next: URL;
+      try {
+        next = new URL(res.headers.location, url);
+      } catch {
+        throw fail('E_RUN', `${url.host} redirected to something that is not a URL`);
+      }
+      if (next.protocol !== 'https:' && next.protocol !== 'http:') throw fail('E_RUN', `${url.host} redirected to a ${next.protocol} URL: refused`);
+      if (url.protocol === 'https:' && next.protocol === 'http:') throw fail('E_RUN', `${url.host} redirected from https to plain http (${next.host}): refused`);
+      url = next;
+      continue;
+    }
+    if (status < 200 || status >= 300) {
+      res.resume();
+      throw fail('E_RUN', `HTTP ${status} from ${url.host}${url.pathname}`);
+    }
+    return res;
+  }
+}
+
+function get(url: URL, idle_ms: number): Promise<http.IncomingMessage> {
+  const mod = url.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const req = mod.request(url, {
+      method: 'GET',
+      // No credential is ever sent: the model is public, and a redirect must not carry one elsewhere.
+      headers: { 'user-agent': `joulebench/${VERSION}`, accept: 'application/octet-stream, */*' },
+      lookup: guardedLookup,
+      agent: false,
+    } as http.RequestOptions);
+    req.setTimeout(idle_ms, () => req.destroy(Object.assign(new Error(`no data for ${idle_ms} ms`), { code: 'ETIMEDOUT' })));
+    req.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code === 'E_FORBIDDEN_ADDRESS') reject(fail('E_INPUT', e.message));
+      else reject(fail('E_RUN', `cannot reach ${url.host} (${e.code ?? e.message})`));
+    });
+    req.on('response', resolve);
+    req.end();
+  });
+}
