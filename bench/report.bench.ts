@@ -1,8 +1,11 @@
 /**
- * Rebuilding a report from a results file, streamed (`joulebench report --json FILE`, what the CLI
- * does) next to the whole-file path it replaced (read the file, parse every line into an object,
- * aggregate), on the same N-case file, alternated, in one run. Wall time and peak RSS per child
- * (/usr/bin/time). Goal (issue 19): 1M cases ≤ 2 s wall, ≤ 150 MB peak RSS.
+ * Rebuilding a report from a results file (`joulebench report --json FILE`, what the CLI does), on
+ * the same N-case file, alternated, in one run: lines in case order (a sequential run), the same lines
+ * in a concurrent run's order (each written up to 32 places late), and the whole-file path the stream
+ * replaced (read the file, parse every line into an object, sort, aggregate). The N-case files' headers
+ * say `bootstrap: 0` (as `run --bootstrap 0` writes it): the 2000-resample bootstrap's cost grows with
+ * cases × resamples and is measured apart, on N/10 cases with the default. Wall time, CPU and peak RSS
+ * per child (/usr/bin/time). Goal (issue 19): 1M cases ≤ 2 s wall, ≤ 150 MB peak RSS.
  *
  *   npm run bench:report            (or: node --import tsx bench/report.bench.ts [cases] [trials])
  */
@@ -27,29 +30,50 @@ try {
   const lines = readFileSync(join(dir, 'seed.results.jsonl'), 'utf8').trim().split('\n');
   const head = lines.filter((l) => !l.includes('"phase":"scored"') && !l.startsWith('{"record":"end"'));
   const scored = lines.filter((l) => l.includes('"phase":"scored"'));
-  const file = join(dir, 'big.results.jsonl');
-  const fd = openSync(file, 'w');
-  writeSync(fd, head.join('\n') + '\n');
-  let batch = '';
-  for (let i = 0; i < N; i++) {
-    batch += scored[i % scored.length]!.replace(/"index":\d+/, `"index":${i}`).replace(/"latency_ms":[\d.]+/, `"latency_ms":${(i * 7919) % 1000}.25`) + '\n';
-    if (batch.length > 1 << 20) {
-      writeSync(fd, batch);
-      batch = '';
+  /** N scored cases; `late`: how many places a line may be written after its case's place (0: in order). */
+  const write = (name: string, n: number, late: number, bootstrap: number | null): string => {
+    const file = join(dir, name);
+    const fd = openSync(file, 'w');
+    const h = JSON.parse(head[0]!) as Record<string, unknown>;
+    if (bootstrap !== null) h.bootstrap = bootstrap;
+    writeSync(fd, [JSON.stringify(h), ...head.slice(1)].join('\n') + '\n');
+    const line = (i: number) => scored[i % scored.length]!.replace(/"index":\d+/, `"index":${i}`).replace(/"latency_ms":[\d.]+/, `"latency_ms":${(i * 7919) % 1000}.25`) + '\n';
+    // A concurrent run's order: case i finishes at i + (a pseudo-random 0..late), lines written as cases finish.
+    const order = Array.from({ length: n }, (_, i) => i);
+    if (late > 0) {
+      const at = order.map((i) => i + ((i * 2654435761) % 4294967296) / 4294967296 * late);
+      order.sort((a, b) => at[a]! - at[b]!);
     }
-  }
-  writeSync(fd, batch);
-  closeSync(fd);
+    let batch = '';
+    for (const i of order) {
+      batch += line(i);
+      if (batch.length > 1 << 20) {
+        writeSync(fd, batch);
+        batch = '';
+      }
+    }
+    writeSync(fd, batch);
+    closeSync(fd);
+    return file;
+  };
+  const file = write('big.results.jsonl', N, 0, 0);
+  const concurrent = write('concurrent.results.jsonl', N, 32, 0);
+  const withBootstrap = write('bootstrap.results.jsonl', Math.round(N / 10), 0, null);
 
-  const wholeFile = `const { readResultsFile } = await import('${DIST}runner/results-file.js'); const { aggregate } = await import('${DIST}core/aggregate.js');
-const f = readResultsFile(process.argv[1]); const h = f.header;
-process.stdout.write(JSON.stringify(aggregate(f.results, { suite: { name: h.suite, version: h.suite_version, digest: h.suite_digest }, target: h.target, meter: h.meter, warmup: h.warmup, repeats: h.repeats, ...(h.concurrency !== undefined ? { concurrency: h.concurrency } : {}) })).slice(0, 40));`;
+  const wholeFile = `const { readResultsFile } = await import('${DIST}runner/results-file.js'); const { aggregate, reportContextOf } = await import('${DIST}core/aggregate.js');
+const f = readResultsFile(process.argv[1]); const rank = { warmup: 0, scored: 1 };
+const sorted = f.results.sort((a, b) => rank[a.phase] - rank[b.phase] || a.pass - b.pass || a.index - b.index);
+process.stdout.write(JSON.stringify(aggregate(sorted, reportContextOf(f.header))).slice(0, 40));`;
   const variants: Record<string, string[]> = {
-    'streamed (report --json)': [BIN, 'report', '--json', file],
+    'streamed, in case order': [BIN, 'report', '--json', file],
+    'streamed, concurrent order': [BIN, 'report', '--json', concurrent],
     'whole file (old path)': ['--input-type=module', '-e', wholeFile, file],
+    [`streamed, N/10 cases, bootstrap 2000`]: [BIN, 'report', '--json', withBootstrap],
+    'node -e 0 (start-up)': ['-e', '0'],
   };
   const samples: Record<string, { wall_s: number; cpu_s: number; rss_mb: number }[]> = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));
   const failed: Record<string, string> = {};
+  const outputs: Record<string, string> = {};
   for (let t = 0; t < TRIALS; t++) {
     const order = t % 2 === 0 ? Object.keys(variants) : Object.keys(variants).reverse();
     for (const name of order) {
@@ -57,25 +81,28 @@ process.stdout.write(JSON.stringify(aggregate(f.results, { suite: { name: h.suit
       const r = spawnSync('/usr/bin/time', ['-f', '%U %S %M', process.execPath, '--max-old-space-size=8192', ...variants[name]!], { env, encoding: 'utf8', maxBuffer: 1 << 26 });
       const wall_s = Number(process.hrtime.bigint() - t0) / 1e9;
       if (r.status !== 0) {
-        if (name.startsWith('streamed')) throw new Error(`${name}: ${r.stderr.slice(0, 500)}`);
+        if (!name.startsWith('whole')) throw new Error(`${name}: ${r.stderr.slice(0, 500)}`);
         failed[name] = r.stderr.split('\n').find((l) => /^\S*Error|^joulebench:/.test(l)) ?? `exit ${r.status}`;
         continue;
       }
+      outputs[name] = r.stdout;
       const [u, sy, rss] = r.stderr.trim().split('\n').at(-1)!.split(' ').map(Number);
       samples[name]!.push({ wall_s, cpu_s: (u ?? 0) + (sy ?? 0), rss_mb: (rss ?? 0) / 1024 });
     }
   }
+  // The same cases in another line order: the same report, byte for byte.
+  if (outputs['streamed, in case order'] !== outputs['streamed, concurrent order']) throw new Error('the concurrent-order file gave a different report');
   const mb = statSync(file).size / 1e6;
-  console.log(`report rebuild from ${N.toLocaleString('en')} cases (${mb.toFixed(0)} MB), median of ${TRIALS} alternated trials, Node ${process.version}`);
-  for (const [name, why] of Object.entries(failed)) console.log(`  ${name.padEnd(26)} failed: ${why.slice(0, 160)}`);
-  const base = samples['whole file (old path)']!.length > 0 ? samples['whole file (old path)']! : samples['streamed (report --json)']!;
+  console.log(`report rebuild from ${N.toLocaleString('en')} cases (${mb.toFixed(0)} MB; bootstrap variant ${Math.round(N / 10).toLocaleString('en')} cases), median of ${TRIALS} alternated trials, Node ${process.version}`);
+  for (const [name, why] of Object.entries(failed)) console.log(`  ${name.padEnd(38)} failed: ${why.slice(0, 160)}`);
+  const base = samples['whole file (old path)']!.length > 0 ? samples['whole file (old path)']! : samples['streamed, in case order']!;
   for (const [name, s] of Object.entries(samples)) {
     if (s.length === 0) continue;
     const w = median(s.map((x) => x.wall_s))!;
     const m = median(s.map((x) => x.rss_mb))!;
     const c = median(s.map((x) => x.cpu_s))!;
     console.log(
-      `  ${name.padEnd(26)} wall ${w.toFixed(2).padStart(6)} s (${(w / median(base.map((x) => x.wall_s))!).toFixed(2)}×)  CPU ${c.toFixed(2).padStart(6)} s  peak RSS ${m.toFixed(0).padStart(5)} MB (${(m / median(base.map((x) => x.rss_mb))!).toFixed(2)}×)`,
+      `  ${name.padEnd(38)} wall ${w.toFixed(2).padStart(6)} s (${(w / median(base.map((x) => x.wall_s))!).toFixed(2)}×)  CPU ${c.toFixed(2).padStart(6)} s  peak RSS ${m.toFixed(0).padStart(5)} MB (${(m / median(base.map((x) => x.rss_mb))!).toFixed(2)}×)`,
     );
   }
 } finally {

@@ -280,7 +280,7 @@ export class Aggregator {
   private readonly cols = {
     unit: new GrowableFloat64(),
     pass: new GrowableFloat64(),
-    passed: new GrowableFloat64(),
+    passed: new GrowableInt8(),
     weight: new GrowableFloat64(),
     joules: new GrowableFloat64(),
     usd: new GrowableFloat64(),
@@ -590,6 +590,23 @@ class GrowableFloat64 {
   }
 }
 
+/** A growable column of small integers (-1, 0, 1): a byte a case. */
+class GrowableInt8 {
+  private data = new Int8Array(1024);
+  private n = 0;
+  push(v: number): void {
+    if (this.n === this.data.length) {
+      const bigger = new Int8Array(this.data.length * 2);
+      bigger.set(this.data);
+      this.data = bigger;
+    }
+    this.data[this.n++] = v;
+  }
+  view(): Int8Array {
+    return this.data.subarray(0, this.n);
+  }
+}
+
 // stageSlot below spells out STAGE_IDS' order: this fails to compile if that order changes.
 const SLOT_ORDER: readonly ['cache', 'kv', 'graph', 'neural'] = STAGE_IDS;
 void SLOT_ORDER;
@@ -608,7 +625,14 @@ export function reportContextOf(h: ResultsHeader): ReportContext {
     warmup: h.warmup,
     repeats: h.repeats,
     ...(h.concurrency !== undefined ? { concurrency: h.concurrency } : {}),
+    ...(h.bootstrap !== undefined ? { bootstrap: h.bootstrap } : {}),
+    ...(h.shared === true ? { shared: true } : {}),
   };
+}
+
+/** The Aggregator a results file's header calls for (its concurrency, shared hardware). */
+export function aggregatorOf(h: ResultsHeader): Aggregator {
+  return new Aggregator({ ...(h.concurrency !== undefined ? { concurrency: h.concurrency } : {}), ...(h.shared === true ? { shared: true } : {}) });
 }
 
 export function aggregate(all: readonly CaseResult[], ctx: ReportContext): BenchReport {

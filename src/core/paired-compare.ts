@@ -34,6 +34,8 @@ export interface PairRunsInput {
   /** Suite digests; runs pair only when they match. */
   digest: string | undefined;
   results: readonly CaseResult[] | null;
+  /** The scored cases' paired figures (`pairedCaseOf`), when the whole cases were not kept; used before `results`. */
+  paired?: readonly PairedCase[] | null;
 }
 
 /** A scored result as the paired comparison reads it. */
@@ -69,10 +71,13 @@ export function withPairedStats(c: Comparison, base: PairRunsInput, cand: PairRu
   });
   if (!base.digest || !cand.digest) return none('a run does not name its suite digest: cannot tell that the same questions were asked');
   if (base.digest !== cand.digest) return none('different suite digests: the runs asked different questions, so nothing pairs');
-  if (!base.results || !cand.results) return none('per-case results not found for a run (pass the results JSONL, or keep it next to the report)');
+  const cases = (run: PairRunsInput): readonly PairedCase[] | null => run.paired ?? run.results?.filter((r) => r.phase === 'scored').map(pairedCaseOf) ?? null;
+  const baseCases = cases(base);
+  const candCases = cases(cand);
+  if (!baseCases || !candCases) return none('per-case results not found for a run (pass the results JSONL, or keep it next to the report)');
   const p = pairedComparison(
-    base.results.filter((r) => r.phase === 'scored').map(pairedCaseOf),
-    cand.results.filter((r) => r.phase === 'scored').map(pairedCaseOf),
+    baseCases,
+    candCases,
     { seed: base.digest, alpha, ...(opts.resamples !== undefined ? { resamples: opts.resamples } : {}), energyComparable: c.energy_sources_match !== false },
   );
   if (p.pairs === 0) return none('no case of one run has a partner in the other');

@@ -307,4 +307,8 @@ export interface ResultsHeader {
   suite_source?: string;
   suite_data?: string;
   suite_references?: string;
+  /** Bootstrap resamples of the report's intervals, when not the default 2000 (`run --bootstrap`). */
+  bootstrap?: number;
+  /** Other arms shared the hardware (`sweep --parallel-arms`): energy attribution is shared. Absent: false. */
+  shared?: boolean;
 }

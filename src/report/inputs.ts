@@ -1,14 +1,11 @@
 import { existsSync } from 'node:fs';
-import { loadBlockFromResults } from '../load/rebuild.js';
 import { closeSync, readSync } from 'node:fs';
 import { openRegularFile, readTextFile } from '../read-text.js';
 import { basename } from 'node:path';
-import { aggregate, Aggregator, reportContextOf, type BenchReport } from '../core/aggregate.js';
-import { readResultsFile } from '../runner/results-file.js';
+import type { BenchReport } from '../core/aggregate.js';
 import { JoulebenchError } from '../core/errors.js';
-import type { CaseResult } from '../core/types.js';
+import type { CaseResult, ResultsHeader } from '../core/types.js';
 import { streamResultsFile } from '../runner/results-stream.js';
-import type { ResultsHeader } from '../core/types.js';
 import { DATAPOINTS_FORMAT } from '../code/datapoints-file.js';
 import { readCodeResults, type CodeResults } from '../code/results.js';
 import { summarizeSolvers } from '../code/aggregate.js';
@@ -16,8 +13,9 @@ import { readInferFile } from '../infer/load.js';
 import type { InferRunFile } from '../infer/protocol.js';
 import { historyKind, type History, type HistoryEntry } from './history.js';
 import { readReportFile } from './load.js';
-import { mtBenchBlock } from '../judge/summary.js';
-import type { JudgeTally } from '../judge/score.js';
+import { pairedCaseOf } from '../core/paired-compare.js';
+import type { PairedCase } from '../stats/paired.js';
+import { rebuildReport, type KeepCases } from './rebuild.js';
 
 /** A run loaded for `report`, `frontier` or `compare`: from a report file, a results JSONL or the history. */
 export interface LoadedRun {
@@ -26,8 +24,10 @@ export interface LoadedRun {
   /** Where it came from: a path, or `history #id`. */
   origin: string;
   report: BenchReport;
-  /** Scored case results when known (a results file, or one found next to the report). */
+  /** Scored case results when known (a results file, or one found next to the report) and asked for (`LoadOptions.cases`). */
   results: CaseResult[] | null;
+  /** The scored cases' paired figures, when asked for instead of the whole cases (`LoadOptions.paired`). */
+  paired?: PairedCase[] | null;
   receipt: Record<string, unknown> | null;
   run_id: number | null;
   /** The results file's header when one was read (the HTML report finds each case's prompt from it). */
@@ -99,9 +99,18 @@ export interface LoadOptions {
   /**
    * Keep every scored case (`LoadedRun.results`), e.g. for the HTML page's per-case view. Default
    * true. With false, a results file is aggregated as it streams past (`results: null`): memory stays
-   * flat whatever the number of cases (`report` without --html, `compare`, `frontier`).
+   * flat whatever the number of cases (`report` without --html, `frontier`).
    */
   cases?: boolean;
+  /**
+   * With `cases: false`: keep each scored case's paired figures (`LoadedRun.paired`: seven numbers a
+   * case, not the case) for `compare`'s paired statistics.
+   */
+  paired?: boolean;
+}
+
+function keepOf(opts: LoadOptions): KeepCases {
+  return (opts.cases ?? true) ? 'scored' : opts.paired ? 'paired' : 'none';
 }
 
 function uniqueLabels<T extends { label: string }>(runs: T[]): T[] {
@@ -181,110 +190,62 @@ function fileKind(path: string): 'suite' | 'code' | 'infer' {
 }
 
 function loadRun(spec: string, history: History | null, opts: LoadOptions): LoadedRun {
-  const keepCases = opts.cases ?? true;
+  const keep = keepOf(opts);
   const id = parseRunId(spec);
   if (id !== null) {
     if (!history) throw new JoulebenchError('E_INPUT', `${spec}: no such file (run ids need the history, which is off)`);
     const entry = historyEntry(spec, id, history);
-    const read = keepCases && entry.results_path && existsSync(entry.results_path) ? scoredOf(entry.results_path) : null;
+    const cases = entry.results_path && existsSync(entry.results_path) ? casesOf(entry.results_path, keep) : NO_CASES;
     return {
       label: `#${entry.id}`,
       origin: `history #${entry.id}`,
       report: entry.report as unknown as BenchReport,
-      results: read?.scored ?? null,
+      ...cases,
       receipt: entry.receipt,
       run_id: entry.id,
-      header: read?.header ?? null,
     };
   }
   if (looksLikeResults(spec)) {
-    const file = readResultsFile(spec);
-    if (!file.header) throw new JoulebenchError('E_RESULTS', `${spec}: results file has no header line`);
-    const h = file.header;
-    // In case order (phase, pass, index), whatever order the lines were written in (concurrent runs
-    // write as cases finish): the aggregate of the same results is then byte-identical (docs/determinism.md).
-    const report = aggregate(inCaseOrder(file.results), reportContextOf(h));
-    // A load run (--request-rate) carries its serving block, rebuilt from the same file.
-    const load = loadBlockFromResults(h, file.results, file.other);
-    // A judged results file (run with a judge, or rescored) carries its judge line: its MT-Bench block is rebuilt.
-    const judgeLine = file.other.find((o) => o.record === 'judge');
-    const scored = file.results.filter((r) => r.phase === 'scored');
-    const judged = judgeLine ? withJudgeBlock(report, scored, judgeLine, spec) : report;
+    // Streamed, and aggregated in case order whatever order the lines were written in (src/report/rebuild.ts).
+    const rebuilt = rebuildReport(spec, { keep });
     return {
       label: basename(spec).replace(/\.results\.jsonl$|\.jsonl$/i, ''),
       origin: spec,
-      report: load ? ({ ...judged, load } as BenchReport) : judged,
-      results: file.results.filter((r) => r.phase === 'scored'),
+      report: rebuilt.report,
+      results: rebuilt.scored,
+      ...(rebuilt.paired ? { paired: rebuilt.paired } : {}),
       receipt: readJsonIfExists(spec.replace(/\.results\.jsonl$/i, '.receipt.json'), spec),
       run_id: null,
-      header: h,
+      header: rebuilt.header,
     };
   }
   const report = readReportFile(spec);
   const base = spec.replace(/\.json$/i, '');
   const resultsPath = `${base}.results.jsonl`;
-  const read = keepCases && existsSync(resultsPath) ? scoredOf(resultsPath) : null;
   return {
     label: basename(base),
     origin: spec,
     report,
-    results: read?.scored ?? null,
+    ...(existsSync(resultsPath) ? casesOf(resultsPath, keep) : NO_CASES),
     receipt: readJsonIfExists(`${base}.receipt.json`, spec),
     run_id: null,
-    header: read?.header ?? null,
   };
 }
 
-function withJudgeBlock(report: BenchReport, scored: CaseResult[], line: Record<string, unknown>, path: string): BenchReport {
-  const t = line.tally as Partial<JudgeTally> | null | undefined;
-  const numOrNull = (v: unknown) => v === null || (typeof v === 'number' && Number.isFinite(v));
-  const ok =
-    typeof t === 'object' && t !== null &&
-    (['judgements', 'cached', 'requests', 'errors'] as const).every((k) => Number.isInteger(t[k])) &&
-    (['joules', 'usd', 'prompt_tokens', 'completion_tokens'] as const).every((k) => numOrNull(t[k])) &&
-    Array.isArray(t.energy_sources) && typeof line.model === 'string' && typeof line.prompt_hash === 'string' && typeof line.pass === 'number';
-  if (!ok) throw new JoulebenchError('E_RESULTS', `${path}: the judge line is malformed (model, prompt_hash, pass and tally are required)`);
-  const info = { model: String(line.model), mode: String(line.mode), prompt_hash: String(line.prompt_hash), pass: Number(line.pass) };
-  return { ...report, ...mtBenchBlock(scored, report, line.tally as JudgeTally, info) };
-}
+const NO_CASES = { results: null, header: null } as const;
 
-/**
- * The report of a results file, aggregated as the file streams past: one line in memory at a time, the
- * latencies in a compact column. Kept whole only: the scored cases when `keepCases`, and a load run's
- * per-request cases (its `load` block is rebuilt from them, src/load/rebuild.ts).
- */
-export function aggregateResultsFile(path: string, keepCases: boolean): { report: BenchReport; scored: CaseResult[] | null } {
+/** The per-case data `keep` asks for, and the file's header, from a results file beside a report (or a history run's). */
+function casesOf(path: string, keep: KeepCases): Pick<LoadedRun, 'results' | 'paired' | 'header'> {
+  if (keep === 'none') return NO_CASES;
   let header: ResultsHeader | null = null;
-  let agg: Aggregator | null = null;
-  const scored: CaseResult[] = [];
-  const loadCases: CaseResult[] = [];
-  const other: Record<string, unknown>[] = [];
-  streamResultsFile(path, {
-    header: (h) => {
-      header = h;
-      agg = new Aggregator(h.concurrency !== undefined ? { concurrency: h.concurrency } : {});
-    },
-    case: (r) => {
-      agg!.add(r);
-      if (r.phase !== 'scored') return;
-      if (keepCases) scored.push(r);
-      else if (r.meta?.load) loadCases.push(r);
-    },
-    other: (o) => other.push(o),
-  });
-  const h = header as ResultsHeader | null;
-  if (!h || !agg) throw new JoulebenchError('E_RESULTS', `${path}: results file has no header line`);
-  const report = (agg as Aggregator).report(reportContextOf(h));
-  // A load run (--request-rate) carries its serving block, rebuilt from the same file.
-  const load = loadBlockFromResults(h, keepCases ? scored : loadCases, other);
-  return { report: load ? ({ ...report, load } as BenchReport) : report, scored: keepCases ? scored : null };
-}
-
-function scoredOf(path: string): { header: ResultsHeader | null; scored: CaseResult[] } {
-  const scored: CaseResult[] = [];
-  let header: ResultsHeader | null = null;
-  streamResultsFile(path, { header: (h) => (header = h), case: (r) => r.phase === 'scored' && scored.push(r), other: () => {} });
-  return { header, scored };
+  if (keep === 'scored') {
+    const scored: CaseResult[] = [];
+    streamResultsFile(path, { header: (h) => (header = h), case: (r) => r.phase === 'scored' && scored.push(r), other: () => {} });
+    return { results: scored, header };
+  }
+  const paired: PairedCase[] = [];
+  streamResultsFile(path, { header: (h) => (header = h), case: (r) => r.phase === 'scored' && paired.push(pairedCaseOf(r)), other: () => {} });
+  return { results: null, paired, header };
 }
 
 /** The first `bytes` of a file as text (a leading BOM skipped), under readTextFile's guards. */
@@ -323,11 +284,4 @@ function readJsonIfExists(path: string, forSpec: string): Record<string, unknown
   } catch {
     return null;
   }
-}
-
-const PHASE_ORDER = { warmup: 0, scored: 1 } as const;
-
-/** A copy of results sorted by phase (warmup first), pass, then index; stable for repeated keys. */
-export function inCaseOrder(results: readonly CaseResult[]): CaseResult[] {
-  return [...results].sort((a, b) => PHASE_ORDER[a.phase] - PHASE_ORDER[b.phase] || a.pass - b.pass || a.index - b.index);
 }

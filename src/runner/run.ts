@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { Aggregator, type BenchReport } from '../core/aggregate.js';
+import { DEFAULT_RESAMPLES } from '../stats/bootstrap.js';
 import { digestOf } from '../core/canonical.js';
 import type { IdleCalibration, SuiteWindow } from '../core/energy.js';
 import { JoulebenchError } from '../core/errors.js';
@@ -145,6 +146,9 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     repeats,
     meter: meter.id,
     concurrency,
+    // What else the report depends on, so a report rebuilt from this file is the run's own (src/report/rebuild.ts).
+    ...(opts.bootstrap !== undefined && opts.bootstrap !== DEFAULT_RESAMPLES ? { bootstrap: opts.bootstrap } : {}),
+    ...(opts.shared ? { shared: true } : {}),
   };
   const finished = resumeIndex(opts.resume, header);
   if (opts.resume?.header) {

@@ -7,7 +7,7 @@ import { after, describe, it } from 'node:test';
 import { JoulebenchError } from '../../src/core/errors.js';
 import { parseResultsText, readResultsFile, type ResultsFileContents } from '../../src/runner/results-file.js';
 import { streamResultsFile } from '../../src/runner/results-stream.js';
-import { aggregateResultsFile } from '../../src/report/inputs.js';
+import { rebuildReport } from '../../src/report/rebuild.js';
 import { readTextFile } from '../../src/read-text.js';
 import { jb } from '../cli/helpers.js';
 
@@ -90,11 +90,13 @@ describe('report rebuilt from a results file as it streams', () => {
     const rebuilt = jb(['report', '--json', p('run.results.jsonl')], { home });
     assert.equal(rebuilt.code, 0, rebuilt.stderr);
     assert.equal(rebuilt.stdout, own);
-    for (const keep of [false, true]) {
-      const { report, scored } = aggregateResultsFile(p('run.results.jsonl'), keep);
+    for (const keep of ['none', 'scored', 'paired'] as const) {
+      const { report, scored, paired, in_order } = rebuildReport(p('run.results.jsonl'), { keep });
       assert.deepEqual(JSON.parse(JSON.stringify(report)), JSON.parse(own));
-      assert.equal(scored === null, !keep);
-      if (scored) assert.equal(scored.length, (JSON.parse(own) as { case_count: number }).case_count);
+      assert.ok(in_order);
+      assert.equal(scored === null, keep !== 'scored');
+      assert.equal(paired === null, keep !== 'paired');
+      for (const kept of [scored, paired]) if (kept) assert.equal(kept.length, (JSON.parse(own) as { case_count: number }).case_count);
     }
   });
 });

@@ -56,7 +56,8 @@ export function compareCommand(io: CliIO): Command {
       if (flags.significant && !gate) throw new JoulebenchError('E_USAGE', '--significant applies to --fail-on');
       const [baseSpec, candSpec] = sides(positional, flags);
       if (flags.out) planOutput(flags.out, ['json', 'md', 'csv', 'jsonl', 'txt']);
-      const [base, cand] = await loadRunsForCli([baseSpec, candSpec]);
+      // The paired statistics read seven figures a case: those are kept, not the cases (flat memory on a big run).
+      const [base, cand] = await loadRunsForCli([baseSpec, candSpec], true, { cases: false, paired: true });
       const bd = base!.report.suite?.digest;
       const cd = cand!.report.suite?.digest;
       if (bd && cd && bd !== cd) {
@@ -70,8 +71,8 @@ export function compareCommand(io: CliIO): Command {
       }
       const result = withPairedStats(
         compare(base!.report, cand!.report),
-        { digest: bd, results: base!.results },
-        { digest: cd, results: cand!.results },
+        { digest: bd, results: base!.results, paired: base!.paired ?? null },
+        { digest: cd, results: cand!.results, paired: cand!.paired ?? null },
         { alpha: flags.alpha, resamples: flags.bootstrap },
       );
       if (result.energy_sources_match === false) {

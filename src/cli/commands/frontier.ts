@@ -19,7 +19,7 @@ export function frontierCommand(io: CliIO): Command {
     .action(async (specs: string[], flags: { json?: boolean; md?: boolean; out?: string }) => {
       if (flags.json && flags.md) throw new JoulebenchError('E_USAGE', '--json and --md are exclusive');
       if (flags.out) planOutput(flags.out, ['json', 'md', 'csv', 'jsonl', 'txt']);
-      const f = inputsFrontier(await loadInputsForCli(specs));
+      const f = inputsFrontier(await loadInputsForCli(specs, true, { cases: false }));
       if (flags.out) {
         await writeByExtension(flags.out, {
           json: () => prettyJson(f),

@@ -86,7 +86,10 @@ export function reportCommand(io: CliIO): Command {
       if (rateDocs.length > 0) specs = specs.flatMap((s) => (rateDocs.includes(s) ? rateSweepRunFiles(s, existsSync) : [s]));
       const sweepDirs = specs.filter(isSweepDir);
       const sweeps = sweepDirs.length > 0 ? await sweepInputs(sweepDirs) : { runs: [], comparisons: [] };
-      const runs = [...(await loadInputsForCli(specs.filter((s) => !sweepDirs.includes(s)))), ...sweeps.runs];
+      // Every scored case is kept only for what shows cases (the HTML page, --cases); otherwise a results
+      // file is aggregated as it streams past (flat memory whatever its size).
+      const cases = flags.html !== undefined || flags.cases === true || plan?.format === 'html';
+      const runs = [...(await loadInputsForCli(specs.filter((s) => !sweepDirs.includes(s)), true, { cases })), ...sweeps.runs];
       if (flags.out && plan) {
         if (flags.html) writeFileEnsured(flags.html, await buildHtml(runs, sweeps.comparisons), '--html');
         const format = await writeByExtension(flags.out, renderings(runs, flags, sweeps.comparisons));

@@ -1,0 +1,328 @@
+import { closeSync, readSync } from 'node:fs';
+import { aggregatorOf, type Aggregator, reportContextOf, type BenchReport } from '../core/aggregate.js';
+import { JoulebenchError } from '../core/errors.js';
+import { pairedCaseOf } from '../core/paired-compare.js';
+import type { CaseResult, ResultsHeader } from '../core/types.js';
+import { mtBenchBlock } from '../judge/summary.js';
+import type { JudgeTally } from '../judge/score.js';
+import { loadBlockFromResults } from '../load/rebuild.js';
+import { openRegularFile } from '../read-text.js';
+import { ResultsLineParser } from '../runner/results-file.js';
+import { streamResultLines } from '../runner/results-stream.js';
+import type { PairedCase } from '../stats/paired.js';
+import { CaseLineScanner } from './case-scan.js';
+
+/**
+ * Per-case data kept beside the report: `none` (the report only: memory stays flat whatever the
+ * number of cases), `scored` (every scored case as parsed, for `report --html` and `--cases`), `paired`
+ * (the seven figures a paired comparison reads, for `compare`).
+ */
+export type KeepCases = 'none' | 'scored' | 'paired';
+
+export interface RebuildOptions {
+  keep?: KeepCases;
+  /** Read buffer, bytes (tests use small ones to cross chunk edges). */
+  chunkBytes?: number;
+}
+
+export interface RebuiltRun {
+  header: ResultsHeader;
+  report: BenchReport;
+  /** `keep: 'scored'`: the scored cases in file order. */
+  scored: CaseResult[] | null;
+  /** `keep: 'paired'`: the scored cases' paired figures in file order. */
+  paired: PairedCase[] | null;
+  /** True when the case lines were already in case order (a sequential run), read once. */
+  in_order: boolean;
+}
+
+/**
+ * The report of a results file, rebuilt as it streams past: byte-identical to the run's own report,
+ * whatever order its case lines were written in, without holding the file or its line objects.
+ *
+ * Aggregation must see the cases in case order (phase, pass, index; file order for a repeated key):
+ * floating-point sums depend on order, and a concurrent run writes lines as cases finish. Lines in case
+ * order (a sequential run) are aggregated as they are read. At the first line out of order that
+ * aggregate is dropped; from there on each case line's key and byte offset are kept (25 bytes a case),
+ * and once the file is read its case lines are aggregated again in case order, read back by offset.
+ *
+ * Case lines the encoder wrote are read by {@link CaseLineScanner} without JSON.parse; any other line
+ * goes through ResultsLineParser, so the rules and messages are readResultsFile's. The judge block and a
+ * load run's `load` block are rebuilt from what they need (judged cases' score and category; the
+ * per-request records), kept in file order as before.
+ */
+export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltRun {
+  const keep = opts.keep ?? 'none';
+  const scanner = new CaseLineScanner();
+  const keys = new CaseKeys();
+  let header: ResultsHeader | null = null;
+  let agg: Aggregator | null = null;
+  let inOrder = true;
+  /** Once a line is out of order: where it starts (the lines before it are in case order). */
+  let prefixEnd = 0;
+  let lastRank = -1;
+  let lastPass = 0;
+  let lastIndex = 0;
+  let judgeLine: Record<string, unknown> | null = null;
+  let loadEnergy: Record<string, unknown> | null = null;
+  const scored: CaseResult[] = [];
+  const paired: PairedCase[] = [];
+  const loadCases: CaseResult[] = [];
+  const judged: CaseResult[] = [];
+  let lineOffset = 0;
+
+  const onCase = (r: CaseResult, fresh: boolean): void => {
+    const rank = r.phase === 'warmup' ? 0 : 1;
+    if (inOrder) {
+      if (rank < lastRank || (rank === lastRank && (r.pass < lastPass || (r.pass === lastPass && r.index < lastIndex)))) {
+        inOrder = false;
+        agg = null;
+        prefixEnd = lineOffset;
+        keys.push(rank, r.pass, r.index, lineOffset);
+      } else {
+        lastRank = rank;
+        lastPass = r.pass;
+        lastIndex = r.index;
+        agg!.add(r);
+      }
+    } else keys.push(rank, r.pass, r.index, lineOffset);
+    if (r.phase !== 'scored') return;
+    if (keep === 'scored') scored.push(r);
+    else if (keep === 'paired') paired.push(pairedCaseOf(r));
+    if (fresh && r.meta !== undefined) {
+      // Only parsed lines carry meta (the scanner declines it): what the two blocks read, nothing more.
+      const m = r.meta as { load?: unknown; judge?: unknown };
+      if (m.load && header && (header as { load?: unknown }).load) {
+        loadCases.push({ phase: r.phase, error: r.error, passed: r.passed, completion_tokens: r.completion_tokens, prompt_tokens: r.prompt_tokens, meta: { load: m.load } } as unknown as CaseResult);
+      }
+      if (typeof m.judge === 'object' && m.judge !== null) judged.push({ phase: r.phase, dataset: r.dataset, score: r.score, meta: { judge: m.judge } } as unknown as CaseResult);
+    }
+  };
+  const parser = new ResultsLineParser(path, {
+    header: (h) => {
+      checkHeader(h, path);
+      header = h;
+      agg = aggregatorOf(h);
+    },
+    case: (r) => onCase(r, true),
+    other: (o) => {
+      if (o.record === 'judge') judgeLine ??= o;
+      else if (o.record === 'load_energy') loadEnergy ??= o;
+    },
+  });
+  // Every scored case is kept whole for --html: parse every line then (that path is not the fast one).
+  const scan = keep !== 'scored';
+  streamResultLines(
+    path,
+    {
+      region: (buf, start, end, firstLine, offset) => {
+        let n = firstLine;
+        for (let s = start; s <= end; n++) {
+          let nl = buf.indexOf(0x0a, s);
+          if (nl < 0 || nl > end) nl = end;
+          lineOffset = offset + (s - start);
+          if (scan && header !== null && scanner.scan(buf, s, nl)) onCase(scanner.r, false);
+          else parser.line(buf.toString('utf8', s, nl), n);
+          s = nl + 1;
+        }
+      },
+    },
+    opts.chunkBytes,
+  );
+  const h = header as ResultsHeader | null;
+  if (!h) throw new JoulebenchError('E_RESULTS', `${path}: results file has no header line`);
+  const ctx = reportContextOf(h);
+  const report = (inOrder ? (agg as Aggregator | null) ?? aggregatorOf(h) : inCaseOrder(path, h, prefixEnd, keys)).report(ctx);
+  // A load run (--request-rate) carries its serving block, rebuilt from the same file.
+  const load = loadBlockFromResults(h, loadCases, loadEnergy ? [loadEnergy] : []);
+  // A judged results file (run with a judge, or rescored) carries its judge line: its MT-Bench block is rebuilt.
+  const judgedReport = judgeLine ? withJudgeBlock(report, judged, judgeLine, path) : report;
+  return {
+    header: h,
+    report: load ? ({ ...judgedReport, load } as BenchReport) : judgedReport,
+    scored: keep === 'scored' ? scored : null,
+    paired: keep === 'paired' ? paired : null,
+    in_order: inOrder,
+  };
+}
+
+/** The header fields the report reads, checked: a bad one is a line naming the file, not a stack trace. */
+function checkHeader(h: ResultsHeader, path: string): void {
+  const bad = (key: string, want: string): never => {
+    throw new JoulebenchError('E_RESULTS', `${path}: line 1: header key ${key} must be ${want}`);
+  };
+  if (h.concurrency !== undefined && !(Number.isInteger(h.concurrency) && h.concurrency >= 1)) bad('concurrency', 'a whole number >= 1');
+  if (h.bootstrap !== undefined && !(Number.isInteger(h.bootstrap) && h.bootstrap >= 0)) bad('bootstrap', 'a whole number >= 0');
+  if (h.shared !== undefined && typeof h.shared !== 'boolean') bad('shared', 'true or false');
+}
+
+/** Adds the MT-Bench block of a judged results file (its judge line, its judged cases in file order). */
+export function withJudgeBlock(report: BenchReport, scored: readonly CaseResult[], line: Record<string, unknown>, path: string): BenchReport {
+  const t = line.tally as Partial<JudgeTally> | null | undefined;
+  const numOrNull = (v: unknown) => v === null || (typeof v === 'number' && Number.isFinite(v));
+  const ok =
+    typeof t === 'object' && t !== null &&
+    (['judgements', 'cached', 'requests', 'errors'] as const).every((k) => Number.isInteger(t[k])) &&
+    (['joules', 'usd', 'prompt_tokens', 'completion_tokens'] as const).every((k) => numOrNull(t[k])) &&
+    Array.isArray(t.energy_sources) && typeof line.model === 'string' && typeof line.prompt_hash === 'string' && typeof line.pass === 'number';
+  if (!ok) throw new JoulebenchError('E_RESULTS', `${path}: the judge line is malformed (model, prompt_hash, pass and tally are required)`);
+  const info = { model: String(line.model), mode: String(line.mode), prompt_hash: String(line.prompt_hash), pass: Number(line.pass) };
+  return { ...report, ...mtBenchBlock(scored, report, line.tally as JudgeTally, info) };
+}
+
+/**
+ * The aggregate of a file whose case lines are out of order. The case lines before the first one out
+ * of order (`prefixEnd`) are in case order already; the keys and offsets of the rest were kept. Those
+ * are sorted (stably: file order for a repeated key) and merged with the in-order lines as those are
+ * read again from the start, every line read back from its offset. A concurrent run's lines are nearly
+ * in order, so reads mostly hit the current block.
+ */
+function inCaseOrder(path: string, h: ResultsHeader, prefixEnd: number, keys: CaseKeys): Aggregator {
+  const agg = aggregatorOf(h);
+  const order = keys.sortedOrder();
+  const prefix = new LineReader(path);
+  const rest = new LineReader(path);
+  const prefixScanner = new CaseLineScanner();
+  const restScanner = new CaseLineScanner();
+  const changed = (offset: number): never => {
+    throw new JoulebenchError('E_RESULTS', `${path}: changed while being read (the line at byte ${offset} is not the one read before)`);
+  };
+  let k = 0;
+  /** Adds the kept lines whose keys sort before (rank, pass, index); all of them when rank is Infinity. */
+  const restBefore = (rank: number, pass: number, index: number): void => {
+    for (; k < order.length; k++) {
+      const i = order[k]!;
+      const kr = keys.rank(i);
+      const kp = keys.pass(i);
+      const ki = keys.index(i);
+      if (!(kr < rank || (kr === rank && (kp < pass || (kp === pass && ki < index))))) return;
+      const r = caseAt(rest, keys.offset(i), restScanner);
+      if (r === null || (r.phase === 'warmup' ? 0 : 1) !== kr || r.pass !== kp || r.index !== ki) changed(keys.offset(i));
+      agg.add(r!);
+    }
+  };
+  try {
+    // The in-order lines, read again in file order (the header and other records are passed over).
+    for (let offset = 0; offset < prefixEnd; ) {
+      const { buf, start, end } = prefix.lineAt(offset);
+      const next = offset + (end - start) + 1;
+      if (offset === 0 && end - start >= 3 && buf[start] === 0xef && buf[start + 1] === 0xbb && buf[start + 2] === 0xbf) {
+        offset = 3; // a BOM before the header
+        continue;
+      }
+      const r = caseIn(buf, start, end, prefixScanner);
+      if (r !== null) {
+        restBefore(r.phase === 'warmup' ? 0 : 1, r.pass, r.index);
+        agg.add(r);
+      }
+      offset = next;
+    }
+    restBefore(Infinity, 0, 0);
+  } finally {
+    prefix.close();
+    rest.close();
+  }
+  return agg;
+}
+
+/** The case line at `offset`, or null when the line there is not a case line. */
+function caseAt(reader: LineReader, offset: number, scanner: CaseLineScanner): CaseResult | null {
+  const { buf, start, end } = reader.lineAt(offset);
+  return caseIn(buf, start, end, scanner);
+}
+
+/** A line's case result (null for any other line): the scanner's reading, else JSON.parse's. */
+function caseIn(buf: Buffer, start: number, end: number, scanner: CaseLineScanner): CaseResult | null {
+  if (scanner.scan(buf, start, end)) return scanner.r;
+  let o: unknown;
+  try {
+    o = JSON.parse(buf.toString('utf8', start, end));
+  } catch {
+    return null; // a blank line (validated in the first pass)
+  }
+  return (o as { record?: unknown } | null)?.record === 'case' ? (o as CaseResult) : null;
+}
+
+/** Fixed-size pages of typed arrays: grows without copying, 25 bytes a case line (kept after the first line out of order). */
+const PAGE = 1 << 16;
+
+/** Every case line's key (phase rank, pass, index) and byte offset, in file order. */
+class CaseKeys {
+  private readonly ranks: Uint8Array[] = [];
+  private readonly passes: Float64Array[] = [];
+  private readonly indexes: Float64Array[] = [];
+  private readonly offsets: Float64Array[] = [];
+  length = 0;
+  push(rank: number, pass: number, index: number, offset: number): void {
+    const at = this.length & (PAGE - 1);
+    if (at === 0) {
+      this.ranks.push(new Uint8Array(PAGE));
+      this.passes.push(new Float64Array(PAGE));
+      this.indexes.push(new Float64Array(PAGE));
+      this.offsets.push(new Float64Array(PAGE));
+    }
+    const page = this.length >>> 16;
+    this.ranks[page]![at] = rank;
+    this.passes[page]![at] = pass;
+    this.indexes[page]![at] = index;
+    this.offsets[page]![at] = offset;
+    this.length++;
+  }
+  rank(i: number): number {
+    return this.ranks[i >>> 16]![i & (PAGE - 1)]!;
+  }
+  pass(i: number): number {
+    return this.passes[i >>> 16]![i & (PAGE - 1)]!;
+  }
+  index(i: number): number {
+    return this.indexes[i >>> 16]![i & (PAGE - 1)]!;
+  }
+  offset(i: number): number {
+    return this.offsets[i >>> 16]![i & (PAGE - 1)]!;
+  }
+  /** Line numbers (0-based among case lines) in case order; a repeated key keeps file order. */
+  sortedOrder(): Uint32Array {
+    const order = new Uint32Array(this.length);
+    for (let i = 0; i < order.length; i++) order[i] = i;
+    return order.sort((a, b) => this.rank(a) - this.rank(b) || this.pass(a) - this.pass(b) || this.index(a) - this.index(b) || a - b);
+  }
+}
+
+/** Reads lines by file offset through one block, so nearby lines cost no extra read. */
+class LineReader {
+  private readonly fd: number;
+  private buf = Buffer.allocUnsafe(1 << 18);
+  private base = -1; // file offset of buf[0]
+  private len = 0;
+  constructor(private readonly path: string) {
+    this.fd = openRegularFile(path, 'E_RESULTS').fd;
+  }
+  /** The line starting at `offset`, without its newline. */
+  lineAt(offset: number): { buf: Buffer; start: number; end: number } {
+    if (this.base >= 0 && offset >= this.base && offset < this.base + this.len) {
+      const start = offset - this.base;
+      const nl = this.buf.indexOf(0x0a, start);
+      if (nl >= 0 && nl < this.len) return { buf: this.buf, start, end: nl };
+    }
+    // Read a block around the line (a quarter of it before: a concurrent run's lines step back a
+    // little as often as forward); grow it for a line longer than the rest of the block.
+    for (;;) {
+      const base = Math.max(0, offset - (this.buf.length >> 2));
+      this.len = 0;
+      this.base = base;
+      while (this.len < this.buf.length) {
+        const got = readSync(this.fd, this.buf, this.len, this.buf.length - this.len, base + this.len);
+        if (got === 0) break;
+        this.len += got;
+      }
+      const start = offset - base;
+      const nl = start < this.len ? this.buf.indexOf(0x0a, start) : -1;
+      if (nl >= 0 && nl < this.len) return { buf: this.buf, start, end: nl };
+      if (this.len < this.buf.length) throw new JoulebenchError('E_RESULTS', `${this.path}: changed while being read (no complete line at byte ${offset})`);
+      this.buf = Buffer.allocUnsafe(this.buf.length * 2);
+    }
+  }
+  close(): void {
+    closeSync(this.fd);
+  }
+}
