@@ -226,3 +226,31 @@ export function parseByteSize(text: string): number | null {
   const n = Math.floor(Number(m[1]) * mult);
   return Number.isSafeInteger(n) && n >= 1 ? n : null;
 }
+
+/** One `readSync` into `buf` from `at`, retried on EAGAIN (a non-blocking descriptor); any other error goes to `fail`. */
+export function readRetrying(fd: number, buf: Buffer, at: number, fail: (why: string) => never): number {
+  for (;;) {
+    try {
+      return readSync(fd, buf, at, buf.length - at, null);
+    } catch (e) {
+      const err = e as NodeJS.ErrnoException;
+      if (err.code === 'EAGAIN') continue;
+      return fail(`cannot read (${err.code ?? err.message})`);
+    }
+  }
+}
+
+/**
+ * Room for the next read in a line reader's full buffer: the incomplete line (`start`..`end`) moved to
+ * the front, or, when one line fills the whole buffer, a buffer twice the size (the callers bound it by
+ * the input size limit). `shift` is how far the bytes moved (add it to the file offset of `buf[0]`).
+ */
+export function roomToRead<B extends Buffer>(buf: B, start: number, end: number): { buf: B; shift: number } {
+  if (start > 0) {
+    buf.copy(buf, 0, start, end);
+    return { buf, shift: start };
+  }
+  const bigger = Buffer.allocUnsafe(buf.length * 2);
+  buf.copy(bigger, 0, 0, end);
+  return { buf: bigger as B, shift: 0 };
+}

@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
-import { closeSync, fstatSync, readSync } from 'node:fs';
+import { closeSync, fstatSync } from 'node:fs';
 import { JoulebenchError, type ErrorCode } from '../core/errors.js';
-import { firstInvalidUtf8, inputLimits, openRegularFile } from '../read-text.js';
+import { firstInvalidUtf8, inputLimits, openRegularFile, readRetrying, roomToRead } from '../read-text.js';
 
 /** What a line reader saw of the file when it opened it: a later pass compares, to notice a changed file. */
 export interface FileStamp {
@@ -53,17 +53,11 @@ export function* fileLines(
     }
     for (;;) {
       if (end === buf.length) {
-        if (start > 0) {
-          buf.copy(buf, 0, start, end);
-          base += start;
-          end -= start;
-          start = 0;
-        } else {
-          // One line longer than the buffer: grow it (bounded by the file size limit).
-          const bigger = Buffer.allocUnsafe(buf.length * 2);
-          buf.copy(bigger, 0, 0, end);
-          buf = bigger;
-        }
+        const room = roomToRead(buf, start, end);
+        buf = room.buf;
+        base += room.shift;
+        end -= room.shift;
+        start = 0;
       }
       const got = readRetrying(fd, buf, end, fail);
       const eof = got === 0;
@@ -99,14 +93,3 @@ export function* fileLines(
   }
 }
 
-function readRetrying(fd: number, buf: Buffer, at: number, fail: (why: string) => never): number {
-  for (;;) {
-    try {
-      return readSync(fd, buf, at, buf.length - at, null);
-    } catch (e) {
-      const err = e as NodeJS.ErrnoException;
-      if (err.code === 'EAGAIN') continue;
-      return fail(`cannot read (${err.code ?? err.message})`);
-    }
-  }
-}

@@ -1,16 +1,15 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { pathToFileURL } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { browserSkip, launchChromium, openReport } from '../helpers/browser.js';
 import { cli } from '../helpers/cli.js';
 import { startFakeOpenAI, type FakeServer } from '../helpers/fake-openai.js';
 import { setEnergy, writePowercapTree } from '../meters/powercap-tree.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const POWER_W = 40;
 
 interface CurvePoint {
@@ -27,7 +26,7 @@ interface CurvePoint {
  * metered through a powercap tree whose counter this test advances at a known power, then drawn by
  * `report SWEEP.json -o PAGE.html` (and `run … -o PAGE.html`) and opened in headless Chromium.
  */
-describe('rate sweep charts in the HTML report (headless Chromium)', { skip: !existsSync(CHROMIUM) && process.env.JOULEBENCH_SKIP_BROWSER ? 'no chromium' : false }, () => {
+describe('rate sweep charts in the HTML report (headless Chromium)', { skip: browserSkip }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'jb-rate-html-'));
   const p = (f: string): string => join(dir, f);
   const tree = writePowercapTree([{ entry: 'intel-rapl:0', name: 'package-0', energy_uj: 0 }]);
@@ -37,7 +36,6 @@ describe('rate sweep charts in the HTML report (headless Chromium)', { skip: !ex
   let sweep: { rates: unknown[]; curve: CurvePoint[] };
 
   before(async () => {
-    assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install -y chromium`);
     // The package counter advances as a POWER_W package would, written every 5 ms while the runs go on.
     const t0 = performance.now();
     ticker = setInterval(() => setEnergy(tree.root, 'intel-rapl:0', Math.round((performance.now() - t0) * POWER_W * 1000)), 5);
@@ -58,10 +56,7 @@ describe('rate sweep charts in the HTML report (headless Chromium)', { skip: !ex
     sweep = JSON.parse(readFileSync(p('sweep.json'), 'utf8')) as typeof sweep;
     const reports = await Promise.all([cli(['report', p('sweep.json'), '-o', p('sweep.html')]), cli(['report', p('sweep.rate-20.json'), '-o', p('one.html')])]);
     for (const r of reports) assert.equal(r.code, 0, r.stderr);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
+    browser = await launchChromium();
   });
   after(async () => {
     clearInterval(ticker);
@@ -89,19 +84,8 @@ describe('rate sweep charts in the HTML report (headless Chromium)', { skip: !ex
 
   /** Opens a page and returns what the rate charts hold (series lengths, axis names, rendered text). */
   async function open(file: string, width: number): Promise<{ latency: { series: number[]; text: string }[]; energy: { series: number[]; yName: string; kind: string }[]; missing: Record<string, string[]>; values: (number | null)[][] }> {
-    const page = await browser.newPage({ viewport: { width, height: 900 } });
-    const problems: string[] = [];
-    const requests: string[] = [];
-    page.on('console', (m) => {
-      if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`);
-    });
-    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-    page.on('request', (req) => {
-      if (!req.url().startsWith('file:')) requests.push(req.url());
-    });
+    const { page, problems, requests } = await openReport(browser, file, width);
     try {
-      await page.goto(pathToFileURL(file).href);
-      await page.waitForSelector('body[data-ready="1"]', { timeout: 15_000 });
       // A string, evaluated in the page (this file is type-checked without the DOM library).
       const m = (await page.evaluate(`(() => {
         const opt = (el) => window.echarts.getInstanceByDom(el).getOption();
