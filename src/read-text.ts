@@ -228,7 +228,7 @@ export function parseByteSize(text: string): number | null {
 }
 
 /** One `readSync` into `buf` from `at`, retried on EAGAIN (a non-blocking descriptor); any other error goes to `fail`. */
-export function readRetrying(fd: number, buf: Buffer, at: number, fail: (why: string) => never): number {
+function readRetrying(fd: number, buf: Buffer, at: number, fail: (why: string) => never): number {
   for (;;) {
     try {
       return readSync(fd, buf, at, buf.length - at, null);
@@ -241,16 +241,62 @@ export function readRetrying(fd: number, buf: Buffer, at: number, fail: (why: st
 }
 
 /**
- * Room for the next read in a line reader's full buffer: the incomplete line (`start`..`end`) moved to
- * the front, or, when one line fills the whole buffer, a buffer twice the size (the callers bound it by
- * the input size limit). `shift` is how far the bytes moved (add it to the file offset of `buf[0]`).
+ * A file read a chunk at a time for the line readers (suites and results files): the incomplete line
+ * is kept at the front of the buffer between reads, a line longer than the buffer grows it, and the
+ * whole read stays under the input size limit. `buf[start..end)` is what is read and not yet consumed;
+ * `base` is the file offset of `buf[0]`.
  */
-export function roomToRead<B extends Buffer>(buf: B, start: number, end: number): { buf: B; shift: number } {
-  if (start > 0) {
-    buf.copy(buf, 0, start, end);
-    return { buf, shift: start };
+export class LineChunks {
+  buf: Buffer;
+  base = 0;
+  start = 0;
+  end = 0;
+  /** Where the bytes of the latest read begin in `buf` (a newline before it was already seen). */
+  scanFrom = 0;
+  private readonly max = inputLimits().input_bytes;
+
+  constructor(
+    private readonly fd: number,
+    chunkBytes: number,
+    private readonly fail: (why: string) => never,
+  ) {
+    this.buf = Buffer.allocUnsafe(Math.max(16, chunkBytes));
   }
-  const bigger = Buffer.allocUnsafe(buf.length * 2);
-  buf.copy(bigger, 0, 0, end);
-  return { buf: bigger as B, shift: 0 };
+
+  /** Reads more bytes after those held; how many (0 at the end of the file). */
+  fill(): number {
+    if (this.end === this.buf.length) {
+      if (this.start > 0) {
+        this.buf.copy(this.buf, 0, this.start, this.end);
+        this.base += this.start;
+        this.end -= this.start;
+        this.start = 0;
+      } else {
+        // One line longer than the buffer: grow it (bounded by the size limit below).
+        const bigger = Buffer.allocUnsafe(this.buf.length * 2);
+        this.buf.copy(bigger, 0, 0, this.end);
+        this.buf = bigger;
+      }
+    }
+    const got = readRetrying(this.fd, this.buf, this.end, this.fail);
+    this.scanFrom = this.end;
+    this.end += got;
+    if (this.base + this.end > this.max) {
+      this.fail(`grew past the ${this.max}-byte limit for input files while being read (raise it with JOULEBENCH_MAX_INPUT_BYTES=BYTES)`);
+    }
+    return got;
+  }
+
+  /**
+   * Checks the held bytes up to `last` (exclusive) as UTF-8, once for the chunk rather than per line,
+   * and returns where they begin: after a BOM at the start of the file.
+   */
+  checked(last: number): number {
+    const { buf } = this;
+    let s = this.start;
+    if (this.base + s === 0 && last >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) s = 3;
+    const region = buf.subarray(s, last);
+    if (!isUtf8(region)) this.fail(`not valid UTF-8 (first bad byte sequence at byte offset ${this.base + s + firstInvalidUtf8(region)}); save the file as UTF-8`);
+    return s;
+  }
 }

@@ -1,7 +1,6 @@
-import { isUtf8 } from 'node:buffer';
 import { closeSync } from 'node:fs';
 import { JoulebenchError } from '../core/errors.js';
-import { firstInvalidUtf8, inputLimits, openRegularFile, readRetrying, roomToRead } from '../read-text.js';
+import { LineChunks, openRegularFile } from '../read-text.js';
 import { ResultsLineParser, type ResultsLineHandlers } from './results-file.js';
 
 /** Where a streamed results file ended: as `ResultsFileContents`' byte counts. */
@@ -57,40 +56,22 @@ export function streamResultLines(path: string, sink: ResultLineSink, chunkBytes
     throw new JoulebenchError('E_RESULTS', `${path}: ${why}`);
   };
   const { fd } = openRegularFile(path, 'E_RESULTS');
-  const max = inputLimits().input_bytes;
-  let buf = Buffer.allocUnsafe(Math.max(16, chunkBytes));
-  let base = 0; // file offset of buf[0]
-  let start = 0; // first byte of the line not yet complete
-  let end = 0; // end of the bytes read into buf
+  const c = new LineChunks(fd, chunkBytes, fail);
   let lineNo = 1;
   try {
     for (;;) {
-      if (end === buf.length) {
-        const room = roomToRead(buf, start, end);
-        buf = room.buf;
-        base += room.shift;
-        end -= room.shift;
-        start = 0;
-      }
-      const got = readRetrying(fd, buf, end, fail);
-      if (got === 0) break;
-      const scanFrom = end;
-      end += got;
-      if (base + end > max) fail(`grew past the ${max}-byte limit for input files while being read (raise it with JOULEBENCH_MAX_INPUT_BYTES=BYTES)`);
+      if (c.fill() === 0) break;
       // Every complete line read so far is validated at once (per chunk, not per line).
-      const last = buf.subarray(0, end).lastIndexOf(0x0a);
-      if (last < scanFrom) continue;
-      let s = start;
-      if (base + s === 0 && last >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) s = 3;
-      const region = buf.subarray(s, last);
-      if (!isUtf8(region)) fail(`not valid UTF-8 (first bad byte sequence at byte offset ${base + s + firstInvalidUtf8(region)}); save the file as UTF-8`);
-      sink.region(buf, s, last, lineNo, base + s);
-      for (let i = buf.indexOf(0x0a, s); i >= 0 && i <= last; i = buf.indexOf(0x0a, i + 1)) lineNo++;
-      start = last + 1;
+      const last = c.buf.subarray(0, c.end).lastIndexOf(0x0a);
+      if (last < c.scanFrom) continue;
+      const s = c.checked(last);
+      sink.region(c.buf, s, last, lineNo, c.base + s);
+      for (let i = c.buf.indexOf(0x0a, s); i >= 0 && i <= last; i = c.buf.indexOf(0x0a, i + 1)) lineNo++;
+      c.start = last + 1;
     }
   } finally {
     closeSync(fd);
   }
-  return { good_bytes: base + start, torn_bytes: end - start };
+  return { good_bytes: c.base + c.start, torn_bytes: c.end - c.start };
 }
 

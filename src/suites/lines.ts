@@ -1,7 +1,6 @@
-import { isUtf8 } from 'node:buffer';
 import { closeSync, fstatSync } from 'node:fs';
 import { JoulebenchError, type ErrorCode } from '../core/errors.js';
-import { firstInvalidUtf8, inputLimits, openRegularFile, readRetrying, roomToRead } from '../read-text.js';
+import { LineChunks, openRegularFile } from '../read-text.js';
 
 /** What a line reader saw of the file when it opened it: a later pass compares, to notice a changed file. */
 export interface FileStamp {
@@ -40,11 +39,7 @@ export function* fileLines(
     throw new JoulebenchError(code, `${where}: ${why}`);
   };
   const { fd } = openRegularFile(path, code, { where, ...(opts.suffix !== undefined ? { suffix: opts.suffix } : {}) });
-  const max = inputLimits().input_bytes;
-  let buf = Buffer.allocUnsafe(Math.max(16, opts.chunkBytes ?? 1 << 16));
-  let base = 0; // file offset of buf[0]
-  let start = 0; // first byte of the line not yet complete
-  let end = 0; // end of the bytes read into buf
+  const c = new LineChunks(fd, opts.chunkBytes ?? 1 << 16, fail);
   let n = 0;
   try {
     if (onOpen) {
@@ -52,33 +47,19 @@ export function* fileLines(
       onOpen({ size: Number(st.size), mtime_ns: st.mtimeNs, ino: Number(st.ino) });
     }
     for (;;) {
-      if (end === buf.length) {
-        const room = roomToRead(buf, start, end);
-        buf = room.buf;
-        base += room.shift;
-        end -= room.shift;
-        start = 0;
-      }
-      const got = readRetrying(fd, buf, end, fail);
-      const eof = got === 0;
-      const scanFrom = end;
-      end += got;
-      if (base + end > max) fail(`grew past the ${max}-byte limit for input files while being read (raise it with JOULEBENCH_MAX_INPUT_BYTES=BYTES)`);
+      const eof = c.fill() === 0;
       // Every complete line read so far is validated and decoded at once (per chunk, not per line);
       // at the end of the file, the rest is the last line.
       if (eof && opts.torn) {
-        opts.torn.onEnd({ good_bytes: base + start, torn_bytes: end - start });
+        opts.torn.onEnd({ good_bytes: c.base + c.start, torn_bytes: c.end - c.start });
         return;
       }
-      const last = eof ? end : buf.subarray(0, end).lastIndexOf(0x0a);
-      if (!eof && last < scanFrom) continue;
-      let s = start;
-      if (base + s === 0 && last >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) s = 3;
-      const region = buf.subarray(s, last);
-      if (!isUtf8(region)) fail(`not valid UTF-8 (first bad byte sequence at byte offset ${base + s + firstInvalidUtf8(region)}); save the file as UTF-8`);
-      let offset = base + s;
-      if (!eof || region.length > 0) {
-        for (const line of region.toString('utf8').split('\n')) {
+      const last = eof ? c.end : c.buf.subarray(0, c.end).lastIndexOf(0x0a);
+      if (!eof && last < c.scanFrom) continue;
+      const s = c.checked(last);
+      let offset = c.base + s;
+      if (!eof || last > s) {
+        for (const line of c.buf.toString('utf8', s, last).split('\n')) {
           // Byte lengths only where asked (results files, for the resume index).
           const bytes = opts.torn ? Buffer.byteLength(line) : 0;
           yield { line, n: ++n, offset, bytes };
@@ -86,7 +67,7 @@ export function* fileLines(
         }
       }
       if (eof) return;
-      start = last + 1;
+      c.start = last + 1;
     }
   } finally {
     closeSync(fd);
