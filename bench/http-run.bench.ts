@@ -12,13 +12,13 @@
  *
  *   npm run bench:http   (builds first; BENCH_N requests a trial, default 2000; BENCH_TRIALS pairs, default 7)
  */
-import { fork } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Case, Suite } from '../src/core/types.js';
+import { startMinimalServer } from './minimal-server.js';
 
 // The built code (the script builds first), as `joulebench run` runs it: the TypeScript loader's
 // output for src/ names every closure it creates, ≈ 10 % more CPU a request on this path.
@@ -34,24 +34,6 @@ const TRIALS = Number(process.env.BENCH_TRIALS ?? 7);
 const MODES = (process.env.BENCH_MODES ?? 'plain,stream').split(',') as ('plain' | 'stream')[];
 const CONCURRENCIES = (process.env.BENCH_C ?? '1,32').split(',').map(Number);
 
-/** The server: answers every chat request at once, and reports its own CPU time when asked over IPC. */
-const SERVER = `
-const http = require('node:http');
-const plain = JSON.stringify({ id: 'x', object: 'chat.completion', model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'B' }, finish_reason: 'stop' }], usage: { prompt_tokens: 50, completion_tokens: 1, total_tokens: 51 } });
-const chunk = (o) => 'data: ' + JSON.stringify(o) + '\\n\\n';
-const stream = chunk({ id: 'x', object: 'chat.completion.chunk', model: 'm', choices: [{ index: 0, delta: { role: 'assistant', content: 'B' } }] })
-  + chunk({ id: 'x', object: 'chat.completion.chunk', model: 'm', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })
-  + chunk({ id: 'x', object: 'chat.completion.chunk', model: 'm', choices: [], usage: { prompt_tokens: 50, completion_tokens: 1, total_tokens: 51 } }) + 'data: [DONE]\\n\\n';
-const s = http.createServer((req, res) => {
-  let b = ''; req.on('data', (d) => (b += d)); req.on('end', () => {
-    if (b.includes('"stream":true')) { res.writeHead(200, { 'content-type': 'text/event-stream' }); res.end(stream); }
-    else { res.writeHead(200, { 'content-type': 'application/json' }); res.end(plain); }
-  });
-});
-s.keepAliveTimeout = 60000;
-process.on('message', (m) => { if (m === 'cpu') { const c = process.cpuUsage(); process.send({ cpu_us: c.user + c.system }); } });
-s.listen(0, '127.0.0.1', () => process.send({ port: s.address().port }));
-`;
 
 interface Trial {
   wall_ms: number;
@@ -61,19 +43,9 @@ interface Trial {
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'jb-http-bench-'));
-  const serverFile = join(dir, 'server.cjs');
-  writeFileSync(serverFile, SERVER);
-  const child = fork(serverFile, [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-  let onMessage: ((m: { port?: number; cpu_us?: number }) => void) | null = null;
-  child.on('message', (m) => onMessage?.(m as { port?: number; cpu_us?: number }));
-  const ask = (): Promise<{ port?: number; cpu_us?: number }> => new Promise((ok) => (onMessage = ok));
-  const port = (await ask()).port!;
-  const serverCpu = async (): Promise<number> => {
-    const p = ask();
-    child.send('cpu');
-    return (await p).cpu_us!;
-  };
-  const base = `http://127.0.0.1:${port}/v1`;
+  const server = await startMinimalServer();
+  const serverCpu = (): Promise<number> => server.cpu_us();
+  const base = server.base;
   const prompt = 'Which letter? A. x B. y C. z D. w\nAnswer:';
 
   // The raw baseline: the body the openai target sends (model, messages, temperature, max_tokens, and for a stream its options).
@@ -158,7 +130,7 @@ async function main(): Promise<void> {
       );
     }
   }
-  child.kill();
+  server.close();
   rawAgent.destroy();
   rmSync(dir, { recursive: true, force: true });
 }

@@ -9,39 +9,23 @@
  * neighbour on a shared machine disturbs least.
  * Run: npm run bench:openai   (N requests per measurement: BENCH_N, default 2000)
  */
-import { spawn } from 'node:child_process';
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import OpenAI from 'openai';
 import { median, nearestRank } from '../src/core/stats.js';
 import { createAgent, postChat } from '../src/targets/openai/http.js';
+import { startMinimalServer } from './minimal-server.js';
 
 const N = Number(process.env.BENCH_N ?? 1000);
 /** Rounds over all clients, interleaved (order alternating) so drift on a shared machine hits every client alike; the median is kept. */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 
-const SERVER = `
-const http = require('node:http');
-const plain = JSON.stringify({ id: 'x', object: 'chat.completion', model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'B' }, finish_reason: 'stop' }], usage: { prompt_tokens: 50, completion_tokens: 1, total_tokens: 51 } });
-const chunk = (o) => 'data: ' + JSON.stringify(o) + '\\n\\n';
-const stream = chunk({ id: 'x', object: 'chat.completion.chunk', model: 'm', choices: [{ index: 0, delta: { role: 'assistant', content: 'B' } }] })
-  + chunk({ id: 'x', object: 'chat.completion.chunk', model: 'm', choices: [], usage: { prompt_tokens: 50, completion_tokens: 1, total_tokens: 51 } }) + 'data: [DONE]\\n\\n';
-const s = http.createServer((req, res) => {
-  let b = ''; req.on('data', (d) => (b += d)); req.on('end', () => {
-    if (b.includes('"stream":true')) { res.writeHead(200, { 'content-type': 'text/event-stream' }); res.end(stream); }
-    else { res.writeHead(200, { 'content-type': 'application/json' }); res.end(plain); }
-  });
-});
-s.keepAliveTimeout = 60000;
-s.listen(0, '127.0.0.1', () => process.stdout.write(String(s.address().port) + '\\n'));
-`;
 
 type Call = () => Promise<unknown>;
 
 async function main(): Promise<void> {
-  const child = spawn(process.execPath, ['-e', SERVER], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<number>((ok) => child.stdout.once('data', (d) => ok(Number(String(d).trim()))));
-  const base = `http://127.0.0.1:${port}/v1`;
+  const server = await startMinimalServer();
+  const base = server.base;
   const body = { model: 'm', messages: [{ role: 'user' as const, content: 'Which letter? A. x B. y C. z D. w\nAnswer:' }], temperature: 0, max_tokens: 4 };
 
   const rawAgent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
@@ -106,7 +90,7 @@ async function main(): Promise<void> {
     const m = samples.get(name)!;
     return { name, p50_ms: median(m.p50_ms)!, rps1: median(m.rps1)!, rps32: median(m.rps32)!, cpu_us: median(m.cpu_us)! };
   });
-  child.kill();
+  server.close();
   rawAgent.destroy();
   agent.destroy();
 
