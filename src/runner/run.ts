@@ -55,6 +55,8 @@ export interface RunOptions {
   config?: Record<string, unknown>;
   /** Keep every scored result in `RunOutcome.results` (default true); false streams them to the sink only. */
   keepResults?: boolean;
+  /** Each scored result, in case order (as `RunOutcome.results` would hold it), restored ones included. */
+  onScored?: (r: CaseResult) => void;
   /**
    * Idle calibration window before the suite, ms (default 1000); 0 skips it (net energy is then
    * unknown). Meters whose readings are marginal (model, estimate) are never calibrated.
@@ -255,6 +257,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     agg.add(r);
     if (r.energy_source === meter.source) fromWindow++;
     if (keep) scored.push(r);
+    opts.onScored?.(r);
   };
 
   // The prompts of a batch, as sent; a suite in memory hands over the same array every pass: made once.

@@ -5,7 +5,7 @@ import { judgeResultsFile } from '../judge/results-file.js';
 import { createJudgeFromConfig, type JudgeSetup } from './judge-setup.js';
 import { prettyJson } from '../core/canonical.js';
 import { JoulebenchError } from '../core/errors.js';
-import { mmluMeasurements, type MeasurementBlock } from '../core/measurements.js';
+import { MmluTally, type MeasurementBlock } from '../core/measurements.js';
 import { co2eOf, type Co2e } from '../core/co2e.js';
 import { parseGridIntensity } from '../energy-model/grid.js';
 import type { CaseResult, StreamedSuite, Suite } from '../core/types.js';
@@ -69,7 +69,7 @@ export interface SessionResult {
   paths: SessionPaths;
   /** The history row, or null when not recorded. */
   history_id: number | null;
-  /** The suite run: in memory, or (a JSONL suite file, not a load run) streamed from its file. */
+  /** The suite run: in memory, or (a JSONL suite file or MMLU data, not a load run) streamed from its file(s). */
   suite: Suite | StreamedSuite;
   outcome: RunOutcome;
   /** Cases already on disk from the interrupted run this one continued (0 for a fresh run). */
@@ -86,7 +86,7 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
   const cfg = configOf(spec.config);
   const grid = spec.grid_intensity !== undefined ? parseGridIntensity(spec.grid_intensity) : null;
   const selection = { ...(spec.filter !== undefined ? { filter: spec.filter } : {}), ...(spec.limit !== undefined ? { limit: spec.limit } : {}) };
-  // A JSONL suite file streams (checked and digested first, then read once per pass), except for a load
+  // A JSONL suite file and MMLU data stream (checked and digested first, then read once per pass), except for a load
   // run (its schedule draws from the cases in memory) and a judged suite (the judge needs the cases).
   const built = buildSuite(spec, cfg, spec.load ? undefined : { selection });
   let suite: Suite | StreamedSuite = isStreamed(built) ? built : selectCases(built, selection);
@@ -149,6 +149,8 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
   const totalCases = spec.load ? warmup * caseCount + (spec.load.num_requests ?? caseCount) : (warmup + repeat) * caseCount;
   hooks.onStart?.({ paths, total_cases: totalCases, suite, resumed_cases: resume?.case_lines ?? 0 });
   let outcome: RunOutcome;
+  // MMLU's seed-003 measurements block (a load run adds nothing to it, as before).
+  const tally = spec.suite === 'mmlu' ? new MmluTally() : null;
   try {
     if (spec.load) {
       if (isStreamed(suite)) throw new Error('a load run streams no suite'); // built in memory above
@@ -180,8 +182,9 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
         ...(resume ? { resume: { header: resume.header, finished: resume.finished, path: resume.path } } : {}),
         ...(spec.idle_ms !== undefined ? { idle_ms: spec.idle_ms } : {}),
         ...(hooks.signal ? { signal: hooks.signal } : {}),
-        // MMLU's measurements are computed from the results afterwards (at most ~14k cases); others stream.
-        keepResults: spec.suite === 'mmlu',
+        // No result is kept: MMLU's measurements are added up as the scored results come.
+        keepResults: false,
+        ...(tally ? { onScored: (r: CaseResult) => tally.add(r) } : {}),
         ...(hooks.onResult ? { onResult: hooks.onResult } : {}),
         ...(spec.max_errors !== undefined ? { max_errors: spec.max_errors } : {}),
         ...(hooks.onFirstError ? { onFirstError: hooks.onFirstError } : {}),
@@ -207,10 +210,7 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
   const finished = new Date();
 
   // MMLU's seed-003 measurements (with class and official flags) ride along as an extra block.
-  const block =
-    spec.suite === 'mmlu'
-      ? mmluMeasurements(outcome.results, { retry_enabled: Boolean(cfg?.config.params?.retry), prices_set: Boolean(cfg?.config.prices) })
-      : null;
+  const block = tally ? tally.block({ retry_enabled: Boolean(cfg?.config.params?.retry), prices_set: Boolean(cfg?.config.prices) }) : null;
   const base = judged ?? outcome.report;
   const withBlock: SessionReport = block ? { ...base, measurements: block.measurements, measurement_warnings: block.warnings } : base;
   // gCO2e from net energy, labelled with the intensity used; only when asked (other reports keep their bytes).

@@ -5,6 +5,7 @@ import { isBundledSuite, loadSuite } from '../suites/loader.js';
 import { isJsonlSuitePath, streamJsonlSuite } from '../suites/jsonl-stream.js';
 import type { Selection } from '../suites/select.js';
 import { loadMmlu } from '../suites/mmlu.js';
+import { streamMmlu } from '../suites/mmlu-stream.js';
 import { withRetryLabel } from '../suites/retry-label.js';
 import { loadMtBench } from '../suites/mt-bench.js';
 import { findDefaultModel } from '../targets/llamacpp/default-model.js';
@@ -138,8 +139,9 @@ function openaiSpec(flags: TargetFlags, cfg: LoadedConfig | null, env: NodeJS.Pr
 
 /**
  * `--suite mmlu` reads `--data` (or `params.data`) with `params.subjects`/`limit`/`retry`; others load as before.
- * With `stream`, a JSONL suite file is not loaded but checked and digested as a stream (jsonl-stream.ts),
- * the selection applied there; every other suite is returned in memory, unselected.
+ * With `stream`, a JSONL suite file or MMLU data is not loaded but checked and digested as a stream
+ * (jsonl-stream.ts, mmlu-stream.ts), the selection applied there; every other suite is returned in
+ * memory, unselected.
  */
 export function buildSuite(flags: TargetFlags, cfg: LoadedConfig | null): Suite;
 export function buildSuite(flags: TargetFlags, cfg: LoadedConfig | null, stream?: { selection: Selection }): Suite | StreamedSuite;
@@ -173,11 +175,13 @@ export function buildSuite(flags: TargetFlags, cfg: LoadedConfig | null, stream?
   if (!data) {
     throw new JoulebenchError('E_USAGE', '--suite mmlu needs --data PATH (cais/mmlu JSON/JSONL rows, or Hendrycks CSV files; none ship with joulebench)');
   }
-  return loadMmlu(data, {
+  const mmluOpts = {
     ...(cfg ? { config_path: cfg.path } : {}),
     ...(p?.subjects ? { subjects: p.subjects } : {}),
     ...(p?.limit !== undefined ? { limit: p.limit } : {}),
     ...(p?.retry ? { retry_max_attempts: p.retry.max_attempts } : {}),
     ...(p?.suite_version !== undefined ? { version: p.suite_version } : {}),
-  });
+  };
+  // Streamed like a JSONL suite file: checked and digested first, read again per pass (mmlu-stream.ts).
+  return stream ? streamMmlu(data, { ...mmluOpts, selection: stream.selection }) : loadMmlu(data, mmluOpts);
 }

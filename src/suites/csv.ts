@@ -1,50 +1,101 @@
+/** One CSV record: its fields and the 1-based line it starts on. */
+export interface CsvRecord {
+  line: number;
+  fields: string[];
+}
+
 /**
  * RFC 4180 CSV: quoted fields may hold commas, newlines and doubled quotes. Returns rows of fields
  * with the 1-based line each row starts on; blank lines are skipped.
  */
-export function parseCsv(text: string): { line: number; fields: string[] }[] {
-  const rows: { line: number; fields: string[] }[] = [];
-  let fields: string[] = [];
-  let field = '';
-  let quoted = false;
-  let line = 1;
-  let rowLine = 1;
-  let any = false;
-  const s = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  const endRow = (): void => {
-    if (any || field !== '' || fields.length > 0) rows.push({ line: rowLine, fields: [...fields, field] });
-    fields = [];
-    field = '';
-    any = false;
-  };
-  for (let i = 0; i < s.length; i++) {
-    const ch = s[i]!;
-    if (quoted) {
-      if (ch === '"') {
-        if (s[i + 1] === '"') {
-          field += '"';
-          i++;
-        } else quoted = false;
-      } else {
-        if (ch === '\n') line++;
-        field += ch;
-      }
-      continue;
-    }
-    if (ch === '"' && field === '') {
-      quoted = true;
-      any = true;
-    } else if (ch === ',') {
-      fields.push(field);
-      field = '';
-      any = true;
-    } else if (ch === '\n' || ch === '\r') {
-      if (ch === '\r' && s[i + 1] === '\n') i++;
-      endRow();
-      line++;
-      rowLine = line;
-    } else field += ch;
-  }
-  endRow();
+export function parseCsv(text: string): CsvRecord[] {
+  const p = new CsvParser();
+  const rows = p.push(text);
+  rows.push(...p.end());
   return rows;
+}
+
+/**
+ * {@link parseCsv} fed a piece of text at a time (a file read in chunks): the same records, whatever
+ * the pieces (a quoted field, a doubled quote or a CRLF may be split between two). `push` returns the
+ * records completed by that piece; `end` the last one. State kept between pieces: the record and
+ * field being read, and whether the piece ended just after a quote or a CR.
+ */
+export class CsvParser {
+  private fields: string[] = [];
+  private field = '';
+  private quoted = false;
+  /** In a quoted field, a `"` was the last character: a doubled quote or the field's end, by what follows. */
+  private quoteEnds = false;
+  /** A CR ended the last record: a LF right after it belongs to it. */
+  private afterCr = false;
+  private line = 1;
+  private rowLine = 1;
+  private any = false;
+  private started = false;
+  private out: CsvRecord[] = [];
+
+  push(piece: string): CsvRecord[] {
+    let s = piece;
+    if (!this.started && s.length > 0) {
+      this.started = true;
+      if (s.charCodeAt(0) === 0xfeff) s = s.slice(1);
+    }
+    for (let i = 0; i < s.length; i++) {
+      const ch = s[i]!;
+      if (this.afterCr) {
+        this.afterCr = false;
+        if (ch === '\n') continue;
+      }
+      if (this.quoteEnds) {
+        this.quoteEnds = false;
+        if (ch === '"') {
+          this.field += '"';
+          continue;
+        }
+        this.quoted = false; // and `ch` is read outside the quotes, below
+      }
+      if (this.quoted) {
+        if (ch === '"') this.quoteEnds = true;
+        else {
+          if (ch === '\n') this.line++;
+          this.field += ch;
+        }
+        continue;
+      }
+      if (ch === '"' && this.field === '') {
+        this.quoted = true;
+        this.any = true;
+      } else if (ch === ',') {
+        this.fields.push(this.field);
+        this.field = '';
+        this.any = true;
+      } else if (ch === '\n' || ch === '\r') {
+        if (ch === '\r') this.afterCr = true;
+        this.endRow();
+        this.line++;
+        this.rowLine = this.line;
+      } else this.field += ch;
+    }
+    const done = this.out;
+    this.out = [];
+    return done;
+  }
+
+  /** The text has ended: the record still open, if any. */
+  end(): CsvRecord[] {
+    this.quoteEnds = false;
+    this.quoted = false;
+    this.endRow();
+    const done = this.out;
+    this.out = [];
+    return done;
+  }
+
+  private endRow(): void {
+    if (this.any || this.field !== '' || this.fields.length > 0) this.out.push({ line: this.rowLine, fields: [...this.fields, this.field] });
+    this.fields = [];
+    this.field = '';
+    this.any = false;
+  }
 }

@@ -74,3 +74,38 @@ export function* fileLines(
   }
 }
 
+
+/**
+ * The text of a UTF-8 file a piece at a time: each piece ends just after a newline (the last one at
+ * the end of the file), so joined they are exactly `readTextFile`'s text, and no piece splits a
+ * character. The guards, messages and memory are {@link fileLines}'s; for readers that keep their own
+ * state across lines (a CSV quoted field may span several; a JSON document is one text).
+ */
+export function* fileText(
+  path: string,
+  opts: { code: ErrorCode; where: string; onOpen?: (stamp: FileStamp) => void; chunkBytes?: number },
+): Generator<string, void, undefined> {
+  const { code, where, onOpen } = opts;
+  const fail = (why: string): never => {
+    throw new JoulebenchError(code, `${where}: ${why}`);
+  };
+  const { fd } = openRegularFile(path, code, { where });
+  const c = new LineChunks(fd, opts.chunkBytes ?? 1 << 16, fail);
+  try {
+    if (onOpen) {
+      const st = fstatSync(fd, { bigint: true });
+      onOpen({ size: Number(st.size), mtime_ns: st.mtimeNs, ino: Number(st.ino) });
+    }
+    for (;;) {
+      const eof = c.fill() === 0;
+      const last = eof ? c.end : c.buf.subarray(0, c.end).lastIndexOf(0x0a) + 1;
+      if (!eof && last <= c.scanFrom) continue;
+      const s = c.checked(last);
+      if (last > s) yield c.buf.toString('utf8', s, last);
+      if (eof) return;
+      c.start = last;
+    }
+  } finally {
+    closeSync(fd);
+  }
+}

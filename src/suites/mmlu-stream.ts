@@ -1,0 +1,333 @@
+import { createHash, type Hash } from 'node:crypto';
+import { extname } from 'node:path';
+import { canonicalJson } from '../core/canonical.js';
+import { JoulebenchError } from '../core/errors.js';
+import { pythonJsonString } from '../core/py-json.js';
+import type { Case, StreamedSuite } from '../core/types.js';
+import { CsvParser, type CsvRecord } from './csv.js';
+import { SuiteDigester } from './digest.js';
+import { IdFingerprints, STREAM_BATCH } from './jsonl-stream.js';
+import { fileText, type FileStamp } from './lines.js';
+import {
+  csvRow,
+  csvSubject,
+  isCsvHeader,
+  isJsonArrayText,
+  jsonDocumentItems,
+  jsonLineError,
+  jsonRow,
+  listMmluFiles,
+  missingSubjects,
+  mmluCase,
+  mmluContent,
+  mmluDuplicate,
+  mmluLocalVersion,
+  unknownFileType,
+  type MmluOptions,
+  type MmluRow,
+} from './mmlu.js';
+import { withRetryLabel } from './retry-label.js';
+import { compileFilter, describeSelection, type Selection } from './select.js';
+
+export interface MmluStreamOptions extends MmluOptions {
+  /** `--filter` / `--limit`, after `params.subjects` / `params.limit`: as `selectCases` applies them to `loadMmlu`'s suite. */
+  selection?: Selection;
+  /** Bytes read at a time (tests use small ones). */
+  chunkBytes?: number;
+}
+
+/**
+ * MMLU data (`--suite mmlu --data`) read as a stream, in two passes over its files, like a JSONL
+ * suite (jsonl-stream.ts):
+ *
+ * 1. now: every row of every file is read and checked, in the whole-file reader's order of precedence
+ *    (per file: bad UTF-8, then the first line that is not JSON, then the first bad row; then no
+ *    questions at all, then the first repeated id, then `params.subjects` naming a missing subject).
+ *    The version label (a digest of every row's content) and the suite digest (seed 003's, over the
+ *    selected ids) are hashed as the rows go by. Kept: a 64-bit fingerprint per id, the hashes, the
+ *    first nine subjects in sorted order (for the missing-subject message) and, per file, a count per
+ *    subject (ids of JSON rows without one are `<subject>-<n>`).
+ * 2. per pass of the run (`stream.batches()`): the files are read again and the selected cases handed
+ *    over `STREAM_BATCH` at a time; each file's size, mtime and inode are compared when it is opened,
+ *    and the content digest and suite digest when the pass ends, before its last batch is handed over.
+ *
+ * Version, digest and cases are byte for byte `loadMmlu`'s (then `selectCases`' with a selection).
+ * A `.json` file (or a `.jsonl` that is one JSON array) is one document: it is held while it is read.
+ */
+export function streamMmlu(path: string, opts: MmluStreamOptions = {}): StreamedSuite {
+  const files = listMmluFiles(path);
+  const sel = opts.selection ?? {};
+  const what = describeSelection(sel);
+  const read = (file: string, onOpen?: (s: FileStamp) => void): Iterable<string> =>
+    fileText(file, { code: 'E_INPUT', where: `mmlu ${file}`, ...(onOpen ? { onOpen } : {}), ...(opts.chunkBytes !== undefined ? { chunkBytes: opts.chunkBytes } : {}) });
+  const scanOpts: ScanOptions = {
+    subjects: opts.subjects && opts.subjects.length > 0 ? new Set(opts.subjects) : null,
+    limit: opts.limit ?? Infinity,
+    selection: what === '' ? null : { re: sel.filter !== undefined ? compileFilter(sel.filter) : null, limit: sel.limit ?? Infinity },
+  };
+
+  // Pass 1: check everything, hash the content and the selection.
+  const stamps: (FileStamp | null)[] = files.map(() => null);
+  const scan = new MmluScan(scanOpts);
+  const ids = new IdFingerprints();
+  const suspects = new Set<string>();
+  const known = scanOpts.subjects ? new FirstSubjects(scanOpts.subjects) : null;
+  for (let f = 0; f < files.length; f++) {
+    for (const r of fileRows(files[f]!, read(files[f]!, (s) => (stamps[f] = s)))) {
+      if (ids.add(r.id)) suspects.add(IdFingerprints.key(r.id));
+      known?.add(r.subject);
+      scan.add(r);
+    }
+  }
+  if (scan.rows === 0) throw new JoulebenchError('E_INPUT', `mmlu ${path}: no questions`);
+  if (suspects.size > 0) {
+    const dup = firstDuplicate(files, read, suspects);
+    if (dup !== null) throw mmluDuplicate(path, dup);
+  }
+  if (known && opts.subjects) {
+    const missing = opts.subjects.filter((s) => !known.found.has(s));
+    if (missing.length > 0) throw missingSubjects(opts, path, missing, known.first);
+  }
+  const content = scan.contentDigest();
+  const base = withRetryLabel(opts.version ?? mmluLocalVersion(content), opts.retry_max_attempts);
+  if (scanOpts.selection && scan.count === 0) throw new JoulebenchError('E_USAGE', `--filter/--limit (${what}) selected no case of suite mmlu (${scan.picked} cases)`);
+  const version = what === '' ? base : `${base}+${what}`;
+  const digest = scan.digest(version);
+  const count = scan.count;
+
+  const changed = (why: string): JoulebenchError =>
+    new JoulebenchError('E_INPUT', `mmlu ${path}: changed on disk since the run checked it (${why}); this run is incomplete: run it again`);
+
+  // Pass 2, once per pass of the run.
+  function* batches(): Generator<readonly Case[], void, undefined> {
+    const again = new MmluScan(scanOpts);
+    let batch: Case[] = [];
+    for (let f = 0; f < files.length; f++) {
+      const file = files[f]!;
+      const checked = stamps[f];
+      const onOpen = (s: FileStamp): void => {
+        if (checked && (s.size !== checked.size || s.mtime_ns !== checked.mtime_ns || s.ino !== checked.ino)) throw changed(`${file}: size, modification time or inode differ`);
+      };
+      const rows = fileRows(file, read(file, onOpen));
+      for (;;) {
+        let next: IteratorResult<MmluRow, void>;
+        try {
+          next = rows.next();
+        } catch (e) {
+          throw e instanceof JoulebenchError && !e.message.includes('changed on disk') ? changed(e.message) : e;
+        }
+        if (next.done) break;
+        const r = next.value;
+        if (!again.add(r)) continue;
+        batch.push(mmluCase(r));
+        if (batch.length === STREAM_BATCH && again.count < count) {
+          yield batch;
+          batch = [];
+        }
+      }
+    }
+    if (again.count !== count || again.contentDigest() !== content || again.digest(version) !== digest) throw changed('its rows no longer have the digest checked');
+    if (batch.length > 0) yield batch;
+  }
+
+  return { name: 'mmlu', version, scorer: 'choice', source: `mmlu ${path}`, digest, judged: false, stream: { count, batches } };
+}
+
+interface ScanOptions {
+  /** `params.subjects` (null: every subject). */
+  subjects: ReadonlySet<string> | null;
+  /** `params.limit`. */
+  limit: number;
+  /** `--filter` / `--limit` (null: none given). */
+  selection: { re: RegExp | null; limit: number } | null;
+}
+
+/**
+ * What one pass over the rows adds up, without keeping them: the hash of every row's content (the
+ * default version label), the selection (`params.subjects`, `params.limit`, then `--filter` /
+ * `--limit`) and its digest: seed 003's over the picked ids, or with a `--filter`/`--limit` the
+ * content digest of the selected cases.
+ */
+class MmluScan {
+  private readonly content: Hash = createHash('sha256').update('[');
+  private readonly ids: Hash = createHash('sha256').update('{"ids": [');
+  private readonly cases: SuiteDigester | null;
+  /** Rows read. */
+  rows = 0;
+  /** Rows through `params.subjects` and `params.limit` (the suite `loadMmlu` makes). */
+  picked = 0;
+
+  constructor(private readonly o: ScanOptions) {
+    this.cases = o.selection ? new SuiteDigester() : null;
+  }
+
+  /** Rows selected so far: the cases a pass asks. */
+  get count(): number {
+    return this.cases ? this.cases.count : this.picked;
+  }
+
+  /** Adds the next row; true when it is asked. */
+  add(r: MmluRow): boolean {
+    this.content.update((this.rows++ === 0 ? '' : ',') + canonicalJson(mmluContent(r)));
+    if (this.o.subjects !== null && !this.o.subjects.has(r.subject)) return false;
+    if (this.picked >= this.o.limit) return false;
+    this.ids.update((this.picked++ === 0 ? '' : ', ') + pythonJsonString(r.id));
+    const sel = this.o.selection;
+    if (sel === null || this.cases === null) return true;
+    if (this.cases.count >= sel.limit) return false;
+    // selectCases' keys: the id, the dataset (the subject) and the tags (`mmlu`, the subject).
+    if (sel.re !== null && !(sel.re.test(r.id) || sel.re.test(r.subject) || sel.re.test('mmlu'))) return false;
+    this.cases.add(mmluCase(r));
+    return true;
+  }
+
+  /** `digestOf(rows.map(mmluContent))`: what the default version label is cut from. */
+  contentDigest(): string {
+    return 'sha256:' + this.content.copy().update(']').digest('hex');
+  }
+
+  /** `mmluDigest(pickedIds, version)`, or the selected cases' `suiteDigest` under `version`. */
+  digest(version: string): string {
+    if (this.cases) return this.cases.digest({ name: 'mmlu', scorer: 'choice', version });
+    return 'sha256:' + this.ids.copy().update(`], "version": ${pythonJsonString(version)}}`).digest('hex');
+  }
+}
+
+/** For `params.subjects`: which of the asked subjects the data holds, and its first nine subjects in sorted order (the message's). */
+class FirstSubjects {
+  readonly first: string[] = [];
+  readonly found = new Set<string>();
+
+  constructor(private readonly asked: ReadonlySet<string>) {}
+
+  add(subject: string): void {
+    if (this.asked.has(subject)) this.found.add(subject);
+    const f = this.first;
+    if (f.length === 9 && subject >= f[8]!) return;
+    if (f.includes(subject)) return;
+    let i = f.length;
+    while (i > 0 && f[i - 1]! > subject) i--;
+    f.splice(i, 0, subject);
+    if (f.length > 9) f.pop();
+  }
+}
+
+/**
+ * The rows of one data file, in order, read a piece at a time. A problem is thrown when the file has
+ * been read to its end, so the whole-file reader's precedence holds: bad UTF-8 anywhere (thrown by the
+ * reader as it is met), then the first line that is not JSON, then the first bad row. Rows before a
+ * problem are yielded; none after it.
+ */
+function* fileRows(file: string, pieces: Iterable<string>): Generator<MmluRow, void, undefined> {
+  const ext = extname(file).toLowerCase();
+  if (ext === '.csv') return yield* csvFileRows(file, pieces);
+  if (ext === '.json' || ext === '.jsonl') return yield* jsonFileRows(file, ext, pieces);
+  // The whole-file reader reads the file before it looks at its type: its problems come first.
+  for (const _ of pieces);
+  throw unknownFileType(file, ext);
+}
+
+function* csvFileRows(file: string, pieces: Iterable<string>): Generator<MmluRow, void, undefined> {
+  const subject = csvSubject(file);
+  const csv = new CsvParser();
+  let first = true;
+  let n = 0;
+  let problem: unknown = null;
+  const rowsOf = (recs: CsvRecord[]): MmluRow[] => {
+    const out: MmluRow[] = [];
+    for (const rec of recs) {
+      if (first) {
+        first = false;
+        if (isCsvHeader(rec.fields)) continue;
+      }
+      try {
+        out.push(csvRow(file, subject, rec, n++));
+      } catch (e) {
+        problem = e;
+        break;
+      }
+    }
+    return out;
+  };
+  for (const piece of pieces) {
+    if (problem !== null) continue; // read on: bad UTF-8 further on comes first
+    yield* rowsOf(csv.push(piece));
+  }
+  if (problem === null) yield* rowsOf(csv.end());
+  if (problem !== null) throw problem;
+}
+
+function* jsonFileRows(file: string, ext: string, pieces: Iterable<string>): Generator<MmluRow, void, undefined> {
+  // A .json file is one document; a .jsonl file is one too when its first non-blank character is `[`.
+  let doc: boolean | null = ext === '.json' ? true : null;
+  const held: string[] = [];
+  let partial = '';
+  let lineNo = 0;
+  let jsonProblem: unknown = null;
+  let rowProblem: unknown = null;
+  const perSubject = new Map<string, number>();
+  const line = (text: string): MmluRow | null => {
+    lineNo++;
+    if (text.trim() === '' || jsonProblem !== null) return null;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (e) {
+      jsonProblem = jsonLineError(file, lineNo, e);
+      return null;
+    }
+    if (rowProblem !== null) return null;
+    try {
+      return jsonRow(value, `mmlu ${file}: line ${lineNo}`, perSubject);
+    } catch (e) {
+      rowProblem = e;
+      return null;
+    }
+  };
+  const linesOf = (text: string): MmluRow[] => {
+    const parts = text.split('\n');
+    parts[0] = partial + parts[0]!;
+    partial = parts.pop()!;
+    const out: MmluRow[] = [];
+    for (const p of parts) {
+      const r = line(p);
+      if (r !== null) out.push(r);
+    }
+    return out;
+  };
+  for (const piece of pieces) {
+    if (doc === null) {
+      held.push(piece);
+      if (piece.trimStart() === '') continue; // blank so far: not decided
+      doc = isJsonArrayText(piece);
+      if (doc) continue;
+      yield* linesOf(held.join(''));
+      held.length = 0;
+    } else if (doc) held.push(piece);
+    else yield* linesOf(piece);
+  }
+  if (doc) {
+    for (const { value, where } of jsonDocumentItems(file, held.join(''))) yield jsonRow(value, where, perSubject);
+    return;
+  }
+  const last = line(held.join('') + partial);
+  if (last !== null) yield last;
+  if (jsonProblem !== null || rowProblem !== null) throw jsonProblem ?? rowProblem;
+}
+
+/**
+ * One more pass over files whose first pass saw some id fingerprint twice: the ids with those
+ * fingerprints are collected (a handful, unless the data was made to collide) and the first row whose
+ * id really repeats an earlier one is the answer; fingerprints that merely collided are no duplicate.
+ */
+function firstDuplicate(files: readonly string[], read: (file: string) => Iterable<string>, suspects: ReadonlySet<string>): string | null {
+  const seen = new Set<string>();
+  for (const file of files) {
+    for (const r of fileRows(file, read(file))) {
+      if (!suspects.has(IdFingerprints.key(r.id))) continue;
+      if (seen.has(r.id)) return r.id;
+      seen.add(r.id);
+    }
+  }
+  return null;
+}
