@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, it } from 'node:test';
+import { readResultsFile } from '../../src/runner/results-file.js';
+import { startFakeOpenAI } from '../helpers/fake-openai.js';
+import { csvLine, generatedRows } from '../helpers/mmlu-fixtures.js';
+import { BIN, jb, jbAsync } from './helpers.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'jb-cli-mmlu-stream-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+const home = join(dir, 'home');
+
+/** The report without the figures that are timings (they differ between any two runs). */
+function timeless(path: string): Record<string, unknown> {
+  const r = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+  for (const k of ['latency_p50_ms', 'latency_p95_ms', 'latency_p99_ms', 'ttft_p50_ms', 'ttft_p95_ms', 'throughput_rps', 'throughput']) delete r[k];
+  const ci = r.ci as Record<string, Record<string, unknown>>;
+  for (const k of ['latency_p50_ms', 'latency_p95_ms', 'latency_p99_ms']) {
+    delete ci[k];
+    delete ci.reasons![k];
+  }
+  const spread = r.repeat_spread as Record<string, unknown> | null;
+  if (spread) for (const k of ['latency_p50_ms', 'latency_p95_ms']) delete spread[k];
+  delete (r.measurements as Record<string, unknown>)['mmlu.avg_latency_ms'];
+  return r;
+}
+
+it('MMLU data with a bad last row is refused before a single request is sent: one line, exit 2, no results file', async () => {
+  const s = await startFakeOpenAI(() => ({ kind: 'plain', text: 'A' }));
+  try {
+    const d = join(dir, 'badlast');
+    mkdirSync(d);
+    const body = generatedRows(3000).map(csvLine).join(''); // some questions span lines (quoted newlines)
+    writeFileSync(join(d, 'physics_test.csv'), body + 'Last?,a,b,c,d,E\n');
+    const lastLine = body.split('\n').length;
+    const r = await jbAsync(['run', '--no-history', '--target', 'openai', '--endpoint', s.url, '--model', 'm', '--suite', 'mmlu', '--data', 'physics_test.csv', '--results', 'r.jsonl'], { cwd: d, home });
+    assert.equal(r.code, 2, r.stderr);
+    assert.equal(r.stderr.trim(), `joulebench: mmlu physics_test.csv: line ${lastLine}: answer must be an index 0-3 or a letter A-D, got "E"`);
+    assert.equal(s.seen.length, 0, 'no request before the whole file was checked');
+    assert.equal(existsSync(join(d, 'r.jsonl')), false);
+  } finally {
+    await s.close();
+  }
+});
+
+// 40 questions × (1 warmup + 150 scored passes) on the cascade (whose cache `--resume` restores): the
+// data is read again for every pass, and the kill lands mid-run.
+const N = 40;
+const REPEAT = 150;
+const TOTAL = N * (1 + REPEAT);
+
+it('a run of streamed MMLU data killed with SIGKILL resumes to the report (measurements block included) of an uninterrupted run', async () => {
+  const d = join(dir, 'resume');
+  mkdirSync(d);
+  const data = join(d, 'toy_test.csv');
+  writeFileSync(data, generatedRows(N, 1, 7).map(csvLine).join(''));
+  const runArgs = (results: string, out: string): string[] => ['run', '-q', '--no-history', '--suite', 'mmlu', '--data', data, '--repeat', String(REPEAT), '--results', results, '--out', out];
+  const results = join(d, 'killed.results.jsonl');
+  const signal = await new Promise<NodeJS.Signals | null>((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...runArgs(results, join(d, 'killed.json'))], { env: { ...process.env, NO_COLOR: '1', JOULEBENCH_HOME: home }, stdio: 'ignore' });
+    const timer = setInterval(() => {
+      if (existsSync(results) && statSync(results).size >= 200_000) {
+        clearInterval(timer);
+        child.kill('SIGKILL');
+      }
+    }, 2);
+    child.on('error', reject);
+    child.on('exit', (_code, sig) => {
+      clearInterval(timer);
+      resolve(sig);
+    });
+  });
+  assert.equal(signal, 'SIGKILL', 'the run finished before the kill landed; raise REPEAT');
+  const before = readResultsFile(results);
+  assert.ok(before.results.length > 0 && before.results.length < TOTAL, `killed mid-run (${before.results.length} of ${TOTAL})`);
+
+  const resumed = jb([...runArgs(results, join(d, 'resumed.json')), '--resume'], { home });
+  assert.equal(resumed.code, 0, resumed.stderr);
+  const full = jb(runArgs(join(d, 'full.results.jsonl'), join(d, 'full.json')), { home });
+  assert.equal(full.code, 0, full.stderr);
+  const a = timeless(join(d, 'resumed.json'));
+  assert.deepEqual(a, timeless(join(d, 'full.json')));
+  assert.equal((a.measurements as Record<string, { value: number }>)['mmlu.accuracy']!.value, (a.accuracy_pct as number) / 100);
+  // The header the killed run wrote is the uninterrupted run's, byte for byte.
+  const firstLine = (p: string): string => readFileSync(p, 'utf8').split('\n', 1)[0]!;
+  assert.equal(firstLine(results), firstLine(join(d, 'full.results.jsonl')));
+
+  const afterResume = readResultsFile(results);
+  const keys = afterResume.results.map((r) => `${r.phase}:${r.pass}:${r.index}`);
+  assert.equal(keys.length, TOTAL);
+  assert.equal(new Set(keys).size, TOTAL, 'no (phase, pass, index) twice');
+  assert.deepEqual(afterResume.results.slice(0, before.results.length), before.results);
+});
