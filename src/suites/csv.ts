@@ -1,3 +1,10 @@
+const QUOTE = 0x22;
+const COMMA = 0x2c;
+const LF = 0x0a;
+const CR = 0x0d;
+/** What ends a run of plain text outside quotes. */
+const SPECIAL = /[,\r\n]/g;
+
 /** One CSV record: its fields and the 1-based line it starts on. */
 export interface CsvRecord {
   line: number;
@@ -41,41 +48,59 @@ export class CsvParser {
       this.started = true;
       if (s.charCodeAt(0) === 0xfeff) s = s.slice(1);
     }
-    for (let i = 0; i < s.length; i++) {
-      const ch = s[i]!;
+    const n = s.length;
+    let i = 0;
+    // Text is taken a run at a time (up to the next character that means something), not a character at a time.
+    while (i < n) {
+      const ch = s.charCodeAt(i);
       if (this.afterCr) {
         this.afterCr = false;
-        if (ch === '\n') continue;
+        if (ch === LF) {
+          i++;
+          continue;
+        }
       }
       if (this.quoteEnds) {
         this.quoteEnds = false;
-        if (ch === '"') {
+        if (ch === QUOTE) {
           this.field += '"';
+          i++;
           continue;
         }
         this.quoted = false; // and `ch` is read outside the quotes, below
       }
       if (this.quoted) {
-        if (ch === '"') this.quoteEnds = true;
-        else {
-          if (ch === '\n') this.line++;
-          this.field += ch;
-        }
+        const q = s.indexOf('"', i);
+        const end = q < 0 ? n : q;
+        for (let nl = s.indexOf('\n', i); nl >= 0 && nl < end; nl = s.indexOf('\n', nl + 1)) this.line++;
+        this.field += s.slice(i, end);
+        if (q >= 0) this.quoteEnds = true;
+        i = end + 1;
         continue;
       }
-      if (ch === '"' && this.field === '') {
+      if (ch === QUOTE && this.field === '') {
         this.quoted = true;
         this.any = true;
-      } else if (ch === ',') {
+        i++;
+      } else if (ch === COMMA) {
         this.fields.push(this.field);
         this.field = '';
         this.any = true;
-      } else if (ch === '\n' || ch === '\r') {
-        if (ch === '\r') this.afterCr = true;
+        i++;
+      } else if (ch === LF || ch === CR) {
+        if (ch === CR) this.afterCr = true;
         this.endRow();
         this.line++;
         this.rowLine = this.line;
-      } else this.field += ch;
+        i++;
+      } else {
+        // Plain text up to the next comma or line end (a quote inside an unquoted field is text).
+        SPECIAL.lastIndex = i + 1;
+        const m = SPECIAL.exec(s);
+        const end = m === null ? n : m.index;
+        this.field += s.slice(i, end);
+        i = end;
+      }
     }
     const done = this.out;
     this.out = [];

@@ -1,6 +1,5 @@
 import { createHash, type Hash } from 'node:crypto';
 import { extname } from 'node:path';
-import { canonicalJson } from '../core/canonical.js';
 import { JoulebenchError } from '../core/errors.js';
 import { pythonJsonString } from '../core/py-json.js';
 import type { Case, StreamedSuite } from '../core/types.js';
@@ -19,7 +18,6 @@ import {
   listMmluFiles,
   missingSubjects,
   mmluCase,
-  mmluContent,
   mmluDuplicate,
   mmluLocalVersion,
   unknownFileType,
@@ -149,8 +147,8 @@ interface ScanOptions {
  * content digest of the selected cases.
  */
 class MmluScan {
-  private readonly content: Hash = createHash('sha256').update('[');
-  private readonly ids: Hash = createHash('sha256').update('{"ids": [');
+  private readonly content = new BufferedHash('[');
+  private readonly ids = new BufferedHash('{"ids": [');
   private readonly cases: SuiteDigester | null;
   /** Rows read. */
   rows = 0;
@@ -168,10 +166,10 @@ class MmluScan {
 
   /** Adds the next row; true when it is asked. */
   add(r: MmluRow): boolean {
-    this.content.update((this.rows++ === 0 ? '' : ',') + canonicalJson(mmluContent(r)));
+    this.content.add((this.rows++ === 0 ? '' : ',') + canonicalContent(r));
     if (this.o.subjects !== null && !this.o.subjects.has(r.subject)) return false;
     if (this.picked >= this.o.limit) return false;
-    this.ids.update((this.picked++ === 0 ? '' : ', ') + pythonJsonString(r.id));
+    this.ids.add((this.picked++ === 0 ? '' : ', ') + pythonJsonString(r.id));
     const sel = this.o.selection;
     if (sel === null || this.cases === null) return true;
     if (this.cases.count >= sel.limit) return false;
@@ -183,13 +181,43 @@ class MmluScan {
 
   /** `digestOf(rows.map(mmluContent))`: what the default version label is cut from. */
   contentDigest(): string {
-    return 'sha256:' + this.content.copy().update(']').digest('hex');
+    return this.content.digest(']');
   }
 
   /** `mmluDigest(pickedIds, version)`, or the selected cases' `suiteDigest` under `version`. */
   digest(version: string): string {
     if (this.cases) return this.cases.digest({ name: 'mmlu', scorer: 'choice', version });
-    return 'sha256:' + this.ids.copy().update(`], "version": ${pythonJsonString(version)}}`).digest('hex');
+    return this.ids.digest(`], "version": ${pythonJsonString(version)}}`);
+  }
+}
+
+/** `canonicalJson(mmluContent(r))`, written directly: keys in sorted order, every value a string. */
+function canonicalContent(r: MmluRow): string {
+  const [a, b, c, d] = r.choices;
+  const q = JSON.stringify;
+  return `{"answer":${q(r.answer)},"choices":[${q(a)},${q(b)},${q(c)},${q(d)}],"question":${q(r.question)},"subject":${q(r.subject)}}`;
+}
+
+/** A sha256 fed text in pieces of about 64 KiB (a hash update per row costs more than the hashing). */
+class BufferedHash {
+  private readonly hash: Hash = createHash('sha256');
+  private pending: string;
+
+  constructor(first: string) {
+    this.pending = first;
+  }
+
+  add(text: string): void {
+    this.pending += text;
+    if (this.pending.length >= 1 << 16) {
+      this.hash.update(this.pending, 'utf8');
+      this.pending = '';
+    }
+  }
+
+  /** `sha256:` + hex of everything added, then `last`; adding may go on. */
+  digest(last: string): string {
+    return 'sha256:' + this.hash.copy().update(this.pending + last, 'utf8').digest('hex');
   }
 }
 

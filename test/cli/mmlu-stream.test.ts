@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, it } from 'node:test';
 import { readResultsFile } from '../../src/runner/results-file.js';
 import { startFakeOpenAI } from '../helpers/fake-openai.js';
-import { csvLine, generatedRows } from '../helpers/mmlu-fixtures.js';
+import { csvLine, generatedRows, writeLines } from '../helpers/mmlu-fixtures.js';
 import { BIN, jb, jbAsync } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'jb-cli-mmlu-stream-'));
@@ -93,4 +94,35 @@ it('a run of streamed MMLU data killed with SIGKILL resumes to the report (measu
   assert.equal(keys.length, TOTAL);
   assert.equal(new Set(keys).size, TOTAL, 'no (phase, pass, index) twice');
   assert.deepEqual(afterResume.results.slice(0, before.results.length), before.results);
+});
+
+const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
+
+it('a whole run of 60,000 MMLU rows (checked, then read in batches, results written) fits a 48 MB heap, where merely holding the rows does not (CSV and JSONL)', () => {
+  const d = join(dir, 'mem');
+  mkdirSync(d);
+  const rows = generatedRows(5000, 57);
+  const row = (i: number) => ({ ...rows[i % rows.length]!, question: `${i}. ${rows[i % rows.length]!.question}` });
+  // A bound on the heap rather than a peak RSS: the peak follows V8's heap sizing, which moves with the
+  // machine's load; a reader that held the rows cannot finish under the bound at all.
+  const inHeap = (mb: number, code: string) =>
+    spawnSync(process.execPath, [`--max-old-space-size=${mb}`, '--input-type=module', '-e', `const dist = ${JSON.stringify(DIST)};\n${code}`], {
+      encoding: 'utf8',
+      env: { ...process.env, JOULEBENCH_HOME: home },
+    });
+  for (const fmt of ['csv', 'jsonl'] as const) {
+    const data = join(d, `gen_test.${fmt}`);
+    writeLines(data, 60_000, (i) => (fmt === 'csv' ? csvLine(row(i)) : JSON.stringify(row(i)) + '\n'));
+    const ran = inHeap(
+      48,
+      `const { runSession } = await import(dist + 'session/run-session.js');
+       const r = await runSession({ suite: 'mmlu', data: ${JSON.stringify(data)}, target: 'echo', warmup: 0, bootstrap: 0, idle_ms: 0, history: false, overwrite: true, results: ${JSON.stringify(join(d, 'r.results.jsonl'))}, receipt: ${JSON.stringify(join(d, 'r.receipt.json'))} });
+       if (r.report.case_count !== 60000 || r.report.measurements['mmlu.accuracy'] === undefined) throw new Error('ran ' + r.report.case_count);`,
+    );
+    assert.equal(ran.status, 0, `${fmt}: the streamed run in a 48 MB heap: ${ran.stderr.slice(-400)}`);
+    const held = inHeap(48, `const { loadMmlu } = await import(dist + 'suites/mmlu.js'); loadMmlu(${JSON.stringify(data)});`);
+    assert.notEqual(held.status, 0, `${fmt}: the whole-file loader fit in 48 MB: the bound proves nothing`);
+    assert.match(held.stderr, /heap out of memory/);
+    rmSync(data);
+  }
 });
