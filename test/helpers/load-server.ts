@@ -16,6 +16,13 @@ export interface StreamPlan {
   answer: string;
   /** Send `usage` in the final chunk (default true). */
   usage?: boolean;
+  /**
+   * Hold the content back until `ready` settles (the test's client has seen the reasoning), then at
+   * least `gap_ms` more, whatever the timers did: so a reasoning chunk and the first content chunk can
+   * never arrive together, however late the server's timers fire on a loaded machine. The content
+   * keeps its spacing; `ready` not settled within 10 s sends it anyway (the test then fails, never hangs).
+   */
+  contentAfter?: { ready: Promise<unknown>; gap_ms: number };
 }
 
 export interface LoadServer {
@@ -64,9 +71,13 @@ export async function startLoadServer(plan: (prompt: string) => StreamPlan): Pro
       }
       events.push({ at: last, data: '[DONE]' });
       let k = 0;
+      let held = p.contentAfter;
       const tick = (): void => {
+        // The client went away (it gave up, or the test closed it): nothing more to send.
+        if (res.destroyed) return;
         const now = performance.now() - t0;
         while (k < events.length && events[k]!.at <= now) {
+          if (held && events[k]!.kind === 'content') return void release(held);
           const e = events[k++]!;
           res.write(`data: ${e.data}\n\n`);
           if (e.kind) writes.push({ kind: e.kind, at_ms: performance.now() });
@@ -75,6 +86,18 @@ export async function startLoadServer(plan: (prompt: string) => StreamPlan): Pro
         const wait = events[k]!.at - (performance.now() - t0);
         if (wait > 2) setTimeout(tick, wait - 1);
         else setImmediate(tick);
+      };
+      // The rest of the stream moves later, so that it starts `gap_ms` after `ready` settled.
+      const release = (h: NonNullable<StreamPlan['contentAfter']>): void => {
+        held = undefined;
+        let timer: NodeJS.Timeout | undefined;
+        const deadline = new Promise((resolve) => (timer = setTimeout(resolve, 10_000)));
+        void Promise.race([h.ready, deadline]).then(() => {
+          clearTimeout(timer);
+          const shift = Math.max(0, performance.now() - t0 + h.gap_ms - events[k]!.at);
+          for (let j = k; j < events.length; j++) events[j]!.at += shift;
+          tick();
+        });
       };
       tick();
     });
