@@ -142,7 +142,8 @@ export { createReplayTarget, readRecordedAnswers, MissingAnswerError } from './t
 export { loadConfig, parseConfig, type LoadedConfig } from './config/load.js';
 export { configSchema, type RunConfig } from './config/schema.js';
 export { loadMmlu, readMmluRows, mmluDigest, mmluPrompt, MMLU_LETTERS, type MmluRow, type MmluOptions } from './suites/mmlu.js';
-export { mmluMeasurements, type Measurement, type MeasurementBlock, type MeasurementClass } from './core/measurements.js';
+export { streamMmlu, type MmluStreamOptions } from './suites/mmlu-stream.js';
+export { mmluMeasurements, MmluTally, type Measurement, type MeasurementBlock, type MeasurementClass } from './core/measurements.js';
 export { fetchMmluJsonl, MMLU_ROWS_API, type FetchMmluOptions } from './suites/mmlu-fetch.js';
 // ---- MT-Bench, the LLM judge, multi-turn (issue 15) ----
 export type { ChatMessage, TurnResult } from './core/types.js';
