@@ -107,21 +107,25 @@ export function streamMmlu(path: string, opts: MmluStreamOptions = {}): Streamed
         if (checked && (s.size !== checked.size || s.mtime_ns !== checked.mtime_ns || s.ino !== checked.ino)) throw changed(`${file}: size, modification time or inode differ`);
       };
       const rows = fileRows(file, read(file, onOpen));
-      for (;;) {
-        let next: IteratorResult<MmluRow, void>;
-        try {
-          next = rows.next();
-        } catch (e) {
-          throw e instanceof JoulebenchError && !e.message.includes('changed on disk') ? changed(e.message) : e;
+      try {
+        for (;;) {
+          let next: IteratorResult<MmluRow, void>;
+          try {
+            next = rows.next();
+          } catch (e) {
+            throw e instanceof JoulebenchError && !e.message.includes('changed on disk') ? changed(e.message) : e;
+          }
+          if (next.done) break;
+          const r = next.value;
+          if (!again.add(r)) continue;
+          batch.push(mmluCase(r));
+          if (batch.length === STREAM_BATCH && again.count < count) {
+            yield batch;
+            batch = [];
+          }
         }
-        if (next.done) break;
-        const r = next.value;
-        if (!again.add(r)) continue;
-        batch.push(mmluCase(r));
-        if (batch.length === STREAM_BATCH && again.count < count) {
-          yield batch;
-          batch = [];
-        }
+      } finally {
+        rows.return(); // a pass that stops early (a stopped run) closes the file now
       }
     }
     if (again.count !== count || again.contentDigest() !== content || again.digest(version) !== digest) throw changed('its rows no longer have the digest checked');

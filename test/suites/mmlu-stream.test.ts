@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -92,6 +92,18 @@ describe('MMLU data streamed: the whole-file loader\'s suite, byte for byte', ()
         }
       }
     }
+  });
+
+  it('a pass stopped after its first batch (a run that stops) closes its file', () => {
+    const fds = (): number => readdirSync('/proc/self/fd').length;
+    const s = streamMmlu(fx.genCsv!);
+    const before = fds();
+    for (let k = 0; k < 20; k++) {
+      const it = s.stream.batches()[Symbol.iterator]();
+      assert.equal(it.next().value?.length, 256);
+      it.return?.();
+    }
+    assert.equal(fds(), before);
   });
 
   it('a pass of 3,700 rows comes in batches of 256, in file order', () => {
