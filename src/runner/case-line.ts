@@ -69,7 +69,8 @@ export function caseLineBound(r: CaseResult, nested: NestedJson): number {
   n += stringBound(r.phase) + stringBound(r.case_id) + stringBound(r.dataset) + stringBound(r.response);
   n += stringBound(r.stage) + stringBound(r.expected) + stringBound(r.energy_source);
   n += 3 * ((nested.error?.length ?? 0) + (nested.by_domain?.length ?? 0) + (nested.joules_range?.length ?? 0) + (nested.trace?.length ?? 0) + (nested.meta?.length ?? 0) + (nested.turns?.length ?? 0));
-  if (nested.trace === undefined && r.trace !== undefined) for (const t of r.trace) n += 96 + stringBound(t.stage);
+  const trace = nested.trace === undefined ? r.trace : undefined;
+  if (trace !== undefined) for (let i = 0; i < trace.length; i++) n += 96 + stringBound(trace[i]!.stage);
   return n;
 }
 
