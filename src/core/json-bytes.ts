@@ -101,10 +101,13 @@ export function writeText(buf: Uint8Array, o: number, s: string): number {
   return o + encoder.encodeInto(s, buf.subarray(o)).written;
 }
 
+/** Scratch for {@link constantStoresCode}'s eight-byte stores. */
+const EIGHT = new DataView(new ArrayBuffer(8));
+
 /**
  * Code (for a generated writer) storing a constant ASCII text at `o` in buffer `b`, then moving `o`
- * past it: four bytes at a time through the DataView `d` (see {@link viewOf}), the rest a byte at a
- * time. Copying the same few bytes in a loop, per line, was a third of a results line's cost.
+ * past it: eight bytes at a time through the DataView `d` (see {@link viewOf}), then four, the rest a
+ * byte at a time. Copying the same few bytes in a loop, per line, was a third of a results line's cost.
  */
 export function constantStoresCode(text: string): string {
   for (let i = 0; i < text.length; i++) {
@@ -112,6 +115,17 @@ export function constantStoresCode(text: string): string {
   }
   let code = '';
   let i = 0;
+  // Eight bytes at a time as the double with those bytes (little-endian): one store instead of two.
+  // Bytes of at most 0x7e never make a NaN (whose bits a store could change) nor an infinity; the
+  // literal is the shortest decimal that reads back as the same double, checked byte for byte.
+  for (; i + 8 <= text.length; i += 8) {
+    for (let k = 0; k < 8; k++) EIGHT.setUint8(k, text.charCodeAt(i + k));
+    const value = EIGHT.getFloat64(0, true);
+    const literal = String(value);
+    EIGHT.setFloat64(0, Number(literal), true);
+    for (let k = 0; k < 8; k++) if (EIGHT.getUint8(k) !== text.charCodeAt(i + k)) throw new Error(`constant text does not round-trip as a double: ${text}`);
+    code += `d.setFloat64(o+${i},${literal},true);`;
+  }
   for (; i + 4 <= text.length; i += 4) {
     const word = text.charCodeAt(i) | (text.charCodeAt(i + 1) << 8) | (text.charCodeAt(i + 2) << 16) | (text.charCodeAt(i + 3) << 24);
     code += `d.setUint32(o+${i},${word >>> 0},true);`;

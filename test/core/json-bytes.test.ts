@@ -105,6 +105,17 @@ describe('constantWriter and writeNull', () => {
     assert.equal(written((b, o) => constantWriter(',"weight":')(b, o)), ',"weight":');
     assert.equal(written((b, o) => writeNull(b, o)), 'null');
   });
+  it('writes any ASCII text of any length exactly (eight-, four- and one-byte stores, control characters included)', () => {
+    const rand = prng(31);
+    const texts = ['', 'a', '12345678', '{"record":"case","phase":', '\u0000'.repeat(16), '~'.repeat(24), '\u0000\u0001\u0002\u0003\u0004\u0005\u0006\u000f'];
+    for (let n = 0; n < 2000; n++) {
+      let t = '';
+      const len = Math.floor(rand() * 40);
+      for (let i = 0; i < len; i++) t += String.fromCharCode(Math.floor(rand() * 0x7f));
+      texts.push(t);
+    }
+    for (const t of texts) assert.equal(written((b, o) => constantWriter(t)(b, o)), t, JSON.stringify(t));
+  });
   it('refuses text that is not ASCII (it would not be one byte a character)', () => {
     assert.throws(() => constantWriter('é'), /not ASCII/);
   });
