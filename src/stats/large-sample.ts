@@ -10,7 +10,7 @@ import { twoSidedZ } from './normal.js';
 
 /**
  * The linearised variance of a ratio of per-unit totals, R̂ = Σ y_u / Σ x_u, with the n units a sample
- * drawn with replacement (Cochran, *Sampling Techniques*, 3rd ed. 1977, §6.3–6.4, eq. 6.13 with the
+ * drawn with replacement (Cochran, *Sampling Techniques*, 3rd ed. 1977, §6.3–6.4, with the
  * finite-population correction f = 0):
  *
  *     v(R̂) = n / (n − 1) · Σ_u (y_u − R̂ x_u)² / (Σ_u x_u)²
@@ -78,8 +78,8 @@ export interface QuantileLinearisation {
   q: number;
   /** F̂(q̂). */
   share: number;
-  /** e_u per unit (0 for a unit with no observation). */
-  e: Float64Array;
+  /** e_u per unit (0 for a unit with no observation); null when each observation is its own unit. */
+  e: Float64Array | null;
   /** Σ e_u² */
   sumSquares: number;
   /** Observations (M). */
@@ -89,20 +89,27 @@ export interface QuantileLinearisation {
 }
 
 /**
- * `sorted`: the observations ascending; `unitOf[j]` the unit (0 … units − 1) of the j-th; `units` all
- * the units resampled, those with no observation included (they are drawn too). `p` in (0, 100].
+ * `sorted`: the observations ascending; `unitOf[j]` the unit (0 … units − 1) of the j-th, or null when
+ * each observation is a unit of its own (one pass a case: no per-unit array is needed then); `units`
+ * all the units resampled, those with no observation included (they are drawn too). `p` in (0, 100].
  */
-export function quantileLinearisation(sorted: ArrayLike<number>, unitOf: ArrayLike<number>, units: number, p: number): QuantileLinearisation {
+export function quantileLinearisation(sorted: ArrayLike<number>, unitOf: ArrayLike<number> | null, units: number, p: number): QuantileLinearisation {
   const m = sorted.length;
   const q = nearestRankAt(sorted, p / 100);
   let below = Math.min(m, Math.max(1, Math.ceil((p / 100) * m - 1e-9)));
   while (below < m && sorted[below] === q) below++;
   const share = below / m;
-  const e = new Float64Array(units);
-  for (let j = 0; j < m; j++) e[unitOf[j]!]! -= share;
-  for (let j = 0; j < below; j++) e[unitOf[j]!]! += 1;
+  let e: Float64Array | null = null;
   let ss = 0;
-  for (let u = 0; u < units; u++) ss += e[u]! * e[u]!;
+  if (unitOf === null) {
+    // a_u − F̂·m_u is 1 − F̂ for the `below` observations at or under q̂, −F̂ for the rest, 0 for units without one.
+    ss = below * (1 - share) ** 2 + (m - below) * share * share;
+  } else {
+    e = new Float64Array(units);
+    for (let j = 0; j < m; j++) e[unitOf[j]!]! -= share;
+    for (let j = 0; j < below; j++) e[unitOf[j]!]! += 1;
+    for (let u = 0; u < units; u++) ss += e[u]! * e[u]!;
+  }
   return { q, share, e, sumSquares: ss, count: m, varianceOfShare: units < 2 ? NaN : ((ss / (m * m)) * units) / (units - 1) };
 }
 
@@ -115,12 +122,12 @@ export function quantileLinearisation(sorted: ArrayLike<number>, unitOf: ArrayLi
  */
 export function woodruffInterval(lin: QuantileLinearisation, sorted: ArrayLike<number>, p: number, level: number): IntervalResult {
   checkLevel(level);
-  if (lin.e.length < 2) return { reason: `fewer than 2 units (${lin.e.length})` };
+  if (!(lin.varianceOfShare >= 0)) return { reason: 'fewer than 2 units' };
   const half = twoSidedZ(level) * Math.sqrt(lin.varianceOfShare);
   return { low: nearestRankAt(sorted, p / 100 - half), high: nearestRankAt(sorted, p / 100 + half), level, method: 'woodruff' };
 }
 
 /** Woodruff intervals for several percentiles of the same observations (see {@link woodruffInterval}). */
-export function woodruffIntervals(sorted: ArrayLike<number>, unitOf: ArrayLike<number>, units: number, ps: readonly number[], level: number): IntervalResult[] {
+export function woodruffIntervals(sorted: ArrayLike<number>, unitOf: ArrayLike<number> | null, units: number, ps: readonly number[], level: number): IntervalResult[] {
   return ps.map((p) => woodruffInterval(quantileLinearisation(sorted, unitOf, units, p), sorted, p, level));
 }

