@@ -8,6 +8,11 @@ import { twoSidedZ } from './normal.js';
  * bootstrap does: passes of one case are not counted as independent.
  */
 
+/** Per-unit values: an array, or a function of the unit (a figure derived from columns, without a copy). */
+export type UnitValues = ArrayLike<number> | ((u: number) => number);
+
+const reader = (v: UnitValues): ((u: number) => number) => (typeof v === 'function' ? v : (u) => v[u]!);
+
 /**
  * The linearised variance of a ratio of per-unit totals, R̂ = Σ y_u / Σ x_u, with the n units a sample
  * drawn with replacement (Cochran, *Sampling Techniques*, 3rd ed. 1977, §6.3–6.4, with the
@@ -17,20 +22,21 @@ import { twoSidedZ } from './normal.js';
  *
  * Returns null when Σ x is 0 (no ratio) or there are fewer than 2 units.
  */
-export function ratioVariance(y: ArrayLike<number>, x: ArrayLike<number>): { ratio: number; variance: number } | null {
+export function ratioVariance(y: ArrayLike<number>, x: UnitValues): { ratio: number; variance: number } | null {
   const n = y.length;
-  if (n < 2 || x.length !== n) return null;
+  if (n < 2 || (typeof x !== 'function' && x.length !== n)) return null;
+  const xu = reader(x);
   let sy = 0;
   let sx = 0;
   for (let u = 0; u < n; u++) {
     sy += y[u]!;
-    sx += x[u]!;
+    sx += xu(u);
   }
   if (sx === 0) return null;
   const r = sy / sx;
   let ss = 0;
   for (let u = 0; u < n; u++) {
-    const e = y[u]! - r * x[u]!;
+    const e = y[u]! - r * xu(u);
     ss += e * e;
   }
   return { ratio: r, variance: ((ss / (sx * sx)) * n) / (n - 1) };
@@ -42,7 +48,7 @@ export function ratioVariance(y: ArrayLike<number>, x: ArrayLike<number>): { rat
  * and when y and x are never negative yet the low end falls below 0: the normal approximation does not
  * hold then (too few units with x > 0), and an interval reaching below 0 would mislead.
  */
-export function ratioDeltaInterval(y: ArrayLike<number>, x: ArrayLike<number>, level: number): IntervalResult {
+export function ratioDeltaInterval(y: ArrayLike<number>, x: UnitValues, level: number): IntervalResult {
   checkLevel(level);
   if (y.length < 2) return { reason: `fewer than 2 units (${y.length})` };
   const v = ratioVariance(y, x);
@@ -50,11 +56,12 @@ export function ratioDeltaInterval(y: ArrayLike<number>, x: ArrayLike<number>, l
   const half = twoSidedZ(level) * Math.sqrt(v.variance);
   const i: Interval = { low: v.ratio - half, high: v.ratio + half, level, method: 'delta' };
   if (i.low < 0 && v.ratio >= 0) {
+    const xu = reader(x);
     let negative = false;
     let withX = 0;
     for (let u = 0; u < y.length; u++) {
-      if (y[u]! < 0 || x[u]! < 0) negative = true;
-      if (x[u]! > 0) withX++;
+      if (y[u]! < 0 || xu(u) < 0) negative = true;
+      if (xu(u) > 0) withX++;
     }
     if (!negative) return { reason: `the large-sample (delta) interval reaches below 0: too few units with a correct answer (${withX}) for it` };
   }

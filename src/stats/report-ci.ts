@@ -1,6 +1,6 @@
 import { bootstrapCis, DEFAULT_BOOTSTRAP_MAX_UNITS, percentileStatistics, ratioStatistic, type ResampleStatistic } from './bootstrap.js';
 import { isInterval, roundInterval, type Interval, type IntervalResult } from './interval.js';
-import { ratioDeltaInterval, woodruffIntervals } from './large-sample.js';
+import { ratioDeltaInterval, woodruffIntervals, type UnitValues } from './large-sample.js';
 import { wilson } from './wilson.js';
 
 /**
@@ -113,10 +113,20 @@ export function reportCi(cols: CaseColumns, opts: ReportCiOptions): ReportCi {
   // latencies (an object a case) are built only for the bootstrap (≈ 0.5 µs a case, `npm run bench`).
   const maxUnits = opts.maxUnits ?? DEFAULT_BOOTSTRAP_MAX_UNITS;
   if (!(maxUnits >= 0)) throw new RangeError(`reportCi: maxUnits must be >= 0, got ${maxUnits}`);
-  const dense = opts.resamples === 0 ? null : denseUnits(cols.unit);
   // The bootstrap's work is units × resamples; above the limit the intervals are large-sample ones.
-  const analytic = dense !== null && dense.units > maxUnits;
-  const prep = dense === null ? null : resamplingInputs(cols, dense, analytic);
+  let analytic = false;
+  let prep: Inputs | null = null;
+  if (opts.resamples !== 0) {
+    if (cols.unit.length > maxUnits && isIdentity(cols.unit)) {
+      // One pass, cases in order (the usual big run): no unit numbering, no per-unit copies.
+      analytic = true;
+      prep = oneObservationEach(cols);
+    } else {
+      const dense = denseUnits(cols.unit);
+      analytic = dense.units > maxUnits;
+      prep = resamplingInputs(cols, dense);
+    }
+  }
   for (const [f, unknown, num] of [
     ['joules_per_correct', opts.joulesUnknown, prep?.J],
     ['usd_per_correct', opts.usdUnknown, prep?.usd],
@@ -125,7 +135,7 @@ export function reportCi(cols: CaseColumns, opts: ReportCiOptions): ReportCi {
     else if (unknown !== null) why(f, unknown);
     else if (prep === null || num === undefined) why(f, 'bootstrap off (--bootstrap 0)');
     else if (analytic) results[f] = ratioDeltaInterval(num, prep.wc, level);
-    else stats[f] = ratioStatistic(num, prep.wc);
+    else stats[f] = ratioStatistic(num, prep.wc as Float64Array);
   }
   const ps = [50, 95, 99];
   const pct = prep === null || analytic ? null : percentileStatistics(prep.timed.values, prep.timed.units!, ps);
@@ -163,16 +173,35 @@ export function reportCi(cols: CaseColumns, opts: ReportCiOptions): ReportCi {
   return Object.assign(out, { level, resamples: opts.resamples, unit: 'case' as const, seed: 'suite-digest' as const, reasons, ...switched });
 }
 
+/** What the intervals are computed from: per-unit sums, and the timed observations sorted by latency with their units. */
+interface Inputs {
+  units: number;
+  J: ArrayLike<number>;
+  usd: ArrayLike<number>;
+  /** Weighted correct count per unit (an array for the bootstrap). */
+  wc: UnitValues;
+  /** `units` null: each observation is a unit of its own. */
+  timed: { values: ArrayLike<number>; units: Uint32Array | null };
+}
+
+/** Whether unit j is j for every observation (one pass, in case order). */
+function isIdentity(unit: ArrayLike<number>): boolean {
+  for (let j = 0; j < unit.length; j++) if (unit[j] !== j) return false;
+  return true;
+}
+
 /**
- * Per-unit sums for the ratio statistics, and the timed cases sorted by latency with their units. For
- * the large-sample intervals with one observation a unit, the sorted latencies alone (`units` null:
- * each is its own unit), without the packed sort keys and per-case unit arrays (~20 MB at 1M cases).
+ * The large-sample intervals' inputs when each observation is its own unit: the columns themselves and
+ * the sorted latencies (4 bytes a case for whole milliseconds), without the dense unit numbering, the
+ * per-unit sums, the packed sort keys and per-case unit arrays the bootstrap needs (~30 MB at 1M cases).
  */
-function resamplingInputs(
-  cols: CaseColumns,
-  dense: { u: Uint32Array; units: number },
-  largeSample: boolean,
-): { units: number; J: ArrayLike<number>; usd: ArrayLike<number>; wc: Float64Array; timed: { values: Float64Array; units: Uint32Array | null } } {
+function oneObservationEach(cols: CaseColumns): Inputs {
+  const { passed, weight } = cols;
+  return { units: cols.unit.length, J: cols.joules, usd: cols.usd, wc: (u) => (passed[u] === 1 ? weight[u]! : 0), timed: { values: sortedTimed(cols.latency_ms), units: null } };
+}
+
+/** Dense units (a case with all its passes), per-unit sums for the ratio statistics, and the timed cases sorted by latency. */
+function resamplingInputs(cols: CaseColumns, dense: { u: Uint32Array; units: number }): Inputs & { wc: Float64Array } {
   const { u, units } = dense;
   // One observation a unit, in unit order (one pass): the per-unit sums are the columns themselves
   // (0 + x is x, and a -0 adds nothing to a resample's sum either way), not two more copies.
@@ -188,14 +217,20 @@ function resamplingInputs(
     }
     if (cols.passed[j] === 1) wc[k]! += cols.weight[j]!;
   }
-  return { units, J, usd, wc, timed: own && largeSample ? { values: sortedTimed(cols.latency_ms), units: null } : timedByLatency(cols.latency_ms, u) };
+  return { units, J, usd, wc, timed: timedByLatency(cols.latency_ms, u) };
 }
 
-/** The latencies that are not NaN, ascending. */
-function sortedTimed(latency: ArrayLike<number>): Float64Array {
+/** The latencies that are not NaN, ascending: 32-bit when all are whole milliseconds below 2^32 (they are, from a run). */
+function sortedTimed(latency: ArrayLike<number>): Uint32Array | Float64Array {
   let m = 0;
-  for (let j = 0; j < latency.length; j++) if (!Number.isNaN(latency[j]!)) m++;
-  const out = new Float64Array(m);
+  let whole = true;
+  for (let j = 0; j < latency.length; j++) {
+    const v = latency[j]!;
+    if (Number.isNaN(v)) continue;
+    m++;
+    if (!(Number.isInteger(v) && v >= 0 && v < 2 ** 32) || Object.is(v, -0)) whole = false;
+  }
+  const out = whole ? new Uint32Array(m) : new Float64Array(m);
   for (let j = 0, i = 0; j < latency.length; j++) if (!Number.isNaN(latency[j]!)) out[i++] = latency[j]!;
   return out.sort();
 }

@@ -150,6 +150,18 @@ describe('large-sample intervals', () => {
     assert.deepEqual(reportCi(cols, OPTS), at);
   });
 
+  it('one pass in case order (no unit numbering, 32-bit sorted latencies) gives what the general path gives', () => {
+    const cols = synthetic(seededRng('paths'), 3000);
+    cols.latency_ms[7] = NaN;
+    const fast = reportCi(cols, { ...OPTS, maxUnits: 100 });
+    // Units numbered otherwise (case 0 last): the general path, with per-unit sums and unit arrays.
+    const general = reportCi({ ...cols, unit: Float64Array.from(cols.unit, (u) => (u === 0 ? 5000 : u)) }, { ...OPTS, maxUnits: 100 });
+    assert.deepEqual(fast, general);
+    // Fractional latencies (a hand-made column): the 64-bit sort, the same answer as the general path.
+    const frac = { ...cols, latency_ms: Float64Array.from(cols.latency_ms, (v) => v + 0.5) };
+    assert.deepEqual(reportCi(frac, { ...OPTS, maxUnits: 100 }), reportCi({ ...frac, unit: Float64Array.from(cols.unit, (u) => (u === 0 ? 5000 : u)) }, { ...OPTS, maxUnits: 100 }));
+  });
+
   it('repeats (clustered units) widen the latency interval against passes counted as independent', () => {
     const clustered = synthetic(seededRng('cluster'), 5000, 4, 20);
     const independent = { ...clustered, unit: Float64Array.from({ length: clustered.unit.length }, (_, j) => j) };
