@@ -1,10 +1,11 @@
 /**
- * `npm run bench:ci [sizes] [trials]` — CPU time of a report's intervals (`reportCi`) at 10k, 100k and
+ * `npm run bench:ci [sizes] [trials] [old-up-to]` — CPU time of a report's intervals (`reportCi`) at 10k, 100k and
  * 1M cases: the percentile bootstrap at every size (the old method, `--bootstrap-max-units inf`)
  * against the default (the bootstrap up to 20,000 cases, the large-sample intervals above), 2000
  * resamples, side by side in one process, arms alternated, median of `trials` (the bootstrap at 1M
  * and above: one trial, it takes minutes). Synthetic cases: one pass, joules 1 + Exp(1), 60 % correct,
- * dollars ∝ joules, latency floor(1000·Exp(1)) ms.
+ * dollars ∝ joules, latency floor(1000·Exp(1)) ms. `old-up-to`: run the old arm only up to this many
+ * cases (the bootstrap at 1M takes minutes of CPU, far more on a loaded machine).
  */
 import { loadavg } from 'node:os';
 import { reportCi, type CaseColumns } from '../src/stats/report-ci.js';
@@ -13,8 +14,9 @@ import { seededRng } from '../src/stats/rng.js';
 const args = process.argv.slice(2);
 const sizes = (args[0] ?? '10000,100000,1000000').split(',').map(Number);
 const trials = Number(args[1] ?? 3);
-if (sizes.some((n) => !(Number.isInteger(n) && n >= 2)) || !(Number.isInteger(trials) && trials >= 1)) {
-  console.error('usage: bench/report-ci.bench.ts [sizes, e.g. 10000,100000,1000000] [trials]');
+const oldUpTo = Number(args[2] ?? Infinity);
+if (sizes.some((n) => !(Number.isInteger(n) && n >= 2)) || !(Number.isInteger(trials) && trials >= 1) || !(oldUpTo >= 0)) {
+  console.error('usage: bench/report-ci.bench.ts [sizes, e.g. 10000,100000,1000000] [trials] [old-up-to]');
   process.exit(2);
 }
 
@@ -58,11 +60,13 @@ for (const n of sizes) {
   const now: number[] = [];
   let method = '';
   for (let t = 0; t < trials; t++) {
-    if (t === 0 || n < 1_000_000) old.push(cpuMs(() => reportCi(cols, { ...opts, maxUnits: Infinity })));
+    if (n <= oldUpTo && (t === 0 || n < 1_000_000)) old.push(cpuMs(() => reportCi(cols, { ...opts, maxUnits: Infinity })));
     now.push(cpuMs(() => (method = reportCi(cols, opts).latency_p95_ms?.method ?? 'none')));
   }
-  const o = median(old);
+  const o = old.length > 0 ? median(old) : null;
   const m = median(now);
-  console.log(`| ${n.toLocaleString('en')} | ${(o / 1000).toFixed(2)} s | ${(m / 1000).toFixed(3)} s (${method}) | ${(o / m).toFixed(0)}× | ${((m * 1000) / n).toFixed(2)} |`);
+  const oldText = o === null ? 'not run' : `${(o / 1000).toFixed(2)} s`;
+  const ratio = o === null ? '' : `${(o / m).toFixed(0)}×`;
+  console.log(`| ${n.toLocaleString('en')} | ${oldText} | ${(m / 1000).toFixed(3)} s (${method}) | ${ratio} | ${((m * 1000) / n).toFixed(2)} |`);
 }
 console.log(`load average after: ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);

@@ -152,7 +152,7 @@ describe('large-sample intervals', () => {
 
   it('one pass in case order (no unit numbering, 32-bit sorted latencies) gives what the general path gives', () => {
     const cols = synthetic(seededRng('paths'), 3000);
-    cols.latency_ms[7] = NaN;
+    (cols.latency_ms as Float64Array)[7] = NaN;
     const fast = reportCi(cols, { ...OPTS, maxUnits: 100 });
     // Units numbered otherwise (case 0 last): the general path, with per-unit sums and unit arrays.
     const general = reportCi({ ...cols, unit: Float64Array.from(cols.unit, (u) => (u === 0 ? 5000 : u)) }, { ...OPTS, maxUnits: 100 });
