@@ -78,6 +78,20 @@ describe('run --bootstrap-max-units', () => {
     }
   });
 
+  it('sweep: every arm\'s header records the limit, and the comparison against the baseline switches too', () => {
+    const plan = p('plan.yaml');
+    writeFileSync(plan, 'name: mu\nsuites: [router]\nbaseline: a\narms:\n  - name: a\n    kind: cascade\n  - name: b\n    kind: cascade\n');
+    const r = jb(['sweep', plan, '--out-dir', p('sweep'), '--no-idle', '--no-history', '--bootstrap', '50', '--bootstrap-max-units', '3', '-q'], { home });
+    assert.equal(r.code, 0, r.stderr);
+    for (const arm of ['a', 'b']) {
+      const header = JSON.parse(readFileSync(join(p('sweep'), arm, 'router.results.jsonl'), 'utf8').split('\n')[0]!) as Record<string, unknown>;
+      assert.deepEqual([header.bootstrap, header.bootstrap_max_units], [50, 3]);
+      assert.ok((JSON.parse(readFileSync(join(p('sweep'), arm, 'router.json'), 'utf8')) as { ci: Ci }).ci.analytic);
+    }
+    const vs = (JSON.parse(r.stdout) as { suites: { vs_baseline: { latency_p95_ms_delta_ci95: { method: string } | null }[] }[] }).suites[0]!.vs_baseline[0]!;
+    assert.equal(vs.latency_p95_ms_delta_ci95?.method, 'paired-woodruff');
+  });
+
   it('compare: the paired statistics switch above the limit and say so', () => {
     // Two runs of the same suite (the first test's): each case pairs with itself in the other run.
     const [a, b] = [p('five.results.jsonl'), p('inf.results.jsonl')];
