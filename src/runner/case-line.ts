@@ -69,7 +69,8 @@ export function caseLineBound(r: CaseResult, nested: NestedJson): number {
   n += stringBound(r.phase) + stringBound(r.case_id) + stringBound(r.dataset) + stringBound(r.response);
   n += stringBound(r.stage) + stringBound(r.expected) + stringBound(r.energy_source);
   n += 3 * ((nested.error?.length ?? 0) + (nested.by_domain?.length ?? 0) + (nested.joules_range?.length ?? 0) + (nested.trace?.length ?? 0) + (nested.meta?.length ?? 0) + (nested.turns?.length ?? 0));
-  if (nested.trace === undefined && r.trace !== undefined) for (const t of r.trace) n += 96 + stringBound(t.stage);
+  const trace = nested.trace === undefined ? r.trace : undefined;
+  if (trace !== undefined) for (let i = 0; i < trace.length; i++) n += 96 + stringBound(trace[i]!.stage);
   return n;
 }
 
@@ -133,37 +134,55 @@ void everyKeyWritten;
 
 const OPTIONAL = new Set<string>(['by_domain', 'joules_range', 'trace', 'meta', 'turns']);
 
-/** Code writing the string (or null) in `expr`; `common` values are written as constants. */
-function stringCode(expr: string, common: readonly string[] = []): string {
+/*
+ * Each value's code ends with `after`: the constant text that follows the value (the next field's key,
+ * or the entry's closing brace). A value written as a constant (a common string, a boolean, null) is
+ * stored together with it, so the key bytes join the longer eight-byte stores rather than ending in
+ * single-byte ones.
+ */
+
+/** Code writing the string (or null) in `expr`, then `after`; `common` values are written as constants. */
+function stringCode(expr: string, common: readonly string[] = [], after = ''): string {
   let code = `v=${expr};`;
-  for (const value of common) code += `if(v===${JSON.stringify(value)}){${constantStoresCode(JSON.stringify(value))}}else `;
-  return `${code}o=typeof v==="string"?S(b,o,v):Z(b,o);`;
+  for (const value of common) code += `if(v===${JSON.stringify(value)}){${constantStoresCode(JSON.stringify(value) + after)}}else `;
+  return `${code}if(typeof v==="string"){${inlineStringCode}${constantStoresCode(after)}}else{${constantStoresCode('null' + after)}}`;
 }
 
-/** Code writing the number (or null) in `expr`; a single digit is stored in place. */
-function numberCode(expr: string): string {
-  return `v=${expr};if(typeof v==="number"&&v>=0&&v<10&&(v|0)===v){b[o++]=48+v;}else o=typeof v==="number"?N(b,o,v):Z(b,o);`;
+/**
+ * {@link writeJsonString} for the string in `v`, written out in the generated code rather than
+ * called (a call a string field had been ≈ a sixth of a line's cost): printable ASCII other than `"`
+ * and `\` is copied a byte a character; anything else and the string is written as JSON.stringify
+ * gives it.
+ */
+const inlineStringCode =
+  'b[o]=34;let p=o+1,i=0;const L=v.length;' +
+  'for(;i<L;i++){const c=v.charCodeAt(i);if((c-32)>>>0>94||c===34||c===92)break;b[p++]=c;}' +
+  'if(i===L){b[p]=34;o=p+1;}else o=T(b,o,JSON.stringify(v));';
+
+/** Code writing the number (or null) in `expr`, then `after`; a single digit is stored in place. */
+function numberCode(expr: string, after = ''): string {
+  return `v=${expr};if(typeof v==="number"){if(v>=0&&v<10&&(v|0)===v){b[o++]=48+v;}else o=N(b,o,v);${constantStoresCode(after)}}else{${constantStoresCode('null' + after)}}`;
 }
 
-function booleanCode(expr: string): string {
-  return `v=${expr};if(v===true){${constantStoresCode('true')}}else if(v===false){${constantStoresCode('false')}}else{${constantStoresCode('null')}}`;
+function booleanCode(expr: string, after = ''): string {
+  return `v=${expr};if(v===true){${constantStoresCode('true' + after)}}else if(v===false){${constantStoresCode('false' + after)}}else{${constantStoresCode('null' + after)}}`;
 }
 
-/** The code that writes field `key` of a kind (keys are plain identifiers, checked in generate). */
-function valueCode(key: string, kind: Kind, common?: readonly string[]): string {
+/** The code that writes field `key` of a kind, then `after` (keys are plain identifiers, checked in generate). */
+function valueCode(key: string, kind: Kind, common: readonly string[] | undefined, after: string): string {
   switch (kind) {
     case 'case':
-      return constantStoresCode('"case"');
+      return constantStoresCode('"case"' + after);
     case 'string':
-      return stringCode(`r.${key}`, common);
+      return stringCode(`r.${key}`, common, after);
     case 'number':
-      return numberCode(`r.${key}`);
+      return numberCode(`r.${key}`, after);
     case 'boolean':
-      return booleanCode(`r.${key}`);
+      return booleanCode(`r.${key}`, after);
     case 'nested':
-      return `o=n.${key}===undefined?Z(b,o):T(b,o,n.${key});`;
+      return `if(n.${key}===undefined){${constantStoresCode('null' + after)}}else{o=T(b,o,n.${key});${constantStoresCode(after)}}`;
     case 'trace':
-      return `o=n.${key}===undefined?R(b,o,r.${key}):T(b,o,n.${key});`;
+      return `o=n.${key}===undefined?R(b,o,r.${key}):T(b,o,n.${key});${constantStoresCode(after)}`;
   }
 }
 
@@ -185,22 +204,30 @@ function generateTraceWriter(): (b: Uint8Array, o: number, t: NonNullable<CaseRe
     'writeTrace',
     'b,o,t',
     'b[o++]=91;for(let i=0;i<t.length;i++){const e=t[i];if(i>0)b[o++]=44;' +
-      constantStoresCode('{"stage":') + stringCode('e.stage', STAGE_IDS) +
-      constantStoresCode(',"hit":') + booleanCode('e.hit') +
-      constantStoresCode(',"energy_uj":') + numberCode('e.energy_uj') +
-      'b[o++]=125;}b[o]=93;return o+1;',
+      constantStoresCode('{"stage":') + stringCode('e.stage', STAGE_IDS, ',"hit":') + booleanCode('e.hit', ',"energy_uj":') + numberCode('e.energy_uj', '}') +
+      '}b[o]=93;return o+1;',
   );
 }
 
 function generate(): (r: CaseResult, n: NestedJson, b: Uint8Array, at: number) => number {
   let body = '';
+  // A required field's key is written with the value before it (see valueCode's `after`); an optional
+  // field writes its own key, inside its presence check.
+  let keyWritten = false;
   CASE_FIELDS.forEach((field, i) => {
     const [key, kind] = field;
     if (!/^[a-z_]+$/.test(key)) throw new Error(`case-line: unexpected key ${key}`);
-    const write = constantStoresCode(`${i === 0 ? '{' : ','}"${key}":`) + valueCode(key, kind, field[2]);
-    if (!OPTIONAL.has(key)) body += write;
-    else if (kind === 'trace') body += `if(r.${key}!==undefined){${write}}`;
-    else body += `if(n.${key}!==undefined){${write}}`;
+    const keyText = `${i === 0 ? '{' : ','}"${key}":`;
+    if (OPTIONAL.has(key)) {
+      const write = constantStoresCode(keyText) + valueCode(key, kind, field[2], '');
+      body += kind === 'trace' ? `if(r.${key}!==undefined){${write}}` : `if(n.${key}!==undefined){${write}}`;
+      keyWritten = false;
+      return;
+    }
+    const next = CASE_FIELDS[i + 1];
+    const after = next !== undefined && !OPTIONAL.has(next[0]) ? `,"${next[0]}":` : '';
+    body += (keyWritten ? '' : constantStoresCode(keyText)) + valueCode(key, kind, field[2], after);
+    keyWritten = after !== '';
   });
   body += 'b[o]=125;return o+1;';
   return compile('encodeCaseLine', 'r,n,b,o', body, { R: generateTraceWriter() });

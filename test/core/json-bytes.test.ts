@@ -65,6 +65,21 @@ describe('writeJsonNumber', () => {
       assert.equal(written((b, o) => writeJsonNumber(b, o, n)), JSON.stringify(n));
     });
   }
+  it('writes integers of every digit count, and fractions whose micro-units pass 2^31, as JSON.stringify', () => {
+    // The int32 paths end at 2^31 (whole numbers) and at 1e9 (anything): each side of both edges.
+    const edges = [
+      9, 10, 99, 100, 999_999, 1_000_000, 99_999_999, 100_000_000, 999_999_999, 999_999_999.5, 1e9, 1e9 + 1, 2 ** 31 - 1, 2 ** 31, 2 ** 31 + 1,
+      2147.483647, 2147.483648, 2147.483649, 2147.48365, 4294.967296, 0.000009, 0.00001, 0.1, 0.999999, 1.000001, 999_999_999.000001,
+    ];
+    for (const n of edges) assert.equal(written((b, o) => writeJsonNumber(b, o, n)), JSON.stringify(n), `number ${n}`);
+    const rand = prng(23);
+    for (let i = 0; i < 20_000; i++) {
+      const digits = 1 + (i % 10);
+      const whole = Math.floor(rand() * 10 ** digits);
+      const n = i % 2 === 0 ? whole : whole + Math.floor(rand() * 1e6) / 1e6;
+      assert.equal(written((b, o) => writeJsonNumber(b, o, n)), JSON.stringify(n), `number ${n}`);
+    }
+  });
   it('writes NaN and ±Infinity as null, as JSON does', () => {
     for (const n of [NaN, Infinity, -Infinity]) assert.equal(written((b, o) => writeJsonNumber(b, o, n)), 'null');
   });
@@ -89,6 +104,17 @@ describe('constantWriter and writeNull', () => {
   it('write their text and return the offset after it', () => {
     assert.equal(written((b, o) => constantWriter(',"weight":')(b, o)), ',"weight":');
     assert.equal(written((b, o) => writeNull(b, o)), 'null');
+  });
+  it('writes any ASCII text of any length exactly (eight-, four- and one-byte stores, control characters included)', () => {
+    const rand = prng(31);
+    const texts = ['', 'a', '12345678', '{"record":"case","phase":', '\u0000'.repeat(16), '~'.repeat(24), '\u0000\u0001\u0002\u0003\u0004\u0005\u0006\u000f'];
+    for (let n = 0; n < 2000; n++) {
+      let t = '';
+      const len = Math.floor(rand() * 40);
+      for (let i = 0; i < len; i++) t += String.fromCharCode(Math.floor(rand() * 0x7f));
+      texts.push(t);
+    }
+    for (const t of texts) assert.equal(written((b, o) => constantWriter(t)(b, o)), t, JSON.stringify(t));
   });
   it('refuses text that is not ASCII (it would not be one byte a character)', () => {
     assert.throws(() => constantWriter('é'), /not ASCII/);

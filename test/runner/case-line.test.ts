@@ -55,6 +55,61 @@ describe('caseLine', () => {
     });
   }
 
+  it('matches JSON.stringify on 5,000 random results (every string field, number and optional part varied)', () => {
+    // A small seeded generator, so a failure names a reproducible result.
+    let seed = 19;
+    const rand = (): number => {
+      seed = (seed + 0x6d2b79f5) >>> 0;
+      let t = seed;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+    };
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
+    const text = (): string => {
+      let s = '';
+      const len = Math.floor(rand() * (rand() < 0.5 ? 8 : 40));
+      for (let i = 0; i < len; i++) {
+        const k = rand();
+        s += String.fromCharCode(k < 0.8 ? 0x20 + Math.floor(rand() * 0x5f) : k < 0.85 ? Math.floor(rand() * 0x20) : k < 0.9 ? pick([0x22, 0x5c, 0x7f]) : Math.floor(rand() * 0x10000));
+      }
+      return s;
+    };
+    const num = (): number | null =>
+      pick([null, 0, 1, 7, -0, 0.001, 0.056, 12.5, 999_999_999, 1e9, 2 ** 31, 2147.483648, 1e21, -3.25, NaN, Infinity, rand() * 1e4, Math.round(rand() * 1e9) / 1e6, Math.round(rand() * 1e8) / 1e3]);
+    const stages = ['cache', 'kv', 'graph', 'neural', 'none', 'openai', text()];
+    for (let i = 0; i < 5000; i++) {
+      const over: Partial<CaseResult> = {
+        phase: pick(['scored', 'warmup'] as const),
+        pass: Math.floor(rand() * 12),
+        index: pick([0, 9, 10, Math.floor(rand() * 1e7), 2 ** 31 + 5]),
+        case_id: text(),
+        dataset: text(),
+        response: rand() < 0.1 ? null : text(),
+        stage: rand() < 0.1 ? null : pick(stages),
+        expected: rand() < 0.1 ? null : text(),
+        passed: pick([true, false, null]),
+        score: num(),
+        weight: pick([1, 0.5, 2, 0]),
+        joules: num(),
+        energy_source: pick(['model', 'rapl', 'nvml', 'estimate', 'none', 'model:api', text()]) as CaseResult['energy_source'],
+        below_floor: rand() < 0.5,
+        latency_ms: num() ?? 0,
+        ttft_ms: num(),
+        tpot_ms: num(),
+        prompt_tokens: num(),
+        completion_tokens: num(),
+        cost_usd: num(),
+        attempts: pick([1, 2, 3, 10]),
+        retry_overhead_ms: num() ?? 0,
+        error: rand() < 0.2 ? { code: 'E_HTTP', message: text(), ...(rand() < 0.5 ? { status: 503 } : {}) } : null,
+      };
+      if (rand() < 0.6) over.trace = Array.from({ length: Math.floor(rand() * 4) }, () => ({ stage: pick(stages), hit: rand() < 0.5, energy_uj: num() }));
+      if (rand() < 0.2) over.meta = { model: text(), n: num() };
+      assert.equal(caseLine(result(over)), JSON.stringify(result(over)), `result #${i}`);
+    }
+  });
+
   it('writes an unexpected undefined in a required field as null (JSON.stringify would drop the key)', () => {
     const r = result({ response: undefined as unknown as string, weight: undefined as unknown as number });
     const parsed = JSON.parse(caseLine(r)) as Record<string, unknown>;
