@@ -32,3 +32,15 @@ export function numberInRange(min: number, max: number, opts: { exclusive?: bool
 
 /** Seconds for a timer: > 0 and at most 2^31−1 ms. */
 export const timerSeconds = numberInRange(0, MAX_TIMER_S, { exclusive: true, maxText: timerLimitText('s') });
+
+/** `--bootstrap-max-units`: a whole number >= 0, or `inf` (bootstrap at any size). */
+export function unitLimit(value: string): number | 'inf' {
+  const v = value.trim().toLowerCase();
+  if (v === 'inf') return 'inf';
+  if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v))) throw new InvalidArgumentError(`must be a whole number >= 0 or "inf", got ${quote(value)}`);
+  return Number(v);
+}
+
+/** The help text of `--bootstrap-max-units`. */
+export const UNIT_LIMIT_HELP =
+  'bootstrap the intervals over at most this many cases; above it they are large-sample ones (delta method, Woodruff), which cost O(cases) instead of cases × resamples ("inf": bootstrap at any size; 0: never)';

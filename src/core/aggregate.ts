@@ -1,7 +1,7 @@
 import { netBelowIdle, netJoules, type IdleCalibration, type IdleStatus, type SuiteWindow } from './energy.js';
 import { STAGE_IDS, type CaseResult, type EnergySource, type ResultsHeader } from './types.js';
 import { nearestRankSorted, round } from './stats.js';
-import { DEFAULT_RESAMPLES } from '../stats/bootstrap.js';
+import { DEFAULT_RESAMPLES, maxUnitsValue, type BootstrapMaxUnits } from '../stats/bootstrap.js';
 import { reportCi, type CaseColumns, type ReportCi } from '../stats/report-ci.js';
 import { repeatSpread, type RepeatSpread } from '../stats/repeat-spread.js';
 
@@ -36,6 +36,8 @@ export interface ReportContext {
   shared?: boolean;
   /** Bootstrap resamples for the report's intervals (default 2000; 0: bootstrap off, Wilson still applies). */
   bootstrap?: number;
+  /** The most cases the intervals are bootstrapped over (default 20,000; `'inf'`: any number); above it, large-sample intervals. */
+  bootstrap_max_units?: BootstrapMaxUnits;
 }
 
 /** Per-dataset slice of a report (for `--suite all`, one per bundled suite). */
@@ -460,6 +462,7 @@ export class Aggregator {
       ci: reportCi(columns, {
         seed: ctx.suite.digest,
         resamples: ctx.bootstrap ?? DEFAULT_RESAMPLES,
+        maxUnits: maxUnitsValue(ctx.bootstrap_max_units),
         // Only a per-case sum has per-case variation to resample; a suite-window total is one reading.
         joulesUnknown: basis.basis === 'per_case' && headlineJoules !== null ? null : (basis.reason ?? this.joulesUnknownReason()),
         usdUnknown: totalUsd !== null ? null : this.usdKnown ? `cost unknown for ${this.usdUnknown} cases` : 'no case reported a cost',
@@ -626,6 +629,7 @@ export function reportContextOf(h: ResultsHeader): ReportContext {
     repeats: h.repeats,
     ...(h.concurrency !== undefined ? { concurrency: h.concurrency } : {}),
     ...(h.bootstrap !== undefined ? { bootstrap: h.bootstrap } : {}),
+    ...(h.bootstrap_max_units !== undefined ? { bootstrap_max_units: h.bootstrap_max_units } : {}),
     ...(h.shared === true ? { shared: true } : {}),
   };
 }

@@ -2,6 +2,7 @@ import type { Comparison } from './compare.js';
 import type { CaseResult } from './types.js';
 import type { Interval } from '../stats/interval.js';
 import { pairedComparison, type PairedCase, type PairedComparison } from '../stats/paired.js';
+import { maxUnitsValue, type BootstrapMaxUnits } from '../stats/bootstrap.js';
 
 /** Which figures carry a significance verdict (the gate's metrics). */
 export interface Significance {
@@ -55,7 +56,12 @@ export function pairedCaseOf(r: CaseResult): PairedCase {
  * Adds the paired statistics to a comparison. Pure: the seed is the shared suite digest, so the same
  * two runs always give the same intervals.
  */
-export function withPairedStats(c: Comparison, base: PairRunsInput, cand: PairRunsInput, opts: { alpha?: number; resamples?: number } = {}): PairedComparisonReport {
+export function withPairedStats(
+  c: Comparison,
+  base: PairRunsInput,
+  cand: PairRunsInput,
+  opts: { alpha?: number; resamples?: number; maxUnits?: BootstrapMaxUnits } = {},
+): PairedComparisonReport {
   const alpha = opts.alpha ?? 0.05;
   const none = (reason: string): PairedComparisonReport => ({
     ...c,
@@ -78,7 +84,13 @@ export function withPairedStats(c: Comparison, base: PairRunsInput, cand: PairRu
   const p = pairedComparison(
     baseCases,
     candCases,
-    { seed: base.digest, alpha, ...(opts.resamples !== undefined ? { resamples: opts.resamples } : {}), energyComparable: c.energy_sources_match !== false },
+    {
+      seed: base.digest,
+      alpha,
+      ...(opts.resamples !== undefined ? { resamples: opts.resamples } : {}),
+      ...(opts.maxUnits !== undefined ? { maxUnits: maxUnitsValue(opts.maxUnits) } : {}),
+      energyComparable: c.energy_sources_match !== false,
+    },
   );
   if (p.pairs === 0) return none('no case of one run has a partner in the other');
   const scale = (i: Interval | null, f: (v: number) => number): Interval | null => (i ? { ...i, low: round4(f(i.low)), high: round4(f(i.high)) } : null);

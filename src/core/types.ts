@@ -309,6 +309,11 @@ export interface ResultsHeader {
   suite_references?: string;
   /** Bootstrap resamples of the report's intervals, when not the default 2000 (`run --bootstrap`). */
   bootstrap?: number;
+  /**
+   * The most cases the report's intervals were bootstrapped over, when not the default 20,000
+   * (`run --bootstrap-max-units`): a whole number, or `"inf"` for no limit.
+   */
+  bootstrap_max_units?: number | 'inf';
   /** Other arms shared the hardware (`sweep --parallel-arms`): energy attribution is shared. Absent: false. */
   shared?: boolean;
 }

@@ -27,6 +27,15 @@ export function fmtInterval(f: CiFigure, i: Interval | null | undefined): string
   return i ? `[${FORMAT[f](i.low)}, ${FORMAT[f](i.high)}]` : 'n/a';
 }
 
+/** How an interval was computed, for people. */
+function howText(i: Interval, ci: ReportCi): string {
+  if (i.method === 'bootstrap') return `bootstrap, ${ci.resamples} resamples over cases`;
+  const above = ci.analytic ? ` (${ci.analytic.units} cases > ${ci.analytic.bootstrap_max_units}: no bootstrap)` : '';
+  if (i.method === 'delta') return `delta method over cases${above}`;
+  if (i.method === 'woodruff') return `Woodruff over cases${above}`;
+  return i.method;
+}
+
 /** The intervals section of the run table: one row per figure, with its method or why none. */
 export function renderCiTable(r: BenchReport): string {
   const ci = (r as Partial<BenchReport>).ci as ReportCi | undefined;
@@ -38,7 +47,7 @@ export function renderCiTable(r: BenchReport): string {
     rows.push([
       LABELS[f],
       fmtInterval(f, i),
-      i ? pc.dim(i.method === 'bootstrap' ? `bootstrap, ${ci.resamples} resamples over cases` : i.method) : pc.dim(ci.reasons[f] ?? ''),
+      i ? pc.dim(howText(i, ci)) : pc.dim(ci.reasons[f] ?? ''),
     ]);
   }
   const spread = (r as Partial<BenchReport>).repeat_spread;

@@ -118,7 +118,10 @@ export function renderComparisonMarkdown(c: Comparison | PairedComparisonReport,
   out.push(mdTable(p ? ['metric', 'baseline', 'candidate', 'change', 'better', '95 % interval of the change', `verdict (α = ${p.alpha})`] : ['metric', 'baseline', 'candidate', 'change', 'better'], rows));
   if (p?.paired) {
     out.push('');
-    out.push(`Paired over ${p.paired.pairs} results that both runs answered (same suite digest): intervals by paired bootstrap (${p.paired.resamples} resamples over cases), accuracy by an exact McNemar test.`);
+    const how = p.paired.analytic
+      ? `large-sample paired intervals (delta method, Woodruff) over cases: ${p.paired.analytic.units} paired cases are more than the bootstrap's limit of ${p.paired.analytic.bootstrap_max_units}`
+      : `paired bootstrap (${p.paired.resamples} resamples over cases)`;
+    out.push(`Paired over ${p.paired.pairs} results that both runs answered (same suite digest): intervals by ${how}, accuracy by an exact McNemar test.`);
   } else if (p?.paired_reason) {
     out.push('');
     out.push(`No intervals: ${p.paired_reason}.`);

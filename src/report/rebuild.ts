@@ -10,6 +10,7 @@ import { openRegularFile } from '../read-text.js';
 import { ResultsLineParser } from '../runner/results-file.js';
 import { streamResultLines } from '../runner/results-stream.js';
 import type { PairedCase } from '../stats/paired.js';
+import { isMaxUnits } from '../stats/bootstrap.js';
 import { CaseLineScanner } from './case-scan.js';
 
 /**
@@ -153,6 +154,7 @@ function checkHeader(h: ResultsHeader, path: string): void {
   };
   if (h.concurrency !== undefined && !(Number.isInteger(h.concurrency) && h.concurrency >= 1)) bad('concurrency', 'a whole number >= 1');
   if (h.bootstrap !== undefined && !(Number.isInteger(h.bootstrap) && h.bootstrap >= 0)) bad('bootstrap', 'a whole number >= 0');
+  if (h.bootstrap_max_units !== undefined && !isMaxUnits(h.bootstrap_max_units)) bad('bootstrap_max_units', 'a whole number >= 0 or "inf"');
   if (h.shared !== undefined && typeof h.shared !== 'boolean') bad('shared', 'true or false');
 }
 

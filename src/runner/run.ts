@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { Aggregator, type BenchReport } from '../core/aggregate.js';
-import { DEFAULT_RESAMPLES } from '../stats/bootstrap.js';
+import { DEFAULT_BOOTSTRAP_MAX_UNITS, DEFAULT_RESAMPLES, isMaxUnits, maxUnitsValue, type BootstrapMaxUnits } from '../stats/bootstrap.js';
 import { digestOf } from '../core/canonical.js';
 import type { IdleCalibration, SuiteWindow } from '../core/energy.js';
 import { JoulebenchError } from '../core/errors.js';
@@ -84,6 +84,11 @@ export interface RunOptions {
   onFirstError?: (r: CaseResult) => void;
   /** Bootstrap resamples for the report's intervals (default 2000; 0 turns the bootstrap off). */
   bootstrap?: number;
+  /**
+   * The most cases the intervals are bootstrapped over (default 20,000; `'inf'`: any number; 0: never);
+   * above it they are large-sample intervals (`src/stats/large-sample.ts`).
+   */
+  bootstrap_max_units?: BootstrapMaxUnits;
   /** Other work shares the hardware (a sweep's parallel arms): energy attribution is `shared`. */
   shared?: boolean;
 }
@@ -150,6 +155,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     concurrency,
     // What else the report depends on, so a report rebuilt from this file is the run's own (src/report/rebuild.ts).
     ...(opts.bootstrap !== undefined && opts.bootstrap !== DEFAULT_RESAMPLES ? { bootstrap: opts.bootstrap } : {}),
+    ...(opts.bootstrap_max_units !== undefined && checkMaxUnits(opts.bootstrap_max_units) !== DEFAULT_BOOTSTRAP_MAX_UNITS ? { bootstrap_max_units: opts.bootstrap_max_units } : {}),
     ...(opts.shared ? { shared: true } : {}),
   };
   const finished = resumeIndex(opts.resume, header);
@@ -334,6 +340,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     repeats,
     concurrency,
     ...(opts.bootstrap !== undefined ? { bootstrap: checkCount(opts.bootstrap, 'bootstrap', 0) } : {}),
+    ...(opts.bootstrap_max_units !== undefined ? { bootstrap_max_units: opts.bootstrap_max_units } : {}),
     ...(opts.shared ? { shared: true } : {}),
     energy: { idle, suite: gross_from === 'suite-window' && suiteReading ? toSuiteWindow(suiteReading) : null },
     // A resumed run's wall time covers only the cases run in this process: no throughput then.
@@ -639,6 +646,12 @@ export function configDigest(
   extra?: Record<string, unknown>,
 ): string {
   return digestOf({ target: target.describe(), meter: meter.id, warmup, repeats, extra: extra ?? {} });
+}
+
+/** A unit limit (`bootstrap_max_units`) as a number, or E_USAGE naming it. */
+function checkMaxUnits(v: BootstrapMaxUnits): number {
+  if (!isMaxUnits(v)) throw new JoulebenchError('E_USAGE', `bootstrap_max_units must be a whole number >= 0 or "inf", got ${String(v)}`);
+  return maxUnitsValue(v);
 }
 
 export function checkCount(n: number, name: string, min: number): number {

@@ -177,6 +177,7 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
         repeats: repeat,
         concurrency: spec.concurrency ?? 1,
         ...(spec.bootstrap !== undefined ? { bootstrap: spec.bootstrap } : {}),
+        ...(spec.bootstrap_max_units !== undefined ? { bootstrap_max_units: spec.bootstrap_max_units } : {}),
         ...(spec.shared ? { shared: true } : {}),
         sink,
         ...(resume ? { resume: { header: resume.header, finished: resume.finished, path: resume.path } } : {}),

@@ -31,6 +31,8 @@ export interface SessionSpec extends TargetFlags, JudgeFlags {
   repeat?: number;
   /** Bootstrap resamples for the report's intervals (default 2000; 0 turns the bootstrap off). */
   bootstrap?: number;
+  /** The most cases the intervals are bootstrapped over (default 20,000; `'inf'`: any number; 0: never); above it, large-sample intervals. */
+  bootstrap_max_units?: number | 'inf';
   /** Other work shares the hardware (a sweep's `--parallel-arms`): energy attribution `shared`. */
   shared?: boolean;
   /** Cases in flight at once (default 1). */

@@ -23,6 +23,32 @@ export interface BootstrapOptions {
 export const DEFAULT_RESAMPLES = 2000;
 
 /**
+ * The largest number of resampling units (a case with all its scored passes) a report's or a paired
+ * comparison's intervals are bootstrapped over. Above it they are large-sample intervals
+ * (`large-sample.ts`), whose cost does not grow as units × resamples: a 1M-case bootstrap takes minutes.
+ */
+export const DEFAULT_BOOTSTRAP_MAX_UNITS = 20_000;
+
+/**
+ * A unit limit as flags, results headers and session specs carry it (JSON has no Infinity): a whole
+ * number >= 0, or `'inf'` (bootstrap at any size). 0: never bootstrap (large-sample intervals at any size).
+ */
+export type BootstrapMaxUnits = number | 'inf';
+
+/** The limit as a number (`'inf'` is Infinity); throws a RangeError on anything else. */
+export function maxUnitsValue(limit: BootstrapMaxUnits | undefined): number {
+  if (limit === undefined) return DEFAULT_BOOTSTRAP_MAX_UNITS;
+  if (limit === 'inf') return Infinity;
+  if (!isMaxUnits(limit)) throw new RangeError(`bootstrap_max_units must be a whole number >= 0 or "inf", got ${String(limit)}`);
+  return limit;
+}
+
+/** Whether a value (e.g. a results header's) is a unit limit. */
+export function isMaxUnits(v: unknown): v is BootstrapMaxUnits {
+  return v === 'inf' || (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0);
+}
+
+/**
  * Percentile bootstrap intervals (Efron 1979; Efron & Tibshirani 1993, ch. 13) for several statistics
  * of the same `n` units, all evaluated on the same resamples: draw n units with replacement, evaluate
  * every statistic, repeat; each interval runs from the α/2 to the 1 − α/2 nearest-rank quantile of its

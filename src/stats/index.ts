@@ -2,9 +2,10 @@
 export { type Interval, type IntervalMethod, type IntervalResult, type NoInterval, isInterval } from './interval.js';
 export { wilson } from './wilson.js';
 export { mcnemar, binomialHalfCdf, type McNemarResult } from './mcnemar.js';
-export { bootstrapCi, bootstrapCis, percentileInterval, ratioStatistic, meanStatistic, percentileStatistics, DEFAULT_RESAMPLES, type BootstrapOptions, type ResampleStatistic } from './bootstrap.js';
+export { bootstrapCi, bootstrapCis, percentileInterval, ratioStatistic, meanStatistic, percentileStatistics, DEFAULT_RESAMPLES, DEFAULT_BOOTSTRAP_MAX_UNITS, type BootstrapMaxUnits, type BootstrapOptions, type ResampleStatistic } from './bootstrap.js';
+export { ratioDeltaInterval, ratioVariance, woodruffInterval, woodruffIntervals, quantileLinearisation, type QuantileLinearisation, type UnitValues } from './large-sample.js';
 export { pairedComparison, type PairedCase, type PairedComparison, type PairedFigure, type PairedOptions } from './paired.js';
-export { reportCi, CI_FIGURES, type CaseColumns, type CiFigure, type ReportCi } from './report-ci.js';
+export { reportCi, CI_FIGURES, type AnalyticSwitch, type CaseColumns, type CiFigure, type ReportCi } from './report-ci.js';
 export { spreadOf, type Spread } from './describe.js';
 export { seededRng, fnv1a32, type Rng } from './rng.js';
 export { normalQuantile, twoSidedZ } from './normal.js';

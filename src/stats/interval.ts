@@ -1,5 +1,9 @@
-/** How an interval was computed (DESIGN.md "Turn 2 additions"). */
-export type IntervalMethod = 'wilson' | 'bootstrap' | 'paired-bootstrap' | 'mcnemar-exact';
+/**
+ * How an interval was computed (DESIGN.md "Turn 2 additions"). Above the bootstrap's unit limit a
+ * report's intervals are large-sample ones (`src/stats/large-sample.ts`): `delta` (a ratio estimator's
+ * linearisation), `woodruff` (a percentile, by inverting the CDF's interval), and their paired forms.
+ */
+export type IntervalMethod = 'wilson' | 'bootstrap' | 'paired-bootstrap' | 'mcnemar-exact' | 'delta' | 'woodruff' | 'paired-delta' | 'paired-woodruff';
 
 /** A two-sided confidence interval: `level` is its nominal coverage (0.95 for a 95 % interval). */
 export interface Interval {

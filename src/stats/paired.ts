@@ -1,6 +1,9 @@
-import { bootstrapCis, percentileStatistics, type ResampleStatistic } from './bootstrap.js';
+import { bootstrapCis, DEFAULT_BOOTSTRAP_MAX_UNITS, percentileStatistics, type ResampleStatistic } from './bootstrap.js';
 import { checkLevel, isInterval, roundInterval, type Interval, type IntervalResult } from './interval.js';
+import { nearestRankAt, quantileLinearisation, ratioVariance, woodruffInterval } from './large-sample.js';
+import { twoSidedZ } from './normal.js';
 import { mcnemar, type McNemarResult } from './mcnemar.js';
+import type { AnalyticSwitch } from './report-ci.js';
 
 /** One scored case result of one run, as a paired comparison needs it. */
 export interface PairedCase {
@@ -20,6 +23,11 @@ export interface PairedOptions {
   /** Seed (the shared suite digest). */
   seed: string;
   resamples?: number;
+  /**
+   * The most units (paired cases) the paired bootstrap runs over (default
+   * {@link DEFAULT_BOOTSTRAP_MAX_UNITS}; Infinity: any number). Above it, large-sample paired intervals.
+   */
+  maxUnits?: number;
   /** Significance level (default 0.05); the intervals it judges by have level 1 − alpha. */
   alpha?: number;
   /** Whether joules can be compared (same energy source on both sides); false withholds the ratio. */
@@ -50,6 +58,11 @@ export interface PairedComparison {
   joules_per_correct_ratio: PairedFigure;
   /** Candidate p95 − baseline p95, ms; negative is better. */
   latency_p95_ms_delta: PairedFigure;
+  /**
+   * Present only above the bootstrap's unit limit: no resample was drawn, and the intervals are
+   * large-sample paired ones (`paired-delta`, `paired-woodruff`).
+   */
+  analytic?: AnalyticSwitch;
 }
 
 /**
@@ -167,8 +180,37 @@ export function pairedComparison(baseline: readonly PairedCase[], candidate: rea
       return Number.isFinite(c) && Number.isFinite(b) ? c - b : Infinity;
     };
 
-  const run = (level: number): Record<string, IntervalResult> =>
-    Object.keys(stats).length === 0 ? {} : bootstrapCis(U, stats, { seed: opts.seed, resamples, level, method: 'paired-bootstrap' });
+  const maxUnits = opts.maxUnits ?? DEFAULT_BOOTSTRAP_MAX_UNITS;
+  if (!(maxUnits >= 0)) throw new RangeError(`pairedComparison: maxUnits must be >= 0, got ${maxUnits}`);
+  // The bootstrap's work is units × resamples (the p95 statistic walks every timed result per resample).
+  const analytic = resamples > 0 && U > maxUnits && Object.keys(stats).length > 0;
+  const large = analytic
+    ? {
+        acc: stats.acc ? () => ratioVariance(accDiff, accN) : null,
+        ratio: stats.ratio ? () => ratioOfRatiosVariance(jc, wc, jb, wb) : null,
+        p95: stats.p95 ? pairedQuantileParts(tb, tc, U, 95) : null,
+      }
+    : null;
+  const run = (level: number): Record<string, IntervalResult> => {
+    if (Object.keys(stats).length === 0) return {};
+    if (!large) return bootstrapCis(U, stats, { seed: opts.seed, resamples, level, method: 'paired-bootstrap' });
+    const out: Record<string, IntervalResult> = {};
+    const z = twoSidedZ(level);
+    const acc = large.acc?.();
+    if (acc) out.acc = { low: (acc.ratio - z * Math.sqrt(acc.variance)) * 100, high: (acc.ratio + z * Math.sqrt(acc.variance)) * 100, level, method: 'paired-delta' };
+    else if (acc === null) out.acc = { reason: 'fewer than 2 cases scored in both runs' };
+    const ratio = large.ratio?.();
+    if (ratio === null) out.ratio = { reason: 'nothing correct (or no energy) on one side' };
+    else if (ratio) {
+      const half = z * ratio.ratio * Math.sqrt(ratio.relVariance);
+      out.ratio =
+        ratio.ratio - half > 0
+          ? { low: ratio.ratio - half, high: ratio.ratio + half, level, method: 'paired-delta' }
+          : { reason: 'the large-sample (delta) interval of the ratio reaches 0 or below: too few correct answers for it' };
+    }
+    if (large.p95) out.p95 = pairedQuantileInterval(large.p95, level);
+    return out;
+  };
   const at95 = run(0.95);
   const atAlpha = Math.abs(alpha - 0.05) < 1e-12 ? at95 : run(1 - alpha);
 
@@ -192,6 +234,17 @@ export function pairedComparison(baseline: readonly PairedCase[], candidate: rea
   const acc = figure('acc', accValue, 0, 4);
   const pb = nearest95(tb.values);
   const pc = nearest95(tc.values);
+  const switched: Pick<PairedComparison, 'analytic'> = analytic
+    ? {
+        analytic: {
+          units: U,
+          bootstrap_max_units: maxUnits,
+          reason:
+            `${U} paired cases are more than the bootstrap's limit of ${maxUnits} (--bootstrap-max-units): no resamples were drawn; ` +
+            'the accuracy difference and the J/correct ratio have paired delta-method intervals, the p95 difference a paired Woodruff one, all over cases',
+        },
+      }
+    : {};
   return {
     alpha,
     resamples,
@@ -200,5 +253,58 @@ export function pairedComparison(baseline: readonly PairedCase[], candidate: rea
     accuracy_pp_delta: { ...acc, significant: mc ? mc.p_value < alpha : null, mcnemar: mc },
     joules_per_correct_ratio: figure('ratio', ratioPoint !== null && Number.isFinite(ratioPoint) ? ratioPoint : null, 1, 6),
     latency_p95_ms_delta: figure('p95', pb === null || pc === null ? null : pc - pb, 0, 3),
+    ...switched,
   };
+}
+
+/**
+ * The linearised relative variance of R̂ = (Σ jc / Σ wc) / (Σ jb / Σ wb) over units drawn with
+ * replacement (the delta method on log R̂): z_u = jc_u/Σjc − wc_u/Σwc − jb_u/Σjb + wb_u/Σwb, which sum to
+ * 0, and Var(R̂)/R̂² ≈ n/(n − 1) · Σ z_u². Null when a total is 0.
+ */
+function ratioOfRatiosVariance(jc: Float64Array, wc: Float64Array, jb: Float64Array, wb: Float64Array): { ratio: number; relVariance: number } | null {
+  const n = jc.length;
+  let a = 0, b = 0, c = 0, d = 0;
+  for (let u = 0; u < n; u++) {
+    a += jc[u]!;
+    b += wc[u]!;
+    c += jb[u]!;
+    d += wb[u]!;
+  }
+  if (a === 0 || b === 0 || c === 0 || d === 0 || n < 2) return null;
+  let ss = 0;
+  for (let u = 0; u < n; u++) {
+    const z = jc[u]! / a - wc[u]! / b - jb[u]! / c + wb[u]! / d;
+    ss += z * z;
+  }
+  return { ratio: a / b / (c / d), relVariance: (ss * n) / (n - 1) };
+}
+
+/** Each side's p-th percentile linearised over the same units, and the correlation of the two. */
+function pairedQuantileParts(tb: { values: number[]; units: number[] }, tc: { values: number[]; units: number[] }, units: number, p: number) {
+  const b = quantileLinearisation(tb.values, tb.units, units, p);
+  const c = quantileLinearisation(tc.values, tc.units, units, p);
+  let cross = 0;
+  for (let u = 0; u < units; u++) cross += b.e![u]! * c.e![u]!;
+  const denom = Math.sqrt(b.sumSquares * c.sumSquares);
+  return { b, c, tb, tc, p, rho: denom === 0 ? 0 : cross / denom };
+}
+
+/**
+ * The difference of two paired percentiles, candidate − baseline: each side's standard error from its
+ * Woodruff interval, SE = (high − low) / 2z (Sitter & Wu 2001), and the covariance from the correlation
+ * of the two sides' CDF linearisations over the shared units (what the cases share cancels, as in the
+ * paired bootstrap): d ± z·√(SEc² + SEb² − 2ρ·SEc·SEb).
+ */
+function pairedQuantileInterval(parts: ReturnType<typeof pairedQuantileParts>, level: number): IntervalResult {
+  const z = twoSidedZ(level);
+  const wb = woodruffInterval(parts.b, parts.tb.values, parts.p, level);
+  const wc = woodruffInterval(parts.c, parts.tc.values, parts.p, level);
+  if (!isInterval(wb)) return wb;
+  if (!isInterval(wc)) return wc;
+  const seB = (wb.high - wb.low) / (2 * z);
+  const seC = (wc.high - wc.low) / (2 * z);
+  const se = Math.sqrt(Math.max(0, seC * seC + seB * seB - 2 * parts.rho * seC * seB));
+  const d = nearestRankAt(parts.tc.values, parts.p / 100) - nearestRankAt(parts.tb.values, parts.p / 100);
+  return { low: d - z * se, high: d + z * se, level, method: 'paired-woodruff' };
 }

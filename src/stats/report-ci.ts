@@ -1,5 +1,6 @@
-import { bootstrapCis, percentileStatistics, ratioStatistic, type ResampleStatistic } from './bootstrap.js';
+import { bootstrapCis, DEFAULT_BOOTSTRAP_MAX_UNITS, percentileStatistics, ratioStatistic, type ResampleStatistic } from './bootstrap.js';
 import { isInterval, roundInterval, type Interval, type IntervalResult } from './interval.js';
+import { ratioDeltaInterval, woodruffIntervals, type UnitValues } from './large-sample.js';
 import { wilson } from './wilson.js';
 
 /**
@@ -40,20 +41,43 @@ export type CiFigure = (typeof CI_FIGURES)[number];
  */
 export type ReportCi = {
   level: number;
-  /** Bootstrap resamples drawn (0: bootstrap off; Wilson still applies). */
+  /**
+   * Bootstrap resamples asked for (0: bootstrap off; Wilson still applies). None are drawn when
+   * `analytic` is present: the run had more units than the bootstrap's limit.
+   */
   resamples: number;
   /** The resampling unit: a case, with all its scored passes. */
   unit: 'case';
   /** What seeds the resampling (the suite digest: same results, same intervals). */
   seed: 'suite-digest';
   reasons: Partial<Record<CiFigure, string>>;
+  /**
+   * Present only when the run had more resampling units than the bootstrap's limit: no resample was
+   * drawn, and J/correct, $/correct and the latency percentiles have large-sample intervals instead
+   * (methods `delta` and `woodruff`). Absent at or below the limit (the intervals are bootstrapped).
+   */
+  analytic?: AnalyticSwitch;
 } & Record<CiFigure, Interval | null>;
+
+/** Why a report's (or a paired comparison's) intervals are large-sample ones, not bootstrapped. */
+export interface AnalyticSwitch {
+  /** Resampling units in the run (cases with a scored pass). */
+  units: number;
+  /** The limit they exceeded (`--bootstrap-max-units`). */
+  bootstrap_max_units: number;
+  reason: string;
+}
 
 export interface ReportCiOptions {
   /** The suite digest (seed). */
   seed: string;
-  /** 0 turns the bootstrap off. */
+  /** 0 turns the bootstrap off (and the large-sample intervals with it: only Wilson remains). */
   resamples: number;
+  /**
+   * The most units the bootstrap runs over (default {@link DEFAULT_BOOTSTRAP_MAX_UNITS}; Infinity: any
+   * number). Above it, large-sample intervals, whose cost does not grow as units × resamples.
+   */
+  maxUnits?: number;
   level?: number;
   /** Why the report's energy total is null (unknown energy, shared attribution); null when it is known. */
   joulesUnknown: string | null;
@@ -65,6 +89,8 @@ export interface ReportCiOptions {
  * Intervals for a report (pure and deterministic). Accuracy: Wilson over scored cases. J/correct,
  * $/correct and the latency percentiles: a percentile bootstrap over cases, each case carrying its
  * weight, joules, dollars and latency into every resample (so weighted suites bootstrap their weights).
+ * Above `maxUnits` cases: the delta-method interval for the two ratios and Woodruff's for the
+ * percentiles, with units as clusters (`large-sample.ts`), and the block's `analytic` saying so.
  */
 export function reportCi(cols: CaseColumns, opts: ReportCiOptions): ReportCi {
   const level = opts.level ?? 0.95;
@@ -85,7 +111,22 @@ export function reportCi(cols: CaseColumns, opts: ReportCiOptions): ReportCi {
   for (const v of cols.latency_ms) if (!Number.isNaN(v)) timedCount++;
   // With the bootstrap off nothing below is resampled: the dense units, per-unit sums and the sorted
   // latencies (an object a case) are built only for the bootstrap (≈ 0.5 µs a case, `npm run bench`).
-  const prep = opts.resamples === 0 ? null : resamplingInputs(cols);
+  const maxUnits = opts.maxUnits ?? DEFAULT_BOOTSTRAP_MAX_UNITS;
+  if (!(maxUnits >= 0)) throw new RangeError(`reportCi: maxUnits must be >= 0, got ${maxUnits}`);
+  // The bootstrap's work is units × resamples; above the limit the intervals are large-sample ones.
+  let analytic = false;
+  let prep: Inputs | null = null;
+  if (opts.resamples !== 0) {
+    if (cols.unit.length > maxUnits && isIdentity(cols.unit)) {
+      // One pass, cases in order (the usual big run): no unit numbering, no per-unit copies.
+      analytic = true;
+      prep = oneObservationEach(cols);
+    } else {
+      const dense = denseUnits(cols.unit);
+      analytic = dense.units > maxUnits;
+      prep = resamplingInputs(cols, dense);
+    }
+  }
   for (const [f, unknown, num] of [
     ['joules_per_correct', opts.joulesUnknown, prep?.J],
     ['usd_per_correct', opts.usdUnknown, prep?.usd],
@@ -93,11 +134,15 @@ export function reportCi(cols: CaseColumns, opts: ReportCiOptions): ReportCi {
     if (tooFew) why(f, tooFew);
     else if (unknown !== null) why(f, unknown);
     else if (prep === null || num === undefined) why(f, 'bootstrap off (--bootstrap 0)');
-    else stats[f] = ratioStatistic(num, prep.wc);
+    else if (analytic) results[f] = ratioDeltaInterval(num, prep.wc, level);
+    else stats[f] = ratioStatistic(num, prep.wc as Float64Array);
   }
-  const pct = prep === null ? null : percentileStatistics(prep.timed.values, prep.timed.units, [50, 95, 99]);
+  const ps = [50, 95, 99];
+  const pct = prep === null || analytic ? null : percentileStatistics(prep.timed.values, prep.timed.units!, ps);
+  const woodruff = prep !== null && analytic && timedCount >= 2 ? woodruffIntervals(prep.timed.values, prep.timed.units, prep.units, ps, level) : null;
   (['latency_p50_ms', 'latency_p95_ms', 'latency_p99_ms'] as const).forEach((f, i) => {
     if (timedCount < 2) why(f, `fewer than 2 timed cases (${timedCount})`);
+    else if (woodruff !== null) results[f] = woodruff[i]!;
     else if (pct === null) why(f, 'bootstrap off (--bootstrap 0)');
     else stats[f] = pct[i]!;
   });
@@ -114,12 +159,50 @@ export function reportCi(cols: CaseColumns, opts: ReportCiOptions): ReportCi {
       reasons[f] = r.reason;
     }
   }
-  return Object.assign(out, { level, resamples: opts.resamples, unit: 'case' as const, seed: 'suite-digest' as const, reasons });
+  const switched: Pick<ReportCi, 'analytic'> = analytic
+    ? {
+        analytic: {
+          units,
+          bootstrap_max_units: maxUnits,
+          reason:
+            `${units} cases are more than the bootstrap's limit of ${maxUnits} (--bootstrap-max-units): no resamples were drawn; ` +
+            'J/correct and $/correct have delta-method intervals, the latency percentiles Woodruff intervals, both over cases',
+        },
+      }
+    : {};
+  return Object.assign(out, { level, resamples: opts.resamples, unit: 'case' as const, seed: 'suite-digest' as const, reasons, ...switched });
+}
+
+/** What the intervals are computed from: per-unit sums, and the timed observations sorted by latency with their units. */
+interface Inputs {
+  units: number;
+  J: ArrayLike<number>;
+  usd: ArrayLike<number>;
+  /** Weighted correct count per unit (an array for the bootstrap). */
+  wc: UnitValues;
+  /** `units` null: each observation is a unit of its own. */
+  timed: { values: ArrayLike<number>; units: Uint32Array | null };
+}
+
+/** Whether unit j is j for every observation (one pass, in case order). */
+function isIdentity(unit: ArrayLike<number>): boolean {
+  for (let j = 0; j < unit.length; j++) if (unit[j] !== j) return false;
+  return true;
+}
+
+/**
+ * The large-sample intervals' inputs when each observation is its own unit: the columns themselves and
+ * the sorted latencies (4 bytes a case for whole milliseconds), without the dense unit numbering, the
+ * per-unit sums, the packed sort keys and per-case unit arrays the bootstrap needs (~30 MB at 1M cases).
+ */
+function oneObservationEach(cols: CaseColumns): Inputs {
+  const { passed, weight } = cols;
+  return { units: cols.unit.length, J: cols.joules, usd: cols.usd, wc: (u) => (passed[u] === 1 ? weight[u]! : 0), timed: { values: sortedTimed(cols.latency_ms), units: null } };
 }
 
 /** Dense units (a case with all its passes), per-unit sums for the ratio statistics, and the timed cases sorted by latency. */
-function resamplingInputs(cols: CaseColumns): { units: number; J: ArrayLike<number>; usd: ArrayLike<number>; wc: Float64Array; timed: { values: Float64Array; units: Uint32Array } } {
-  const { u, units } = denseUnits(cols.unit);
+function resamplingInputs(cols: CaseColumns, dense: { u: Uint32Array; units: number }): Inputs & { wc: Float64Array } {
+  const { u, units } = dense;
   // One observation a unit, in unit order (one pass): the per-unit sums are the columns themselves
   // (0 + x is x, and a -0 adds nothing to a resample's sum either way), not two more copies.
   const own = units === u.length && u.every((k, j) => k === j);
@@ -135,6 +218,21 @@ function resamplingInputs(cols: CaseColumns): { units: number; J: ArrayLike<numb
     if (cols.passed[j] === 1) wc[k]! += cols.weight[j]!;
   }
   return { units, J, usd, wc, timed: timedByLatency(cols.latency_ms, u) };
+}
+
+/** The latencies that are not NaN, ascending: 32-bit when all are whole milliseconds below 2^32 (they are, from a run). */
+function sortedTimed(latency: ArrayLike<number>): Uint32Array | Float64Array {
+  let m = 0;
+  let whole = true;
+  for (let j = 0; j < latency.length; j++) {
+    const v = latency[j]!;
+    if (Number.isNaN(v)) continue;
+    m++;
+    if (!(Number.isInteger(v) && v >= 0 && v < 2 ** 32) || Object.is(v, -0)) whole = false;
+  }
+  const out = whole ? new Uint32Array(m) : new Float64Array(m);
+  for (let j = 0, i = 0; j < latency.length; j++) if (!Number.isNaN(latency[j]!)) out[i++] = latency[j]!;
+  return out.sort();
 }
 
 /**

@@ -87,7 +87,7 @@ const AXES: Record<'energy' | 'cost', { field: 'joules_per_correct' | 'usd_per_c
 export function sweepComparison(
   sweep: { id: string; name: string; suites: readonly string[]; arms: readonly string[]; baseline: string | null },
   runs: readonly SweepArmRun[],
-  opts: { alpha?: number; resamples?: number; missing?: SweepComparison['missing'] } = {},
+  opts: { alpha?: number; resamples?: number; maxUnits?: number | 'inf'; missing?: SweepComparison['missing'] } = {},
 ): SweepComparison {
   const alpha = opts.alpha ?? 0.05;
   const suites = sweep.suites.map((suite): SweepSuiteComparison => {
@@ -116,7 +116,7 @@ export function sweepComparison(
               compare(base.report, r.report),
               { digest: base.report.suite?.digest, results: base.results },
               { digest: r.report.suite?.digest, results: r.results },
-              { alpha, ...(opts.resamples !== undefined ? { resamples: opts.resamples } : {}) },
+              { alpha, ...(opts.resamples !== undefined ? { resamples: opts.resamples } : {}), ...(opts.maxUnits !== undefined ? { maxUnits: opts.maxUnits } : {}) },
             );
             return {
               arm: r.arm,

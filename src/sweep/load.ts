@@ -30,7 +30,7 @@ export function loadSweep(dir: string): LoadedSweep {
 }
 
 /** The comparison of a sweep folder. */
-export function compareSweep(loaded: LoadedSweep, opts: { alpha?: number; resamples?: number } = {}): SweepComparison {
+export function compareSweep(loaded: LoadedSweep, opts: { alpha?: number; resamples?: number; maxUnits?: number | 'inf' } = {}): SweepComparison {
   const { state } = loaded;
   return sweepComparison(
     { id: state.id, name: state.plan.name, suites: state.plan.suites, arms: state.plan.arms.map((a) => a.name), baseline: state.plan.baseline },

@@ -14,6 +14,8 @@ export interface SweepOptions {
   parallel_arms?: number;
   /** Bootstrap resamples for every report's intervals. */
   bootstrap?: number;
+  /** The most cases every report's intervals are bootstrapped over (`run --bootstrap-max-units`). */
+  bootstrap_max_units?: number | 'inf';
   /** Record each run in the history (default: yes, at $JOULEBENCH_HOME). */
   history?: false | { path?: string };
   /** Idle calibration window for each run, ms. */
@@ -173,6 +175,7 @@ async function runOne(dir: string, state: SweepState, entry: SweepRunEntry, opts
       receipt: entry.receipt,
       ...(resume ? { resume: true } : { overwrite: true }),
       ...(opts.bootstrap !== undefined ? { bootstrap: opts.bootstrap } : {}),
+      ...(opts.bootstrap_max_units !== undefined ? { bootstrap_max_units: opts.bootstrap_max_units } : {}),
       ...(opts.idle_ms !== undefined ? { idle_ms: opts.idle_ms } : {}),
       ...(shared ? { shared: true } : {}),
       ...(opts.history !== undefined ? { history: opts.history } : {}),
@@ -209,6 +212,7 @@ async function executeOnQueue(dir: string, state: SweepState, opts: SweepOptions
     const spec = {
       ...armSessionSpec(arm, entry.suite, state.plan_path),
       ...(opts.bootstrap !== undefined ? { bootstrap: opts.bootstrap } : {}),
+      ...(opts.bootstrap_max_units !== undefined ? { bootstrap_max_units: opts.bootstrap_max_units } : {}),
       ...(opts.idle_ms !== undefined ? { idle_ms: opts.idle_ms } : {}),
       labels: { sweep_id: state.id, sweep: state.plan.name, arm: entry.arm, suite: entry.suite },
     };

@@ -10,7 +10,8 @@ import type { CliIO } from '../io.js';
 import { planOutput, writeByExtension } from '../outputs.js';
 import { comparisonCsv } from '../../report/csv.js';
 import { loadRunsForCli } from '../load-runs.js';
-import { intAtLeast } from '../options.js';
+import { intAtLeast, UNIT_LIMIT_HELP, unitLimit } from '../options.js';
+import { DEFAULT_BOOTSTRAP_MAX_UNITS } from '../../stats/bootstrap.js';
 import { withPairedStats } from '../../core/paired-compare.js';
 import { InvalidArgumentError } from 'commander';
 
@@ -32,6 +33,7 @@ interface CompareFlags {
   significant?: boolean;
   alpha: number;
   bootstrap: number;
+  bootstrapMaxUnits?: number | 'inf';
 }
 
 export function compareCommand(io: CliIO): Command {
@@ -47,6 +49,7 @@ export function compareCommand(io: CliIO): Command {
     .option('--significant', 'with --fail-on: trip only when the whole interval (at 1 − alpha) is past the threshold')
     .option('--alpha <a>', 'significance level for the paired tests and intervals', probability, 0.05)
     .option('--bootstrap <n>', 'paired bootstrap resamples', intAtLeast(0), 2000)
+    .option('--bootstrap-max-units <n>', `paired cases: ${UNIT_LIMIT_HELP} (default: ${DEFAULT_BOOTSTRAP_MAX_UNITS})`, unitLimit)
     .option('--force', 'compare even when the two runs asked different cases (different suite digests)')
     .option('-q, --quiet', 'no table')
     .action(async (positional: string[], flags: CompareFlags) => {
@@ -73,7 +76,7 @@ export function compareCommand(io: CliIO): Command {
         compare(base!.report, cand!.report),
         { digest: bd, results: base!.results, paired: base!.paired ?? null },
         { digest: cd, results: cand!.results, paired: cand!.paired ?? null },
-        { alpha: flags.alpha, resamples: flags.bootstrap },
+        { alpha: flags.alpha, resamples: flags.bootstrap, ...(flags.bootstrapMaxUnits !== undefined ? { maxUnits: flags.bootstrapMaxUnits } : {}) },
       );
       if (result.energy_sources_match === false) {
         io.err(

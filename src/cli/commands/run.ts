@@ -15,7 +15,8 @@ import { checkOutputPath } from '../output-file.js';
 import { planOutput, sideFileBase, writeByExtension } from '../outputs.js';
 import { runRenderings, RUN_FORMATS } from '../run-outputs.js';
 import { addMeterFlags, idleMsFrom, meterOptionsFrom, type MeterFlags } from '../meter-flags.js';
-import { intAtLeast } from '../options.js';
+import { intAtLeast, UNIT_LIMIT_HELP, unitLimit } from '../options.js';
+import { DEFAULT_BOOTSTRAP_MAX_UNITS } from '../../stats/bootstrap.js';
 import { createProgress } from '../progress.js';
 import { addLoadFlags, loadOptionsFrom, strayLoadFlag, type LoadFlags } from '../load-flags.js';
 import type { LoadBlock } from '../../load/block.js';
@@ -38,6 +39,8 @@ export interface RunFlags extends TargetFlags, MeterFlags, Partial<LoadFlags>, J
   /** `--filter REGEX`: cases whose id, tag or dataset matches; recorded in the suite version and digest. */
   filter?: string;
   bootstrap: number;
+  /** `--bootstrap-max-units N|inf` (absent: the default limit). */
+  bootstrapMaxUnits?: number | 'inf';
   out?: string;
   results?: string;
   receipt?: string;
@@ -72,6 +75,7 @@ export function runCommand(io: CliIO): Command {
     .option('--filter <regex>', 'only cases whose id, a tag or the dataset matches (recorded in the suite digest)')
     .option('--limit <n>', 'only the first N cases, after --filter (recorded in the suite digest)', intAtLeast(1))
     .option('--bootstrap <n>', 'bootstrap resamples for the intervals in the report (0: off; Wilson still applies)', intAtLeast(0), 2000)
+    .option('--bootstrap-max-units <n>', `${UNIT_LIMIT_HELP} (default: ${DEFAULT_BOOTSTRAP_MAX_UNITS})`, unitLimit)
     .option('-o, --out <file>', 'write the report here; the extension picks the format: .json, .md, .html, .csv (per case), .jsonl (per case), .txt (default: JSON on stdout, the table on stderr)')
     .option('--results <file>', 'results JSONL, one line per case as it finishes (default: next to the report)')
     .option('--receipt <file>', 'receipt JSON: host, versions, UTC times, digests (default: next to the report)')
@@ -210,6 +214,7 @@ export function sessionSpecFrom(flags: RunFlags, env: NodeJS.ProcessEnv, outPlan
     idle_ms: idleMsFrom(flags),
     repeat: flags.repeat,
     bootstrap: flags.bootstrap,
+    ...(flags.bootstrapMaxUnits !== undefined ? { bootstrap_max_units: flags.bootstrapMaxUnits } : {}),
     concurrency: flags.concurrency,
     argv: process.argv.slice(2),
   };

@@ -6,7 +6,8 @@ import { renderSweepTable } from '../../report/sweep-table.js';
 import { compareSweep, loadSweep } from '../../sweep/load.js';
 import { resumeSweep, runSweep, type SweepHooks, type SweepOptions } from '../../sweep/run.js';
 import { writeFileEnsured, type CliIO } from '../io.js';
-import { intAtLeast } from '../options.js';
+import { intAtLeast, UNIT_LIMIT_HELP, unitLimit } from '../options.js';
+import { DEFAULT_BOOTSTRAP_MAX_UNITS } from '../../stats/bootstrap.js';
 
 interface SweepFlags {
   outDir?: string;
@@ -15,6 +16,7 @@ interface SweepFlags {
   queue?: string;
   queuePasswordRef?: string;
   bootstrap: number;
+  bootstrapMaxUnits?: number | 'inf';
   alpha: number;
   history: boolean;
   idle: boolean;
@@ -35,6 +37,7 @@ export function sweepCommand(io: CliIO): Command {
     .option('--resume <dir>', 'continue a killed sweep: finished runs are kept, an interrupted one resumes from its results file')
     .option('--parallel-arms <n>', 'arms at once; only for arms on different machines or endpoints (their runs are marked shared)', intAtLeast(1), 1)
     .option('--bootstrap <n>', 'bootstrap resamples for intervals (0: off)', intAtLeast(0), 2000)
+    .option('--bootstrap-max-units <n>', `every run's and the comparison's intervals: ${UNIT_LIMIT_HELP} (default: ${DEFAULT_BOOTSTRAP_MAX_UNITS})`, unitLimit)
     .option('--alpha <a>', 'significance level against the baseline', probability, 0.05)
     .option('--queue <redis://host:port/db>', 'run the arms on `joulebench worker` machines through this queue (BullMQ on Redis); the files land here as for a local sweep')
     .option('--queue-password-ref <env:NAME>', 'read the queue\'s Redis password from this environment variable')
@@ -75,6 +78,7 @@ export function sweepCommand(io: CliIO): Command {
       const opts: SweepOptions = {
         parallel_arms: flags.parallelArms,
         bootstrap: flags.bootstrap,
+        ...(flags.bootstrapMaxUnits !== undefined ? { bootstrap_max_units: flags.bootstrapMaxUnits } : {}),
         ...(flags.history ? {} : { history: false as const }),
         ...(flags.idle ? {} : { idle_ms: 0 }),
         argv: process.argv.slice(2),
@@ -90,7 +94,11 @@ export function sweepCommand(io: CliIO): Command {
         process.off('SIGTERM', onSignal);
       }
       const loaded = loadSweep(dir);
-      const comparison = compareSweep(loaded, { alpha: flags.alpha, resamples: flags.bootstrap });
+      const comparison = compareSweep(loaded, {
+        alpha: flags.alpha,
+        resamples: flags.bootstrap,
+        ...(flags.bootstrapMaxUnits !== undefined ? { maxUnits: flags.bootstrapMaxUnits } : {}),
+      });
       const path = join(dir, 'comparison.json');
       writeFileEnsured(path, prettyJson(comparison));
       io.out(prettyJson(comparison));

@@ -48,7 +48,7 @@ export function sweepSection(sweeps: readonly SweepComparison[], esc: Esc): stri
             : '';
           return `<section class="sweep" id="sweep-${esc(c.sweep.id)}-${esc(s.suite)}">
   <h2>Sweep ${esc(c.sweep.name)} · suite ${esc(s.suite)}</h2>
-  <p class="sub">${esc(c.sweep.id)} · intervals are 95 % (Wilson for accuracy, bootstrap over cases for the rest); the chart below draws them as error bars.</p>
+  <p class="sub">${esc(c.sweep.id)} · intervals are 95 % (Wilson for accuracy, bootstrap over cases for the rest, or large-sample intervals above the bootstrap's case limit); the chart below draws them as error bars.</p>
   <table class="sweep-arms"><thead><tr><th>arm</th><th>accuracy</th><th>J / correct</th><th>$ / correct</th><th>p95</th><th>J frontier</th><th>$ frontier</th></tr></thead><tbody>${rows}</tbody></table>
   ${withheld}${vs}
 </section>`;

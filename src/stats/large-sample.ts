@@ -1,0 +1,140 @@
+import { checkLevel, type Interval, type IntervalResult } from './interval.js';
+import { twoSidedZ } from './normal.js';
+
+/**
+ * Large-sample (normal-theory) intervals over resampling units, for sizes where the bootstrap's
+ * units × resamples work is too much (`DEFAULT_BOOTSTRAP_MAX_UNITS`). Each costs O(units) once the
+ * observations are sorted, and treats a unit (a case with all its scored passes) as a cluster, as the
+ * bootstrap does: passes of one case are not counted as independent.
+ */
+
+/** Per-unit values: an array, or a function of the unit (a figure derived from columns, without a copy). */
+export type UnitValues = ArrayLike<number> | ((u: number) => number);
+
+const reader = (v: UnitValues): ((u: number) => number) => (typeof v === 'function' ? v : (u) => v[u]!);
+
+/**
+ * The linearised variance of a ratio of per-unit totals, R̂ = Σ y_u / Σ x_u, with the n units a sample
+ * drawn with replacement (Cochran, *Sampling Techniques*, 3rd ed. 1977, §6.3–6.4, with the
+ * finite-population correction f = 0):
+ *
+ *     v(R̂) = n / (n − 1) · Σ_u (y_u − R̂ x_u)² / (Σ_u x_u)²
+ *
+ * Returns null when Σ x is 0 (no ratio) or there are fewer than 2 units.
+ */
+export function ratioVariance(y: ArrayLike<number>, x: UnitValues): { ratio: number; variance: number } | null {
+  const n = y.length;
+  if (n < 2 || (typeof x !== 'function' && x.length !== n)) return null;
+  const xu = reader(x);
+  let sy = 0;
+  let sx = 0;
+  for (let u = 0; u < n; u++) {
+    sy += y[u]!;
+    sx += xu(u);
+  }
+  if (sx === 0) return null;
+  const r = sy / sx;
+  let ss = 0;
+  for (let u = 0; u < n; u++) {
+    const e = y[u]! - r * xu(u);
+    ss += e * e;
+  }
+  return { ratio: r, variance: ((ss / (sx * sx)) * n) / (n - 1) };
+}
+
+/**
+ * The delta-method interval R̂ ± z·√v(R̂) of {@link ratioVariance} (e.g. joules per weighted correct
+ * answer: y_u a unit's joules, x_u its weighted correct count). A reason instead when there is no ratio,
+ * and when y and x are never negative yet the low end falls below 0: the normal approximation does not
+ * hold then (too few units with x > 0), and an interval reaching below 0 would mislead.
+ */
+export function ratioDeltaInterval(y: ArrayLike<number>, x: UnitValues, level: number): IntervalResult {
+  checkLevel(level);
+  if (y.length < 2) return { reason: `fewer than 2 units (${y.length})` };
+  const v = ratioVariance(y, x);
+  if (v === null) return { reason: 'nothing correct: the ratio has no finite value' };
+  const half = twoSidedZ(level) * Math.sqrt(v.variance);
+  const i: Interval = { low: v.ratio - half, high: v.ratio + half, level, method: 'delta' };
+  if (i.low < 0 && v.ratio >= 0) {
+    const xu = reader(x);
+    let negative = false;
+    let withX = 0;
+    for (let u = 0; u < y.length; u++) {
+      if (y[u]! < 0 || xu(u) < 0) negative = true;
+      if (xu(u) > 0) withX++;
+    }
+    if (!negative) return { reason: `the large-sample (delta) interval reaches below 0: too few units with a correct answer (${withX}) for it` };
+  }
+  return i;
+}
+
+/** The nearest-rank quantile of sorted values at probability t (clamped to the first and last value). */
+export function nearestRankAt(sorted: ArrayLike<number>, t: number): number {
+  const m = sorted.length;
+  const rank = Math.min(m, Math.max(1, Math.ceil(t * m - 1e-9)));
+  return sorted[rank - 1]!;
+}
+
+/**
+ * A percentile's linearisation over units: q̂ (nearest-rank), F̂(q̂) (the share of observations ≤ q̂,
+ * ties included), and per unit e_u = a_u − F̂(q̂)·m_u, where a_u counts the unit's observations ≤ q̂ and
+ * m_u all of them. F̂(q̂) is the ratio Σ a_u / Σ m_u, so its variance is {@link ratioVariance}'s:
+ * n / (n − 1) · Σ e_u² / M². With one observation a unit it is the binomial F̂(1 − F̂)/M, times n/(n − 1).
+ */
+export interface QuantileLinearisation {
+  q: number;
+  /** F̂(q̂). */
+  share: number;
+  /** e_u per unit (0 for a unit with no observation); null when each observation is its own unit. */
+  e: Float64Array | null;
+  /** Σ e_u² */
+  sumSquares: number;
+  /** Observations (M). */
+  count: number;
+  /** Var F̂(q̂), n / (n − 1) · Σ e_u² / M². */
+  varianceOfShare: number;
+}
+
+/**
+ * `sorted`: the observations ascending; `unitOf[j]` the unit (0 … units − 1) of the j-th, or null when
+ * each observation is a unit of its own (one pass a case: no per-unit array is needed then); `units`
+ * all the units resampled, those with no observation included (they are drawn too). `p` in (0, 100].
+ */
+export function quantileLinearisation(sorted: ArrayLike<number>, unitOf: ArrayLike<number> | null, units: number, p: number): QuantileLinearisation {
+  const m = sorted.length;
+  const q = nearestRankAt(sorted, p / 100);
+  let below = Math.min(m, Math.max(1, Math.ceil((p / 100) * m - 1e-9)));
+  while (below < m && sorted[below] === q) below++;
+  const share = below / m;
+  let e: Float64Array | null = null;
+  let ss = 0;
+  if (unitOf === null) {
+    // a_u − F̂·m_u is 1 − F̂ for the `below` observations at or under q̂, −F̂ for the rest, 0 for units without one.
+    ss = below * (1 - share) ** 2 + (m - below) * share * share;
+  } else {
+    e = new Float64Array(units);
+    for (let j = 0; j < m; j++) e[unitOf[j]!]! -= share;
+    for (let j = 0; j < below; j++) e[unitOf[j]!]! += 1;
+    for (let u = 0; u < units; u++) ss += e[u]! * e[u]!;
+  }
+  return { q, share, e, sumSquares: ss, count: m, varianceOfShare: units < 2 ? NaN : ((ss / (m * m)) * units) / (units - 1) };
+}
+
+/**
+ * Woodruff's interval for a percentile (Woodruff, R. S. (1952). *Confidence intervals for medians and
+ * other position measures.* JASA 47(260), 635–646): a normal interval for the CDF at the estimated
+ * quantile, p ± z·SE(F̂(q̂)), carried back through the nearest-rank inverse of the empirical CDF:
+ * [F̂⁻¹(p − z·SE), F̂⁻¹(p + z·SE)]. Both ends are observed values. SE is the cluster (unit) one of
+ * {@link quantileLinearisation}, so repeated passes of a case widen the interval as they should.
+ */
+export function woodruffInterval(lin: QuantileLinearisation, sorted: ArrayLike<number>, p: number, level: number): IntervalResult {
+  checkLevel(level);
+  if (!(lin.varianceOfShare >= 0)) return { reason: 'fewer than 2 units' };
+  const half = twoSidedZ(level) * Math.sqrt(lin.varianceOfShare);
+  return { low: nearestRankAt(sorted, p / 100 - half), high: nearestRankAt(sorted, p / 100 + half), level, method: 'woodruff' };
+}
+
+/** Woodruff intervals for several percentiles of the same observations (see {@link woodruffInterval}). */
+export function woodruffIntervals(sorted: ArrayLike<number>, unitOf: ArrayLike<number> | null, units: number, ps: readonly number[], level: number): IntervalResult[] {
+  return ps.map((p) => woodruffInterval(quantileLinearisation(sorted, unitOf, units, p), sorted, p, level));
+}
