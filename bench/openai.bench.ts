@@ -13,7 +13,7 @@ import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import OpenAI from 'openai';
 import { median, nearestRank } from '../src/core/stats.js';
-import { createAgent, postChat } from '../src/targets/openai/http.js';
+import { createPool, postChat } from '../src/targets/openai/http.js';
 import { startMinimalServer } from './minimal-server.js';
 
 const N = Number(process.env.BENCH_N ?? 1000);
@@ -42,9 +42,9 @@ async function main(): Promise<void> {
       req.end(payload);
     });
   const url = new URL(`${base}/chat/completions`);
-  const agent = createAgent(url);
+  const pool = createPool();
   const ours = (stream: boolean): Call => () =>
-    postChat({ url, body: stream ? { ...body, stream: true, stream_options: { include_usage: true } } : body, stream, timeout_ms: 10_000, agent });
+    postChat({ url, body: stream ? { ...body, stream: true, stream_options: { include_usage: true } } : body, stream, timeout_ms: 10_000, pool });
   const sdk = new OpenAI({ baseURL: base, apiKey: 'none', maxRetries: 0 });
   const viaSdk = (stream: boolean): Call =>
     stream
@@ -92,7 +92,7 @@ async function main(): Promise<void> {
   });
   server.close();
   rawAgent.destroy();
-  agent.destroy();
+  pool.destroy();
 
   console.log(`node ${process.version}, ${N} requests per figure, median of ${ROUNDS} interleaved rounds, loopback server in a child process\n`);
   console.log('client                          p50 ms  added µs vs raw   client CPU µs/req (× raw)   req/s c=1 (× raw)    req/s c=32 (× raw)');
