@@ -40,28 +40,91 @@ const UNTIL_CLOSE = 6;
 const DONE = 7;
 
 const CRLFCRLF = Buffer.from('\r\n\r\n', 'latin1');
-const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: [^\x00-\x08\x0a-\x1f\x7f]*)?$/;
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-/** Control characters other than HTAB: never valid in a field value. */
-const CTL = /[\x00-\x08\x0a-\x1f\x7f]/;
-const CHUNK_LINE = /^([0-9A-Fa-f]{1,12})[ \t]*(?:;[^\x00-\x08\x0a-\x1f\x7f]*)?$/;
+const CR = 0x0d;
+const LF = 0x0a;
+/** RFC 9110 `tchar`: the bytes a field name may hold. */
+const TCHAR = (() => {
+  const t = new Uint8Array(256);
+  for (const c of "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") t[c.charCodeAt(0)] = 1;
+  return t;
+})();
+/** Hex digit values; 255 for any other byte. */
+const HEX = (() => {
+  const t = new Uint8Array(256).fill(255);
+  for (let i = 0; i < 16; i++) t['0123456789abcdef'.charCodeAt(i)] = t['0123456789ABCDEF'.charCodeAt(i)] = i;
+  return t;
+})();
+const HTTP1 = 'HTTP/1.';
 const KEEP_ALIVE_TIMEOUT = /(?:^|[,;\s])timeout\s*=\s*(\d+)/i;
 
+/** A control byte other than HTAB: never valid in a reason phrase or a field value. */
+function isCtl(b: number): boolean {
+  return (b < 0x20 && b !== 0x09) || b === 0x7f;
+}
+
+/** Whether `bytes[at…]` spells `lower` (lower-case letters and `-`), ignoring the case of letters. */
+function nameIs(bytes: Buffer, at: number, lower: string): boolean {
+  for (let i = 0; i < lower.length; i++) if ((bytes[at + i]! | 0x20) !== lower.charCodeAt(i)) return false;
+  return true;
+}
+
+interface FieldSink {
+  /** One field, by its bounds in `bytes`; returns why it is refused, or null. */
+  field(bytes: Buffer, nameAt: number, nameLen: number, valueAt: number, valueEnd: number): string | null;
+}
+
+/**
+ * Checks the field lines of `bytes[start, end)` (each `name: value` and CRLF-terminated; `end` is just
+ * past the last CRLF) and calls `onField` with each field's name and value bounds (value trimmed).
+ * Returns why the block is malformed, or null. Works on the bytes: no string per line.
+ */
+function scanFields(bytes: Buffer, start: number, end: number, onField: FieldSink | null): string | null {
+  let i = start;
+  for (let line = 1; i < end; line++) {
+    const nameAt = i;
+    while (i < end && TCHAR[bytes[i]!] === 1) i++;
+    // A leading space or tab is obsolete line folding (RFC 9112 §5.2); a name needs its colon.
+    if (i === nameAt || bytes[i] !== 0x3a) return `header line ${line} is not a field (name: value)`;
+    const nameLen = i - nameAt;
+    i++;
+    while (bytes[i] === 0x20 || bytes[i] === 0x09) i++;
+    const valueAt = i;
+    for (; i < end && bytes[i] !== CR; i++) if (isCtl(bytes[i]!)) return `header line ${line} has a control character in its value`;
+    if (bytes[i + 1] !== LF) return `header line ${line} does not end in CRLF`;
+    let valueEnd = i;
+    while (valueEnd > valueAt && (bytes[valueEnd - 1] === 0x20 || bytes[valueEnd - 1] === 0x09)) valueEnd--;
+    i += 2;
+    if (onField !== null) {
+      const why = onField.field(bytes, nameAt, nameLen, valueAt, valueEnd);
+      if (why !== null) return why;
+    }
+  }
+  return null;
+}
+
 /** One connection's parser; reset with {@link start} for each request sent on it. */
-export class ReplyParser {
+export class ReplyParser implements FieldSink {
   private sink: ReplySink | null = null;
   private state = DONE;
-  /** Head bytes received so far when the head spans network chunks. */
-  private pendingHead: Buffer | null = null;
+  /** Head (or trailer) bytes received so far when they span network chunks. */
+  private pending: Buffer | null = null;
   /** Body bytes still due (Content-Length or the current chunk). */
   private remaining = 0;
-  /** A chunk-size or trailer line split across network chunks. */
-  private line = '';
-  private trailerBytes = 0;
+  /** Chunk-size line: 0 digits, 1 after the digits, 2 in an extension, 3 after its CR. */
+  private sizePhase = 0;
+  private sizeDigits = 0;
+  private sizeLineBytes = 0;
   /** CR/LF bytes already seen after a chunk's data (0–2). */
   private crlf = 0;
   private keepAlive = false;
   private keepAliveTimeout_s: number | null = null;
+  private status = 0;
+  // The head's fields as they are read (reset per head).
+  private length: number | null = null;
+  private te: string | null = null;
+  private connection = '';
+  private contentType = '';
+  private location: string | undefined = undefined;
   /** Whether any byte of this reply has arrived (a close before any is a dropped connection, not a cut reply). */
   started = false;
 
@@ -69,17 +132,15 @@ export class ReplyParser {
   start(sink: ReplySink): void {
     this.sink = sink;
     this.state = HEAD;
-    this.pendingHead = null;
-    this.line = '';
+    this.pending = null;
     this.started = false;
-    this.keepAliveTimeout_s = null;
   }
 
   /** Stops delivering to the current sink (the exchange ended early: a failure, a timeout). */
   stop(): void {
     this.sink = null;
     this.state = DONE;
-    this.pendingHead = null;
+    this.pending = null;
   }
 
   /** Whether a reply is in progress. */
@@ -100,7 +161,7 @@ export class ReplyParser {
           const n = Math.min(this.remaining, buf.length - pos);
           this.remaining -= n;
           this.sink.onBody(buf.subarray(pos, (pos += n)));
-          if (this.remaining === 0) this.done(buf, pos);
+          if (this.remaining === 0 && this.sink !== null) this.done(buf, pos);
           break;
         }
         case CHUNK_SIZE:
@@ -110,19 +171,17 @@ export class ReplyParser {
           const n = Math.min(this.remaining, buf.length - pos);
           this.remaining -= n;
           this.sink.onBody(buf.subarray(pos, (pos += n)));
-          if (this.remaining === 0) {
+          if (this.remaining === 0 && this.sink !== null) {
             this.state = CHUNK_CRLF;
             this.crlf = 0;
           }
           break;
         }
-        case CHUNK_CRLF: {
-          const want = this.crlf === 0 ? 0x0d : 0x0a;
-          if (buf[pos] !== want) return this.malformed('a chunk is not followed by CRLF (chunked framing broken)');
+        case CHUNK_CRLF:
+          if (buf[pos] !== (this.crlf === 0 ? CR : LF)) return this.malformed('a chunk is not followed by CRLF (chunked framing broken)');
           pos++;
-          if (++this.crlf === 2) this.state = CHUNK_SIZE;
+          if (++this.crlf === 2) this.startChunkSize();
           break;
-        }
         case TRAILERS:
           pos = this.trailers(buf, pos);
           break;
@@ -149,6 +208,47 @@ export class ReplyParser {
     return true;
   }
 
+  /** @internal One head field (see {@link scanFields}): the six the client acts on are read, the rest only checked. */
+  field(bytes: Buffer, at: number, len: number, v0: number, v1: number): string | null {
+    switch (len) {
+      case 8:
+        if (nameIs(bytes, at, 'location')) this.location = bytes.toString('latin1', v0, v1);
+        break;
+      case 10:
+        if (nameIs(bytes, at, 'connection')) {
+          const v = bytes.toString('latin1', v0, v1);
+          this.connection = this.connection === '' ? v : `${this.connection}, ${v}`;
+        } else if (nameIs(bytes, at, 'keep-alive')) {
+          const t = KEEP_ALIVE_TIMEOUT.exec(bytes.toString('latin1', v0, v1));
+          if (t) this.keepAliveTimeout_s = Number(t[1]);
+        }
+        break;
+      case 12:
+        if (nameIs(bytes, at, 'content-type')) this.contentType = bytes.toString('latin1', v0, v1);
+        break;
+      case 14:
+        if (nameIs(bytes, at, 'content-length')) {
+          let n = 0;
+          for (let i = v0; i < v1; i++) {
+            const d = bytes[i]! - 0x30;
+            if (d < 0 || d > 9 || v1 - v0 > 15) return `Content-Length is not a number: ${JSON.stringify(bytes.toString('latin1', v0, Math.min(v1, v0 + 40)))}`;
+            n = n * 10 + d;
+          }
+          if (v0 === v1) return 'Content-Length is empty';
+          if (this.length !== null && this.length !== n) return 'two different Content-Length values';
+          this.length = n;
+        }
+        break;
+      case 17:
+        if (nameIs(bytes, at, 'transfer-encoding')) {
+          const v = bytes.toString('latin1', v0, v1);
+          this.te = this.te === null ? v : `${this.te}, ${v}`;
+        }
+        break;
+    }
+    return null;
+  }
+
   private malformed(why: string): void {
     const sink = this.sink;
     this.stop();
@@ -166,162 +266,178 @@ export class ReplyParser {
 
   private head(buf: Buffer, pos: number): number {
     let bytes = pos === 0 ? buf : buf.subarray(pos);
-    if (this.pendingHead !== null) bytes = Buffer.concat([this.pendingHead, bytes]);
+    const before = this.pending?.length ?? 0;
+    if (this.pending !== null) bytes = Buffer.concat([this.pending, bytes]);
     const end = bytes.indexOf(CRLFCRLF);
-    if (end < 0) {
-      if (bytes.length > MAX_HEAD_BYTES) {
+    if (end < 0 || end > MAX_HEAD_BYTES) {
+      if (end >= 0 || bytes.length > MAX_HEAD_BYTES) {
         this.malformed(`reply head larger than ${MAX_HEAD_BYTES} bytes`);
         return buf.length;
       }
-      this.pendingHead = bytes;
+      this.pending = bytes;
       return buf.length;
     }
-    if (end > MAX_HEAD_BYTES) {
-      this.malformed(`reply head larger than ${MAX_HEAD_BYTES} bytes`);
-      return buf.length;
-    }
+    this.pending = null;
     // Where the body starts in `buf`: the head may have begun in an earlier network chunk.
-    const consumed = end + 4 - (this.pendingHead?.length ?? 0);
-    this.pendingHead = null;
-    this.parseHead(bytes.toString('latin1', 0, end));
+    const next = pos + end + 4 - before;
+    const why = this.parseHead(bytes, end + 2);
+    if (why !== null) {
+      this.malformed(why);
+      return buf.length;
+    }
+    if (this.state === HEAD) return next; // an interim 1xx reply: the final one follows
+    this.sink!.onHead({ status: this.status, contentType: this.contentType, location: this.location });
     // A reply without a body (204, 304, Content-Length: 0) is complete with its head.
-    if (this.sink !== null && this.state === DONE) this.done(buf, pos + consumed);
-    return pos + consumed;
+    if (this.sink !== null && this.state === DONE) this.done(buf, next);
+    return next;
   }
 
-  private parseHead(text: string): void {
-    const lines = text.split('\r\n');
-    const m = STATUS_LINE.exec(lines[0]!);
-    if (m === null) return this.malformed('reply does not start with an HTTP/1.x status line');
-    const http10 = m[1] === '0';
-    const status = Number(m[2]);
-    let contentType = '';
-    let location: string | undefined;
-    let length: number | null = null;
-    let te: string | null = null;
-    let connection = '';
-    let keepAliveTimeout_s: number | null = null;
-    for (let i = 1; i < lines.length; i++) {
-      const line = lines[i]!;
-      const colon = line.indexOf(':');
-      // A leading space or tab is obsolete line folding (RFC 9112 §5.2); a name needs its colon.
-      if (colon <= 0 || !TOKEN.test(line.slice(0, colon))) return this.malformed(`reply header line ${i} is not a field (name: value)`);
-      const value = line.slice(colon + 1).replace(/^[ \t]+|[ \t]+$/g, '');
-      if (CTL.test(value)) return this.malformed(`reply header line ${i} has a control character in its value`);
-      switch (line.slice(0, colon).toLowerCase()) {
-        case 'content-length': {
-          if (!/^\d{1,15}$/.test(value)) return this.malformed(`reply Content-Length is not a number: ${JSON.stringify(value.slice(0, 40))}`);
-          const n = Number(value);
-          if (length !== null && length !== n) return this.malformed('reply has two different Content-Length values');
-          length = n;
-          break;
-        }
-        case 'transfer-encoding':
-          te = te === null ? value : `${te}, ${value}`;
-          break;
-        case 'connection':
-          connection = connection === '' ? value : `${connection}, ${value}`;
-          break;
-        case 'keep-alive': {
-          const t = KEEP_ALIVE_TIMEOUT.exec(value);
-          if (t) keepAliveTimeout_s = Number(t[1]);
-          break;
-        }
-        case 'content-type':
-          contentType = value;
-          break;
-        case 'location':
-          location = value;
-          break;
-      }
+  /** Reads a head (`bytes[0, end)`, ending in CRLF) and sets the body's framing; returns why it is malformed, or null. */
+  private parseHead(bytes: Buffer, end: number): string | null {
+    // HTTP/1.x SP 3DIGIT [SP reason] CRLF
+    let i = 0;
+    while (i < 7 && bytes[i] === HTTP1.charCodeAt(i)) i++;
+    if (i < 7 || (bytes[7] !== 0x30 && bytes[7] !== 0x31) || bytes[8] !== 0x20) {
+      return 'reply does not start with an HTTP/1.x status line';
     }
+    let status = 0;
+    for (let i = 9; i < 12; i++) {
+      const d = bytes[i]! - 0x30;
+      if (d < 0 || d > 9) return 'reply does not start with an HTTP/1.x status line';
+      status = status * 10 + d;
+    }
+    i = 12;
+    if (bytes[i] === 0x20) for (i++; i < end && bytes[i] !== CR; i++) if (isCtl(bytes[i]!)) return 'reply status line has a control character';
+    if (bytes[i] !== CR || bytes[i + 1] !== LF) return 'reply does not start with an HTTP/1.x status line';
+    this.length = null;
+    this.te = null;
+    this.connection = '';
+    this.contentType = '';
+    this.location = undefined;
+    this.keepAliveTimeout_s = null;
+    const why = scanFields(bytes, i + 2, end, this);
+    if (why !== null) return `reply ${why}`;
     if (status < 200) {
-      if (status === 101) return this.malformed('unexpected 101 Switching Protocols (no upgrade was asked for)');
-      if (status < 100) return this.malformed(`reply status ${status} is not an HTTP status`);
+      if (status === 101) return 'unexpected 101 Switching Protocols (no upgrade was asked for)';
+      if (status < 100) return `reply status ${status} is not an HTTP status`;
       // 1xx (100 Continue, 103 Early Hints): interim; the final reply follows on the same connection.
       this.state = HEAD;
-      return;
+      return null;
     }
-    const tokens = connection.toLowerCase().split(',').map((s) => s.trim());
+    this.status = status;
+    const http10 = bytes[7] === 0x30;
+    const c = this.connection.toLowerCase();
+    const tokens = c === '' ? [] : c === 'keep-alive' ? [c] : c.split(',').map((t) => t.trim());
     this.keepAlive = http10 ? tokens.includes('keep-alive') : !tokens.includes('close');
-    this.keepAliveTimeout_s = keepAliveTimeout_s;
+    const te = this.te as string | null; // set by field(), through scanFields
     if (te !== null) {
       // Both framings at once is the request-smuggling shape: refused, as Node's own parser does.
-      if (length !== null) return this.malformed('reply has both Transfer-Encoding and Content-Length');
-      const codings = te.toLowerCase().split(',').map((s) => s.trim());
-      if (codings[codings.length - 1] === 'chunked') this.state = CHUNK_SIZE;
+      if (this.length !== null) return 'reply has both Transfer-Encoding and Content-Length';
+      const codings = te.toLowerCase().split(',');
+      if (codings[codings.length - 1]!.trim() === 'chunked') this.startChunkSize();
       else {
         this.state = UNTIL_CLOSE;
         this.keepAlive = false;
       }
-    } else if (status === 204 || status === 304 || length === 0) this.state = DONE;
-    else if (length !== null) {
+    } else if (status === 204 || status === 304 || this.length === 0) this.state = DONE;
+    else if (this.length !== null) {
       this.state = LENGTH;
-      this.remaining = length;
+      this.remaining = this.length;
     } else {
       this.state = UNTIL_CLOSE;
       this.keepAlive = false;
     }
-    this.sink!.onHead({ status, contentType, location });
+    return null;
   }
 
-  /** Reads a line ending in CRLF starting at `pos`; returns it (null while incomplete) and the next position. */
-  private readLine(buf: Buffer, pos: number, max: number): [string | null, number] {
-    const nl = buf.indexOf(0x0a, pos);
-    if (nl < 0) {
-      this.line += buf.toString('latin1', pos);
-      if (this.line.length > max) this.malformed('a chunked-framing line is too long');
-      return [null, buf.length];
-    }
-    const line = this.line + buf.toString('latin1', pos, nl);
-    this.line = '';
-    if (!line.endsWith('\r')) {
-      this.malformed('a chunked-framing line does not end in CRLF');
-      return [null, buf.length];
-    }
-    if (line.length > max) {
-      this.malformed('a chunked-framing line is too long');
-      return [null, buf.length];
-    }
-    return [line.slice(0, -1), nl + 1];
+  private startChunkSize(): void {
+    this.state = CHUNK_SIZE;
+    this.sizePhase = 0;
+    this.sizeDigits = 0;
+    this.sizeLineBytes = 0;
+    this.remaining = 0;
   }
 
+  /** A chunk-size line, byte by byte (it may span network chunks): hex digits, optional `;extension`, CRLF. */
   private chunkSize(buf: Buffer, pos: number): number {
-    const [line, next] = this.readLine(buf, pos, MAX_CHUNK_LINE);
-    if (line === null) return next;
-    const m = CHUNK_LINE.exec(line);
-    if (m === null) {
-      this.malformed(`bad chunk-size line ${JSON.stringify(line.slice(0, 40))}`);
+    for (; pos < buf.length; pos++) {
+      const b = buf[pos]!;
+      if (++this.sizeLineBytes > MAX_CHUNK_LINE) {
+        this.malformed('a chunk-size line is too long');
+        return buf.length;
+      }
+      if (this.sizePhase === 0) {
+        const v = HEX[b]!;
+        if (v !== 255 && this.sizeDigits < 12) {
+          this.sizeDigits++;
+          this.remaining = this.remaining * 16 + v;
+          continue;
+        }
+        if (this.sizeDigits === 0 || v !== 255) break;
+        this.sizePhase = 1;
+      }
+      if (this.sizePhase === 3) {
+        if (b !== LF) break;
+        if (this.remaining === 0) {
+          this.state = TRAILERS;
+          this.pending = null;
+        } else this.state = CHUNK_DATA;
+        return pos + 1;
+      }
+      if (b === CR) this.sizePhase = 3;
+      else if (this.sizePhase === 1 && b === 0x3b) this.sizePhase = 2;
+      else if (this.sizePhase === 1 ? b !== 0x20 && b !== 0x09 : isCtl(b)) break;
+    }
+    if (pos < buf.length) {
+      this.malformed('bad chunk-size line (chunked framing broken)');
       return buf.length;
     }
-    const size = parseInt(m[1]!, 16);
-    if (size === 0) {
-      this.state = TRAILERS;
-      this.trailerBytes = 0;
-    } else {
-      this.state = CHUNK_DATA;
-      this.remaining = size;
-    }
-    return next;
+    return pos;
   }
 
+  /** The trailer section after the last chunk: an empty line, or fields then an empty line (checked, not used). */
   private trailers(buf: Buffer, pos: number): number {
-    const [line, next] = this.readLine(buf, pos, MAX_HEAD_BYTES);
-    if (line === null) return next;
-    if (line === '') {
-      this.done(buf, next);
+    // The common case: no trailers, the final CRLF in this network chunk.
+    if (this.pending === null && buf[pos] === CR && buf[pos + 1] === LF) {
+      this.done(buf, pos + 2);
+      return pos + 2;
+    }
+    let bytes = buf.subarray(pos);
+    const before = this.pending?.length ?? 0;
+    if (this.pending !== null) bytes = Buffer.concat([this.pending, bytes]);
+    let end = -1;
+    if (bytes[0] === CR) {
+      if (bytes.length < 2) {
+        this.pending = bytes;
+        return buf.length;
+      }
+      if (bytes[1] !== LF) {
+        this.malformed('a chunked trailer line does not end in CRLF');
+        return buf.length;
+      }
+      end = 0;
+    } else {
+      const at = bytes.indexOf(CRLFCRLF);
+      if (at >= 0) {
+        const why = scanFields(bytes, 0, at + 2, null);
+        if (why !== null) {
+          this.malformed(`chunked trailer ${why}`);
+          return buf.length;
+        }
+        end = at + 2;
+      }
+    }
+    if (end < 0 || end > MAX_HEAD_BYTES) {
+      if (end >= 0 || bytes.length > MAX_HEAD_BYTES) {
+        this.malformed(`chunked trailers larger than ${MAX_HEAD_BYTES} bytes`);
+        return buf.length;
+      }
+      this.pending = bytes;
       return buf.length;
     }
-    this.trailerBytes += line.length + 2;
-    if (this.trailerBytes > MAX_HEAD_BYTES) {
-      this.malformed(`chunked trailers larger than ${MAX_HEAD_BYTES} bytes`);
-      return buf.length;
-    }
-    const colon = line.indexOf(':');
-    if (colon <= 0 || !TOKEN.test(line.slice(0, colon)) || CTL.test(line.slice(colon + 1))) {
-      this.malformed('a chunked trailer line is not a field (name: value)');
-      return buf.length;
-    }
+    this.pending = null;
+    const next = pos + end + 2 - before;
+    this.done(buf, next);
     return next;
   }
 }
