@@ -34,8 +34,10 @@ interface Seen {
 async function wireServer(answer: (s: net.Socket, req: Seen, n: number) => void): Promise<{ url: URL; seen: Seen[]; connections: () => number }> {
   const seen: Seen[] = [];
   let conns = 0;
+  const sockets = new Set<net.Socket>();
   const server = net.createServer((s) => {
     const conn = ++conns;
+    sockets.add(s);
     let buf = Buffer.alloc(0);
     s.on('error', () => {});
     s.on('data', (d) => {
@@ -54,7 +56,10 @@ async function wireServer(answer: (s: net.Socket, req: Seen, n: number) => void)
     });
   });
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  closers.push(() => server.close());
+  closers.push(() => {
+    server.close();
+    for (const s of sockets) s.destroy();
+  });
   const port = (server.address() as net.AddressInfo).port;
   return { url: new URL(`http://127.0.0.1:${port}/v1/chat/completions`), seen, connections: () => conns };
 }
@@ -71,15 +76,21 @@ async function failure(p: Promise<unknown>): Promise<AttemptFailure> {
   assert.fail('expected the request to fail');
 }
 
-function ask(url: URL, pool = createPool(), extra: Partial<Parameters<typeof postChat>[0]> = {}): Promise<ChatResult> {
+/** A pool closed when the file's tests end. */
+function newPool(): ReturnType<typeof createPool> {
+  const pool = createPool();
+  closers.push(() => pool.destroy());
+  return pool;
+}
+
+function ask(url: URL, pool = newPool(), extra: Partial<Parameters<typeof postChat>[0]> = {}): Promise<ChatResult> {
   return postChat({ url, body: { model: 'm', messages: [] }, stream: false, timeout_ms: 5000, pool, ...extra });
 }
 
 describe('HTTP/1.1 client: connections', () => {
   test('keep-alive: sequential requests share one connection; concurrent ones open more; the request head is what Node sent', async () => {
     const s = await wireServer((sock) => sock.write(reply(PLAIN)));
-    const pool = createPool();
-    closers.push(() => pool.destroy());
+    const pool = newPool();
     for (let i = 0; i < 3; i++) assert.equal((await ask(s.url, pool, { apiKey: 'k-1' })).text, 'B');
     assert.equal(s.connections(), 1);
     await Promise.all([ask(s.url, pool), ask(s.url, pool), ask(s.url, pool)]);
@@ -103,8 +114,7 @@ describe('HTTP/1.1 client: connections', () => {
         setTimeout(() => sock.end(), 20); // the server's keep-alive timeout, while the connection idles
       } else sock.write(reply(PLAIN));
     });
-    const pool = createPool();
-    closers.push(() => pool.destroy());
+    const pool = newPool();
     for (let i = 0; i < 3; i++) assert.equal((await ask(s.url, pool)).text, 'B');
     await new Promise((ok) => setTimeout(ok, 100));
     assert.equal((await ask(s.url, pool)).text, 'B');
@@ -135,8 +145,7 @@ describe('HTTP/1.1 client: connections', () => {
     const s = await wireServer((sock, _r, n) =>
       sock.write(n === 0 ? `HTTP/1.1 200 OK\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n` : reply(PLAIN)),
     );
-    const pool = createPool();
-    closers.push(() => pool.destroy());
+    const pool = newPool();
     const e = await failure(ask(s.url, pool));
     assert.equal(e.kind, 'malformed');
     assert.match(e.message, /not valid HTTP\/1\.1: reply has both Transfer-Encoding and Content-Length/);
@@ -156,7 +165,7 @@ describe('HTTP/1.1 client: connections', () => {
 
   test('an API key with CR/LF (header injection) is refused and nothing is sent', async () => {
     const s = await wireServer((sock) => sock.write(reply(PLAIN)));
-    const e = await failure(ask(s.url, createPool(), { apiKey: 'k\r\nX-Injected: 1' }));
+    const e = await failure(ask(s.url, newPool(), { apiKey: 'k\r\nX-Injected: 1' }));
     assert.equal(e.kind, 'malformed');
     assert.match(e.message, /not allowed in an HTTP header/);
     assert.equal(e.message.includes('X-Injected'), false, 'the key is not echoed');
@@ -170,7 +179,7 @@ describe('HTTP/1.1 client: limits and timing', () => {
     const s = await wireServer((sock, _r, n) => sock.write(n === 0 ? 'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n' : 'HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\n{"cho'));
     for (let i = 0; i < 2; i++) {
       const t0 = performance.now();
-      const e = await failure(ask(s.url, createPool(), { timeout_ms: 150 }));
+      const e = await failure(ask(s.url, newPool(), { timeout_ms: 150 }));
       assert.equal(e.kind, 'timeout');
       assert.ok(performance.now() - t0 >= 140);
     }
@@ -182,10 +191,10 @@ describe('HTTP/1.1 client: limits and timing', () => {
       sock.write(`HTTP/1.1 ${status}\r\nTransfer-Encoding: chunked\r\n\r\n`);
       const t = setInterval(() => (sock.destroyed ? clearInterval(t) : sock.write(`400\r\n${'x'.repeat(1024)}\r\n`)), 1);
     });
-    const big = await failure(ask(s.url, createPool(), { max_reply_bytes: 20_000 }));
+    const big = await failure(ask(s.url, newPool(), { max_reply_bytes: 20_000 }));
     assert.equal(big.kind, 'malformed');
     assert.match(big.message, /larger than 20000 bytes/);
-    const err = await failure(ask(s.url, createPool(), { max_reply_bytes: 20_000 }));
+    const err = await failure(ask(s.url, newPool(), { max_reply_bytes: 20_000 }));
     assert.equal(err.kind, 'http');
     assert.equal(err.status, 500);
     assert.match(err.message, /^HTTP 500: x+$/);
@@ -198,7 +207,7 @@ describe('HTTP/1.1 client: limits and timing', () => {
       sock.write(chunk(sse({ choices: [{ delta: { content: 'Hel' } }] })));
       setTimeout(() => sock.write(chunk(sse({ choices: [{ delta: { content: 'lo' }, finish_reason: 'stop' }] }) + 'data: [DONE]\n\n') + '0\r\n\r\n'), 300);
     });
-    const r = await postChat({ url: s.url, body: {}, stream: true, timeout_ms: 5000, pool: createPool() });
+    const r = await postChat({ url: s.url, body: {}, stream: true, timeout_ms: 5000, pool: newPool() });
     assert.equal(r.text, 'Hello');
     assert.ok(r.ttft_ms !== null && r.e2e_ms - r.ttft_ms >= 250, `TTFT ${r.ttft_ms} ms, e2e ${r.e2e_ms} ms`);
   });
@@ -207,7 +216,7 @@ describe('HTTP/1.1 client: limits and timing', () => {
     const s = await wireServer((sock) =>
       sock.write(`HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: ${sse({ choices: [{ delta: { content: 'Par' } }] }).length}\r\n\r\n${sse({ choices: [{ delta: { content: 'Par' } }] })}`),
     );
-    const e = await failure(postChat({ url: s.url, body: {}, stream: true, timeout_ms: 5000, pool: createPool() }));
+    const e = await failure(postChat({ url: s.url, body: {}, stream: true, timeout_ms: 5000, pool: newPool() }));
     assert.equal(e.kind, 'malformed');
     assert.match(e.message, /truncated/);
   });
