@@ -12,6 +12,9 @@
  * child's own `process.cpuUsage()` over the same trial, so "harness : server" says whether the
  * harness is small next to what it measures (goal: ≤ 1 for the run path).
  *
+ * With BENCH_BEFORE_DIST=/path/to/other/dist (another checkout's build, e.g. main's), a fourth arm
+ * runs that build's run path in the same rounds, for before/after figures at the same load.
+ *
  *   npm run bench:http   (builds first; BENCH_N requests a trial, default 2000; BENCH_TRIALS rounds,
  *   default 7; BENCH_MODES=plain,stream; BENCH_C=1,32)
  */
@@ -32,6 +35,17 @@ const { JsonlResultsFile } = (await import(`${DIST}runner/results-file.js`)) as 
 const { run } = (await import(`${DIST}runner/run.js`)) as typeof import('../src/runner/run.js');
 const { createTarget } = (await import(`${DIST}targets/registry.js`)) as typeof import('../src/targets/registry.js');
 const { createPool, postChat } = (await import(`${DIST}targets/openai/http.js`)) as typeof import('../src/targets/openai/http.js');
+
+/** Another build's run path (its runner, target and client), measured in the same rounds when given. */
+const BEFORE = process.env.BENCH_BEFORE_DIST ? new URL(`${process.env.BENCH_BEFORE_DIST.replace(/\/?$/, '/')}`, 'file:///').href : null;
+const before = BEFORE
+  ? {
+      createModelMeter: ((await import(`${BEFORE}meters/model.js`)) as typeof import('../src/meters/model.js')).createModelMeter,
+      JsonlResultsFile: ((await import(`${BEFORE}runner/results-file.js`)) as typeof import('../src/runner/results-file.js')).JsonlResultsFile,
+      run: ((await import(`${BEFORE}runner/run.js`)) as typeof import('../src/runner/run.js')).run,
+      createTarget: ((await import(`${BEFORE}targets/registry.js`)) as typeof import('../src/targets/registry.js')).createTarget,
+    }
+  : null;
 
 const N = Number(process.env.BENCH_N ?? 2000);
 const TRIALS = Number(process.env.BENCH_TRIALS ?? 7);
@@ -90,12 +104,12 @@ async function main(): Promise<void> {
   const suite: Suite = { name: 'bench', version: '1', scorer: 'substring', source: 'generated', cases };
   let fileNo = 0;
   /** `joulebench run --target openai --meter model --no-idle --bootstrap 0` in-process: a fresh target and results file a trial. */
-  const viaRun = async (stream: boolean, concurrency: number): Promise<void> => {
-    const target = await createTarget({ kind: 'openai', endpoint: base, model: 'm', max_tokens: 4, stream });
+  const viaRun = async (stream: boolean, concurrency: number, build = { createModelMeter, JsonlResultsFile, run, createTarget }): Promise<void> => {
+    const target = await build.createTarget({ kind: 'openai', endpoint: base, model: 'm', max_tokens: 4, stream });
     const path = join(dir, `results-${fileNo++}.jsonl`);
-    const sink = new JsonlResultsFile(path);
+    const sink = new build.JsonlResultsFile(path);
     try {
-      const out = await run({ suite, target, meter: createModelMeter(), sink, warmup: 0, idle_ms: 0, keepResults: false, bootstrap: 0, concurrency });
+      const out = await build.run({ suite, target, meter: build.createModelMeter(), sink, warmup: 0, idle_ms: 0, keepResults: false, bootstrap: 0, concurrency });
       if (out.report.correct_count !== N) throw new Error(`run path: ${out.report.correct_count} of ${N} correct (errors: ${out.report.error_count})`);
     } finally {
       sink.close();
@@ -122,7 +136,7 @@ async function main(): Promise<void> {
       return 'n/a';
     }
   };
-  console.log(`joulebench HTTP run path vs raw http.request: ${N} requests a trial, median of ${TRIALS} rounds (raw, client, run alternated), Node ${process.version}, loopback server in a child process; load average before: ${load()}`);
+  console.log(`joulebench HTTP run path vs raw http.request: ${N} requests a trial, median of ${TRIALS} rounds (raw, client, run${before ? `, before = ${process.env.BENCH_BEFORE_DIST}` : ''} alternated), Node ${process.version}, loopback server in a child process; load average before: ${load()}`);
   console.log('CPU is µs a request (this process, user + system); "× srv" is that over the server\'s own CPU in the same trial (goal for the run path: ≤ 1).');
   console.log('mode    c │ req/s: raw  client     run │ × raw: client   run │ CPU: raw  client  run │ server │ × srv: raw  client   run');
   const results: { mode: string; c: number; rawRps: number; clientRps: number; runRps: number; clientX: number; runX: number; cpu: [number, number, number]; srv: number; srvX: [number, number, number] }[] = [];
@@ -134,6 +148,7 @@ async function main(): Promise<void> {
         ['client', () => rawPool(clientCall(stream), c)],
         ['run', () => viaRun(stream, c)],
       ];
+      if (before) arms.push(['before', () => viaRun(stream, c, before)]);
       // Untimed: sockets opened, JIT warm.
       for (let w = 0; w < 2; w++) for (const [, f] of arms) await f();
       const rounds: Trial[][] = [];
@@ -157,10 +172,13 @@ async function main(): Promise<void> {
         srvX: [0, 1, 2].map((i) => med((r) => r[i]!.cpu_us / r[i]!.server_cpu_us)) as [number, number, number],
       };
       results.push(row);
+      const beforeNote = before
+        ? `   before: ${med((r) => rps(r[3]!)).toFixed(0)} req/s (${med((r) => rps(r[3]!) / rps(r[0]!)).toFixed(2)}× raw), CPU ${med((r) => r[3]!.cpu_us / N).toFixed(0)} µs (${med((r) => r[3]!.cpu_us / r[3]!.server_cpu_us).toFixed(2)} × srv); run/before CPU ${med((r) => r[2]!.cpu_us / r[3]!.cpu_us).toFixed(2)}`
+        : '';
       const f0 = (v: number, w: number) => v.toFixed(0).padStart(w);
       const f2 = (v: number, w: number) => v.toFixed(2).padStart(w);
       console.log(
-        `${mode.padEnd(6)} ${String(c).padStart(3)} │ ${f0(row.rawRps, 9)} ${f0(row.clientRps, 7)} ${f0(row.runRps, 7)} │ ${f2(row.clientX, 12)} ${f2(row.runX, 5)} │ ${f0(row.cpu[0], 8)} ${f0(row.cpu[1], 7)} ${f0(row.cpu[2], 4)} │ ${f0(row.srv, 6)} │ ${f2(row.srvX[0], 10)} ${f2(row.srvX[1], 7)} ${f2(row.srvX[2], 5)}`,
+        `${mode.padEnd(6)} ${String(c).padStart(3)} │ ${f0(row.rawRps, 9)} ${f0(row.clientRps, 7)} ${f0(row.runRps, 7)} │ ${f2(row.clientX, 12)} ${f2(row.runX, 5)} │ ${f0(row.cpu[0], 8)} ${f0(row.cpu[1], 7)} ${f0(row.cpu[2], 4)} │ ${f0(row.srv, 6)} │ ${f2(row.srvX[0], 10)} ${f2(row.srvX[1], 7)} ${f2(row.srvX[2], 5)}${beforeNote}`,
       );
     }
   }
