@@ -141,6 +141,19 @@ describe('HTTP/1.1 client: connections', () => {
     assert.match(refused.message, /ECONNREFUSED/);
   });
 
+  test('closing the pool fails a request in flight at once (no wait for its timeout)', async () => {
+    const s = await wireServer(() => {}); // never answers
+    const pool = newPool();
+    const t0 = performance.now();
+    const pending = failure(ask(s.url, pool, { timeout_ms: 60_000 }));
+    while (s.seen.length === 0) await new Promise((ok) => setTimeout(ok, 5));
+    pool.destroy();
+    const e = await pending;
+    assert.equal(e.kind, 'connection');
+    assert.ok(performance.now() - t0 < 10_000);
+    assert.equal(pool.size, 0);
+  });
+
   test('a malformed reply (both framings) is malformed, and its connection is never reused', async () => {
     const s = await wireServer((sock, _r, n) =>
       sock.write(n === 0 ? `HTTP/1.1 200 OK\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n` : reply(PLAIN)),

@@ -130,9 +130,13 @@ export class Http1Pool {
     return conn;
   }
 
-  /** Closes every connection, idle or busy. The pool stays usable (a later request connects anew). */
+  /** Closes every connection, idle or busy (a request in flight fails as a reset). The pool stays usable: a later request connects anew. */
   destroy(): void {
-    for (const c of [...this.open]) c.abandon();
+    for (const c of [...this.open]) {
+      const x = c.x;
+      c.abandon();
+      x?.onSocketError(Object.assign(new Error('connection closed by the client (target closed)'), { code: 'ECONNRESET' }));
+    }
     this.idleByKey.clear();
   }
 
