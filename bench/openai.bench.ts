@@ -3,7 +3,10 @@
  * per-request latency p50 at concurrency 1 and requests/s at concurrency 1 and 32, for
  *   - raw `http.request` (keep-alive agent, body read and JSON-parsed): the baseline,
  *   - joulebench's client (`postChat`, plain and streamed) — what the `openai` target uses,
- *   - the official `openai` SDK (`chat.completions.create`, plain and streamed, maxRetries 0).
+ *   - the official `openai` SDK (`chat.completions.create`, plain and streamed, maxRetries 0),
+ *   - undici's `Pool.request` (the client behind Node's fetch), when it is installed — it is not a
+ *     dependency; `npm i --no-save undici@6` adds the arm. It was the candidate library for the
+ *     `openai` target's client (issue 19, goal 5); docs/benchmarks.md says why it was not chosen.
  * Each figure is printed next to the baseline measured in the same run, as a ratio. Client CPU time
  * per request (user + system of this process; the server is another process) is the figure a busy
  * neighbour on a shared machine disturbs least.
@@ -13,7 +16,7 @@ import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import OpenAI from 'openai';
 import { median, nearestRank } from '../src/core/stats.js';
-import { createAgent, postChat } from '../src/targets/openai/http.js';
+import { createPool, postChat } from '../src/targets/openai/http.js';
 import { startMinimalServer } from './minimal-server.js';
 
 const N = Number(process.env.BENCH_N ?? 1000);
@@ -42,9 +45,9 @@ async function main(): Promise<void> {
       req.end(payload);
     });
   const url = new URL(`${base}/chat/completions`);
-  const agent = createAgent(url);
+  const pool = createPool();
   const ours = (stream: boolean): Call => () =>
-    postChat({ url, body: stream ? { ...body, stream: true, stream_options: { include_usage: true } } : body, stream, timeout_ms: 10_000, agent });
+    postChat({ url, body: stream ? { ...body, stream: true, stream_options: { include_usage: true } } : body, stream, timeout_ms: 10_000, pool });
   const sdk = new OpenAI({ baseURL: base, apiKey: 'none', maxRetries: 0 });
   const viaSdk = (stream: boolean): Call =>
     stream
@@ -56,14 +59,28 @@ async function main(): Promise<void> {
         }
       : () => sdk.chat.completions.create(body);
 
+  // undici, only when installed (a variable specifier: no type or install dependency on it).
+  const undiciName = 'undici';
+  const undici = (await import(undiciName).catch(() => null)) as { Pool: new (origin: string, o: object) => { request(o: object): Promise<{ body: { text(): Promise<string> } }>; close(): Promise<void> } } | null;
+  const undiciPool = undici ? new undici.Pool(url.origin, { connections: null, pipelining: 1 }) : null;
+  const viaUndici = (stream: boolean): Call => async () => {
+    const payload = JSON.stringify(stream ? { ...body, stream: true, stream_options: { include_usage: true } } : body);
+    const r = await undiciPool!.request({ path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json' }, body: payload });
+    const text = await r.body.text();
+    return stream ? text : JSON.parse(text);
+  };
+
   const clients: [string, Call][] = [
     ['raw http.request (plain)', raw(false)],
     ['joulebench postChat (plain)', ours(false)],
     ['openai SDK (plain)', viaSdk(false)],
+    ...(undiciPool ? [['undici Pool.request (plain)', viaUndici(false)] as [string, Call]] : []),
     ['raw http.request (stream)', raw(true)],
     ['joulebench postChat (stream)', ours(true)],
     ['openai SDK (stream)', viaSdk(true)],
+    ...(undiciPool ? [['undici Pool.request (stream)', viaUndici(true)] as [string, Call]] : []),
   ];
+  if (!undiciPool) console.log('(undici is not installed: its arm is skipped; `npm i --no-save undici@6` adds it)');
 
   for (const [, call] of clients) for (let i = 0; i < 300; i++) await call(); // warm sockets and JIT
   const samples = new Map<string, { p50_ms: number[]; rps1: number[]; rps32: number[]; cpu_us: number[] }>(clients.map(([n]) => [n, { p50_ms: [], rps1: [], rps32: [], cpu_us: [] }]));
@@ -92,7 +109,8 @@ async function main(): Promise<void> {
   });
   server.close();
   rawAgent.destroy();
-  agent.destroy();
+  pool.destroy();
+  await undiciPool?.close();
 
   console.log(`node ${process.version}, ${N} requests per figure, median of ${ROUNDS} interleaved rounds, loopback server in a child process\n`);
   console.log('client                          p50 ms  added µs vs raw   client CPU µs/req (× raw)   req/s c=1 (× raw)    req/s c=32 (× raw)');

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { createAgent, postChat } from '../../src/targets/openai/http.js';
+import { createPool, postChat } from '../../src/targets/openai/http.js';
 
 const REPLY = JSON.stringify({ choices: [{ message: { content: 'ok' } }], usage: { prompt_tokens: 1, completion_tokens: 1 } });
 
@@ -33,9 +33,9 @@ test('postChat: path with query, Host, IPv6 literal, and a URL object changed be
   const s = await recordingServer('127.0.0.1');
   t.after(() => s.close());
   const url = new URL(`http://127.0.0.1:${s.port}/v1/chat/completions?api-version=2024-06-01`);
-  const agent = createAgent(url);
-  t.after(() => agent.destroy());
-  const ask = () => postChat({ url, body: { model: 'm', messages: [] }, stream: false, timeout_ms: 5000, agent });
+  const pool = createPool();
+  t.after(() => pool.destroy());
+  const ask = () => postChat({ url, body: { model: 'm', messages: [] }, stream: false, timeout_ms: 5000, pool });
   assert.equal((await ask()).text, 'ok');
   url.search = '?api-version=2025-01-01';
   assert.equal((await ask()).text, 'ok');
@@ -53,8 +53,8 @@ test('postChat: path with query, Host, IPv6 literal, and a URL object changed be
   }
   t.after(() => v6.close());
   const url6 = new URL(`http://[::1]:${v6.port}/v1/chat/completions`);
-  const agent6 = createAgent(url6);
-  t.after(() => agent6.destroy());
-  assert.equal((await postChat({ url: url6, body: {}, stream: false, timeout_ms: 5000, agent: agent6 })).text, 'ok');
+  const pool6 = createPool();
+  t.after(() => pool6.destroy());
+  assert.equal((await postChat({ url: url6, body: {}, stream: false, timeout_ms: 5000, pool: pool6 })).text, 'ok');
   assert.deepEqual(v6.seen, [{ url: '/v1/chat/completions', host: `[::1]:${v6.port}` }]);
 });

@@ -1,9 +1,8 @@
-import http from 'node:http';
-import https from 'node:https';
 import { performance } from 'node:perf_hooks';
-import type { FailureKind } from '../retry.js';
 import { StringDecoder } from 'node:string_decoder';
-import { guardedLookup } from './guard.js';
+import type { FailureKind } from '../retry.js';
+import { Http1Pool, type Connection, type Exchange, type Origin } from './http1-pool.js';
+import type { ReplyHead } from './http1-reply.js';
 import { SseChatReader, usageOf } from './sse.js';
 
 /** Default cap on one reply's body, bytes (`target.max_reply_bytes`): 4 MiB. */
@@ -38,7 +37,8 @@ export interface PostOptions {
   stream: boolean;
   apiKey?: string;
   timeout_ms: number;
-  agent: http.Agent;
+  /** The target's connections ({@link createPool}). */
+  pool: Http1Pool;
   signal?: AbortSignal;
   /** A reply body larger than this is cut off and recorded as an error; default {@link DEFAULT_MAX_REPLY_BYTES}. */
   max_reply_bytes?: number;
@@ -48,176 +48,213 @@ export interface PostOptions {
   payload?: string;
 }
 
-/** Keep-alive agents sized for concurrency; one per target. */
-export function createAgent(url: URL): http.Agent {
-  const opts = { keepAlive: true, maxSockets: Infinity, lookup: guardedLookup } as http.AgentOptions;
-  return url.protocol === 'https:' ? new https.Agent(opts) : new http.Agent(opts);
+/** Keep-alive connections sized for concurrency; one pool per target. */
+export function createPool(): Http1Pool {
+  return new Http1Pool();
 }
 
 /**
- * POSTs one chat-completions request with node:http (no redirects are followed: a 3xx is a failure).
- * Streams (SSE) when asked, timing the first content token; a server that answers a stream request
- * with plain JSON is read as plain. Throws AttemptFailure for every failure.
+ * POSTs one chat-completions request over joulebench's HTTP/1.1 client (`Http1Pool`: keep-alive
+ * sockets through the metadata-address guard; no redirects are followed: a 3xx is a failure). Streams
+ * (SSE) when asked, timing the first content token when its bytes arrive; a server that answers a
+ * stream request with plain JSON is read as plain. One limit covers the whole attempt (DNS, connect,
+ * TLS, head, body). Throws AttemptFailure for every failure.
  */
 export function postChat(o: PostOptions): Promise<ChatResult> {
-  const payload = o.payload ?? JSON.stringify(o.body);
-  const length = String(Buffer.byteLength(payload));
-  const accept = o.stream ? 'text/event-stream' : 'application/json';
-  // One object shape either way (with or without a key), so the request path stays monomorphic.
-  const headers: Record<string, string> = o.apiKey
-    ? { 'content-type': 'application/json', accept, 'content-length': length, authorization: `Bearer ${o.apiKey}` }
-    : { 'content-type': 'application/json', accept, 'content-length': length };
-  const target = targetOf(o.url);
-
   return new Promise<ChatResult>((resolve, reject) => {
-    let settled = false;
-    const finish = (err: AttemptFailure | null, value?: ChatResult): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      o.signal?.removeEventListener('abort', onAbort);
-      if (err) {
-        req.destroy();
-        reject(err);
-      } else resolve(value!);
-    };
-    const req = target.mod.request({
-      protocol: target.protocol,
-      hostname: target.hostname,
-      port: target.port,
-      path: target.path,
-      method: 'POST',
-      headers,
-      agent: o.agent,
-      lookup: guardedLookup,
-    } as http.RequestOptions);
-    const timer = setTimeout(() => finish(new AttemptFailure('timeout', `no complete reply within ${o.timeout_ms} ms`)), o.timeout_ms);
-    const onAbort = (): void => finish(new AttemptFailure('aborted', 'aborted'));
-    if (o.signal?.aborted) return onAbort();
-    o.signal?.addEventListener('abort', onAbort, { once: true });
-
-    let t0 = 0;
-    req.on('error', (e: NodeJS.ErrnoException) => {
-      if (e.code === 'E_FORBIDDEN_ADDRESS') return finish(new AttemptFailure('forbidden', e.message));
-      finish(new AttemptFailure('connection', `connection failed: ${e.code ?? e.message}`));
-    });
-    req.on('response', (res) => {
-      const status = res.statusCode ?? 0;
-      const type = String(res.headers['content-type'] ?? '');
-      res.on('error', (e: NodeJS.ErrnoException) => finish(new AttemptFailure('connection', `connection failed: ${e.code ?? e.message}`)));
-      res.on('aborted', () => finish(new AttemptFailure('connection', 'connection reset while reading the reply')));
-      if (status >= 300 && status < 400) {
-        res.resume();
-        return finish(new AttemptFailure('redirect', `HTTP ${status} redirect not followed${res.headers.location ? ` (to ${res.headers.location})` : ''}`, status));
-      }
-      if (status < 200 || status >= 300) {
-        let body = '';
-        res.on('data', (d: Buffer) => {
-          if (body.length < 4096) body += d.toString('utf8');
-        });
-        // Retry-After is not read: seed 003 fixes the schedule (base × 2^(n−1), capped), so runs stay comparable.
-        res.on('end', () => finish(new AttemptFailure('http', `HTTP ${status}: ${errorText(body)}`, status)));
-        return;
-      }
-      const limit = o.max_reply_bytes ?? DEFAULT_MAX_REPLY_BYTES;
-      if (o.stream && /text\/event-stream/i.test(type)) readStream(res, t0, limit, finish, o.onChunk);
-      else readPlain(res, t0, limit, finish);
-    });
-    req.end(payload);
-    t0 = performance.now();
+    const target = targetOf(o.url);
+    const head = headOf(target, o.stream, o.apiKey);
+    if (head === null) return reject(new AttemptFailure('malformed', 'the API key contains a character not allowed in an HTTP header (a control character or non-ASCII): refused, not sent'));
+    const x = new ChatExchange(o, resolve, reject);
+    if (o.signal?.aborted) return x.fail(new AttemptFailure('aborted', 'aborted'));
+    const payload = o.payload ?? JSON.stringify(o.body);
+    x.conn = o.pool.send(target.origin, `${head}${Buffer.byteLength(payload)}\r\n\r\n${payload}`, x);
+    x.t0 = performance.now();
   });
 }
 
-type Finish = (err: AttemptFailure | null, value?: ChatResult) => void;
-
-/** Where a URL's requests go, as `http.request` options (what Node derives from the URL on every call). */
+/** Where a URL's requests go and the head lines every request to it carries (worked out once per URL). */
 interface RequestTarget {
   href: string;
-  mod: typeof http | typeof https;
-  protocol: string;
-  hostname: string;
-  port: number | undefined;
-  path: string;
+  origin: Origin;
+  /** `POST path HTTP/1.1` … up to the Content-Length value, per accept type; for {@link RequestTarget.key}. */
+  heads: [plain: string, stream: string] | null;
+  key: string | undefined;
 }
 
-/** Per URL object (a target keeps one): its request options, worked out once (again if the URL is changed). */
+/** Per URL object (a target keeps one): worked out once (again if the URL is changed). */
 const targets = new WeakMap<URL, RequestTarget>();
 
 function targetOf(url: URL): RequestTarget {
   let t = targets.get(url);
   if (t === undefined || t.href !== url.href) {
+    const secure = url.protocol === 'https:';
     const h = url.hostname;
+    const port = url.port === '' ? (secure ? 443 : 80) : Number(url.port);
     t = {
       href: url.href,
-      mod: url.protocol === 'https:' ? https : http,
-      protocol: url.protocol,
-      // An IPv6 literal without its brackets, the port as a number, the path with its query: as Node's own URL conversion.
-      hostname: h.startsWith('[') ? h.slice(1, -1) : h,
-      port: url.port === '' ? undefined : Number(url.port),
-      path: `${url.pathname}${url.search}`,
+      // An IPv6 literal without its brackets for the socket; the Host header keeps them (url.host).
+      origin: { key: `${url.protocol}//${url.host}`, secure, host: h.startsWith('[') ? h.slice(1, -1) : h, port },
+      heads: null,
+      key: undefined,
     };
     targets.set(url, t);
   }
   return t;
 }
 
-/** Counts a reply's bytes; past the limit the reply is cut off (the socket destroyed) and recorded as an error. */
-function overLimit(received: number, limit: number, finish: Finish): boolean {
-  if (received <= limit) return false;
-  finish(new AttemptFailure('malformed', `reply larger than ${limit} bytes (target.max_reply_bytes): cut off after ${received} bytes`));
-  return true;
+/** A header value may hold visible ASCII, space and tab (Node refuses the rest too; no CR/LF smuggling). */
+const HEADER_VALUE = /^[\t\x20-\x7e]*$/;
+
+/** The request head up to Content-Length's value; `null` when the key cannot be sent in a header. */
+function headOf(t: RequestTarget, stream: boolean, apiKey: string | undefined): string | null {
+  if (t.heads === null || t.key !== apiKey) {
+    if (apiKey !== undefined && !HEADER_VALUE.test(apiKey)) return null;
+    const url = new URL(t.href);
+    // The path and query are percent-encoded by the URL parser; the host is ASCII (punycode).
+    const start = `POST ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nConnection: keep-alive\r\n${apiKey ? `Authorization: Bearer ${apiKey}\r\n` : ''}Content-Type: application/json\r\n`;
+    t.heads = [`${start}Accept: application/json\r\nContent-Length: `, `${start}Accept: text/event-stream\r\nContent-Length: `];
+    t.key = apiKey;
+  }
+  return t.heads[stream ? 1 : 0];
 }
 
-function readPlain(res: http.IncomingMessage, t0: number, limit: number, finish: Finish): void {
-  const parts: Buffer[] = [];
-  let received = 0;
-  let cut = false;
-  res.on('data', (d: Buffer) => {
-    if (cut) return;
-    received += d.length;
-    if ((cut = overLimit(received, limit, finish))) return;
-    parts.push(d);
-  });
-  res.on('end', () => {
-    if (cut) return;
-    const e2e_ms = performance.now() - t0;
-    const body = Buffer.concat(parts, received).toString('utf8');
+const PLAIN = 0;
+const STREAM = 1;
+const ERROR_BODY = 2;
+/** Bytes of an error reply's body kept for its message. */
+const ERROR_BODY_BYTES = 4096;
+
+/** One attempt: its timer, abort listener and reply reading (a class, not closures: one a request). */
+class ChatExchange implements Exchange {
+  conn: Connection | null = null;
+  t0 = 0;
+  private settled = false;
+  private readonly timer: NodeJS.Timeout;
+  private readonly limit: number;
+  private mode = PLAIN;
+  private status = 0;
+  private received = 0;
+  private parts: Buffer[] = [];
+  private reader: SseChatReader | null = null;
+  private decoder: StringDecoder | null = null;
+  private ttft_ms: number | null = null;
+
+  constructor(
+    private readonly o: PostOptions,
+    private readonly resolve: (r: ChatResult) => void,
+    private readonly reject: (e: AttemptFailure) => void,
+  ) {
+    this.limit = o.max_reply_bytes ?? DEFAULT_MAX_REPLY_BYTES;
+    this.timer = setTimeout(onTimeout, o.timeout_ms, this);
+    o.signal?.addEventListener('abort', this, { once: true });
+  }
+
+  /** The abort signal fired (an EventListener object: no closure per request). */
+  handleEvent(): void {
+    this.fail(new AttemptFailure('aborted', 'aborted'));
+  }
+
+  fail(err: AttemptFailure): void {
+    if (this.settled) return;
+    this.settle();
+    // Still on the connection (the reply was not complete): it is closed, never reused.
+    if (this.conn !== null && this.conn.x === this) this.conn.abandon();
+    this.reject(err);
+  }
+
+  private settle(): void {
+    this.settled = true;
+    clearTimeout(this.timer);
+    this.o.signal?.removeEventListener('abort', this);
+  }
+
+  onHead(h: ReplyHead): void {
+    const status = (this.status = h.status);
+    if (status >= 300 && status < 400) {
+      return this.fail(new AttemptFailure('redirect', `HTTP ${status} redirect not followed${h.location ? ` (to ${h.location})` : ''}`, status));
+    }
+    if (status < 200 || status >= 300) this.mode = ERROR_BODY;
+    else if (this.o.stream && /text\/event-stream/i.test(h.contentType)) {
+      this.mode = STREAM;
+      const reader = (this.reader = new SseChatReader());
+      this.decoder = new StringDecoder('utf8');
+      reader.onFirstContent = () => (this.ttft_ms = performance.now() - this.t0);
+      if (this.o.onChunk) reader.onToken = this.o.onChunk;
+    }
+  }
+
+  onBody(d: Buffer): void {
+    if (this.settled) return;
+    this.received += d.length;
+    if (this.mode === ERROR_BODY) {
+      // Retry-After is not read: seed 003 fixes the schedule (base × 2^(n−1), capped), so runs stay comparable.
+      if (this.received - d.length < ERROR_BODY_BYTES) this.parts.push(d);
+      if (this.received > this.limit) this.httpError();
+      return;
+    }
+    if (this.received > this.limit) {
+      return this.fail(new AttemptFailure('malformed', `reply larger than ${this.limit} bytes (target.max_reply_bytes): cut off after ${this.received} bytes`));
+    }
+    if (this.mode === STREAM) this.reader!.feed(this.decoder!.write(d));
+    else this.parts.push(d);
+  }
+
+  onEnd(): void {
+    if (this.settled) return;
+    const e2e_ms = performance.now() - this.t0;
+    if (this.mode === ERROR_BODY) return this.httpError();
+    if (this.mode === STREAM) {
+      const reader = this.reader!;
+      reader.feed(this.decoder!.end());
+      const out = reader.end();
+      if ('error' in out) return this.fail(new AttemptFailure('malformed', out.error));
+      return this.done({ text: out.text, prompt_tokens: reader.usage.prompt_tokens, completion_tokens: reader.usage.completion_tokens, ttft_ms: this.ttft_ms, e2e_ms, streamed: true });
+    }
+    const body = (this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.received)).toString('utf8');
     let json: unknown;
     try {
       json = JSON.parse(body);
     } catch {
-      return finish(new AttemptFailure('malformed', `reply is not valid JSON (${received} bytes)`));
+      return this.fail(new AttemptFailure('malformed', `reply is not valid JSON (${this.received} bytes)`));
     }
     const j = json as { choices?: { message?: { content?: unknown } }[]; usage?: unknown };
     const content = Array.isArray(j?.choices) ? j.choices[0]?.message?.content : undefined;
-    if (typeof content !== 'string') return finish(new AttemptFailure('malformed', 'reply has no choices[0].message.content'));
+    if (typeof content !== 'string') return this.fail(new AttemptFailure('malformed', 'reply has no choices[0].message.content'));
     const u = usageOf(j.usage);
-    finish(null, { text: content, prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens, ttft_ms: null, e2e_ms, streamed: false });
-  });
+    this.done({ text: content, prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens, ttft_ms: null, e2e_ms, streamed: false });
+  }
+
+  onMalformed(why: string): void {
+    this.fail(new AttemptFailure('malformed', `reply is not valid HTTP/1.1: ${why}`));
+  }
+
+  onSocketError(e: NodeJS.ErrnoException): void {
+    if (e.code === 'E_FORBIDDEN_ADDRESS') return this.fail(new AttemptFailure('forbidden', e.message));
+    this.fail(new AttemptFailure('connection', `connection failed: ${e.code ?? e.message}`));
+  }
+
+  onCutShort(): void {
+    this.fail(new AttemptFailure('connection', 'connection reset while reading the reply'));
+  }
+
+  private httpError(): void {
+    const kept = Buffer.concat(this.parts).subarray(0, ERROR_BODY_BYTES).toString('utf8');
+    this.fail(new AttemptFailure('http', `HTTP ${this.status}: ${errorText(kept)}`, this.status));
+  }
+
+  timeoutOf(): number {
+    return this.o.timeout_ms;
+  }
+
+  private done(r: ChatResult): void {
+    this.settle();
+    this.resolve(r);
+  }
 }
 
-function readStream(res: http.IncomingMessage, t0: number, limit: number, finish: Finish, onChunk?: PostOptions['onChunk']): void {
-  const reader = new SseChatReader();
-  const decoder = new StringDecoder('utf8');
-  let ttft_ms: number | null = null;
-  reader.onFirstContent = () => (ttft_ms = performance.now() - t0);
-  if (onChunk) reader.onToken = onChunk;
-  let received = 0;
-  let cut = false;
-  res.on('data', (d: Buffer) => {
-    if (cut) return;
-    received += d.length;
-    if ((cut = overLimit(received, limit, finish))) return;
-    reader.feed(decoder.write(d));
-  });
-  res.on('end', () => {
-    if (cut) return;
-    const e2e_ms = performance.now() - t0;
-    reader.feed(decoder.end());
-    const out = reader.end();
-    if ('error' in out) return finish(new AttemptFailure('malformed', out.error));
-    finish(null, { text: out.text, prompt_tokens: reader.usage.prompt_tokens, completion_tokens: reader.usage.completion_tokens, ttft_ms, e2e_ms, streamed: true });
-  });
+function onTimeout(x: ChatExchange): void {
+  x.fail(new AttemptFailure('timeout', `no complete reply within ${x.timeoutOf()} ms`));
 }
 
 /** The server's error message from an OpenAI-style `{"error":{"message":…}}` body, or the body's start. */

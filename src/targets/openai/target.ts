@@ -1,5 +1,4 @@
 import { apiEnergyModel, type ApiEnergyModel, type EnergyModelConfig } from '../../energy-model/api-model.js';
-import type http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { JoulebenchError } from '../../core/errors.js';
 import { quote } from '../../core/one-line.js';
@@ -7,7 +6,8 @@ import type { Answer, AnswerRequest, Target } from '../../core/types.js';
 import { backoffDelay_s, isRetryable, NO_RETRY, type RetryPolicy } from '../retry.js';
 import { costOf, type Prices } from './cost.js';
 import { isForbiddenAddress } from './guard.js';
-import { AttemptFailure, createAgent, postChat, type ChatResult, type PostOptions } from './http.js';
+import { AttemptFailure, createPool, postChat, type ChatResult, type PostOptions } from './http.js';
+import type { Http1Pool } from './http1-pool.js';
 import { redact, redactDeep, redactQuery, redactText } from './redact.js';
 
 /** Settings of an `openai` target (already validated by the config schema or the CLI). */
@@ -90,7 +90,7 @@ export class OpenAITarget implements Target {
   readonly conversational = true;
   readonly id: string;
   private readonly url: URL;
-  private readonly agent: http.Agent;
+  private readonly pool: Http1Pool;
   private stream: boolean;
   private readonly retry: RetryPolicy;
   private readonly timeout_ms: number;
@@ -108,7 +108,7 @@ export class OpenAITarget implements Target {
     this.url.pathname = `${base.pathname.replace(/\/+$/, '')}/chat/completions`;
     this.id = `openai:${o.model}`;
     this.energyModel = apiEnergyModel(o.model, o.energy_model);
-    this.agent = createAgent(this.url);
+    this.pool = createPool();
     this.stream = o.stream ?? true;
     this.retry = o.retry ?? NO_RETRY;
     this.timeout_ms = Math.round((o.request_timeout_s ?? 120) * 1000);
@@ -171,7 +171,7 @@ export class OpenAITarget implements Target {
       body.stream = true;
       body.stream_options = { include_usage: true };
     }
-    const post: Parameters<typeof postChat>[0] = { url: this.url, body, stream, timeout_ms: this.timeout_ms, agent: this.agent };
+    const post: Parameters<typeof postChat>[0] = { url: this.url, body, stream, timeout_ms: this.timeout_ms, pool: this.pool };
     // Set one by one rather than spread from conditional objects: a request a case, on the hot path.
     if (this.o.max_reply_bytes !== undefined) post.max_reply_bytes = this.o.max_reply_bytes;
     if (this.o.apiKey) post.apiKey = this.o.apiKey;
@@ -222,7 +222,7 @@ export class OpenAITarget implements Target {
   }
 
   async close(): Promise<void> {
-    this.agent.destroy();
+    this.pool.destroy();
   }
 }
 

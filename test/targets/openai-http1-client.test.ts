@@ -1,0 +1,322 @@
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import https from 'node:https';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { AttemptFailure, createPool, postChat, type ChatResult } from '../../src/targets/openai/http.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'jb-http1-'));
+const closers: (() => void)[] = [];
+after(() => {
+  for (const c of closers) c();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const PLAIN = JSON.stringify({ choices: [{ message: { content: 'B' } }], usage: { prompt_tokens: 3, completion_tokens: 1 } });
+const sse = (o: unknown) => `data: ${JSON.stringify(o)}\n\n`;
+
+interface Seen {
+  head: string;
+  body: string;
+  conn: number;
+}
+
+/**
+ * A TCP server that reads each request (head + Content-Length body) and lets `answer` write whatever
+ * bytes it likes to the socket: replies no `http.Server` would send. Records every request and the
+ * connection it came on.
+ */
+async function wireServer(answer: (s: net.Socket, req: Seen, n: number) => void): Promise<{ url: URL; seen: Seen[]; connections: () => number }> {
+  const seen: Seen[] = [];
+  let conns = 0;
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((s) => {
+    const conn = ++conns;
+    sockets.add(s);
+    let buf = Buffer.alloc(0);
+    s.on('error', () => {});
+    s.on('data', (d) => {
+      buf = Buffer.concat([buf, d]);
+      for (;;) {
+        const end = buf.indexOf('\r\n\r\n');
+        if (end < 0) return;
+        const head = buf.toString('latin1', 0, end);
+        const len = Number(/content-length: *(\d+)/i.exec(head)?.[1] ?? 0);
+        if (buf.length < end + 4 + len) return;
+        const req = { head, body: buf.toString('utf8', end + 4, end + 4 + len), conn };
+        buf = buf.subarray(end + 4 + len);
+        seen.push(req);
+        answer(s, req, seen.length - 1);
+      }
+    });
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  closers.push(() => {
+    server.close();
+    for (const s of sockets) s.destroy();
+  });
+  const port = (server.address() as net.AddressInfo).port;
+  return { url: new URL(`http://127.0.0.1:${port}/v1/chat/completions`), seen, connections: () => conns };
+}
+
+const reply = (body: string, extra = '') => `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n${extra}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+
+async function failure(p: Promise<unknown>): Promise<AttemptFailure> {
+  try {
+    await p;
+  } catch (e) {
+    assert.ok(e instanceof AttemptFailure, String(e));
+    return e;
+  }
+  assert.fail('expected the request to fail');
+}
+
+/** A pool closed when the file's tests end. */
+function newPool(): ReturnType<typeof createPool> {
+  const pool = createPool();
+  closers.push(() => pool.destroy());
+  return pool;
+}
+
+function ask(url: URL, pool = newPool(), extra: Partial<Parameters<typeof postChat>[0]> = {}): Promise<ChatResult> {
+  return postChat({ url, body: { model: 'm', messages: [] }, stream: false, timeout_ms: 5000, pool, ...extra });
+}
+
+describe('HTTP/1.1 client: connections', () => {
+  test('keep-alive: sequential requests share one connection; concurrent ones open more; the request head is what Node sent', async () => {
+    const s = await wireServer((sock) => sock.write(reply(PLAIN)));
+    const pool = newPool();
+    for (let i = 0; i < 3; i++) assert.equal((await ask(s.url, pool, { apiKey: 'k-1' })).text, 'B');
+    assert.equal(s.connections(), 1);
+    await Promise.all([ask(s.url, pool), ask(s.url, pool), ask(s.url, pool)]);
+    assert.equal(s.connections(), 3, 'two more for the concurrent ones, the idle one reused');
+    const head = s.seen[0]!.head.split('\r\n');
+    assert.equal(head[0], 'POST /v1/chat/completions HTTP/1.1');
+    assert.ok(head.includes(`Host: 127.0.0.1:${s.url.port}`));
+    assert.ok(head.includes('Authorization: Bearer k-1'));
+    assert.ok(head.includes('Content-Type: application/json'));
+    assert.ok(head.includes('Accept: application/json'));
+    assert.ok(head.includes(`Content-Length: ${Buffer.byteLength(s.seen[0]!.body)}`));
+    assert.deepEqual(JSON.parse(s.seen[0]!.body), { model: 'm', messages: [] });
+  });
+
+  test('Connection: close, extra bytes after a reply, and a server closing an idle connection: a fresh connection each time, no error', async () => {
+    const s = await wireServer((sock, _r, n) => {
+      if (n === 0) sock.end(reply(PLAIN, 'Connection: close\r\n'));
+      else if (n === 1) sock.write(`${reply(PLAIN)}HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nno`);
+      else if (n === 2) {
+        sock.write(reply(PLAIN));
+        setTimeout(() => sock.end(), 20); // the server's keep-alive timeout, while the connection idles
+      } else sock.write(reply(PLAIN));
+    });
+    const pool = newPool();
+    for (let i = 0; i < 3; i++) assert.equal((await ask(s.url, pool)).text, 'B');
+    await new Promise((ok) => setTimeout(ok, 100));
+    assert.equal((await ask(s.url, pool)).text, 'B');
+    assert.equal(s.connections(), 4);
+  });
+
+  test('a reply cut short, a reset before any byte, and a refused port are connection failures', async () => {
+    const s = await wireServer((sock, _r, n) => {
+      if (n === 0) sock.end('HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{"choices"');
+      else sock.destroy();
+    });
+    const cut = await failure(ask(s.url));
+    assert.equal(cut.kind, 'connection');
+    assert.match(cut.message, /reset while reading the reply/);
+    const reset = await failure(ask(s.url));
+    assert.equal(reset.kind, 'connection');
+    assert.match(reset.message, /ECONNRESET/);
+    const closed = net.createServer();
+    await new Promise<void>((ok) => closed.listen(0, '127.0.0.1', ok));
+    const port = (closed.address() as net.AddressInfo).port;
+    await new Promise((ok) => closed.close(ok));
+    const refused = await failure(ask(new URL(`http://127.0.0.1:${port}/v1/chat/completions`)));
+    assert.equal(refused.kind, 'connection');
+    assert.match(refused.message, /ECONNREFUSED/);
+  });
+
+  test('closing the pool fails a request in flight at once (no wait for its timeout)', async () => {
+    const s = await wireServer(() => {}); // never answers
+    const pool = newPool();
+    const t0 = performance.now();
+    const pending = failure(ask(s.url, pool, { timeout_ms: 60_000 }));
+    while (s.seen.length === 0) await new Promise((ok) => setTimeout(ok, 5));
+    pool.destroy();
+    const e = await pending;
+    assert.equal(e.kind, 'connection');
+    assert.ok(performance.now() - t0 < 10_000);
+    assert.equal(pool.size, 0);
+  });
+
+  test('a malformed reply (both framings) is malformed, and its connection is never reused', async () => {
+    const s = await wireServer((sock, _r, n) =>
+      sock.write(n === 0 ? `HTTP/1.1 200 OK\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n` : reply(PLAIN)),
+    );
+    const pool = newPool();
+    const e = await failure(ask(s.url, pool));
+    assert.equal(e.kind, 'malformed');
+    assert.match(e.message, /not valid HTTP\/1\.1: reply has both Transfer-Encoding and Content-Length/);
+    assert.equal((await ask(s.url, pool)).text, 'B');
+    assert.equal(s.connections(), 2);
+  });
+
+  test('103 Early Hints before the reply are skipped; chunked and close-framed bodies are read', async () => {
+    const body = PLAIN;
+    const s = await wireServer((sock, _r, n) => {
+      if (n === 0) sock.write(`HTTP/1.1 103 Early Hints\r\nLink: </x>\r\n\r\n${reply(body)}`);
+      else if (n === 1) sock.write(`HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`);
+      else sock.end(`HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n${body}`);
+    });
+    for (let i = 0; i < 3; i++) assert.equal((await ask(s.url)).text, 'B');
+  });
+
+  test('an API key with CR/LF (header injection) is refused and nothing is sent', async () => {
+    const s = await wireServer((sock) => sock.write(reply(PLAIN)));
+    const e = await failure(ask(s.url, newPool(), { apiKey: 'k\r\nX-Injected: 1' }));
+    assert.equal(e.kind, 'malformed');
+    assert.match(e.message, /not allowed in an HTTP header/);
+    assert.equal(e.message.includes('X-Injected'), false, 'the key is not echoed');
+    await new Promise((ok) => setTimeout(ok, 50));
+    assert.equal(s.seen.length, 0);
+  });
+});
+
+describe('HTTP/1.1 client: limits and timing', () => {
+  test('one per-attempt timeout covers a head that never ends and a body that stalls', async () => {
+    const s = await wireServer((sock, _r, n) => sock.write(n === 0 ? 'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n' : 'HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\n{"cho'));
+    for (let i = 0; i < 2; i++) {
+      const t0 = performance.now();
+      const e = await failure(ask(s.url, newPool(), { timeout_ms: 150 }));
+      assert.equal(e.kind, 'timeout');
+      assert.ok(performance.now() - t0 >= 140);
+    }
+  });
+
+  test('the reply cap cuts off a chunked body that never ends, and an error body', async () => {
+    const s = await wireServer((sock, _r, n) => {
+      const status = n === 0 ? '200 OK' : '500 Internal Server Error';
+      sock.write(`HTTP/1.1 ${status}\r\nTransfer-Encoding: chunked\r\n\r\n`);
+      const t = setInterval(() => (sock.destroyed ? clearInterval(t) : sock.write(`400\r\n${'x'.repeat(1024)}\r\n`)), 1);
+    });
+    const big = await failure(ask(s.url, newPool(), { max_reply_bytes: 20_000 }));
+    assert.equal(big.kind, 'malformed');
+    assert.match(big.message, /larger than 20000 bytes/);
+    const err = await failure(ask(s.url, newPool(), { max_reply_bytes: 20_000 }));
+    assert.equal(err.kind, 'http');
+    assert.equal(err.status, 500);
+    assert.match(err.message, /^HTTP 500: x+$/);
+  });
+
+  test('TTFT is taken when the first content bytes arrive, not at the end of the reply', async () => {
+    const s = await wireServer((sock) => {
+      sock.write('HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n');
+      const chunk = (t: string) => `${Buffer.byteLength(t).toString(16)}\r\n${t}\r\n`;
+      sock.write(chunk(sse({ choices: [{ delta: { content: 'Hel' } }] })));
+      setTimeout(() => sock.write(chunk(sse({ choices: [{ delta: { content: 'lo' }, finish_reason: 'stop' }] }) + 'data: [DONE]\n\n') + '0\r\n\r\n'), 300);
+    });
+    const r = await postChat({ url: s.url, body: {}, stream: true, timeout_ms: 5000, pool: newPool() });
+    assert.equal(r.text, 'Hello');
+    assert.ok(r.ttft_ms !== null && r.e2e_ms - r.ttft_ms >= 250, `TTFT ${r.ttft_ms} ms, e2e ${r.e2e_ms} ms`);
+  });
+
+  test('a stream cut before [DONE] or finish_reason is an error, never a shorter answer', async () => {
+    const s = await wireServer((sock) =>
+      sock.write(`HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: ${sse({ choices: [{ delta: { content: 'Par' } }] }).length}\r\n\r\n${sse({ choices: [{ delta: { content: 'Par' } }] })}`),
+    );
+    const e = await failure(postChat({ url: s.url, body: {}, stream: true, timeout_ms: 5000, pool: newPool() }));
+    assert.equal(e.kind, 'malformed');
+    assert.match(e.message, /truncated/);
+  });
+});
+
+/** Runs `script` (TypeScript, importing from src/) in a child Node with `env`, optionally inside bwrap with extra arguments; returns its stdout. */
+function child(script: string, env: Record<string, string> = {}, bwrap: string[] | null = null): Promise<{ code: number | null; out: string; err: string }> {
+  const file = join(dir, `child-${Math.random().toString(36).slice(2)}.mts`);
+  writeFileSync(file, script);
+  const node = [process.execPath, '--import', 'tsx', file];
+  const [cmd, ...args] = bwrap === null ? node : ['bwrap', '--dev-bind', '/', '/', ...bwrap, '--', ...node];
+  return new Promise((ok, fail) => {
+    const c = spawn(cmd!, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    c.stdout.on('data', (d: Buffer) => (out += d));
+    c.stderr.on('data', (d: Buffer) => (err += d));
+    c.on('error', fail);
+    c.on('close', (code) => ok({ code, out, err }));
+  });
+}
+
+const ASK_EACH = (urls: string[]) => `
+import { OpenAITarget } from ${JSON.stringify(new URL('../../src/targets/openai/target.ts', import.meta.url).href)};
+const out = [];
+for (const endpoint of ${JSON.stringify(urls)}) {
+  const t = new OpenAITarget({ endpoint, model: 'm', apiKey: 'sk-guard-test-secret', stream: false });
+  try { out.push((await t.answer({ prompt: 'q', case: { id: 'c', prompt: 'q', expected: null, dataset: 'd', weight: 1, tags: [] } })).text); }
+  catch (e) { out.push(e.code); }
+  await t.close();
+}
+console.log(JSON.stringify(out));
+`;
+
+function hasBwrap(): boolean {
+  try {
+    execFileSync('bwrap', ['--dev-bind', '/', '/', 'true'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('HTTP/1.1 client: the metadata-address guard through DNS', () => {
+  // /etc/hosts is replaced inside a bubblewrap mount namespace, so real getaddrinfo resolves these
+  // names to metadata addresses: the attack is a DNS name, not an IP literal (which the config refuses).
+  test('a host name resolving to 169.254.169.254, fd00:ec2::254 or to both a good and a metadata address is refused; the key never leaves', { skip: hasBwrap() ? false : 'bwrap is not usable here (scripts/ensure-test-deps.sh installs bubblewrap)' }, async () => {
+    const s = await wireServer((sock) => sock.write(reply(PLAIN)));
+    const hosts = join(dir, 'hosts');
+    writeFileSync(hosts, ['127.0.0.1 localhost', '::1 localhost', '169.254.169.254 metadata.jb.test', 'fd00:ec2::254 meta6.jb.test', '127.0.0.1 mixed.jb.test', '169.254.169.254 mixed.jb.test', '127.0.0.1 fine.jb.test', ''].join('\n'));
+    const port = s.url.port;
+    const urls = ['metadata', 'meta6', 'mixed', 'fine'].map((h) => `http://${h}.jb.test:${port}/v1`);
+    const r = await child(ASK_EACH(urls), {}, ['--ro-bind', hosts, '/etc/hosts']);
+    assert.equal(r.code, 0, r.err);
+    assert.deepEqual(JSON.parse(r.out), ['E_FORBIDDEN_ADDRESS', 'E_FORBIDDEN_ADDRESS', 'E_FORBIDDEN_ADDRESS', 'B']);
+    assert.equal(s.seen.length, 1, 'only the allowed name reached a server');
+  });
+});
+
+describe('HTTP/1.1 client: TLS', () => {
+  const hasOpenssl = (() => {
+    try {
+      execFileSync('openssl', ['version'], { stdio: 'ignore' });
+      return true;
+    } catch {
+      return false;
+    }
+  })();
+  test('verifies the certificate (an untrusted one is refused); trusts NODE_EXTRA_CA_CERTS as node:https does', { skip: hasOpenssl ? false : 'no openssl CLI to make a test certificate' }, async () => {
+    const key = join(dir, 'key.pem');
+    const cert = join(dir, 'cert.pem');
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'], { stdio: 'ignore' });
+    const server = https.createServer({ key: readFileSync(key), cert: readFileSync(cert) }, (req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(PLAIN));
+    });
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    closers.push(() => {
+      server.closeAllConnections();
+      server.close();
+    });
+    const port = (server.address() as net.AddressInfo).port;
+    const untrusted = await failure(ask(new URL(`https://127.0.0.1:${port}/v1/chat/completions`)));
+    assert.equal(untrusted.kind, 'connection');
+    assert.match(untrusted.message, /SELF_SIGNED|CERT|UNABLE/i);
+    const r = await child(ASK_EACH([`https://localhost:${port}/v1`, `https://127.0.0.1:${port}/v1`]), { NODE_EXTRA_CA_CERTS: cert });
+    assert.equal(r.code, 0, r.err);
+    assert.deepEqual(JSON.parse(r.out), ['B', 'B']);
+  });
+});
