@@ -148,8 +148,23 @@ function copyInto(d: CaseResult, s: CaseResult): CaseResult {
   d.attempts = s.attempts;
   d.retry_overhead_ms = s.retry_overhead_ms;
   d.error = s.error;
-  // The aggregate reads `trace` only when set: undefined stands for absent.
-  d.trace = s.trace === undefined ? undefined : s.trace.map((t) => ({ stage: t.stage, hit: t.hit, energy_uj: t.energy_uj }));
+  // The aggregate reads `trace` only when set: undefined stands for absent. A pooled copy's entries are reused.
+  const from = s.trace;
+  if (from === undefined) d.trace = undefined;
+  else {
+    const to = (d.trace ??= []);
+    for (let i = 0; i < from.length; i++) {
+      const t = from[i]!;
+      const u = to[i];
+      if (u === undefined) to.push({ stage: t.stage, hit: t.hit, energy_uj: t.energy_uj });
+      else {
+        u.stage = t.stage;
+        u.hit = t.hit;
+        u.energy_uj = t.energy_uj;
+      }
+    }
+    if (to.length !== from.length) to.length = from.length;
+  }
   return d;
 }
 
