@@ -5,13 +5,17 @@
  * replaced (read the file, parse every line into an object, sort, aggregate). The N-case files' headers
  * say `bootstrap: 0` (as `run --bootstrap 0` writes it): the 2000-resample bootstrap's cost grows with
  * cases × resamples and is measured apart, on N/10 cases with the default. Wall time, CPU and peak RSS
- * per child (/usr/bin/time). Goal (issue 19): 1M cases ≤ 2 s wall, ≤ 150 MB peak RSS.
+ * per child (/usr/bin/time). Goal (issue 19): 1M cases ≤ 2 s wall, ≤ 150 MB peak RSS. The concurrent-order
+ * file's header says `concurrency: 32`, as a concurrent run's does (its lines go through the reorder
+ * window); its report differs from the sequential file's only in `concurrency`, `energy_attribution`
+ * and `throughput`. Start-up: `report --json` of a 60-case file, beside `node -e 0`.
  *
  *   npm run bench:report            (or: node --import tsx bench/report.bench.ts [cases] [trials])
+ *   JB_BASELINE_BIN=/path/to/other/bin/joulebench.js …   adds the same report runs of another build (before/after, same load)
  */
 import { spawnSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { median } from '../src/core/stats.js';
@@ -31,11 +35,12 @@ try {
   const head = lines.filter((l) => !l.includes('"phase":"scored"') && !l.startsWith('{"record":"end"'));
   const scored = lines.filter((l) => l.includes('"phase":"scored"'));
   /** N scored cases; `late`: how many places a line may be written after its case's place (0: in order). */
-  const write = (name: string, n: number, late: number, bootstrap: number | null): string => {
+  const write = (name: string, n: number, late: number, bootstrap: number | null, concurrency = 1): string => {
     const file = join(dir, name);
     const fd = openSync(file, 'w');
     const h = JSON.parse(head[0]!) as Record<string, unknown>;
     if (bootstrap !== null) h.bootstrap = bootstrap;
+    h.concurrency = concurrency;
     writeSync(fd, [JSON.stringify(h), ...head.slice(1)].join('\n') + '\n');
     const line = (i: number) => scored[i % scored.length]!.replace(/"index":\d+/, `"index":${i}`).replace(/"latency_ms":[\d.]+/, `"latency_ms":${(i * 7919) % 1000}.25`) + '\n';
     // A concurrent run's order: case i finishes at i + (a pseudo-random 0..late), lines written as cases finish.
@@ -57,7 +62,8 @@ try {
     return file;
   };
   const file = write('big.results.jsonl', N, 0, 0);
-  const concurrent = write('concurrent.results.jsonl', N, 32, 0);
+  const concurrent = write('concurrent.results.jsonl', N, 32, 0, 32);
+  const small = write('small.results.jsonl', 60, 0, null);
   const withBootstrap = write('bootstrap.results.jsonl', Math.round(N / 10), 0, null);
 
   const wholeFile = `const { readResultsFile } = await import('${DIST}runner/results-file.js'); const { aggregate, reportContextOf } = await import('${DIST}core/aggregate.js');
@@ -69,8 +75,15 @@ process.stdout.write(JSON.stringify(aggregate(sorted, reportContextOf(f.header))
     'streamed, concurrent order': [BIN, 'report', '--json', concurrent],
     'whole file (old path)': ['--input-type=module', '-e', wholeFile, file],
     [`streamed, N/10 cases, bootstrap 2000`]: [BIN, 'report', '--json', withBootstrap],
+    'report --json, 60 cases (start-up)': [BIN, 'report', '--json', small],
     'node -e 0 (start-up)': ['-e', '0'],
   };
+  const baseline = process.env.JB_BASELINE_BIN;
+  if (baseline) {
+    variants['baseline: in case order'] = [baseline, 'report', '--json', file];
+    variants['baseline: concurrent order'] = [baseline, 'report', '--json', concurrent];
+    variants['baseline: 60 cases (start-up)'] = [baseline, 'report', '--json', small];
+  }
   const samples: Record<string, { wall_s: number; cpu_s: number; rss_mb: number }[]> = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));
   const failed: Record<string, string> = {};
   const outputs: Record<string, string> = {};
@@ -90,9 +103,14 @@ process.stdout.write(JSON.stringify(aggregate(sorted, reportContextOf(f.header))
       samples[name]!.push({ wall_s, cpu_s: (u ?? 0) + (sy ?? 0), rss_mb: (rss ?? 0) / 1024 });
     }
   }
-  // The same cases in another line order: the same report, byte for byte.
-  if (outputs['streamed, in case order'] !== outputs['streamed, concurrent order']) throw new Error('the concurrent-order file gave a different report');
+  // The same cases in another line order: the same report, byte for byte (but for what the header's concurrency changes).
+  const sequentialOnly = (s: string | undefined) => (s ?? '').replace(/\n *"(concurrency|energy_attribution|throughput)": [^\n]*/g, '');
+  if (sequentialOnly(outputs['streamed, in case order']) !== sequentialOnly(outputs['streamed, concurrent order'])) throw new Error('the concurrent-order file gave a different report');
+  for (const [a, b] of [['streamed, in case order', 'baseline: in case order'], ['streamed, concurrent order', 'baseline: concurrent order']] as const) {
+    if (outputs[b] !== undefined && outputs[a] !== outputs[b]) throw new Error(`${a}: a different report from the baseline build`);
+  }
   const mb = statSync(file).size / 1e6;
+  console.log(`load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} (at the end)`);
   console.log(`report rebuild from ${N.toLocaleString('en')} cases (${mb.toFixed(0)} MB; bootstrap variant ${Math.round(N / 10).toLocaleString('en')} cases), median of ${TRIALS} alternated trials, Node ${process.version}`);
   for (const [name, why] of Object.entries(failed)) console.log(`  ${name.padEnd(38)} failed: ${why.slice(0, 160)}`);
   const base = samples['whole file (old path)']!.length > 0 ? samples['whole file (old path)']! : samples['streamed, in case order']!;

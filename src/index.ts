@@ -79,7 +79,8 @@ export { createReferenceCascade, REFERENCE_STAGE_ENERGY_UJ } from './targets/cas
 export { readReportFile } from './report/load.js';
 export { History, defaultHistoryPath, historyKind, type HistoryEntry, type HistoryInput, type HistoryRun } from './report/history.js';
 export { codeHistoryInput, inferHistoryInput } from './report/history-inputs.js';
-export { loadRuns, loadInputs, parseRunId, type LoadedRun, type LoadedCode, type LoadedInfer, type ReportInput } from './report/inputs.js';
+export { parseRunId, type LoadedRun, type LoadedCode, type LoadedInfer, type ReportInput } from './report/inputs.js';
+export { loadRuns, loadInputs } from './report/load-inputs.js';
 export { inputsFrontier, codeArms, INFER_NOT_PLACED, type InputsFrontier, type NotPlacedArm } from './report/arms.js';
 export { inferArmViews, type InferArmView } from './report/infer-view.js';
 export { renderCodeMarkdown, renderInferMarkdown } from './report/markdown.js';

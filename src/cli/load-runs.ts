@@ -1,17 +1,19 @@
 import { History, defaultHistoryPath, type HistoryInput } from '../report/history.js';
-import type { LoadedRun, LoadOptions, ReportInput } from '../report/inputs.js';
+import type { InputReaders, LoadedRun, LoadOptions, ReportInput, ResolvedSpec } from '../report/inputs.js';
 import type { CliIO } from './io.js';
 
 // The readers (src/report/inputs.ts and the code/infer readers behind it) are loaded on use:
 // `infer` and `code` import this file only to record into the history.
 type Inputs = typeof import('../report/inputs.js');
 
-async function withHistory<T>(specs: readonly string[], useHistory: boolean, load: (m: Inputs, h: History | null) => T): Promise<T> {
+async function withHistory<T>(specs: readonly string[], useHistory: boolean, load: (m: Inputs, readers: InputReaders, resolved: ResolvedSpec[]) => T): Promise<T> {
   const m = await import('../report/inputs.js');
   const needsHistory = useHistory && specs.some(m.isRunSpec);
   const history = needsHistory ? await History.open(defaultHistoryPath()) : null;
   try {
-    return load(m, history);
+    const resolved = m.resolveSpecs(specs, history);
+    // Only the readers these inputs need (a results file needs none of the zod, code or infer readers).
+    return load(m, await m.readersFor(resolved), resolved);
   } finally {
     history?.close();
   }
@@ -19,12 +21,12 @@ async function withHistory<T>(specs: readonly string[], useHistory: boolean, loa
 
 /** Loads suite reports, results files and run ids; the history database is opened only when a run id is given. */
 export async function loadRunsForCli(specs: readonly string[], useHistory = true, opts: LoadOptions = {}): Promise<LoadedRun[]> {
-  return withHistory(specs, useHistory, (m, h) => m.loadRuns(specs, h, opts));
+  return withHistory(specs, useHistory, (m, readers, resolved) => m.loadRunsWith(readers, resolved, opts));
 }
 
 /** As `loadRunsForCli`, plus `joulebench code` results and `joulebench infer` run files (for report and frontier). */
 export async function loadInputsForCli(specs: readonly string[], useHistory = true, opts: LoadOptions = {}): Promise<ReportInput[]> {
-  return withHistory(specs, useHistory, (m, h) => m.loadInputs(specs, h, opts));
+  return withHistory(specs, useHistory, (m, readers, resolved) => m.loadInputsWith(readers, resolved, opts));
 }
 
 /** Records a run in the history; one that cannot be written is a warning on stderr, never a lost run. */

@@ -8,9 +8,9 @@ import { ratePerS } from '../targets/ollama/target.js';
 import { VERSION } from '../version.js';
 import { gpuSnapshot, type GpuSnapshot } from './host.js';
 import { identityMismatch, type JournalIdentity, type JournalSink, type JournalState, type ResumeRecord } from './journal.js';
-import { peakForArm } from './peak.js';
 import { promptSha256 } from './prompt.js';
-import { summarise, type InferSummary } from './stats.js';
+import type { InferSummary } from './stats.js';
+import { summariseFile } from './summary-file.js';
 import type { ArmReceipts, InferArm, InferPhase, InferRun, MachinePeak } from './types.js';
 import { TransformCounter } from './utc.js';
 
@@ -121,6 +121,8 @@ export function recordResume(
  * `keep_alive: 0` and confirmed absent from `/api/ps`; warmup (kept, discarded); scored runs, all with
  * one frozen prompt; `/api/ps` receipt; GPU snapshot again, compared byte for byte.
  */
+export { summariseFile };
+
 export async function runInfer(opts: InferOptions): Promise<InferRunFile> {
   if (opts.models.length === 0) throw new JoulebenchError('E_USAGE', '--model: at least one model is required');
   const now = opts.now ?? (() => new Date());
@@ -212,17 +214,6 @@ export function inferIdentity(opts: InferOptions): JournalIdentity {
 
 export function armId(model: string, num_thread: number | null): string {
   return `${model}@t=${num_thread ?? 'default'}`;
-}
-
-/** The summary of a file's arms, with each arm's peak chosen by `peakForArm`. Also used by `--report`. */
-export function summariseFile(arms: readonly InferArm[], configured: MachinePeak | null, cpuDefault: MachinePeak | null): InferSummary {
-  const summary = summarise(arms, (a) => peakForArm(a, configured, cpuDefault).peak);
-  for (const row of summary.arms) {
-    const arm = arms.find((a) => a.id === row.id);
-    const reason = arm ? peakForArm(arm, configured, cpuDefault).reason : null;
-    if (row.stats && reason) row.stats.flags.push(reason);
-  }
-  return summary;
 }
 
 function requestOptions(opts: InferOptions, num_thread: number | null): OllamaOptions {

@@ -1,6 +1,7 @@
 import { pc } from '../report/colors.js';
 import { table } from '../report/format.js';
-import { summariseFile, type InferRunFile } from './protocol.js';
+import type { InferRunFile } from './protocol.js';
+import { summariseFile } from './summary-file.js';
 import { SPREAD_OVER_MEDIAN } from './stats.js';
 
 /**

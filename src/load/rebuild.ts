@@ -1,6 +1,6 @@
 import type { CaseResult, ResultsHeader } from '../core/types.js';
 import { buildLoadBlock, type LoadBlock } from './block.js';
-import { loadRecordOf, type LoadMeta } from './driver.js';
+import { loadRecordOf, type LoadMeta } from './record.js';
 import type { LoadOptions } from './options.js';
 import type { WindowReading } from './steady.js';
 

@@ -46,6 +46,9 @@ export class CaseLineScanner {
   };
   private readonly traceEntries: { stage: string; hit: boolean; energy_uj: number | null }[] = [];
   private readonly trace: { stage: string; hit: boolean; energy_uj: number | null }[] = [];
+  /** The bytes of the last trace read in full (the first `lastTraceBytes`; -1: none). */
+  private readonly lastTrace = Buffer.alloc(1024);
+  private lastTraceBytes = -1;
   private readonly datasets = new Interned();
   private readonly stages = new Interned();
   private readonly sources = new Interned();
@@ -131,34 +134,52 @@ export class CaseLineScanner {
     return null;
   }
 
-  /** `[{"stage":S,"hit":B,"energy_uj":N},…]` into reused entries. */
+  /**
+   * `[{"stage":S,"hit":B,"energy_uj":N},…]` into reused entries. A trace whose bytes are those of the
+   * last one read (a cascade's stage energies are often the same from case to case) is not read again.
+   */
   private readTrace(): boolean {
-    const out = this.trace;
-    out.length = 0;
-    if (b[p] !== 0x5b) return false;
-    p++;
-    if (b[p] === 0x5d) {
-      p++;
+    const n = e - 1 - p;
+    const last = this.lastTrace;
+    if (n > 0 && n === this.lastTraceBytes && Buffer.prototype.compare.call(last, b, p, e - 1, 0, n) === 0) {
+      p = e - 1;
       return true;
     }
-    for (let i = 0; ; i++) {
-      if (!token(T_TRACE_STAGE) || b[p++] !== Q) return false;
-      const stage = this.stages.read();
-      if (stage === null || !token(T_TRACE_HIT)) return false;
-      const hit = boolOrNull();
-      if (!token(T_TRACE_ENERGY)) return false;
-      const energy = num();
-      if (bad || b[p++] !== 0x7d) return false;
-      let entry = this.traceEntries[i];
-      if (entry === undefined) this.traceEntries.push((entry = { stage, hit: hit as boolean, energy_uj: energy }));
-      entry.stage = stage;
-      entry.hit = hit as boolean;
-      entry.energy_uj = energy;
-      out.push(entry);
-      const c = b[p++];
-      if (c === 0x5d) return true;
-      if (c !== 0x2c) return false;
+    this.lastTraceBytes = -1;
+    const out = this.trace;
+    const s = p;
+    let count = 0;
+    if (b[p] !== 0x5b) return false;
+    p++;
+    if (b[p] === 0x5d) p++;
+    else {
+      for (;;) {
+        if (!token(T_TRACE_STAGE) || b[p++] !== Q) return false;
+        const stage = this.stages.read();
+        if (stage === null || !token(T_TRACE_HIT)) return false;
+        const hit = boolOrNull();
+        if (!token(T_TRACE_ENERGY)) return false;
+        const energy = num();
+        if (bad || b[p++] !== 0x7d) return false;
+        let entry = this.traceEntries[count];
+        if (entry === undefined) this.traceEntries.push((entry = { stage, hit: hit as boolean, energy_uj: energy }));
+        entry.stage = stage;
+        entry.hit = hit as boolean;
+        entry.energy_uj = energy;
+        if (count < out.length) out[count] = entry;
+        else out.push(entry);
+        count++;
+        const c = b[p++];
+        if (c === 0x5d) break;
+        if (c !== 0x2c) return false;
+      }
     }
+    if (out.length !== count) out.length = count;
+    if (p === e - 1 && p - s <= last.length) {
+      Buffer.prototype.copy.call(b, last, 0, s, p);
+      this.lastTraceBytes = p - s;
+    }
+    return true;
   }
 }
 
@@ -181,13 +202,13 @@ const Q = 0x22;
 /** A constant run of bytes: as 32-bit little-endian words, then the 0–3 bytes left over. */
 interface Tok {
   n: number;
-  words: Uint32Array;
+  words: Int32Array;
   bytes: Uint8Array;
 }
 const bytes = (s: string): Tok => {
   const raw = Buffer.from(s, 'latin1');
-  const words = new Uint32Array(raw.length >>> 2);
-  for (let i = 0; i < words.length; i++) words[i] = raw.readUInt32LE(i * 4);
+  const words = new Int32Array(raw.length >>> 2);
+  for (let i = 0; i < words.length; i++) words[i] = raw.readInt32LE(i * 4);
   return { n: raw.length, words, bytes: new Uint8Array(raw) };
 };
 const T_RECORD = bytes('{"record":"case","phase":');
@@ -229,7 +250,7 @@ function token(t: Tok): boolean {
   if (p + n > e) return false;
   const w = t.words;
   const base = at + p;
-  for (let i = 0; i < w.length; i++) if (view.getUint32(base + 4 * i, true) !== w[i]) return false;
+  for (let i = 0; i < w.length; i++) if (view.getInt32(base + 4 * i, true) !== w[i]) return false;
   const tb = t.bytes;
   for (let i = w.length * 4; i < n; i++) if (b[p + i] !== tb[i]) return false;
   p += n;

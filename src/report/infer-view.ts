@@ -1,5 +1,5 @@
 import type { InferRunFile } from '../infer/protocol.js';
-import { summariseFile } from '../infer/protocol.js';
+import { summariseFile } from '../infer/summary-file.js';
 import { SPREAD_OVER_MEDIAN } from '../infer/stats.js';
 import type { Labelled } from '../infer/types.js';
 import { inferArmIds } from './arms.js';

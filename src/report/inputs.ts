@@ -7,12 +7,9 @@ import { JoulebenchError } from '../core/errors.js';
 import type { CaseResult, ResultsHeader } from '../core/types.js';
 import { streamResultsFile } from '../runner/results-stream.js';
 import { DATAPOINTS_FORMAT } from '../code/datapoints-file.js';
-import { readCodeResults, type CodeResults } from '../code/results.js';
-import { summarizeSolvers } from '../code/aggregate.js';
-import { readInferFile } from '../infer/load.js';
+import type { CodeResults } from '../code/results.js';
 import type { InferRunFile } from '../infer/protocol.js';
 import { historyKind, type History, type HistoryEntry } from './history.js';
-import { readReportFile } from './load.js';
 import { pairedCaseOf } from '../core/paired-compare.js';
 import type { PairedCase } from '../stats/paired.js';
 import { rebuildReport, type KeepCases } from './rebuild.js';
@@ -69,16 +66,72 @@ export function isRunSpec(spec: string): boolean {
 }
 
 /**
- * Loads each spec: a report JSON (its `.results.jsonl` and `.receipt.json` siblings are picked up when
- * present), a results JSONL (aggregated here), or a history run id. `history` is opened by the caller
- * only when some spec is a run id.
+ * The readers of inputs other than a results file: zod schemas (a report JSON, code results), the
+ * infer run reader. Imported only when an input needs them ({@link readersFor}), so `report --json`
+ * of a results file loads none of them; `src/report/load-inputs.ts` imports them all for the
+ * library's synchronous `loadRuns`/`loadInputs`.
  */
-export function loadRuns(specs: readonly string[], history: History | null, opts: LoadOptions = {}): LoadedRun[] {
+export interface InputReaders {
+  readCodeResults(path: string): CodeResults;
+  summarizeSolvers(datapoints: CodeResults['datapoints'], ids: string[]): CodeResults['solvers'];
+  readInferFile(path: string): InferRunFile;
+  readReportFile(path: string): BenchReport;
+}
+
+/** A spec, and what it names: a file of some kind, or a history entry. */
+export interface ResolvedSpec {
+  spec: string;
+  /** `results`: a results JSONL; `report`: a report JSON; `code`, `infer`: those files or history entries; `suite`: a suite run in the history. */
+  kind: 'results' | 'report' | 'code' | 'infer' | 'suite';
+  entry: HistoryEntry | null;
+}
+
+/** What each spec names (a file's kind from its first line or format; a run id's history entry). */
+export function resolveSpecs(specs: readonly string[], history: History | null): ResolvedSpec[] {
+  return specs.map((spec) => {
+    const id = parseRunId(spec);
+    if (id === null) {
+      const kind = fileKind(spec);
+      return { spec, kind: kind !== 'suite' ? kind : looksLikeResults(spec) ? 'results' : 'report', entry: null };
+    }
+    if (!history) throw new JoulebenchError('E_INPUT', `${spec}: no such file (run ids need the history, which is off)`);
+    const entry = historyEntry(spec, id, history);
+    const kind = historyKind(entry.kind);
+    return { spec, kind: kind === 'code' || kind === 'infer' ? kind : 'suite', entry };
+  });
+}
+
+/** The readers `resolved` needs, imported now; the others throw (a bug: a reader used that was not asked for). */
+export async function readersFor(resolved: readonly ResolvedSpec[]): Promise<InputReaders> {
+  const needs = (k: ResolvedSpec['kind'], fileOnly = true) => resolved.some((r) => r.kind === k && (!fileOnly || r.entry === null));
+  const missing = (name: string) => (): never => {
+    throw new Error(`internal: the ${name} reader was not loaded`);
+  };
+  const [code, aggregate, infer, report] = await Promise.all([
+    needs('code') ? import('../code/results.js') : null,
+    needs('code', false) ? import('../code/aggregate.js') : null,
+    needs('infer') ? import('../infer/load.js') : null,
+    needs('report') ? import('./load.js') : null,
+  ]);
+  return {
+    readCodeResults: code?.readCodeResults ?? missing('code results'),
+    summarizeSolvers: aggregate?.summarizeSolvers ?? missing('code aggregate'),
+    readInferFile: infer?.readInferFile ?? missing('infer'),
+    readReportFile: report?.readReportFile ?? missing('report'),
+  };
+}
+
+/**
+ * Loads each resolved spec: a report JSON (its `.results.jsonl` and `.receipt.json` siblings are
+ * picked up when present), a results JSONL (aggregated here), or a history run. Suite runs only
+ * (`compare`): a code or infer input is refused.
+ */
+export function loadRunsWith(readers: InputReaders, resolved: readonly ResolvedSpec[], opts: LoadOptions = {}): LoadedRun[] {
   return uniqueLabels(
-    specs.map((spec) => {
-      const input = loadInput(spec, history, opts);
+    resolved.map((r) => {
+      const input = loadInput(readers, r, opts);
       if (input.kind !== 'suite') {
-        throw new JoulebenchError('E_REPORT', `${spec}: a joulebench ${input.kind} ${input.kind === 'code' ? 'results file' : 'run file'}, not a suite report (compare takes suite runs; show it with: joulebench report ${spec})`);
+        throw new JoulebenchError('E_REPORT', `${r.spec}: a joulebench ${input.kind} ${input.kind === 'code' ? 'results file' : 'run file'}, not a suite report (compare takes suite runs; show it with: joulebench report ${r.spec})`);
       }
       const { kind: _kind, ...run } = input;
       return run;
@@ -87,11 +140,11 @@ export function loadRuns(specs: readonly string[], history: History | null, opts
 }
 
 /**
- * Loads each spec for `report` and `frontier`: everything `loadRuns` takes, plus `joulebench code`
+ * Loads each resolved spec for `report` and `frontier`: everything `loadRunsWith` takes, plus `joulebench code`
  * results (JSON, or the streamed datapoints JSONL) and `joulebench infer` run files, by file or run id.
  */
-export function loadInputs(specs: readonly string[], history: History | null, opts: LoadOptions = {}): ReportInput[] {
-  return uniqueLabels(specs.map((spec) => loadInput(spec, history, opts)));
+export function loadInputsWith(readers: InputReaders, resolved: readonly ResolvedSpec[], opts: LoadOptions = {}): ReportInput[] {
+  return uniqueLabels(resolved.map((r) => loadInput(readers, r, opts)));
 }
 
 /** How much of a results file to keep. */
@@ -123,31 +176,26 @@ function uniqueLabels<T extends { label: string }>(runs: T[]): T[] {
   return runs;
 }
 
-function loadInput(spec: string, history: History | null, opts: LoadOptions): ReportInput {
-  const id = parseRunId(spec);
-  if (id === null) {
-    const kind = fileKind(spec);
+function loadInput(readers: InputReaders, { spec, kind, entry }: ResolvedSpec, opts: LoadOptions): ReportInput {
+  if (entry === null) {
     if (kind === 'code') {
-      return { kind: 'code', label: basename(spec).replace(/\.datapoints\.jsonl$|\.jsonl$|\.json$/i, ''), origin: spec, results: readCodeResults(spec), run_id: null };
+      return { kind: 'code', label: basename(spec).replace(/\.datapoints\.jsonl$|\.jsonl$|\.json$/i, ''), origin: spec, results: readers.readCodeResults(spec), run_id: null };
     }
     if (kind === 'infer') {
-      return { kind: 'infer', label: basename(spec).replace(/\.json$/i, ''), origin: spec, file: readInferFile(spec), run_id: null };
+      return { kind: 'infer', label: basename(spec).replace(/\.json$/i, ''), origin: spec, file: readers.readInferFile(spec), run_id: null };
     }
-    return { kind: 'suite', ...loadRun(spec, history, opts) };
+    return { kind: 'suite', ...(kind === 'results' ? loadResultsFile(spec, opts) : loadReportFile(readers, spec, opts)) };
   }
-  if (!history) throw new JoulebenchError('E_INPUT', `${spec}: no such file (run ids need the history, which is off)`);
-  const entry = historyEntry(spec, id, history);
-  const kind = historyKind(entry.kind);
   if (kind === 'code') {
     const results = entry.report as unknown as CodeResults;
     // Aggregates are recomputed from the datapoints, as readCodeResults does for a file.
-    results.solvers = summarizeSolvers(results.datapoints, results.config.solvers.map((s) => s.id));
+    results.solvers = readers.summarizeSolvers(results.datapoints, results.config.solvers.map((s) => s.id));
     return { kind: 'code', label: `#${entry.id}`, origin: `history #${entry.id}`, results, run_id: entry.id };
   }
   if (kind === 'infer') {
     return { kind: 'infer', label: `#${entry.id}`, origin: `history #${entry.id}`, file: entry.report as unknown as InferRunFile, run_id: entry.id };
   }
-  return { kind: 'suite', ...loadRun(spec, history, opts) };
+  return { kind: 'suite', ...loadHistoryRun(entry, opts) };
 }
 
 function historyEntry(spec: string, id: number | 'last', history: History): HistoryEntry {
@@ -189,44 +237,42 @@ function fileKind(path: string): 'suite' | 'code' | 'infer' {
   return 'suite';
 }
 
-function loadRun(spec: string, history: History | null, opts: LoadOptions): LoadedRun {
-  const keep = keepOf(opts);
-  const id = parseRunId(spec);
-  if (id !== null) {
-    if (!history) throw new JoulebenchError('E_INPUT', `${spec}: no such file (run ids need the history, which is off)`);
-    const entry = historyEntry(spec, id, history);
-    const cases = entry.results_path && existsSync(entry.results_path) ? casesOf(entry.results_path, keep) : NO_CASES;
-    return {
-      label: `#${entry.id}`,
-      origin: `history #${entry.id}`,
-      report: entry.report as unknown as BenchReport,
-      ...cases,
-      receipt: entry.receipt,
-      run_id: entry.id,
-    };
-  }
-  if (looksLikeResults(spec)) {
-    // Streamed, and aggregated in case order whatever order the lines were written in (src/report/rebuild.ts).
-    const rebuilt = rebuildReport(spec, { keep });
-    return {
-      label: basename(spec).replace(/\.results\.jsonl$|\.jsonl$/i, ''),
-      origin: spec,
-      report: rebuilt.report,
-      results: rebuilt.scored,
-      ...(rebuilt.paired ? { paired: rebuilt.paired } : {}),
-      receipt: readJsonIfExists(spec.replace(/\.results\.jsonl$/i, '.receipt.json'), spec),
-      run_id: null,
-      header: rebuilt.header,
-    };
-  }
-  const report = readReportFile(spec);
+function loadHistoryRun(entry: HistoryEntry, opts: LoadOptions): LoadedRun {
+  const cases = entry.results_path && existsSync(entry.results_path) ? casesOf(entry.results_path, keepOf(opts)) : NO_CASES;
+  return {
+    label: `#${entry.id}`,
+    origin: `history #${entry.id}`,
+    report: entry.report as unknown as BenchReport,
+    ...cases,
+    receipt: entry.receipt,
+    run_id: entry.id,
+  };
+}
+
+/** A results JSONL: streamed, and aggregated in case order whatever order the lines were written in (src/report/rebuild.ts). */
+function loadResultsFile(spec: string, opts: LoadOptions): LoadedRun {
+  const rebuilt = rebuildReport(spec, { keep: keepOf(opts) });
+  return {
+    label: basename(spec).replace(/\.results\.jsonl$|\.jsonl$/i, ''),
+    origin: spec,
+    report: rebuilt.report,
+    results: rebuilt.scored,
+    ...(rebuilt.paired ? { paired: rebuilt.paired } : {}),
+    receipt: readJsonIfExists(spec.replace(/\.results\.jsonl$/i, '.receipt.json'), spec),
+    run_id: null,
+    header: rebuilt.header,
+  };
+}
+
+function loadReportFile(readers: InputReaders, spec: string, opts: LoadOptions): LoadedRun {
+  const report = readers.readReportFile(spec);
   const base = spec.replace(/\.json$/i, '');
   const resultsPath = `${base}.results.jsonl`;
   return {
     label: basename(base),
     origin: spec,
     report,
-    ...(existsSync(resultsPath) ? casesOf(resultsPath, keep) : NO_CASES),
+    ...(existsSync(resultsPath) ? casesOf(resultsPath, keepOf(opts)) : NO_CASES),
     receipt: readJsonIfExists(`${base}.receipt.json`, spec),
     run_id: null,
   };

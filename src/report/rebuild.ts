@@ -12,6 +12,7 @@ import { streamResultLines } from '../runner/results-stream.js';
 import type { PairedCase } from '../stats/paired.js';
 import { isMaxUnits } from '../stats/bootstrap.js';
 import { CaseLineScanner } from './case-scan.js';
+import { ReorderWindow } from './reorder.js';
 
 /**
  * Per-case data kept beside the report: `none` (the report only: memory stays flat whatever the
@@ -24,6 +25,19 @@ export interface RebuildOptions {
   keep?: KeepCases;
   /** Read buffer, bytes (tests use small ones to cross chunk edges). */
   chunkBytes?: number;
+  /** How many case lines a concurrent run's file is put back in order through (tests use small ones). */
+  window?: number;
+}
+
+/**
+ * The reorder window for a concurrent run's file (header `concurrency` > 1): a line may be written up
+ * to this many places after its place in case order and still be aggregated in the one pass — 16 places
+ * a concurrent case, from 256 to 4,096 (about 250 bytes a held case). Larger is not free: at 1M
+ * router lines 32 places late, a 4,096-case window cost ~1.5 s more CPU than a 256-case one (the held
+ * copies fall out of the CPU caches before they are added).
+ */
+export function reorderWindow(concurrency: number): number {
+  return Math.min(4096, Math.max(256, 16 * concurrency));
 }
 
 export interface RebuiltRun {
@@ -58,9 +72,14 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
   const keys = new CaseKeys();
   let header: ResultsHeader | null = null;
   let agg: Aggregator | null = null;
+  /** A concurrent run's file: its case lines go through the window, into `agg` in case order. */
+  let reorder: ReorderWindow | null = null;
+  /** The window could not restore the order: the case lines are ordered by their keys, read in another pass. */
+  let rescan = false;
+  /** False once a case line came before the one above it. */
   let inOrder = true;
-  /** Once a line is out of order: where it starts (the lines before it are in case order). */
-  let prefixEnd = 0;
+  /** Without a window, once a line is out of order: where it starts (the lines before it are in case order). */
+  let prefixEnd = -1;
   let lastRank = -1;
   let lastPass = 0;
   let lastIndex = 0;
@@ -71,22 +90,32 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
   const loadCases: CaseResult[] = [];
   const judged: CaseResult[] = [];
   let lineOffset = 0;
+  let caseLines = 0;
 
   const onCase = (r: CaseResult, fresh: boolean): void => {
     const rank = r.phase === 'warmup' ? 0 : 1;
-    if (inOrder) {
-      if (rank < lastRank || (rank === lastRank && (r.pass < lastPass || (r.pass === lastPass && r.index < lastIndex)))) {
-        inOrder = false;
+    caseLines++;
+    const before = rank < lastRank || (rank === lastRank && (r.pass < lastPass || (r.pass === lastPass && r.index < lastIndex)));
+    if (before) inOrder = false;
+    else {
+      lastRank = rank;
+      lastPass = r.pass;
+      lastIndex = r.index;
+    }
+    if (reorder !== null) {
+      // `fresh`: a parsed object of its own; else the scanner's reused one, copied while held.
+      if (!reorder.push(r, rank, !fresh)) {
+        reorder = null;
+        agg = null;
+        rescan = true;
+      }
+    } else if (prefixEnd < 0 && !rescan) {
+      if (before) {
         agg = null;
         prefixEnd = lineOffset;
         keys.push(rank, r.pass, r.index, lineOffset);
-      } else {
-        lastRank = rank;
-        lastPass = r.pass;
-        lastIndex = r.index;
-        agg!.add(r);
-      }
-    } else keys.push(rank, r.pass, r.index, lineOffset);
+      } else agg!.add(r);
+    } else if (!rescan) keys.push(rank, r.pass, r.index, lineOffset);
     if (r.phase !== 'scored') return;
     if (keep === 'scored') scored.push(r);
     else if (keep === 'paired') paired.push(pairedCaseOf(r));
@@ -103,7 +132,9 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
     header: (h) => {
       checkHeader(h, path);
       header = h;
-      agg = aggregatorOf(h);
+      const a = aggregatorOf(h);
+      agg = a;
+      if ((h.concurrency ?? 1) > 1) reorder = new ReorderWindow(opts.window ?? reorderWindow(h.concurrency ?? 1), (r) => a.add(r));
     },
     case: (r) => onCase(r, true),
     other: (o) => {
@@ -113,7 +144,7 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
   });
   // Every scored case is kept whole for --html: parse every line then (that path is not the fast one).
   const scan = keep !== 'scored';
-  streamResultLines(
+  const end = streamResultLines(
     path,
     {
       region: (buf, start, end, firstLine, offset) => {
@@ -133,7 +164,12 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
   const h = header as ResultsHeader | null;
   if (!h) throw new JoulebenchError('E_RESULTS', `${path}: results file has no header line`);
   const ctx = reportContextOf(h);
-  const report = (inOrder ? (agg as Aggregator | null) ?? aggregatorOf(h) : inCaseOrder(path, h, prefixEnd, keys)).report(ctx);
+  if (reorder !== null && !(reorder as ReorderWindow).drain()) rescan = true;
+  let ordered: Aggregator;
+  if (rescan) ordered = inCaseOrder(path, h, 0, keysOf(path, caseLines, end.good_bytes));
+  else if (prefixEnd >= 0) ordered = inCaseOrder(path, h, prefixEnd, keys);
+  else ordered = (agg as Aggregator | null) ?? aggregatorOf(h);
+  const report = ordered.report(ctx);
   // A load run (--request-rate) carries its serving block, rebuilt from the same file.
   const load = loadBlockFromResults(h, loadCases, loadEnergy ? [loadEnergy] : []);
   // A judged results file (run with a judge, or rescored) carries its judge line: its MT-Bench block is rebuilt.
@@ -145,6 +181,29 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
     paired: keep === 'paired' ? paired : null,
     in_order: inOrder,
   };
+}
+
+/**
+ * Every case line's key and offset, read again from the start (a concurrent file more out of order
+ * than the window holds). The file was validated by the first pass; a different number of case lines
+ * or bytes now is a file that changed while being read.
+ */
+function keysOf(path: string, caseLines: number, goodBytes: number): CaseKeys {
+  const keys = new CaseKeys();
+  const scanner = new CaseLineScanner();
+  const end = streamResultLines(path, {
+    region: (buf, start, end, _firstLine, offset) => {
+      for (let s = start; s <= end; ) {
+        let nl = buf.indexOf(0x0a, s);
+        if (nl < 0 || nl > end) nl = end;
+        const r = caseIn(buf, s, nl, scanner);
+        if (r !== null) keys.push(r.phase === 'warmup' ? 0 : 1, r.pass, r.index, offset + (s - start));
+        s = nl + 1;
+      }
+    },
+  });
+  if (keys.length !== caseLines || end.good_bytes !== goodBytes) throw new JoulebenchError('E_RESULTS', `${path}: changed while being read (${keys.length} case lines and ${end.good_bytes} bytes, not ${caseLines} and ${goodBytes})`);
+  return keys;
 }
 
 /** The header fields the report reads, checked: a bad one is a line naming the file, not a stack trace. */

@@ -122,6 +122,36 @@ describe('CaseLineScanner: the fast path reads what JSON.parse reads, or decline
     assert.ok(acceptedMutants > 1000, `${acceptedMutants}`);
   });
 
+  it('a trace equal to the last one read is reused, never a stale or half-read one (30,000 lines)', () => {
+    const scanner = new CaseLineScanner();
+    const traces = [
+      [{ stage: 'cache', hit: false, energy_uj: 1000 }, { stage: 'neural', hit: true, energy_uj: 50_000_000 }],
+      [{ stage: 'cache', hit: false, energy_uj: 1000 }, { stage: 'neural', hit: true, energy_uj: 50_000_001 }],
+      [{ stage: 'kv', hit: true, energy_uj: null }],
+      [],
+    ];
+    const lineWith = (trace: CaseResult['trace']) => caseLine({ ...randomCase(), error: null, meta: undefined, joules_range: undefined, trace } as CaseResult);
+    // A trace read in full, then one that fails half-way (its first entry overwritten), then the first again.
+    const first = lineWith(traces[0]);
+    assert.ok(check(scanner, first));
+    assert.ok(!check(scanner, first.replace('"stage":"neural","hit":true', '"stage":"neural","hit":tru')));
+    assert.ok(check(scanner, lineWith(traces[0])));
+    assert.ok(!check(scanner, lineWith(traces[0]) + 'x'), 'bytes after the reused trace');
+    assert.ok(!check(scanner, lineWith(traces[0]).replace(/\]\}$/, ']]}')));
+    let reused = 0;
+    for (let i = 0; i < 30_000; i++) {
+      let line = lineWith(pick(traces));
+      if (chance(0.3)) {
+        // A mutation inside the trace (or just before its end), where a stale reuse would show.
+        const from = line.lastIndexOf('"trace":');
+        const at = from + rng.below(line.length - from + 1);
+        line = line.slice(0, at) + pick(['0', '1', ',', ']', '}', '"', 'x', '']) + line.slice(at + rng.below(2));
+      }
+      if (check(scanner, line) && line.includes('"trace":[{')) reused++;
+    }
+    assert.ok(reused > 10_000, `${reused}`);
+  });
+
   it('numbers: every spelling JSON allows, read to the same double (-0 included)', () => {
     const scanner = new CaseLineScanner();
     const base = caseLine({ ...randomCase(), error: null, trace: undefined, meta: undefined, joules_range: undefined, dataset: 'd', stage: null } as CaseResult);

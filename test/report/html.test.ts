@@ -14,7 +14,7 @@ import { run } from '../../src/runner/run.js';
 import { loadSuite } from '../../src/suites/loader.js';
 import { createReferenceCascade } from '../../src/targets/cascade/reference.js';
 import { buildHtmlReport } from '../../src/report/html/index.js';
-import { loadRuns } from '../../src/report/inputs.js';
+import { loadRuns } from '../../src/report/load-inputs.js';
 import { jb } from '../cli/helpers.js';
 
 const CHROMIUM = '/usr/bin/chromium';

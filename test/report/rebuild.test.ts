@@ -147,6 +147,14 @@ describe('rebuildReport: a results file streamed into the report, byte-identical
         const rebuilt = rebuildReport(path, { chunkBytes, keep: 'scored' });
         assert.equal(prettyJson(rebuilt.report), old, `${name}, chunk ${chunkBytes}`);
         assert.equal(prettyJson(rebuildReport(path, { chunkBytes }).report), old, `${name}, chunk ${chunkBytes}, fast path`);
+        // The header says concurrency 4: case lines go through the reorder window; one too small for
+        // the file's disorder falls back to ordering the lines by their keys (another pass).
+        for (const window of [1, 8, 64]) {
+          for (const keep of ['none', 'scored', 'paired'] as const) {
+            assert.equal(prettyJson(rebuildReport(path, { chunkBytes, window, keep }).report), old, `${name}, chunk ${chunkBytes}, window ${window}, ${keep}`);
+          }
+        }
+        assert.equal(prettyJson(rebuildReport(path, { chunkBytes, window: 64 }).report), old, `${name}, chunk ${chunkBytes}, window 64`);
         assert.deepEqual(rebuilt.scored, readResultsFile(path).results.filter((r) => r.phase === 'scored'));
       }
       if (name !== 'in order') assert.equal(rebuildReport(path).in_order, false, name);

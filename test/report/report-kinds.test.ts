@@ -8,7 +8,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { aggregate } from '../../src/core/aggregate.js';
 import { prettyJson } from '../../src/core/canonical.js';
 import { buildHtmlReport } from '../../src/report/html/index.js';
-import { loadInputs } from '../../src/report/inputs.js';
+import { loadInputs } from '../../src/report/load-inputs.js';
 import { cli as runCli, type CliResult } from '../helpers/cli.js';
 import { FakeOllama } from '../helpers/fake-ollama.js';
 import { CTX, result } from '../helpers/results.js';

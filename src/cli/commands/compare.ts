@@ -8,7 +8,6 @@ import { renderComparisonMarkdown } from '../../report/markdown.js';
 import { renderComparisonTable } from '../../report/table.js';
 import type { CliIO } from '../io.js';
 import { planOutput, writeByExtension } from '../outputs.js';
-import { comparisonCsv } from '../../report/csv.js';
 import { loadRunsForCli } from '../load-runs.js';
 import { intAtLeast, UNIT_LIMIT_HELP, unitLimit } from '../options.js';
 import { DEFAULT_BOOTSTRAP_MAX_UNITS } from '../../stats/bootstrap.js';
@@ -90,7 +89,7 @@ export function compareCommand(io: CliIO): Command {
         await writeByExtension(flags.out, {
           json: () => prettyJson(result),
           md,
-          csv: () => comparisonCsv(result),
+          csv: async () => (await import('../../report/csv.js')).comparisonCsv(result),
           jsonl: () => JSON.stringify(result) + '\n',
           txt: () => renderComparisonTable(result),
         });

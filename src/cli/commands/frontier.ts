@@ -6,7 +6,6 @@ import { renderFrontierTable, renderNotPlaced } from '../../report/frontier-tabl
 import { renderFrontierMarkdown } from '../../report/markdown.js';
 import type { CliIO } from '../io.js';
 import { planOutput, writeByExtension } from '../outputs.js';
-import { armsCsv } from '../../report/csv.js';
 import { loadInputsForCli } from '../load-runs.js';
 
 export function frontierCommand(io: CliIO): Command {
@@ -24,7 +23,7 @@ export function frontierCommand(io: CliIO): Command {
         await writeByExtension(flags.out, {
           json: () => prettyJson(f),
           md: () => renderFrontierMarkdown(f) + renderNotPlaced(f.not_placed, 'md'),
-          csv: () => armsCsv(f.arms, f, f.arm_kinds),
+          csv: async () => (await import('../../report/csv.js')).armsCsv(f.arms, f, f.arm_kinds),
           jsonl: () => f.arms.map((a) => JSON.stringify({ ...a, kind: f.arm_kinds[a.id] ?? null, verdicts: verdictsOf(f, a.id) })).join('\n') + '\n',
           txt: () => renderFrontierTable(f) + renderNotPlaced(f.not_placed, 'text'),
         });

@@ -2,19 +2,42 @@ import { existsSync } from 'node:fs';
 import { Command } from 'commander';
 import { prettyJson } from '../../core/canonical.js';
 import { JoulebenchError } from '../../core/errors.js';
-import { renderInferTable } from '../../infer/table.js';
-import { renderCodeTable } from '../../report/code-table.js';
 import type { ReportInput } from '../../report/inputs.js';
 import type { SweepComparison } from '../../sweep/comparison.js';
-import { renderCodeMarkdown, renderInferMarkdown, renderReportMarkdown } from '../../report/markdown.js';
-import { renderReportTable } from '../../report/table.js';
 import { writeFileEnsured, type CliIO } from '../io.js';
 import { planOutput, writeByExtension, type Renderings } from '../outputs.js';
-import { armsCsv, casesCsv, datapointsCsv } from '../../report/csv.js';
 import { inputsFrontier } from '../../report/arms.js';
 import { loadInputsForCli } from '../load-runs.js';
 
 const REPORT_FORMATS = ['json', 'md', 'html', 'csv', 'jsonl', 'txt'] as const;
+
+/**
+ * The text renderers (tables, Markdown, CSV), loaded on use: `report --json` needs none of them, and
+ * the infer table's module pulls in the infer protocol (execa, the Ollama client).
+ */
+async function textRenderers() {
+  const [infer, code, markdown, table, csv] = await Promise.all([
+    import('../../infer/table.js'),
+    import('../../report/code-table.js'),
+    import('../../report/markdown.js'),
+    import('../../report/table.js'),
+    import('../../report/csv.js'),
+  ]);
+  const { renderCodeMarkdown, renderInferMarkdown, renderReportMarkdown } = markdown;
+  return {
+    csv,
+    markdownOf(r: ReportInput): string {
+      if (r.kind === 'code') return renderCodeMarkdown(r.results, { title: `joulebench code · ${r.label}` });
+      if (r.kind === 'infer') return renderInferMarkdown(r.label, r.file);
+      return renderReportMarkdown(r.report, { title: `joulebench · ${r.label}`, receipt: r.receipt });
+    },
+    tableOf(r: ReportInput): string {
+      if (r.kind === 'code') return code.renderCodeTable(r.results);
+      if (r.kind === 'infer') return infer.renderInferTable([{ path: r.label, file: r.file }]);
+      return table.renderReportTable(r.report);
+    },
+  };
+}
 
 async function buildHtml(runs: ReportInput[], comparisons: SweepComparison[] = []): Promise<string> {
   const { buildHtmlReport } = await import('../../report/html/index.js');
@@ -34,9 +57,10 @@ function renderings(runs: ReportInput[], flags: ReportFlags, comparisons: SweepC
     );
   return {
     json,
-    md: () => runs.map(markdownOf).join('\n'),
+    md: async () => runs.map((await textRenderers()).markdownOf).join('\n'),
     html: () => buildHtml(runs, comparisons),
-    csv: () => {
+    csv: async () => {
+      const { armsCsv, casesCsv, datapointsCsv } = (await textRenderers()).csv;
       if (!flags.cases) {
         const f = inputsFrontier(runs);
         return armsCsv(f.arms, f, f.arm_kinds);
@@ -54,7 +78,7 @@ function renderings(runs: ReportInput[], flags: ReportFlags, comparisons: SweepC
       flags.cases
         ? perCase().map((c) => JSON.stringify({ run: c.label, kind: c.kind, ...(c.row as object) })).join('\n') + '\n'
         : inputsFrontier(runs).arms.map((a) => JSON.stringify(a)).join('\n') + '\n',
-    txt: () => runs.map(tableOf).join('\n'),
+    txt: async () => runs.map((await textRenderers()).tableOf).join('\n'),
   };
 }
 
@@ -107,9 +131,10 @@ export function reportCommand(io: CliIO): Command {
       if (flags.json) {
         text = runs.length === 1 ? prettyJson(documentOf(runs[0]!)) : prettyJson(runs.map((r) => ({ label: r.label, kind: r.kind, report: documentOf(r) })));
       } else if (flags.md) {
-        text = runs.map(markdownOf).join('\n');
+        text = runs.map((await textRenderers()).markdownOf).join('\n');
       } else if (!flags.html) {
         const { renderSweepTable } = await import('../../report/sweep-table.js');
+        const { tableOf } = await textRenderers();
         text = [...sweeps.comparisons.map(renderSweepTable), ...runs.filter((r) => !sweeps.runs.includes(r)).map(tableOf)].join('\n');
         if (rateDocs.length > 0) text += '\n' + (await rateCurveTables(runs));
       }
@@ -128,18 +153,6 @@ async function rateCurveTables(runs: ReportInput[]): Promise<string> {
 /** The document behind an input: the suite report, the code results, or the infer run file. */
 function documentOf(r: ReportInput): unknown {
   return r.kind === 'suite' ? r.report : r.kind === 'code' ? r.results : r.file;
-}
-
-function markdownOf(r: ReportInput): string {
-  if (r.kind === 'code') return renderCodeMarkdown(r.results, { title: `joulebench code · ${r.label}` });
-  if (r.kind === 'infer') return renderInferMarkdown(r.label, r.file);
-  return renderReportMarkdown(r.report, { title: `joulebench · ${r.label}`, receipt: r.receipt });
-}
-
-function tableOf(r: ReportInput): string {
-  if (r.kind === 'code') return renderCodeTable(r.results);
-  if (r.kind === 'infer') return renderInferTable([{ path: r.label, file: r.file }]);
-  return renderReportTable(r.report);
 }
 
 /** The runs of sweep folders as report inputs (labelled by arm, and suite when a sweep has several), with each sweep's comparison. */
