@@ -5,7 +5,7 @@
  * marginal µs/case and MB/case between consecutive sizes, and (REBUILD=1) a rebuild of the report
  * from the largest results file (`joulebench report --json`). Goal (issue 19): growth linear; peak RSS
  * at 1M within 1.5× of 10k (JSONL suites stream: src/suites/jsonl-stream.ts; the report's columns are
- * compact: src/core/number-column.ts; the young generation stays small: src/cli/young-gen.ts).
+ * compact: src/core/number-column.ts; the young generation stays small: src/cli/heap-flags.ts).
  *
  * The runs pass `--bootstrap 0`: the report's bootstrap intervals cost B resamples × n cases of CPU
  * (≈ 60 µs a case at the default B = 2000 here, more than the run itself), which would hide the run's

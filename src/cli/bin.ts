@@ -1,5 +1,5 @@
-// First: V8's young generation stays small in the CLI process (src/cli/young-gen.ts).
-import './young-gen.js';
+// First: the V8 heap's settings for the CLI process (src/cli/heap-flags.ts).
+import './heap-setup.js';
 import { helpWidthOf, quickOutput } from './quick.js';
 
 const argv = process.argv.slice(2);

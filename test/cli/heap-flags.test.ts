@@ -4,14 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { pathToFileURL } from 'node:url';
+import { heapFlags, NEW_SPACE_CAP } from '../../src/cli/heap-flags.js';
 import { cli } from '../helpers/cli.js';
 
-/** src/cli/young-gen.ts's NEW_SPACE_CAP (not imported: it sets the flags of the process that imports it). */
-const NEW_SPACE_CAP = 8 * 2 ** 20;
-const dir = mkdtempSync(join(tmpdir(), 'jb-young-gen-'));
+const dir = mkdtempSync(join(tmpdir(), 'jb-heap-flags-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-// The CLI caps V8's young generation (src/cli/young-gen.ts). Left to grow, a run of 20,000 cases
+// The CLI caps V8's young generation (src/cli/heap-flags.ts, heap-setup.ts). Left to grow, a run of 20,000 cases
 // took it to two 8 MiB semi-spaces, a million cases to two of 16 MiB.
 describe('CLI: the young generation stays at its cap through a long run', () => {
   const suite = join(dir, 'suite.jsonl');
@@ -48,5 +47,18 @@ process.on('exit', () => { sample(); writeFileSync(${JSON.stringify(out)}, Strin
   it("a user's own --max-semi-space-size is left alone", async () => {
     const max = await newSpaceOfRun('--max-semi-space-size=16');
     assert.ok(max > NEW_SPACE_CAP, `new space reached only ${(max / 2 ** 20).toFixed(1)} MiB`);
+  });
+});
+
+describe('heapFlags: what the CLI sets, and that a user who sized the heap keeps their sizes', () => {
+  it('sets the growth factors by default', () => {
+    assert.deepEqual(heapFlags([], undefined), ['--semi-space-growth-factor=1', '--heap-growing-percent=50']);
+    assert.deepEqual(heapFlags(['--enable-source-maps'], '--max-old-space-size=4096'), ['--semi-space-growth-factor=1', '--heap-growing-percent=50']);
+  });
+  it('sets nothing when the command line or NODE_OPTIONS sizes a generation', () => {
+    for (const a of ['--max-semi-space-size=32', '--min_semi_space_size=4', '--semi-space-growth-factor=4', '--heap-growing-percent=100']) {
+      assert.deepEqual(heapFlags([a], undefined), [], a);
+      assert.deepEqual(heapFlags([], `--inspect ${a}`), [], `NODE_OPTIONS ${a}`);
+    }
   });
 });
