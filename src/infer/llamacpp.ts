@@ -6,8 +6,8 @@ import { NODE_LLAMA_CPP_VERSION } from '../targets/llamacpp/binding.js';
 import { LlamaEngine, type LlamaGeneration } from '../targets/llamacpp/engine.js';
 import { VERSION } from '../version.js';
 import { gpuSnapshot } from './host.js';
-import type { JournalIdentity, ResumeRecord } from './journal.js';
-import { armId, compareSnapshots, summariseFile, type InferOptions, type InferRunFile } from './protocol.js';
+import type { JournalIdentity } from './journal.js';
+import { armId, compareSnapshots, planArms, recordResume, summariseFile, type InferOptions, type InferRunFile } from './protocol.js';
 import { promptSha256 } from './prompt.js';
 import type { ArmReceipts, InferArm, InferPhase, InferRun } from './types.js';
 
@@ -46,18 +46,8 @@ export async function runInferLlamaCpp(opts: LlamaInferOptions): Promise<InferRu
   const identity = llamaInferIdentity(opts);
   const resume = opts.resume ?? null;
   const started = resume ? new Date(resume.started_utc) : now();
-  const threadArms: (number | null)[] = [null, ...identity.threads];
-  const plan = opts.model_paths.flatMap((model) => threadArms.map((t) => ({ model, num_thread: t, id: armId(model, t) })));
-  const resumes: ResumeRecord[] = [...(resume?.resumes ?? [])];
-  if (resume) {
-    const record: ResumeRecord = {
-      resumed_utc: now().toISOString(),
-      finished_arms_kept: plan.filter((p) => resume.finished.has(p.id)).map((p) => p.id),
-      partial_arms_discarded: [...resume.partial].map(([arm, runs_discarded]) => ({ arm, runs_discarded })),
-    };
-    resumes.push(record);
-    opts.journal?.write({ event: 'resume', ...record });
-  }
+  const plan = planArms(opts.model_paths, identity.threads);
+  const resumes = recordResume(opts, plan, resume, now);
   const arms: InferArm[] = [];
   for (const { model, num_thread, id } of plan) {
     const done = resume?.finished.get(id);
@@ -82,7 +72,7 @@ export async function runInferLlamaCpp(opts: LlamaInferOptions): Promise<InferRu
       cold: opts.cold,
       warmup: opts.warmup,
       runs: opts.runs,
-      threads: threadArms.map((t) => t ?? 'default'),
+      threads: ['default' as const, ...identity.threads],
       options: { num_predict: opts.num_predict, seed: opts.seed, temperature: opts.temperature, ctx: opts.ctx ?? null, gpu_layers: opts.gpu_layers ?? 0 },
       notes: [
         'cold load times are floors: the OS page cache is not dropped, so a cold run re-reads the GGUF from memory (a warm-disk reload)',

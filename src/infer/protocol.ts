@@ -84,6 +84,38 @@ export interface InferRunFile {
   summary: InferSummary;
 }
 
+/** Every arm of a run in order: each model (or GGUF file) × (the library's default threads, then each `--threads` value). */
+export function planArms(models: readonly string[], threads: readonly number[]): { model: string; num_thread: number | null; id: string }[] {
+  const threadArms: (number | null)[] = [null, ...threads];
+  return models.flatMap((model) => threadArms.map((num_thread) => ({ model, num_thread, id: armId(model, num_thread) })));
+}
+
+/**
+ * The run's resume records: the journal's earlier ones, plus (when resuming) one for this start —
+ * which finished arms are kept and which partial arms are re-run from cold — journaled and announced.
+ */
+export function recordResume(
+  opts: Pick<InferOptions, 'journal' | 'onProgress'>,
+  plan: readonly { id: string }[],
+  resume: InferOptions['resume'] | null,
+  now: () => Date,
+): ResumeRecord[] {
+  const resumes: ResumeRecord[] = [...(resume?.resumes ?? [])];
+  if (!resume) return resumes;
+  const record: ResumeRecord = {
+    resumed_utc: now().toISOString(),
+    finished_arms_kept: plan.filter((p) => resume.finished.has(p.id)).map((p) => p.id),
+    partial_arms_discarded: [...resume.partial].map(([arm, runs_discarded]) => ({ arm, runs_discarded })),
+  };
+  resumes.push(record);
+  opts.journal?.write({ event: 'resume', ...record });
+  opts.onProgress?.(
+    `resuming: ${record.finished_arms_kept.length} of ${plan.length} arms finished and kept` +
+      (record.partial_arms_discarded.length ? `; ${record.partial_arms_discarded.map((d) => `${d.arm} (${d.runs_discarded} runs)`).join(', ')} re-run from cold` : ''),
+  );
+  return resumes;
+}
+
 /**
  * Seed 004's protocol, per model × thread count (an arm): GPU snapshot; cold runs, each after
  * `keep_alive: 0` and confirmed absent from `/api/ps`; warmup (kept, discarded); scored runs, all with
@@ -103,22 +135,8 @@ export async function runInfer(opts: InferOptions): Promise<InferRunFile> {
   const started = resume ? new Date(resume.started_utc) : now();
   const ollama_version = await client.version();
   const sha = identity.prompt_sha256;
-  const threadArms: (number | null)[] = [null, ...identity.threads];
-  const plan = opts.models.flatMap((model) => threadArms.map((num_thread) => ({ model, num_thread, id: armId(model, num_thread) })));
-  const resumes: ResumeRecord[] = [...(resume?.resumes ?? [])];
-  if (resume) {
-    const record: ResumeRecord = {
-      resumed_utc: now().toISOString(),
-      finished_arms_kept: plan.filter((p) => resume.finished.has(p.id)).map((p) => p.id),
-      partial_arms_discarded: [...resume.partial].map(([arm, runs_discarded]) => ({ arm, runs_discarded })),
-    };
-    resumes.push(record);
-    opts.journal?.write({ event: 'resume', ...record });
-    opts.onProgress?.(
-      `resuming: ${record.finished_arms_kept.length} of ${plan.length} arms finished and kept` +
-        (record.partial_arms_discarded.length ? `; ${record.partial_arms_discarded.map((d) => `${d.arm} (${d.runs_discarded} runs)`).join(', ')} re-run from cold` : ''),
-    );
-  }
+  const plan = planArms(opts.models, identity.threads);
+  const resumes = recordResume(opts, plan, resume, now);
   const arms: InferArm[] = [];
   const params = new Map<string, Awaited<ReturnType<OllamaClient['show']>>>();
 
@@ -149,7 +167,7 @@ export async function runInfer(opts: InferOptions): Promise<InferRunFile> {
       cold: opts.cold,
       warmup: opts.warmup,
       runs: opts.runs,
-      threads: threadArms.map((t) => t ?? 'default'),
+      threads: ['default' as const, ...identity.threads],
       options: requestOptions(opts, null),
       notes: [
         'cold load times are floors: unloading the model does not drop the page cache, so a cold run is a warm-disk reload unless the cache was dropped by hand',
