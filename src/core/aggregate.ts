@@ -251,8 +251,9 @@ export class Aggregator {
   private readonly byDataset = new Map<string, Tally>();
   /** TTFTs of the cases that reported one (no storage until one does): exact percentiles. */
   private readonly ttfts: NumberColumn;
-  /** Scored cases without an error whose latency is NaN (none from a clock or a JSON file): sorted last. */
+  /** Scored cases without an error whose latency is NaN, and NaN TTFTs (none from a clock or a JSON file): sorted last. */
   private nanLatencies = 0;
+  private nanTtfts = 0;
   // The four cascade stages in slots (STAGE_IDS order); any other stage name in the records below.
   // Sums start at 0 with a separate "known" flag rather than at null: a field that held null stores
   // each new double as a fresh heap number, one allocation per stage per case.
@@ -333,7 +334,10 @@ export class Aggregator {
     cols.joules.push(r.joules ?? NaN);
     cols.usd.push(r.cost_usd ?? NaN);
     cols.latency_ms.push(latency);
-    if (r.ttft_ms !== null) this.ttfts.push(r.ttft_ms);
+    if (r.ttft_ms !== null) {
+      this.ttfts.push(r.ttft_ms);
+      if (r.ttft_ms !== r.ttft_ms) this.nanTtfts++;
+    }
     if (r.stage !== null) {
       const slot = stageSlot(r.stage);
       if (slot >= 0) this.slotCount[slot]!++;
@@ -428,7 +432,7 @@ export class Aggregator {
     // Nearest-rank over the timed cases (a failed case's NaN left out; any other NaN sorts last).
     const [p50, p95, p99] = nearestRanks(this.cols.latency_ms, [50, 95, 99], this.nanLatencies);
     const headlineJoules = basis.joules;
-    const [ttft50, ttft95] = nearestRanks(this.ttfts, [50, 95]);
+    const [ttft50, ttft95] = nearestRanks(this.ttfts, [50, 95], this.nanTtfts);
     const known = this.stageRecord(this.slotJoulesKnown, this.stageJoulesKnown);
     const columns = this.columns;
     return {
