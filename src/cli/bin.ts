@@ -1,3 +1,5 @@
+// First: the V8 heap's settings for the CLI process (src/cli/heap-flags.ts).
+import './heap-setup.js';
 import { helpWidthOf, quickOutput } from './quick.js';
 
 const argv = process.argv.slice(2);

@@ -1,6 +1,7 @@
 import { netBelowIdle, netJoules, type IdleCalibration, type IdleStatus, type SuiteWindow } from './energy.js';
 import { STAGE_IDS, type CaseResult, type EnergySource, type ResultsHeader } from './types.js';
-import { nearestRankSorted, round } from './stats.js';
+import { round } from './stats.js';
+import { nearestRanks, NumberColumn } from './number-column.js';
 import { DEFAULT_RESAMPLES, maxUnitsValue, type BootstrapMaxUnits } from '../stats/bootstrap.js';
 import { reportCi, type CaseColumns, type ReportCi } from '../stats/report-ci.js';
 import { repeatSpread, type RepeatSpread } from '../stats/repeat-spread.js';
@@ -250,9 +251,11 @@ class Tally {
 export class Aggregator {
   private readonly total: Tally;
   private readonly byDataset = new Map<string, Tally>();
-  /** Compact columns (8 bytes a case, not an object): percentiles stay exact over millions of cases. */
-  private readonly latencies = new GrowableFloat64();
-  private readonly ttfts = new GrowableFloat64();
+  /** TTFTs of the cases that reported one (no storage until one does): exact percentiles. */
+  private readonly ttfts: NumberColumn;
+  /** Scored cases without an error whose latency is NaN, and NaN TTFTs (none from a clock or a JSON file): sorted last. */
+  private nanLatencies = 0;
+  private nanTtfts = 0;
   // The four cascade stages in slots (STAGE_IDS order); any other stage name in the records below.
   // Sums start at 0 with a separate "known" flag rather than at null: a field that held null stores
   // each new double as a fresh heap number, one allocation per stage per case.
@@ -278,26 +281,32 @@ export class Aggregator {
   private usageUnknown = 0;
   private warmupUsd: number | null = null;
   private readonly shared: boolean;
-  /** Per-case figures for the intervals, one compact column each (see {@link CaseColumns}). */
-  private readonly cols = {
-    unit: new GrowableFloat64(),
-    pass: new GrowableFloat64(),
-    passed: new GrowableInt8(),
-    weight: new GrowableFloat64(),
-    joules: new GrowableFloat64(),
-    usd: new GrowableFloat64(),
-    latency_ms: new GrowableFloat64(),
-  };
+  /**
+   * Per-case figures for the intervals (see {@link CaseColumns}), each stored as narrowly as its values
+   * allow (`NumberColumn`): nothing a case for a column whose values are all alike (the unit while it is
+   * the case index, a single pass, all weights 1, energy or cost unknown throughout), 4 bytes for whole
+   * milliseconds. `latency_ms` (NaN for a case that failed) is also the column the report's latency
+   * percentiles are taken from.
+   */
+  private readonly cols: { unit: NumberColumn; pass: NumberColumn; passed: GrowableInt8; weight: NumberColumn; joules: NumberColumn; usd: NumberColumn; latency_ms: NumberColumn };
 
   /** Scored results added so far. */
   get scoredCount(): number {
     return this.total.case_count;
   }
 
-  /** `concurrency` > 1 marks energy attribution shared (see `Tally.totalJoules`). */
-  constructor(opts: { concurrency?: number; shared?: boolean } = {}) {
+  /**
+   * `concurrency` > 1 marks energy attribution shared (see `Tally.totalJoules`). `columns: 'reference'`
+   * stores every per-case column as a `Float64Array` (as before the compact storage; for the tests that
+   * check the two give the same report).
+   */
+  constructor(opts: { concurrency?: number; shared?: boolean; columns?: 'compact' | 'reference' } = {}) {
     this.shared = (opts.concurrency ?? 1) > 1 || opts.shared === true;
     this.total = new Tally(this.shared);
+    const wide = opts.columns === 'reference';
+    const col = (o: { index?: boolean } = {}) => new NumberColumn({ ...o, wide });
+    this.cols = { unit: col({ index: true }), pass: col(), passed: new GrowableInt8(), weight: col(), joules: col(), usd: col(), latency_ms: col() };
+    this.ttfts = col();
   }
   private errors = 0;
   private belowFloor = 0;
@@ -316,8 +325,9 @@ export class Aggregator {
     this.lastDataset = r.dataset;
     this.lastTally = ds;
     ds.add(r);
-    if (r.error === null) this.latencies.push(Math.floor(r.latency_ms));
-    else this.errors++;
+    const latency = r.error === null ? Math.floor(r.latency_ms) : NaN;
+    if (r.error !== null) this.errors++;
+    else if (latency !== latency) this.nanLatencies++;
     const cols = this.cols;
     cols.unit.push(r.index);
     cols.pass.push(r.pass);
@@ -325,8 +335,11 @@ export class Aggregator {
     cols.weight.push(r.weight);
     cols.joules.push(r.joules ?? NaN);
     cols.usd.push(r.cost_usd ?? NaN);
-    cols.latency_ms.push(r.error === null ? Math.floor(r.latency_ms) : NaN);
-    if (r.ttft_ms !== null) this.ttfts.push(r.ttft_ms);
+    cols.latency_ms.push(latency);
+    if (r.ttft_ms !== null) {
+      this.ttfts.push(r.ttft_ms);
+      if (r.ttft_ms !== r.ttft_ms) this.nanTtfts++;
+    }
     if (r.stage !== null) {
       const slot = stageSlot(r.stage);
       if (slot >= 0) this.slotCount[slot]!++;
@@ -383,18 +396,28 @@ export class Aggregator {
     return Object.assign(out, rest);
   }
 
-  /** The compact columns, each cut to the cases added. */
+  /**
+   * The columns, each cut to the cases added. A column that stores nothing a case is materialised (in
+   * the narrowest array that holds its value) only when read: with the bootstrap off the intervals
+   * read `passed` and `latency_ms` alone.
+   */
   private get columns(): CaseColumns {
     const c = this.cols;
-    return {
-      unit: c.unit.view(),
-      pass: c.pass.view(),
-      passed: c.passed.view(),
-      weight: c.weight.view(),
-      joules: c.joules.view(),
-      usd: c.usd.view(),
-      latency_ms: c.latency_ms.view(),
-    };
+    const lazy = (col: NumberColumn) => ({ enumerable: true, get: () => col.view() });
+    return Object.defineProperties({ passed: c.passed.view() } as unknown as CaseColumns, {
+      unit: lazy(c.unit),
+      pass: lazy(c.pass),
+      weight: lazy(c.weight),
+      joules: lazy(c.joules),
+      usd: lazy(c.usd),
+      latency_ms: lazy(c.latency_ms),
+    });
+  }
+
+  /** Bytes the per-case columns hold now (their typed arrays' capacity), for tests and the benches. */
+  get columnBytes(): number {
+    const c = this.cols;
+    return c.unit.byteLength + c.pass.byteLength + c.passed.byteLength + c.weight.byteLength + c.joules.byteLength + c.usd.byteLength + c.latency_ms.byteLength + this.ttfts.byteLength;
   }
 
   report(ctx: ReportContext): BenchReport {
@@ -408,10 +431,10 @@ export class Aggregator {
     // Like energy: no total while any case's cost (or usage) is unknown, rather than a partial sum.
     const totalUsd = this.usdKnown && this.usdUnknown === 0 ? this.usd : null;
     const usageKnown = this.usageUnknown === 0;
-    // Typed arrays sort numerically, and many times faster than Array#sort with a comparator.
-    const latencies = this.latencies.sorted();
+    // Nearest-rank over the timed cases (a failed case's NaN left out; any other NaN sorts last).
+    const [p50, p95, p99] = nearestRanks(this.cols.latency_ms, [50, 95, 99], this.nanLatencies);
     const headlineJoules = basis.joules;
-    const ttfts = this.ttfts.sorted();
+    const [ttft50, ttft95] = nearestRanks(this.ttfts, [50, 95], this.nanTtfts);
     const known = this.stageRecord(this.slotJoulesKnown, this.stageJoulesKnown);
     const columns = this.columns;
     return {
@@ -419,9 +442,9 @@ export class Aggregator {
       total_joules: roundOrNull(headlineJoules),
       joules_per_correct: perCorrect(headlineJoules, total.weightedCorrect),
       accuracy_pct: pct(total.correct, total.scored),
-      latency_p50_ms: nearestRankSorted(latencies, 50),
-      latency_p95_ms: nearestRankSorted(latencies, 95),
-      latency_p99_ms: nearestRankSorted(latencies, 99),
+      latency_p50_ms: p50 ?? null,
+      latency_p95_ms: p95 ?? null,
+      latency_p99_ms: p99 ?? null,
       stage_distribution: sortedStages(this.stageRecord(this.slotCount, this.stageDistribution)),
       format: REPORT_FORMAT,
       correct_count: total.correct,
@@ -436,8 +459,8 @@ export class Aggregator {
       usd_per_correct: totalUsd === null || total.weightedCorrect === 0 ? null : round(totalUsd / total.weightedCorrect, 9),
       prompt_tokens: usageKnown ? this.promptTokens : null,
       completion_tokens: usageKnown ? this.completionTokens : null,
-      ttft_p50_ms: roundOrNull(nearestRankSorted(ttfts, 50), 3),
-      ttft_p95_ms: roundOrNull(nearestRankSorted(ttfts, 95), 3),
+      ttft_p50_ms: roundOrNull(ttft50 ?? null, 3),
+      ttft_p95_ms: roundOrNull(ttft95 ?? null, 3),
       retry_count: this.retries,
       retry_overhead_ms: round(this.retryOverhead, 3),
       by_dataset: Object.fromEntries([...this.byDataset.keys()].sort().map((d) => [d, this.byDataset.get(d)!.summary()])),
@@ -553,46 +576,6 @@ function throughputOf(ctx: ReportContext, cases: number, outputTokens: number | 
   };
 }
 
-/** Rolls the scored results of a run up into a report (see `Aggregator`). Pure. */
-/** A Float64Array that doubles as it fills: a column of numbers without a boxed element each. */
-class GrowableFloat64 {
-  private data = new Float64Array(1024);
-  private n = 0;
-  push(v: number): void {
-    if (this.n === this.data.length) {
-      const bigger = new Float64Array(this.data.length * 2);
-      bigger.set(this.data);
-      this.data = bigger;
-    }
-    this.data[this.n++] = v;
-  }
-  /**
-   * A sorted copy (ascending; the column keeps its order). Whole non-negative numbers in a range not
-   * much wider than the count (latencies in whole ms) are counted into place, O(n), rather than
-   * sorted: the same values in the same order.
-   */
-  sorted(): Float64Array {
-    const n = this.n;
-    const d = this.data;
-    let max = 0;
-    for (let i = 0; i < n; i++) {
-      const v = d[i]!;
-      if (!(v >= 0 && v === Math.floor(v) && v <= 4 * n + 1024)) return d.slice(0, n).sort();
-      if (v > max) max = v;
-    }
-    const counts = new Uint32Array(max + 1);
-    for (let i = 0; i < n; i++) counts[d[i]!]!++;
-    const out = new Float64Array(n);
-    let o = 0;
-    for (let v = 0; v <= max; v++) for (let c = counts[v]!; c > 0; c--) out[o++] = v;
-    return out;
-  }
-  /** The values so far (a view: valid until the next push). */
-  view(): Float64Array {
-    return this.data.subarray(0, this.n);
-  }
-}
-
 /** A growable column of small integers (-1, 0, 1): a byte a case. */
 class GrowableInt8 {
   private data = new Int8Array(1024);
@@ -607,6 +590,9 @@ class GrowableInt8 {
   }
   view(): Int8Array {
     return this.data.subarray(0, this.n);
+  }
+  get byteLength(): number {
+    return this.data.byteLength;
   }
 }
 
@@ -639,6 +625,7 @@ export function aggregatorOf(h: ResultsHeader): Aggregator {
   return new Aggregator({ ...(h.concurrency !== undefined ? { concurrency: h.concurrency } : {}), ...(h.shared === true ? { shared: true } : {}) });
 }
 
+/** Rolls the scored results of a run up into a report (see `Aggregator`). Pure. */
 export function aggregate(all: readonly CaseResult[], ctx: ReportContext): BenchReport {
   const agg = new Aggregator(ctx.concurrency !== undefined ? { concurrency: ctx.concurrency } : {});
   for (const r of all) agg.add(r);

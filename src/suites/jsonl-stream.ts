@@ -67,8 +67,6 @@ export function streamJsonlSuite(path: string, opts: JsonlStreamOptions = {}): S
   let caseError: JoulebenchError | null = null;
   let caseErrorAt = Infinity;
   const ids = new IdFingerprints();
-  // Fingerprints seen twice before the first other case problem: confirmed against the file afterwards.
-  const suspects = new Set<string>();
   const digester = new SuiteDigester();
   let total = 0;
   let judged = false;
@@ -92,7 +90,7 @@ export function streamJsonlSuite(path: string, opts: JsonlStreamOptions = {}): S
     }
     if (caseError) continue;
     const c = parsed.data;
-    if (ids.add(c.id)) suspects.add(IdFingerprints.key(c.id));
+    ids.add(c.id);
     let kase: Case;
     try {
       kase = toCase(c, i, where, file);
@@ -107,6 +105,8 @@ export function streamJsonlSuite(path: string, opts: JsonlStreamOptions = {}): S
     }
   }
   if (jsonError ?? schemaError) throw jsonError ?? schemaError;
+  // Fingerprints seen twice before the first other case problem: confirmed against the file afterwards.
+  const suspects = ids.repeated();
   // A duplicate comes before any other problem of a later case, as the in-memory loader checks them.
   const duplicate = suspects.size > 0 ? firstDuplicate(path, lineOpts, where, suspects, caseErrorAt) : null;
   if (duplicate) throw duplicate;
@@ -186,55 +186,57 @@ function firstDuplicate(path: string, opts: Parameters<typeof fileLines>[1], whe
 }
 
 /**
- * A set of 64-bit id fingerprints (open addressing, two `Uint32Array`s; 8–16 bytes a case): enough
- * to find duplicate ids among a million cases without holding a million strings. A fingerprint seen
- * before is only a suspect: the caller confirms it against the file.
+ * The 53-bit fingerprints of a suite's ids (8 bytes a case, in 4 KiB chunks split 256 ways by their top
+ * bits: no table to grow, nothing copied, ~1 MiB of slack at most), and at the end the fingerprints
+ * seen more than once: enough to find duplicate ids among a million cases without holding a million
+ * strings. A repeated fingerprint is only a suspect: the caller confirms it against the file.
  */
 export class IdFingerprints {
-  private hi = new Uint32Array(1 << 12);
-  private lo = new Uint32Array(1 << 12);
-  private size = 0;
+  private buckets: Float64Array[][] = Array.from({ length: BUCKETS }, () => []);
+  /** Fingerprints in each bucket's last chunk. */
+  private used = new Uint16Array(BUCKETS).fill(CHUNK);
 
-  /** Adds `id`'s fingerprint; true when it was already there. */
-  add(id: string): boolean {
-    fingerprint(id);
-    if ((this.size + 1) * 4 > this.hi.length * 3) this.grow();
-    return this.insert(FP[0]!, FP[1]!);
+  /** Adds `id`'s fingerprint. */
+  add(id: string): void {
+    const fp = fingerprint(id);
+    const b = Math.floor(fp / BUCKET_SPAN);
+    const chunks = this.buckets[b]!;
+    let k = this.used[b]!;
+    if (k === CHUNK) {
+      chunks.push(new Float64Array(CHUNK));
+      k = 0;
+    }
+    chunks[chunks.length - 1]![k] = fp;
+    this.used[b] = k + 1;
+  }
+
+  /** The keys ({@link IdFingerprints.key}) of the fingerprints added more than once; the fingerprints are dropped. */
+  repeated(): Set<string> {
+    const out = new Set<string>();
+    for (let b = 0; b < BUCKETS; b++) {
+      const chunks = this.buckets[b]!;
+      if (chunks.length === 0) continue;
+      const all = new Float64Array((chunks.length - 1) * CHUNK + this.used[b]!);
+      chunks.forEach((c, i) => all.set(i === chunks.length - 1 ? c.subarray(0, this.used[b]!) : c, i * CHUNK));
+      this.buckets[b] = [];
+      all.sort();
+      for (let i = 1; i < all.length; i++) if (all[i] === all[i - 1]) out.add(String(all[i]));
+    }
+    this.used.fill(CHUNK);
+    return out;
   }
 
   /** The fingerprint as text (a set key). */
   static key(id: string): string {
-    fingerprint(id);
-    return `${FP[0]}:${FP[1]}`;
-  }
-
-  private insert(a: number, b: number): boolean {
-    const mask = this.hi.length - 1;
-    let s = b & mask;
-    for (;;) {
-      const ha = this.hi[s]!;
-      const hb = this.lo[s]!;
-      if (ha === 0 && hb === 0) break;
-      if (ha === a && hb === b) return true;
-      s = (s + 1) & mask;
-    }
-    this.hi[s] = a;
-    this.lo[s] = b;
-    this.size++;
-    return false;
-  }
-
-  private grow(): void {
-    const { hi, lo } = this;
-    this.hi = new Uint32Array(hi.length * 2);
-    this.lo = new Uint32Array(lo.length * 2);
-    this.size = 0;
-    for (let s = 0; s < hi.length; s++) if (hi[s] !== 0 || lo[s] !== 0) this.insert(hi[s]!, lo[s]!);
+    return String(fingerprint(id));
   }
 }
 
-/** The last fingerprint computed (two 32-bit halves), reused to spare an allocation per id. */
-const FP = new Uint32Array(2);
+/** Fingerprints are split by their top 8 bits; 512 of them (4 KiB) a chunk. */
+const BUCKETS = 256;
+const CHUNK = 512;
+const BUCKET_SPAN = 2 ** 45;
+
 /**
  * Seeded per process: a suite cannot be written so that its ids collide (which would crowd one
  * probe sequence and turn the table quadratic); fingerprints never leave the process.
@@ -243,8 +245,8 @@ const SEED = randomBytes(8);
 const SEED_A = SEED.readUInt32LE(0);
 const SEED_B = SEED.readUInt32LE(4);
 
-/** Two seeded 32-bit multiplicative hashes of the UTF-16 units, each finalised with the other, into FP; never (0, 0). */
-function fingerprint(id: string): void {
+/** Two seeded 32-bit multiplicative hashes of the UTF-16 units, each finalised with the other: 53 bits of them, a whole number below 2^53. */
+function fingerprint(id: string): number {
   let a = 0x9e3779b9 ^ SEED_A;
   let b = 0x85ebca6b ^ SEED_B;
   for (let k = 0; k < id.length; k++) {
@@ -256,7 +258,5 @@ function fingerprint(id: string): void {
   b = Math.imul(b ^ (b >>> 16), 0x85ebca6b) ^ Math.imul(a ^ (a >>> 13), 0xc2b2ae35);
   a = (a ^ (a >>> 16)) >>> 0;
   b = (b ^ (b >>> 16)) >>> 0;
-  if (a === 0 && b === 0) a = 1; // (0, 0) marks an empty slot
-  FP[0] = a;
-  FP[1] = b;
+  return a * 2 ** 21 + (b >>> 11);
 }

@@ -68,16 +68,16 @@ export function streamMmlu(path: string, opts: MmluStreamOptions = {}): Streamed
   const stamps: (FileStamp | null)[] = files.map(() => null);
   const scan = new MmluScan(scanOpts);
   const ids = new IdFingerprints();
-  const suspects = new Set<string>();
   const known = scanOpts.subjects ? new FirstSubjects(scanOpts.subjects) : null;
   for (let f = 0; f < files.length; f++) {
     for (const r of fileRows(files[f]!, read(files[f]!, (s) => (stamps[f] = s)))) {
-      if (ids.add(r.id)) suspects.add(IdFingerprints.key(r.id));
+      ids.add(r.id);
       known?.add(r.subject);
       scan.add(r);
     }
   }
   if (scan.rows === 0) throw new JoulebenchError('E_INPUT', `mmlu ${path}: no questions`);
+  const suspects = ids.repeated();
   if (suspects.size > 0) {
     const dup = firstDuplicate(files, read, suspects);
     if (dup !== null) throw mmluDuplicate(path, dup);

@@ -1,0 +1,188 @@
+/**
+ * A growable column of numbers stored as narrowly as its values allow, every value read back exactly
+ * (`Object.is`-equal, NaN as NaN, -0 as -0):
+ *
+ * - `const`: every value so far is the same one (all weights 1, all energy unknown, a single pass):
+ *   nothing stored a case;
+ * - `index`: value j is j (a case's unit in a run without repeats), only for a column declared so:
+ *   nothing stored a case;
+ * - `f32`: every value survives a round trip through a 32-bit float (whole milliseconds below 2^24,
+ *   4.6 hours; NaN; small halves): 4 bytes a case;
+ * - `f64`: anything else: 8 bytes a case.
+ *
+ * A column only widens (index/const → f32 → f64), copying what it holds once. Storage grows by doubling.
+ */
+export class NumberColumn {
+  private mode: 'const' | 'index' | 'f32' | 'f64';
+  private n = 0;
+  /** The one value of a `const` column (meaningless while n is 0). */
+  private c = 0;
+  private data: Float32Array | Float64Array | null = null;
+  /** The materialised view of a `const`/`index` column, kept until the next push. */
+  private cached: ArrayLike<number> & Iterable<number> = new Float64Array(0);
+  private cachedN = 0;
+
+  /**
+   * `index`: start out expecting value j at position j (stored as nothing until one is not).
+   * `wide`: a `Float64Array` from the start, whatever the values (the reference the compact storage is
+   * tested against).
+   */
+  constructor(opts: { index?: boolean; wide?: boolean } = {}) {
+    this.mode = opts.wide === true ? 'f64' : opts.index === true ? 'index' : 'const';
+    if (opts.wide === true) this.data = new Float64Array(1024);
+  }
+
+  get length(): number {
+    return this.n;
+  }
+
+  push(v: number): void {
+    const n = this.n;
+    switch (this.mode) {
+      case 'const':
+        if (n === 0) this.c = v;
+        else if (!Object.is(v, this.c)) this.widen(v);
+        break;
+      case 'index':
+        if (!(v === n && !Object.is(v, -0))) this.widen(v);
+        break;
+      case 'f32':
+        if (!fitsF32(v)) this.widen(v);
+        break;
+      case 'f64':
+        break;
+    }
+    if (this.mode === 'f32' || this.mode === 'f64') {
+      let d = this.data!;
+      if (n === d.length) {
+        const bigger = this.mode === 'f32' ? new Float32Array(d.length * 2) : new Float64Array(d.length * 2);
+        bigger.set(d);
+        this.data = d = bigger;
+      }
+      d[n] = v;
+    }
+    this.n = n + 1;
+  }
+
+  /** Value j (0 ≤ j < length). */
+  at(j: number): number {
+    return this.mode === 'const' ? this.c : this.mode === 'index' ? j : this.data![j]!;
+  }
+
+  /** Stored bytes (the typed array's capacity; 0 for a `const` or `index` column). */
+  get byteLength(): number {
+    return this.data === null ? 0 : this.data.byteLength;
+  }
+
+  /** How the column is stored (for tests and the bench). */
+  get storage(): 'const' | 'index' | 'f32' | 'f64' {
+    return this.mode;
+  }
+
+  /**
+   * The values as an indexed column of exactly `length`: a view of the storage (valid until the next
+   * push), or for a `const`/`index` column an array of the narrowest type that holds them exactly,
+   * made on demand.
+   */
+  view(): ArrayLike<number> & Iterable<number> {
+    if (this.data !== null) return this.data.subarray(0, this.n);
+    if (this.cachedN !== this.n) {
+      this.cached = this.mode === 'index' ? indexArray(this.n) : filledArray(this.n, this.c);
+      this.cachedN = this.n;
+    }
+    return this.cached;
+  }
+
+  /** Switches to the narrowest stored mode that holds the values so far and `next`. */
+  private widen(next: number): void {
+    const n = this.n;
+    const heldFit = this.mode === 'f32' ? true : this.mode === 'index' ? n === 0 || fitsF32(n - 1) : n === 0 || fitsF32(this.c);
+    const f32 = heldFit && fitsF32(next);
+    const cap = Math.max(1024, 2 ** Math.ceil(Math.log2(n + 1)));
+    const d = f32 ? new Float32Array(cap) : new Float64Array(cap);
+    if (this.data !== null) d.set(this.data.subarray(0, n));
+    else if (this.mode === 'index') for (let j = 0; j < n; j++) d[j] = j;
+    else d.fill(this.c, 0, n);
+    this.data = d;
+    this.mode = f32 ? 'f32' : 'f64';
+    this.cached = new Float64Array(0);
+    this.cachedN = 0;
+  }
+}
+
+/** A 32-bit float holds v exactly (NaN, ±0 and ±Infinity included). */
+function fitsF32(v: number): boolean {
+  return Object.is(Math.fround(v), v);
+}
+
+function indexArray(n: number): Uint32Array | Float64Array {
+  const a = n <= 2 ** 32 ? new Uint32Array(n) : new Float64Array(n);
+  for (let j = 0; j < n; j++) a[j] = j;
+  return a;
+}
+
+/** n copies of c in the narrowest typed array that reads c back exactly. */
+function filledArray(n: number, c: number): Uint8Array | Int8Array | Float32Array | Float64Array {
+  if (Number.isInteger(c) && !Object.is(c, -0)) {
+    if (c >= 0 && c <= 255) return new Uint8Array(n).fill(c);
+    if (c >= -128 && c <= 127) return new Int8Array(n).fill(c);
+  }
+  return fitsF32(c) ? new Float32Array(n).fill(c) : new Float64Array(n).fill(c);
+}
+
+/**
+ * Nearest-rank percentiles (as `nearestRankSorted`) of the column's values that are not NaN, followed
+ * by `nanTail` NaNs (values that were NaN for another reason than the one NaN stands for here: they
+ * sort last, as a typed array's sort puts them). Whole non-negative values in a range not much wider
+ * than their count (latencies in whole ms) are counted rather than sorted, with no sorted copy; any
+ * others are sorted in a copy of the column's own type. `null` for each when there are none.
+ */
+export function nearestRanks(col: NumberColumn, ps: readonly number[], nanTail = 0): (number | null)[] {
+  if (col.storage === 'const') {
+    // Every value is the same one: no need to look at them (nor to materialise them).
+    const c = col.at(0);
+    const known = col.length === 0 || c !== c ? 0 : col.length;
+    const all = known + nanTail;
+    return ps.map((p) => (all === 0 ? null : Math.max(1, Math.ceil((p / 100) * all - 1e-9)) > known ? NaN : c));
+  }
+  const v = col.view();
+  const n = v.length;
+  let m = 0;
+  let max = 0;
+  let countable = true;
+  for (let i = 0; i < n; i++) {
+    const x = v[i]!;
+    if (x !== x) continue;
+    m++;
+    if (countable && !(x >= 0 && x === Math.floor(x))) countable = false;
+    if (x > max) max = x;
+  }
+  const total = m + nanTail;
+  const ranks = ps.map((p) => {
+    if (!(p > 0 && p <= 100)) throw new RangeError(`percentile must be in (0, 100], got ${p}`);
+    // Rank ceil(p/100 × N), 1-based; the epsilon guards 0.95*20 = 19.000000000000004.
+    return Math.max(1, Math.ceil((p / 100) * total - 1e-9));
+  });
+  if (total === 0) return ps.map(() => null);
+  if (countable && max <= 4 * m + 1024) {
+    const counts = new Uint32Array(max + 1);
+    for (let i = 0; i < n; i++) {
+      const x = v[i]!;
+      if (x === x) counts[x]!++;
+    }
+    return ranks.map((rank) => {
+      if (rank > m) return NaN;
+      let seen = 0;
+      for (let x = 0; x <= max; x++) if ((seen += counts[x]!) >= rank) return x;
+      return NaN;
+    });
+  }
+  const Ctor = (v as unknown as { constructor: new (k: number) => Float32Array | Float64Array }).constructor;
+  const sorted = (typeof Ctor === 'function' && ArrayBuffer.isView(v) ? new Ctor(m) : new Float64Array(m)) as Float64Array;
+  for (let i = 0, k = 0; i < n; i++) {
+    const x = v[i]!;
+    if (x === x) sorted[k++] = x;
+  }
+  sorted.sort();
+  return ranks.map((rank) => (rank > m ? NaN : sorted[rank - 1]!));
+}
