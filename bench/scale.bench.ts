@@ -7,9 +7,10 @@
  * at 1M within 1.5× of 10k (JSONL suites stream: src/suites/jsonl-stream.ts; the report's columns are
  * compact: src/core/number-column.ts; the young generation stays small: src/cli/heap-flags.ts).
  *
- * The runs pass `--bootstrap 0`: the report's bootstrap intervals cost B resamples × n cases of CPU
- * (≈ 60 µs a case at the default B = 2000 here, more than the run itself), which would hide the run's
- * own growth; BOOTSTRAP=2000 in the environment measures with it.
+ * The runs pass `--bootstrap 0`: up to 20,000 cases (`--bootstrap-max-units`) the report's bootstrap
+ * intervals cost B resamples × n cases of CPU (≈ 60 µs a case at the default B = 2000 here, more than
+ * the run itself), which would hide the run's own growth at 10k; above that limit the intervals are
+ * large-sample ones, O(n) after one sort. BOOTSTRAP=2000 in the environment measures with them.
  *
  *   npm run bench:scale            (or: node --import tsx bench/scale.bench.ts [10000,100000,1000000])
  */
@@ -77,8 +78,7 @@ try {
     const rebuild = timed([BIN, 'report', '--json', join(dir, `r${big.cases}.results.jsonl`)]);
     console.log(`  report rebuilt from the ${big.cases}-case results file: wall ${rebuild.wall_s.toFixed(2)} s, CPU ${rebuild.cpu_s.toFixed(2)} s, peak RSS ${rebuild.rss_mb.toFixed(0)} MB`);
   } else {
-    // `report` has no --bootstrap flag: it resamples 2000 times over every case (1M cases: > 16 min, > 1.3 GB here).
-    console.log('  (report rebuild skipped: REBUILD=1 times it; it runs the default 2000-resample bootstrap over every case)');
+    console.log('  (report rebuild skipped: REBUILD=1 times it; npm run bench:report measures rebuilds on their own)');
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });
