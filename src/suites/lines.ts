@@ -34,18 +34,9 @@ export function* fileLines(
     torn?: { onEnd: (end: { good_bytes: number; torn_bytes: number }) => void };
   },
 ): Generator<{ line: string; n: number; offset: number; bytes: number }, void, undefined> {
-  const { code, where, onOpen } = opts;
-  const fail = (why: string): never => {
-    throw new JoulebenchError(code, `${where}: ${why}`);
-  };
-  const { fd } = openRegularFile(path, code, { where, ...(opts.suffix !== undefined ? { suffix: opts.suffix } : {}) });
-  const c = new LineChunks(fd, opts.chunkBytes ?? 1 << 16, fail);
+  const { fd, c } = openChunks(path, opts);
   let n = 0;
   try {
-    if (onOpen) {
-      const st = fstatSync(fd, { bigint: true });
-      onOpen({ size: Number(st.size), mtime_ns: st.mtimeNs, ino: Number(st.ino) });
-    }
     for (;;) {
       const eof = c.fill() === 0;
       // Every complete line read so far is validated and decoded at once (per chunk, not per line);
@@ -85,17 +76,8 @@ export function* fileText(
   path: string,
   opts: { code: ErrorCode; where: string; onOpen?: (stamp: FileStamp) => void; chunkBytes?: number },
 ): Generator<string, void, undefined> {
-  const { code, where, onOpen } = opts;
-  const fail = (why: string): never => {
-    throw new JoulebenchError(code, `${where}: ${why}`);
-  };
-  const { fd } = openRegularFile(path, code, { where });
-  const c = new LineChunks(fd, opts.chunkBytes ?? 1 << 16, fail);
+  const { fd, c } = openChunks(path, opts);
   try {
-    if (onOpen) {
-      const st = fstatSync(fd, { bigint: true });
-      onOpen({ size: Number(st.size), mtime_ns: st.mtimeNs, ino: Number(st.ino) });
-    }
     for (;;) {
       const eof = c.fill() === 0;
       const last = eof ? c.end : c.buf.subarray(0, c.end).lastIndexOf(0x0a) + 1;
@@ -108,4 +90,29 @@ export function* fileText(
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * Opens a regular file for {@link fileLines} or {@link fileText} (their guards and messages), tells
+ * `onOpen` its stamp, and gives the chunked reader over it; the caller closes `fd`.
+ */
+function openChunks(
+  path: string,
+  opts: { code: ErrorCode; where: string; onOpen?: (stamp: FileStamp) => void; chunkBytes?: number; suffix?: string },
+): { fd: number; c: LineChunks } {
+  const { code, where, onOpen } = opts;
+  const fail = (why: string): never => {
+    throw new JoulebenchError(code, `${where}: ${why}`);
+  };
+  const { fd } = openRegularFile(path, code, { where, ...(opts.suffix !== undefined ? { suffix: opts.suffix } : {}) });
+  try {
+    if (onOpen) {
+      const st = fstatSync(fd, { bigint: true });
+      onOpen({ size: Number(st.size), mtime_ns: st.mtimeNs, ino: Number(st.ino) });
+    }
+  } catch (e) {
+    closeSync(fd);
+    throw e;
+  }
+  return { fd, c: new LineChunks(fd, opts.chunkBytes ?? 1 << 16, fail) };
 }
