@@ -683,6 +683,19 @@ function resumeIndex(resume: RunOptions['resume'], header: ResultsHeader): Finis
         (diffs.length ? ` (${diffs.join(', ')})` : ' (target settings differ)'),
     );
   }
+  // The report depends on these too (the header records them so a rebuilt report is the run's own):
+  // resuming with other values would give a report that no rebuild of the file reproduces.
+  const units = (v: unknown): number => (v === undefined ? DEFAULT_BOOTSTRAP_MAX_UNITS : isMaxUnits(v) ? maxUnitsValue(v) : NaN);
+  const shapes = [
+    ['bootstrap', '--bootstrap', old.bootstrap ?? DEFAULT_RESAMPLES, header.bootstrap ?? DEFAULT_RESAMPLES],
+    ['bootstrap_max_units', '--bootstrap-max-units', units(old.bootstrap_max_units), units(header.bootstrap_max_units)],
+    ['shared', '--parallel-arms', old.shared ?? false, header.shared ?? false],
+  ] as const;
+  for (const [key, flag, was, now] of shapes) {
+    if (!Object.is(was, now)) {
+      throw new JoulebenchError('E_RESULTS', `${file}: cannot resume: it was written with ${key} ${String(was)}, this run's is ${String(now)} (its report depends on it: give the same ${flag})`);
+    }
+  }
   if ('finished' in resume) return resume.finished;
   const map = new Map<string, CaseResult>();
   for (const r of resume.results) {

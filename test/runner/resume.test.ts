@@ -158,6 +158,22 @@ describe('run with resume', () => {
       (e: unknown) => isJoulebenchError(e) && e.code === 'E_RESULTS' && /cannot resume.*config.*repeats 1 → 2/.test(e.message),
     );
   });
+
+  it('refuses to resume with other report settings than the file was written with (bootstrap, unit limit, shared), and takes the same ones', async () => {
+    const path = join(dir, 'settings.jsonl');
+    const sink = new JsonlResultsFile(path);
+    const first = await run({ suite, target: createReferenceCascade(), warmup: 0, repeats: 1, sink, bootstrap: 50, bootstrap_max_units: 'inf', shared: true });
+    sink.close();
+    const contents = readResultsFile(path);
+    const again = (o: { bootstrap?: number; bootstrap_max_units?: number | 'inf'; shared?: boolean }) =>
+      run({ suite, target: createReferenceCascade(), warmup: 0, repeats: 1, sink: new MemorySink(), resume: { ...contents, path }, ...o });
+    const refused = (re: RegExp) => (e: unknown) => isJoulebenchError(e) && e.code === 'E_RESULTS' && e.exitCode === 2 && re.test(e.message);
+    await assert.rejects(again({ bootstrap_max_units: 'inf', shared: true }), refused(/cannot resume: it was written with bootstrap 50, this run's is 2000 \(.*--bootstrap\)/));
+    await assert.rejects(again({ bootstrap: 50, shared: true }), refused(/cannot resume: it was written with bootstrap_max_units Infinity, this run's is 20000 \(.*--bootstrap-max-units\)/));
+    await assert.rejects(again({ bootstrap: 50, bootstrap_max_units: 'inf' }), refused(/cannot resume: it was written with shared true, this run's is false \(.*--parallel-arms\)/));
+    const same = await again({ bootstrap: 50, bootstrap_max_units: 'inf', shared: true });
+    assert.deepEqual(timeless(same.report), timeless(first.report));
+  });
 });
 
 describe('reading a results file back', () => {
