@@ -3,6 +3,7 @@ import { aggregate, reportContextOf, type BenchReport, type ReportContext } from
 import { JoulebenchError } from '../core/errors.js';
 import type { CaseResult, ResultsHeader, Suite } from '../core/types.js';
 import { readTextFile } from '../read-text.js';
+import { checkReportHeader } from '../report/header-check.js';
 import { caseLine } from '../runner/case-line.js';
 import { parseResultsText } from '../runner/results-file.js';
 import { suiteDigest } from '../suites/digest.js';
@@ -49,6 +50,7 @@ export async function judgeResultsFile(o: {
   onCase?: (done: number, total: number) => void;
 }): Promise<JudgedRun> {
   const { header, results, text } = readResultsForSuite(o.path, o.suite);
+  checkReportHeader(header, o.path); // before a judge is asked or the file rewritten
   const cases = new Map(o.suite.cases.map((c) => [c.id, c]));
   const { results: judged, tally } = await judgeResults({
     results,

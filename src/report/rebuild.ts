@@ -10,7 +10,7 @@ import { openRegularFile } from '../read-text.js';
 import { ResultsLineParser } from '../runner/results-file.js';
 import { streamResultLines } from '../runner/results-stream.js';
 import type { PairedCase } from '../stats/paired.js';
-import { isMaxUnits } from '../stats/bootstrap.js';
+import { checkReportHeader } from './header-check.js';
 import { CaseLineScanner } from './case-scan.js';
 import { ReorderWindow } from './reorder.js';
 
@@ -130,7 +130,7 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
   };
   const parser = new ResultsLineParser(path, {
     header: (h) => {
-      checkHeader(h, path);
+      checkReportHeader(h, path);
       header = h;
       const a = aggregatorOf(h);
       agg = a;
@@ -204,17 +204,6 @@ function keysOf(path: string, caseLines: number, goodBytes: number): CaseKeys {
   });
   if (keys.length !== caseLines || end.good_bytes !== goodBytes) throw new JoulebenchError('E_RESULTS', `${path}: changed while being read (${keys.length} case lines and ${end.good_bytes} bytes, not ${caseLines} and ${goodBytes})`);
   return keys;
-}
-
-/** The header fields the report reads, checked: a bad one is a line naming the file, not a stack trace. */
-function checkHeader(h: ResultsHeader, path: string): void {
-  const bad = (key: string, want: string): never => {
-    throw new JoulebenchError('E_RESULTS', `${path}: line 1: header key ${key} must be ${want}`);
-  };
-  if (h.concurrency !== undefined && !(Number.isInteger(h.concurrency) && h.concurrency >= 1)) bad('concurrency', 'a whole number >= 1');
-  if (h.bootstrap !== undefined && !(Number.isInteger(h.bootstrap) && h.bootstrap >= 0)) bad('bootstrap', 'a whole number >= 0');
-  if (h.bootstrap_max_units !== undefined && !isMaxUnits(h.bootstrap_max_units)) bad('bootstrap_max_units', 'a whole number >= 0 or "inf"');
-  if (h.shared !== undefined && typeof h.shared !== 'boolean') bad('shared', 'true or false');
 }
 
 /** Adds the MT-Bench block of a judged results file (its judge line, its judged cases in file order). */

@@ -222,6 +222,26 @@ describe('MT-Bench with a judge, end to end through the CLI', async () => {
     assert.match(missing.stderr, /keyed\.yaml: judge\.credentials_ref: environment variable JB_JUDGE_KEY is not set/);
   });
 
+  test('rescore refuses a bad report setting in the header (one line naming file and key, exit 2) before asking the judge or rewriting the file', async () => {
+    const lines = readFileSync(results, 'utf8').split('\n');
+    for (const [key, value, want] of [
+      ['bootstrap', -3, /header key bootstrap must be a whole number >= 0/],
+      ['bootstrap_max_units', 'lots', /header key bootstrap_max_units must be a whole number >= 0 or "inf"/],
+    ] as const) {
+      const bad = join(dir, `bad-${key}.results.jsonl`);
+      const text = [JSON.stringify({ ...JSON.parse(lines[0]!), [key]: value }), ...lines.slice(1)].join('\n');
+      writeFileSync(bad, text);
+      const before = judge.seen.length;
+      const r = await cli(['rescore', bad, '--judge', cfg, '--data', files.questions, '--references', files.references, '-q'], { env });
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, want);
+      assert.match(r.stderr, new RegExp(`bad-${key}\\.results\\.jsonl: line 1`));
+      assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+      assert.equal(judge.seen.length, before, 'the judge was not asked');
+      assert.equal(readFileSync(bad, 'utf8'), text, 'the file was not rewritten');
+    }
+  });
+
   test('rescore refuses a results file written for other questions', async () => {
     const other = join(dir, 'other-q.jsonl');
     writeFileSync(other, JSON.stringify(QUESTIONS[0]) + '\n');
