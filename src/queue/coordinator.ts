@@ -46,6 +46,8 @@ interface ArmState {
   keys: Set<string>;
   lastId: string;
   done: QueueArmOutcome | null;
+  /** Polls that found the job completed but read no result (see the poll loop); bounded. */
+  resultless?: number;
 }
 
 /**
@@ -104,12 +106,24 @@ export async function runArmsOnQueue(o: CoordinatorOptions): Promise<QueueArmOut
             continue;
           }
           const state = await job.getState();
-          if (state === 'completed') {
-            await drain(redis, s, o, log);
-            finish(s, job.returnvalue as ArmJobResult, null);
-            await redis.expire(recordsKey(s.jobId), 7 * 24 * 3600);
-          } else if (state === 'failed') {
-            finish(s, null, redactQueue(job.failedReason ?? 'failed', o.connection));
+          if (state === 'completed' || state === 'failed') {
+            // `job` was read before its state: a job that finished in between has no return value or
+            // reason in that copy (seen under load: an arm "done" with no result, no end line, no report).
+            const ended = await Job.fromId(queueOf(s.queue), s.jobId);
+            if (state === 'completed') {
+              const result = ended?.returnvalue as ArmJobResult | null | undefined;
+              if (!result || typeof result !== 'object') {
+                // Never an arm "done" with nothing: poll again, and after 20 polls call it failed.
+                s.resultless = (s.resultless ?? 0) + 1;
+                if (s.resultless >= 20) finish(s, null, 'the job is completed but holds no result');
+              } else {
+                await drain(redis, s, o, log);
+                finish(s, result, null);
+                await redis.expire(recordsKey(s.jobId), 7 * 24 * 3600);
+              }
+            } else {
+              finish(s, null, redactQueue(ended?.failedReason ?? job.failedReason ?? 'failed', o.connection));
+            }
           }
         } catch (e) {
           log(`polling ${s.jobId}: ${(e as Error).message.split('\n')[0]}`); // Redis away: try again next round

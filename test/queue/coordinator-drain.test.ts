@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parseQueueUrl } from '../../src/queue/connection.js';
 import { runArmsOnQueue, type QueueArm } from '../../src/queue/coordinator.js';
-import { jobIdOf, recordsKey, type ArmJob } from '../../src/queue/job.js';
+import { jobIdOf, queueNameFor, recordsKey, type ArmJob } from '../../src/queue/job.js';
 import { redisMissing, startRedis, type TestRedis } from '../helpers/redis.js';
 
 const missing = redisMissing();
@@ -76,5 +76,32 @@ describe('coordinator: records reach the disk before anyone is told', { skip: mi
     assert.deepEqual(lines.map((l) => `${String(l.record)}:${String(l.index ?? '')}`), ['header:', 'case:0', 'case:1', 'case:2']);
     assert.ok(logs.some((l) => /not JSON; skipped/.test(l)), 'the malformed record is said');
     assert.ok(logs.some((l) => /a caller whose callback throws/.test(l)), 'the throwing callback is said');
+  });
+
+  it('a job completed without a result is never an arm done with nothing: it ends as an error, with no end line or report', { timeout: 30_000 }, async () => {
+    const suite = join(dir, 'suite-empty.jsonl');
+    writeFileSync(suite, '{"id":"a","prompt":"p","expected":"x"}\n');
+    const job = {
+      format: 'joulebench-arm-job/1',
+      sweep_id: 'resultless-test',
+      arm: 'resultless',
+      suite,
+      suite_file: { name: 'suite-empty.jsonl', text: readFileSync(suite, 'utf8') },
+      spec: { suite, target: 'echo' },
+    } as ArmJob;
+    const arm: QueueArm = { job, results: join(dir, 'resultless.results.jsonl'), report: join(dir, 'resultless.json'), receipt: join(dir, 'resultless.receipt.json') };
+    // A worker that completes the job and returns nothing: what the coordinator reads when its copy of
+    // the job predates the completion (a race seen under load), made permanent here.
+    const { Worker } = await import('bullmq');
+    const w = new Worker(queueNameFor(undefined), async () => undefined, { connection: { host: '127.0.0.1', port: redis.port } });
+    try {
+      const [outcome] = await runArmsOnQueue({ connection: parseQueueUrl(redis.url, undefined, {}), arms: [arm], poll_ms: 10 });
+      assert.match(outcome!.error ?? '', /completed but holds no result/);
+      assert.equal(outcome!.result, null);
+      assert.equal(existsSync(arm.report), false);
+      assert.equal(existsSync(arm.results) && readFileSync(arm.results, 'utf8').includes('"record":"end"'), false);
+    } finally {
+      await w.close();
+    }
   });
 });
