@@ -25,18 +25,17 @@ describe('coordinator: records reach the disk before anyone is told', { skip: mi
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('one batch of header + cases + a malformed record: every record on disk when onRecord runs; a throwing onRecord loses none', { timeout: 30_000 }, async () => {
-    const suite = join(dir, 'suite.jsonl');
+  /** An arm of one echo case, its suite written under `dir`, its files named after the arm. */
+  function oneCaseArm(sweep_id: string, name: string): QueueArm {
+    const suite = join(dir, `suite-${name}.jsonl`);
     writeFileSync(suite, '{"id":"a","prompt":"p","expected":"x"}\n');
-    const job: ArmJob = {
-      format: 'joulebench-arm-job/1',
-      sweep_id: 'drain-test',
-      arm: 'only',
-      suite,
-      suite_file: { name: 'suite.jsonl', text: readFileSync(suite, 'utf8') },
-      spec: { suite, target: 'echo' },
-    } as ArmJob;
-    const arm: QueueArm = { job, results: join(dir, 'only.results.jsonl'), report: join(dir, 'only.json'), receipt: join(dir, 'only.receipt.json') };
+    const job = { format: 'joulebench-arm-job/1', sweep_id, arm: name, suite, suite_file: { name: `suite-${name}.jsonl`, text: readFileSync(suite, 'utf8') }, spec: { suite, target: 'echo' } } as ArmJob;
+    return { job, results: join(dir, `${name}.results.jsonl`), report: join(dir, `${name}.json`), receipt: join(dir, `${name}.receipt.json`) };
+  }
+
+  it('one batch of header + cases + a malformed record: every record on disk when onRecord runs; a throwing onRecord loses none', { timeout: 30_000 }, async () => {
+    const arm = oneCaseArm('drain-test', 'only');
+    const { job } = arm;
     const { Redis } = await import('ioredis');
     const r = new Redis({ host: '127.0.0.1', port: redis.port, lazyConnect: false, maxRetriesPerRequest: 1 });
     const key = recordsKey(jobIdOf(job));
@@ -79,17 +78,7 @@ describe('coordinator: records reach the disk before anyone is told', { skip: mi
   });
 
   it('a job completed without a result is never an arm done with nothing: it ends as an error, with no end line or report', { timeout: 30_000 }, async () => {
-    const suite = join(dir, 'suite-empty.jsonl');
-    writeFileSync(suite, '{"id":"a","prompt":"p","expected":"x"}\n');
-    const job = {
-      format: 'joulebench-arm-job/1',
-      sweep_id: 'resultless-test',
-      arm: 'resultless',
-      suite,
-      suite_file: { name: 'suite-empty.jsonl', text: readFileSync(suite, 'utf8') },
-      spec: { suite, target: 'echo' },
-    } as ArmJob;
-    const arm: QueueArm = { job, results: join(dir, 'resultless.results.jsonl'), report: join(dir, 'resultless.json'), receipt: join(dir, 'resultless.receipt.json') };
+    const arm = oneCaseArm('resultless-test', 'resultless');
     // A worker that completes the job and returns nothing: what the coordinator reads when its copy of
     // the job predates the completion (a race seen under load), made permanent here.
     const { Worker } = await import('bullmq');
