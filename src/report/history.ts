@@ -126,11 +126,15 @@ export class History {
       const db = new Database(path, { timeout: opts.busyTimeout_ms ?? 15_000 });
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
-      db.exec(SCHEMA);
-      // Databases written before sweeps (issue 13) lack the sweep column: add it in place.
-      const cols = db.prepare('PRAGMA table_info(runs)').all() as { name: string }[];
-      if (!cols.some((c) => c.name === 'sweep_id')) db.exec('ALTER TABLE runs ADD COLUMN sweep_id TEXT');
-      db.exec('CREATE INDEX IF NOT EXISTS runs_sweep_id ON runs (sweep_id)');
+      // One IMMEDIATE transaction (it waits for the write lock, then reads): two processes opening the
+      // same database at once would otherwise both see the sweep column missing and the second ALTER fail.
+      db.transaction(() => {
+        db.exec(SCHEMA);
+        // Databases written before sweeps (issue 13) lack the sweep column: add it in place.
+        const cols = db.prepare('PRAGMA table_info(runs)').all() as { name: string }[];
+        if (!cols.some((c) => c.name === 'sweep_id')) db.exec('ALTER TABLE runs ADD COLUMN sweep_id TEXT');
+        db.exec('CREATE INDEX IF NOT EXISTS runs_sweep_id ON runs (sweep_id)');
+      }).immediate();
       return new History(path, db);
     } catch (e) {
       throw new JoulebenchError('E_CONFIG', `history ${path}: cannot open (${(e as Error).message}); set JOULEBENCH_HOME or pass --no-history`);

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import { defaultHistoryPath, History } from '../../src/report/history.js';
@@ -10,6 +10,7 @@ import { defaultHistoryPath, History } from '../../src/report/history.js';
 const dir = mkdtempSync(join(tmpdir(), 'jb-history-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 const WRITER = fileURLToPath(new URL('./fixtures/history-writer.ts', import.meta.url));
+const HOLDER = fileURLToPath(new URL('./fixtures/history-lock-holder.ts', import.meta.url));
 
 function writer(path: string, label: string, count: number, startAt: number, timeout?: number): Promise<number | null> {
   return new Promise((resolve, reject) => {
@@ -41,6 +42,24 @@ describe('history', () => {
     assert.equal(h.latestId(), id);
     assert.equal(h.get(id + 1), null);
     h.close();
+  });
+
+  it('opening an old database while another process upgrades it waits for that upgrade instead of failing', async () => {
+    // The other process holds the write lock while it adds the sweep column. Reading the columns before
+    // taking the lock saw the column missing and the ALTER then failed ("duplicate column name").
+    const path = join(dir, 'upgrade', 'history.sqlite');
+    mkdirSync(dirname(path), { recursive: true });
+    const holder = spawn(process.execPath, ['--import', 'tsx', HOLDER, path, '600'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const exited = new Promise<number | null>((resolve) => holder.on('exit', (code) => resolve(code)));
+    await new Promise<void>((resolve, reject) => {
+      holder.stdout.on('data', (b: Buffer) => b.toString().includes('locked') && resolve());
+      holder.on('exit', () => reject(new Error('the lock holder exited before taking the lock')));
+    });
+    const h = await History.open(path);
+    const id = h.record({ report: { format: 'joulebench-report/1', target: 't' }, receipt: { labels: { sweep_id: 'sw1' } } });
+    assert.equal(h.list({ sweepId: 'sw1' })[0]?.id, id);
+    h.close();
+    assert.equal(await exited, 0);
   });
 
   it('two processes writing at once lose nothing', async () => {
