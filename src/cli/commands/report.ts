@@ -10,7 +10,7 @@ import type { StreamedOutput } from '../output-file.js';
 import type { CaseResult } from '../../core/types.js';
 import { streamResultsFile } from '../../runner/results-stream.js';
 import { inputsFrontier } from '../../report/arms.js';
-import { loadInputsForCli } from '../load-runs.js';
+import { loadInputsForCli, loadRunsForCli } from '../load-runs.js';
 import { HTML_CASE_ROWS } from '../../report/page-limits.js';
 
 const REPORT_FORMATS = ['json', 'md', 'html', 'csv', 'jsonl', 'txt'] as const;
@@ -117,13 +117,11 @@ export function reportCommand(io: CliIO): Command {
       const { isRateSweepFile, rateSweepRunFiles } = await import('../../load/sweep-file.js');
       const rateDocs = specs.filter(isRateSweepFile);
       if (rateDocs.length > 0) specs = specs.flatMap((s) => (rateDocs.includes(s) ? rateSweepRunFiles(s, existsSync) : [s]));
-      const sweepDirs = specs.filter(isSweepDir);
-      const sweeps = sweepDirs.length > 0 ? await sweepInputs(sweepDirs) : { runs: [], comparisons: [] };
-      // Every scored case is kept only for what shows cases (the HTML page, --cases); otherwise a results
-      // file is aggregated as it streams past (flat memory whatever its size).
       // Only the HTML page keeps cases, and only the first it shows (the rest stream past, counted);
       // --cases reads each run's results file again as it writes the rows. Memory stays flat either way.
       const html = flags.html !== undefined || plan?.format === 'html';
+      const sweepDirs = specs.filter(isSweepDir);
+      const sweeps = sweepDirs.length > 0 ? await sweepInputs(sweepDirs, html) : { runs: [], comparisons: [] };
       const runs = [...(await loadInputsForCli(specs.filter((s) => !sweepDirs.includes(s)), true, html ? { cases: true, casesLimit: HTML_CASE_ROWS } : { cases: false })), ...sweeps.runs];
       if (flags.out && plan) {
         if (flags.html) writeFileEnsured(flags.html, await buildHtml(runs, sweeps.comparisons), '--html');
@@ -192,7 +190,7 @@ function documentOf(r: ReportInput): unknown {
 }
 
 /** The runs of sweep folders as report inputs (labelled by arm, and suite when a sweep has several), with each sweep's comparison. */
-async function sweepInputs(dirs: readonly string[]): Promise<{ runs: ReportInput[]; comparisons: SweepComparison[] }> {
+async function sweepInputs(dirs: readonly string[], html: boolean): Promise<{ runs: ReportInput[]; comparisons: SweepComparison[] }> {
   const { loadSweep, compareSweep } = await import('../../sweep/load.js');
   const runs: ReportInput[] = [];
   const comparisons: SweepComparison[] = [];
@@ -201,7 +199,19 @@ async function sweepInputs(dirs: readonly string[]): Promise<{ runs: ReportInput
     const many = loaded.state.plan.suites.length > 1;
     for (const r of loaded.runs) {
       const entry = loaded.state.runs.find((e) => e.arm === r.arm && e.suite === r.suite)!;
-      runs.push({ kind: 'suite', label: many ? `${r.arm} · ${r.suite}` : r.arm, origin: entry.report, report: r.report, results: r.results ? [...r.results] : null, receipt: null, run_id: entry.history_id });
+      // The page's first cases (and the counts and latencies of all), read from the run's results file as any run's are.
+      const cases = html && r.results_path ? (await loadRunsForCli([r.results_path], false, { cases: true, casesLimit: HTML_CASE_ROWS }))[0]! : null;
+      runs.push({
+        kind: 'suite',
+        label: many ? `${r.arm} · ${r.suite}` : r.arm,
+        origin: entry.report,
+        report: r.report,
+        results: cases ? cases.results : null,
+        ...(cases ? { header: cases.header ?? null, scored_total: cases.scored_total ?? 0, case_latency_ms: cases.case_latency_ms ?? { p50: null, p95: null, p99: null } } : {}),
+        results_path: r.results_path ?? null,
+        receipt: null,
+        run_id: entry.history_id,
+      });
     }
     comparisons.push(compareSweep(loaded));
   }
