@@ -1,6 +1,6 @@
 import type { BenchReport } from '../core/aggregate.js';
 import type { CaseResult } from '../core/types.js';
-import { streamResultsFile } from '../runner/results-stream.js';
+import { forEachScoredBatch } from '../runner/scored-batches.js';
 import { HTML_CASE_ROWS } from '../report/page-limits.js';
 import type { OutputFormat } from './output-file.js';
 import type { Renderings } from './outputs.js';
@@ -15,23 +15,7 @@ export const RUN_FORMATS: readonly OutputFormat[] = ['json', 'md', 'html', 'csv'
  * results file is read again.
  */
 export function runRenderings(input: { report: BenchReport; reportJson: string; resultsPath: string; receipt: Record<string, unknown>; label: string }): Renderings {
-  /** Scored cases a batch at a time, in file order. */
-  const eachBatch = (each: (batch: CaseResult[]) => void): void => {
-    let batch: CaseResult[] = [];
-    streamResultsFile(input.resultsPath, {
-      header: () => {},
-      case: (r) => {
-        if (r.phase !== 'scored') return;
-        batch.push(r);
-        if (batch.length === 1024) {
-          each(batch);
-          batch = [];
-        }
-      },
-      other: () => {},
-    });
-    if (batch.length > 0) each(batch);
-  };
+  const eachBatch = (each: (batch: CaseResult[]) => void): void => forEachScoredBatch(input.resultsPath, each);
   return {
     json: () => input.reportJson,
     md: async () => (await import('../report/markdown.js')).renderReportMarkdown(input.report, { title: `joulebench · ${input.label}`, receipt: input.receipt }),

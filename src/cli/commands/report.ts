@@ -8,7 +8,7 @@ import { writeFileEnsured, type CliIO } from '../io.js';
 import { planOutput, writeByExtension, type Renderings } from '../outputs.js';
 import type { StreamedOutput } from '../output-file.js';
 import type { CaseResult } from '../../core/types.js';
-import { streamResultsFile } from '../../runner/results-stream.js';
+import { forEachScoredBatch } from '../../runner/scored-batches.js';
 import { inputsFrontier } from '../../report/arms.js';
 import { loadInputsForCli, loadRunsForCli } from '../load-runs.js';
 import { HTML_CASE_ROWS } from '../../report/page-limits.js';
@@ -56,7 +56,7 @@ function renderings(runs: ReportInput[], flags: ReportFlags, comparisons: SweepC
     stream: (write) => {
       for (const r of runs) {
         const line = (row: object) => JSON.stringify({ run: r.label, kind: r.kind, ...row }) + '\n';
-        if (r.kind === 'suite') forEachScoredBatch(r, (batch) => write(batch.map(line).join('')));
+        if (r.kind === 'suite') forEachScored(r, (batch) => write(batch.map(line).join('')));
         else write((r.kind === 'code' ? r.results.datapoints : r.file.arms).map(line).join(''));
       }
     },
@@ -82,7 +82,7 @@ function renderings(runs: ReportInput[], flags: ReportFlags, comparisons: SweepC
       return {
         stream: (write) => {
           write(casesCsvHeader());
-          for (const r of suites) if (r.kind === 'suite') forEachScoredBatch(r, (batch) => write(casesCsvRows(r.label, batch)));
+          for (const r of suites) if (r.kind === 'suite') forEachScored(r, (batch) => write(casesCsvRows(r.label, batch)));
         },
       };
     },
@@ -152,29 +152,10 @@ export function reportCommand(io: CliIO): Command {
     });
 }
 
-/**
- * A suite run's scored cases, a batch at a time, in file order: read again from its results file (never
- * all held at once: a million-case run's per-case CSV), or the cases in memory (a sweep's runs).
- */
-function forEachScoredBatch(r: Extract<ReportInput, { kind: 'suite' }>, each: (batch: CaseResult[]) => void): void {
-  if (!r.results_path) {
-    if (r.results) each(r.results);
-    return;
-  }
-  let batch: CaseResult[] = [];
-  streamResultsFile(r.results_path, {
-    header: () => {},
-    case: (c) => {
-      if (c.phase !== 'scored') return;
-      batch.push(c);
-      if (batch.length === 1024) {
-        each(batch);
-        batch = [];
-      }
-    },
-    other: () => {},
-  });
-  if (batch.length > 0) each(batch);
+/** A suite run's scored cases a batch at a time, in file order: read again from its results file, or the cases in memory. */
+function forEachScored(r: Extract<ReportInput, { kind: 'suite' }>, each: (batch: CaseResult[]) => void): void {
+  if (r.results_path) forEachScoredBatch(r.results_path, each);
+  else if (r.results) each(r.results);
 }
 
 /** Each rate curve among the runs as a table (runs of one system at several rates). */
