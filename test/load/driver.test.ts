@@ -72,7 +72,17 @@ describe('load driver against a streaming server with known timing', () => {
     assert.equal(out.report.accuracy_pct, 100);
     // Ground truth: when the server really wrote each chunk (its timers run late on a loaded machine).
     const metas = (sink.results as CaseResult[]).map((r) => r.meta!.load as LoadMeta).sort((a, b) => a.sent_at_ms - b.sent_at_ms);
-    const seen = server.seen.slice(-12);
+    // Each request with what the server saw of it: the first unclaimed arrival of its prompt. Requests
+    // on different connections sent within a late event loop's turn may arrive in either order, so the
+    // i-th arrival is not always the i-th request sent (it failed the test under load).
+    const arrivals: (LoadServer['seen'][number] | null)[] = server.seen.slice(-12);
+    const seen = metas.map((m) => {
+      const k = arrivals.findIndex((x) => x !== null && x.prompt === `say ${WORDS[m.request % 5]}`);
+      assert.ok(k >= 0, `request ${m.request}: the server saw no request for "say ${WORDS[m.request % 5]}" left to pair with it`);
+      const x = arrivals[k]!;
+      arrivals[k] = null;
+      return x;
+    });
     const ttftErr: number[] = [];
     const itlErr: number[] = [];
     const serverTtft: number[] = [];
@@ -110,7 +120,8 @@ describe('load driver against a streaming server with known timing', () => {
       results.map((r) => [(r.meta!.load as LoadMeta).request, r.index, r.pass]).sort((a, b) => a[0]! - b[0]!),
       Array.from({ length: 12 }, (_, i) => [i, i % 5, Math.floor(i / 5)]),
     );
-    assert.deepEqual(server.seen.slice(-12).map((x) => x.prompt), Array.from({ length: 12 }, (_, i) => `say ${WORDS[i % 5]}`));
+    // The server saw exactly those prompts (each request paired with one arrival of its own prompt above).
+    assert.deepEqual(server.seen.slice(-12).map((x) => x.prompt).sort(), Array.from({ length: 12 }, (_, i) => `say ${WORDS[i % 5]}`).sort());
   });
 
   it('requests leave on schedule while earlier ones are still streaming (the schedule never waits for answers)', async () => {
