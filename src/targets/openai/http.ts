@@ -31,9 +31,11 @@ export interface ChatResult {
   streamed: boolean;
 }
 
-export interface PostOptions {
+/** One request: its body as an object, or already serialized (`payload`). */
+export type PostOptions = PostTarget & ({ body: Record<string, unknown>; payload?: string } | { body?: undefined; payload: string });
+
+interface PostTarget {
   url: URL;
-  body: Record<string, unknown>;
   stream: boolean;
   apiKey?: string;
   timeout_ms: number;
@@ -44,8 +46,6 @@ export interface PostOptions {
   max_reply_bytes?: number;
   /** Each streamed chunk carrying output tokens (see `AnswerRequest.onChunk`). */
   onChunk?: (kind: 'content' | 'reasoning') => void;
-  /** `body` already serialized (a request prepared ahead of its send time); `JSON.stringify(body)` when absent. */
-  payload?: string;
 }
 
 /** Keep-alive connections sized for concurrency; one pool per target. */
@@ -67,6 +67,7 @@ export function postChat(o: PostOptions): Promise<ChatResult> {
     if (head === null) return reject(new AttemptFailure('malformed', 'the API key contains a character not allowed in an HTTP header (a control character or non-ASCII): refused, not sent'));
     const x = new ChatExchange(o, resolve, reject);
     if (o.signal?.aborted) return x.fail(new AttemptFailure('aborted', 'aborted'));
+    // The `openai` target sends a payload: each case spliced into a body serialized once.
     const payload = o.payload ?? JSON.stringify(o.body);
     x.conn = o.pool.send(target.origin, `${head}${Buffer.byteLength(payload)}\r\n\r\n${payload}`, x);
     x.t0 = performance.now();
