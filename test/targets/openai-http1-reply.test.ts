@@ -22,7 +22,11 @@ function parse(wire: string | Buffer, pieces: number[] = [], p = new ReplyParser
   });
   let at = 0;
   for (const cut of [...pieces, bytes.length]) {
-    p.execute(bytes.subarray(at, cut));
+    // Each piece in memory that is overwritten once execute returns (the client reads every plain
+    // connection into one shared buffer): the parser must keep no view of it.
+    const scratch = Buffer.from(bytes.subarray(at, cut));
+    p.execute(scratch);
+    scratch.fill('Z');
     at = cut;
   }
   out.body = Buffer.concat(bodyParts).toString('latin1');

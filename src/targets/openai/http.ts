@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { StringDecoder } from 'node:string_decoder';
 import type { FailureKind } from '../retry.js';
+import type { Timed } from './deadlines.js';
 import { Http1Pool, type Connection, type Exchange, type Origin } from './http1-pool.js';
 import type { ReplyHead } from './http1-reply.js';
 import { SseChatReader, usageOf } from './sse.js';
@@ -127,16 +128,19 @@ const ERROR_BODY = 2;
 const ERROR_BODY_BYTES = 4096;
 
 /** One attempt: its timer, abort listener and reply reading (a class, not closures: one a request). */
-class ChatExchange implements Exchange {
+class ChatExchange implements Exchange, Timed {
   conn: Connection | null = null;
   t0 = 0;
   private settled = false;
-  private readonly timer: NodeJS.Timeout;
+  /** When the attempt runs out of time (`performance.now()`): the pool's one timer watches it. */
+  readonly deadline_ms: number;
   private readonly limit: number;
   private mode = PLAIN;
   private status = 0;
   private received = 0;
   private parts: Buffer[] = [];
+  /** `parts[0, owned)` are copies; the rest may be views of a read buffer (see `keepChunks`). */
+  private owned = 0;
   private reader: SseChatReader | null = null;
   private decoder: StringDecoder | null = null;
   private ttft_ms: number | null = null;
@@ -147,8 +151,13 @@ class ChatExchange implements Exchange {
     private readonly reject: (e: AttemptFailure) => void,
   ) {
     this.limit = o.max_reply_bytes ?? DEFAULT_MAX_REPLY_BYTES;
-    this.timer = setTimeout(onTimeout, o.timeout_ms, this);
+    this.deadline_ms = performance.now() + o.timeout_ms;
+    o.pool.deadlines.add(this);
     o.signal?.addEventListener('abort', this, { once: true });
+  }
+
+  onDeadline(): void {
+    this.fail(new AttemptFailure('timeout', `no complete reply within ${this.o.timeout_ms} ms`));
   }
 
   /** The abort signal fired (an EventListener object: no closure per request). */
@@ -166,7 +175,7 @@ class ChatExchange implements Exchange {
 
   private settle(): void {
     this.settled = true;
-    clearTimeout(this.timer);
+    this.o.pool.deadlines.delete(this);
     this.o.signal?.removeEventListener('abort', this);
   }
 
@@ -226,6 +235,12 @@ class ChatExchange implements Exchange {
     this.done({ text: content, prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens, ttft_ms: null, e2e_ms, streamed: false });
   }
 
+  keepChunks(): void {
+    const parts = this.parts;
+    for (let i = this.owned; i < parts.length; i++) parts[i] = Buffer.from(parts[i]!);
+    this.owned = parts.length;
+  }
+
   onMalformed(why: string): void {
     this.fail(new AttemptFailure('malformed', `reply is not valid HTTP/1.1: ${why}`));
   }
@@ -244,18 +259,10 @@ class ChatExchange implements Exchange {
     this.fail(new AttemptFailure('http', `HTTP ${this.status}: ${errorText(kept)}`, this.status));
   }
 
-  timeoutOf(): number {
-    return this.o.timeout_ms;
-  }
-
   private done(r: ChatResult): void {
     this.settle();
     this.resolve(r);
   }
-}
-
-function onTimeout(x: ChatExchange): void {
-  x.fail(new AttemptFailure('timeout', `no complete reply within ${x.timeoutOf()} ms`));
 }
 
 /** The server's error message from an OpenAI-style `{"error":{"message":…}}` body, or the body's start. */

@@ -146,7 +146,16 @@ function headEndOf(bytes: Buffer, from: number): number {
   return -1;
 }
 
-/** One connection's parser; reset with {@link start} for each request sent on it. */
+/** `bytes` to keep past this `execute` call: a copy unless it is already one (joined with earlier bytes), never a view of the input, whose memory the caller may reuse. */
+function keep(bytes: Buffer, joined: boolean): Buffer {
+  return joined ? bytes : Buffer.from(bytes);
+}
+
+/**
+ * One connection's parser; reset with {@link start} for each request sent on it. It keeps no view of
+ * the bytes given to {@link ReplyParser.execute} once the call returns (the caller may read into the
+ * same memory again); body chunks given to the sink are views, valid during the sink's call.
+ */
 export class ReplyParser implements FieldSink {
   private sink: ReplySink | null = null;
   private state = DONE;
@@ -327,14 +336,14 @@ export class ReplyParser implements FieldSink {
   private head(buf: Buffer, pos: number): number {
     let bytes = pos === 0 ? buf : buf.subarray(pos);
     const before = this.pending?.length ?? 0;
-    if (this.pending !== null) bytes = Buffer.concat([this.pending, bytes]);
+    if (before > 0) bytes = Buffer.concat([this.pending!, bytes]);
     const end = headEndOf(bytes, 0);
     if (end < 0 || end > MAX_HEAD_BYTES) {
       if (end >= 0 || bytes.length > MAX_HEAD_BYTES) {
         this.malformed(`reply head larger than ${MAX_HEAD_BYTES} bytes`);
         return buf.length;
       }
-      this.pending = bytes;
+      this.pending = keep(bytes, before > 0);
       return buf.length;
     }
     this.pending = null;
@@ -472,11 +481,11 @@ export class ReplyParser implements FieldSink {
     }
     let bytes = buf.subarray(pos);
     const before = this.pending?.length ?? 0;
-    if (this.pending !== null) bytes = Buffer.concat([this.pending, bytes]);
+    if (before > 0) bytes = Buffer.concat([this.pending!, bytes]);
     let end = -1;
     if (bytes[0] === CR) {
       if (bytes.length < 2) {
-        this.pending = bytes;
+        this.pending = keep(bytes, before > 0);
         return buf.length;
       }
       if (bytes[1] !== LF) {
@@ -500,7 +509,7 @@ export class ReplyParser implements FieldSink {
         this.malformed(`chunked trailers larger than ${MAX_HEAD_BYTES} bytes`);
         return buf.length;
       }
-      this.pending = bytes;
+      this.pending = keep(bytes, before > 0);
       return buf.length;
     }
     this.pending = null;
