@@ -1,10 +1,10 @@
 import { performance } from 'node:perf_hooks';
-import { StringDecoder } from 'node:string_decoder';
 import type { FailureKind } from '../retry.js';
 import type { Timed } from './deadlines.js';
 import { Http1Pool, type Connection, type Exchange, type Origin } from './http1-pool.js';
 import type { ReplyHead } from './http1-reply.js';
 import { SseChatReader, usageOf } from './sse.js';
+import { Utf8Chunks } from './utf8-chunks.js';
 
 /** Default cap on one reply's body, bytes (`target.max_reply_bytes`): 4 MiB. */
 export const DEFAULT_MAX_REPLY_BYTES = 4 * 1024 * 1024;
@@ -142,7 +142,7 @@ class ChatExchange implements Exchange, Timed {
   /** `parts[0, owned)` are copies; the rest may be views of a read buffer (see `keepChunks`). */
   private owned = 0;
   private reader: SseChatReader | null = null;
-  private decoder: StringDecoder | null = null;
+  private decoder: Utf8Chunks | null = null;
   private ttft_ms: number | null = null;
 
   constructor(
@@ -188,7 +188,7 @@ class ChatExchange implements Exchange, Timed {
     else if (this.o.stream && /text\/event-stream/i.test(h.contentType)) {
       this.mode = STREAM;
       const reader = (this.reader = new SseChatReader());
-      this.decoder = new StringDecoder('utf8');
+      this.decoder = new Utf8Chunks();
       reader.onFirstContent = () => (this.ttft_ms = performance.now() - this.t0);
       if (this.o.onChunk) reader.onToken = this.o.onChunk;
     }
