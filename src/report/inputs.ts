@@ -10,8 +10,7 @@ import { DATAPOINTS_FORMAT } from '../code/datapoints-file.js';
 import type { CodeResults } from '../code/results.js';
 import type { InferRunFile } from '../infer/protocol.js';
 import { historyKind, type History, type HistoryEntry } from './history.js';
-import { pairedCaseOf } from '../core/paired-compare.js';
-import type { PairedCase } from '../stats/paired.js';
+import type { PairedColumns } from '../stats/paired-columns.js';
 import { rebuildReport, type KeepCases } from './rebuild.js';
 
 /** A run loaded for `report`, `frontier` or `compare`: from a report file, a results JSONL or the history. */
@@ -24,7 +23,7 @@ export interface LoadedRun {
   /** Scored case results when known (a results file, or one found next to the report) and asked for (`LoadOptions.cases`). */
   results: CaseResult[] | null;
   /** The scored cases' paired figures, when asked for instead of the whole cases (`LoadOptions.paired`). */
-  paired?: PairedCase[] | null;
+  paired?: PairedColumns | null;
   receipt: Record<string, unknown> | null;
   run_id: number | null;
   /** The results file's header when one was read (the HTML report finds each case's prompt from it). */
@@ -289,9 +288,9 @@ function casesOf(path: string, keep: KeepCases): Pick<LoadedRun, 'results' | 'pa
     streamResultsFile(path, { header: (h) => (header = h), case: (r) => r.phase === 'scored' && scored.push(r), other: () => {} });
     return { results: scored, header };
   }
-  const paired: PairedCase[] = [];
-  streamResultsFile(path, { header: (h) => (header = h), case: (r) => r.phase === 'scored' && paired.push(pairedCaseOf(r)), other: () => {} });
-  return { results: null, paired, header };
+  // The paired figures stream through the rebuild's scanner, into columns (a million cases a side in compare).
+  const rebuilt = rebuildReport(path, { keep: 'paired' });
+  return { results: null, paired: rebuilt.paired, header: rebuilt.header };
 }
 
 /** The first `bytes` of a file as text (a leading BOM skipped), under readTextFile's guards. */

@@ -1,7 +1,6 @@
 import { closeSync, readSync } from 'node:fs';
 import { aggregatorOf, type Aggregator, reportContextOf, type BenchReport } from '../core/aggregate.js';
 import { JoulebenchError } from '../core/errors.js';
-import { pairedCaseOf } from '../core/paired-compare.js';
 import type { CaseResult, ResultsHeader } from '../core/types.js';
 import { mtBenchBlock } from '../judge/summary.js';
 import type { JudgeTally } from '../judge/score.js';
@@ -9,7 +8,7 @@ import { loadBlockFromResults } from '../load/rebuild.js';
 import { openRegularFile } from '../read-text.js';
 import { ResultsLineParser } from '../runner/results-file.js';
 import { streamResultLines } from '../runner/results-stream.js';
-import type { PairedCase } from '../stats/paired.js';
+import { MAX_PAIRED_PASS, PairedColumns } from '../stats/paired-columns.js';
 import { checkReportHeader } from './header-check.js';
 import { CaseLineScanner } from './case-scan.js';
 import { ReorderWindow } from './reorder.js';
@@ -45,8 +44,8 @@ export interface RebuiltRun {
   report: BenchReport;
   /** `keep: 'scored'`: the scored cases in file order. */
   scored: CaseResult[] | null;
-  /** `keep: 'paired'`: the scored cases' paired figures in file order. */
-  paired: PairedCase[] | null;
+  /** `keep: 'paired'`: the scored cases' paired figures in file order, as columns. */
+  paired: PairedColumns | null;
   /** True when the case lines were already in case order (a sequential run), read once. */
   in_order: boolean;
 }
@@ -86,7 +85,7 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
   let judgeLine: Record<string, unknown> | null = null;
   let loadEnergy: Record<string, unknown> | null = null;
   const scored: CaseResult[] = [];
-  const paired: PairedCase[] = [];
+  const paired = keep === 'paired' ? new PairedColumns() : null;
   const loadCases: CaseResult[] = [];
   const judged: CaseResult[] = [];
   let lineOffset = 0;
@@ -118,7 +117,7 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
     } else if (!rescan) keys.push(rank, r.pass, r.index, lineOffset);
     if (r.phase !== 'scored') return;
     if (keep === 'scored') scored.push(r);
-    else if (keep === 'paired') paired.push(pairedCaseOf(r));
+    else if (paired !== null) pushPaired(paired, r, path);
     if (fresh && r.meta !== undefined) {
       // Only parsed lines carry meta (the scanner declines it): what the two blocks read, nothing more.
       const m = r.meta as { load?: unknown; judge?: unknown };
@@ -178,7 +177,7 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
     header: h,
     report: load ? ({ ...judgedReport, load } as BenchReport) : judgedReport,
     scored: keep === 'scored' ? scored : null,
-    paired: keep === 'paired' ? paired : null,
+    paired,
     in_order: inOrder,
   };
 }
@@ -375,4 +374,12 @@ class LineReader {
   close(): void {
     closeSync(this.fd);
   }
+}
+
+/** A scored case's paired figures (as pairedCaseOf reads them) added to `cols`. */
+function pushPaired(cols: PairedColumns, r: CaseResult, path: string): void {
+  if (!(r.pass >= 0 && r.pass < MAX_PAIRED_PASS && r.index >= 0 && r.index < 2 ** 32)) {
+    throw new JoulebenchError('E_RESULTS', `${path}: case line with pass ${r.pass} and index ${r.index}: a pass must be 0 to ${MAX_PAIRED_PASS - 1}, an index 0 to 2^32 − 1`);
+  }
+  cols.pushCase(r.pass, r.index, r.passed, r.weight, r.joules, r.cost_usd, r.error === null ? Math.floor(r.latency_ms) : null);
 }
