@@ -142,7 +142,18 @@ export class OpenAITarget implements Target {
       attempt++;
       const started = attempt === 1 ? first : performance.now();
       try {
-        const r = await this.once(req, attempt === 1 ? prepared : null);
+        const stream = this.stream;
+        let r: ChatResult;
+        try {
+          // A prepared request (load runs) is sent as built while the streaming choice it was built for holds.
+          r = await postChat(attempt === 1 && prepared !== null && prepared.stream === stream ? prepared : this.post(req, stream));
+        } catch (e) {
+          // A server that refuses `stream: true` (a 400/422 naming "stream") is asked again plainly, once, in
+          // the same attempt (handled here rather than in a .catch layer a request: one promise fewer).
+          if (!(stream && this.stream && e instanceof AttemptFailure && (e.status === 400 || e.status === 422) && /stream/i.test(e.message))) throw e;
+          this.stream = false;
+          r = await postChat(this.post(req, false));
+        }
         return this.toAnswer(r, attempt, started - first);
       } catch (e) {
         const f = e instanceof AttemptFailure ? e : new AttemptFailure('connection', String((e as Error)?.message ?? e));
@@ -152,21 +163,6 @@ export class OpenAITarget implements Target {
         await this.sleep(backoffDelay_s(attempt, this.retry) * 1000, req.signal);
       }
     }
-  }
-
-  /** One attempt; a server that refuses `stream: true` (a 400/422 naming "stream") is asked again plainly, once. */
-  private once(req: AnswerRequest, prepared: PostOptions | null = null): Promise<ChatResult> {
-    // A prepared request (load runs) is sent as built while the streaming choice it was built for holds.
-    const reply = postChat(prepared !== null && prepared.stream === this.stream ? prepared : this.post(req, this.stream));
-    // A plain promise chain, not an async function: one request a case, and each layer is a promise more.
-    if (!this.stream) return reply;
-    return reply.catch((e: unknown) => {
-      if (this.stream && e instanceof AttemptFailure && (e.status === 400 || e.status === 422) && /stream/i.test(e.message)) {
-        this.stream = false;
-        return postChat(this.post(req, false));
-      }
-      throw e;
-    });
   }
 
   /** The request for `req`: `{model, messages, temperature: 0, max_tokens[, stream, stream_options]}`, serialized. */
