@@ -91,13 +91,14 @@ async function main(): Promise<void> {
     );
   };
 
-  // joulebench's client alone: the request the target builds for a case (body serialized per request), one pool.
+  // joulebench's client alone: the request the target builds for a case (the prompt spliced into a body
+  // serialized once, as target.ts does), one pool.
   const clientUrl = new URL(`${base}/chat/completions`);
   const clientPool = createPool();
   const clientCall = (stream: boolean) => (): Promise<unknown> => {
-    const body: Record<string, unknown> = { model: 'm', messages: [{ role: 'user', content: prompt }], temperature: 0, max_tokens: 4 };
-    if (stream) Object.assign(body, { stream: true, stream_options: { include_usage: true } });
-    return postChat({ url: clientUrl, body, stream, timeout_ms: 120_000, pool: clientPool });
+    const end = stream ? ',"temperature":0,"max_tokens":4,"stream":true,"stream_options":{"include_usage":true}}' : ',"temperature":0,"max_tokens":4}';
+    const payload = `{"model":"m","messages":[{"role":"user","content":${JSON.stringify(prompt)}}]${end}`;
+    return postChat({ url: clientUrl, payload, stream, timeout_ms: 120_000, pool: clientPool });
   };
 
   const cases: Case[] = Array.from({ length: N }, (_, i) => ({ id: `c${i}`, dataset: 'bench', prompt, expected: 'B', weight: 1, tags: [] }));
