@@ -26,6 +26,11 @@ export interface RebuildOptions {
   chunkBytes?: number;
   /** How many case lines a concurrent run's file is put back in order through (tests use small ones). */
   window?: number;
+  /**
+   * Each scored case as it is read, in file order. `r` may be the scanner's reused object, holding what
+   * aggregation reads and valid only during the call; `whole()` parses the line into an object of its own.
+   */
+  onScored?: (r: CaseResult, whole: () => CaseResult) => void;
 }
 
 /**
@@ -116,6 +121,7 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
       } else agg!.add(r);
     } else if (!rescan) keys.push(rank, r.pass, r.index, lineOffset);
     if (r.phase !== 'scored') return;
+    if (onScored) onScored(r, fresh ? () => r : wholeLine);
     if (keep === 'scored') scored.push(r);
     else if (paired !== null) pushPaired(paired, r, path);
     if (fresh && r.meta !== undefined) {
@@ -143,6 +149,12 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
   });
   // Every scored case is kept whole for --html: parse every line then (that path is not the fast one).
   const scan = keep !== 'scored';
+  const onScored = opts.onScored;
+  // The line being read, for onScored's `whole()` (set only when there is an onScored to call).
+  let lineBuf: Buffer | null = null;
+  let lineStart = 0;
+  let lineEnd = 0;
+  const wholeLine = (): CaseResult => JSON.parse(lineBuf!.toString('utf8', lineStart, lineEnd)) as CaseResult;
   const end = streamResultLines(
     path,
     {
@@ -152,6 +164,11 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
           let nl = buf.indexOf(0x0a, s);
           if (nl < 0 || nl > end) nl = end;
           lineOffset = offset + (s - start);
+          if (onScored) {
+            lineBuf = buf;
+            lineStart = s;
+            lineEnd = nl;
+          }
           if (scan && header !== null && scanner.scan(buf, s, nl)) onCase(scanner.r, false);
           else parser.line(buf.toString('utf8', s, nl), n);
           s = nl + 1;

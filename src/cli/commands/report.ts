@@ -8,6 +8,7 @@ import { writeFileEnsured, type CliIO } from '../io.js';
 import { planOutput, writeByExtension, type Renderings } from '../outputs.js';
 import { inputsFrontier } from '../../report/arms.js';
 import { loadInputsForCli } from '../load-runs.js';
+import { HTML_CASE_ROWS } from '../../report/page-limits.js';
 
 const REPORT_FORMATS = ['json', 'md', 'html', 'csv', 'jsonl', 'txt'] as const;
 
@@ -113,7 +114,9 @@ export function reportCommand(io: CliIO): Command {
       // Every scored case is kept only for what shows cases (the HTML page, --cases); otherwise a results
       // file is aggregated as it streams past (flat memory whatever its size).
       const cases = flags.html !== undefined || flags.cases === true || plan?.format === 'html';
-      const runs = [...(await loadInputsForCli(specs.filter((s) => !sweepDirs.includes(s)), true, { cases })), ...sweeps.runs];
+      // The page shows its first cases only: without --cases, only those are read whole.
+      const limit = flags.cases === true ? {} : { casesLimit: HTML_CASE_ROWS };
+      const runs = [...(await loadInputsForCli(specs.filter((s) => !sweepDirs.includes(s)), true, { cases, ...limit })), ...sweeps.runs];
       if (flags.out && plan) {
         if (flags.html) writeFileEnsured(flags.html, await buildHtml(runs, sweeps.comparisons), '--html');
         const format = await writeByExtension(flags.out, renderings(runs, flags, sweeps.comparisons));
