@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
+import { getEventListeners } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import net from 'node:net';
@@ -259,6 +260,35 @@ console.log(r.text);
       postChat({ url: (await wireServer((sock) => { sock.write('HTTP/1.1 503 Busy\r\nContent-Length: 32\r\n\r\n{"error":{"mes'); setTimeout(() => sock.write('sage":"overload"}}'), 30); })).url, body: {}, stream: false, timeout_ms: 5000, pool }),
     );
     assert.equal(e.message, 'HTTP 503: overload');
+  });
+
+  test('an abort signal fails every request in flight under it at once, and only those; one listener a signal, not one a request', async () => {
+    const s = await wireServer(() => {}); // never answers
+    const pool = newPool();
+    const a = new AbortController();
+    const b = new AbortController();
+    const outcome = (p: Promise<unknown>) => p.then(() => 'ok', (e: AttemptFailure) => e.kind);
+    const underA = Array.from({ length: 10 }, () => outcome(ask(s.url, pool, { signal: a.signal, timeout_ms: 20_000 })));
+    const underB = Array.from({ length: 2 }, () => outcome(ask(s.url, pool, { signal: b.signal, timeout_ms: 20_000 })));
+    await new Promise((ok) => setTimeout(ok, 100));
+    assert.equal(getEventListeners(a.signal, 'abort').length, 1);
+    assert.equal(getEventListeners(b.signal, 'abort').length, 1);
+    const t0 = performance.now();
+    a.abort();
+    assert.deepEqual(await Promise.all(underA), Array(10).fill('aborted'));
+    assert.ok(performance.now() - t0 < 5000);
+    assert.equal(pool.size, 2, "the aborted requests' connections are closed; the others stay");
+    let bDone = false;
+    void Promise.all(underB).then(() => (bDone = true));
+    await new Promise((ok) => setTimeout(ok, 50));
+    assert.equal(bDone, false, 'requests under another signal go on');
+    b.abort();
+    assert.deepEqual(await Promise.all(underB), ['aborted', 'aborted']);
+    // Under a signal already aborted: refused at once, nothing sent.
+    const seen = s.seen.length;
+    assert.equal(await outcome(ask(s.url, pool, { signal: a.signal })), 'aborted');
+    assert.equal(s.seen.length, seen);
+    assert.equal(pool.deadlines.size, 0);
   });
 
   test('the reply cap cuts off a chunked body that never ends, and an error body', async () => {

@@ -127,7 +127,31 @@ const ERROR_BODY = 2;
 /** Bytes of an error reply's body kept for its message. */
 const ERROR_BODY_BYTES = 4096;
 
-/** One attempt: its timer, abort listener and reply reading (a class, not closures: one a request). */
+/**
+ * The requests in flight under each abort signal: one 'abort' listener a signal (added with its first
+ * request, there until it fires), not one added and removed a request; an EventTarget listener cost
+ * about as much as the reply's parsing, and `joulebench run` gives every request the run's signal.
+ */
+const bySignal = new WeakMap<AbortSignal, Set<ChatExchange>>();
+
+function watchAbort(signal: AbortSignal, x: ChatExchange): void {
+  let live = bySignal.get(signal);
+  if (live === undefined) {
+    const set = (live = new Set());
+    bySignal.set(signal, set);
+    signal.addEventListener(
+      'abort',
+      () => {
+        for (const y of [...set]) y.onAbort();
+        set.clear();
+      },
+      { once: true },
+    );
+  }
+  live.add(x);
+}
+
+/** One attempt: its deadline, abort watch and reply reading (a class, not closures: one a request). */
 class ChatExchange implements Exchange, Timed {
   conn: Connection | null = null;
   t0 = 0;
@@ -153,15 +177,15 @@ class ChatExchange implements Exchange, Timed {
     this.limit = o.max_reply_bytes ?? DEFAULT_MAX_REPLY_BYTES;
     this.deadline_ms = performance.now() + o.timeout_ms;
     o.pool.deadlines.add(this);
-    o.signal?.addEventListener('abort', this, { once: true });
+    if (o.signal !== undefined) watchAbort(o.signal, this);
   }
 
   onDeadline(): void {
     this.fail(new AttemptFailure('timeout', `no complete reply within ${this.o.timeout_ms} ms`));
   }
 
-  /** The abort signal fired (an EventListener object: no closure per request). */
-  handleEvent(): void {
+  /** The abort signal fired. */
+  onAbort(): void {
     this.fail(new AttemptFailure('aborted', 'aborted'));
   }
 
@@ -176,7 +200,7 @@ class ChatExchange implements Exchange, Timed {
   private settle(): void {
     this.settled = true;
     this.o.pool.deadlines.delete(this);
-    this.o.signal?.removeEventListener('abort', this);
+    if (this.o.signal !== undefined) bySignal.get(this.o.signal)?.delete(this);
   }
 
   onHead(h: ReplyHead): void {
