@@ -36,6 +36,8 @@ export interface LoadedRun {
    */
   scored_total?: number;
   case_latency_ms?: CaseLatency;
+  /** The results JSONL the run's cases are in, when there is one (`report --cases` streams it again). */
+  results_path?: string | null;
 }
 
 /** Nearest-rank latency percentiles over scored cases that did not fail, ms. */
@@ -258,7 +260,8 @@ function fileKind(path: string): 'suite' | 'code' | 'infer' {
 }
 
 function loadHistoryRun(entry: HistoryEntry, opts: LoadOptions): LoadedRun {
-  const cases = entry.results_path && existsSync(entry.results_path) ? casesOf(entry.results_path, keepOf(opts), opts.casesLimit) : NO_CASES;
+  const cases =
+    entry.results_path && existsSync(entry.results_path) ? { ...casesOf(entry.results_path, keepOf(opts), opts.casesLimit), results_path: entry.results_path } : NO_CASES;
   return {
     label: `#${entry.id}`,
     origin: `history #${entry.id}`,
@@ -278,6 +281,7 @@ function loadResultsFile(spec: string, opts: LoadOptions): LoadedRun {
     origin: spec,
     report: rebuilt.report,
     results: first ? first.cases : rebuilt.scored,
+    results_path: spec,
     ...(first ? first.summary() : {}),
     ...(rebuilt.paired ? { paired: rebuilt.paired } : {}),
     receipt: readJsonIfExists(spec.replace(/\.results\.jsonl$/i, '.receipt.json'), spec),
@@ -294,7 +298,7 @@ function loadReportFile(readers: InputReaders, spec: string, opts: LoadOptions):
     label: basename(base),
     origin: spec,
     report,
-    ...(existsSync(resultsPath) ? casesOf(resultsPath, keepOf(opts), opts.casesLimit) : NO_CASES),
+    ...(existsSync(resultsPath) ? { ...casesOf(resultsPath, keepOf(opts), opts.casesLimit), results_path: resultsPath } : NO_CASES),
     receipt: readJsonIfExists(`${base}.receipt.json`, spec),
     run_id: null,
   };

@@ -6,8 +6,11 @@ import type { ReportInput } from '../../report/inputs.js';
 import type { SweepComparison } from '../../sweep/comparison.js';
 import { writeFileEnsured, type CliIO } from '../io.js';
 import { planOutput, writeByExtension, type Renderings } from '../outputs.js';
+import type { StreamedOutput } from '../output-file.js';
+import type { CaseResult } from '../../core/types.js';
+import { streamResultsFile } from '../../runner/results-stream.js';
 import { inputsFrontier } from '../../report/arms.js';
-import { loadInputsForCli } from '../load-runs.js';
+import { loadInputsForCli, loadRunsForCli } from '../load-runs.js';
 import { HTML_CASE_ROWS } from '../../report/page-limits.js';
 
 const REPORT_FORMATS = ['json', 'md', 'html', 'csv', 'jsonl', 'txt'] as const;
@@ -48,20 +51,22 @@ async function buildHtml(runs: ReportInput[], comparisons: SweepComparison[] = [
 /** Every format `report -o` writes. */
 function renderings(runs: ReportInput[], flags: ReportFlags, comparisons: SweepComparison[] = []): Renderings {
   const json = () => (runs.length === 1 ? prettyJson(documentOf(runs[0]!)) : prettyJson(runs.map((r) => ({ label: r.label, kind: r.kind, report: documentOf(r) }))));
-  const perCase = (): { label: string; kind: string; row: unknown }[] =>
-    runs.flatMap((r): { label: string; kind: string; row: unknown }[] =>
-      r.kind === 'suite'
-        ? (r.results ?? []).map((row) => ({ label: r.label, kind: r.kind, row }))
-        : r.kind === 'code'
-          ? r.results.datapoints.map((row) => ({ label: r.label, kind: r.kind, row }))
-          : r.file.arms.map((row) => ({ label: r.label, kind: r.kind, row })),
-    );
+  // One line per case, datapoint or arm; a suite run's cases are read again from its results file as they are written out.
+  const perCaseJsonl: StreamedOutput = {
+    stream: (write) => {
+      for (const r of runs) {
+        const line = (row: object) => JSON.stringify({ run: r.label, kind: r.kind, ...row }) + '\n';
+        if (r.kind === 'suite') forEachScoredBatch(r, (batch) => write(batch.map(line).join('')));
+        else write((r.kind === 'code' ? r.results.datapoints : r.file.arms).map(line).join(''));
+      }
+    },
+  };
   return {
     json,
     md: async () => runs.map((await textRenderers()).markdownOf).join('\n'),
     html: () => buildHtml(runs, comparisons),
     csv: async () => {
-      const { armsCsv, casesCsv, datapointsCsv } = (await textRenderers()).csv;
+      const { armsCsv, datapointsCsv } = (await textRenderers()).csv;
       if (!flags.cases) {
         const f = inputsFrontier(runs);
         return armsCsv(f.arms, f, f.arm_kinds);
@@ -71,14 +76,17 @@ function renderings(runs: ReportInput[], flags: ReportFlags, comparisons: SweepC
       if (suites.length && codes.length) throw new JoulebenchError('E_USAGE', '--cases CSV: suite runs and code results have different columns; write them to two files');
       if (runs.some((r) => r.kind === 'infer')) throw new JoulebenchError('E_USAGE', '--cases CSV: an infer run file has no cases; use report -o FILE.json');
       if (codes.length) return datapointsCsv(codes.map((r) => ({ label: r.label, datapoints: r.results.datapoints })));
-      const missing = suites.filter((r) => r.results === null).map((r) => r.origin);
+      const missing = suites.filter((r) => r.kind === 'suite' && !r.results_path && r.results === null).map((r) => r.origin);
       if (missing.length) throw new JoulebenchError('E_INPUT', `--cases: no per-case results for ${missing.join(', ')} (its .results.jsonl is not beside it)`);
-      return casesCsv(suites.map((r) => ({ label: r.label, results: r.results! })));
+      const { casesCsvHeader, casesCsvRows } = (await textRenderers()).csv;
+      return {
+        stream: (write) => {
+          write(casesCsvHeader());
+          for (const r of suites) if (r.kind === 'suite') forEachScoredBatch(r, (batch) => write(casesCsvRows(r.label, batch)));
+        },
+      };
     },
-    jsonl: () =>
-      flags.cases
-        ? perCase().map((c) => JSON.stringify({ run: c.label, kind: c.kind, ...(c.row as object) })).join('\n') + '\n'
-        : inputsFrontier(runs).arms.map((a) => JSON.stringify(a)).join('\n') + '\n',
+    jsonl: () => (flags.cases ? perCaseJsonl : inputsFrontier(runs).arms.map((a) => JSON.stringify(a)).join('\n') + '\n'),
     txt: async () => runs.map((await textRenderers()).tableOf).join('\n'),
   };
 }
@@ -109,14 +117,12 @@ export function reportCommand(io: CliIO): Command {
       const { isRateSweepFile, rateSweepRunFiles } = await import('../../load/sweep-file.js');
       const rateDocs = specs.filter(isRateSweepFile);
       if (rateDocs.length > 0) specs = specs.flatMap((s) => (rateDocs.includes(s) ? rateSweepRunFiles(s, existsSync) : [s]));
+      // Only the HTML page keeps cases, and only the first it shows (the rest stream past, counted);
+      // --cases reads each run's results file again as it writes the rows. Memory stays flat either way.
+      const html = flags.html !== undefined || plan?.format === 'html';
       const sweepDirs = specs.filter(isSweepDir);
-      const sweeps = sweepDirs.length > 0 ? await sweepInputs(sweepDirs) : { runs: [], comparisons: [] };
-      // Every scored case is kept only for what shows cases (the HTML page, --cases); otherwise a results
-      // file is aggregated as it streams past (flat memory whatever its size).
-      const cases = flags.html !== undefined || flags.cases === true || plan?.format === 'html';
-      // The page shows its first cases only: without --cases, only those are read whole.
-      const limit = flags.cases === true ? {} : { casesLimit: HTML_CASE_ROWS };
-      const runs = [...(await loadInputsForCli(specs.filter((s) => !sweepDirs.includes(s)), true, { cases, ...limit })), ...sweeps.runs];
+      const sweeps = sweepDirs.length > 0 ? await sweepInputs(sweepDirs, html) : { runs: [], comparisons: [] };
+      const runs = [...(await loadInputsForCli(specs.filter((s) => !sweepDirs.includes(s)), true, html ? { cases: true, casesLimit: HTML_CASE_ROWS } : { cases: false })), ...sweeps.runs];
       if (flags.out && plan) {
         if (flags.html) writeFileEnsured(flags.html, await buildHtml(runs, sweeps.comparisons), '--html');
         const format = await writeByExtension(flags.out, renderings(runs, flags, sweeps.comparisons));
@@ -146,6 +152,31 @@ export function reportCommand(io: CliIO): Command {
     });
 }
 
+/**
+ * A suite run's scored cases, a batch at a time, in file order: read again from its results file (never
+ * all held at once: a million-case run's per-case CSV), or the cases in memory (a sweep's runs).
+ */
+function forEachScoredBatch(r: Extract<ReportInput, { kind: 'suite' }>, each: (batch: CaseResult[]) => void): void {
+  if (!r.results_path) {
+    if (r.results) each(r.results);
+    return;
+  }
+  let batch: CaseResult[] = [];
+  streamResultsFile(r.results_path, {
+    header: () => {},
+    case: (c) => {
+      if (c.phase !== 'scored') return;
+      batch.push(c);
+      if (batch.length === 1024) {
+        each(batch);
+        batch = [];
+      }
+    },
+    other: () => {},
+  });
+  if (batch.length > 0) each(batch);
+}
+
 /** Each rate curve among the runs as a table (runs of one system at several rates). */
 async function rateCurveTables(runs: ReportInput[]): Promise<string> {
   const [{ rateCurvesOf }, { renderCurveTable }] = await Promise.all([import('../../report/html/rate-section.js'), import('../../load/table.js')]);
@@ -159,7 +190,7 @@ function documentOf(r: ReportInput): unknown {
 }
 
 /** The runs of sweep folders as report inputs (labelled by arm, and suite when a sweep has several), with each sweep's comparison. */
-async function sweepInputs(dirs: readonly string[]): Promise<{ runs: ReportInput[]; comparisons: SweepComparison[] }> {
+async function sweepInputs(dirs: readonly string[], html: boolean): Promise<{ runs: ReportInput[]; comparisons: SweepComparison[] }> {
   const { loadSweep, compareSweep } = await import('../../sweep/load.js');
   const runs: ReportInput[] = [];
   const comparisons: SweepComparison[] = [];
@@ -168,7 +199,19 @@ async function sweepInputs(dirs: readonly string[]): Promise<{ runs: ReportInput
     const many = loaded.state.plan.suites.length > 1;
     for (const r of loaded.runs) {
       const entry = loaded.state.runs.find((e) => e.arm === r.arm && e.suite === r.suite)!;
-      runs.push({ kind: 'suite', label: many ? `${r.arm} · ${r.suite}` : r.arm, origin: entry.report, report: r.report, results: r.results ? [...r.results] : null, receipt: null, run_id: entry.history_id });
+      // The page's first cases (and the counts and latencies of all), read from the run's results file as any run's are.
+      const cases = html && r.results_path ? (await loadRunsForCli([r.results_path], false, { cases: true, casesLimit: HTML_CASE_ROWS }))[0]! : null;
+      runs.push({
+        kind: 'suite',
+        label: many ? `${r.arm} · ${r.suite}` : r.arm,
+        origin: entry.report,
+        report: r.report,
+        results: cases ? cases.results : null,
+        ...(cases ? { header: cases.header ?? null, scored_total: cases.scored_total ?? 0, case_latency_ms: cases.case_latency_ms ?? { p50: null, p95: null, p99: null } } : {}),
+        results_path: r.results_path ?? null,
+        receipt: null,
+        run_id: entry.history_id,
+      });
     }
     comparisons.push(compareSweep(loaded));
   }
