@@ -6,7 +6,8 @@
  *     JSON-parsed) — the baseline of issue 19's goal 5;
  *   - client: joulebench's HTTP client alone (`postChat` on one `Http1Pool`), as the target calls it;
  *   - run: the `openai` target as `joulebench run --target openai` drives it (the runner, the target
- *     with its retry loop, the client, scoring, the results JSONL written to disk, aggregation).
+ *     with its retry loop, the client, scoring, the results JSONL written to disk, aggregation, and
+ *     the run's abort signal on every request, as the CLI passes one).
  * Requests/s ratios are the median over rounds of an arm's trial against the raw trial of the same
  * round. CPU per request is this process's user + system time over the trial; the server's is the
  * child's own `process.cpuUsage()` over the same trial, so "harness : server" says whether the
@@ -91,13 +92,14 @@ async function main(): Promise<void> {
     );
   };
 
-  // joulebench's client alone: the request the target builds for a case (body serialized per request), one pool.
+  // joulebench's client alone: the request the target builds for a case (the prompt spliced into a body
+  // serialized once, as target.ts does), one pool.
   const clientUrl = new URL(`${base}/chat/completions`);
   const clientPool = createPool();
   const clientCall = (stream: boolean) => (): Promise<unknown> => {
-    const body: Record<string, unknown> = { model: 'm', messages: [{ role: 'user', content: prompt }], temperature: 0, max_tokens: 4 };
-    if (stream) Object.assign(body, { stream: true, stream_options: { include_usage: true } });
-    return postChat({ url: clientUrl, body, stream, timeout_ms: 120_000, pool: clientPool });
+    const end = stream ? ',"temperature":0,"max_tokens":4,"stream":true,"stream_options":{"include_usage":true}}' : ',"temperature":0,"max_tokens":4}';
+    const payload = `{"model":"m","messages":[{"role":"user","content":${JSON.stringify(prompt)}}]${end}`;
+    return postChat({ url: clientUrl, payload, stream, timeout_ms: 120_000, pool: clientPool });
   };
 
   const cases: Case[] = Array.from({ length: N }, (_, i) => ({ id: `c${i}`, dataset: 'bench', prompt, expected: 'B', weight: 1, tags: [] }));
@@ -109,7 +111,8 @@ async function main(): Promise<void> {
     const path = join(dir, `results-${fileNo++}.jsonl`);
     const sink = new build.JsonlResultsFile(path);
     try {
-      const out = await build.run({ suite, target, meter: build.createModelMeter(), sink, warmup: 0, idle_ms: 0, keepResults: false, bootstrap: 0, concurrency });
+      // The CLI gives the run an abort signal (Ctrl-C), and every request carries it: so does this arm.
+      const out = await build.run({ suite, target, meter: build.createModelMeter(), sink, warmup: 0, idle_ms: 0, keepResults: false, bootstrap: 0, concurrency, signal: new AbortController().signal });
       if (out.report.correct_count !== N) throw new Error(`run path: ${out.report.correct_count} of ${N} correct (errors: ${out.report.error_count})`);
     } finally {
       sink.close();

@@ -156,3 +156,18 @@ test('the cascade with the openai target as its neural backend, at concurrency 4
   assert.ok(report.completion_tokens >= 4);
   assert.ok(report.ttft_p50_ms > 0);
 });
+
+// Every request of a run carries the run's abort signal (Ctrl-C): one listener a request made Node warn
+// "MaxListenersExceededWarning: Possible EventTarget memory leak" on stderr at --concurrency above 10.
+test('--concurrency 32: no listener-leak warning on stderr, every case answered', async () => {
+  const s = await startFakeOpenAI(() => ({ kind: 'plain', text: 'B' }));
+  servers.push(s);
+  const d = mkdtempSync(join(tmpdir(), 'jb-cli-openai-c32-'));
+  writeFileSync(join(d, 'many.jsonl'), Array.from({ length: 64 }, (_, i) => JSON.stringify({ id: `q${i}`, question: `Which ${i}?`, choices: ['w', 'x', 'y', 'z'], answer: 'B', subject: 's' })).join('\n') + '\n');
+  const r = await cli(['run', '--suite', 'mmlu', '--data', 'many.jsonl', '--target', 'openai', '--endpoint', s.url, '--model', 'toy', '--warmup', '0', '--no-idle', '--concurrency', '32', '--results', 'r.jsonl', '-q'], d);
+  assert.equal(r.code, 0, r.stderr);
+  assert.doesNotMatch(r.stderr, /MaxListeners|memory leak/);
+  assert.equal(s.seen.length, 64);
+  const lines = readFileSync(join(d, 'r.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { record: string; passed?: boolean });
+  assert.equal(lines.filter((l) => l.record === 'case' && l.passed === true).length, 64);
+});

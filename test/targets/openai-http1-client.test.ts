@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
+import { getEventListeners } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import net from 'node:net';
@@ -196,6 +197,98 @@ describe('HTTP/1.1 client: limits and timing', () => {
       assert.equal(e.kind, 'timeout');
       assert.ok(performance.now() - t0 >= 140);
     }
+  });
+
+  test('requests with different limits on one pool each time out at their own limit; a limit past setTimeout\'s range is kept, not cut to 1 ms', async () => {
+    // Replies held for 400 ms; one timer watches every request of a pool.
+    const s = await wireServer((sock) => setTimeout(() => sock.write(reply(PLAIN)), 400));
+    const pool = newPool();
+    const t0 = performance.now();
+    const when = (p: Promise<unknown>) => p.then(() => 'ok', (e: AttemptFailure) => e.kind).then((r) => [r, performance.now() - t0] as const);
+    // The long limit first, then a shorter one: the timer is moved earlier for it.
+    const [slow, fast, fastest, huge] = await Promise.all([
+      when(ask(s.url, pool, { timeout_ms: 5000 })),
+      when(ask(s.url, pool, { timeout_ms: 250 })),
+      when(ask(s.url, pool, { timeout_ms: 100 })),
+      // 2^31 ms and more: setTimeout would fire after 1 ms (with a warning); the old client timed out at once.
+      when(ask(s.url, pool, { timeout_ms: 2 ** 31 + 1000 })),
+    ]);
+    assert.equal(slow[0], 'ok');
+    assert.equal(huge[0], 'ok');
+    assert.equal(fast[0], 'timeout');
+    assert.equal(fastest[0], 'timeout');
+    assert.ok(fastest[1] >= 95 && fast[1] >= 245, `timeouts at ${fastest[1]} and ${fast[1]} ms`);
+    assert.ok(fastest[1] < fast[1], 'each at its own limit');
+    assert.equal(pool.deadlines.size, 0, 'no request left watched');
+    // Watched again after the timer has fired and rearmed: a timeout still fires.
+    const late = await failure(ask(s.url, pool, { timeout_ms: 50 }));
+    assert.equal(late.kind, 'timeout');
+  });
+
+  test('the pool\'s timer does not keep the process alive once no request is in flight', async () => {
+    const script = `
+import net from 'node:net';
+import { createPool, postChat } from ${JSON.stringify(new URL('../../src/targets/openai/http.ts', import.meta.url).href)};
+const server = net.createServer((s) => s.once('data', () => s.end('HTTP/1.1 200 OK\\r\\nContent-Length: ${PLAIN.length}\\r\\n\\r\\n${PLAIN.replace(/"/g, '\\"')}')));
+await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+const pool = createPool();
+const r = await postChat({ url: new URL('http://127.0.0.1:' + server.address().port + '/v1/chat/completions'), body: {}, stream: false, timeout_ms: 600000, pool });
+server.close();
+console.log(r.text);
+`;
+    const t0 = performance.now();
+    const r = await child(script);
+    assert.equal(r.out.trim(), 'B', r.err);
+    assert.equal(r.code, 0);
+    assert.ok(performance.now() - t0 < 60_000, 'exited without waiting for the 600 s limit');
+  });
+
+  test('plain replies arriving in pieces on several connections at once are read whole (read memory is shared between connections)', async () => {
+    const texts = Array.from({ length: 4 }, (_, i) => `answer ${i} ${'é'.repeat(300 + i)}`);
+    const s = await wireServer((sock, req) => {
+      const i = Number(/"i":(\d)/.exec(req.body)?.[1]);
+      const wire = Buffer.from(reply(JSON.stringify({ choices: [{ message: { content: texts[i] } }] })));
+      // Cut inside the head, inside a two-byte character and inside the body, with pauses so each piece is its own read.
+      const cuts = [0, 20, 130, 131, 400, wire.length];
+      cuts.slice(1).forEach((c, k) => setTimeout(() => sock.write(wire.subarray(cuts[k]!, c)), 15 * k + 5 * i));
+    });
+    const pool = newPool();
+    const got = await Promise.all(texts.map((_, i) => ask(s.url, pool, { body: { i } })));
+    assert.deepEqual(got.map((r) => r.text), texts);
+    // An error body in pieces keeps its message.
+    const e = await failure(
+      postChat({ url: (await wireServer((sock) => { sock.write('HTTP/1.1 503 Busy\r\nContent-Length: 32\r\n\r\n{"error":{"mes'); setTimeout(() => sock.write('sage":"overload"}}'), 30); })).url, body: {}, stream: false, timeout_ms: 5000, pool }),
+    );
+    assert.equal(e.message, 'HTTP 503: overload');
+  });
+
+  test('an abort signal fails every request in flight under it at once, and only those; one listener a signal, not one a request', async () => {
+    const s = await wireServer(() => {}); // never answers
+    const pool = newPool();
+    const a = new AbortController();
+    const b = new AbortController();
+    const outcome = (p: Promise<unknown>) => p.then(() => 'ok', (e: AttemptFailure) => e.kind);
+    const underA = Array.from({ length: 10 }, () => outcome(ask(s.url, pool, { signal: a.signal, timeout_ms: 20_000 })));
+    const underB = Array.from({ length: 2 }, () => outcome(ask(s.url, pool, { signal: b.signal, timeout_ms: 20_000 })));
+    await new Promise((ok) => setTimeout(ok, 100));
+    assert.equal(getEventListeners(a.signal, 'abort').length, 1);
+    assert.equal(getEventListeners(b.signal, 'abort').length, 1);
+    const t0 = performance.now();
+    a.abort();
+    assert.deepEqual(await Promise.all(underA), Array(10).fill('aborted'));
+    assert.ok(performance.now() - t0 < 5000);
+    assert.equal(pool.size, 2, "the aborted requests' connections are closed; the others stay");
+    let bDone = false;
+    void Promise.all(underB).then(() => (bDone = true));
+    await new Promise((ok) => setTimeout(ok, 50));
+    assert.equal(bDone, false, 'requests under another signal go on');
+    b.abort();
+    assert.deepEqual(await Promise.all(underB), ['aborted', 'aborted']);
+    // Under a signal already aborted: refused at once, nothing sent.
+    const seen = s.seen.length;
+    assert.equal(await outcome(ask(s.url, pool, { signal: a.signal })), 'aborted');
+    assert.equal(s.seen.length, seen);
+    assert.equal(pool.deadlines.size, 0);
   });
 
   test('the reply cap cuts off a chunked body that never ends, and an error body', async () => {

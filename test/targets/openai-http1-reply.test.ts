@@ -10,11 +10,10 @@ interface Outcome {
 }
 
 /** Feeds `wire` to a fresh parser in the given pieces and records what it reported. */
-function parse(wire: string | Buffer, pieces: number[] = []): Outcome {
+function parse(wire: string | Buffer, pieces: number[] = [], p = new ReplyParser()): Outcome {
   const bytes = typeof wire === 'string' ? Buffer.from(wire, 'latin1') : wire;
   const out: Outcome = { heads: [], body: '', end: null, malformed: null };
   const bodyParts: Buffer[] = [];
-  const p = new ReplyParser();
   p.start({
     onHead: (h) => out.heads.push(h),
     onBody: (b) => bodyParts.push(Buffer.from(b)),
@@ -23,7 +22,11 @@ function parse(wire: string | Buffer, pieces: number[] = []): Outcome {
   });
   let at = 0;
   for (const cut of [...pieces, bytes.length]) {
-    p.execute(bytes.subarray(at, cut));
+    // Each piece in memory that is overwritten once execute returns (the client reads every plain
+    // connection into one shared buffer): the parser must keep no view of it.
+    const scratch = Buffer.from(bytes.subarray(at, cut));
+    p.execute(scratch);
+    scratch.fill('Z');
     at = cut;
   }
   out.body = Buffer.concat(bodyParts).toString('latin1');
@@ -102,6 +105,43 @@ describe('HTTP/1.1 reply parser: framing', () => {
     const o = parse(`${OK}Content-Length: 1\r\n\r\nx${OK}Content-Length: 1\r\n\r\ny`);
     assert.equal(o.body, 'x');
     assert.equal(o.end?.reusable, false);
+  });
+
+  test('one parser reading reply after reply (its remembered field values) reads each as a fresh parser does', () => {
+    // Values of the same length that differ in one byte, the same value again, and values too long to remember.
+    const types = ['application/json', 'application/jsoN', 'text/event-stream', 'text/event-strean', `text/plain; x=${'v'.repeat(200)}`, `text/plain; x=${'v'.repeat(199)}w`];
+    const connections = ['keep-alive', 'Keep-Alive', 'close', 'Close', 'clos', 'keep-alive, close', 'upgrade', `keep-alive, ${'x'.repeat(150)}`, `close, ${'x'.repeat(153)}`];
+    const keepAlives = ['timeout=5', 'timeout=7', 'timeout=50', 'max=5', 'timeout=0', `timeout=9, ${'m'.repeat(140)}`, `timeout=8, ${'m'.repeat(140)}`];
+    const codings = ['chunked', 'chunkee', 'gzip, chunked', 'chunked, gzip', 'CHUNKED'];
+    let seed = 7;
+    const pick = <T>(a: T[]): T => a[(seed = (seed * 1103515245 + 12345) % 2 ** 31) % a.length]!;
+    const reused = new ReplyParser();
+    for (let i = 0; i < 400; i++) {
+      const te = pick([...codings, null, null]);
+      const fields = [`Content-Type: ${pick(types)}`, `Connection: ${pick(connections)}`, `Keep-Alive: ${pick(keepAlives)}`];
+      if (pick([true, false])) fields.push(`Connection: ${pick(connections)}`);
+      const body = te === null ? 'Content-Length: 2\r\n\r\nok' : `Transfer-Encoding: ${te}\r\n\r\n2\r\nok\r\n0\r\n\r\n`;
+      const wire = `HTTP/1.${pick([0, 1])} 200 OK\r\n${fields.join('\r\n')}\r\n${body}`;
+      // A body framed by the close is ended by the peer's FIN, as the connection would report it.
+      const got = parse(wire, [], reused);
+      reused.eof();
+      const fresh = new ReplyParser();
+      const want = parse(wire, [], fresh);
+      fresh.eof();
+      assert.deepEqual(got, want, `reply ${i}: ${JSON.stringify(wire)}`);
+    }
+  });
+
+  test(`a head ending at ${MAX_HEAD_BYTES} bytes is read; one byte longer is refused`, () => {
+    const head = (n: number) => {
+      const start = `${OK}Content-Length: 0\r\nX-Pad: `;
+      return `${start}${'p'.repeat(n - start.length)}\r\n\r\n`;
+    };
+    assert.equal(head(MAX_HEAD_BYTES).indexOf('\r\n\r\n'), MAX_HEAD_BYTES);
+    assert.deepEqual(parse(head(MAX_HEAD_BYTES)).end, { reusable: true, timeout_s: null });
+    assert.deepEqual(parse(head(MAX_HEAD_BYTES), [100, MAX_HEAD_BYTES - 1]).end, { reusable: true, timeout_s: null });
+    assert.match(parse(head(MAX_HEAD_BYTES + 1)).malformed ?? '', /head larger than/);
+    assert.match(parse(head(MAX_HEAD_BYTES + 1), [MAX_HEAD_BYTES + 1]).malformed ?? '', /head larger than/);
   });
 
   test('header names are matched in any case; Location and Content-Type read', () => {

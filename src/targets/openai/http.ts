@@ -1,9 +1,10 @@
 import { performance } from 'node:perf_hooks';
-import { StringDecoder } from 'node:string_decoder';
 import type { FailureKind } from '../retry.js';
+import type { Timed } from './deadlines.js';
 import { Http1Pool, type Connection, type Exchange, type Origin } from './http1-pool.js';
 import type { ReplyHead } from './http1-reply.js';
 import { SseChatReader, usageOf } from './sse.js';
+import { Utf8Chunks } from './utf8-chunks.js';
 
 /** Default cap on one reply's body, bytes (`target.max_reply_bytes`): 4 MiB. */
 export const DEFAULT_MAX_REPLY_BYTES = 4 * 1024 * 1024;
@@ -31,9 +32,11 @@ export interface ChatResult {
   streamed: boolean;
 }
 
-export interface PostOptions {
+/** One request: its body as an object, or already serialized (`payload`). */
+export type PostOptions = PostTarget & ({ body: Record<string, unknown>; payload?: string } | { body?: undefined; payload: string });
+
+interface PostTarget {
   url: URL;
-  body: Record<string, unknown>;
   stream: boolean;
   apiKey?: string;
   timeout_ms: number;
@@ -44,8 +47,6 @@ export interface PostOptions {
   max_reply_bytes?: number;
   /** Each streamed chunk carrying output tokens (see `AnswerRequest.onChunk`). */
   onChunk?: (kind: 'content' | 'reasoning') => void;
-  /** `body` already serialized (a request prepared ahead of its send time); `JSON.stringify(body)` when absent. */
-  payload?: string;
 }
 
 /** Keep-alive connections sized for concurrency; one pool per target. */
@@ -67,6 +68,7 @@ export function postChat(o: PostOptions): Promise<ChatResult> {
     if (head === null) return reject(new AttemptFailure('malformed', 'the API key contains a character not allowed in an HTTP header (a control character or non-ASCII): refused, not sent'));
     const x = new ChatExchange(o, resolve, reject);
     if (o.signal?.aborted) return x.fail(new AttemptFailure('aborted', 'aborted'));
+    // The `openai` target sends a payload: each case spliced into a body serialized once.
     const payload = o.payload ?? JSON.stringify(o.body);
     x.conn = o.pool.send(target.origin, `${head}${Buffer.byteLength(payload)}\r\n\r\n${payload}`, x);
     x.t0 = performance.now();
@@ -125,19 +127,46 @@ const ERROR_BODY = 2;
 /** Bytes of an error reply's body kept for its message. */
 const ERROR_BODY_BYTES = 4096;
 
-/** One attempt: its timer, abort listener and reply reading (a class, not closures: one a request). */
-class ChatExchange implements Exchange {
+/**
+ * The requests in flight under each abort signal: one 'abort' listener a signal (added with its first
+ * request, there until it fires), not one added and removed a request; an EventTarget listener cost
+ * about as much as the reply's parsing, and `joulebench run` gives every request the run's signal.
+ */
+const bySignal = new WeakMap<AbortSignal, Set<ChatExchange>>();
+
+function watchAbort(signal: AbortSignal, x: ChatExchange): void {
+  let live = bySignal.get(signal);
+  if (live === undefined) {
+    const set = (live = new Set());
+    bySignal.set(signal, set);
+    signal.addEventListener(
+      'abort',
+      () => {
+        for (const y of [...set]) y.onAbort();
+        set.clear();
+      },
+      { once: true },
+    );
+  }
+  live.add(x);
+}
+
+/** One attempt: its deadline, abort watch and reply reading (a class, not closures: one a request). */
+class ChatExchange implements Exchange, Timed {
   conn: Connection | null = null;
   t0 = 0;
   private settled = false;
-  private readonly timer: NodeJS.Timeout;
+  /** When the attempt runs out of time (`performance.now()`): the pool's one timer watches it. */
+  readonly deadline_ms: number;
   private readonly limit: number;
   private mode = PLAIN;
   private status = 0;
   private received = 0;
   private parts: Buffer[] = [];
+  /** `parts[0, owned)` are copies; the rest may be views of a read buffer (see `keepChunks`). */
+  private owned = 0;
   private reader: SseChatReader | null = null;
-  private decoder: StringDecoder | null = null;
+  private decoder: Utf8Chunks | null = null;
   private ttft_ms: number | null = null;
 
   constructor(
@@ -146,12 +175,17 @@ class ChatExchange implements Exchange {
     private readonly reject: (e: AttemptFailure) => void,
   ) {
     this.limit = o.max_reply_bytes ?? DEFAULT_MAX_REPLY_BYTES;
-    this.timer = setTimeout(onTimeout, o.timeout_ms, this);
-    o.signal?.addEventListener('abort', this, { once: true });
+    this.deadline_ms = performance.now() + o.timeout_ms;
+    o.pool.deadlines.add(this);
+    if (o.signal !== undefined) watchAbort(o.signal, this);
   }
 
-  /** The abort signal fired (an EventListener object: no closure per request). */
-  handleEvent(): void {
+  onDeadline(): void {
+    this.fail(new AttemptFailure('timeout', `no complete reply within ${this.o.timeout_ms} ms`));
+  }
+
+  /** The abort signal fired. */
+  onAbort(): void {
     this.fail(new AttemptFailure('aborted', 'aborted'));
   }
 
@@ -165,8 +199,8 @@ class ChatExchange implements Exchange {
 
   private settle(): void {
     this.settled = true;
-    clearTimeout(this.timer);
-    this.o.signal?.removeEventListener('abort', this);
+    this.o.pool.deadlines.delete(this);
+    if (this.o.signal !== undefined) bySignal.get(this.o.signal)?.delete(this);
   }
 
   onHead(h: ReplyHead): void {
@@ -178,7 +212,7 @@ class ChatExchange implements Exchange {
     else if (this.o.stream && /text\/event-stream/i.test(h.contentType)) {
       this.mode = STREAM;
       const reader = (this.reader = new SseChatReader());
-      this.decoder = new StringDecoder('utf8');
+      this.decoder = new Utf8Chunks();
       reader.onFirstContent = () => (this.ttft_ms = performance.now() - this.t0);
       if (this.o.onChunk) reader.onToken = this.o.onChunk;
     }
@@ -225,6 +259,12 @@ class ChatExchange implements Exchange {
     this.done({ text: content, prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens, ttft_ms: null, e2e_ms, streamed: false });
   }
 
+  keepChunks(): void {
+    const parts = this.parts;
+    for (let i = this.owned; i < parts.length; i++) parts[i] = Buffer.from(parts[i]!);
+    this.owned = parts.length;
+  }
+
   onMalformed(why: string): void {
     this.fail(new AttemptFailure('malformed', `reply is not valid HTTP/1.1: ${why}`));
   }
@@ -243,18 +283,10 @@ class ChatExchange implements Exchange {
     this.fail(new AttemptFailure('http', `HTTP ${this.status}: ${errorText(kept)}`, this.status));
   }
 
-  timeoutOf(): number {
-    return this.o.timeout_ms;
-  }
-
   private done(r: ChatResult): void {
     this.settle();
     this.resolve(r);
   }
-}
-
-function onTimeout(x: ChatExchange): void {
-  x.fail(new AttemptFailure('timeout', `no complete reply within ${x.timeoutOf()} ms`));
 }
 
 /** The server's error message from an OpenAI-style `{"error":{"message":…}}` body, or the body's start. */

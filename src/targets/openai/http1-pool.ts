@@ -1,6 +1,7 @@
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import tls from 'node:tls';
+import { Deadlines } from './deadlines.js';
 import { guardedLookup } from './guard.js';
 import { ReplyParser, type ReplyHead, type ReplySink } from './http1-reply.js';
 
@@ -25,7 +26,21 @@ export interface Exchange {
   onSocketError(e: NodeJS.ErrnoException): void;
   /** The connection closed in the middle of the reply. */
   onCutShort(): void;
+  /**
+   * The body chunks given to `onBody` so far were views of a read buffer that the next read
+   * overwrites: copy any still kept. Called after each read while the reply is in progress.
+   */
+  keepChunks(): void;
 }
+
+/** Bytes one read may bring on a plain TCP connection (as much as Node's own reads). */
+const READ_BUFFER_BYTES = 64 * 1024;
+/**
+ * The one buffer every plain TCP connection reads into (`onread`: no Buffer a read and no stream
+ * machinery): a read is parsed before the next one lands, the parser keeps no view of it, and the
+ * exchange copies the body chunks it keeps (`keepChunks`). TLS sockets read as streams.
+ */
+let readBuffer: Buffer | null = null;
 
 /** One keep-alive connection: a socket, its reply parser, and the exchange it carries (none while idle). */
 export class Connection implements ReplySink {
@@ -39,8 +54,10 @@ export class Connection implements ReplySink {
     private readonly pool: Http1Pool,
     readonly key: string,
     readonly socket: net.Socket,
+    /** Whether reads arrive through {@link Connection.onRead} into the shared read buffer (plain TCP), not as 'data' events. */
+    shared: boolean,
   ) {
-    socket.on('data', (d: Buffer) => this.onData(d));
+    if (!shared) socket.on('data', (d: Buffer) => this.onData(d));
     socket.on('error', (e: NodeJS.ErrnoException) => this.onError(e));
     socket.on('end', () => this.onEof());
     socket.on('close', () => this.onClose());
@@ -82,6 +99,14 @@ export class Connection implements ReplySink {
     this.parser.execute(d);
   }
 
+  /** @internal `n` bytes read into the shared read buffer. */
+  onRead(n: number, buf: Buffer): void {
+    if (this.x === null) return this.abandon();
+    this.parser.execute(n === buf.length ? buf : buf.subarray(0, n));
+    // The next read overwrites these bytes: a reply still in progress keeps copies of its chunks.
+    this.x?.keepChunks();
+  }
+
   private onError(e: NodeJS.ErrnoException): void {
     const x = this.x;
     this.abandon();
@@ -118,6 +143,8 @@ export class Connection implements ReplySink {
  * `https` does (system CAs and `NODE_EXTRA_CA_CERTS`). Idle sockets do not keep the process alive.
  */
 export class Http1Pool {
+  /** The per-attempt deadlines of this pool's requests, one timer for all. */
+  readonly deadlines = new Deadlines();
   private readonly idleByKey = new Map<string, Connection[]>();
   private readonly open = new Set<Connection>();
 
@@ -138,6 +165,7 @@ export class Http1Pool {
       x?.onSocketError(Object.assign(new Error('connection closed by the client (target closed)'), { code: 'ECONNRESET' }));
     }
     this.idleByKey.clear();
+    this.deadlines.clear();
   }
 
   /** Connections open now (idle and busy). */
@@ -181,12 +209,19 @@ export class Http1Pool {
   }
 
   private connect(origin: Origin): Connection {
+    let conn: Connection | null = null;
     const socket = origin.secure
       ? tls.connect({ host: origin.host, port: origin.port, lookup: guardedLookup, servername: net.isIP(origin.host) === 0 ? origin.host : '', ALPNProtocols: ['http/1.1'] })
-      : net.connect({ host: origin.host, port: origin.port, lookup: guardedLookup, noDelay: true });
+      : net.connect({
+          host: origin.host,
+          port: origin.port,
+          lookup: guardedLookup,
+          noDelay: true,
+          onread: { buffer: (readBuffer ??= Buffer.allocUnsafe(READ_BUFFER_BYTES)), callback: (n: number, buf: Uint8Array) => (conn!.onRead(n, buf as Buffer), true) },
+        });
     if (origin.secure) socket.setNoDelay(true);
     socket.setKeepAlive(true, 1000);
-    const conn = new Connection(this, origin.key, socket);
+    conn = new Connection(this, origin.key, socket, !origin.secure);
     this.open.add(conn);
     return conn;
   }

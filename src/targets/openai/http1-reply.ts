@@ -102,7 +102,60 @@ function scanFields(bytes: Buffer, start: number, end: number, onField: FieldSin
   return null;
 }
 
-/** One connection's parser; reset with {@link start} for each request sent on it. */
+/** Longest field value remembered by {@link ValueMemo}, bytes. */
+const MEMO_MAX_BYTES = 128;
+
+/**
+ * The last value one header field had on a connection, as bytes and as the string read from them: a
+ * server sends the same `Content-Type`, `Connection`, `Keep-Alive` and `Transfer-Encoding` values in
+ * every reply, and comparing a few bytes costs less than making the string again (and the work done
+ * on it: the token split, the timeout pattern), once per reply.
+ */
+class ValueMemo {
+  private bytes = Buffer.alloc(0);
+  private len = -1;
+  text = '';
+
+  /** `bytes[v0, v1)` read as latin1: the remembered string when the bytes are the same as last time. */
+  read(bytes: Buffer, v0: number, v1: number): string {
+    const len = v1 - v0;
+    if (len === this.len) {
+      const m = this.bytes;
+      let i = 0;
+      while (i < len && m[i] === bytes[v0 + i]) i++;
+      if (i === len) return this.text;
+    }
+    const text = bytes.toString('latin1', v0, v1);
+    if (len <= MEMO_MAX_BYTES) {
+      if (this.bytes.length < len) this.bytes = Buffer.allocUnsafe(MEMO_MAX_BYTES);
+      bytes.copy(this.bytes, 0, v0, v1);
+      this.len = len;
+      this.text = text;
+    } else this.len = -1;
+    return text;
+  }
+}
+
+/** Index of the CRLFCRLF that ends a head in `bytes` at or after `from`, or -1 (a loop: heads are short, a native call costs more). */
+function headEndOf(bytes: Buffer, from: number): number {
+  // Past MAX_HEAD_BYTES + 1 the head is too large wherever it ends (the caller refuses it either way).
+  const last = Math.min(bytes.length - 4, MAX_HEAD_BYTES + 1);
+  for (let i = from; i <= last; i++) {
+    if (bytes[i] === CR && bytes[i + 1] === LF && bytes[i + 2] === CR && bytes[i + 3] === LF) return i;
+  }
+  return -1;
+}
+
+/** `bytes` to keep past this `execute` call: a copy unless it is already one (joined with earlier bytes), never a view of the input, whose memory the caller may reuse. */
+function keep(bytes: Buffer, joined: boolean): Buffer {
+  return joined ? bytes : Buffer.from(bytes);
+}
+
+/**
+ * One connection's parser; reset with {@link start} for each request sent on it. It keeps no view of
+ * the bytes given to {@link ReplyParser.execute} once the call returns (the caller may read into the
+ * same memory again); body chunks given to the sink are views, valid during the sink's call.
+ */
 export class ReplyParser implements FieldSink {
   private sink: ReplySink | null = null;
   private state = DONE;
@@ -125,6 +178,17 @@ export class ReplyParser implements FieldSink {
   private connection = '';
   private contentType = '';
   private location: string | undefined = undefined;
+  // The last values seen on this connection, and what was worked out from them.
+  private readonly memoType = new ValueMemo();
+  private readonly memoConnection = new ValueMemo();
+  private readonly memoKeepAlive = new ValueMemo();
+  private readonly memoTe = new ValueMemo();
+  private keepAliveText: string | null = null;
+  private keepAliveValue_s: number | null = null;
+  private connectionText: string | null = null;
+  private connectionTokens: string[] = [];
+  private teText: string | null = null;
+  private teChunked = false;
   /** Whether any byte of this reply has arrived (a close before any is a dropped connection, not a cut reply). */
   started = false;
 
@@ -216,15 +280,20 @@ export class ReplyParser implements FieldSink {
         break;
       case 10:
         if (nameIs(bytes, at, 'connection')) {
-          const v = bytes.toString('latin1', v0, v1);
+          const v = this.memoConnection.read(bytes, v0, v1);
           this.connection = this.connection === '' ? v : `${this.connection}, ${v}`;
         } else if (nameIs(bytes, at, 'keep-alive')) {
-          const t = KEEP_ALIVE_TIMEOUT.exec(bytes.toString('latin1', v0, v1));
-          if (t) this.keepAliveTimeout_s = Number(t[1]);
+          const v = this.memoKeepAlive.read(bytes, v0, v1);
+          if (v !== this.keepAliveText) {
+            const t = KEEP_ALIVE_TIMEOUT.exec(v);
+            this.keepAliveText = v;
+            this.keepAliveValue_s = t ? Number(t[1]) : null;
+          }
+          if (this.keepAliveValue_s !== null) this.keepAliveTimeout_s = this.keepAliveValue_s;
         }
         break;
       case 12:
-        if (nameIs(bytes, at, 'content-type')) this.contentType = bytes.toString('latin1', v0, v1);
+        if (nameIs(bytes, at, 'content-type')) this.contentType = this.memoType.read(bytes, v0, v1);
         break;
       case 14:
         if (nameIs(bytes, at, 'content-length')) {
@@ -241,7 +310,7 @@ export class ReplyParser implements FieldSink {
         break;
       case 17:
         if (nameIs(bytes, at, 'transfer-encoding')) {
-          const v = bytes.toString('latin1', v0, v1);
+          const v = this.memoTe.read(bytes, v0, v1);
           this.te = this.te === null ? v : `${this.te}, ${v}`;
         }
         break;
@@ -267,14 +336,14 @@ export class ReplyParser implements FieldSink {
   private head(buf: Buffer, pos: number): number {
     let bytes = pos === 0 ? buf : buf.subarray(pos);
     const before = this.pending?.length ?? 0;
-    if (this.pending !== null) bytes = Buffer.concat([this.pending, bytes]);
-    const end = bytes.indexOf(CRLFCRLF);
+    if (before > 0) bytes = Buffer.concat([this.pending!, bytes]);
+    const end = headEndOf(bytes, 0);
     if (end < 0 || end > MAX_HEAD_BYTES) {
       if (end >= 0 || bytes.length > MAX_HEAD_BYTES) {
         this.malformed(`reply head larger than ${MAX_HEAD_BYTES} bytes`);
         return buf.length;
       }
-      this.pending = bytes;
+      this.pending = keep(bytes, before > 0);
       return buf.length;
     }
     this.pending = null;
@@ -326,15 +395,23 @@ export class ReplyParser implements FieldSink {
     }
     this.status = status;
     const http10 = bytes[7] === 0x30;
-    const c = this.connection.toLowerCase();
-    const tokens = c === '' ? [] : c === 'keep-alive' ? [c] : c.split(',').map((t) => t.trim());
+    if (this.connection !== this.connectionText) {
+      const c = this.connection.toLowerCase();
+      this.connectionText = this.connection;
+      this.connectionTokens = c === '' ? [] : c === 'keep-alive' ? [c] : c.split(',').map((t) => t.trim());
+    }
+    const tokens = this.connectionTokens;
     this.keepAlive = http10 ? tokens.includes('keep-alive') : !tokens.includes('close');
     const te = this.te as string | null; // set by field(), through scanFields
     if (te !== null) {
       // Both framings at once is the request-smuggling shape: refused, as Node's own parser does.
       if (this.length !== null) return 'reply has both Transfer-Encoding and Content-Length';
-      const codings = te.toLowerCase().split(',');
-      if (codings[codings.length - 1]!.trim() === 'chunked') this.startChunkSize();
+      if (te !== this.teText) {
+        const codings = te.toLowerCase().split(',');
+        this.teText = te;
+        this.teChunked = codings[codings.length - 1]!.trim() === 'chunked';
+      }
+      if (this.teChunked) this.startChunkSize();
       else {
         this.state = UNTIL_CLOSE;
         this.keepAlive = false;
@@ -404,11 +481,11 @@ export class ReplyParser implements FieldSink {
     }
     let bytes = buf.subarray(pos);
     const before = this.pending?.length ?? 0;
-    if (this.pending !== null) bytes = Buffer.concat([this.pending, bytes]);
+    if (before > 0) bytes = Buffer.concat([this.pending!, bytes]);
     let end = -1;
     if (bytes[0] === CR) {
       if (bytes.length < 2) {
-        this.pending = bytes;
+        this.pending = keep(bytes, before > 0);
         return buf.length;
       }
       if (bytes[1] !== LF) {
@@ -432,7 +509,7 @@ export class ReplyParser implements FieldSink {
         this.malformed(`chunked trailers larger than ${MAX_HEAD_BYTES} bytes`);
         return buf.length;
       }
-      this.pending = bytes;
+      this.pending = keep(bytes, before > 0);
       return buf.length;
     }
     this.pending = null;

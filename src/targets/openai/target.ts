@@ -95,6 +95,13 @@ export class OpenAITarget implements Target {
   private readonly retry: RetryPolicy;
   private readonly timeout_ms: number;
   private readonly max_tokens: number;
+  /**
+   * The request body around its messages, serialized once: `{"model":…,"messages":` and the rest
+   * (plain, streamed). A request splices the case's messages in; the bytes are `JSON.stringify` of
+   * the body object, key for key (test/targets/openai-request-target.test.ts).
+   */
+  private readonly bodyStart: string;
+  private readonly bodyEnd: [plain: string, stream: string];
 
   /** The model:api estimate for this model, or why there is none. */
   private readonly energyModel: ApiEnergyModel;
@@ -113,6 +120,9 @@ export class OpenAITarget implements Target {
     this.retry = o.retry ?? NO_RETRY;
     this.timeout_ms = Math.round((o.request_timeout_s ?? 120) * 1000);
     this.max_tokens = o.max_tokens ?? 256;
+    this.bodyStart = `{"model":${JSON.stringify(o.model)},"messages":`;
+    const end = `,"temperature":0,"max_tokens":${JSON.stringify(this.max_tokens)}`;
+    this.bodyEnd = [`${end}}`, `${end},"stream":true,"stream_options":{"include_usage":true}}`];
   }
 
   answer(req: AnswerRequest): Promise<Answer> {
@@ -122,7 +132,6 @@ export class OpenAITarget implements Target {
   /** Builds and serializes the request now; the returned function sends it (load runs, `Target.prepare`). */
   prepare(req: AnswerRequest): () => Promise<Answer> {
     const prepared = this.post(req, this.stream);
-    prepared.payload = JSON.stringify(prepared.body);
     return () => this.attempts(req, prepared);
   }
 
@@ -133,7 +142,18 @@ export class OpenAITarget implements Target {
       attempt++;
       const started = attempt === 1 ? first : performance.now();
       try {
-        const r = await this.once(req, attempt === 1 ? prepared : null);
+        const stream = this.stream;
+        let r: ChatResult;
+        try {
+          // A prepared request (load runs) is sent as built while the streaming choice it was built for holds.
+          r = await postChat(attempt === 1 && prepared !== null && prepared.stream === stream ? prepared : this.post(req, stream));
+        } catch (e) {
+          // A server that refuses `stream: true` (a 400/422 naming "stream") is asked again plainly, once, in
+          // the same attempt (handled here rather than in a .catch layer a request: one promise fewer).
+          if (!(stream && this.stream && e instanceof AttemptFailure && (e.status === 400 || e.status === 422) && /stream/i.test(e.message))) throw e;
+          this.stream = false;
+          r = await postChat(this.post(req, false));
+        }
         return this.toAnswer(r, attempt, started - first);
       } catch (e) {
         const f = e instanceof AttemptFailure ? e : new AttemptFailure('connection', String((e as Error)?.message ?? e));
@@ -145,33 +165,16 @@ export class OpenAITarget implements Target {
     }
   }
 
-  /** One attempt; a server that refuses `stream: true` (a 400/422 naming "stream") is asked again plainly, once. */
-  private once(req: AnswerRequest, prepared: PostOptions | null = null): Promise<ChatResult> {
-    // A prepared request (load runs) is sent as built while the streaming choice it was built for holds.
-    const reply = postChat(prepared !== null && prepared.stream === this.stream ? prepared : this.post(req, this.stream));
-    // A plain promise chain, not an async function: one request a case, and each layer is a promise more.
-    if (!this.stream) return reply;
-    return reply.catch((e: unknown) => {
-      if (this.stream && e instanceof AttemptFailure && (e.status === 400 || e.status === 422) && /stream/i.test(e.message)) {
-        this.stream = false;
-        return postChat(this.post(req, false));
-      }
-      throw e;
-    });
-  }
-
+  /** The request for `req`: `{model, messages, temperature: 0, max_tokens[, stream, stream_options]}`, serialized. */
   private post(req: AnswerRequest, stream: boolean): PostOptions {
-    const body: Record<string, unknown> = {
-      model: this.o.model,
-      messages: req.messages ?? [{ role: 'user', content: req.prompt }],
-      temperature: 0,
-      max_tokens: this.max_tokens,
-    };
-    if (stream) {
-      body.stream = true;
-      body.stream_options = { include_usage: true };
-    }
-    const post: Parameters<typeof postChat>[0] = { url: this.url, body, stream, timeout_ms: this.timeout_ms, pool: this.pool };
+    const messages =
+      req.messages !== undefined
+        ? JSON.stringify(req.messages)
+        : typeof req.prompt === 'string'
+          ? `[{"role":"user","content":${JSON.stringify(req.prompt)}}]`
+          : JSON.stringify([{ role: 'user', content: req.prompt }]);
+    const payload = `${this.bodyStart}${messages}${this.bodyEnd[stream ? 1 : 0]}`;
+    const post: Parameters<typeof postChat>[0] = { url: this.url, payload, stream, timeout_ms: this.timeout_ms, pool: this.pool };
     // Set one by one rather than spread from conditional objects: a request a case, on the hot path.
     if (this.o.max_reply_bytes !== undefined) post.max_reply_bytes = this.o.max_reply_bytes;
     if (this.o.apiKey) post.apiKey = this.o.apiKey;
