@@ -122,7 +122,7 @@ function before(a: Held, b: Held): boolean {
   return a.rank !== b.rank ? a.rank < b.rank : a.pass !== b.pass ? a.pass < b.pass : a.index !== b.index ? a.index < b.index : a.seq < b.seq;
 }
 
-/** The fields the scanner fills (all the aggregate reads of a line the scanner read), trace entries copied. */
+/** The fields the scanner fills (all the aggregate reads of a line the scanner read); the trace is shared. */
 function copyInto(d: CaseResult, s: CaseResult): CaseResult {
   d.record = s.record;
   d.phase = s.phase;
@@ -148,23 +148,9 @@ function copyInto(d: CaseResult, s: CaseResult): CaseResult {
   d.attempts = s.attempts;
   d.retry_overhead_ms = s.retry_overhead_ms;
   d.error = s.error;
-  // The aggregate reads `trace` only when set: undefined stands for absent. A pooled copy's entries are reused.
-  const from = s.trace;
-  if (from === undefined) d.trace = undefined;
-  else {
-    const to = (d.trace ??= []);
-    for (let i = 0; i < from.length; i++) {
-      const t = from[i]!;
-      const u = to[i];
-      if (u === undefined) to.push({ stage: t.stage, hit: t.hit, energy_uj: t.energy_uj });
-      else {
-        u.stage = t.stage;
-        u.hit = t.hit;
-        u.energy_uj = t.energy_uj;
-      }
-    }
-    if (to.length !== from.length) to.length = from.length;
-  }
+  // The aggregate reads `trace` only when set: undefined stands for absent. The scanner never changes
+  // a trace array it handed out (src/report/case-scan.ts), so it is held as it is, not copied.
+  d.trace = s.trace;
   return d;
 }
 
