@@ -9,8 +9,11 @@ export interface ScanState {
   traces: TraceCache;
 }
 
-/** Reads the case line `b[p, e)` into `r` (`v` views `b` from its start); false when it does not read it whole. */
-export type ScanFn = (s: ScanState, b: Uint8Array, v: DataView, p: number, e: number, r: CaseResult) => boolean;
+/**
+ * Reads the case line starting at `b[p]` into `r` (`v` views `b` from its start), reading no further
+ * than `e`: where the line ends (its newline, or `e`), or -1 when it does not read the line whole.
+ */
+export type ScanFn = (s: ScanState, b: Uint8Array, v: DataView, p: number, e: number, r: CaseResult) => number;
 
 /**
  * How each value after the head is read, in the encoder's order (src/runner/case-line.ts). `int`: a
@@ -59,33 +62,33 @@ function litTest(t: Lit): string {
 
 /** Code that moves `p` past `t` or returns false. */
 function litCode(t: Lit): string {
-  return `if(!${litTest(t)})return false;p+=${t.n};`;
+  return `if(!${litTest(t)})return -1;p+=${t.n};`;
 }
 
 /** Code reading a value of `kind` at `p` into `r.key`, moving `p` past it (or returning false). */
 function valueCode(key: string, kind: (typeof PLAN)[number][1], table?: string): string {
   switch (kind) {
     case 'int':
-      return `c=p<e?b[p]:-1;if(c>=48&&c<=57&&p+1<e&&b[p+1]===44){x=c-48;p++;}else{p=N(b,p,e);if(p<0)return false;x=F[0];if(!Number.isInteger(x))return false;}r.${key}=x;`;
+      return `c=p<e?b[p]:-1;if(c>=48&&c<=57&&p+1<e&&b[p+1]===44){x=c-48;p++;}else{p=N(b,p,e);if(p<0)return -1;x=F[0];if(!Number.isInteger(x))return -1;}r.${key}=x;`;
     case 'skip':
-      return 'p=K(b,p,e);if(p<0)return false;';
+      return 'p=K(b,p,e);if(p<0)return -1;';
     case 'skipOrNull':
-      return `if(p<e&&b[p]===34)p=K(b,p+1,e);else if(p+4<=e&&v.getInt32(p,true)===${W_NULL})p+=4;else return false;if(p<0)return false;`;
+      return `if(p<e&&b[p]===34)p=K(b,p+1,e);else if(p+4<=e&&v.getInt32(p,true)===${W_NULL})p+=4;else return -1;if(p<0)return -1;`;
     case 'interned':
-      return `p=s.${table}.read(b,p,e);if(p<0)return false;r.${key}=s.${table}.value;`;
+      return `p=s.${table}.read(b,p,e);if(p<0)return -1;r.${key}=s.${table}.value;`;
     case 'internedOrNull':
-      return `if(p<e&&b[p]===34){p=s.${table}.read(b,p+1,e);if(p<0)return false;r.${key}=s.${table}.value;}else if(p+4<=e&&v.getInt32(p,true)===${W_NULL}){p+=4;r.${key}=null;}else return false;`;
+      return `if(p<e&&b[p]===34){p=s.${table}.read(b,p+1,e);if(p<0)return -1;r.${key}=s.${table}.value;}else if(p+4<=e&&v.getInt32(p,true)===${W_NULL}){p+=4;r.${key}=null;}else return -1;`;
     case 'bool':
       return (
-        `if(p+4>e)return false;x=v.getInt32(p,true);if(x===${W_TRUE}){r.${key}=true;p+=4;}` +
-        `else if(x===${W_FALS}&&p+5<=e&&b[p+4]===101){r.${key}=false;p+=5;}else if(x===${W_NULL}){r.${key}=null;p+=4;}else return false;`
+        `if(p+4>e)return -1;x=v.getInt32(p,true);if(x===${W_TRUE}){r.${key}=true;p+=4;}` +
+        `else if(x===${W_FALS}&&p+5<=e&&b[p+4]===101){r.${key}=false;p+=5;}else if(x===${W_NULL}){r.${key}=null;p+=4;}else return -1;`
       );
     case 'num':
       // One digit before the next key's comma, and null, in place; anything else through num.
       return (
         `c=p<e?b[p]:-1;if(c>=48&&c<=57&&p+1<e&&b[p+1]===44){r.${key}=c-48;p++;}` +
         `else if(p+4<=e&&v.getInt32(p,true)===${W_NULL}){r.${key}=null;p+=4;}` +
-        `else{p=N(b,p,e);if(p<0)return false;x=F[0];r.${key}=x===x?x:null;}`
+        `else{p=N(b,p,e);if(p<0)return -1;x=F[0];r.${key}=x===x?x:null;}`
       );
   }
 }
@@ -98,7 +101,7 @@ function valueCode(key: string, kind: (typeof PLAN)[number][1], table?: string):
 export function generateScan(end: ScanFn): ScanFn {
   const scored = constant('{"record":"case","phase":"scored","pass":');
   const warmup = constant('{"record":"case","phase":"warmup","pass":');
-  let body = `if(${litTest(scored)})r.phase="scored";else if(${litTest(warmup)})r.phase="warmup";else return false;p+=${scored.n};`;
+  let body = `if(${litTest(scored)})r.phase="scored";else if(${litTest(warmup)})r.phase="warmup";else return -1;p+=${scored.n};`;
   body += valueCode('pass', 'int');
   for (const [key, kind, table] of PLAN) {
     if (!/^[a-z_]+$/.test(key)) throw new Error(`case-scan: unexpected key ${key}`);

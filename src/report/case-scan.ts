@@ -70,12 +70,21 @@ export class CaseLineScanner {
 
   /** Reads `buf[start, end)` (one line, no newline); false when the line is not one it fully recognises. */
   scan(buf: Uint8Array, start: number, end: number): boolean {
+    return this.scanLine(buf, start, end) === end;
+  }
+
+  /**
+   * Reads the line starting at `buf[start]` and ending at the first newline before `limit` (or at
+   * `limit`): where it ends, or -1 when it is not a line the scanner fully recognises (the caller
+   * then finds its end and parses it). Saves finding each line's end apart.
+   */
+  scanLine(buf: Uint8Array, start: number, limit: number): number {
     if (buf !== this.buf) {
       this.buf = buf;
       this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
     }
-    if (start < 0 || end > buf.length || start > end) return false;
-    return this.run(this.state, buf, this.view, start, end, this.r);
+    if (start < 0 || limit > buf.length || start > limit) return -1;
+    return this.run(this.state, buf, this.view, start, limit, this.r);
   }
 }
 
@@ -133,65 +142,68 @@ let isNull = false;
  * The scan through calls, one reader per value: the reference for the generated scan
  * (src/report/case-scan-code.ts), which must accept and read exactly the same lines.
  */
-export function interpretedScan(s: ScanState, b: Uint8Array, v: DataView, start: number, e: number, r: CaseResult): boolean {
+export function interpretedScan(s: ScanState, b: Uint8Array, v: DataView, start: number, e: number, r: CaseResult): number {
   let p: number;
   if ((p = lit(v, start, e, T_HEAD_SCORED)) >= 0) r.phase = 'scored';
   else if ((p = lit(v, start, e, T_HEAD_WARMUP)) >= 0) r.phase = 'warmup';
-  else return false;
-  if ((p = num(b, p, e)) < 0 || !Number.isInteger(NUM[0])) return false;
+  else return -1;
+  if ((p = num(b, p, e)) < 0 || !Number.isInteger(NUM[0])) return -1;
   r.pass = NUM[0]!;
-  if ((p = num(b, lit(v, p, e, T_INDEX), e)) < 0 || !Number.isInteger(NUM[0])) return false;
+  if ((p = num(b, lit(v, p, e, T_INDEX), e)) < 0 || !Number.isInteger(NUM[0])) return -1;
   r.index = NUM[0]!;
-  if ((p = skipString(b, lit(v, p, e, T_CASE_ID), e)) < 0) return false;
-  if ((p = s.datasets.read(b, lit(v, p, e, T_DATASET), e)) < 0) return false;
+  if ((p = skipString(b, lit(v, p, e, T_CASE_ID), e)) < 0) return -1;
+  if ((p = s.datasets.read(b, lit(v, p, e, T_DATASET), e)) < 0) return -1;
   r.dataset = s.datasets.value;
-  if ((p = skipStringOrNull(v, b, lit(v, p, e, T_RESPONSE), e)) < 0) return false;
-  if ((p = internedOrNull(v, b, lit(v, p, e, T_STAGE), e, s.stages)) < 0) return false;
+  if ((p = skipStringOrNull(v, b, lit(v, p, e, T_RESPONSE), e)) < 0) return -1;
+  if ((p = internedOrNull(v, b, lit(v, p, e, T_STAGE), e, s.stages)) < 0) return -1;
   r.stage = isNull ? null : s.stages.value;
-  if ((p = skipStringOrNull(v, b, lit(v, p, e, T_EXPECTED), e)) < 0) return false;
-  if ((p = bool(v, b, lit(v, p, e, T_PASSED), e)) < 0) return false;
+  if ((p = skipStringOrNull(v, b, lit(v, p, e, T_EXPECTED), e)) < 0) return -1;
+  if ((p = bool(v, b, lit(v, p, e, T_PASSED), e)) < 0) return -1;
   r.passed = boolOrNull();
-  if ((p = num(b, lit(v, p, e, T_SCORE), e)) < 0) return false;
+  if ((p = num(b, lit(v, p, e, T_SCORE), e)) < 0) return -1;
   r.score = numOrNull();
-  if ((p = num(b, lit(v, p, e, T_WEIGHT), e)) < 0) return false;
+  if ((p = num(b, lit(v, p, e, T_WEIGHT), e)) < 0) return -1;
   r.weight = numOrNull() as number; // null as JSON.parse gives it
-  if ((p = num(b, lit(v, p, e, T_JOULES), e)) < 0) return false;
+  if ((p = num(b, lit(v, p, e, T_JOULES), e)) < 0) return -1;
   r.joules = numOrNull();
-  if ((p = internedOrNull(v, b, lit(v, p, e, T_ENERGY_SOURCE), e, s.sources)) < 0) return false;
+  if ((p = internedOrNull(v, b, lit(v, p, e, T_ENERGY_SOURCE), e, s.sources)) < 0) return -1;
   r.energy_source = (isNull ? null : s.sources.value) as CaseResult['energy_source'];
-  if ((p = bool(v, b, lit(v, p, e, T_BELOW_FLOOR), e)) < 0) return false;
+  if ((p = bool(v, b, lit(v, p, e, T_BELOW_FLOOR), e)) < 0) return -1;
   r.below_floor = boolOrNull() as boolean;
-  if ((p = num(b, lit(v, p, e, T_LATENCY), e)) < 0) return false;
+  if ((p = num(b, lit(v, p, e, T_LATENCY), e)) < 0) return -1;
   r.latency_ms = numOrNull() as number;
-  if ((p = num(b, lit(v, p, e, T_TTFT), e)) < 0) return false;
+  if ((p = num(b, lit(v, p, e, T_TTFT), e)) < 0) return -1;
   r.ttft_ms = numOrNull();
-  if ((p = num(b, lit(v, p, e, T_TPOT), e)) < 0) return false;
+  if ((p = num(b, lit(v, p, e, T_TPOT), e)) < 0) return -1;
   r.tpot_ms = numOrNull();
-  if ((p = num(b, lit(v, p, e, T_PROMPT), e)) < 0) return false;
+  if ((p = num(b, lit(v, p, e, T_PROMPT), e)) < 0) return -1;
   r.prompt_tokens = numOrNull();
-  if ((p = num(b, lit(v, p, e, T_COMPLETION), e)) < 0) return false;
+  if ((p = num(b, lit(v, p, e, T_COMPLETION), e)) < 0) return -1;
   r.completion_tokens = numOrNull();
-  if ((p = num(b, lit(v, p, e, T_COST), e)) < 0) return false;
+  if ((p = num(b, lit(v, p, e, T_COST), e)) < 0) return -1;
   r.cost_usd = numOrNull();
-  if ((p = num(b, lit(v, p, e, T_ATTEMPTS), e)) < 0) return false;
+  if ((p = num(b, lit(v, p, e, T_ATTEMPTS), e)) < 0) return -1;
   r.attempts = numOrNull() as number;
-  if ((p = num(b, lit(v, p, e, T_RETRY), e)) < 0) return false;
+  if ((p = num(b, lit(v, p, e, T_RETRY), e)) < 0) return -1;
   r.retry_overhead_ms = numOrNull() as number;
   return scanEnd(s, b, v, p, e, r);
 }
 
-/** `,"error":null` then the line's end, or a trace running to its closing brace (shared by both scans). */
-export function scanEnd(s: ScanState, b: Uint8Array, v: DataView, p: number, e: number, r: CaseResult): boolean {
+/**
+ * `,"error":null`, then the line's end (a newline or `e`), or a trace and the closing brace (shared by
+ * both scans): where the line ends, or -1.
+ */
+export function scanEnd(s: ScanState, b: Uint8Array, v: DataView, p: number, e: number, r: CaseResult): number {
   r.error = null;
   const t = lit(v, p, e, T_ERROR_NULL_TRACE);
   if (t >= 0) {
-    if (e - t < 3 || b[e - 1] !== 0x7d) return false;
-    const trace = s.traces.get(v, b, t, e - 1);
-    if (trace === null) return false;
-    r.trace = trace;
-    return true;
+    const end = s.traces.match(v, b, t, e);
+    if (end < 0) return -1;
+    r.trace = s.traces.value;
+    return end;
   }
-  if (lit(v, p, e, T_ERROR_NULL_END) !== e) return false;
+  const end = lit(v, p, e, T_ERROR_NULL_END);
+  if (end < 0 || (end !== e && b[end] !== 0x0a)) return -1;
   r.trace = undefined; // absent, as the aggregate reads it (no delete: the object keeps its shape)
-  return true;
+  return end;
 }

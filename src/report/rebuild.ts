@@ -150,11 +150,15 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
       region: (buf, start, end, firstLine, offset) => {
         let n = firstLine;
         for (let s = start; s <= end; n++) {
-          let nl = buf.indexOf(0x0a, s);
-          if (nl < 0 || nl > end) nl = end;
           lineOffset = offset + (s - start);
-          if (scan && header !== null && scanner.scan(buf, s, nl)) onCase(scanner.r, false);
-          else parser.line(buf.toString('utf8', s, nl), n);
+          // A line the scanner reads says where it ends; any other is found and parsed.
+          let nl = scan && header !== null ? scanner.scanLine(buf, s, end) : -1;
+          if (nl >= 0) onCase(scanner.r, false);
+          else {
+            nl = buf.indexOf(0x0a, s);
+            if (nl < 0 || nl > end) nl = end;
+            parser.line(buf.toString('utf8', s, nl), n);
+          }
           s = nl + 1;
         }
       },

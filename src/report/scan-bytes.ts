@@ -267,8 +267,15 @@ const T_TRACE_ENERGY = constant(',"energy_uj":');
  */
 export class TraceCache {
   private static readonly SIZE = 8;
-  /** Each trace's bytes as little-endian 32-bit words (the last one zero-padded). */
-  private readonly words: Int32Array[] = [];
+  /** The trace matched last (valid after `match` returned ≥ 0). */
+  value: TraceEntry[] = [];
+  /**
+   * Each trace's bytes, and its whole eight-byte groups as doubles, compared as doubles: exact here,
+   * since a trace read holds no zero byte (so no ±0, the one pair of doubles equal with other bits;
+   * a NaN equals nothing and only makes the trace read again).
+   */
+  private readonly bytes: Uint8Array[] = [];
+  private readonly doubles: Float64Array[] = [];
   private readonly lengths: number[] = [];
   private readonly values: TraceEntry[][] = [];
   private next = 0;
@@ -276,36 +283,46 @@ export class TraceCache {
   private last = 0;
   private readonly stages = new Interned();
 
-  /** The trace filling `b[p, end)` exactly (`v` views `b`), or null when it is not one the scanner reads. */
-  get(v: DataView, b: Uint8Array, p: number, end: number): TraceEntry[] | null {
-    const n = end - p;
+  /**
+   * The trace at `p` and the line's closing brace after it, the line ending there (a newline or `e`):
+   * where the line ends, the trace in `value`; -1 when it is not a trace the scanner reads.
+   */
+  match(v: DataView, b: Uint8Array, p: number, e: number): number {
     const lengths = this.lengths;
     const count = lengths.length;
     for (let j = 0; j < count; j++) {
       const k = (this.last + j) % count;
-      if (lengths[k] !== n) continue;
-      const w = this.words[k]!;
-      const whole = n >>> 2;
+      const close = p + lengths[k]!;
+      if (close >= e || b[close] !== 0x7d || (close + 1 !== e && b[close + 1] !== 0x0a)) continue;
+      const f = this.doubles[k]!;
       let i = 0;
-      while (i < whole && v.getInt32(p + 4 * i, true) === w[i]) i++;
-      if (i < whole) continue;
-      let tail = w[whole] ?? 0;
-      for (let q = p + 4 * whole; q < end; q++, tail >>>= 8) if (b[q] !== (tail & 0xff)) i = -1;
-      if (i < 0) continue;
+      while (i < f.length && v.getFloat64(p + 8 * i, true) === f[i]) i++;
+      if (i < f.length) continue;
+      const bytes = this.bytes[k]!;
+      let q = 8 * f.length;
+      while (q < bytes.length && b[p + q] === bytes[q]) q++;
+      if (q < bytes.length) continue;
       this.last = k;
-      return this.values[k]!;
+      this.value = this.values[k]!;
+      return close + 1;
     }
+    // Not one of them: the line's end, then the trace read in full.
+    let nl = b.indexOf(0x0a, p);
+    if (nl < 0 || nl > e) nl = e;
+    const end = nl - 1;
+    if (end - p < 2 || b[end] !== 0x7d) return -1;
     const trace = this.read(v, b, p, end);
-    if (trace === null) return null;
-    const words = new Int32Array((n + 3) >>> 2);
-    new Uint8Array(words.buffer).set(b.subarray(p, end));
+    if (trace === null) return -1;
+    const bytes = b.slice(p, end);
     const k = this.next;
     this.next = (k + 1) % TraceCache.SIZE;
-    this.words[k] = words;
-    this.lengths[k] = n;
+    this.bytes[k] = bytes;
+    this.doubles[k] = new Float64Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + 8 * (bytes.length >>> 3)));
+    this.lengths[k] = bytes.length;
     this.values[k] = trace;
     this.last = k;
-    return trace;
+    this.value = trace;
+    return nl;
   }
 
   /** `[{"stage":S,"hit":B,"energy_uj":N},…]` exactly filling `b[p, end)`, or null. */

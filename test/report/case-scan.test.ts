@@ -267,3 +267,37 @@ describe('CaseLineScanner: hostile lines are read as JSON.parse reads them, or d
     for (let k = 0; k < 200; k++) assert.ok(check(s, lines[(k * 7) % lines.length]!));
   });
 });
+
+describe('CaseLineScanner.scanLine: finds where a line it reads ends, never past its newline', () => {
+  it('lines back to back in one buffer (plain, mutated, with and without traces): the newline or -1, and the same figures', () => {
+    const scanners = [new CaseLineScanner(), new CaseLineScanner({ interpreted: true })];
+    const lines: string[] = [];
+    for (let i = 0; i < 3000; i++) {
+      let line = caseLine({ ...randomCase(), error: null, meta: undefined, joules_range: undefined } as CaseResult);
+      if (chance(0.3)) {
+        const at = rng.below(line.length + 1);
+        line = line.slice(0, at) + pick(['}', '\n', ']}', '"', '', ',"x":1}']) + line.slice(at + rng.below(2));
+      }
+      lines.push(...line.split('\n'));
+    }
+    const text = lines.join('\n');
+    const buf = Buffer.from(text);
+    for (const scanner of scanners) {
+      let read = 0;
+      for (let s = 0, k = 0; s <= buf.length; k++) {
+        let nl = buf.indexOf(0x0a, s);
+        if (nl < 0) nl = buf.length;
+        const got = scanner.scanLine(buf, s, buf.length);
+        assert.equal(scanner.scan(buf, s, nl), got >= 0, lines[k]);
+        if (got >= 0) {
+          assert.equal(got, nl, `ends at its newline: ${lines[k]}`);
+          const parsed = JSON.parse(lines[k]!) as CaseResult;
+          assert.deepEqual(fieldsOf(scanner.r), fieldsOf(parsed));
+          read++;
+        }
+        s = nl + 1;
+      }
+      assert.ok(read > 1500, `${read}`);
+    }
+  });
+});
