@@ -152,8 +152,10 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
         for (let s = start; s <= end; n++) {
           lineOffset = offset + (s - start);
           // A line the scanner reads says where it ends; any other is found and parsed.
-          let nl = scan && header !== null ? scanner.scanLine(buf, s, end) : -1;
-          if (nl >= 0) onCase(scanner.r, false);
+          // Into the reorder window's spare object when there is a window (held there without a copy).
+          const into = reorder !== null ? reorder.spare() : scanner.r;
+          let nl = scan && header !== null ? scanner.scanLine(buf, s, end, into) : -1;
+          if (nl >= 0) onCase(into, false);
           else {
             nl = buf.indexOf(0x0a, s);
             if (nl < 0 || nl > end) nl = end;
