@@ -313,7 +313,7 @@ export class TraceCache {
     if (end - p < 2 || b[end] !== 0x7d) return -1;
     const trace = this.read(v, b, p, end);
     if (trace === null) return -1;
-    const bytes = b.slice(p, end);
+    const bytes = Uint8Array.prototype.slice.call(b, p, end); // a copy: a Buffer's own slice is a view of the reused chunk
     const k = this.next;
     this.next = (k + 1) % TraceCache.SIZE;
     this.bytes[k] = bytes;

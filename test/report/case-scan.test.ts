@@ -301,3 +301,28 @@ describe('CaseLineScanner.scanLine: finds where a line it reads ends, never past
     }
   });
 });
+
+describe('CaseLineScanner: the caller reuses its buffer', () => {
+  it('a trace cached from bytes since overwritten in the same buffer is compared with its own copy', () => {
+    for (const interpreted of [false, true]) {
+      const scanner = new CaseLineScanner({ interpreted });
+      const buf = Buffer.alloc(1 << 12);
+      // Traces of every length mod 8, two energies differing in the last digit (in the part compared byte by byte).
+      for (let k = 1; k <= 16; k++) {
+        for (const energy of [1001, 1002, 1001]) {
+          const line = caseLine({ ...newCase(), trace: [{ stage: 'x'.repeat(k), hit: true, energy_uj: energy }] });
+          const n = buf.write(line + '\n', 0);
+          assert.ok(scanner.scan(buf, 0, n - 1), line);
+          assert.equal(scanner.r.trace![0]!.energy_uj, energy, `stage of ${k}, ${interpreted ? 'interpreted' : 'generated'}`);
+        }
+      }
+    }
+  });
+});
+
+function newCase(): CaseResult {
+  return {
+    record: 'case', phase: 'scored', pass: 0, index: 1, case_id: 'c', dataset: 'd', response: null, stage: null, expected: null, passed: true, score: null, weight: 1,
+    joules: 1, energy_source: 'model', below_floor: false, latency_ms: 2, ttft_ms: null, tpot_ms: null, prompt_tokens: null, completion_tokens: null, cost_usd: 0, attempts: 1, retry_overhead_ms: 0, error: null,
+  };
+}
