@@ -123,6 +123,16 @@ process.stdout.write(JSON.stringify(aggregate(sorted, reportContextOf(f.header))
       `  ${name.padEnd(38)} wall ${w.toFixed(2).padStart(6)} s (${(w / median(base.map((x) => x.wall_s))!).toFixed(2)}×)  CPU ${c.toFixed(2).padStart(6)} s  peak RSS ${m.toFixed(0).padStart(5)} MB (${(m / median(base.map((x) => x.rss_mb))!).toFixed(2)}×)`,
     );
   }
+  // The goal's figure (issue 19, goal 2): rebuilding the report of a 1M-case file, wall, CPU and peak RSS.
+  const goal = (name: string) => {
+    const s = samples[name]!;
+    const w = median(s.map((x) => x.wall_s))!;
+    const c = median(s.map((x) => x.cpu_s))!;
+    const m = median(s.map((x) => x.rss_mb))!;
+    const met = N >= 1_000_000 ? (w <= 2 && m <= 150 ? 'met' : 'not met') : `n/a below 1M cases`;
+    return `${w.toFixed(2)} s wall, ${c.toFixed(2)} s CPU, ${m.toFixed(0)} MB peak RSS (${met})`;
+  };
+  console.log(`goal (≤ 2 s wall, ≤ 150 MB peak RSS at 1M cases): in case order ${goal('streamed, in case order')}; concurrent order ${goal('streamed, concurrent order')}`);
 } finally {
   if (!process.env.JB_KEEP) rmSync(dir, { recursive: true, force: true });
   else console.log(dir);

@@ -34,7 +34,8 @@ export class CaseLineScanner {
   /** The last line scanned (valid after `scan` returned true, until the next call). */
   readonly r: CaseResult = newScanTarget();
 
-  private readonly state: ScanState = { datasets: new Interned(), stages: new Interned(), sources: new Interned(), traces: new TraceCache() };
+  /** The strings and traces seen (read by the scan-ahead worker's record encoder, src/report/scan-record.ts). */
+  readonly state: ScanState = { datasets: new Interned(), stages: new Interned(), sources: new Interned(), traces: new TraceCache() };
   private buf: Uint8Array | null = null;
   private view: DataView = new DataView(new ArrayBuffer(8));
   private readonly run: ScanFn;

@@ -13,6 +13,7 @@ import type { PairedCase } from '../stats/paired.js';
 import { checkReportHeader } from './header-check.js';
 import { CaseLineScanner } from './case-scan.js';
 import { ReorderWindow } from './reorder.js';
+import { ScanAhead, type ScanAheadStats } from './scan-ahead.js';
 
 /**
  * Per-case data kept beside the report: `none` (the report only: memory stays flat whatever the
@@ -27,6 +28,12 @@ export interface RebuildOptions {
   chunkBytes?: number;
   /** How many case lines a concurrent run's file is put back in order through (tests use small ones). */
   window?: number;
+  /** Files of at least this many bytes are scanned ahead on a worker thread (src/report/scan-ahead.ts; tests use 0); Infinity: never. */
+  scanAheadMinBytes?: number;
+  /** The worker's ring, in lines (tests use tiny ones, to wrap around often). */
+  scanAheadSlots?: number;
+  /** Told how the scan-ahead went, when there was one (tests). */
+  onScanAhead?: (stats: ScanAheadStats) => void;
 }
 
 /**
@@ -144,29 +151,39 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
   });
   // Every scored case is kept whole for --html: parse every line then (that path is not the fast one).
   const scan = keep !== 'scored';
-  const end = streamResultLines(
-    path,
-    {
-      region: (buf, start, end, firstLine, offset) => {
-        let n = firstLine;
-        for (let s = start; s <= end; n++) {
-          lineOffset = offset + (s - start);
-          // A line the scanner reads says where it ends; any other is found and parsed.
-          // Into the reorder window's spare object when there is a window (held there without a copy).
-          const into = reorder !== null ? reorder.spare() : scanner.r;
-          let nl = scan && header !== null ? scanner.scanLine(buf, s, end, into) : -1;
-          if (nl >= 0) onCase(into, false);
-          else {
-            nl = buf.indexOf(0x0a, s);
-            if (nl < 0 || nl > end) nl = end;
-            parser.line(buf.toString('utf8', s, nl), n);
+  // A large file's lines are scanned ahead on another core; the records come back in file order.
+  const ahead = scan && opts.scanAheadMinBytes !== Infinity ? ScanAhead.start(path, { minBytes: opts.scanAheadMinBytes, slots: opts.scanAheadSlots }) : null;
+  let end: ReturnType<typeof streamResultLines>;
+  try {
+    end = streamResultLines(
+      path,
+      {
+        region: (buf, start, end, firstLine, offset) => {
+          let n = firstLine;
+          for (let s = start; s <= end; n++) {
+            lineOffset = offset + (s - start);
+            // A line the scanner reads says where it ends; any other is found and parsed.
+            // Into the reorder window's spare object when there is a window (held there without a copy).
+            const into = reorder !== null ? reorder.spare() : scanner.r;
+            // The worker's reading of the line: where it ends (≥ 0), -2 not a line it reads, -1 none (scan it here).
+            const ahead_ = ahead !== null ? ahead.next(buf, s, end, lineOffset, into) : -1;
+            let nl = -1;
+            if (scan && header !== null) nl = ahead_ >= 0 ? ahead_ : ahead_ === -2 ? -1 : scanner.scanLine(buf, s, end, into);
+            if (nl >= 0) onCase(into, false);
+            else {
+              nl = buf.indexOf(0x0a, s);
+              if (nl < 0 || nl > end) nl = end;
+              parser.line(buf.toString('utf8', s, nl), n);
+            }
+            s = nl + 1;
           }
-          s = nl + 1;
-        }
+        },
       },
-    },
-    opts.chunkBytes,
-  );
+      opts.chunkBytes,
+    );
+  } finally {
+    if (ahead !== null) opts.onScanAhead?.(ahead.close());
+  }
   const h = header as ResultsHeader | null;
   if (!h) throw new JoulebenchError('E_RESULTS', `${path}: results file has no header line`);
   const ctx = reportContextOf(h);

@@ -203,8 +203,11 @@ export function num(b: Uint8Array, p: number, e: number): number {
  * is not read here (-1: the line goes to JSON.parse).
  */
 export class Interned {
-  /** The string read last (valid after `read` returned ≥ 0). */
+  /** The string read last (valid after `read` returned ≥ 0), where its bytes start and how many, its id (-1: not kept). */
   value = '';
+  at = 0;
+  len = 0;
+  id = -1;
   private readonly keys: Uint8Array[] = [];
   private readonly values: string[] = [];
   /** The entry that matched last: tried first. */
@@ -223,6 +226,9 @@ export class Interned {
         while (i < n && key[i] === b[p + i]) i++;
         if (i === n) {
           this.value = this.values[last]!;
+          this.at = p;
+          this.len = n;
+          this.id = last;
           return p + n + 1;
         }
       }
@@ -236,6 +242,8 @@ export class Interned {
     }
     if (p >= e) return -1;
     const n = p - s;
+    this.at = s;
+    this.len = n;
     const keys = this.keys;
     outer: for (let k = 0; k < keys.length; k++) {
       const key = keys[k]!;
@@ -243,11 +251,13 @@ export class Interned {
       for (let i = 0; i < n; i++) if (key[i] !== b[s + i]) continue outer;
       this.value = this.values[k]!;
       this.last = k;
+      this.id = k;
       return p + 1;
     }
     const value = Buffer.from(b.buffer, b.byteOffset + s, n).toString('utf8');
+    this.id = -1;
     if (keys.length < 64) {
-      this.last = keys.length;
+      this.last = this.id = keys.length;
       keys.push(new Uint8Array(b.subarray(s, s + n)));
       this.values.push(value);
     }
@@ -267,8 +277,12 @@ const T_TRACE_ENERGY = constant(',"energy_uj":');
  */
 export class TraceCache {
   private static readonly SIZE = 8;
-  /** The trace matched last (valid after `match` returned ≥ 0). */
+  /** The trace matched last (valid after `match` returned ≥ 0), where it starts, and its serial (a new one for each trace read in full). */
   value: TraceEntry[] = [];
+  at = 0;
+  serial = 0;
+  private readonly serials: number[] = [];
+  private made = 0;
   /**
    * Each trace's bytes, and its whole eight-byte groups as doubles, compared as doubles: exact here,
    * since a trace read holds no zero byte (so no ±0, the one pair of doubles equal with other bits;
@@ -304,6 +318,8 @@ export class TraceCache {
       if (q < bytes.length) continue;
       this.last = k;
       this.value = this.values[k]!;
+      this.at = p;
+      this.serial = this.serials[k]!;
       return close + 1;
     }
     // Not one of them: the line's end, then the trace read in full.
@@ -320,8 +336,11 @@ export class TraceCache {
     this.doubles[k] = new Float64Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + 8 * (bytes.length >>> 3)));
     this.lengths[k] = bytes.length;
     this.values[k] = trace;
+    this.serials[k] = ++this.made;
     this.last = k;
     this.value = trace;
+    this.at = p;
+    this.serial = this.made;
     return nl;
   }
 
