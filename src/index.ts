@@ -170,6 +170,7 @@ export {
   ratioDeltaInterval,
   woodruffIntervals,
   pairedComparison,
+  PairedColumns,
   reportCi,
   spreadOf,
   seededRng,

@@ -1,6 +1,22 @@
-import { closeSync, constants, mkdirSync, openSync, realpathSync, statSync, writeSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, openSync, realpathSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { dirname, extname, isAbsolute, resolve, sep } from 'node:path';
 import { JoulebenchError } from '../core/errors.js';
+
+/** Output produced a piece at a time (a million per-case rows), never held as one string. */
+export interface StreamedOutput {
+  stream(write: (text: string) => void): void;
+}
+
+/** Writes every byte of `bytes`; a file that accepts nothing, again and again, is not going to take the rest. */
+function writeAll(fd: number, bytes: Uint8Array): void {
+  let off = 0;
+  let stalls = 0;
+  while (off < bytes.length) {
+    const n = writeSync(fd, bytes, off, bytes.length - off);
+    if (n === 0 && ++stalls > 3) throw Object.assign(new Error('the file accepts no more bytes'), { code: 'ENOSPC' });
+    off += n;
+  }
+}
 
 /** The formats `-o FILE` can write, chosen by the file's extension (as promptfoo does). */
 export type OutputFormat = 'json' | 'md' | 'html' | 'csv' | 'jsonl' | 'txt';
@@ -69,29 +85,37 @@ export function checkOutputPath(path: string, flag = '--out'): OutputTarget {
  * with no reader) is one line naming the path and the reason, exit 2. A FIFO is opened without
  * blocking first, so a pipe nobody reads is an error rather than a hang.
  */
-export function writeOutputFile(path: string, content: string | Uint8Array, flag = '--out'): void {
+export function writeOutputFile(path: string, content: string | Uint8Array | StreamedOutput, flag = '--out'): void {
   const target = checkOutputPath(path, flag);
   try {
     if (target.regular) mkdirSync(dirname(resolve(path)), { recursive: true });
     else probeReader(path);
-    const fd = openSync(path, 'w');
+    // Streamed text goes to a file beside a regular output first, renamed into place once it is whole:
+    // a failure half-way leaves the output as it was, not half a file.
+    const streamed = typeof content === 'object' && !(content instanceof Uint8Array);
+    const partial = streamed && target.regular ? `${path}.partial-${process.pid}` : path;
+    const fd = openSync(partial, 'w');
     try {
-      const bytes = typeof content === 'string' ? Buffer.from(content) : content;
-      let off = 0;
-      let stalls = 0;
-      while (off < bytes.length) {
-        const n = writeSync(fd, bytes, off, bytes.length - off);
-        // A file that accepts nothing, again and again, is not going to take the rest.
-        if (n === 0 && ++stalls > 3) throw Object.assign(new Error('the file accepts no more bytes'), { code: 'ENOSPC' });
-        off += n;
-      }
+      if (streamed) {
+        let pending = '';
+        content.stream((text) => {
+          pending += text;
+          if (pending.length >= 1 << 20) {
+            writeAll(fd, Buffer.from(pending));
+            pending = '';
+          }
+        });
+        writeAll(fd, Buffer.from(pending));
+      } else writeAll(fd, typeof content === 'string' ? Buffer.from(content) : content);
       closeSync(fd);
+      if (partial !== path) renameSync(partial, path);
     } catch (e) {
       try {
         closeSync(fd);
       } catch {
         /* already closed */
       }
+      if (partial !== path) rmSync(partial, { force: true });
       throw e;
     }
   } catch (e) {

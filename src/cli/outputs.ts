@@ -1,9 +1,9 @@
 import { basename, dirname, join } from 'node:path';
 import { stripColors } from '../report/colors.js';
-import { checkOutputPath, formatOf, writeOutputFile, type OutputFormat } from './output-file.js';
+import { checkOutputPath, formatOf, writeOutputFile, type OutputFormat, type StreamedOutput } from './output-file.js';
 
 /** How a command renders its result in each format it can write; the extension of `-o` picks one. */
-export type Renderings = Partial<Record<OutputFormat, () => string | Promise<string>>>;
+export type Renderings = Partial<Record<OutputFormat, () => string | StreamedOutput | Promise<string | StreamedOutput>>>;
 
 /** The formats a command offers, in the order its help lists them. */
 export function formatsOf(r: Renderings): OutputFormat[] {
@@ -25,7 +25,7 @@ export async function writeByExtension(path: string, r: Renderings, flag = '--ou
   const format = formatOf(path, formatsOf(r));
   // A text table is rendered for a terminal: its file gets no colour codes.
   const rendered = await r[format]!();
-  const text = format === 'txt' ? stripColors(rendered) : rendered;
+  const text = format === 'txt' && typeof rendered === 'string' ? stripColors(rendered) : rendered;
   writeOutputFile(path, text, flag);
   return format;
 }

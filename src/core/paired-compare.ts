@@ -2,6 +2,7 @@ import type { Comparison } from './compare.js';
 import type { CaseResult } from './types.js';
 import type { Interval } from '../stats/interval.js';
 import { pairedComparison, type PairedCase, type PairedComparison } from '../stats/paired.js';
+import type { PairedColumns } from '../stats/paired-columns.js';
 import { maxUnitsValue, type BootstrapMaxUnits } from '../stats/bootstrap.js';
 
 /** Which figures carry a significance verdict (the gate's metrics). */
@@ -36,7 +37,7 @@ export interface PairRunsInput {
   digest: string | undefined;
   results: readonly CaseResult[] | null;
   /** The scored cases' paired figures (`pairedCaseOf`), when the whole cases were not kept; used before `results`. */
-  paired?: readonly PairedCase[] | null;
+  paired?: readonly PairedCase[] | PairedColumns | null;
 }
 
 /** A scored result as the paired comparison reads it. */
@@ -77,7 +78,7 @@ export function withPairedStats(
   });
   if (!base.digest || !cand.digest) return none('a run does not name its suite digest: cannot tell that the same questions were asked');
   if (base.digest !== cand.digest) return none('different suite digests: the runs asked different questions, so nothing pairs');
-  const cases = (run: PairRunsInput): readonly PairedCase[] | null => run.paired ?? run.results?.filter((r) => r.phase === 'scored').map(pairedCaseOf) ?? null;
+  const cases = (run: PairRunsInput): readonly PairedCase[] | PairedColumns | null => run.paired ?? run.results?.filter((r) => r.phase === 'scored').map(pairedCaseOf) ?? null;
   const baseCases = cases(base);
   const candCases = cases(cand);
   if (!baseCases || !candCases) return none('per-case results not found for a run (pass the results JSONL, or keep it next to the report)');

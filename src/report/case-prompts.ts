@@ -4,6 +4,7 @@ import { suiteDigest } from '../suites/digest.js';
 import { isBundledSuite, loadSuite, loadSuiteFile } from '../suites/loader.js';
 import { loadMtBench } from '../suites/mt-bench.js';
 import { selectItems, type Selection } from '../suites/select.js';
+import { isJsonlSuitePath, streamJsonlSuite } from '../suites/jsonl-stream.js';
 
 /**
  * Each case's prompt, read back from the suite a run was asked from. Results files do not store
@@ -37,6 +38,9 @@ export function resolvePrompts(header: ResultsHeader | null | undefined, results
     } catch {
       return { ok: false, reason: `suite does not load now: ${files.join(' or ')} (joulebench run --suite mt-bench --data … says why)` };
     }
+  } else if (isJsonlSuitePath(source)) {
+    if (!existsSync(source)) return { ok: false, reason: `suite file not found: ${source}` };
+    return streamedPrompts(source, header, results);
   } else {
     if (!existsSync(source)) return { ok: false, reason: `suite file not found: ${source}` };
     try {
@@ -61,6 +65,50 @@ export function resolvePrompts(header: ResultsHeader | null | undefined, results
   }
   const shown = isBundledSuite(source) ? `bundled suite "${source}"` : source === 'mt-bench' ? `MT-Bench questions ${header.suite_data ?? ''}` : source;
   return { ok: true, source: shown, turnsOf: (index) => turnsOf(matched[index]) };
+}
+
+/**
+ * {@link resolvePrompts} for a JSONL suite, which `run` streamed: the file is checked and digested as
+ * the run did it (streamJsonlSuite, the run's selection and version label), keeping only the cases
+ * `results` name as it streams past: a million-case suite was loaded whole for a page that shows
+ * 20,000 cases at most. Same answers and reasons as loading it whole.
+ */
+function streamedPrompts(source: string, header: ResultsHeader, results: readonly CaseResult[]): PromptLookup {
+  const run = header.suite_version;
+  const plus = run.indexOf('+');
+  const sel = plus >= 0 ? parseSelection(run.slice(plus + 1)) : null;
+  const label = plus >= 0 ? run.slice(0, plus) : run;
+  const unreadable: PromptLookup = { ok: false, reason: `suite does not load now: ${source} (joulebench run -s ${source} says why)` };
+  // A JSONL suite's own version is "1"; the run's may add a retry label and its selection.
+  const labelled = label === '1' || label.startsWith('1/retry-');
+  const wanted = new Set(results.map((r) => r.index));
+  const byIndex = new Map<number, Case>();
+  const stream = (selection: Selection | null, version: string, keep?: (i: number, c: Case) => void) =>
+    streamJsonlSuite(source, { ...(selection ? { selection } : {}), relabel: () => version, ...(keep ? { onSelected: keep } : {}) });
+  let digest: string | null = null;
+  try {
+    // One pass checks and digests the file, keeping the cases the results name as it goes.
+    if (labelled && (plus < 0 || sel)) digest = stream(sel, label, (i, c) => wanted.has(i) && byIndex.set(i, c)).digest;
+  } catch {
+    // The loader's message is not repeated: it can quote the file (see resolvePrompts).
+    return unreadable;
+  }
+  if (digest !== header.suite_digest) {
+    let now: string;
+    try {
+      // As resolvePrompts says it: every case of the file now, under the run's version.
+      now = stream(null, run).digest;
+    } catch {
+      return unreadable;
+    }
+    return { ok: false, reason: `suite changed since the run: digest differs (run ${short(header.suite_digest)}, ${source} now ${short(now)})` };
+  }
+  for (const r of results) {
+    if (byIndex.get(r.index)?.id !== r.case_id) {
+      return { ok: false, reason: `case ${r.index} of the results is "${r.case_id}", the suite's is "${byIndex.get(r.index)?.id ?? '(none)'}"` };
+    }
+  }
+  return { ok: true, source, turnsOf: (index) => turnsOf(byIndex.get(index)) };
 }
 
 function turnsOf(c: Case | undefined): string[] | null {

@@ -12,9 +12,15 @@ export type Cell = string | number | boolean | null;
  * or a line break quoted with quotes doubled. `null` is an empty field.
  */
 export function toCsv(header: readonly string[], rows: readonly (readonly Cell[])[]): string {
-  return stringify([header, ...rows.map((r) => r.map((c) => (c === null ? '' : typeof c === 'boolean' ? String(c) : c)))], {
-    record_delimiter: 'windows',
-  });
+  return csvRows([header, ...rows]);
+}
+
+/** Records as CSV lines (each ends in CRLF), no header added. */
+function csvRows(rows: readonly (readonly Cell[])[]): string {
+  return stringify(
+    rows.map((r) => r.map((c) => (c === null ? '' : typeof c === 'boolean' ? String(c) : c))),
+    { record_delimiter: 'windows' },
+  );
 }
 
 const CASE_COLUMNS = [
@@ -46,38 +52,45 @@ const CASE_COLUMNS = [
 
 /** Per-case results, one row per case and pass, under a `run` column naming where each came from. */
 export function casesCsv(runs: readonly { label: string; results: readonly CaseResult[] }[]): string {
-  const rows: Cell[][] = [];
-  for (const { label, results } of runs) {
-    for (const r of results) {
-      rows.push([
-        label,
-        r.phase,
-        r.pass,
-        r.index,
-        r.case_id,
-        r.dataset,
-        r.passed,
-        r.score,
-        r.weight,
-        r.stage,
-        r.joules,
-        r.energy_source,
-        r.below_floor,
-        r.latency_ms,
-        r.ttft_ms,
-        r.tpot_ms,
-        r.prompt_tokens,
-        r.completion_tokens,
-        r.cost_usd,
-        r.attempts,
-        r.retry_overhead_ms,
-        r.error ? `${r.error.code}: ${r.error.message}` : null,
-        r.expected,
-        r.response,
-      ]);
-    }
-  }
-  return toCsv(CASE_COLUMNS, rows);
+  let out = casesCsvHeader();
+  for (const { label, results } of runs) out += casesCsvRows(label, results);
+  return out;
+}
+
+/** The header row of {@link casesCsv}; with {@link casesCsvRows} of each batch of cases, the same text a piece at a time. */
+export function casesCsvHeader(): string {
+  return toCsv(CASE_COLUMNS, []);
+}
+
+/** {@link casesCsv}'s rows for some of one run's cases (no header). */
+export function casesCsvRows(label: string, results: readonly CaseResult[]): string {
+  if (results.length === 0) return '';
+  return csvRows(results.map((r): Cell[] => [
+    label,
+    r.phase,
+    r.pass,
+    r.index,
+    r.case_id,
+    r.dataset,
+    r.passed,
+    r.score,
+    r.weight,
+    r.stage,
+    r.joules,
+    r.energy_source,
+    r.below_floor,
+    r.latency_ms,
+    r.ttft_ms,
+    r.tpot_ms,
+    r.prompt_tokens,
+    r.completion_tokens,
+    r.cost_usd,
+    r.attempts,
+    r.retry_overhead_ms,
+    r.error ? `${r.error.code}: ${r.error.message}` : null,
+    r.expected,
+    r.response,
+  ]));
 }
 
 /** Arms (suite runs, code solvers) with their headline figures and, when given, their frontier verdicts. */

@@ -10,9 +10,9 @@ import { DATAPOINTS_FORMAT } from '../code/datapoints-file.js';
 import type { CodeResults } from '../code/results.js';
 import type { InferRunFile } from '../infer/protocol.js';
 import { historyKind, type History, type HistoryEntry } from './history.js';
-import { pairedCaseOf } from '../core/paired-compare.js';
-import type { PairedCase } from '../stats/paired.js';
+import type { PairedColumns } from '../stats/paired-columns.js';
 import { rebuildReport, type KeepCases } from './rebuild.js';
+import { NumberColumn, nearestRanks } from '../core/number-column.js';
 
 /** A run loaded for `report`, `frontier` or `compare`: from a report file, a results JSONL or the history. */
 export interface LoadedRun {
@@ -24,11 +24,27 @@ export interface LoadedRun {
   /** Scored case results when known (a results file, or one found next to the report) and asked for (`LoadOptions.cases`). */
   results: CaseResult[] | null;
   /** The scored cases' paired figures, when asked for instead of the whole cases (`LoadOptions.paired`). */
-  paired?: PairedCase[] | null;
+  paired?: PairedColumns | null;
   receipt: Record<string, unknown> | null;
   run_id: number | null;
   /** The results file's header when one was read (the HTML report finds each case's prompt from it). */
   header?: ResultsHeader | null;
+  /**
+   * With `LoadOptions.casesLimit`: how many scored cases the file holds (`results` has the first
+   * `casesLimit` of them, in file order), and the nearest-rank latency percentiles over all of them
+   * (failed cases left out), ms at full precision.
+   */
+  scored_total?: number;
+  case_latency_ms?: CaseLatency;
+  /** The results JSONL the run's cases are in, when there is one (`report --cases` streams it again). */
+  results_path?: string | null;
+}
+
+/** Nearest-rank latency percentiles over scored cases that did not fail, ms. */
+export interface CaseLatency {
+  p50: number | null;
+  p95: number | null;
+  p99: number | null;
 }
 
 /** A `joulebench code` results file (or its streamed datapoints JSONL) loaded for `report`/`frontier`. */
@@ -160,6 +176,12 @@ export interface LoadOptions {
    * case, not the case) for `compare`'s paired statistics.
    */
   paired?: boolean;
+  /**
+   * With `cases: true`: keep only the first this many scored cases whole (the HTML page shows 20,000
+   * at most), with `scored_total` and `case_latency_ms` for all of them; the rest of the file is read
+   * by the rebuild's scanner, never parsed into objects (a million-case file took 1.1 GB and 28 s).
+   */
+  casesLimit?: number;
 }
 
 function keepOf(opts: LoadOptions): KeepCases {
@@ -238,7 +260,8 @@ function fileKind(path: string): 'suite' | 'code' | 'infer' {
 }
 
 function loadHistoryRun(entry: HistoryEntry, opts: LoadOptions): LoadedRun {
-  const cases = entry.results_path && existsSync(entry.results_path) ? casesOf(entry.results_path, keepOf(opts)) : NO_CASES;
+  const cases =
+    entry.results_path && existsSync(entry.results_path) ? { ...casesOf(entry.results_path, keepOf(opts), opts.casesLimit), results_path: entry.results_path } : NO_CASES;
   return {
     label: `#${entry.id}`,
     origin: `history #${entry.id}`,
@@ -251,12 +274,15 @@ function loadHistoryRun(entry: HistoryEntry, opts: LoadOptions): LoadedRun {
 
 /** A results JSONL: streamed, and aggregated in case order whatever order the lines were written in (src/report/rebuild.ts). */
 function loadResultsFile(spec: string, opts: LoadOptions): LoadedRun {
-  const rebuilt = rebuildReport(spec, { keep: keepOf(opts) });
+  const first = keepOf(opts) === 'scored' && opts.casesLimit !== undefined ? new FirstCases(opts.casesLimit) : null;
+  const rebuilt = rebuildReport(spec, first ? { keep: 'none', onScored: first.add } : { keep: keepOf(opts) });
   return {
     label: basename(spec).replace(/\.results\.jsonl$|\.jsonl$/i, ''),
     origin: spec,
     report: rebuilt.report,
-    results: rebuilt.scored,
+    results: first ? first.cases : rebuilt.scored,
+    results_path: spec,
+    ...(first ? first.summary() : {}),
     ...(rebuilt.paired ? { paired: rebuilt.paired } : {}),
     receipt: readJsonIfExists(spec.replace(/\.results\.jsonl$/i, '.receipt.json'), spec),
     run_id: null,
@@ -272,7 +298,7 @@ function loadReportFile(readers: InputReaders, spec: string, opts: LoadOptions):
     label: basename(base),
     origin: spec,
     report,
-    ...(existsSync(resultsPath) ? casesOf(resultsPath, keepOf(opts)) : NO_CASES),
+    ...(existsSync(resultsPath) ? { ...casesOf(resultsPath, keepOf(opts), opts.casesLimit), results_path: resultsPath } : NO_CASES),
     receipt: readJsonIfExists(`${base}.receipt.json`, spec),
     run_id: null,
   };
@@ -281,17 +307,22 @@ function loadReportFile(readers: InputReaders, spec: string, opts: LoadOptions):
 const NO_CASES = { results: null, header: null } as const;
 
 /** The per-case data `keep` asks for, and the file's header, from a results file beside a report (or a history run's). */
-function casesOf(path: string, keep: KeepCases): Pick<LoadedRun, 'results' | 'paired' | 'header'> {
+function casesOf(path: string, keep: KeepCases, limit?: number): Pick<LoadedRun, 'results' | 'paired' | 'header' | 'scored_total' | 'case_latency_ms'> {
   if (keep === 'none') return NO_CASES;
   let header: ResultsHeader | null = null;
+  if (keep === 'scored' && limit !== undefined) {
+    const first = new FirstCases(limit);
+    const rebuilt = rebuildReport(path, { keep: 'none', onScored: first.add });
+    return { results: first.cases, header: rebuilt.header, ...first.summary() };
+  }
   if (keep === 'scored') {
     const scored: CaseResult[] = [];
     streamResultsFile(path, { header: (h) => (header = h), case: (r) => r.phase === 'scored' && scored.push(r), other: () => {} });
     return { results: scored, header };
   }
-  const paired: PairedCase[] = [];
-  streamResultsFile(path, { header: (h) => (header = h), case: (r) => r.phase === 'scored' && paired.push(pairedCaseOf(r)), other: () => {} });
-  return { results: null, paired, header };
+  // The paired figures stream through the rebuild's scanner, into columns (a million cases a side in compare).
+  const rebuilt = rebuildReport(path, { keep: 'paired' });
+  return { results: null, paired: rebuilt.paired, header: rebuilt.header };
 }
 
 /** The first `bytes` of a file as text (a leading BOM skipped), under readTextFile's guards. */
@@ -329,5 +360,25 @@ function readJsonIfExists(path: string, forSpec: string): Record<string, unknown
     return JSON.parse(readTextFile(path, 'E_INPUT')) as Record<string, unknown>;
   } catch {
     return null;
+  }
+}
+
+/** The first `limit` scored cases whole, as they stream past, and every scored case's latency. */
+class FirstCases {
+  readonly cases: CaseResult[] = [];
+  private total = 0;
+  private readonly latency = new NumberColumn();
+
+  constructor(private readonly limit: number) {}
+
+  readonly add = (r: CaseResult, whole: () => CaseResult): void => {
+    this.total++;
+    if (r.error === null) this.latency.push(r.latency_ms);
+    if (this.cases.length < this.limit) this.cases.push(whole());
+  };
+
+  summary(): { scored_total: number; case_latency_ms: CaseLatency } {
+    const [p50, p95, p99] = nearestRanks(this.latency, [50, 95, 99]);
+    return { scored_total: this.total, case_latency_ms: { p50: p50 ?? null, p95: p95 ?? null, p99: p99 ?? null } };
   }
 }

@@ -1,7 +1,6 @@
 import { closeSync, readSync } from 'node:fs';
 import { aggregatorOf, type Aggregator, reportContextOf, type BenchReport } from '../core/aggregate.js';
 import { JoulebenchError } from '../core/errors.js';
-import { pairedCaseOf } from '../core/paired-compare.js';
 import type { CaseResult, ResultsHeader } from '../core/types.js';
 import { mtBenchBlock } from '../judge/summary.js';
 import type { JudgeTally } from '../judge/score.js';
@@ -9,7 +8,7 @@ import { loadBlockFromResults } from '../load/rebuild.js';
 import { openRegularFile } from '../read-text.js';
 import { ResultsLineParser } from '../runner/results-file.js';
 import { streamResultLines } from '../runner/results-stream.js';
-import type { PairedCase } from '../stats/paired.js';
+import { MAX_PAIRED_PASS, PairedColumns } from '../stats/paired-columns.js';
 import { checkReportHeader } from './header-check.js';
 import { CaseLineScanner } from './case-scan.js';
 import { ReorderWindow } from './reorder.js';
@@ -34,6 +33,11 @@ export interface RebuildOptions {
   scanAheadSlots?: number;
   /** Told how the scan-ahead went, when there was one (tests). */
   onScanAhead?: (stats: ScanAheadStats) => void;
+  /**
+   * Each scored case as it is read, in file order. `r` may be the scanner's reused object, holding what
+   * aggregation reads and valid only during the call; `whole()` parses the line into an object of its own.
+   */
+  onScored?: (r: CaseResult, whole: () => CaseResult) => void;
 }
 
 /**
@@ -52,8 +56,8 @@ export interface RebuiltRun {
   report: BenchReport;
   /** `keep: 'scored'`: the scored cases in file order. */
   scored: CaseResult[] | null;
-  /** `keep: 'paired'`: the scored cases' paired figures in file order. */
-  paired: PairedCase[] | null;
+  /** `keep: 'paired'`: the scored cases' paired figures in file order, as columns. */
+  paired: PairedColumns | null;
   /** True when the case lines were already in case order (a sequential run), read once. */
   in_order: boolean;
 }
@@ -93,7 +97,7 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
   let judgeLine: Record<string, unknown> | null = null;
   let loadEnergy: Record<string, unknown> | null = null;
   const scored: CaseResult[] = [];
-  const paired: PairedCase[] = [];
+  const paired = keep === 'paired' ? new PairedColumns() : null;
   const loadCases: CaseResult[] = [];
   const judged: CaseResult[] = [];
   let lineOffset = 0;
@@ -124,8 +128,9 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
       } else agg!.add(r);
     } else if (!rescan) keys.push(rank, r.pass, r.index, lineOffset);
     if (r.phase !== 'scored') return;
+    if (onScored) onScored(r, fresh ? () => r : wholeLine);
     if (keep === 'scored') scored.push(r);
-    else if (keep === 'paired') paired.push(pairedCaseOf(r));
+    else if (paired !== null) pushPaired(paired, r, path);
     if (fresh && r.meta !== undefined) {
       // Only parsed lines carry meta (the scanner declines it): what the two blocks read, nothing more.
       const m = r.meta as { load?: unknown; judge?: unknown };
@@ -151,6 +156,12 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
   });
   // Every scored case is kept whole for --html: parse every line then (that path is not the fast one).
   const scan = keep !== 'scored';
+  const onScored = opts.onScored;
+  // The line being read, for onScored's `whole()` (set only when there is an onScored to call).
+  let lineBuf: Buffer | null = null;
+  let lineStart = 0;
+  let lineEnd = 0;
+  const wholeLine = (): CaseResult => JSON.parse(lineBuf!.toString('utf8', lineStart, lineEnd)) as CaseResult;
   // A large file's lines are scanned ahead on another core; the records come back in file order.
   const ahead = scan && opts.scanAheadMinBytes !== Infinity ? ScanAhead.start(path, { minBytes: opts.scanAheadMinBytes, slots: opts.scanAheadSlots }) : null;
   let end: ReturnType<typeof streamResultLines>;
@@ -169,12 +180,18 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
             const ahead_ = ahead !== null ? ahead.next(buf, s, end, lineOffset, into) : -1;
             let nl = -1;
             if (scan && header !== null) nl = ahead_ >= 0 ? ahead_ : ahead_ === -2 ? -1 : scanner.scanLine(buf, s, end, into);
-            if (nl >= 0) onCase(into, false);
-            else {
+            const read = nl >= 0;
+            if (!read) {
               nl = buf.indexOf(0x0a, s);
               if (nl < 0 || nl > end) nl = end;
-              parser.line(buf.toString('utf8', s, nl), n);
             }
+            if (onScored) {
+              lineBuf = buf;
+              lineStart = s;
+              lineEnd = nl;
+            }
+            if (read) onCase(into, false);
+            else parser.line(buf.toString('utf8', s, nl), n);
             s = nl + 1;
           }
         },
@@ -201,7 +218,7 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
     header: h,
     report: load ? ({ ...judgedReport, load } as BenchReport) : judgedReport,
     scored: keep === 'scored' ? scored : null,
-    paired: keep === 'paired' ? paired : null,
+    paired,
     in_order: inOrder,
   };
 }
@@ -398,4 +415,12 @@ class LineReader {
   close(): void {
     closeSync(this.fd);
   }
+}
+
+/** A scored case's paired figures (as pairedCaseOf reads them) added to `cols`. */
+function pushPaired(cols: PairedColumns, r: CaseResult, path: string): void {
+  if (!(r.pass >= 0 && r.pass < MAX_PAIRED_PASS && r.index >= 0 && r.index < 2 ** 32)) {
+    throw new JoulebenchError('E_RESULTS', `${path}: case line with pass ${r.pass} and index ${r.index}: a pass must be 0 to ${MAX_PAIRED_PASS - 1}, an index 0 to 2^32 − 1`);
+  }
+  cols.pushCase(r.pass, r.index, r.passed, r.weight, r.joules, r.cost_usd, r.error === null ? Math.floor(r.latency_ms) : null);
 }

@@ -17,7 +17,7 @@ import { buildReceipt, type Receipt } from '../report/receipt.js';
 import { JsonlResultsFile, truncateResultsFile, type ResultsSink } from '../runner/results-file.js';
 import { readResumeFile, type ResumeFile } from '../runner/resume-index.js';
 import { reportWarnings } from '../report/run-warnings.js';
-import { streamResultsFile } from '../runner/results-stream.js';
+import { resultsFileState } from '../runner/results-state.js';
 import { run, type RunOutcome, type RunProgress } from '../runner/run.js';
 import { createTarget, type TargetSpec } from '../targets/registry.js';
 import { runLoad } from '../load/driver.js';
@@ -330,7 +330,7 @@ function refuseToClobber(path: string): void {
   let cases = 0;
   let ended = false;
   try {
-    streamResultsFile(path, { header: () => {}, case: () => void cases++, other: (o) => void (ended ||= o.record === 'end') });
+    ({ cases, ended } = resultsFileState(path));
   } catch {
     throw new JoulebenchError('E_USAGE', `${path} exists and is not a joulebench results file: choose another --results path (nothing was written)`);
   }

@@ -5,6 +5,7 @@ export { mcnemar, binomialHalfCdf, type McNemarResult } from './mcnemar.js';
 export { bootstrapCi, bootstrapCis, percentileInterval, ratioStatistic, meanStatistic, percentileStatistics, DEFAULT_RESAMPLES, DEFAULT_BOOTSTRAP_MAX_UNITS, type BootstrapMaxUnits, type BootstrapOptions, type ResampleStatistic } from './bootstrap.js';
 export { ratioDeltaInterval, ratioVariance, woodruffInterval, woodruffIntervals, quantileLinearisation, type QuantileLinearisation, type UnitValues } from './large-sample.js';
 export { pairedComparison, type PairedCase, type PairedComparison, type PairedFigure, type PairedOptions } from './paired.js';
+export { KeyTable, PairedColumns } from './paired-columns.js';
 export { reportCi, CI_FIGURES, type AnalyticSwitch, type CaseColumns, type CiFigure, type ReportCi } from './report-ci.js';
 export { spreadOf, type Spread } from './describe.js';
 export { seededRng, fnv1a32, type Rng } from './rng.js';

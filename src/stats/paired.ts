@@ -4,6 +4,7 @@ import { nearestRankAt, quantileLinearisation, ratioVariance, woodruffInterval }
 import { twoSidedZ } from './normal.js';
 import { mcnemar, type McNemarResult } from './mcnemar.js';
 import type { AnalyticSwitch } from './report-ci.js';
+import { KeyTable, PAIRED_FLAGS, PairedColumns } from './paired-columns.js';
 
 /** One scored case result of one run, as a paired comparison needs it. */
 export interface PairedCase {
@@ -71,26 +72,21 @@ export interface PairedComparison {
  * difference, each with a paired bootstrap interval (units drawn once, both runs' results for each
  * drawn case taken together, so what the cases share cancels). Pure and deterministic.
  */
-export function pairedComparison(baseline: readonly PairedCase[], candidate: readonly PairedCase[], opts: PairedOptions): PairedComparison {
+export function pairedComparison(baseline: readonly PairedCase[] | PairedColumns, candidate: readonly PairedCase[] | PairedColumns, opts: PairedOptions): PairedComparison {
   const alpha = opts.alpha ?? 0.05;
   checkLevel(1 - alpha);
   const resamples = opts.resamples ?? 2000;
-  const byKey = new Map(candidate.map((c) => [c.key, c]));
-  const pairs: [PairedCase, PairedCase][] = [];
-  for (const b of baseline) {
-    const c = byKey.get(b.key);
-    if (c) pairs.push([b, c]);
-  }
-  const unpaired = { baseline: baseline.length - pairs.length, candidate: candidate.length - pairs.length };
+  // Cases given as objects are put into columns; key strings number alike on both sides.
+  const keys = new KeyTable();
+  const B = baseline instanceof PairedColumns ? baseline : PairedColumns.of(baseline, keys);
+  const C = candidate instanceof PairedColumns ? candidate : PairedColumns.of(candidate, keys);
+  // Pairs in baseline order, each with the candidate's last result of the same key.
+  const { pb, pc } = matchPairs(B, C);
+  const P = pb.length;
+  const unpaired = { baseline: B.length - P, candidate: C.length - P };
 
-  // Units: the suite positions of paired results (dense).
-  const unitIx = new Map<number, number>();
-  const unitOf = pairs.map(([b]) => {
-    let i = unitIx.get(b.unit);
-    if (i === undefined) unitIx.set(b.unit, (i = unitIx.size));
-    return i;
-  });
-  const U = unitIx.size;
+  // Units: the suite positions of paired results (dense, numbered as they first appear).
+  const { unitOf, U } = denseUnits(B.unit.view(), pb);
 
   // Accuracy: pairs scored on both sides.
   let both = 0;
@@ -98,32 +94,44 @@ export function pairedComparison(baseline: readonly PairedCase[], candidate: rea
   let cOnly = 0;
   let bCorrect = 0;
   let cCorrect = 0;
-  const accDiff = new Float64Array(U);
-  const accN = new Float64Array(U);
-  pairs.forEach(([b, c], j) => {
-    if (b.passed === null || c.passed === null) return;
+  // Whole numbers (passes of a case), held exactly in 4 bytes a unit.
+  const accDiff = new Int32Array(U);
+  const accN = new Uint32Array(U);
+  for (let j = 0; j < P; j++) {
+    const fb = B.flags(pb[j]!) & PAIRED_FLAGS.PASSED_MASK;
+    const fc = C.flags(pc[j]!) & PAIRED_FLAGS.PASSED_MASK;
+    if (fb === 0 || fc === 0) continue;
+    const bPassed = fb === 2;
+    const cPassed = fc === 2;
     both++;
-    if (b.passed) bCorrect++;
-    if (c.passed) cCorrect++;
-    if (b.passed && !c.passed) bOnly++;
-    if (c.passed && !b.passed) cOnly++;
-    accDiff[unitOf[j]!]! += (c.passed ? 1 : 0) - (b.passed ? 1 : 0);
+    if (bPassed) bCorrect++;
+    if (cPassed) cCorrect++;
+    if (bPassed && !cPassed) bOnly++;
+    if (cPassed && !bPassed) cOnly++;
+    accDiff[unitOf[j]!]! += (cPassed ? 1 : 0) - (bPassed ? 1 : 0);
     accN[unitOf[j]!]! += 1;
-  });
+  }
 
-  // Energy: per-unit sums for each side.
-  const energyKnown = pairs.length > 0 && pairs.every(([b, c]) => b.joules !== null && c.joules !== null);
+  // Energy: per-unit sums for each side (an unknown figure is held as 0, as `?? 0` added it).
+  let energyKnown = P > 0;
+  for (let j = 0; j < P && energyKnown; j++) if ((B.flags(pb[j]!) | C.flags(pc[j]!)) & PAIRED_FLAGS.JOULES_NULL) energyKnown = false;
   const jb = new Float64Array(U);
   const jc = new Float64Array(U);
   const wb = new Float64Array(U);
   const wc = new Float64Array(U);
-  pairs.forEach(([b, c], j) => {
+  const bJ = B.joules.view();
+  const cJ = C.joules.view();
+  const bW = B.weight.view();
+  const cW = C.weight.view();
+  for (let j = 0; j < P; j++) {
     const u = unitOf[j]!;
-    jb[u]! += b.joules ?? 0;
-    jc[u]! += c.joules ?? 0;
-    if (b.passed === true) wb[u]! += b.weight;
-    if (c.passed === true) wc[u]! += c.weight;
-  });
+    const b = pb[j]!;
+    const c = pc[j]!;
+    jb[u]! += bJ[b]!;
+    jc[u]! += cJ[c]!;
+    if ((B.flags(b) & PAIRED_FLAGS.PASSED_MASK) === 2) wb[u]! += bW[b]!;
+    if ((C.flags(c) & PAIRED_FLAGS.PASSED_MASK) === 2) wc[u]! += cW[c]!;
+  }
   const ratioOf = (counts: Uint32Array | null): number => {
     let a = 0, b2 = 0, c = 0, d = 0;
     for (let u = 0; u < U; u++) {
@@ -138,16 +146,12 @@ export function pairedComparison(baseline: readonly PairedCase[], candidate: rea
     return a / b2 / (c / d);
   };
 
-  // Latency: each side's timed results sorted, with their units.
-  const sideTimes = (side: 0 | 1) => {
-    const t = pairs.map((p, j) => ({ v: p[side].latency_ms, u: unitOf[j]! })).filter((x): x is { v: number; u: number } => x.v !== null).sort((x, y) => x.v - y.v);
-    return { values: t.map((x) => x.v), units: t.map((x) => x.u) };
-  };
-  const tb = sideTimes(0);
-  const tc = sideTimes(1);
+  // Latency: each side's timed results sorted (ties in pair order), with their units.
+  const tb = sortedTimes(B, pb, unitOf);
+  const tc = sortedTimes(C, pc, unitOf);
   const [p95b] = percentileStatistics(tb.values, tb.units, [95]);
   const [p95c] = percentileStatistics(tc.values, tc.units, [95]);
-  const nearest95 = (v: number[]) => (v.length === 0 ? null : v[Math.max(1, Math.ceil(0.95 * v.length - 1e-9)) - 1]!);
+  const nearest95 = (v: ArrayLike<number>) => (v.length === 0 ? null : v[Math.max(1, Math.ceil(0.95 * v.length - 1e-9)) - 1]!);
 
   const stats: Record<string, ResampleStatistic> = {};
   const reasons: Record<string, string> = {};
@@ -232,8 +236,8 @@ export function pairedComparison(baseline: readonly PairedCase[], candidate: rea
   const accValue = both === 0 ? null : ((cCorrect - bCorrect) * 100) / both;
   const mc = both === 0 ? null : mcnemar(bOnly, cOnly);
   const acc = figure('acc', accValue, 0, 4);
-  const pb = nearest95(tb.values);
-  const pc = nearest95(tc.values);
+  const p95Base = nearest95(tb.values);
+  const p95Cand = nearest95(tc.values);
   const switched: Pick<PairedComparison, 'analytic'> = analytic
     ? {
         analytic: {
@@ -248,11 +252,11 @@ export function pairedComparison(baseline: readonly PairedCase[], candidate: rea
   return {
     alpha,
     resamples,
-    pairs: pairs.length,
+    pairs: P,
     unpaired,
     accuracy_pp_delta: { ...acc, significant: mc ? mc.p_value < alpha : null, mcnemar: mc },
     joules_per_correct_ratio: figure('ratio', ratioPoint !== null && Number.isFinite(ratioPoint) ? ratioPoint : null, 1, 6),
-    latency_p95_ms_delta: figure('p95', pb === null || pc === null ? null : pc - pb, 0, 3),
+    latency_p95_ms_delta: figure('p95', p95Base === null || p95Cand === null ? null : p95Cand - p95Base, 0, 3),
     ...switched,
   };
 }
@@ -281,7 +285,7 @@ function ratioOfRatiosVariance(jc: Float64Array, wc: Float64Array, jb: Float64Ar
 }
 
 /** Each side's p-th percentile linearised over the same units, and the correlation of the two. */
-function pairedQuantileParts(tb: { values: number[]; units: number[] }, tc: { values: number[]; units: number[] }, units: number, p: number) {
+function pairedQuantileParts(tb: SortedTimes, tc: SortedTimes, units: number, p: number) {
   const b = quantileLinearisation(tb.values, tb.units, units, p);
   const c = quantileLinearisation(tc.values, tc.units, units, p);
   let cross = 0;
@@ -307,4 +311,157 @@ function pairedQuantileInterval(parts: ReturnType<typeof pairedQuantileParts>, l
   const se = Math.sqrt(Math.max(0, seC * seC + seB * seB - 2 * parts.rho * seC * seB));
   const d = nearestRankAt(parts.tc.values, parts.p / 100) - nearestRankAt(parts.tb.values, parts.p / 100);
   return { low: d - z * se, high: d + z * se, level, method: 'paired-woodruff' };
+}
+
+/**
+ * The pairs: each baseline row (in order) with the candidate's row of the same key, the last one when a
+ * key repeats (as a Map built in file order keeps it). Candidate rows in increasing key order (a
+ * sequential run's file) are searched as they are; others through a copy sorted by key.
+ */
+function matchPairs(B: PairedColumns, C: PairedColumns): { pb: Uint32Array; pc: Uint32Array } {
+  const ck = C.key.view();
+  const n = ck.length;
+  let increasing = true;
+  for (let i = 1; i < n && increasing; i++) if (!(ck[i - 1]! < ck[i]!)) increasing = false;
+  let sortedKeys: ArrayLike<number> = ck;
+  let sortedRows: Uint32Array | null = null;
+  if (!increasing) {
+    const perm = new Uint32Array(n);
+    for (let i = 0; i < n; i++) perm[i] = i;
+    perm.sort((a, b) => ck[a]! - ck[b]! || a - b);
+    const k2 = new Float64Array(n);
+    const r2 = new Uint32Array(n);
+    let m = 0;
+    for (let i = 0; i < n; i++) {
+      const r = perm[i]!;
+      const k = ck[r]!;
+      if (m > 0 && k2[m - 1] === k) r2[m - 1] = r;
+      else {
+        k2[m] = k;
+        r2[m++] = r;
+      }
+    }
+    sortedKeys = k2.subarray(0, m);
+    sortedRows = r2.subarray(0, m);
+  }
+  const bk = B.key.view();
+  const nb = bk.length;
+  const m = sortedKeys.length;
+  const pb = new Uint32Array(nb);
+  const pc = new Uint32Array(nb);
+  let pairs = 0;
+  let next = 0;
+  for (let j = 0; j < nb; j++) {
+    const k = bk[j]!;
+    // The next key is where the last match was followed (both files in case order): no search then.
+    const at = next < m && sortedKeys[next] === k ? next : searchSorted(sortedKeys, k);
+    if (at < 0) continue;
+    pb[pairs] = j;
+    pc[pairs++] = sortedRows === null ? at : sortedRows[at]!;
+    next = at + 1;
+  }
+  return { pb: pb.subarray(0, pairs), pc: pc.subarray(0, pairs) };
+}
+
+/** Where `k` is in ascending `sorted`, or -1. */
+function searchSorted(sorted: ArrayLike<number>, k: number): number {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = sorted[mid]!;
+    if (v < k) lo = mid + 1;
+    else if (v > k) hi = mid - 1;
+    else return mid;
+  }
+  return -1;
+}
+
+/** Each pair's unit numbered densely in order of first appearance: a table for small whole units, else a Map. */
+function denseUnits(units: ArrayLike<number>, pb: Uint32Array): { unitOf: Uint32Array; U: number } {
+  const P = pb.length;
+  const unitOf = new Uint32Array(P);
+  let max = -1;
+  let whole = true;
+  for (let j = 0; j < P && whole; j++) {
+    const u = units[pb[j]!]!;
+    if (!(Number.isInteger(u) && u >= 0)) whole = false;
+    else if (u > max) max = u;
+  }
+  let U = 0;
+  if (whole && max <= 4 * P + 1024) {
+    const ix = new Int32Array(max + 1).fill(-1);
+    for (let j = 0; j < P; j++) {
+      const u = units[pb[j]!]!;
+      let i = ix[u]!;
+      if (i < 0) ix[u] = i = U++;
+      unitOf[j] = i;
+    }
+    return { unitOf, U };
+  }
+  const ix = new Map<number, number>();
+  for (let j = 0; j < P; j++) {
+    const u = units[pb[j]!]!;
+    let i = ix.get(u);
+    if (i === undefined) ix.set(u, (i = ix.size));
+    unitOf[j] = i;
+  }
+  return { unitOf, U: ix.size };
+}
+
+interface SortedTimes {
+  values: Float64Array;
+  units: Uint32Array;
+}
+
+/** One side's timed results (of `rows`, the side's row of each pair), ascending, ties in pair order, with their units. */
+function sortedTimes(side: PairedColumns, rows: Uint32Array, unitOf: Uint32Array): SortedTimes {
+  const lat = side.latency_ms.view();
+  let m = 0;
+  for (let j = 0; j < rows.length; j++) if (!(side.flags(rows[j]!) & PAIRED_FLAGS.LATENCY_NULL)) m++;
+  const v = new Float64Array(m);
+  const u = new Uint32Array(m);
+  for (let j = 0, i = 0; j < rows.length; j++) {
+    const r = rows[j]!;
+    if (side.flags(r) & PAIRED_FLAGS.LATENCY_NULL) continue;
+    v[i] = lat[r]!;
+    u[i++] = unitOf[j]!;
+  }
+  // Counted into place for whole non-negative values in a range not much wider than their count
+  // (latencies in whole ms), else sorted by value and then position (a stable sort).
+  const values = new Float64Array(m);
+  const units = new Uint32Array(m);
+  const starts = countingStarts(v);
+  if (starts !== null) {
+    for (let i = 0; i < m; i++) {
+      const at = starts[v[i]!]!++;
+      values[at] = v[i]!;
+      units[at] = u[i]!;
+    }
+    return { values, units };
+  }
+  const order = new Uint32Array(m);
+  for (let i = 0; i < m; i++) order[i] = i;
+  order.sort((a, b) => v[a]! - v[b]! || a - b);
+  for (let i = 0; i < m; i++) {
+    values[i] = v[order[i]!]!;
+    units[i] = u[order[i]!]!;
+  }
+  return { values, units };
+}
+
+/** Where the first of each whole value 0..max goes in ascending order, or null when `v` is not such values in a narrow range. */
+function countingStarts(v: Float64Array): Uint32Array | null {
+  const m = v.length;
+  let max = 0;
+  for (let i = 0; i < m; i++) {
+    const x = v[i]!;
+    if (!(x >= 0 && x === Math.floor(x))) return null;
+    if (x > max) max = x;
+  }
+  if (max > 4 * m + 1024) return null;
+  const starts = new Uint32Array(max + 2);
+  for (let i = 0; i < m; i++) starts[v[i]! + 1]!++;
+  for (let x = 1; x <= max + 1; x++) starts[x]! += starts[x - 1]!;
+  return starts;
 }

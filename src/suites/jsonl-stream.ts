@@ -29,6 +29,12 @@ export interface JsonlStreamOptions {
   relabel?: (version: string) => string;
   /** Bytes read at a time (tests use small ones). */
   chunkBytes?: number;
+  /**
+   * Each selected case as the first pass reads it, with its place in the selection (a reader that wants
+   * a few cases of the file, e.g. the HTML report's prompts, needs no second pass). The file is not
+   * checked whole yet: the call does not mean the suite loads.
+   */
+  onSelected?: (index: number, c: Case) => void;
 }
 
 /**
@@ -100,6 +106,7 @@ export function streamJsonlSuite(path: string, opts: JsonlStreamOptions = {}): S
       continue;
     }
     if (digester.count < limit && selects(kase)) {
+      opts.onSelected?.(digester.count, kase);
       digester.add(kase);
       if (kase.scorer === 'judge') judged = true;
     }

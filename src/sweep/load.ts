@@ -29,12 +29,16 @@ export function loadSweep(dir: string): LoadedSweep {
   return { dir, state, runs, missing };
 }
 
-/** The comparison of a sweep folder. */
+/** The comparison of a sweep folder, with the settings the sweep recorded unless `opts` gives others. */
 export function compareSweep(loaded: LoadedSweep, opts: { alpha?: number; resamples?: number; maxUnits?: number | 'inf' } = {}): SweepComparison {
   const { state } = loaded;
+  const recorded = state.comparison;
+  const settings = recorded
+    ? { alpha: recorded.alpha, resamples: recorded.resamples, ...(recorded.max_units !== undefined ? { maxUnits: recorded.max_units } : {}) }
+    : {};
   return sweepComparison(
     { id: state.id, name: state.plan.name, suites: state.plan.suites, arms: state.plan.arms.map((a) => a.name), baseline: state.plan.baseline },
     loaded.runs,
-    { ...opts, missing: loaded.missing },
+    { ...settings, ...opts, missing: loaded.missing },
   );
 }

@@ -5,7 +5,7 @@ import { readResultsFile } from '../runner/results-file.js';
 import { defaultHistoryPath, History } from '../report/history.js';
 import { runSession, type SessionHooks, type SessionResult } from '../session/run-session.js';
 import { armSessionSpec, loadPlan, planDifferences, planDigest, type ExpandedPlan } from './plan.js';
-import { readSweepState, writeSweepState, SWEEP_FORMAT, type SweepRunEntry, type SweepState } from './state.js';
+import { readSweepState, writeSweepState, SWEEP_FORMAT, type SweepComparisonSettings, type SweepRunEntry, type SweepState } from './state.js';
 
 export interface SweepOptions {
   /** Folder for every run's files and the state (default ./.joulebench/sweeps/<name>-<UTC>/). */
@@ -26,6 +26,8 @@ export interface SweepOptions {
    * `joulebench worker` processes; every file lands in the sweep folder exactly as a local sweep's.
    */
   queue?: import('../queue/connection.js').QueueConnection;
+  /** Recorded in the state for `report DIR` (see SweepState.comparison). */
+  comparison?: SweepComparisonSettings;
 }
 
 /** How a caller watches a sweep (it prints nothing itself). */
@@ -92,6 +94,7 @@ export async function runSweep(planPath: string, opts: SweepOptions = {}, hooks:
     finished_utc: null,
     parallel_arms: opts.parallel_arms ?? 1,
     runs,
+    ...(opts.comparison ? { comparison: opts.comparison } : {}),
   };
   writeSweepState(dir, state);
   await execute(dir, state, opts, hooks);
@@ -110,6 +113,7 @@ export async function resumeSweep(dir: string, opts: Omit<SweepOptions, 'out_dir
     const keys = planDifferences(state.plan, now);
     throw new JoulebenchError('E_USAGE', `${planPath} changed since the sweep in ${dir} started (${keys.join(', ')}): resume with the plan as it was, or start a new sweep`);
   }
+  if (opts.comparison) state.comparison = opts.comparison;
   await execute(dir, state, { ...opts, parallel_arms: opts.parallel_arms ?? state.parallel_arms }, hooks);
   return { dir, state };
 }

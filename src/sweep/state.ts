@@ -29,6 +29,18 @@ export interface SweepState {
   finished_utc: string | null;
   parallel_arms: number;
   runs: SweepRunEntry[];
+  /**
+   * How the comparison was computed (`sweep --alpha/--bootstrap/--bootstrap-max-units`, the latest
+   * start or resume): `report DIR` recomputes it with these, so it shows the sweep's own intervals.
+   * Absent in folders written before it was recorded: the defaults then.
+   */
+  comparison?: SweepComparisonSettings;
+}
+
+export interface SweepComparisonSettings {
+  alpha: number;
+  resamples: number;
+  max_units?: number | 'inf';
 }
 
 export function readSweepState(dir: string): SweepState {

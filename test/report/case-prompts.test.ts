@@ -103,6 +103,50 @@ describe('reading prompts back from a run\'s suite', () => {
     assert.equal(!gone.ok ? gone.reason : '', `suite file not found: ${path}`);
   });
 
+  describe('a JSONL suite (read as the run streamed it, keeping only the cases the results name)', () => {
+    const jsonl = (name: string, rows: unknown[]) => {
+      const path = join(dir, name);
+      writeFileSync(path, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+      return path;
+    };
+
+    it('gives each case\'s turns, under the run\'s selection and retry label, as loading it whole does', () => {
+      const path = jsonl('s.jsonl', cases);
+      const whole = loadSuiteFile(path);
+      for (const sel of [null, { filter: '^a-' }, { limit: 2 }, { filter: '^a-', limit: 1 }] as (Selection | null)[]) {
+        for (const retry of [null, 3]) {
+          const labelled = retry === null ? whole : { ...whole, version: withRetryLabel(whole.version, retry) };
+          const suite = sel ? selectCases(labelled, sel) : labelled;
+          const { header, results } = asRun(suite, path);
+          const p = resolvePrompts(header, results);
+          assert.ok(p.ok, `${JSON.stringify(sel)} retry ${retry}: ${JSON.stringify(p)}`);
+          assert.equal(p.source, path);
+          assert.deepEqual(suite.cases.map((_, i) => p.turnsOf(i)), suite.cases.map((c) => c.turns ?? [c.prompt]));
+        }
+      }
+    });
+
+    it('refuses an edited, broken or removed file, and a result that names another case, without quoting the file', () => {
+      const path = jsonl('e.jsonl', cases);
+      const { header, results } = asRun(loadSuiteFile(path), path);
+      jsonl('e.jsonl', [{ ...cases[0], prompt: 'INJECTED new text' }, ...cases.slice(1)]);
+      const edited = resolvePrompts(header, results);
+      const now = suiteDigest({ ...loadSuiteFile(path), version: header.suite_version }).replace(/^sha256:/, '').slice(0, 12);
+      assert.equal(!edited.ok ? edited.reason : '', `suite changed since the run: digest differs (run ${header.suite_digest.slice(7, 19)}, ${path} now ${now})`);
+      jsonl('e.jsonl', cases);
+      const wrong = resolvePrompts(header, [{ index: 2, case_id: 'someone-else' } as CaseResult]);
+      assert.equal(!wrong.ok ? wrong.reason : '', 'case 2 of the results is "someone-else", the suite\'s is "a-3"');
+      const beyond = resolvePrompts(header, [{ index: 9, case_id: 'a-1' } as CaseResult]);
+      assert.equal(!beyond.ok ? beyond.reason : '', 'case 9 of the results is "a-1", the suite\'s is "(none)"');
+      writeFileSync(path, '{"id":"hunter2","prompt":1}\n');
+      const broken = resolvePrompts(header, results);
+      assert.equal(!broken.ok ? broken.reason : '', `suite does not load now: ${path} (joulebench run -s ${path} says why)`);
+      assert.doesNotMatch(JSON.stringify(broken), /hunter2/);
+      rmSync(path);
+      assert.equal(JSON.stringify(resolvePrompts(header, results)), JSON.stringify({ ok: false, reason: `suite file not found: ${path}` }));
+    });
+  });
+
   it('says why when the header names no suite source (older files, mmlu), and for bundled suites uses the bundled data', () => {
     const suite = loadSuite('router');
     const { header, results } = asRun(suite, 'router');

@@ -8,6 +8,7 @@ import { loadSuite } from '../../src/suites/loader.js';
 import { promptOf } from '../../src/suites/prompt.js';
 import { readResultsFile } from '../../src/runner/results-file.js';
 import { crossProduct, parsePlan, planDifferences } from '../../src/sweep/plan.js';
+import { compareSweep, loadSweep } from '../../src/sweep/load.js';
 import { BIN, cli } from '../helpers/cli.js';
 import { startFakeOpenAI, type FakeServer } from '../helpers/fake-openai.js';
 
@@ -106,6 +107,8 @@ describe('joulebench sweep (spawned)', () => {
     assert.equal(vs('cascade-cache_capacity=1024-neural.energy_j=20').accuracy_verdict, 'no detectable change');
     assert.equal(vs('api-model=bad').accuracy_verdict, 'worse');
     assert.ok(existsSync(join(out, 'comparison.json')));
+    // `report DIR` recomputes the comparison with the sweep's own settings (--bootstrap 500 here), not the defaults.
+    assert.deepEqual(compareSweep(loadSweep(out)), JSON.parse(readFileSync(join(out, 'comparison.json'), 'utf8')));
     assert.match(r.stderr, /against the baseline ref \(paired\)/);
     // Each run is a row in the history with the sweep's id.
     const h = await cli(['history', '--sweep', c.sweep.id, '--json']);

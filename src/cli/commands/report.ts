@@ -6,8 +6,12 @@ import type { ReportInput } from '../../report/inputs.js';
 import type { SweepComparison } from '../../sweep/comparison.js';
 import { writeFileEnsured, type CliIO } from '../io.js';
 import { planOutput, writeByExtension, type Renderings } from '../outputs.js';
+import type { StreamedOutput } from '../output-file.js';
+import type { CaseResult } from '../../core/types.js';
+import { streamResultsFile } from '../../runner/results-stream.js';
 import { inputsFrontier } from '../../report/arms.js';
 import { loadInputsForCli } from '../load-runs.js';
+import { HTML_CASE_ROWS } from '../../report/page-limits.js';
 
 const REPORT_FORMATS = ['json', 'md', 'html', 'csv', 'jsonl', 'txt'] as const;
 
@@ -47,20 +51,22 @@ async function buildHtml(runs: ReportInput[], comparisons: SweepComparison[] = [
 /** Every format `report -o` writes. */
 function renderings(runs: ReportInput[], flags: ReportFlags, comparisons: SweepComparison[] = []): Renderings {
   const json = () => (runs.length === 1 ? prettyJson(documentOf(runs[0]!)) : prettyJson(runs.map((r) => ({ label: r.label, kind: r.kind, report: documentOf(r) }))));
-  const perCase = (): { label: string; kind: string; row: unknown }[] =>
-    runs.flatMap((r): { label: string; kind: string; row: unknown }[] =>
-      r.kind === 'suite'
-        ? (r.results ?? []).map((row) => ({ label: r.label, kind: r.kind, row }))
-        : r.kind === 'code'
-          ? r.results.datapoints.map((row) => ({ label: r.label, kind: r.kind, row }))
-          : r.file.arms.map((row) => ({ label: r.label, kind: r.kind, row })),
-    );
+  // One line per case, datapoint or arm; a suite run's cases are read again from its results file as they are written out.
+  const perCaseJsonl: StreamedOutput = {
+    stream: (write) => {
+      for (const r of runs) {
+        const line = (row: object) => JSON.stringify({ run: r.label, kind: r.kind, ...row }) + '\n';
+        if (r.kind === 'suite') forEachScoredBatch(r, (batch) => write(batch.map(line).join('')));
+        else write((r.kind === 'code' ? r.results.datapoints : r.file.arms).map(line).join(''));
+      }
+    },
+  };
   return {
     json,
     md: async () => runs.map((await textRenderers()).markdownOf).join('\n'),
     html: () => buildHtml(runs, comparisons),
     csv: async () => {
-      const { armsCsv, casesCsv, datapointsCsv } = (await textRenderers()).csv;
+      const { armsCsv, datapointsCsv } = (await textRenderers()).csv;
       if (!flags.cases) {
         const f = inputsFrontier(runs);
         return armsCsv(f.arms, f, f.arm_kinds);
@@ -70,14 +76,17 @@ function renderings(runs: ReportInput[], flags: ReportFlags, comparisons: SweepC
       if (suites.length && codes.length) throw new JoulebenchError('E_USAGE', '--cases CSV: suite runs and code results have different columns; write them to two files');
       if (runs.some((r) => r.kind === 'infer')) throw new JoulebenchError('E_USAGE', '--cases CSV: an infer run file has no cases; use report -o FILE.json');
       if (codes.length) return datapointsCsv(codes.map((r) => ({ label: r.label, datapoints: r.results.datapoints })));
-      const missing = suites.filter((r) => r.results === null).map((r) => r.origin);
+      const missing = suites.filter((r) => r.kind === 'suite' && !r.results_path && r.results === null).map((r) => r.origin);
       if (missing.length) throw new JoulebenchError('E_INPUT', `--cases: no per-case results for ${missing.join(', ')} (its .results.jsonl is not beside it)`);
-      return casesCsv(suites.map((r) => ({ label: r.label, results: r.results! })));
+      const { casesCsvHeader, casesCsvRows } = (await textRenderers()).csv;
+      return {
+        stream: (write) => {
+          write(casesCsvHeader());
+          for (const r of suites) if (r.kind === 'suite') forEachScoredBatch(r, (batch) => write(casesCsvRows(r.label, batch)));
+        },
+      };
     },
-    jsonl: () =>
-      flags.cases
-        ? perCase().map((c) => JSON.stringify({ run: c.label, kind: c.kind, ...(c.row as object) })).join('\n') + '\n'
-        : inputsFrontier(runs).arms.map((a) => JSON.stringify(a)).join('\n') + '\n',
+    jsonl: () => (flags.cases ? perCaseJsonl : inputsFrontier(runs).arms.map((a) => JSON.stringify(a)).join('\n') + '\n'),
     txt: async () => runs.map((await textRenderers()).tableOf).join('\n'),
   };
 }
@@ -112,8 +121,10 @@ export function reportCommand(io: CliIO): Command {
       const sweeps = sweepDirs.length > 0 ? await sweepInputs(sweepDirs) : { runs: [], comparisons: [] };
       // Every scored case is kept only for what shows cases (the HTML page, --cases); otherwise a results
       // file is aggregated as it streams past (flat memory whatever its size).
-      const cases = flags.html !== undefined || flags.cases === true || plan?.format === 'html';
-      const runs = [...(await loadInputsForCli(specs.filter((s) => !sweepDirs.includes(s)), true, { cases })), ...sweeps.runs];
+      // Only the HTML page keeps cases, and only the first it shows (the rest stream past, counted);
+      // --cases reads each run's results file again as it writes the rows. Memory stays flat either way.
+      const html = flags.html !== undefined || plan?.format === 'html';
+      const runs = [...(await loadInputsForCli(specs.filter((s) => !sweepDirs.includes(s)), true, html ? { cases: true, casesLimit: HTML_CASE_ROWS } : { cases: false })), ...sweeps.runs];
       if (flags.out && plan) {
         if (flags.html) writeFileEnsured(flags.html, await buildHtml(runs, sweeps.comparisons), '--html');
         const format = await writeByExtension(flags.out, renderings(runs, flags, sweeps.comparisons));
@@ -141,6 +152,31 @@ export function reportCommand(io: CliIO): Command {
       if (text === null) return;
       io.out(text);
     });
+}
+
+/**
+ * A suite run's scored cases, a batch at a time, in file order: read again from its results file (never
+ * all held at once: a million-case run's per-case CSV), or the cases in memory (a sweep's runs).
+ */
+function forEachScoredBatch(r: Extract<ReportInput, { kind: 'suite' }>, each: (batch: CaseResult[]) => void): void {
+  if (!r.results_path) {
+    if (r.results) each(r.results);
+    return;
+  }
+  let batch: CaseResult[] = [];
+  streamResultsFile(r.results_path, {
+    header: () => {},
+    case: (c) => {
+      if (c.phase !== 'scored') return;
+      batch.push(c);
+      if (batch.length === 1024) {
+        each(batch);
+        batch = [];
+      }
+    },
+    other: () => {},
+  });
+  if (batch.length > 0) each(batch);
 }
 
 /** Each rate curve among the runs as a table (runs of one system at several rates). */

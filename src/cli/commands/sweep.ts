@@ -82,6 +82,7 @@ export function sweepCommand(io: CliIO): Command {
         ...(flags.history ? {} : { history: false as const }),
         ...(flags.idle ? {} : { idle_ms: 0 }),
         argv: process.argv.slice(2),
+        comparison: { alpha: flags.alpha, resamples: flags.bootstrap, ...(flags.bootstrapMaxUnits !== undefined ? { max_units: flags.bootstrapMaxUnits } : {}) },
         ...(flags.queue ? { queue: (await import('../../queue/connection.js')).parseQueueUrl(flags.queue, flags.queuePasswordRef, process.env) } : {}),
       };
       let dir: string;
@@ -94,11 +95,8 @@ export function sweepCommand(io: CliIO): Command {
         process.off('SIGTERM', onSignal);
       }
       const loaded = loadSweep(dir);
-      const comparison = compareSweep(loaded, {
-        alpha: flags.alpha,
-        resamples: flags.bootstrap,
-        ...(flags.bootstrapMaxUnits !== undefined ? { maxUnits: flags.bootstrapMaxUnits } : {}),
-      });
+      // With the settings just recorded in the state, as `report DIR` recomputes it.
+      const comparison = compareSweep(loaded);
       const path = join(dir, 'comparison.json');
       writeFileEnsured(path, prettyJson(comparison));
       io.out(prettyJson(comparison));

@@ -1,4 +1,5 @@
 import type { BenchReport } from '../../core/aggregate.js';
+import { HTML_CASE_ROWS } from '../page-limits.js';
 import type { SolverSummary } from '../../code/aggregate.js';
 import { nearestRank } from '../../core/stats.js';
 import type { CaseResult } from '../../core/types.js';
@@ -110,7 +111,7 @@ export const MAX_PROMPT_TURN = 2000;
 export const PROMPT_BUDGET_CHARS = 3_000_000;
 
 /** Builds the page's data from loaded runs. Pure apart from the timestamp the caller passes. */
-export function buildHtmlModel(loaded: readonly (LoadedRun | ReportInput)[], generated_utc: string, maxCases = 20_000): HtmlModel {
+export function buildHtmlModel(loaded: readonly (LoadedRun | ReportInput)[], generated_utc: string, maxCases = HTML_CASE_ROWS): HtmlModel {
   const inputs: ReportInput[] = loaded.map((x) => ('kind' in x ? x : { kind: 'suite' as const, ...x }));
   const runs = inputs.filter((x): x is Extract<ReportInput, { kind: 'suite' }> => x.kind === 'suite');
   const cases: HtmlCase[] = [];
@@ -140,6 +141,8 @@ export function buildHtmlModel(loaded: readonly (LoadedRun | ReportInput)[], gen
       budget -= size;
       p.turns[r.index] = turns;
     }
+    // A run read with only its first cases whole: the others were never loaded, and are not shown either.
+    if (run.scored_total !== undefined) omitted += run.scored_total - run.results.length;
   }
   return {
     format: 'joulebench-html/1',
@@ -151,7 +154,7 @@ export function buildHtmlModel(loaded: readonly (LoadedRun | ReportInput)[], gen
       receipt: r.receipt,
       has_cases: r.results !== null,
       prompts: prompts.get(r.label) ?? null,
-      case_latency_ms: r.results ? caseLatency(r.results) : null,
+      case_latency_ms: r.case_latency_ms ?? (r.results ? caseLatency(r.results) : null),
     })),
     code: inputs.flatMap((x) => (x.kind === 'code' ? [codeModel(x)] : [])),
     infer: inputs.flatMap((x) =>
