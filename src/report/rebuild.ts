@@ -31,6 +31,8 @@ export interface RebuildOptions {
   scanAheadMinBytes?: number;
   /** The worker's ring, in lines (tests use tiny ones, to wrap around often). */
   scanAheadSlots?: number;
+  /** Wait for the worker's record of each line rather than read a line whose record is not there yet (tests). */
+  scanAheadWait?: boolean;
   /** Told how the scan-ahead went, when there was one (tests). */
   onScanAhead?: (stats: ScanAheadStats) => void;
   /**
@@ -163,7 +165,7 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
   let lineEnd = 0;
   const wholeLine = (): CaseResult => JSON.parse(lineBuf!.toString('utf8', lineStart, lineEnd)) as CaseResult;
   // A large file's lines are scanned ahead on another core; the records come back in file order.
-  const ahead = scan && opts.scanAheadMinBytes !== Infinity ? ScanAhead.start(path, { minBytes: opts.scanAheadMinBytes, slots: opts.scanAheadSlots }) : null;
+  const ahead = scan && opts.scanAheadMinBytes !== Infinity ? ScanAhead.start(path, { minBytes: opts.scanAheadMinBytes, slots: opts.scanAheadSlots, wait: opts.scanAheadWait }) : null;
   let end: ReturnType<typeof streamResultLines>;
   try {
     end = streamResultLines(

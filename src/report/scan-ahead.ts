@@ -14,11 +14,13 @@ const STALL_MS = 2000;
  * A worker thread that scans a results file's lines ahead of the main thread, on the other core: the
  * main thread then only aggregates (in case order, as before) what the worker read, and parses what it
  * did not. Nothing depends on the worker for correctness: each record names its line's file offsets
- * and is used only when they are the main thread's line's own; a worker that stalls, stops or falls
- * out of line is left behind and the main thread scans the rest itself. The worker reads through its
- * own descriptor (opened here, closed once the worker has stopped).
+ * and is used only when they are the main thread's line's own; a line whose record is not there yet
+ * is read by the main thread itself (the worker then skips it), so a busy machine that does not run
+ * the worker costs no waiting; a worker that falls out of line is left behind. The worker reads
+ * through its own descriptor (opened here, closed once the worker has stopped).
  *
- * Wall time, not CPU: the scanning moves to another core (about half the work at 1M cases).
+ * Wall time, not CPU: the scanning moves to another core when one is free (about half the work at 1M
+ * cases); the records add a little CPU.
  */
 /** How a scan-ahead went: lines the worker's records were used for, and why it was left behind (null: it was not). */
 export interface ScanAheadStats {
@@ -41,6 +43,7 @@ export class ScanAhead {
     private readonly worker: Worker,
     private readonly fd: number,
     data: ScanAheadData,
+    private readonly wait: boolean,
   ) {
     this.slots = data.slots;
     this.rec = new Float64Array(data.ring);
@@ -48,7 +51,11 @@ export class ScanAhead {
   }
 
   /** A scan-ahead worker for `path`, or null (a small file, one CPU, no worker available). */
-  static start(path: string, opts: { minBytes?: number; slots?: number } = {}): ScanAhead | null {
+  /**
+   * `wait`: the main thread waits for each line's record instead of reading a line itself when its
+   * record is not there yet (tests: every line then goes through the worker).
+   */
+  static start(path: string, opts: { minBytes?: number; slots?: number; wait?: boolean } = {}): ScanAhead | null {
     let fd = -1;
     try {
       const opened = openRegularFile(path, 'E_RESULTS');
@@ -63,7 +70,7 @@ export class ScanAhead {
       worker.unref();
       // An error in the worker is seen as it stopping (C_DONE) or stalling; nothing to report from here.
       worker.on('error', () => {});
-      return new ScanAhead(worker, fd, data);
+      return new ScanAhead(worker, fd, data, opts.wait === true);
     } catch {
       if (fd >= 0) closeSync(fd);
       return null;
@@ -78,9 +85,22 @@ export class ScanAhead {
   next(buf: Uint8Array, s: number, limit: number, offset: number, into: CaseResult): number {
     if (!this.live) return -1;
     const k = this.consumed;
-    // What is published frees the slots before it: never record k's own, which is read below.
-    if ((k & 255) === 0) this.publish();
-    if (k >= this.written && !this.waitFor(k)) return -1;
+    // What is published frees the slots before it (never record k's own, read below) and lets a
+    // worker that fell behind skip the lines the main thread has read.
+    if ((k & 63) === 0) this.publish();
+    if (k >= this.written) {
+      this.written = Atomics.load(this.ctl, C_WRITTEN);
+      if (k >= this.written) {
+        if (this.wait) {
+          if (!this.waitFor(k)) return -1;
+        } else {
+          // Not there yet: the main thread reads this line itself rather than wait (a busy machine
+          // may not run the worker for a while); the worker skips it.
+          this.consumed = k + 1;
+          return -1;
+        }
+      }
+    }
     const o = (k % this.slots) * REC;
     const rec = this.rec;
     this.consumed = k + 1;

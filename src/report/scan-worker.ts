@@ -53,6 +53,14 @@ try {
         if (Atomics.load(ctl, C_ABORT) !== 0) break reading;
         Atomics.wait(ctl, C_CONSUMED, Atomics.load(ctl, C_CONSUMED), 50);
       }
+      if (written < Atomics.load(ctl, C_CONSUMED)) {
+        // The main thread has read this line itself: passed over, no record.
+        let nl = buf.indexOf(0x0a, s);
+        if (nl < 0 || nl > last) nl = last;
+        written++;
+        s = nl + 1;
+        continue;
+      }
       let nl = scanner.scanLine(buf, s, last, r);
       const ok = nl >= 0;
       if (!ok) {
@@ -61,7 +69,7 @@ try {
       }
       encodeRecord(rec, (written % slots) * REC, ok ? r : null, base + s, base + nl, s, scanner);
       written++;
-      if (written - lastFlush >= 256) publish();
+      if (written - lastFlush >= 32) publish();
       s = nl + 1;
     }
     buf.copy(buf, 0, last + 1, have);

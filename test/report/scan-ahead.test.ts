@@ -66,11 +66,16 @@ describe('ScanAhead: lines scanned on a worker thread give the same report, or t
       // A ring of a few lines wraps around hundreds of times (each wrap a hand-over between threads: slow under load, so few lines).
       for (const [slots, chunkBytes] of [[4, 200], [64, 1 << 16]] as const) {
         let stats: ScanAheadStats | null = null;
-        const got = rebuildReport(path, { scanAheadMinBytes: 0, scanAheadSlots: slots, chunkBytes, onScanAhead: (s) => (stats = s) });
+        const got = rebuildReport(path, { scanAheadMinBytes: 0, scanAheadSlots: slots, scanAheadWait: true, chunkBytes, onScanAhead: (s) => (stats = s) });
         assert.equal(prettyJson(got.report), reference, `${name}, ${slots} slots, chunk ${chunkBytes}`);
         const s = stats as ScanAheadStats | null;
         assert.ok(s !== null && s.left === null && s.records > 250, `${name}: ${JSON.stringify(s)}`);
       }
+      // Without waiting (as the CLI runs): whatever lines the worker got to first, the same report.
+      let stats: ScanAheadStats | null = null;
+      const got = rebuildReport(path, { scanAheadMinBytes: 0, scanAheadSlots: 64, chunkBytes: 300, onScanAhead: (s) => (stats = s) });
+      assert.equal(prettyJson(got.report), reference, `${name}, not waiting`);
+      assert.equal((stats as ScanAheadStats | null)?.left, null);
       // The worker is not started for a small file by default.
       let started = false;
       rebuildReport(path, { onScanAhead: () => (started = true) });
@@ -93,13 +98,13 @@ describe('ScanAhead: lines scanned on a worker thread give the same report, or t
         expected = (e as Error).message;
       }
       assert.ok(expected !== '', name);
-      assert.throws(() => rebuildReport(path, { scanAheadMinBytes: 0, scanAheadSlots: 16, chunkBytes: 300 }), { message: expected }, name);
+      for (const scanAheadWait of [true, false]) assert.throws(() => rebuildReport(path, { scanAheadMinBytes: 0, scanAheadSlots: 16, scanAheadWait, chunkBytes: 300 }), { message: expected }, name);
     }
     const good = Buffer.from(ls.join('\n') + '\n');
     const at = good.length - 1000;
     good[at] = 0xff;
     const path = join(dir, 'bad-utf8.results.jsonl');
     writeFileSync(path, good);
-    assert.throws(() => rebuildReport(path, { scanAheadMinBytes: 0 }), new RegExp(`not valid UTF-8 \\(first bad byte sequence at byte offset ${at}\\)`));
+    assert.throws(() => rebuildReport(path, { scanAheadMinBytes: 0, scanAheadWait: true }), new RegExp(`not valid UTF-8 \\(first bad byte sequence at byte offset ${at}\\)`));
   });
 });
