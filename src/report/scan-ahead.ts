@@ -50,12 +50,14 @@ export class ScanAhead {
     this.ctl = new Int32Array(data.control);
   }
 
-  /** A scan-ahead worker for `path`, or null (a small file, one CPU, no worker available). */
+  /** A scan-ahead worker for `path`, or null (a small file, no worker available, JOULEBENCH_REPORT_WORKER=0). */
   /**
    * `wait`: the main thread waits for each line's record instead of reading a line itself when its
    * record is not there yet (tests: every line then goes through the worker).
    */
   static start(path: string, opts: { minBytes?: number; slots?: number; wait?: boolean } = {}): ScanAhead | null {
+    // JOULEBENCH_REPORT_WORKER=0: the main thread only (a machine with one core to spare, or to compare).
+    if (process.env.JOULEBENCH_REPORT_WORKER === '0') return null;
     let fd = -1;
     try {
       const opened = openRegularFile(path, 'E_RESULTS');
