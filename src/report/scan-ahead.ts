@@ -4,7 +4,7 @@ import type { CaseResult } from '../core/types.js';
 import { openRegularFile } from '../read-text.js';
 import { C_ABORT, C_CONSUMED, C_DONE, C_WRITTEN, CONTROL_WORDS, RecordDecoder, REC, RECORD_FIELDS, type ScanAheadData } from './scan-record.js';
 
-/** Files smaller than this are scanned on the main thread only (a worker costs ~30 ms to start). */
+/** With JOULEBENCH_REPORT_WORKER=1, files smaller than this are scanned on the main thread only (a worker costs ~30 ms to start). */
 export const SCAN_AHEAD_MIN_BYTES = 32 * 2 ** 20;
 const SLOTS = 8192;
 /** With no new record for this long, the worker is left behind and the main thread scans the rest. */
@@ -50,14 +50,19 @@ export class ScanAhead {
     this.ctl = new Int32Array(data.control);
   }
 
-  /** A scan-ahead worker for `path`, or null (a small file, no worker available, JOULEBENCH_REPORT_WORKER=0). */
+  /**
+   * A scan-ahead worker for `path`, or null: unless JOULEBENCH_REPORT_WORKER=1 (or `minBytes` is given),
+   * for a small file, with JOULEBENCH_REPORT_WORKER=0, or when no worker can start.
+   */
   /**
    * `wait`: the main thread waits for each line's record instead of reading a line itself when its
    * record is not there yet (tests: every line then goes through the worker).
    */
   static start(path: string, opts: { minBytes?: number; slots?: number; wait?: boolean } = {}): ScanAhead | null {
-    // JOULEBENCH_REPORT_WORKER=0: the main thread only (a machine with one core to spare, or to compare).
+    // Off unless asked for (JOULEBENCH_REPORT_WORKER=1, or a test's minBytes): on the shared 2-core
+    // machine it was measured on, busy (load 6–7), the worker made a 1M-case rebuild slower, not faster.
     if (process.env.JOULEBENCH_REPORT_WORKER === '0') return null;
+    if (opts.minBytes === undefined && process.env.JOULEBENCH_REPORT_WORKER !== '1') return null;
     let fd = -1;
     try {
       const opened = openRegularFile(path, 'E_RESULTS');

@@ -76,9 +76,15 @@ describe('ScanAhead: lines scanned on a worker thread give the same report, or t
       const got = rebuildReport(path, { scanAheadMinBytes: 0, scanAheadSlots: 64, chunkBytes: 300, onScanAhead: (s) => (stats = s) });
       assert.equal(prettyJson(got.report), reference, `${name}, not waiting`);
       assert.equal((stats as ScanAheadStats | null)?.left, null);
-      // The worker is not started for a small file by default, nor with JOULEBENCH_REPORT_WORKER=0.
+      // The worker is off by default, and for a small file with JOULEBENCH_REPORT_WORKER=1; =0 turns it off.
       let started = false;
       rebuildReport(path, { onScanAhead: () => (started = true) });
+      process.env.JOULEBENCH_REPORT_WORKER = '1';
+      try {
+        rebuildReport(path, { onScanAhead: () => (started = true) });
+      } finally {
+        delete process.env.JOULEBENCH_REPORT_WORKER;
+      }
       process.env.JOULEBENCH_REPORT_WORKER = '0';
       try {
         rebuildReport(path, { scanAheadMinBytes: 0, onScanAhead: () => (started = true) });
