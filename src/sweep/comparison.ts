@@ -1,4 +1,5 @@
 import type { BenchReport } from '../core/aggregate.js';
+import type { PairedColumns } from '../stats/paired-columns.js';
 import { compare } from '../core/compare.js';
 import { armFrontiers, type Arm, type FrontierAxis } from '../core/frontier.js';
 import { verdictOf, withPairedStats } from '../core/paired-compare.js';
@@ -11,8 +12,12 @@ export interface SweepArmRun {
   arm: string;
   suite: string;
   report: BenchReport;
-  /** Scored case results (for pairing against the baseline); null when unavailable. */
+  /** Scored case results (for pairing against the baseline); null when unavailable or given as `paired`. */
   results: readonly CaseResult[] | null;
+  /** The scored cases' paired figures (a sweep folder's runs, read as columns); used before `results`. */
+  paired?: PairedColumns | null;
+  /** The run's results file, when it has one. */
+  results_path?: string | null;
 }
 
 export interface SweepArmRow {
@@ -114,8 +119,8 @@ export function sweepComparison(
           .map((r): SweepVsBaseline => {
             const p = withPairedStats(
               compare(base.report, r.report),
-              { digest: base.report.suite?.digest, results: base.results },
-              { digest: r.report.suite?.digest, results: r.results },
+              { digest: base.report.suite?.digest, results: base.results, paired: base.paired ?? null },
+              { digest: r.report.suite?.digest, results: r.results, paired: r.paired ?? null },
               { alpha, ...(opts.resamples !== undefined ? { resamples: opts.resamples } : {}), ...(opts.maxUnits !== undefined ? { maxUnits: opts.maxUnits } : {}) },
             );
             return {

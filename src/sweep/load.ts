@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { BenchReport } from '../core/aggregate.js';
 import { readReportFile } from '../report/load.js';
-import { readResultsFile } from '../runner/results-file.js';
+import { rebuildReport } from '../report/rebuild.js';
 import { sweepComparison, type SweepArmRun, type SweepComparison } from './comparison.js';
 import { readSweepState, type SweepState } from './state.js';
 
@@ -23,8 +23,9 @@ export function loadSweep(dir: string): LoadedSweep {
       continue;
     }
     const report: BenchReport = readReportFile(e.report);
-    const results = existsSync(e.results) ? readResultsFile(e.results).results.filter((r) => r.phase === 'scored') : null;
-    runs.push({ arm: e.arm, suite: e.suite, report, results });
+    // Pairing reads seven figures a case: those stream into columns, the cases are not kept.
+    const paired = existsSync(e.results) ? rebuildReport(e.results, { keep: 'paired' }).paired : null;
+    runs.push({ arm: e.arm, suite: e.suite, report, results: null, paired, results_path: existsSync(e.results) ? e.results : null });
   }
   return { dir, state, runs, missing };
 }

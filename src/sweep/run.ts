@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { JoulebenchError } from '../core/errors.js';
-import { readResultsFile } from '../runner/results-file.js';
+import { resultsFileState } from '../runner/results-state.js';
 import { defaultHistoryPath, History } from '../report/history.js';
 import { runSession, type SessionHooks, type SessionResult } from '../session/run-session.js';
 import { armSessionSpec, loadPlan, planDifferences, planDigest, type ExpandedPlan } from './plan.js';
@@ -160,8 +160,9 @@ async function runOne(dir: string, state: SweepState, entry: SweepRunEntry, opts
   let resume = false;
   if (existsSync(entry.results)) {
     try {
-      const f = readResultsFile(entry.results);
-      resume = f.header !== null && f.results.length > 0 && !f.other.some((o) => o.record === 'end');
+      // Counted, not parsed line by line: a million-case arm is looked at before it resumes.
+      const f = resultsFileState(entry.results);
+      resume = f.cases > 0 && !f.ended;
     } catch {
       resume = false;
     }

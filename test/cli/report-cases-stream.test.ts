@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -36,6 +36,18 @@ describe('report --cases writes rows as it reads them', () => {
     assert.equal(readFileSync(jsonl, 'utf8'), scored.map((c) => JSON.stringify({ run: 'big', kind: 'suite', ...c }) + '\n').join(''));
     // Nothing is left beside the output.
     assert.deepEqual(readdirSync(join(dir, 'out')).sort(), ['cases.csv', 'cases.jsonl']);
+  });
+
+  it('run -o FILE.csv / .jsonl writes its scored cases as the results file is read back, the same bytes as before', async () => {
+    for (const ext of ['csv', 'jsonl']) {
+      const out = join(dir, 'run', `r.${ext}`);
+      const r = await cli(['run', '-s', 'router', '-q', '--no-history', '--repeat', '40', '--bootstrap', '0', '-o', out]);
+      assert.equal(r.code, 0, r.stderr);
+      const scored = readResultsFile(join(dir, 'run', 'r.results.jsonl')).results.filter((c) => c.phase === 'scored');
+      assert.equal(scored.length, 1200);
+      const expected = ext === 'csv' ? casesCsv([{ label: 'router', results: scored }]) : scored.map((c) => JSON.stringify(c) + '\n').join('');
+      assert.equal(readFileSync(out, 'utf8'), expected, ext);
+    }
   });
 
   it('leaves an existing output as it was when the rows fail half-way, with no partial file beside it', () => {

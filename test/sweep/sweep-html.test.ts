@@ -58,6 +58,9 @@ arms:
     assert.ok(head.every((t) => /^95 % \[/.test(t)), head.join(' | '));
     const body = await page.textContent('body');
     assert.match(body ?? '', /frontier/);
+    // Every arm's cases are on the page, read from its results file (30 router cases each).
+    const caseRuns = await page.$$eval('table.cases tbody tr', (rows) => rows.map((r) => r.textContent ?? ''));
+    assert.equal(caseRuns.length, 4 * 30, `${caseRuns.length} case rows`);
     // The error bars are a series of their own on the frontier chart.
     const legend = await page.textContent('#chart-frontier');
     assert.match(legend ?? '', /95 % intervals/);

@@ -8,9 +8,9 @@ import { writeFileEnsured, type CliIO } from '../io.js';
 import { planOutput, writeByExtension, type Renderings } from '../outputs.js';
 import type { StreamedOutput } from '../output-file.js';
 import type { CaseResult } from '../../core/types.js';
-import { streamResultsFile } from '../../runner/results-stream.js';
+import { forEachScoredBatch } from '../../runner/scored-batches.js';
 import { inputsFrontier } from '../../report/arms.js';
-import { loadInputsForCli } from '../load-runs.js';
+import { loadInputsForCli, loadRunsForCli } from '../load-runs.js';
 import { HTML_CASE_ROWS } from '../../report/page-limits.js';
 
 const REPORT_FORMATS = ['json', 'md', 'html', 'csv', 'jsonl', 'txt'] as const;
@@ -56,7 +56,7 @@ function renderings(runs: ReportInput[], flags: ReportFlags, comparisons: SweepC
     stream: (write) => {
       for (const r of runs) {
         const line = (row: object) => JSON.stringify({ run: r.label, kind: r.kind, ...row }) + '\n';
-        if (r.kind === 'suite') forEachScoredBatch(r, (batch) => write(batch.map(line).join('')));
+        if (r.kind === 'suite') forEachScored(r, (batch) => write(batch.map(line).join('')));
         else write((r.kind === 'code' ? r.results.datapoints : r.file.arms).map(line).join(''));
       }
     },
@@ -82,7 +82,7 @@ function renderings(runs: ReportInput[], flags: ReportFlags, comparisons: SweepC
       return {
         stream: (write) => {
           write(casesCsvHeader());
-          for (const r of suites) if (r.kind === 'suite') forEachScoredBatch(r, (batch) => write(casesCsvRows(r.label, batch)));
+          for (const r of suites) if (r.kind === 'suite') forEachScored(r, (batch) => write(casesCsvRows(r.label, batch)));
         },
       };
     },
@@ -117,13 +117,11 @@ export function reportCommand(io: CliIO): Command {
       const { isRateSweepFile, rateSweepRunFiles } = await import('../../load/sweep-file.js');
       const rateDocs = specs.filter(isRateSweepFile);
       if (rateDocs.length > 0) specs = specs.flatMap((s) => (rateDocs.includes(s) ? rateSweepRunFiles(s, existsSync) : [s]));
-      const sweepDirs = specs.filter(isSweepDir);
-      const sweeps = sweepDirs.length > 0 ? await sweepInputs(sweepDirs) : { runs: [], comparisons: [] };
-      // Every scored case is kept only for what shows cases (the HTML page, --cases); otherwise a results
-      // file is aggregated as it streams past (flat memory whatever its size).
       // Only the HTML page keeps cases, and only the first it shows (the rest stream past, counted);
       // --cases reads each run's results file again as it writes the rows. Memory stays flat either way.
       const html = flags.html !== undefined || plan?.format === 'html';
+      const sweepDirs = specs.filter(isSweepDir);
+      const sweeps = sweepDirs.length > 0 ? await sweepInputs(sweepDirs, html) : { runs: [], comparisons: [] };
       const runs = [...(await loadInputsForCli(specs.filter((s) => !sweepDirs.includes(s)), true, html ? { cases: true, casesLimit: HTML_CASE_ROWS } : { cases: false })), ...sweeps.runs];
       if (flags.out && plan) {
         if (flags.html) writeFileEnsured(flags.html, await buildHtml(runs, sweeps.comparisons), '--html');
@@ -154,29 +152,10 @@ export function reportCommand(io: CliIO): Command {
     });
 }
 
-/**
- * A suite run's scored cases, a batch at a time, in file order: read again from its results file (never
- * all held at once: a million-case run's per-case CSV), or the cases in memory (a sweep's runs).
- */
-function forEachScoredBatch(r: Extract<ReportInput, { kind: 'suite' }>, each: (batch: CaseResult[]) => void): void {
-  if (!r.results_path) {
-    if (r.results) each(r.results);
-    return;
-  }
-  let batch: CaseResult[] = [];
-  streamResultsFile(r.results_path, {
-    header: () => {},
-    case: (c) => {
-      if (c.phase !== 'scored') return;
-      batch.push(c);
-      if (batch.length === 1024) {
-        each(batch);
-        batch = [];
-      }
-    },
-    other: () => {},
-  });
-  if (batch.length > 0) each(batch);
+/** A suite run's scored cases a batch at a time, in file order: read again from its results file, or the cases in memory. */
+function forEachScored(r: Extract<ReportInput, { kind: 'suite' }>, each: (batch: CaseResult[]) => void): void {
+  if (r.results_path) forEachScoredBatch(r.results_path, each);
+  else if (r.results) each(r.results);
 }
 
 /** Each rate curve among the runs as a table (runs of one system at several rates). */
@@ -192,7 +171,7 @@ function documentOf(r: ReportInput): unknown {
 }
 
 /** The runs of sweep folders as report inputs (labelled by arm, and suite when a sweep has several), with each sweep's comparison. */
-async function sweepInputs(dirs: readonly string[]): Promise<{ runs: ReportInput[]; comparisons: SweepComparison[] }> {
+async function sweepInputs(dirs: readonly string[], html: boolean): Promise<{ runs: ReportInput[]; comparisons: SweepComparison[] }> {
   const { loadSweep, compareSweep } = await import('../../sweep/load.js');
   const runs: ReportInput[] = [];
   const comparisons: SweepComparison[] = [];
@@ -201,7 +180,19 @@ async function sweepInputs(dirs: readonly string[]): Promise<{ runs: ReportInput
     const many = loaded.state.plan.suites.length > 1;
     for (const r of loaded.runs) {
       const entry = loaded.state.runs.find((e) => e.arm === r.arm && e.suite === r.suite)!;
-      runs.push({ kind: 'suite', label: many ? `${r.arm} · ${r.suite}` : r.arm, origin: entry.report, report: r.report, results: r.results ? [...r.results] : null, receipt: null, run_id: entry.history_id });
+      // The page's first cases (and the counts and latencies of all), read from the run's results file as any run's are.
+      const cases = html && r.results_path ? (await loadRunsForCli([r.results_path], false, { cases: true, casesLimit: HTML_CASE_ROWS }))[0]! : null;
+      runs.push({
+        kind: 'suite',
+        label: many ? `${r.arm} · ${r.suite}` : r.arm,
+        origin: entry.report,
+        report: r.report,
+        results: cases ? cases.results : null,
+        ...(cases ? { header: cases.header ?? null, scored_total: cases.scored_total ?? 0, case_latency_ms: cases.case_latency_ms ?? { p50: null, p95: null, p99: null } } : {}),
+        results_path: r.results_path ?? null,
+        receipt: null,
+        run_id: entry.history_id,
+      });
     }
     comparisons.push(compareSweep(loaded));
   }
