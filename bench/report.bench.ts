@@ -12,6 +12,10 @@
  *
  *   npm run bench:report            (or: node --import tsx bench/report.bench.ts [cases] [trials])
  *   JB_BASELINE_BIN=/path/to/other/bin/joulebench.js …   adds the same report runs of another build (before/after, same load)
+ *
+ * The "scan-ahead worker" arms run the same build with JOULEBENCH_REPORT_WORKER=1 (a worker thread scans
+ * lines ahead on the second core: src/report/scan-ahead.ts, off by default), to show what it adds or
+ * costs on this machine at this load; the reports must be the same bytes.
  */
 import { spawnSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
@@ -73,6 +77,8 @@ process.stdout.write(JSON.stringify(aggregate(sorted, reportContextOf(f.header))
   const variants: Record<string, string[]> = {
     'streamed, in case order': [BIN, 'report', '--json', file],
     'streamed, concurrent order': [BIN, 'report', '--json', concurrent],
+    'scan-ahead worker, in case order': [BIN, 'report', '--json', file],
+    'scan-ahead worker, concurrent order': [BIN, 'report', '--json', concurrent],
     'whole file (old path)': ['--input-type=module', '-e', wholeFile, file],
     [`streamed, N/10 cases, bootstrap 2000`]: [BIN, 'report', '--json', withBootstrap],
     'report --json, 60 cases (start-up)': [BIN, 'report', '--json', small],
@@ -91,7 +97,9 @@ process.stdout.write(JSON.stringify(aggregate(sorted, reportContextOf(f.header))
     const order = t % 2 === 0 ? Object.keys(variants) : Object.keys(variants).reverse();
     for (const name of order) {
       const t0 = process.hrtime.bigint();
-      const r = spawnSync('/usr/bin/time', ['-f', '%U %S %M', process.execPath, '--max-old-space-size=8192', ...variants[name]!], { env, encoding: 'utf8', maxBuffer: 1 << 26 });
+      // The worker arms: the same build with the scan-ahead worker on (src/report/scan-ahead.ts; off by default).
+      const armEnv = name.startsWith('scan-ahead worker') ? { ...env, JOULEBENCH_REPORT_WORKER: '1' } : env;
+      const r = spawnSync('/usr/bin/time', ['-f', '%U %S %M', process.execPath, '--max-old-space-size=8192', ...variants[name]!], { env: armEnv, encoding: 'utf8', maxBuffer: 1 << 26 });
       const wall_s = Number(process.hrtime.bigint() - t0) / 1e9;
       if (r.status !== 0) {
         if (!name.startsWith('whole')) throw new Error(`${name}: ${r.stderr.slice(0, 500)}`);
@@ -106,6 +114,9 @@ process.stdout.write(JSON.stringify(aggregate(sorted, reportContextOf(f.header))
   // The same cases in another line order: the same report, byte for byte (but for what the header's concurrency changes).
   const sequentialOnly = (s: string | undefined) => (s ?? '').replace(/\n *"(concurrency|energy_attribution|throughput)": [^\n]*/g, '');
   if (sequentialOnly(outputs['streamed, in case order']) !== sequentialOnly(outputs['streamed, concurrent order'])) throw new Error('the concurrent-order file gave a different report');
+  for (const order of ['in case order', 'concurrent order']) {
+    if (outputs[`streamed, ${order}`] !== outputs[`scan-ahead worker, ${order}`]) throw new Error(`${order}: the worker gave a different report from the main thread alone`);
+  }
   for (const [a, b] of [['streamed, in case order', 'baseline: in case order'], ['streamed, concurrent order', 'baseline: concurrent order']] as const) {
     if (outputs[b] !== undefined && outputs[a] !== outputs[b]) throw new Error(`${a}: a different report from the baseline build`);
   }
@@ -123,6 +134,17 @@ process.stdout.write(JSON.stringify(aggregate(sorted, reportContextOf(f.header))
       `  ${name.padEnd(38)} wall ${w.toFixed(2).padStart(6)} s (${(w / median(base.map((x) => x.wall_s))!).toFixed(2)}×)  CPU ${c.toFixed(2).padStart(6)} s  peak RSS ${m.toFixed(0).padStart(5)} MB (${(m / median(base.map((x) => x.rss_mb))!).toFixed(2)}×)`,
     );
   }
+  // The goal's figure (issue 19, goal 2): rebuilding the report of a 1M-case file, wall, CPU and peak RSS.
+  const goal = (name: string) => {
+    const s = samples[name]!;
+    const w = median(s.map((x) => x.wall_s))!;
+    const c = median(s.map((x) => x.cpu_s))!;
+    const m = median(s.map((x) => x.rss_mb))!;
+    const met = N >= 1_000_000 ? (w <= 2 && m <= 150 ? 'met' : 'not met') : `n/a below 1M cases`;
+    return `${w.toFixed(2)} s wall, ${c.toFixed(2)} s CPU, ${m.toFixed(0)} MB peak RSS (${met})`;
+  };
+  console.log(`goal (≤ 2 s wall, ≤ 150 MB peak RSS at 1M cases): in case order ${goal('streamed, in case order')}; concurrent order ${goal('streamed, concurrent order')}`);
+  console.log(`  with the scan-ahead worker (JOULEBENCH_REPORT_WORKER=1): in case order ${goal('scan-ahead worker, in case order')}; concurrent order ${goal('scan-ahead worker, concurrent order')}`);
 } finally {
   if (!process.env.JB_KEEP) rmSync(dir, { recursive: true, force: true });
   else console.log(dir);

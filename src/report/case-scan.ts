@@ -1,4 +1,7 @@
+import { codeGenerationAllowed } from '../core/json-bytes.js';
 import type { CaseResult } from '../core/types.js';
+import { generateScan, type ScanFn, type ScanState } from './case-scan-code.js';
+import { BOOL, bool, constant, Interned, lit, NUM, num, Q, skipString, skipStringOrNull, T_NULL, TraceCache } from './scan-bytes.js';
 
 /**
  * A field-selective scanner for results case lines as our own encoder writes them
@@ -10,15 +13,65 @@ import type { CaseResult } from '../core/types.js';
  * encoder's order, every value of the type the encoder writes (string or null, number or null, boolean
  * or null, `error: null`, a trace of `{stage, hit, energy_uj}` entries), valid JSON strings and
  * numbers, nothing after the closing brace. Anything else (a hand-edited or foreign line, escapes in
- * a string the report reads, `meta`, `turns`, an error object…) makes `scan` return false, and the
- * caller parses that line with `JSON.parse` (and its usual rules and messages).
+ * a string the report reads, `meta`, `turns`, an error object, a key repeated or out of order…) makes
+ * `scan` return false, and the caller parses that line with `JSON.parse` (and its usual rules and
+ * messages). The line's bytes are UTF-8 the caller checked (a chunk at a time, natively).
  *
  * Filled: the fields the aggregate reads (see {@link SCANNED_FIELDS}). `case_id`, `response` and
- * `expected` are checked but not read (left as `''`/`null`).
+ * `expected` are checked but not read (left as `''`/`null`). `trace` is an array shared with other
+ * lines that held the same trace bytes, frozen: a holder may keep it without copying.
+ *
+ * How it is fast (a 1M-case rebuild reads ~500 MB of these lines, and a byte looked at in JavaScript
+ * costs about a nanosecond here): the scan is generated once as straight-line code (as the encoder
+ * is, src/runner/case-line.ts), each key with its punctuation compared eight bytes at a time as one
+ * double (src/report/scan-bytes.ts, `Lit`), one-digit numbers, `null` and booleans read in place;
+ * strings the report reads (dataset, stage, energy source) are matched against the values already
+ * seen, byte for byte, rather than decoded; a trace whose bytes equal one of the last few read is
+ * compared, not parsed again. Where code generation is off, {@link interpretedScan} does the same
+ * work through calls (tested to agree with it).
  */
 export class CaseLineScanner {
   /** The last line scanned (valid after `scan` returned true, until the next call). */
-  readonly r: CaseResult = {
+  readonly r: CaseResult = newScanTarget();
+
+  /** The strings and traces seen (read by the scan-ahead worker's record encoder, src/report/scan-record.ts). */
+  readonly state: ScanState = { datasets: new Interned(), stages: new Interned(), sources: new Interned(), traces: new TraceCache() };
+  private buf: Uint8Array | null = null;
+  private view: DataView = new DataView(new ArrayBuffer(8));
+  private readonly run: ScanFn;
+
+  /** `interpreted`: the scan without generated code (what runs where code generation is off; tests). */
+  constructor(opts: { interpreted?: boolean } = {}) {
+    this.run = opts.interpreted === true || !codeGenerationAllowed() ? interpretedScan : generated();
+  }
+
+  /** Reads `buf[start, end)` (one line, no newline); false when the line is not one it fully recognises. */
+  scan(buf: Uint8Array, start: number, end: number): boolean {
+    return this.scanLine(buf, start, end) === end;
+  }
+
+  /**
+   * Reads the line starting at `buf[start]` and ending at the first newline before `limit` (or at
+   * `limit`): where it ends, or -1 when it is not a line the scanner fully recognises (the caller
+   * then finds its end and parses it). Saves finding each line's end apart. `into`: an object of
+   * {@link newScanTarget} to fill instead of `r` (the reorder window's, held without a copy).
+   */
+  scanLine(buf: Uint8Array, start: number, limit: number, into: CaseResult = this.r): number {
+    if (buf !== this.buf) {
+      this.buf = buf;
+      this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    }
+    if (start < 0 || limit > buf.length || start > limit) return -1;
+    return this.run(this.state, buf, this.view, start, limit, into);
+  }
+}
+
+/**
+ * An object for the scanner to fill: every field a line holds, those it does not read (case_id,
+ * response, expected) left as here. All of one shape, so the aggregate's reads of them stay monomorphic.
+ */
+export function newScanTarget(): CaseResult {
+  return {
     record: 'case',
     phase: 'scored',
     pass: 0,
@@ -43,144 +96,8 @@ export class CaseLineScanner {
     attempts: 0,
     retry_overhead_ms: 0,
     error: null,
+    trace: undefined,
   };
-  private readonly traceEntries: { stage: string; hit: boolean; energy_uj: number | null }[] = [];
-  private readonly trace: { stage: string; hit: boolean; energy_uj: number | null }[] = [];
-  /** The bytes of the last trace read in full (the first `lastTraceBytes`; -1: none). */
-  private readonly lastTrace = Buffer.alloc(1024);
-  private lastTraceBytes = -1;
-  private readonly datasets = new Interned();
-  private readonly stages = new Interned();
-  private readonly sources = new Interned();
-
-  /** Reads `buf[start, end)` (one line, no newline); false when the line is not one it fully recognises. */
-  scan(buf: Uint8Array, start: number, end: number): boolean {
-    if (buf.buffer !== view.buffer) view = new DataView(buf.buffer);
-    at = buf.byteOffset;
-    b = buf;
-    p = start;
-    e = end;
-    bad = false;
-    const r = this.r;
-    if (!token(T_RECORD)) return false;
-    if (token(T_SCORED)) r.phase = 'scored';
-    else if (token(T_WARMUP)) r.phase = 'warmup';
-    else return false;
-    if (!token(T_PASS)) return false;
-    const pass = num();
-    if (bad || pass === null || !Number.isInteger(pass)) return false;
-    if (!token(T_INDEX)) return false;
-    const index = num();
-    if (bad || index === null || !Number.isInteger(index)) return false;
-    r.pass = pass;
-    r.index = index;
-    if (!token(T_CASE_ID) || b[p++] !== Q || !skipString()) return false;
-    if (!token(T_DATASET) || b[p++] !== Q) return false;
-    const dataset = this.datasets.read();
-    if (dataset === null) return false;
-    r.dataset = dataset;
-    if (!token(T_RESPONSE) || !skipStringOrNull()) return false;
-    if (!token(T_STAGE)) return false;
-    const stage = this.stringOrNull(this.stages);
-    if (bad) return false;
-    r.stage = stage;
-    if (!token(T_EXPECTED) || !skipStringOrNull()) return false;
-    if (!token(T_PASSED)) return false;
-    r.passed = boolOrNull();
-    if (!token(T_SCORE)) return false;
-    r.score = num();
-    if (!token(T_WEIGHT)) return false;
-    r.weight = num() as number; // null as JSON.parse gives it
-    if (!token(T_JOULES)) return false;
-    r.joules = num();
-    if (!token(T_ENERGY_SOURCE)) return false;
-    r.energy_source = this.stringOrNull(this.sources) as CaseResult['energy_source'];
-    if (!token(T_BELOW_FLOOR)) return false;
-    r.below_floor = boolOrNull() as boolean;
-    if (!token(T_LATENCY)) return false;
-    r.latency_ms = num() as number;
-    if (!token(T_TTFT)) return false;
-    r.ttft_ms = num();
-    if (!token(T_TPOT)) return false;
-    r.tpot_ms = num();
-    if (!token(T_PROMPT)) return false;
-    r.prompt_tokens = num();
-    if (!token(T_COMPLETION)) return false;
-    r.completion_tokens = num();
-    if (!token(T_COST)) return false;
-    r.cost_usd = num();
-    if (!token(T_ATTEMPTS)) return false;
-    r.attempts = num() as number;
-    if (!token(T_RETRY)) return false;
-    r.retry_overhead_ms = num() as number;
-    if (bad || !token(T_ERROR_NULL)) return false;
-    if (token(T_TRACE)) {
-      if (!this.readTrace()) return false;
-      r.trace = this.trace;
-    } else if (r.trace !== undefined) {
-      delete r.trace;
-    }
-    return !bad && p === e - 1 && b[p] === 0x7d;
-  }
-
-  private stringOrNull(cache: Interned): string | null {
-    if (b[p] === Q) {
-      p++;
-      const s = cache.read();
-      if (s === null) bad = true;
-      return s;
-    }
-    if (!token(T_NULL)) bad = true;
-    return null;
-  }
-
-  /**
-   * `[{"stage":S,"hit":B,"energy_uj":N},…]` into reused entries. A trace whose bytes are those of the
-   * last one read (a cascade's stage energies are often the same from case to case) is not read again.
-   */
-  private readTrace(): boolean {
-    const n = e - 1 - p;
-    const last = this.lastTrace;
-    if (n > 0 && n === this.lastTraceBytes && Buffer.prototype.compare.call(last, b, p, e - 1, 0, n) === 0) {
-      p = e - 1;
-      return true;
-    }
-    this.lastTraceBytes = -1;
-    const out = this.trace;
-    const s = p;
-    let count = 0;
-    if (b[p] !== 0x5b) return false;
-    p++;
-    if (b[p] === 0x5d) p++;
-    else {
-      for (;;) {
-        if (!token(T_TRACE_STAGE) || b[p++] !== Q) return false;
-        const stage = this.stages.read();
-        if (stage === null || !token(T_TRACE_HIT)) return false;
-        const hit = boolOrNull();
-        if (!token(T_TRACE_ENERGY)) return false;
-        const energy = num();
-        if (bad || b[p++] !== 0x7d) return false;
-        let entry = this.traceEntries[count];
-        if (entry === undefined) this.traceEntries.push((entry = { stage, hit: hit as boolean, energy_uj: energy }));
-        entry.stage = stage;
-        entry.hit = hit as boolean;
-        entry.energy_uj = energy;
-        if (count < out.length) out[count] = entry;
-        else out.push(entry);
-        count++;
-        const c = b[p++];
-        if (c === 0x5d) break;
-        if (c !== 0x2c) return false;
-      }
-    }
-    if (out.length !== count) out.length = count;
-    if (p === e - 1 && p - s <= last.length) {
-      Buffer.prototype.copy.call(b, last, 0, s, p);
-      this.lastTraceBytes = p - s;
-    }
-    return true;
-  }
 }
 
 /** The CaseResult fields {@link CaseLineScanner} fills (a parity test compares them with `JSON.parse`). */
@@ -189,227 +106,116 @@ export const SCANNED_FIELDS = [
   'latency_ms', 'ttft_ms', 'tpot_ms', 'prompt_tokens', 'completion_tokens', 'cost_usd', 'attempts', 'retry_overhead_ms', 'error', 'trace',
 ] as const;
 
-// The scan's state: module variables rather than fields or closures, which V8 keeps in registers.
-var b: Uint8Array = Buffer.alloc(0);
-var p = 0;
-var e = 0;
-var bad = false;
-/** A view of `b`'s memory, for reading a key's bytes four at a time; `at`: `b`'s offset in it. */
-var view: DataView<ArrayBufferLike> = new DataView(new ArrayBuffer(8));
-var at = 0;
-
-const Q = 0x22;
-/** A constant run of bytes: as 32-bit little-endian words, then the 0–3 bytes left over. */
-interface Tok {
-  n: number;
-  words: Int32Array;
-  bytes: Uint8Array;
-}
-const bytes = (s: string): Tok => {
-  const raw = Buffer.from(s, 'latin1');
-  const words = new Int32Array(raw.length >>> 2);
-  for (let i = 0; i < words.length; i++) words[i] = raw.readInt32LE(i * 4);
-  return { n: raw.length, words, bytes: new Uint8Array(raw) };
-};
-const T_RECORD = bytes('{"record":"case","phase":');
-const T_SCORED = bytes('"scored"');
-const T_WARMUP = bytes('"warmup"');
-const T_PASS = bytes(',"pass":');
-const T_INDEX = bytes(',"index":');
-const T_CASE_ID = bytes(',"case_id":');
-const T_DATASET = bytes(',"dataset":');
-const T_RESPONSE = bytes(',"response":');
-const T_STAGE = bytes(',"stage":');
-const T_EXPECTED = bytes(',"expected":');
-const T_PASSED = bytes(',"passed":');
-const T_SCORE = bytes(',"score":');
-const T_WEIGHT = bytes(',"weight":');
-const T_JOULES = bytes(',"joules":');
-const T_ENERGY_SOURCE = bytes(',"energy_source":');
-const T_BELOW_FLOOR = bytes(',"below_floor":');
-const T_LATENCY = bytes(',"latency_ms":');
-const T_TTFT = bytes(',"ttft_ms":');
-const T_TPOT = bytes(',"tpot_ms":');
-const T_PROMPT = bytes(',"prompt_tokens":');
-const T_COMPLETION = bytes(',"completion_tokens":');
-const T_COST = bytes(',"cost_usd":');
-const T_ATTEMPTS = bytes(',"attempts":');
-const T_RETRY = bytes(',"retry_overhead_ms":');
-const T_ERROR_NULL = bytes(',"error":null');
-const T_TRACE = bytes(',"trace":');
-const T_TRACE_STAGE = bytes('{"stage":');
-const T_TRACE_HIT = bytes(',"hit":');
-const T_TRACE_ENERGY = bytes(',"energy_uj":');
-const T_NULL = bytes('null');
-const T_TRUE = bytes('true');
-const T_FALSE = bytes('false');
-
-/** Consumes `t` when the bytes at `p` are exactly `t` (compared four at a time). */
-function token(t: Tok): boolean {
-  const n = t.n;
-  if (p + n > e) return false;
-  const w = t.words;
-  const base = at + p;
-  for (let i = 0; i < w.length; i++) if (view.getInt32(base + 4 * i, true) !== w[i]) return false;
-  const tb = t.bytes;
-  for (let i = w.length * 4; i < n; i++) if (b[p + i] !== tb[i]) return false;
-  p += n;
-  return true;
+let generatedScan: ScanFn | null = null;
+function generated(): ScanFn {
+  return (generatedScan ??= generateScan(scanEnd));
 }
 
-function boolOrNull(): boolean | null {
-  if (token(T_TRUE)) return true;
-  if (token(T_FALSE)) return false;
-  if (token(T_NULL)) return null;
-  bad = true;
-  return null;
-}
+const T_HEAD_SCORED = constant('{"record":"case","phase":"scored","pass":');
+const T_HEAD_WARMUP = constant('{"record":"case","phase":"warmup","pass":');
+const T_INDEX = constant(',"index":');
+const T_CASE_ID = constant(',"case_id":"');
+const T_DATASET = constant(',"dataset":"');
+const T_RESPONSE = constant(',"response":');
+const T_STAGE = constant(',"stage":');
+const T_EXPECTED = constant(',"expected":');
+const T_PASSED = constant(',"passed":');
+const T_SCORE = constant(',"score":');
+const T_WEIGHT = constant(',"weight":');
+const T_JOULES = constant(',"joules":');
+const T_ENERGY_SOURCE = constant(',"energy_source":');
+const T_BELOW_FLOOR = constant(',"below_floor":');
+const T_LATENCY = constant(',"latency_ms":');
+const T_TTFT = constant(',"ttft_ms":');
+const T_TPOT = constant(',"tpot_ms":');
+const T_PROMPT = constant(',"prompt_tokens":');
+const T_COMPLETION = constant(',"completion_tokens":');
+const T_COST = constant(',"cost_usd":');
+const T_ATTEMPTS = constant(',"attempts":');
+const T_RETRY = constant(',"retry_overhead_ms":');
+const T_ERROR_NULL_TRACE = constant(',"error":null,"trace":');
+const T_ERROR_NULL_END = constant(',"error":null}');
 
-function skipStringOrNull(): boolean {
-  if (b[p] === Q) {
-    p++;
-    return skipString();
+const numOrNull = (): number | null => (NUM[0] === NUM[0] ? NUM[0]! : null);
+const boolOrNull = (): boolean | null => (BOOL[0] === 1 ? true : BOOL[0] === 0 ? false : null);
+
+/** A string the state's table reads (-1 on anything else) or `null`; the value in `out.value` ('' stands for null when `isNull`). */
+function internedOrNull(v: DataView, b: Uint8Array, p: number, e: number, table: Interned): number {
+  if (p >= 0 && p < e && b[p] === Q) {
+    isNull = false;
+    return table.read(b, p + 1, e);
   }
-  return token(T_NULL);
+  isNull = true;
+  return lit(v, p, e, T_NULL);
+}
+let isNull = false;
+
+/**
+ * The scan through calls, one reader per value: the reference for the generated scan
+ * (src/report/case-scan-code.ts), which must accept and read exactly the same lines.
+ */
+export function interpretedScan(s: ScanState, b: Uint8Array, v: DataView, start: number, e: number, r: CaseResult): number {
+  let p: number;
+  if ((p = lit(v, start, e, T_HEAD_SCORED)) >= 0) r.phase = 'scored';
+  else if ((p = lit(v, start, e, T_HEAD_WARMUP)) >= 0) r.phase = 'warmup';
+  else return -1;
+  if ((p = num(b, p, e)) < 0 || !Number.isInteger(NUM[0])) return -1;
+  r.pass = NUM[0]!;
+  if ((p = num(b, lit(v, p, e, T_INDEX), e)) < 0 || !Number.isInteger(NUM[0])) return -1;
+  r.index = NUM[0]!;
+  if ((p = skipString(b, lit(v, p, e, T_CASE_ID), e)) < 0) return -1;
+  if ((p = s.datasets.read(b, lit(v, p, e, T_DATASET), e)) < 0) return -1;
+  r.dataset = s.datasets.value;
+  if ((p = skipStringOrNull(v, b, lit(v, p, e, T_RESPONSE), e)) < 0) return -1;
+  if ((p = internedOrNull(v, b, lit(v, p, e, T_STAGE), e, s.stages)) < 0) return -1;
+  r.stage = isNull ? null : s.stages.value;
+  if ((p = skipStringOrNull(v, b, lit(v, p, e, T_EXPECTED), e)) < 0) return -1;
+  if ((p = bool(v, b, lit(v, p, e, T_PASSED), e)) < 0) return -1;
+  r.passed = boolOrNull();
+  if ((p = num(b, lit(v, p, e, T_SCORE), e)) < 0) return -1;
+  r.score = numOrNull();
+  if ((p = num(b, lit(v, p, e, T_WEIGHT), e)) < 0) return -1;
+  r.weight = numOrNull() as number; // null as JSON.parse gives it
+  if ((p = num(b, lit(v, p, e, T_JOULES), e)) < 0) return -1;
+  r.joules = numOrNull();
+  if ((p = internedOrNull(v, b, lit(v, p, e, T_ENERGY_SOURCE), e, s.sources)) < 0) return -1;
+  r.energy_source = (isNull ? null : s.sources.value) as CaseResult['energy_source'];
+  if ((p = bool(v, b, lit(v, p, e, T_BELOW_FLOOR), e)) < 0) return -1;
+  r.below_floor = boolOrNull() as boolean;
+  if ((p = num(b, lit(v, p, e, T_LATENCY), e)) < 0) return -1;
+  r.latency_ms = numOrNull() as number;
+  if ((p = num(b, lit(v, p, e, T_TTFT), e)) < 0) return -1;
+  r.ttft_ms = numOrNull();
+  if ((p = num(b, lit(v, p, e, T_TPOT), e)) < 0) return -1;
+  r.tpot_ms = numOrNull();
+  if ((p = num(b, lit(v, p, e, T_PROMPT), e)) < 0) return -1;
+  r.prompt_tokens = numOrNull();
+  if ((p = num(b, lit(v, p, e, T_COMPLETION), e)) < 0) return -1;
+  r.completion_tokens = numOrNull();
+  if ((p = num(b, lit(v, p, e, T_COST), e)) < 0) return -1;
+  r.cost_usd = numOrNull();
+  if ((p = num(b, lit(v, p, e, T_ATTEMPTS), e)) < 0) return -1;
+  r.attempts = numOrNull() as number;
+  if ((p = num(b, lit(v, p, e, T_RETRY), e)) < 0) return -1;
+  r.retry_overhead_ms = numOrNull() as number;
+  return scanEnd(s, b, v, p, e, r);
 }
 
 /**
- * Past a JSON string's closing quote (`p` just after the opening one), checking it as JSON.parse
- * would: no raw control character, only JSON's escapes. UTF-8 was checked for the whole chunk.
+ * `,"error":null`, then the line's end (a newline or `e`), or a trace and the closing brace (shared by
+ * both scans): where the line ends, or -1.
  */
-function skipString(): boolean {
-  while (p < e) {
-    const c = b[p++]!;
-    if (c === Q) return true;
-    if (c < 0x20) return false;
-    if (c === 0x5c) {
-      if (p >= e) return false;
-      const x = b[p++]!;
-      if (x === 0x75) {
-        if (p + 4 > e) return false;
-        for (let i = 0; i < 4; i++) if (!isHex(b[p++]!)) return false;
-      } else if (x !== Q && x !== 0x5c && x !== 0x2f && x !== 0x62 && x !== 0x66 && x !== 0x6e && x !== 0x72 && x !== 0x74) return false;
-    }
+export function scanEnd(s: ScanState, b: Uint8Array, v: DataView, p: number, e: number, r: CaseResult): number {
+  r.error = null;
+  const t = lit(v, p, e, T_ERROR_NULL_TRACE);
+  if (t >= 0) {
+    const end = s.traces.match(v, b, t, e);
+    if (end < 0) return -1;
+    r.trace = s.traces.value;
+    return end;
   }
-  return false;
-}
-
-function isHex(c: number): boolean {
-  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
-}
-
-/** Exact powers of ten (10^0 … 10^22 are exactly representable doubles). */
-const POW10 = Array.from({ length: 23 }, (_, i) => Number(`1e${i}`));
-
-/**
- * A JSON number or `null` at `p` (sets `bad` for anything else). Exact: a significand below 2^53 with
- * at most 22 decimal places or exponent is one correctly rounded multiplication or division of two
- * exact doubles (Clinger's fast path), which is the value JSON.parse gives; any other number is
- * converted from its text by `Number`, as JSON.parse would.
- */
-function num(): number | null {
-  const s = p;
-  let c = b[p];
-  if (c === 0x6e) {
-    if (token(T_NULL)) return null;
-    bad = true;
-    return null;
-  }
-  let neg = false;
-  if (c === 0x2d) {
-    neg = true;
-    c = b[++p];
-  }
-  let m = 0;
-  let exact = true;
-  let exp = 0;
-  if (c === 0x30) {
-    c = b[++p];
-  } else if (c !== undefined && c >= 0x31 && c <= 0x39) {
-    while (c !== undefined && c >= 0x30 && c <= 0x39) {
-      if (m < 9e14) m = m * 10 + (c - 0x30);
-      else exact = false;
-      c = b[++p];
-    }
-  } else {
-    bad = true;
-    return null;
-  }
-  if (c === 0x2e) {
-    c = b[++p];
-    if (c === undefined || c < 0x30 || c > 0x39) {
-      bad = true;
-      return null;
-    }
-    while (c !== undefined && c >= 0x30 && c <= 0x39) {
-      if (m < 9e14) {
-        m = m * 10 + (c - 0x30);
-        exp--;
-      } else exact = false;
-      c = b[++p];
-    }
-  }
-  if (c === 0x65 || c === 0x45) {
-    c = b[++p];
-    let eneg = false;
-    if (c === 0x2b || c === 0x2d) {
-      eneg = c === 0x2d;
-      c = b[++p];
-    }
-    if (c === undefined || c < 0x30 || c > 0x39) {
-      bad = true;
-      return null;
-    }
-    let x = 0;
-    while (c !== undefined && c >= 0x30 && c <= 0x39) {
-      if (x < 1e6) x = x * 10 + (c - 0x30);
-      c = b[++p];
-    }
-    exp += eneg ? -x : x;
-  }
-  if (p > e) {
-    bad = true;
-    return null;
-  }
-  if (exact && exp >= -22 && exp <= 22) {
-    const v = exp < 0 ? m / POW10[-exp]! : m * POW10[exp]!;
-    return neg ? -v : v;
-  }
-  // Validated above as a JSON number, so Number reads it as JSON.parse would.
-  return Number(Buffer.from(b.buffer, b.byteOffset + s, p - s).toString('latin1'));
-}
-
-/**
- * A few strings a field keeps taking (datasets, stages, energy sources), recognised by their bytes so
- * the same value is not decoded again on every line. A string with an escape is not read here (null).
- */
-class Interned {
-  private readonly keys: Uint8Array[] = [];
-  private readonly values: string[] = [];
-  /** The string at `p` (just after its opening quote), moving `p` past its closing quote. */
-  read(): string | null {
-    const s = p;
-    while (p < e) {
-      const c = b[p]!;
-      if (c === Q) break;
-      if (c < 0x20 || c === 0x5c) return null;
-      p++;
-    }
-    if (p >= e) return null;
-    const n = p - s;
-    p++;
-    const keys = this.keys;
-    outer: for (let k = 0; k < keys.length; k++) {
-      const key = keys[k]!;
-      if (key.length !== n) continue;
-      for (let i = 0; i < n; i++) if (key[i] !== b[s + i]) continue outer;
-      return this.values[k]!;
-    }
-    const value = Buffer.from(b.buffer, b.byteOffset + s, n).toString('utf8');
-    if (keys.length < 64) {
-      keys.push(new Uint8Array(b.subarray(s, s + n)));
-      this.values.push(value);
-    }
-    return value;
-  }
+  const end = lit(v, p, e, T_ERROR_NULL_END);
+  if (end < 0 || (end !== e && b[end] !== 0x0a)) return -1;
+  r.trace = undefined; // absent, as the aggregate reads it (no delete: the object keeps its shape)
+  return end;
 }

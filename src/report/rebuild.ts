@@ -12,6 +12,7 @@ import { MAX_PAIRED_PASS, PairedColumns } from '../stats/paired-columns.js';
 import { checkReportHeader } from './header-check.js';
 import { CaseLineScanner } from './case-scan.js';
 import { ReorderWindow } from './reorder.js';
+import { ScanAhead, type ScanAheadStats } from './scan-ahead.js';
 
 /**
  * Per-case data kept beside the report: `none` (the report only: memory stays flat whatever the
@@ -26,6 +27,14 @@ export interface RebuildOptions {
   chunkBytes?: number;
   /** How many case lines a concurrent run's file is put back in order through (tests use small ones). */
   window?: number;
+  /** Files of at least this many bytes are scanned ahead on a worker thread (src/report/scan-ahead.ts; tests use 0); Infinity: never. */
+  scanAheadMinBytes?: number;
+  /** The worker's ring, in lines (tests use tiny ones, to wrap around often). */
+  scanAheadSlots?: number;
+  /** Wait for the worker's record of each line rather than read a line whose record is not there yet (tests). */
+  scanAheadWait?: boolean;
+  /** Told how the scan-ahead went, when there was one (tests). */
+  onScanAhead?: (stats: ScanAheadStats) => void;
   /**
    * Each scored case as it is read, in file order. `r` may be the scanner's reused object, holding what
    * aggregation reads and valid only during the call; `whole()` parses the line into an object of its own.
@@ -155,28 +164,45 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
   let lineStart = 0;
   let lineEnd = 0;
   const wholeLine = (): CaseResult => JSON.parse(lineBuf!.toString('utf8', lineStart, lineEnd)) as CaseResult;
-  const end = streamResultLines(
-    path,
-    {
-      region: (buf, start, end, firstLine, offset) => {
-        let n = firstLine;
-        for (let s = start; s <= end; n++) {
-          let nl = buf.indexOf(0x0a, s);
-          if (nl < 0 || nl > end) nl = end;
-          lineOffset = offset + (s - start);
-          if (onScored) {
-            lineBuf = buf;
-            lineStart = s;
-            lineEnd = nl;
+  // A large file's lines are scanned ahead on another core; the records come back in file order.
+  const ahead = scan && opts.scanAheadMinBytes !== Infinity ? ScanAhead.start(path, { minBytes: opts.scanAheadMinBytes, slots: opts.scanAheadSlots, wait: opts.scanAheadWait }) : null;
+  let end: ReturnType<typeof streamResultLines>;
+  try {
+    end = streamResultLines(
+      path,
+      {
+        region: (buf, start, end, firstLine, offset) => {
+          let n = firstLine;
+          for (let s = start; s <= end; n++) {
+            lineOffset = offset + (s - start);
+            // A line the scanner reads says where it ends; any other is found and parsed.
+            // Into the reorder window's spare object when there is a window (held there without a copy).
+            const into = reorder !== null ? reorder.spare() : scanner.r;
+            // The worker's reading of the line: where it ends (≥ 0), -2 not a line it reads, -1 none (scan it here).
+            const ahead_ = ahead !== null ? ahead.next(buf, s, end, lineOffset, into) : -1;
+            let nl = -1;
+            if (scan && header !== null) nl = ahead_ >= 0 ? ahead_ : ahead_ === -2 ? -1 : scanner.scanLine(buf, s, end, into);
+            const read = nl >= 0;
+            if (!read) {
+              nl = buf.indexOf(0x0a, s);
+              if (nl < 0 || nl > end) nl = end;
+            }
+            if (onScored) {
+              lineBuf = buf;
+              lineStart = s;
+              lineEnd = nl;
+            }
+            if (read) onCase(into, false);
+            else parser.line(buf.toString('utf8', s, nl), n);
+            s = nl + 1;
           }
-          if (scan && header !== null && scanner.scan(buf, s, nl)) onCase(scanner.r, false);
-          else parser.line(buf.toString('utf8', s, nl), n);
-          s = nl + 1;
-        }
+        },
       },
-    },
-    opts.chunkBytes,
-  );
+      opts.chunkBytes,
+    );
+  } finally {
+    if (ahead !== null) opts.onScanAhead?.(ahead.close());
+  }
   const h = header as ResultsHeader | null;
   if (!h) throw new JoulebenchError('E_RESULTS', `${path}: results file has no header line`);
   const ctx = reportContextOf(h);

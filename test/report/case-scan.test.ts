@@ -72,21 +72,33 @@ function parseOrNull(line: string): CaseResult | null {
   }
 }
 
-/** Asserts the scanner's verdict on `line`: when it accepts, JSON.parse gives the same figures. */
-function check(scanner: CaseLineScanner, line: string): boolean {
+/** The generated scan and the interpreted one (where code generation is off), always run side by side. */
+class Scanners {
+  readonly generated = new CaseLineScanner();
+  readonly interpreted = new CaseLineScanner({ interpreted: true });
+}
+
+/**
+ * Asserts the scanners' verdict on `line`: both accept or both decline, and when they accept,
+ * JSON.parse reads the line and gives the same figures (the same doubles: -0 as -0).
+ */
+function check(scanners: Scanners, line: string): boolean {
   const buf = Buffer.from(line + '\n');
-  const ok = scanner.scan(buf, 0, buf.length - 1);
+  const ok = scanners.generated.scan(buf, 0, buf.length - 1);
+  assert.equal(scanners.interpreted.scan(buf, 0, buf.length - 1), ok, `generated and interpreted scans disagree on: ${line}`);
   if (!ok) return false;
   const parsed = parseOrNull(line);
   assert.ok(parsed !== null, `scanner accepted a line JSON.parse refuses: ${line}`);
-  assert.deepEqual(fieldsOf(scanner.r), fieldsOf(parsed), line);
-  for (const k of ['pass', 'latency_ms', 'joules', 'weight', 'cost_usd'] as const) assert.ok(Object.is(scanner.r[k], parsed[k]), `${k} in ${line}`);
+  for (const scanner of [scanners.generated, scanners.interpreted]) {
+    assert.deepEqual(fieldsOf(scanner.r), fieldsOf(parsed), line);
+    for (const k of ['pass', 'index', 'latency_ms', 'joules', 'weight', 'cost_usd', 'score', 'ttft_ms', 'retry_overhead_ms'] as const) assert.ok(Object.is(scanner.r[k], parsed[k]), `${k} in ${line}`);
+  }
   return true;
 }
 
 describe('CaseLineScanner: the fast path reads what JSON.parse reads, or declines', () => {
   it('reads the encoder’s lines exactly (20,000 random cases), and declines what it does not read', () => {
-    const scanner = new CaseLineScanner();
+    const scanner = new Scanners();
     let accepted = 0;
     let plain = 0;
     for (let i = 0; i < 20_000; i++) {
@@ -104,7 +116,7 @@ describe('CaseLineScanner: the fast path reads what JSON.parse reads, or decline
   });
 
   it('mutated lines: accepted only when JSON.parse reads the same figures (50,000 mutations)', () => {
-    const scanner = new CaseLineScanner();
+    const scanner = new Scanners();
     const alphabet = ['"', '\\', ',', ':', '{', '}', '[', ']', ' ', '0', '1', '9', '-', '+', '.', 'e', 'E', 'n', 'u', 'l', 't', 'x', '\t', '\u0001', '\\u00e9', '\\x'];
     let acceptedMutants = 0;
     for (let i = 0; i < 50_000; i++) {
@@ -123,7 +135,7 @@ describe('CaseLineScanner: the fast path reads what JSON.parse reads, or decline
   });
 
   it('a trace equal to the last one read is reused, never a stale or half-read one (30,000 lines)', () => {
-    const scanner = new CaseLineScanner();
+    const scanner = new Scanners();
     const traces = [
       [{ stage: 'cache', hit: false, energy_uj: 1000 }, { stage: 'neural', hit: true, energy_uj: 50_000_000 }],
       [{ stage: 'cache', hit: false, energy_uj: 1000 }, { stage: 'neural', hit: true, energy_uj: 50_000_001 }],
@@ -153,7 +165,7 @@ describe('CaseLineScanner: the fast path reads what JSON.parse reads, or decline
   });
 
   it('numbers: every spelling JSON allows, read to the same double (-0 included)', () => {
-    const scanner = new CaseLineScanner();
+    const scanner = new Scanners();
     const base = caseLine({ ...randomCase(), error: null, trace: undefined, meta: undefined, joules_range: undefined, dataset: 'd', stage: null } as CaseResult);
     const spellings = ['0', '-0', '0.0', '-0.0', '1e2', '1E2', '1e+2', '1e-2', '1.5e-300', '1e400', '-1e400', '123456789012345678901234567890', '0.30000000000000004', '9007199254740993', '1.7976931348623157e308', '4.9e-324', '0.000000000000000000000000001', '100000000000000000000000', '12.3400', '01', '1.', '.5', '+1', '1e', '--1', '0x10', '1_000', 'NaN', 'Infinity', 'nul', 'true'];
     for (let i = 0; i < 5000; i++) spellings.push(String(randomNumber()), randomNumber().toExponential(rng.below(18)), randomNumber().toFixed(rng.below(20)));
@@ -166,3 +178,151 @@ describe('CaseLineScanner: the fast path reads what JSON.parse reads, or decline
     assert.ok(read > 10_000);
   });
 });
+
+describe('CaseLineScanner: hostile lines are read as JSON.parse reads them, or declined', () => {
+  const trace = [{ stage: 'cache', hit: false, energy_uj: 1000 }, { stage: 'neural', hit: true, energy_uj: 50_000_000 }];
+  // A fixed line (the rng above is left to the fuzz tests: describe bodies run before any test does).
+  const base = caseLine({
+    record: 'case', phase: 'scored', pass: 0, index: 7, case_id: 'rt-1', dataset: 'router', response: 'pong', stage: 'neural', expected: 'pong', passed: true, score: null, weight: 1,
+    joules: 50.056, energy_source: 'model', below_floor: false, latency_ms: 12.5, ttft_ms: null, tpot_ms: null, prompt_tokens: 3, completion_tokens: 1, cost_usd: 0, attempts: 1, retry_overhead_ms: 0, error: null, trace,
+  });
+  const declined = (scanners: Scanners, line: string, why: string) => assert.equal(check(scanners, line), false, `${why}: ${line}`);
+
+  it('a key repeated (JSON.parse keeps the last value), keys out of order, keys spelled with escapes: declined', () => {
+    const s = new Scanners();
+    assert.ok(check(s, base));
+    declined(s, base.replace(/\}$/, ',"latency_ms":99}'), 'latency repeated at the end');
+    declined(s, base.replace('"pass":', '"pass":7,"pass":'), 'pass repeated');
+    declined(s, base.replace(/,"trace":(\[.*\])\}$/, ',"trace":$1,"trace":[]}'), 'trace repeated');
+    declined(s, base.replace(/"score":([^,]*),"weight":([^,]*),/, '"weight":$2,"score":$1,'), 'score and weight swapped');
+    declined(s, base.replace('"latency_ms":', '"l\\u0061tency_ms":'), 'a key with an escape');
+    declined(s, base.replace('"joules":', '"joules" :'), 'whitespace in the line');
+    declined(s, base.replace('{"record":', '{ "record":'), 'whitespace after the brace');
+    declined(s, base + ' ', 'a space after the closing brace');
+    declined(s, base + '\r', 'a carriage return after the closing brace');
+    declined(s, base.replace(/\}$/, ',"meta":{"latency_ms":1,"trace":[]}}'), 'meta with the same key names');
+    declined(s, base.replace('"error":null', '"error":{"code":"E","message":"\\"latency_ms\\":1"}'), 'an error object');
+    declined(s, base.replace(/"trace":\[.*\]\}$/, '"trace":null}'), 'a null trace');
+  });
+
+  it('the same key names inside the trace or inside strings change nothing, or the line is declined', () => {
+    const s = new Scanners();
+    const injected = '\\",\\"latency_ms\\":1e400,\\"passed\\":false,\\"trace\\":[],\\"x\\":\\"';
+    assert.ok(check(s, base.replace(/"response":("[^"]*"|null)/, `"response":"${injected}"`)), 'an injection in a skipped string is read as text');
+    assert.ok(check(s, base.replace(/"case_id":"[^"]*"/, `"case_id":"${injected}"`)));
+    assert.ok(check(s, base.replace(/"expected":("[^"]*"|null)/, '"expected":"},{\\"stage\\":\\"cache\\"}]}"')));
+    declined(s, base.replace('"energy_uj":1000}', '"energy_uj":1000,"latency_ms":5}'), 'an extra key in a trace entry');
+    declined(s, base.replace('{"stage":"cache","hit":false,', '{"hit":false,"stage":"cache",'), 'trace entry keys out of order');
+    declined(s, base.replace('{"stage":"cache"', '{"stage":{"stage":"cache"}'), 'a nested object for a trace stage');
+    declined(s, base.replace('{"stage":"cache"', '{"stage":"cache","stage":"kv"'), 'a repeated key in a trace entry');
+    declined(s, base.replace('"stage":"cache"', '"stage":"c\\u0061che"'), 'an escape in a trace stage the report reads');
+    declined(s, base.replace('"dataset":"router"', '"dataset":"rout\\u0065r"'), 'an escape in the dataset the report reads');
+    declined(s, base.replace('"dataset":"router"', '"dataset":"rou\u0001ter"'), 'a raw control character (JSON.parse refuses it)');
+    declined(s, base.replace(/"response":("[^"]*"|null)/, '"response":"a\\xb"'), 'an escape JSON does not have');
+    declined(s, base.replace(/"response":("[^"]*"|null)/, '"response":"tab\there"'), 'a raw tab in a string');
+    assert.ok(check(s, base.replace(/"response":("[^"]*"|null)/, '"response":"\\ud800 lone surrogate, \\u00e9, ✓ 𝄞"')));
+    assert.ok(check(s, base.replace(/"response":("[^"]*"|null)/, `"response":"${'x'.repeat(20_000)}"`)), 'a long response');
+    assert.ok(check(s, base.replace('"dataset":"router"', '"dataset":"dätaset ✓"')), 'a dataset in UTF-8');
+  });
+
+  it('numbers: 1e400, -0, exponents and long digit runs read to the same double; non-JSON spellings declined', () => {
+    const s = new Scanners();
+    for (const [field, values] of [
+      ['latency_ms', ['1e400', '-1e400', '-0', '-0.0', '0e0', '1E+2', '-0.0e-0', '1e-400', '123456789012345678901234567890.5', '0.1e1']],
+      ['joules', ['-0', '1e400', '5e-324', '1.7976931348623157e308', '2.2250738585072011e-308']],
+      ['weight', ['-0', 'null', '0.5', '1e22', '1e23']],
+      ['score', ['-0', '1e-7', '0.30000000000000004']],
+      ['index', ['0', '1e3', '1.0', '9007199254740993']],
+    ] as const) {
+      for (const value of values) {
+        const line = base.replace(new RegExp(`"${field}":[^,]*`), `"${field}":${value}`);
+        check(s, line); // parity asserted when read
+        if (field !== 'index' || Number.isInteger(JSON.parse(value))) assert.ok(check(s, line), `declined ${field} ${value}`);
+      }
+      for (const bad of ['01', '1.', '.5', '+1', '1e', '0x10', 'NaN', 'Infinity', '-', '1_0', '"1"', 'true']) {
+        declined(s, base.replace(new RegExp(`"${field}":[^,]*`), `"${field}":${bad}`), `${field} ${bad}`);
+      }
+    }
+    declined(s, base.replace(/"pass":[^,]*/, '"pass":0.5'), 'a fractional pass');
+    declined(s, base.replace(/"index":[^,]*/, '"index":null'), 'a null index');
+  });
+
+  it('a trace is frozen and shared between lines with the same trace bytes; a changed byte is read again', () => {
+    const s = new Scanners();
+    for (const scanner of [s.generated, s.interpreted]) {
+      const first = Buffer.from(base + '\n');
+      assert.ok(scanner.scan(first, 0, first.length - 1));
+      const t = scanner.r.trace!;
+      assert.ok(Object.isFrozen(t) && t.every((x) => Object.isFrozen(x)));
+      assert.ok(scanner.scan(first, 0, first.length - 1));
+      assert.equal(scanner.r.trace, t, 'the same bytes: the same array');
+      const changed = Buffer.from(base.replace('"energy_uj":1000}', '"energy_uj":1001}') + '\n');
+      assert.ok(scanner.scan(changed, 0, changed.length - 1));
+      assert.notEqual(scanner.r.trace, t);
+      assert.equal(scanner.r.trace![0]!.energy_uj, 1001);
+      assert.equal(t[0]!.energy_uj, 1000, 'the array handed out before is unchanged');
+    }
+    // More distinct traces than the cache holds, cycling: every line still reads its own trace.
+    const lines = Array.from({ length: 20 }, (_, i) => base.replace('"energy_uj":1000}', `"energy_uj":${1000 + i}}`));
+    for (let k = 0; k < 200; k++) assert.ok(check(s, lines[(k * 7) % lines.length]!));
+  });
+});
+
+describe('CaseLineScanner.scanLine: finds where a line it reads ends, never past its newline', () => {
+  it('lines back to back in one buffer (plain, mutated, with and without traces): the newline or -1, and the same figures', () => {
+    const scanners = [new CaseLineScanner(), new CaseLineScanner({ interpreted: true })];
+    const lines: string[] = [];
+    for (let i = 0; i < 3000; i++) {
+      let line = caseLine({ ...randomCase(), error: null, meta: undefined, joules_range: undefined } as CaseResult);
+      if (chance(0.3)) {
+        const at = rng.below(line.length + 1);
+        line = line.slice(0, at) + pick(['}', '\n', ']}', '"', '', ',"x":1}']) + line.slice(at + rng.below(2));
+      }
+      lines.push(...line.split('\n'));
+    }
+    const text = lines.join('\n');
+    const buf = Buffer.from(text);
+    for (const scanner of scanners) {
+      let read = 0;
+      for (let s = 0, k = 0; s <= buf.length; k++) {
+        let nl = buf.indexOf(0x0a, s);
+        if (nl < 0) nl = buf.length;
+        const got = scanner.scanLine(buf, s, buf.length);
+        assert.equal(scanner.scan(buf, s, nl), got >= 0, lines[k]);
+        if (got >= 0) {
+          assert.equal(got, nl, `ends at its newline: ${lines[k]}`);
+          const parsed = JSON.parse(lines[k]!) as CaseResult;
+          assert.deepEqual(fieldsOf(scanner.r), fieldsOf(parsed));
+          read++;
+        }
+        s = nl + 1;
+      }
+      assert.ok(read > 1500, `${read}`);
+    }
+  });
+});
+
+describe('CaseLineScanner: the caller reuses its buffer', () => {
+  it('a trace cached from bytes since overwritten in the same buffer is compared with its own copy', () => {
+    for (const interpreted of [false, true]) {
+      const scanner = new CaseLineScanner({ interpreted });
+      const buf = Buffer.alloc(1 << 12);
+      // Traces of every length mod 8, two energies differing in the last digit (in the part compared byte by byte).
+      for (let k = 1; k <= 16; k++) {
+        for (const energy of [1001, 1002, 1001]) {
+          const line = caseLine({ ...newCase(), trace: [{ stage: 'x'.repeat(k), hit: true, energy_uj: energy }] });
+          const n = buf.write(line + '\n', 0);
+          assert.ok(scanner.scan(buf, 0, n - 1), line);
+          assert.equal(scanner.r.trace![0]!.energy_uj, energy, `stage of ${k}, ${interpreted ? 'interpreted' : 'generated'}`);
+        }
+      }
+    }
+  });
+});
+
+function newCase(): CaseResult {
+  return {
+    record: 'case', phase: 'scored', pass: 0, index: 1, case_id: 'c', dataset: 'd', response: null, stage: null, expected: null, passed: true, score: null, weight: 1,
+    joules: 1, energy_source: 'model', below_floor: false, latency_ms: 2, ttft_ms: null, tpot_ms: null, prompt_tokens: null, completion_tokens: null, cost_usd: 0, attempts: 1, retry_overhead_ms: 0, error: null,
+  };
+}
