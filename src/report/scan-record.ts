@@ -52,6 +52,13 @@ export interface ScanAheadData {
 const n = (v: number | null): number => (v === null ? NaN : v);
 const b3 = (v: boolean | null): number => (v === true ? 1 : v === false ? 0 : -1);
 
+/** A string field's three slots: the scanner's id for its value, where it starts in the line (from `s`), its length. */
+function putRef(rec: Float64Array, at: number, ref: { id: number; at: number; len: number }, s: number): void {
+  rec[at] = ref.id;
+  rec[at + 1] = ref.at - s;
+  rec[at + 2] = ref.len;
+}
+
 /** Writes line `[start, end)` (file offsets; `s`: its start in the worker's buffer) read into `r` (null: not read) at `o`. */
 export function encodeRecord(rec: Float64Array, o: number, r: CaseResult | null, start: number, end: number, s: number, scanner: CaseLineScanner): void {
   rec[o + START] = start;
@@ -65,25 +72,15 @@ export function encodeRecord(rec: Float64Array, o: number, r: CaseResult | null,
   rec[o + PHASE] = r.phase === 'scored' ? 1 : 0;
   rec[o + PASS] = r.pass;
   rec[o + INDEX] = r.index;
-  rec[o + DATASET] = st.datasets.id;
-  rec[o + DATASET + 1] = st.datasets.at - s;
-  rec[o + DATASET + 2] = st.datasets.len;
+  putRef(rec, o + DATASET, st.datasets, s);
   if (r.stage === null) rec[o + STAGE] = -2;
-  else {
-    rec[o + STAGE] = st.stages.id;
-    rec[o + STAGE + 1] = st.stages.at - s;
-    rec[o + STAGE + 2] = st.stages.len;
-  }
+  else putRef(rec, o + STAGE, st.stages, s);
   rec[o + PASSED] = b3(r.passed);
   rec[o + SCORE] = n(r.score);
   rec[o + WEIGHT] = n(r.weight);
   rec[o + JOULES] = n(r.joules);
   if (r.energy_source === null) rec[o + SOURCE] = -2;
-  else {
-    rec[o + SOURCE] = st.sources.id;
-    rec[o + SOURCE + 1] = st.sources.at - s;
-    rec[o + SOURCE + 2] = st.sources.len;
-  }
+  else putRef(rec, o + SOURCE, st.sources, s);
   rec[o + BELOW_FLOOR] = b3(r.below_floor);
   rec[o + LATENCY] = n(r.latency_ms);
   rec[o + TTFT] = n(r.ttft_ms);
