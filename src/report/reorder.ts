@@ -136,7 +136,13 @@ export class ReorderWindow {
     hSlot[i] = slot;
   }
 
-  /** Puts (key, seq, slot) at the root and sifts it down (the heap has `n` entries). */
+  /**
+   * Puts (key, seq, slot) at the root and sifts it down (the heap has `n` entries), bottom-up (Floyd):
+   * the hole walks to a leaf along the smaller child, one comparison a level, and the entry climbs back
+   * from there. It came from the heap's end, so it is usually among the last to go and climbs little:
+   * about half the comparisons of sifting it down from the top. The order is total (file order breaks
+   * ties), so the cases come out in the same order either way.
+   */
   private down(key: number, seq: number, slot: number): void {
     const { hKey, hSeq, hSlot } = this;
     const n = this.n;
@@ -145,11 +151,18 @@ export class ReorderWindow {
       let c = 2 * i + 1;
       if (c >= n) break;
       if (c + 1 < n && this.before(hKey[c + 1]!, hSeq[c + 1]!, hSlot[c + 1]!, hKey[c]!, hSeq[c]!, hSlot[c]!)) c++;
-      if (!this.before(hKey[c]!, hSeq[c]!, hSlot[c]!, key, seq, slot)) break;
       hKey[i] = hKey[c]!;
       hSeq[i] = hSeq[c]!;
       hSlot[i] = hSlot[c]!;
       i = c;
+    }
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!this.before(key, seq, slot, hKey[parent]!, hSeq[parent]!, hSlot[parent]!)) break;
+      hKey[i] = hKey[parent]!;
+      hSeq[i] = hSeq[parent]!;
+      hSlot[i] = hSlot[parent]!;
+      i = parent;
     }
     hKey[i] = key;
     hSeq[i] = seq;
