@@ -8,7 +8,8 @@
  * per child (/usr/bin/time). Goal (issue 19): 1M cases ≤ 2 s wall, ≤ 150 MB peak RSS. The concurrent-order
  * file's header says `concurrency: 32`, as a concurrent run's does (its lines go through the reorder
  * window); its report differs from the sequential file's only in `concurrency`, `energy_attribution`
- * and `throughput`. Start-up: `report --json` of a 60-case file, beside `node -e 0`.
+ * and `throughput`. Start-up: `report --json` of a 60-case file, beside `node -e 0`. Also timed on the
+ * same files: `compare` of the two (paired statistics over columns) and `report -o page.html`.
  *
  *   npm run bench:report            (or: node --import tsx bench/report.bench.ts [cases] [trials])
  *   JB_BASELINE_BIN=/path/to/other/bin/joulebench.js …   adds the same report runs of another build (before/after, same load)
@@ -81,6 +82,9 @@ process.stdout.write(JSON.stringify(aggregate(sorted, reportContextOf(f.header))
     'scan-ahead worker, concurrent order': [BIN, 'report', '--json', concurrent],
     'whole file (old path)': ['--input-type=module', '-e', wholeFile, file],
     [`streamed, N/10 cases, bootstrap 2000`]: [BIN, 'report', '--json', withBootstrap],
+    // The other commands that read every line: a paired comparison of the two N-case files, and the HTML page (its first 20,000 cases kept).
+    'compare, in order vs concurrent': [BIN, 'compare', '-q', file, concurrent],
+    'report -o page.html, in case order': [BIN, 'report', file, '-o', join(dir, 'page.html')],
     'report --json, 60 cases (start-up)': [BIN, 'report', '--json', small],
     'node -e 0 (start-up)': ['-e', '0'],
   };
@@ -89,6 +93,8 @@ process.stdout.write(JSON.stringify(aggregate(sorted, reportContextOf(f.header))
     variants['baseline: in case order'] = [baseline, 'report', '--json', file];
     variants['baseline: concurrent order'] = [baseline, 'report', '--json', concurrent];
     variants['baseline: 60 cases (start-up)'] = [baseline, 'report', '--json', small];
+    variants['baseline: compare'] = [baseline, 'compare', '-q', file, concurrent];
+    variants['baseline: page.html'] = [baseline, 'report', file, '-o', join(dir, 'page-baseline.html')];
   }
   const samples: Record<string, { wall_s: number; cpu_s: number; rss_mb: number }[]> = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));
   const failed: Record<string, string> = {};
