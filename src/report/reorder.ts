@@ -121,8 +121,12 @@ export class ReorderWindow {
   }
 
   private up(key: number, seq: number, slot: number): void {
+    this.climb(this.n++, key, seq, slot);
+  }
+
+  /** Puts (key, seq, slot) in the hole at `i`, moving it up past every parent it goes before. */
+  private climb(i: number, key: number, seq: number, slot: number): void {
     const { hKey, hSeq, hSlot } = this;
-    let i = this.n++;
     while (i > 0) {
       const parent = (i - 1) >> 1;
       if (!this.before(key, seq, slot, hKey[parent]!, hSeq[parent]!, hSlot[parent]!)) break;
@@ -156,17 +160,7 @@ export class ReorderWindow {
       hSlot[i] = hSlot[c]!;
       i = c;
     }
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (!this.before(key, seq, slot, hKey[parent]!, hSeq[parent]!, hSlot[parent]!)) break;
-      hKey[i] = hKey[parent]!;
-      hSeq[i] = hSeq[parent]!;
-      hSlot[i] = hSlot[parent]!;
-      i = parent;
-    }
-    hKey[i] = key;
-    hSeq[i] = seq;
-    hSlot[i] = slot;
+    this.climb(i, key, seq, slot);
   }
 }
 
