@@ -1,14 +1,15 @@
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, it } from 'node:test';
+import { killMidRun } from '../helpers/kill-mid-run.js';
 import { readResultsFile } from '../../src/runner/results-file.js';
 import { startFakeOpenAI } from '../helpers/fake-openai.js';
 import { csvLine, generatedRows, writeLines } from '../helpers/mmlu-fixtures.js';
-import { BIN, jb, jbAsync } from './helpers.js';
+import { jb, jbAsync } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'jb-cli-mmlu-stream-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -60,20 +61,7 @@ it('a run of streamed MMLU data killed with SIGKILL resumes to the report (measu
   writeFileSync(data, generatedRows(N, 1, 7).map(csvLine).join(''));
   const runArgs = (results: string, out: string): string[] => ['run', '-q', '--no-history', '--suite', 'mmlu', '--data', data, '--repeat', String(REPEAT), '--results', results, '--out', out];
   const results = join(d, 'killed.results.jsonl');
-  const signal = await new Promise<NodeJS.Signals | null>((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...runArgs(results, join(d, 'killed.json'))], { env: { ...process.env, NO_COLOR: '1', JOULEBENCH_HOME: home }, stdio: 'ignore' });
-    const timer = setInterval(() => {
-      if (existsSync(results) && statSync(results).size >= 200_000) {
-        clearInterval(timer);
-        child.kill('SIGKILL');
-      }
-    }, 2);
-    child.on('error', reject);
-    child.on('exit', (_code, sig) => {
-      clearInterval(timer);
-      resolve(sig);
-    });
-  });
+  const signal = await killMidRun(runArgs(results, join(d, 'killed.json')), results, 200_000, home);
   assert.equal(signal, 'SIGKILL', 'the run finished before the kill landed; raise REPEAT');
   const before = readResultsFile(results);
   assert.ok(before.results.length > 0 && before.results.length < TOTAL, `killed mid-run (${before.results.length} of ${TOTAL})`);

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, it } from 'node:test';
+import { killMidRun } from '../helpers/kill-mid-run.js';
 import { readResultsFile } from '../../src/runner/results-file.js';
-import { BIN, jb } from './helpers.js';
+import { jb } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'jb-cli-resume-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -31,27 +31,10 @@ function timeless(path: string): Record<string, unknown> {
   return r;
 }
 
-/** Starts a run and SIGKILLs it once its results file holds some lines, like a crash or an OOM kill. */
-function killMidRun(results: string, out: string, atBytes: number): Promise<NodeJS.Signals | null> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...runArgs(results, out)], { env: { ...process.env, NO_COLOR: '1', JOULEBENCH_HOME: home }, stdio: 'ignore' });
-    const timer = setInterval(() => {
-      if (existsSync(results) && statSync(results).size >= atBytes) {
-        clearInterval(timer);
-        child.kill('SIGKILL');
-      }
-    }, 2);
-    child.on('error', reject);
-    child.on('exit', (_code, signal) => {
-      clearInterval(timer);
-      resolve(signal);
-    });
-  });
-}
 
 it('a run killed with SIGKILL resumes to the report of an uninterrupted run, nothing re-run or duplicated', async () => {
   const results = join(dir, 'killed.results.jsonl');
-  const signal = await killMidRun(results, join(dir, 'killed.json'), 60_000);
+  const signal = await killMidRun(runArgs(results, join(dir, 'killed.json')), results, 60_000, home);
   assert.equal(signal, 'SIGKILL', 'the run finished before the kill landed; raise REPEAT');
   const before = readResultsFile(results);
   assert.ok(before.results.length > 0 && before.results.length < TOTAL, `killed mid-run (${before.results.length} of ${TOTAL})`);

@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, it } from 'node:test';
+import { killMidRun } from '../helpers/kill-mid-run.js';
 import { readResultsFile } from '../../src/runner/results-file.js';
 import { startFakeOpenAI } from '../helpers/fake-openai.js';
-import { BIN, jb, jbAsync } from './helpers.js';
+import { jb, jbAsync } from './helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'jb-cli-stream-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -86,20 +87,7 @@ it('a streamed suite killed with SIGKILL resumes to the report of an uninterrupt
   writeFileSync(suite, caseLines(N, (i) => `what is ${i % 7}?`).join('\n') + '\n');
   const runArgs = (results: string, out: string): string[] => ['run', '-q', '--no-history', '--suite', suite, '--repeat', String(REPEAT), '--results', results, '--out', out];
   const results = join(d, 'killed.results.jsonl');
-  const signal = await new Promise<NodeJS.Signals | null>((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...runArgs(results, join(d, 'killed.json'))], { env: { ...process.env, NO_COLOR: '1', JOULEBENCH_HOME: home }, stdio: 'ignore' });
-    const timer = setInterval(() => {
-      if (existsSync(results) && statSync(results).size >= 60_000) {
-        clearInterval(timer);
-        child.kill('SIGKILL');
-      }
-    }, 2);
-    child.on('error', reject);
-    child.on('exit', (_code, sig) => {
-      clearInterval(timer);
-      resolve(sig);
-    });
-  });
+  const signal = await killMidRun(runArgs(results, join(d, 'killed.json')), results, 60_000, home);
   assert.equal(signal, 'SIGKILL', 'the run finished before the kill landed; raise REPEAT');
   const before = readResultsFile(results);
   assert.ok(before.results.length > 0 && before.results.length < TOTAL, `killed mid-run (${before.results.length} of ${TOTAL})`);
