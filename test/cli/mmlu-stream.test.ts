@@ -10,22 +10,15 @@ import { readResultsFile } from '../../src/runner/results-file.js';
 import { startFakeOpenAI } from '../helpers/fake-openai.js';
 import { csvLine, generatedRows, writeLines } from '../helpers/mmlu-fixtures.js';
 import { jb, jbAsync } from './helpers.js';
+import { timelessReport } from '../helpers/timeless.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'jb-cli-mmlu-stream-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 const home = join(dir, 'home');
 
-/** The report without the figures that are timings (they differ between any two runs). */
+/** The report without its timings (throughput and MMLU's average latency too). */
 function timeless(path: string): Record<string, unknown> {
-  const r = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
-  for (const k of ['latency_p50_ms', 'latency_p95_ms', 'latency_p99_ms', 'ttft_p50_ms', 'ttft_p95_ms', 'throughput_rps', 'throughput']) delete r[k];
-  const ci = r.ci as Record<string, Record<string, unknown>>;
-  for (const k of ['latency_p50_ms', 'latency_p95_ms', 'latency_p99_ms']) {
-    delete ci[k];
-    delete ci.reasons![k];
-  }
-  const spread = r.repeat_spread as Record<string, unknown> | null;
-  if (spread) for (const k of ['latency_p50_ms', 'latency_p95_ms']) delete spread[k];
+  const r = timelessReport(path, ['throughput_rps', 'throughput']);
   delete (r.measurements as Record<string, unknown>)['mmlu.avg_latency_ms'];
   return r;
 }

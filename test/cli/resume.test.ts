@@ -6,6 +6,7 @@ import { after, it } from 'node:test';
 import { killMidRun } from '../helpers/kill-mid-run.js';
 import { readResultsFile } from '../../src/runner/results-file.js';
 import { jb } from './helpers.js';
+import { timelessReport } from '../helpers/timeless.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'jb-cli-resume-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -15,22 +16,6 @@ const home = join(dir, 'home');
 const REPEAT = '120';
 const TOTAL = 30 * 121;
 const runArgs = (results: string, out: string): string[] => ['run', '-q', '--no-history', '--suite', 'router', '--repeat', REPEAT, '--results', results, '--out', out];
-
-function timeless(path: string): Record<string, unknown> {
-  const r = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
-  for (const k of ['latency_p50_ms', 'latency_p95_ms', 'latency_p99_ms', 'ttft_p50_ms', 'ttft_p95_ms']) delete r[k];
-  // The latency intervals are timings too.
-  const ci = r.ci as Record<string, Record<string, unknown>>;
-  for (const k of ['latency_p50_ms', 'latency_p95_ms', 'latency_p99_ms']) {
-    delete ci[k];
-    delete ci.reasons![k];
-  }
-  // So is the between-pass spread of latency (a 2 ms scheduling blip in one pass moves it).
-  const spread = r.repeat_spread as Record<string, unknown> | null;
-  if (spread) for (const k of ['latency_p50_ms', 'latency_p95_ms']) delete spread[k];
-  return r;
-}
-
 
 it('a run killed with SIGKILL resumes to the report of an uninterrupted run, nothing re-run or duplicated', async () => {
   const results = join(dir, 'killed.results.jsonl');
@@ -45,7 +30,7 @@ it('a run killed with SIGKILL resumes to the report of an uninterrupted run, not
 
   const full = jb(runArgs(join(dir, 'full.results.jsonl'), join(dir, 'full.json')), { home });
   assert.equal(full.code, 0, full.stderr);
-  assert.deepEqual(timeless(join(dir, 'resumed.json')), timeless(join(dir, 'full.json')));
+  assert.deepEqual(timelessReport(join(dir, 'resumed.json')), timelessReport(join(dir, 'full.json')));
 
   const after = readResultsFile(results);
   assert.equal(after.torn_bytes, 0);

@@ -9,29 +9,19 @@ import { killMidRun } from '../helpers/kill-mid-run.js';
 import { readResultsFile } from '../../src/runner/results-file.js';
 import { startFakeOpenAI } from '../helpers/fake-openai.js';
 import { jb, jbAsync } from './helpers.js';
+import { timelessReport } from '../helpers/timeless.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'jb-cli-stream-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 const home = join(dir, 'home');
 
+/** The report without its timings (throughput too: the two runs' wall times differ). */
+const timeless = (path: string) => timelessReport(path, ['throughput_rps', 'throughput']);
+
 function caseLines(n: number, prompt = (i: number) => `what is ${i}?`): string[] {
   return Array.from({ length: n }, (_, i) =>
     JSON.stringify({ id: `c${i}`, prompt: prompt(i), expected: i % 3 === 0 ? `what is ${i}` : `nope ${i}`, tags: i % 2 ? ['odd'] : ['even'], ...(i % 5 === 0 ? { weight: 2 } : {}) }),
   );
-}
-
-/** The report without the figures that are timings (they differ between any two runs). */
-function timeless(path: string): Record<string, unknown> {
-  const r = JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
-  for (const k of ['latency_p50_ms', 'latency_p95_ms', 'latency_p99_ms', 'ttft_p50_ms', 'ttft_p95_ms', 'throughput_rps', 'throughput']) delete r[k];
-  const ci = r.ci as Record<string, Record<string, unknown>>;
-  for (const k of ['latency_p50_ms', 'latency_p95_ms', 'latency_p99_ms']) {
-    delete ci[k];
-    delete ci.reasons![k];
-  }
-  const spread = r.repeat_spread as Record<string, unknown> | null;
-  if (spread) for (const k of ['latency_p50_ms', 'latency_p95_ms']) delete spread[k];
-  return r;
 }
 
 it('a JSONL suite (streamed) gives the report and digest of the same cases as a JSON suite (in memory), --filter, --limit and --concurrency included', () => {
