@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import type { CaseResult } from '../../src/core/types.js';
 import { caseLine, caseLineBound, encodeCaseLine, nestedJson } from '../../src/runner/case-line.js';
+import { metaVariants } from './fixtures/meta-variants.js';
 
 /** A result as the runner builds it: every required key, in CaseResult's order. */
 function result(over: Partial<CaseResult> = {}): CaseResult {
@@ -106,8 +109,54 @@ describe('caseLine', () => {
       };
       if (rand() < 0.6) over.trace = Array.from({ length: Math.floor(rand() * 4) }, () => ({ stage: pick(stages), hit: rand() < 0.5, energy_uj: num() }));
       if (rand() < 0.2) over.meta = { model: text(), n: num() };
+      else if (rand() < 0.2) over.meta = { [text()]: pick([text(), num(), true, false]), [String(Math.floor(rand() * 20))]: num(), ok: rand() < 0.5 };
       assert.equal(caseLine(result(over)), JSON.stringify(result(over)), `result #${i}`);
     }
+  });
+
+  for (const [name, meta] of metaVariants()) {
+    it(`writes a target's meta as JSON.stringify does: ${name}`, () => {
+      const r = result({ stage: 'neural', meta: meta as CaseResult['meta'] });
+      const line = caseLine(r);
+      assert.equal(line, JSON.stringify(r));
+      // Within the bound, in a buffer that holds exactly the bound (a typed array drops what overruns).
+      const nested = nestedJson(r);
+      const buf = Buffer.alloc(caseLineBound(r, nested));
+      assert.equal(buf.toString('utf8', 0, encodeCaseLine(r, nested, buf, 0)), line);
+    });
+  }
+
+  it('reads a meta value once: a getter that grows after it was bounded cannot overrun the line', () => {
+    let reads = 0;
+    const meta = {
+      get v(): unknown {
+        return reads++ === 0 ? 1 : 'y'.repeat(10_000);
+      },
+    };
+    const r = result({ stage: 'neural', meta });
+    const nested = nestedJson(r);
+    const buf = Buffer.alloc(caseLineBound(r, nested));
+    const line = buf.toString('utf8', 0, encodeCaseLine(r, nested, buf, 0));
+    assert.equal(reads, 1, 'read once, when bounded');
+    assert.deepEqual((JSON.parse(line) as CaseResult).meta, { v: 1 }, 'the value that was bounded');
+  });
+
+  it("writes every meta variant the same where code generation is off (the interpreted encoder)", () => {
+    // A child process with code generation from strings off; it prints the variants whose line differs.
+    const script = `
+      import { caseLine } from ${JSON.stringify(fileURLToPath(new URL('../../src/runner/case-line.ts', import.meta.url)))};
+      import { codeGenerationAllowed } from ${JSON.stringify(fileURLToPath(new URL('../../src/core/json-bytes.ts', import.meta.url)))};
+      import { metaVariants } from ${JSON.stringify(fileURLToPath(new URL('./fixtures/meta-variants.ts', import.meta.url)))};
+      const wrong = [];
+      for (const [name, meta] of metaVariants()) {
+        const r = { record: 'case', phase: 'scored', pass: 0, index: 1, case_id: 'c', dataset: 'd', response: 'x', stage: 'neural', expected: 'x',
+          passed: true, score: null, weight: 1, joules: null, energy_source: 'none', below_floor: false, latency_ms: 1.5, ttft_ms: null, tpot_ms: null,
+          prompt_tokens: 3, completion_tokens: 1, cost_usd: null, attempts: 1, retry_overhead_ms: 0, error: null, meta };
+        if (caseLine(r) !== JSON.stringify(r)) wrong.push(name);
+      }
+      console.log(JSON.stringify({ generated: codeGenerationAllowed(), wrong }));`;
+    const out = execFileSync(process.execPath, ['--disallow-code-generation-from-strings', '--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+    assert.deepEqual(JSON.parse(out), { generated: false, wrong: [] });
   });
 
   it('writes an unexpected undefined in a required field as null (JSON.stringify would drop the key)', () => {
