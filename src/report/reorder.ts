@@ -4,7 +4,8 @@ import { newScanTarget } from './case-scan.js';
 /**
  * Puts a nearly ordered stream of case lines back into case order through a window of at most
  * `size` held cases (a min-heap on phase, pass, index, then file order): a concurrent run writes each
- * line as its case finishes, a few places from its place in case order. Every line further than
+ * line as its case finishes, a few places from its place in case order. A case is handed out as soon
+ * as it is the next in case order, else once more than `size` are held. Every line further than
  * `size` places from its place is detected (`push` returns false: a case would have to go before one
  * already handed out), and the caller then orders the file another way.
  *
@@ -33,6 +34,8 @@ export class ReorderWindow {
   private lastRank = -1;
   private lastPass = 0;
   private lastIndex = 0;
+  /** The packed key of the case handed out last (-1: none yet, or not packable). */
+  private lastKey = -1;
 
   constructor(
     private readonly size: number,
@@ -78,7 +81,14 @@ export class ReorderWindow {
     this.sPass[slot] = r.pass;
     this.sIndex[slot] = r.index;
     this.up(packed(rank, r.pass, r.index), this.seq++, slot);
-    return this.n > this.size ? this.out() : true;
+    if (this.n > this.size && !this.out()) return false;
+    // The smallest held case is the next in case order (the successor of the last handed out, or that
+    // key again, later in the file): no line still to come can go before it, so it goes now, and the
+    // window holds only what is out of place (a few cases) rather than always `size`. A line that
+    // would have to go before it after all (its key again, after the successor) makes `push` false,
+    // as a line too late for a full window does; the caller orders the file another way.
+    while (this.n > 0 && this.lastKey >= 0 && (this.hKey[0] === this.lastKey + 1 || this.hKey[0] === this.lastKey)) this.out();
+    return true;
   }
 
   /** Hands out every held case in order (at the end of the file); false as for `push`. */
@@ -89,6 +99,7 @@ export class ReorderWindow {
 
   private out(): boolean {
     const slot = this.hSlot[0]!;
+    const key = this.hKey[0]!;
     const last = --this.n;
     if (last > 0) this.down(this.hKey[last]!, this.hSeq[last]!, this.hSlot[last]!);
     const rank = this.sRank[slot]!;
@@ -98,6 +109,7 @@ export class ReorderWindow {
     this.lastRank = rank;
     this.lastPass = pass;
     this.lastIndex = index;
+    this.lastKey = key;
     const r = this.held[slot]!;
     this.held[slot] = null;
     this.freeSlots.push(slot);
