@@ -12,7 +12,7 @@ import type { InferRunFile } from '../infer/protocol.js';
 import { historyKind, type History, type HistoryEntry } from './history.js';
 import type { PairedColumns } from '../stats/paired-columns.js';
 import { rebuildReport, type KeepCases } from './rebuild.js';
-import { NumberColumn, nearestRanks } from '../core/number-column.js';
+import { FirstCases, type CaseLatency } from './first-cases.js';
 
 /** A run loaded for `report`, `frontier` or `compare`: from a report file, a results JSONL or the history. */
 export interface LoadedRun {
@@ -40,12 +40,7 @@ export interface LoadedRun {
   results_path?: string | null;
 }
 
-/** Nearest-rank latency percentiles over scored cases that did not fail, ms. */
-export interface CaseLatency {
-  p50: number | null;
-  p95: number | null;
-  p99: number | null;
-}
+export type { CaseLatency } from './first-cases.js';
 
 /** A `joulebench code` results file (or its streamed datapoints JSONL) loaded for `report`/`frontier`. */
 export interface LoadedCode {
@@ -360,25 +355,5 @@ function readJsonIfExists(path: string, forSpec: string): Record<string, unknown
     return JSON.parse(readTextFile(path, 'E_INPUT')) as Record<string, unknown>;
   } catch {
     return null;
-  }
-}
-
-/** The first `limit` scored cases whole, as they stream past, and every scored case's latency. */
-class FirstCases {
-  readonly cases: CaseResult[] = [];
-  private total = 0;
-  private readonly latency = new NumberColumn();
-
-  constructor(private readonly limit: number) {}
-
-  readonly add = (r: CaseResult, whole: () => CaseResult): void => {
-    this.total++;
-    if (r.error === null) this.latency.push(r.latency_ms);
-    if (this.cases.length < this.limit) this.cases.push(whole());
-  };
-
-  summary(): { scored_total: number; case_latency_ms: CaseLatency } {
-    const [p50, p95, p99] = nearestRanks(this.latency, [50, 95, 99]);
-    return { scored_total: this.total, case_latency_ms: { p50: p50 ?? null, p95: p95 ?? null, p99: p99 ?? null } };
   }
 }

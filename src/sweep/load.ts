@@ -1,5 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { BenchReport } from '../core/aggregate.js';
+import type { ResultsHeader } from '../core/types.js';
+import { FirstCases, type CaseLatency } from '../report/first-cases.js';
 import { readReportFile } from '../report/load.js';
 import { rebuildReport } from '../report/rebuild.js';
 import { sweepComparison, type SweepArmRun, type SweepComparison } from './comparison.js';
@@ -9,13 +11,28 @@ import { readSweepState, type SweepState } from './state.js';
 export interface LoadedSweep {
   dir: string;
   state: SweepState;
-  runs: SweepArmRun[];
+  runs: LoadedSweepRun[];
   missing: SweepComparison['missing'];
 }
 
-export function loadSweep(dir: string): LoadedSweep {
+/** An arm's run; with `casesLimit`, also its first scored cases for the HTML page, read in the same pass. */
+export interface LoadedSweepRun extends SweepArmRun {
+  cases?: { results: CaseResultList; header: ResultsHeader; scored_total: number; case_latency_ms: CaseLatency };
+}
+
+type CaseResultList = FirstCases['cases'];
+
+export interface LoadSweepOptions {
+  /**
+   * Keep each arm's first `casesLimit` scored cases whole (and count all, with their latency
+   * percentiles), from the same pass over its results file that reads the paired figures.
+   */
+  casesLimit?: number;
+}
+
+export function loadSweep(dir: string, opts: LoadSweepOptions = {}): LoadedSweep {
   const state = readSweepState(dir);
-  const runs: SweepArmRun[] = [];
+  const runs: LoadedSweepRun[] = [];
   const missing: SweepComparison['missing'] = [];
   for (const e of state.runs) {
     if (e.status !== 'done' || !existsSync(e.report)) {
@@ -23,9 +40,17 @@ export function loadSweep(dir: string): LoadedSweep {
       continue;
     }
     const report: BenchReport = readReportFile(e.report);
-    // Pairing reads seven figures a case: those stream into columns, the cases are not kept.
-    const paired = existsSync(e.results) ? rebuildReport(e.results, { keep: 'paired' }).paired : null;
-    runs.push({ arm: e.arm, suite: e.suite, report, results: null, paired, results_path: existsSync(e.results) ? e.results : null });
+    if (!existsSync(e.results)) {
+      runs.push({ arm: e.arm, suite: e.suite, report, results: null, paired: null, results_path: null });
+      continue;
+    }
+    // Pairing reads seven figures a case: those stream into columns, the cases are not kept (but the
+    // first `casesLimit`, when asked for).
+    const first = opts.casesLimit !== undefined ? new FirstCases(opts.casesLimit) : null;
+    const rebuilt = rebuildReport(e.results, first ? { keep: 'paired', onScored: first.add } : { keep: 'paired' });
+    const run: LoadedSweepRun = { arm: e.arm, suite: e.suite, report, results: null, paired: rebuilt.paired, results_path: e.results };
+    if (first) run.cases = { results: first.cases, header: rebuilt.header, ...first.summary() };
+    runs.push(run);
   }
   return { dir, state, runs, missing };
 }

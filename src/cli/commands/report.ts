@@ -10,7 +10,7 @@ import type { StreamedOutput } from '../output-file.js';
 import type { CaseResult } from '../../core/types.js';
 import { forEachScoredBatch } from '../../runner/scored-batches.js';
 import { inputsFrontier } from '../../report/arms.js';
-import { loadInputsForCli, loadRunsForCli } from '../load-runs.js';
+import { loadInputsForCli } from '../load-runs.js';
 import { HTML_CASE_ROWS } from '../../report/page-limits.js';
 
 const REPORT_FORMATS = ['json', 'md', 'html', 'csv', 'jsonl', 'txt'] as const;
@@ -176,19 +176,19 @@ async function sweepInputs(dirs: readonly string[], html: boolean): Promise<{ ru
   const runs: ReportInput[] = [];
   const comparisons: SweepComparison[] = [];
   for (const dir of dirs) {
-    const loaded = loadSweep(dir);
+    // For the page: each arm's first cases (and the counts and latencies of all), read in the pass that pairs it.
+    const loaded = loadSweep(dir, html ? { casesLimit: HTML_CASE_ROWS } : {});
     const many = loaded.state.plan.suites.length > 1;
     for (const r of loaded.runs) {
       const entry = loaded.state.runs.find((e) => e.arm === r.arm && e.suite === r.suite)!;
-      // The page's first cases (and the counts and latencies of all), read from the run's results file as any run's are.
-      const cases = html && r.results_path ? (await loadRunsForCli([r.results_path], false, { cases: true, casesLimit: HTML_CASE_ROWS }))[0]! : null;
+      const cases = r.cases ?? null;
       runs.push({
         kind: 'suite',
         label: many ? `${r.arm} · ${r.suite}` : r.arm,
         origin: entry.report,
         report: r.report,
         results: cases ? cases.results : null,
-        ...(cases ? { header: cases.header ?? null, scored_total: cases.scored_total ?? 0, case_latency_ms: cases.case_latency_ms ?? { p50: null, p95: null, p99: null } } : {}),
+        ...(cases ? { header: cases.header, scored_total: cases.scored_total, case_latency_ms: cases.case_latency_ms } : {}),
         results_path: r.results_path ?? null,
         receipt: null,
         run_id: entry.history_id,
