@@ -5,6 +5,7 @@ import {
   writeAscii,
   writeJsonNumber,
   writeJsonString,
+  writeJsonStringRest,
   writeNull,
   writeText,
   viewOf,
@@ -207,13 +208,13 @@ function stringCode(expr: string, common: readonly string[] = [], after = ''): s
 /**
  * {@link writeJsonString} for the string in `v`, written out in the generated code rather than
  * called (a call a string field had been ≈ a sixth of a line's cost): printable ASCII other than `"`
- * and `\` is copied a byte a character; anything else and the string is written as JSON.stringify
- * gives it.
+ * and `\` is copied a byte a character; from anything else on, {@link writeJsonStringRest} writes the
+ * rest (escapes, UTF-8) where the copy stopped.
  */
 const inlineStringCode =
   'b[o]=34;let p=o+1,i=0;const L=v.length;' +
   'for(;i<L;i++){const c=v.charCodeAt(i);if((c-32)>>>0>94||c===34||c===92)break;b[p++]=c;}' +
-  'if(i===L){b[p]=34;o=p+1;}else o=T(b,o,JSON.stringify(v));';
+  'if(i===L){b[p]=34;o=p+1;}else o=E(b,p,v,i);';
 
 /** Code writing the number (or null) in `expr`, then `after`; a single digit is stored in place. */
 function numberCode(expr: string, after = ''): string {
@@ -244,12 +245,12 @@ function valueCode(key: string, kind: Kind, common: readonly string[] | undefine
   }
 }
 
-const helpers = { S: writeJsonString, N: writeJsonNumber, Z: writeNull, T: writeText, V: viewOf, M: writeFlatMeta };
+const helpers = { S: writeJsonString, E: writeJsonStringRest, N: writeJsonNumber, Z: writeNull, T: writeText, V: viewOf, M: writeFlatMeta };
 
 /**
  * Compiles `body` into `function name(params)`; the parameters include the buffer `b` and offset `o`,
- * and the body sees the DataView `d`, a scratch `v` and the helpers (S string, N number, Z null, T text,
- * M flat meta).
+ * and the body sees the DataView `d`, a scratch `v` and the helpers (S string, E a string's rest from
+ * its first character to escape, N number, Z null, T text, M flat meta).
  */
 function compile<F>(name: string, params: string, body: string, extra: Record<string, unknown> = {}): F {
   const scope = { ...helpers, ...extra };

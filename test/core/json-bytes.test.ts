@@ -55,6 +55,23 @@ describe('writeJsonString', () => {
   });
 });
 
+describe('writeJsonString: escapes, UTF-8 and surrogates after printable ASCII', () => {
+  it('matches JSON.stringify on 3,000 random strings dense in surrogates, controls and multi-byte characters', () => {
+    const rand = prng(19);
+    // Pairs, lone highs and lows in every position, controls, DEL, 2- and 3-byte characters, escapes.
+    const units = [0xd83d, 0xde42, 0xd800, 0xdbff, 0xdc00, 0xdfff, 0x0a, 0x00, 0x1f, 0x08, 0x0c, 0x0d, 0x09, 0x7f, 0x80, 0x7ff, 0x800, 0xffff, 0xfffe, 0x22, 0x5c, 0x41, 0x20, 0x7e];
+    for (let n = 0; n < 3000; n++) {
+      const len = Math.floor(rand() * 24);
+      let s = '';
+      for (let i = 0; i < len; i++) s += String.fromCharCode(units[Math.floor(rand() * units.length)]!);
+      // Every string also behind a printable prefix: the rest is written from where the copy stopped.
+      for (const t of [s, `prefix ${s}`]) {
+        assert.equal(written((b, o) => writeJsonString(b, o, t), jsonStringBound(t.length)), JSON.stringify(t), `string #${n}: ${JSON.stringify(t)}`);
+      }
+    }
+  });
+});
+
 describe('writeJsonNumber', () => {
   const cases = [
     0, -0, 1, 7, 9, 10, 42, 1000, 999_999_999, 1e9, 123_456_789_012, -1, -0.5, 0.1, 0.001, 0.007, 0.000001, 1e-7, 2.5e-8,
