@@ -8,7 +8,8 @@
  * per child (/usr/bin/time). Goal (issue 19): 1M cases ≤ 2 s wall, ≤ 150 MB peak RSS. The concurrent-order
  * file's header says `concurrency: 32`, as a concurrent run's does (its lines go through the reorder
  * window); its report differs from the sequential file's only in `concurrency`, `energy_attribution`
- * and `throughput`. Start-up: `report --json` of a 60-case file, beside `node -e 0`. Also timed on the
+ * and `throughput`. A third file holds an HTTP target's lines (no trace; `meta` on every line, which the
+ * scanner checks and skips). Start-up: `report --json` of a 60-case file, beside `node -e 0`. Also timed on the
  * same files: `compare` of the two (paired statistics over columns) and `report -o page.html`.
  *
  *   npm run bench:report            (or: node --import tsx bench/report.bench.ts [cases] [trials])
@@ -40,14 +41,14 @@ try {
   const head = lines.filter((l) => !l.includes('"phase":"scored"') && !l.startsWith('{"record":"end"'));
   const scored = lines.filter((l) => l.includes('"phase":"scored"'));
   /** N scored cases; `late`: how many places a line may be written after its case's place (0: in order). */
-  const write = (name: string, n: number, late: number, bootstrap: number | null, concurrency = 1): string => {
+  const write = (name: string, n: number, late: number, bootstrap: number | null, concurrency = 1, shape: (line: string, i: number) => string = (l) => l): string => {
     const file = join(dir, name);
     const fd = openSync(file, 'w');
     const h = JSON.parse(head[0]!) as Record<string, unknown>;
     if (bootstrap !== null) h.bootstrap = bootstrap;
     h.concurrency = concurrency;
     writeSync(fd, [JSON.stringify(h), ...head.slice(1)].join('\n') + '\n');
-    const line = (i: number) => scored[i % scored.length]!.replace(/"index":\d+/, `"index":${i}`).replace(/"latency_ms":[\d.]+/, `"latency_ms":${(i * 7919) % 1000}.25`) + '\n';
+    const line = (i: number) => shape(scored[i % scored.length]!.replace(/"index":\d+/, `"index":${i}`).replace(/"latency_ms":[\d.]+/, `"latency_ms":${(i * 7919) % 1000}.25`), i) + '\n';
     // A concurrent run's order: case i finishes at i + (a pseudo-random 0..late), lines written as cases finish.
     const order = Array.from({ length: n }, (_, i) => i);
     if (late > 0) {
@@ -68,6 +69,8 @@ try {
   };
   const file = write('big.results.jsonl', N, 0, 0);
   const concurrent = write('concurrent.results.jsonl', N, 32, 0, 32);
+  // An HTTP target's lines: no trace, its facts in `meta` on every line (as the openai target writes them).
+  const httpShaped = write('http.results.jsonl', N, 0, 0, 1, (l, i) => l.replace(/,"trace":\[.*\]\}$/, `,"meta":{"e2e_ms":${((i * 7919) % 1000) + 0.194},"streamed":false,"j_per_output_token":null,"output_tokens_per_j":null}}`));
   const small = write('small.results.jsonl', 60, 0, null);
   const withBootstrap = write('bootstrap.results.jsonl', Math.round(N / 10), 0, null);
 
@@ -78,6 +81,7 @@ process.stdout.write(JSON.stringify(aggregate(sorted, reportContextOf(f.header))
   const variants: Record<string, string[]> = {
     'streamed, in case order': [BIN, 'report', '--json', file],
     'streamed, concurrent order': [BIN, 'report', '--json', concurrent],
+    'streamed, meta on every line (HTTP)': [BIN, 'report', '--json', httpShaped],
     'scan-ahead worker, in case order': [BIN, 'report', '--json', file],
     'scan-ahead worker, concurrent order': [BIN, 'report', '--json', concurrent],
     'whole file (old path)': ['--input-type=module', '-e', wholeFile, file],
@@ -92,6 +96,7 @@ process.stdout.write(JSON.stringify(aggregate(sorted, reportContextOf(f.header))
   if (baseline) {
     variants['baseline: in case order'] = [baseline, 'report', '--json', file];
     variants['baseline: concurrent order'] = [baseline, 'report', '--json', concurrent];
+    variants['baseline: meta on every line'] = [baseline, 'report', '--json', httpShaped];
     variants['baseline: 60 cases (start-up)'] = [baseline, 'report', '--json', small];
     variants['baseline: compare'] = [baseline, 'compare', '-q', file, concurrent];
     variants['baseline: page.html'] = [baseline, 'report', file, '-o', join(dir, 'page-baseline.html')];
@@ -123,7 +128,7 @@ process.stdout.write(JSON.stringify(aggregate(sorted, reportContextOf(f.header))
   for (const order of ['in case order', 'concurrent order']) {
     if (outputs[`streamed, ${order}`] !== outputs[`scan-ahead worker, ${order}`]) throw new Error(`${order}: the worker gave a different report from the main thread alone`);
   }
-  for (const [a, b] of [['streamed, in case order', 'baseline: in case order'], ['streamed, concurrent order', 'baseline: concurrent order']] as const) {
+  for (const [a, b] of [['streamed, in case order', 'baseline: in case order'], ['streamed, concurrent order', 'baseline: concurrent order'], ['streamed, meta on every line (HTTP)', 'baseline: meta on every line']] as const) {
     if (outputs[b] !== undefined && outputs[a] !== outputs[b]) throw new Error(`${a}: a different report from the baseline build`);
   }
   const mb = statSync(file).size / 1e6;
@@ -149,7 +154,7 @@ process.stdout.write(JSON.stringify(aggregate(sorted, reportContextOf(f.header))
     const met = N >= 1_000_000 ? (w <= 2 && m <= 150 ? 'met' : 'not met') : `n/a below 1M cases`;
     return `${w.toFixed(2)} s wall, ${c.toFixed(2)} s CPU, ${m.toFixed(0)} MB peak RSS (${met})`;
   };
-  console.log(`goal (≤ 2 s wall, ≤ 150 MB peak RSS at 1M cases): in case order ${goal('streamed, in case order')}; concurrent order ${goal('streamed, concurrent order')}`);
+  console.log(`goal (≤ 2 s wall, ≤ 150 MB peak RSS at 1M cases): in case order ${goal('streamed, in case order')}; concurrent order ${goal('streamed, concurrent order')}; an HTTP run's lines ${goal('streamed, meta on every line (HTTP)')}`);
   console.log(`  with the scan-ahead worker (JOULEBENCH_REPORT_WORKER=1): in case order ${goal('scan-ahead worker, in case order')}; concurrent order ${goal('scan-ahead worker, concurrent order')}`);
 } finally {
   if (!process.env.JB_KEEP) rmSync(dir, { recursive: true, force: true });

@@ -1,7 +1,7 @@
 import { codeGenerationAllowed } from '../core/json-bytes.js';
 import type { CaseResult } from '../core/types.js';
 import { generateScan, type ScanFn, type ScanState } from './case-scan-code.js';
-import { BOOL, bool, constant, Interned, lit, NUM, num, Q, skipString, skipStringOrNull, T_NULL, TraceCache } from './scan-bytes.js';
+import { BOOL, bool, constant, Interned, lit, NUM, num, Q, skipMeta, skipString, skipStringOrNull, skipValue, T_NULL, TraceCache } from './scan-bytes.js';
 
 /**
  * A field-selective scanner for results case lines as our own encoder writes them
@@ -12,8 +12,10 @@ import { BOOL, bool, constant, Interned, lit, NUM, num, Q, skipString, skipStrin
  * It recognises only lines it can read completely and exactly as `JSON.parse` would: every key in the
  * encoder's order, every value of the type the encoder writes (string or null, number or null, boolean
  * or null, `error: null`, a trace of `{stage, hit, energy_uj}` entries), valid JSON strings and
- * numbers, nothing after the closing brace. Anything else (a hand-edited or foreign line, escapes in
- * a string the report reads, `meta`, `turns`, an error object, a key repeated or out of order…) makes
+ * numbers, nothing after the closing brace; a meter's `by_domain` and a target's `meta` checked as
+ * JSON and skipped (see scanOptional). Anything else (a hand-edited or foreign line, escapes in a
+ * string the report reads, `meta` with a load run's or a judge's block, `joules_range`, `turns`, an
+ * error object, a key repeated or out of order…) makes
  * `scan` return false, and the caller parses that line with `JSON.parse` (and its usual rules and
  * messages). The line's bytes are UTF-8 the caller checked (a chunk at a time, natively).
  *
@@ -135,6 +137,10 @@ const T_ATTEMPTS = constant(',"attempts":');
 const T_RETRY = constant(',"retry_overhead_ms":');
 const T_ERROR_NULL_TRACE = constant(',"error":null,"trace":');
 const T_ERROR_NULL_END = constant(',"error":null}');
+const T_ERROR_NULL = constant(',"error":null');
+const T_BY_DOMAIN = constant(',"by_domain":');
+const T_TRACE = constant(',"trace":');
+const T_META = constant(',"meta":');
 
 const numOrNull = (): number | null => (NUM[0] === NUM[0] ? NUM[0]! : null);
 const boolOrNull = (): boolean | null => (BOOL[0] === 1 ? true : BOOL[0] === 0 ? false : null);
@@ -215,7 +221,39 @@ export function scanEnd(s: ScanState, b: Uint8Array, v: DataView, p: number, e: 
     return end;
   }
   const end = lit(v, p, e, T_ERROR_NULL_END);
-  if (end < 0 || (end !== e && b[end] !== 0x0a)) return -1;
+  if (end < 0) return scanOptional(s, b, v, p, e, r);
+  if (end !== e && b[end] !== 0x0a) return -1;
   r.trace = undefined; // absent, as the aggregate reads it (no delete: the object keeps its shape)
   return end;
+}
+
+/**
+ * `,"error":null`, then, in the encoder's order, what the report does not read but a line often holds:
+ * a meter's `by_domain` (any JSON value, checked and skipped), a trace (read as above, the line
+ * ending after it), a target's `meta` (an object, checked and skipped, unless it holds `load` or
+ * `judge`, which the rebuild takes from the parsed line), then the closing brace. Every HTTP target's
+ * line has `meta` and every RAPL or NVML run's has `by_domain`: those lines went through JSON.parse,
+ * 5× the cost of a line scanned. `joules_range` (which the aggregate reads), `turns` and anything
+ * else: -1.
+ */
+function scanOptional(s: ScanState, b: Uint8Array, v: DataView, p: number, e: number, r: CaseResult): number {
+  p = lit(v, p, e, T_ERROR_NULL);
+  if (p < 0) return -1;
+  let q = lit(v, p, e, T_BY_DOMAIN);
+  if (q >= 0 && (p = skipValue(b, q, e)) < 0) return -1;
+  q = lit(v, p, e, T_TRACE);
+  if (q >= 0) {
+    // The trace cache reads a trace that ends the line; a trace followed by meta is left to JSON.parse.
+    const end = s.traces.match(v, b, q, e);
+    if (end < 0) return -1;
+    r.trace = s.traces.value;
+    return end;
+  }
+  q = lit(v, p, e, T_META);
+  if (q >= 0 && (p = skipMeta(b, q, e)) < 0) return -1;
+  if (p >= e || b[p] !== 0x7d) return -1;
+  p++;
+  if (p !== e && b[p] !== 0x0a) return -1;
+  r.trace = undefined;
+  return p;
 }

@@ -367,3 +367,75 @@ export class TraceCache {
     return p === end ? (Object.freeze(out) as unknown as TraceEntry[]) : null;
   }
 }
+
+/** How deep {@link skipValue} follows nested objects and arrays before it declines the line. */
+const MAX_DEPTH = 32;
+
+/**
+ * Past one JSON value at `p` (an object, array, string, number, `true`, `false` or `null`, written
+ * with no whitespace, as JSON.stringify writes it), checked as JSON.parse would check it and not
+ * read; -1 for anything else, or nesting deeper than {@link MAX_DEPTH}. For the fields the report does
+ * not read (a meter's `by_domain`, a target's `meta`).
+ */
+export function skipValue(b: Uint8Array, p: number, e: number, depth = 0): number {
+  if (p < 0 || p >= e) return -1;
+  const c = b[p]!;
+  if (c === Q) return skipString(b, p + 1, e);
+  if (c === 0x7b || c === 0x5b) {
+    if (depth >= MAX_DEPTH) return -1;
+    const close = c === 0x7b ? 0x7d : 0x5d;
+    p++;
+    if (p < e && b[p] === close) return p + 1;
+    for (;;) {
+      if (c === 0x7b) {
+        if (p >= e || b[p] !== Q) return -1;
+        p = skipString(b, p + 1, e);
+        if (p < 0 || p >= e || b[p] !== 0x3a) return -1;
+        p++;
+      }
+      p = skipValue(b, p, e, depth + 1);
+      if (p < 0 || p >= e) return -1;
+      const d = b[p++]!;
+      if (d === close) return p;
+      if (d !== 0x2c) return -1;
+    }
+  }
+  if (c === 0x74) return p + 4 <= e && b[p + 1] === 0x72 && b[p + 2] === 0x75 && b[p + 3] === 0x65 ? p + 4 : -1;
+  if (c === 0x66) return p + 5 <= e && b[p + 1] === 0x61 && b[p + 2] === 0x6c && b[p + 3] === 0x73 && b[p + 4] === 0x65 ? p + 5 : -1;
+  // A number, or null (num reads both).
+  return num(b, p, e);
+}
+
+/**
+ * Past a target's `meta` object at `p`, checked as {@link skipValue} checks it, or -1. Also -1 when a
+ * key at its top level is `load` or `judge` (a load run's per-request record and a judge's verdict:
+ * the rebuild reads those from the parsed line), or is spelled with an escape (which could spell
+ * either).
+ */
+export function skipMeta(b: Uint8Array, p: number, e: number): number {
+  if (p < 0 || p >= e || b[p] !== 0x7b) return -1;
+  p++;
+  if (p < e && b[p] === 0x7d) return p + 1;
+  for (;;) {
+    if (p >= e || b[p] !== Q) return -1;
+    const k = p + 1;
+    p = skipString(b, k, e);
+    if (p < 0) return -1;
+    if (reservedKey(b, k, p - 1)) return -1;
+    if (p >= e || b[p] !== 0x3a) return -1;
+    p = skipValue(b, p + 1, e, 1);
+    if (p < 0 || p >= e) return -1;
+    const d = b[p++]!;
+    if (d === 0x7d) return p;
+    if (d !== 0x2c) return -1;
+  }
+}
+
+/** Whether the key bytes `b[s, end)` are `load` or `judge`, or hold an escape. */
+function reservedKey(b: Uint8Array, s: number, end: number): boolean {
+  const n = end - s;
+  if (n === 4 && b[s] === 0x6c && b[s + 1] === 0x6f && b[s + 2] === 0x61 && b[s + 3] === 0x64) return true;
+  if (n === 5 && b[s] === 0x6a && b[s + 1] === 0x75 && b[s + 2] === 0x64 && b[s + 3] === 0x67 && b[s + 4] === 0x65) return true;
+  for (let i = s; i < end; i++) if (b[i] === 0x5c) return true;
+  return false;
+}

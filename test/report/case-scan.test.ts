@@ -55,8 +55,21 @@ function randomCase(): CaseResult {
   };
   if (chance(0.4)) r.trace = Array.from({ length: rng.below(5) }, () => ({ stage: pick(['cache', 'kv', 'graph', 'neural']), hit: chance(0.5), energy_uj: orNull(randomNumber()) }));
   if (chance(0.05)) r.meta = { load: { request: 1 } };
+  else if (chance(0.02)) r.meta = { judge: { rating: 7 } };
+  else if (chance(0.2)) r.meta = randomMeta();
   if (chance(0.03)) r.joules_range = { low: 1, high: 2 };
+  if (chance(0.15)) r.by_domain = { 'package-0': { joules: orNull(randomNumber()), source: 'rapl' }, dram: { joules: null, source: 'none' }, [pick(STR)]: { joules: randomNumber(), source: 'nvml' } };
   return r;
+}
+
+/** A target's facts: flat (an HTTP target's), nested, with odd keys and every kind of value. */
+function randomMeta(): Record<string, unknown> {
+  switch (rng.below(4)) {
+    case 0: return { e2e_ms: randomNumber(), streamed: chance(0.5), j_per_output_token: orNull(randomNumber()), output_tokens_per_j: null };
+    case 1: return { [pick(STR)]: pick(STR), n: randomNumber(), ok: chance(0.5), none: null };
+    case 2: return { model: 'x', usage: { tokens: [1, 2, { deep: [null, true, 'é'] }], nested: { a: { b: { c: [] } } } }, empty: {}, list: [] };
+    default: return {};
+  }
 }
 
 /** The scanned fields, as JSON.parse gives them (trace entries copied out of the reused objects). */
@@ -89,6 +102,15 @@ function check(scanners: Scanners, line: string): boolean {
   if (!ok) return false;
   const parsed = parseOrNull(line);
   assert.ok(parsed !== null, `scanner accepted a line JSON.parse refuses: ${line}`);
+  // What the scanner does not read must not be on a line it accepts: figures the aggregate reads
+  // (joules_range), and the blocks the rebuild takes from the parsed line (meta's load and judge).
+  assert.equal(parsed.joules_range, undefined, `scanner accepted a line with joules_range: ${line}`);
+  assert.equal(parsed.turns, undefined, `scanner accepted a line with turns: ${line}`);
+  const meta = parsed.meta as Record<string, unknown> | undefined;
+  if (meta !== undefined) {
+    assert.ok(meta !== null && typeof meta === 'object' && !Array.isArray(meta), `scanner accepted a meta that is not an object: ${line}`);
+    assert.ok(!Object.hasOwn(meta, 'load') && !Object.hasOwn(meta, 'judge'), `scanner accepted a line whose meta the rebuild reads: ${line}`);
+  }
   for (const scanner of [scanners.generated, scanners.interpreted]) {
     assert.deepEqual(fieldsOf(scanner.r), fieldsOf(parsed), line);
     for (const k of ['pass', 'index', 'latency_ms', 'joules', 'weight', 'cost_usd', 'score', 'ttft_ms', 'retry_overhead_ms'] as const) assert.ok(Object.is(scanner.r[k], parsed[k]), `${k} in ${line}`);
@@ -106,7 +128,9 @@ describe('CaseLineScanner: the fast path reads what JSON.parse reads, or decline
       const line = caseLine(r);
       const ok = check(scanner, line);
       if (ok) accepted++;
-      const simple = r.error === null && r.meta === undefined && r.joules_range === undefined && /^[\w:.-]*$/.test(r.dataset) && (r.stage === null || /^\w+$/.test(r.stage));
+      // A meta the rebuild does not read, and any by_domain, no longer send a line to JSON.parse; a trace followed by meta does.
+      const readMeta = r.meta === undefined || (!('load' in r.meta) && !('judge' in r.meta) && r.trace === undefined && !Object.keys(r.meta).some((k) => JSON.stringify(k).includes('\\')));
+      const simple = r.error === null && readMeta && r.joules_range === undefined && /^[\w:.-]*$/.test(r.dataset) && (r.stage === null || /^\w+$/.test(r.stage));
       if (simple) {
         plain++;
         assert.ok(ok, `declined a plain line: ${line}`);
@@ -142,7 +166,8 @@ describe('CaseLineScanner: the fast path reads what JSON.parse reads, or decline
       [{ stage: 'kv', hit: true, energy_uj: null }],
       [],
     ];
-    const lineWith = (trace: CaseResult['trace']) => caseLine({ ...randomCase(), error: null, meta: undefined, joules_range: undefined, trace } as CaseResult);
+    // Strings the scanner reads plainly (a random dataset may hold an escape, which sends the line to JSON.parse).
+    const lineWith = (trace: CaseResult['trace']) => caseLine({ ...randomCase(), dataset: 'router', stage: 'neural', error: null, meta: undefined, joules_range: undefined, trace } as CaseResult);
     // A trace read in full, then one that fails half-way (its first entry overwritten), then the first again.
     const first = lineWith(traces[0]);
     assert.ok(check(scanner, first));
@@ -203,6 +228,56 @@ describe('CaseLineScanner: hostile lines are read as JSON.parse reads them, or d
     declined(s, base.replace(/\}$/, ',"meta":{"latency_ms":1,"trace":[]}}'), 'meta with the same key names');
     declined(s, base.replace('"error":null', '"error":{"code":"E","message":"\\"latency_ms\\":1"}'), 'an error object');
     declined(s, base.replace(/"trace":\[.*\]\}$/, '"trace":null}'), 'a null trace');
+  });
+
+  it("a meter's by_domain and a target's meta: checked as JSON and skipped; meta the rebuild reads, bad JSON and deep nesting declined", () => {
+    const s = new Scanners();
+    const plain = base.replace(/,"trace":\[.*\]\}$/, '}');
+    const withMeta = (meta: string) => plain.replace(/\}$/, `,"meta":${meta}}`);
+    const withDomains = (d: string) => plain.replace('"error":null}', `"error":null,"by_domain":${d}}`);
+    const accepted = (line: string, why: string) => assert.equal(check(s, line), true, `${why}: ${line}`);
+    accepted(withMeta('{"e2e_ms":0.194,"streamed":false,"j_per_output_token":null,"output_tokens_per_j":null}'), "an HTTP target's facts");
+    accepted(withMeta('{}'), 'an empty meta');
+    accepted(withMeta('{"x":{"load":1,"judge":{"rating":3}}}'), 'load and judge nested below the top level');
+    accepted(withMeta(`{"deep":${'['.repeat(20)}${']'.repeat(20)}}`), 'nesting 21 deep');
+    accepted(withMeta('{"s":"a\\"b\\\\c\\u00e9\\n","n":-1.5e-300,"t":true,"f":false,"z":null,"a":[1,"x",{"k":[]}]}'), 'escapes and every kind of value');
+    accepted(withDomains('{"package-0":{"joules":10.1,"source":"rapl"},"dram":{"joules":null,"source":"none"}}'), 'by_domain');
+    accepted(base.replace('"error":null,"trace":', '"error":null,"by_domain":{"gpu0":{"joules":3,"source":"nvml"}},"trace":'), 'by_domain then a trace');
+    accepted(withDomains('{"package-0":{"joules":1,"source":"rapl"}}').replace(/\}$/, ',"meta":{"e2e_ms":1}}'), 'by_domain then meta');
+    declined(s, withMeta('{"load":{"request":1}}'), 'a load run\'s record');
+    declined(s, withMeta('{"a":1,"judge":{"rating":3}}'), "a judge's verdict");
+    declined(s, withMeta('{"lo\\u0061d":{"request":1}}'), 'load spelled with an escape');
+    declined(s, withMeta('{"a\\n":1}'), 'any key with an escape');
+    for (const meta of ['null', '"x"', '[1]', '3']) declined(s, withMeta(meta), `meta ${meta}`);
+    for (const bad of ['{"a":01}', '{"a":tru}', '{"a":1,}', '{"a":[1,]}', '{"a" :1}', '{"a":1', '{"a":"\u0001"}', '{"a":"x\\q"}', '{a:1}', '{"a":1}}', '{"a":+1}', '{"a":.5}', '{"a":nul}', `{"deep":${'['.repeat(40)}${']'.repeat(40)}}`]) {
+      declined(s, withMeta(bad), `meta ${bad}`);
+      declined(s, withDomains(bad), `by_domain ${bad}`);
+    }
+    declined(s, plain.replace(/\}$/, ',"joules_range":{"low":1,"high":2}}'), 'joules_range (the aggregate reads it)');
+    declined(s, plain.replace(/\}$/, ',"meta":{},"turns":[]}'), 'turns');
+    declined(s, withMeta('{}').replace(/\}$/, ',"meta":{}}'), 'meta repeated');
+    declined(s, withMeta('{}').replace('"error":null,', '"error":null,"meta":{},'), 'meta before by_domain would be');
+  });
+
+  it('lines with by_domain and meta, mutated: accepted only when JSON.parse reads the same figures (30,000 mutations)', () => {
+    const s = new Scanners();
+    const alphabet = ['"', '\\', ',', ':', '{', '}', '[', ']', ' ', '0', '1', '-', '.', 'e', 'n', 'u', 'l', 't', 'x', '\u0001', 'load', 'judge'];
+    let acceptedMutants = 0;
+    for (let i = 0; i < 30_000; i++) {
+      const meta = JSON.stringify(i % 3 === 0 ? { e2e_ms: i / 7, streamed: i % 2 === 0 } : { n: [i, { x: 'y' }], s: 'a"b' });
+      let line = base.replace(/,"trace":\[.*\]\}$/, `,"by_domain":{"package-0":{"joules":${i},"source":"rapl"}},"meta":${meta}}`);
+      const from = line.indexOf('"error":null') + 12;
+      for (let k = 1 + (i % 3); k > 0; k--) {
+        const at = from + ((i * 7919 + k * 104729) % (line.length - from + 1));
+        const op = (i + k) % 3;
+        const ch = alphabet[(i * 31 + k) % alphabet.length]!;
+        if (op === 0) line = line.slice(0, at) + ch + line.slice(at);
+        else if (op === 1) line = line.slice(0, at) + line.slice(at + 1 + (k % 3));
+        else line = line.slice(0, at) + ch + line.slice(at + 1);
+      }
+      if (check(s, line)) acceptedMutants++;
+    }
+    assert.ok(acceptedMutants > 1000, `${acceptedMutants}`);
   });
 
   it('the same key names inside the trace or inside strings change nothing, or the line is declined', () => {

@@ -66,7 +66,9 @@ function syntheticCases(n: number): CaseResult[] {
           retry_overhead_ms: (k % 2) * 0.3, error: k % 17 === 0 ? { code: 'E_TARGET', message: 'boom' } : null,
         };
         if (k % 9 === 0) r.trace = [{ stage: 'kv', hit: false, energy_uj: 0.1 * k }, { stage: 'neural', hit: true, energy_uj: 1e6 + k }];
-        if (k % 23 === 0) r.meta = { note: 'declined by the fast path' };
+        // A key with an escape sends its line to JSON.parse; a flat meta is checked and skipped by the scanner.
+        if (k % 23 === 0) r.meta = { 'note\n': 'declined by the fast path' };
+        else if (k % 29 === 0) r.meta = { e2e_ms: k / 7, streamed: k % 2 === 0 };
         out.push(r);
       }
     }
