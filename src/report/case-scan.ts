@@ -215,10 +215,10 @@ export function scanEnd(s: ScanState, b: Uint8Array, v: DataView, p: number, e: 
   r.error = null;
   const t = lit(v, p, e, T_ERROR_NULL_TRACE);
   if (t >= 0) {
-    const end = s.traces.match(v, b, t, e);
-    if (end < 0) return -1;
+    const q = s.traces.match(v, b, t, e);
+    if (q < 0) return -1;
     r.trace = s.traces.value;
-    return end;
+    return afterTrace(b, v, q, e);
   }
   const end = lit(v, p, e, T_ERROR_NULL_END);
   if (end < 0) return scanOptional(s, b, v, p, e, r);
@@ -229,12 +229,12 @@ export function scanEnd(s: ScanState, b: Uint8Array, v: DataView, p: number, e: 
 
 /**
  * `,"error":null`, then, in the encoder's order, what the report does not read but a line often holds:
- * a meter's `by_domain` (any JSON value, checked and skipped), a trace (read as above, the line
- * ending after it), a target's `meta` (an object, checked and skipped, unless it holds `load` or
- * `judge`, which the rebuild takes from the parsed line), then the closing brace. Every HTTP target's
+ * a meter's `by_domain` (any JSON value, checked and skipped), a trace (read as above), a target's
+ * `meta` (an object, checked and skipped, unless it holds `load` or `judge`, which the rebuild takes
+ * from the parsed line), then the closing brace. Every HTTP target's
  * line has `meta` and every RAPL or NVML run's has `by_domain`: those lines went through JSON.parse,
- * 5× the cost of a line scanned. `joules_range` (which the aggregate reads), `turns` and anything
- * else: -1.
+ * 5× the cost of a line scanned (and a cascade's neural answers, trace and meta both). `joules_range`
+ * (which the aggregate reads), `turns` and anything else: -1.
  */
 function scanOptional(s: ScanState, b: Uint8Array, v: DataView, p: number, e: number, r: CaseResult): number {
   p = lit(v, p, e, T_ERROR_NULL);
@@ -243,17 +243,20 @@ function scanOptional(s: ScanState, b: Uint8Array, v: DataView, p: number, e: nu
   if (q >= 0 && (p = skipValue(b, q, e)) < 0) return -1;
   q = lit(v, p, e, T_TRACE);
   if (q >= 0) {
-    // The trace cache reads a trace that ends the line; a trace followed by meta is left to JSON.parse.
-    const end = s.traces.match(v, b, q, e);
-    if (end < 0) return -1;
+    if ((q = s.traces.match(v, b, q, e)) < 0) return -1;
     r.trace = s.traces.value;
-    return end;
+    return afterTrace(b, v, q, e);
   }
-  q = lit(v, p, e, T_META);
+  r.trace = undefined;
+  return afterTrace(b, v, p, e);
+}
+
+/** After the trace (or where it would be): a target's `meta` (checked and skipped), then the closing brace and the line's end. */
+function afterTrace(b: Uint8Array, v: DataView, p: number, e: number): number {
+  const q = lit(v, p, e, T_META);
   if (q >= 0 && (p = skipMeta(b, q, e)) < 0) return -1;
   if (p >= e || b[p] !== 0x7d) return -1;
   p++;
   if (p !== e && b[p] !== 0x0a) return -1;
-  r.trace = undefined;
   return p;
 }

@@ -298,8 +298,8 @@ export class TraceCache {
   private readonly stages = new Interned();
 
   /**
-   * The trace at `p` and the line's closing brace after it, the line ending there (a newline or `e`):
-   * where the line ends, the trace in `value`; -1 when it is not a trace the scanner reads.
+   * The trace at `p` (its `[`): where it ends (just after its `]`), the trace in `value`; -1 when it
+   * is not a trace the scanner reads. What follows it is the caller's to check.
    */
   match(v: DataView, b: Uint8Array, p: number, e: number): number {
     const lengths = this.lengths;
@@ -307,7 +307,7 @@ export class TraceCache {
     for (let j = 0; j < count; j++) {
       const k = (this.last + j) % count;
       const close = p + lengths[k]!;
-      if (close >= e || b[close] !== 0x7d || (close + 1 !== e && b[close + 1] !== 0x0a)) continue;
+      if (close > e) continue;
       const f = this.doubles[k]!;
       let i = 0;
       while (i < f.length && v.getFloat64(p + 8 * i, true) === f[i]) i++;
@@ -320,15 +320,12 @@ export class TraceCache {
       this.value = this.values[k]!;
       this.at = p;
       this.serial = this.serials[k]!;
-      return close + 1;
+      return close;
     }
-    // Not one of them: the line's end, then the trace read in full.
-    let nl = b.indexOf(0x0a, p);
-    if (nl < 0 || nl > e) nl = e;
-    const end = nl - 1;
-    if (end - p < 2 || b[end] !== 0x7d) return -1;
-    const trace = this.read(v, b, p, end);
-    if (trace === null) return -1;
+    // Not one of them: read in full.
+    const end = this.read(v, b, p, e);
+    if (end < 0) return -1;
+    const trace = this.readValue;
     const bytes = Uint8Array.prototype.slice.call(b, p, end); // a copy: a Buffer's own slice is a view of the reused chunk
     const k = this.next;
     this.next = (k + 1) % TraceCache.SIZE;
@@ -341,30 +338,34 @@ export class TraceCache {
     this.value = trace;
     this.at = p;
     this.serial = this.made;
-    return nl;
+    return end;
   }
 
-  /** `[{"stage":S,"hit":B,"energy_uj":N},…]` exactly filling `b[p, end)`, or null. */
-  private read(v: DataView, b: Uint8Array, p: number, end: number): TraceEntry[] | null {
+  /** The trace {@link read} read last. */
+  private readValue: TraceEntry[] = [];
+
+  /** `[{"stage":S,"hit":B,"energy_uj":N},…]` at `p`, read no further than `end`: past its `]` (the entries in `readValue`), or -1. */
+  private read(v: DataView, b: Uint8Array, p: number, end: number): number {
     const out: TraceEntry[] = [];
-    if (b[p] !== 0x5b) return null;
+    if (p >= end || b[p] !== 0x5b) return -1;
     p++;
     if (p < end && b[p] === 0x5d) p++;
     else {
       for (;;) {
-        if ((p = this.stages.read(b, lit(v, p, end, T_TRACE_STAGE), end)) < 0) return null;
+        if ((p = this.stages.read(b, lit(v, p, end, T_TRACE_STAGE), end)) < 0) return -1;
         const stage = this.stages.value;
-        if ((p = bool(v, b, lit(v, p, end, T_TRACE_HIT), end)) < 0) return null;
+        if ((p = bool(v, b, lit(v, p, end, T_TRACE_HIT), end)) < 0) return -1;
         const hit = BOOL[0] === 1 ? true : BOOL[0] === 0 ? false : null;
-        if ((p = num(b, lit(v, p, end, T_TRACE_ENERGY), end)) < 0 || p >= end || b[p++] !== 0x7d) return null;
+        if ((p = num(b, lit(v, p, end, T_TRACE_ENERGY), end)) < 0 || p >= end || b[p++] !== 0x7d) return -1;
         const energy = NUM[0]!;
         out.push(Object.freeze({ stage, hit: hit as boolean, energy_uj: energy === energy ? energy : null }));
         const c = p < end ? b[p++] : -1;
         if (c === 0x5d) break;
-        if (c !== 0x2c) return null;
+        if (c !== 0x2c) return -1;
       }
     }
-    return p === end ? (Object.freeze(out) as unknown as TraceEntry[]) : null;
+    this.readValue = Object.freeze(out) as unknown as TraceEntry[];
+    return p;
   }
 }
 

@@ -145,7 +145,8 @@ export class RecordDecoder {
           this.buf = buf;
           this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
         }
-        if (this.traceReader.match(this.view, buf, s + rec[o + TRACE + 1]!, nl) !== nl) return false;
+        // The worker read the whole line; the trace is read again from this thread's copy of its bytes.
+        if (this.traceReader.match(this.view, buf, s + rec[o + TRACE + 1]!, nl) < 0) return false;
         t = this.traceReader.value;
         if (this.traces.size >= 64) this.traces.clear();
         this.traces.set(serial, t);

@@ -31,7 +31,9 @@ function lines(n: number): string[] {
           retry_overhead_ms: (k % 2) * 0.3, error: k % 17 === 0 ? { code: 'E_TARGET', message: 'boom' } : null,
         };
         if (k % 3 !== 0) r.trace = [{ stage: 'kv', hit: false, energy_uj: k % 12 }, { stage: 'neural', hit: true, energy_uj: 1e6 }];
-        if (k % 23 === 0) r.meta = { note: 'only JSON.parse reads this line' };
+        // A flat meta is checked and skipped by the scanners (after a trace or not); a key with an escape sends the line to JSON.parse.
+        if (k % 23 === 0) r.meta = { e2e_ms: k / 7, streamed: k % 2 === 0 };
+        else if (k % 31 === 0) r.meta = { 'note\n': 'only JSON.parse reads this line' };
         out.push(r.meta ? JSON.stringify(r) : caseLine(r));
       }
     }
