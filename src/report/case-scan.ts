@@ -14,8 +14,8 @@ import { BOOL, bool, constant, Interned, lit, NUM, num, Q, skipMeta, skipString,
  * or null, `error: null`, a trace of `{stage, hit, energy_uj}` entries), valid JSON strings and
  * numbers, nothing after the closing brace; a meter's `by_domain` and a target's `meta` checked as
  * JSON and skipped (see scanOptional). Anything else (a hand-edited or foreign line, escapes in a
- * string the report reads, `meta` with a load run's or a judge's block, `joules_range`, `turns`, an
- * error object, a key repeated or out of order…) makes
+ * string the report reads, `meta` with a load run's or a judge's block, `turns`, an error object, a
+ * key repeated or out of order…) makes
  * `scan` return false, and the caller parses that line with `JSON.parse` (and its usual rules and
  * messages). The line's bytes are UTF-8 the caller checked (a chunk at a time, natively).
  *
@@ -98,6 +98,7 @@ export function newScanTarget(): CaseResult {
     attempts: 0,
     retry_overhead_ms: 0,
     error: null,
+    joules_range: undefined,
     trace: undefined,
   };
 }
@@ -105,7 +106,7 @@ export function newScanTarget(): CaseResult {
 /** The CaseResult fields {@link CaseLineScanner} fills (a parity test compares them with `JSON.parse`). */
 export const SCANNED_FIELDS = [
   'record', 'phase', 'pass', 'index', 'dataset', 'stage', 'passed', 'score', 'weight', 'joules', 'energy_source', 'below_floor',
-  'latency_ms', 'ttft_ms', 'tpot_ms', 'prompt_tokens', 'completion_tokens', 'cost_usd', 'attempts', 'retry_overhead_ms', 'error', 'trace',
+  'latency_ms', 'ttft_ms', 'tpot_ms', 'prompt_tokens', 'completion_tokens', 'cost_usd', 'attempts', 'retry_overhead_ms', 'error', 'joules_range', 'trace',
 ] as const;
 
 let generatedScan: ScanFn | null = null;
@@ -141,6 +142,8 @@ const T_ERROR_NULL = constant(',"error":null');
 const T_BY_DOMAIN = constant(',"by_domain":');
 const T_TRACE = constant(',"trace":');
 const T_META = constant(',"meta":');
+const T_JOULES_RANGE = constant(',"joules_range":{"low":');
+const T_HIGH = constant(',"high":');
 
 const numOrNull = (): number | null => (NUM[0] === NUM[0] ? NUM[0]! : null);
 const boolOrNull = (): boolean | null => (BOOL[0] === 1 ? true : BOOL[0] === 0 ? false : null);
@@ -213,6 +216,7 @@ export function interpretedScan(s: ScanState, b: Uint8Array, v: DataView, start:
  */
 export function scanEnd(s: ScanState, b: Uint8Array, v: DataView, p: number, e: number, r: CaseResult): number {
   r.error = null;
+  r.joules_range = undefined; // absent unless read below (the object is reused from line to line)
   const t = lit(v, p, e, T_ERROR_NULL_TRACE);
   if (t >= 0) {
     const q = s.traces.match(v, b, t, e);
@@ -228,19 +232,31 @@ export function scanEnd(s: ScanState, b: Uint8Array, v: DataView, p: number, e: 
 }
 
 /**
- * `,"error":null`, then, in the encoder's order, what the report does not read but a line often holds:
- * a meter's `by_domain` (any JSON value, checked and skipped), a trace (read as above), a target's
+ * `,"error":null`, then, in the encoder's order, what a line often holds: a meter's `by_domain` (any
+ * JSON value, checked and skipped: the report does not read it), a modelled energy's `joules_range`
+ * (read: the aggregate sums it), a trace (read as above), a target's
  * `meta` (an object, checked and skipped, unless it holds `load` or `judge`, which the rebuild takes
  * from the parsed line), then the closing brace. Every HTTP target's
  * line has `meta` and every RAPL or NVML run's has `by_domain`: those lines went through JSON.parse,
- * 5× the cost of a line scanned (and a cascade's neural answers, trace and meta both). `joules_range`
- * (which the aggregate reads), `turns` and anything else: -1.
+ * 5× the cost of a line scanned (and a cascade's neural answers, trace and meta both). `turns` and
+ * anything else: -1.
  */
 function scanOptional(s: ScanState, b: Uint8Array, v: DataView, p: number, e: number, r: CaseResult): number {
   p = lit(v, p, e, T_ERROR_NULL);
   if (p < 0) return -1;
   let q = lit(v, p, e, T_BY_DOMAIN);
   if (q >= 0 && (p = skipValue(b, q, e)) < 0) return -1;
+  q = lit(v, p, e, T_JOULES_RANGE);
+  if (q >= 0) {
+    // `{"low":N,"high":N}` as the runner writes it (the aggregate sums both); null or anything else: -1.
+    if ((q = num(b, q, e)) < 0) return -1;
+    const low = NUM[0]!;
+    if ((q = num(b, lit(v, q, e, T_HIGH), e)) < 0) return -1;
+    const high = NUM[0]!;
+    if (low !== low || high !== high || q >= e || b[q] !== 0x7d) return -1;
+    p = q + 1;
+    r.joules_range = { low, high };
+  }
   q = lit(v, p, e, T_TRACE);
   if (q >= 0) {
     if ((q = s.traces.match(v, b, q, e)) < 0) return -1;

@@ -207,6 +207,8 @@ function copyInto(d: CaseResult, s: CaseResult): CaseResult {
   d.attempts = s.attempts;
   d.retry_overhead_ms = s.retry_overhead_ms;
   d.error = s.error;
+  // A new object a line (the scanner never reuses one it handed out): held as it is.
+  d.joules_range = s.joules_range;
   // The aggregate reads `trace` only when set: undefined stands for absent. The scanner never changes
   // a trace array it handed out (src/report/case-scan.ts), so it is held as it is, not copied.
   d.trace = s.trace;

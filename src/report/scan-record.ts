@@ -31,7 +31,8 @@ const COMPLETION = 24;
 const COST = 25;
 const ATTEMPTS = 26;
 const RETRY = 27;
-const TRACE = 28; // serial (-1: none), at, length
+const TRACE = 28; // serial (-1: none), at
+const RANGE_LOW = 30; // joules_range.low (NaN: no joules_range), then .high
 
 /** The control words (Int32Array over a SharedArrayBuffer). */
 export const C_WRITTEN = 0;
@@ -95,6 +96,9 @@ export function encodeRecord(rec: Float64Array, o: number, r: CaseResult | null,
     rec[o + TRACE] = st.traces.serial;
     rec[o + TRACE + 1] = st.traces.at - s;
   }
+  // The scanner reads only numbers into a range (a null makes it decline the line): NaN is free to mean none.
+  rec[o + RANGE_LOW] = r.joules_range === undefined ? NaN : r.joules_range.low;
+  rec[o + RANGE_LOW + 1] = r.joules_range === undefined ? NaN : r.joules_range.high;
 }
 
 const orNull = (x: number): number | null => (x === x ? x : null);
@@ -136,6 +140,8 @@ export class RecordDecoder {
     r.attempts = orNull(rec[o + ATTEMPTS]!) as number;
     r.retry_overhead_ms = orNull(rec[o + RETRY]!) as number;
     r.error = null;
+    const low = rec[o + RANGE_LOW]!;
+    r.joules_range = low === low ? { low, high: rec[o + RANGE_LOW + 1]! } : undefined;
     const serial = rec[o + TRACE]!;
     if (serial < 0) r.trace = undefined;
     else {

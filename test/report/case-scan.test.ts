@@ -57,7 +57,7 @@ function randomCase(): CaseResult {
   if (chance(0.05)) r.meta = { load: { request: 1 } };
   else if (chance(0.02)) r.meta = { judge: { rating: 7 } };
   else if (chance(0.2)) r.meta = randomMeta();
-  if (chance(0.03)) r.joules_range = { low: 1, high: 2 };
+  if (chance(0.1)) r.joules_range = { low: randomNumber(), high: randomNumber() };
   if (chance(0.15)) r.by_domain = { 'package-0': { joules: orNull(randomNumber()), source: 'rapl' }, dram: { joules: null, source: 'none' }, [pick(STR)]: { joules: randomNumber(), source: 'nvml' } };
   return r;
 }
@@ -102,9 +102,8 @@ function check(scanners: Scanners, line: string): boolean {
   if (!ok) return false;
   const parsed = parseOrNull(line);
   assert.ok(parsed !== null, `scanner accepted a line JSON.parse refuses: ${line}`);
-  // What the scanner does not read must not be on a line it accepts: figures the aggregate reads
-  // (joules_range), and the blocks the rebuild takes from the parsed line (meta's load and judge).
-  assert.equal(parsed.joules_range, undefined, `scanner accepted a line with joules_range: ${line}`);
+  // What the scanner does not read must not be on a line it accepts: the blocks the rebuild takes
+  // from the parsed line (meta's load and judge), a conversation's turns.
   assert.equal(parsed.turns, undefined, `scanner accepted a line with turns: ${line}`);
   const meta = parsed.meta as Record<string, unknown> | undefined;
   if (meta !== undefined) {
@@ -130,7 +129,7 @@ describe('CaseLineScanner: the fast path reads what JSON.parse reads, or decline
       if (ok) accepted++;
       // A meta the rebuild does not read (after a trace or not), and any by_domain, no longer send a line to JSON.parse.
       const readMeta = r.meta === undefined || (!('load' in r.meta) && !('judge' in r.meta) && !Object.keys(r.meta).some((k) => JSON.stringify(k).includes('\\')));
-      const simple = r.error === null && readMeta && r.joules_range === undefined && /^[\w:.-]*$/.test(r.dataset) && (r.stage === null || /^\w+$/.test(r.stage));
+      const simple = r.error === null && readMeta && /^[\w:.-]*$/.test(r.dataset) && (r.stage === null || /^\w+$/.test(r.stage));
       if (simple) {
         plain++;
         assert.ok(ok, `declined a plain line: ${line}`);
@@ -258,7 +257,13 @@ describe('CaseLineScanner: hostile lines are read as JSON.parse reads them, or d
       declined(s, withMeta(bad), `meta ${bad}`);
       declined(s, withDomains(bad), `by_domain ${bad}`);
     }
-    declined(s, plain.replace(/\}$/, ',"joules_range":{"low":1,"high":2}}'), 'joules_range (the aggregate reads it)');
+    // joules_range is read (the aggregate sums it), in exactly the shape the runner writes.
+    accepted(plain.replace(/\}$/, ',"joules_range":{"low":0.5,"high":-0}}'), 'joules_range');
+    accepted(base.replace('"error":null,"trace":', '"error":null,"by_domain":{},"joules_range":{"low":1e-9,"high":2.5},"trace":').replace(/\}$/, ',"meta":{"e2e_ms":1}}'), 'every optional field a line can hold');
+    for (const bad of ['{"low":null,"high":2}', '{"low":1,"high":null}', '{"high":2,"low":1}', '{"low":1,"high":2,"x":3}', '{"low":1}', '{"low":"1","high":2}', '{}', 'null', '[1,2]']) {
+      declined(s, plain.replace(/\}$/, `,"joules_range":${bad}}`), `joules_range ${bad}`);
+    }
+    declined(s, withMeta('{}').replace(/\}$/, ',"joules_range":{"low":1,"high":2}}'), 'joules_range after meta');
     declined(s, plain.replace(/\}$/, ',"meta":{},"turns":[]}'), 'turns');
     declined(s, withMeta('{}').replace(/\}$/, ',"meta":{}}'), 'meta repeated');
     declined(s, withMeta('{}').replace('"error":null,', '"error":null,"meta":{},'), 'meta before by_domain would be');

@@ -65,6 +65,8 @@ function syntheticCases(n: number): CaseResult[] {
           ttft_ms: k % 2 ? null : k * 0.01, tpot_ms: null, prompt_tokens: 10 + k, completion_tokens: 3, cost_usd: k * 1e-7 + 0.1, attempts: 1 + (k % 2),
           retry_overhead_ms: (k % 2) * 0.3, error: k % 17 === 0 ? { code: 'E_TARGET', message: 'boom' } : null,
         };
+        // A modelled energy's range, summed by the aggregate in case order (scanned, held in the reorder window).
+        if (k % 11 === 0) Object.assign(r, { energy_source: 'model:api', joules: k * 1e-3 + 0.3, joules_range: { low: k * 1e-9 + 0.1, high: (k % 13) * 1e3 + 0.7 } });
         if (k % 9 === 0) r.trace = [{ stage: 'kv', hit: false, energy_uj: 0.1 * k }, { stage: 'neural', hit: true, energy_uj: 1e6 + k }];
         // A key with an escape sends its line to JSON.parse; a flat meta is checked and skipped by the scanner.
         if (k % 23 === 0) r.meta = { 'note\n': 'declined by the fast path' };

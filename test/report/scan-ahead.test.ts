@@ -3,8 +3,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { aggregate, reportContextOf } from '../../src/core/aggregate.js';
 import { prettyJson } from '../../src/core/canonical.js';
 import type { CaseResult } from '../../src/core/types.js';
+import { readResultsFile } from '../../src/runner/results-file.js';
 import { rebuildReport } from '../../src/report/rebuild.js';
 import type { ScanAheadStats } from '../../src/report/scan-ahead.js';
 import { caseLine } from '../../src/runner/case-line.js';
@@ -17,7 +19,7 @@ const rng = seededRng('scan-ahead-test');
 const header = { record: 'header', format: 'joulebench-results/1', suite: 's', suite_version: '1', suite_digest: 'sha256:abc', config_digest: 'c', target: 't', meter: 'rapl', warmup: 1, repeats: 2, concurrency: 4 };
 
 /** Cases of several datasets, stages, sources and traces (more distinct traces than the cache holds), some lines only JSON.parse reads. */
-function lines(n: number): string[] {
+function lines(n: number, modelled = false): string[] {
   const out = [JSON.stringify(header)];
   for (const [phase, passes] of [['warmup', 1], ['scored', 2]] as const) {
     for (let pass = 0; pass < passes; pass++) {
@@ -30,6 +32,8 @@ function lines(n: number): string[] {
           ttft_ms: k % 2 ? null : k * 0.01, tpot_ms: null, prompt_tokens: 10 + k, completion_tokens: 3, cost_usd: k * 1e-7 + 0.1, attempts: 1 + (k % 2),
           retry_overhead_ms: (k % 2) * 0.3, error: k % 17 === 0 ? { code: 'E_TARGET', message: 'boom' } : null,
         };
+        // A modelled energy's range (the aggregate sums it): carried in the worker's record.
+        if (modelled) Object.assign(r, { energy_source: 'model:api', below_floor: false, joules: k / 2.5 + 0.2, joules_range: { low: k / 3, high: k / 2 + 0.1 } });
         if (k % 3 !== 0) r.trace = [{ stage: 'kv', hit: false, energy_uj: k % 12 }, { stage: 'neural', hit: true, energy_uj: 1e6 }];
         // A flat meta is checked and skipped by the scanners (after a trace or not); a key with an escape sends the line to JSON.parse.
         if (k % 23 === 0) r.meta = { e2e_ms: k / 7, streamed: k % 2 === 0 };
@@ -94,6 +98,23 @@ describe('ScanAhead: lines scanned on a worker thread give the same report, or t
         delete process.env.JOULEBENCH_REPORT_WORKER;
       }
       assert.equal(started, false);
+    }
+  });
+
+  it("a modelled run (model:api energy with a range on every line): the worker's records carry each range", () => {
+    const ls = lines(120, true);
+    const path = write('modelled.results.jsonl', late(ls, 10).join('\n') + '\n');
+    const reference = rebuildReport(path, { scanAheadMinBytes: Infinity }).report;
+    // The range is summed at all (else this proves nothing), and as JSON.parse of every line sums it.
+    const file = readResultsFile(path);
+    const rank = { warmup: 0, scored: 1 } as const;
+    const sorted = [...file.results].sort((a, b) => rank[a.phase] - rank[b.phase] || a.pass - b.pass || a.index - b.index);
+    assert.ok(reference.energy_model_range, 'a range in the report');
+    assert.equal(prettyJson(reference), prettyJson(aggregate(sorted, reportContextOf(file.header!))), 'the report JSON.parse of every line gives');
+    assert.ok(file.results.every((r) => r.joules_range !== undefined));
+    for (const [slots, chunkBytes] of [[4, 200], [64, 1 << 16]] as const) {
+      const got = rebuildReport(path, { scanAheadMinBytes: 0, scanAheadSlots: slots, scanAheadWait: true, chunkBytes });
+      assert.equal(prettyJson(got.report), prettyJson(reference), `${slots} slots, chunk ${chunkBytes}`);
     }
   });
 
