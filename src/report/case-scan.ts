@@ -211,8 +211,8 @@ export function interpretedScan(s: ScanState, b: Uint8Array, v: DataView, start:
 }
 
 /**
- * `,"error":null`, then the line's end (a newline or `e`), or a trace and the closing brace (shared by
- * both scans): where the line ends, or -1.
+ * `,"error":null`, then the closing brace and the line's end (a newline or `e`), or what a line may
+ * hold after it (see {@link scanOptional}); shared by both scans: where the line ends, or -1.
  */
 export function scanEnd(s: ScanState, b: Uint8Array, v: DataView, p: number, e: number, r: CaseResult): number {
   r.error = null;
@@ -232,14 +232,15 @@ export function scanEnd(s: ScanState, b: Uint8Array, v: DataView, p: number, e: 
 }
 
 /**
- * `,"error":null`, then, in the encoder's order, what a line often holds: a meter's `by_domain` (any
- * JSON value, checked and skipped: the report does not read it), a modelled energy's `joules_range`
- * (read: the aggregate sums it), a trace (read as above), a target's
- * `meta` (an object, checked and skipped, unless it holds `load` or `judge`, which the rebuild takes
- * from the parsed line), then the closing brace. Every HTTP target's
- * line has `meta` and every RAPL or NVML run's has `by_domain`: those lines went through JSON.parse,
- * 5× the cost of a line scanned (and a cascade's neural answers, trace and meta both). `turns` and
- * anything else: -1.
+ * `,"error":null`, then, in the encoder's order, what a line often holds:
+ * - a meter's `by_domain`: any JSON value, checked and skipped (the report does not read it);
+ * - a modelled energy's `joules_range`: read (the aggregate sums it);
+ * - a trace: read as above;
+ * - a target's `meta`: an object, checked and skipped, unless it holds `load` or `judge` (the rebuild
+ *   takes those from the parsed line);
+ * then the closing brace. Every HTTP target's line has `meta`, every RAPL or NVML run's `by_domain`,
+ * a cascade's neural answers a trace and `meta`: those lines went through JSON.parse, 5× the cost of
+ * a line scanned. `turns` and anything else: -1.
  */
 function scanOptional(s: ScanState, b: Uint8Array, v: DataView, p: number, e: number, r: CaseResult): number {
   p = lit(v, p, e, T_ERROR_NULL);
