@@ -2,15 +2,18 @@ import { closeSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type { CaseResult } from '../core/types.js';
 import { openRegularFile } from '../read-text.js';
-import { C_ABORT, C_CONSUMED, C_DONE, C_READY, C_WRITTEN, CONTROL_WORDS, RecordDecoder, REC, RECORD_FIELDS, type ScanAheadData } from './scan-record.js';
+import { C_ABORT, C_CONSUMED, C_DONE, C_WRITTEN, CONTROL_WORDS, RecordDecoder, REC, RECORD_FIELDS, type ScanAheadData } from './scan-record.js';
 
 /** With JOULEBENCH_REPORT_WORKER=1, files smaller than this are scanned on the main thread only (a worker costs ~30 ms to start). */
 export const SCAN_AHEAD_MIN_BYTES = 32 * 2 ** 20;
 const SLOTS = 8192;
-/** With no new record for this long, the worker is left behind and the main thread scans the rest. */
-const STALL_MS = 2000;
-/** The same while the worker has not started (loading its modules: seconds under a TypeScript loader on a busy machine). */
-const START_MS = 20_000;
+/**
+ * With `wait` (tests: every line through the worker), no new record for this long leaves the worker
+ * behind and the main thread scans the rest. Long: a busy 2-core CI machine running two test files
+ * left the worker thread without a record for over 2 s (the limit before), failing a test that
+ * checks no worker was left behind. Without `wait` nothing waits, so nothing stalls.
+ */
+const STALL_MS = 30_000;
 
 /**
  * A worker thread that scans a results file's lines ahead of the main thread, on the other core: the
@@ -159,7 +162,7 @@ export class ScanAhead {
       Atomics.wait(this.ctl, C_WRITTEN, seen, 100);
       const now = Atomics.load(this.ctl, C_WRITTEN);
       if (now !== seen) since = Date.now();
-      else if (Date.now() - since > (Atomics.load(this.ctl, C_READY) !== 0 ? STALL_MS : START_MS)) {
+      else if (Date.now() - since > STALL_MS) {
         this.leave('stall');
         return false;
       }
