@@ -7,6 +7,8 @@ export interface SeenRequest {
   url: string;
   headers: http.IncomingHttpHeaders;
   body: Record<string, unknown>;
+  /** The body's text as it arrived (for byte-for-byte checks of what a target sends). */
+  raw: string;
 }
 
 /** How the fake server answers one request. */
@@ -41,7 +43,7 @@ export async function startFakeOpenAI(reply: (req: SeenRequest, n: number) => Re
       } catch {
         body = { _unparsed: raw };
       }
-      const s: SeenRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body };
+      const s: SeenRequest = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, raw };
       seen.push(s);
       void answer(reply(s, seen.length - 1), res, body);
     });

@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import type { AnswerRequest, Case, ChatMessage } from '../../src/core/types.js';
 import { createPool, postChat } from '../../src/targets/openai/http.js';
 import { OpenAITarget } from '../../src/targets/openai/target.js';
+import { startFakeOpenAI } from '../helpers/fake-openai.js';
 
 const CASE: Case = { id: 'c', dataset: 'd', prompt: 'p', expected: 'x', weight: 1, tags: [] };
 const REPLY = JSON.stringify({ choices: [{ message: { content: 'ok' } }], usage: { prompt_tokens: 1, completion_tokens: 1 } });
@@ -65,22 +66,10 @@ test('postChat: path with query, Host, IPv6 literal, and a URL object changed be
 // The target serializes the body around the messages once and splices each case in: the bytes sent
 // must be JSON.stringify of the body object, key for key, whatever the prompt, messages, model or limit.
 test('openai target: the request body is JSON.stringify of {model, messages, temperature, max_tokens[, stream, stream_options]}, byte for byte', async (t) => {
-  const raw: string[] = [];
-  const server = http.createServer((req, res) => {
-    let b = '';
-    req.setEncoding('utf8');
-    req.on('data', (d: string) => (b += d));
-    req.on('end', () => {
-      raw.push(b);
-      if (b.includes('"stream":true')) {
-        res.writeHead(200, { 'content-type': 'text/event-stream' });
-        res.end(`data: ${JSON.stringify({ choices: [{ delta: { content: 'ok' }, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`);
-      } else res.writeHead(200, { 'content-type': 'application/json' }).end(REPLY);
-    });
-  });
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  t.after(() => new Promise<void>((ok) => (server.close(() => ok()), server.closeAllConnections())));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  const server = await startFakeOpenAI((req) => (req.body.stream === true ? { kind: 'stream', text: 'ok' } : { kind: 'plain', text: 'ok' }));
+  t.after(() => server.close());
+  const base = server.url;
+  const rawOf = (n: number): string => server.seen[n]!.raw;
   const prompts = ['plain', '', 'quote " backslash \\ slash / </script>', 'ctl \u0000\u0001\b\f\n\r\t\u001f\u007f', 'unicode é 漢字 😀 \u2028\u2029', 'lone \ud800 surrogate \udfff', 'x'.repeat(5000)];
   const conversation: ChatMessage[] = [
     { role: 'user', content: 'first "q"' },
@@ -92,16 +81,16 @@ test('openai target: the request body is JSON.stringify of {model, messages, tem
       const target = new OpenAITarget({ endpoint: base, model, max_tokens, stream });
       const cases: AnswerRequest[] = [...prompts.map((prompt) => ({ prompt, case: CASE })), { prompt: 'then', case: CASE, messages: conversation }];
       for (const req of cases) {
-        raw.length = 0;
+        const n = server.seen.length;
         assert.equal((await target.answer(req)).text, 'ok');
         const body: Record<string, unknown> = { model, messages: req.messages ?? [{ role: 'user', content: req.prompt }], temperature: 0, max_tokens };
         if (stream) Object.assign(body, { stream: true, stream_options: { include_usage: true } });
-        assert.equal(raw[0], JSON.stringify(body), `model ${model}, stream ${stream}, prompt ${JSON.stringify(req.prompt).slice(0, 40)}`);
+        assert.equal(rawOf(n), JSON.stringify(body), `model ${model}, stream ${stream}, prompt ${JSON.stringify(req.prompt).slice(0, 40)}`);
       }
       // A prepared request (load runs) sends the same bytes.
-      raw.length = 0;
+      const n = server.seen.length;
       await target.prepare({ prompt: prompts[2]!, case: CASE })();
-      assert.equal(JSON.parse(raw[0]!).messages[0].content, prompts[2]);
+      assert.equal(JSON.parse(rawOf(n)).messages[0].content, prompts[2]);
       await target.close();
     }
   }
