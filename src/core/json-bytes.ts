@@ -44,13 +44,13 @@ export function writeJsonStringRest(buf: Uint8Array, p: number, s: string, i: nu
       }
       buf[p++] = c;
     } else if (c < 0x20) {
-      buf[p++] = 0x5c;
-      if (c === 0x08) buf[p++] = 0x62; // b
-      else if (c === 0x09) buf[p++] = 0x74; // t
-      else if (c === 0x0a) buf[p++] = 0x6e; // n
-      else if (c === 0x0c) buf[p++] = 0x66; // f
-      else if (c === 0x0d) buf[p++] = 0x72; // r
-      else p = writeUnicodeEscape(buf, p - 1, c);
+      // \b \t \n \f \r have short forms; the other controls are \u00xx.
+      const short = c === 0x08 ? 0x62 : c === 0x09 ? 0x74 : c === 0x0a ? 0x6e : c === 0x0c ? 0x66 : c === 0x0d ? 0x72 : 0;
+      if (short === 0) p = writeUnicodeEscape(buf, p, c);
+      else {
+        buf[p++] = 0x5c;
+        buf[p++] = short;
+      }
     } else if (c < 0x800) {
       // DEL and the rest below 0x800: one or two bytes.
       if (c < 0x80) buf[p++] = c;
