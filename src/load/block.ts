@@ -1,4 +1,5 @@
 import type { IdleCalibration } from '../core/energy.js';
+import { LoadColumns } from './columns.js';
 import { schedulingLag, servingMetrics, type LoadRecord, type SchedulingLag, type ServingMetrics } from './metrics.js';
 import { rateLabel, type LoadOptions, type TtftToken } from './options.js';
 import { round } from './stats.js';
@@ -27,7 +28,7 @@ export interface LoadBlock {
 /** What the driver measured besides the per-request records. */
 export interface LoadMeasurements {
   /** First-token moments used for the steady-state rule, ms since the run started. */
-  first_token_at_ms: number[];
+  first_token_at_ms: ArrayLike<number>;
   steady: WindowReading | null;
   /** The window the driver actually measured (the rule applied online), if one opened and closed. */
   measured_window: { start_ms: number; end_ms: number } | null;
@@ -38,7 +39,8 @@ export interface LoadMeasurements {
 }
 
 /** Builds the `load` block from the records and readings. Pure. */
-export function buildLoadBlock(o: LoadOptions, records: readonly LoadRecord[], m: LoadMeasurements): LoadBlock {
+export function buildLoadBlock(o: LoadOptions, input: LoadColumns | readonly LoadRecord[], m: LoadMeasurements): LoadBlock {
+  const records = LoadColumns.from(input);
   const serving = servingMetrics(records, o.percentiles, o.slo);
   const scheduling = schedulingLag(records);
   const b = o.max_concurrency ?? 1;

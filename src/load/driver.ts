@@ -11,8 +11,8 @@ import { getScorer } from '../scorers/index.js';
 import { suiteDigest } from '../suites/digest.js';
 import { promptOf } from '../suites/prompt.js';
 import { buildLoadBlock, type LoadBlock } from './block.js';
+import { LoadColumns } from './columns.js';
 import { loadRecordOf, type LoadMeta } from './record.js';
-import type { LoadRecord } from './metrics.js';
 import { rateLabel, type LoadOptions } from './options.js';
 import { planSchedule } from './schedule.js';
 import type { WindowReading } from './steady.js';
@@ -115,8 +115,24 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
   const b = load.max_concurrency ?? 1;
   const opens = !meter.usesTargetEnergy;
 
-  const records: (LoadRecord | undefined)[] = new Array(load.num_requests);
-  const results: (CaseResult | undefined)[] = new Array(load.num_requests);
+  // What the report needs of each request, as typed columns: no object is kept a request (issue 19).
+  const records = new LoadColumns();
+  // Scored results are aggregated in request order, so the report does not depend on which request
+  // finished first: a result waits here only until every request before it has finished.
+  const agg = new Aggregator({ concurrency: header.concurrency ?? 1 });
+  const waiting = new Map<number, CaseResult>();
+  let nextToAggregate = 0;
+  const aggregateInOrder = (i: number, r: CaseResult): void => {
+    if (i !== nextToAggregate) {
+      waiting.set(i, r);
+      return;
+    }
+    agg.add(r);
+    for (let next = waiting.get(++nextToAggregate); next !== undefined; next = waiting.get(++nextToAggregate)) {
+      waiting.delete(nextToAggregate);
+      agg.add(next);
+    }
+  };
   const firstTokens: number[] = [];
   // The steady-state window, opened and closed from inside chunk callbacks.
   const st: { start: { at_ms: number; window: Promise<MeterWindow> } | null; stop: Promise<{ reading: EnergyReading; end_ms: number }> | null } = {
@@ -194,12 +210,17 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
       };
       r.meta = { ...(r.meta ?? {}), load: meta };
       const settled = settle(r, 'scored');
-      results[i] = settled;
-      records[i] = loadRecordOf(settled, meta, load.ttft_token);
+      records.add(loadRecordOf(settled, meta, load.ttft_token), i);
+      aggregateInOrder(i, settled);
     };
   };
 
-  const pending: Promise<void>[] = [];
+  // Requests still in flight, and the first failure of one (a write to the results file): the run
+  // waits for every request it sent before it ends or throws.
+  let outstanding = 0;
+  let failed: { error: unknown } | null = null;
+  let allSettled: (() => void) | null = null;
+  const settledAll = (): Promise<void> => (outstanding === 0 ? Promise.resolve() : new Promise<void>((resolve) => (allSettled = resolve)));
   try {
     let next = prepare(0);
     for (let i = 0; i < load.num_requests; i++) {
@@ -214,12 +235,16 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
       // Time spent waiting for a slot is intended queueing; the rest of the delay is the client's lag.
       const queue_ms = sent - ready;
       inFlight++;
-      pending.push(
-        send(planned[i]!, queue_ms, sent).finally(() => {
+      outstanding++;
+      send(planned[i]!, queue_ms, sent)
+        .catch((error: unknown) => {
+          failed ??= { error };
+        })
+        .finally(() => {
           inFlight--;
           waiters.shift()?.();
-        }),
-      );
+          if (--outstanding === 0) allSettled?.();
+        });
       if (i + 1 < load.num_requests) {
         // Node writes this request's bytes on the next tick: when the next request is not due yet, let
         // them go out first, then prepare the next one while it waits.
@@ -227,9 +252,10 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
         next = prepare(i + 1);
       }
     }
-    await Promise.all(pending);
+    await settledAll();
+    if (failed !== null) throw (failed as { error: unknown }).error;
   } catch (e) {
-    await Promise.allSettled(pending);
+    await settledAll();
     await runWindow?.stop().catch(() => undefined);
     throw e;
   }
@@ -249,8 +275,6 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
   sink.note?.({ record: 'end', scored: load.num_requests });
   sink.flush?.();
 
-  const agg = new Aggregator({ concurrency: header.concurrency ?? 1 });
-  for (const r of results) if (r) agg.add(r);
   const base = agg.report({
     suite: { name: suite.name, version: suite.version, digest: header.suite_digest },
     target: target.id,
@@ -261,7 +285,7 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
     energy: { idle, suite: runReading ? toSuiteWindow(runReading) : null },
     per_case_energy: opens ? 'none' : 'target',
   });
-  const block = buildLoadBlock(load, records.filter((r): r is LoadRecord => r !== undefined), {
+  const block = buildLoadBlock(load, records, {
     first_token_at_ms: firstTokens,
     steady: steady ? windowOf(steady.reading) : null,
     measured_window: steady && steadyAt !== null ? { start_ms: steadyAt, end_ms: steady.end_ms } : null,

@@ -1,3 +1,4 @@
+import { LoadColumns } from './columns.js';
 import { percentileName, round, summarize, type Summary } from './stats.js';
 
 /**
@@ -20,7 +21,7 @@ export interface LoadRecord {
   /** Sent → last byte of the reply. */
   e2e_ms: number;
   /** Sent → every token-bearing chunk (content and reasoning), in order. */
-  token_times_ms: readonly number[];
+  token_times_ms: ArrayLike<number> & Iterable<number>;
   output_tokens: number | null;
   /** Where `output_tokens` came from: the server's `usage`, or counted chunks. */
   output_tokens_from: 'usage' | 'chunks' | 'none';
@@ -85,16 +86,20 @@ export function tpotOf(r: LoadRecord): number | null {
 
 /** Gaps between consecutive token chunks from the first counted token on, ms. */
 export function itlOf(r: LoadRecord): number[] {
-  if (r.ttft_ms === null) return [];
-  const times = r.token_times_ms;
   const out: number[] = [];
+  pushItl(r, out);
+  return out;
+}
+
+/** Appends {@link itlOf}'s gaps to `out`. */
+function pushItl(r: LoadRecord, out: number[]): void {
+  if (r.ttft_ms === null) return;
   let prev: number | null = null;
-  for (const t of times) {
+  for (const t of r.token_times_ms) {
     if (t < r.ttft_ms) continue;
     if (prev !== null) out.push(t - prev);
     prev = t;
   }
-  return out;
 }
 
 /** Whether a completed request met every SLO given. A TPOT that does not exist (one token) counts as met, as in vLLM. */
@@ -112,47 +117,49 @@ export function meetsSlo(r: LoadRecord, slo: Slo): boolean {
 
 /**
  * The serving metrics of a load run, named as vLLM names them. `percentiles` as vLLM's
- * `--metric-percentiles` (e.g. [90, 95, 99]). Pure.
+ * `--metric-percentiles` (e.g. [90, 95, 99]). One pass over the requests in request order. Pure.
  */
-export function servingMetrics(records: readonly LoadRecord[], percentiles: readonly number[], slo: Slo | null): ServingMetrics {
-  const done = records.filter((r) => r.ok);
-  const end_ms = records.reduce((m, r) => Math.max(m, r.sent_at_ms + r.e2e_ms), 0);
-  const duration_s = end_ms / 1000;
-  const perS = (n: number | null): number | null => (n === null || duration_s <= 0 ? null : round(n / duration_s, 4));
-
-  const inTokens = sumOrNull(done.map((r) => r.prompt_tokens));
-  const outTokens = sumOrNull(done.map((r) => r.output_tokens));
-  const sources = new Set(done.map((r) => r.output_tokens_from));
-  const from: ServingMetrics['output_tokens_from'] = sources.size === 0 ? 'none' : sources.size === 1 ? [...sources][0]! : 'mixed';
-
+export function servingMetrics(input: LoadColumns | readonly LoadRecord[], percentiles: readonly number[], slo: Slo | null): ServingMetrics {
+  let requests = 0;
+  let completed = 0;
+  let end_ms = 0;
+  // Summed in request order, null once a completed request lacks the figure (and with none completed).
+  let inTokens: number | null = 0;
+  let outTokens: number | null = 0;
+  const sources = new Set<LoadRecord['output_tokens_from']>();
   const families: Record<LatencyFamily, number[]> = { ttft: [], tpot: [], itl: [], e2el: [] };
-  for (const r of done) {
+  let good: number | null = slo ? 0 : null;
+  let goodCorrect: number | null = slo ? 0 : null;
+  for (const r of LoadColumns.from(input).records()) {
+    requests++;
+    end_ms = Math.max(end_ms, r.sent_at_ms + r.e2e_ms);
+    if (slo && meetsSlo(r, slo)) {
+      good!++;
+      if (r.passed === true) goodCorrect!++;
+    }
+    if (!r.ok) continue;
+    completed++;
+    inTokens = inTokens === null || r.prompt_tokens === null ? null : inTokens + r.prompt_tokens;
+    outTokens = outTokens === null || r.output_tokens === null ? null : outTokens + r.output_tokens;
+    sources.add(r.output_tokens_from);
     if (r.ttft_ms !== null) families.ttft.push(r.ttft_ms);
     const tpot = tpotOf(r);
     if (tpot !== null) families.tpot.push(tpot);
-    for (const g of itlOf(r)) families.itl.push(g);
+    pushItl(r, families.itl);
     families.e2el.push(r.e2e_ms);
   }
-
-  let good: number | null = null;
-  let goodCorrect: number | null = null;
-  if (slo) {
-    good = 0;
-    goodCorrect = 0;
-    for (const r of records) {
-      if (!meetsSlo(r, slo)) continue;
-      good++;
-      if (r.passed === true) goodCorrect++;
-    }
-  }
+  if (completed === 0) inTokens = outTokens = null;
+  const duration_s = end_ms / 1000;
+  const perS = (n: number | null): number | null => (n === null || duration_s <= 0 ? null : round(n / duration_s, 4));
+  const from: ServingMetrics['output_tokens_from'] = sources.size === 0 ? 'none' : sources.size === 1 ? [...sources][0]! : 'mixed';
   const m: ServingMetrics = {
-    completed: done.length,
-    failed: records.length - done.length,
+    completed,
+    failed: requests - completed,
     duration: round(duration_s, 4) ?? 0,
     total_input_tokens: inTokens,
     total_output_tokens: outTokens,
     output_tokens_from: from,
-    request_throughput: perS(done.length),
+    request_throughput: perS(completed),
     output_throughput: perS(outTokens),
     total_token_throughput: inTokens === null || outTokens === null ? null : perS(inTokens + outTokens),
     request_goodput: perS(good),
@@ -173,16 +180,17 @@ function writeSummary(m: ServingMetrics, family: LatencyFamily, s: Summary): voi
 }
 
 /** Scheduling lag of the client, from every request sent. */
-export function schedulingLag(records: readonly LoadRecord[]): SchedulingLag {
-  const lag = summarize(
-    records.map((r) => r.lag_ms),
-    [50, 99],
-  );
-  const queue = summarize(
-    records.map((r) => r.queue_ms),
-    [],
-  );
-  const max = records.reduce<number | null>((m, r) => (m === null || r.lag_ms > m ? r.lag_ms : m), null);
+export function schedulingLag(input: LoadColumns | readonly LoadRecord[]): SchedulingLag {
+  const lags: number[] = [];
+  const queues: number[] = [];
+  let max: number | null = null;
+  for (const r of LoadColumns.from(input).records()) {
+    lags.push(r.lag_ms);
+    queues.push(r.queue_ms);
+    if (max === null || r.lag_ms > max) max = r.lag_ms;
+  }
+  const lag = summarize(lags, [50, 99]);
+  const queue = summarize(queues, []);
   const p99 = lag.percentiles[percentileName(99)] ?? null;
   return {
     mean_lag_ms: lag.mean,
@@ -192,14 +200,4 @@ export function schedulingLag(records: readonly LoadRecord[]): SchedulingLag {
     mean_queue_ms: queue.mean,
     client_bottleneck: p99 !== null && p99 > CLIENT_BOTTLENECK_LAG_MS,
   };
-}
-
-function sumOrNull(xs: readonly (number | null)[]): number | null {
-  if (xs.length === 0) return null;
-  let s = 0;
-  for (const x of xs) {
-    if (x === null) return null;
-    s += x;
-  }
-  return s;
 }

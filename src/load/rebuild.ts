@@ -1,5 +1,7 @@
+import { JoulebenchError } from '../core/errors.js';
 import type { CaseResult, ResultsHeader } from '../core/types.js';
 import { buildLoadBlock, type LoadBlock } from './block.js';
+import { LoadColumns } from './columns.js';
 import { loadRecordOf, type LoadMeta } from './record.js';
 import type { LoadOptions } from './options.js';
 import type { WindowReading } from './steady.js';
@@ -7,33 +9,99 @@ import type { WindowReading } from './steady.js';
 /** A results header written by a load run: it carries the load settings (rate `"inf"` as a string). */
 type LoadHeader = ResultsHeader & { load?: Omit<LoadOptions, 'request_rate'> & { request_rate: number | 'inf' } };
 
+type LoadEnergyLine = {
+  run: WindowReading | null;
+  run_end_ms: number;
+  steady: (WindowReading & { start_ms: number; end_ms: number }) | null;
+  idle: { status: 'measured' | 'marginal' | 'skipped' | 'unusable'; watts: number | null };
+};
+
 /**
- * The `load` block of a load run, rebuilt from its results file: the per-request `meta.load` lines
+ * A load run's `load` block, rebuilt from its results file as the lines stream past: each scored
+ * line's `meta.load` goes into typed columns as it is read (the line itself is not kept), the
+ * `load_energy` line is read at the end. `null` from {@link forHeader} for a file that is not a load run.
+ */
+export class LoadBlockRebuild {
+  private readonly columns = new LoadColumns();
+  private readonly opts: LoadOptions;
+
+  private constructor(
+    header: LoadHeader & { load: NonNullable<LoadHeader['load']> },
+    private readonly path: string,
+  ) {
+    const l = header.load;
+    this.opts = { ...l, request_rate: l.request_rate === 'inf' ? Infinity : l.request_rate };
+  }
+
+  static forHeader(header: ResultsHeader, path: string): LoadBlockRebuild | null {
+    const h = header as LoadHeader;
+    return h.load ? new LoadBlockRebuild(h as LoadHeader & { load: NonNullable<LoadHeader['load']> }, path) : null;
+  }
+
+  /** A case line: a scored one with `meta.load` is one request of the schedule. */
+  add(r: Pick<CaseResult, 'phase' | 'error' | 'passed' | 'completion_tokens' | 'prompt_tokens' | 'meta'>): void {
+    const m = r.meta?.load;
+    if (r.phase !== 'scored' || !m) return;
+    checkLoadMeta(m, this.path);
+    this.columns.add(loadRecordOf(r as CaseResult, m, this.opts.ttft_token), m.request);
+  }
+
+  /** The block, given the file's `load_energy` line (if it has one). */
+  block(energy: LoadEnergyLine | undefined): LoadBlock {
+    const firsts: number[] = [];
+    let end_ms = 0;
+    for (const r of this.columns.records()) {
+      if (r.ttft_ms !== null) firsts.push(r.sent_at_ms + r.ttft_ms);
+      end_ms = Math.max(end_ms, r.sent_at_ms + r.e2e_ms);
+    }
+    return buildLoadBlock(this.opts, this.columns, {
+      first_token_at_ms: firsts,
+      steady: energy?.steady ?? null,
+      measured_window: energy?.steady ? { start_ms: energy.steady.start_ms, end_ms: energy.steady.end_ms } : null,
+      run: energy?.run ?? null,
+      run_end_ms: energy?.run_end_ms ?? end_ms,
+      idle: energy?.idle ?? { status: 'skipped', watts: null },
+      floor_ms: 0,
+    });
+  }
+}
+
+/**
+ * The `load` block of a load run, rebuilt from its parsed results: the per-request `meta.load` lines
  * and the `load_energy` record. `null` for a file that is not a load run. Pure.
  */
-export function loadBlockFromResults(header: ResultsHeader, results: readonly CaseResult[], other: readonly Record<string, unknown>[]): LoadBlock | null {
-  const h = header as LoadHeader;
-  if (!h.load) return null;
-  const opts: LoadOptions = { ...h.load, request_rate: h.load.request_rate === 'inf' ? Infinity : h.load.request_rate };
-  const rows = results
-    .filter((r) => r.phase === 'scored' && r.meta?.load)
-    .map((r) => ({ r, m: r.meta!.load as LoadMeta }))
-    .sort((a, b) => a.m.request - b.m.request);
-  const records = rows.map(({ r, m }) => loadRecordOf(r, m, opts.ttft_token));
-  const firsts = rows
-    .map(({ m }) => (opts.ttft_token === 'any' ? m.first_token_ms : m.first_content_ms) ?? null)
-    .map((t, i) => (t === null ? null : rows[i]!.m.sent_at_ms + t))
-    .filter((t): t is number => t !== null);
-  const energy = other.find((o) => o.record === 'load_energy') as
-    | { run: WindowReading | null; run_end_ms: number; steady: (WindowReading & { start_ms: number; end_ms: number }) | null; idle: { status: 'measured' | 'marginal' | 'skipped' | 'unusable'; watts: number | null } }
-    | undefined;
-  return buildLoadBlock(opts, records, {
-    first_token_at_ms: firsts,
-    steady: energy?.steady ?? null,
-    measured_window: energy?.steady ? { start_ms: energy.steady.start_ms, end_ms: energy.steady.end_ms } : null,
-    run: energy?.run ?? null,
-    run_end_ms: energy?.run_end_ms ?? records.reduce((m, r) => Math.max(m, r.sent_at_ms + r.e2e_ms), 0),
-    idle: energy?.idle ?? { status: 'skipped', watts: null },
-    floor_ms: 0,
-  });
+export function loadBlockFromResults(header: ResultsHeader, results: readonly CaseResult[], other: readonly Record<string, unknown>[], path = 'results'): LoadBlock | null {
+  const rebuild = LoadBlockRebuild.forHeader(header, path);
+  if (!rebuild) return null;
+  for (const r of results) rebuild.add(r);
+  return rebuild.block(other.find((o) => o.record === 'load_energy') as LoadEnergyLine | undefined);
+}
+
+const TIMES = ['planned_at_ms', 'sent_at_ms', 'queue_ms', 'lag_ms', 'e2e_ms'] as const;
+const NULLABLE_TIMES = ['first_token_ms', 'first_content_ms'] as const;
+const COUNTS = ['content_chunks', 'reasoning_chunks'] as const;
+
+/**
+ * A request's `meta.load` as the driver writes it, or an error naming the file, the request and the
+ * key: a figure that is not a number would otherwise turn into NaN or a string sum in the serving
+ * metrics, a plausible-looking wrong number.
+ */
+function checkLoadMeta(m: unknown, path: string): asserts m is LoadMeta {
+  const bad = (key: string, what: string): never => {
+    const request = (m as { request?: unknown }).request;
+    throw new JoulebenchError('E_RESULTS', `${path}: ${typeof request === 'number' ? `request ${request}` : 'a case line'}: meta.load.${key} ${what}`);
+  };
+  if (typeof m !== 'object' || m === null || Array.isArray(m)) bad('', 'is not an object');
+  const o = m as Record<string, unknown>;
+  if (!Number.isSafeInteger(o.request) || (o.request as number) < 0) bad('request', 'is not a whole number ≥ 0');
+  for (const k of TIMES) if (!isFinite(o[k])) bad(k, 'is not a finite number');
+  for (const k of NULLABLE_TIMES) if (o[k] !== null && !isFinite(o[k])) bad(k, 'is neither null nor a finite number');
+  for (const k of COUNTS) if (!Number.isSafeInteger(o[k]) || (o[k] as number) < 0) bad(k, 'is not a whole number ≥ 0');
+  const times = o.token_times_ms;
+  if (!Array.isArray(times)) bad('token_times_ms', 'is not an array');
+  for (let i = 0; i < (times as unknown[]).length; i++) if (!isFinite((times as unknown[])[i])) bad(`token_times_ms[${i}]`, 'is not a finite number');
+}
+
+function isFinite(v: unknown): v is number {
+  return typeof v === 'number' && Number.isFinite(v);
 }

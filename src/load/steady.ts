@@ -1,5 +1,6 @@
 import type { IdleCalibration } from '../core/energy.js';
 import type { EnergySource } from '../core/types.js';
+import { LoadColumns } from './columns.js';
 import { type LoadRecord } from './metrics.js';
 import { round } from './stats.js';
 
@@ -13,7 +14,7 @@ export const MIN_STEADY_WINDOW_MS = 5000;
  * `first_token_at_ms`: when each request got its first token, in any order. Pure.
  */
 export function steadyWindow(
-  first_token_at_ms: readonly number[],
+  first_token_at_ms: ArrayLike<number>,
   b: number,
   n: number,
 ): { start_ms: number; end_ms: number; b: number; n: number } | { reason: string } {
@@ -73,7 +74,7 @@ export function steadyStateEnergy(input: {
   run_end_ms: number;
   idle: Pick<IdleCalibration, 'status' | 'watts'>;
   floor_ms: number;
-  records: readonly LoadRecord[];
+  records: LoadColumns | readonly LoadRecord[];
   min_window_ms?: number;
 }): SteadyStateEnergy {
   const min = input.min_window_ms ?? MIN_STEADY_WINDOW_MS;
@@ -150,9 +151,9 @@ function netOf(gross: number | null, idle: Pick<IdleCalibration, 'status' | 'wat
  * evenly over its streamed chunks; a request that streamed nothing counts at its last byte.
  * `null` when a completed request's token count is unknown.
  */
-export function tokensBetween(records: readonly LoadRecord[], start_ms: number, end_ms: number): number | null {
+export function tokensBetween(records: LoadColumns | readonly LoadRecord[], start_ms: number, end_ms: number): number | null {
   let total = 0;
-  for (const r of records) {
+  for (const r of LoadColumns.from(records).records()) {
     if (!r.ok) continue;
     if (r.output_tokens === null) return null;
     const times = r.token_times_ms;

@@ -4,7 +4,7 @@ import { JoulebenchError } from '../core/errors.js';
 import type { CaseResult, ResultsHeader } from '../core/types.js';
 import { mtBenchBlock } from '../judge/summary.js';
 import type { JudgeTally } from '../judge/score.js';
-import { loadBlockFromResults } from '../load/rebuild.js';
+import { LoadBlockRebuild } from '../load/rebuild.js';
 import { openRegularFile } from '../read-text.js';
 import { ResultsLineParser } from '../runner/results-file.js';
 import { streamResultLines } from '../runner/results-stream.js';
@@ -76,9 +76,9 @@ export interface RebuiltRun {
  * and once the file is read its case lines are aggregated again in case order, read back by offset.
  *
  * Case lines the encoder wrote are read by {@link CaseLineScanner} without JSON.parse; any other line
- * goes through ResultsLineParser, so the rules and messages are readResultsFile's. The judge block and a
- * load run's `load` block are rebuilt from what they need (judged cases' score and category; the
- * per-request records), kept in file order as before.
+ * goes through ResultsLineParser, so the rules and messages are readResultsFile's. The judge block is
+ * rebuilt from the judged cases' score and category, kept in file order; a load run's `load` block from
+ * each request's `meta.load`, gathered into typed columns as it is read (src/load/columns.ts).
  */
 export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltRun {
   const keep = opts.keep ?? 'none';
@@ -101,7 +101,8 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
   let loadEnergy: Record<string, unknown> | null = null;
   const scored: CaseResult[] = [];
   const paired = keep === 'paired' ? new PairedColumns() : null;
-  const loadCases: CaseResult[] = [];
+  /** A load run's file: its requests' `meta.load`, gathered into columns as they are read. */
+  let load: LoadBlockRebuild | null = null;
   const judged: CaseResult[] = [];
   let lineOffset = 0;
   let caseLines = 0;
@@ -137,9 +138,7 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
     if (fresh && r.meta !== undefined) {
       // Only parsed lines carry meta (the scanner declines it): what the two blocks read, nothing more.
       const m = r.meta as { load?: unknown; judge?: unknown };
-      if (m.load && header && (header as { load?: unknown }).load) {
-        loadCases.push({ phase: r.phase, error: r.error, passed: r.passed, completion_tokens: r.completion_tokens, prompt_tokens: r.prompt_tokens, meta: { load: m.load } } as unknown as CaseResult);
-      }
+      if (m.load && load !== null) load.add(r);
       if (typeof m.judge === 'object' && m.judge !== null) judged.push({ phase: r.phase, dataset: r.dataset, score: r.score, meta: { judge: m.judge } } as unknown as CaseResult);
     }
   };
@@ -147,6 +146,7 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
     header: (h) => {
       checkReportHeader(h, path);
       header = h;
+      load = LoadBlockRebuild.forHeader(h, path);
       const a = aggregatorOf(h);
       agg = a;
       if ((h.concurrency ?? 1) > 1) reorder = new ReorderWindow(opts.window ?? reorderWindow(h.concurrency ?? 1), (r) => a.add(r));
@@ -214,12 +214,12 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
   else ordered = (agg as Aggregator | null) ?? aggregatorOf(h);
   const report = ordered.report(ctx);
   // A load run (--request-rate) carries its serving block, rebuilt from the same file.
-  const load = loadBlockFromResults(h, loadCases, loadEnergy ? [loadEnergy] : []);
+  const loadBlock = (load as LoadBlockRebuild | null)?.block((loadEnergy ?? undefined) as Parameters<LoadBlockRebuild['block']>[0]) ?? null;
   // A judged results file (run with a judge, or rescored) carries its judge line: its MT-Bench block is rebuilt.
   const judgedReport = judgeLine ? withJudgeBlock(report, judged, judgeLine, path) : report;
   return {
     header: h,
-    report: load ? ({ ...judgedReport, load } as BenchReport) : judgedReport,
+    report: loadBlock ? ({ ...judgedReport, load: loadBlock } as BenchReport) : judgedReport,
     scored: keep === 'scored' ? scored : null,
     paired,
     in_order: inOrder,

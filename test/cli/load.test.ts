@@ -79,4 +79,39 @@ describe('joulebench run --request-rate: open-loop load from the command line', 
       assert.doesNotMatch(r.stderr, /\n\s+at /);
     }
   });
+
+  it('report rebuilds the load block from the file; a tampered meta.load is one line naming the file and key, never a number', async () => {
+    const out = join(dir, 'tamper.json');
+    const r = await cli([...base(), '--request-rate', 'inf', '--num-requests', '8', '--max-concurrency', '3', '-o', out]);
+    assert.equal(r.code, 0, r.stderr);
+    const own = (JSON.parse(readFileSync(out, 'utf8')) as { load: unknown }).load;
+    const file = out.replace(/\.json$/, '.results.jsonl');
+    const rebuilt = await cli(['report', '--json', file]);
+    assert.equal(rebuilt.code, 0, rebuilt.stderr);
+    assert.deepEqual((JSON.parse(rebuilt.stdout) as { load: unknown }).load, own);
+    const lines = readFileSync(file, 'utf8').trim().split('\n');
+    const at = lines.findIndex((l) => l.includes('"load":{"request":'));
+    const line = JSON.parse(lines[at]!) as { meta: { load: Record<string, unknown> } };
+    const attacks: [string, (m: Record<string, unknown>) => void, RegExp][] = [
+      ['a latency as a string', (m) => (m.e2e_ms = String(m.e2e_ms)), /meta\.load\.e2e_ms is not a finite number/],
+      ['a chunk time that is not a number', (m) => (m.token_times_ms = [1, 'x']), /meta\.load\.token_times_ms\[1\] is not a finite number/],
+      ['chunk times that are not a list', (m) => (m.token_times_ms = { 0: 1 }), /meta\.load\.token_times_ms is not an array/],
+      ['a first token that is not a number', (m) => (m.first_content_ms = true), /meta\.load\.first_content_ms is neither null nor a finite number/],
+      ['a missing send time', (m) => delete m.sent_at_ms, /meta\.load\.sent_at_ms is not a finite number/],
+      ['a negative request number', (m) => (m.request = -1), /meta\.load\.request is not a whole number/],
+      ['a fractional chunk count', (m) => (m.content_chunks = 1.5), /meta\.load\.content_chunks is not a whole number/],
+    ];
+    for (const [what, tamper, message] of attacks) {
+      const m = structuredClone(line.meta.load);
+      tamper(m);
+      const bad = join(dir, 'tampered.results.jsonl');
+      writeFileSync(bad, [...lines.slice(0, at), JSON.stringify({ ...line, meta: { ...line.meta, load: m } }), ...lines.slice(at + 1)].join('\n') + '\n');
+      const t = await cli(['report', '--json', bad]);
+      assert.equal(t.code, 2, `${what}: ${t.stderr}`);
+      assert.equal(t.stderr.trim().split('\n').length, 1, `${what}: ${t.stderr}`);
+      assert.match(t.stderr, /tampered\.results\.jsonl/, what);
+      assert.match(t.stderr, message, what);
+      assert.equal(t.stdout, '', what);
+    }
+  });
 });

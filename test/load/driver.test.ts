@@ -1,14 +1,16 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { after, before, describe, it } from 'node:test';
-import type { Case, CaseResult, Suite } from '../../src/core/types.js';
+import type { Case, CaseResult, Suite, Target } from '../../src/core/types.js';
 import { runLoad, type LoadMeta } from '../../src/load/driver.js';
 import { percentileLinear } from '../../src/load/stats.js';
 import type { LoadOptions } from '../../src/load/options.js';
 import { createModelMeter } from '../../src/meters/model.js';
 import { createRaplMeter } from '../../src/meters/rapl/index.js';
 import { MemorySink } from '../../src/runner/results-file.js';
+import { aggregate, reportContextOf } from '../../src/core/aggregate.js';
 import { OpenAITarget } from '../../src/targets/openai/target.js';
 import { startLoadServer, type LoadServer, type StreamPlan } from '../helpers/load-server.js';
 import { writePowercapTree } from '../meters/powercap-tree.js';
@@ -184,6 +186,34 @@ describe('load driver against a streaming server with known timing', () => {
     near(s.request_goodput, 6 / s.duration, 0.01, 'goodput');
     near(s.correct_goodput, 4 / s.duration, 0.01, 'correct goodput');
     assert.equal(out.report.correct_count, 5);
+  });
+
+  it('requests that finish out of order are aggregated in request order: the report does not depend on which finished first', async () => {
+    // An in-process target: "slow" prompts answer 60 ms late with a huge energy, the others at once
+    // with a small one, so the sums come out differently in the order requests finished.
+    const target: Target = {
+      id: 'timed',
+      kind: 'test',
+      describe: () => ({ kind: 'test' }),
+      async answer(req) {
+        const slow = req.prompt.includes('slow');
+        await new Promise((r) => setTimeout(r, slow ? 60 : 1));
+        return { text: req.prompt.split(' ').at(-1)!, energy: { joules: slow ? 1e9 + 0.1234567 : 0.0017 + req.prompt.length * 1e-4, source: 'model' } };
+      },
+    };
+    const suite = suiteOf(['say slow alpha', 'say bravo', 'say charlie', 'say slow delta', 'say echo', 'say foxtrot', 'say golf']);
+    const sink = new MemorySink();
+    const out = await runLoad({ suite, target, meter: createModelMeter(), sink, load: opts({ num_requests: 14, request_rate: Infinity, max_concurrency: null }), idle_ms: 0 });
+    const finished = (sink.results as CaseResult[]).filter((r) => r.phase === 'scored');
+    const requestOf = (r: CaseResult) => (r.meta!.load as LoadMeta).request;
+    const inRequestOrder = [...finished].sort((x, y) => requestOf(x) - requestOf(y));
+    assert.notDeepEqual(finished.map(requestOf), inRequestOrder.map(requestOf), 'precondition: requests finished out of order');
+    const ctx = { ...reportContextOf(sink.headerLine!), per_case_energy: 'target' as const };
+    const byRequest = aggregate(inRequestOrder, ctx) as unknown as Record<string, unknown>;
+    const byFinish = aggregate(finished, ctx) as unknown as Record<string, unknown>;
+    const sensitive = Object.keys(byRequest).filter((k) => !isDeepStrictEqual(byRequest[k], byFinish[k]));
+    assert.ok(sensitive.length > 0, 'precondition: some figure of these results depends on the order they are summed in');
+    for (const k of sensitive) assert.deepEqual((out.report as unknown as Record<string, unknown>)[k], byRequest[k], k);
   });
 
   it('reasoning tokens count as output; TTFT waits for the first visible token unless --ttft-token any', async () => {

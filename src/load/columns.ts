@@ -1,0 +1,123 @@
+import { NumberColumn } from '../core/number-column.js';
+import type { LoadRecord } from './metrics.js';
+
+const FROM: readonly LoadRecord['output_tokens_from'][] = ['none', 'usage', 'chunks'];
+const FROM_CODE = { none: 0, usage: 1, chunks: 2 } as const;
+
+/** A typed array's view of part of itself. */
+type Sliceable = ArrayLike<number> & Iterable<number> & { subarray(begin: number, end: number): ArrayLike<number> & Iterable<number> };
+
+/**
+ * A load run's per-request records as typed columns (issue 19: a load run's memory must not grow by
+ * objects a request). Each figure is a {@link NumberColumn} (8 bytes a request at most, nothing for a
+ * figure that is the same for every request), and every request's chunk times lie one after another in
+ * one column, 8 bytes a chunk. `null` is stored as NaN: every figure here is a finite number or null.
+ *
+ * Rows are added in any order (the driver adds a request as it finishes; a rebuild in file order), each
+ * with its request number, and read back in request order (rows of one request in the order they were
+ * added), the order the per-request figures were summed in when they were objects, so sums come out
+ * the same to the last bit.
+ */
+export class LoadColumns {
+  private readonly request = new NumberColumn({ index: true });
+  private readonly ok = new NumberColumn();
+  /** 1 passed, 0 failed, NaN unscored. */
+  private readonly passed = new NumberColumn();
+  private readonly planned = new NumberColumn();
+  private readonly sent = new NumberColumn();
+  private readonly queue = new NumberColumn();
+  private readonly lag = new NumberColumn();
+  private readonly ttft = new NumberColumn();
+  private readonly e2e = new NumberColumn();
+  private readonly outTokens = new NumberColumn();
+  private readonly from = new NumberColumn();
+  private readonly promptTokens = new NumberColumn();
+  /** Where each row's chunk times start in `times`, and how many it has. */
+  private readonly timesAt = new NumberColumn();
+  private readonly timesCount = new NumberColumn();
+  private readonly times = new NumberColumn();
+
+  /** The records as columns (request j is the j-th record), or the columns themselves. */
+  static from(input: LoadColumns | readonly LoadRecord[]): LoadColumns {
+    if (input instanceof LoadColumns) return input;
+    const cols = new LoadColumns();
+    for (let j = 0; j < input.length; j++) cols.add(input[j]!, j);
+    return cols;
+  }
+
+  /** Rows added. */
+  get length(): number {
+    return this.request.length;
+  }
+
+  /** Adds request `request`'s record; nothing of `r` is kept (its chunk times are copied). */
+  add(r: LoadRecord, request: number): void {
+    this.request.push(request);
+    this.ok.push(r.ok ? 1 : 0);
+    this.passed.push(r.passed === null ? NaN : r.passed ? 1 : 0);
+    this.planned.push(r.planned_at_ms);
+    this.sent.push(r.sent_at_ms);
+    this.queue.push(r.queue_ms);
+    this.lag.push(r.lag_ms);
+    this.ttft.push(orNaN(r.ttft_ms));
+    this.e2e.push(r.e2e_ms);
+    this.outTokens.push(orNaN(r.output_tokens));
+    this.from.push(FROM_CODE[r.output_tokens_from]);
+    this.promptTokens.push(orNaN(r.prompt_tokens));
+    this.timesAt.push(this.times.length);
+    const t = r.token_times_ms;
+    this.timesCount.push(t.length);
+    for (let i = 0; i < t.length; i++) this.times.push(t[i]!);
+  }
+
+  /**
+   * Every row as a record, in request order. Each record is made for its turn of the loop, and its
+   * `token_times_ms` is a view of the shared column: keep neither past it.
+   */
+  *records(): IterableIterator<LoadRecord> {
+    const times = this.times.view() as Sliceable;
+    for (const j of this.requestOrder()) {
+      const at = this.timesAt.at(j);
+      yield {
+        ok: this.ok.at(j) === 1,
+        passed: orNull(this.passed.at(j)) === null ? null : this.passed.at(j) === 1,
+        planned_at_ms: this.planned.at(j),
+        sent_at_ms: this.sent.at(j),
+        queue_ms: this.queue.at(j),
+        lag_ms: this.lag.at(j),
+        ttft_ms: orNull(this.ttft.at(j)),
+        e2e_ms: this.e2e.at(j),
+        token_times_ms: times.subarray(at, at + this.timesCount.at(j)),
+        output_tokens: orNull(this.outTokens.at(j)),
+        output_tokens_from: FROM[this.from.at(j)]!,
+        prompt_tokens: orNull(this.promptTokens.at(j)),
+      };
+    }
+  }
+
+  /** Bytes the columns hold (their typed arrays' capacity), for the bench and tests. */
+  get byteLength(): number {
+    const cols = [this.request, this.ok, this.passed, this.planned, this.sent, this.queue, this.lag, this.ttft, this.e2e, this.outTokens, this.from, this.promptTokens, this.timesAt, this.timesCount, this.times];
+    return cols.reduce((s, c) => s + c.byteLength, 0);
+  }
+
+  /** Row numbers sorted by request number, ties in the order added (a stable sort). */
+  private requestOrder(): Float64Array {
+    const n = this.length;
+    // Added in request order already (a sequential file, or requests finishing in the order sent): as is.
+    let sorted = true;
+    for (let j = 1; j < n && sorted; j++) if (this.request.at(j) < this.request.at(j - 1)) sorted = false;
+    const rows = new Float64Array(n);
+    for (let j = 0; j < n; j++) rows[j] = j;
+    if (!sorted) rows.sort((a, b) => this.request.at(a) - this.request.at(b) || a - b);
+    return rows;
+  }
+}
+
+function orNaN(v: number | null): number {
+  return v === null ? NaN : v;
+}
+
+function orNull(v: number): number | null {
+  return v !== v ? null : v;
+}
