@@ -21,26 +21,47 @@ export interface RepeatSpread {
 }
 
 export function repeatSpread(cols: CaseColumns, opts: { shared: boolean }): RepeatSpread | null {
-  const passes = [...new Set(cols.pass)].sort((a, b) => a - b);
+  // Each column read once (a column may be materialised on each read), then one walk over the cases
+  // that adds each to its own pass: per pass, the same cases in the same order as a walk per pass, so
+  // the same sums, at O(cases) rather than O(passes × cases) (a load run cycling a small suite has hundreds).
+  const pass = cols.pass;
+  const joules = cols.joules;
+  const passed = cols.passed;
+  const weight = cols.weight;
+  const latency = cols.latency_ms;
+  const n = pass.length;
+  const passes = [...new Set(pass)].sort((a, b) => a - b);
   if (passes.length < 2) return null;
-  const per = passes.map((p) => {
-    let j = 0;
-    let unknown = false;
-    let wc = 0;
-    const lat: number[] = [];
-    for (let i = 0; i < cols.pass.length; i++) {
-      if (cols.pass[i] !== p) continue;
-      const x = cols.joules[i]!;
-      if (Number.isNaN(x)) unknown = true;
-      else j += x;
-      if (cols.passed[i] === 1) wc += cols.weight[i]!;
-      const l = cols.latency_ms[i]!;
-      if (!Number.isNaN(l)) lat.push(l);
-    }
-    lat.sort((a, b) => a - b);
-    const rank = (q: number) => (lat.length === 0 ? null : lat[Math.max(1, Math.ceil((q / 100) * lat.length - 1e-9)) - 1]!);
-    const energyOk = !unknown && !opts.shared;
-    return { j: energyOk ? j : null, jpc: energyOk && wc > 0 ? j / wc : null, p50: rank(50), p95: rank(95) };
+  const slot = new Map(passes.map((p, k) => [p, k]));
+  const P = passes.length;
+  const j = new Float64Array(P);
+  const unknown = new Uint8Array(P);
+  const wc = new Float64Array(P);
+  // Known latencies grouped by pass: counted, then placed at each pass's offset.
+  const count = new Float64Array(P + 1);
+  const passOf = new Uint32Array(n);
+  for (let i = 0; i < n; i++) {
+    const k = slot.get(pass[i]!)!;
+    passOf[i] = k;
+    if (!Number.isNaN(latency[i]!)) count[k + 1]!++;
+  }
+  for (let k = 0; k < P; k++) count[k + 1]! += count[k]!;
+  const lat = new Float64Array(count[P]!);
+  const fill = count.slice(0, P);
+  for (let i = 0; i < n; i++) {
+    const k = passOf[i]!;
+    const x = joules[i]!;
+    if (Number.isNaN(x)) unknown[k] = 1;
+    else j[k]! += x;
+    if (passed[i] === 1) wc[k]! += weight[i]!;
+    const l = latency[i]!;
+    if (!Number.isNaN(l)) lat[fill[k]!++] = l;
+  }
+  const per = passes.map((_, k) => {
+    const own = lat.subarray(count[k]!, count[k + 1]!).sort();
+    const rank = (q: number) => (own.length === 0 ? null : own[Math.max(1, Math.ceil((q / 100) * own.length - 1e-9)) - 1]!);
+    const energyOk = unknown[k] === 0 && !opts.shared;
+    return { j: energyOk ? j[k]! : null, jpc: energyOk && wc[k]! > 0 ? j[k]! / wc[k]! : null, p50: rank(50), p95: rank(95) };
   });
   const reasons: RepeatSpread['reasons'] = {};
   const energyWhy = opts.shared ? 'energy attribution shared: no per-pass joules' : 'energy unknown for some cases';

@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { aggregate } from '../../src/core/aggregate.js';
 import { wilson } from '../../src/stats/index.js';
+import { repeatSpread } from '../../src/stats/repeat-spread.js';
+import type { CaseColumns } from '../../src/stats/report-ci.js';
 import { CTX, result } from '../helpers/results.js';
 
 const many = (n: number, f: (i: number) => Partial<Parameters<typeof result>[0]>) => Array.from({ length: n }, (_, i) => result({ index: i, case_id: `c${i}`, ...f(i) }));
@@ -89,5 +91,59 @@ describe('repeat spread', () => {
     const unknown = aggregate([0, 1].flatMap((p) => many(3, (i) => ({ pass: p, joules: i === 1 && p === 1 ? null : 1 }))), { ...CTX, repeats: 2 });
     assert.equal(unknown.repeat_spread!.total_joules, null);
     assert.equal(unknown.repeat_spread!.reasons.total_joules, 'energy unknown for some cases');
+  });
+
+  it('hundreds of passes, cases of a pass scattered (a load run cycling a small suite): each pass\'s figures as a walk over that pass alone gives them', () => {
+    // Seeded values with order-sensitive sums (joules from 1e-3 to 1e9), unknown energies and failed cases.
+    let seed = 7;
+    const next = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const n = 6000;
+    const P = 300;
+    const cols: CaseColumns = {
+      unit: Float64Array.from({ length: n }, (_, i) => i % 20),
+      pass: Float64Array.from({ length: n }, () => Math.floor(next() * P)),
+      passed: Float64Array.from({ length: n }, () => [1, 0, -1][Math.floor(next() * 3)]!),
+      weight: Float64Array.from({ length: n }, () => 1 + Math.floor(next() * 3)),
+      joules: Float64Array.from({ length: n }, () => (next() < 0.002 ? NaN : 10 ** (next() * 12 - 3))),
+      usd: new Float64Array(n).fill(NaN),
+      latency_ms: Float64Array.from({ length: n }, () => (next() < 0.05 ? NaN : Math.floor(next() * 500))),
+    };
+    // The definition, walked pass by pass.
+    const passes = [...new Set(cols.pass)].sort((a, b) => a - b);
+    const ref = passes.map((p) => {
+      let j = 0;
+      let unknown = false;
+      let wc = 0;
+      const lat: number[] = [];
+      for (let i = 0; i < n; i++) {
+        if (cols.pass[i] !== p) continue;
+        if (Number.isNaN(cols.joules[i]!)) unknown = true;
+        else j += cols.joules[i]!;
+        if (cols.passed[i] === 1) wc += cols.weight[i]!;
+        if (!Number.isNaN(cols.latency_ms[i]!)) lat.push(cols.latency_ms[i]!);
+      }
+      lat.sort((a, b) => a - b);
+      return { j: unknown ? null : j, jpc: unknown || wc === 0 ? null : j / wc, p95: lat[Math.ceil(0.95 * lat.length) - 1] ?? null };
+    });
+    const r = repeatSpread(cols, { shared: false })!;
+    assert.equal(r.passes, passes.length);
+    const known = ref.filter((x) => x.j !== null);
+    assert.ok(known.length < ref.length, 'precondition: some pass has an unknown energy');
+    assert.equal(r.total_joules, null);
+    // Without the unknown energies every pass has its total: the mean, sd and range of the reference's.
+    const allKnown = repeatSpread({ ...cols, joules: cols.joules.map((x) => (Number.isNaN(x) ? 1 : x)) }, { shared: false })!;
+    const totals = passes.map((p) => {
+      let j = 0;
+      for (let i = 0; i < n; i++) if (cols.pass[i] === p) j += Number.isNaN(cols.joules[i]!) ? 1 : cols.joules[i]!;
+      return j;
+    });
+    const round6 = (v: number) => Math.round(v * 1e6) / 1e6;
+    const mean = totals.reduce((a, b) => a + b, 0) / totals.length;
+    assert.equal(allKnown.total_joules!.mean, round6(mean));
+    assert.equal(allKnown.total_joules!.min, round6(Math.min(...totals)));
+    assert.equal(allKnown.total_joules!.max, round6(Math.max(...totals)));
+    const p95 = ref.map((x) => x.p95!);
+    assert.deepEqual([r.latency_p95_ms!.min, r.latency_p95_ms!.max], [Math.min(...p95), Math.max(...p95)]);
+    assert.equal(r.latency_p95_ms!.mean, Math.round((p95.reduce((a, b) => a + b, 0) / p95.length) * 1000) / 1000);
   });
 });
