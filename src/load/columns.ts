@@ -36,6 +36,8 @@ export class LoadColumns {
   private readonly timesAt = new NumberColumn();
   private readonly timesCount = new NumberColumn();
   private readonly times = new NumberColumn();
+  /** {@link requestOrder}'s answer for the rows added so far. */
+  private order: Float64Array | null = null;
 
   /** The records as columns (request j is the j-th record), or the columns themselves. */
   static from(input: LoadColumns | readonly LoadRecord[]): LoadColumns {
@@ -101,15 +103,32 @@ export class LoadColumns {
     return cols.reduce((s, c) => s + c.byteLength, 0);
   }
 
-  /** Row numbers sorted by request number, ties in the order added (a stable sort). */
+  /** Row numbers sorted by request number, ties in the order added (a stable sort); kept until the next add. */
   private requestOrder(): Float64Array {
     const n = this.length;
-    // Added in request order already (a sequential file, or requests finishing in the order sent): as is.
-    let sorted = true;
-    for (let j = 1; j < n && sorted; j++) if (this.request.at(j) < this.request.at(j - 1)) sorted = false;
+    if (this.order !== null && this.order.length === n) return this.order;
     const rows = new Float64Array(n);
-    for (let j = 0; j < n; j++) rows[j] = j;
-    if (!sorted) rows.sort((a, b) => this.request.at(a) - this.request.at(b) || a - b);
+    let sorted = true;
+    let small = true;
+    for (let j = 0; j < n; j++) {
+      const q = this.request.at(j);
+      if (j > 0 && q < this.request.at(j - 1)) sorted = false;
+      if (!(q >= 0 && q < 4 * n + 1024 && q === Math.floor(q))) small = false;
+    }
+    if (sorted) {
+      // Added in request order already (a sequential file, or requests finishing in the order sent).
+      for (let j = 0; j < n; j++) rows[j] = j;
+    } else if (small) {
+      // Request numbers are small whole numbers (a run's own are 0…N−1): a counting sort, stable.
+      const start = new Float64Array(4 * n + 1025);
+      for (let j = 0; j < n; j++) start[this.request.at(j) + 1]!++;
+      for (let q = 1; q < start.length; q++) start[q]! += start[q - 1]!;
+      for (let j = 0; j < n; j++) rows[start[this.request.at(j)]!++] = j;
+    } else {
+      for (let j = 0; j < n; j++) rows[j] = j;
+      rows.sort((a, b) => this.request.at(a) - this.request.at(b) || a - b);
+    }
+    this.order = rows;
     return rows;
   }
 }

@@ -44,6 +44,15 @@ describe('LoadColumns: a load run\'s per-request records as typed columns', () =
     twice.add(records[2]!, 1);
     twice.add(records[3]!, 5);
     assert.deepEqual([...twice.records()].map((r) => r.sent_at_ms), [2.75, 1.5, 3]);
+    // Request numbers far above the row count (a hand-made file) take the general sort: the same order.
+    const far = new LoadColumns();
+    far.add(records[1]!, 5e9);
+    far.add(records[2]!, 1e9);
+    far.add(records[3]!, 5e9);
+    assert.deepEqual([...far.records()].map((r) => r.sent_at_ms), [2.75, 1.5, 3]);
+    // The order is kept between reads and made again once a row is added.
+    far.add(records[0]!, 0);
+    assert.deepEqual([...far.records()].map((r) => r.sent_at_ms), [0, 2.75, 1.5, 3]);
   });
 
   it('sums in request order: rows added as requests finish give the bits of the records in order', () => {

@@ -131,7 +131,7 @@ describe('repeat spread', () => {
     assert.ok(known.length < ref.length, 'precondition: some pass has an unknown energy');
     assert.equal(r.total_joules, null);
     // Without the unknown energies every pass has its total: the mean, sd and range of the reference's.
-    const allKnown = repeatSpread({ ...cols, joules: cols.joules.map((x) => (Number.isNaN(x) ? 1 : x)) }, { shared: false })!;
+    const allKnown = repeatSpread({ ...cols, joules: Float64Array.from(cols.joules, (x) => (Number.isNaN(x) ? 1 : x)) }, { shared: false })!;
     const totals = passes.map((p) => {
       let j = 0;
       for (let i = 0; i < n; i++) if (cols.pass[i] === p) j += Number.isNaN(cols.joules[i]!) ? 1 : cols.joules[i]!;
