@@ -17,7 +17,11 @@ export interface ReportContext {
    * What the runner measured around the cases: the idle calibration and the whole-suite window
    * (`null` when energy came from the target itself). Absent: no idle window ran.
    */
-  energy?: { idle: IdleCalibration; suite: SuiteWindow | null };
+  energy?: {
+    // What the report reads of each (a load run's rebuild has only these, from its `load_energy` line).
+    idle: Pick<IdleCalibration, 'status' | 'watts'> & Partial<IdleCalibration>;
+    suite: (Pick<SuiteWindow, 'joules' | 'source' | 'window_ms' | 'below_floor'> & Partial<SuiteWindow>) | null;
+  };
   /** Cases in flight at once (default 1). Above 1, energy windows overlap: attribution is `shared`. */
   concurrency?: number;
   /**

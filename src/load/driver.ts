@@ -259,7 +259,8 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
     await runWindow?.stop().catch(() => undefined);
     throw e;
   }
-  const run_end_ms = since(performance.now());
+  // Times to the µs, as the load_energy line writes them: the block rebuilt from the file is then this one.
+  const run_end_ms = r3(since(performance.now()));
   const runReading = runWindow ? await runWindow.stop() : null;
   const steady = st.stop ? await st.stop : null;
   if (!st.stop && st.start) await (await st.start.window).stop(); // opened, never closed: discarded
@@ -268,7 +269,7 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
   sink.note?.({
     record: 'load_energy',
     run: runReading ? windowOf(runReading) : null,
-    run_end_ms: r3(run_end_ms),
+    run_end_ms,
     steady: steady && steadyAt !== null ? { ...windowOf(steady.reading), start_ms: r3(steadyAt), end_ms: r3(steady.end_ms) } : null,
     idle: { status: idle.status, watts: idle.watts },
   });
@@ -288,7 +289,7 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
   const block = buildLoadBlock(load, records, {
     first_token_at_ms: firstTokens,
     steady: steady ? windowOf(steady.reading) : null,
-    measured_window: steady && steadyAt !== null ? { start_ms: steadyAt, end_ms: steady.end_ms } : null,
+    measured_window: steady && steadyAt !== null ? { start_ms: r3(steadyAt), end_ms: r3(steady.end_ms) } : null,
     run: runReading ? windowOf(runReading) : null,
     run_end_ms,
     idle,

@@ -1,3 +1,4 @@
+import type { ReportContext } from '../core/aggregate.js';
 import { JoulebenchError } from '../core/errors.js';
 import type { CaseResult, ResultsHeader } from '../core/types.js';
 import { buildLoadBlock, type LoadBlock } from './block.js';
@@ -46,8 +47,20 @@ export class LoadBlockRebuild {
     this.columns.add(loadRecordOf(r as CaseResult, m, this.opts.ttft_token), m.request);
   }
 
+  /**
+   * What the run's own report had beside the cases, from the `load_energy` line: the whole run's
+   * window as the suite window, the idle calibration, and whether requests had windows of their own
+   * (not when the meter opens windows: they would overlap). Without the line (a file cut short): none.
+   */
+  reportContext(line: Record<string, unknown> | null): Pick<ReportContext, 'energy' | 'per_case_energy'> {
+    if (line === null) return {};
+    const energy = checkLoadEnergy(line, this.path);
+    return { energy: { idle: energy.idle, suite: energy.run }, per_case_energy: energy.run !== null ? 'none' : 'target' };
+  }
+
   /** The block, given the file's `load_energy` line (if it has one). */
-  block(energy: LoadEnergyLine | undefined): LoadBlock {
+  block(line: Record<string, unknown> | null): LoadBlock {
+    const energy = line === null ? undefined : checkLoadEnergy(line, this.path);
     const firsts: number[] = [];
     let end_ms = 0;
     for (const r of this.columns.records()) {
@@ -74,7 +87,7 @@ export function loadBlockFromResults(header: ResultsHeader, results: readonly Ca
   const rebuild = LoadBlockRebuild.forHeader(header, path);
   if (!rebuild) return null;
   for (const r of results) rebuild.add(r);
-  return rebuild.block(other.find((o) => o.record === 'load_energy') as LoadEnergyLine | undefined);
+  return rebuild.block(other.find((o) => o.record === 'load_energy') ?? null);
 }
 
 const TIMES = ['planned_at_ms', 'sent_at_ms', 'queue_ms', 'lag_ms', 'e2e_ms'] as const;
@@ -100,6 +113,35 @@ function checkLoadMeta(m: unknown, path: string): asserts m is LoadMeta {
   const times = o.token_times_ms;
   if (!Array.isArray(times)) bad('token_times_ms', 'is not an array');
   for (let i = 0; i < (times as unknown[]).length; i++) if (!isFinite((times as unknown[])[i])) bad(`token_times_ms[${i}]`, 'is not a finite number');
+}
+
+const IDLE_STATUSES: readonly unknown[] = ['measured', 'marginal', 'skipped', 'unusable'];
+
+/** A `load_energy` line as the driver writes it, or an error naming the file and the key. */
+function checkLoadEnergy(line: Record<string, unknown>, path: string): LoadEnergyLine {
+  const bad = (key: string, what: string): never => {
+    throw new JoulebenchError('E_RESULTS', `${path}: the load_energy line's ${key} ${what}`);
+  };
+  const reading = (v: unknown, key: string): void => {
+    if (typeof v !== 'object' || v === null) return bad(key, 'is not an object');
+    const r = v as Record<string, unknown>;
+    if (r.joules !== null && !isFinite(r.joules)) bad(`${key}.joules`, 'is neither null nor a finite number');
+    if (typeof r.source !== 'string') bad(`${key}.source`, 'is not a string');
+    if (!isFinite(r.window_ms)) bad(`${key}.window_ms`, 'is not a finite number');
+    if (typeof r.below_floor !== 'boolean') bad(`${key}.below_floor`, 'is not true or false');
+  };
+  if (line.run !== null) reading(line.run, 'run');
+  if (line.steady !== null && line.steady !== undefined) {
+    reading(line.steady, 'steady');
+    const s = line.steady as Record<string, unknown>;
+    if (!isFinite(s.start_ms) || !isFinite(s.end_ms)) bad('steady.start_ms/end_ms', 'are not finite numbers');
+  }
+  if (line.run_end_ms !== undefined && !isFinite(line.run_end_ms)) bad('run_end_ms', 'is not a finite number');
+  const idle = line.idle as Record<string, unknown> | null | undefined;
+  if (typeof idle !== 'object' || idle === null) bad('idle', 'is not an object');
+  if (!IDLE_STATUSES.includes(idle!.status)) bad('idle.status', `is not one of ${IDLE_STATUSES.join(', ')}`);
+  if (idle!.watts !== null && !isFinite(idle!.watts)) bad('idle.watts', 'is neither null nor a finite number');
+  return line as unknown as LoadEnergyLine;
 }
 
 function isFinite(v: unknown): v is number {

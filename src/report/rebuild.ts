@@ -206,7 +206,8 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
   }
   const h = header as ResultsHeader | null;
   if (!h) throw new JoulebenchError('E_RESULTS', `${path}: results file has no header line`);
-  const ctx = reportContextOf(h);
+  // A load run's report had its whole-run window and idle calibration too: its load_energy line holds them.
+  const ctx = load === null ? reportContextOf(h) : { ...reportContextOf(h), ...(load as LoadBlockRebuild).reportContext(loadEnergy) };
   if (reorder !== null && !(reorder as ReorderWindow).drain()) rescan = true;
   let ordered: Aggregator;
   if (rescan) ordered = inCaseOrder(path, h, 0, keysOf(path, caseLines, end.good_bytes));
@@ -214,7 +215,7 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
   else ordered = (agg as Aggregator | null) ?? aggregatorOf(h);
   const report = ordered.report(ctx);
   // A load run (--request-rate) carries its serving block, rebuilt from the same file.
-  const loadBlock = (load as LoadBlockRebuild | null)?.block((loadEnergy ?? undefined) as Parameters<LoadBlockRebuild['block']>[0]) ?? null;
+  const loadBlock = (load as LoadBlockRebuild | null)?.block(loadEnergy) ?? null;
   // A judged results file (run with a judge, or rescored) carries its judge line: its MT-Bench block is rebuilt.
   const judgedReport = judgeLine ? withJudgeBlock(report, judged, judgeLine, path) : report;
   return {

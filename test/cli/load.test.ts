@@ -80,15 +80,16 @@ describe('joulebench run --request-rate: open-loop load from the command line', 
     }
   });
 
-  it('report rebuilds the load block from the file; a tampered meta.load is one line naming the file and key, never a number', async () => {
+  it('report rebuilds the run\'s own report from the file; a tampered meta.load is one line naming the file and key, never a number', async () => {
     const out = join(dir, 'tamper.json');
     const r = await cli([...base(), '--request-rate', 'inf', '--num-requests', '8', '--max-concurrency', '3', '-o', out]);
     assert.equal(r.code, 0, r.stderr);
-    const own = (JSON.parse(readFileSync(out, 'utf8')) as { load: unknown }).load;
+    const own = JSON.parse(readFileSync(out, 'utf8')) as { load: unknown };
     const file = out.replace(/\.json$/, '.results.jsonl');
     const rebuilt = await cli(['report', '--json', file]);
     assert.equal(rebuilt.code, 0, rebuilt.stderr);
-    assert.deepEqual((JSON.parse(rebuilt.stdout) as { load: unknown }).load, own);
+    // The run's own report, its idle status included (read back from the load_energy line).
+    assert.deepEqual(JSON.parse(rebuilt.stdout), own);
     const lines = readFileSync(file, 'utf8').trim().split('\n');
     const at = lines.findIndex((l) => l.includes('"load":{"request":'));
     const line = JSON.parse(lines[at]!) as { meta: { load: Record<string, unknown> } };
@@ -112,6 +113,23 @@ describe('joulebench run --request-rate: open-loop load from the command line', 
       assert.match(t.stderr, /tampered\.results\.jsonl/, what);
       assert.match(t.stderr, message, what);
       assert.equal(t.stdout, '', what);
+    }
+    // The load_energy line: the run's window and idle calibration, which the rebuilt report uses too.
+    const e = lines.findIndex((l) => l.startsWith('{"record":"load_energy"'));
+    const energy = JSON.parse(lines[e]!) as Record<string, unknown>;
+    const energyAttacks: [string, Record<string, unknown>, RegExp][] = [
+      ['an idle status of its own', { idle: { status: 'warm', watts: null } }, /load_energy line's idle\.status is not one of/],
+      ['idle watts as a string', { idle: { status: 'measured', watts: '40' } }, /idle\.watts is neither null nor a finite number/],
+      ['run joules as a string', { run: { joules: '5', source: 'rapl', window_ms: 10, below_floor: false } }, /run\.joules is neither null nor a finite number/],
+      ['a run window without its length', { run: { joules: 5, source: 'rapl', below_floor: false } }, /run\.window_ms is not a finite number/],
+    ];
+    for (const [what, patch, message] of energyAttacks) {
+      const bad = join(dir, 'tampered.results.jsonl');
+      writeFileSync(bad, [...lines.slice(0, e), JSON.stringify({ ...energy, ...patch }), ...lines.slice(e + 1)].join('\n') + '\n');
+      const t = await cli(['report', '--json', bad]);
+      assert.equal(t.code, 2, `${what}: ${t.stderr}`);
+      assert.equal(t.stderr.trim().split('\n').length, 1, `${what}: ${t.stderr}`);
+      assert.match(t.stderr, message, what);
     }
   });
 });

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { after, before, describe, it } from 'node:test';
@@ -9,7 +11,8 @@ import { percentileLinear } from '../../src/load/stats.js';
 import type { LoadOptions } from '../../src/load/options.js';
 import { createModelMeter } from '../../src/meters/model.js';
 import { createRaplMeter } from '../../src/meters/rapl/index.js';
-import { MemorySink } from '../../src/runner/results-file.js';
+import { JsonlResultsFile, MemorySink } from '../../src/runner/results-file.js';
+import { rebuildReport } from '../../src/report/rebuild.js';
 import { aggregate, reportContextOf } from '../../src/core/aggregate.js';
 import { OpenAITarget } from '../../src/targets/openai/target.js';
 import { startLoadServer, type LoadServer, type StreamPlan } from '../helpers/load-server.js';
@@ -286,13 +289,19 @@ describe('load driver: steady-state energy from a powercap tree', () => {
     const t0 = performance.now();
     const read = (path: string): string => (path.endsWith('energy_uj') ? `${Math.round((performance.now() - t0) * power_w * 1000)}\n` : readFileSync(path, 'utf8'));
     const server = await startLoadServer(planFor({ ttft_ms: 20, tpot_ms: 10, tokens: 5 }));
+    const dir = mkdtempSync(join(tmpdir(), 'jb-load-rapl-'));
     try {
       const suite = suiteOf(WORDS.map((w) => `say ${w}`));
       const target = new OpenAITarget({ endpoint: server.url, model: 'm' });
       const meter = createRaplMeter({ root: tree.root, read });
-      const out = await runLoad({ suite, target, meter, sink: new MemorySink(), load: opts({ num_requests: 64, request_rate: 10, max_concurrency: 2 }), idle_ms: 0 });
+      const results = join(dir, 'rapl.results.jsonl');
+      const sink = new JsonlResultsFile(results);
+      const out = await runLoad({ suite, target, meter, sink, load: opts({ num_requests: 64, request_rate: 10, max_concurrency: 2 }), idle_ms: 0 });
+      sink.close();
       await target.close();
       await meter.close?.();
+      // `report FILE` gives the run's own report, its whole-run window and idle read back from the load_energy line.
+      assert.deepEqual(JSON.parse(JSON.stringify(rebuildReport(results).report)), JSON.parse(JSON.stringify(out.report)));
       const e = out.report.load.energy;
       assert.equal(e.steady_state, true, e.reason ?? '');
       assert.equal(e.source, 'rapl');
@@ -308,6 +317,7 @@ describe('load driver: steady-state energy from a powercap tree', () => {
     } finally {
       await server.close();
       tree.cleanup();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { aggregate, reportContextOf, type BenchReport } from '../../src/core/aggregate.js';
 import { prettyJson } from '../../src/core/canonical.js';
-import type { CaseResult } from '../../src/core/types.js';
+import type { IdleStatus } from '../../src/core/energy.js';
+import type { CaseResult, EnergySource } from '../../src/core/types.js';
 import { loadBlockFromResults } from '../../src/load/rebuild.js';
 import { rebuildReport, withJudgeBlock } from '../../src/report/rebuild.js';
 import { caseLine } from '../../src/runner/case-line.js';
@@ -26,7 +27,10 @@ function wholeFile(path: string): BenchReport {
   const h = file.header!;
   const rank = { warmup: 0, scored: 1 } as const;
   const sorted = [...file.results].sort((a, b) => rank[a.phase] - rank[b.phase] || a.pass - b.pass || a.index - b.index);
-  const report = aggregate(sorted, reportContextOf(h));
+  // A load run's report also had its whole-run window, idle calibration and no per-request windows.
+  const energy = (h as { load?: unknown }).load ? (file.other.find((o) => o.record === 'load_energy') as { run: { joules: number | null; source: EnergySource; window_ms: number; below_floor: boolean } | null; idle: { status: IdleStatus; watts: number | null } } | undefined) : undefined;
+  const ctx = energy ? { ...reportContextOf(h), energy: { idle: energy.idle, suite: energy.run }, per_case_energy: energy.run !== null ? ('none' as const) : ('target' as const) } : reportContextOf(h);
+  const report = aggregate(sorted, ctx);
   const load = loadBlockFromResults(h, file.results, file.other);
   const judge = file.other.find((o) => o.record === 'judge');
   const judged = judge ? withJudgeBlock(report, file.results.filter((r) => r.phase === 'scored'), judge, path) : report;
