@@ -4,24 +4,7 @@ import { buildLoadBlock } from '../../src/load/block.js';
 import { LoadColumns } from '../../src/load/columns.js';
 import { schedulingLag, servingMetrics, type LoadRecord } from '../../src/load/metrics.js';
 import { tokensBetween } from '../../src/load/steady.js';
-
-function rec(p: Partial<LoadRecord>): LoadRecord {
-  return {
-    ok: true,
-    passed: true,
-    planned_at_ms: 0,
-    sent_at_ms: 0,
-    queue_ms: 0,
-    lag_ms: 0,
-    ttft_ms: 10,
-    e2e_ms: 100,
-    token_times_ms: [],
-    output_tokens: 10,
-    output_tokens_from: 'usage',
-    prompt_tokens: 5,
-    ...p,
-  };
-}
+import { rec } from './record-fixture.js';
 
 /** A record as plain values (its chunk times an array), to compare what the columns give back. */
 const plain = (r: LoadRecord) => ({ ...r, token_times_ms: [...r.token_times_ms] });

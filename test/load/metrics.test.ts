@@ -1,27 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { buildLoadBlock } from '../../src/load/block.js';
-import { itlOf, meetsSlo, schedulingLag, servingMetrics, tpotOf, type LoadRecord } from '../../src/load/metrics.js';
+import { itlOf, meetsSlo, schedulingLag, servingMetrics, tpotOf } from '../../src/load/metrics.js';
 import { percentileLinear, summarize } from '../../src/load/stats.js';
 import { steadyStateEnergy, steadyWindow, tokensBetween } from '../../src/load/steady.js';
-
-function rec(p: Partial<LoadRecord>): LoadRecord {
-  return {
-    ok: true,
-    passed: true,
-    planned_at_ms: 0,
-    sent_at_ms: 0,
-    queue_ms: 0,
-    lag_ms: 0,
-    ttft_ms: 10,
-    e2e_ms: 100,
-    token_times_ms: [],
-    output_tokens: 10,
-    output_tokens_from: 'usage',
-    prompt_tokens: 5,
-    ...p,
-  };
-}
+import { rec } from './record-fixture.js';
 
 describe('serving metrics: vLLM bench serve definitions', () => {
   it('percentiles interpolate linearly between ranks (numpy\'s default), std is the population one', () => {
