@@ -102,7 +102,7 @@ const COUNTS = ['content_chunks', 'reasoning_chunks'] as const;
 function checkLoadMeta(m: unknown, path: string): asserts m is LoadMeta {
   const bad = (key: string, what: string): never => {
     const request = (m as { request?: unknown }).request;
-    throw new JoulebenchError('E_RESULTS', `${path}: ${typeof request === 'number' ? `request ${request}` : 'a case line'}: meta.load.${key} ${what}`);
+    throw new JoulebenchError('E_RESULTS', `${path}: ${typeof request === 'number' ? `request ${request}` : 'a case line'}: meta.load${key === '' ? '' : `.${key}`} ${what}`);
   };
   if (typeof m !== 'object' || m === null || Array.isArray(m)) bad('', 'is not an object');
   const o = m as Record<string, unknown>;

@@ -102,6 +102,14 @@ describe('joulebench run --request-rate: open-loop load from the command line', 
       ['a negative request number', (m) => (m.request = -1), /meta\.load\.request is not a whole number/],
       ['a fractional chunk count', (m) => (m.content_chunks = 1.5), /meta\.load\.content_chunks is not a whole number/],
     ];
+    // meta.load itself not an object.
+    for (const load of ['fast', [1, 2], 7]) {
+      const bad = join(dir, 'tampered.results.jsonl');
+      writeFileSync(bad, [...lines.slice(0, at), JSON.stringify({ ...line, meta: { ...line.meta, load } }), ...lines.slice(at + 1)].join('\n') + '\n');
+      const t = await cli(['report', '--json', bad]);
+      assert.equal(t.code, 2, `${JSON.stringify(load)}: ${t.stderr}`);
+      assert.match(t.stderr, /a case line: meta\.load is not an object/);
+    }
     for (const [what, tamper, message] of attacks) {
       const m = structuredClone(line.meta.load);
       tamper(m);
