@@ -224,6 +224,8 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
   try {
     let next = prepare(0);
     for (let i = 0; i < load.num_requests; i++) {
+      // A request that failed to be recorded (the results file could not be written): send no more.
+      if (failed !== null) break;
       if (o.signal?.aborted) throw new JoulebenchError('E_RUN', 'run aborted');
       const send = next;
       await waitUntil(t0 + planned[i]!);
@@ -231,6 +233,7 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
       if (load.max_concurrency !== null && inFlight >= load.max_concurrency) {
         await new Promise<void>((resolve) => waiters.push(resolve));
       }
+      if (failed !== null) break;
       const sent = performance.now();
       // Time spent waiting for a slot is intended queueing; the rest of the delay is the client's lag.
       const queue_ms = sent - ready;
@@ -257,7 +260,8 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
   } catch (e) {
     await settledAll();
     await runWindow?.stop().catch(() => undefined);
-    throw e;
+    // The first failure says what went wrong (an abort that came after it does not).
+    throw failed !== null ? (failed as { error: unknown }).error : e;
   }
   // Times to the µs, as the load_energy line writes them: the block rebuilt from the file is then this one.
   const run_end_ms = r3(since(performance.now()));

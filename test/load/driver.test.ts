@@ -219,6 +219,33 @@ describe('load driver against a streaming server with known timing', () => {
     for (const k of sensitive) assert.deepEqual((out.report as unknown as Record<string, unknown>)[k], byRequest[k], k);
   });
 
+  it('a result that cannot be written stops the schedule: no more requests are sent, and that error is the one thrown', async () => {
+    let calls = 0;
+    const target: Target = {
+      id: 'counting',
+      kind: 'test',
+      describe: () => ({ kind: 'test' }),
+      async answer(req) {
+        calls++;
+        return { text: req.prompt.split(' ').at(-1)! };
+      },
+    };
+    class FullDisk extends MemorySink {
+      override write(r: CaseResult): void {
+        if (this.results.length === 2) throw Object.assign(new Error('results.jsonl: no space left on device'), { code: 'ENOSPC' });
+        super.write(r);
+      }
+    }
+    const started = performance.now();
+    await assert.rejects(
+      runLoad({ suite: suiteOf(['say alpha', 'say bravo']), target, meter: createModelMeter(), sink: new FullDisk(), load: opts({ num_requests: 40, request_rate: 20, max_concurrency: null }), idle_ms: 0 }),
+      /no space left on device/,
+    );
+    // 40 requests at 20/s would take 2 s; the third result failed at ~0.1 s.
+    assert.ok(calls < 10, `${calls} requests sent after the results file failed`);
+    assert.ok(performance.now() - started < 1500, `took ${(performance.now() - started).toFixed(0)} ms`);
+  });
+
   it('reasoning tokens count as output; TTFT waits for the first visible token unless --ttft-token any', async () => {
     // The server holds each reply's content back until this client has seen its first reasoning chunk,
     // then GAP_MS more: the two kinds can never arrive together, however late a loaded machine runs
