@@ -18,10 +18,11 @@ export type ScanFn = (s: ScanState, b: Uint8Array, v: DataView, p: number, e: nu
 /**
  * How each value after the head is read, in the encoder's order (src/runner/case-line.ts). `int`: a
  * whole number (pass, index); `skip`: a string checked, not read (`skipOrNull`: or null); `interned`:
- * a string read through the state's table named (`internedOrNull`: or null); `bool` and `num`: or null.
+ * a string read through the state's table named (`internedOrNull`: or null); `bool` and `num`: or null;
+ * `boolReq` and `numReq`: never null (a null declines the line, which the results parser then refuses).
  * A key ending in `"` takes a string that is never null: its opening quote is part of the key.
  */
-const PLAN: readonly (readonly [key: keyof CaseResult, kind: 'int' | 'skip' | 'skipOrNull' | 'interned' | 'internedOrNull' | 'bool' | 'num', table?: keyof ScanState])[] = [
+const PLAN: readonly (readonly [key: keyof CaseResult, kind: 'int' | 'skip' | 'skipOrNull' | 'interned' | 'internedOrNull' | 'bool' | 'boolReq' | 'num' | 'numReq', table?: keyof ScanState])[] = [
   ['index', 'int'],
   ['case_id', 'skip'],
   ['dataset', 'interned', 'datasets'],
@@ -30,18 +31,18 @@ const PLAN: readonly (readonly [key: keyof CaseResult, kind: 'int' | 'skip' | 's
   ['expected', 'skipOrNull'],
   ['passed', 'bool'],
   ['score', 'num'],
-  ['weight', 'num'],
+  ['weight', 'numReq'],
   ['joules', 'num'],
-  ['energy_source', 'internedOrNull', 'sources'],
-  ['below_floor', 'bool'],
-  ['latency_ms', 'num'],
+  ['energy_source', 'interned', 'sources'],
+  ['below_floor', 'boolReq'],
+  ['latency_ms', 'numReq'],
   ['ttft_ms', 'num'],
   ['tpot_ms', 'num'],
   ['prompt_tokens', 'num'],
   ['completion_tokens', 'num'],
   ['cost_usd', 'num'],
-  ['attempts', 'num'],
-  ['retry_overhead_ms', 'num'],
+  ['attempts', 'numReq'],
+  ['retry_overhead_ms', 'numReq'],
 ];
 
 /** Scratch for checking that a double's literal reads back as the same bits. */
@@ -83,6 +84,13 @@ function valueCode(key: string, kind: (typeof PLAN)[number][1], table?: string):
         `if(p+4>e)return -1;x=v.getInt32(p,true);if(x===${W_TRUE}){r.${key}=true;p+=4;}` +
         `else if(x===${W_FALS}&&p+5<=e&&b[p+4]===101){r.${key}=false;p+=5;}else if(x===${W_NULL}){r.${key}=null;p+=4;}else return -1;`
       );
+    case 'boolReq':
+      return (
+        `if(p+4>e)return -1;x=v.getInt32(p,true);if(x===${W_TRUE}){r.${key}=true;p+=4;}` +
+        `else if(x===${W_FALS}&&p+5<=e&&b[p+4]===101){r.${key}=false;p+=5;}else return -1;`
+      );
+    case 'numReq':
+      return `c=p<e?b[p]:-1;if(c>=48&&c<=57&&p+1<e&&b[p+1]===44){r.${key}=c-48;p++;}else{p=N(b,p,e);if(p<0)return -1;x=F[0];if(x!==x)return -1;r.${key}=x;}`;
     case 'num':
       // One digit before the next key's comma, and null, in place; anything else through num.
       return (

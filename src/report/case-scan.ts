@@ -126,7 +126,7 @@ const T_PASSED = constant(',"passed":');
 const T_SCORE = constant(',"score":');
 const T_WEIGHT = constant(',"weight":');
 const T_JOULES = constant(',"joules":');
-const T_ENERGY_SOURCE = constant(',"energy_source":');
+const T_ENERGY_SOURCE = constant(',"energy_source":"');
 const T_BELOW_FLOOR = constant(',"below_floor":');
 const T_LATENCY = constant(',"latency_ms":');
 const T_TTFT = constant(',"ttft_ms":');
@@ -183,16 +183,18 @@ export function interpretedScan(s: ScanState, b: Uint8Array, v: DataView, start:
   r.passed = boolOrNull();
   if ((p = num(b, lit(v, p, e, T_SCORE), e)) < 0) return -1;
   r.score = numOrNull();
-  if ((p = num(b, lit(v, p, e, T_WEIGHT), e)) < 0) return -1;
-  r.weight = numOrNull() as number; // null as JSON.parse gives it
+  // weight, energy_source, below_floor, latency_ms, attempts and retry_overhead_ms are never null in a
+  // case line (CaseResult): a null there is declined, and the results parser refuses the line.
+  if ((p = num(b, lit(v, p, e, T_WEIGHT), e)) < 0 || isNaN(NUM[0]!)) return -1;
+  r.weight = NUM[0]!;
   if ((p = num(b, lit(v, p, e, T_JOULES), e)) < 0) return -1;
   r.joules = numOrNull();
-  if ((p = internedOrNull(v, b, lit(v, p, e, T_ENERGY_SOURCE), e, s.sources)) < 0) return -1;
-  r.energy_source = (isNull ? null : s.sources.value) as CaseResult['energy_source'];
-  if ((p = bool(v, b, lit(v, p, e, T_BELOW_FLOOR), e)) < 0) return -1;
-  r.below_floor = boolOrNull() as boolean;
-  if ((p = num(b, lit(v, p, e, T_LATENCY), e)) < 0) return -1;
-  r.latency_ms = numOrNull() as number;
+  if ((p = s.sources.read(b, lit(v, p, e, T_ENERGY_SOURCE), e)) < 0) return -1;
+  r.energy_source = s.sources.value as CaseResult['energy_source'];
+  if ((p = bool(v, b, lit(v, p, e, T_BELOW_FLOOR), e)) < 0 || boolOrNull() === null) return -1;
+  r.below_floor = boolOrNull()!;
+  if ((p = num(b, lit(v, p, e, T_LATENCY), e)) < 0 || isNaN(NUM[0]!)) return -1;
+  r.latency_ms = NUM[0]!;
   if ((p = num(b, lit(v, p, e, T_TTFT), e)) < 0) return -1;
   r.ttft_ms = numOrNull();
   if ((p = num(b, lit(v, p, e, T_TPOT), e)) < 0) return -1;
@@ -203,10 +205,10 @@ export function interpretedScan(s: ScanState, b: Uint8Array, v: DataView, start:
   r.completion_tokens = numOrNull();
   if ((p = num(b, lit(v, p, e, T_COST), e)) < 0) return -1;
   r.cost_usd = numOrNull();
-  if ((p = num(b, lit(v, p, e, T_ATTEMPTS), e)) < 0) return -1;
-  r.attempts = numOrNull() as number;
-  if ((p = num(b, lit(v, p, e, T_RETRY), e)) < 0) return -1;
-  r.retry_overhead_ms = numOrNull() as number;
+  if ((p = num(b, lit(v, p, e, T_ATTEMPTS), e)) < 0 || isNaN(NUM[0]!)) return -1;
+  r.attempts = NUM[0]!;
+  if ((p = num(b, lit(v, p, e, T_RETRY), e)) < 0 || isNaN(NUM[0]!)) return -1;
+  r.retry_overhead_ms = NUM[0]!;
   return scanEnd(s, b, v, p, e, r);
 }
 

@@ -5,6 +5,7 @@ import { JoulebenchError } from '../core/errors.js';
 import type { CaseResult, ResultsHeader } from '../core/types.js';
 import { readTextFile } from '../read-text.js';
 import { caseLineBound, encodeCaseLine, nestedJson } from './case-line.js';
+import { checkCaseLine } from './case-check.js';
 
 /** Where the runner sends each result as soon as it is known. */
 export interface ResultsSink {
@@ -272,6 +273,7 @@ export class ResultsLineParser {
       if ((r.phase !== 'warmup' && r.phase !== 'scored') || !Number.isInteger(r.pass) || !Number.isInteger(r.index)) {
         throw new JoulebenchError('E_RESULTS', `${path}: line ${n}: case line without phase, pass and index`);
       }
+      checkCaseLine(r as unknown as Record<string, unknown>, path, n);
       this.on.case(r);
     } else if (typeof rec === 'string') {
       this.on.other(obj as Record<string, unknown>);

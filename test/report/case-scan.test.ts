@@ -4,6 +4,7 @@ import { CaseLineScanner, SCANNED_FIELDS } from '../../src/report/case-scan.js';
 import { caseLine } from '../../src/runner/case-line.js';
 import type { CaseResult } from '../../src/core/types.js';
 import { seededRng } from '../../src/stats/rng.js';
+import { checkCaseLine } from '../../src/runner/case-check.js';
 
 const rng = seededRng('case-scan-fuzz');
 const pick = <T>(xs: readonly T[]): T => xs[rng.below(xs.length)]!;
@@ -102,6 +103,8 @@ function check(scanners: Scanners, line: string): boolean {
   if (!ok) return false;
   const parsed = parseOrNull(line);
   assert.ok(parsed !== null, `scanner accepted a line JSON.parse refuses: ${line}`);
+  // Both paths accept the same lines: what the scanner reads, the results parser's checks pass.
+  assert.doesNotThrow(() => checkCaseLine(parsed as unknown as Record<string, unknown>, 'x', 1), `scanner accepted a line the parser refuses: ${line}`);
   // What the scanner does not read must not be on a line it accepts: the blocks the rebuild takes
   // from the parsed line (meta's load and judge), a conversation's turns.
   assert.equal(parsed.turns, undefined, `scanner accepted a line with turns: ${line}`);
@@ -197,7 +200,12 @@ describe('CaseLineScanner: the fast path reads what JSON.parse reads, or decline
     for (const s of spellings) {
       const line = base.replace(/"latency_ms":[^,]*/, `"latency_ms":${s}`);
       if (check(scanner, line)) read++;
-      else assert.notEqual(typeof parseOrNull(line)?.latency_ms, 'number', `declined a valid number: ${s}`);
+      else {
+        // Declined: not a JSON number, or one too large for a double, which the results parser refuses too.
+        const parsed = parseOrNull(line)?.latency_ms;
+        assert.ok(typeof parsed !== 'number' || !Number.isFinite(parsed), `declined a valid number: ${s}`);
+        if (typeof parsed === 'number') assert.throws(() => checkCaseLine(JSON.parse(line) as Record<string, unknown>, 'x', 1), /latency_ms is -?Infinity, not a number/);
+      }
     }
     assert.ok(read > 10_000);
   });
@@ -313,9 +321,9 @@ describe('CaseLineScanner: hostile lines are read as JSON.parse reads them, or d
   it('numbers: 1e400, -0, exponents and long digit runs read to the same double; non-JSON spellings declined', () => {
     const s = new Scanners();
     for (const [field, values] of [
-      ['latency_ms', ['1e400', '-1e400', '-0', '-0.0', '0e0', '1E+2', '-0.0e-0', '1e-400', '123456789012345678901234567890.5', '0.1e1']],
-      ['joules', ['-0', '1e400', '5e-324', '1.7976931348623157e308', '2.2250738585072011e-308']],
-      ['weight', ['-0', 'null', '0.5', '1e22', '1e23']],
+      ['latency_ms', ['-0', '-0.0', '0e0', '1E+2', '-0.0e-0', '1e-400', '123456789012345678901234567890.5', '0.1e1']],
+      ['joules', ['-0', '5e-324', '1.7976931348623157e308', '2.2250738585072011e-308', 'null']],
+      ['weight', ['-0', '0.5', '1e22', '1e23']],
       ['score', ['-0', '1e-7', '0.30000000000000004']],
       ['index', ['0', '1e3', '1.0', '9007199254740993']],
     ] as const) {
@@ -327,6 +335,23 @@ describe('CaseLineScanner: hostile lines are read as JSON.parse reads them, or d
       for (const bad of ['01', '1.', '.5', '+1', '1e', '0x10', 'NaN', 'Infinity', '-', '1_0', '"1"', 'true']) {
         declined(s, base.replace(new RegExp(`"${field}":[^,]*`), `"${field}":${bad}`), `${field} ${bad}`);
       }
+    }
+    // Too large for a double (JSON.parse's Infinity), or null where a case line never has one: declined,
+    // and the results parser refuses the line, so neither path turns it into a figure.
+    for (const [field, value, message] of [
+      ['latency_ms', '1e400', /latency_ms is Infinity, not a number/],
+      ['latency_ms', '-1e400', /latency_ms is -Infinity, not a number/],
+      ['joules', '1e400', /joules is Infinity, not a number or null/],
+      ['weight', 'null', /weight is null, not a number/],
+      ['latency_ms', 'null', /latency_ms is null, not a number/],
+      ['attempts', 'null', /attempts is null, not a number/],
+      ['retry_overhead_ms', 'null', /retry_overhead_ms is null, not a number/],
+      ['below_floor', 'null', /below_floor is null, not true or false/],
+      ['energy_source', 'null', /energy_source is null, not a string/],
+    ] as const) {
+      const line = base.replace(new RegExp(`"${field}":[^,]*`), `"${field}":${value}`);
+      declined(s, line, `${field} ${value}`);
+      assert.throws(() => checkCaseLine(JSON.parse(line) as Record<string, unknown>, 'x', 1), message, `${field} ${value}`);
     }
     declined(s, base.replace(/"pass":[^,]*/, '"pass":0.5'), 'a fractional pass');
     declined(s, base.replace(/"index":[^,]*/, '"index":null'), 'a null index');

@@ -220,6 +220,16 @@ describe('rebuildReport: a results file streamed into the report, byte-identical
       'second header, other digests': [JSON.stringify(header), good, JSON.stringify({ ...header, suite_digest: 'x' })],
       'no header': [JSON.stringify({ record: 'end' })],
       'trailing garbage': [JSON.stringify(header), good + 'x'],
+      // A figure that is not a number (it was summed as text: total_usd 1.1e29), missing, or too large
+      // for a double; a null where a case line never has one. The scanner declines each, the parser refuses.
+      'cost as a string': [JSON.stringify(header), good.replace(/"cost_usd":[^,]*/, '"cost_usd":"1"')],
+      'tokens as a string': [JSON.stringify(header), good.replace(/"prompt_tokens":[^,]*/, '"prompt_tokens":"abc"')],
+      'latency as a string, with meta': [JSON.stringify(header), good.replace(/"latency_ms":[^,]*/, '"latency_ms":"5"').replace(/\}$/, ',"meta":{"x":1}}')],
+      'joules missing': [JSON.stringify(header), good.replace(/"joules":[^,]*,/, '')],
+      'latency too large for a double': [JSON.stringify(header), good.replace(/"latency_ms":[^,]*/, '"latency_ms":1e400')],
+      'weight null': [JSON.stringify(header), good.replace(/"weight":[^,]*/, '"weight":null')],
+      'an error without its message': [JSON.stringify(header), good.replace(/"error":(null|\{[^}]*\})/, '"error":{"code":"E_TARGET"}')],
+      'a trace step of the wrong shape': [JSON.stringify(header), good.replace(/\}$/, ',"trace":[{"stage":"cache","hit":"no","energy_uj":1}]}')],
     };
     for (const [name, lines] of Object.entries(bad)) {
       const path = writeLines(`bad-${name.replace(/\W+/g, '-')}.results.jsonl`, lines);
@@ -235,6 +245,7 @@ describe('rebuildReport: a results file streamed into the report, byte-identical
       const r = jb(['report', '--json', path], { home: p('home') });
       assert.equal(r.code, 2, name);
       assert.equal(r.stderr.trim().split('\n').length, 1, `${name}: ${r.stderr}`);
+      assert.equal(r.stdout, '', name);
     }
   });
 });

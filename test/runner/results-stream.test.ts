@@ -10,6 +10,7 @@ import { streamResultsFile } from '../../src/runner/results-stream.js';
 import { rebuildReport } from '../../src/report/rebuild.js';
 import { readTextFile } from '../../src/read-text.js';
 import { jb } from '../cli/helpers.js';
+import { result } from '../helpers/results.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'jb-results-stream-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -23,8 +24,7 @@ function streamed(path: string, chunk: number): ResultsFileContents {
 }
 
 const header = { record: 'header', format: 'joulebench-results/1', suite: 's', suite_version: '1', suite_digest: 'd', config_digest: 'c', target: 't', meter: 'none', warmup: 0, repeats: 1 };
-const caseLine = (i: number, answer: string) =>
-  JSON.stringify({ record: 'case', phase: 'scored', pass: 0, index: i, case_id: `c${i}`, dataset: 'x', answer, latency_ms: i, error: null, passed: true, weight: 1, joules: null });
+const caseLine = (i: number, answer: string) => JSON.stringify(result({ index: i, case_id: `c${i}`, dataset: 'x', response: answer, latency_ms: i, joules: null }));
 
 describe('streamResultsFile: line by line, same rules as readResultsFile', () => {
   it('gives what readResultsFile gives at any chunk size: multi-byte text across chunk edges, other records, a torn last line', () => {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { BenchReport } from '../../src/core/aggregate.js';
 import { isJoulebenchError } from '../../src/core/errors.js';
-import type { CaseResult, Target } from '../../src/core/types.js';
+import type { Target } from '../../src/core/types.js';
 import { JsonlResultsFile, MemorySink, parseResultsText, readResultsFile, truncateResultsFile } from '../../src/runner/results-file.js';
 import { run } from '../../src/runner/run.js';
 import { loadSuite } from '../../src/suites/loader.js';
@@ -14,6 +14,7 @@ import type { Cascade } from '../../src/targets/cascade/cascade.js';
 import { createEchoTarget } from '../../src/targets/cascade/echo.js';
 import { createEstimateMeter } from '../../src/meters/estimate.js';
 import { createReferenceCascade } from '../../src/targets/cascade/reference.js';
+import { result } from '../helpers/results.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'jb-resume-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -180,7 +181,7 @@ describe('run with resume', () => {
 
 describe('reading a results file back', () => {
   const header = JSON.stringify({ record: 'header', suite_digest: 'd', config_digest: 'c' });
-  const line = (i: number): string => JSON.stringify({ record: 'case', phase: 'scored', pass: 0, index: i, case_id: `c${i}` } satisfies Partial<CaseResult>);
+  const line = (i: number): string => JSON.stringify(result({ index: i, case_id: `c${i}` }));
 
   it('drops a torn last line and says how many bytes', () => {
     const text = `${header}\n${line(0)}\n${line(1)}\n${line(2).slice(0, 20)}`;

@@ -1,0 +1,74 @@
+import { JoulebenchError } from '../core/errors.js';
+
+type Rule = (v: unknown) => boolean;
+
+const str: Rule = (v) => typeof v === 'string';
+const num: Rule = (v) => typeof v === 'number' && Number.isFinite(v);
+const bool: Rule = (v) => typeof v === 'boolean';
+const orNull =
+  (rule: Rule): Rule =>
+  (v) =>
+    v === null || rule(v);
+const object: Rule = (v) => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const error: Rule = (v) => {
+  if (v === null) return true;
+  if (!object(v)) return false;
+  const e = v as Record<string, unknown>;
+  return str(e.code) && str(e.message) && (e.status === undefined || num(e.status));
+};
+const traceStep: Rule = (v) => object(v) && str((v as Record<string, unknown>).stage) && bool((v as Record<string, unknown>).hit) && orNull(num)((v as Record<string, unknown>).energy_uj);
+const range: Rule = (v) => object(v) && num((v as Record<string, unknown>).low) && num((v as Record<string, unknown>).high);
+
+/** Every key of a case line the report reads, with what it must hold (CaseResult in core/types.ts). */
+const REQUIRED: readonly [string, Rule, string][] = [
+  ['case_id', str, 'a string'],
+  ['dataset', str, 'a string'],
+  ['response', orNull(str), 'a string or null'],
+  ['stage', orNull(str), 'a string or null'],
+  ['expected', orNull(str), 'a string or null'],
+  ['passed', orNull(bool), 'true, false or null'],
+  ['score', orNull(num), 'a number or null'],
+  ['weight', num, 'a number'],
+  ['joules', orNull(num), 'a number or null'],
+  ['energy_source', str, 'a string'],
+  ['below_floor', bool, 'true or false'],
+  ['latency_ms', num, 'a number'],
+  ['ttft_ms', orNull(num), 'a number or null'],
+  ['tpot_ms', orNull(num), 'a number or null'],
+  ['prompt_tokens', orNull(num), 'a number or null'],
+  ['completion_tokens', orNull(num), 'a number or null'],
+  ['cost_usd', orNull(num), 'a number or null'],
+  ['attempts', num, 'a number'],
+  ['retry_overhead_ms', num, 'a number'],
+  ['error', error, 'null or {code, message} strings (and a numeric status)'],
+];
+
+const OPTIONAL: readonly [string, Rule, string][] = [
+  ['by_domain', object, 'an object'],
+  ['joules_range', range, 'a {low, high} pair of numbers'],
+  ['trace', (v) => Array.isArray(v) && v.every(traceStep), 'a list of {stage, hit, energy_uj}'],
+  ['meta', object, 'an object'],
+  ['turns', (v) => Array.isArray(v) && v.every(object), 'a list of objects'],
+];
+
+/**
+ * A parsed case line (phase, pass and index already checked) holds what the report reads, each of its
+ * type, or an error naming the file, the line and the key. Without this a string `"1"` in `cost_usd`
+ * was summed as text (`total_usd` 1.1e29) and a missing `joules` became NaN. The line scanner
+ * (src/report/case-scan.ts) reads only lines of exactly the encoder's shape and leaves any other line
+ * to the parser, so both paths refuse the same files. Only types are checked, as the scanner's JSON
+ * grammar does: ranges (a negative latency) are accepted by both.
+ */
+export function checkCaseLine(r: Record<string, unknown>, path: string, n: number): void {
+  for (const [key, rule, what] of REQUIRED) if (!rule(r[key])) refuse(r, key, what, path, n);
+  for (const [key, rule, what] of OPTIONAL) if (r[key] !== undefined && !rule(r[key])) refuse(r, key, what, path, n);
+}
+
+function refuse(r: Record<string, unknown>, key: string, what: string, path: string, n: number): never {
+  const id = typeof r.case_id === 'string' ? ` (case ${JSON.stringify(r.case_id.slice(0, 80))})` : '';
+  const v = r[key];
+  // JSON.parse reads 1e400 as Infinity, which JSON.stringify would write as null: say what it is.
+  const found = v === undefined ? 'missing' : typeof v === 'number' ? String(v) : (JSON.stringify(v)?.slice(0, 40) ?? typeof v);
+  throw new JoulebenchError('E_RESULTS', `${path}: line ${n}${id}: ${key} is ${found}, not ${what}`);
+}
