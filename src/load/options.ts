@@ -26,3 +26,29 @@ export const DEFAULT_PERCENTILES = [90, 95, 99];
 export function rateLabel(rate: number): number | 'inf' {
   return rate === Infinity ? 'inf' : rate;
 }
+
+/**
+ * A results header's `load` settings as a load run writes them, or `bad(key, want)` for the first that
+ * is not (the rebuilt report would otherwise crash on them, or quietly compute from nonsense). Keys an
+ * older file may lack (burstiness, seed, max_concurrency, slo, ttft_token) are checked when present.
+ */
+export function checkLoadHeader(load: unknown, bad: (key: string, want: string) => never): void {
+  if (typeof load !== 'object' || load === null || Array.isArray(load)) bad('load', 'an object');
+  const l = load as Record<string, unknown>;
+  const positive = (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v > 0;
+  const whole = (v: unknown, min: number) => Number.isSafeInteger(v) && (v as number) >= min;
+  if (!(l.request_rate === 'inf' || positive(l.request_rate))) bad('load.request_rate', 'a number > 0 or "inf"');
+  if (!whole(l.num_requests, 1)) bad('load.num_requests', 'a whole number >= 1');
+  if (!Array.isArray(l.percentiles) || !l.percentiles.every((p) => positive(p) && (p as number) <= 100)) bad('load.percentiles', 'a list of numbers in (0, 100]');
+  if (l.burstiness !== undefined && !positive(l.burstiness)) bad('load.burstiness', 'a number > 0');
+  if (l.seed !== undefined && !whole(l.seed, 0)) bad('load.seed', 'a whole number >= 0');
+  if (l.max_concurrency !== undefined && l.max_concurrency !== null && !whole(l.max_concurrency, 1)) bad('load.max_concurrency', 'null or a whole number >= 1');
+  if (l.ttft_token !== undefined && l.ttft_token !== 'content' && l.ttft_token !== 'any') bad('load.ttft_token', '"content" or "any"');
+  if (l.slo !== undefined && l.slo !== null) {
+    if (typeof l.slo !== 'object' || Array.isArray(l.slo)) bad('load.slo', 'null or an object');
+    for (const [k, v] of Object.entries(l.slo as Record<string, unknown>)) {
+      if (k !== 'ttft_ms' && k !== 'tpot_ms' && k !== 'e2el_ms') bad(`load.slo.${k}`, 'absent (the SLOs are ttft_ms, tpot_ms and e2el_ms)');
+      if (!positive(v)) bad(`load.slo.${k}`, 'a number of ms > 0');
+    }
+  }
+}

@@ -1,9 +1,11 @@
 import { JoulebenchError } from '../core/errors.js';
 import type { ResultsHeader } from '../core/types.js';
+import { checkLoadHeader } from '../load/options.js';
 import { isMaxUnits } from '../stats/bootstrap.js';
 
 /**
- * The results-header fields a report is built from (concurrency, bootstrap, unit limit, shared),
+ * The results-header fields a report is built from (concurrency, bootstrap, unit limit, shared, a load
+ * run's settings),
  * checked: a bad one is a line naming the file and key (E_RESULTS, exit 2), not a stack trace or a
  * report computed from a nonsense setting. Used by `report`'s rebuild and by `rescore`, before either
  * writes anything.
@@ -16,4 +18,6 @@ export function checkReportHeader(h: ResultsHeader, path: string): void {
   if (h.bootstrap !== undefined && !(Number.isInteger(h.bootstrap) && h.bootstrap >= 0)) bad('bootstrap', 'a whole number >= 0');
   if (h.bootstrap_max_units !== undefined && !isMaxUnits(h.bootstrap_max_units)) bad('bootstrap_max_units', 'a whole number >= 0 or "inf"');
   if (h.shared !== undefined && typeof h.shared !== 'boolean') bad('shared', 'true or false');
+  const load = (h as { load?: unknown }).load;
+  if (load !== undefined) checkLoadHeader(load, bad);
 }

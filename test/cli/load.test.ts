@@ -122,6 +122,25 @@ describe('joulebench run --request-rate: open-loop load from the command line', 
       assert.match(t.stderr, message, what);
       assert.equal(t.stdout, '', what);
     }
+    // The header's load settings: what the serving block is computed with.
+    const head = JSON.parse(lines[0]!) as { load: Record<string, unknown> };
+    const headerAttacks: [string, Record<string, unknown> | unknown[], RegExp][] = [
+      ['no settings at all', {}, /header key load\.request_rate must be a number > 0 or "inf"/],
+      ['settings as a list', [], /header key load must be an object/],
+      ['percentiles as text', { ...head.load, percentiles: 'abc' }, /header key load\.percentiles must be a list of numbers in \(0, 100\]/],
+      ['a request count as text', { ...head.load, num_requests: 'x' }, /header key load\.num_requests must be a whole number >= 1/],
+      ['an SLO as text', { ...head.load, slo: { ttft_ms: 'x' } }, /header key load\.slo\.ttft_ms must be a number of ms > 0/],
+      ['an SLO of its own', { ...head.load, slo: { speed: 5 } }, /header key load\.slo\.speed must be absent/],
+      ['a TTFT token of its own', { ...head.load, ttft_token: 'first' }, /header key load\.ttft_token must be "content" or "any"/],
+    ];
+    for (const [what, load, message] of headerAttacks) {
+      const bad = join(dir, 'tampered.results.jsonl');
+      writeFileSync(bad, [JSON.stringify({ ...head, load }), ...lines.slice(1)].join('\n') + '\n');
+      const t = await cli(['report', '--json', bad]);
+      assert.equal(t.code, 2, `${what}: ${t.stderr}`);
+      assert.equal(t.stderr.trim().split('\n').length, 1, `${what}: ${t.stderr}`);
+      assert.match(t.stderr, message, what);
+    }
     // The load_energy line: the run's window and idle calibration, which the rebuilt report uses too.
     const e = lines.findIndex((l) => l.startsWith('{"record":"load_energy"'));
     const energy = JSON.parse(lines[e]!) as Record<string, unknown>;
