@@ -177,6 +177,10 @@ async function drain(redis: import('ioredis').Redis, s: ArmState, o: Coordinator
         newKeys.add(k);
       } else if (rec.record === 'end') {
         continue; // written once, when the job is complete
+      } else if (rec.record === 'run_measures') {
+        // One worker's idle and suite window, over the cases it ran: not the arm's, whose cases may
+        // have run on several workers. The arm's report then has no measured suite total, as before.
+        continue;
       }
       lines.push(line);
       heard.push({ rec, worker: field(fields, 'w') ?? '?' });

@@ -13,6 +13,7 @@ import { checkReportHeader } from './header-check.js';
 import { CaseLineScanner } from './case-scan.js';
 import { ReorderWindow } from './reorder.js';
 import { ScanAhead, type ScanAheadStats } from './scan-ahead.js';
+import { reportContextFromMeasures } from '../runner/run-measures.js';
 
 /**
  * Per-case data kept beside the report: `none` (the report only: memory stays flat whatever the
@@ -99,6 +100,7 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
   let lastIndex = 0;
   let judgeLine: Record<string, unknown> | null = null;
   let loadEnergy: Record<string, unknown> | null = null;
+  let runMeasures: Record<string, unknown> | null = null;
   const scored: CaseResult[] = [];
   const paired = keep === 'paired' ? new PairedColumns() : null;
   /** A load run's file: its requests' `meta.load`, gathered into columns as they are read. */
@@ -155,6 +157,8 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
     other: (o) => {
       if (o.record === 'judge') judgeLine ??= o;
       else if (o.record === 'load_energy') loadEnergy ??= o;
+      // The last one: a resumed run's final process wrote the report the file ends with.
+      else if (o.record === 'run_measures') runMeasures = o;
     },
   });
   // Every scored case is kept whole for --html: parse every line then (that path is not the fast one).
@@ -207,7 +211,9 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
   const h = header as ResultsHeader | null;
   if (!h) throw new JoulebenchError('E_RESULTS', `${path}: results file has no header line`);
   // A load run's report had its whole-run window and idle calibration too: its load_energy line holds them.
-  const ctx = load === null ? reportContextOf(h) : { ...reportContextOf(h), ...(load as LoadBlockRebuild).reportContext(loadEnergy) };
+  // A finished run wrote what its report took from beyond the cases (idle, suite window, wall time).
+  const measured = runMeasures === null ? {} : reportContextFromMeasures(runMeasures, path);
+  const ctx = load === null ? { ...reportContextOf(h), ...measured } : { ...reportContextOf(h), ...(load as LoadBlockRebuild).reportContext(loadEnergy) };
   if (reorder !== null && !(reorder as ReorderWindow).drain()) rescan = true;
   let ordered: Aggregator;
   if (rescan) ordered = inCaseOrder(path, h, 0, keysOf(path, caseLines, end.good_bytes));

@@ -14,6 +14,7 @@ import { redactQuery } from '../targets/openai/redact.js';
 import { promptOf } from '../suites/prompt.js';
 import { MemorySink, type ResultsSink } from './results-file.js';
 import type { FinishedCases } from './resume-index.js';
+import { runMeasuresLine } from './run-measures.js';
 
 /** A monotonic clock in milliseconds; injected where timing is tested. */
 export interface Clock {
@@ -324,14 +325,20 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
 
   const scoredWall_ms = scoredStart_ms === null ? null : performance.now() - scoredStart_ms;
   if (suiteWindow) suiteReading = await suiteWindow.stop();
-  // The run finished: a reader (or a later `run` on the same file) can tell a complete file from an interrupted one.
-  sink.note?.({ record: 'end', scored: agg.scoredCount });
-  sink.flush?.();
 
   // With target energy preferred (auto's fallback), the window is the total only when some case needed it.
   const allFromTarget = meter.prefersTargetEnergy === true && fromWindow === 0;
   // A resumed run's window saw only the cases run in this process, so it cannot be the total then.
   const gross_from: RunEnergy['gross_from'] = suiteReading && !allFromTarget && restoredScored === 0 ? 'suite-window' : 'cases';
+  const suiteUsed = gross_from === 'suite-window' && suiteReading ? toSuiteWindow(suiteReading) : null;
+  // A resumed run's wall time covers only the cases run in this process: no throughput then.
+  const wallUsed = restoredScored === 0 ? scoredWall_ms : null;
+  // What the report takes from beyond the cases, so `report FILE` gives this report (src/runner/run-measures.ts).
+  sink.note?.(runMeasuresLine(idle, suiteUsed, wallUsed));
+  // The run finished: a reader (or a later `run` on the same file) can tell a complete file from an interrupted one.
+  sink.note?.({ record: 'end', scored: agg.scoredCount });
+  sink.flush?.();
+
   const report = agg.report({
     suite: { name: suite.name, version: suite.version, digest },
     target: target.id,
@@ -342,9 +349,8 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     ...(opts.bootstrap !== undefined ? { bootstrap: checkCount(opts.bootstrap, 'bootstrap', 0) } : {}),
     ...(opts.bootstrap_max_units !== undefined ? { bootstrap_max_units: opts.bootstrap_max_units } : {}),
     ...(opts.shared ? { shared: true } : {}),
-    energy: { idle, suite: gross_from === 'suite-window' && suiteReading ? toSuiteWindow(suiteReading) : null },
-    // A resumed run's wall time covers only the cases run in this process: no throughput then.
-    scored_wall_ms: restoredScored === 0 ? scoredWall_ms : null,
+    energy: { idle, suite: suiteUsed },
+    scored_wall_ms: wallUsed,
   });
   return { report, header, results: scored, energy: { idle, suite: suiteReading, gross_from } };
 }

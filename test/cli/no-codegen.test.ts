@@ -12,7 +12,7 @@ function linesWithoutLatency(path: string): string[] {
   return readFileSync(path, 'utf8')
     .trim()
     .split('\n')
-    .map((l) => l.replace(/"latency_ms":[^,]+,/, ''));
+    .map((l) => l.replace(/"latency_ms":[^,]+,/, '').replace(/,"scored_wall_ms":[^,}]+/, ''));
 }
 
 describe('joulebench run where code generation from strings is off', () => {
@@ -23,7 +23,7 @@ describe('joulebench run where code generation from strings is off', () => {
     const b = await cli(['run', '--suite', 'all', '--out', join(dir, 'on.json'), '--results', join(dir, 'on.jsonl')]);
     assert.equal(b.code, 0, b.stderr);
     const offLines = linesWithoutLatency(join(dir, 'off.jsonl'));
-    assert.equal(offLines.length, 102, 'header, 100 cases (warmup and scored), end');
+    assert.equal(offLines.length, 103, 'header, 100 cases (warmup and scored), run_measures, end');
     assert.deepEqual(offLines, linesWithoutLatency(join(dir, 'on.jsonl')));
     for (const line of offLines) JSON.parse(line);
     const digest = (f: string) => (JSON.parse(readFileSync(join(dir, f), 'utf8')) as { suite: { digest: string } }).suite.digest;

@@ -56,7 +56,7 @@ describe('joulebench run (spawned)', () => {
     assert.match(r.stderr, /accuracy/);
     assert.doesNotMatch(r.stderr, /█|░/);
     const lines = readFileSync(join(dir, 'r.jsonl'), 'utf8').trim().split('\n');
-    assert.equal(lines.length, 1 + 60 + 1); // header + warmup pass + scored pass + end
+    assert.equal(lines.length, 1 + 60 + 2); // header + warmup pass + scored pass + run_measures + end
     assert.deepEqual(JSON.parse(lines.at(-1)!), { record: 'end', scored: 30 });
   });
 

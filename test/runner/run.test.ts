@@ -45,7 +45,9 @@ describe('run', () => {
     const ls = lines(path);
     assert.equal(ls[0]!.record, 'header');
     assert.deepEqual(ls.at(-1), { record: 'end', scored: 3 }, 'a finished run says so');
-    const cases = ls.slice(1, -1);
+    // Before it, what the report took from beyond the cases (the echo target's energy is modelled: no idle, no window).
+    assert.deepEqual({ ...ls.at(-2), scored_wall_ms: 0 }, { record: 'run_measures', idle: { status: 'marginal', watts: null }, suite: null, scored_wall_ms: 0 });
+    const cases = ls.slice(1, -2);
     assert.equal(cases.length, 9);
     assert.deepEqual(
       cases.map((l) => `${l.phase}:${l.pass}:${l.index}`),
@@ -97,7 +99,7 @@ describe('run', () => {
     await run({ suite: tiny, target: slow, sink });
     // A finished line waits at most flush_ms: by the time the next case has run 15 ms it is written.
     await new Promise((res) => setTimeout(res, 15));
-    assert.equal(readFileSync(path, 'utf8').trim().split('\n').length, 5, 'header, three cases, end');
+    assert.equal(readFileSync(path, 'utf8').trim().split('\n').length, 6, 'header, three cases, run_measures, end');
     sink.close();
     assert.deepEqual(seen, [1, 2, 3], 'each slow case is on disk before the next starts');
   });
@@ -148,7 +150,7 @@ describe('run', () => {
     const sink = new JsonlResultsFile(path, { flush_ms: 10_000 });
     await run({ suite: tiny, target: echo, sink, warmup: 1 });
     sink.close();
-    assert.equal(readFileSync(path, 'utf8').trim().split('\n').length, 8, 'header, six cases, end');
+    assert.equal(readFileSync(path, 'utf8').trim().split('\n').length, 9, 'header, six cases, run_measures, end');
   });
 
   it('runs a target that answers synchronously, and records one that throws synchronously as an error', async () => {
