@@ -101,6 +101,8 @@ describe('queue: a coordinator restart and a Redis restart lose nothing and doub
       assert.equal(cases.length, WORDS.length, `${o.arm.job.arm}: every case once`);
       assert.equal(new Set(cases.map((c) => c.index)).size, WORDS.length);
       assert.equal(lines.filter((l) => l.record === 'end').length, 1);
+      // A worker's run_measures (its idle and window, over the cases it ran) is not the arm's: dropped.
+      assert.equal(lines.filter((l) => l.record === 'run_measures').length, 0);
       assert.equal((JSON.parse(readFileSync(o.arm.report, 'utf8')) as { accuracy_pct: number }).accuracy_pct, 100);
     }
     // The coordinator's restart did not enqueue the arms again: no case was asked more than twice
