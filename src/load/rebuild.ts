@@ -1,6 +1,7 @@
 import type { ReportContext } from '../core/aggregate.js';
 import { JoulebenchError } from '../core/errors.js';
 import type { CaseResult, ResultsHeader } from '../core/types.js';
+import { checkIdle, checkWindowReading, type Refuse } from '../runner/run-measures.js';
 import { buildLoadBlock, type LoadBlock } from './block.js';
 import { LoadColumns } from './columns.js';
 import { loadRecordOf, type LoadMeta } from './record.js';
@@ -115,32 +116,19 @@ function checkLoadMeta(m: unknown, path: string): asserts m is LoadMeta {
   for (let i = 0; i < (times as unknown[]).length; i++) if (!isFinite((times as unknown[])[i])) bad(`token_times_ms[${i}]`, 'is not a finite number');
 }
 
-const IDLE_STATUSES: readonly unknown[] = ['measured', 'marginal', 'skipped', 'unusable'];
-
 /** A `load_energy` line as the driver writes it, or an error naming the file and the key. */
 function checkLoadEnergy(line: Record<string, unknown>, path: string): LoadEnergyLine {
-  const bad = (key: string, what: string): never => {
+  const bad: Refuse = (key, what) => {
     throw new JoulebenchError('E_RESULTS', `${path}: the load_energy line's ${key} ${what}`);
   };
-  const reading = (v: unknown, key: string): void => {
-    if (typeof v !== 'object' || v === null) return bad(key, 'is not an object');
-    const r = v as Record<string, unknown>;
-    if (r.joules !== null && !isFinite(r.joules)) bad(`${key}.joules`, 'is neither null nor a finite number');
-    if (typeof r.source !== 'string') bad(`${key}.source`, 'is not a string');
-    if (!isFinite(r.window_ms)) bad(`${key}.window_ms`, 'is not a finite number');
-    if (typeof r.below_floor !== 'boolean') bad(`${key}.below_floor`, 'is not true or false');
-  };
-  if (line.run !== null) reading(line.run, 'run');
+  if (line.run !== null) checkWindowReading(line.run, 'run', bad);
   if (line.steady !== null && line.steady !== undefined) {
-    reading(line.steady, 'steady');
+    checkWindowReading(line.steady, 'steady', bad);
     const s = line.steady as Record<string, unknown>;
     if (!isFinite(s.start_ms) || !isFinite(s.end_ms)) bad('steady.start_ms/end_ms', 'are not finite numbers');
   }
   if (line.run_end_ms !== undefined && !isFinite(line.run_end_ms)) bad('run_end_ms', 'is not a finite number');
-  const idle = line.idle as Record<string, unknown> | null | undefined;
-  if (typeof idle !== 'object' || idle === null) bad('idle', 'is not an object');
-  if (!IDLE_STATUSES.includes(idle!.status)) bad('idle.status', `is not one of ${IDLE_STATUSES.join(', ')}`);
-  if (idle!.watts !== null && !isFinite(idle!.watts)) bad('idle.watts', 'is neither null nor a finite number');
+  checkIdle(line.idle, bad);
   return line as unknown as LoadEnergyLine;
 }
 

@@ -26,24 +26,36 @@ export function runMeasuresLine(idle: Pick<IdleCalibration, 'status' | 'watts'>,
 
 const IDLE_STATUSES: readonly unknown[] = ['measured', 'marginal', 'skipped', 'unusable'];
 
+/** Says what is wrong with a key of a line: throws. */
+export type Refuse = (key: string, what: string) => never;
+
+const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+
+/** A meter reading as a results line keeps it (`{joules, source, window_ms, below_floor}`), or `bad`. */
+export function checkWindowReading(v: unknown, key: string, bad: Refuse): void {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) bad(key, 'is not an object');
+  const r = v as Record<string, unknown>;
+  if (r.joules !== null && !finite(r.joules)) bad(`${key}.joules`, 'is neither null nor a finite number');
+  if (typeof r.source !== 'string') bad(`${key}.source`, 'is not a string');
+  if (!finite(r.window_ms)) bad(`${key}.window_ms`, 'is not a finite number');
+  if (typeof r.below_floor !== 'boolean') bad(`${key}.below_floor`, 'is not true or false');
+}
+
+/** An idle calibration as a results line keeps it (`{status, watts}`), or `bad`. */
+export function checkIdle(v: unknown, bad: Refuse): void {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) bad('idle', 'is not an object');
+  const idle = v as Record<string, unknown>;
+  if (!IDLE_STATUSES.includes(idle.status)) bad('idle.status', `is not one of ${IDLE_STATUSES.join(', ')}`);
+  if (idle.watts !== null && !finite(idle.watts)) bad('idle.watts', 'is neither null nor a finite number');
+}
+
 /** The report context a `run_measures` line gives back, or an error naming the file and the key. */
 export function reportContextFromMeasures(line: Record<string, unknown>, path: string): Pick<ReportContext, 'energy' | 'scored_wall_ms'> {
-  const bad = (key: string, what: string): never => {
+  const bad: Refuse = (key, what) => {
     throw new JoulebenchError('E_RESULTS', `${path}: the run_measures line's ${key} ${what}`);
   };
-  const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
-  const idle = line.idle as Record<string, unknown> | null | undefined;
-  if (typeof idle !== 'object' || idle === null) bad('idle', 'is not an object');
-  if (!IDLE_STATUSES.includes(idle!.status)) bad('idle.status', `is not one of ${IDLE_STATUSES.join(', ')}`);
-  if (idle!.watts !== null && !finite(idle!.watts)) bad('idle.watts', 'is neither null nor a finite number');
-  const suite = line.suite as Record<string, unknown> | null | undefined;
-  if (suite !== null) {
-    if (typeof suite !== 'object') bad('suite', 'is neither null nor an object');
-    if (suite!.joules !== null && !finite(suite!.joules)) bad('suite.joules', 'is neither null nor a finite number');
-    if (typeof suite!.source !== 'string') bad('suite.source', 'is not a string');
-    if (!finite(suite!.window_ms)) bad('suite.window_ms', 'is not a finite number');
-    if (typeof suite!.below_floor !== 'boolean') bad('suite.below_floor', 'is not true or false');
-  }
+  checkIdle(line.idle, bad);
+  if (line.suite !== null) checkWindowReading(line.suite, 'suite', bad);
   if (line.scored_wall_ms !== null && !finite(line.scored_wall_ms)) bad('scored_wall_ms', 'is neither null nor a finite number');
   const m = line as unknown as RunMeasures;
   return {
