@@ -138,8 +138,10 @@ describe('load driver against a streaming server with known timing', () => {
     const metas = (sink.results as CaseResult[]).map((r) => r.meta!.load as LoadMeta).sort((a, b) => a.request - b.request);
     // The first request takes ≥ 600 ms (its TTFT); all six were sent long before it finished.
     assert.ok(metas[5]!.sent_at_ms < metas[0]!.sent_at_ms + metas[0]!.e2e_ms, 'the last request waited for the first');
-    // Each left at its planned time (plus the lag the client measured on itself), not after an answer.
-    for (const m of metas) near(m.sent_at_ms, m.planned_at_ms + m.lag_ms, 0.01, `request ${m.request} send time`);
+    // Each left at its planned time plus what the client measured on itself (its lag, and the moment
+    // between taking the slot and sending, queue_ms: under 1 ms here, but 0.06 ms on a busy CI machine
+    // failed this when it was left out), not after an answer.
+    for (const m of metas) near(m.sent_at_ms, m.planned_at_ms + m.queue_ms + m.lag_ms, 0.01, `request ${m.request} send time`);
     assert.ok(metas.every((m) => m.queue_ms < 1), 'no request waited for a slot (unbounded concurrency)');
   });
 
@@ -236,14 +238,13 @@ describe('load driver against a streaming server with known timing', () => {
         super.write(r);
       }
     }
-    const started = performance.now();
     await assert.rejects(
       runLoad({ suite: suiteOf(['say alpha', 'say bravo']), target, meter: createModelMeter(), sink: new FullDisk(), load: opts({ num_requests: 40, request_rate: 20, max_concurrency: null }), idle_ms: 0 }),
       /no space left on device/,
     );
-    // 40 requests at 20/s would take 2 s; the third result failed at ~0.1 s.
+    // The schedule had 40 requests (2 s at 20/s); the third result failed at ~0.1 s, and at most the
+    // request already waiting for its send time went out after it.
     assert.ok(calls < 10, `${calls} requests sent after the results file failed`);
-    assert.ok(performance.now() - started < 1500, `took ${(performance.now() - started).toFixed(0)} ms`);
   });
 
   it('reasoning tokens count as output; TTFT waits for the first visible token unless --ttft-token any', async () => {
