@@ -142,7 +142,9 @@ describe('load driver against a streaming server with known timing', () => {
     // between taking the slot and sending, queue_ms: under 1 ms here, but 0.06 ms on a busy CI machine
     // failed this when it was left out), not after an answer.
     for (const m of metas) near(m.sent_at_ms, m.planned_at_ms + m.queue_ms + m.lag_ms, 0.01, `request ${m.request} send time`);
-    assert.ok(metas.every((m) => m.queue_ms < 1), 'no request waited for a slot (unbounded concurrency)');
+    // No request waited for a slot (unbounded concurrency): a wait would last until a reply (≥ 30 ms
+    // here, 600 ms for the slow one); what is left is two clock reads apart, which a starved machine can delay.
+    assert.ok(metas.every((m) => m.queue_ms < 20), `no request waited for a slot (unbounded concurrency): ${metas.map((m) => m.queue_ms).join(' ')}`);
   });
 
   it('each request is built and serialized while it waits for its send time, not between the send and its first token', async () => {
