@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -181,6 +181,22 @@ describe('MT-Bench with a judge, end to end through the CLI', async () => {
     assert.equal(again.total_joules, report.total_joules);
     assert.equal(again.joules_per_mt_bench_point, report.joules_per_mt_bench_point);
     assert.equal(again.judge.cached, 15);
+  });
+
+  test('rescore without the receipt: the run\'s idle and suite window come from the results file\'s run_measures line', async () => {
+    const receipt = join(dir, 'run.receipt.json');
+    renameSync(receipt, `${receipt}.away`);
+    try {
+      const r = await cli(['rescore', results, '--judge', cfg, '--data', files.questions, '--references', files.references, '-q', '--judge-meter', 'estimate'], { env });
+      assert.equal(r.code, 0, r.stderr);
+      const again = JSON.parse(r.stdout);
+      assert.equal(again.idle, report.idle);
+      assert.equal(again.energy_basis, report.energy_basis);
+      assert.equal(again.total_joules, report.total_joules);
+      assert.equal(again.joules_per_mt_bench_point, report.joules_per_mt_bench_point);
+    } finally {
+      renameSync(`${receipt}.away`, receipt);
+    }
   });
 
   test('--judge-pass moves the correctness threshold and is stated in the report; nothing new is asked', async () => {

@@ -16,6 +16,7 @@ import { buildSuite } from '../../session/setup.js';
 import { meterOptionsFrom } from '../meter-flags.js';
 import { isBundledSuite } from '../../suites/loader.js';
 import { readResultsFile } from '../../runner/results-file.js';
+import { reportContextFromMeasures } from '../../runner/run-measures.js';
 
 interface RescoreFlags extends JudgeFlags {
   judge: string;
@@ -77,7 +78,7 @@ export function rescoreCommand(io: CliIO): Command {
           );
         }
       } else {
-        const energy = runEnergyFromReceipt(path);
+        const energy = runEnergyFromFile(path) ?? runEnergyFromReceipt(path);
         const judged = await judgeResultsFile({ path, suite, judge: setup.judge, info: setup.info, ...(energy ? { energy } : {}) });
         json = prettyJson(judged.report);
         if (!flags.quiet) io.err(renderReportTable(judged.report) + `judge requests now: ${setup.judge.requests}\nresults ${path} (rewritten with the scores)\n`);
@@ -90,10 +91,17 @@ export function rescoreCommand(io: CliIO): Command {
   });
 }
 
+/** The run's idle calibration and suite window from the results file's last `run_measures` line, if it has one. */
+function runEnergyFromFile(resultsPath: string): ReportContext['energy'] | undefined {
+  const line = readResultsFile(resultsPath).other.findLast((o) => o.record === 'run_measures');
+  return line ? reportContextFromMeasures(line, resultsPath).energy : undefined;
+}
+
 /**
- * The run's idle calibration and suite window, from the receipt next to the results file (the results
- * file does not hold them), so a rescored report has the same energy basis as the run's own. Absent or
- * written for another configuration: none (the report then sums the cases' own readings).
+ * The run's idle calibration and suite window, from the receipt next to the results file (a file
+ * written before the `run_measures` line held them), so a rescored report has the same energy basis as
+ * the run's own. Absent or written for another configuration: none (the report then sums the cases'
+ * own readings).
  */
 function runEnergyFromReceipt(resultsPath: string): ReportContext['energy'] | undefined {
   const receiptPath = resultsPath.replace(/\.results\.jsonl$/i, '.receipt.json');
