@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import type { ReportContext } from '../../core/aggregate.js';
 import type { IdleCalibration, SuiteWindow } from '../../core/energy.js';
+import type { ResultsHeader } from '../../core/types.js';
 import { prettyJson } from '../../core/canonical.js';
 import { JoulebenchError } from '../../core/errors.js';
 import { loadConfig } from '../../config/load.js';
@@ -15,7 +16,7 @@ import { createJudgeFromConfig, type JudgeFlags } from '../../session/judge-setu
 import { buildSuite } from '../../session/setup.js';
 import { meterOptionsFrom } from '../meter-flags.js';
 import { isBundledSuite } from '../../suites/loader.js';
-import { readResultsFile } from '../../runner/results-file.js';
+import { readResultsFile, type ResultsFileContents } from '../../runner/results-file.js';
 import { reportContextFromMeasures } from '../../runner/run-measures.js';
 
 interface RescoreFlags extends JudgeFlags {
@@ -49,7 +50,9 @@ export function rescoreCommand(io: CliIO): Command {
     const cfg = loadConfig(flags.judge);
     const block = cfg.config.judge;
     if (!block) throw new JoulebenchError('E_CONFIG', `${cfg.path}: judge: is required for rescore (kind, model, …)`);
-    const headerSuite = readResultsFile(path).header?.suite;
+    // Read once here: its header names the suite, its last lines hold the run's energy basis.
+    const file = readResultsFile(path);
+    const headerSuite = file.header?.suite;
     if (!headerSuite) throw new JoulebenchError('E_RESULTS', `${path}: results file has no header line`);
     if (flags.suite === undefined && !isBundledSuite(headerSuite) && headerSuite !== 'mt-bench') {
       throw new JoulebenchError('E_USAGE', `${path} was written for suite "${headerSuite}": give its file with --suite FILE (the judge needs the questions)`);
@@ -78,7 +81,7 @@ export function rescoreCommand(io: CliIO): Command {
           );
         }
       } else {
-        const energy = runEnergyFromFile(path) ?? runEnergyFromReceipt(path);
+        const energy = runEnergyFromFile(file, path) ?? runEnergyFromReceipt(path, file.header);
         const judged = await judgeResultsFile({ path, suite, judge: setup.judge, info: setup.info, ...(energy ? { energy } : {}) });
         json = prettyJson(judged.report);
         if (!flags.quiet) io.err(renderReportTable(judged.report) + `judge requests now: ${setup.judge.requests}\nresults ${path} (rewritten with the scores)\n`);
@@ -92,8 +95,8 @@ export function rescoreCommand(io: CliIO): Command {
 }
 
 /** The run's idle calibration and suite window from the results file's last `run_measures` line, if it has one. */
-function runEnergyFromFile(resultsPath: string): ReportContext['energy'] | undefined {
-  const line = readResultsFile(resultsPath).other.findLast((o) => o.record === 'run_measures');
+function runEnergyFromFile(file: ResultsFileContents, resultsPath: string): ReportContext['energy'] | undefined {
+  const line = file.other.findLast((o) => o.record === 'run_measures');
   return line ? reportContextFromMeasures(line, resultsPath).energy : undefined;
 }
 
@@ -103,7 +106,7 @@ function runEnergyFromFile(resultsPath: string): ReportContext['energy'] | undef
  * the run's own. Absent or written for another configuration: none (the report then sums the cases'
  * own readings).
  */
-function runEnergyFromReceipt(resultsPath: string): ReportContext['energy'] | undefined {
+function runEnergyFromReceipt(resultsPath: string, header: ResultsHeader | null): ReportContext['energy'] | undefined {
   const receiptPath = resultsPath.replace(/\.results\.jsonl$/i, '.receipt.json');
   if (receiptPath === resultsPath || !existsSync(receiptPath)) return undefined;
   try {
@@ -111,7 +114,6 @@ function runEnergyFromReceipt(resultsPath: string): ReportContext['energy'] | un
       config_digest?: unknown;
       energy?: { idle?: IdleCalibration; suite_window?: SuiteWindow | null; gross_from?: string };
     };
-    const header = readResultsFile(resultsPath).header;
     if (!rc.energy?.idle || rc.config_digest !== header?.config_digest) return undefined;
     const w = rc.energy.suite_window;
     return {
