@@ -1,6 +1,7 @@
 import type { ReportContext } from '../core/aggregate.js';
 import { JoulebenchError } from '../core/errors.js';
 import type { CaseResult, ResultsHeader } from '../core/types.js';
+import { isFiniteNumber } from '../runner/case-check.js';
 import { checkIdle, checkWindowReading, type Refuse } from '../runner/run-measures.js';
 import { buildLoadBlock, type LoadBlock } from './block.js';
 import { LoadColumns } from './columns.js';
@@ -108,12 +109,12 @@ function checkLoadMeta(m: unknown, path: string): asserts m is LoadMeta {
   if (typeof m !== 'object' || m === null || Array.isArray(m)) bad('', 'is not an object');
   const o = m as Record<string, unknown>;
   if (!Number.isSafeInteger(o.request) || (o.request as number) < 0) bad('request', 'is not a whole number ≥ 0');
-  for (const k of TIMES) if (!isFinite(o[k])) bad(k, 'is not a finite number');
-  for (const k of NULLABLE_TIMES) if (o[k] !== null && !isFinite(o[k])) bad(k, 'is neither null nor a finite number');
+  for (const k of TIMES) if (!isFiniteNumber(o[k])) bad(k, 'is not a finite number');
+  for (const k of NULLABLE_TIMES) if (o[k] !== null && !isFiniteNumber(o[k])) bad(k, 'is neither null nor a finite number');
   for (const k of COUNTS) if (!Number.isSafeInteger(o[k]) || (o[k] as number) < 0) bad(k, 'is not a whole number ≥ 0');
   const times = o.token_times_ms;
   if (!Array.isArray(times)) bad('token_times_ms', 'is not an array');
-  for (let i = 0; i < (times as unknown[]).length; i++) if (!isFinite((times as unknown[])[i])) bad(`token_times_ms[${i}]`, 'is not a finite number');
+  for (let i = 0; i < (times as unknown[]).length; i++) if (!isFiniteNumber((times as unknown[])[i])) bad(`token_times_ms[${i}]`, 'is not a finite number');
 }
 
 /** A `load_energy` line as the driver writes it, or an error naming the file and the key. */
@@ -125,13 +126,9 @@ function checkLoadEnergy(line: Record<string, unknown>, path: string): LoadEnerg
   if (line.steady !== null && line.steady !== undefined) {
     checkWindowReading(line.steady, 'steady', bad);
     const s = line.steady as Record<string, unknown>;
-    if (!isFinite(s.start_ms) || !isFinite(s.end_ms)) bad('steady.start_ms/end_ms', 'are not finite numbers');
+    if (!isFiniteNumber(s.start_ms) || !isFiniteNumber(s.end_ms)) bad('steady.start_ms/end_ms', 'are not finite numbers');
   }
-  if (line.run_end_ms !== undefined && !isFinite(line.run_end_ms)) bad('run_end_ms', 'is not a finite number');
+  if (line.run_end_ms !== undefined && !isFiniteNumber(line.run_end_ms)) bad('run_end_ms', 'is not a finite number');
   checkIdle(line.idle, bad);
   return line as unknown as LoadEnergyLine;
-}
-
-function isFinite(v: unknown): v is number {
-  return typeof v === 'number' && Number.isFinite(v);
 }

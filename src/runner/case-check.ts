@@ -3,7 +3,10 @@ import { JoulebenchError } from '../core/errors.js';
 type Rule = (v: unknown) => boolean;
 
 const str: Rule = (v) => typeof v === 'string';
-const num: Rule = (v) => typeof v === 'number' && Number.isFinite(v);
+/** A number JSON can hold (not NaN, not ±Infinity, which JSON.parse gives for 1e400). */
+export const isFiniteNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+
+const num: Rule = isFiniteNumber;
 const bool: Rule = (v) => typeof v === 'boolean';
 const orNull =
   (rule: Rule): Rule =>

@@ -1,6 +1,7 @@
 import type { ReportContext } from '../core/aggregate.js';
 import type { IdleCalibration, SuiteWindow } from '../core/energy.js';
 import { JoulebenchError } from '../core/errors.js';
+import { isFiniteNumber } from './case-check.js';
 
 /**
  * The `run_measures` line a finished run writes before `end`: what its report took from beyond the
@@ -29,15 +30,13 @@ const IDLE_STATUSES: readonly unknown[] = ['measured', 'marginal', 'skipped', 'u
 /** Says what is wrong with a key of a line: throws. */
 export type Refuse = (key: string, what: string) => never;
 
-const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
-
 /** A meter reading as a results line keeps it (`{joules, source, window_ms, below_floor}`), or `bad`. */
 export function checkWindowReading(v: unknown, key: string, bad: Refuse): void {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) bad(key, 'is not an object');
   const r = v as Record<string, unknown>;
-  if (r.joules !== null && !finite(r.joules)) bad(`${key}.joules`, 'is neither null nor a finite number');
+  if (r.joules !== null && !isFiniteNumber(r.joules)) bad(`${key}.joules`, 'is neither null nor a finite number');
   if (typeof r.source !== 'string') bad(`${key}.source`, 'is not a string');
-  if (!finite(r.window_ms)) bad(`${key}.window_ms`, 'is not a finite number');
+  if (!isFiniteNumber(r.window_ms)) bad(`${key}.window_ms`, 'is not a finite number');
   if (typeof r.below_floor !== 'boolean') bad(`${key}.below_floor`, 'is not true or false');
 }
 
@@ -46,7 +45,7 @@ export function checkIdle(v: unknown, bad: Refuse): void {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) bad('idle', 'is not an object');
   const idle = v as Record<string, unknown>;
   if (!IDLE_STATUSES.includes(idle.status)) bad('idle.status', `is not one of ${IDLE_STATUSES.join(', ')}`);
-  if (idle.watts !== null && !finite(idle.watts)) bad('idle.watts', 'is neither null nor a finite number');
+  if (idle.watts !== null && !isFiniteNumber(idle.watts)) bad('idle.watts', 'is neither null nor a finite number');
 }
 
 /** The report context a `run_measures` line gives back, or an error naming the file and the key. */
@@ -56,7 +55,7 @@ export function reportContextFromMeasures(line: Record<string, unknown>, path: s
   };
   checkIdle(line.idle, bad);
   if (line.suite !== null) checkWindowReading(line.suite, 'suite', bad);
-  if (line.scored_wall_ms !== null && !finite(line.scored_wall_ms)) bad('scored_wall_ms', 'is neither null nor a finite number');
+  if (line.scored_wall_ms !== null && !isFiniteNumber(line.scored_wall_ms)) bad('scored_wall_ms', 'is neither null nor a finite number');
   const m = line as unknown as RunMeasures;
   return {
     energy: { idle: m.idle, suite: m.suite as NonNullable<ReportContext['energy']>['suite'] },
