@@ -210,10 +210,11 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
   }
   const h = header as ResultsHeader | null;
   if (!h) throw new JoulebenchError('E_RESULTS', `${path}: results file has no header line`);
-  // A load run's report had its whole-run window and idle calibration too: its load_energy line holds them.
-  // A finished run wrote what its report took from beyond the cases (idle, suite window, wall time).
-  const measured = runMeasures === null ? {} : reportContextFromMeasures(runMeasures, path);
-  const ctx = load === null ? { ...reportContextOf(h), ...measured } : { ...reportContextOf(h), ...(load as LoadBlockRebuild).reportContext(loadEnergy) };
+  // What the run's report took from beyond the cases: a load run's load_energy line holds its whole-run
+  // window and idle calibration; any other finished run wrote a run_measures line (idle, suite window, wall time).
+  const beyondCases =
+    load !== null ? (load as LoadBlockRebuild).reportContext(loadEnergy) : runMeasures !== null ? reportContextFromMeasures(runMeasures, path) : {};
+  const ctx = { ...reportContextOf(h), ...beyondCases };
   if (reorder !== null && !(reorder as ReorderWindow).drain()) rescan = true;
   let ordered: Aggregator;
   if (rescan) ordered = inCaseOrder(path, h, 0, keysOf(path, caseLines, end.good_bytes));
