@@ -6,6 +6,7 @@ import { readTextFile } from '../read-text.js';
 import { checkReportHeader } from '../report/header-check.js';
 import { caseLine } from '../runner/case-line.js';
 import { parseResultsText } from '../runner/results-file.js';
+import { reportContextFromMeasures } from '../runner/run-measures.js';
 import { suiteDigest } from '../suites/digest.js';
 import type { Judge } from './judge.js';
 import { judgeResults, type JudgeTally } from './score.js';
@@ -20,7 +21,7 @@ export interface JudgedRun {
 }
 
 /** Reads a results file and checks it was written for `suite` (the judge needs the questions it asked). */
-export function readResultsForSuite(path: string, suite: Suite): { header: ResultsHeader; results: CaseResult[]; text: string } {
+export function readResultsForSuite(path: string, suite: Suite): { header: ResultsHeader; results: CaseResult[]; other: Record<string, unknown>[]; text: string } {
   const text = readTextFile(path, 'E_RESULTS');
   const contents = parseResultsText(text, path);
   if (!contents.header) throw new JoulebenchError('E_RESULTS', `${path}: results file has no header line`);
@@ -31,7 +32,7 @@ export function readResultsForSuite(path: string, suite: Suite): { header: Resul
       `${path}: written for suite "${contents.header.suite}" ${contents.header.suite_digest}, the suite given is "${suite.name}" ${digest} (give the same questions and references)`,
     );
   }
-  return { header: contents.header, results: contents.results, text };
+  return { header: contents.header, results: contents.results, other: contents.other, text };
 }
 
 /**
@@ -39,7 +40,9 @@ export function readResultsForSuite(path: string, suite: Suite): { header: Resul
  * (a temporary file renamed over it): each case line gets its `score`, `passed`, `weight` and
  * `meta.judge`, the system under test's measurements stay as they were, and one `record: "judge"`
  * line says which judge scored it (an older one is replaced). The report is re-aggregated from the
- * judged results (`energy` carries the run's suite window when the run itself is judging).
+ * judged results, with the run's idle calibration, suite window and scored wall time from the file's
+ * last `run_measures` line (a finished run wrote one), so it keeps the run's energy basis and
+ * throughput; `energy`, when given, overrides the energy part (an older file's receipt).
  */
 export async function judgeResultsFile(o: {
   path: string;
@@ -49,7 +52,7 @@ export async function judgeResultsFile(o: {
   energy?: ReportContext['energy'];
   onCase?: (done: number, total: number) => void;
 }): Promise<JudgedRun> {
-  const { header, results, text } = readResultsForSuite(o.path, o.suite);
+  const { header, results, other, text } = readResultsForSuite(o.path, o.suite);
   checkReportHeader(header, o.path); // before a judge is asked or the file rewritten
   const cases = new Map(o.suite.cases.map((c) => [c.id, c]));
   const { results: judged, tally } = await judgeResults({
@@ -77,7 +80,12 @@ export async function judgeResultsFile(o: {
   renameSync(tmp, o.path);
 
   const scored = judged.filter((r) => r.phase === 'scored');
-  const ctx: ReportContext = { ...reportContextOf(header), ...(o.energy ? { energy: o.energy } : {}) };
+  const measures = other.findLast((l) => l.record === 'run_measures');
+  const ctx: ReportContext = {
+    ...reportContextOf(header),
+    ...(measures ? reportContextFromMeasures(measures, o.path) : {}),
+    ...(o.energy ? { energy: o.energy } : {}),
+  };
   const base = aggregate(judged, ctx);
   return { header, results: scored, tally, report: { ...base, ...mtBenchBlock(scored, base, tally, o.info) } };
 }

@@ -266,6 +266,28 @@ describe('MT-Bench with a judge, end to end through the CLI', async () => {
     assert.match(r.stderr, /written for suite "mt-bench" sha256:[0-9a-f]+, the suite given/);
   });
 
+  test('a concurrent judged run keeps its throughput in the judged report, and rescore gives it back from the file', async () => {
+    const out = join(dir, 'conc.json');
+    const r = await cli(
+      [
+        'run', '--suite', 'mt-bench', '--data', files.questions, '--references', files.references,
+        '--target', 'openai', '--endpoint', sut.url, '--model', 'sut', '--config', cfg, '--concurrency', '2',
+        '--meter', 'estimate', '--judge-meter', 'estimate', '--no-idle', '--no-history', '--out', out, '-q',
+      ],
+      { env },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    const own = JSON.parse(readFileSync(out, 'utf8'));
+    assert.ok(own.mt_bench_score !== undefined, 'the judged report');
+    // The run's wall time is its own measurement: the judged report must not lose it (it was null).
+    assert.ok(own.throughput !== null && own.throughput.wall_ms > 0, JSON.stringify(own.throughput));
+    const measures = readFileSync(join(dir, 'conc.results.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).findLast((l) => l.record === 'run_measures');
+    assert.equal(own.throughput.wall_ms, Math.round(measures.scored_wall_ms * 1000) / 1000);
+    const again = await cli(['rescore', join(dir, 'conc.results.jsonl'), '--judge', cfg, '--data', files.questions, '--references', files.references, '-q', '--judge-meter', 'estimate'], { env });
+    assert.equal(again.code, 0, again.stderr);
+    assert.deepEqual(JSON.parse(again.stdout).throughput, own.throughput);
+  });
+
   test('a bad judge block is one line naming the file and key, before anything runs', async () => {
     const bad = join(dir, 'bad.yaml');
     writeFileSync(bad, 'judge:\n  kind: openai\n  model: j\n  mode: triple\n');

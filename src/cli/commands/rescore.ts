@@ -16,8 +16,7 @@ import { createJudgeFromConfig, type JudgeFlags } from '../../session/judge-setu
 import { buildSuite } from '../../session/setup.js';
 import { meterOptionsFrom } from '../meter-flags.js';
 import { isBundledSuite } from '../../suites/loader.js';
-import { readResultsFile, type ResultsFileContents } from '../../runner/results-file.js';
-import { reportContextFromMeasures } from '../../runner/run-measures.js';
+import { readResultsFile } from '../../runner/results-file.js';
 
 interface RescoreFlags extends JudgeFlags {
   judge: string;
@@ -81,7 +80,9 @@ export function rescoreCommand(io: CliIO): Command {
           );
         }
       } else {
-        const energy = runEnergyFromFile(file, path) ?? runEnergyFromReceipt(path, file.header);
+        // A finished run's file holds its energy basis and wall time (its run_measures line, read by
+        // judgeResultsFile); an older file's energy basis is in the receipt beside it.
+        const energy = file.other.some((o) => o.record === 'run_measures') ? undefined : runEnergyFromReceipt(path, file.header);
         const judged = await judgeResultsFile({ path, suite, judge: setup.judge, info: setup.info, ...(energy ? { energy } : {}) });
         json = prettyJson(judged.report);
         if (!flags.quiet) io.err(renderReportTable(judged.report) + `judge requests now: ${setup.judge.requests}\nresults ${path} (rewritten with the scores)\n`);
@@ -92,12 +93,6 @@ export function rescoreCommand(io: CliIO): Command {
     if (flags.out) writeFileEnsured(flags.out, json);
     else io.out(json);
   });
-}
-
-/** The run's idle calibration and suite window from the results file's last `run_measures` line, if it has one. */
-function runEnergyFromFile(file: ResultsFileContents, resultsPath: string): ReportContext['energy'] | undefined {
-  const line = file.other.findLast((o) => o.record === 'run_measures');
-  return line ? reportContextFromMeasures(line, resultsPath).energy : undefined;
 }
 
 /**
