@@ -86,6 +86,10 @@ export async function judgeResultsFile(o: {
     ...(measures ? reportContextFromMeasures(measures, o.path) : {}),
     ...(o.energy ? { energy: o.energy } : {}),
   };
-  const base = aggregate(judged, ctx);
+  // Aggregated in case order (phase, pass, index; file order for a repeated key), as the runner and
+  // `report FILE` (src/report/rebuild.ts) do, not in the order a concurrent run wrote its lines: sums and
+  // the bootstrap's draws depend on the order.
+  const rank = (r: CaseResult): number => (r.phase === 'warmup' ? 0 : 1);
+  const base = aggregate([...judged].sort((a, b) => rank(a) - rank(b) || a.pass - b.pass || a.index - b.index), ctx);
   return { header, results: scored, tally, report: { ...base, ...mtBenchBlock(scored, base, tally, o.info) } };
 }

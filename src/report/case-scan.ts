@@ -235,7 +235,7 @@ export function scanEnd(s: ScanState, b: Uint8Array, v: DataView, p: number, e: 
 
 /**
  * `,"error":null`, then, in the encoder's order, what a line often holds:
- * - a meter's `by_domain`: any JSON value, checked and skipped (the report does not read it);
+ * - a meter's `by_domain`: an object, checked as JSON and skipped (the report does not read it);
  * - a modelled energy's `joules_range`: read (the aggregate sums it);
  * - a trace: read as above;
  * - a target's `meta`: an object, checked and skipped, unless it holds `load` or `judge` (the rebuild
@@ -248,7 +248,8 @@ function scanOptional(s: ScanState, b: Uint8Array, v: DataView, p: number, e: nu
   p = lit(v, p, e, T_ERROR_NULL);
   if (p < 0) return -1;
   let q = lit(v, p, e, T_BY_DOMAIN);
-  if (q >= 0 && (p = skipValue(b, q, e)) < 0) return -1;
+  // An object, as the results parser requires (src/runner/case-check.ts); any other value: the parser's refusal.
+  if (q >= 0 && (q >= e || b[q] !== 0x7b || (p = skipValue(b, q, e)) < 0)) return -1;
   q = lit(v, p, e, T_JOULES_RANGE);
   if (q >= 0) {
     // `{"low":N,"high":N}` as the runner writes it (the aggregate sums both); null or anything else: -1.

@@ -359,11 +359,12 @@ export class TraceCache {
       for (;;) {
         if ((p = this.stages.read(b, lit(v, p, end, T_TRACE_STAGE), end)) < 0) return -1;
         const stage = this.stages.value;
-        if ((p = bool(v, b, lit(v, p, end, T_TRACE_HIT), end)) < 0) return -1;
-        const hit = BOOL[0] === 1 ? true : BOOL[0] === 0 ? false : null;
+        // `hit` is true or false (a null one is refused by the results parser, src/runner/case-check.ts).
+        if ((p = bool(v, b, lit(v, p, end, T_TRACE_HIT), end)) < 0 || BOOL[0] === -1) return -1;
+        const hit = BOOL[0] === 1;
         if ((p = num(b, lit(v, p, end, T_TRACE_ENERGY), end)) < 0 || p >= end || b[p++] !== 0x7d) return -1;
         const energy = NUM[0]!;
-        out.push(Object.freeze({ stage, hit: hit as boolean, energy_uj: energy === energy ? energy : null }));
+        out.push(Object.freeze({ stage, hit, energy_uj: energy === energy ? energy : null }));
         const c = p < end ? b[p++] : -1;
         if (c === 0x5d) break;
         if (c !== 0x2c) return -1;

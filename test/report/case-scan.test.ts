@@ -220,6 +220,18 @@ describe('CaseLineScanner: hostile lines are read as JSON.parse reads them, or d
   });
   const declined = (scanners: Scanners, line: string, why: string) => assert.equal(check(scanners, line), false, `${why}: ${line}`);
 
+  it('a trace entry whose hit is null, and a by_domain that is not an object: declined (the results parser refuses both)', () => {
+    const s = new Scanners();
+    // check() asserts that a line the scanner reads passes checkCaseLine; these two did not, and were read.
+    declined(s, base.replace('"hit":false', '"hit":null'), 'a trace entry with hit null');
+    declined(s, base.replace('"hit":true', '"hit":null'), 'the last trace entry with hit null');
+    for (const d of ['5', 'null', '"rapl"', '[]', '[{"joules":1}]', 'true']) {
+      declined(s, base.replace('"error":null,"trace":', `"error":null,"by_domain":${d},"trace":`), `by_domain ${d}`);
+      declined(s, base.replace(/,"trace":\[.*\]\}$/, `,"by_domain":${d}}`), `by_domain ${d} without a trace`);
+    }
+    assert.ok(check(s, base.replace('"error":null,"trace":', '"error":null,"by_domain":{},"trace":')), 'an empty by_domain object is still read');
+  });
+
   it('a key repeated (JSON.parse keeps the last value), keys out of order, keys spelled with escapes: declined', () => {
     const s = new Scanners();
     assert.ok(check(s, base));
