@@ -11,7 +11,7 @@ import type { CodeResults } from '../code/results.js';
 import type { InferRunFile } from '../infer/protocol.js';
 import { historyKind, type History, type HistoryEntry } from './history.js';
 import type { PairedColumns } from '../stats/paired-columns.js';
-import { rebuildReport, type KeepCases } from './rebuild.js';
+import { rebuildReport, type KeepCases, type RebuiltRun } from './rebuild.js';
 import { FirstCases, type CaseLatency } from './first-cases.js';
 
 /** A run loaded for `report`, `frontier` or `compare`: from a report file, a results JSONL or the history. */
@@ -38,6 +38,8 @@ export interface LoadedRun {
   case_latency_ms?: CaseLatency;
   /** The results JSONL the run's cases are in, when there is one (`report --cases` streams it again). */
   results_path?: string | null;
+  /** What a reader must be told about the input beside its figures (a run that did not finish); the CLI prints them. */
+  warnings?: string[];
 }
 
 export type { CaseLatency } from './first-cases.js';
@@ -282,7 +284,27 @@ function loadResultsFile(spec: string, opts: LoadOptions): LoadedRun {
     receipt: readJsonIfExists(spec.replace(/\.results\.jsonl$/i, '.receipt.json'), spec),
     run_id: null,
     header: rebuilt.header,
+    ...(rebuilt.ended && rebuilt.torn_bytes === 0 && rebuilt.repeated_keys === 0 ? {} : { warnings: resultsFileWarnings(spec, rebuilt) }),
   };
+}
+
+/** What a results file that is not one whole run (unfinished, cut off, or with a case twice) must say beside its report. */
+export function resultsFileWarnings(path: string, r: Pick<RebuiltRun, 'ended' | 'torn_bytes' | 'repeated_keys' | 'report'>): string[] {
+  const out: string[] = [];
+  if (r.repeated_keys > 0) {
+    out.push(
+      `${path}: ${r.repeated_keys} case line(s) repeat a phase, pass and index an earlier line has; joulebench writes each once ` +
+        '(files joined or edited?): the report counts every line as written',
+    );
+  }
+  if (!r.ended) {
+    out.push(
+      `${path}: the run did not finish (the file has no end line): this report covers the ${r.report.case_count} scored case(s) written; ` +
+        '`joulebench run --resume` with the same settings finishes it',
+    );
+  }
+  if (r.torn_bytes > 0) out.push(`${path}: its last ${r.torn_bytes} byte(s) have no newline (a line cut off when the run was stopped) and were left out`);
+  return out;
 }
 
 function loadReportFile(readers: InputReaders, spec: string, opts: LoadOptions): LoadedRun {

@@ -13,6 +13,7 @@ import { checkReportHeader } from './header-check.js';
 import { CaseLineScanner } from './case-scan.js';
 import { ReorderWindow } from './reorder.js';
 import { ScanAhead, type ScanAheadStats } from './scan-ahead.js';
+import { SeenKeys } from './seen-keys.js';
 import { reportContextFromMeasures } from '../runner/run-measures.js';
 
 /**
@@ -64,6 +65,12 @@ export interface RebuiltRun {
   paired: PairedColumns | null;
   /** True when the case lines were already in case order (a sequential run), read once. */
   in_order: boolean;
+  /** The file has an `end` line: the run finished (an interrupted run's file has none until `--resume` finishes it). */
+  ended: boolean;
+  /** Bytes after the last newline, left out: a line cut off when the run was killed mid-write. */
+  torn_bytes: number;
+  /** Case lines whose (phase, pass, index) an earlier line had: counted in the report, as written (see SeenKeys). */
+  repeated_keys: number;
 }
 
 /**
@@ -101,6 +108,8 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
   let judgeLine: Record<string, unknown> | null = null;
   let loadEnergy: Record<string, unknown> | null = null;
   let runMeasures: Record<string, unknown> | null = null;
+  let ended = false;
+  const seen = new SeenKeys();
   const scored: CaseResult[] = [];
   const paired = keep === 'paired' ? new PairedColumns() : null;
   /** A load run's file: its requests' `meta.load`, gathered into columns as they are read. */
@@ -112,6 +121,7 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
   const onCase = (r: CaseResult, fresh: boolean): void => {
     const rank = r.phase === 'warmup' ? 0 : 1;
     caseLines++;
+    seen.add(rank, r.pass, r.index);
     const before = rank < lastRank || (rank === lastRank && (r.pass < lastPass || (r.pass === lastPass && r.index < lastIndex)));
     if (before) inOrder = false;
     else {
@@ -159,6 +169,7 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
       else if (o.record === 'load_energy') loadEnergy ??= o;
       // The last one: a resumed run's final process wrote the report the file ends with.
       else if (o.record === 'run_measures') runMeasures = o;
+      else if (o.record === 'end') ended = true;
     },
   });
   // Every scored case is kept whole for --html: parse every line then (that path is not the fast one).
@@ -231,6 +242,9 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
     scored: keep === 'scored' ? scored : null,
     paired,
     in_order: inOrder,
+    ended,
+    torn_bytes: end.torn_bytes,
+    repeated_keys: seen.repeats,
   };
 }
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, it } from 'node:test';
@@ -55,4 +55,47 @@ it('refuses to resume a results file of another suite or config, with the reason
   const nothing = jb(['run', '-q', '--no-history', '--resume'], { home });
   assert.equal(nothing.code, 2);
   assert.match(nothing.stderr, /--resume needs the results file/);
+});
+
+it("report and compare of a file that is not one whole run say so on stderr (no end line, a cut-off last line, a case twice); a finished run's say nothing", () => {
+  const whole = join(dir, 'whole.results.jsonl');
+  assert.equal(jb(['run', '-q', '--no-history', '--suite', 'router', '--results', whole, '--out', join(dir, 'whole.json')], { home }).code, 0);
+  const text = readFileSync(whole, 'utf8');
+  const lines = text.trimEnd().split('\n');
+  // As a kill leaves them: the end line never written; or, besides, the last line cut before its newline.
+  const noEnd = join(dir, 'no-end.results.jsonl');
+  writeFileSync(noEnd, lines.filter((l) => !l.includes('"record":"end"')).join('\n') + '\n');
+  const cut = join(dir, 'cut.results.jsonl');
+  writeFileSync(cut, text.slice(0, text.length - 1));
+
+  const ok = jb(['report', '--json', whole], { home });
+  assert.equal(ok.code, 0, ok.stderr);
+  assert.equal(ok.stderr, '');
+  const full = JSON.parse(ok.stdout) as { case_count: number };
+
+  const partial = jb(['report', '--json', noEnd], { home });
+  assert.equal(partial.code, 0, partial.stderr);
+  assert.equal(JSON.parse(partial.stdout).case_count, full.case_count, 'every case line was written before the end line');
+  assert.match(partial.stderr, /^joulebench: warning: .*no-end\.results\.jsonl: the run did not finish \(the file has no end line\): this report covers the 30 scored case\(s\) written; `joulebench run --resume`/m);
+  assert.equal(partial.stderr.trim().split('\n').length, 1, partial.stderr);
+
+  const torn = jb(['report', cut], { home });
+  assert.equal(torn.code, 0, torn.stderr);
+  assert.match(torn.stderr, /cut\.results\.jsonl: the run did not finish/);
+  const endBytes = Buffer.byteLength(lines.at(-1)!);
+  assert.match(torn.stderr, new RegExp(`cut\\.results\\.jsonl: its last ${endBytes} byte\\(s\\) have no newline .* and were left out`));
+
+  // Two runs' files joined: every case twice, which no joulebench writer produces.
+  const joined = join(dir, 'joined.results.jsonl');
+  writeFileSync(joined, text + text);
+  const twice = jb(['report', '--json', joined], { home });
+  assert.equal(twice.code, 0, twice.stderr);
+  const caseLines = lines.filter((l) => l.includes('"record":"case"')).length;
+  assert.match(twice.stderr, new RegExp(`joined\\.results\\.jsonl: ${caseLines} case line\\(s\\) repeat a phase, pass and index an earlier line has`));
+  assert.equal(twice.stderr.trim().split('\n').length, 1, twice.stderr);
+
+  const cmp = jb(['compare', whole, noEnd, '-q'], { home });
+  assert.equal(cmp.code, 0, cmp.stderr);
+  assert.match(cmp.stderr, /no-end\.results\.jsonl: the run did not finish/);
+  assert.doesNotMatch(cmp.stderr, /whole\.results\.jsonl/);
 });

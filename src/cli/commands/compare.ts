@@ -60,6 +60,7 @@ export function compareCommand(io: CliIO): Command {
       if (flags.out) planOutput(flags.out, ['json', 'md', 'csv', 'jsonl', 'txt']);
       // The paired statistics read seven figures a case: those are kept, not the cases (flat memory on a big run).
       const [base, cand] = await loadRunsForCli([baseSpec, candSpec], true, { cases: false, paired: true });
+      for (const r of [base!, cand!]) for (const w of r.warnings ?? []) io.err(`joulebench: warning: ${w}\n`);
       const bd = base!.report.suite?.digest;
       const cd = cand!.report.suite?.digest;
       if (bd && cd && bd !== cd) {

@@ -123,6 +123,8 @@ export function reportCommand(io: CliIO): Command {
       const sweepDirs = specs.filter(isSweepDir);
       const sweeps = sweepDirs.length > 0 ? await sweepInputs(sweepDirs, html) : { runs: [], comparisons: [] };
       const runs = [...(await loadInputsForCli(specs.filter((s) => !sweepDirs.includes(s)), true, html ? { cases: true, casesLimit: HTML_CASE_ROWS } : { cases: false })), ...sweeps.runs];
+      // On stderr whatever the format: a report of a run that did not finish must not pass for a whole one.
+      for (const r of runs) for (const w of ('warnings' in r ? r.warnings : undefined) ?? []) io.err(`joulebench: warning: ${w}\n`);
       if (flags.out && plan) {
         if (flags.html) writeFileEnsured(flags.html, await buildHtml(runs, sweeps.comparisons), '--html');
         const format = await writeByExtension(flags.out, renderings(runs, flags, sweeps.comparisons));
