@@ -41,10 +41,15 @@ export class LoadBlockRebuild {
     return h.load ? new LoadBlockRebuild(h as LoadHeader & { load: NonNullable<LoadHeader['load']> }, path) : null;
   }
 
-  /** A case line: a scored one with `meta.load` is one request of the schedule. */
-  add(r: Pick<CaseResult, 'phase' | 'error' | 'passed' | 'completion_tokens' | 'prompt_tokens' | 'meta'>): void {
+  /**
+   * A case line: a scored one is one request of the schedule, and the driver gives every one its
+   * `meta.load`. A scored line without it is refused: left out, the request would be missing from the
+   * serving figures while the report still counted it.
+   */
+  add(r: Pick<CaseResult, 'phase' | 'error' | 'passed' | 'completion_tokens' | 'prompt_tokens' | 'meta' | 'pass' | 'index'>): void {
+    if (r.phase !== 'scored') return;
     const m = r.meta?.load;
-    if (r.phase !== 'scored' || !m) return;
+    if (m === undefined) throw new JoulebenchError('E_RESULTS', `${this.path}: scored pass ${r.pass} case ${r.index} has no meta.load, which every request of a load run carries`);
     checkLoadMeta(m, this.path);
     this.columns.add(loadRecordOf(r as CaseResult, m, this.opts.ttft_token), m.request);
   }
@@ -103,7 +108,7 @@ const COUNTS = ['content_chunks', 'reasoning_chunks'] as const;
  */
 function checkLoadMeta(m: unknown, path: string): asserts m is LoadMeta {
   const bad = (key: string, what: string): never => {
-    const request = (m as { request?: unknown }).request;
+    const request = (m as { request?: unknown } | null)?.request;
     throw new JoulebenchError('E_RESULTS', `${path}: ${typeof request === 'number' ? `request ${request}` : 'a case line'}: meta.load${key === '' ? '' : `.${key}`} ${what}`);
   };
   if (typeof m !== 'object' || m === null || Array.isArray(m)) bad('', 'is not an object');

@@ -147,10 +147,11 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
     if (onScored) onScored(r, fresh ? () => r : wholeLine);
     if (keep === 'scored') scored.push(r);
     else if (paired !== null) pushPaired(paired, r, path);
+    // A load run's every scored line is a request (one without meta.load, which the scanner may read, is refused there).
+    if (load !== null) (load as LoadBlockRebuild).add(r);
     if (fresh && r.meta !== undefined) {
-      // Only parsed lines carry meta (the scanner declines it): what the two blocks read, nothing more.
-      const m = r.meta as { load?: unknown; judge?: unknown };
-      if (m.load && load !== null) load.add(r);
+      // Only parsed lines carry meta (the scanner declines it): what the judge block reads, nothing more.
+      const m = r.meta as { judge?: unknown };
       if (typeof m.judge === 'object' && m.judge !== null) judged.push({ phase: r.phase, dataset: r.dataset, score: r.score, meta: { judge: m.judge } } as unknown as CaseResult);
     }
   };

@@ -102,6 +102,21 @@ describe('joulebench run --request-rate: open-loop load from the command line', 
       ['a negative request number', (m) => (m.request = -1), /meta\.load\.request is not a whole number/],
       ['a fractional chunk count', (m) => (m.content_chunks = 1.5), /meta\.load\.content_chunks is not a whole number/],
     ];
+    // meta.load falsy, or gone (with its meta, the fast scanner reads the line): every scored line of a load run is a request.
+    for (const [what, edit] of [
+      ['meta.load 0', { meta: { ...line.meta, load: 0 } }],
+      ['meta.load false', { meta: { ...line.meta, load: false } }],
+      ['meta.load null', { meta: { ...line.meta, load: null } }],
+      ['no meta.load', { meta: { e2e_ms: 1 } }],
+      ['no meta', { meta: undefined }],
+    ] as const) {
+      const bad = join(dir, 'tampered.results.jsonl');
+      writeFileSync(bad, [...lines.slice(0, at), JSON.stringify({ ...line, ...edit }), ...lines.slice(at + 1)].join('\n') + '\n');
+      const t = await cli(['report', '--json', bad]);
+      assert.equal(t.code, 2, `${what}: ${t.stderr}`);
+      assert.equal(t.stderr.trim().split('\n').length, 1, `${what}: ${t.stderr}`);
+      assert.match(t.stderr, /tampered\.results\.jsonl: (a case line: meta\.load is not an object|scored pass \d+ case \d+ has no meta\.load, which every request of a load run carries)/, what);
+    }
     // meta.load itself not an object.
     for (const load of ['fast', [1, 2], 7]) {
       const bad = join(dir, 'tampered.results.jsonl');
