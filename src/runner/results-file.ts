@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, truncateSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readSync, truncateSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { JoulebenchError } from '../core/errors.js';
@@ -207,7 +207,21 @@ export interface ResultsFileContents {
  * a bad line anywhere else is E_RESULTS naming the file and line, because that is not a crash artefact.
  */
 export function readResultsFile(path: string): ResultsFileContents {
-  return parseResultsText(readTextFile(path, 'E_RESULTS'), path);
+  const out = parseResultsText(readTextFile(path, 'E_RESULTS'), path);
+  // `good_bytes` is an offset in the file (truncateResultsFile cuts there): a leading BOM, dropped from
+  // the text, is 3 bytes of it.
+  if (startsWithBom(path)) out.good_bytes += 3;
+  return out;
+}
+
+function startsWithBom(path: string): boolean {
+  const fd = openSync(path, 'r');
+  try {
+    const head = Buffer.alloc(3);
+    return readSync(fd, head, 0, 3, 0) === 3 && head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** The parsing half of {@link readResultsFile}, for text already in memory. */

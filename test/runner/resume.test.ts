@@ -207,6 +207,16 @@ describe('reading a results file back', () => {
     assert.ok(readFileSync(path, 'utf8').endsWith('}\n'));
   });
 
+  it('a file that starts with a BOM: good_bytes is an offset in the file, so truncating there keeps every whole line', () => {
+    const path = join(dir, 'torn-bom.jsonl');
+    const whole = `\ufeff${header}\n${line(0)}\n`;
+    appendFileSync(path, `${whole}{"record":"ca`);
+    const c = readResultsFile(path);
+    assert.equal(c.good_bytes, Buffer.byteLength(whole));
+    truncateResultsFile(path, c.good_bytes);
+    assert.equal(readFileSync(path, 'utf8'), whole);
+  });
+
   it('a bad line in the middle is not a crash artefact: refused with its line number', () => {
     assert.throws(() => parseResultsText(`${header}\n{oops\n${line(1)}\n`, 'x.jsonl'), /x\.jsonl: line 2: not valid JSON/);
     assert.throws(() => parseResultsText(`${line(1)}\n`, 'x.jsonl'), /before the header/);
