@@ -54,6 +54,9 @@ export async function judgeResultsFile(o: {
 }): Promise<JudgedRun> {
   const { header, results, other, text } = readResultsForSuite(o.path, o.suite);
   checkReportHeader(header, o.path); // before a judge is asked or the file rewritten
+  // Checked now too, for the same reason: a malformed line must not cost judge requests first.
+  const measures = other.findLast((l) => l.record === 'run_measures');
+  const fromMeasures = measures ? reportContextFromMeasures(measures, o.path) : {};
   const cases = new Map(o.suite.cases.map((c) => [c.id, c]));
   const { results: judged, tally } = await judgeResults({
     results,
@@ -80,10 +83,9 @@ export async function judgeResultsFile(o: {
   renameSync(tmp, o.path);
 
   const scored = judged.filter((r) => r.phase === 'scored');
-  const measures = other.findLast((l) => l.record === 'run_measures');
   const ctx: ReportContext = {
     ...reportContextOf(header),
-    ...(measures ? reportContextFromMeasures(measures, o.path) : {}),
+    ...fromMeasures,
     ...(o.energy ? { energy: o.energy } : {}),
   };
   // Aggregated in case order (phase, pass, index; file order for a repeated key), as the runner and

@@ -258,6 +258,25 @@ describe('MT-Bench with a judge, end to end through the CLI', async () => {
     }
   });
 
+  test('rescore refuses a malformed run_measures line (one line, exit 2) before asking a judge or rewriting the file', async () => {
+    const lines = readFileSync(results, 'utf8').split('\n');
+    const at = lines.findIndex((l) => l.includes('"record":"run_measures"'));
+    assert.ok(at > 0, 'the run wrote its run_measures line');
+    const m = JSON.parse(lines[at]!);
+    const bad = join(dir, 'bad-measures.results.jsonl');
+    const text = [...lines.slice(0, at), JSON.stringify({ ...m, idle: { ...m.idle, status: 'bogus' } }), ...lines.slice(at + 1)].join('\n');
+    writeFileSync(bad, text);
+    // A judge model never asked before: without the early check every case would be judged first.
+    const fresh = writeCfg('judge-fresh.yaml', 'judge-fresh');
+    const before = judge.seen.length;
+    const r = await cli(['rescore', bad, '--judge', fresh, '--data', files.questions, '--references', files.references, '-q', '--judge-meter', 'estimate'], { env });
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /bad-measures\.results\.jsonl: the run_measures line's idle\.status is not one of/);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    assert.equal(judge.seen.length, before, 'the judge was not asked');
+    assert.equal(readFileSync(bad, 'utf8'), text, 'the file was not rewritten');
+  });
+
   test('rescore refuses a results file written for other questions', async () => {
     const other = join(dir, 'other-q.jsonl');
     writeFileSync(other, JSON.stringify(QUESTIONS[0]) + '\n');
