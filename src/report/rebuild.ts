@@ -116,11 +116,16 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
   let load: LoadBlockRebuild | null = null;
   const judged: CaseResult[] = [];
   let lineOffset = 0;
+  let lineNo = 0;
   let caseLines = 0;
+  /** The passes the header says the run had, [warmup, scored]; none for a load run (its passes cycle the suite). */
+  let passLimit: [number, number] | null = null;
 
   const onCase = (r: CaseResult, fresh: boolean): void => {
     const rank = r.phase === 'warmup' ? 0 : 1;
     caseLines++;
+    // A case the run could not have had: counted, it would be a figure no run measured.
+    if (r.pass < 0 || r.index < 0 || (passLimit !== null && r.pass >= (rank === 0 ? passLimit[0] : passLimit[1]))) outsideRun(r, rank);
     seen.add(rank, r.pass, r.index);
     const before = rank < lastRank || (rank === lastRank && (r.pass < lastPass || (r.pass === lastPass && r.index < lastIndex)));
     if (before) inOrder = false;
@@ -155,10 +160,19 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
       if (typeof m.judge === 'object' && m.judge !== null) judged.push({ phase: r.phase, dataset: r.dataset, score: r.score, meta: { judge: m.judge } } as unknown as CaseResult);
     }
   };
+  const outsideRun = (r: CaseResult, rank: number): never => {
+    const limit = passLimit === null ? null : rank === 0 ? passLimit[0] : passLimit[1];
+    throw new JoulebenchError(
+      'E_RESULTS',
+      `${path}: line ${lineNo}: a ${r.phase} case line of pass ${r.pass}, index ${r.index}, which the run could not have had ` +
+        (limit === null || r.pass < limit ? '(pass and index count from 0)' : `(its header says ${r.phase === 'warmup' ? `warmup ${limit}` : `repeats ${limit}`}: passes 0 to ${limit - 1})`),
+    );
+  };
   const parser = new ResultsLineParser(path, {
     header: (h) => {
       checkReportHeader(h, path);
       header = h;
+      passLimit = 'load' in h ? null : [h.warmup, h.repeats];
       load = LoadBlockRebuild.forHeader(h, path);
       const a = aggregatorOf(h);
       agg = a;
@@ -192,6 +206,7 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
           let n = firstLine;
           for (let s = start; s <= end; n++) {
             lineOffset = offset + (s - start);
+            lineNo = n;
             // A line the scanner reads says where it ends; any other is found and parsed.
             // Into the reorder window's spare object when there is a window (held there without a copy).
             const into = reorder !== null ? reorder.spare() : scanner.r;

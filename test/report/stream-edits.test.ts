@@ -40,3 +40,23 @@ describe('report of a hand-edited results file: the fast path refuses what the p
     refused('by-domain', text.replace(',"error":null,"trace":', ',"error":null,"by_domain":5,"trace":'), /line 2 \(case "[^"]+"\): by_domain is 5, not an object/);
   });
 });
+
+describe('report of a results file holding a case the run could not have had', () => {
+  // As the encoder writes them (the fast scanner reads these lines) and re-spaced (the parser reads them).
+  const edit = (from: string, to: string, spaced: boolean): string => {
+    const lines = text.split('\n');
+    const at = lines.findIndex((l) => l.includes('"phase":"scored"') && l.includes(from));
+    assert.ok(at > 0, from);
+    const line = lines[at]!.replace(from, to);
+    lines[at] = spaced ? JSON.stringify(JSON.parse(line), null, 1).replace(/\n/g, ' ') : line;
+    return lines.join('\n');
+  };
+  for (const spaced of [false, true]) {
+    it(`a scored line of a pass past the header's repeats${spaced ? ' (re-spaced)' : ''}`, () => {
+      refused(`pass-past${spaced ? '-s' : ''}`, edit('"pass":0,"index":3,', '"pass":4,"index":3,', spaced), /line 35: a scored case line of pass 4, index 3, which the run could not have had \(its header says repeats 1: passes 0 to 0\)/);
+    });
+    it(`a negative index${spaced ? ' (re-spaced)' : ''}`, () => {
+      refused(`negative${spaced ? '-s' : ''}`, edit('"pass":0,"index":3,', '"pass":0,"index":-3,', spaced), /line 35: a scored case line of pass 0, index -3, which the run could not have had \(pass and index count from 0\)/);
+    });
+  }
+});
