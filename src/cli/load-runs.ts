@@ -19,6 +19,11 @@ async function withHistory<T>(specs: readonly string[], useHistory: boolean, loa
   }
 }
 
+/** What an input must say beside its figures (a results file that is not one whole run), on stderr whatever the output format. */
+export function warnAboutInputs(io: CliIO, runs: readonly (ReportInput | LoadedRun)[]): void {
+  for (const r of runs) for (const w of ('warnings' in r ? r.warnings : undefined) ?? []) io.err(`joulebench: warning: ${w}\n`);
+}
+
 /** Loads suite reports, results files and run ids; the history database is opened only when a run id is given. */
 export async function loadRunsForCli(specs: readonly string[], useHistory = true, opts: LoadOptions = {}): Promise<LoadedRun[]> {
   return withHistory(specs, useHistory, (m, readers, resolved) => m.loadRunsWith(readers, resolved, opts));

@@ -57,7 +57,7 @@ it('refuses to resume a results file of another suite or config, with the reason
   assert.match(nothing.stderr, /--resume needs the results file/);
 });
 
-it("report and compare of a file that is not one whole run say so on stderr (no end line, a cut-off last line, a case twice); a finished run's say nothing", () => {
+it("report, compare and frontier of a file that is not one whole run say so on stderr (no end line, a cut-off last line, a case twice); a finished run's say nothing", () => {
   const whole = join(dir, 'whole.results.jsonl');
   assert.equal(jb(['run', '-q', '--no-history', '--suite', 'router', '--results', whole, '--out', join(dir, 'whole.json')], { home }).code, 0);
   const text = readFileSync(whole, 'utf8');
@@ -98,4 +98,7 @@ it("report and compare of a file that is not one whole run say so on stderr (no 
   assert.equal(cmp.code, 0, cmp.stderr);
   assert.match(cmp.stderr, /no-end\.results\.jsonl: the run did not finish/);
   assert.doesNotMatch(cmp.stderr, /whole\.results\.jsonl/);
+  const frontier = jb(['frontier', whole, noEnd], { home });
+  assert.equal(frontier.code, 0, frontier.stderr);
+  assert.match(frontier.stderr, /no-end\.results\.jsonl: the run did not finish/);
 });

@@ -8,7 +8,7 @@ import { renderComparisonMarkdown } from '../../report/markdown.js';
 import { renderComparisonTable } from '../../report/table.js';
 import type { CliIO } from '../io.js';
 import { planOutput, writeByExtension } from '../outputs.js';
-import { loadRunsForCli } from '../load-runs.js';
+import { loadRunsForCli, warnAboutInputs } from '../load-runs.js';
 import { intAtLeast, UNIT_LIMIT_HELP, unitLimit } from '../options.js';
 import { DEFAULT_BOOTSTRAP_MAX_UNITS } from '../../stats/bootstrap.js';
 import { withPairedStats } from '../../core/paired-compare.js';
@@ -60,7 +60,7 @@ export function compareCommand(io: CliIO): Command {
       if (flags.out) planOutput(flags.out, ['json', 'md', 'csv', 'jsonl', 'txt']);
       // The paired statistics read seven figures a case: those are kept, not the cases (flat memory on a big run).
       const [base, cand] = await loadRunsForCli([baseSpec, candSpec], true, { cases: false, paired: true });
-      for (const r of [base!, cand!]) for (const w of r.warnings ?? []) io.err(`joulebench: warning: ${w}\n`);
+      warnAboutInputs(io, [base!, cand!]);
       const bd = base!.report.suite?.digest;
       const cd = cand!.report.suite?.digest;
       if (bd && cd && bd !== cd) {

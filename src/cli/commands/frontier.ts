@@ -6,7 +6,7 @@ import { renderFrontierTable, renderNotPlaced } from '../../report/frontier-tabl
 import { renderFrontierMarkdown } from '../../report/markdown.js';
 import type { CliIO } from '../io.js';
 import { planOutput, writeByExtension } from '../outputs.js';
-import { loadInputsForCli } from '../load-runs.js';
+import { loadInputsForCli, warnAboutInputs } from '../load-runs.js';
 
 export function frontierCommand(io: CliIO): Command {
   return new Command('frontier')
@@ -18,7 +18,9 @@ export function frontierCommand(io: CliIO): Command {
     .action(async (specs: string[], flags: { json?: boolean; md?: boolean; out?: string }) => {
       if (flags.json && flags.md) throw new JoulebenchError('E_USAGE', '--json and --md are exclusive');
       if (flags.out) planOutput(flags.out, ['json', 'md', 'csv', 'jsonl', 'txt']);
-      const f = inputsFrontier(await loadInputsForCli(specs, true, { cases: false }));
+      const inputs = await loadInputsForCli(specs, true, { cases: false });
+      warnAboutInputs(io, inputs);
+      const f = inputsFrontier(inputs);
       if (flags.out) {
         await writeByExtension(flags.out, {
           json: () => prettyJson(f),

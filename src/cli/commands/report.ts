@@ -10,7 +10,7 @@ import type { StreamedOutput } from '../output-file.js';
 import type { CaseResult } from '../../core/types.js';
 import { forEachScoredBatch } from '../../runner/scored-batches.js';
 import { inputsFrontier } from '../../report/arms.js';
-import { loadInputsForCli } from '../load-runs.js';
+import { loadInputsForCli, warnAboutInputs } from '../load-runs.js';
 import { HTML_CASE_ROWS } from '../../report/page-limits.js';
 
 const REPORT_FORMATS = ['json', 'md', 'html', 'csv', 'jsonl', 'txt'] as const;
@@ -124,7 +124,7 @@ export function reportCommand(io: CliIO): Command {
       const sweeps = sweepDirs.length > 0 ? await sweepInputs(sweepDirs, html) : { runs: [], comparisons: [] };
       const runs = [...(await loadInputsForCli(specs.filter((s) => !sweepDirs.includes(s)), true, html ? { cases: true, casesLimit: HTML_CASE_ROWS } : { cases: false })), ...sweeps.runs];
       // On stderr whatever the format: a report of a run that did not finish must not pass for a whole one.
-      for (const r of runs) for (const w of ('warnings' in r ? r.warnings : undefined) ?? []) io.err(`joulebench: warning: ${w}\n`);
+      warnAboutInputs(io, runs);
       if (flags.out && plan) {
         if (flags.html) writeFileEnsured(flags.html, await buildHtml(runs, sweeps.comparisons), '--html');
         const format = await writeByExtension(flags.out, renderings(runs, flags, sweeps.comparisons));
