@@ -54,12 +54,25 @@ export interface ReadTextOptions {
  *   decoded into U+FFFD and used); a leading UTF-8 byte-order mark is dropped.
  */
 export function readTextFile(path: string, code: ErrorCode, opts: ReadTextOptions = {}): string {
+  return readTextFileBom(path, code, opts).text;
+}
+
+/**
+ * {@link readTextFile}, saying also how many bytes the dropped byte-order mark took (3 or 0), for a
+ * reader that gives offsets in the file (a results file's `good_bytes`).
+ */
+export function readTextFileBom(path: string, code: ErrorCode, opts: ReadTextOptions = {}): { text: string; bom_bytes: number } {
   const where = opts.where ?? path;
   const fail = (why: string): never => {
     throw new JoulebenchError(code, `${where}: ${why}`);
   };
   const bytes = readRegularFile(path, opts.kind ?? 'input', fail, opts);
-  return decodeUtf8(bytes, fail);
+  return { text: decodeUtf8(bytes, fail), bom_bytes: utf8BomLength(bytes) };
+}
+
+/** The length of a UTF-8 byte-order mark at the start of `b`: 3, or 0 when there is none. */
+export function utf8BomLength(b: Uint8Array): number {
+  return b.length >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf ? 3 : 0;
 }
 
 /** The bytes of a regular file, refused (through `fail`) when it is anything else or too large. */
@@ -153,7 +166,7 @@ export function decodeUtf8(bytes: Buffer, fail: (why: string) => never): string 
     const at = firstInvalidUtf8(bytes);
     return fail(`not valid UTF-8 (first bad byte sequence at byte offset ${at}); save the file as UTF-8`);
   }
-  const start = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  const start = utf8BomLength(bytes);
   try {
     return bytes.toString('utf8', start);
   } catch {
@@ -294,7 +307,7 @@ export class LineChunks {
   checked(last: number): number {
     const { buf } = this;
     let s = this.start;
-    if (this.base + s === 0 && last >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) s = 3;
+    if (this.base + s === 0) s = utf8BomLength(buf.subarray(0, last));
     const region = buf.subarray(s, last);
     if (!isUtf8(region)) this.fail(`not valid UTF-8 (first bad byte sequence at byte offset ${this.base + s + firstInvalidUtf8(region)}); save the file as UTF-8`);
     return s;

@@ -1,9 +1,9 @@
-import { closeSync, mkdirSync, openSync, readSync, truncateSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, truncateSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { JoulebenchError } from '../core/errors.js';
 import type { CaseResult, ResultsHeader } from '../core/types.js';
-import { readTextFile } from '../read-text.js';
+import { readTextFileBom } from '../read-text.js';
 import { caseLineBound, encodeCaseLine, nestedJson } from './case-line.js';
 import { checkCaseLine } from './case-check.js';
 
@@ -207,21 +207,12 @@ export interface ResultsFileContents {
  * a bad line anywhere else is E_RESULTS naming the file and line, because that is not a crash artefact.
  */
 export function readResultsFile(path: string): ResultsFileContents {
-  const out = parseResultsText(readTextFile(path, 'E_RESULTS'), path);
+  const { text, bom_bytes } = readTextFileBom(path, 'E_RESULTS');
+  const out = parseResultsText(text, path);
   // `good_bytes` is an offset in the file (truncateResultsFile cuts there): a leading BOM, dropped from
-  // the text, is 3 bytes of it.
-  if (startsWithBom(path)) out.good_bytes += 3;
+  // the text, is bytes of it.
+  out.good_bytes += bom_bytes;
   return out;
-}
-
-function startsWithBom(path: string): boolean {
-  const fd = openSync(path, 'r');
-  try {
-    const head = Buffer.alloc(3);
-    return readSync(fd, head, 0, 3, 0) === 3 && head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf;
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /** The parsing half of {@link readResultsFile}, for text already in memory. */
