@@ -4,6 +4,7 @@ import { JoulebenchError } from '../core/errors.js';
 import type { CaseResult, ResultsHeader, Suite } from '../core/types.js';
 import { readTextFile } from '../read-text.js';
 import { checkReportHeader } from '../report/header-check.js';
+import { compareCaseOrder } from '../runner/case-key.js';
 import { caseLine } from '../runner/case-line.js';
 import { parseResultsText } from '../runner/results-file.js';
 import { reportContextFromMeasures } from '../runner/run-measures.js';
@@ -91,7 +92,6 @@ export async function judgeResultsFile(o: {
   // Aggregated in case order (phase, pass, index; file order for a repeated key), as the runner and
   // `report FILE` (src/report/rebuild.ts) do, not in the order a concurrent run wrote its lines: sums and
   // the bootstrap's draws depend on the order.
-  const rank = (r: CaseResult): number => (r.phase === 'warmup' ? 0 : 1);
-  const base = aggregate([...judged].sort((a, b) => rank(a) - rank(b) || a.pass - b.pass || a.index - b.index), ctx);
+  const base = aggregate([...judged].sort(compareCaseOrder), ctx);
   return { header, results: scored, tally, report: { ...base, ...mtBenchBlock(scored, base, tally, o.info) } };
 }

@@ -6,6 +6,7 @@ import { mtBenchBlock } from '../judge/summary.js';
 import type { JudgeTally } from '../judge/score.js';
 import { LoadBlockRebuild } from '../load/rebuild.js';
 import { openRegularFile } from '../read-text.js';
+import { outsideRunReason, passLimits, phaseRank } from '../runner/case-key.js';
 import { ResultsLineParser } from '../runner/results-file.js';
 import { streamResultLines } from '../runner/results-stream.js';
 import { MAX_PAIRED_PASS, PairedColumns } from '../stats/paired-columns.js';
@@ -119,13 +120,14 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
   let lineNo = 0;
   let caseLines = 0;
   /** The passes the header says the run had, [warmup, scored]; none for a load run (its passes cycle the suite). */
-  let passLimit: [number, number] | null = null;
+  let passLimit: readonly [number, number] | null = null;
 
   const onCase = (r: CaseResult, fresh: boolean): void => {
-    const rank = r.phase === 'warmup' ? 0 : 1;
+    const rank = phaseRank(r.phase);
     caseLines++;
-    // A case the run could not have had: counted, it would be a figure no run measured.
-    if (r.pass < 0 || r.index < 0 || (passLimit !== null && r.pass >= (rank === 0 ? passLimit[0] : passLimit[1]))) outsideRun(r, rank);
+    // A case the run could not have had (the parser checks its lines too; the scanner's are checked here).
+    const outside = outsideRunReason(path, lineNo, r, passLimit);
+    if (outside !== null) throw new JoulebenchError('E_RESULTS', outside);
     seen.add(rank, r.pass, r.index);
     const before = rank < lastRank || (rank === lastRank && (r.pass < lastPass || (r.pass === lastPass && r.index < lastIndex)));
     if (before) inOrder = false;
@@ -160,19 +162,11 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
       if (typeof m.judge === 'object' && m.judge !== null) judged.push({ phase: r.phase, dataset: r.dataset, score: r.score, meta: { judge: m.judge } } as unknown as CaseResult);
     }
   };
-  const outsideRun = (r: CaseResult, rank: number): never => {
-    const limit = passLimit === null ? null : rank === 0 ? passLimit[0] : passLimit[1];
-    throw new JoulebenchError(
-      'E_RESULTS',
-      `${path}: line ${lineNo}: a ${r.phase} case line of pass ${r.pass}, index ${r.index}, which the run could not have had ` +
-        (limit === null || r.pass < limit ? '(pass and index count from 0)' : `(its header says ${r.phase === 'warmup' ? `warmup ${limit}` : `repeats ${limit}`}: passes 0 to ${limit - 1})`),
-    );
-  };
   const parser = new ResultsLineParser(path, {
     header: (h) => {
       checkReportHeader(h, path);
       header = h;
-      passLimit = 'load' in h ? null : [h.warmup, h.repeats];
+      passLimit = passLimits(h);
       load = LoadBlockRebuild.forHeader(h, path);
       const a = aggregatorOf(h);
       agg = a;
@@ -278,7 +272,7 @@ function keysOf(path: string, caseLines: number, goodBytes: number): CaseKeys {
         let nl = buf.indexOf(0x0a, s);
         if (nl < 0 || nl > end) nl = end;
         const r = caseIn(buf, s, nl, scanner);
-        if (r !== null) keys.push(r.phase === 'warmup' ? 0 : 1, r.pass, r.index, offset + (s - start));
+        if (r !== null) keys.push(phaseRank(r.phase), r.pass, r.index, offset + (s - start));
         s = nl + 1;
       }
     },
@@ -328,7 +322,7 @@ function inCaseOrder(path: string, h: ResultsHeader, prefixEnd: number, keys: Ca
       const ki = keys.index(i);
       if (!(kr < rank || (kr === rank && (kp < pass || (kp === pass && ki < index))))) return;
       const r = caseAt(rest, keys.offset(i), restScanner);
-      if (r === null || (r.phase === 'warmup' ? 0 : 1) !== kr || r.pass !== kp || r.index !== ki) changed(keys.offset(i));
+      if (r === null || phaseRank(r.phase) !== kr || r.pass !== kp || r.index !== ki) changed(keys.offset(i));
       agg.add(r!);
     }
   };
@@ -343,7 +337,7 @@ function inCaseOrder(path: string, h: ResultsHeader, prefixEnd: number, keys: Ca
       }
       const r = caseIn(buf, start, end, prefixScanner);
       if (r !== null) {
-        restBefore(r.phase === 'warmup' ? 0 : 1, r.pass, r.index);
+        restBefore(phaseRank(r.phase), r.pass, r.index);
         agg.add(r);
       }
       offset = next;

@@ -6,6 +6,7 @@ import type { CaseResult, ResultsHeader } from '../core/types.js';
 import { readTextFileBom } from '../read-text.js';
 import { caseLineBound, encodeCaseLine, nestedJson } from './case-line.js';
 import { checkCaseLine } from './case-check.js';
+import { outsideRunReason, passLimits } from './case-key.js';
 
 /** Where the runner sends each result as soon as it is known. */
 export interface ResultsSink {
@@ -250,6 +251,8 @@ export interface ResultsLineHandlers {
  */
 export class ResultsLineParser {
   private header: ResultsHeader | null = null;
+  /** The passes the header allows (see {@link passLimits}). */
+  private limits: readonly [number, number] | null = null;
   constructor(
     private readonly path: string,
     private readonly on: ResultsLineHandlers,
@@ -270,6 +273,7 @@ export class ResultsLineParser {
       if (n !== 1 && this.header === null) throw new JoulebenchError('E_RESULTS', `${path}: line ${n}: header is not the first line`);
       if (this.header === null) {
         this.header = obj as ResultsHeader;
+        this.limits = passLimits(this.header);
         this.on.header(this.header);
       } else checkSameHeader(this.header, obj as ResultsHeader, path, n);
     } else if (rec === 'case') {
@@ -279,6 +283,8 @@ export class ResultsLineParser {
         throw new JoulebenchError('E_RESULTS', `${path}: line ${n}: case line without phase, pass and index`);
       }
       checkCaseLine(r as unknown as Record<string, unknown>, path, n);
+      const outside = outsideRunReason(path, n, r, this.limits);
+      if (outside !== null) throw new JoulebenchError('E_RESULTS', outside);
       this.on.case(r);
     } else if (typeof rec === 'string') {
       this.on.other(obj as Record<string, unknown>);

@@ -36,7 +36,11 @@ export function readResumeFile(path: string, count: number): ResumeFile {
     case: (r) => {
       caseLines++;
       const p = r.phase === 'warmup' ? (r.pass < warmup ? r.pass : -1) : r.pass < passes - warmup ? warmup + r.pass : -1;
-      // A key outside this suite and header cannot be asked for (the run refuses another suite or config).
+      // The parser refused a pass outside the header's and a negative key. An index past this suite's
+      // cases is refused by the run once it knows the file is this suite's (else "another suite" is the reason).
+      if (r.index >= count && outside === null) {
+        outside = `${path}: line ${lineNo}: a ${r.phase} case line of pass ${r.pass}, index ${r.index}, which this suite could not have had (it has ${count} case${count === 1 ? '' : 's'}: index 0 to ${count - 1})`;
+      }
       if (p < 0 || r.pass < 0 || r.index < 0 || r.index >= count) return;
       const slot = p * count + r.index;
       if (offsets[slot] !== 0) return;
@@ -55,13 +59,16 @@ export function readResumeFile(path: string, count: number): ResumeFile {
   let caseLines = 0;
   let lineOffset = 0;
   let lineBytes = 0;
+  let lineNo = 0;
+  let outside: string | null = null;
   let end = { good_bytes: 0, torn_bytes: 0 };
   for (const { line, n, offset, bytes } of fileLines(path, { code: 'E_RESULTS', where: path, torn: { onEnd: (e) => (end = e) } })) {
     lineOffset = offset;
     lineBytes = bytes;
+    lineNo = n;
     parser.line(line, n);
   }
-  return { header, finished: new FinishedCases(path, count, warmup, passes, offsets, lengths, size), case_lines: caseLines, ...end };
+  return { header, finished: new FinishedCases(path, count, warmup, passes, offsets, lengths, size, outside), case_lines: caseLines, ...end };
 }
 
 function nonNegative(n: unknown): number {
@@ -81,6 +88,7 @@ export class FinishedCases implements FinishedLookup {
     private readonly offsets: Float64Array,
     private readonly lengths: Uint32Array,
     readonly size: number,
+    readonly outside: string | null = null,
   ) {}
 
   private slot(phase: Phase, pass: number, index: number): number {

@@ -707,7 +707,10 @@ function resumeIndex(resume: RunOptions['resume'], header: ResultsHeader): Finis
       throw new JoulebenchError('E_RESULTS', `${file}: cannot resume: it was written with ${key} ${String(was)}, this run's is ${String(now)} (its report depends on it: give the same ${flag})`);
     }
   }
-  if ('finished' in resume) return resume.finished;
+  if ('finished' in resume) {
+    if (resume.finished.outside) throw new JoulebenchError('E_RESULTS', resume.finished.outside);
+    return resume.finished;
+  }
   const map = new Map<string, CaseResult>();
   for (const r of resume.results) {
     const k = resultKey(r.phase, r.pass, r.index);
@@ -735,6 +738,8 @@ export interface FinishedLookup {
   get(phase: Phase, pass: number, index: number): CaseResult | undefined;
   /** The first index below `n` of this pass that did not finish; -1 when all did. */
   firstMissing(phase: Phase, pass: number, n: number): number;
+  /** Why the file cannot be this suite's run (a case line past its cases), once it is known to be: refused then. */
+  readonly outside?: string | null;
 }
 
 const NOTHING_FINISHED: FinishedLookup = { size: 0, get: () => undefined, firstMissing: (_p, _q, n) => (n > 0 ? 0 : -1) };

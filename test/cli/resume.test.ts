@@ -57,6 +57,35 @@ it('refuses to resume a results file of another suite or config, with the reason
   assert.match(nothing.stderr, /--resume needs the results file/);
 });
 
+it('--resume refuses a case line the interrupted run could not have had (a pass past its header, an index past the suite), naming the line, and leaves the file as it was', () => {
+  const whole = join(dir, 'range.results.jsonl');
+  assert.equal(jb(['run', '-q', '--no-history', '--suite', 'router', '--results', whole, '--out', join(dir, 'range.json')], { home }).code, 0);
+  // As a kill leaves it: the header, the warmup pass, the first 10 scored cases.
+  const lines = readFileSync(whole, 'utf8').trimEnd().split('\n').slice(0, 1 + 30 + 10);
+  const at = lines.findIndex((l) => l.startsWith('{"record":"case","phase":"scored","pass":0,"index":0,'));
+  assert.ok(at > 0);
+  const edits: [string, string, string, RegExp][] = [
+    ['pass-past', '"pass":0,"index":0,', '"pass":1,"index":0,', new RegExp(`line ${at + 1}: a scored case line of pass 1, index 0, which the run could not have had \\(its header says repeats 1: passes 0 to 0\\)`)],
+    ['index-past', '"pass":0,"index":0,', '"pass":0,"index":30,', new RegExp(`line ${at + 1}: a scored case line of pass 0, index 30, which this suite could not have had \\(it has 30 cases: index 0 to 29\\)`)],
+  ];
+  for (const [name, from, to, message] of edits) {
+    const path = join(dir, `${name}.results.jsonl`);
+    const edited = lines.map((l, i) => (i === at ? l.replace(from, to) : l)).join('\n') + '\n';
+    writeFileSync(path, edited);
+    const r = jb(['run', '-q', '--no-history', '--suite', 'router', '--resume', path, '--out', join(dir, `${name}.json`)], { home });
+    assert.equal(r.code, 2, `${name}: exit ${r.code}\n${r.stderr}`);
+    assert.match(r.stderr, message, name);
+    assert.ok(r.stderr.includes(path), r.stderr);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    assert.equal(readFileSync(path, 'utf8'), edited, `${name}: nothing appended or cut`);
+    assert.equal(existsSync(join(dir, `${name}.json`)), false);
+  }
+  // Another suite's run: that is the reason given, not the index its file has past this suite's cases.
+  const other = jb(['run', '-q', '--no-history', '--suite', 'mt', '--resume', join(dir, 'index-past.results.jsonl'), '--out', join(dir, 'x.json')], { home });
+  assert.equal(other.code, 2);
+  assert.match(other.stderr, /cannot resume: it was written for suite "router"/);
+});
+
 it("report, compare and frontier of a file that is not one whole run say so on stderr (no end line, a cut-off last line, a case twice); a finished run's say nothing", () => {
   const whole = join(dir, 'whole.results.jsonl');
   assert.equal(jb(['run', '-q', '--no-history', '--suite', 'router', '--results', whole, '--out', join(dir, 'whole.json')], { home }).code, 0);

@@ -75,6 +75,24 @@ describe('streamResultsFile: line by line, same rules as readResultsFile', () =>
     assert.throws(() => streamed(p('badline.jsonl'), 16), { message: expected });
   });
 
+  it("refuses a case line its run could not have had (a pass past the header's, a negative key), in memory and streamed; a load run's passes are not limited", () => {
+    const warmupLine = JSON.stringify(result({ phase: 'warmup', pass: 0, index: 0, case_id: 'c0', dataset: 'x', response: 'a', joules: null }));
+    const refusals: [string, string, RegExp][] = [
+      ['pass-past', caseLine(0, 'a').replace('"pass":0', '"pass":1'), /line 2: a scored case line of pass 1, index 0, which the run could not have had \(its header says repeats 1: passes 0 to 0\)/],
+      ['negative', caseLine(0, 'a').replace('"index":0', '"index":-1'), /line 2: a scored case line of pass 0, index -1, which the run could not have had \(pass and index count from 0\)/],
+      ['no-warmup', warmupLine, /line 2: a warmup case line of pass 0, index 0, which the run could not have had \(its header says warmup 0: no warmup passes\)/],
+    ];
+    for (const [name, line, message] of refusals) {
+      const text = `${JSON.stringify(header)}\n${line}\n`;
+      writeFileSync(p(`${name}.jsonl`), text);
+      assert.throws(() => parseResultsText(text, p(`${name}.jsonl`)), (e: Error) => e instanceof JoulebenchError && e.code === 'E_RESULTS' && message.test(e.message) && e.message.startsWith(p(`${name}.jsonl`)), name);
+      assert.throws(() => streamed(p(`${name}.jsonl`), 16), message, name);
+    }
+    // A load run cycles its suite: pass 7 of a header saying repeats 1 is a request of the eighth cycle.
+    const load = `${JSON.stringify({ ...header, load: { request_rate: 'inf' } })}\n${caseLine(0, 'a').replace('"pass":0', '"pass":7')}\n`;
+    assert.equal(parseResultsText(load, p('load.jsonl')).results[0]?.pass, 7);
+  });
+
   it('refuses a FIFO at once instead of waiting for a writer', () => {
     execFileSync('mkfifo', [p('fifo.jsonl')]);
     assert.throws(() => streamed(p('fifo.jsonl'), 16), /not a regular file/);
