@@ -75,7 +75,6 @@ export function utf8BomLength(b: Uint8Array): number {
   return b.length >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf ? 3 : 0;
 }
 
-/** The bytes of a regular file, refused (through `fail`) when it is anything else or too large. */
 /**
  * Opens `path` for reading under the same guards as {@link readTextFile}: a regular file only (a FIFO,
  * socket, device or directory is refused via fstat, never waited on), within the size limit for its
@@ -123,6 +122,7 @@ function openChecked(path: string, fail: (why: string) => never, opts: ReadTextO
   return fd;
 }
 
+/** The bytes of a regular file, refused (through `fail`) when it is anything else or too large. */
 function readRegularFile(path: string, kind: InputKind, fail: (why: string) => never, opts: ReadTextOptions): Buffer {
   const fd = openChecked(path, fail, opts);
   try {

@@ -6,7 +6,7 @@ import { readTextFile } from '../read-text.js';
 import { checkReportHeader } from '../report/header-check.js';
 import { compareCaseOrder } from '../runner/case-key.js';
 import { caseLine } from '../runner/case-line.js';
-import { parseResultsText } from '../runner/results-file.js';
+import { parseResultsText, type ResultsFileContents } from '../runner/results-file.js';
 import { reportContextFromMeasures } from '../runner/run-measures.js';
 import { suiteDigest } from '../suites/digest.js';
 import type { Judge } from './judge.js';
@@ -21,10 +21,27 @@ export interface JudgedRun {
   report: BenchReport & MtBenchBlock;
 }
 
-/** Reads a results file and checks it was written for `suite` (the judge needs the questions it asked). */
-export function readResultsForSuite(path: string, suite: Suite): { header: ResultsHeader; results: CaseResult[]; other: Record<string, unknown>[]; text: string } {
+/** A results file read whole for judging: its text (the judged file is rewritten from it) and its lines. */
+export interface ResultsRead {
+  text: string;
+  contents: ResultsFileContents;
+}
+
+export function readResultsWhole(path: string): ResultsRead {
   const text = readTextFile(path, 'E_RESULTS');
-  const contents = parseResultsText(text, path);
+  return { text, contents: parseResultsText(text, path) };
+}
+
+/**
+ * Reads a results file (or takes the read a caller already made of it) and checks it was written for
+ * `suite` (the judge needs the questions it asked).
+ */
+export function readResultsForSuite(
+  path: string,
+  suite: Suite,
+  read: ResultsRead = readResultsWhole(path),
+): { header: ResultsHeader; results: CaseResult[]; other: Record<string, unknown>[]; text: string } {
+  const { text, contents } = read;
   if (!contents.header) throw new JoulebenchError('E_RESULTS', `${path}: results file has no header line`);
   const digest = suiteDigest(suite);
   if (contents.header.suite_digest !== digest) {
@@ -52,8 +69,10 @@ export async function judgeResultsFile(o: {
   info: JudgeInfo;
   energy?: ReportContext['energy'];
   onCase?: (done: number, total: number) => void;
+  /** The file as the caller already read it (`rescore` reads it for its header first): not read again. */
+  read?: ResultsRead;
 }): Promise<JudgedRun> {
-  const { header, results, other, text } = readResultsForSuite(o.path, o.suite);
+  const { header, results, other, text } = readResultsForSuite(o.path, o.suite, o.read);
   checkReportHeader(header, o.path); // before a judge is asked or the file rewritten
   // Checked now too, for the same reason: a malformed line must not cost judge requests first.
   const measures = other.findLast((l) => l.record === 'run_measures');

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { closeSync, readSync } from 'node:fs';
-import { openRegularFile, readTextFile } from '../read-text.js';
+import { openRegularFile, readTextFile, utf8BomLength } from '../read-text.js';
 import { basename } from 'node:path';
 import type { BenchReport } from '../core/aggregate.js';
 import { JoulebenchError } from '../core/errors.js';
@@ -354,8 +354,7 @@ function readHead(path: string, bytes: number): string {
       n += got;
       if (n === bytes) break;
     }
-    const start = n >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
-    return buf.toString('utf8', start, n);
+    return buf.toString('utf8', utf8BomLength(buf.subarray(0, n)), n);
   } finally {
     closeSync(fd);
   }

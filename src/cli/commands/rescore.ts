@@ -6,7 +6,7 @@ import type { ResultsHeader } from '../../core/types.js';
 import { prettyJson } from '../../core/canonical.js';
 import { JoulebenchError } from '../../core/errors.js';
 import { loadConfig } from '../../config/load.js';
-import { judgeResultsFile, readResultsForSuite } from '../../judge/results-file.js';
+import { judgeResultsFile, readResultsForSuite, readResultsWhole } from '../../judge/results-file.js';
 import { judgePairwise } from '../../judge/score.js';
 import { pairwiseBlock } from '../../judge/summary.js';
 import { renderReportTable } from '../../report/table.js';
@@ -16,7 +16,6 @@ import { createJudgeFromConfig, type JudgeFlags } from '../../session/judge-setu
 import { buildSuite } from '../../session/setup.js';
 import { meterOptionsFrom } from '../meter-flags.js';
 import { isBundledSuite } from '../../suites/loader.js';
-import { readResultsFile } from '../../runner/results-file.js';
 
 interface RescoreFlags extends JudgeFlags {
   judge: string;
@@ -49,8 +48,10 @@ export function rescoreCommand(io: CliIO): Command {
     const cfg = loadConfig(flags.judge);
     const block = cfg.config.judge;
     if (!block) throw new JoulebenchError('E_CONFIG', `${cfg.path}: judge: is required for rescore (kind, model, …)`);
-    // Read once here: its header names the suite, its last lines hold the run's energy basis.
-    const file = readResultsFile(path);
+    // Read once, here: its header names the suite, its last lines hold the run's energy basis, and the judge
+    // rewrites it from this read.
+    const read = readResultsWhole(path);
+    const file = read.contents;
     const headerSuite = file.header?.suite;
     if (!headerSuite) throw new JoulebenchError('E_RESULTS', `${path}: results file has no header line`);
     if (flags.suite === undefined && !isBundledSuite(headerSuite) && headerSuite !== 'mt-bench') {
@@ -68,7 +69,7 @@ export function rescoreCommand(io: CliIO): Command {
     let json: string;
     try {
       if (flags.against !== undefined) {
-        const a = readResultsForSuite(path, suite);
+        const a = readResultsForSuite(path, suite, read);
         const b = readResultsForSuite(flags.against, suite);
         const { verdicts, tally } = await judgePairwise({ a: a.results, b: b.results, cases: new Map(suite.cases.map((c) => [c.id, c])), judge: setup.judge });
         const report = { a: { results: path, target: a.header.target }, b: { results: flags.against, target: b.header.target }, ...pairwiseBlock(verdicts, tally, setup.info) };
@@ -83,7 +84,7 @@ export function rescoreCommand(io: CliIO): Command {
         // A finished run's file holds its energy basis and wall time (its run_measures line, read by
         // judgeResultsFile); an older file's energy basis is in the receipt beside it.
         const energy = file.other.some((o) => o.record === 'run_measures') ? undefined : runEnergyFromReceipt(path, file.header);
-        const judged = await judgeResultsFile({ path, suite, judge: setup.judge, info: setup.info, ...(energy ? { energy } : {}) });
+        const judged = await judgeResultsFile({ path, suite, judge: setup.judge, info: setup.info, read, ...(energy ? { energy } : {}) });
         json = prettyJson(judged.report);
         if (!flags.quiet) io.err(renderReportTable(judged.report) + `judge requests now: ${setup.judge.requests}\nresults ${path} (rewritten with the scores)\n`);
       }
