@@ -110,6 +110,7 @@ async function bare(): Promise<Timing> {
 const dir = mkdtempSync(join(tmpdir(), 'jb-bench-'));
 let resultsBytes = 0;
 let trial = 0;
+let floorTrial = 0;
 
 /** The CLI's per-case hook (src/cli/commands/run.ts): a progress bar only when stderr is a terminal. */
 const progress = null as { update(done: number): void } | null;
@@ -187,6 +188,43 @@ async function encodeOnly(): Promise<Timing> {
   return stop();
 }
 
+/**
+ * The floor of the goal: the bare loop plus only what any runner meeting it must do besides — the suite
+ * digest (the header needs it) and each case's results line encoded and written to the file — with no
+ * result object made, no trace, score, clock, progress or aggregation (each case writes a result made
+ * beforehand). Were everything else free, the runner could be no faster than this.
+ */
+async function floorOnly(): Promise<Timing> {
+  const cascade = await warmCascade();
+  const stages = cascade.stages;
+  const path = join(dir, `floor-${floorTrial++}.jsonl`);
+  rmSync(join(dir, `floor-${floorTrial - 2}.jsonl`), { force: true });
+  const stop = timer();
+  const sink = new JsonlResultsFile(path);
+  const digest = suiteDigest(suite);
+  sink.header({ record: 'header', format: 'joulebench-results/1', suite: suite.name, suite_version: suite.version, suite_digest: digest, target: cascade.id, config_digest: digest, warmup: 0, repeats: 1, meter: 'model' });
+  let hits = 0;
+  for (let k = 0; k < N; k++) {
+    const c = cases[k]!;
+    const prompt = promptOf(c);
+    const req = { prompt, case: c };
+    for (let i = 0; i < stages.length; i++) {
+      const r = stages[i]!.tryAnswer(prompt, req);
+      if (r instanceof Promise) throw new Error('bench expects only synchronous hits');
+      if (r.text !== null) {
+        for (let j = 0; j < i; j++) (stages[j] as Partial<Observer>).observe?.(prompt, r.text, stages[i]!.id);
+        hits++;
+        break;
+      }
+    }
+    sink.write(madeResults[k % RING]!);
+  }
+  sink.close();
+  const t = stop();
+  if (hits !== N) throw new Error(`floor: ${hits} hits of ${N}`);
+  return t;
+}
+
 /** Aggregating N results and building the report (bootstrap off), as the runner does. */
 async function aggregateOnly(): Promise<Timing> {
   const stop = timer();
@@ -210,10 +248,10 @@ for (let t = 0; t < TRIALS; t++) {
   runT.push(await runner());
 }
 // Where the runner's time goes, each part paired with a bare-loop trial the same way (fewer trials).
-type Part = 'full' | 'noFile' | 'target' | 'digest' | 'encode' | 'aggregate';
+type Part = 'full' | 'noFile' | 'target' | 'digest' | 'encode' | 'aggregate' | 'floor';
 const partT: (Record<Part, Timing> & { bare: Timing })[] = [];
 for (let t = 0; t < Math.min(TRIALS, 5); t++) {
-  partT.push({ bare: await bare(), full: await runner(), noFile: await runnerNoFile(), target: await targetOnly(), digest: await digestOnly(), encode: await encodeOnly(), aggregate: await aggregateOnly() });
+  partT.push({ bare: await bare(), full: await runner(), noFile: await runnerNoFile(), target: await targetOnly(), digest: await digestOnly(), encode: await encodeOnly(), aggregate: await aggregateOnly(), floor: await floorOnly() });
 }
 rmSync(dir, { recursive: true, force: true });
 const load1 = loadavg();
@@ -246,6 +284,8 @@ console.log(`  so the runner over the target alone  ${overTarget.toFixed(2)}×  
 console.log(`  the suite digest                     ${partRatio('digest').toFixed(2)}×`);
 console.log(`  encoding the result lines            ${partRatio('encode').toFixed(2)}×   (no write; the rest of the file's share is the kernel's copy)`);
 console.log(`  aggregation and the report           ${partRatio('aggregate').toFixed(2)}×`);
+// What no runner can avoid (the header's digest, a results line a case, written), everything else free.
+console.log(`the floor: the bare loop + the suite digest + each results line encoded and written, nothing else: ${partRatio('floor').toFixed(2)}×   (the goal's 1.5× cannot be met below this)`);
 const mem = process.memoryUsage();
 console.log(`results file ${(resultsBytes / 1e6).toFixed(1)} MB; process memory rss ${(mem.rss / 1e6).toFixed(0)} MB, heap used ${(mem.heapUsed / 1e6).toFixed(0)} MB`);
 
