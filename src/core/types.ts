@@ -296,6 +296,8 @@ export interface ResultsHeader {
   warmup: number;
   repeats: number;
   meter: string;
+  /** Cases in the suite (a case line's index runs from 0 to cases − 1); absent in files written before it was recorded. */
+  cases?: number;
   /** Cases in flight at once; absent in files written before it was recorded (read as 1). */
   concurrency?: number;
   /**

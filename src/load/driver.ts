@@ -77,6 +77,7 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
     warmup,
     repeats: passes,
     meter: meter.id,
+    cases: n,
     concurrency: load.max_concurrency ?? load.num_requests,
     load: loadForDigest,
   };

@@ -6,7 +6,7 @@ import { mtBenchBlock } from '../judge/summary.js';
 import type { JudgeTally } from '../judge/score.js';
 import { LoadBlockRebuild } from '../load/rebuild.js';
 import { openRegularFile } from '../read-text.js';
-import { outsideRunReason, passLimits, phaseRank } from '../runner/case-key.js';
+import { caseLimits, NO_LIMITS, outsideRunReason, phaseRank, type CaseLimits } from '../runner/case-key.js';
 import { ResultsLineParser } from '../runner/results-file.js';
 import { streamResultLines } from '../runner/results-stream.js';
 import { MAX_PAIRED_PASS, PairedColumns } from '../stats/paired-columns.js';
@@ -119,14 +119,14 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
   let lineOffset = 0;
   let lineNo = 0;
   let caseLines = 0;
-  /** The passes the header says the run had, [warmup, scored]; none for a load run (its passes cycle the suite). */
-  let passLimit: readonly [number, number] | null = null;
+  /** The passes and cases the header says the run had (see caseLimits). */
+  let limits: CaseLimits = NO_LIMITS;
 
   const onCase = (r: CaseResult, fresh: boolean): void => {
     const rank = phaseRank(r.phase);
     caseLines++;
     // A case the run could not have had (the parser checks its lines too; the scanner's are checked here).
-    const outside = outsideRunReason(path, lineNo, r, passLimit);
+    const outside = outsideRunReason(path, lineNo, r, limits);
     if (outside !== null) throw new JoulebenchError('E_RESULTS', outside);
     seen.add(rank, r.pass, r.index);
     const before = rank < lastRank || (rank === lastRank && (r.pass < lastPass || (r.pass === lastPass && r.index < lastIndex)));
@@ -166,7 +166,7 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
     header: (h) => {
       checkReportHeader(h, path);
       header = h;
-      passLimit = passLimits(h);
+      limits = caseLimits(h);
       load = LoadBlockRebuild.forHeader(h, path);
       const a = aggregatorOf(h);
       agg = a;

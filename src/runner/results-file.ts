@@ -6,7 +6,7 @@ import type { CaseResult, ResultsHeader } from '../core/types.js';
 import { readTextFileBom } from '../read-text.js';
 import { caseLineBound, encodeCaseLine, nestedJson } from './case-line.js';
 import { checkCaseLine } from './case-check.js';
-import { outsideRunReason, passLimits } from './case-key.js';
+import { caseLimits, NO_LIMITS, outsideRunReason, type CaseLimits } from './case-key.js';
 
 /** Where the runner sends each result as soon as it is known. */
 export interface ResultsSink {
@@ -251,8 +251,8 @@ export interface ResultsLineHandlers {
  */
 export class ResultsLineParser {
   private header: ResultsHeader | null = null;
-  /** The passes the header allows (see {@link passLimits}). */
-  private limits: readonly [number, number] | null = null;
+  /** The passes and cases the header allows (see {@link caseLimits}). */
+  private limits: CaseLimits = NO_LIMITS;
   constructor(
     private readonly path: string,
     private readonly on: ResultsLineHandlers,
@@ -273,7 +273,7 @@ export class ResultsLineParser {
       if (n !== 1 && this.header === null) throw new JoulebenchError('E_RESULTS', `${path}: line ${n}: header is not the first line`);
       if (this.header === null) {
         this.header = obj as ResultsHeader;
-        this.limits = passLimits(this.header);
+        this.limits = caseLimits(this.header);
         this.on.header(this.header);
       } else checkSameHeader(this.header, obj as ResultsHeader, path, n);
     } else if (rec === 'case') {

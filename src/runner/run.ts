@@ -153,6 +153,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     warmup,
     repeats,
     meter: meter.id,
+    cases: count,
     concurrency,
     // What else the report depends on, so a report rebuilt from this file is the run's own (src/report/rebuild.ts).
     ...(opts.bootstrap !== undefined && opts.bootstrap !== DEFAULT_RESAMPLES ? { bootstrap: opts.bootstrap } : {}),

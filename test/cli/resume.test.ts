@@ -66,11 +66,14 @@ it('--resume refuses a case line the interrupted run could not have had (a pass 
   assert.ok(at > 0);
   const edits: [string, string, string, RegExp][] = [
     ['pass-past', '"pass":0,"index":0,', '"pass":1,"index":0,', new RegExp(`line ${at + 1}: a scored case line of pass 1, index 0, which the run could not have had \\(its header says repeats 1: passes 0 to 0\\)`)],
-    ['index-past', '"pass":0,"index":0,', '"pass":0,"index":30,', new RegExp(`line ${at + 1}: a scored case line of pass 0, index 30, which this suite could not have had \\(it has 30 cases: index 0 to 29\\)`)],
+    ['index-past', '"pass":0,"index":0,', '"pass":0,"index":30,', new RegExp(`line ${at + 1}: a scored case line of pass 0, index 30, which the run could not have had \\(its header says cases 30: index 0 to 29\\)`)],
+    // A file written before the header said how many cases: --resume knows the suite it runs.
+    ['index-past-old', '"pass":0,"index":0,', '"pass":0,"index":30,', new RegExp(`line ${at + 1}: a scored case line of pass 0, index 30, which this suite could not have had \\(it has 30 cases: index 0 to 29\\)`)],
   ];
+  assert.match(lines[0]!, /,"cases":30,/);
   for (const [name, from, to, message] of edits) {
     const path = join(dir, `${name}.results.jsonl`);
-    const edited = lines.map((l, i) => (i === at ? l.replace(from, to) : l)).join('\n') + '\n';
+    const edited = lines.map((l, i) => (i === at ? l.replace(from, to) : i === 0 && name.endsWith('-old') ? l.replace(',"cases":30', '') : l)).join('\n') + '\n';
     writeFileSync(path, edited);
     const r = jb(['run', '-q', '--no-history', '--suite', 'router', '--resume', path, '--out', join(dir, `${name}.json`)], { home });
     assert.equal(r.code, 2, `${name}: exit ${r.code}\n${r.stderr}`);
@@ -81,7 +84,7 @@ it('--resume refuses a case line the interrupted run could not have had (a pass 
     assert.equal(existsSync(join(dir, `${name}.json`)), false);
   }
   // Another suite's run: that is the reason given, not the index its file has past this suite's cases.
-  const other = jb(['run', '-q', '--no-history', '--suite', 'mt', '--resume', join(dir, 'index-past.results.jsonl'), '--out', join(dir, 'x.json')], { home });
+  const other = jb(['run', '-q', '--no-history', '--suite', 'mt', '--resume', join(dir, 'index-past-old.results.jsonl'), '--out', join(dir, 'x.json')], { home });
   assert.equal(other.code, 2);
   assert.match(other.stderr, /cannot resume: it was written for suite "router"/);
 });

@@ -55,6 +55,9 @@ describe('report of a results file holding a case the run could not have had', (
     it(`a scored line of a pass past the header's repeats${spaced ? ' (re-spaced)' : ''}`, () => {
       refused(`pass-past${spaced ? '-s' : ''}`, edit('"pass":0,"index":3,', '"pass":4,"index":3,', spaced), /line 35: a scored case line of pass 4, index 3, which the run could not have had \(its header says repeats 1: passes 0 to 0\)/);
     });
+    it(`an index past the header's cases${spaced ? ' (re-spaced)' : ''}`, () => {
+      refused(`index-past${spaced ? '-s' : ''}`, edit('"pass":0,"index":3,', '"pass":0,"index":30,', spaced), /line 35: a scored case line of pass 0, index 30, which the run could not have had \(its header says cases 30: index 0 to 29\)/);
+    });
     it(`a negative index${spaced ? ' (re-spaced)' : ''}`, () => {
       refused(`negative${spaced ? '-s' : ''}`, edit('"pass":0,"index":3,', '"pass":0,"index":-3,', spaced), /line 35: a scored case line of pass 0, index -3, which the run could not have had \(pass and index count from 0\)/);
     });

@@ -81,9 +81,10 @@ describe('streamResultsFile: line by line, same rules as readResultsFile', () =>
       ['pass-past', caseLine(0, 'a').replace('"pass":0', '"pass":1'), /line 2: a scored case line of pass 1, index 0, which the run could not have had \(its header says repeats 1: passes 0 to 0\)/],
       ['negative', caseLine(0, 'a').replace('"index":0', '"index":-1'), /line 2: a scored case line of pass 0, index -1, which the run could not have had \(pass and index count from 0\)/],
       ['no-warmup', warmupLine, /line 2: a warmup case line of pass 0, index 0, which the run could not have had \(its header says warmup 0: no warmup passes\)/],
+      ['index-past', caseLine(1, 'a'), /line 2: a scored case line of pass 0, index 1, which the run could not have had \(its header says cases 1: index 0 to 0\)/],
     ];
     for (const [name, line, message] of refusals) {
-      const text = `${JSON.stringify(header)}\n${line}\n`;
+      const text = `${JSON.stringify({ ...header, cases: 1 })}\n${line}\n`;
       writeFileSync(p(`${name}.jsonl`), text);
       assert.throws(() => parseResultsText(text, p(`${name}.jsonl`)), (e: Error) => e instanceof JoulebenchError && e.code === 'E_RESULTS' && message.test(e.message) && e.message.startsWith(p(`${name}.jsonl`)), name);
       assert.throws(() => streamed(p(`${name}.jsonl`), 16), message, name);
@@ -91,6 +92,8 @@ describe('streamResultsFile: line by line, same rules as readResultsFile', () =>
     // A load run cycles its suite: pass 7 of a header saying repeats 1 is a request of the eighth cycle.
     const load = `${JSON.stringify({ ...header, load: { request_rate: 'inf' } })}\n${caseLine(0, 'a').replace('"pass":0', '"pass":7')}\n`;
     assert.equal(parseResultsText(load, p('load.jsonl')).results[0]?.pass, 7);
+    // A header written before it said how many cases: any index from 0 is read.
+    assert.equal(parseResultsText(`${JSON.stringify(header)}\n${caseLine(5, 'a')}\n`, p('old.jsonl')).results[0]?.index, 5);
   });
 
   it('refuses a FIFO at once instead of waiting for a writer', () => {
