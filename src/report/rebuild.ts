@@ -6,7 +6,7 @@ import { mtBenchBlock } from '../judge/summary.js';
 import type { JudgeTally } from '../judge/score.js';
 import { LoadBlockRebuild } from '../load/rebuild.js';
 import { openRegularFile } from '../read-text.js';
-import { caseLimits, NO_LIMITS, outsideRunReason, phaseRank, type CaseLimits } from '../runner/case-key.js';
+import { caseLimits, NO_LIMITS, outsideRunReason, phaseRank, withinRun, type CaseLimits } from '../runner/case-key.js';
 import { ResultsLineParser } from '../runner/results-file.js';
 import { streamResultLines } from '../runner/results-stream.js';
 import { MAX_PAIRED_PASS, PairedColumns } from '../stats/paired-columns.js';
@@ -126,8 +126,7 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
     const rank = phaseRank(r.phase);
     caseLines++;
     // A case the run could not have had (the parser checks its lines too; the scanner's are checked here).
-    const outside = outsideRunReason(path, lineNo, r, limits);
-    if (outside !== null) throw new JoulebenchError('E_RESULTS', outside);
+    if (!withinRun(r, limits)) throw new JoulebenchError('E_RESULTS', outsideRunReason(path, lineNo, r, limits));
     seen.add(rank, r.pass, r.index);
     const before = rank < lastRank || (rank === lastRank && (r.pass < lastPass || (r.pass === lastPass && r.index < lastIndex)));
     if (before) inOrder = false;

@@ -6,7 +6,7 @@ import type { CaseResult, ResultsHeader } from '../core/types.js';
 import { readTextFileBom } from '../read-text.js';
 import { caseLineBound, encodeCaseLine, nestedJson } from './case-line.js';
 import { checkCaseLine } from './case-check.js';
-import { caseLimits, NO_LIMITS, outsideRunReason, type CaseLimits } from './case-key.js';
+import { caseLimits, NO_LIMITS, outsideRunReason, withinRun, type CaseLimits } from './case-key.js';
 
 /** Where the runner sends each result as soon as it is known. */
 export interface ResultsSink {
@@ -283,8 +283,7 @@ export class ResultsLineParser {
         throw new JoulebenchError('E_RESULTS', `${path}: line ${n}: case line without phase, pass and index`);
       }
       checkCaseLine(r as unknown as Record<string, unknown>, path, n);
-      const outside = outsideRunReason(path, n, r, this.limits);
-      if (outside !== null) throw new JoulebenchError('E_RESULTS', outside);
+      if (!withinRun(r, this.limits)) throw new JoulebenchError('E_RESULTS', outsideRunReason(path, n, r, this.limits));
       this.on.case(r);
     } else if (typeof rec === 'string') {
       this.on.other(obj as Record<string, unknown>);
