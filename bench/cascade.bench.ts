@@ -29,7 +29,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import os, { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { Case, CaseResult, Suite } from '../src/core/types.js';
+import type { Case, CaseResult, Stage, Suite } from '../src/core/types.js';
 import type { ResultsSink } from '../src/runner/results-file.js';
 
 // The built code (`npm run bench` builds first), as the CLI runs it: the TypeScript loader's output
@@ -88,23 +88,26 @@ async function bare(): Promise<Timing> {
   const stages = cascade.stages;
   const stop = timer();
   let hits = 0;
-  for (const c of cases) {
-    const prompt = promptOf(c);
-    const req = { prompt, case: c }; // one request a case, as the cascade passes it to each stage
-    for (let i = 0; i < stages.length; i++) {
-      const r = stages[i]!.tryAnswer(prompt, req);
-      if (r instanceof Promise) throw new Error('bench expects only synchronous hits');
-      if (r.text !== null) {
-        // As the cascade does: earlier stages that observe (the cache) see the answer.
-        for (let j = 0; j < i; j++) (stages[j] as Partial<Observer>).observe?.(prompt, r.text, stages[i]!.id);
-        hits++;
-        break;
-      }
-    }
-  }
+  for (const c of cases) if (stagesAnswer(stages, c)) hits++;
   const t = stop();
   if (hits !== N) throw new Error(`bare loop: ${hits} hits of ${N}`);
   return t;
+}
+
+/** One case through the stages as the cascade walks them, nothing else; whether a stage answered. */
+function stagesAnswer(stages: readonly Stage[], c: Case): boolean {
+  const prompt = promptOf(c);
+  const req = { prompt, case: c }; // one request a case, as the cascade passes it to each stage
+  for (let i = 0; i < stages.length; i++) {
+    const r = stages[i]!.tryAnswer(prompt, req);
+    if (r instanceof Promise) throw new Error('bench expects only synchronous hits');
+    if (r.text !== null) {
+      // As the cascade does: earlier stages that observe (the cache) see the answer.
+      for (let j = 0; j < i; j++) (stages[j] as Partial<Observer>).observe?.(prompt, r.text, stages[i]!.id);
+      return true;
+    }
+  }
+  return false;
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'jb-bench-'));
@@ -205,18 +208,7 @@ async function floorOnly(): Promise<Timing> {
   sink.header({ record: 'header', format: 'joulebench-results/1', suite: suite.name, suite_version: suite.version, suite_digest: digest, target: cascade.id, config_digest: digest, warmup: 0, repeats: 1, meter: 'model' });
   let hits = 0;
   for (let k = 0; k < N; k++) {
-    const c = cases[k]!;
-    const prompt = promptOf(c);
-    const req = { prompt, case: c };
-    for (let i = 0; i < stages.length; i++) {
-      const r = stages[i]!.tryAnswer(prompt, req);
-      if (r instanceof Promise) throw new Error('bench expects only synchronous hits');
-      if (r.text !== null) {
-        for (let j = 0; j < i; j++) (stages[j] as Partial<Observer>).observe?.(prompt, r.text, stages[i]!.id);
-        hits++;
-        break;
-      }
-    }
+    if (stagesAnswer(stages, cases[k]!)) hits++;
     sink.write(madeResults[k % RING]!);
   }
   sink.close();
