@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +8,7 @@ import { after, it } from 'node:test';
 import { killMidRun } from '../helpers/kill-mid-run.js';
 import { readResultsFile } from '../../src/runner/results-file.js';
 import { startFakeOpenAI } from '../helpers/fake-openai.js';
-import { jb, jbAsync } from './helpers.js';
+import { BIN, jb, jbAsync } from './helpers.js';
 import { timelessReport } from '../helpers/timeless.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'jb-cli-stream-'));
@@ -135,4 +135,35 @@ it('running a 200,000-case JSONL suite takes less memory than merely holding it 
   );
   t.diagnostic(`peak RSS: run streamed ${ran.toFixed(0)} MB, suite held in memory ${held.toFixed(0)} MB`);
   assert.ok(ran < held * 0.75, `peak RSS: run streamed ${ran.toFixed(0)} MB, suite held in memory ${held.toFixed(0)} MB`);
+});
+
+it("Ctrl-C while a million-case JSONL suite is still being checked ends the run at once, not when the check pass ends (nothing is written yet)", async () => {
+  const suite = join(dir, 'million.jsonl');
+  const fd = openSync(suite, 'w');
+  let batch = '';
+  for (let i = 0; i < 1_000_000; i++) {
+    batch += `{"id":"c${i}","prompt":"what is ${i}?","expected":"what is ${i}?"}\n`;
+    if (batch.length > 1 << 20) {
+      writeSync(fd, batch);
+      batch = '';
+    }
+  }
+  writeSync(fd, batch);
+  closeSync(fd);
+  const results = join(dir, 'million.results.jsonl');
+  const child = spawn(process.execPath, [BIN, 'run', '-q', '--no-history', '--target', 'echo', '--suite', suite, '--results', results, '--out', join(dir, 'million.json')], {
+    env: { ...process.env, NO_COLOR: '1', JOULEBENCH_HOME: home },
+    stdio: 'ignore',
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((ok) => child.on('exit', (code, signal) => ok({ code, signal })));
+  // The check pass reads, validates and digests every line (about 5 s here); this lands inside it.
+  await new Promise((ok) => setTimeout(ok, 1500));
+  const sent = performance.now();
+  child.kill('SIGINT');
+  const end = await exited;
+  const waited_ms = performance.now() - sent;
+  assert.ok(end.signal === 'SIGINT' || end.code === 130, JSON.stringify(end));
+  assert.ok(waited_ms < 1500, `the process went on for ${Math.round(waited_ms)} ms after Ctrl-C`);
+  assert.equal(existsSync(results), false);
+  assert.equal(existsSync(join(dir, 'million.json')), false);
 });

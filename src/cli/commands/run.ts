@@ -115,11 +115,12 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<{ accuracy_
   };
   let progress: ReturnType<typeof createProgress> = null;
   const warnings: string[] = [];
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
   let session;
   try {
-    session = await runSession(sessionSpecFrom(flags, process.env, outPlan), {
+    // The handlers go in once runSession's synchronous start has returned: it checks the config and the
+    // suite (a million-case JSONL suite's check pass takes seconds, and a handler could not run until it
+    // ended), and nothing is written before it is done, so Ctrl-C there ends the process at once.
+    const pending = runSession(sessionSpecFrom(flags, process.env, outPlan), {
       signal: aborter.signal,
       onStart: ({ paths, total_cases }) => {
         resultsPath = paths.results;
@@ -133,6 +134,9 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<{ accuracy_
       // Each kind of target failure is shown once, as it happens, with its cause (quiet or not).
       onFirstError: (r) => io.err(`${progress ? '\n' : ''}joulebench: ${firstErrorLine(r)}\n`),
     });
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    session = await pending;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
