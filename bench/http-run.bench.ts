@@ -141,9 +141,9 @@ async function main(): Promise<void> {
     }
   };
   console.log(`joulebench HTTP run path vs raw http.request: ${N} requests a trial, median of ${TRIALS} rounds (raw, client, run${before ? `, before = ${process.env.BENCH_BEFORE_DIST}` : ''} alternated), Node ${process.version}, loopback server in a child process; load average before: ${load()}`);
-  console.log('CPU is µs a request (this process, user + system); "× srv" is that over the server\'s own CPU in the same trial (goal for the run path: ≤ 1).');
+  console.log('CPU is µs a request (this process, user + system); "× srv" is that over the server\'s own CPU in the same trial (goal for the run path: ≤ 1), the median of the rounds, then the run path\'s lowest and highest round.');
   console.log('mode    c │ req/s: raw  client     run │ × raw: client   run │ CPU: raw  client  run │ server │ × srv: raw  client   run');
-  const results: { mode: string; c: number; rawRps: number; clientRps: number; runRps: number; clientX: number; runX: number; cpu: [number, number, number]; srv: number; srvX: [number, number, number] }[] = [];
+  const results: { mode: string; c: number; rawRps: number; clientRps: number; runRps: number; clientX: number; runX: number; cpu: [number, number, number]; srv: number; srvX: [number, number, number]; runSrvRange: [number, number] }[] = [];
   for (const mode of MODES) {
     const stream = mode === 'stream';
     for (const c of CONCURRENCIES) {
@@ -174,6 +174,8 @@ async function main(): Promise<void> {
         cpu: [0, 1, 2].map((i) => med((r) => r[i]!.cpu_us / N)) as [number, number, number],
         srv: med((r) => r[2]!.server_cpu_us / N),
         srvX: [0, 1, 2].map((i) => med((r) => r[i]!.cpu_us / r[i]!.server_cpu_us)) as [number, number, number],
+        // The run path's CPU over the server's in each round: on a shared machine its spread is the noise the median hides.
+        runSrvRange: [Math.min(...rounds.map((r) => r[2]!.cpu_us / r[2]!.server_cpu_us)), Math.max(...rounds.map((r) => r[2]!.cpu_us / r[2]!.server_cpu_us))] as [number, number],
       };
       results.push(row);
       const beforeNote = before
@@ -182,7 +184,7 @@ async function main(): Promise<void> {
       const f0 = (v: number, w: number) => v.toFixed(0).padStart(w);
       const f2 = (v: number, w: number) => v.toFixed(2).padStart(w);
       console.log(
-        `${mode.padEnd(6)} ${String(c).padStart(3)} │ ${f0(row.rawRps, 9)} ${f0(row.clientRps, 7)} ${f0(row.runRps, 7)} │ ${f2(row.clientX, 12)} ${f2(row.runX, 5)} │ ${f0(row.cpu[0], 8)} ${f0(row.cpu[1], 7)} ${f0(row.cpu[2], 4)} │ ${f0(row.srv, 6)} │ ${f2(row.srvX[0], 10)} ${f2(row.srvX[1], 7)} ${f2(row.srvX[2], 5)}${beforeNote}`,
+        `${mode.padEnd(6)} ${String(c).padStart(3)} │ ${f0(row.rawRps, 9)} ${f0(row.clientRps, 7)} ${f0(row.runRps, 7)} │ ${f2(row.clientX, 12)} ${f2(row.runX, 5)} │ ${f0(row.cpu[0], 8)} ${f0(row.cpu[1], 7)} ${f0(row.cpu[2], 4)} │ ${f0(row.srv, 6)} │ ${f2(row.srvX[0], 10)} ${f2(row.srvX[1], 7)} ${f2(row.srvX[2], 5)} (rounds ${row.runSrvRange[0].toFixed(2)}–${row.runSrvRange[1].toFixed(2)})${beforeNote}`,
       );
     }
   }
