@@ -18,6 +18,21 @@ const home = join(dir, 'home');
 /** The report without its timings (throughput too: the two runs' wall times differ). */
 const timeless = (path: string) => timelessReport(path, ['throughput_rps', 'throughput']);
 
+/** Writes `n` lines to `path` a megabyte at a time (a large suite without holding it as one string). */
+function writeLines(path: string, n: number, line: (i: number) => string): void {
+  const fd = openSync(path, 'w');
+  let chunk = '';
+  for (let i = 0; i < n; i++) {
+    chunk += line(i) + '\n';
+    if (chunk.length > 1 << 20) {
+      writeSync(fd, chunk);
+      chunk = '';
+    }
+  }
+  writeSync(fd, chunk);
+  closeSync(fd);
+}
+
 function caseLines(n: number, prompt = (i: number) => `what is ${i}?`): string[] {
   return Array.from({ length: n }, (_, i) =>
     JSON.stringify({ id: `c${i}`, prompt: prompt(i), expected: i % 3 === 0 ? `what is ${i}` : `nope ${i}`, tags: i % 2 ? ['odd'] : ['even'], ...(i % 5 === 0 ? { weight: 2 } : {}) }),
@@ -113,18 +128,8 @@ it('running a 200,000-case JSONL suite takes less memory than merely holding it 
   const d = join(dir, 'mem');
   mkdirSync(d);
   const suite = join(d, 'big.jsonl');
-  const fd = openSync(suite, 'w');
   const pad = 'x'.repeat(200);
-  let chunk = '';
-  for (let i = 0; i < 200_000; i++) {
-    chunk += `{"id":"c${i}","prompt":"what is ${i}? ${pad}","expected":null}\n`;
-    if (chunk.length > 1 << 20) {
-      writeSync(fd, chunk);
-      chunk = '';
-    }
-  }
-  writeSync(fd, chunk);
-  closeSync(fd);
+  writeLines(suite, 200_000, (i) => `{"id":"c${i}","prompt":"what is ${i}? ${pad}","expected":null}`);
   // What the suite cost before it streamed: the in-memory loader (whole file as one string, then every case).
   const held = peakRssMb(`const { loadSuiteFile } = await import(dist + 'suites/loader.js'); loadSuiteFile(${JSON.stringify(suite)});`);
   // The whole run, streamed: suite checked, then read again and run against echo, results written.
@@ -139,17 +144,7 @@ it('running a 200,000-case JSONL suite takes less memory than merely holding it 
 
 it("Ctrl-C while a million-case JSONL suite is still being checked ends the run at once, not when the check pass ends (nothing is written yet)", async () => {
   const suite = join(dir, 'million.jsonl');
-  const fd = openSync(suite, 'w');
-  let batch = '';
-  for (let i = 0; i < 1_000_000; i++) {
-    batch += `{"id":"c${i}","prompt":"what is ${i}?","expected":"what is ${i}?"}\n`;
-    if (batch.length > 1 << 20) {
-      writeSync(fd, batch);
-      batch = '';
-    }
-  }
-  writeSync(fd, batch);
-  closeSync(fd);
+  writeLines(suite, 1_000_000, (i) => `{"id":"c${i}","prompt":"what is ${i}?","expected":"what is ${i}?"}`);
   const results = join(dir, 'million.results.jsonl');
   const child = spawn(process.execPath, [BIN, 'run', '-q', '--no-history', '--target', 'echo', '--suite', suite, '--results', results, '--out', join(dir, 'million.json')], {
     env: { ...process.env, NO_COLOR: '1', JOULEBENCH_HOME: home },
