@@ -30,8 +30,8 @@ export function caseLimits(h: ResultsHeader): CaseLimits {
   return { warmup: passes ? h.warmup : Infinity, scored: passes ? h.repeats : Infinity, cases: whole(h.cases) ? h.cases : Infinity };
 }
 
-/** Before the header is read: nothing is known. */
-export const NO_LIMITS: CaseLimits = Object.freeze({ warmup: Infinity, scored: Infinity, cases: Infinity });
+/** Before the header is read: nothing is known (a plain object like caseLimits' own, so `withinRun` sees one shape). */
+export const NO_LIMITS: CaseLimits = { warmup: Infinity, scored: Infinity, cases: Infinity };
 
 /**
  * Whether a case line can be one of its run's: pass and index from 0, the pass within the header's
@@ -47,9 +47,21 @@ export function withinRun(r: Pick<CaseResult, 'phase' | 'pass' | 'index'>, limit
  * refuses it with this message.
  */
 export function outsideRunReason(path: string, line: number, r: Pick<CaseResult, 'phase' | 'pass' | 'index'>, limits: CaseLimits): string {
-  const what = `${path}: line ${line}: a ${r.phase} case line of pass ${r.pass}, index ${r.index}, which the run could not have had`;
+  const what = `${lineOf(path, line, r)}, which the run could not have had`;
   if (r.pass < 0 || r.index < 0) return `${what} (pass and index count from 0)`;
   const limit = r.phase === 'warmup' ? limits.warmup : limits.scored;
   if (r.pass >= limit) return `${what} (its header says ${r.phase === 'warmup' ? `warmup ${limit}` : `repeats ${limit}`}: ${limit === 0 ? `no ${r.phase} passes` : `passes 0 to ${limit - 1}`})`;
   return `${what} (its header says cases ${limits.cases}: ${limits.cases === 0 ? 'no cases' : `index 0 to ${limits.cases - 1}`})`;
+}
+
+/**
+ * Why a case line whose index is past the suite's `count` cases cannot be this suite's run (`--resume`
+ * knows the suite; a header written before it recorded `cases` does not say).
+ */
+export function pastSuiteReason(path: string, line: number, r: Pick<CaseResult, 'phase' | 'pass' | 'index'>, count: number): string {
+  return `${lineOf(path, line, r)}, which this suite could not have had (it has ${count} case${count === 1 ? '' : 's'}: index 0 to ${count - 1})`;
+}
+
+function lineOf(path: string, line: number, r: Pick<CaseResult, 'phase' | 'pass' | 'index'>): string {
+  return `${path}: line ${line}: a ${r.phase} case line of pass ${r.pass}, index ${r.index}`;
 }

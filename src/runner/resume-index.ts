@@ -2,6 +2,7 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { JoulebenchError } from '../core/errors.js';
 import type { CaseResult, Phase, ResultsHeader } from '../core/types.js';
 import { fileLines } from '../suites/lines.js';
+import { pastSuiteReason } from './case-key.js';
 import { ResultsLineParser } from './results-file.js';
 import type { FinishedLookup } from './run.js';
 
@@ -27,7 +28,7 @@ export function readResumeFile(path: string, count: number): ResumeFile {
   const parser = new ResultsLineParser(path, {
     header: (h) => {
       header = h;
-      // Passes are numbered warmup 0…w-1, then scored w…w+r-1: one slot per (pass, index).
+      // One slot per (pass, index) of every pass the header says (slotOf).
       warmup = nonNegative(h.warmup);
       passes = warmup + nonNegative(h.repeats);
       offsets = new Float64Array(passes * count);
@@ -35,15 +36,11 @@ export function readResumeFile(path: string, count: number): ResumeFile {
     },
     case: (r) => {
       caseLines++;
-      const p = r.phase === 'warmup' ? (r.pass < warmup ? r.pass : -1) : r.pass < passes - warmup ? warmup + r.pass : -1;
       // The parser refused a pass outside the header's and a negative key. An index past this suite's
       // cases is refused by the run once it knows the file is this suite's (else "another suite" is the reason).
-      if (r.index >= count && outside === null) {
-        outside = `${path}: line ${lineNo}: a ${r.phase} case line of pass ${r.pass}, index ${r.index}, which this suite could not have had (it has ${count} case${count === 1 ? '' : 's'}: index 0 to ${count - 1})`;
-      }
-      if (p < 0 || r.pass < 0 || r.index < 0 || r.index >= count) return;
-      const slot = p * count + r.index;
-      if (offsets[slot] !== 0) return;
+      if (r.index >= count) outside ??= pastSuiteReason(path, lineNo, r, count);
+      const slot = slotOf(r.phase, r.pass, r.index, count, warmup, passes);
+      if (slot < 0 || offsets[slot] !== 0) return;
       offsets[slot] = lineOffset + 1;
       lengths[slot] = lineBytes;
       size++;
@@ -71,6 +68,15 @@ export function readResumeFile(path: string, count: number): ResumeFile {
   return { header, finished: new FinishedCases(path, count, warmup, passes, offsets, lengths, size, outside), case_lines: caseLines, ...end };
 }
 
+/**
+ * Where (phase, pass, index) of a suite of `count` cases is kept: passes are numbered warmup 0…w-1,
+ * then scored w…passes-1, one slot per (pass, index); -1 for a key outside them.
+ */
+function slotOf(phase: Phase, pass: number, index: number, count: number, warmup: number, passes: number): number {
+  const p = phase === 'warmup' ? (pass < warmup ? pass : -1) : pass < passes - warmup ? warmup + pass : -1;
+  return p < 0 || index < 0 || index >= count ? -1 : p * count + index;
+}
+
 function nonNegative(n: unknown): number {
   return typeof n === 'number' && Number.isInteger(n) && n >= 0 ? n : 0;
 }
@@ -91,13 +97,8 @@ export class FinishedCases implements FinishedLookup {
     readonly outside: string | null = null,
   ) {}
 
-  private slot(phase: Phase, pass: number, index: number): number {
-    const p = phase === 'warmup' ? (pass < this.warmup ? pass : -1) : pass < this.passes - this.warmup ? this.warmup + pass : -1;
-    return p < 0 || index < 0 || index >= this.count ? -1 : p * this.count + index;
-  }
-
   get(phase: Phase, pass: number, index: number): CaseResult | undefined {
-    const slot = this.slot(phase, pass, index);
+    const slot = slotOf(phase, pass, index, this.count, this.warmup, this.passes);
     if (slot < 0) return undefined;
     const at = this.offsets[slot]!;
     if (at === 0) return undefined;
@@ -125,7 +126,7 @@ export class FinishedCases implements FinishedLookup {
 
   firstMissing(phase: Phase, pass: number, n: number): number {
     for (let i = 0; i < n; i++) {
-      const slot = this.slot(phase, pass, i);
+      const slot = slotOf(phase, pass, i, this.count, this.warmup, this.passes);
       if (slot < 0 || this.offsets[slot] === 0) return i;
     }
     return -1;
