@@ -2,11 +2,10 @@ import { renameSync, writeFileSync } from 'node:fs';
 import { aggregate, reportContextOf, type BenchReport, type ReportContext } from '../core/aggregate.js';
 import { JoulebenchError } from '../core/errors.js';
 import type { CaseResult, ResultsHeader, Suite } from '../core/types.js';
-import { readTextFile } from '../read-text.js';
 import { checkReportHeader } from '../report/header-check.js';
 import { compareCaseOrder } from '../runner/case-key.js';
 import { caseLine } from '../runner/case-line.js';
-import { parseResultsText, type ResultsFileContents } from '../runner/results-file.js';
+import { readResultsFileText, type ResultsFileContents } from '../runner/results-file.js';
 import { reportContextFromMeasures } from '../runner/run-measures.js';
 import { suiteDigest } from '../suites/digest.js';
 import type { Judge } from './judge.js';
@@ -21,15 +20,10 @@ export interface JudgedRun {
   report: BenchReport & MtBenchBlock;
 }
 
-/** A results file read whole for judging: its text (the judged file is rewritten from it) and its lines. */
+/** A results file read whole for judging (readResultsFileText): its text (the judged file is rewritten from it) and its lines. */
 export interface ResultsRead {
   text: string;
   contents: ResultsFileContents;
-}
-
-export function readResultsWhole(path: string): ResultsRead {
-  const text = readTextFile(path, 'E_RESULTS');
-  return { text, contents: parseResultsText(text, path) };
 }
 
 /**
@@ -39,7 +33,7 @@ export function readResultsWhole(path: string): ResultsRead {
 export function readResultsForSuite(
   path: string,
   suite: Suite,
-  read: ResultsRead = readResultsWhole(path),
+  read: ResultsRead = readResultsFileText(path),
 ): { header: ResultsHeader; results: CaseResult[]; other: Record<string, unknown>[]; text: string } {
   const { text, contents } = read;
   if (!contents.header) throw new JoulebenchError('E_RESULTS', `${path}: results file has no header line`);

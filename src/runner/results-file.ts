@@ -208,12 +208,17 @@ export interface ResultsFileContents {
  * a bad line anywhere else is E_RESULTS naming the file and line, because that is not a crash artefact.
  */
 export function readResultsFile(path: string): ResultsFileContents {
+  return readResultsFileText(path).contents;
+}
+
+/** {@link readResultsFile} with the file's text as well (the judge rewrites the file from it). */
+export function readResultsFileText(path: string): { text: string; contents: ResultsFileContents } {
   const { text, bom_bytes } = readTextFileBom(path, 'E_RESULTS');
-  const out = parseResultsText(text, path);
+  const contents = parseResultsText(text, path);
   // `good_bytes` is an offset in the file (truncateResultsFile cuts there): a leading BOM, dropped from
   // the text, is bytes of it.
-  out.good_bytes += bom_bytes;
-  return out;
+  contents.good_bytes += bom_bytes;
+  return { text, contents };
 }
 
 /** The parsing half of {@link readResultsFile}, for text already in memory. */

@@ -6,7 +6,8 @@ import type { ResultsHeader } from '../../core/types.js';
 import { prettyJson } from '../../core/canonical.js';
 import { JoulebenchError } from '../../core/errors.js';
 import { loadConfig } from '../../config/load.js';
-import { judgeResultsFile, readResultsForSuite, readResultsWhole } from '../../judge/results-file.js';
+import { judgeResultsFile, readResultsForSuite } from '../../judge/results-file.js';
+import { readResultsFileText } from '../../runner/results-file.js';
 import { judgePairwise } from '../../judge/score.js';
 import { pairwiseBlock } from '../../judge/summary.js';
 import { renderReportTable } from '../../report/table.js';
@@ -50,7 +51,7 @@ export function rescoreCommand(io: CliIO): Command {
     if (!block) throw new JoulebenchError('E_CONFIG', `${cfg.path}: judge: is required for rescore (kind, model, …)`);
     // Read once, here: its header names the suite, its last lines hold the run's energy basis, and the judge
     // rewrites it from this read.
-    const read = readResultsWhole(path);
+    const read = readResultsFileText(path);
     const file = read.contents;
     const headerSuite = file.header?.suite;
     if (!headerSuite) throw new JoulebenchError('E_RESULTS', `${path}: results file has no header line`);
