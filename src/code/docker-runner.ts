@@ -3,7 +3,9 @@ import { dockerCall, dockerSaid, trackContainer, untrackContainer, type DockerCa
 import type { TestRun } from './oracle.js';
 import { patchedFiles, swebenchImage } from './swebench.js';
 import type { CodeTask } from './task.js';
-import { runTaskTests, type CommandRun } from './test-rule.js';
+import { shellQuote } from './solvers/command.js';
+import { REPORT_ENV, withReportEnv } from './test-report/setup.js';
+import { OUTPUT_TAIL_CHARS, runTaskTests, type CommandRun } from './test-rule.js';
 import { treeDiff } from './tree-diff.js';
 
 /**
@@ -130,7 +132,7 @@ export function dockerRunner(opts: DockerRunnerOptions): ContainerTests {
         }
         const applied = await c.apply(inst.test_patch);
         if (applied.code !== 0) throw new DatapointInvalid(`test_patch does not apply in ${image(task)} (${dockerSaid(applied)})`);
-        return runTaskTests(task, (cmd) => c.test(cmd, testTimeoutMs(task)));
+        return runTaskTests(task, (cmd, n) => c.test(task, cmd, `baseline-${n}`, testTimeoutMs(task)));
       }),
     grade: (task, tree) => {
       const inst = instanceOf(task);
@@ -143,7 +145,7 @@ export function dockerRunner(opts: DockerRunnerOptions): ContainerTests {
         }
         const tests = await c.apply(inst.test_patch);
         if (tests.code !== 0) throw new Error(`test_patch does not apply after the solver's diff in ${image(task)} (${dockerSaid(tests)})`);
-        return runTaskTests(task, (cmd) => c.test(cmd, testTimeoutMs(task)));
+        return runTaskTests(task, (cmd, n) => c.test(task, cmd, `grade-${n}`, testTimeoutMs(task)));
       });
     },
     describe: () => ({
@@ -178,20 +180,35 @@ class Container {
   }
 
   /**
-   * One test command. On a timeout the container is removed at once: killing the `docker exec` client
-   * does not stop what it started inside. The tests after it then count as timed out, as SWE-bench
-   * fails an instance whose evaluation runs past its limit.
+   * One test command, its report written to a file in the container's /tmp and read back with `cat`.
+   * On a timeout the container is removed at once: killing the `docker exec` client does not stop what
+   * it started inside. The tests after it then count as timed out, as SWE-bench fails an instance whose
+   * evaluation runs past its limit.
    */
-  async test(cmd: string, timeout_ms: number): Promise<CommandRun> {
-    if (this.dead) return { exit_code: null, timed_out: true, wall_ms: 0 };
-    const r = await this.exec(cmd, { timeout_ms });
+  async test(task: CodeTask, cmd: string, label: string, timeout_ms: number): Promise<CommandRun> {
+    if (this.dead) return { exit_code: null, timed_out: true, wall_ms: 0, report: null, output_tail: null };
+    const reportPath = `/tmp/joulebench-report-${label}-${randomBytes(6).toString('hex')}.${task.test_format === 'tap' ? 'tap' : 'xml'}`;
+    const r = await this.exec(`${reportExports(task, reportPath)}\n${cmd}`, { timeout_ms });
     if (r.timed_out) {
       this.dead = true;
       await dockerCall(this.bin, ['rm', '--force', this.name], { timeout_ms: 120_000 });
     }
     if (r.spawn_error) throw new DatapointInvalid(`docker exec could not start (${r.spawn_error})`);
-    return { exit_code: r.code, timed_out: r.timed_out, wall_ms: r.wall_ms };
+    let report: string | null = null;
+    if (!this.dead) {
+      const read = await this.exec(`cat ${shellQuote(reportPath)} && rm -f ${shellQuote(reportPath)}`, { timeout_ms: 120_000 });
+      report = read.code === 0 ? read.stdout : null;
+    }
+    const output = `${r.stdout}${r.stderr ? `\n[stderr]\n${r.stderr}` : ''}`;
+    return { exit_code: r.code, timed_out: r.timed_out, wall_ms: r.wall_ms, report, code_in_output: output.includes(`${CONTAINER_WORKDIR}/`), output_tail: output.length > OUTPUT_TAIL_CHARS ? output.slice(-OUTPUT_TAIL_CHARS) : output };
   }
+}
+
+/** Shell lines that point the test command's report at `path`, added to what the image already sets. */
+function reportExports(task: CodeTask, path: string): string {
+  return Object.entries(withReportEnv(task.test_format, path, {}))
+    .map(([k, v]) => (k === REPORT_ENV ? `export ${k}=${shellQuote(v ?? '')}` : `export ${k}="\${${k}:+\$${k} }"${shellQuote(v ?? '')}`))
+    .join('\n');
 }
 
 /** The longest a phase may take, seconds: every test run at its limit, plus time for the patches. */

@@ -11,8 +11,18 @@ import { snapshotTrees } from './watch.js';
 
 /** package.json keys that configure a test runner. */
 const PACKAGE_KEYS = ['scripts.test', 'mocha', 'jest', 'ava', 'c8', 'nyc'] as const;
-/** Files (any folder) that configure a test runner or npm itself. */
-const CONFIG_FILE = /(^|\/)(\.mocharc(\.[A-Za-z]+)?|\.npmrc|jest\.config\.[cm]?[jt]s|vitest\.config\.[cm]?[jt]s|ava\.config\.[cm]?js|\.taprc|\.c8rc(\.json)?|\.nycrc(\.json|\.ya?ml)?)$/;
+/**
+ * Files (any folder) that configure a test runner or npm itself; for Python, pytest's `conftest.py`
+ * (its hooks can rewrite any outcome), `pytest.ini`, and the interpreter's start-up hooks.
+ */
+const CONFIG_FILE = /(^|\/)(\.mocharc(\.[A-Za-z]+)?|\.npmrc|jest\.config\.[cm]?[jt]s|vitest\.config\.[cm]?[jt]s|ava\.config\.[cm]?js|\.taprc|\.c8rc(\.json)?|\.nycrc(\.json|\.ya?ml)?|conftest\.py|pytest\.ini|sitecustomize\.py|usercustomize\.py|[^/]+\.pth)$/;
+
+/** Files that may hold a pytest section among other settings: only that section is the harness's. */
+const PYTEST_SECTIONS: Record<string, RegExp> = {
+  'pyproject.toml': /^\[tool\.pytest[^\]]*\]\s*$/,
+  'setup.cfg': /^\[tool:pytest\]\s*$/,
+  'tox.ini': /^\[pytest\]\s*$/,
+};
 
 /** What changed in the test harness between `before` and `workdir`, as report entries (sorted). */
 export function harnessChanges(before: string, workdir: string): string[] {
@@ -21,6 +31,9 @@ export function harnessChanges(before: string, workdir: string): string[] {
   const pkgAfter = readPackage(join(workdir, 'package.json'));
   for (const key of PACKAGE_KEYS) {
     if (JSON.stringify(pick(pkgBefore, key)) !== JSON.stringify(pick(pkgAfter, key))) out.add(`package.json#${key}`);
+  }
+  for (const [file, header] of Object.entries(PYTEST_SECTIONS)) {
+    if (sectionOf(join(before, file), header) !== sectionOf(join(workdir, file), header)) out.add(`${file}#pytest`);
   }
   const a = relSnapshot(before);
   const b = relSnapshot(workdir);
@@ -40,6 +53,19 @@ function readPackage(path: string): unknown {
     // Unparseable: compared as text, so any change still shows.
     return { unparseable: readFileSync(path, 'utf8') };
   }
+}
+
+/** The lines of an INI/TOML section whose header matches, up to the next header; `null` when absent. */
+function sectionOf(path: string, header: RegExp): string | null {
+  if (!existsSync(path)) return null;
+  const lines = readFileSync(path, 'utf8').split(/\r?\n/);
+  const out: string[] = [];
+  let inside = false;
+  for (const line of lines) {
+    if (/^\[/.test(line.trim())) inside = header.test(line.trim());
+    if (inside) out.push(line);
+  }
+  return out.length > 0 ? out.join('\n') : null;
 }
 
 function pick(obj: unknown, dotted: string): unknown {

@@ -1,4 +1,4 @@
-import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -13,9 +13,13 @@ import { harnessChanges } from './harness.js';
 import { packageRoot } from './paths.js';
 import { execTree } from './process.js';
 import { chownTree, DEFAULT_MEMORY_MB, reachableBy, type Sandbox, type SandboxKind } from './sandbox.js';
-import { runTaskTests, type CommandRun } from './test-rule.js';
+import { OUTPUT_TAIL_CHARS, runTaskTests, type CommandRun } from './test-rule.js';
+import { baselineProblem, gradeVerdict, type NamedStatus } from './test-report/rule.js';
+import { withReportEnv } from './test-report/setup.js';
+import type { TestOutcome } from './test-report/types.js';
 import { ProcessTracker, type TrackingMethod } from './tracker.js';
 import type { Solver } from './solvers/solver.js';
+import type { CacheOrigin } from './solvers/cascade.js';
 import { listFiles, type CodeTask } from './task.js';
 import { diffSnapshots, snapshotTrees } from './watch.js';
 import { changedHiddenTests, changedTestFiles, copyTree, keepDirs, layPaths, prepareWorkdir, removeDirs, restoreTestFilesOrWhy } from './workdir.js';
@@ -25,8 +29,20 @@ export interface TestRun {
   exit_code: number | null;
   timed_out: boolean;
   wall_ms: number;
-  /** Per named test (fail_to_pass / pass_to_pass tasks): `pass`, `fail` or `timeout`; absent for one whole-suite run. */
-  tests?: Record<string, 'pass' | 'fail' | 'timeout'>;
+  /**
+   * Per named test (fail_to_pass / pass_to_pass tasks), from the test report: `pass`, `fail`,
+   * `timeout`, `skipped` (reported, but only as skipped or todo) or `missing` (not reported); absent
+   * for a task without named tests.
+   */
+  tests?: Record<string, NamedStatus>;
+  /** Every test the report named, with its outcome (`passed`, `failed`, `skipped`, `todo`). */
+  reported?: Record<string, TestOutcome>;
+  /** Why the report is missing or unreadable; `null` when it was read. */
+  report_error?: string | null;
+  /** The last 4 KiB of the run's output (stdout, then stderr): the evidence when a run could not start. */
+  output_tail?: string | null;
+  /** A run reported, or its output shows the code under test failing to load; false: the environment failed. */
+  runner_started?: boolean;
   /** The run passed the memory limit and was stopped. */
   memory_exceeded?: boolean;
 }
@@ -60,6 +76,12 @@ export interface Datapoint {
   } | null;
   /** The tests after the solver, with the pristine test files restored; `null` when not run. */
   grade: TestRun | null;
+  /** Why a graded datapoint is not resolved (from the per-test rule), `null` when resolved or not graded. */
+  grade_reason?: string | null;
+  /** Tests the baseline ran that grading did not report (deleted, never reached, an early exit). */
+  tests_missing?: string[];
+  /** Tests the baseline ran that grading reported skipped or todo. */
+  tests_skipped?: string[];
   /**
    * Test files the solver changed (restored before grading; reported, never counted), and changes to
    * the test harness (`package.json#scripts.test`, `.mocharc*`, `.npmrc`, `node_modules/`), which
@@ -70,6 +92,8 @@ export interface Datapoint {
   harness_modified?: string[];
   /** The `cascade:` cache: `hit` (a stored diff was replayed), `miss`, or absent for other solvers. */
   cache?: 'hit' | 'miss';
+  /** For a hit: where the replayed fix came from (the solver that stored it, its task and run). */
+  cache_origin?: CacheOrigin;
   /** Paths outside the workdir this datapoint changed; any entry fails it. */
   escapes: string[];
   /** Energy over the solver's window, gross; `null` when not measured (never 0 for unknown). */
@@ -117,6 +141,8 @@ export interface OracleOptions {
   guard?: boolean;
   /** Run the baseline and grading tests in containers (`--runner docker`) instead of the local sandbox. */
   container?: ContainerTests;
+  /** The run's id, handed to solvers (a cached fix records it). */
+  run_id?: string;
 }
 
 /**
@@ -141,8 +167,12 @@ export async function runDatapoint(task: CodeTask, solver: Solver, rollout: numb
   }
   const baseDir = join(dirs.root, 'baseline');
   const gradeDir = join(dirs.root, 'grade');
+  // Test reports are written here, outside every tree the code under test lives in.
+  const reportDir = join(dirs.root, 'reports');
+  mkdirSync(reportDir, { mode: 0o700 });
+  if (opts.sandbox.run_as_uid !== null) chownSync(reportDir, opts.sandbox.run_as_uid, opts.sandbox.run_as_uid);
   const watched = [dirs.root, task.dir];
-  const excluded = [dirs.workdir, baseDir, gradeDir];
+  const excluded = [dirs.workdir, baseDir, gradeDir, reportDir];
   const before = snapshotTrees(watched, excluded);
   const grace = opts.kill_grace_ms ?? 1000;
   const memoryBytes = (opts.memory_mb ?? DEFAULT_MEMORY_MB) * 1024 * 1024;
@@ -192,7 +222,7 @@ export async function runDatapoint(task: CodeTask, solver: Solver, rollout: numb
       copyTree(task.before_dir, baseDir);
       overlayHiddenTests(task, baseDir);
       if (opts.sandbox.run_as_uid !== null) chownTree(baseDir, opts.sandbox.run_as_uid);
-      dp.baseline = await runTests(task, baseDir, opts, grace, memoryBytes);
+      dp.baseline = await runTests(task, baseDir, reportDir, 'baseline', opts, grace, memoryBytes);
       rmSync(baseDir, { recursive: true, force: true });
     }
     const invalid = baselineProblem(task, dp.baseline);
@@ -217,6 +247,7 @@ export async function runDatapoint(task: CodeTask, solver: Solver, rollout: numb
         kill_grace_ms: grace,
         memory_limit_bytes: memoryBytes,
         hide: task.private_paths,
+        ...(opts.run_id !== undefined ? { run_id: opts.run_id } : {}),
       });
     } catch (e) {
       outcome = null;
@@ -241,6 +272,7 @@ export async function runDatapoint(task: CodeTask, solver: Solver, rollout: numb
       dp.completion_tokens = outcome.completion_tokens;
       dp.usage_parsed_from = outcome.usage_parsed_from;
       if (outcome.cache) dp.cache = outcome.cache;
+      if (outcome.cache_origin) dp.cache_origin = outcome.cache_origin;
     } else if (dp.solver_run) {
       dp.solver_run.wall_ms = wall_ms;
     }
@@ -292,13 +324,17 @@ export async function runDatapoint(task: CodeTask, solver: Solver, rollout: numb
     } else {
       overlayHiddenTests(task, gradeDir);
       if (opts.sandbox.run_as_uid !== null) chownTree(gradeDir, opts.sandbox.run_as_uid);
-      dp.grade = await runTests(task, gradeDir, opts, grace, memoryBytes);
+      dp.grade = await runTests(task, gradeDir, reportDir, 'grade', opts, grace, memoryBytes);
     }
     if (dp.grade.memory_exceeded) {
       dp.valid = false;
       dp.invalid_reason = `the graded tests passed the memory limit (--memory-mb ${opts.memory_mb ?? DEFAULT_MEMORY_MB}) and were stopped`;
     }
-    dp.resolved = dp.valid && dp.grade.exit_code === 0 && !dp.grade.timed_out && harness.length === 0;
+    const verdict = gradeVerdict(task, dp.baseline, dp.grade);
+    dp.tests_missing = verdict.tests_missing;
+    dp.tests_skipped = verdict.tests_skipped;
+    dp.grade_reason = harness.length > 0 ? `the test harness was changed: ${harness.join(', ')}` : verdict.reason;
+    dp.resolved = dp.valid && verdict.resolved && harness.length === 0;
     await solver.graded?.(task, dirs.workdir, dp);
   } catch (e) {
     dp.error = `oracle: ${(e as Error).message}`;
@@ -319,25 +355,6 @@ export async function runDatapoint(task: CodeTask, solver: Solver, rollout: numb
     }
   }
   return dp;
-}
-
-/** Why a baseline makes the datapoint invalid (SWE-bench: fail-to-pass must fail, pass-to-pass must pass), or `null`. */
-function baselineProblem(task: CodeTask, b: TestRun): string | null {
-  if (b.memory_exceeded) return 'the tests passed the memory limit before the solver ran';
-  if (b.exit_code === 126 || b.exit_code === 127) {
-    // sh's "not executable" / "command not found": the tests never ran, so their failure proves nothing.
-    return `test_cmd could not run (exit ${b.exit_code}: ${b.exit_code === 127 ? 'command not found' : 'not executable'})`;
-  }
-  if (b.tests) {
-    const passing = task.fail_to_pass.filter((t) => b.tests?.[t] === 'pass');
-    if (passing.length > 0) return `fail_to_pass test(s) already pass before the solver runs: ${passing.join(', ')}`;
-    const broken = task.pass_to_pass.filter((t) => b.tests?.[t] !== 'pass');
-    if (broken.length > 0) return `pass_to_pass test(s) do not pass before the solver runs: ${broken.join(', ')}`;
-    return null;
-  }
-  if (b.timed_out) return `the tests timed out before the solver ran (test_timeout_s ${task.test_timeout_s})`;
-  if (b.exit_code === 0) return 'the tests already pass before the solver runs (the task does not reproduce its bug)';
-  return null;
 }
 
 /** Lays the task's hidden tests (tests/) over a tree, file by file, replacing whatever the solver put there. */
@@ -367,19 +384,21 @@ export function guardPath(): string {
 
 /**
  * Runs the tests in `dir` under the sandbox (tests run the solver's code, so they are confined too),
- * with the guard preloaded. With fail_to_pass / pass_to_pass, each named test is one run of
- * `test_cmd` with `{test}` replaced (or the name appended); the whole passes iff every one does.
+ * with the guard preloaded and each run's report written to a fresh file in `reportDir` (bound into
+ * the sandbox; never inside the tree under test). See test-rule.ts for how runs and reports combine.
  */
-async function runTests(task: CodeTask, dir: string, opts: OracleOptions, grace: number, memoryBytes: number): Promise<TestRun> {
+async function runTests(task: CodeTask, dir: string, reportDir: string, phase: string, opts: OracleOptions, grace: number, memoryBytes: number): Promise<TestRun> {
   const guard = opts.guard !== false ? guardPath() : null;
   const env: NodeJS.ProcessEnv = { ...opts.env };
   if (guard) env.NODE_OPTIONS = `${env.NODE_OPTIONS ? `${env.NODE_OPTIONS} ` : ''}--import=${JSON.stringify(pathToFileURL(guard).href)}`;
-  const once = async (cmd: string): Promise<CommandRun> => {
+  const once = async (cmd: string, n: number): Promise<CommandRun> => {
+    const reportPath = join(reportDir, `${phase}-${n}.${task.test_format === 'tap' ? 'tap' : 'xml'}`);
+    rmSync(reportPath, { force: true });
     const tracker = new ProcessTracker(memoryBytes, dir);
-    const w = opts.sandbox.wrap(['sh', '-c', cmd], dir, { hide: task.private_paths, ...(guard ? { ro_binds: [guard] } : {}) });
+    const w = opts.sandbox.wrap(['sh', '-c', cmd], dir, { hide: task.private_paths, rw_binds: [reportDir], ...(guard ? { ro_binds: [guard] } : {}) });
     const r = await execTree(w.argv, {
       cwd: dir,
-      env,
+      env: withReportEnv(task.test_format, reportPath, env),
       timeout_ms: task.test_timeout_s * 1000,
       kill_grace_ms: grace,
       sweep_dir: dir,
@@ -387,9 +406,32 @@ async function runTests(task: CodeTask, dir: string, opts: OracleOptions, grace:
       fd_files: w.fd_files,
       tracker,
     });
-    return { exit_code: r.exit_code, timed_out: r.timed_out, wall_ms: r.wall_ms, ...(r.tracking?.memory_exceeded_bytes != null ? { memory_exceeded: true } : {}) };
+    const output = `${r.stdout}${r.stderr ? `\n[stderr]\n${r.stderr}` : ''}${r.spawn_error ? `\n[spawn] ${r.spawn_error}` : ''}`;
+    return {
+      exit_code: r.exit_code,
+      timed_out: r.timed_out,
+      wall_ms: r.wall_ms,
+      report: readReport(reportPath),
+      code_in_output: output.includes(`${dir}/`),
+      output_tail: output.length > OUTPUT_TAIL_CHARS ? output.slice(-OUTPUT_TAIL_CHARS) : output,
+      ...(r.tracking?.memory_exceeded_bytes != null ? { memory_exceeded: true } : {}),
+    };
   };
   return runTaskTests(task, once);
+}
+
+/** The largest test report read, bytes: a bigger file is not a report this oracle grades from. */
+const MAX_REPORT_BYTES = 64 * 1024 * 1024;
+
+/** A report file's text; `null` when none was written (or it is not a regular file). */
+function readReport(path: string): string | null {
+  try {
+    const st = lstatSync(path);
+    if (!st.isFile() || st.size > MAX_REPORT_BYTES) return null;
+    return readFileSync(path, 'utf8');
+  } catch {
+    return null;
+  }
 }
 
 function isRealDir(p: string): boolean {

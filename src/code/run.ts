@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { Meter } from '../meters/meter.js';
 import { summarizeSolvers } from './aggregate.js';
 import { calibrateCodeIdle } from './energy.js';
@@ -30,6 +31,8 @@ export interface CodeRunOptions {
   container?: ContainerTests;
   /** Idle calibration window before the run, ms (0: skipped, net unknown). Not run for the `none` meter. */
   idle_ms?: number;
+  /** The run's id (recorded with every fix the cascade stores); one is made when not given. */
+  run_id?: string;
   /** Called once the meter is calibrated, before the first datapoint (for a streamed datapoints file). */
   onStart?: (start: CodeRunStart) => void;
   onDatapoint?: (d: Datapoint, progress: { done: number; total: number }) => void;
@@ -56,6 +59,7 @@ export async function runCodeSuite(opts: CodeRunOptions): Promise<CodeResults> {
     ...(opts.memory_mb !== undefined ? { memory_mb: opts.memory_mb } : {}),
     ...(opts.container ? { container: opts.container } : {}),
     idle,
+    run_id: opts.run_id ?? `code-${new Date().toISOString()}-${randomBytes(4).toString('hex')}`,
   };
   const start: CodeRunStart = {
     suite: { name: opts.suite.name, source: opts.suite.source, digest: opts.suite.digest, tasks: opts.suite.tasks.map((t) => t.name), dir: opts.suite.dir },

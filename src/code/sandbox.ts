@@ -22,8 +22,14 @@ export const DEFAULT_MEMORY_MB = 4096;
 export interface WrapOptions {
   /** Hidden: an empty read-only tmpfs is mounted over each (the task folder, its suite). */
   hide?: readonly string[];
-  /** Bound read-only at the same path (a solver script under /tmp, say). */
+  /**
+   * Bound read-only at the same path (a solver script under /tmp, say). A file the sandbox's user
+   * cannot reach (in a 0700 folder) is copied in by content, with its mode, from a descriptor opened
+   * by the caller.
+   */
   ro_binds?: readonly string[];
+  /** Bound read-write at the same path (the folder a test run writes its report to). */
+  rw_binds?: readonly string[];
 }
 
 /** A command ready to spawn: `fd_files[i]` is opened read-only and handed to it as file descriptor 3 + i. */
@@ -69,6 +75,8 @@ export interface BwrapOptions {
   max_procs?: number | null;
   /** A seccomp program refusing ptrace and process_vm_*; `null` to skip. */
   seccomp_file?: string | null;
+  /** Bound read-only into every command (`--allow-read`). */
+  allow_read?: readonly string[];
 }
 
 /**
@@ -83,10 +91,21 @@ export function bwrapSandbox(opts: BwrapOptions = {}): Sandbox {
   const dropUid = opts.uid_mode === 'drop-uid';
   const maxProcs = opts.max_procs === undefined ? DEFAULT_MAX_PROCS : opts.max_procs;
   const seccomp = opts.seccomp_file ?? null;
+  const allowRead = opts.allow_read ?? [];
   return {
     kind: 'bwrap',
     run_as_uid: dropUid ? SANDBOX_UID : null,
     wrap(argv, workdir, w = {}) {
+      // Descriptors handed to bwrap: 3 is the seccomp program, then files bound by content.
+      const fdFiles: string[] = seccomp ? [seccomp] : [];
+      const roBind = (p: string): string[] => {
+        const st = statOrNull(p);
+        if (dropUid && st?.isFile() && !reachableBy(SANDBOX_UID, p)) {
+          fdFiles.push(p);
+          return ['--perms', (st.mode & 0o555).toString(8).padStart(4, '0'), '--ro-bind-data', String(2 + fdFiles.length), p];
+        }
+        return ['--ro-bind', p, p];
+      };
       const prefix = dropUid ? ['setpriv', `--reuid=${SANDBOX_UID}`, `--regid=${SANDBOX_UID}`, '--clear-groups', '--'] : [];
       const limit = maxProcs !== null ? ['prlimit', `--nproc=${maxProcs}:${maxProcs}`, '--'] : [];
       return {
@@ -100,8 +119,8 @@ export function bwrapSandbox(opts: BwrapOptions = {}): Sandbox {
           '--tmpfs', '/tmp',
           // A path the sandbox's user cannot reach is already hidden (and bwrap could not mount over it).
           ...(w.hide ?? []).filter((p) => existsSync(p) && (!dropUid || reachableBy(SANDBOX_UID, p))).flatMap((p) => ['--tmpfs', p, '--remount-ro', p]),
-          ...(w.ro_binds ?? []).flatMap((p) => ['--ro-bind', p, p]),
-          ...writable.flatMap((p) => ['--bind', p, p]),
+          ...[...new Set([...allowRead, ...(w.ro_binds ?? [])])].flatMap(roBind),
+          ...[...writable, ...(w.rw_binds ?? [])].flatMap((p) => ['--bind', p, p]),
           '--bind', workdir, workdir,
           '--unshare-user',
           '--disable-userns',
@@ -117,13 +136,14 @@ export function bwrapSandbox(opts: BwrapOptions = {}): Sandbox {
           ...limit,
           ...argv,
         ],
-        fd_files: seccomp ? [seccomp] : [],
+        fd_files: fdFiles,
       };
     },
     describe: () => ({
       kind: 'bwrap',
       bin,
       writable: [...writable],
+      allow_read: [...allowRead],
       uid: dropUid ? SANDBOX_UID : 'caller (no capabilities in a new user namespace)',
       max_procs: maxProcs,
       seccomp: seccomp ? 'ptrace, process_vm_readv, process_vm_writev refused' : 'none for this architecture',
@@ -159,6 +179,8 @@ export interface ResolveSandboxOptions {
   bin?: string;
   writable?: readonly string[];
   max_procs?: number | null;
+  /** Paths bound read-only into every command (`--allow-read`). */
+  allow_read?: readonly string[];
 }
 
 let seccompPath: string | null | undefined;
@@ -173,7 +195,7 @@ function seccompFile(): string | null {
 
 /** The hardened bwrap sandbox that starts here, or why none does. Root first tries to drop to uid 65534. */
 export function bwrapFor(opts: ResolveSandboxOptions = {}): { sandbox: Sandbox | null; problem: string | null } {
-  const base = { bin: opts.bin ?? 'bwrap', writable: opts.writable ?? [], max_procs: opts.max_procs === undefined ? DEFAULT_MAX_PROCS : opts.max_procs, seccomp_file: seccompFile() };
+  const base = { bin: opts.bin ?? 'bwrap', writable: opts.writable ?? [], allow_read: opts.allow_read ?? [], max_procs: opts.max_procs === undefined ? DEFAULT_MAX_PROCS : opts.max_procs, seccomp_file: seccompFile() };
   const modes: ('drop-uid' | 'keep-uid')[] = process.getuid?.() === 0 ? ['drop-uid', 'keep-uid'] : ['keep-uid'];
   let problem: string | null = null;
   for (const uid_mode of modes) {
@@ -213,6 +235,33 @@ export function reachableBy(uid: number, path: string): boolean {
     if (i < parts.length) dir = join(dir, parts[i]!);
   }
   return true;
+}
+
+function statOrNull(p: string) {
+  try {
+    return statSync(p);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The first folder on the way to `path` that `uid` cannot pass through, or `null` when it can reach
+ * it: the folder a fix must open (`chmod o+x`).
+ */
+export function blockingFolder(uid: number, path: string): string | null {
+  const parts = resolve(path).split('/').filter(Boolean);
+  let dir = '/';
+  for (let i = 0; i < parts.length; i++) {
+    try {
+      const st = statSync(dir);
+      if (st.isDirectory() && !(st.uid === uid ? st.mode & 0o100 : st.mode & 0o001)) return dir;
+    } catch {
+      return dir;
+    }
+    dir = join(dir, parts[i]!);
+  }
+  return null;
 }
 
 /** Gives a tree to `uid` (so the dropped-uid sandbox can write it); links are changed, not followed. */

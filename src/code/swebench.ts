@@ -9,6 +9,8 @@ import { JoulebenchError } from '../core/errors.js';
 import { readTextFile } from '../read-text.js';
 import { applyPatch } from './solvers/reference.js';
 import type { CodeSuite, CodeTask } from './task.js';
+import { defaultTestFormat } from './test-report/setup.js';
+import type { TestFormat } from './test-report/types.js';
 
 /**
  * SWE-bench task instances (Jimenez et al., "SWE-bench: Can Language Models Resolve Real-World GitHub
@@ -59,6 +61,8 @@ export interface SwebenchOptions {
   only?: readonly string[];
   /** Limit of each test run, seconds. */
   test_timeout_s?: number;
+  /** How the test command reports each test (default: from the command, `pytest-junit` for pytest). */
+  test_format?: TestFormat;
 }
 
 /** True when `path` names a SWE-bench instances file (by extension). */
@@ -181,10 +185,12 @@ function materialise(inst: SwebenchInstance, root: string, reposDir: string, opt
     execFileSync('cp', ['-a', join(scratch, f), join(tests, f)]);
   }
   rmSync(scratch, { recursive: true, force: true });
+  const format = opts.test_format ?? defaultTestFormat(opts.test_cmd);
   return {
     name,
     prompt: inst.problem_statement,
     test_cmd: opts.test_cmd,
+    test_format: format,
     test_files: [],
     tests_dir: existsSync(tests) ? tests : null,
     fail_to_pass: inst.FAIL_TO_PASS,
@@ -201,7 +207,7 @@ function materialise(inst: SwebenchInstance, root: string, reposDir: string, opt
     digest:
       'sha256:' +
       createHash('sha256')
-        .update(JSON.stringify([inst.instance_id, inst.repo, inst.base_commit, inst.problem_statement, inst.patch, inst.test_patch, inst.FAIL_TO_PASS, inst.PASS_TO_PASS, opts.test_cmd]))
+        .update(JSON.stringify([inst.instance_id, inst.repo, inst.base_commit, inst.problem_statement, inst.patch, inst.test_patch, inst.FAIL_TO_PASS, inst.PASS_TO_PASS, opts.test_cmd, format]))
         .digest('hex'),
   };
 }

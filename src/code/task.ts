@@ -8,6 +8,8 @@ import { JoulebenchError } from '../core/errors.js';
 import { bundledCodeSuitesDir } from './paths.js';
 import { readTextFile } from '../read-text.js';
 import { MAX_TIMER_S, timerLimitText } from '../core/bounds.js';
+import { defaultTestFormat } from './test-report/setup.js';
+import { TEST_FORMATS, type TestFormat } from './test-report/types.js';
 
 /** The bundled coding suites (folders under src/code/suites/). */
 export const BUNDLED_CODE_SUITES = ['smoke'] as const;
@@ -16,8 +18,10 @@ export const BUNDLED_CODE_SUITES = ['smoke'] as const;
 export interface CodeTask {
   name: string;
   prompt: string;
-  /** Shell command run in the workdir; exit 0 means the tests pass. */
+  /** Shell command run in the workdir; it reports each test's outcome in `test_format`. */
   test_cmd: string;
+  /** How `test_cmd` reports each test (the oracle grades from that report, never from the exit status). */
+  test_format: TestFormat;
   /** Paths (files or folders, relative to before/) restored from before/ ahead of grading. */
   test_files: string[];
   /**
@@ -71,6 +75,7 @@ export const taskTomlSchema = z
     name: z.string().regex(/^[A-Za-z0-9._-]+$/, 'must be letters, digits, ".", "_" or "-"'),
     prompt: z.string().trim().min(1, 'must be a non-empty string'),
     test_cmd: z.string().trim().min(1, 'must be a non-empty string'),
+    test_format: z.enum(TEST_FORMATS as [TestFormat, ...TestFormat[]]).optional(),
     test_files: z.array(relPath).default([]),
     fail_to_pass: z.array(z.string().min(1)).default([]),
     pass_to_pass: z.array(z.string().min(1)).default([]),
@@ -164,6 +169,7 @@ export function loadCodeTask(dir: string): CodeTask {
     name: t.name,
     prompt: t.prompt,
     test_cmd: t.test_cmd,
+    test_format: t.test_format ?? defaultTestFormat(t.test_cmd),
     test_files: t.test_files,
     tests_dir: hasHidden ? testsDir : null,
     fail_to_pass: t.fail_to_pass,

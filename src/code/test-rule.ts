@@ -2,6 +2,12 @@ import { round } from '../core/stats.js';
 import type { TestRun } from './oracle.js';
 import { shellQuote } from './solvers/command.js';
 import type { CodeTask } from './task.js';
+import type { NamedStatus } from './test-report/rule.js';
+import { parseReport } from './test-report/setup.js';
+import type { ReportedTest, TestOutcome } from './test-report/types.js';
+
+/** The last part of a test run's output kept as evidence, characters. */
+export const OUTPUT_TAIL_CHARS = 4096;
 
 /** One run of a test command, wherever it ran (the local sandbox or a container). */
 export interface CommandRun {
@@ -10,37 +16,109 @@ export interface CommandRun {
   wall_ms: number;
   /** The run passed the memory limit and was stopped. */
   memory_exceeded?: boolean;
+  /** The report file's text as the run left it; `null` when it wrote none. */
+  report: string | null;
+  /** The end of its output (stdout, then stderr), for diagnosis. */
+  output_tail: string | null;
+  /** The output names a file inside the tree under test (an error loading the code, not the runner). */
+  code_in_output?: boolean;
 }
 
-/** `test_cmd` for one named test: `{test}` replaced by the quoted name, or the name appended. */
-export function testCommandFor(task: CodeTask, name: string): string {
-  return task.test_cmd.includes('{test}') ? task.test_cmd.replaceAll('{test}', shellQuote(name)) : `${task.test_cmd} ${shellQuote(name)}`;
+/** Runs one test command with its report going to a place of the runner's choosing (given in `env`). */
+export type TestCommand = (cmd: string, n: number) => Promise<CommandRun>;
+
+/** `test_cmd` for some named tests: `{test}` replaced by the quoted names, or the names appended. */
+export function testCommandFor(task: CodeTask, names: readonly string[]): string {
+  const quoted = names.map(shellQuote).join(' ');
+  return task.test_cmd.includes('{test}') ? task.test_cmd.replaceAll('{test}', quoted) : `${task.test_cmd} ${quoted}`;
 }
 
 /**
- * The task's tests through `run`, one rule for every runner. Without fail_to_pass / pass_to_pass the
- * whole `test_cmd` runs once and its exit code is the answer. With them (SWE-bench), each named test is
- * one run of `test_cmd`; its status is `pass` (exit 0), `fail` or `timeout`, and the whole passes
- * (exit_code 0) iff every one does — so "resolved" is SWE-bench's rule: every FAIL_TO_PASS test passes
- * and no PASS_TO_PASS test breaks.
+ * The task's tests through `run`, one rule for every runner; each run writes a report in the task's
+ * `test_format`, and the outcome of every test comes from it, never from an exit status.
+ * - No fail_to_pass / pass_to_pass: `test_cmd` runs once; every test it reports is listed.
+ * - pytest with named tests (SWE-bench): one run with every name; each name's status is its test's.
+ * - Other formats with named tests: one run per name (a test file for node:test); the name passes
+ *   iff its run reports at least one test and none fails.
  */
-export async function runTaskTests(task: CodeTask, run: (cmd: string) => Promise<CommandRun>): Promise<TestRun> {
-  const named = [...task.fail_to_pass, ...task.pass_to_pass];
+export async function runTaskTests(task: CodeTask, run: TestCommand): Promise<TestRun> {
+  const named = [...new Set([...task.fail_to_pass, ...task.pass_to_pass])];
   if (named.length === 0) {
-    const r = await run(task.test_cmd);
-    return { exit_code: r.exit_code, timed_out: r.timed_out, wall_ms: round(r.wall_ms, 3), ...(r.memory_exceeded ? { memory_exceeded: true } : {}) };
+    const r = await run(task.test_cmd, 0);
+    const parsed = parseReport(task.test_format, r.report);
+    return {
+      ...base(r),
+      reported: parsed.ok ? outcomes(parsed.tests) : {},
+      report_error: parsed.ok ? null : parsed.error,
+      runner_started: r.report !== null || r.code_in_output === true,
+    };
   }
-  const tests: Record<string, 'pass' | 'fail' | 'timeout'> = {};
+  if (task.test_format === 'pytest-junit') {
+    const r = await run(testCommandFor(task, named), 0);
+    const parsed = parseReport(task.test_format, r.report);
+    const tests: Record<string, NamedStatus> = {};
+    for (const name of named) tests[name] = r.timed_out ? 'timeout' : parsed.ok ? statusOf(parsed.tests.filter((t) => t.id === name || t.aliases?.includes(name))) : 'missing';
+    return { ...base(r), tests, reported: parsed.ok ? outcomes(parsed.tests) : {}, report_error: parsed.ok ? null : parsed.error, runner_started: r.report !== null || r.code_in_output === true };
+  }
+  const tests: Record<string, NamedStatus> = {};
+  const reported: Record<string, TestOutcome> = {};
   let wall = 0;
-  let exceededAny = false;
+  let exceeded = false;
   let timedOut = false;
-  for (const name of [...new Set(named)]) {
-    const r = await run(testCommandFor(task, name));
+  let exit: number | null = 0;
+  let reportError: string | null = null;
+  let started = false;
+  let failedTail: string | null | undefined;
+  let lastTail: string | null = null;
+  for (const [i, name] of named.entries()) {
+    const r = await run(testCommandFor(task, [name]), i);
     wall += r.wall_ms;
-    exceededAny ||= r.memory_exceeded === true;
+    exceeded ||= r.memory_exceeded === true;
     timedOut ||= r.timed_out;
-    tests[name] = r.timed_out ? 'timeout' : r.exit_code === 0 ? 'pass' : 'fail';
+    if (exit === 0) exit = r.exit_code;
+    const parsed = parseReport(task.test_format, r.report);
+    if (!parsed.ok) reportError ??= `${name}: ${parsed.error}`;
+    started ||= r.report !== null || r.code_in_output === true;
+    const mine = parsed.ok ? parsed.tests : [];
+    for (const [id, o] of Object.entries(outcomes(mine))) reported[`${name} > ${id}`] = o;
+    tests[name] = r.timed_out ? 'timeout' : statusOf(mine);
+    // The evidence kept is the first run that did not pass (else the last).
+    if (tests[name] !== 'pass' && failedTail === undefined) failedTail = r.output_tail;
+    lastTail = r.output_tail;
   }
-  const allPass = Object.values(tests).every((v) => v === 'pass');
-  return { exit_code: allPass ? 0 : 1, timed_out: timedOut, wall_ms: round(wall, 3), tests, ...(exceededAny ? { memory_exceeded: true } : {}) };
+  return {
+    exit_code: exit,
+    timed_out: timedOut,
+    wall_ms: round(wall, 3),
+    tests,
+    reported,
+    report_error: Object.keys(reported).length === 0 ? reportError : null,
+    output_tail: failedTail !== undefined ? failedTail : lastTail,
+    runner_started: started,
+    ...(exceeded ? { memory_exceeded: true } : {}),
+  };
+}
+
+/** One name's status from the tests its report gave it: none → missing; any failure → fail; skips alone → skipped. */
+function statusOf(tests: readonly ReportedTest[]): NamedStatus {
+  if (tests.length === 0) return 'missing';
+  if (tests.some((t) => t.outcome === 'failed')) return 'fail';
+  if (tests.some((t) => t.outcome === 'passed')) return 'pass';
+  return 'skipped';
+}
+
+function outcomes(tests: readonly ReportedTest[]): Record<string, TestOutcome> {
+  const out: Record<string, TestOutcome> = {};
+  const seen = new Map<string, number>();
+  for (const t of tests) {
+    // Two tests of one name (allowed by node:test) are both counted: the second is `name #2`.
+    const n = (seen.get(t.id) ?? 0) + 1;
+    seen.set(t.id, n);
+    out[n === 1 ? t.id : `${t.id} #${n}`] = t.outcome;
+  }
+  return out;
+}
+
+function base(r: CommandRun): Pick<TestRun, 'exit_code' | 'timed_out' | 'wall_ms' | 'memory_exceeded' | 'output_tail'> {
+  return { exit_code: r.exit_code, timed_out: r.timed_out, wall_ms: round(r.wall_ms, 3), output_tail: r.output_tail, ...(r.memory_exceeded ? { memory_exceeded: true } : {}) };
 }

@@ -63,18 +63,19 @@ export function changedTestFiles(task: CodeTask, workdir: string): string[] {
 export function changedHiddenTests(task: CodeTask, workdir: string): string[] {
   if (!task.tests_dir) return [];
   return listFiles(task.tests_dir).filter((rel) => {
-    const mine = realAncestors(workdir, rel) ? signature(join(workdir, rel)) : 'not-a-folder';
+    const ancestors = ancestorsOf(workdir, rel);
+    const mine = ancestors === 'real' ? signature(join(workdir, rel)) : ancestors === 'missing' ? 'missing' : 'not-a-folder';
     return mine !== signature(join(task.before_dir, rel));
   });
 }
 
-/** What a path is, for comparison: missing, a link and its target, a folder, or a file's mode and bytes' hash. */
+/** What a path is, for comparison: missing, a link and its target, a folder, or a file's bytes' hash (a mode change alone is no edit). */
 function signature(p: string): string {
   const st = lstatOrNull(p);
   if (!st) return 'missing';
   if (st.isSymbolicLink()) return `link:${readlinkSync(p)}`;
   if (!st.isFile()) return st.isDirectory() ? 'dir' : 'special';
-  return `file:${st.mode & 0o777}:${createHash('sha256').update(readFileSync(p)).digest('hex')}`;
+  return `file:${createHash('sha256').update(readFileSync(p)).digest('hex')}`;
 }
 
 /**
@@ -162,6 +163,19 @@ function lstatOrNull(p: string) {
   }
 }
 
+/** What stands on the way from `root` to `rel`: real folders only, a folder missing, or a link or file. */
+function ancestorsOf(root: string, rel: string): 'real' | 'missing' | 'not-a-folder' {
+  const parts = rel.split(/[\\/]/).filter((p) => p !== '' && p !== '.');
+  let dir = root;
+  for (const part of parts.slice(0, -1)) {
+    dir = join(dir, part);
+    const st = lstatOrNull(dir);
+    if (!st) return 'missing';
+    if (!st.isDirectory()) return 'not-a-folder';
+  }
+  return 'real';
+}
+
 /** True when every folder on the way from `root` to `rel` is a real folder (no link, no file). */
 function realAncestors(root: string, rel: string): boolean {
   const parts = rel.split(/[\\/]/).filter((p) => p !== '' && p !== '.');
@@ -178,9 +192,9 @@ function relSnapshot(root: string): Map<string, string> {
   const out = new Map<string, string>();
   const abs = resolve(root);
   for (const [p, f] of snapshotTrees([abs])) {
-    // Folder modes are not compared: only what a test run reads.
+    // Folder modes are not compared, nor file modes: only the bytes a test run reads.
     if (f.startsWith('dir:')) continue;
-    out.set(relative(abs, p).split(sep).join('/'), f);
+    out.set(relative(abs, p).split(sep).join('/'), f.startsWith('file:') ? `file:${f.slice(f.lastIndexOf(':') + 1)}` : f);
   }
   return out;
 }

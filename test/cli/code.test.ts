@@ -4,7 +4,7 @@ import { appendFileSync, chmodSync, existsSync, mkdirSync, readdirSync, readFile
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import type { CodeResults } from '../../src/code/results.js';
-import { tempDir, writeShellTask } from '../code/helpers.js';
+import { tempDir, writeShellTask, CHECK } from '../code/helpers.js';
 import { writePowercapTree } from '../meters/powercap-tree.js';
 import { BIN, cli as run } from '../helpers/cli.js';
 
@@ -93,7 +93,7 @@ describe('joulebench code (built CLI)', async () => {
 
   test('every datapoint invalid exits 1 after writing the results', async () => {
     const passing = join(tmp, 'passing');
-    writeShellTask(passing, { name: 'p', before: { 'src/value.txt': 'fixed\n', 'test/check.sh': 'grep -qx fixed src/value.txt\n' } });
+    writeShellTask(passing, { name: 'p', before: { 'src/value.txt': 'fixed\n', 'test/check.sh': CHECK } });
     const out = join(tmp, 'invalid.json');
     const r = await cli(['--suite', passing, '--solvers', 'noop', '--sandbox', 'none', '-q', '--out', out]);
     assert.equal(r.code, 1);

@@ -14,7 +14,7 @@ import { bwrapFor, noSandbox, type Sandbox } from '../../src/code/sandbox.js';
 import { createSolver } from '../../src/code/solvers/registry.js';
 import { loadCodeTask, type CodeTask } from '../../src/code/task.js';
 import { cgroupV2Base, setCgroupTracking } from '../../src/code/tracker.js';
-import { tempDir, writeShellTask } from './helpers.js';
+import { tempDir, writeShellTask, CHECK, tapCheck } from './helpers.js';
 
 const tmp = tempDir('jb-attacks-');
 after(() => rmSync(tmp, { recursive: true, force: true }));
@@ -91,7 +91,7 @@ describe('attacks on the sandbox (bwrap, as whoever runs the tests: root in CI)'
   });
 
   test('the task folder (reference/, task.toml, hidden tests) is not readable from inside', { skip: skipBwrap }, async () => {
-    const t = task('peek', { before: { 'src/value.txt': 'broken\n', 'test/check.sh': 'grep -qx fixed src/value.txt\n' } });
+    const t = task('peek', { before: { 'src/value.txt': 'broken\n', 'test/check.sh': CHECK } });
     mkdirSync(join(t.dir, 'tests'), { recursive: true });
     writeFileSync(join(t.dir, 'tests', 'secret.txt'), 'hidden\n');
     const reload = loadCodeTask(t.dir);
@@ -158,7 +158,7 @@ describe('attacks on the oracle without a sandbox (--sandbox none)', () => {
 
   test('a diff touching the test harness (scripts.test, .mocharc, node_modules/, .npmrc) is listed and not resolved', async () => {
     const t = task('harness', {
-      before: { 'package.json': '{ "scripts": { "test": "sh test/check.sh" } }\n', 'src/value.txt': 'broken\n', 'test/check.sh': 'grep -qx fixed src/value.txt\n' },
+      before: { 'package.json': '{ "scripts": { "test": "sh test/check.sh" } }\n', 'src/value.txt': 'broken\n', 'test/check.sh': CHECK },
     });
     const fix = 'echo fixed > src/value.txt';
     const cases: [string, string][] = [
@@ -179,13 +179,13 @@ describe('attacks on the oracle without a sandbox (--sandbox none)', () => {
 
 describe('hidden grading tests, fail_to_pass and pass_to_pass (SWE-bench rule)', () => {
   const toml = (name: string) =>
-    [`name = "${name}"`, 'prompt = "make src/value.txt say fixed, keep src/other.txt"', 'test_cmd = "sh {test}"', 'fail_to_pass = ["test/hidden.sh"]', 'pass_to_pass = ["test/keep.sh"]', 'test_files = ["test/keep.sh"]', 'test_timeout_s = 10'].join('\n');
-  const before = { 'src/value.txt': 'broken\n', 'src/other.txt': 'ok\n', 'test/keep.sh': 'grep -qx ok src/other.txt\n' };
+    [`name = "${name}"`, 'prompt = "make src/value.txt say fixed, keep src/other.txt"', 'test_cmd = "sh {test}"', 'test_format = "tap"', 'fail_to_pass = ["test/hidden.sh"]', 'pass_to_pass = ["test/keep.sh"]', 'test_files = ["test/keep.sh"]', 'test_timeout_s = 10'].join('\n');
+  const before = { 'src/value.txt': 'broken\n', 'src/other.txt': 'ok\n', 'test/keep.sh': tapCheck('grep -qx ok src/other.txt') };
 
   function hiddenTask(name: string, b: Record<string, string> = before): CodeTask {
     const dir = writeShellTask(suite, { name, toml: toml(name), before: b });
     mkdirSync(join(dir, 'tests', 'test'), { recursive: true });
-    writeFileSync(join(dir, 'tests', 'test', 'hidden.sh'), 'grep -qx fixed src/value.txt\n');
+    writeFileSync(join(dir, 'tests', 'test', 'hidden.sh'), CHECK);
     return loadCodeTask(dir);
   }
 
@@ -243,7 +243,7 @@ describe('cmd: solvers that live anywhere', () => {
     const d = await runDatapoint(t, createSolver('cmd:no-such-agent-xyz {prompt}'), 0, opts());
     assert.equal(d.valid, false);
     assert.match(d.invalid_reason ?? '', /^solver not available: command not found \(exit 127: .*no-such-agent-xyz.*not found\)/);
-    const preset = await runDatapoint(t, createSolver('aider'), 0, opts({ env: { PATH: join(tmp, 'empty-bin') } }));
+    const preset = await runDatapoint(t, createSolver('aider'), 0, opts({ env: { PATH: `${join(tmp, 'empty-bin')}:/usr/bin:/bin` } }));
     assert.equal(preset.valid, false);
     assert.match(preset.invalid_reason ?? '', /aider is not installed/);
   });

@@ -68,8 +68,26 @@ test('cascade: repeats replay the stored fix: $ and J per resolved fall, and the
 
 test('cascade: an unresolved attempt stores nothing, so the next one runs the solver again', async () => {
   const suiteDir = join(tmp, 'suite-miss');
-  writeShellTask(suiteDir, { name: 'c', toml: 'name = "c"\nprompt = "another prompt"\ntest_cmd = "sh test/check.sh"\ntest_files = ["test/check.sh"]' });
+  writeShellTask(suiteDir, { name: 'c', toml: 'name = "c"\nprompt = "another prompt"\ntest_cmd = "sh test/check.sh"\ntest_format = "tap"\ntest_files = ["test/check.sh"]' });
   const cache = join(tmp, 'cache-miss');
   const r = await runCodeSuite({ suite: loadCodeSuite(suiteDir), solvers: createSolvers(['cascade:noop'], { cache_dir: cache }), rollouts: 2, meter: timeMeter, sandbox: noSandbox(), env: { PATH: process.env.PATH }, tmp_base: tmp });
   assert.deepEqual(r.datapoints.map((d) => [d.cache, d.resolved]), [['miss', false], ['miss', false]]);
+});
+
+test('cascade: one solver\'s stored fixes are never replayed for another; a hit names where its fix came from', async () => {
+  const suiteDir = join(tmp, 'suite-scope');
+  writeShellTask(suiteDir, { name: 's1' });
+  writeShellTask(suiteDir, { name: 's2', toml: 'name = "s2"\nprompt = "a second prompt"\ntest_cmd = "sh test/check.sh"\ntest_format = "tap"\ntest_files = ["test/check.sh"]' });
+  const cache = join(tmp, 'cache-scope');
+  const run = (spec: string, run_id: string) =>
+    runCodeSuite({ suite: loadCodeSuite(suiteDir), solvers: createSolvers([spec], { cache_dir: cache }), rollouts: 1, meter: timeMeter, sandbox: noSandbox(), env: { PATH: process.env.PATH }, tmp_base: tmp, run_id });
+  const ref = await run('cascade:reference', 'run-ref');
+  assert.deepEqual(ref.datapoints.map((d) => [d.cache, d.resolved]), [['miss', true], ['miss', true]]);
+  const noop = await run('cascade:noop', 'run-noop');
+  assert.deepEqual(noop.datapoints.map((d) => [d.cache, d.resolved]), [['miss', false], ['miss', false]], 'noop must not borrow reference\'s fixes');
+  const again = await run('cascade:reference', 'run-again');
+  assert.deepEqual(again.datapoints.map((d) => [d.cache, d.resolved]), [['hit', true], ['hit', true]], 'the same solver still shares across runs');
+  assert.equal(again.datapoints[0]?.cache_origin?.solver, 'reference');
+  assert.equal(again.datapoints[0]?.cache_origin?.run_id, 'run-ref');
+  assert.equal(again.datapoints[0]?.cache_origin?.task, 's1');
 });

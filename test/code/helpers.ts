@@ -27,6 +27,17 @@ export interface FakeTask {
 }
 
 /**
+ * A shell test that reports one TAP test point (to `$JOULEBENCH_TEST_REPORT`, as `test_format = "tap"`
+ * asks) passing iff `condition` holds, and exits with its status.
+ */
+export function tapCheck(condition: string, name = 'check'): string {
+  return `if ${condition}; then r=ok; else r='not ok'; fi\nprintf 'TAP version 13\\n1..1\\n%s 1 - ${name}\\n' "$r" > "$JOULEBENCH_TEST_REPORT"\n[ "$r" = ok ]\n`;
+}
+
+/** The default shell test: src/value.txt must say "fixed". */
+export const CHECK = tapCheck('grep -qx fixed src/value.txt');
+
+/**
  * A fast task whose "tests" are a shell check: test/check.sh passes when src/value.txt holds "fixed".
  * No Node start-up per test run, so oracle mechanics can be tested in milliseconds.
  */
@@ -38,11 +49,12 @@ export function writeShellTask(suiteDir: string, t: FakeTask): string {
       `name = "${t.name}"`,
       `prompt = "make src/value.txt say fixed"`,
       `test_cmd = "sh test/check.sh"`,
+      `test_format = "tap"`,
       `test_files = ["test/check.sh"]`,
       `test_timeout_s = 10`,
     ].join('\n');
   writeTree(dir, { 'task.toml': toml + '\n' });
-  writeTree(join(dir, 'before'), t.before ?? { 'src/value.txt': 'broken\n', 'test/check.sh': 'grep -qx fixed src/value.txt\n' });
+  writeTree(join(dir, 'before'), t.before ?? { 'src/value.txt': 'broken\n', 'test/check.sh': CHECK });
   writeTree(join(dir, 'reference'), t.reference ?? { 'src/value.txt': 'fixed\n' });
   return dir;
 }

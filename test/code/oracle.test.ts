@@ -7,7 +7,7 @@ import { bwrapProblem, bwrapSandbox, noSandbox, type Sandbox } from '../../src/c
 import { createSolver } from '../../src/code/solvers/registry.js';
 import { loadCodeSuite, loadCodeTask, type CodeTask } from '../../src/code/task.js';
 import { createNullMeter } from '../../src/code/energy.js';
-import { fakeMeter, tempDir, writeShellTask } from './helpers.js';
+import { fakeMeter, tempDir, writeShellTask, CHECK } from './helpers.js';
 
 const tmp = tempDir();
 after(() => rmSync(tmp, { recursive: true, force: true }));
@@ -55,7 +55,7 @@ describe('oracle', () => {
   });
 
   test('a task whose tests already pass is flagged invalid and its solver never runs', async () => {
-    const t = task('already-fixed', { name: 'already-fixed', before: { 'src/value.txt': 'fixed\n', 'test/check.sh': 'grep -qx fixed src/value.txt\n' } });
+    const t = task('already-fixed', { name: 'already-fixed', before: { 'src/value.txt': 'fixed\n', 'test/check.sh': CHECK } });
     const meter = fakeMeter(1);
     const d = await runDatapoint(t, createSolver('reference'), 0, opts({ meter }));
     assert.equal(d.valid, false);
@@ -68,7 +68,7 @@ describe('oracle', () => {
   test('a test command that cannot run makes the datapoint invalid, not a failing baseline', async () => {
     const t = task('no-runner', {
       name: 'no-runner',
-      toml: 'name = "no-runner"\nprompt = "p"\ntest_cmd = "no-such-test-runner-xyz"\ntest_files = ["test/check.sh"]',
+      toml: 'name = "no-runner"\nprompt = "p"\ntest_cmd = "no-such-test-runner-xyz"\ntest_format = "tap"\ntest_files = ["test/check.sh"]',
     });
     const d = await runDatapoint(t, createSolver('reference'), 0, opts());
     assert.equal(d.valid, false);

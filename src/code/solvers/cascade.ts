@@ -7,17 +7,31 @@ import { isUnder, listFiles, treeDigest, type CodeTask } from '../task.js';
 import { inProcessOutcome, type Solver } from './solver.js';
 
 /**
- * `cascade:<solver>`: the L0 tier of seed 002's amortising cascade. A cache keyed on the task's prompt
- * and the content of its before/ tree sits in front of any solver: a repeated task replays the diff
- * stored the first time it was resolved (applied, then graded as usual — a stale entry that no longer
- * passes is not resolved); a miss runs the wrapped solver, and its diff is stored once it is graded
- * resolved. A hit runs no agent, so it costs $0 and only the replay's energy.
+ * `cascade:<solver>`: the L0 tier of seed 002's amortising cascade. A cache sits in front of one
+ * wrapped solver: a repeated task replays the diff that solver stored the first time it resolved it
+ * (applied, then graded as usual — a stale entry that no longer passes is not resolved); a miss runs
+ * the wrapped solver, and its diff is stored once it is graded resolved. A hit runs no agent, so it
+ * costs $0 and only the replay's energy. The key holds the wrapped solver's identity (its id and a
+ * digest of its command), so one solver's fixes are never replayed for another; and the task's
+ * content (prompt, before/, tests and test command), so a task that repeats under another name is
+ * still a hit.
  */
+
+/** Where a stored fix came from. */
+export interface CacheOrigin {
+  /** The wrapped solver that resolved the task, and a digest of its configuration. */
+  solver: string;
+  solver_digest: string;
+  task: string;
+  /** The run that stored it (`null` when the run had no id). */
+  run_id: string | null;
+  stored_utc: string;
+}
 
 /** One stored fix: every file the solver changed (content, base64) or deleted (`null`). */
 interface CacheEntry {
-  format: 'joulebench-code-cache/1';
-  task: string;
+  format: 'joulebench-code-cache/2';
+  origin: CacheOrigin;
   files: Record<string, string | null>;
 }
 
@@ -27,23 +41,40 @@ export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return join(home, 'code-cache');
 }
 
-/** The cache key: sha256 over the prompt and the before/ tree (paths and bytes). The task's name is not in it. */
-export function cacheKey(task: CodeTask): string {
-  const before = treeDigest(listFiles(task.before_dir).map((f) => [f, readFileSync(join(task.before_dir, f))] as [string, Buffer]));
-  return createHash('sha256').update(task.prompt).update('\0').update(before).digest('hex');
+/** A digest of a solver's identity: its id and what it describes of itself (the command, the preset). */
+export function solverDigest(solver: Solver): string {
+  return 'sha256:' + createHash('sha256').update(JSON.stringify([solver.id, solver.describe()])).digest('hex');
+}
+
+/** A digest of what a task asks and how it is graded: prompt, before/, hidden tests, test command and format (not its name). */
+export function taskContentDigest(task: CodeTask): string {
+  const tree = (root: string | null) => (root ? treeDigest(listFiles(root).map((f) => [f, readFileSync(join(root, f))] as [string, Buffer])) : '-');
+  return (
+    'sha256:' +
+    createHash('sha256')
+      .update(JSON.stringify([task.prompt, task.test_cmd, task.test_format, task.test_files, task.fail_to_pass, task.pass_to_pass, tree(task.before_dir), tree(task.tests_dir)]))
+      .digest('hex')
+  );
+}
+
+/** The cache key: sha256 over the wrapped solver's digest and the task's content digest. */
+export function cacheKey(task: CodeTask, inner: Solver): string {
+  return createHash('sha256').update(solverDigest(inner)).update('\0').update(taskContentDigest(task)).digest('hex');
 }
 
 /** Wraps `inner` with the cache in `dir`. */
 export function cascadeSolver(inner: Solver, dir: string, id = `cascade:${inner.id}`): Solver {
-  const entryPath = (task: CodeTask) => join(dir, `${cacheKey(task)}.json`);
+  const entryPath = (task: CodeTask) => join(dir, `${cacheKey(task, inner)}.json`);
+  let runId: string | null = null;
   return {
     id,
     kind: 'cascade',
     async solve(ctx) {
-      const entry = readEntry(entryPath(ctx.task));
+      runId = ctx.run_id ?? null;
+      const entry = readEntry(entryPath(ctx.task), inner);
       if (entry) {
         applyEntry(ctx.workdir, entry);
-        return { ...inProcessOutcome(), cache: 'hit' };
+        return { ...inProcessOutcome(), cache: 'hit', cache_origin: entry.origin };
       }
       return { ...(await inner.solve(ctx)), cache: 'miss' };
     },
@@ -52,20 +83,28 @@ export function cascadeSolver(inner: Solver, dir: string, id = `cascade:${inner.
       const files = diffTree(task, workdir);
       const path = entryPath(task);
       mkdirSync(dirname(path), { recursive: true });
-      const body: CacheEntry = { format: 'joulebench-code-cache/1', task: task.name, files };
+      const origin: CacheOrigin = { solver: inner.id, solver_digest: solverDigest(inner), task: task.name, run_id: runId, stored_utc: new Date().toISOString() };
+      const body: CacheEntry = { format: 'joulebench-code-cache/2', origin, files };
       // Written whole, then renamed: a crash never leaves half an entry for the next run to replay.
       writeFileSync(`${path}.tmp`, JSON.stringify(body));
       renameSync(`${path}.tmp`, path);
     },
-    describe: () => ({ kind: 'cascade', tiers: ['L0 cache (prompt + before/ hash → stored diff)', inner.id], cache_dir: dir, inner: { id: inner.id, ...inner.describe() } }),
+    describe: () => ({
+      kind: 'cascade',
+      tiers: [`L0 cache (${inner.id}'s own fixes, keyed by its digest + the task's content)`, inner.id],
+      cache_dir: dir,
+      inner: { id: inner.id, ...inner.describe() },
+    }),
   };
 }
 
-function readEntry(path: string): CacheEntry | null {
+/** The stored entry, when it is whole and was stored by this very solver (an older or foreign entry is a miss). */
+function readEntry(path: string, inner: Solver): CacheEntry | null {
   if (!existsSync(path)) return null;
   try {
     const e = JSON.parse(readFileSync(path, 'utf8')) as CacheEntry;
-    return e.format === 'joulebench-code-cache/1' && e.files && typeof e.files === 'object' ? e : null;
+    const whole = e.format === 'joulebench-code-cache/2' && e.files && typeof e.files === 'object' && e.origin && typeof e.origin === 'object';
+    return whole && e.origin.solver_digest === solverDigest(inner) ? e : null;
   } catch {
     // A damaged entry is a miss, never a guess.
     return null;

@@ -1,6 +1,7 @@
 import type { Sandbox } from '../sandbox.js';
 import type { CodeTask } from '../task.js';
 import type { Datapoint } from '../oracle.js';
+import type { CacheOrigin } from './cascade.js';
 
 /** Everything a solver gets for one attempt at one task. */
 export interface SolveContext {
@@ -17,6 +18,8 @@ export interface SolveContext {
   memory_limit_bytes: number;
   /** Paths hidden from the solver inside the sandbox (the task folder, a repo mirror). */
   hide: readonly string[];
+  /** The run this attempt belongs to (recorded with a cached fix), when known. */
+  run_id?: string;
 }
 
 /** What a solver did. Wall time and energy are measured around `solve` by the oracle. */
@@ -45,6 +48,8 @@ export interface SolveOutcome {
   peak_rss_bytes?: number | null;
   /** For `cascade:` solvers: whether the cache answered. */
   cache?: 'hit' | 'miss';
+  /** For a cache hit: which solver stored the replayed fix, for which task, in which run. */
+  cache_origin?: CacheOrigin;
 }
 
 /** Something that tries to fix a task in its workdir. */
