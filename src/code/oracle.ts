@@ -176,31 +176,7 @@ export async function runDatapoint(task: CodeTask, solver: Solver, rollout: numb
   const before = snapshotTrees(watched, excluded);
   const grace = opts.kill_grace_ms ?? 1000;
   const memoryBytes = (opts.memory_mb ?? DEFAULT_MEMORY_MB) * 1024 * 1024;
-  const dp: Datapoint = {
-    task: task.name,
-    solver: solver.id,
-    rollout,
-    valid: true,
-    invalid_reason: null,
-    resolved: false,
-    baseline: { exit_code: null, timed_out: false, wall_ms: 0 },
-    solver_run: null,
-    grade: null,
-    tests_modified: [],
-    escapes: [],
-    joules: null,
-    net_joules: null,
-    energy_source: 'none',
-    below_floor: false,
-    window_ms: null,
-    cost_usd: null,
-    prompt_tokens: null,
-    completion_tokens: null,
-    usage_parsed_from: null,
-    sandbox: opts.sandbox.kind,
-    workdir: null,
-    error: null,
-  };
+  const dp = newDatapoint(task, solver, rollout, opts.sandbox.kind);
   let replaced: string | null = null;
   try {
     if (opts.container) {
@@ -355,6 +331,35 @@ export async function runDatapoint(task: CodeTask, solver: Solver, rollout: numb
     }
   }
   return dp;
+}
+
+/** A datapoint before anything ran: valid until shown otherwise, nothing measured (nulls, never 0). */
+export function newDatapoint(task: CodeTask, solver: Solver, rollout: number, sandbox: SandboxKind): Datapoint {
+  return {
+    task: task.name,
+    solver: solver.id,
+    rollout,
+    valid: true,
+    invalid_reason: null,
+    resolved: false,
+    baseline: { exit_code: null, timed_out: false, wall_ms: 0 },
+    solver_run: null,
+    grade: null,
+    tests_modified: [],
+    escapes: [],
+    joules: null,
+    net_joules: null,
+    energy_source: 'none',
+    below_floor: false,
+    window_ms: null,
+    cost_usd: null,
+    prompt_tokens: null,
+    completion_tokens: null,
+    usage_parsed_from: null,
+    sandbox,
+    workdir: null,
+    error: null,
+  };
 }
 
 /** Lays the task's hidden tests (tests/) over a tree, file by file, replacing whatever the solver put there. */

@@ -1,3 +1,4 @@
+import type { PreflightProblem } from './preflight.js';
 import { z } from 'zod';
 import { JoulebenchError } from '../core/errors.js';
 import { summarizeSolvers, type SolverSummary } from './aggregate.js';
@@ -24,6 +25,10 @@ export interface CodeResults {
     scrubbed_env: string[];
     /** Where the tests ran when not in the local sandbox: `{ kind: 'docker', image_naming, … }` (`--runner docker`). */
     runner?: { kind: string } & Record<string, unknown>;
+    /** What the preflight found unable to run inside the sandbox (empty: everything runs). */
+    preflight?: PreflightProblem[];
+    /** The run's id, recorded with every fix a cascade: solver stores. */
+    run_id?: string;
   };
   solvers: SolverSummary[];
   datapoints: Datapoint[];

@@ -3,7 +3,8 @@ import type { Meter } from '../meters/meter.js';
 import { summarizeSolvers } from './aggregate.js';
 import { calibrateCodeIdle } from './energy.js';
 import type { ContainerTests } from './docker-runner.js';
-import { runDatapoint, type Datapoint, type OracleOptions } from './oracle.js';
+import { newDatapoint, runDatapoint, type Datapoint, type OracleOptions } from './oracle.js';
+import { runPreflight, type PreflightProblem } from './preflight.js';
 import type { CodeResults } from './results.js';
 import { DEFAULT_MEMORY_MB, type Sandbox } from './sandbox.js';
 import type { Solver } from './solvers/solver.js';
@@ -33,6 +34,10 @@ export interface CodeRunOptions {
   idle_ms?: number;
   /** The run's id (recorded with every fix the cascade stores); one is made when not given. */
   run_id?: string;
+  /** Check every solver path and test interpreter inside the sandbox first (default true). */
+  preflight?: boolean;
+  /** Called with the preflight's problems (none: an empty list), before the first datapoint. */
+  onPreflight?: (problems: PreflightProblem[]) => void;
   /** Called once the meter is calibrated, before the first datapoint (for a streamed datapoints file). */
   onStart?: (start: CodeRunStart) => void;
   onDatapoint?: (d: Datapoint, progress: { done: number; total: number }) => void;
@@ -73,16 +78,24 @@ export async function runCodeSuite(opts: CodeRunOptions): Promise<CodeResults> {
       default_timeout_s: oracle.default_timeout_s,
       memory_mb: opts.memory_mb ?? DEFAULT_MEMORY_MB,
       scrubbed_env: [...(opts.scrubbed_env ?? [])],
+      run_id: oracle.run_id!,
       ...(opts.container ? { runner: opts.container.describe() } : {}),
     },
   };
+  const problems =
+    opts.preflight === false
+      ? []
+      : runPreflight({ solvers: opts.solvers, tasks: opts.container ? [] : opts.suite.tasks, sandbox: opts.sandbox, env: opts.env, ...(opts.tmp_base !== undefined ? { tmp_base: opts.tmp_base } : {}) });
+  start.config.preflight = problems;
+  opts.onPreflight?.(problems);
   opts.onStart?.(start);
   const total = opts.suite.tasks.length * opts.solvers.length * opts.rollouts;
   const datapoints: Datapoint[] = [];
   for (const task of opts.suite.tasks) {
     for (const solver of opts.solvers) {
       for (let r = 0; r < opts.rollouts; r++) {
-        const d = await runDatapoint(task, solver, r, oracle);
+        const problem = problems.find((p) => (p.scope === 'solver' && p.name === solver.id) || (p.scope === 'task' && p.name === task.name));
+        const d = problem ? preflightInvalid(task, solver, r, opts.sandbox, problem) : await runDatapoint(task, solver, r, oracle);
         datapoints.push(d);
         opts.onDatapoint?.(d, { done: datapoints.length, total });
       }
@@ -94,4 +107,15 @@ export async function runCodeSuite(opts: CodeRunOptions): Promise<CodeResults> {
     solvers: summarizeSolvers(datapoints, opts.solvers.map((s) => s.id)),
     datapoints,
   };
+}
+
+/** How an invalid_reason starts when the preflight found the datapoint cannot run here. */
+export const PREFLIGHT_INVALID = 'preflight: ';
+
+/** A datapoint the preflight ruled out: nothing ran, nothing is counted. */
+function preflightInvalid(task: CodeSuite['tasks'][number], solver: Solver, rollout: number, sandbox: Sandbox, p: PreflightProblem): Datapoint {
+  const d = newDatapoint(task, solver, rollout, sandbox.kind);
+  d.valid = false;
+  d.invalid_reason = `${PREFLIGHT_INVALID}${p.reason}`;
+  return d;
 }

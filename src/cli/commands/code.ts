@@ -6,7 +6,7 @@ import { scrubEnv } from '../../code/env.js';
 import type { Datapoint } from '../../code/oracle.js';
 import { killLiveGroups } from '../../code/process.js';
 import { readCodeResults, type CodeResults } from '../../code/results.js';
-import { runCodeSuite } from '../../code/run.js';
+import { PREFLIGHT_INVALID, runCodeSuite } from '../../code/run.js';
 import { DEFAULT_MAX_PROCS, DEFAULT_MEMORY_MB, resolveSandbox, SANDBOX_MODES, type SandboxMode } from '../../code/sandbox.js';
 import { createSolvers, splitSolverList } from '../../code/solvers/registry.js';
 import { BUNDLED_CODE_SUITES, loadCodeSuite, type CodeSuite } from '../../code/task.js';
@@ -43,6 +43,7 @@ export interface CodeFlags extends MeterFlags {
   datapoints?: string;
   sandbox: SandboxMode;
   allowWrite: string[];
+  allowRead: string[];
   timeout?: number;
   keep?: boolean;
   passEnv: string[];
@@ -103,6 +104,7 @@ export function codeCommand(io: CliIO): Command {
     .option('--memory-mb <n>', 'memory limit of each solver and test run, MiB; a run over it is stopped and its datapoint invalid (--runner docker: each container\'s --memory)', intAtLeast(1), DEFAULT_MEMORY_MB)
     .option('--max-procs <n>', 'processes (threads count) the sandboxed solver may hold at once (bwrap); with --runner docker also each container\'s --pids-limit', intAtLeast(1), DEFAULT_MAX_PROCS)
     .option('--allow-write <path>', 'also writable inside the bwrap sandbox (repeatable; e.g. an agent\'s config folder)', collect, [])
+    .option('--allow-read <path>', 'also readable inside the bwrap sandbox, at its own path (repeatable; e.g. a folder under /tmp an agent or test interpreter needs)', collect, [])
     .option('--timeout <s>', "each solver run's limit in seconds (overrides the tasks' timeout_s)", positiveSeconds)
     .option('--keep', 'keep each workdir (paths in the results) instead of removing it')
     .option('--pass-env <names>', 'pass these environment variables to solvers although they look like secrets (comma-separated, repeatable)', collect, [])
@@ -129,7 +131,7 @@ export async function codeAction(flags: CodeFlags, io: CliIO): Promise<void> {
   const suite = await selectCodeTasks(await loadSuite(flags, only), flags);
   const container = containerTestsFrom(flags);
   const solvers = createSolvers(splitSolverList(flags.solvers), flags.cacheDir ? { cache_dir: flags.cacheDir } : {});
-  const sandbox = resolveSandbox(flags.sandbox, { writable: flags.allowWrite, max_procs: flags.maxProcs });
+  const sandbox = resolveSandbox(flags.sandbox, { writable: flags.allowWrite, allow_read: flags.allowRead.map((p) => resolve(p)), max_procs: flags.maxProcs });
   if (flags.sandbox === 'auto' && sandbox.kind === 'none') {
     // Said on the terminal even with -q: the results file alone is too easy to miss.
     io.err(`joulebench: warning: running solvers WITHOUT a sandbox (${String(sandbox.describe().bwrap_unavailable ?? 'bwrap unavailable')}); see docs/safety.md\n`);
@@ -177,6 +179,10 @@ export async function codeAction(flags: CodeFlags, io: CliIO): Promise<void> {
       memory_mb: flags.memoryMb,
       ...(container ? { container } : {}),
       idle_ms: idleMsFrom(flags),
+      // Each problem is one line, even with -q: every datapoint it rules out would say the same.
+      onPreflight: (problems) => {
+        for (const p of problems) io.err(`joulebench: preflight: ${p.scope} ${p.name}: ${p.reason} — its datapoints are invalid, not 0 %\n`);
+      },
       onStart: (start) => stream.start(start),
       onDatapoint: (d, p) => {
         stream.write(d);
@@ -225,6 +231,9 @@ export async function codeAction(flags: CodeFlags, io: CliIO): Promise<void> {
   }
   if (results.datapoints.length > 0 && results.datapoints.every((d) => !d.valid && d.invalid_reason?.startsWith(IMAGE_UNAVAILABLE))) {
     throw new JoulebenchError('E_CONFIG', `--runner docker: no instance's image is present, every datapoint invalid (results written; first: ${results.datapoints[0]?.image ?? '?'})`);
+  }
+  if (results.datapoints.length > 0 && results.datapoints.every((d) => !d.valid && d.invalid_reason?.startsWith(PREFLIGHT_INVALID))) {
+    throw new JoulebenchError('E_CONFIG', `preflight: nothing can run inside the sandbox here, every datapoint invalid (results written; first: ${results.datapoints[0]?.invalid_reason?.slice(PREFLIGHT_INVALID.length) ?? ''})`);
   }
   if (results.datapoints.length > 0 && results.datapoints.every((d) => !d.valid)) {
     throw new JoulebenchError('E_RUN', `every datapoint is invalid, nothing was graded (first: ${results.datapoints[0]?.task}: ${results.datapoints[0]?.invalid_reason ?? ''})`);

@@ -69,6 +69,7 @@ export function cascadeSolver(inner: Solver, dir: string, id = `cascade:${inner.
   return {
     id,
     kind: 'cascade',
+    ...(inner.preflight ? { preflight: (env: NodeJS.ProcessEnv) => inner.preflight!(env) } : {}),
     async solve(ctx) {
       runId = ctx.run_id ?? null;
       const entry = readEntry(entryPath(ctx.task), inner);

@@ -3,7 +3,7 @@ import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { parseAgentOutput, type AgentOutputFormat } from '../agent-output.js';
 import { execTree } from '../process.js';
 import { ProcessTracker } from '../tracker.js';
-import type { SolveOutcome, Solver } from './solver.js';
+import type { PreflightCheck, SolveOutcome, Solver } from './solver.js';
 
 /** A solver that runs an agent CLI in the workdir. */
 export interface CommandSolverOptions {
@@ -44,6 +44,34 @@ export function resolveCommandPath(template: string, cwd: string): { template: s
   return { template: `${m[1]}${shellQuote(abs)}${template.slice(m[0].length)}`, path: abs };
 }
 
+/**
+ * The words of a shell command line, unquoted ('…', "…" without expansions, backslash escapes), for
+ * finding the paths it names; a word holding an expansion or a placeholder is left out.
+ */
+export function commandWords(line: string): string[] {
+  const words: string[] = [];
+  const re = /'([^']*)'|"([^"$`\\]*)"|((?:\\.|[^\s'"()|&;<>])+)|([()|&;<>]+)|\s+/gy;
+  let word: string | null = null;
+  let m: RegExpExecArray | null;
+  while (re.lastIndex < line.length && (m = re.exec(line)) !== null) {
+    if (m[0] === '') break;
+    if (m[4] !== undefined || /^\s+$/.test(m[0])) {
+      if (word !== null) words.push(word);
+      word = null;
+      continue;
+    }
+    const part = m[1] ?? m[2] ?? (m[3] ?? '').replace(/\\(.)/g, '$1');
+    word = (word ?? '') + part;
+  }
+  if (word !== null) words.push(word);
+  return words.filter((w) => !/[$`{}*?]/.test(w));
+}
+
+/** Absolute paths a command line names that exist (each is bound read-only into the sandbox at its own path). */
+export function pathsNamed(line: string): string[] {
+  return [...new Set(commandWords(line).filter((w) => isAbsolute(w) && existsSync(w)))];
+}
+
 /** The first PATH entry holding an executable `name`, or `null`. */
 export function whichOnPath(name: string, path: string | undefined): string | null {
   for (const dir of (path ?? '').split(delimiter)) {
@@ -80,9 +108,26 @@ function unavailableOutcome(why: string): SolveOutcome {
 export function commandSolver(opts: CommandSolverOptions): Solver {
   const resolved = resolveCommandPath(opts.template, opts.cwd ?? process.cwd());
   const presetBin = opts.preset ? opts.template.split(/\s/)[0] ?? null : null;
+  // Every existing path the command names (not only its first word) is visible inside the sandbox.
+  const binds = [...new Set([...(resolved.path !== null ? [resolved.path] : []), ...pathsNamed(resolved.template)])];
   return {
     id: opts.id,
     kind: 'cmd',
+    preflight: (env) => {
+      const checks: PreflightCheck[] = [];
+      if (presetBin) {
+        const found = whichOnPath(presetBin, env.PATH);
+        checks.push(found ? { path: found, need: 'exec', what: `${opts.preset}'s CLI` } : { path: presetBin, need: 'exec', what: `${opts.preset}'s CLI`, missing: `${presetBin} is not installed (not found on PATH)` });
+      } else if (resolved.path !== null) {
+        checks.push({ path: resolved.path, need: 'exec', what: 'the command' });
+      } else {
+        const word = commandWords(resolved.template)[0];
+        const found = word && !word.includes('/') ? whichOnPath(word, env.PATH) : null;
+        if (found) checks.push({ path: found, need: 'exec', what: `the command ${word}` });
+      }
+      for (const p of binds) if (p !== resolved.path) checks.push({ path: p, need: 'read', what: 'a path the command names' });
+      return { checks, ro_binds: binds };
+    },
     async solve(ctx) {
       if (presetBin && !whichOnPath(presetBin, ctx.env.PATH)) {
         return unavailableOutcome(`${presetBin} is not installed (not found on PATH); --solvers ${opts.preset} needs its CLI`);
@@ -95,7 +140,7 @@ export function commandSolver(opts: CommandSolverOptions): Solver {
         JOULEBENCH_TASK: ctx.task.name,
         JOULEBENCH_WORKDIR: ctx.workdir,
       };
-      const w = ctx.sandbox.wrap(['sh', '-c', line], ctx.workdir, { hide: ctx.hide, ro_binds: resolved.path !== null ? [resolved.path] : [] });
+      const w = ctx.sandbox.wrap(['sh', '-c', line], ctx.workdir, { hide: ctx.hide, ro_binds: binds });
       const tracker = new ProcessTracker(ctx.memory_limit_bytes, ctx.workdir);
       const r = await execTree(w.argv, {
         cwd: ctx.workdir,
@@ -106,8 +151,18 @@ export function commandSolver(opts: CommandSolverOptions): Solver {
         fd_files: w.fd_files,
         tracker,
       });
-      // sh says "<cmd>: not found" and exits 127 when the command does not exist: an absent agent, not a failed one.
-      const notFound = r.exit_code === 127 && /not found|No such file/i.test(r.stderr) ? (r.stderr.trim().split('\n').pop() ?? 'command not found') : null;
+      // 127 (not found) and 126 (not executable) are sh's own: the agent never ran. bwrap failing to bind a
+      // path it cannot reach says the same. Such a datapoint is invalid, never "not resolved".
+      const lastErr = r.stderr.trim().split('\n').pop() ?? '';
+      const bwrapFailed = /bwrap: Can't find source path/.test(r.stderr) ? (r.stderr.split('\n').find((l) => /bwrap: Can't find source path/.test(l)) ?? lastErr) : null;
+      const notFound =
+        bwrapFailed !== null
+          ? `the sandbox could not bind a path the command needs (${bwrapFailed.trim()}); see --allow-read and docs/safety.md`
+          : r.exit_code === 127
+            ? `command not found (exit 127: ${lastErr || 'command not found'})`
+            : r.exit_code === 126
+              ? `command not executable (exit 126: ${lastErr || 'permission denied'})`
+              : null;
       const usage = parseAgentOutput(r.stdout, opts.format);
       const tail = `${r.stdout}${r.stderr ? `\n[stderr]\n${r.stderr}` : ''}`;
       return {
@@ -121,7 +176,7 @@ export function commandSolver(opts: CommandSolverOptions): Solver {
         usage_parsed_from: usage.parsed_from,
         error: r.spawn_error,
         output_tail: tail.length > TAIL_CHARS ? tail.slice(-TAIL_CHARS) : tail,
-        unavailable: r.spawn_error ?? (notFound ? `command not found (exit 127: ${notFound})` : null),
+        unavailable: r.spawn_error ?? notFound,
         memory_exceeded: r.tracking?.memory_exceeded_bytes != null,
         tracking: r.tracking?.method ?? null,
         peak_rss_bytes: r.tracking?.peak_rss_bytes ?? null,

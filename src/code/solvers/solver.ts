@@ -62,6 +62,19 @@ export interface Solver {
   graded?(task: CodeTask, workdir: string, dp: Datapoint): Promise<void> | void;
   /** Static facts for the results (never secrets). */
   describe(): Record<string, unknown>;
+  /** What must be runnable or readable inside the sandbox for this solver to start (checked before the first task). */
+  preflight?(env: NodeJS.ProcessEnv): { checks: PreflightCheck[]; ro_binds: string[] };
+}
+
+/** One path a solver or a task's tests need inside the sandbox. */
+export interface PreflightCheck {
+  path: string;
+  /** `exec`: must run (a command); `read`: must be readable (a file or folder it names). */
+  need: 'exec' | 'read';
+  /** What the path is, for the message (`the command`, `claude's CLI`, `the test interpreter node`). */
+  what: string;
+  /** Set when the path could not even be found outside the sandbox (then nothing is run). */
+  missing?: string;
 }
 
 /** An outcome for solvers that run no process and spend no money. */
