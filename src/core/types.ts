@@ -129,7 +129,7 @@ export interface Usage {
 /** What a target knows about how it answered. Everything but `text` is optional. */
 export interface Answer {
   text: string;
-  /** The stage that resolved the case (cascades). */
+  /** The stage that resolved the case (cascades); absent: the target is one model, counted `neural`. */
   stage?: string;
   /** Stages tried in order, with the modelled energy each spent (µJ, integer). */
   trace?: { stage: string; hit: boolean; energy_uj: number | null }[];

@@ -591,7 +591,7 @@ export function caseResult(
     case_id: c.id,
     dataset: c.dataset,
     response: answer?.text ?? null,
-    stage: answer?.stage ?? null,
+    stage: answer === null ? null : stageOf(answer),
     expected: c.expected,
     passed: null,
     score: null,
@@ -614,6 +614,14 @@ export function caseResult(
   if (answer?.trace) r.trace = answer.trace;
   if (answer?.meta) r.meta = typeof r.completion_tokens === 'number' ? withEnergyPerToken(answer.meta, r.joules, r.completion_tokens) : answer.meta;
   return r;
+}
+
+/**
+ * The stage that answered: a cascade names it; a target that names none is one model, so its answers
+ * count as `neural` (cache, KV and graph stay 0). The one place this rule is applied, for every kind.
+ */
+export function stageOf(answer: Answer): string {
+  return answer.stage ?? 'neural';
 }
 
 /**

@@ -190,7 +190,6 @@ export class OpenAITarget implements Target {
     // A 200 may echo the key (a proxy reflecting the Authorization header): it never reaches the results file.
     const answer: Answer = {
       text: redactText(r.text, this.o.apiKey),
-      stage: 'neural',
       usage,
       ttft_ms: r.ttft_ms === null ? null : round3(r.ttft_ms),
       tpot_ms,
