@@ -420,7 +420,8 @@ function asConversation(ctx: CaseContext, c: Case): boolean {
  * A multi-turn case asked as MT-Bench asks it: turn 1 alone, then each later turn after the
  * conversation so far, in which the assistant messages are the model's own earlier answers. Each turn is
  * its own request with its own meter window (when the meter opens windows), latency and answer; the
- * case's energy, cost, tokens, latency and attempts are the sums. A failed turn ends the conversation.
+ * case's energy, cost, tokens and latency are the sums, and its attempts count re-sends only (a turn is
+ * not a retry). A failed turn ends the conversation.
  */
 async function runConversation(ctx: CaseContext, c: Case, index: number, phase: Phase, pass: number): Promise<CaseResult> {
   const turns = c.turns!;
@@ -474,7 +475,8 @@ function combineTurns(parts: CaseResult[]): CaseResult {
     prompt_tokens: sum((p) => p.prompt_tokens),
     completion_tokens: sum((p) => p.completion_tokens),
     cost_usd: sum((p) => p.cost_usd),
-    attempts: parts.reduce((t, p) => t + p.attempts, 0),
+    // 1 + every turn's re-sends: a fault-free conversation is 1 attempt, so `retries` counts retries only.
+    attempts: parts.reduce((t, p) => t + p.attempts - 1, 1),
     retry_overhead_ms: Math.round(parts.reduce((t, p) => t + p.retry_overhead_ms, 0) * 1000) / 1000,
     error: parts.find((p) => p.error !== null)?.error ?? null,
   };
