@@ -593,7 +593,8 @@ export function caseResult(
     case_id: c.id,
     dataset: c.dataset,
     response: answer?.text ?? null,
-    stage: answer === null ? null : stageOf(answer),
+    // `==`: a target may hand back nothing at all (no answer, no stage).
+    stage: answer == null ? null : stageOf(answer),
     expected: c.expected,
     passed: null,
     score: null,
