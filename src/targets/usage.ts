@@ -37,7 +37,7 @@ export function usageProblem(counts: readonly ReportedCount[]): string | null {
 }
 
 /** A count already checked by {@link usageProblem}: the number, or `null` when the server did not say. */
-export function countOf(value: unknown): number | null {
+function countOf(value: unknown): number | null {
   return typeof value === 'number' ? value : null;
 }
 
