@@ -76,6 +76,8 @@ export interface BenchReport {
   format: typeof REPORT_FORMAT;
   correct_count: number;
   scored_count: number;
+  /** Cases no scorer decided (`expected: null`, or a judge that gave no verdict): outside `accuracy_pct`. */
+  unscored_count: number;
   /** Σ weight over correct cases: the denominator of joules_per_correct. */
   weighted_correct: number;
   error_count: number;
@@ -453,6 +455,7 @@ export class Aggregator {
       format: REPORT_FORMAT,
       correct_count: total.correct,
       scored_count: total.scored,
+      unscored_count: total.case_count - total.scored,
       weighted_correct: round(total.weightedCorrect),
       error_count: this.errors,
       energy_source: energySource,

@@ -129,7 +129,7 @@ export interface Usage {
 /** What a target knows about how it answered. Everything but `text` is optional. */
 export interface Answer {
   text: string;
-  /** The stage that resolved the case (cascades). */
+  /** The stage that resolved the case (cascades); absent: the target is one model, counted `neural`. */
   stage?: string;
   /** Stages tried in order, with the modelled energy each spent (µJ, integer). */
   trace?: { stage: string; hit: boolean; energy_uj: number | null }[];
@@ -254,6 +254,10 @@ export interface CaseResult {
   prompt_tokens: number | null;
   completion_tokens: number | null;
   cost_usd: number | null;
+  /**
+   * Sends of the request, the first included (`attempts − 1` are retries). A conversation's is 1 plus
+   * every turn's re-sends: its turns are in `turns`, each with its own `attempts`.
+   */
   attempts: number;
   retry_overhead_ms: number;
   /** Set when the target failed this case; the run goes on. */
@@ -266,6 +270,7 @@ export interface CaseResult {
   /**
    * A multi-turn case asked as a conversation: one entry per turn, each its own request. The case's
    * `response` is the last turn's answer; its energy, cost, tokens and latency are the sums.
+   * `turns.length` is the requests the conversation took, retries apart.
    */
   turns?: TurnResult[];
 }
@@ -280,6 +285,7 @@ export interface TurnResult {
   joules: number | null;
   energy_source: EnergySource;
   cost_usd: number | null;
+  /** Sends of this turn's request, the first included. */
   attempts: number;
   error: { code: string; message: string; status?: number } | null;
 }

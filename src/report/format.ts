@@ -14,6 +14,15 @@ export function fmtPct(p: number | null, digits = 1): string {
   return p === null ? 'n/a' : `${p.toFixed(digits)} %`;
 }
 
+/**
+ * Cases no scorer decided, shown beside accuracy (which leaves them out): `unscored_count`, or
+ * `case_count − scored_count` for a report written without it; `null` when the report says neither.
+ */
+export function unscoredOf(r: { case_count?: number; scored_count?: number; unscored_count?: number }): number | null {
+  if (typeof r.unscored_count === 'number') return r.unscored_count;
+  return typeof r.case_count === 'number' && typeof r.scored_count === 'number' ? r.case_count - r.scored_count : null;
+}
+
 export function fmtMs(ms: number | null): string {
   return ms === null ? 'n/a' : `${ms} ms`;
 }

@@ -10,7 +10,7 @@ import type { CodeResults } from '../code/results.js';
 import type { InferRunFile } from '../infer/protocol.js';
 import { suiteEnergyText } from './suite-energy.js';
 import { INFER_LEGEND, inferArmViews } from './infer-view.js';
-import { fmtJoules, fmtMs, fmtPct, fmtSigned, fmtUsd } from './format.js';
+import { fmtJoules, fmtMs, fmtPct, fmtSigned, fmtUsd, unscoredOf } from './format.js';
 import { hasMtBench, renderMtBenchMarkdown } from './mt-bench-table.js';
 import { inferTargetWhere } from '../infer/where.js';
 
@@ -51,7 +51,7 @@ export function renderReportMarkdown(r: BenchReport, opts: { title?: string; rec
   );
   out.push('');
   const head: string[][] = [
-    ['accuracy', fmtPct(r.accuracy_pct), `${r.correct_count}/${r.scored_count} scored cases correct`],
+    ['accuracy', fmtPct(r.accuracy_pct), `${r.correct_count}/${r.scored_count} scored cases correct${(unscoredOf(r) ?? 0) > 0 ? `, ${unscoredOf(r)} unscored` : ''}`],
     ['J / correct', energy(r.joules_per_correct, r), r.joules_per_correct === null ? perCorrectUnknown(r) : 'total energy ÷ weighted correct'],
     ['total energy', energy(r.total_joules, r), ''],
     wholeSuite(r),

@@ -3,7 +3,7 @@ import { pc } from './colors.js';
 import type { BenchReport } from '../core/aggregate.js';
 import type { Comparison } from '../core/compare.js';
 import { renderCiTable } from './ci-text.js';
-import { fmtJoules, fmtMs, fmtPct, fmtSigned, fmtUsd, table } from './format.js';
+import { fmtJoules, fmtMs, fmtPct, fmtSigned, fmtUsd, table, unscoredOf } from './format.js';
 import { hasMtBench, renderMtBenchTable } from './mt-bench-table.js';
 
 /** What each energy source means, printed under the table so nobody mistakes a model for a meter. */
@@ -35,8 +35,9 @@ export function renderReportTable(r: BenchReport): string {
     ),
   );
   lines.push('');
+  const unscored = unscoredOf(r) ?? 0;
   const head: string[][] = [
-    ['accuracy', fmtPct(r.accuracy_pct), pc.dim(`${r.correct_count}/${r.scored_count} scored cases correct`)],
+    ['accuracy', fmtPct(r.accuracy_pct), pc.dim(`${r.correct_count}/${r.scored_count} scored cases correct`) + (unscored > 0 ? pc.yellow(`, ${unscored} unscored`) : '')],
     [
       'total energy',
       fmtJoules(r.total_joules),

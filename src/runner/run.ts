@@ -420,7 +420,8 @@ function asConversation(ctx: CaseContext, c: Case): boolean {
  * A multi-turn case asked as MT-Bench asks it: turn 1 alone, then each later turn after the
  * conversation so far, in which the assistant messages are the model's own earlier answers. Each turn is
  * its own request with its own meter window (when the meter opens windows), latency and answer; the
- * case's energy, cost, tokens, latency and attempts are the sums. A failed turn ends the conversation.
+ * case's energy, cost, tokens and latency are the sums, and its attempts count re-sends only (a turn is
+ * not a retry). A failed turn ends the conversation.
  */
 async function runConversation(ctx: CaseContext, c: Case, index: number, phase: Phase, pass: number): Promise<CaseResult> {
   const turns = c.turns!;
@@ -474,7 +475,8 @@ function combineTurns(parts: CaseResult[]): CaseResult {
     prompt_tokens: sum((p) => p.prompt_tokens),
     completion_tokens: sum((p) => p.completion_tokens),
     cost_usd: sum((p) => p.cost_usd),
-    attempts: parts.reduce((t, p) => t + p.attempts, 0),
+    // 1 + every turn's re-sends: a fault-free conversation is 1 attempt, so `retries` counts retries only.
+    attempts: parts.reduce((t, p) => t + p.attempts - 1, 1),
     retry_overhead_ms: Math.round(parts.reduce((t, p) => t + p.retry_overhead_ms, 0) * 1000) / 1000,
     error: parts.find((p) => p.error !== null)?.error ?? null,
   };
@@ -591,7 +593,8 @@ export function caseResult(
     case_id: c.id,
     dataset: c.dataset,
     response: answer?.text ?? null,
-    stage: answer?.stage ?? null,
+    // `==`: a target may hand back nothing at all (no answer, no stage).
+    stage: answer == null ? null : stageOf(answer),
     expected: c.expected,
     passed: null,
     score: null,
@@ -614,6 +617,14 @@ export function caseResult(
   if (answer?.trace) r.trace = answer.trace;
   if (answer?.meta) r.meta = typeof r.completion_tokens === 'number' ? withEnergyPerToken(answer.meta, r.joules, r.completion_tokens) : answer.meta;
   return r;
+}
+
+/**
+ * The stage that answered: a cascade names it; a target that names none is one model, so its answers
+ * count as `neural` (cache, KV and graph stay 0). The one place this rule is applied, for every kind.
+ */
+export function stageOf(answer: Answer): string {
+  return answer.stage ?? 'neural';
 }
 
 /**

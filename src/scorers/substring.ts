@@ -13,7 +13,8 @@ const DIGIT = /\p{Nd}/u;
  * Case-insensitive substring match on token boundaries (the seed's default predicate, made so a wordy
  * reply cannot game it): the expected text must not continue a token on either side, so `11` does
  * not match `tok11` or `110` and `yes` does not match `yesterday`. An expected answer that starts or
- * ends with a digit matches only a whole number: `4` does not match `4.5`, `3.4`, `1,400` or `-4`.
+ * ends with a digit matches only a whole number: `4` does not match `4.5`, `3.4`, `1,400`, `-4`, `40`,
+ * `4e3`, `4/5` or `3/4`, and does match `4.` and `4,` ending a sentence or clause.
  * Edges of the expected text that are not word characters (`C++`) need no boundary on that side.
  */
 export const substringScorer: Scorer = {
@@ -48,7 +49,7 @@ function boundaryBefore(s: string, at: number, numeric: boolean): boolean {
     if (asciiWord(code)) return false;
     if (!numeric) return true;
     const before = at - 1;
-    if ((code === 0x2e || code === 0x2c) && before > 0 && digitBefore(s, before)) return false;
+    if ((code === 0x2e || code === 0x2c || code === 0x2f) && before > 0 && digitBefore(s, before)) return false;
     if ((code === 0x2d || code === 0x2b) && (before === 0 || !wordBefore(s, before))) return false;
     return true;
   }
@@ -56,8 +57,8 @@ function boundaryBefore(s: string, at: number, numeric: boolean): boolean {
   if (WORD.test(prev)) return false;
   if (!numeric) return true;
   const before = at - prev.length;
-  // `3.4`, `1,400`: the expected number would be the tail of a longer one.
-  if ((prev === '.' || prev === ',') && before > 0 && DIGIT.test(charBefore(s, before))) return false;
+  // `3.4`, `1,400`, `3/4`: the expected number would be the tail of a longer one (or a fraction's denominator).
+  if ((prev === '.' || prev === ',' || prev === '/' || prev === '\u2044') && before > 0 && DIGIT.test(charBefore(s, before))) return false;
   // `-4`, `−4`: a sign makes another number (a hyphen inside a word, `ISO-4`, is not a sign).
   if ((prev === '-' || prev === '\u2212' || prev === '+') && (before === 0 || !WORD.test(charBefore(s, before)))) return false;
   return true;
@@ -66,9 +67,9 @@ function boundaryBefore(s: string, at: number, numeric: boolean): boolean {
 function boundaryAfter(s: string, end: number, numeric: boolean): boolean {
   if (end >= s.length) return true;
   if (wordAt(s, end)) return false;
-  // `4.5`, `4,000`: the expected number would be the head of a longer one.
+  // `4.5`, `4,000`, `4/5`: the expected number would be the head of a longer one (or a fraction's numerator).
   const next = s.charCodeAt(end);
-  if (numeric && (next === 0x2e || next === 0x2c) && end + 1 < s.length && digitAt(s, end + 1)) return false;
+  if (numeric && (next === 0x2e || next === 0x2c || next === 0x2f || next === 0x2044) && end + 1 < s.length && digitAt(s, end + 1)) return false;
   return true;
 }
 

@@ -85,9 +85,9 @@ export function createReplayTarget(path: string): Target {
         const turn = req.messages.filter((m) => m.role === 'user').length - 1;
         const text = a.turns?.[turn];
         if (text === undefined) throw new MissingAnswerError(`${req.case.id}" turn "${turn + 1}`, path);
-        return { text, stage: a.stage ?? 'neural' };
+        return a.stage === null ? { text } : { text, stage: a.stage };
       }
-      return { text: a.text, stage: a.stage ?? 'neural' };
+      return a.stage === null ? { text: a.text } : { text: a.text, stage: a.stage };
     },
     describe: () => ({ kind: 'replay', answers: path, answer_count: answers.size }),
   };

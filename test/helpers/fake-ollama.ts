@@ -30,6 +30,8 @@ export interface FakeOllamaOptions {
   onGeneration?: (n: number) => void;
   /** The reply text; default a few words. */
   reply?: (prompt: string) => string;
+  /** Fields that replace the final chunk's own (e.g. an `eval_count` no real server would send). */
+  final?: Record<string, unknown>;
 }
 
 interface Loaded {
@@ -172,6 +174,7 @@ export class FakeOllama {
       prompt_eval_duration: prompt_eval_ns,
       eval_count: tokens.length,
       eval_duration: eval_ns,
+      ...this.opts.final,
     };
     if (!stream) {
       res.end(JSON.stringify({ ...final, ...piece(tokens.join(''), true) }));

@@ -41,6 +41,10 @@ describe('substring matches on token boundaries', () => {
     assert.equal(sub('café', 'un CAFÉ noir'), true);
     assert.equal(sub('café', 'cafés'), false);
   });
+  it('a numeric expected answer matches a whole number only, sentence punctuation after it allowed', () => {
+    for (const reply of ['4/5', 'it is 3/4', '4⁄5', '4.5', '-4', '40', '4e3', 'x4']) assert.equal(sub('4', reply), false, reply);
+    for (const reply of ['The answer is 4.', 'It is 4, clearly', '4', '(4)', 'either/or: 4']) assert.equal(sub('4', reply), true, reply);
+  });
   it('a later occurrence on a boundary still counts after one inside a token', () => {
     assert.equal(sub('11', 'tok11 and then 11'), true);
   });

@@ -23,14 +23,14 @@ function reference(haystack: string, needle: string): boolean {
       if (WORD.test(prev)) continue;
       if (numStart) {
         const before = at - prev.length;
-        if ((prev === '.' || prev === ',') && before > 0 && DIGIT.test(charBefore(haystack, before))) continue;
+        if ((prev === '.' || prev === ',' || prev === '/' || prev === '\u2044') && before > 0 && DIGIT.test(charBefore(haystack, before))) continue;
         if ((prev === '-' || prev === '\u2212' || prev === '+') && (before === 0 || !WORD.test(charBefore(haystack, before)))) continue;
       }
     }
     if (checkEnd && end < haystack.length) {
       const next = charAt(haystack, end);
       if (WORD.test(next)) continue;
-      if (numEnd && (next === '.' || next === ',') && end + 1 < haystack.length && DIGIT.test(charAt(haystack, end + 1))) continue;
+      if (numEnd && (next === '.' || next === ',' || next === '/' || next === '\u2044') && end + 1 < haystack.length && DIGIT.test(charAt(haystack, end + 1))) continue;
     }
     return true;
   }
@@ -38,9 +38,9 @@ function reference(haystack: string, needle: string): boolean {
 }
 
 test('substring: the ASCII path decides exactly as the Unicode classes do (random text, ASCII and not)', () => {
-  // Letters, digits, punctuation that matters (. , - + _), spaces, and non-ASCII: accented, combining
+  // Letters, digits, punctuation that matters (. , / - + _), spaces, and non-ASCII: accented, combining
   // mark, Arabic-Indic digit, minus sign, a surrogate pair (a letter outside the BMP), a lone surrogate.
-  const alphabet = ['a', 'b', 'Z', '4', '1', '0', '_', '.', ',', '-', '+', ' ', '!', 'é', '\u0301', '\u0664', '\u2212', '\u{1D400}', '\udc00', '\ud800'];
+  const alphabet = ['a', 'b', 'Z', '4', '1', '0', '_', '.', ',', '/', '-', '+', ' ', '!', 'é', '\u2044', '\u0301', '\u0664', '\u2212', '\u{1D400}', '\udc00', '\ud800'];
   let seed = 12345;
   const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) >>> 0) >>> 8) % n;
   const word = (len: number) => Array.from({ length: len }, () => alphabet[rand(alphabet.length)]).join('');
@@ -57,6 +57,9 @@ test('substring: the ASCII path decides exactly as the Unicode classes do (rando
   assert.equal(containsToken('it is -4', '4'), false);
   assert.equal(containsToken('iso-4 ok', '4'), true);
   assert.equal(containsToken('1,400', '400'), false);
+  assert.equal(containsToken('4/5', '4'), false);
+  assert.equal(containsToken('3/4', '4'), false);
+  assert.equal(containsToken('and/or 4', '4'), true);
   assert.equal(containsToken('tok_11', '11'), false);
   assert.equal(containsToken('c++ rocks', 'c++'), true);
 });

@@ -1,6 +1,6 @@
 import { hasStages } from '../stages.js';
 import type { BenchReport } from '../../core/aggregate.js';
-import { fmtJoules, fmtMs, fmtPct, fmtUsd } from '../format.js';
+import { fmtJoules, fmtMs, fmtPct, fmtUsd, unscoredOf } from '../format.js';
 import { INFER_LEGEND } from '../infer-view.js';
 import { suiteEnergyText } from '../suite-energy.js';
 import { CLIENT_SCRIPT } from './client.js';
@@ -157,9 +157,10 @@ function headlineTable(model: HtmlModel): string {
   const optimal = new Set(model.frontier.frontiers.energy.frontier);
   const rows = model.runs.map(({ label, report: r }) => {
     const ttft = r.ttft_p50_ms != null ? `${r.ttft_p50_ms} / ${r.ttft_p95_ms} ms` : '—';
+    const unscored = unscoredOf(r) ?? 0;
     return `<tr>
       <td>${esc(label)}${optimal.has(label) ? ' <span class="badge" title="on the accuracy vs J/correct frontier">frontier</span>' : ''}<div class="sub">${esc(r.suite?.name ?? '?')} · ${esc(r.target ?? '?')}</div></td>
-      <td class="num big">${esc(fmtPct(r.accuracy_pct))}<div class="sub">${r.correct_count ?? '?'}/${r.scored_count ?? '?'} correct</div>${ciCell(r, 'accuracy_pct')}</td>
+      <td class="num big">${esc(fmtPct(r.accuracy_pct))}<div class="sub">${r.correct_count ?? '?'}/${r.scored_count ?? '?'} scored correct${unscored > 0 ? `, <span class="warn">${unscored} unscored</span>` : ''}</div>${ciCell(r, 'accuracy_pct')}</td>
       <td class="num big">${energyCell(r.joules_per_correct, r)}${r.joules_per_correct === null ? `<div class="sub">${esc(whyNoJPerCorrect(r))}</div>` : ''}${ciCell(r, 'joules_per_correct')}</td>
       <td class="num">${energyCell(r.total_joules, r)}</td>
       <td class="num suite-energy">${suiteEnergyCell(r)}</td>

@@ -17,7 +17,7 @@ export function createEchoTarget(opts: EchoOptions = {}): Target {
     kind: 'echo',
     async answer(req): Promise<Answer> {
       // A local stand-in: nothing is billed ($0 is known); it counts no tokens (left unknown).
-      return { text: req.prompt, stage: 'neural', energy: { joules: energy_j, source: 'model' }, cost_usd: 0 };
+      return { text: req.prompt, energy: { joules: energy_j, source: 'model' }, cost_usd: 0 };
     },
     describe: () => ({ kind: 'echo', energy_j_per_inference: energy_j }),
   };

@@ -3,6 +3,7 @@ import { JoulebenchError } from '../../core/errors.js';
 import { assertHostAllowed } from '../openai/guard.js';
 import { redactQuery } from '../openai/redact.js';
 import { checkEndpoint } from '../openai/target.js';
+import { usageProblem } from '../usage.js';
 
 /** Ollama's default address. */
 export const DEFAULT_OLLAMA_URL = 'http://127.0.0.1:11434';
@@ -110,6 +111,14 @@ export class OllamaClient {
     const e2e_ms = this.now() - t0;
     if (final === null) throw new JoulebenchError('E_TARGET', `ollama ${this.shownUrl}${path}: stream ended without a done chunk`);
     const f: Record<string, unknown> = final;
+    // Token counts that cannot be counts fail the request rather than enter rates, tokens or dollars.
+    const num_predict = (body.options as OllamaOptions | undefined)?.num_predict;
+    const problem = usageProblem([
+      { field: 'prompt_eval_count', value: f.prompt_eval_count },
+      // num_predict -1 (or absent) is Ollama's "no limit": only a positive cap bounds eval_count.
+      { field: 'eval_count', value: f.eval_count, ...(num_predict !== undefined && num_predict > 0 ? { cap: num_predict } : {}) },
+    ]);
+    if (problem !== null) throw new JoulebenchError('E_TARGET', `ollama ${this.shownUrl}${path}: ${problem}`);
     return {
       text,
       timings: {

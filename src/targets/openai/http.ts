@@ -3,7 +3,7 @@ import type { FailureKind } from '../retry.js';
 import type { Timed } from './deadlines.js';
 import { Http1Pool, type Connection, type Exchange, type Origin } from './http1-pool.js';
 import type { ReplyHead } from './http1-reply.js';
-import { SseChatReader, usageOf } from './sse.js';
+import { SseChatReader } from './sse.js';
 import { Utf8Chunks } from './utf8-chunks.js';
 
 /** Default cap on one reply's body, bytes (`target.max_reply_bytes`): 4 MiB. */
@@ -23,8 +23,8 @@ export class AttemptFailure extends Error {
 /** What one successful chat-completions call gave back. */
 export interface ChatResult {
   text: string;
-  prompt_tokens: number | null;
-  completion_tokens: number | null;
+  /** The reply's `usage` object as sent (a stream's last usage chunk); `null` when there was none. The target checks it. */
+  usage: unknown;
   /** Request sent to first content token, ms; `null` for a plain (non-streamed) reply. */
   ttft_ms: number | null;
   /** Request sent to last byte, ms. */
@@ -243,7 +243,7 @@ class ChatExchange implements Exchange, Timed {
       reader.feed(this.decoder!.end());
       const out = reader.end();
       if ('error' in out) return this.fail(new AttemptFailure('malformed', out.error));
-      return this.done({ text: out.text, prompt_tokens: reader.usage.prompt_tokens, completion_tokens: reader.usage.completion_tokens, ttft_ms: this.ttft_ms, e2e_ms, streamed: true });
+      return this.done({ text: out.text, usage: reader.usage, ttft_ms: this.ttft_ms, e2e_ms, streamed: true });
     }
     const body = (this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.received)).toString('utf8');
     let json: unknown;
@@ -255,8 +255,7 @@ class ChatExchange implements Exchange, Timed {
     const j = json as { choices?: { message?: { content?: unknown } }[]; usage?: unknown };
     const content = Array.isArray(j?.choices) ? j.choices[0]?.message?.content : undefined;
     if (typeof content !== 'string') return this.fail(new AttemptFailure('malformed', 'reply has no choices[0].message.content'));
-    const u = usageOf(j.usage);
-    this.done({ text: content, prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens, ttft_ms: null, e2e_ms, streamed: false });
+    this.done({ text: content, usage: j.usage ?? null, ttft_ms: null, e2e_ms, streamed: false });
   }
 
   keepChunks(): void {

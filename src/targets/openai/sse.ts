@@ -14,7 +14,8 @@ export class SseChatReader {
   private finishReason: string | null = null;
   private problem: string | null = null;
   private chunks = 0;
-  usage: { prompt_tokens: number | null; completion_tokens: number | null } = { prompt_tokens: null, completion_tokens: null };
+  /** The last `usage` object the stream sent, as sent (checked by the target: src/targets/usage.ts); `null` when none. */
+  usage: unknown = null;
   /** Called once, when the first non-empty content piece arrives (the runner's TTFT). */
   onFirstContent: (() => void) | null = null;
   /**
@@ -78,7 +79,7 @@ export class SseChatReader {
     const c = chunk as { choices?: unknown; usage?: unknown; error?: { message?: unknown } };
     if (c.error) return this.fail(`stream error: ${String(c.error.message ?? 'unknown')}`);
     const hasUsage = c.usage !== undefined && c.usage !== null;
-    if (hasUsage) this.usage = usageOf(c.usage);
+    if (hasUsage) this.usage = c.usage;
     if (!('choices' in c)) return this.fail(`stream chunk ${this.chunks} has no choices`);
     if (!Array.isArray(c.choices)) return this.fail(`stream chunk ${this.chunks}: choices is not an array`);
     if (c.choices.length === 0) {
@@ -114,13 +115,4 @@ export class SseChatReader {
       this.textLength += content.length;
     }
   }
-}
-
-/** Token counts from an OpenAI `usage` object; `null` where it did not say. */
-export function usageOf(u: unknown): { prompt_tokens: number | null; completion_tokens: number | null } {
-  const o = (u ?? {}) as { prompt_tokens?: unknown; completion_tokens?: unknown };
-  return {
-    prompt_tokens: typeof o.prompt_tokens === 'number' ? o.prompt_tokens : null,
-    completion_tokens: typeof o.completion_tokens === 'number' ? o.completion_tokens : null,
-  };
 }

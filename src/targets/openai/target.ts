@@ -4,6 +4,7 @@ import { JoulebenchError } from '../../core/errors.js';
 import { quote } from '../../core/one-line.js';
 import type { Answer, AnswerRequest, Target } from '../../core/types.js';
 import { backoffDelay_s, isRetryable, NO_RETRY, type RetryPolicy } from '../retry.js';
+import { openaiCounts, openaiUsage, usageProblem } from '../usage.js';
 import { costOf, type Prices } from './cost.js';
 import { isForbiddenAddress } from './guard.js';
 import { AttemptFailure, createPool, postChat, type ChatResult, type PostOptions } from './http.js';
@@ -184,13 +185,15 @@ export class OpenAITarget implements Target {
   }
 
   private toAnswer(r: ChatResult, attempts: number, overhead_ms: number): Answer {
-    const usage = { prompt_tokens: r.prompt_tokens, completion_tokens: r.completion_tokens };
-    const out = r.completion_tokens;
+    // A count that cannot be one (negative, fractional, far past max_tokens) fails the case, never becomes dollars.
+    const problem = usageProblem(openaiCounts(r.usage, this.max_tokens));
+    if (problem !== null) throw new AttemptFailure('malformed', problem);
+    const usage = openaiUsage(r.usage);
+    const out = usage.completion_tokens;
     const tpot_ms = r.ttft_ms !== null && out !== null && out > 1 ? round3((r.e2e_ms - r.ttft_ms) / (out - 1)) : null;
     // A 200 may echo the key (a proxy reflecting the Authorization header): it never reaches the results file.
     const answer: Answer = {
       text: redactText(r.text, this.o.apiKey),
-      stage: 'neural',
       usage,
       ttft_ms: r.ttft_ms === null ? null : round3(r.ttft_ms),
       tpot_ms,
