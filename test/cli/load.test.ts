@@ -81,6 +81,18 @@ describe('joulebench run --request-rate: open-loop load from the command line', 
     assert.match(r.stdout, /slot queue mean [\d.]+ ms, p50 [\d.]+, p90 [\d.]+, p99 [\d.]+ ms — \d+ requests waited for a slot: the server \(or the cap\) limited the rate/);
   });
 
+  it('a load run measured over the whole run: its headline gives the total energy without calling it unknown', async () => {
+    const out = join(dir, 'metered.json');
+    const r = await cli([...base(), '--request-rate', 'inf', '--num-requests', '4', '--max-concurrency', '2', '--meter', 'estimate', '--active-watts', '10', '-o', out]);
+    assert.equal(r.code, 0, r.stderr);
+    const report = JSON.parse(readFileSync(out, 'utf8')) as { total_joules: number | null; energy_basis: string };
+    assert.ok(report.total_joules !== null && report.total_joules > 0, `total ${report.total_joules}`);
+    assert.equal(report.energy_basis, 'suite_window');
+    const line = r.stdout.split('\n').find((l) => /^\s*total energy\s/.test(l)) ?? '';
+    assert.match(line, /total energy\s+[\d.]+ m?J\s+\[estimate\] from the suite window/);
+    assert.doesNotMatch(line, /unknown|no total/);
+  });
+
   it('a list of rates runs one arm per rate and prints the curve', async () => {
     const out = join(dir, 'sweep.json');
     const r = await cli([...base(), '--request-rate', '50,inf', '--num-requests', '6', '--cooldown-s', '0', '-o', out]);
