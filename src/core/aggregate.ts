@@ -110,7 +110,11 @@ export interface BenchReport {
   net_joules_per_correct: number | null;
   idle: IdleStatus;
   idle_watts: number | null;
-  /** Wall time of the whole-suite window, ms; null when no window ran (energy from the target). */
+  /**
+   * Wall time of the scored passes, ms: the whole-suite meter window's, or without one (energy from the
+   * target) the wall clock's when the report has a throughput; null otherwise (a sequential run without
+   * a window stays free of wall-clock figures) and for a resumed run.
+   */
   suite_window_ms: number | null;
   suite_below_floor: boolean;
   /** Gross was below idle × wall (the signal is under the idle noise): net is null, not negative. */
@@ -443,6 +447,7 @@ export class Aggregator {
     const [ttft50, ttft95] = nearestRanks(this.ttfts, [50, 95], this.nanTtfts);
     const known = this.stageRecord(this.slotJoulesKnown, this.stageJoulesKnown);
     const columns = this.columns;
+    const throughput = throughputOf(ctx, total.case_count, usageKnown ? this.completionTokens : null);
     return {
       case_count: total.case_count,
       total_joules: roundOrNull(headlineJoules),
@@ -476,7 +481,7 @@ export class Aggregator {
       meter: ctx.meter,
       warmup: ctx.warmup,
       repeats: ctx.repeats,
-      ...suiteEnergy(total.totalJoules, energySource, total.weightedCorrect, ctx.energy),
+      ...suiteEnergy(total.totalJoules, energySource, total.weightedCorrect, ctx.energy, throughput?.wall_ms ?? null),
       concurrency: ctx.concurrency ?? 1,
       energy_attribution: (ctx.concurrency ?? 1) > 1 || ctx.shared === true ? 'shared' : 'exclusive',
       energy_unknown_count: total.joulesUnknown,
@@ -488,7 +493,7 @@ export class Aggregator {
       energy_basis: basis.basis,
       energy_basis_reason: basis.reason,
       ...modelRange(total.totalRange, total.weightedCorrect),
-      throughput: throughputOf(ctx, total.case_count, usageKnown ? this.completionTokens : null),
+      throughput,
       ci: reportCi(columns, {
         seed: ctx.suite.digest,
         resamples: ctx.bootstrap ?? DEFAULT_RESAMPLES,
@@ -550,6 +555,8 @@ function suiteEnergy(
   casesSource: EnergySource,
   weightedCorrect: number,
   energy: ReportContext['energy'],
+  /** The scored passes' wall clock when the report carries it anyway (its throughput), ms. */
+  scoredWall_ms: number | null,
 ): Pick<
   BenchReport,
   'gross_joules' | 'gross_source' | 'net_joules' | 'net_joules_per_correct' | 'idle' | 'idle_watts' | 'suite_window_ms' | 'suite_below_floor' | 'net_below_idle'
@@ -567,7 +574,8 @@ function suiteEnergy(
     net_joules_per_correct: perCorrect(net, weightedCorrect),
     idle: idle.status,
     idle_watts: roundOrNull(idle.watts),
-    suite_window_ms: roundOrNull(wall, 3),
+    // Without a meter window (energy from the target), the same span by the wall clock: never used for net.
+    suite_window_ms: roundOrNull(wall ?? scoredWall_ms, 3),
     suite_below_floor: suite?.below_floor ?? false,
     net_below_idle: netBelowIdle(gross, idle, wall),
   };

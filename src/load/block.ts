@@ -61,6 +61,11 @@ export function buildLoadBlock(o: LoadOptions, input: LoadColumns | readonly Loa
   if (scheduling.client_bottleneck) {
     notes.push(`p99 scheduling lag ${scheduling.p99_lag_ms} ms > 10 ms: the client, not the server, limited the request rate`);
   }
+  if (scheduling.queued_requests > 0) {
+    notes.push(
+      `${scheduling.queued_requests} request${scheduling.queued_requests === 1 ? '' : 's'} waited for a slot (p99 ${scheduling.p99_queue_ms} ms): the server (or the cap) limited the rate`,
+    );
+  }
   if (serving.output_tokens_from === 'chunks' || serving.output_tokens_from === 'mixed') {
     notes.push('output tokens counted as streamed chunks where the server gave no usage (one chunk may hold several tokens)');
   }

@@ -141,7 +141,6 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
     stop: null,
   };
   let inFlight = 0;
-  const waiters: (() => void)[] = [];
 
   const runWindow = opens ? await meter.start() : null;
   const t0 = performance.now();
@@ -220,8 +219,36 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
   // waits for every request it sent before it ends or throws.
   let outstanding = 0;
   let failed: { error: unknown } | null = null;
+  let stopped = false;
   let allSettled: (() => void) | null = null;
   const settledAll = (): Promise<void> => (outstanding === 0 ? Promise.resolve() : new Promise<void>((resolve) => (allSettled = resolve)));
+  // Requests that came due while every `--max-concurrency` slot was busy, first come first served (as
+  // vLLM's semaphore): their number and the moment each could have been sent. Two numbers a request,
+  // never its prepared body: a saturated server may leave most of a long run waiting here.
+  const queuedIndex: number[] = [];
+  const queuedReady: number[] = [];
+  let queuedHead = 0;
+  const dispatch = (i: number, send: ReturnType<typeof prepare>, ready: number, sent: number): void => {
+    inFlight++;
+    outstanding++;
+    send(planned[i]!, sent - ready, sent)
+      .catch((error: unknown) => {
+        failed ??= { error };
+      })
+      .finally(() => {
+        inFlight--;
+        // The slot goes to the request that has waited longest.
+        if (queuedHead < queuedIndex.length && failed === null && !stopped && !o.signal?.aborted) {
+          const j = queuedIndex[queuedHead]!;
+          const readyJ = queuedReady[queuedHead]!;
+          queuedHead++;
+          if (queuedHead === queuedIndex.length) queuedIndex.length = queuedReady.length = queuedHead = 0;
+          const sendJ = prepare(j);
+          dispatch(j, sendJ, readyJ, performance.now());
+        }
+        if (--outstanding === 0) allSettled?.();
+      });
+  };
   try {
     let next = prepare(0);
     for (let i = 0; i < load.num_requests; i++) {
@@ -230,25 +257,14 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
       if (o.signal?.aborted) throw new JoulebenchError('E_RUN', 'run aborted');
       const send = next;
       await waitUntil(t0 + planned[i]!);
+      // The moment this request could leave: lag is measured to here, a wait for a slot from here.
       const ready = performance.now();
       if (load.max_concurrency !== null && inFlight >= load.max_concurrency) {
-        await new Promise<void>((resolve) => waiters.push(resolve));
+        queuedIndex.push(i);
+        queuedReady.push(ready);
+      } else {
+        dispatch(i, send, ready, ready);
       }
-      if (failed !== null) break;
-      const sent = performance.now();
-      // Time spent waiting for a slot is intended queueing; the rest of the delay is the client's lag.
-      const queue_ms = sent - ready;
-      inFlight++;
-      outstanding++;
-      send(planned[i]!, queue_ms, sent)
-        .catch((error: unknown) => {
-          failed ??= { error };
-        })
-        .finally(() => {
-          inFlight--;
-          waiters.shift()?.();
-          if (--outstanding === 0) allSettled?.();
-        });
       if (i + 1 < load.num_requests) {
         // Node writes this request's bytes on the next tick: when the next request is not due yet, let
         // them go out first, then prepare the next one while it waits.
@@ -256,9 +272,12 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
         next = prepare(i + 1);
       }
     }
+    // Resolves once the queue has drained into the slots and every reply is in (or the run failed).
     await settledAll();
+    if (failed === null && queuedHead < queuedIndex.length) throw new JoulebenchError('E_RUN', 'run aborted');
     if (failed !== null) throw (failed as { error: unknown }).error;
   } catch (e) {
+    stopped = true;
     await settledAll();
     await runWindow?.stop().catch(() => undefined);
     // The first failure says what went wrong (an abort that came after it does not).

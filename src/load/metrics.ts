@@ -12,9 +12,9 @@ export interface LoadRecord {
   passed: boolean | null;
   planned_at_ms: number;
   sent_at_ms: number;
-  /** Time spent waiting for a `--max-concurrency` slot (intended, not lag). */
+  /** The moment the request could have left → sent: the wait for a `--max-concurrency` slot. */
   queue_ms: number;
-  /** Sent later than planned by this much beyond any queue wait: the client's own delay. */
+  /** Planned send time → the moment the request could have left: the client's own lateness. */
   lag_ms: number;
   /** Sent → first counted token (see `ttft_token`); `null` when nothing was streamed. */
   ttft_ms: number | null;
@@ -63,14 +63,25 @@ export interface ServingMetrics {
   [field: string]: unknown;
 }
 
-/** The client's own timing: how late requests left against their schedule. */
+/**
+ * When requests left against their schedule, in two parts that are never mixed: **lag**, the client's
+ * own lateness (planned send time → the moment the request could have left), and **queue**, the wait
+ * for a `--max-concurrency` slot after that moment (the server, or the cap, holding requests back).
+ */
 export interface SchedulingLag {
   mean_lag_ms: number | null;
   p50_lag_ms: number | null;
+  p90_lag_ms: number | null;
   p99_lag_ms: number | null;
   max_lag_ms: number | null;
-  /** Mean time a request waited for a `--max-concurrency` slot (intended queueing, not lag). */
+  /** Time a request waited for a `--max-concurrency` slot (0 for one that found a slot free). */
   mean_queue_ms: number | null;
+  p50_queue_ms: number | null;
+  p90_queue_ms: number | null;
+  p99_queue_ms: number | null;
+  max_queue_ms: number | null;
+  /** Requests that found every slot busy and waited for one. */
+  queued_requests: number;
   /** True when p99 lag exceeded {@link CLIENT_BOTTLENECK_LAG_MS}: the client, not the server, limited the rate. */
   client_bottleneck: boolean;
 }
@@ -179,25 +190,31 @@ function writeSummary(m: ServingMetrics, family: LatencyFamily, s: Summary): voi
   for (const [p, v] of Object.entries(s.percentiles)) m[`p${p}_${family}_ms`] = v;
 }
 
-/** Scheduling lag of the client, from every request sent. */
+/** Scheduling lag of the client and queueing for slots, from every request sent. */
 export function schedulingLag(input: LoadColumns | readonly LoadRecord[]): SchedulingLag {
   const lags: number[] = [];
   const queues: number[] = [];
-  let max: number | null = null;
+  let queued = 0;
   for (const r of LoadColumns.from(input).records()) {
     lags.push(r.lag_ms);
     queues.push(r.queue_ms);
-    if (max === null || r.lag_ms > max) max = r.lag_ms;
+    if (r.queue_ms > 0) queued++;
   }
-  const lag = summarize(lags, [50, 99]);
-  const queue = summarize(queues, []);
+  const lag = summarize(lags, [50, 90, 99, 100]);
+  const queue = summarize(queues, [50, 90, 99, 100]);
   const p99 = lag.percentiles[percentileName(99)] ?? null;
   return {
     mean_lag_ms: lag.mean,
     p50_lag_ms: lag.percentiles['50'] ?? null,
+    p90_lag_ms: lag.percentiles['90'] ?? null,
     p99_lag_ms: p99,
-    max_lag_ms: round(max),
+    max_lag_ms: lag.percentiles['100'] ?? null,
     mean_queue_ms: queue.mean,
+    p50_queue_ms: queue.percentiles['50'] ?? null,
+    p90_queue_ms: queue.percentiles['90'] ?? null,
+    p99_queue_ms: queue.percentiles['99'] ?? null,
+    max_queue_ms: queue.percentiles['100'] ?? null,
+    queued_requests: queued,
     client_bottleneck: p99 !== null && p99 > CLIENT_BOTTLENECK_LAG_MS,
   };
 }

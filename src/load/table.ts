@@ -37,7 +37,15 @@ export function renderLoadTable(b: LoadBlock): string {
     `  energy (${e.steady_state ? 'steady state' : 'whole run'}, ${e.source}): ${fmt(e.joules, 3)} J over ${fmt(e.energy_window_s, 2)} s, ${fmt(e.avg_power_w)} W, ${fmt(e.joules_per_output_token, 6)} J/output token` +
       (e.reason ? ` — ${e.reason}` : ''),
   );
-  lines.push(`  scheduling lag p50 ${fmt(b.scheduling.p50_lag_ms, 3)} ms, p99 ${fmt(b.scheduling.p99_lag_ms, 3)} ms${b.scheduling.client_bottleneck ? ' — the client was the bottleneck' : ''}`);
+  const g = b.scheduling;
+  lines.push(
+    `  scheduling lag mean ${fmt(g.mean_lag_ms, 3)} ms, p50 ${fmt(g.p50_lag_ms, 3)}, p90 ${fmt(g.p90_lag_ms, 3)}, p99 ${fmt(g.p99_lag_ms, 3)} ms` +
+      (g.client_bottleneck ? ' — the client was the bottleneck' : ''),
+  );
+  lines.push(
+    `  slot queue mean ${fmt(g.mean_queue_ms, 3)} ms, p50 ${fmt(g.p50_queue_ms, 3)}, p90 ${fmt(g.p90_queue_ms, 3)}, p99 ${fmt(g.p99_queue_ms, 3)} ms` +
+      (g.queued_requests > 0 ? ` — ${g.queued_requests} request${g.queued_requests === 1 ? '' : 's'} waited for a slot: the server (or the cap) limited the rate` : ''),
+  );
   return lines.join('\n') + '\n';
 }
 

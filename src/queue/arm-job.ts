@@ -2,7 +2,9 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { JoulebenchError } from '../core/errors.js';
 import { loadConfig } from '../config/load.js';
+import { sessionSuiteDigest } from '../session/run-session.js';
 import type { SessionSpec } from '../session/spec.js';
+import { VERSION } from '../version.js';
 import type { ArmJob, Labels } from './job.js';
 
 /** Spec keys that name files on the coordinator's disk or its history: a worker chooses its own. */
@@ -12,7 +14,8 @@ const LOCAL_ONLY = ['out', 'results', 'receipt', 'resume', 'overwrite', 'history
  * Turns a local session spec (what a local sweep would run) into a queue job a worker on another
  * machine can run: the config file becomes an inline config, a suite file travels as text, paths and
  * meter settings of this machine are left out (the worker uses its own). Secrets stay out: keys are
- * named by `credentialsRef`/`credentials_ref` and read on the worker.
+ * named by `credentialsRef`/`credentials_ref` and read on the worker. The job names this joulebench's
+ * version and the arm's suite digest, which a worker checks against its own before it runs anything.
  */
 export function armJobOf(sweep_id: string, arm: string, spec: SessionSpec, where?: Labels): ArmJob {
   const out: Record<string, unknown> = { ...spec };
@@ -36,5 +39,7 @@ export function armJobOf(sweep_id: string, arm: string, spec: SessionSpec, where
     ...(suite_file ? { suite_file } : {}),
     ...(where && Object.keys(where).length > 0 ? { where } : {}),
     spec: out,
+    joulebench_version: VERSION,
+    suite_digest: sessionSuiteDigest(spec),
   };
 }

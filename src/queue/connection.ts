@@ -58,3 +58,32 @@ export function redisOptions(c: QueueConnection): Record<string, unknown> {
 export function redactQueue(message: string, c: Pick<QueueConnection, 'password'>): string {
   return c.password ? message.split(c.password).join('***') : message;
 }
+
+/** Redis's replies to a connection whose credentials it does not accept. */
+const AUTH_REFUSED = /^(WRONGPASS|NOAUTH|WRONGUSER)\b/;
+
+/**
+ * Connects once, without retries, and throws E_USAGE (one line, exit 2) when Redis refuses the
+ * credentials: the queue's own clients retry forever, so a wrong password would otherwise never end.
+ * A Redis that cannot be reached is left to them (they wait for it, as for a restart).
+ */
+export async function checkQueueCredentials(c: QueueConnection): Promise<void> {
+  const { Redis } = await import('ioredis');
+  const probe = new Redis({ ...redisOptions(c), lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null, connectTimeout: 5000 });
+  let refused: string | null = null;
+  probe.on('error', (e: Error) => {
+    if (AUTH_REFUSED.test(e.message)) refused ??= e.message;
+  });
+  try {
+    await probe.connect();
+    await probe.ping();
+  } catch (e) {
+    if (AUTH_REFUSED.test((e as Error).message)) refused ??= (e as Error).message;
+  } finally {
+    probe.disconnect();
+  }
+  if (refused !== null) {
+    const why = redactQueue(refused.split('\n')[0]!.replace(/\.$/, ''), c);
+    throw new JoulebenchError('E_USAGE', `${c.display}: Redis refused the queue's credentials (${why}): check the password in --queue or --queue-password-ref`);
+  }
+}

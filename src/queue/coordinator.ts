@@ -2,7 +2,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, truncateSync, writ
 import { dirname } from 'node:path';
 import { prettyJson } from '../core/canonical.js';
 import { JoulebenchError } from '../core/errors.js';
-import { redactQueue, redisOptions, type QueueConnection } from './connection.js';
+import { checkQueueCredentials, redactQueue, redisOptions, type QueueConnection } from './connection.js';
 import { jobIdOf, queueNameFor, recordsKey, type ArmJob } from './job.js';
 import { recordKey } from './records.js';
 import { suiteSourceOf } from '../session/suite-source.js';
@@ -62,6 +62,7 @@ export async function runArmsOnQueue(o: CoordinatorOptions): Promise<QueueArmOut
   const { Queue, Job } = await import('bullmq');
   const { Redis } = await import('ioredis');
   const log = (line: string): void => o.onLog?.(redactQueue(line, o.connection));
+  await checkQueueCredentials(o.connection);
   const redis = new Redis(redisOptions(o.connection));
   redis.on('error', (e: Error) => log(`redis: ${e.message}`));
   const queues = new Map<string, InstanceType<typeof Queue>>();

@@ -25,6 +25,10 @@ export const ArmJobSchema = z
     where: z.record(label, label).optional(),
     /** The SessionSpec without paths (the worker chooses its own files). */
     spec: z.record(z.string(), z.unknown()),
+    /** The coordinator's joulebench version: a worker of another version refuses the job. */
+    joulebench_version: z.string().min(1).max(100).optional(),
+    /** The suite digest the coordinator computed for this arm: a worker whose own differs refuses the job. */
+    suite_digest: z.string().min(1).max(200).optional(),
   })
   .strict();
 
@@ -42,6 +46,17 @@ export function jobProblem(data: unknown): string | null {
   }
   for (const k of FORBIDDEN_SPEC_KEYS) if (k in r.data.spec) return `malformed job: spec.${k} is not allowed in a queue job`;
   return null;
+}
+
+/**
+ * Why this worker (joulebench `version`) must not run a job from a coordinator of another version
+ * (one line naming both), or null. A job that names no version comes from a coordinator older than
+ * this check.
+ */
+export function versionProblem(job: Pick<ArmJob, 'joulebench_version'>, version: string): string | null {
+  if (job.joulebench_version === version) return null;
+  const theirs = job.joulebench_version === undefined ? 'a joulebench too old to name its version' : `joulebench ${job.joulebench_version}`;
+  return `refused: the coordinator runs ${theirs}, this worker joulebench ${version} (run one version on both)`;
 }
 
 /** The queue a job with these required labels goes to (labels sorted, so the name is canonical). */

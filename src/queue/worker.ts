@@ -2,14 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { isJoulebenchError } from '../core/errors.js';
+import { isJoulebenchError, JoulebenchError } from '../core/errors.js';
 import type { MeterOptions } from '../meters/registry.js';
 import { createMeter } from '../meters/registry.js';
 import { hostFacts } from '../report/receipt.js';
-import { runSession } from '../session/run-session.js';
+import { runSession, sessionSuiteDigest } from '../session/run-session.js';
 import type { SessionSpec } from '../session/spec.js';
-import { redactQueue, redisOptions, type QueueConnection } from './connection.js';
-import { jobIdOf, jobProblem, queuesServedBy, recordsKey, workerKey, type ArmJob, type Labels } from './job.js';
+import { checkQueueCredentials, redactQueue, redisOptions, type QueueConnection } from './connection.js';
+import { jobIdOf, jobProblem, queuesServedBy, recordsKey, versionProblem, workerKey, type ArmJob, type Labels } from './job.js';
+import { VERSION } from '../version.js';
 import { recordKey } from './records.js';
 
 export interface WorkerOptions {
@@ -54,6 +55,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   const { Redis } = await import('ioredis');
   const id = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   const log = (line: string): void => o.onLog?.(redactQueue(line, o.connection));
+  await checkQueueCredentials(o.connection);
   const redis = new Redis(redisOptions(o.connection));
   redis.on('error', (e: Error) => log(`redis: ${e.message}`));
 
@@ -94,6 +96,11 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
       throw new UnrecoverableError(problem);
     }
     const arm = job.data as ArmJob;
+    const other = versionProblem(arm, VERSION);
+    if (other) {
+      log(`job ${job.id}: ${other}`);
+      throw new UnrecoverableError(other);
+    }
     await acquire();
     try {
       return await runArm(arm, job.id ?? jobIdOf(arm));
@@ -119,6 +126,12 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
       const path = join(dir, arm.suite_file.name);
       writeFileSync(path, arm.suite_file.text);
       spec.suite = path;
+    }
+    if (arm.suite_digest !== undefined) {
+      const own = sessionSuiteDigest(spec);
+      if (own !== arm.suite_digest) {
+        throw new JoulebenchError('E_SUITE', `refused: suite ${arm.suite} is ${arm.suite_digest} on the coordinator, ${own} on this worker (not the same cases)`);
+      }
     }
     // What an earlier attempt (a worker that died) already streamed: this attempt resumes from it.
     const earlier = (await redis.xrange(key, '-', '+')) as [string, string[]][];

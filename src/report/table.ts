@@ -41,7 +41,8 @@ export function renderReportTable(r: BenchReport): string {
     [
       'total energy',
       fmtJoules(r.total_joules),
-      r.energy_unknown_count > 0
+      // A total from the suite window (a load run, overlapping cases) stands beside cases with no figure of their own.
+      r.total_joules === null && r.energy_unknown_count > 0
         ? pc.yellow(`unknown for ${r.energy_unknown_count} case(s): no total rather than a partial one`)
         : r.energy_basis_reason
           ? pc.yellow(`${r.energy_basis === 'suite_window' ? `${src} from the suite window: ` : ''}${r.energy_basis_reason}`)

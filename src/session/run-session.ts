@@ -23,6 +23,7 @@ import { createTarget, type TargetSpec } from '../targets/registry.js';
 import { runLoad } from '../load/driver.js';
 import { buildSuite, buildTargetSpec } from './setup.js';
 import { selectCases } from '../suites/select.js';
+import { suiteDigest } from '../suites/digest.js';
 import { isStreamed } from '../suites/jsonl-stream.js';
 import { suiteSourceOf, withSuiteSource } from './suite-source.js';
 import type { SessionSpec } from './spec.js';
@@ -85,12 +86,7 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
   const started = new Date();
   const cfg = configOf(spec.config);
   const grid = spec.grid_intensity !== undefined ? parseGridIntensity(spec.grid_intensity) : null;
-  const selection = { ...(spec.filter !== undefined ? { filter: spec.filter } : {}), ...(spec.limit !== undefined ? { limit: spec.limit } : {}) };
-  // A JSONL suite file and MMLU data stream (checked and digested first, then read once per pass), except for a load
-  // run (its schedule draws from the cases in memory) and a judged suite (the judge needs the cases).
-  const built = buildSuite(spec, cfg, spec.load ? undefined : { selection });
-  let suite: Suite | StreamedSuite = isStreamed(built) ? built : selectCases(built, selection);
-  if (isStreamed(suite) && suite.judged) suite = selectCases(buildSuite(spec, cfg), selection);
+  const suite = sessionSuite(spec, cfg);
   const caseCount = isStreamed(suite) ? suite.stream.count : suite.cases.length;
   const targetSpec = withOptions(buildTargetSpec(spec, cfg, hooks.env ?? process.env), spec.target_options);
   // Cases scored by a judge: the judge is built before anything runs, so a bad judge block costs nothing.
@@ -296,6 +292,22 @@ export function everyCaseFailed(report: BenchReport): boolean {
  */
 export function defaultWarmup(kind: string): number {
   return kind === 'cascade' ? 1 : 0;
+}
+
+/** The suite a session runs, its selection applied: streamed from its file where it can be. */
+function sessionSuite(spec: SessionSpec, cfg: LoadedConfig | null): Suite | StreamedSuite {
+  const selection = { ...(spec.filter !== undefined ? { filter: spec.filter } : {}), ...(spec.limit !== undefined ? { limit: spec.limit } : {}) };
+  // A JSONL suite file and MMLU data stream (checked and digested first, then read once per pass), except for a load
+  // run (its schedule draws from the cases in memory) and a judged suite (the judge needs the cases).
+  const built = buildSuite(spec, cfg, spec.load ? undefined : { selection });
+  const suite: Suite | StreamedSuite = isStreamed(built) ? built : selectCases(built, selection);
+  return isStreamed(suite) && suite.judged ? selectCases(buildSuite(spec, cfg), selection) : suite;
+}
+
+/** The `suite_digest` a session with this spec would write in its header, without running it. */
+export function sessionSuiteDigest(spec: SessionSpec): string {
+  const suite = sessionSuite(spec, configOf(spec.config));
+  return isStreamed(suite) ? suite.digest : suiteDigest(suite);
 }
 
 function configOf(config: SessionSpec['config']): LoadedConfig | null {

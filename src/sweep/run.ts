@@ -205,6 +205,8 @@ async function runOne(dir: string, state: SweepState, entry: SweepRunEntry, opts
 async function executeOnQueue(dir: string, state: SweepState, opts: SweepOptions, hooks: SweepHooks): Promise<void> {
   const { armJobOf } = await import('../queue/arm-job.js');
   const { runArmsOnQueue } = await import('../queue/coordinator.js');
+  // Refused credentials end the sweep here, before any run is marked as started.
+  await (await import('../queue/connection.js')).checkQueueCredentials(opts.queue!);
   const pending = state.runs.filter((entry) => {
     if (entry.status === 'done' && existsSync(entry.report)) {
       hooks.onRun?.(entry, 'skipped');

@@ -12,10 +12,17 @@ describe('joulebench run --request-rate: open-loop load from the command line', 
   let server: LoadServer;
   let dir: string;
   before(async () => {
-    server = await startLoadServer((p) => ({ ttft_ms: 15, tpot_ms: 3, tokens: 4, answer: p.includes('wrong') ? 'zulu' : (p.split(' ')[1] ?? '?') }));
+    // A prompt with "hold" in it is held ~120 ms (110 ms to the first token, then two more 5 ms apart).
+    server = await startLoadServer((p) => ({
+      ttft_ms: p.includes('hold') ? 110 : 15,
+      tpot_ms: p.includes('hold') ? 5 : 3,
+      tokens: p.includes('hold') ? 3 : 4,
+      answer: p.includes('wrong') ? 'zulu' : (p.split(' ')[1] ?? '?'),
+    }));
     dir = mkdtempSync(join(tmpdir(), 'jb-load-cli-'));
     const cases = ['alpha', 'bravo', 'charlie', 'delta wrong'].map((w, i) => ({ id: `c${i}`, prompt: `say ${w}`, expected: w.split(' ')[0] }));
     writeFileSync(join(dir, 'suite.jsonl'), cases.map((c) => JSON.stringify(c)).join('\n') + '\n');
+    writeFileSync(join(dir, 'hold.jsonl'), ['alpha', 'bravo'].map((w, i) => JSON.stringify({ id: `h${i}`, prompt: `say ${w} hold`, expected: w })).join('\n') + '\n');
   });
   after(async () => {
     await server.close();
@@ -47,6 +54,43 @@ describe('joulebench run --request-rate: open-loop load from the command line', 
     // The block is rebuilt from the results file alone, identical to the run's.
     const file = readResultsFile(out.replace(/\.json$/, '.results.jsonl'));
     assert.deepEqual(loadBlockFromResults(file.header!, file.results, file.other), report.load);
+  });
+
+  it('a server that holds each request 120 ms under --max-concurrency 1: the wait for a slot is queue_ms, not lag, and the note blames the server (or the cap)', async () => {
+    const out = join(dir, 'queued.json');
+    // 8 requests at 50/s arrive over ~160 ms; one slot serves one every ~120 ms: the last waits ~700 ms.
+    const args = ['run', '--suite', join(dir, 'hold.jsonl'), '--target', 'openai', '--endpoint', server.url, '--model', 'm', '--no-history', '--idle-ms', '1'];
+    const r = await cli([...args, '--request-rate', '50', '--num-requests', '8', '--max-concurrency', '1', '-o', out]);
+    assert.equal(r.code, 0, r.stderr);
+    const report = JSON.parse(readFileSync(out, 'utf8')) as { load: { scheduling: Record<string, number | boolean | null>; notes: string[] } };
+    const g = report.load.scheduling;
+    for (const k of ['mean_queue_ms', 'p50_queue_ms', 'p90_queue_ms', 'p99_queue_ms', 'max_queue_ms', 'mean_lag_ms', 'p50_lag_ms', 'p90_lag_ms', 'p99_lag_ms']) {
+      assert.equal(typeof g[k], 'number', `${k}: ${JSON.stringify(g)}`);
+    }
+    assert.ok((g.queued_requests as number) >= 4, `requests waited for the slot: ${JSON.stringify(g)}`);
+    assert.ok((g.p99_queue_ms as number) > 300, `the last requests waited for hundreds of ms: ${JSON.stringify(g)}`);
+    // Lag is the client's own lateness only: a few ms on a busy machine, never the slot wait.
+    assert.ok((g.p99_lag_ms as number) < 50, `p99 lag ${g.p99_lag_ms} ms counts the wait for a slot`);
+    assert.match(report.load.notes.join('\n'), new RegExp(`${g.queued_requests} requests waited for a slot \\(p99 [\\d.]+ ms\\): the server \\(or the cap\\) limited the rate`));
+    // "The client limited the rate" only from the client's own lateness (a starved shared machine can be
+    // more than 10 ms late by itself; the slot wait never makes it so).
+    assert.equal(report.load.notes.some((n) => /the client, not the server/.test(n)), g.client_bottleneck);
+    assert.equal(g.client_bottleneck, (g.p99_lag_ms as number) > 10);
+    // The terminal shows both figures.
+    assert.match(r.stdout, /scheduling lag mean [\d.]+ ms, p50 [\d.]+, p90 [\d.]+, p99 [\d.]+ ms/);
+    assert.match(r.stdout, /slot queue mean [\d.]+ ms, p50 [\d.]+, p90 [\d.]+, p99 [\d.]+ ms — \d+ requests waited for a slot: the server \(or the cap\) limited the rate/);
+  });
+
+  it('a load run measured over the whole run: its headline gives the total energy without calling it unknown', async () => {
+    const out = join(dir, 'metered.json');
+    const r = await cli([...base(), '--request-rate', 'inf', '--num-requests', '4', '--max-concurrency', '2', '--meter', 'estimate', '--active-watts', '10', '-o', out]);
+    assert.equal(r.code, 0, r.stderr);
+    const report = JSON.parse(readFileSync(out, 'utf8')) as { total_joules: number | null; energy_basis: string };
+    assert.ok(report.total_joules !== null && report.total_joules > 0, `total ${report.total_joules}`);
+    assert.equal(report.energy_basis, 'suite_window');
+    const line = r.stdout.split('\n').find((l) => /^\s*total energy\s/.test(l)) ?? '';
+    assert.match(line, /total energy\s+[\d.]+ m?J\s+\[estimate\] from the suite window/);
+    assert.doesNotMatch(line, /unknown|no total/);
   });
 
   it('a list of rates runs one arm per rate and prints the curve', async () => {

@@ -36,6 +36,21 @@ describe('concurrency reports throughput', () => {
     assert.match(r.stdout, /J \/ correct\s+n\/a\s+energy unknown for \d+ case/);
   });
 
+  it('a concurrent openai run whose energy comes from the target (no meter window) carries suite_window_ms, its throughput\'s wall time; `report FILE` gives both back', async () => {
+    const out = join(dir, 'c2-auto.json');
+    // --meter auto: without a readable counter it takes the target's energy and opens no window.
+    const r = await cli(['run', '--suite', 'router', '--target', 'openai', '--endpoint', server.url, '--model', 'm', '--concurrency', '2', '-o', out, '--no-history']);
+    assert.equal(r.code, 0, r.stderr);
+    const own = JSON.parse(readFileSync(out, 'utf8')) as { suite_window_ms: number | null; throughput: { wall_ms: number } | null };
+    assert.ok(own.throughput !== null, 'throughput present');
+    assert.equal(typeof own.suite_window_ms, 'number');
+    assert.ok(own.suite_window_ms! > 0 && Math.abs(own.suite_window_ms! - own.throughput.wall_ms) < 50, `suite_window_ms ${own.suite_window_ms}, wall ${own.throughput.wall_ms}`);
+    const rebuilt = await cli(['report', '--json', out.replace(/\.json$/, '.results.jsonl')]);
+    assert.equal(rebuilt.code, 0, rebuilt.stderr);
+    const again = JSON.parse(rebuilt.stdout) as typeof own;
+    assert.deepEqual([again.suite_window_ms, again.throughput], [own.suite_window_ms, own.throughput]);
+  });
+
   it('a sequential run carries no wall-clock throughput (its report stays deterministic)', () => {
     const rep = aggregate([result()], { ...CTX, scored_wall_ms: 1234 });
     assert.equal(rep.throughput, null);

@@ -8,6 +8,7 @@ import { parseQueueUrl } from '../../src/queue/connection.js';
 import { runArmsOnQueue, type QueueArm } from '../../src/queue/coordinator.js';
 import { queueNameFor, type ArmJob } from '../../src/queue/job.js';
 import { runSession } from '../../src/session/run-session.js';
+import { VERSION } from '../../src/version.js';
 import { BIN } from '../helpers/cli.js';
 import { startLoadServer, type LoadServer } from '../helpers/load-server.js';
 import { redisMissing, startRedis, type TestRedis } from '../helpers/redis.js';
@@ -67,6 +68,7 @@ describe('sweeps on a queue: BullMQ on a real redis-server', { skip: missing ?? 
         suite: `suite-${model}.jsonl`,
         suite_file: { name: `suite-${model}.jsonl`, text: readFileSync(suitePath, 'utf8') },
         spec: { suite: `suite-${model}.jsonl`, target: 'openai', endpoint: server.url, model, meter: 'auto', idle_ms: 1, ...spec },
+        joulebench_version: VERSION,
         ...extra,
       },
     };

@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { parseQueueUrl } from '../../src/queue/connection.js';
 import { runArmsOnQueue, type QueueArm } from '../../src/queue/coordinator.js';
 import type { ArmJob } from '../../src/queue/job.js';
+import { VERSION } from '../../src/version.js';
 import { BIN } from '../helpers/cli.js';
 import { startLoadServer, type LoadServer } from '../helpers/load-server.js';
 import { redisMissing, startRedis, type TestRedis } from '../helpers/redis.js';
@@ -47,6 +48,7 @@ describe('queue: a coordinator restart and a Redis restart lose nothing and doub
       suite: `suite-${model}.jsonl`,
       suite_file: { name: `suite-${model}.jsonl`, text },
       spec: { suite: `suite-${model}.jsonl`, target: 'openai', endpoint: server.url, model, meter: 'auto', idle_ms: 1 },
+      joulebench_version: VERSION,
     };
     return { job, results: join(dir, `${model}.results.jsonl`), report: join(dir, `${model}.json`), receipt: join(dir, `${model}.receipt.json`) };
   };

@@ -29,8 +29,9 @@ function timeless(r: BenchReport): Record<string, unknown> {
   const { latency_p50_ms: _f, latency_p95_ms: _g, latency_p99_ms: _h, reasons, ...ciRest } = ci;
   const { latency_p50_ms: _i, latency_p95_ms: _j, latency_p99_ms: _k, ...reasonsRest } = reasons;
   const spread = repeat_spread ? { ...repeat_spread, latency_p50_ms: null, latency_p95_ms: null } : repeat_spread;
-  // Throughput is a timing too, and a resumed run has none (its wall time covers only part of the cases).
+  // Throughput and the scored wall time are timings too, and a resumed run has neither (its wall time covers only part of the cases).
   delete (rest as Record<string, unknown>).throughput;
+  delete (rest as Record<string, unknown>).suite_window_ms;
   return { ...rest, ci: { ...ciRest, reasons: reasonsRest }, repeat_spread: spread };
 }
 
