@@ -31,6 +31,10 @@ test('the whole smoke suite: reference resolves every task, noop resolves none, 
   assert.equal(noop?.resolved_count, 0);
   assert.equal(results.datapoints.filter((d) => !d.valid).length, 0);
   assert.equal(results.datapoints.filter((d) => d.escapes.length > 0).length, 0);
+  // Neither writes a test: no task shows edited tests (hidden-test tasks included).
+  assert.deepEqual(results.datapoints.filter((d) => d.tests_modified.length > 0).map((d) => `${d.solver}:${d.task}`), []);
+  // Every graded run reports its tests by name.
+  assert.ok(results.datapoints.every((d) => Object.keys(d.grade?.reported ?? {}).length > 0), 'each grade names its tests');
   // No meter reads here: joules are null, never 0.
   assert.equal(ref?.total_joules, null);
   assert.ok(results.datapoints.every((d) => d.joules === null));
