@@ -320,8 +320,13 @@ function configOf(config: SessionSpec['config']): LoadedConfig | null {
  * intensity, the target's settings (see {@link checkTarget}), the meter (it must read here) and the
  * output paths. A sweep calls it for every arm before the first arm runs, so a bad arm costs nothing.
  */
-export async function checkSession(spec: SessionSpec, env: NodeJS.ProcessEnv = process.env, opts: { here?: boolean } = {}): Promise<void> {
+export async function checkSession(spec: SessionSpec, env: NodeJS.ProcessEnv = process.env, opts: { here?: boolean; suite?: boolean } = {}): Promise<void> {
   const cfg = configOf(spec.config);
+  // The suite with this config's params (a JSONL suite is checked in one streamed pass, not held).
+  if (opts.suite !== false) {
+    const selection = { ...(spec.filter !== undefined ? { filter: spec.filter } : {}), ...(spec.limit !== undefined ? { limit: spec.limit } : {}) };
+    buildSuite(spec, cfg, spec.load ? undefined : { selection });
+  }
   if (spec.grid_intensity !== undefined) parseGridIntensity(spec.grid_intensity);
   if (spec.load && (spec.concurrency ?? 1) > 1) {
     throw new JoulebenchError('E_USAGE', '--concurrency is the closed-loop mode; with --request-rate cap requests in flight with --max-concurrency');

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { JoulebenchError } from '../core/errors.js';
+import { canonicalJson } from '../core/canonical.js';
 import { resultsFileState } from '../runner/results-state.js';
 import { defaultHistoryPath, History } from '../report/history.js';
 import { checkSession, runSession, type SessionHooks, type SessionResult } from '../session/run-session.js';
@@ -129,12 +130,16 @@ export async function resumeSweep(dir: string, opts: Omit<SweepOptions, 'out_dir
  * paths. A bad arm is one line naming the plan file and the arm (E_CONFIG, exit 2), and nothing runs.
  */
 async function checkArms(state: SweepState, opts: SweepOptions, hooks: SweepHooks): Promise<void> {
+  // A suite is read once for each set of params that changes it, not once per arm.
+  const suitesChecked = new Set<string>();
   for (const entry of state.runs) {
     if (entry.status === 'done' && existsSync(entry.report)) continue;
     const arm = state.plan.arms.find((a) => a.name === entry.arm)!;
     const spec = { ...armSessionSpec(arm, entry.suite, state.plan_path), out: entry.report, results: entry.results, receipt: entry.receipt };
     try {
-      await checkSession(spec, hooks.env ?? process.env, { here: opts.queue === undefined });
+      const suiteKey = canonicalJson([entry.suite, arm.params ?? null]);
+      await checkSession(spec, hooks.env ?? process.env, { here: opts.queue === undefined, suite: !suitesChecked.has(suiteKey) });
+      suitesChecked.add(suiteKey);
     } catch (e) {
       if (!(e instanceof JoulebenchError)) throw e;
       const message = e.message.startsWith(state.plan_path) ? e.message : `${state.plan_path}: arm ${arm.name}: ${e.message}`;
