@@ -1,6 +1,7 @@
-import { closeSync, constants, mkdirSync, openSync, realpathSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
-import { dirname, extname, isAbsolute, resolve, sep } from 'node:path';
+import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { dirname, extname, resolve } from 'node:path';
 import { JoulebenchError } from '../core/errors.js';
+import { checkWritePath, type WriteTarget } from '../write-path.js';
 
 /** Output produced a piece at a time (a million per-case rows), never held as one string. */
 export interface StreamedOutput {
@@ -48,48 +49,26 @@ export function formatOf(path: string, allowed: readonly OutputFormat[]): Output
   return format;
 }
 
-/** What is at an output path before anything is written. */
-export interface OutputTarget {
-  path: string;
-  /** False for a device, a FIFO or a socket (`/dev/null`, `/dev/stdout`): no side files go beside it. */
-  regular: boolean;
-}
-
-/** Kernel pseudo-filesystems: a write there is never a report (and `/proc` files can swallow a write forever). */
-const PSEUDO_ROOTS = ['/proc', '/sys'];
+/** What is at an output path before anything is written (see src/write-path.ts). */
+export type OutputTarget = WriteTarget;
 
 /**
- * Checks an output path before a run spends anything: a folder, a path under `/proc` or `/sys`, or a
- * folder that cannot be made is one line (exit 2). A missing file is fine (it is created).
+ * Checks an output path before a run spends anything: a folder, a FIFO, a socket, a device other than
+ * `/dev/null`, a path under `/proc` or `/sys` is one line naming the flag (exit 2). A missing file is fine.
  */
 export function checkOutputPath(path: string, flag = '--out'): OutputTarget {
-  const abs = resolve(path);
-  const real = realOrNearest(abs);
-  if (PSEUDO_ROOTS.some((root) => real === root || real.startsWith(root + sep))) {
-    throw new JoulebenchError('E_OUTPUT', `${flag} ${path}: refusing to write under ${real.split(sep).slice(0, 2).join(sep)} (a kernel file system, not a report file)`);
-  }
-  let st;
-  try {
-    st = statSync(abs);
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return { path, regular: true };
-    throw outputError(path, e, flag);
-  }
-  if (st.isDirectory()) throw new JoulebenchError('E_OUTPUT', `${flag} ${path}: is a directory; name a file inside it`);
-  return { path, regular: st.isFile() };
+  return checkWritePath(path, flag);
 }
 
 /**
- * Writes an output file: its folder is created, and a write that fails (read-only, disk full, a FIFO
- * with no reader) is one line naming the path and the reason, exit 2. A FIFO is opened without
- * blocking first, so a pipe nobody reads is an error rather than a hang.
+ * Writes an output file: its folder is created, and a write that fails (read-only, disk full) is one
+ * line naming the path and the reason, exit 2. The path is checked again first: opening a FIFO for
+ * writing would wait for a reader, with no way for a signal handler to run.
  */
 export function writeOutputFile(path: string, content: string | Uint8Array | StreamedOutput, flag = '--out'): void {
   const target = checkOutputPath(path, flag);
   try {
     if (target.regular) mkdirSync(dirname(resolve(path)), { recursive: true });
-    else probeReader(path);
     // Streamed text goes to a file beside a regular output first, renamed into place once it is whole:
     // a failure half-way leaves the output as it was, not half a file.
     const streamed = typeof content === 'object' && !(content instanceof Uint8Array);
@@ -124,19 +103,6 @@ export function writeOutputFile(path: string, content: string | Uint8Array | Str
   }
 }
 
-/** A FIFO with no reader would block `open` forever; non-blocking open says ENXIO instead. */
-function probeReader(path: string): void {
-  let st;
-  try {
-    st = statSync(path);
-  } catch {
-    return;
-  }
-  if (!st.isFIFO()) return;
-  const fd = openSync(path, constants.O_WRONLY | constants.O_NONBLOCK);
-  closeSync(fd);
-}
-
 const REASONS: Record<string, string> = {
   EACCES: 'permission denied',
   EPERM: 'not permitted',
@@ -157,23 +123,6 @@ export function outputError(path: string, e: unknown, flag = '--out'): Joulebenc
   const code = (e as NodeJS.ErrnoException)?.code ?? '';
   const reason = REASONS[code] ?? ((e as Error)?.message ?? String(e)).split('\n')[0];
   return new JoulebenchError('E_OUTPUT', `${flag} ${path}: cannot write: ${reason}${code ? ` (${code})` : ''}`);
-}
-
-/** The real path of `abs`, or of its nearest existing ancestor joined with the rest. */
-function realOrNearest(abs: string): string {
-  let dir = abs;
-  const rest: string[] = [];
-  for (;;) {
-    try {
-      const real = realpathSync(dir);
-      return rest.length ? resolve(real, ...rest.reverse()) : real;
-    } catch {
-      const parent = dirname(dir);
-      if (parent === dir || !isAbsolute(parent)) return abs;
-      rest.push(dir.slice(parent.length).replace(/^\/+/, ''));
-      dir = parent;
-    }
-  }
 }
 
 const WRITE_SYSCALLS = new Set(['open', 'write', 'mkdir', 'rename', 'close', 'fsync', 'ftruncate', 'copyfile', 'link', 'symlink', 'unlink']);

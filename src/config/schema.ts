@@ -1,15 +1,17 @@
 import { z } from 'zod';
-import { MAX_TIMER_S, MAX_USD_PER_MTOK, timerLimitText } from '../core/bounds.js';
+import { MAX_ATTEMPTS, MAX_CASE_LIMIT, MAX_TIMER_S, MAX_TOKENS, MAX_USD_PER_MTOK, timerLimitText } from '../core/bounds.js';
 
 const nonNegative = () => z.number({ error: 'must be a number' }).finite('must be finite').min(0, 'must be >= 0');
 /** Seconds that end up in a timer: bounded by Node's 2^31−1 ms. */
 const timerSeconds = () => nonNegative().max(MAX_TIMER_S, timerLimitText('s'));
+/** Tokens one answer may generate. */
+export const maxTokens = () => z.number({ error: 'must be a number' }).int('must be an integer').min(1, 'must be >= 1').max(MAX_TOKENS, `must be <= ${MAX_TOKENS}`);
 const usdPerMtok = () => nonNegative().max(MAX_USD_PER_MTOK, `must be <= ${MAX_USD_PER_MTOK}`);
 
 /** `params.retry` (seed 003): the measured-call retry policy. Present = enabled. */
 export const retrySchema = z
   .object({
-    max_attempts: z.number({ error: 'must be a number' }).int('must be an integer').min(1, 'must be >= 1'),
+    max_attempts: z.number({ error: 'must be a number' }).int('must be an integer').min(1, 'must be >= 1').max(MAX_ATTEMPTS, `must be <= ${MAX_ATTEMPTS}`),
     backoff_base_s: timerSeconds().default(0.2),
     backoff_max_s: timerSeconds().default(5.0),
   })
@@ -63,7 +65,7 @@ export const targetSchema = z
       .string({ error: 'must be a string' })
       .regex(/^env:[A-Za-z_][A-Za-z0-9_]*$/, 'must be env:NAME (the key is read from that environment variable)')
       .optional(),
-    max_tokens: z.number({ error: 'must be a number' }).int('must be an integer').min(1, 'must be >= 1').optional(),
+    max_tokens: maxTokens().optional(),
     stream: z.boolean({ error: 'must be true or false' }).optional(),
     /** Cap on one reply's body, bytes (default 4 MiB): a larger reply is cut off and recorded as an error. */
     max_reply_bytes: z.number({ error: 'must be a number' }).int('must be an integer').min(1, 'must be >= 1').optional(),
@@ -77,7 +79,7 @@ export const targetSchema = z
 export const paramsSchema = z
   .object({
     subjects: z.array(z.string({ error: 'must be a list of strings' }).min(1), { error: 'must be a list of strings' }).optional(),
-    limit: z.number({ error: 'must be a number' }).int('must be an integer').min(1, 'must be >= 1').optional(),
+    limit: z.number({ error: 'must be a number' }).int('must be an integer').min(1, 'must be >= 1').max(MAX_CASE_LIMIT, `must be <= ${MAX_CASE_LIMIT}`).optional(),
     /** MMLU data path (file or directory); `--data` overrides. */
     data: z.string({ error: 'must be a string' }).min(1, 'must not be empty').optional(),
     retry: retrySchema.optional(),

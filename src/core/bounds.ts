@@ -17,3 +17,20 @@ export const MAX_WATTS = 1_000_000;
 
 /** The largest price per million tokens, USD. */
 export const MAX_USD_PER_MTOK = 1_000_000;
+
+/**
+ * Bounds on the counts a run or a plan takes (docs/sweeps.md "Bounds"): far above any real run, far
+ * below what would exhaust memory or run for years. The same for `run` flags, run configs and plan arms.
+ */
+/** Cases in flight at once. */
+export const MAX_CONCURRENCY = 4096;
+/** Scored passes over a suite. */
+export const MAX_REPEAT = 1_000_000;
+/** Warm-up passes over a suite. */
+export const MAX_WARMUP = 1000;
+/** `--limit` / `params.limit`: cases of a suite. */
+export const MAX_CASE_LIMIT = 1_000_000_000;
+/** Tokens one answer may generate. */
+export const MAX_TOKENS = 1_048_576;
+/** Attempts of one measured call (`params.retry.max_attempts`). */
+export const MAX_ATTEMPTS = 100;

@@ -90,10 +90,10 @@ function holds(v: number, op: GateOperator, t: number): boolean {
  * its low end, for `<` its high end), so noise alone never fails a build. No interval: the gate cannot
  * show the figure is fine, so it fails, saying why.
  */
-function significantFailure(c: GateCondition, value: number | null, i: { low: number; high: number; level: number } | null): GateFailure[] {
+function significantFailure(c: GateCondition, value: number | null, i: { low: number; high: number; level: number; method?: string } | null): GateFailure[] {
   if (!i) return [{ condition: c, value, message: `${c.text}: no interval for ${c.metric} (runs not paired), so --significant cannot pass` }];
   const end = c.op === '>' || c.op === '>=' ? i.low : i.high;
   if (!holds(end, c.op, c.threshold)) return [];
-  const pct = Math.round(i.level * 100);
-  return [{ condition: c, value, message: `${c.text}: ${c.metric} is ${value} and its whole ${pct} % interval [${i.low}, ${i.high}] is past ${c.threshold}` }];
+  const what = 'method' in i && i.method === 'degenerate' ? 'degenerate interval (identical values)' : `${Math.round(i.level * 100)} % interval`;
+  return [{ condition: c, value, message: `${c.text}: ${c.metric} is ${value} and its whole ${what} [${i.low}, ${i.high}] is past ${c.threshold}` }];
 }

@@ -28,6 +28,8 @@ export interface PairedFields {
   alpha: number;
   paired: PairedComparison | null;
   paired_reason: string | null;
+  /** True when the suite digests differ: the changes above are null, not computed (`paired_reason` says why). */
+  withheld?: true;
 }
 
 export type PairedComparisonReport = Comparison & PairedFields;
@@ -77,7 +79,16 @@ export function withPairedStats(
     paired_reason: reason,
   });
   if (!base.digest || !cand.digest) return none('a run does not name its suite digest: cannot tell that the same questions were asked');
-  if (base.digest !== cand.digest) return none('different suite digests: the runs asked different questions, so nothing pairs');
+  if (base.digest !== cand.digest) {
+    // Different questions: a change between the two figures would be a difference of questions, not of systems.
+    return {
+      ...none('different suite digests: the runs asked different questions, so no change, interval, p-value or verdict between them is stated (withheld)'),
+      joules_per_correct_pct: null,
+      latency_p95_pct: null,
+      accuracy_pp_delta: null,
+      withheld: true,
+    };
+  }
   const cases = (run: PairRunsInput): readonly PairedCase[] | PairedColumns | null => run.paired ?? run.results?.filter((r) => r.phase === 'scored').map(pairedCaseOf) ?? null;
   const baseCases = cases(base);
   const candCases = cases(cand);

@@ -22,13 +22,15 @@ const FORMAT: Record<CiFigure, (v: number) => string> = {
   latency_p99_ms: (v) => fmtMs(v),
 };
 
-/** `[low, high]` in the figure's unit, or `n/a`. */
+/** `[low, high]` in the figure's unit, `degenerate (all V)` for one over identical values, or `n/a`. */
 export function fmtInterval(f: CiFigure, i: Interval | null | undefined): string {
-  return i ? `[${FORMAT[f](i.low)}, ${FORMAT[f](i.high)}]` : 'n/a';
+  if (!i) return 'n/a';
+  return i.method === 'degenerate' ? `degenerate (all ${FORMAT[f](i.low)})` : `[${FORMAT[f](i.low)}, ${FORMAT[f](i.high)}]`;
 }
 
 /** How an interval was computed, for people. */
 function howText(i: Interval, ci: ReportCi): string {
+  if (i.method === 'degenerate') return 'every resample gave one value (identical values): no interval to state';
   if (i.method === 'bootstrap') return `bootstrap, ${ci.resamples} resamples over cases`;
   const above = ci.analytic ? ` (${ci.analytic.units} cases > ${ci.analytic.bootstrap_max_units}: no bootstrap)` : '';
   if (i.method === 'delta') return `delta method over cases${above}`;
@@ -40,8 +42,10 @@ function howText(i: Interval, ci: ReportCi): string {
 export function renderCiTable(r: BenchReport): string {
   const ci = (r as Partial<BenchReport>).ci as ReportCi | undefined;
   if (!ci) return '';
+  // A degenerate row states no coverage, so the column does not claim one for it.
+  const degenerate = CI_FIGURES.some((f) => ci[f]?.method === 'degenerate');
   const level = `${Math.round(ci.level * 100)} %`;
-  const rows: string[][] = [[pc.dim('figure'), pc.dim(`${level} interval`), pc.dim('how')]];
+  const rows: string[][] = [[pc.dim('figure'), pc.dim(degenerate ? `interval (${level} unless degenerate)` : `${level} interval`), pc.dim('how')]];
   for (const f of CI_FIGURES) {
     const i = ci[f];
     rows.push([

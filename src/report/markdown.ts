@@ -97,7 +97,8 @@ export function renderComparisonMarkdown(c: Comparison | PairedComparisonReport,
   out.push(`### joulebench compare: ${opts.baseline ?? 'baseline'} → ${opts.candidate ?? 'candidate'}`);
   out.push('');
   const p = 'significant' in c ? c : null;
-  const pctCi = (i: Interval | null, f: (v: number) => number, unit: string) => (i ? `[${fmtSigned(f(i.low), unit)}, ${fmtSigned(f(i.high), unit)}]` : 'n/a');
+  const pctCi = (i: Interval | null, f: (v: number) => number, unit: string) =>
+    !i ? 'n/a' : i.method === 'degenerate' ? `degenerate (all ${fmtSigned(f(i.low), unit)})` : `[${fmtSigned(f(i.low), unit)}, ${fmtSigned(f(i.high), unit)}]`;
   const rows = [
     ['J / correct', fmtJoules(c.baseline.joules_per_correct), fmtJoules(c.candidate.joules_per_correct), fmtSigned(c.joules_per_correct_pct, ' %'), 'lower'],
     ['latency p95', fmtMs(c.baseline.latency_p95_ms), fmtMs(c.candidate.latency_p95_ms), fmtSigned(c.latency_p95_pct, ' %'), 'lower'],

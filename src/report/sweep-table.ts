@@ -3,11 +3,12 @@ import type { SweepComparison } from '../sweep/comparison.js';
 import type { Interval } from '../stats/interval.js';
 import { fmtJoules, fmtMs, fmtPct, fmtSigned, fmtUsd, table } from './format.js';
 
-const pm = (v: number | null, i: Interval | null, f: (x: number) => string): string => (v === null ? 'n/a' : i ? `${f(v)} [${f(i.low)}, ${f(i.high)}]` : `${f(v)}`);
+const pm = (v: number | null, i: Interval | null, f: (x: number) => string): string =>
+  v === null ? 'n/a' : !i ? `${f(v)}` : i.method === 'degenerate' ? `${f(v)} (degenerate)` : `${f(v)} [${f(i.low)}, ${f(i.high)}]`;
 
 /** The sweep's comparison for a terminal: per suite, the arms with intervals, the frontiers, and each arm against the baseline. */
 export function renderSweepTable(c: SweepComparison): string {
-  const out: string[] = [pc.bold(`joulebench sweep ${c.sweep.name}`) + pc.dim(` (${c.sweep.id}) · intervals 95 %, significance at α = ${c.alpha}`)];
+  const out: string[] = [pc.bold(`joulebench sweep ${c.sweep.name}`) + pc.dim(` (${c.sweep.id}) · intervals 95 % (degenerate: identical values, none stated), significance at α = ${c.alpha}`)];
   for (const s of c.suites) {
     out.push('', pc.bold(`suite ${s.suite}`));
     const mark = (arm: string, axis: 'energy' | 'cost') =>
@@ -35,6 +36,10 @@ export function renderSweepTable(c: SweepComparison): string {
       out.push('', pc.dim(`  against the baseline ${s.baseline} (paired):`));
       const vr = [[pc.dim('arm'), pc.dim('accuracy Δ'), pc.dim('McNemar p'), pc.dim('verdict'), pc.dim('J/correct Δ'), pc.dim('verdict'), pc.dim('p95 Δ'), pc.dim('verdict')]];
       for (const v of s.vs_baseline) {
+        if (v.withheld) {
+          vr.push([v.arm, 'withheld', '', 'withheld', 'withheld', 'withheld', 'withheld', 'withheld']);
+          continue;
+        }
         vr.push([
           v.arm,
           fmtSigned(v.accuracy_pp_delta, ' pp'),

@@ -157,7 +157,10 @@ export function renderComparisonTable(c: Comparison): string {
       fmtSigned(c.accuracy_pp_delta, ' pp') + pc.dim('  (higher is better)'),
     ],
   ];
-  return table(rows) + '\n';
+  // Different suite digests: the changes are withheld, not unknown.
+  if ((c as { withheld?: true }).withheld) for (const row of rows.slice(1)) row[3] = 'withheld';
+  const why = (c as { withheld?: true; paired_reason?: string | null }).withheld ? `${pc.yellow(`changes withheld: ${(c as { paired_reason?: string | null }).paired_reason ?? ''}`)}\n` : '';
+  return table(rows) + '\n' + why;
 }
 
 /** Why J/correct is n/a, saying what is actually unknown (never "nothing correct" when cases were correct). */

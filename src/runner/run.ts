@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { Aggregator, type BenchReport } from '../core/aggregate.js';
+import { MAX_CONCURRENCY, MAX_REPEAT, MAX_WARMUP } from '../core/bounds.js';
 import { DEFAULT_BOOTSTRAP_MAX_UNITS, DEFAULT_RESAMPLES, isMaxUnits, maxUnitsValue, type BootstrapMaxUnits } from '../stats/bootstrap.js';
 import { digestOf } from '../core/canonical.js';
 import type { IdleCalibration, SuiteWindow } from '../core/energy.js';
@@ -121,9 +122,9 @@ export interface RunOutcome {
 export async function run(opts: RunOptions): Promise<RunOutcome> {
   const { suite, target } = opts;
   const meter = opts.meter ?? createModelMeter();
-  const warmup = checkCount(opts.warmup ?? 0, 'warmup', 0);
-  const repeats = checkCount(opts.repeats ?? 1, 'repeats', 1);
-  const concurrency = checkCount(opts.concurrency ?? 1, 'concurrency', 1);
+  const warmup = checkCount(opts.warmup ?? 0, 'warmup', 0, MAX_WARMUP);
+  const repeats = checkCount(opts.repeats ?? 1, 'repeats', 1, MAX_REPEAT);
+  const concurrency = checkCount(opts.concurrency ?? 1, 'concurrency', 1, MAX_CONCURRENCY);
   // The system clock's last reading doubles as the results file's notion of now (one clock read a case fewer).
   const recording = opts.clock === undefined || opts.clock === systemClock ? new RecordingClock() : null;
   const clock = recording ?? opts.clock!;
@@ -677,8 +678,9 @@ function checkMaxUnits(v: BootstrapMaxUnits): number {
   return maxUnitsValue(v);
 }
 
-export function checkCount(n: number, name: string, min: number): number {
+export function checkCount(n: number, name: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
   if (!Number.isInteger(n) || n < min) throw new JoulebenchError('E_USAGE', `${name} must be an integer >= ${min}, got ${n}`);
+  if (n > max) throw new JoulebenchError('E_USAGE', `${name} must be <= ${max}, got ${n}`);
   return n;
 }
 

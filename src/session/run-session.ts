@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { checkWritePath } from '../write-path.js';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { BenchReport, ReportContext } from '../core/aggregate.js';
 import { judgeResultsFile } from '../judge/results-file.js';
@@ -19,7 +20,7 @@ import { readResumeFile, type ResumeFile } from '../runner/resume-index.js';
 import { reportWarnings } from '../report/run-warnings.js';
 import { resultsFileState } from '../runner/results-state.js';
 import { run, type RunOutcome, type RunProgress } from '../runner/run.js';
-import { createTarget, type TargetSpec } from '../targets/registry.js';
+import { checkTarget, createTarget, type TargetSpec } from '../targets/registry.js';
 import { runLoad } from '../load/driver.js';
 import { buildSuite, buildTargetSpec } from './setup.js';
 import { selectCases } from '../suites/select.js';
@@ -135,6 +136,17 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
     throw new JoulebenchError('E_USAGE', `--resume ${resumeFrom} and --results ${spec.results} name different files`);
   }
   const paths = outputPaths({ ...spec, ...(resumeFrom ? { results: resumeFrom } : {}) }, suite.name, started);
+  try {
+    // A FIFO, socket or device here would block the first open (and a signal handler with it).
+    if (paths.report) checkWritePath(paths.report, '--out');
+    checkWritePath(paths.results, '--results');
+    checkWritePath(paths.receipt, '--receipt');
+  } catch (e) {
+    await target.close?.();
+    await meter.close?.();
+    await judgeSetup?.close();
+    throw e;
+  }
   const resume = resumeFrom ? readForResume(resumeFrom, caseCount) : undefined;
   if (!resume && !spec.overwrite) refuseToClobber(paths.results);
   const file = new JsonlResultsFile(paths.results, { append: resume !== undefined });
@@ -313,6 +325,36 @@ export function sessionSuiteDigest(spec: SessionSpec): string {
 function configOf(config: SessionSpec['config']): LoadedConfig | null {
   if (config === undefined) return null;
   return typeof config === 'string' ? loadConfig(config) : parseConfig(config.config ?? {}, config.where);
+}
+
+/**
+ * Checks a session spec without running a case: the config (prices, timeouts, params), the grid
+ * intensity, the target's settings (see {@link checkTarget}), the meter (it must read here) and the
+ * output paths. A sweep calls it for every arm before the first arm runs, so a bad arm costs nothing.
+ */
+export async function checkSession(spec: SessionSpec, env: NodeJS.ProcessEnv = process.env, opts: { here?: boolean; suite?: boolean } = {}): Promise<void> {
+  const cfg = configOf(spec.config);
+  // The suite with this config's params (a JSONL suite is checked in one streamed pass, not held).
+  if (opts.suite !== false) {
+    const selection = { ...(spec.filter !== undefined ? { filter: spec.filter } : {}), ...(spec.limit !== undefined ? { limit: spec.limit } : {}) };
+    buildSuite(spec, cfg, spec.load ? undefined : { selection });
+  }
+  if (spec.grid_intensity !== undefined) parseGridIntensity(spec.grid_intensity);
+  if (spec.load && (spec.concurrency ?? 1) > 1) {
+    throw new JoulebenchError('E_USAGE', '--concurrency is the closed-loop mode; with --request-rate cap requests in flight with --max-concurrency');
+  }
+  const target = withOptions(buildTargetSpec(spec, cfg, env), spec.target_options);
+  for (const [path, flag] of [[spec.out, '--out'], [spec.results, '--results'], [spec.receipt, '--receipt']] as const) if (path) checkWritePath(path, flag);
+  // Run elsewhere (a queue worker): the target and the meter are that machine's to check.
+  if (opts.here === false) return;
+  await checkTarget(target);
+  const meter = await createMeter(spec.meter ?? 'auto', spec.meter_options ?? {});
+  try {
+    const probe = await meter.probe();
+    if (!probe.available) throw new JoulebenchError('E_METER', `meter ${meter.id} cannot read here: ${probe.reason}${probe.fix ? ` (fix: ${probe.fix})` : ''}`);
+  } finally {
+    await meter.close?.();
+  }
 }
 
 /** Results and receipt go next to the report; without one, under ./.joulebench/runs/. */

@@ -1,4 +1,4 @@
-import { checkLevel, type Interval, type IntervalMethod, type IntervalResult } from './interval.js';
+import { checkLevel, labelDegenerate, type IntervalMethod, type IntervalResult } from './interval.js';
 import { seededRng } from './rng.js';
 
 /**
@@ -101,8 +101,7 @@ export function percentileInterval(sorted: Float64Array, level: number, method: 
     for (const v of sorted) if (!Number.isFinite(v)) bad++;
     return { reason: `unbounded: ${bad} of ${sorted.length} resamples had no finite value (e.g. nothing correct)` };
   }
-  const i: Interval = { low, high, level, method };
-  return i;
+  return labelDegenerate({ low, high, level, method });
 }
 
 /** A ratio statistic Σ count·num / Σ count·den (e.g. joules per weighted correct answer); den sum 0 → Infinity. */

@@ -3,7 +3,7 @@
  * report's intervals are large-sample ones (`src/stats/large-sample.ts`): `delta` (a ratio estimator's
  * linearisation), `woodruff` (a percentile, by inverting the CDF's interval), and their paired forms.
  */
-export type IntervalMethod = 'wilson' | 'bootstrap' | 'paired-bootstrap' | 'mcnemar-exact' | 'delta' | 'woodruff' | 'paired-delta' | 'paired-woodruff';
+export type IntervalMethod = 'wilson' | 'bootstrap' | 'paired-bootstrap' | 'mcnemar-exact' | 'delta' | 'woodruff' | 'paired-delta' | 'paired-woodruff' | 'degenerate';
 
 /** A two-sided confidence interval: `level` is its nominal coverage (0.95 for a 95 % interval). */
 export interface Interval {
@@ -19,6 +19,20 @@ export interface NoInterval {
 }
 
 export type IntervalResult = Interval | NoInterval;
+
+/**
+ * An interval of zero width — every resample, or the variance, gave one value (identical values over
+ * the cases) — is no statement of coverage: its method becomes `degenerate` and it is never printed as
+ * a "95 %" interval. `level` keeps the level that was asked for.
+ */
+export function labelDegenerate(i: Interval): Interval {
+  return i.low === i.high && i.method !== 'degenerate' ? { ...i, method: 'degenerate' } : i;
+}
+
+/** How an interval is named where it is printed: `95 %`, or `degenerate`. */
+export function intervalLabel(i: Pick<Interval, 'level' | 'method'>): string {
+  return i.method === 'degenerate' ? 'degenerate' : `${Math.round(i.level * 100)} %`;
+}
 
 export function isInterval(r: IntervalResult): r is Interval {
   return (r as Interval).method !== undefined;

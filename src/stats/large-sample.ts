@@ -1,4 +1,4 @@
-import { checkLevel, type Interval, type IntervalResult } from './interval.js';
+import { checkLevel, labelDegenerate, type Interval, type IntervalResult } from './interval.js';
 import { twoSidedZ } from './normal.js';
 
 /**
@@ -65,7 +65,7 @@ export function ratioDeltaInterval(y: ArrayLike<number>, x: UnitValues, level: n
     }
     if (!negative) return { reason: `the large-sample (delta) interval reaches below 0: too few units with a correct answer (${withX}) for it` };
   }
-  return i;
+  return labelDegenerate(i);
 }
 
 /** The nearest-rank quantile of sorted values at probability t (clamped to the first and last value). */
@@ -131,7 +131,7 @@ export function woodruffInterval(lin: QuantileLinearisation, sorted: ArrayLike<n
   checkLevel(level);
   if (!(lin.varianceOfShare >= 0)) return { reason: 'fewer than 2 units' };
   const half = twoSidedZ(level) * Math.sqrt(lin.varianceOfShare);
-  return { low: nearestRankAt(sorted, p / 100 - half), high: nearestRankAt(sorted, p / 100 + half), level, method: 'woodruff' };
+  return labelDegenerate({ low: nearestRankAt(sorted, p / 100 - half), high: nearestRankAt(sorted, p / 100 + half), level, method: 'woodruff' });
 }
 
 /** Woodruff intervals for several percentiles of the same observations (see {@link woodruffInterval}). */

@@ -60,6 +60,8 @@ export interface SweepVsBaseline {
   latency_p95_verdict: string;
   /** Why no paired statistics (different digests, missing results), else null. */
   reason: string | null;
+  /** True when the suite digests differ: every delta is null and every verdict `withheld` (see `reason`). */
+  withheld?: true;
 }
 
 export interface SweepSuiteComparison {
@@ -123,19 +125,21 @@ export function sweepComparison(
               { digest: r.report.suite?.digest, results: r.results, paired: r.paired ?? null },
               { alpha, ...(opts.resamples !== undefined ? { resamples: opts.resamples } : {}), ...(opts.maxUnits !== undefined ? { maxUnits: opts.maxUnits } : {}) },
             );
+            const verdict = (v: string): string => (p.withheld ? 'withheld' : v);
             return {
               arm: r.arm,
               accuracy_pp_delta: p.accuracy_pp_delta,
               accuracy_pp_delta_ci95: p.accuracy_pp_delta_ci95,
               accuracy_p_value: p.accuracy_p_value,
-              accuracy_verdict: verdictOf(p.accuracy_pp_delta, p.significant.accuracy_pp_delta, true),
+              accuracy_verdict: verdict(verdictOf(p.accuracy_pp_delta, p.significant.accuracy_pp_delta, true)),
               joules_per_correct_pct: p.joules_per_correct_pct,
               joules_per_correct_ratio_ci95: p.joules_per_correct_ratio_ci95,
-              joules_per_correct_verdict: verdictOf(p.joules_per_correct_pct, p.significant.joules_per_correct_pct, false),
+              joules_per_correct_verdict: verdict(verdictOf(p.joules_per_correct_pct, p.significant.joules_per_correct_pct, false)),
               latency_p95_pct: p.latency_p95_pct,
               latency_p95_ms_delta_ci95: p.latency_p95_ms_delta_ci95,
-              latency_p95_verdict: verdictOf(p.latency_p95_pct, p.significant.latency_p95_pct, false),
+              latency_p95_verdict: verdict(verdictOf(p.latency_p95_pct, p.significant.latency_p95_pct, false)),
               reason: p.paired_reason,
+              ...(p.withheld ? { withheld: true as const } : {}),
             };
           })
       : [];

@@ -2,6 +2,8 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { canonicalJson, digestOf } from '../core/canonical.js';
 import { JoulebenchError } from '../core/errors.js';
+import { MAX_CONCURRENCY, MAX_REPEAT, MAX_WARMUP } from '../core/bounds.js';
+import { maxTokens } from '../config/schema.js';
 import { describeConfigIssue } from '../config/load.js';
 import { readTextFile } from '../read-text.js';
 import type { SessionSpec } from '../session/spec.js';
@@ -11,6 +13,10 @@ const NAME = /^[A-Za-z0-9][A-Za-z0-9._=-]*$/;
 const scalar = z.union([z.string(), z.number(), z.boolean()], { error: 'must be a string, number or boolean' });
 const matrixSchema = z.record(z.string(), z.array(scalar, { error: 'must be a list of values' }).min(1, 'must list at least one value'), { error: 'must be a mapping of key: [values]' });
 
+/** A whole number from `min` to `max` (docs/sweeps.md "Bounds"). */
+const count = (min: number, max: number) =>
+  z.number({ error: 'must be a number' }).int('must be an integer').min(min, `must be >= ${min}`).max(max, `must be <= ${max}`);
+
 /** One arm as a plan writes it: a target spec as in `run --config`, with a name. Unknown keys go to the target. */
 export const armSchema = z.looseObject({
   name: z.string({ error: 'must be a string' }).regex(NAME, 'must be letters, digits, . _ = - (it names a folder)'),
@@ -18,7 +24,7 @@ export const armSchema = z.looseObject({
   endpoint: z.string().optional(),
   model: z.string().optional(),
   credentials_ref: z.string().optional(),
-  max_tokens: z.number().optional(),
+  max_tokens: maxTokens().optional(),
   stream: z.boolean().optional(),
   answers: z.string().optional(),
   base_url: z.string().optional(),
@@ -27,9 +33,9 @@ export const armSchema = z.looseObject({
   timeouts: z.record(z.string(), z.unknown()).optional(),
   meter: z.string().optional(),
   meter_options: z.record(z.string(), z.unknown()).optional(),
-  warmup: z.number().int().min(0).optional(),
-  repeat: z.number().int().min(1).optional(),
-  concurrency: z.number().int().min(1).optional(),
+  warmup: count(0, MAX_WARMUP).optional(),
+  repeat: count(1, MAX_REPEAT).optional(),
+  concurrency: count(1, MAX_CONCURRENCY).optional(),
   matrix: matrixSchema.optional(),
   /** Labels a queue worker must have to run this arm (`sweep --queue`), e.g. {gpu: h100}. */
   where: z.record(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/), z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/)).optional(),

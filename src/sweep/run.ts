@@ -1,9 +1,11 @@
 import { existsSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { JoulebenchError } from '../core/errors.js';
+import { canonicalJson } from '../core/canonical.js';
 import { resultsFileState } from '../runner/results-state.js';
 import { defaultHistoryPath, History } from '../report/history.js';
-import { runSession, type SessionHooks, type SessionResult } from '../session/run-session.js';
+import { checkSession, runSession, type SessionHooks, type SessionResult } from '../session/run-session.js';
+import { checkWriteDir } from '../write-path.js';
 import { armSessionSpec, loadPlan, planDifferences, planDigest, type ExpandedPlan } from './plan.js';
 import { readSweepState, writeSweepState, SWEEP_FORMAT, type SweepComparisonSettings, type SweepRunEntry, type SweepState } from './state.js';
 
@@ -73,6 +75,7 @@ export async function runSweep(planPath: string, opts: SweepOptions = {}, hooks:
   const stamp = started.toISOString().replace(/[:.]/g, '-');
   const id = `${plan.name}-${stamp}`;
   const dir = opts.out_dir ?? join('.joulebench', 'sweeps', id);
+  checkWriteDir(dir, '--out-dir');
   if (existsSync(join(dir, 'sweep.json'))) {
     throw new JoulebenchError('E_USAGE', `${dir} already holds a sweep: continue it with --resume ${dir}, or choose another --out-dir`);
   }
@@ -96,6 +99,7 @@ export async function runSweep(planPath: string, opts: SweepOptions = {}, hooks:
     runs,
     ...(opts.comparison ? { comparison: opts.comparison } : {}),
   };
+  await checkArms(state, opts, hooks);
   writeSweepState(dir, state);
   await execute(dir, state, opts, hooks);
   return { dir, state };
@@ -106,6 +110,7 @@ export async function runSweep(planPath: string, opts: SweepOptions = {}, hooks:
  * file, the rest run. The plan file is read again and refused if it changed, naming the keys that differ.
  */
 export async function resumeSweep(dir: string, opts: Omit<SweepOptions, 'out_dir'> & { plan_path?: string } = {}, hooks: SweepHooks = {}): Promise<SweepOutcome> {
+  checkWriteDir(dir, '--resume');
   const state = readSweepState(dir);
   const planPath = opts.plan_path ?? state.plan_path;
   const now: ExpandedPlan = loadPlan(planPath);
@@ -114,8 +119,33 @@ export async function resumeSweep(dir: string, opts: Omit<SweepOptions, 'out_dir
     throw new JoulebenchError('E_USAGE', `${planPath} changed since the sweep in ${dir} started (${keys.join(', ')}): resume with the plan as it was, or start a new sweep`);
   }
   if (opts.comparison) state.comparison = opts.comparison;
+  await checkArms(state, opts, hooks);
   await execute(dir, state, { ...opts, parallel_arms: opts.parallel_arms ?? state.parallel_arms }, hooks);
   return { dir, state };
+}
+
+/**
+ * Checks every arm × suite still to run before the first case of the first arm: the arm's config
+ * (prices, timeouts, params), its target settings, its meter (it must read here) and its output
+ * paths. A bad arm is one line naming the plan file and the arm (E_CONFIG, exit 2), and nothing runs.
+ */
+async function checkArms(state: SweepState, opts: SweepOptions, hooks: SweepHooks): Promise<void> {
+  // A suite is read once for each set of params that changes it, not once per arm.
+  const suitesChecked = new Set<string>();
+  for (const entry of state.runs) {
+    if (entry.status === 'done' && existsSync(entry.report)) continue;
+    const arm = state.plan.arms.find((a) => a.name === entry.arm)!;
+    const spec = { ...armSessionSpec(arm, entry.suite, state.plan_path), out: entry.report, results: entry.results, receipt: entry.receipt };
+    try {
+      const suiteKey = canonicalJson([entry.suite, arm.params ?? null]);
+      await checkSession(spec, hooks.env ?? process.env, { here: opts.queue === undefined, suite: !suitesChecked.has(suiteKey) });
+      suitesChecked.add(suiteKey);
+    } catch (e) {
+      if (!(e instanceof JoulebenchError)) throw e;
+      const message = e.message.startsWith(state.plan_path) ? e.message : `${state.plan_path}: arm ${arm.name}: ${e.message}`;
+      throw new JoulebenchError(e.code === 'E_OUTPUT' ? 'E_OUTPUT' : 'E_CONFIG', message, { cause: e });
+    }
+  }
 }
 
 async function execute(dir: string, state: SweepState, opts: SweepOptions, hooks: SweepHooks): Promise<void> {

@@ -85,3 +85,37 @@ export async function createTarget(spec: TargetSpec): Promise<Target> {
   }
   return factory.create(spec);
 }
+
+/**
+ * Checks a target spec as {@link createTarget} would, without the cost of a run: the target is made
+ * and closed again, except a llamacpp model, whose settings are checked and whose file must be a
+ * readable regular file (loading gigabytes only to check would cost as much as the run's own load).
+ */
+export async function checkTarget(spec: TargetSpec): Promise<void> {
+  if (!Object.hasOwn(TARGETS, spec.kind)) {
+    throw new JoulebenchError('E_CONFIG', `target.kind: unknown target ${quote(spec.kind)} (known: ${Object.keys(TARGETS).join(', ')})`);
+  }
+  if (spec.kind === 'llamacpp') {
+    const { llamaCppOptionsFromSpec } = await import('./llamacpp/target.js');
+    const { model_path } = llamaCppOptionsFromSpec(spec);
+    const { statSync } = await import('node:fs');
+    let file = false;
+    try {
+      file = statSync(model_path).isFile();
+    } catch {
+      file = false;
+    }
+    if (!file) throw new JoulebenchError('E_CONFIG', `target.model_path: ${quote(model_path)} is not a readable GGUF file`);
+    return;
+  }
+  if (spec.kind === 'cascade' && spec.neural) {
+    await checkTarget(spec.neural);
+    const { neural: _n, ...rest } = spec;
+    // The cascade with its default neural stage: the settings of its own are checked the same way.
+    const t = await createTarget(rest);
+    await t.close?.();
+    return;
+  }
+  const t = await createTarget(spec);
+  await t.close?.();
+}

@@ -70,7 +70,7 @@ export function compareCommand(io: CliIO): Command {
           ? `${base!.origin} and ${cand!.origin}: ${retry} (suite versions ${base!.report.suite!.version} and ${cand!.report.suite!.version})`
           : `${base!.origin} and ${cand!.origin} ran different cases (suite digests ${bd.slice(0, 19)}… and ${cd.slice(0, 19)}…)`;
         if (!flags.force) throw new JoulebenchError('E_INPUT', `${why}: not comparable (pass --force to compare anyway)`);
-        io.err(`warning: ${why}; compared anyway (--force)\n`);
+        io.err(`warning: ${why}; both runs' figures shown (--force), with no change, interval, p-value or verdict between them (withheld)\n`);
       }
       const result = withPairedStats(
         compare(base!.report, cand!.report),

@@ -1,6 +1,8 @@
 import { Command } from 'commander';
 import { JoulebenchError } from '../../core/errors.js';
 import { join } from 'node:path';
+import { checkWriteDir } from '../../write-path.js';
+import { checkOutputPath } from '../output-file.js';
 import { fetchMmluJsonl } from '../../suites/mmlu-fetch.js';
 import { fetchMtBench } from '../../suites/mt-bench-fetch.js';
 import { writeFileEnsured, type CliIO } from '../io.js';
@@ -31,6 +33,7 @@ export function fetchCommand(io: CliIO): Command {
       if (flags.sha256 !== undefined) throw new JoulebenchError('E_USAGE', '--sha256 applies to fetch model');
       if (dataset === 'mt-bench') {
         const dir = flags.out ?? 'mt-bench';
+        checkWriteDir(dir, '--out');
         for (const f of await fetchMtBench()) {
           writeFileEnsured(join(dir, f.name), f.bytes.toString('utf8'));
           io.err(`wrote ${join(dir, f.name)} (sha256 ${f.sha256})\n`);
@@ -41,6 +44,7 @@ export function fetchCommand(io: CliIO): Command {
       if (dataset === 'swebench-verified') {
         // Lazy: only this dataset needs the Parquet reader.
         const { fetchSwebenchParquet } = await import('../../code/swebench.js');
+        checkOutputPath(flags.out ?? 'swebench-verified.parquet', '--out');
         const { bytes, count } = await fetchSwebenchParquet(flags.url);
         const out = flags.out ?? 'swebench-verified.parquet';
         writeFileEnsured(out, bytes);
@@ -49,6 +53,7 @@ export function fetchCommand(io: CliIO): Command {
       }
       if (dataset !== 'mmlu') throw new JoulebenchError('E_USAGE', `fetch: unknown dataset ${quote(dataset)} (known: mmlu, mt-bench, swebench-verified, model)`);
       flags.out ??= 'mmlu-test.jsonl';
+      checkOutputPath(flags.out, '--out');
       const text = await fetchMmluJsonl({ split: flags.split, ...(flags.api ? { api: flags.api } : {}) });
       writeFileEnsured(flags.out, text);
       io.err(`wrote ${text.split('\n').length - 1} questions to ${flags.out}\n`);

@@ -17,7 +17,8 @@ import { createMeter, METERS } from '../../meters/registry.js';
 import { DEFAULT_OLLAMA_URL } from '../../targets/ollama/client.js';
 import type { CliIO } from '../io.js';
 import { addMeterReadFlags, meterOptionsFrom, type MeterFlags } from '../meter-flags.js';
-import { writeByExtension } from '../outputs.js';
+import { formatsOf, planOutput, writeByExtension } from '../outputs.js';
+import { checkOutputPath } from '../output-file.js';
 import { intAtLeast, timerMs } from '../options.js';
 import { recordForCli } from '../load-runs.js';
 import { inferHistoryInput } from '../../report/history-inputs.js';
@@ -89,6 +90,7 @@ export function inferCommand(io: CliIO): Command {
 
 export async function inferAction(flags: InferFlags, io: CliIO): Promise<void> {
   if (flags.report) {
+    if (flags.out) planOutput(flags.out, formatsOf((await import('../infer-outputs.js')).inferRenderings([])));
     const files = flags.report.map((path) => ({ path, file: readInferFile(path) }));
     if (flags.out) {
       const { inferRenderings } = await import('../infer-outputs.js');
@@ -119,6 +121,8 @@ export async function inferAction(flags: InferFlags, io: CliIO): Promise<void> {
   const started = new Date();
   const out = flags.out ?? join('.joulebench', 'infer', `${started.toISOString().replace(/[:.]/g, '-')}.json`);
   const journalPath = journalPathFor(out);
+  checkOutputPath(out, '--out');
+  checkOutputPath(journalPath, '--out (its journal)');
   const base: InferOptions = {
     baseUrl: flags.baseUrl,
     models,

@@ -5,6 +5,7 @@ import { JoulebenchError } from '../../core/errors.js';
 import type { ReportInput } from '../../report/inputs.js';
 import type { SweepComparison } from '../../sweep/comparison.js';
 import { writeFileEnsured, type CliIO } from '../io.js';
+import { checkOutputPath } from '../output-file.js';
 import { planOutput, writeByExtension, type Renderings } from '../outputs.js';
 import type { StreamedOutput } from '../output-file.js';
 import type { CaseResult } from '../../core/types.js';
@@ -111,6 +112,7 @@ export function reportCommand(io: CliIO): Command {
     .action(async (specs: string[], flags: ReportFlags) => {
       if (flags.md && flags.json) throw new JoulebenchError('E_USAGE', '--md and --json are exclusive');
       const plan = flags.out ? planOutput(flags.out, REPORT_FORMATS) : null;
+      if (flags.html) checkOutputPath(flags.html, '--html');
       // A sweep folder stands for its arms' runs, plus the sweep's comparison.
       const { isSweepDir } = await import('../../sweep/state.js');
       // A rate sweep's document (run --request-rate R1,R2 -o SWEEP.json) stands for its runs, one per rate.

@@ -12,6 +12,7 @@ import { judgePairwise } from '../../judge/score.js';
 import { pairwiseBlock } from '../../judge/summary.js';
 import { renderReportTable } from '../../report/table.js';
 import { writeFileEnsured, type CliIO } from '../io.js';
+import { checkOutputPath } from '../output-file.js';
 import { addJudgeFlags } from '../judge-flags.js';
 import { createJudgeFromConfig, type JudgeFlags } from '../../session/judge-setup.js';
 import { buildSuite } from '../../session/setup.js';
@@ -46,6 +47,7 @@ export function rescoreCommand(io: CliIO): Command {
     .option('-o, --out <file>', 'write the report JSON here (default: stdout, with the table on stderr)')
     .option('-q, --quiet', 'no table');
   return addJudgeFlags(cmd).action(async (path: string, flags: RescoreFlags) => {
+    if (flags.out) checkOutputPath(flags.out, '--out');
     const cfg = loadConfig(flags.judge);
     const block = cfg.config.judge;
     if (!block) throw new JoulebenchError('E_CONFIG', `${cfg.path}: judge: is required for rescore (kind, model, …)`);

@@ -2,6 +2,7 @@ import { dirname } from 'node:path';
 import { Command, Option } from 'commander';
 import { prettyJson } from '../../core/canonical.js';
 import { JoulebenchError } from '../../core/errors.js';
+import { MAX_CASE_LIMIT, MAX_CONCURRENCY, MAX_REPEAT, MAX_TOKENS, MAX_WARMUP } from '../../core/bounds.js';
 import { renderReportTable } from '../../report/table.js';
 import { firstErrorLine } from '../../report/run-warnings.js';
 import { DEFAULT_MAX_ERRORS } from '../../runner/run.js';
@@ -69,11 +70,11 @@ export function runCommand(io: CliIO): Command {
     .option('--answers <file>', 'recorded answers: a results JSONL or a fixture of {id, answer} (replay target)')
     .option('--data <path>', 'MMLU questions: JSON/JSONL rows, a Hendrycks CSV, or a directory of them (--suite mmlu); MT-Bench question.jsonl (--suite mt-bench)')
     .option('--references <file>', "MT-Bench reference answers in FastChat's form (--suite mt-bench)")
-    .option('--concurrency <n>', 'cases in flight at once; above 1 energy attribution is "shared"', intAtLeast(1), 1)
-    .option('-w, --warmup <n>', 'passes run first, recorded with phase "warmup", never scored (default: 1 for the cascade, 0 for other targets)', intAtLeast(0))
-    .option('-r, --repeat <n>', 'scored passes over the suite', intAtLeast(1), 1)
+    .option('--concurrency <n>', `cases in flight at once, at most ${MAX_CONCURRENCY}; above 1 energy attribution is "shared"`, intAtLeast(1, MAX_CONCURRENCY), 1)
+    .option('-w, --warmup <n>', `passes run first, recorded with phase "warmup", never scored, at most ${MAX_WARMUP} (default: 1 for the cascade, 0 for other targets)`, intAtLeast(0, MAX_WARMUP))
+    .option('-r, --repeat <n>', `scored passes over the suite, at most ${MAX_REPEAT}`, intAtLeast(1, MAX_REPEAT), 1)
     .option('--filter <regex>', 'only cases whose id, a tag or the dataset matches (recorded in the suite digest)')
-    .option('--limit <n>', 'only the first N cases, after --filter (recorded in the suite digest)', intAtLeast(1))
+    .option('--limit <n>', 'only the first N cases, after --filter (recorded in the suite digest)', intAtLeast(1, MAX_CASE_LIMIT))
     .option('--bootstrap <n>', 'bootstrap resamples for the intervals in the report (0: off; Wilson still applies)', intAtLeast(0), 2000)
     .option('--bootstrap-max-units <n>', `${UNIT_LIMIT_HELP} (default: ${DEFAULT_BOOTSTRAP_MAX_UNITS})`, unitLimit)
     .option('-o, --out <file>', 'write the report here; the extension picks the format: .json, .md, .html, .csv (per case), .jsonl (per case), .txt (default: JSON on stdout, the table on stderr)')
@@ -92,7 +93,7 @@ export function runCommand(io: CliIO): Command {
     .option('--threads <n>', 'llama.cpp evaluation threads (default: the library\'s choice)', intAtLeast(1))
     .option('--ctx <n>', 'llama.cpp context size in tokens (default: min(model training context, 4096))', intAtLeast(1))
     .option('--gpu-layers <n>', 'layers offloaded to a GPU (default 0: CPU only)', intAtLeast(0))
-    .option('--max-tokens <n>', 'tokens to generate at most (llamacpp default per suite: 16 multiple-choice, 64 router, 256 otherwise; openai 256)', intAtLeast(1));
+    .option('--max-tokens <n>', 'tokens to generate at most (llamacpp default per suite: 16 multiple-choice, 64 router, 256 otherwise; openai 256)', intAtLeast(1, MAX_TOKENS));
   return addJudgeFlags(addLoadFlags(addMeterFlags(cmd))).action(async (flags: RunFlags) => {
     const rates = flags.requestRate;
     if (rates && rates.length > 1) await rateSweepAction(flags, rates, io);

@@ -14,6 +14,7 @@ const PAGE_SCRIPT = CLIENT_SCRIPT.replace(READY, MT_BENCH_CHART_SCRIPT + RATE_CH
 import type { HtmlModel } from './model.js';
 import { sweepSection } from './sweep-section.js';
 import { fmtInterval } from '../ci-text.js';
+import { intervalLabel } from '../../stats/interval.js';
 import type { CiFigure } from '../../stats/report-ci.js';
 
 /** HTML-escapes text for element content and attribute values. */
@@ -148,7 +149,8 @@ function ciCell(r: BenchReport, f: CiFigure, prefix = ''): string {
   const ci = (r as Partial<BenchReport>).ci;
   if (!ci) return '';
   const i = ci[f];
-  const pct = `${Math.round(ci.level * 100)} %`;
+  const pct = i ? intervalLabel(i) : `${Math.round(ci.level * 100)} %`;
+  if (i?.method === 'degenerate') return `<div class="sub ci" data-ci="${f}" title="identical values: no interval to state">${esc(prefix)}${esc(fmtInterval(f, i))}</div>`;
   if (!i) return `<div class="sub ci" data-ci="${f}" title="${esc(ci.reasons[f] ?? '')}">${esc(prefix)}${pct}: n/a</div>`;
   return `<div class="sub ci" data-ci="${f}" title="${esc(i.method)}">${esc(prefix)}${pct} ${esc(fmtInterval(f, i))}</div>`;
 }

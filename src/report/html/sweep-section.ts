@@ -5,7 +5,7 @@ import { fmtJoules, fmtMs, fmtPct, fmtSigned, fmtUsd } from '../format.js';
 type Esc = (s: string) => string;
 
 const withCi = (v: number | null, i: Interval | null, f: (x: number) => string, esc: Esc): string =>
-  v === null ? 'n/a' : `${esc(f(v))}${i ? `<div class="sub ci">95 % [${esc(f(i.low))}, ${esc(f(i.high))}]</div>` : ''}`;
+  v === null ? 'n/a' : `${esc(f(v))}${i ? (i.method === 'degenerate' ? `<div class="sub ci">degenerate (identical values)</div>` : `<div class="sub ci">95 % [${esc(f(i.low))}, ${esc(f(i.high))}]</div>`) : ''}`;
 
 /** The sweep's comparison as static HTML: per suite, arms with intervals and frontier marks, then the paired verdicts. */
 export function sweepSection(sweeps: readonly SweepComparison[], esc: Esc): string {
