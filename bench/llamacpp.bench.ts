@@ -1,35 +1,43 @@
 /**
- * joulebench's own cost per generated token on the `llamacpp` target, against calling node-llama-cpp
- * directly, on the same tiny generated GGUF (random weights, so every generation runs to max_tokens),
- * the same prompts and the same token budget, greedy and seeded.
- *   - direct: `getLlama` (the same instance) → `loadModel` → `createContext` → one `LlamaChatSession` with the GGUF's Jinja
- *     template → `session.prompt(p, { maxTokens, temperature: 0, seed })`, the history cleared before
- *     each prompt — what a user of the library writes;
- *   - joulebench: the `llamacpp` target's `answer()` (`createLlamaCppTarget`): the same calls plus the
- *     prompt-fits-the-context check, per-token timestamps, reading and resetting llama.cpp's perf counters
- *     and building the case's `meta.llamacpp`.
- * Trials alternate (direct first in even rounds, joulebench first in odd ones) so drift on a shared
- * machine hits both alike. Per round: wall and CPU time (user + system of this process, llama.cpp's
- * threads included) per generated token; the medians over rounds are printed side by side with their
- * ratio (joulebench / direct). The tiny model decodes in well under a millisecond per token, so a fixed
- * per-generation cost weighs far more here than on a real model: the ratio is an upper bound.
- * Run: npm run bench:llamacpp [-- --threads N] (default 1; the last --threads wins)   (BENCH_ROUNDS default 7, BENCH_TOKENS default 32)
+ * Two questions about the `llamacpp` target, answered in one run on the same tiny generated GGUF (random
+ * weights, so every generation runs to max_tokens), the same prompts and the same token budget, greedy
+ * and seeded:
+ *
+ * 1. Is joulebench's default thread count (the physical cores this process may use) close to the best
+ *    count on this machine? Each count from 1 to os.availableParallelism() is one arm: the target with
+ *    `threads: N`; the default arm is the target with no count. Rounds alternate the arm order; the
+ *    median tokens/s (generated tokens ÷ wall time) per arm is printed, and best ÷ default.
+ * 2. Does joulebench cost throughput against node-llama-cpp called directly, at the default count?
+ *    - direct: `getLlama` (the same instance) → `loadModel` → `createContext` (the same threads) → one
+ *      `LlamaChatSession` with the GGUF's Jinja template → `session.prompt(p, { maxTokens, temperature: 0, seed })`,
+ *      the history cleared before each prompt — what a user of the library writes;
+ *    - joulebench: the `llamacpp` target's `answer()` (`createLlamaCppTarget`): the same calls plus the
+ *      prompt-fits-the-context check, per-token timestamps, reading and resetting llama.cpp's perf counters
+ *      and building the case's `meta.llamacpp`.
+ *    Trials alternate (direct first in even rounds, joulebench first in odd ones) so drift on a shared
+ *    machine hits both alike. Per round: wall and CPU time (user + system of this process, llama.cpp's
+ *    threads included) per generated token; medians side by side, and tokens/s joulebench ÷ direct.
+ *    The tiny model decodes in well under a millisecond per token, so a fixed per-generation cost weighs
+ *    far more here than on a real model: the overhead is an upper bound.
+ * Run: npm run bench:llamacpp [-- --threads N] (part 2 at N threads instead of the default; the last --threads wins)
+ *      (BENCH_ROUNDS default 7, BENCH_TOKENS default 32)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { median } from '../src/core/stats.js';
 import type { Case } from '../src/core/types.js';
 import { getLlamaInstance } from '../src/targets/llamacpp/binding.js';
 import { createLlamaCppTarget } from '../src/targets/llamacpp/target.js';
+import { defaultThreadChoice } from '../src/targets/llamacpp/threads.js';
 import { writeTinyGguf } from '../test/helpers/tiny-gguf.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const TOKENS = Number(process.env.BENCH_TOKENS ?? 32);
 const threadsAt = process.argv.lastIndexOf('--threads');
-/** llama.cpp's worker threads spin while they wait: on a shared 2-core VM anything above 1 measures the neighbours. */
-const THREADS = threadsAt >= 0 ? Number(process.argv[threadsAt + 1]) : 1;
+const CHOICE = defaultThreadChoice();
+const THREADS = threadsAt >= 0 ? Number(process.argv[threadsAt + 1]) : CHOICE.threads;
 
 const PROMPTS = [
   'What is the capital of France? Answer in one word.',
@@ -69,20 +77,12 @@ async function main(): Promise<void> {
   const model = join(dir, 'tiny.gguf');
   writeTinyGguf(model);
   try {
-    // --- joulebench: the llamacpp target ---
-    const target = await createLlamaCppTarget({ model_path: model, threads: THREADS, max_tokens: TOKENS, temperature: 0, seed: 42 });
-    const jb: Arm = {
-      name: 'joulebench llamacpp target',
-      async round() {
-        let tokens = 0;
-        for (const [i, p] of PROMPTS.entries()) {
-          const c: Case = { id: `p${i}`, prompt: p, expected: null, dataset: 'bench', weight: 1, tags: [] };
-          const a = await target.answer({ prompt: p, case: c });
-          tokens += a.usage?.completion_tokens ?? 0;
-        }
-        return tokens;
-      },
-    };
+    // --- 1. default thread count against every count this machine allows ---
+    await threadSweep(model);
+
+    // --- 2. joulebench: the llamacpp target ---
+    const target = await createLlamaCppTarget({ model_path: model, ...(threadsAt >= 0 ? { threads: THREADS } : {}), max_tokens: TOKENS, temperature: 0, seed: 42 });
+    const jb: Arm = { name: 'joulebench llamacpp target', round: () => targetRound(target) };
 
     // --- direct: node-llama-cpp as its own documentation shows it ---
     // The same Llama instance: llama.cpp's log callback is process-wide, so a second getLlama() would
@@ -126,7 +126,7 @@ async function main(): Promise<void> {
     const med = (s: Sample[], k: keyof Sample) => median(s.map((x) => x[k]))!;
     const pairedRatio = (k: 'wall_us_per_token' | 'cpu_us_per_token') => median(d.map((x, i) => j[i]![k] / x[k]))!;
     console.log(
-      `llamacpp overhead: tiny GGUF (2 layers, 64 wide), ${PROMPTS.length} prompts x ${TOKENS} tokens per round, ${ROUNDS} rounds alternated, --threads ${THREADS}, node ${process.version}`,
+      `2. joulebench against node-llama-cpp directly: ${PROMPTS.length} prompts x ${TOKENS} tokens per round, ${ROUNDS} rounds alternated, ${THREADS} threads (${threadsAt >= 0 ? '--threads' : 'the default'}) both, node ${process.version}`,
     );
     console.log(`tokens per round: direct ${tok(d)}, joulebench ${tok(j)}`);
     const row = (name: string, a: string, b: string, c: string) => console.log(`${name.padEnd(30)}${a.padStart(16)}${b.padStart(16)}${c.padStart(10)}`);
@@ -143,9 +143,47 @@ async function main(): Promise<void> {
       `paired per-round ratio (median): wall ${pairedRatio('wall_us_per_token').toFixed(2)}x, CPU ${pairedRatio('cpu_us_per_token').toFixed(2)}x; ` +
         `joulebench's extra per token: wall ${(med(j, 'wall_us_per_token') - med(d, 'wall_us_per_token')).toFixed(1)} µs, CPU ${(med(j, 'cpu_us_per_token') - med(d, 'cpu_us_per_token')).toFixed(1)} µs`,
     );
+    const tokS = (s: Sample[]) => 1e6 / med(s, 'wall_us_per_token');
+    console.log(
+      `tokens/s: direct ${tokS(d).toFixed(0)}, joulebench ${tokS(j).toFixed(0)}; joulebench ÷ direct = ${(tokS(j) / tokS(d)).toFixed(2)}x (paired ${(1 / pairedRatio('wall_us_per_token')).toFixed(2)}x; goal >= 0.9)`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+async function targetRound(target: Awaited<ReturnType<typeof createLlamaCppTarget>>): Promise<number> {
+  let tokens = 0;
+  for (const [i, p] of PROMPTS.entries()) {
+    const c: Case = { id: `p${i}`, prompt: p, expected: null, dataset: 'bench', weight: 1, tags: [] };
+    const a = await target.answer({ prompt: p, case: c });
+    tokens += a.usage?.completion_tokens ?? 0;
+  }
+  return tokens;
+}
+
+/** Part 1: tokens/s of the target at its default thread count and at each count 1…availableParallelism(). */
+async function threadSweep(model: string): Promise<void> {
+  const counts = Array.from({ length: availableParallelism() }, (_, i) => i + 1);
+  const arms: { label: string; threads: number; target: Awaited<ReturnType<typeof createLlamaCppTarget>>; tok_s: number[] }[] = [];
+  const def = await createLlamaCppTarget({ model_path: model, max_tokens: TOKENS, temperature: 0, seed: 42 });
+  arms.push({ label: 'default', threads: Number(def.describe().threads), target: def, tok_s: [] });
+  for (const t of counts) arms.push({ label: `t=${t}`, threads: t, target: await createLlamaCppTarget({ model_path: model, threads: t, max_tokens: TOKENS, temperature: 0, seed: 42 }), tok_s: [] });
+  for (const a of arms) await targetRound(a.target); // untimed first round each
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const a of r % 2 === 0 ? arms : [...arms].reverse()) {
+      const t0 = performance.now();
+      const tokens = await targetRound(a.target);
+      a.tok_s.push(tokens / ((performance.now() - t0) / 1000));
+    }
+  }
+  for (const a of arms) await a.target.close?.();
+  console.log(`1. thread count: tiny GGUF (2 layers, 64 wide), ${PROMPTS.length} prompts x ${TOKENS} tokens per round, ${ROUNDS} rounds alternated, os.availableParallelism() ${availableParallelism()}`);
+  console.log(`default: ${CHOICE.threads} threads, ${CHOICE.threads_source}`);
+  const best = arms.filter((a) => a.label !== 'default').reduce((b, a) => (median(a.tok_s)! > median(b.tok_s)! ? a : b));
+  const defArm = arms[0]!;
+  for (const a of arms) console.log(`${a.label.padEnd(10)}${`${a.threads} threads`.padStart(12)}${`${median(a.tok_s)!.toFixed(0)} tok/s`.padStart(16)}${`${(median(a.tok_s)! / median(best.tok_s)!).toFixed(2)}x of best`.padStart(16)}`);
+  console.log(`best ${best.label} ÷ default (${defArm.threads} threads) = ${(median(best.tok_s)! / median(defArm.tok_s)!).toFixed(2)}x (goal <= 1.5)\n`);
 }
 
 main().catch((e: unknown) => {

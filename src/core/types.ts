@@ -194,6 +194,8 @@ export interface Target {
   prepare?(req: AnswerRequest): () => Promise<Answer>;
   /** Static facts for the receipt and the config digest (never secrets). */
   describe(): Record<string, unknown>;
+  /** Findings about the run a person must see (e.g. llama.cpp threads fighting each other); read after the run. */
+  warnings?(): string[];
   close?(): Promise<void>;
   /**
    * `--resume`: rebuild in-process state (a cache) as if this target had just given the recorded answer

@@ -1,7 +1,7 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, truncateSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { JoulebenchError } from '../core/errors.js';
-import type { InferArm, InferRun } from './types.js';
+import type { InferArm, InferRun, ThreadArm } from './types.js';
 import { readTextFile } from '../read-text.js';
 
 /** The format tag of a journal's header line. */
@@ -11,8 +11,8 @@ export const INFER_JOURNAL_FORMAT = 'joulebench-infer-journal/1';
 export interface JournalIdentity {
   prompt_sha256: string;
   models: string[];
-  /** `--threads` as given, duplicates removed (Ollama's default arm is always added). */
-  threads: number[];
+  /** `--threads` as given (`default` among them), duplicates removed: the arms, in order. */
+  threads: ThreadArm[];
   base_url: string;
   /** Runs per phase and the request options: a different protocol would mix arms that are not comparable. */
   protocol: { cold: number; warmup: number; runs: number; num_predict: number; seed: number; temperature: number; num_ctx: number | null };
@@ -159,7 +159,7 @@ export function identityMismatch(journal: JournalIdentity, now: JournalIdentity)
   if (journal.prompt_sha256 !== now.prompt_sha256) return `prompt sha256 ${short(journal.prompt_sha256)}… in the journal, ${short(now.prompt_sha256)}… now`;
   const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
   if (!same(journal.models, now.models)) return `models ${journal.models.join(',')} in the journal, ${now.models.join(',')} now`;
-  if (!same(journal.threads, now.threads)) return `threads ${journal.threads.join(',') || '(default only)'} in the journal, ${now.threads.join(',') || '(default only)'} now`;
+  if (!same(journal.threads, now.threads)) return `threads ${journal.threads.join(',') || '(none)'} in the journal, ${now.threads.join(',') || '(none)'} now`;
   if (journal.base_url !== now.base_url) return `base URL ${journal.base_url} in the journal, ${now.base_url} now`;
   for (const k of Object.keys(now.protocol) as (keyof JournalIdentity['protocol'])[]) {
     if (journal.protocol[k] !== now.protocol[k]) return `${k} ${String(journal.protocol[k])} in the journal, ${String(now.protocol[k])} now`;

@@ -7,7 +7,7 @@ import { LlamaEngine, type LlamaGeneration } from '../targets/llamacpp/engine.js
 import { VERSION } from '../version.js';
 import { gpuSnapshot } from './host.js';
 import type { JournalIdentity } from './journal.js';
-import { armId, compareSnapshots, planArms, recordResume, summariseFile, type InferOptions, type InferRunFile } from './protocol.js';
+import { armId, compareSnapshots, planArms, recordResume, summariseFile, uniqueThreads, type InferOptions, type InferRunFile } from './protocol.js';
 import { promptSha256 } from './prompt.js';
 import type { ArmReceipts, InferArm, InferPhase, InferRun } from './types.js';
 
@@ -18,8 +18,10 @@ export interface LlamaInferOptions extends Omit<InferOptions, 'baseUrl' | 'model
   gpu_layers?: number;
   /** Module to import instead of node-llama-cpp (tests only). */
   module?: string;
-  /** Caps the library's default thread count (the `t=default` arm); library users and tests only. */
+  /** Caps every context's thread count (`llama.maxThreads`); library users and tests only. */
   max_threads?: number;
+  /** Root the CPU topology, affinity and cgroup files are read under for the `default` arm (tests). */
+  cpu_root?: string;
 }
 
 /** The journal identity of a llamacpp infer run (the model files stand where Ollama's URL and models do). */
@@ -27,7 +29,7 @@ export function llamaInferIdentity(opts: LlamaInferOptions): JournalIdentity {
   return {
     prompt_sha256: promptSha256(opts.prompt),
     models: [...opts.model_paths],
-    threads: opts.threads.filter((t, i, all) => all.indexOf(t) === i),
+    threads: uniqueThreads(opts.threads),
     base_url: `llamacpp:gpu_layers=${opts.gpu_layers ?? 0}`,
     protocol: { cold: opts.cold, warmup: opts.warmup, runs: opts.runs, num_predict: opts.num_predict, seed: opts.seed, temperature: opts.temperature, num_ctx: opts.ctx ?? null },
   };
@@ -72,7 +74,7 @@ export async function runInferLlamaCpp(opts: LlamaInferOptions): Promise<InferRu
       cold: opts.cold,
       warmup: opts.warmup,
       runs: opts.runs,
-      threads: ['default' as const, ...identity.threads],
+      threads: identity.threads,
       options: { num_predict: opts.num_predict, seed: opts.seed, temperature: opts.temperature, ctx: opts.ctx ?? null, gpu_layers: opts.gpu_layers ?? 0 },
       notes: [
         'cold load times are floors: the OS page cache is not dropped, so a cold run re-reads the GGUF from memory (a warm-disk reload)',
@@ -80,6 +82,7 @@ export async function runInferLlamaCpp(opts: LlamaInferOptions): Promise<InferRu
         'prompt_eval_count is the tokens llama.cpp evaluated (its counter), not the prompt length; the prompt length is llamacpp.prompt_tokens',
         'eval_count is llama.cpp\'s single-token evaluations; the tokens generated are llamacpp.decode_tokens',
         'thread arms differ in configuration: ratios between them, and between machines, are configuration-inclusive, not silicon-pure',
+        "the default arm's thread count is the physical cores this process may use (affinity, cgroup quota, os.availableParallelism()); each arm's threads_source says how it was chosen",
       ],
     },
     receipts: {
@@ -111,7 +114,9 @@ async function runArm(opts: LlamaInferOptions, model: string, num_thread: number
     ...(opts.gpu_layers !== undefined ? { gpu_layers: opts.gpu_layers } : {}),
     ...(opts.module !== undefined ? { module: opts.module } : {}),
     ...(opts.max_threads !== undefined ? { max_threads: opts.max_threads } : {}),
+    ...(opts.cpu_root !== undefined ? { cpu_root: opts.cpu_root } : {}),
   };
+  const { threads, threads_source } = new LlamaEngine(engineOpts).threads;
   const gen = { max_tokens: opts.num_predict, temperature: opts.temperature, seed: opts.seed };
   let parameter_count: number | null = null;
   let gpu = 'false';
@@ -173,6 +178,8 @@ async function runArm(opts: LlamaInferOptions, model: string, num_thread: number
     id,
     model,
     num_thread,
+    threads,
+    threads_source,
     parameter_count,
     parameter_source: 'GGUF tensor shapes (sum of the products of each tensor\'s dimensions)',
     started_utc: started.toISOString(),

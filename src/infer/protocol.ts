@@ -11,15 +11,15 @@ import { identityMismatch, type JournalIdentity, type JournalSink, type JournalS
 import { promptSha256 } from './prompt.js';
 import type { InferSummary } from './stats.js';
 import { summariseFile } from './summary-file.js';
-import type { ArmReceipts, InferArm, InferPhase, InferRun, MachinePeak } from './types.js';
+import type { ArmReceipts, InferArm, InferPhase, InferRun, MachinePeak, ThreadArm } from './types.js';
 import { TransformCounter } from './utc.js';
 
 /** Everything `runInfer` needs; the CLI fills it from flags. */
 export interface InferOptions {
   baseUrl: string;
   models: string[];
-  /** Thread counts to sweep besides Ollama's default, which is always the first arm. */
-  threads: number[];
+  /** The thread arms, in order: counts and/or `default` (Ollama's own choice). Only these run. */
+  threads: ThreadArm[];
   /** Scored runs per arm (rule 1). */
   runs: number;
   /** Warmup runs per arm, kept as `warmup_discarded`, never in a statistic. */
@@ -84,10 +84,16 @@ export interface InferRunFile {
   summary: InferSummary;
 }
 
-/** Every arm of a run in order: each model (or GGUF file) × (the library's default threads, then each `--threads` value). */
-export function planArms(models: readonly string[], threads: readonly number[]): { model: string; num_thread: number | null; id: string }[] {
-  const threadArms: (number | null)[] = [null, ...threads];
+/** Every arm of a run in order: each model (or GGUF file) × each `--threads` value (`default`: the arm with no count set). */
+export function planArms(models: readonly string[], threads: readonly ThreadArm[]): { model: string; num_thread: number | null; id: string }[] {
+  if (threads.length === 0) throw new JoulebenchError('E_USAGE', '--threads: at least one thread count (or default) is required');
+  const threadArms = threads.map((t) => (t === 'default' ? null : t));
   return models.flatMap((model) => threadArms.map((num_thread) => ({ model, num_thread, id: armId(model, num_thread) })));
+}
+
+/** `--threads` as given, duplicates removed. */
+export function uniqueThreads(threads: readonly ThreadArm[]): ThreadArm[] {
+  return threads.filter((t, i, all) => all.indexOf(t) === i);
 }
 
 /**
@@ -169,7 +175,7 @@ export async function runInfer(opts: InferOptions): Promise<InferRunFile> {
       cold: opts.cold,
       warmup: opts.warmup,
       runs: opts.runs,
-      threads: ['default' as const, ...identity.threads],
+      threads: identity.threads,
       options: requestOptions(opts, null),
       notes: [
         'cold load times are floors: unloading the model does not drop the page cache, so a cold run is a warm-disk reload unless the cache was dropped by hand',
@@ -198,7 +204,7 @@ export function inferIdentity(opts: InferOptions): JournalIdentity {
   return {
     prompt_sha256: promptSha256(opts.prompt),
     models: [...opts.models],
-    threads: opts.threads.filter((t, i, all) => all.indexOf(t) === i),
+    threads: uniqueThreads(opts.threads),
     base_url: redactQuery(opts.baseUrl.replace(/\/+$/, '')),
     protocol: {
       cold: opts.cold,

@@ -14,6 +14,9 @@ export const SPREAD_OVER_WORST = '(best − worst) ÷ worst';
 /** Rule 4/6: two thread counts whose decode medians differ by at most this fraction are a tie. */
 export const THREAD_TIE_FRACTION = 0.01;
 
+/** An arm decoding under this fraction of another arm of the same model has collapsed (threads fighting), not merely lost. */
+export const DECODE_COLLAPSE_FRACTION = 0.1;
+
 /** (max − min) ÷ median of the values; `null` for none or a zero median. */
 export function spreadOverMedian(values: readonly number[]): number | null {
   const m = median(values);
@@ -124,14 +127,25 @@ export function defaultPeakFlops(cores: number, simd_bits: number, ghz = 5): Mac
   };
 }
 
-/** The plausibility check: 2 × parameters × tok/s against the machine's peak. Over the peak = a cached-prefix artifact. */
-export function checkPrefill(prefill_tok_s: number | null, parameter_count: number | null, peak: MachinePeak | null): PlausibilityCheck {
+/**
+ * The plausibility check: 2 × parameters × tok/s against the machine's peak. Over the peak, a rate
+ * measured with the prompt cached is a cached-prefix artifact; one from runs confirmed cold cannot be,
+ * so one of its inputs is wrong (`inputs wrong`).
+ */
+export function checkPrefill(prefill_tok_s: number | null, parameter_count: number | null, peak: MachinePeak | null, confirmedCold = false): PlausibilityCheck {
   if (prefill_tok_s === null || parameter_count === null || peak === null || !(peak.flops > 0)) {
     return { prefill_tok_s, implied_flops: null, ratio_to_peak: null, plausible: null, flag: null };
   }
   const implied = 2 * parameter_count * prefill_tok_s;
   const plausible = implied <= peak.flops;
-  return { prefill_tok_s, implied_flops: implied, ratio_to_peak: implied / peak.flops, plausible, flag: plausible ? null : 'cached-prefix artifact' };
+  const flag = plausible ? null : confirmedCold ? 'inputs wrong' : 'cached-prefix artifact';
+  return { prefill_tok_s, implied_flops: implied, ratio_to_peak: implied / peak.flops, plausible, flag };
+}
+
+/** Every cold run carries its proof of coldness: the unload confirmed by `/api/ps`, or a fresh model load in this process. */
+export function coldConfirmed(arm: Pick<InferArm, 'cold_load'>): boolean {
+  const c = cold(arm);
+  return c.length > 0 && c.every((r) => r.fresh_load === true || r.unload?.absent_from_ps === true);
 }
 
 /** Every statistic of one arm, under its rule's name. */
@@ -173,13 +187,17 @@ export function armStats(arm: InferArm, peak: MachinePeak | null): ArmStats {
   const ft = firstTokenNumbers(arm);
   const coldPrefill = coldPrefillMedian(arm);
   const cachedRate = cachedPrefixRateMedian(arm);
-  const coldCheck = checkPrefill(coldPrefill, arm.parameter_count, peak);
+  const confirmed = coldConfirmed(arm);
+  const coldCheck = checkPrefill(coldPrefill, arm.parameter_count, peak, confirmed);
   const cachedCheck = checkPrefill(cachedRate, arm.parameter_count, peak);
   const flags: string[] = [];
   if (arm.contaminated) flags.push(`contaminated: ${arm.contamination ?? 'GPU snapshot changed'}; excluded from summaries`);
   if (coldCheck.plausible === false) {
+    const over = `cold prefill ${fmt(coldPrefill)} tok/s implies ${fmtE(coldCheck.implied_flops)} FLOP/s (2 × ${fmtE(arm.parameter_count)} parameters × tok/s), over the machine peak ${fmtE(peak?.flops ?? null)}`;
     flags.push(
-      `cold prefill ${fmt(coldPrefill)} tok/s implies ${fmtE(coldCheck.implied_flops)} FLOP/s, over the machine peak ${fmtE(peak?.flops ?? null)}: cached-prefix artifact, not a prefill rate`,
+      confirmed
+        ? `${over}; every cold run was confirmed cold (nothing cached), so this is not a cached-prefix artifact: an input is wrong — the peak (${peak?.source ?? 'n/a'}; --peak-flops sets it), the parameter count (${arm.parameter_source}), or the prompt tokens counted (a prompt_eval_count above the tokens evaluated, or a prompt_eval_duration that misses part of the work); not published as prefill`
+        : `${over}: the cold runs carry no proof of coldness (no confirmed unload or fresh load), so most likely a cached-prefix artifact, not a prefill rate; otherwise the peak or the parameter count is wrong`,
     );
   }
   const sources = [...new Set(s.map((r) => r.energy_source))];
@@ -295,22 +313,55 @@ export interface InferSummary {
   thread_sweeps: ThreadSweep[];
   /** Arms left out of every summary figure, by name. */
   excluded_from_summaries: { id: string; reason: string }[];
+  /** Findings the person running it must see at once (a collapsed decode rate); each is also in its arm's flags. */
+  warnings: string[];
+}
+
+/**
+ * Per model, each clean arm whose decode median is under {@link DECODE_COLLAPSE_FRACTION} of the fastest
+ * arm's: a warning naming both and the usual cause, oversubscribed threads.
+ */
+export function decodeCollapses(arms: readonly InferArm[]): { id: string; warning: string }[] {
+  const out: { id: string; warning: string }[] = [];
+  for (const model of new Set(arms.map((a) => a.model))) {
+    const rows = arms
+      .filter((a) => a.model === model && !a.contaminated)
+      .map((a) => ({ a, tok_s: decodeMedian(a) }))
+      .filter((r): r is { a: InferArm; tok_s: number } => r.tok_s !== null && r.tok_s > 0);
+    const best = rows.reduce<(typeof rows)[number] | null>((b, r) => (b === null || r.tok_s > b.tok_s ? r : b), null);
+    if (!best) continue;
+    for (const r of rows) {
+      if (r.tok_s >= best.tok_s * DECODE_COLLAPSE_FRACTION) continue;
+      const threads = r.a.threads ?? r.a.num_thread;
+      out.push({
+        id: r.a.id,
+        warning:
+          `decode ${fmt(r.tok_s)} tok/s is under ${DECODE_COLLAPSE_FRACTION} of ${best.a.id}'s ${fmt(best.tok_s)} tok/s on the same model: ` +
+          `oversubscribed threads (${threads === null || threads === undefined ? 'the default count' : `${threads} threads`} fighting each other or other processes for cores), not a property of the model`,
+      });
+    }
+  }
+  return out;
 }
 
 /** `peakFor` gives the peak that applies to an arm (null: no check). */
 export function summarise(arms: readonly InferArm[], peakFor: (arm: InferArm) => MachinePeak | null): InferSummary {
   const models = [...new Set(arms.map((a) => a.model))];
+  const collapses = decodeCollapses(arms);
+  const rows = arms.map((a) => ({
+    id: a.id,
+    model: a.model,
+    num_thread: a.num_thread,
+    contaminated: a.contaminated,
+    cpu_only_receipt: a.receipts.cpu_only_receipt,
+    stats: a.contaminated ? null : armStats(a, peakFor(a)),
+  }));
+  for (const c of collapses) rows.find((r) => r.id === c.id)?.stats?.flags.push(c.warning);
   return {
-    arms: arms.map((a) => ({
-      id: a.id,
-      model: a.model,
-      num_thread: a.num_thread,
-      contaminated: a.contaminated,
-      cpu_only_receipt: a.receipts.cpu_only_receipt,
-      stats: a.contaminated ? null : armStats(a, peakFor(a)),
-    })),
+    arms: rows,
     thread_sweeps: models.filter((m) => arms.filter((a) => a.model === m).length > 1).map((m) => threadSweep(m, arms)),
     excluded_from_summaries: arms.filter((a) => a.contaminated).map((a) => ({ id: a.id, reason: a.contamination ?? 'contaminated' })),
+    warnings: collapses.map((c) => `${c.id}: ${c.warning}`),
   };
 }
 

@@ -6,6 +6,9 @@ import type { EnergySource } from '../core/types.js';
  * `runs[]`, receipts and UTC times. Pure types.
  */
 
+/** One `--threads` value: a count, or `default` (Ollama's choice; for llamacpp, the physical cores this process may use). */
+export type ThreadArm = number | 'default';
+
 /** Which part of the protocol a request belonged to. */
 export type InferPhase = 'cold' | 'warmup' | 'scored';
 
@@ -78,8 +81,11 @@ export interface InferArm {
   /** `model@t=default` or `model@t=8`. */
   id: string;
   model: string;
-  /** `null`: Ollama's default (llama.cpp chooses; rule 4). */
+  /** `null`: the default arm (Ollama: llama.cpp chooses; llamacpp: see `threads_source`; rule 4). */
   num_thread: number | null;
+  /** llamacpp: the thread count llama.cpp was given, and how it was chosen. */
+  threads?: number;
+  threads_source?: string;
   parameter_count: number | null;
   parameter_source: string;
   started_utc: string;
@@ -121,6 +127,10 @@ export interface PlausibilityCheck {
   ratio_to_peak: number | null;
   /** false: more FLOP/s than the machine can do. */
   plausible: boolean | null;
-  /** Set when implausible. */
-  flag: 'cached-prefix artifact' | null;
+  /**
+   * Set when implausible. `cached-prefix artifact`: a rate measured with the prompt already cached.
+   * `inputs wrong`: a rate from runs confirmed cold cannot be a cache hit, so the peak, the parameter
+   * count or the prompt-token count it was computed from is wrong.
+   */
+  flag: 'cached-prefix artifact' | 'inputs wrong' | null;
 }

@@ -253,6 +253,7 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
   if (paths.report) writeEnsured(paths.report, prettyJson(report));
   // Meter warnings (a dropped RAPL sample, a failed read) always reach the caller.
   for (const w of outcome.energy.suite?.warnings ?? []) hooks.onWarning?.(w);
+  for (const w of target.warnings?.() ?? []) hooks.onWarning?.(w);
   // MMLU's measurement block already says why mmlu.cost_usd is missing.
   for (const w of reportWarnings(outcome.report)) if (!block?.warnings.some((b) => b.includes('cost_usd'))) hooks.onWarning?.(w);
   return { report, receipt, paths, history_id, suite, outcome, resumed_cases: resume?.case_lines ?? 0 };

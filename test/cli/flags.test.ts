@@ -105,7 +105,7 @@ describe('the infer table fits the terminal (issue 18)', () => {
     const url = await fake.start();
     try {
       const out = join(dir, 'inf.json');
-      const r = await cli(['infer', '--model', 'm1', '--base-url', url, '--threads', '2', '--runs', '2', '--warmup', '0', '--cold', '1', '--num-predict', '3', '--gpu-snapshot-cmd', '', '--meter', 'none', '--no-history', '-q', '-o', out], { cwd: dir });
+      const r = await cli(['infer', '--model', 'm1', '--base-url', url, '--threads', 'default,2', '--runs', '2', '--warmup', '0', '--cold', '1', '--num-predict', '3', '--gpu-snapshot-cmd', '', '--meter', 'none', '--no-history', '-q', '-o', out], { cwd: dir });
       assert.equal(r.code, 0, r.stderr);
       const wide = await cli(['infer', '--report', out], { cwd: dir, env: { COLUMNS: '80' } });
       assert.equal(wide.code, 0, wide.stderr);

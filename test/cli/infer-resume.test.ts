@@ -40,7 +40,7 @@ describe('joulebench infer: a run killed mid-sweep keeps every finished run and 
   });
 
   const args = (out: string, extra: string[] = []) => [
-    'infer', '--model', 'm1', '--base-url', url, '--threads', '2,3', '--cold', '1', '--warmup', '1', '--runs', '2',
+    'infer', '--model', 'm1', '--base-url', url, '--threads', 'default,2,3', '--cold', '1', '--warmup', '1', '--runs', '2',
     '--num-predict', '3', '--gpu-snapshot-cmd', '', '--meter', 'none', '--peak-flops', '1e11', '-q', '--out', out, ...extra,
   ];
   const lines = (path: string) => readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown> & { event: string });
@@ -80,7 +80,7 @@ describe('joulebench infer: a run killed mid-sweep keeps every finished run and 
     assert.equal(prompt.stderr.trim().split('\n').length, 1, 'one line');
     const threads = await cli([...args(killed, ['--resume', '--threads', '2'])]);
     assert.equal(threads.code, 2);
-    assert.match(threads.stderr, /threads 2,3 in the journal, 2 now/);
+    assert.match(threads.stderr, /threads default,2,3 in the journal, 2 now/);
     const base = await cli([...args(killed, ['--resume', '--base-url', 'http://127.0.0.1:9'])]);
     assert.equal(base.code, 2);
     assert.match(base.stderr, /base URL http:\/\/127\.0\.0\.1:\d+ in the journal, http:\/\/127\.0\.0\.1:9 now/);

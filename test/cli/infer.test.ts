@@ -43,7 +43,7 @@ describe('joulebench infer and run --target ollama, as a user runs them', () => 
 
   it('infer writes the run file and prints the table of arms with labelled numbers', async () => {
     const out = join(dir, 'run1.json');
-    const r = await cli(['infer', ...common(), '--threads', '4', '--out', out], dir);
+    const r = await cli(['infer', ...common(), '--threads', 'default,4', '--out', out], dir);
     assert.equal(r.code, 0, r.stderr);
     const file = JSON.parse(readFileSync(out, 'utf8'));
     assert.equal(file.format, 'joulebench-infer/1');

@@ -15,7 +15,7 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 const identity = (over: Partial<JournalIdentity> = {}): JournalIdentity => ({
   prompt_sha256: 'a'.repeat(64),
   models: ['m1'],
-  threads: [4],
+  threads: ['default', 4],
   base_url: 'http://127.0.0.1:11434',
   protocol: { cold: 3, warmup: 1, runs: 5, num_predict: 128, seed: 42, temperature: 0, num_ctx: null },
   ...over,
@@ -26,7 +26,7 @@ describe('the infer journal', () => {
     assert.equal(identityMismatch(identity(), identity()), null);
     assert.match(identityMismatch(identity(), identity({ prompt_sha256: 'b'.repeat(64) }))!, /^prompt sha256 aaaaaaaaaaaa… in the journal, bbbbbbbbbbbb… now$/);
     assert.equal(identityMismatch(identity(), identity({ models: ['m1', 'm2'] })), 'models m1 in the journal, m1,m2 now');
-    assert.equal(identityMismatch(identity(), identity({ threads: [] })), 'threads 4 in the journal, (default only) now');
+    assert.equal(identityMismatch(identity(), identity({ threads: ['default'] })), 'threads default,4 in the journal, default now');
     assert.equal(identityMismatch(identity(), identity({ base_url: 'http://h:1' })), 'base URL http://127.0.0.1:11434 in the journal, http://h:1 now');
     assert.equal(identityMismatch(identity(), identity({ protocol: { ...identity().protocol, runs: 3 } })), 'runs 5 in the journal, 3 now');
   });
@@ -67,7 +67,7 @@ describe('the infer journal', () => {
       if (n === 3) void fake.stop();
     };
     const opts: InferOptions = {
-      baseUrl: url, models: ['m1'], threads: [], runs: 3, warmup: 1, cold: 1, prompt: 'p q r', prompt_source: 't',
+      baseUrl: url, models: ['m1'], threads: ['default'], runs: 3, warmup: 1, cold: 1, prompt: 'p q r', prompt_source: 't',
       num_predict: 2, seed: 1, temperature: 0, meter: null, gpu_snapshot_cmd: null, peak: null, cpu_default_peak: null,
       poll_interval_ms: 1, unload_timeout_ms: 500, request_timeout_ms: 2000, host: {}, argv: [], journal: { write: (e) => events.push(e) },
     };

@@ -16,7 +16,7 @@ function options(url: string, over: Partial<InferOptions> = {}): InferOptions {
   return {
     baseUrl: url,
     models: ['m1'],
-    threads: [],
+    threads: ['default'],
     runs: 3,
     warmup: 1,
     cold: 2,
@@ -62,7 +62,7 @@ describe('joulebench infer protocol against a server that behaves like Ollama', 
   before(async () => {
     writeFileSync(snap, '0, NVIDIA H200, GPU-1, 38764 MiB\n');
     url = await fake.start();
-    file = await runInfer(options(url, { threads: [8] }));
+    file = await runInfer(options(url, { threads: ['default', 8] }));
   });
   after(() => fake.stop());
 
@@ -201,7 +201,7 @@ describe('contamination: a GPU snapshot that changes mid-arm', () => {
     });
     const url = await fake.start();
     try {
-      const file = await runInfer(options(url, { threads: [4] }));
+      const file = await runInfer(options(url, { threads: ['default', 4] }));
       const [clean, dirty] = file.arms;
       assert.equal(clean!.contaminated, false);
       assert.equal(dirty!.contaminated, true);

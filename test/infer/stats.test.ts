@@ -247,3 +247,35 @@ describe('energy: null when unmeasured, never 0', () => {
     assert.equal(none.energy.source, 'none');
   });
 });
+
+describe('a collapsed decode rate is a warning naming oversubscribed threads', () => {
+  it('an arm under 1/10 of another arm of the same model is flagged and warned; a slower arm above it is not', () => {
+    const arms = [
+      arm({ id: 'm1@t=default', num_thread: null, threads: 4, runs: decodeRuns([0.52, 0.55, 0.57]) }),
+      arm({ id: 'm1@t=1', num_thread: 1, runs: decodeRuns([4630, 5000, 7500]) }),
+      arm({ id: 'm1@t=2', num_thread: 2, runs: decodeRuns([600, 610, 620]) }),
+      arm({ id: 'm2@t=default', model: 'm2', runs: decodeRuns([0.5]) }),
+    ];
+    const s = summarise(arms, () => null);
+    assert.equal(s.warnings.length, 1, s.warnings.join('\n'));
+    assert.match(s.warnings[0]!, /^m1@t=default: decode 0\.5500 tok\/s is under 0\.1 of m1@t=1's 5000 tok\/s on the same model: oversubscribed threads \(4 threads/);
+    assert.ok(s.arms[0]!.stats!.flags.some((f) => /oversubscribed threads/.test(f)));
+    assert.ok(!s.arms[2]!.stats!.flags.some((f) => /oversubscribed/.test(f)), 't=2 is slower, not collapsed');
+    assert.ok(!s.arms[3]!.stats!.flags.some((f) => /oversubscribed/.test(f)), 'another model is not compared');
+  });
+});
+
+describe('plausibility: an above-peak rate from runs confirmed cold', () => {
+  const mini = defaultPeakFlops(12, 256);
+  it('is not called a cached-prefix artifact: the peak, parameter count or token count is wrong', () => {
+    for (const proof of [{ fresh_load: true as const }, { unload: { keep_alive_0: true as const, absent_from_ps: true as const, ps_polls: 1 } }]) {
+      const a = arm({ cold_load: [run('cold', { prefill_tok_s: 2613, ...proof })], runs: decodeRuns([13]) });
+      const s = armStats(a, mini);
+      assert.equal(s.plausibility.cold_prefill.flag, 'inputs wrong');
+      assert.equal(s.prefill_tok_s_cold.value, null, 'still not published as prefill');
+      const f = s.flags.find((x) => /cold prefill/.test(x))!;
+      assert.doesNotMatch(f, /so most likely a cached-prefix artifact/);
+      assert.match(f, /confirmed cold.*not a cached-prefix artifact: an input is wrong — the peak \(default ceiling: 12 cores.*--peak-flops.*the parameter count \(model_info\.general\.parameter_count\), or the prompt tokens counted/);
+    }
+  });
+});

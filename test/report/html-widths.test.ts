@@ -29,7 +29,7 @@ describe('each HTML page type at 1280 and 800 px in headless Chromium', { skip: 
       jb(['run', '-q', '--no-history', '-s', 'router', '-o', p('warm-cascade-with-a-long-name.json')]),
       jb(['run', '-q', '--no-history', '-s', 'router', '--warmup', '0', '-o', p('cold.json')]),
       jb(['code', '-q', '--no-history', '--solvers', 'reference,noop', '--limit', '2', '--sandbox', 'none', '-o', p('agents.json')]),
-      jb(['infer', '-q', '--no-history', '--model', 'm1', '--base-url', url, '--threads', '2', '--runs', '2', '--warmup', '0', '--cold', '1', '--num-predict', '3', '--gpu-snapshot-cmd', '', '--meter', 'none', '-o', p('local.json')]),
+      jb(['infer', '-q', '--no-history', '--model', 'm1', '--base-url', url, '--threads', 'default,2', '--runs', '2', '--warmup', '0', '--cold', '1', '--num-predict', '3', '--gpu-snapshot-cmd', '', '--meter', 'none', '-o', p('local.json')]),
       jb(['run', '-q', '--no-history', '-s', p('q.json'), '-o', p('endpointless.json')]),
     ]);
     for (const r of runs) assert.equal(r.code, 0, r.stderr);

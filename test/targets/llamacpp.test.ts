@@ -132,8 +132,8 @@ describe('infer --target llamacpp (library)', () => {
   it('cold runs load afresh, warm runs reuse the cached prefix and are never summarised as prefill', async () => {
     const file = await runInferLlamaCpp({
       model_paths: [model],
-      threads: [1],
-      // The t=default arm is the library's choice; capped at one thread so a loaded CI box stays quick.
+      threads: ['default', 1],
+      // The t=default arm's count comes from the CPU topology: one capped at one thread so a loaded CI box stays quick.
       max_threads: 1,
       runs: 2,
       warmup: 1,

@@ -11,7 +11,7 @@ import { llamaInferIdentity, runInferLlamaCpp, type LlamaInferOptions } from '..
 import { DEFAULT_INFER_PROMPT } from '../../infer/prompt.js';
 import { defaultPeakFlops } from '../../infer/stats.js';
 import { renderInferTable } from '../../infer/table.js';
-import type { MachinePeak } from '../../infer/types.js';
+import type { MachinePeak, ThreadArm } from '../../infer/types.js';
 import type { Meter } from '../../meters/meter.js';
 import { createMeter, METERS } from '../../meters/registry.js';
 import { DEFAULT_OLLAMA_URL } from '../../targets/ollama/client.js';
@@ -34,7 +34,7 @@ export interface InferFlags extends Omit<MeterFlags, 'meter'> {
   runs: number;
   warmup: number;
   cold: number;
-  threads?: number[];
+  threads?: ThreadArm[];
   promptFile?: string;
   out?: string;
   report?: string[];
@@ -66,7 +66,7 @@ export function inferCommand(io: CliIO): Command {
     .option('--runs <n>', 'scored runs per arm (decode = their median)', intAtLeast(1), 5)
     .option('--warmup <n>', 'warmup runs per arm, kept as warmup_discarded, never in a statistic', intAtLeast(0), 1)
     .option('--cold <n>', 'cold runs per arm, each after keep_alive 0 confirmed by /api/ps (true prefill)', intAtLeast(0), 3)
-    .option('--threads <list>', "thread counts to sweep beside Ollama's default, e.g. 4,8,12", intList)
+    .option('--threads <list>', 'the thread arms to run, and only these: counts and/or default (Ollama: its own choice; llamacpp: the physical cores this process may use), e.g. default,4,8 (default: default)', threadList)
     .option('--prompt-file <file>', 'the frozen prompt (default: the built-in one); its sha256 goes in the file')
     .option('-o, --out <file>', 'run file (default: .joulebench/infer/<UTC stamp>.json); <out>.partial.jsonl journals each finished run until it is written')
     .option('--resume', 'continue the run whose journal is <out>.partial.jsonl: finished arms are kept, a half-finished arm re-runs from cold')
@@ -126,7 +126,7 @@ export async function inferAction(flags: InferFlags, io: CliIO): Promise<void> {
   const base: InferOptions = {
     baseUrl: flags.baseUrl,
     models,
-    threads: flags.threads ?? [],
+    threads: flags.threads ?? ['default'],
     runs: flags.runs,
     warmup: flags.warmup,
     cold: flags.cold,
@@ -211,6 +211,7 @@ export async function inferAction(flags: InferFlags, io: CliIO): Promise<void> {
   const runId = flags.history !== false ? await recordForCli(io, inferHistoryInput(file, resolve(out))) : null;
   if (flags.json) io.out(prettyJson(file));
   else io.out(renderInferTable([{ path: out, file }], tableWidth(flags)));
+  for (const w of file.summary.warnings) io.err(`joulebench: warning: ${w}\n`);
   if (!flags.quiet) io.err(`run file ${out}\n${runId !== null ? `history  #${runId}\n` : ''}`);
 }
 
@@ -241,11 +242,12 @@ async function pickMeter(name: string, flags: Omit<MeterFlags, 'meter'>, inProce
   return { meter, note: '' };
 }
 
-function intList(value: string): number[] {
+function threadList(value: string): ThreadArm[] {
   const parts = value.split(',').map((s) => s.trim());
-  const out = parts.map(Number);
-  if (parts.some((p) => !/^\d+$/.test(p)) || out.some((n) => n < 1)) throw new InvalidArgumentError(`must be a comma-separated list of integers >= 1, got ${quote(value)}`);
-  return out;
+  if (parts.some((p) => p !== 'default' && (!/^\d+$/.test(p) || Number(p) < 1))) {
+    throw new InvalidArgumentError(`must be a comma-separated list of integers >= 1 and/or default, got ${quote(value)}`);
+  }
+  return parts.map((p) => (p === 'default' ? 'default' : Number(p)));
 }
 
 function nonNegative(value: string): number {

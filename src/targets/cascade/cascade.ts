@@ -111,6 +111,10 @@ export class Cascade implements Target {
     return { kind: 'cascade', id: this.id, multi_turn: 'follow-up', stages: this.stages.map((s) => s.describe()) };
   }
 
+  warnings(): string[] {
+    return this.stages.flatMap((s) => (s as { backend?: Target }).backend?.warnings?.() ?? []);
+  }
+
   async close(): Promise<void> {
     for (const s of this.stages) {
       const backend = (s as { backend?: Target }).backend;

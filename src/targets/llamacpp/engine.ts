@@ -4,19 +4,22 @@ import type { ChatWrapper, Llama, LlamaChatSession, LlamaContext, LlamaContextSe
 import { JoulebenchError } from '../../core/errors.js';
 import { getLlamaInstance, importNodeLlamaCpp, setLlamaLogListener } from './binding.js';
 import { parseLlamaPerf } from './perf.js';
+import { defaultCpuRoot, defaultThreadChoice, type ThreadChoice } from './threads.js';
 
 /** How a GGUF model is loaded and run in-process. */
 export interface LlamaEngineOptions {
   model_path: string;
-  /** Threads for evaluation; absent: node-llama-cpp's default (it picks from the machine's cores). */
+  /** Threads for evaluation; absent: the physical cores this process may use ({@link defaultThreadChoice}). */
   threads?: number;
+  /** Root the CPU topology, affinity and cgroup files are read under for the default (tests); `$JOULEBENCH_CPU_ROOT` or `/`. */
+  cpu_root?: string;
   /** Context size in tokens; default the smaller of the model's training context and 4096. */
   ctx?: number;
   /** Layers offloaded to a GPU; default 0 (CPU only: the GPU backend is not even loaded). */
   gpu_layers?: number;
   /** Module to import instead of `node-llama-cpp` (tests of the failure messages only). */
   module?: string;
-  /** Caps the library's default thread count (`llama.maxThreads`, process-wide); library users and tests only. */
+  /** Caps every context's thread count (`llama.maxThreads`, process-wide); library users and tests only. */
   max_threads?: number;
 }
 
@@ -65,9 +68,18 @@ export class LlamaEngine {
   private llama: Llama | null = null;
   private wrapper: ChatWrapper | null = null;
   /** Set by each load; read by describe(). */
+  /** The thread count asked of llama.cpp and how it was chosen; set by the constructor. */
+  readonly threads: ThreadChoice;
   info: { parameter_count: number | null; file_bytes: number; train_ctx: number; ctx: number; gpu: string; gpu_layers: number; chat_wrapper: string } | null = null;
 
-  constructor(readonly opts: LlamaEngineOptions) {}
+  constructor(readonly opts: LlamaEngineOptions) {
+    this.threads =
+      opts.threads !== undefined
+        ? { threads: opts.threads, threads_source: 'configured' }
+        : defaultThreadChoice({ root: opts.cpu_root ?? defaultCpuRoot() });
+    const cap = opts.max_threads;
+    if (cap !== undefined && cap > 0 && this.threads.threads > cap) this.threads = { threads: cap, threads_source: `${this.threads.threads_source}; capped at max_threads ${cap}` };
+  }
 
   /** Loads the model and creates a fresh context (a cold start); returns the load time in ms. */
   async load(): Promise<number> {
@@ -77,6 +89,8 @@ export class LlamaEngine {
     this.llama = await getLlamaInstance(gpuLayers > 0 ? 'auto' : false, this.opts.module);
     // One llama.cpp instance per process (its log callback is global): the cap is set on it, for every engine.
     if (this.opts.max_threads !== undefined) this.llama.maxThreads = this.opts.max_threads;
+    // The library caps a context's threads at maxThreads (max(4, its core count) by default): raise it to a count asked for.
+    else if (this.llama.maxThreads !== 0 && this.llama.maxThreads < this.threads.threads) this.llama.maxThreads = this.threads.threads;
     let file_bytes: number;
     try {
       file_bytes = statSync(this.opts.model_path).size;
@@ -94,7 +108,7 @@ export class LlamaEngine {
     try {
       this.context = await this.model.createContext({
         contextSize: ctx,
-        ...(this.opts.threads !== undefined ? { threads: { ideal: this.opts.threads, min: this.opts.threads } } : {}),
+        threads: { ideal: this.threads.threads, min: this.threads.threads },
         performanceTracking: true,
       });
     } catch (e) {
@@ -186,6 +200,30 @@ export class LlamaEngine {
       threads_used: context.currentThreads,
       stop_reason,
     };
+  }
+
+  /**
+   * Decode rate at one thread, tok/s: a short greedy generation on a second, small context of the loaded
+   * model, timed on the client clock between its first and last token (JS overhead included, so it errs
+   * low). The reference a first case's rate is checked against for oversubscribed threads; `null` when
+   * the model stops before two tokens.
+   */
+  async probeOneThread(tokens = 8): Promise<number | null> {
+    if (!this.model) await this.load();
+    const model = this.model!;
+    const probe = await model.createContext({ contextSize: Math.min(256, model.trainContextSize), threads: { ideal: 1, min: 1 } });
+    try {
+      const seq = probe.getSequence();
+      const times: number[] = [];
+      for await (const _ of seq.evaluate(model.tokenize('The'), { temperature: 0 })) {
+        times.push(performance.now());
+        if (times.length >= tokens) break;
+      }
+      if (times.length < 2) return null;
+      return (times.length - 1) / ((times[times.length - 1]! - times[0]!) / 1000);
+    } finally {
+      await probe.dispose();
+    }
   }
 
   /** Reads and resets llama.cpp's perf counters of the context (printed through the log). */

@@ -3,6 +3,7 @@ import type { Answer, Case, Target } from '../../core/types.js';
 import type { TargetSpec } from '../registry.js';
 import { NODE_LLAMA_CPP_VERSION } from './binding.js';
 import { LlamaEngine, type LlamaGeneration } from './engine.js';
+import { firstCaseCollapse } from './threads.js';
 
 /** Settings of the `llamacpp` target (flat keys of its TargetSpec). */
 export interface LlamaCppTargetOptions {
@@ -18,6 +19,8 @@ export interface LlamaCppTargetOptions {
   seed?: number;
   /** Module to import instead of node-llama-cpp (tests only). */
   module?: string;
+  /** Root the CPU topology, affinity and cgroup files are read under for the default thread count (tests). */
+  cpu_root?: string;
 }
 
 /**
@@ -79,23 +82,39 @@ export async function createLlamaCppTarget(opts: LlamaCppTargetOptions): Promise
     ...(opts.ctx !== undefined ? { ctx: opts.ctx } : {}),
     ...(opts.gpu_layers !== undefined ? { gpu_layers: opts.gpu_layers } : {}),
     ...(opts.module !== undefined ? { module: opts.module } : {}),
+    ...(opts.cpu_root !== undefined ? { cpu_root: opts.cpu_root } : {}),
   });
   await engine.load();
   const temperature = opts.temperature ?? 0;
   const seed = opts.seed ?? 42;
+  // With more than one thread, what one thread decodes is the reference the first case is checked against.
+  const probe_tok_s = engine.threads.threads > 1 ? await engine.probeOneThread() : null;
+  let first_case_tok_s: number | null | undefined;
+  let collapse: string | null = null;
   return {
     id: `llamacpp:${opts.model_path.split(/[\\/]/).pop()}`,
     kind: 'llamacpp',
     async answer(req): Promise<Answer> {
       const max_tokens = opts.max_tokens ?? defaultMaxTokens(req.case);
       const g = await engine.generate(req.prompt, { max_tokens, temperature, seed }, req.signal);
+      if (first_case_tok_s === undefined && g.decode_evals > 0 && g.decode_ms > 0) {
+        first_case_tok_s = g.decode_evals / (g.decode_ms / 1000);
+        collapse = firstCaseCollapse(first_case_tok_s, probe_tok_s, g.threads_used);
+      }
       return answerOf(g, engine.load_ms, max_tokens);
     },
+    warnings: () => (collapse === null ? [] : [collapse]),
     describe: () => ({
       kind: 'llamacpp',
       library: `node-llama-cpp@${NODE_LLAMA_CPP_VERSION}`,
       model_path: opts.model_path,
-      threads: opts.threads ?? 'library default',
+      threads: engine.threads.threads,
+      threads_source: engine.threads.threads_source,
+      thread_check: {
+        one_thread_probe_tok_s: probe_tok_s === null ? null : round3(probe_tok_s),
+        first_case_decode_tok_s: first_case_tok_s === undefined || first_case_tok_s === null ? null : round3(first_case_tok_s),
+        warning: collapse,
+      },
       temperature,
       seed,
       max_tokens: opts.max_tokens ?? 'per suite: 16 multiple-choice, 64 router, 256 otherwise',

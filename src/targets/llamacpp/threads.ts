@@ -1,0 +1,192 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+
+/** The thread count llama.cpp gets when none is configured, and how it was chosen (for the receipt). */
+export interface ThreadChoice {
+  threads: number;
+  threads_source: string;
+}
+
+export interface CpuReadOptions {
+  /** Where `proc/` and `sys/` are read from: `/` on a real machine, a folder a test writes otherwise. */
+  root?: string;
+  /** `os.availableParallelism()` unless given (tests). */
+  available_parallelism?: number;
+}
+
+/** `$JOULEBENCH_CPU_ROOT`, else `/`: the root the CPU topology, affinity and cgroup files are read under. */
+export function defaultCpuRoot(env: NodeJS.ProcessEnv = process.env): string {
+  const r = env.JOULEBENCH_CPU_ROOT;
+  return r !== undefined && r.trim() !== '' ? r : '/';
+}
+
+/**
+ * llama.cpp's worker threads spin while they wait: more threads than cores this process may run on
+ * makes them fight each other (a 2-core machine decodes 10^4 times slower at 4 threads than at 1).
+ * The default is the number of physical cores among the CPUs the affinity mask allows, capped by the
+ * cgroup CPU quota (rounded down, at least 1) and by `os.availableParallelism()`.
+ */
+export function defaultThreadChoice(opts: CpuReadOptions = {}): ThreadChoice {
+  const root = opts.root ?? '/';
+  const parallelism = opts.available_parallelism ?? availableParallelism();
+  const allowedList = readAllowedList(root);
+  const allowed = allowedList === null ? null : parseCpuList(allowedList);
+  const cores = physicalCores(root, allowed);
+  const quota = cgroupQuota(root);
+
+  const caps: number[] = [parallelism];
+  const parts: string[] = [];
+  if (allowed !== null) parts.push(`affinity ${allowedList} (${allowed.length} logical CPUs)`);
+  else parts.push('affinity unreadable');
+  if (cores !== null) {
+    caps.push(cores.count);
+    parts.push(`${cores.count} physical cores among them (${cores.from})`);
+  } else if (allowed !== null) {
+    caps.push(allowed.length);
+    parts.push('physical cores unreadable: logical CPUs counted');
+  } else parts.push('physical cores unreadable');
+  if (quota !== null) {
+    caps.push(Math.max(1, Math.floor(quota.cpus)));
+    parts.push(`cgroup quota ${quota.cpus.toFixed(1)} (${quota.from})`);
+  } else parts.push('cgroup quota none');
+  parts.push(`availableParallelism ${parallelism}`);
+  const threads = Math.max(1, Math.min(...caps));
+  return { threads, threads_source: `physical cores allowed (${parts.join('; ')})` };
+}
+
+/** A decode rate below this fraction of another at the same model is a collapse, not a configuration difference. */
+export const COLLAPSE_FRACTION = 0.1;
+
+/**
+ * The warning for a first case whose decode rate is far below what one thread did on the same model:
+ * llama.cpp's threads are fighting each other (more threads than free cores). `null` when it is not.
+ */
+export function firstCaseCollapse(first_case_tok_s: number | null, probe_tok_s: number | null, threads: number): string | null {
+  if (first_case_tok_s === null || probe_tok_s === null || !(probe_tok_s > 0) || threads <= 1) return null;
+  if (first_case_tok_s >= probe_tok_s * COLLAPSE_FRACTION) return null;
+  return (
+    `llama.cpp decoded the first case at ${sig(first_case_tok_s)} tok/s with ${threads} threads, under ${COLLAPSE_FRACTION} of the ` +
+    `${sig(probe_tok_s)} tok/s one thread did on the same model: oversubscribed threads (more llama.cpp threads than free cores; ` +
+    `they spin against each other and against other processes); every timing and joule of this run carries it (try --threads 1)`
+  );
+}
+
+function sig(v: number): string {
+  return v.toPrecision(3);
+}
+
+function readText(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+function readAllowedList(root: string): string | null {
+  const status = readText(join(root, 'proc', 'self', 'status'));
+  const m = status === null ? null : /^Cpus_allowed_list:\s*(\S+)\s*$/m.exec(status);
+  return m ? m[1]! : null;
+}
+
+/** `0-3,8,10-11` → [0,1,2,3,8,10,11]; `null` for anything else. */
+export function parseCpuList(list: string): number[] | null {
+  const out = new Set<number>();
+  for (const part of list.trim().split(',')) {
+    const m = /^(\d+)(?:-(\d+))?$/.exec(part.trim());
+    if (!m) return null;
+    const a = Number(m[1]);
+    const b = m[2] === undefined ? a : Number(m[2]);
+    if (b < a || b - a > 65_536) return null;
+    for (let i = a; i <= b; i++) out.add(i);
+  }
+  return out.size > 0 ? [...out].sort((x, y) => x - y) : null;
+}
+
+/** Distinct (package, core) pairs among the allowed CPUs: sysfs topology first, then /proc/cpuinfo. */
+function physicalCores(root: string, allowed: number[] | null): { count: number; from: string } | null {
+  const sysDir = join(root, 'sys', 'devices', 'system', 'cpu');
+  let cpus = allowed;
+  if (cpus === null) {
+    try {
+      cpus = readdirSync(sysDir)
+        .map((d) => /^cpu(\d+)$/.exec(d)?.[1])
+        .filter((d): d is string => d !== undefined)
+        .map(Number);
+    } catch {
+      cpus = null;
+    }
+  }
+  if (cpus !== null && cpus.length > 0) {
+    const keys = new Set<string>();
+    let ok = true;
+    for (const c of cpus) {
+      const t = join(sysDir, `cpu${c}`, 'topology');
+      const pkg = readText(join(t, 'physical_package_id'));
+      const core = readText(join(t, 'core_id'));
+      if (pkg === null || core === null) {
+        ok = false;
+        break;
+      }
+      keys.add(`${pkg.trim()}:${core.trim()}`);
+    }
+    if (ok) return { count: keys.size, from: 'sysfs topology' };
+  }
+  const info = readText(join(root, 'proc', 'cpuinfo'));
+  if (info === null) return null;
+  const keys = new Set<string>();
+  for (const block of info.split(/\n\s*\n/)) {
+    const proc = /^processor\s*:\s*(\d+)/m.exec(block)?.[1];
+    if (proc === undefined) continue;
+    if (allowed !== null && !allowed.includes(Number(proc))) continue;
+    const pkg = /^physical id\s*:\s*(\d+)/m.exec(block)?.[1];
+    const core = /^core id\s*:\s*(\d+)/m.exec(block)?.[1];
+    if (pkg === undefined || core === undefined) return null;
+    keys.add(`${pkg}:${core}`);
+  }
+  return keys.size > 0 ? { count: keys.size, from: '/proc/cpuinfo' } : null;
+}
+
+/**
+ * The tightest CPU quota over this process's cgroup and its ancestors, in CPUs: cgroup v2 `cpu.max`,
+ * v1 `cpu.cfs_quota_us` ÷ `cpu.cfs_period_us`. `null` when no quota is set or none is readable.
+ */
+function cgroupQuota(root: string): { cpus: number; from: string } | null {
+  const self = readText(join(root, 'proc', 'self', 'cgroup'));
+  if (self === null) return null;
+  const base = join(root, 'sys', 'fs', 'cgroup');
+  let best: { cpus: number; from: string } | null = null;
+  const consider = (cpus: number, from: string): void => {
+    if (Number.isFinite(cpus) && cpus > 0 && (best === null || cpus < best.cpus)) best = { cpus, from };
+  };
+  for (const line of self.split('\n')) {
+    const m = /^(\d+):([^:]*):(.*)$/.exec(line.trim());
+    if (!m) continue;
+    const [, id, controllers, path] = m;
+    if (id === '0' && controllers === '') {
+      for (const dir of ancestors(base, path!)) {
+        const max = readText(join(dir, 'cpu.max'))?.trim().split(/\s+/);
+        if (!max || max[0] === 'max' || max.length < 2) continue;
+        consider(Number(max[0]) / Number(max[1]), `cpu.max ${max[0]} ${max[1]}`);
+      }
+    } else if (controllers!.split(',').includes('cpu')) {
+      for (const mount of [controllers!, 'cpu', 'cpu,cpuacct']) {
+        for (const dir of ancestors(join(base, mount), path!)) {
+          const q = Number(readText(join(dir, 'cpu.cfs_quota_us'))?.trim());
+          const p = Number(readText(join(dir, 'cpu.cfs_period_us'))?.trim());
+          if (q > 0 && p > 0) consider(q / p, `cpu.cfs_quota_us ${q} / cpu.cfs_period_us ${p}`);
+        }
+      }
+    }
+  }
+  return best;
+}
+
+/** The cgroup's folder under `base` and each parent up to `base` (a container sees its own cgroup at the root). */
+function ancestors(base: string, path: string): string[] {
+  const parts = path.split('/').filter((p) => p !== '' && p !== '.' && p !== '..');
+  const out: string[] = [];
+  for (let i = parts.length; i >= 0; i--) out.push(join(base, ...parts.slice(0, i)));
+  return out;
+}
