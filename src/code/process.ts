@@ -1,5 +1,6 @@
+import { isZombie, processStat } from './proc-state.js';
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readlinkSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { ProcessTracker, TrackerReport } from './tracker.js';
 
@@ -166,14 +167,8 @@ function groupSize(pgid: number | undefined): number {
   let n = 0;
   for (const e of entries) {
     if (!/^\d+$/.test(e)) continue;
-    try {
-      // /proc/PID/stat: "pid (comm) state ppid pgrp ..."; comm may hold spaces, so split after the last ")".
-      const stat = readFileSync(`/proc/${e}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[2]) === pgid && fields[0] !== 'Z') n++;
-    } catch {
-      // gone
-    }
+    const st = processStat(Number(e));
+    if (st && st.pgrp === pgid && st.state !== 'Z') n++;
   }
   return n;
 }
@@ -200,7 +195,7 @@ export function killProcessesIn(dir: string): number {
     } catch {
       continue;
     }
-    if (cwd === dir || cwd.startsWith(dir + '/')) {
+    if ((cwd === dir || cwd.startsWith(dir + '/')) && !isZombie(pid)) {
       try {
         process.kill(pid, 'SIGKILL');
         n++;

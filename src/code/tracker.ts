@@ -1,3 +1,4 @@
+import { isZombie } from './proc-state.js';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmdirSync, writeFileSync } from 'node:fs';
@@ -157,9 +158,11 @@ export class ProcessTracker {
         }
       }
       for (const p of live) {
+        // An exited process waiting to be reaped (bwrap's, say) is no straggler: it is not counted.
+        const zombie = isZombie(p);
         try {
           process.kill(p, 'SIGKILL');
-          killed.add(p);
+          if (!zombie) killed.add(p);
         } catch {
           // already gone
         }
