@@ -300,7 +300,7 @@ export function threadSweep(model: string, arms: readonly InferArm[]): ThreadSwe
     default_arm: def?.id ?? null,
     best_arm: best?.id ?? null,
     best_num_thread: best?.num_thread ?? null,
-    best_over_default: { value: ratio, numerator: `decode median at the best thread count (${best?.id ?? 'none'})`, denominator: `decode median at Ollama's default (${def?.id ?? 'no clean default arm'})` },
+    best_over_default: { value: ratio, numerator: `decode median at the best thread count (${best?.id ?? 'none'})`, denominator: `decode median at the default thread count (${def?.id ?? 'no clean default arm'})` },
     tie,
     note: "per model: the best count differs between models (dense vs MoE), and cross-machine ratios at different thread counts are configuration-inclusive, not silicon-pure",
   };

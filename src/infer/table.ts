@@ -111,6 +111,6 @@ const LEGEND = [
   'prefill tok/s (cold): cold runs only; the warm figure is a cached-prefix artifact and is not shown as prefill',
   'cached-prefix ms: identical prompt re-sent (not a TTFT) · fresh, loaded ms: cold ttft − load_duration · fully cold ms: load + prefill',
   'loaded-rule ×: fresh, loaded ÷ cached-prefix · cold-rule ×: fully cold ÷ cached-prefix (medians of cold runs ÷ median of scored runs)',
-  'best/default: decode median at the best thread count ÷ at Ollama default (configuration-inclusive; per model)',
+  'best/default: decode median at the best thread count ÷ at the default arm (configuration-inclusive; per model; n/a without a default arm)',
   'J/token (gross), tok/J (gross): whole-request energy ÷ eval_count, median of scored runs; gross = idle draw not subtracted; n/a when nothing measured energy',
 ];

@@ -10,7 +10,7 @@ export interface InferArmView {
   id: string;
   file: string;
   model: string;
-  /** `null`: Ollama's default. */
+  /** `null`: the default arm. */
   num_thread: number | null;
   decode_tok_s_median: number | null;
   /** (max − min) ÷ median of scored decode tok/s, as a fraction. */
