@@ -101,7 +101,7 @@ export function percentileInterval(sorted: Float64Array, level: number, method: 
     for (const v of sorted) if (!Number.isFinite(v)) bad++;
     return { reason: `unbounded: ${bad} of ${sorted.length} resamples had no finite value (e.g. nothing correct)` };
   }
-  return labelDegenerate({ low, high, level, method });
+  return labelDegenerate({ low, high, level, method }, sorted[0] === sorted[sorted.length - 1]);
 }
 
 /** A ratio statistic Σ count·num / Σ count·den (e.g. joules per weighted correct answer); den sum 0 → Infinity. */

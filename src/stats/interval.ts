@@ -21,12 +21,12 @@ export interface NoInterval {
 export type IntervalResult = Interval | NoInterval;
 
 /**
- * An interval of zero width — every resample, or the variance, gave one value (identical values over
- * the cases) — is no statement of coverage: its method becomes `degenerate` and it is never printed as
- * a "95 %" interval. `level` keeps the level that was asked for.
+ * An interval with nothing to vary — every resample gave one value, or the variance is 0 (identical
+ * values over the cases) — is no statement of coverage: its method becomes `degenerate` and it is never
+ * printed as a "95 %" interval. `level` keeps the level that was asked for.
  */
-export function labelDegenerate(i: Interval): Interval {
-  return i.low === i.high && i.method !== 'degenerate' ? { ...i, method: 'degenerate' } : i;
+export function labelDegenerate(i: Interval, pointMass: boolean): Interval {
+  return pointMass ? { ...i, method: 'degenerate' } : i;
 }
 
 /** How an interval is named where it is printed: `95 %`, or `degenerate`. */

@@ -65,7 +65,7 @@ export function ratioDeltaInterval(y: ArrayLike<number>, x: UnitValues, level: n
     }
     if (!negative) return { reason: `the large-sample (delta) interval reaches below 0: too few units with a correct answer (${withX}) for it` };
   }
-  return labelDegenerate(i);
+  return labelDegenerate(i, half === 0);
 }
 
 /** The nearest-rank quantile of sorted values at probability t (clamped to the first and last value). */
@@ -127,11 +127,16 @@ export function quantileLinearisation(sorted: ArrayLike<number>, unitOf: ArrayLi
  * [F̂⁻¹(p − z·SE), F̂⁻¹(p + z·SE)]. Both ends are observed values. SE is the cluster (unit) one of
  * {@link quantileLinearisation}, so repeated passes of a case widen the interval as they should.
  */
+function constant(sorted: ArrayLike<number>): boolean {
+  return sorted.length > 0 && sorted[0] === sorted[sorted.length - 1];
+}
+
 export function woodruffInterval(lin: QuantileLinearisation, sorted: ArrayLike<number>, p: number, level: number): IntervalResult {
   checkLevel(level);
   if (!(lin.varianceOfShare >= 0)) return { reason: 'fewer than 2 units' };
   const half = twoSidedZ(level) * Math.sqrt(lin.varianceOfShare);
-  return labelDegenerate({ low: nearestRankAt(sorted, p / 100 - half), high: nearestRankAt(sorted, p / 100 + half), level, method: 'woodruff' });
+  // Degenerate only over identical values: a zero SE at an extreme rank is the method's own, not the data's.
+  return labelDegenerate({ low: nearestRankAt(sorted, p / 100 - half), high: nearestRankAt(sorted, p / 100 + half), level, method: 'woodruff' }, constant(sorted));
 }
 
 /** Woodruff intervals for several percentiles of the same observations (see {@link woodruffInterval}). */

@@ -201,7 +201,7 @@ export function pairedComparison(baseline: readonly PairedCase[] | PairedColumns
     const out: Record<string, IntervalResult> = {};
     const z = twoSidedZ(level);
     const acc = large.acc?.();
-    if (acc) out.acc = labelDegenerate({ low: (acc.ratio - z * Math.sqrt(acc.variance)) * 100, high: (acc.ratio + z * Math.sqrt(acc.variance)) * 100, level, method: 'paired-delta' });
+    if (acc) out.acc = labelDegenerate({ low: (acc.ratio - z * Math.sqrt(acc.variance)) * 100, high: (acc.ratio + z * Math.sqrt(acc.variance)) * 100, level, method: 'paired-delta' }, acc.variance === 0);
     else if (acc === null) out.acc = { reason: 'fewer than 2 cases scored in both runs' };
     const ratio = large.ratio?.();
     if (ratio === null) out.ratio = { reason: 'nothing correct (or no energy) on one side' };
@@ -209,7 +209,7 @@ export function pairedComparison(baseline: readonly PairedCase[] | PairedColumns
       const half = z * ratio.ratio * Math.sqrt(ratio.relVariance);
       out.ratio =
         ratio.ratio - half > 0
-          ? labelDegenerate({ low: ratio.ratio - half, high: ratio.ratio + half, level, method: 'paired-delta' })
+          ? labelDegenerate({ low: ratio.ratio - half, high: ratio.ratio + half, level, method: 'paired-delta' }, half === 0)
           : { reason: 'the large-sample (delta) interval of the ratio reaches 0 or below: too few correct answers for it' };
     }
     if (large.p95) out.p95 = pairedQuantileInterval(large.p95, level);
@@ -310,7 +310,7 @@ function pairedQuantileInterval(parts: ReturnType<typeof pairedQuantileParts>, l
   const seC = (wc.high - wc.low) / (2 * z);
   const se = Math.sqrt(Math.max(0, seC * seC + seB * seB - 2 * parts.rho * seC * seB));
   const d = nearestRankAt(parts.tc.values, parts.p / 100) - nearestRankAt(parts.tb.values, parts.p / 100);
-  return labelDegenerate({ low: d - z * se, high: d + z * se, level, method: 'paired-woodruff' });
+  return labelDegenerate({ low: d - z * se, high: d + z * se, level, method: 'paired-woodruff' }, wb.method === 'degenerate' && wc.method === 'degenerate');
 }
 
 /**

@@ -49,7 +49,8 @@ describe('history, report, frontier and compare from the CLI', () => {
     assert.match(diff.stderr, /history #1 and history #3 ran different cases \(suite digests .*\): not comparable \(pass --force/);
     const forced = jb(['compare', '1', '3', '--force', '-q'], { home });
     assert.equal(forced.code, 0);
-    assert.match(forced.stderr, /warning: .*compared anyway/);
+    assert.match(forced.stderr, /warning: .*both runs' figures shown \(--force\), with no change, interval, p-value or verdict between them \(withheld\)/);
+    assert.equal((JSON.parse(forced.stdout) as { accuracy_pp_delta: unknown }).accuracy_pp_delta, null);
     const files = jb(['compare', p('a.json'), p('c.json')], { home });
     assert.equal(files.code, 2);
     const missing = jb(['compare', '1', '99'], { home });
