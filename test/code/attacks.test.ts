@@ -238,6 +238,17 @@ describe('cmd: solvers that live anywhere', () => {
     }
   });
 
+  test('a solver that starts no other process reports no leftover process killed', async () => {
+    const t = task('no-leftover');
+    for (const sandbox of bwrap ? [bwrap, noSandbox()] : [noSandbox()]) {
+      for (let i = 0; i < 4; i++) {
+        const d = await runDatapoint(t, createSolver('cmd:echo fixed > src/value.txt; echo done'), i, opts({ sandbox }));
+        assert.equal(d.resolved, true, sandbox.kind);
+        assert.equal(d.solver_run?.stragglers_killed, 0, `${sandbox.kind} #${i}: an exited process is not a straggler`);
+      }
+    }
+  });
+
   test('a missing command makes the datapoint invalid with the reason (not a 0 % solver)', async () => {
     const t = task('missing');
     const d = await runDatapoint(t, createSolver('cmd:no-such-agent-xyz {prompt}'), 0, opts());
