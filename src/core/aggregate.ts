@@ -502,7 +502,13 @@ export class Aggregator {
         joulesUnknown: basis.basis === 'per_case' && headlineJoules !== null ? null : (basis.reason ?? this.joulesUnknownReason()),
         usdUnknown: totalUsd !== null ? null : this.usdKnown ? `cost unknown for ${this.usdUnknown} cases` : 'no case reported a cost',
       }),
-      repeat_spread: repeatSpread(columns, { shared: this.shared || basis.basis !== 'per_case' }),
+      repeat_spread: repeatSpread(columns, {
+        no_pass_energy: this.shared
+          ? 'energy attribution shared (cases overlapped): no per-pass joules'
+          : basis.basis !== 'per_case'
+            ? `no per-pass joules: the energy total is one suite-window reading (${basis.reason ?? 'energy_basis suite_window'})`
+            : null,
+      }),
     };
   }
 

@@ -77,7 +77,7 @@ export function renderReportTable(r: BenchReport): string {
     head.push(['tokens in / out', 'n/a', pc.yellow(`unknown for ${r.usage_unknown_count} case(s)`)]);
   }
   if (r.below_floor_count > 0) head.push(['below meter floor', String(r.below_floor_count), pc.yellow('energy noise-dominated for these cases')]);
-  if (r.net_below_idle) head.push(['net below idle', 'null', pc.yellow(`gross < idle ${r.idle_watts} W × ${r.suite_window_ms} ms: the signal is within idle noise`)]);
+  if (r.net_below_idle) head.push(['net below idle', 'n/a', pc.yellow(`gross < idle ${r.idle_watts} W × ${r.suite_window_ms} ms: the signal is within idle noise`)]);
   if (r.error_count > 0) head.push(['errors', String(r.error_count), pc.red('cases the target failed (counted as incorrect when scored)')]);
   if (r.energy_attribution === 'shared') {
     head.push(['energy attribution', 'shared', pc.yellow(`${r.concurrency} cases in flight: per-case energy windows overlap`)]);

@@ -20,7 +20,11 @@ export interface RepeatSpread {
   reasons: Partial<Record<'total_joules' | 'joules_per_correct' | 'latency_p50_ms' | 'latency_p95_ms', string>>;
 }
 
-export function repeatSpread(cols: CaseColumns, opts: { shared: boolean }): RepeatSpread | null {
+/**
+ * `no_pass_energy`: why no pass has joules of its own (cases overlapped, or the total is one suite-window
+ * reading), `null` when each case's joules are its own.
+ */
+export function repeatSpread(cols: CaseColumns, opts: { no_pass_energy: string | null }): RepeatSpread | null {
   // Each column read once (a column may be materialised on each read), then one walk over the cases
   // that adds each to its own pass: per pass, the same cases in the same order as a walk per pass, so
   // the same sums, at O(cases) rather than O(passes × cases) (a load run cycling a small suite has hundreds).
@@ -60,11 +64,11 @@ export function repeatSpread(cols: CaseColumns, opts: { shared: boolean }): Repe
   const per = passes.map((_, k) => {
     const own = lat.subarray(count[k]!, count[k + 1]!).sort();
     const rank = (q: number) => (own.length === 0 ? null : own[Math.max(1, Math.ceil((q / 100) * own.length - 1e-9)) - 1]!);
-    const energyOk = unknown[k] === 0 && !opts.shared;
+    const energyOk = unknown[k] === 0 && opts.no_pass_energy === null;
     return { j: energyOk ? j[k]! : null, jpc: energyOk && wc[k]! > 0 ? j[k]! / wc[k]! : null, p50: rank(50), p95: rank(95) };
   });
   const reasons: RepeatSpread['reasons'] = {};
-  const energyWhy = opts.shared ? 'energy attribution shared: no per-pass joules' : 'energy unknown for some cases';
+  const energyWhy = opts.no_pass_energy ?? 'energy unknown for some cases';
   const all = <T>(xs: (T | null)[]) => (xs.some((x) => x === null) ? null : (xs as T[]));
   const sj = all(per.map((x) => x.j));
   const sjpc = all(per.map((x) => x.jpc));

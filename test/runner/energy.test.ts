@@ -112,11 +112,22 @@ describe('runner: idle window, whole-suite window, gross and net', () => {
     assert.equal(r.net_below_idle, true);
     assert.equal(Object.keys(r).indexOf('net_below_idle'), Object.keys(r).indexOf('suite_below_floor') + 1, 'last of the energy block');
     assert.match(renderReportTable(r), /net below idle.*gross < idle 10 W × 2000 ms/);
+    assert.doesNotMatch(renderReportTable(r), /\bnull\b/, 'an absent figure reads n/a, never a literal null');
     const above = scriptedMeter([{ joules: 10, window_ms: 1000 }, { joules: 25, window_ms: 2000 }, { joules: 5, window_ms: 900 }]);
     const ok = (await run({ suite: suiteOf(1), target: target(), meter: above, idle_ms: 1000, idleWait: noWait })).report;
     assert.equal(ok.net_joules, 5);
     assert.equal(ok.net_below_idle, false);
     assert.doesNotMatch(renderReportTable(ok), /net below idle/);
+  });
+
+  it('a sequential run on the suite-window basis says so between passes, not "attribution shared"', async () => {
+    // Start order: suite window (9 J), then two passes of one case, each below the floor.
+    const m = scriptedMeter([{ joules: 9, window_ms: 2000 }, { joules: 0.001, below_floor: true }, { joules: 0.001, below_floor: true }]);
+    const r = (await run({ suite: suiteOf(1), target: target(), meter: m, idle_ms: 0, repeats: 2 })).report;
+    assert.equal(r.energy_basis, 'suite_window');
+    const why = r.repeat_spread?.reasons.total_joules ?? '';
+    assert.match(why, /suite-window reading/);
+    assert.doesNotMatch(why, /shared/);
   });
 
   it('--no-idle (idle_ms 0): no idle window, net unknown', async () => {

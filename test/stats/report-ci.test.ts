@@ -125,13 +125,13 @@ describe('repeat spread', () => {
       lat.sort((a, b) => a - b);
       return { j: unknown ? null : j, jpc: unknown || wc === 0 ? null : j / wc, p95: lat[Math.ceil(0.95 * lat.length) - 1] ?? null };
     });
-    const r = repeatSpread(cols, { shared: false })!;
+    const r = repeatSpread(cols, { no_pass_energy: null })!;
     assert.equal(r.passes, passes.length);
     const known = ref.filter((x) => x.j !== null);
     assert.ok(known.length < ref.length, 'precondition: some pass has an unknown energy');
     assert.equal(r.total_joules, null);
     // Without the unknown energies every pass has its total: the mean, sd and range of the reference's.
-    const allKnown = repeatSpread({ ...cols, joules: Float64Array.from(cols.joules, (x) => (Number.isNaN(x) ? 1 : x)) }, { shared: false })!;
+    const allKnown = repeatSpread({ ...cols, joules: Float64Array.from(cols.joules, (x) => (Number.isNaN(x) ? 1 : x)) }, { no_pass_energy: null })!;
     const totals = passes.map((p) => {
       let j = 0;
       for (let i = 0; i < n; i++) if (cols.pass[i] === p) j += Number.isNaN(cols.joules[i]!) ? 1 : cols.joules[i]!;
