@@ -14,8 +14,8 @@ export interface Comparison {
   baseline: CompareSide;
   candidate: CompareSide;
   /**
-   * `(cand − base) × 100 / base`; negative is better; null when the base is 0 or not finite, or when
-   * the two energies have different sources (a model's joules against a meter's are not a change).
+   * `(cand − base) × 100 / base`; negative is better; 0 when both are 0; null when only the base is 0,
+   * either is absent or not finite, or when the two energies have different sources (a model's joules against a meter's are not a change).
    */
   joules_per_correct_pct: number | null;
   /** Same rule for p95 latency; negative is better. */

@@ -1,3 +1,4 @@
+import type { Comparison, CompareSide } from './compare.js';
 import { JoulebenchError } from './errors.js';
 import { quote } from './one-line.js';
 
@@ -54,7 +55,11 @@ export function parseGate(expr: string): GateCondition[] {
 export function checkGate(
   values: Readonly<Record<GateMetric, number | null>>,
   conditions: readonly GateCondition[],
-  opts: { significant?: Readonly<Record<GateMetric, { low: number; high: number; level: number } | null>> } = {},
+  opts: {
+    significant?: Readonly<Record<GateMetric, { low: number; high: number; level: number } | null>>;
+    /** Why a figure is n/a (which run lacks it), for the message. */
+    why?: Partial<Record<GateMetric, string>>;
+  } = {},
 ): GateFailure[] {
   const failures: GateFailure[] = [];
   for (const c of conditions) {
@@ -64,7 +69,8 @@ export function checkGate(
     }
     const v = values[c.metric];
     if (v === null || !Number.isFinite(v)) {
-      failures.push({ condition: c, value: null, message: `${c.text}: ${c.metric} is n/a, so the gate cannot pass` });
+      const why = opts.why?.[c.metric];
+      failures.push({ condition: c, value: null, message: `${c.text}: ${c.metric} is n/a${why ? ` (${why})` : ''}, so the gate cannot pass` });
     } else if (holds(v, c.op, c.threshold)) {
       failures.push({ condition: c, value: v, message: `${c.text}: ${c.metric} is ${v}` });
     }
@@ -96,4 +102,27 @@ function significantFailure(c: GateCondition, value: number | null, i: { low: nu
   if (!holds(end, c.op, c.threshold)) return [];
   const what = 'method' in i && i.method === 'degenerate' ? 'degenerate interval (identical values)' : `${Math.round(i.level * 100)} % interval`;
   return [{ condition: c, value, message: `${c.text}: ${c.metric} is ${value} and its whole ${what} [${i.low}, ${i.high}] is past ${c.threshold}` }];
+}
+
+/** The figure each gate metric is made from, on each side of a comparison. */
+const SOURCE_FIGURE: Record<GateMetric, keyof CompareSide> = {
+  joules_per_correct_pct: 'joules_per_correct',
+  latency_p95_pct: 'latency_p95_ms',
+  accuracy_pp_delta: 'accuracy_pct',
+};
+
+/** Why each n/a gate metric of a comparison is n/a: which run lacks the figure, or what keeps them apart. Pure. */
+export function gateWhyNa(c: Comparison): Partial<Record<GateMetric, string>> {
+  const out: Partial<Record<GateMetric, string>> = {};
+  for (const metric of GATE_METRICS) {
+    if (c[metric] !== null) continue;
+    const figure = SOURCE_FIGURE[metric];
+    const base = c.baseline[figure];
+    const cand = c.candidate[figure];
+    if (base === null || base === undefined) out[metric] = cand === null || cand === undefined ? `neither run has ${figure}` : `the baseline has no ${figure}`;
+    else if (cand === null || cand === undefined) out[metric] = `the candidate has no ${figure}`;
+    else if (metric === 'joules_per_correct_pct' && c.energy_sources_match === false) out[metric] = `energy sources differ: ${c.baseline.energy_source ?? '?'} vs ${c.candidate.energy_source ?? '?'}`;
+    else if (base === 0) out[metric] = `the baseline's ${figure} is 0: no percentage change from 0`;
+  }
+  return out;
 }

@@ -50,6 +50,8 @@ export function round(value: number, digits = 6): number {
 
 /** `(cand − base) × 100 / base`; `null` when either is not finite or the base is 0. */
 export function pctChange(base: number | null, cand: number | null): number | null {
-  if (base === null || cand === null || !Number.isFinite(base) || !Number.isFinite(cand) || base === 0) return null;
+  if (base === null || cand === null || !Number.isFinite(base) || !Number.isFinite(cand)) return null;
+  // 0 → 0 is no change; from 0 to anything else there is no percentage.
+  if (base === 0) return cand === 0 ? 0 : null;
   return ((cand - base) * 100) / base;
 }

@@ -1,7 +1,8 @@
+import { compare } from '../../src/core/compare.js';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isJoulebenchError } from '../../src/core/errors.js';
-import { checkGate, parseGate } from '../../src/core/gate.js';
+import { checkGate, gateWhyNa, parseGate } from '../../src/core/gate.js';
 
 describe('parseGate', () => {
   it('reads comma-separated conditions with every operator', () => {
@@ -42,5 +43,18 @@ describe('checkGate', () => {
     const f = checkGate({ ...values, joules_per_correct_pct: null }, parseGate('joules_per_correct_pct>5'));
     assert.equal(f.length, 1);
     assert.match(f[0]!.message, /n\/a/);
+  });
+  it('a figure that is 0 in both runs is no change (0 %), so a gate on it can pass', () => {
+    const c = compare({ joules_per_correct: 2, latency_p95_ms: 0, accuracy_pct: 50 }, { joules_per_correct: 2, latency_p95_ms: 0, accuracy_pct: 50 });
+    assert.equal(c.latency_p95_pct, 0);
+    assert.deepEqual(checkGate(c, parseGate('latency_p95_pct>5'), { why: gateWhyNa(c) }), []);
+  });
+  it('a figure absent in one run says which run lacks it', () => {
+    const c = compare({ joules_per_correct: null, latency_p95_ms: 10, accuracy_pct: 0 }, { joules_per_correct: 3, latency_p95_ms: null, accuracy_pct: 40 });
+    const f = checkGate(c, parseGate('joules_per_correct_pct>5,latency_p95_pct>5'), { why: gateWhyNa(c) });
+    assert.match(f[0]!.message, /joules_per_correct_pct is n\/a \(the baseline has no joules_per_correct\)/);
+    assert.match(f[1]!.message, /latency_p95_pct is n\/a \(the candidate has no latency_p95_ms\)/);
+    const fromZero = compare({ joules_per_correct: 1, latency_p95_ms: 0, accuracy_pct: 1 }, { joules_per_correct: 1, latency_p95_ms: 4, accuracy_pct: 1 });
+    assert.match(checkGate(fromZero, parseGate('latency_p95_pct>5'), { why: gateWhyNa(fromZero) })[0]!.message, /baseline's latency_p95_ms is 0/);
   });
 });

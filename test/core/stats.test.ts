@@ -54,6 +54,7 @@ describe('median, sumNullable, pctChange', () => {
   });
   it('pctChange is null for a zero, null or non-finite base', () => {
     assert.equal(pctChange(0, 5), null);
+    assert.equal(pctChange(0, 0), 0, '0 → 0 is no change');
     assert.equal(pctChange(null, 5), null);
     assert.equal(pctChange(5, null), null);
     assert.equal(pctChange(Infinity, 5), null);

@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { prettyJson } from '../../core/canonical.js';
 import { compare } from '../../core/compare.js';
 import { JoulebenchError } from '../../core/errors.js';
-import { checkGate, parseGate, type GateCondition, type GateFailure } from '../../core/gate.js';
+import { checkGate, gateWhyNa, parseGate, type GateCondition, type GateFailure } from '../../core/gate.js';
 import { renderComparisonMarkdown } from '../../report/markdown.js';
 import { renderComparisonTable } from '../../report/table.js';
 import type { CliIO } from '../io.js';
@@ -84,7 +84,7 @@ export function compareCommand(io: CliIO): Command {
             'joules_per_correct_pct is null, not a change\n',
         );
       }
-      const failures: GateFailure[] | null = gate ? checkGate(result, gate, flags.significant ? { significant: result.gate_intervals } : {}) : null;
+      const failures: GateFailure[] | null = gate ? checkGate(result, gate, flags.significant ? { significant: result.gate_intervals } : { why: gateWhyNa(result) }) : null;
       const md = () => renderComparisonMarkdown(result, { baseline: base!.label, candidate: cand!.label, gate: failures });
       if (flags.out) {
         await writeByExtension(flags.out, {
