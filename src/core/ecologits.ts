@@ -8,7 +8,7 @@
  * - GPU energy per output token (Wh) = α·e^(β·B)·P + γ, fitted on the ML.ENERGY leaderboard (vLLM on
  *   H100 80GB): α = 1.1665e-6, β = −1.1206e-2, γ = 4.0529e-5. Input tokens are not in the fit.
  * - Generation latency (s) = n·(α_L·P + β_L·B + γ_L), α_L = 6.785e-4, β_L = 3.119e-4, γ_L = 1.947e-2,
- *   capped at the request's measured latency.
+ *   capped at the request's measured end-to-end time (the HTTP client's request-to-last-byte, `meta.e2e_ms`).
  * - GPUs = 1.2·P_total·16 bit/8 ÷ 80 GB, rounded up, then up to a power of two.
  * - Server (without GPUs) = latency/3600 · 1.2 kW · GPUs/8 · 1/B (kWh), an 8-GPU p5.48xlarge-class host.
  * - Request = PUE · (server + GPUs · n · GPU energy per token).

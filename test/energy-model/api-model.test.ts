@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it, test } from 'node:test';
 import { co2eOf } from '../../src/core/co2e.js';
 import { ecologitsRequestEnergy } from '../../src/core/ecologits.js';
 import { apiEnergyModel } from '../../src/energy-model/api-model.js';
@@ -87,4 +87,22 @@ describe('CO2e from net energy', () => {
     assert.equal(none.grams_per_correct, null);
     assert.equal(none.grams_per_correct_range, undefined);
   });
+});
+
+test('model:api by hand: llama-3.1-8b-instruct, 2 output tokens, e2e 82.017 ms (the cap is the request\'s e2e time)', () => {
+  // docs/energy-sources.md, step by step, PUE 1 (the base):
+  const P = 8.03; // llama-3.1-8b in the committed table: active = total
+  const B = 64;
+  const gpuKwhPerToken = (1.1665e-6 * Math.exp(-1.1206e-2 * B) * P + 4.0529e-5) / 1000;
+  const gpus = 1; // 1.2 · 8.03 · 16 / 8 = 19.3 GB ÷ 80 GB → 1, a power of two
+  const modelled_s = 2 * (6.785e-4 * P + 3.119e-4 * B + 1.947e-2); // 0.0898 s, above the measured time
+  const latency_s = Math.min(modelled_s, 0.082017);
+  const serverKwh = (latency_s / 3600) * 1.2 * (gpus / 8) * (1 / B);
+  const byHand_j = (serverKwh + gpus * 2 * gpuKwhPerToken) * 3.6e6;
+  assert.ok(Math.abs(byHand_j - 0.51696) < 5e-5, `hand computation ${byHand_j}`);
+  const m = apiEnergyModel('llama-3.1-8b-instruct', { pue: 1 });
+  assert.equal(m.known, true);
+  const e = m.known ? m.energy(2, 82.017) : null;
+  // The published constants are rounded to 5 digits in the docs; the code uses EcoLogits' full ones.
+  assert.ok(Math.abs((e?.joules ?? 0) - byHand_j) / byHand_j < 1e-3, `${e?.joules} J against ${byHand_j} J by hand`);
 });
