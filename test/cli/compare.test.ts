@@ -23,6 +23,13 @@ function write(name: string, value: unknown): string {
 }
 
 describe('joulebench compare (spawned)', () => {
+  it('two runs of one suite at different versions: the refusal names both versions, not only "different cases"', async () => {
+    const at = (version: string, digest: string) => ({ ...report(1, 1, 50), suite: { name: 'mmlu', version, digest } });
+    const r = await cli(['compare', write('v1.json', at('2024-01', 'sha256:' + 'a'.repeat(64))), write('v2.json', at('2024-06', 'sha256:' + 'b'.repeat(64)))]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /ran suite mmlu at version 2024-01 and at version 2024-06: the suite versions differ/);
+  });
+
   it('prints baseline, candidate and the three deltas', async () => {
     const r = await cli(['compare', '--baseline', write('a.json', report(20, 100, 80)), '--candidate', write('b.json', report(10, 150, 70))]);
     assert.equal(r.code, 0, r.stderr);

@@ -66,9 +66,20 @@ export function compareCommand(io: CliIO): Command {
       if (bd && cd && bd !== cd) {
         // Same cases asked under a different retry policy (`…/retry-N`): say exactly that.
         const retry = retryDifference(base!.report.suite?.version, cand!.report.suite?.version);
+        const bs = base!.report.suite;
+        const cs = cand!.report.suite;
+        // The same suite at two versions (an MMLU file revised, say): name both versions, not only "different cases".
+        // (A subset — `+filter=…`, `+limit=…` — is different cases, said as such.)
+        const subset = (v: string | undefined) => (v ?? '').slice((v ?? '').indexOf('+') + 1 || (v ?? '').length);
+        const versions =
+          !retry && bs?.name !== undefined && bs.name === cs?.name && bs.version !== cs.version && subset(bs.version) === subset(cs.version)
+            ? `suite ${bs.name} at version ${bs.version} and at version ${cs.version}`
+            : null;
         const why = retry
-          ? `${base!.origin} and ${cand!.origin}: ${retry} (suite versions ${base!.report.suite!.version} and ${cand!.report.suite!.version})`
-          : `${base!.origin} and ${cand!.origin} ran different cases (suite digests ${bd.slice(0, 19)}… and ${cd.slice(0, 19)}…)`;
+          ? `${base!.origin} and ${cand!.origin}: ${retry} (suite versions ${bs!.version} and ${cs!.version})`
+          : versions
+            ? `${base!.origin} and ${cand!.origin} ran ${versions}: the suite versions differ (suite digests ${bd.slice(0, 19)}… and ${cd.slice(0, 19)}…)`
+            : `${base!.origin} and ${cand!.origin} ran different cases (suite digests ${bd.slice(0, 19)}… and ${cd.slice(0, 19)}…)`;
         if (!flags.force) throw new JoulebenchError('E_INPUT', `${why}: not comparable (pass --force to compare anyway)`);
         io.err(`warning: ${why}; both runs' figures shown (--force), with no change, interval, p-value or verdict between them (withheld)\n`);
       }
