@@ -1,3 +1,4 @@
+import { combineRunMeasures, type RunMeasures } from '../runner/run-measures.js';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { prettyJson } from '../core/canonical.js';
@@ -48,6 +49,11 @@ interface ArmState {
   done: QueueArmOutcome | null;
   /** Polls that found the job completed but read no result (see the poll loop); bounded. */
   resultless?: number;
+  /** Each worker's `run_measures` line (over the cases it ran), combined into the arm's at the end. */
+  measures?: Map<string, RunMeasures>;
+  /** Workers whose cases reached the file, and whether cases came from an earlier coordinator's file. */
+  caseWorkers?: Set<string>;
+  casesFromDisk?: boolean;
 }
 
 /**
@@ -77,7 +83,7 @@ export async function runArmsOnQueue(o: CoordinatorOptions): Promise<QueueArmOut
   };
   const states: ArmState[] = o.arms.map((arm) => {
     const local = readLocal(arm.results);
-    const s: ArmState = { arm, jobId: jobIdOf(arm.job), queue: queueNameFor(arm.job.where), header: local.header, keys: local.keys, lastId: '-', done: null };
+    const s: ArmState = { arm, jobId: jobIdOf(arm.job), queue: queueNameFor(arm.job.where), header: local.header, keys: local.keys, lastId: '-', done: null, casesFromDisk: local.keys.size > 0 };
     // Finished before a coordinator restart: its files are complete, nothing to ask again.
     if (local.ended && existsSync(arm.report) && existsSync(arm.receipt)) {
       s.done = { arm, result: { report: JSON.parse(readFileSync(arm.report, 'utf8')), receipt: JSON.parse(readFileSync(arm.receipt, 'utf8')), worker: '(earlier)', host: '(earlier)' }, error: null };
@@ -176,11 +182,13 @@ async function drain(redis: import('ioredis').Redis, s: ArmState, o: Coordinator
         const k = recordKey(rec);
         if (s.keys.has(k) || newKeys.has(k)) continue;
         newKeys.add(k);
+        (s.caseWorkers ??= new Set()).add(field(fields, 'w') ?? '?');
       } else if (rec.record === 'end') {
         continue; // written once, when the job is complete
       } else if (rec.record === 'run_measures') {
-        // One worker's idle and suite window, over the cases it ran: not the arm's, whose cases may
-        // have run on several workers. The arm's report then has no measured suite total, as before.
+        // One worker's idle and suite window, over the cases it ran: kept, and combined with the other
+        // workers' into the arm's line when the job completes (see finish).
+        (s.measures ??= new Map()).set(field(fields, 'w') ?? '?', rec as unknown as RunMeasures);
         continue;
       }
       lines.push(line);
@@ -217,7 +225,11 @@ async function restream(redis: import('ioredis').Redis, s: ArmState): Promise<vo
 
 function finish(s: ArmState, result: ArmJobResult | null, error: string | null): void {
   if (result) {
-    appendFileSync(s.arm.results, JSON.stringify({ record: 'end', scored: s.keys.size }) + '\n');
+    // The arm's measures, as a local run writes them: only when every case came with its worker's line.
+    const workers = [...(s.caseWorkers ?? [])];
+    const lines = workers.map((w) => s.measures?.get(w)).filter((m): m is RunMeasures => m !== undefined);
+    const measures = !s.casesFromDisk && lines.length === workers.length ? combineRunMeasures(lines) : null;
+    appendFileSync(s.arm.results, (measures ? JSON.stringify(measures) + '\n' : '') + JSON.stringify({ record: 'end', scored: s.keys.size }) + '\n');
     writeFileSync(s.arm.report, prettyJson(result.report));
     writeFileSync(s.arm.receipt, prettyJson(result.receipt));
   }

@@ -25,6 +25,33 @@ export function runMeasuresLine(idle: Pick<IdleCalibration, 'status' | 'watts'>,
   };
 }
 
+/**
+ * One arm's `run_measures` from the lines of the workers that ran its cases (a queued arm resumed on
+ * another worker). One line is returned as it is. Several: each machine measured its own cases, so the
+ * suite total is the sum of their windows when every one is a reading of one source above its floor
+ * (else `null`), its window the sum of theirs (machine time); no single idle power covers several
+ * machines, so idle is `unusable` (net unknown), and no single wall time spans them (throughput unknown).
+ */
+export function combineRunMeasures(lines: readonly RunMeasures[]): RunMeasures | null {
+  if (lines.length === 0) return null;
+  if (lines.length === 1) return lines[0]!;
+  const suites = lines.map((l) => l.suite);
+  const summable = suites.every((x) => x !== null && x.joules !== null && !x.below_floor && x.source === suites[0]!.source);
+  return {
+    record: 'run_measures',
+    idle: { status: 'unusable', watts: null },
+    suite: summable
+      ? {
+          joules: suites.reduce((t, x) => t + x!.joules!, 0),
+          source: suites[0]!.source,
+          window_ms: suites.reduce((t, x) => t + x!.window_ms, 0),
+          below_floor: false,
+        }
+      : null,
+    scored_wall_ms: null,
+  };
+}
+
 const IDLE_STATUSES: readonly unknown[] = ['measured', 'marginal', 'skipped', 'unusable'];
 
 /** Says what is wrong with a key of a line: throws. */

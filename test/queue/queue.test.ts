@@ -134,6 +134,12 @@ describe('sweeps on a queue: BullMQ on a real redis-server', { skip: missing ?? 
       assert.equal(cases.length, WORDS.length, `${m}: every case once`);
       assert.equal(new Set(cases.map((c) => c.index)).size, WORDS.length);
       assert.equal(lines.at(-1)!.record, 'end');
+      // An arm whose cases all came with their worker's measures is a whole run, as a local one is.
+      const measures = lines.filter((l) => l.record === 'run_measures');
+      if (byWorker.get(m)!.size === 1) {
+        assert.equal(measures.length, 1, `${m}: a run_measures line`);
+        assert.equal(lines.at(-2)!.record, 'run_measures', `${m}: before the end line`);
+      } else assert.equal(measures.length, 0, `${m}: a killed worker's cases have no measures: none is made up`);
       // The same plan run locally gives the same digest and accuracy.
       const local = await runSession(
         { suite: arms[models.indexOf(m)]!.suitePath, target: 'openai', endpoint: server.url, model: m, meter: 'auto', idle_ms: 1, results: join(dir, `${m}.local.results.jsonl`), history: false },
