@@ -152,7 +152,9 @@ describe('README: a guide whose every command runs (issue 18)', () => {
   });
 
   it('npx joulebench works in this folder after npm ci (the real npx, no install)', () => {
-    const r = spawnSync('npx', ['--no-install', 'joulebench', '--version'], { cwd: ROOT, encoding: 'utf8', timeout: 120_000, env: { ...process.env, NO_COLOR: '1' } });
+    // npm exec in the package's own folder runs its `prepare` script (a full rebuild of dist/) first;
+    // while other test files import dist/, that rewrite is a race, so scripts are off here.
+    const r = spawnSync('npx', ['--no-install', 'joulebench', '--version'], { cwd: ROOT, encoding: 'utf8', timeout: 120_000, env: { ...process.env, NO_COLOR: '1', npm_config_ignore_scripts: 'true' } });
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /^\d+\.\d+\.\d+/);
   });
