@@ -30,7 +30,7 @@ export function fmtInterval(f: CiFigure, i: Interval | null | undefined): string
 
 /** How an interval was computed, for people. */
 function howText(i: Interval, ci: ReportCi): string {
-  if (i.method === 'degenerate') return 'every resample gave one value (identical values): no interval to state';
+  if (i.method === 'degenerate') return 'identical values: no interval to state';
   if (i.method === 'bootstrap') return `bootstrap, ${ci.resamples} resamples over cases`;
   const above = ci.analytic ? ` (${ci.analytic.units} cases > ${ci.analytic.bootstrap_max_units}: no bootstrap)` : '';
   if (i.method === 'delta') return `delta method over cases${above}`;

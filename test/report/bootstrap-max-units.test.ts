@@ -20,6 +20,8 @@ interface Ci {
 
 describe('run --bootstrap-max-units', () => {
   it('records the limit in the header; `report` of the results file is the run\'s own report, byte for byte', () => {
+    // The reference cascade's latencies are a few µs: identical values (a degenerate interval) or not,
+    // as the machine's timing falls; J/correct always varies, so it shows the method the limit chose.
     for (const [name, limit, methods] of [
       ['five', '5', ['woodruff', 'delta']],
       ['inf', 'inf', ['bootstrap', 'bootstrap']],
@@ -34,9 +36,10 @@ describe('run --bootstrap-max-units', () => {
       assert.equal(rebuilt.code, 0, rebuilt.stderr);
       assert.equal(rebuilt.stdout, own, `--bootstrap-max-units ${limit}`);
       const ci = (JSON.parse(own) as { ci: Ci }).ci;
-      assert.deepEqual([ci.latency_p95_ms?.method, ci.joules_per_correct?.method ?? ci.reasons.joules_per_correct], [methods[0], methods[1]]);
+      assert.ok([methods[0], 'degenerate'].includes(ci.latency_p95_ms?.method ?? ''), `${name}: latency ${ci.latency_p95_ms?.method}`);
+      assert.equal(ci.joules_per_correct?.method ?? ci.reasons.joules_per_correct, methods[1]);
       assert.equal(ci.resamples, 200);
-      if (methods[0] === 'bootstrap') assert.equal(ci.analytic, undefined);
+      if (methods[1] === 'bootstrap') assert.equal(ci.analytic, undefined);
       else {
         assert.equal(ci.analytic!.bootstrap_max_units, Number(limit));
         assert.match(ci.analytic!.reason, /no resamples were drawn/);
@@ -51,8 +54,8 @@ describe('run --bootstrap-max-units', () => {
   it('the terminal table names the large-sample method and why', () => {
     const r = jb(['report', p('five.results.jsonl')], { home });
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout + r.stderr, /Woodruff over cases \(\d+ cases > 5: no bootstrap\)/);
-    assert.match(r.stdout + r.stderr, /delta method over cases/);
+    assert.match(r.stdout + r.stderr, /delta method over cases \(\d+ cases > 5: no bootstrap\)/);
+    assert.match(r.stdout + r.stderr, /latency p95\s+(degenerate \(all 0 ms\)\s+identical values|.*Woodruff over cases)/);
   });
 
   it('bad values: one line naming the flag or the header key, exit 2', () => {
@@ -89,7 +92,8 @@ describe('run --bootstrap-max-units', () => {
       assert.ok((JSON.parse(readFileSync(join(p('sweep'), arm, 'router.json'), 'utf8')) as { ci: Ci }).ci.analytic);
     }
     const vs = (JSON.parse(r.stdout) as { suites: { vs_baseline: { latency_p95_ms_delta_ci95: { method: string } | null }[] }[] }).suites[0]!.vs_baseline[0]!;
-    assert.equal(vs.latency_p95_ms_delta_ci95?.method, 'paired-woodruff');
+    // Latencies of a few µs: a paired difference of identical values is said as such (degenerate).
+    assert.ok(['paired-woodruff', 'degenerate'].includes(vs.latency_p95_ms_delta_ci95?.method ?? ''), vs.latency_p95_ms_delta_ci95?.method);
   });
 
   it('compare: the paired statistics switch above the limit and say so', () => {
@@ -99,12 +103,12 @@ describe('run --bootstrap-max-units', () => {
     assert.equal(c.code, 0, c.stderr);
     const out = JSON.parse(c.stdout) as { paired: { analytic?: { bootstrap_max_units: number }; latency_p95_ms_delta: { ci95: { method: string } | null } } };
     assert.equal(out.paired.analytic?.bootstrap_max_units, 3);
-    assert.equal(out.paired.latency_p95_ms_delta.ci95?.method, 'paired-woodruff');
+    assert.ok(['paired-woodruff', 'degenerate'].includes(out.paired.latency_p95_ms_delta.ci95?.method ?? ''));
     const md = jb(['compare', '--md', a, b, '--bootstrap', '100', '--bootstrap-max-units', '3'], { home });
     assert.match(md.stdout, /large-sample paired intervals \(delta method, Woodruff\) over cases: \d+ paired cases are more than the bootstrap's limit of 3/);
     const inf = jb(['compare', '-q', a, b, '--bootstrap', '100', '--bootstrap-max-units', 'inf'], { home });
     const paired = (JSON.parse(inf.stdout) as { paired: { analytic?: unknown; latency_p95_ms_delta: { ci95: { method: string } | null } } }).paired;
     assert.equal(paired.analytic, undefined);
-    assert.equal(paired.latency_p95_ms_delta.ci95?.method, 'paired-bootstrap');
+    assert.ok(['paired-bootstrap', 'degenerate'].includes(paired.latency_p95_ms_delta.ci95?.method ?? ''));
   });
 });
