@@ -1,6 +1,7 @@
 import { pc } from '../report/colors.js';
 import { table } from '../report/format.js';
 import type { InferRunFile } from './protocol.js';
+import type { InferArm } from './types.js';
 import { summariseFile } from './summary-file.js';
 import { SPREAD_OVER_MEDIAN } from './stats.js';
 
@@ -68,14 +69,14 @@ export function inferTableRows(files: readonly { path: string; file: InferRunFil
         .join(', ');
       const st = row.stats;
       if (!st) {
-        rows.push([path, row.id, ...Array<string>(10).fill('—'), 'excluded', receipt]);
+        rows.push([path, armLabel(arm), ...Array<string>(10).fill('—'), 'excluded', receipt]);
         notes.push(`${path}: ${row.id}: ${arm.contamination ?? 'contaminated'}; excluded from every summary`);
         continue;
       }
       for (const f of st.flags) notes.push(`${path}: ${row.id}: ${f}`);
       rows.push([
         path,
-        row.id,
+        armLabel(arm),
         fx(st.decode_tok_s_median.value),
         pct(st.decode_spread.value),
         st.plausibility.cold_prefill.plausible === false ? 'FLAGGED' : fx(st.prefill_tok_s_cold.value),
@@ -92,6 +93,15 @@ export function inferTableRows(files: readonly { path: string; file: InferRunFil
     }
   }
   return { head, rows, notes };
+}
+
+/**
+ * An arm's name in the table: the default arm says whose default it is, and for llama.cpp run here,
+ * the thread count it came to (`model@t=default (llama.cpp's default: 2 threads)`).
+ */
+export function armLabel(arm: Pick<InferArm, 'id' | 'num_thread' | 'threads'>): string {
+  if (arm.num_thread !== null) return arm.id;
+  return arm.threads !== undefined ? `${arm.id} (llama.cpp's default: ${arm.threads} thread${arm.threads === 1 ? '' : 's'})` : `${arm.id} (Ollama's default)`;
 }
 
 function fx(v: number | null): string {

@@ -138,6 +138,11 @@ describe('infer --target llamacpp --threads runs only the arms listed', () => {
     assert.match(def.threads_source, /physical cores allowed \(affinity 0-1/);
     assert.equal(def.runs[0].llamacpp.threads_used, 1);
     assert.equal(file.arms[1].threads_source, 'configured');
+    // The table names whose default the default arm is, and the count it came to.
+    const table = await cli(['infer', '--report', join(dir, 'both.json')]);
+    assert.equal(table.code, 0, table.stderr);
+    assert.match(table.stdout, /@t=default \(llama\.cpp's default: 1 thread\)/);
+    assert.doesNotMatch(table.stdout, /Ollama/);
   });
   it('--threads rejects anything but counts and default (exit 2)', async () => {
     const r = await cli(args(join(dir, 'bad.json'), '2,auto'));
