@@ -22,16 +22,20 @@ before(() => {
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('the CPU-only install', () => {
-  it('package.json overrides every GPU and other-arch build node-llama-cpp lists on Linux x64 with the empty stub, and the lock holds none of them', () => {
+  it('package.json overrides the GPU builds and armv7l with the empty stub, and the lock holds none of them', () => {
     const pkg = JSON.parse(readFileSync(new URL('package.json', ROOT), 'utf8')) as { overrides?: Record<string, string> };
     const lock = JSON.parse(readFileSync(new URL('package-lock.json', ROOT), 'utf8')) as { packages: Record<string, { version?: string; link?: boolean; resolved?: string }> };
-    const omitted = ['linux-x64-cuda', 'linux-x64-cuda-ext', 'linux-x64-vulkan', 'linux-arm64', 'linux-armv7l', 'win-x64-cuda', 'win-x64-cuda-ext', 'win-x64-vulkan'];
+    const omitted = ['linux-x64-cuda', 'linux-x64-cuda-ext', 'linux-x64-vulkan', 'linux-armv7l', 'win-x64-cuda', 'win-x64-cuda-ext', 'win-x64-vulkan'];
     for (const name of omitted) {
       assert.equal(pkg.overrides?.[`@node-llama-cpp/${name}`], 'file:./stubs/empty', name);
       const entry = lock.packages[`node_modules/@node-llama-cpp/${name}`];
       assert.deepEqual(entry, { resolved: 'stubs/empty', link: true }, name);
     }
+    // The CPU builds stay: Linux x64's, and arm64's (its `cpu` lists x64 too, so npm places it here as well).
     assert.equal(lock.packages['node_modules/@node-llama-cpp/linux-x64']?.version, NODE_LLAMA_CPP_VERSION);
+    const arm64 = lock.packages['node_modules/@node-llama-cpp/linux-arm64'] ?? lock.packages['node_modules/node-llama-cpp/node_modules/@node-llama-cpp/linux-arm64'];
+    assert.equal(arm64?.version, NODE_LLAMA_CPP_VERSION);
+    assert.equal(pkg.overrides?.['@node-llama-cpp/linux-arm64'], undefined);
     assert.equal(JSON.parse(readFileSync(new URL('stubs/empty/package.json', ROOT), 'utf8')).main, undefined);
   });
 
