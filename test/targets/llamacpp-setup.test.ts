@@ -83,7 +83,7 @@ describe('a missing llama.cpp build is one line naming the setup command', () =>
     );
     await assert.rejects(getLlamaInstance('auto', lib), (e: JoulebenchError) => {
       assert.equal(e.code, 'E_TARGET');
-      assert.match(e.message, /cuda build is not installed here.*joulebench setup llamacpp --gpu cuda$/);
+      assert.match(e.message, /loaded its CPU build: its cuda build is not installed or does not load here; add it with: joulebench setup llamacpp --gpu cuda$/);
       return true;
     });
     assert.equal(((await import(lib)) as { disposed: boolean }).disposed, true);

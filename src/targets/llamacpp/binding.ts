@@ -72,15 +72,15 @@ export function getLlamaInstance(gpu: false | 'auto', specifier = 'node-llama-cp
           { cause: e },
         );
       }
-      // 'auto' falls back to the CPU build when this machine's GPU build is not installed (a CPU-only
-      // install leaves them out): a GPU the machine has but the run would not use is refused.
+      // 'auto' falls back to the CPU build when this machine's GPU build is missing (npm ci installs the
+      // CPU build only) or fails to load: a GPU the machine has but the run would not use is refused.
       if (gpu === 'auto' && llama.gpu === false) {
         const usable = (await lib.getLlamaGpuTypes('supported')).filter((t): t is 'cuda' | 'vulkan' => t === 'cuda' || t === 'vulkan');
         if (usable.length > 0) {
           await llama.dispose();
           throw new JoulebenchError(
             'E_TARGET',
-            `--gpu-layers asks for the GPU, but node-llama-cpp's ${usable.join(' and ')} build is not installed here, only the CPU one; add it with: joulebench setup llamacpp --gpu ${usable[0]}`,
+            `--gpu-layers asks for the GPU, but node-llama-cpp loaded its CPU build: its ${usable.join(' or ')} build is not installed or does not load here; add it with: joulebench setup llamacpp --gpu ${usable[0]}`,
           );
         }
       }
