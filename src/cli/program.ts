@@ -79,6 +79,11 @@ export const COMMANDS: Record<string, CommandEntry> = {
     summary: 'run every arm of a plan (arms × suites, each an ordinary run) and compare them with intervals, a frontier and significance against a baseline',
     load: async () => (await import('./commands/sweep.js')).sweepCommand,
   },
+  setup: {
+    term: 'setup [options] <part>',
+    summary: "add what an optional part needs (llamacpp: node-llama-cpp's prebuilt llama.cpp for this platform, or with --gpu its CUDA or Vulkan build)",
+    load: async () => (await import('./commands/setup.js')).setupCommand,
+  },
   worker: {
     term: 'worker [options]',
     summary: 'run sweep arms from a queue (BullMQ on Redis) on this machine, with its own meters, until stopped',

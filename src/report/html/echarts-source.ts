@@ -1,18 +1,18 @@
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { JoulebenchError } from '../../core/errors.js';
 
+/** vendor/echarts/echarts.min.js, from both src/report/html (tsx) and dist/report/html (built). */
+const ECHARTS_PATH = fileURLToPath(new URL('../../../vendor/echarts/echarts.min.js', import.meta.url));
+
 /**
- * The ECharts browser bundle, read from the installed package at run time so the HTML report can inline
- * it (a report must open with no network). Resolved through the package's own `exports` map.
+ * The ECharts browser bundle (vendored: vendor/echarts), read at run time so the HTML report can inline
+ * it (a report must open with no network).
  */
 export function readEchartsSource(): string {
-  const require = createRequire(import.meta.url);
-  let path: string;
   try {
-    path = require.resolve('echarts/dist/echarts.min');
+    return readFileSync(ECHARTS_PATH, 'utf8');
   } catch (e) {
-    throw new JoulebenchError('E_CONFIG', `echarts: cannot find dist/echarts.min.js (${(e as Error).message.split('\n')[0]}); reinstall joulebench`);
+    throw new JoulebenchError('E_CONFIG', `echarts: cannot read ${ECHARTS_PATH} (${(e as Error).message.split('\n')[0]}); reinstall joulebench`);
   }
-  return readFileSync(path, 'utf8');
 }

@@ -43,8 +43,9 @@ const instances = new Map<string, Promise<Llama>>();
 
 /**
  * One llama.cpp instance per GPU choice, per process. `build: 'never'`: joulebench uses the prebuilt
- * binary that `npm ci` installed, and never downloads or compiles llama.cpp. A missing binary is one
- * line (E_TARGET). `gpu`: false keeps everything on the CPU; 'auto' lets the library pick a GPU backend.
+ * binary that `npm ci` installed (the CPU one; `joulebench setup llamacpp --gpu cuda|vulkan` adds a GPU
+ * build), and never downloads or compiles llama.cpp. A missing binary is one line (E_TARGET) naming
+ * the setup command. `gpu`: false keeps everything on the CPU; 'auto' lets the library pick a GPU backend.
  */
 export function getLlamaInstance(gpu: false | 'auto', specifier = 'node-llama-cpp'): Promise<Llama> {
   const key = `${specifier}\0${gpu}`;
@@ -52,8 +53,9 @@ export function getLlamaInstance(gpu: false | 'auto', specifier = 'node-llama-cp
   if (!p) {
     p = (async () => {
       const lib = await importNodeLlamaCpp(specifier);
+      let llama: Llama;
       try {
-        return await lib.getLlama({
+        llama = await lib.getLlama({
           gpu,
           build: 'never',
           logLevel: lib.LlamaLogLevel.info,
@@ -66,10 +68,23 @@ export function getLlamaInstance(gpu: false | 'auto', specifier = 'node-llama-cp
       } catch (e) {
         throw new JoulebenchError(
           'E_TARGET',
-          `node-llama-cpp has no usable prebuilt llama.cpp binary for ${process.platform}-${process.arch} here (${firstLine(e)}); joulebench never builds it from source`,
+          `node-llama-cpp has no usable prebuilt llama.cpp binary for ${process.platform}-${process.arch} here (${firstLine(e)}); add it with: joulebench setup llamacpp`,
           { cause: e },
         );
       }
+      // 'auto' falls back to the CPU build when this machine's GPU build is missing (npm ci installs the
+      // CPU build only) or fails to load: a GPU the machine has but the run would not use is refused.
+      if (gpu === 'auto' && llama.gpu === false) {
+        const usable = (await lib.getLlamaGpuTypes('supported')).filter((t): t is 'cuda' | 'vulkan' => t === 'cuda' || t === 'vulkan');
+        if (usable.length > 0) {
+          await llama.dispose();
+          throw new JoulebenchError(
+            'E_TARGET',
+            `--gpu-layers asks for the GPU, but node-llama-cpp loaded its CPU build: its ${usable.join(' or ')} build is not installed or does not load here; add it with: joulebench setup llamacpp --gpu ${usable[0]}`,
+          );
+        }
+      }
+      return llama;
     })();
     // A failed attempt is not cached: the next call tries again.
     p.catch(() => instances.delete(key));
