@@ -16,10 +16,10 @@ export class FirstCases {
 
   constructor(private readonly limit: number) {}
 
-  readonly add = (r: CaseResult, whole: () => CaseResult): void => {
+  readonly add = (r: CaseResult): void => {
     this.total++;
     if (r.error === null) this.latency.push(r.latency_ms);
-    if (this.cases.length < this.limit) this.cases.push(whole());
+    if (this.cases.length < this.limit) this.cases.push(r);
   };
 
   summary(): { scored_total: number; case_latency_ms: CaseLatency } {

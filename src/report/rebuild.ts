@@ -6,15 +6,11 @@ import { mtBenchBlock } from '../judge/summary.js';
 import type { JudgeTally } from '../judge/score.js';
 import { LoadBlockRebuild } from '../load/rebuild.js';
 import { openRegularFile } from '../read-text.js';
-import { caseLimits, NO_LIMITS, outsideRunReason, phaseRank, withinRun, type CaseLimits } from '../runner/case-key.js';
+import { phaseRank } from '../runner/case-key.js';
 import { ResultsLineParser } from '../runner/results-file.js';
 import { streamResultLines } from '../runner/results-stream.js';
 import { MAX_PAIRED_PASS, PairedColumns } from '../stats/paired-columns.js';
 import { checkReportHeader } from './header-check.js';
-import { CaseLineScanner } from './case-scan.js';
-import { ReorderWindow } from './reorder.js';
-import { ScanAhead, type ScanAheadStats } from './scan-ahead.js';
-import { SeenKeys } from './seen-keys.js';
 import { reportContextFromMeasures } from '../runner/run-measures.js';
 
 /**
@@ -28,33 +24,8 @@ export interface RebuildOptions {
   keep?: KeepCases;
   /** Read buffer, bytes (tests use small ones to cross chunk edges). */
   chunkBytes?: number;
-  /** How many case lines a concurrent run's file is put back in order through (tests use small ones). */
-  window?: number;
-  /** Files of at least this many bytes are scanned ahead on a worker thread (src/report/scan-ahead.ts; tests use 0); Infinity: never. */
-  scanAheadMinBytes?: number;
-  /** The worker's ring, in lines (tests use tiny ones, to wrap around often). */
-  scanAheadSlots?: number;
-  /** Wait for the worker's record of each line rather than read a line whose record is not there yet (tests). */
-  scanAheadWait?: boolean;
-  /** Told how the scan-ahead went, when there was one (tests). */
-  onScanAhead?: (stats: ScanAheadStats) => void;
-  /**
-   * Each scored case as it is read, in file order. `r` may be the scanner's reused object, holding what
-   * aggregation reads and valid only during the call; `whole()` parses the line into an object of its own.
-   */
-  onScored?: (r: CaseResult, whole: () => CaseResult) => void;
-}
-
-/**
- * The reorder window for a concurrent run's file (header `concurrency` > 1): a line may be written up
- * to this many places after its place in case order and still be aggregated in the one pass — 16 places
- * a concurrent case, from 256 to 4,096 (about 250 bytes a held case). A case goes out as soon as it is
- * next in order, so the window fills only where the order cannot tell (a file's first cases, a pass's
- * start); when it was always full, a 4,096-case window cost ~1.5 s more CPU than a 256-case one at 1M
- * router lines 32 places late (the held copies fall out of the CPU caches before they are added).
- */
-export function reorderWindow(concurrency: number): number {
-  return Math.min(4096, Math.max(256, 16 * concurrency));
+  /** Each scored case as it is read, in file order. */
+  onScored?: (r: CaseResult) => void;
 }
 
 export interface RebuiltRun {
@@ -70,38 +41,30 @@ export interface RebuiltRun {
   ended: boolean;
   /** Bytes after the last newline, left out: a line cut off when the run was killed mid-write. */
   torn_bytes: number;
-  /** Case lines whose (phase, pass, index) an earlier line had: counted in the report, as written (see SeenKeys). */
-  repeated_keys: number;
 }
 
 /**
  * The report of a results file, rebuilt as it streams past: byte-identical to the run's own report,
  * whatever order its case lines were written in, without holding the file or its line objects.
  *
- * Aggregation must see the cases in case order (phase, pass, index; file order for a repeated key):
- * floating-point sums depend on order, and a concurrent run writes lines as cases finish. Lines in case
- * order (a sequential run) are aggregated as they are read. At the first line out of order that
- * aggregate is dropped; from there on each case line's key and byte offset are kept (25 bytes a case),
- * and once the file is read its case lines are aggregated again in case order, read back by offset.
- *
- * Case lines the encoder wrote are read by {@link CaseLineScanner} without JSON.parse; any other line
- * goes through ResultsLineParser, so the rules and messages are readResultsFile's. The judge block is
- * rebuilt from the judged cases' score and category, kept in file order; a load run's `load` block from
- * each request's `meta.load`, gathered into typed columns as it is read (src/load/columns.ts).
+ * Every line is read by ResultsLineParser (JSON.parse, and readResultsFile's rules and messages).
+ * Aggregation must see the cases in case order (phase, pass, index): floating-point sums depend on
+ * order, and a concurrent run writes lines as cases finish. Lines in case order (a sequential run) are
+ * aggregated as they are read. At the first line out of order that aggregate is dropped; from there on
+ * each case line's key and byte offset are kept (25 bytes a case), and once the file is read its case
+ * lines are aggregated again in case order, read back by offset. The judge block is rebuilt from the
+ * judged cases' score and category, kept in file order; a load run's `load` block from each request's
+ * `meta.load`, gathered into typed columns as it is read (src/load/columns.ts).
  */
 export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltRun {
   const keep = opts.keep ?? 'none';
-  const scanner = new CaseLineScanner();
+  const onScored = opts.onScored;
   const keys = new CaseKeys();
   let header: ResultsHeader | null = null;
   let agg: Aggregator | null = null;
-  /** A concurrent run's file: its case lines go through the window, into `agg` in case order. */
-  let reorder: ReorderWindow | null = null;
-  /** The window could not restore the order: the case lines are ordered by their keys, read in another pass. */
-  let rescan = false;
   /** False once a case line came before the one above it. */
   let inOrder = true;
-  /** Without a window, once a line is out of order: where it starts (the lines before it are in case order). */
+  /** Once a line is out of order: where it starts (the lines before it are in case order). */
   let prefixEnd = -1;
   let lastRank = -1;
   let lastPass = 0;
@@ -110,68 +73,45 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
   let loadEnergy: Record<string, unknown> | null = null;
   let runMeasures: Record<string, unknown> | null = null;
   let ended = false;
-  const seen = new SeenKeys();
   const scored: CaseResult[] = [];
   const paired = keep === 'paired' ? new PairedColumns() : null;
   /** A load run's file: its requests' `meta.load`, gathered into columns as they are read. */
   let load: LoadBlockRebuild | null = null;
   const judged: CaseResult[] = [];
   let lineOffset = 0;
-  let lineNo = 0;
-  let caseLines = 0;
-  /** The passes and cases the header says the run had (see caseLimits). */
-  let limits: CaseLimits = NO_LIMITS;
 
-  const onCase = (r: CaseResult, fresh: boolean): void => {
-    const rank = phaseRank(r.phase);
-    caseLines++;
-    // A case the run could not have had (the parser checks its lines too; the scanner's are checked here).
-    if (!withinRun(r, limits)) throw new JoulebenchError('E_RESULTS', outsideRunReason(path, lineNo, r, limits));
-    seen.add(rank, r.pass, r.index);
-    const before = rank < lastRank || (rank === lastRank && (r.pass < lastPass || (r.pass === lastPass && r.index < lastIndex)));
-    if (before) inOrder = false;
-    else {
-      lastRank = rank;
-      lastPass = r.pass;
-      lastIndex = r.index;
-    }
-    if (reorder !== null) {
-      // `fresh`: a parsed object of its own; else the scanner's reused one, copied while held.
-      if (!reorder.push(r, rank, !fresh)) {
-        reorder = null;
-        agg = null;
-        rescan = true;
-      }
-    } else if (prefixEnd < 0 && !rescan) {
-      if (before) {
-        agg = null;
-        prefixEnd = lineOffset;
-        keys.push(rank, r.pass, r.index, lineOffset);
-      } else agg!.add(r);
-    } else if (!rescan) keys.push(rank, r.pass, r.index, lineOffset);
-    if (r.phase !== 'scored') return;
-    if (onScored) onScored(r, fresh ? () => r : wholeLine);
-    if (keep === 'scored') scored.push(r);
-    else if (paired !== null) pushPaired(paired, r, path);
-    // A load run's every scored line is a request (one without meta.load, which the scanner may read, is refused there).
-    if (load !== null) (load as LoadBlockRebuild).add(r);
-    if (fresh && r.meta !== undefined) {
-      // Only parsed lines carry meta (the scanner declines it): what the judge block reads, nothing more.
-      const m = r.meta as { judge?: unknown };
-      if (typeof m.judge === 'object' && m.judge !== null) judged.push({ phase: r.phase, dataset: r.dataset, score: r.score, meta: { judge: m.judge } } as unknown as CaseResult);
-    }
-  };
   const parser = new ResultsLineParser(path, {
     header: (h) => {
       checkReportHeader(h, path);
       header = h;
-      limits = caseLimits(h);
       load = LoadBlockRebuild.forHeader(h, path);
-      const a = aggregatorOf(h);
-      agg = a;
-      if ((h.concurrency ?? 1) > 1) reorder = new ReorderWindow(opts.window ?? reorderWindow(h.concurrency ?? 1), (r) => a.add(r));
+      agg = aggregatorOf(h);
     },
-    case: (r) => onCase(r, true),
+    case: (r) => {
+      const rank = phaseRank(r.phase);
+      const before = rank < lastRank || (rank === lastRank && (r.pass < lastPass || (r.pass === lastPass && r.index < lastIndex)));
+      if (before) inOrder = false;
+      else {
+        lastRank = rank;
+        lastPass = r.pass;
+        lastIndex = r.index;
+      }
+      if (prefixEnd < 0 && before) {
+        agg = null;
+        prefixEnd = lineOffset;
+      }
+      if (prefixEnd < 0) agg!.add(r);
+      else keys.push(rank, r.pass, r.index, lineOffset);
+      if (r.phase !== 'scored') return;
+      onScored?.(r);
+      if (keep === 'scored') scored.push(r);
+      else if (paired !== null) pushPaired(paired, r, path);
+      // A load run's every scored line is a request (one without meta.load is refused there).
+      if (load !== null) (load as LoadBlockRebuild).add(r);
+      const m = r.meta as { judge?: unknown } | undefined;
+      // What the judge block reads, nothing more.
+      if (typeof m?.judge === 'object' && m.judge !== null) judged.push({ phase: r.phase, dataset: r.dataset, score: r.score, meta: { judge: m.judge } } as unknown as CaseResult);
+    },
     other: (o) => {
       if (o.record === 'judge') judgeLine ??= o;
       else if (o.record === 'load_energy') loadEnergy ??= o;
@@ -180,54 +120,22 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
       else if (o.record === 'end') ended = true;
     },
   });
-  // Every scored case is kept whole for --html: parse every line then (that path is not the fast one).
-  const scan = keep !== 'scored';
-  const onScored = opts.onScored;
-  // The line being read, for onScored's `whole()` (set only when there is an onScored to call).
-  let lineBuf: Buffer | null = null;
-  let lineStart = 0;
-  let lineEnd = 0;
-  const wholeLine = (): CaseResult => JSON.parse(lineBuf!.toString('utf8', lineStart, lineEnd)) as CaseResult;
-  // A large file's lines are scanned ahead on another core; the records come back in file order.
-  const ahead = scan && opts.scanAheadMinBytes !== Infinity ? ScanAhead.start(path, { minBytes: opts.scanAheadMinBytes, slots: opts.scanAheadSlots, wait: opts.scanAheadWait }) : null;
-  let end: ReturnType<typeof streamResultLines>;
-  try {
-    end = streamResultLines(
-      path,
-      {
-        region: (buf, start, end, firstLine, offset) => {
-          let n = firstLine;
-          for (let s = start; s <= end; n++) {
-            lineOffset = offset + (s - start);
-            lineNo = n;
-            // A line the scanner reads says where it ends; any other is found and parsed.
-            // Into the reorder window's spare object when there is a window (held there without a copy).
-            const into = reorder !== null ? reorder.spare() : scanner.r;
-            // The worker's reading of the line: where it ends (≥ 0), -2 not a line it reads, -1 none (scan it here).
-            const ahead_ = ahead !== null ? ahead.next(buf, s, end, lineOffset, into) : -1;
-            let nl = -1;
-            if (scan && header !== null) nl = ahead_ >= 0 ? ahead_ : ahead_ === -2 ? -1 : scanner.scanLine(buf, s, end, into);
-            const read = nl >= 0;
-            if (!read) {
-              nl = buf.indexOf(0x0a, s);
-              if (nl < 0 || nl > end) nl = end;
-            }
-            if (onScored) {
-              lineBuf = buf;
-              lineStart = s;
-              lineEnd = nl;
-            }
-            if (read) onCase(into, false);
-            else parser.line(buf.toString('utf8', s, nl), n);
-            s = nl + 1;
-          }
-        },
+  const end = streamResultLines(
+    path,
+    {
+      region: (buf, start, end, firstLine, offset) => {
+        let n = firstLine;
+        for (let s = start; s <= end; n++) {
+          let nl = buf.indexOf(0x0a, s);
+          if (nl < 0 || nl > end) nl = end;
+          lineOffset = offset + (s - start);
+          parser.line(buf.toString('utf8', s, nl), n);
+          s = nl + 1;
+        }
       },
-      opts.chunkBytes,
-    );
-  } finally {
-    if (ahead !== null) opts.onScanAhead?.(ahead.close());
-  }
+    },
+    opts.chunkBytes,
+  );
   const h = header as ResultsHeader | null;
   if (!h) throw new JoulebenchError('E_RESULTS', `${path}: results file has no header line`);
   // What the run's report took from beyond the cases: a load run's load_energy line holds its whole-run
@@ -235,11 +143,7 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
   const beyondCases =
     load !== null ? (load as LoadBlockRebuild).reportContext(loadEnergy) : runMeasures !== null ? reportContextFromMeasures(runMeasures, path) : {};
   const ctx = { ...reportContextOf(h), ...beyondCases };
-  if (reorder !== null && !(reorder as ReorderWindow).drain()) rescan = true;
-  let ordered: Aggregator;
-  if (rescan) ordered = inCaseOrder(path, h, 0, keysOf(path, caseLines, end.good_bytes));
-  else if (prefixEnd >= 0) ordered = inCaseOrder(path, h, prefixEnd, keys);
-  else ordered = (agg as Aggregator | null) ?? aggregatorOf(h);
+  const ordered = prefixEnd >= 0 ? inCaseOrder(path, h, prefixEnd, keys) : ((agg as Aggregator | null) ?? aggregatorOf(h));
   const report = ordered.report(ctx);
   // A load run (--request-rate) carries its serving block, rebuilt from the same file.
   const loadBlock = (load as LoadBlockRebuild | null)?.block(loadEnergy) ?? null;
@@ -253,31 +157,7 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
     in_order: inOrder,
     ended,
     torn_bytes: end.torn_bytes,
-    repeated_keys: seen.repeats,
   };
-}
-
-/**
- * Every case line's key and offset, read again from the start (a concurrent file more out of order
- * than the window holds). The file was validated by the first pass; a different number of case lines
- * or bytes now is a file that changed while being read.
- */
-function keysOf(path: string, caseLines: number, goodBytes: number): CaseKeys {
-  const keys = new CaseKeys();
-  const scanner = new CaseLineScanner();
-  const end = streamResultLines(path, {
-    region: (buf, start, end, _firstLine, offset) => {
-      for (let s = start; s <= end; ) {
-        let nl = buf.indexOf(0x0a, s);
-        if (nl < 0 || nl > end) nl = end;
-        const r = caseIn(buf, s, nl, scanner);
-        if (r !== null) keys.push(phaseRank(r.phase), r.pass, r.index, offset + (s - start));
-        s = nl + 1;
-      }
-    },
-  });
-  if (keys.length !== caseLines || end.good_bytes !== goodBytes) throw new JoulebenchError('E_RESULTS', `${path}: changed while being read (${keys.length} case lines and ${end.good_bytes} bytes, not ${caseLines} and ${goodBytes})`);
-  return keys;
 }
 
 /** Adds the MT-Bench block of a judged results file (its judge line, its judged cases in file order). */
@@ -297,7 +177,7 @@ export function withJudgeBlock(report: BenchReport, scored: readonly CaseResult[
 /**
  * The aggregate of a file whose case lines are out of order. The case lines before the first one out
  * of order (`prefixEnd`) are in case order already; the keys and offsets of the rest were kept. Those
- * are sorted (stably: file order for a repeated key) and merged with the in-order lines as those are
+ * are sorted and merged with the in-order lines as those are
  * read again from the start, every line read back from its offset. A concurrent run's lines are nearly
  * in order, so reads mostly hit the current block.
  */
@@ -306,8 +186,6 @@ function inCaseOrder(path: string, h: ResultsHeader, prefixEnd: number, keys: Ca
   const order = keys.sortedOrder();
   const prefix = new LineReader(path);
   const rest = new LineReader(path);
-  const prefixScanner = new CaseLineScanner();
-  const restScanner = new CaseLineScanner();
   const changed = (offset: number): never => {
     throw new JoulebenchError('E_RESULTS', `${path}: changed while being read (the line at byte ${offset} is not the one read before)`);
   };
@@ -320,7 +198,7 @@ function inCaseOrder(path: string, h: ResultsHeader, prefixEnd: number, keys: Ca
       const kp = keys.pass(i);
       const ki = keys.index(i);
       if (!(kr < rank || (kr === rank && (kp < pass || (kp === pass && ki < index))))) return;
-      const r = caseAt(rest, keys.offset(i), restScanner);
+      const r = caseAt(rest, keys.offset(i));
       if (r === null || phaseRank(r.phase) !== kr || r.pass !== kp || r.index !== ki) changed(keys.offset(i));
       agg.add(r!);
     }
@@ -334,7 +212,7 @@ function inCaseOrder(path: string, h: ResultsHeader, prefixEnd: number, keys: Ca
         offset = 3; // a BOM before the header
         continue;
       }
-      const r = caseIn(buf, start, end, prefixScanner);
+      const r = caseIn(buf, start, end);
       if (r !== null) {
         restBefore(phaseRank(r.phase), r.pass, r.index);
         agg.add(r);
@@ -350,14 +228,13 @@ function inCaseOrder(path: string, h: ResultsHeader, prefixEnd: number, keys: Ca
 }
 
 /** The case line at `offset`, or null when the line there is not a case line. */
-function caseAt(reader: LineReader, offset: number, scanner: CaseLineScanner): CaseResult | null {
+function caseAt(reader: LineReader, offset: number): CaseResult | null {
   const { buf, start, end } = reader.lineAt(offset);
-  return caseIn(buf, start, end, scanner);
+  return caseIn(buf, start, end);
 }
 
-/** A line's case result (null for any other line): the scanner's reading, else JSON.parse's. */
-function caseIn(buf: Buffer, start: number, end: number, scanner: CaseLineScanner): CaseResult | null {
-  if (scanner.scan(buf, start, end)) return scanner.r;
+/** A line's case result (null for any other line), read again after the first pass validated it. */
+function caseIn(buf: Buffer, start: number, end: number): CaseResult | null {
   let o: unknown;
   try {
     o = JSON.parse(buf.toString('utf8', start, end));
@@ -404,7 +281,7 @@ class CaseKeys {
   offset(i: number): number {
     return this.offsets[i >>> 16]![i & (PAGE - 1)]!;
   }
-  /** Line numbers (0-based among case lines) in case order; a repeated key keeps file order. */
+  /** Line numbers (0-based among case lines) in case order (the parser refused a repeated key). */
   sortedOrder(): Uint32Array {
     const order = new Uint32Array(this.length);
     for (let i = 0; i < order.length; i++) order[i] = i;

@@ -58,10 +58,8 @@ const OPTIONAL: readonly [string, Rule, string][] = [
 /**
  * A parsed case line (phase, pass and index already checked) holds what the report reads, each of its
  * type, or an error naming the file, the line and the key. Without this a string `"1"` in `cost_usd`
- * was summed as text (`total_usd` 1.1e29) and a missing `joules` became NaN. The line scanner
- * (src/report/case-scan.ts) reads only lines of exactly the encoder's shape and leaves any other line
- * to the parser, so both paths refuse the same files. Only types are checked, as the scanner's JSON
- * grammar does: ranges (a negative latency) are accepted by both.
+ * was summed as text (`total_usd` 1.1e29) and a missing `joules` became NaN. Only types are checked:
+ * a value out of range (a negative latency) is read as written.
  */
 export function checkCaseLine(r: Record<string, unknown>, path: string, n: number): void {
   for (const [key, rule, what] of REQUIRED) if (!rule(r[key])) refuse(r, key, what, path, n);

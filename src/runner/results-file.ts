@@ -6,7 +6,8 @@ import type { CaseResult, ResultsHeader } from '../core/types.js';
 import { readTextFileBom } from '../read-text.js';
 import { caseLineBound, encodeCaseLine, nestedJson } from './case-line.js';
 import { checkCaseLine } from './case-check.js';
-import { caseLimits, NO_LIMITS, outsideRunReason, withinRun, type CaseLimits } from './case-key.js';
+import { caseLimits, NO_LIMITS, outsideRunReason, phaseRank, withinRun, type CaseLimits } from './case-key.js';
+import { CaseLines } from './case-lines.js';
 
 /** Where the runner sends each result as soon as it is known. */
 export interface ResultsSink {
@@ -251,13 +252,15 @@ export interface ResultsLineHandlers {
 }
 
 /**
- * The rules for one results line, shared by the in-memory reader and the streaming one
- * (results-stream.ts) so both accept and refuse exactly the same files, with the same messages.
+ * The rules for one results line, shared by every reader of a results file (in memory, streamed,
+ * `--resume`, the report rebuild) so all accept and refuse exactly the same files, with the same
+ * messages. A second line for a case's (phase, pass, index) is refused, naming both lines.
  */
 export class ResultsLineParser {
   private header: ResultsHeader | null = null;
   /** The passes and cases the header allows (see {@link caseLimits}). */
   private limits: CaseLimits = NO_LIMITS;
+  private readonly keys = new CaseLines();
   constructor(
     private readonly path: string,
     private readonly on: ResultsLineHandlers,
@@ -289,6 +292,13 @@ export class ResultsLineParser {
       }
       checkCaseLine(r as unknown as Record<string, unknown>, path, n);
       if (!withinRun(r, this.limits)) throw new JoulebenchError('E_RESULTS', outsideRunReason(path, n, r, this.limits));
+      const first = this.keys.add(phaseRank(r.phase), r.pass, r.index, n);
+      if (first !== 0) {
+        throw new JoulebenchError(
+          'E_RESULTS',
+          `${path}:${first} and ${path}:${n}: two case lines for ${r.phase} pass ${r.pass} index ${r.index}; joulebench writes each case once (files joined or edited?): keep one of them`,
+        );
+      }
       this.on.case(r);
     } else if (typeof rec === 'string') {
       this.on.other(obj as Record<string, unknown>);

@@ -10,7 +10,7 @@ import type { FinishedLookup } from './run.js';
 export interface ResumeFile {
   header: ResultsHeader | null;
   finished: FinishedCases;
-  /** Case lines in the file (warmup and scored, repeats included): the receipt's `finished_before`. */
+  /** Case lines in the file (warmup and scored): the receipt's `finished_before`. */
   case_lines: number;
   /** Bytes up to and including the last complete line. */
   good_bytes: number;
@@ -22,7 +22,7 @@ export interface ResumeFile {
  * Reads a results file line by line (the rules and messages of `readResultsFile`) and keeps, for each
  * finished (phase, pass, index) of a suite of `count` cases, only where its line is in the file: 12 bytes
  * a case, never the line objects. A finished case's line is read back (one `pread`) when the run
- * reaches it, for the report and the target's restore. The first line of a key wins, as before.
+ * reaches it, for the report and the target's restore. A key on two lines is refused (ResultsLineParser).
  */
 export function readResumeFile(path: string, count: number): ResumeFile {
   const parser = new ResultsLineParser(path, {
@@ -40,7 +40,7 @@ export function readResumeFile(path: string, count: number): ResumeFile {
       // cases is refused by the run once it knows the file is this suite's (else "another suite" is the reason).
       if (r.index >= count) outside ??= pastSuiteReason(path, lineNo, r, count);
       const slot = slotOf(r.phase, r.pass, r.index, count, warmup, passes);
-      if (slot < 0 || offsets[slot] !== 0) return;
+      if (slot < 0) return;
       offsets[slot] = lineOffset + 1;
       lengths[slot] = lineBytes;
       size++;

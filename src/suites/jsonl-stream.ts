@@ -16,6 +16,17 @@ export function isStreamed(s: Suite | StreamedSuite): s is StreamedSuite {
   return 'stream' in s;
 }
 
+/**
+ * A streamed suite's cases read into memory, one pass (a judge, `rescore`, a library caller of
+ * `loadSuite`). `ownDigest`: the suite defines its digest (MMLU); else `suiteDigest` computes the same
+ * one from the cases.
+ */
+export function inMemory(s: StreamedSuite, ownDigest: boolean): Suite {
+  const cases: Case[] = [];
+  for (const batch of s.stream.batches()) for (const c of batch) cases.push(c);
+  return { name: s.name, version: s.version, scorer: s.scorer, cases, source: s.source, ...(ownDigest ? { digest: s.digest } : {}) };
+}
+
 /** Whether `path` names a suite file that can be streamed (JSONL). */
 export function isJsonlSuitePath(path: string): boolean {
   const ext = extname(path).toLowerCase();

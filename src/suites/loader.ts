@@ -11,6 +11,7 @@ import { choiceProblem } from '../scorers/choice.js';
 import { compileExpected } from '../scorers/regex.js';
 import { readTextFile } from '../read-text.js';
 import { cut, escapeControls, quote, QUOTE_MAX_CHARS } from '../core/one-line.js';
+import { inMemory, streamJsonlSuite } from './jsonl-stream.js';
 
 /** The bundled suites; `all` is mt then router (the 30-case one). */
 export const BUNDLED_SUITES = ['mt', 'router', 'router-250', 'all'] as const;
@@ -29,24 +30,15 @@ export function loadSuite(spec: string): Suite {
   return loadSuiteFile(spec);
 }
 
-/** Reads and validates a suite file; every problem is one line naming the file, case and key. */
+/** Reads and validates a suite file (JSON and YAML in memory, JSONL through its stream); every problem is one line naming the file, case and key. */
 export function loadSuiteFile(path: string): Suite {
-  const text = readTextFile(path, 'E_SUITE', { where: `suite ${path}`, suffix: ` (bundled suites: ${BUNDLED_SUITES.join(', ')})` });
   const ext = extname(path).toLowerCase();
+  // JSONL streams (the one reader of that format), read into memory here.
+  if (ext === '.jsonl' || ext === '.ndjson') return inMemory(streamJsonlSuite(path), false);
+  const text = readTextFile(path, 'E_SUITE', { where: `suite ${path}`, suffix: ` (bundled suites: ${BUNDLED_SUITES.join(', ')})` });
   const name = basename(path, extname(path));
   let raw: unknown;
-  if (ext === '.jsonl' || ext === '.ndjson') {
-    const cases: unknown[] = [];
-    text.split('\n').forEach((line, i) => {
-      if (line.trim() === '') return;
-      try {
-        cases.push(JSON.parse(line));
-      } catch (e) {
-        throw new JoulebenchError('E_SUITE', `suite ${path}: line ${i + 1}: not valid JSON (${(e as Error).message})`);
-      }
-    });
-    raw = { name, cases };
-  } else if (ext === '.yaml' || ext === '.yml') {
+  if (ext === '.yaml' || ext === '.yml') {
     try {
       raw = parseYaml(text, { logLevel: 'error' });
     } catch (e) {

@@ -2,10 +2,10 @@ import { createHash, type Hash } from 'node:crypto';
 import { extname } from 'node:path';
 import { JoulebenchError } from '../core/errors.js';
 import { pythonJsonString } from '../core/py-json.js';
-import type { Case, StreamedSuite } from '../core/types.js';
+import type { Case, StreamedSuite, Suite } from '../core/types.js';
 import { CsvParser, type CsvRecord } from './csv.js';
 import { SuiteDigester } from './digest.js';
-import { IdFingerprints, STREAM_BATCH } from './jsonl-stream.js';
+import { IdFingerprints, inMemory, STREAM_BATCH } from './jsonl-stream.js';
 import { fileText, type FileStamp } from './lines.js';
 import {
   csvRow,
@@ -26,6 +26,28 @@ import {
 } from './mmlu.js';
 import { withRetryLabel } from './retry-label.js';
 import { compileFilter, describeSelection, type Selection } from './select.js';
+
+/**
+ * Loads MMLU questions from cais/mmlu-style JSON or JSONL rows (`question`, `subject`, `choices[4]`,
+ * `answer` as 0–3 or A–D), a Hendrycks CSV (`question,A,B,C,D,answer`, subject from the file name),
+ * or a directory of such files (sorted by name), into memory: {@link streamMmlu}'s cases, read once.
+ * No MMLU questions ship with joulebench.
+ */
+export function loadMmlu(path: string, opts: MmluOptions = {}): Suite {
+  return inMemory(streamMmlu(path, opts), true);
+}
+
+/** Every row of a file or a directory of files, as {@link streamMmlu} reads them; problems name the file, line and key. */
+export function readMmluRows(path: string): MmluRow[] {
+  const rows = listMmluFiles(path).flatMap((file) => [...fileRows(file, fileText(file, { code: 'E_INPUT', where: `mmlu ${file}` }))]);
+  if (rows.length === 0) throw new JoulebenchError('E_INPUT', `mmlu ${path}: no questions`);
+  const seen = new Set<string>();
+  for (const r of rows) {
+    if (seen.has(r.id)) throw mmluDuplicate(path, r.id);
+    seen.add(r.id);
+  }
+  return rows;
+}
 
 export interface MmluStreamOptions extends MmluOptions {
   /** `--filter` / `--limit`, after `params.subjects` / `params.limit`: as `selectCases` applies them to `loadMmlu`'s suite. */

@@ -1,14 +1,11 @@
 import { readdirSync, statSync } from 'node:fs';
-import { readTextFile } from '../read-text.js';
 import { quote } from '../core/one-line.js';
 import { basename, extname, join } from 'node:path';
 import { createHash } from 'node:crypto';
-import { digestOf } from '../core/canonical.js';
 import { pythonJsonDumps } from '../core/py-json.js';
-import { withRetryLabel } from './retry-label.js';
 import { JoulebenchError } from '../core/errors.js';
-import type { Case, Suite } from '../core/types.js';
-import { parseCsv, type CsvRecord } from './csv.js';
+import type { Case } from '../core/types.js';
+import type { CsvRecord } from './csv.js';
 
 /** The four option letters, in order. */
 export const MMLU_LETTERS = ['A', 'B', 'C', 'D'] as const;
@@ -34,20 +31,6 @@ export interface MmluOptions {
   version?: string;
   /** The config file the `params.*` options came from, named first in their errors. */
   config_path?: string;
-}
-
-/**
- * Loads MMLU questions from cais/mmlu-style JSON or JSONL rows (`question`, `subject`, `choices[4]`,
- * `answer` as 0–3 or A–D), a Hendrycks CSV (`question,A,B,C,D,answer`, subject from the file name),
- * or a directory of such files (sorted by name). No MMLU questions ship with joulebench.
- */
-export function loadMmlu(path: string, opts: MmluOptions = {}): Suite {
-  const rows = readMmluRows(path);
-  const base = opts.version ?? mmluLocalVersion(digestOf(rows.map(mmluContent)));
-  const version = withRetryLabel(base, opts.retry_max_attempts);
-  const selected = selectRows(rows, opts, path);
-  const cases: Case[] = selected.map(mmluCase);
-  return { name: 'mmlu', version, scorer: 'choice', cases, source: `mmlu ${path}`, digest: mmluDigest(selected.map((r) => r.id), version) };
 }
 
 /**
@@ -87,20 +70,6 @@ export function mmluPrompt(r: Pick<MmluRow, 'subject' | 'question' | 'choices'>)
   ].join('\n');
 }
 
-/** `params.subjects` then `params.limit`, in file order; a subject that matches nothing is an error. */
-function selectRows(rows: readonly MmluRow[], opts: MmluOptions, path: string): MmluRow[] {
-  let out = [...rows];
-  if (opts.subjects && opts.subjects.length > 0) {
-    const known = new Set(rows.map((r) => r.subject));
-    const missing = opts.subjects.filter((s) => !known.has(s));
-    if (missing.length > 0) throw missingSubjects(opts, path, missing, [...known].sort().slice(0, 9));
-    const want = new Set(opts.subjects);
-    out = out.filter((r) => want.has(r.subject));
-  }
-  if (opts.limit !== undefined) out = out.slice(0, opts.limit);
-  return out;
-}
-
 /**
  * `params.subjects` names subjects the data does not hold. `firstKnown`: the data's first nine
  * subjects in sorted order (eight are named, a ninth adds `…`).
@@ -109,18 +78,6 @@ export function missingSubjects(opts: Pick<MmluOptions, 'config_path'>, path: st
   const some = firstKnown.slice(0, 8).join(', ');
   const where = opts.config_path ? `${opts.config_path}: ` : '';
   return new JoulebenchError('E_CONFIG', `${where}params.subjects: no questions for ${missing.map((m) => quote(m)).join(', ')} in ${path} (subjects there: ${some}${firstKnown.length > 8 ? ', …' : ''})`);
-}
-
-/** Reads every row from a file or a directory of files; problems name the file, line and key. */
-export function readMmluRows(path: string): MmluRow[] {
-  const rows = listMmluFiles(path).flatMap(readFileRows);
-  if (rows.length === 0) throw new JoulebenchError('E_INPUT', `mmlu ${path}: no questions`);
-  const seen = new Set<string>();
-  for (const r of rows) {
-    if (seen.has(r.id)) throw mmluDuplicate(path, r.id);
-    seen.add(r.id);
-  }
-  return rows;
 }
 
 /** A row repeats an earlier row's id. */
@@ -146,25 +103,9 @@ export function listMmluFiles(path: string): string[] {
   return files;
 }
 
-function readFileRows(file: string): MmluRow[] {
-  const text = readTextFile(file, 'E_INPUT', { where: `mmlu ${file}` });
-  const ext = extname(file).toLowerCase();
-  if (ext === '.csv') return csvRows(file, text);
-  if (ext === '.json' || ext === '.jsonl') return jsonRows(file, text, ext);
-  throw unknownFileType(file, ext);
-}
-
 /** A data file that is neither .json, .jsonl nor .csv. */
 export function unknownFileType(file: string, ext: string): JoulebenchError {
   return new JoulebenchError('E_INPUT', `mmlu ${file}: unknown file type ${quote(ext)} (use .json, .jsonl or .csv)`);
-}
-
-/** Hendrycks CSV: no header (one is skipped if present); subject from `<subject>_test.csv`. */
-function csvRows(file: string, text: string): MmluRow[] {
-  const subject = csvSubject(file);
-  const parsed = parseCsv(text);
-  const body = parsed[0] && isCsvHeader(parsed[0].fields) ? parsed.slice(1) : parsed;
-  return body.map((rec, n) => csvRow(file, subject, rec, n));
 }
 
 /** A Hendrycks CSV file's subject: its name without `_test` (or `_dev`, `_val`, …). */
@@ -188,25 +129,6 @@ export function csvRow(file: string, subject: string, { line, fields }: CsvRecor
 /** Whether a .jsonl file's text is one JSON array rather than a row per line (it starts with `[`). */
 export function isJsonArrayText(text: string): boolean {
   return text.trimStart().startsWith('[');
-}
-
-function jsonRows(file: string, text: string, ext: string): MmluRow[] {
-  let items: { value: unknown; where: string }[];
-  if (ext === '.json' || isJsonArrayText(text)) {
-    items = jsonDocumentItems(file, text);
-  } else {
-    items = [];
-    text.split('\n').forEach((line, i) => {
-      if (line.trim() === '') return;
-      try {
-        items.push({ value: JSON.parse(line), where: `mmlu ${file}: line ${i + 1}` });
-      } catch (e) {
-        throw jsonLineError(file, i + 1, e);
-      }
-    });
-  }
-  const perSubject = new Map<string, number>();
-  return items.map(({ value, where }) => jsonRow(value, where, perSubject));
 }
 
 /** A .json file (or a .jsonl holding one array): the array, or a `{rows: […]}` object's. */

@@ -146,7 +146,7 @@ describe('joulebench run --request-rate: open-loop load from the command line', 
       ['a negative request number', (m) => (m.request = -1), /meta\.load\.request is not a whole number/],
       ['a fractional chunk count', (m) => (m.content_chunks = 1.5), /meta\.load\.content_chunks is not a whole number/],
     ];
-    // meta.load falsy, or gone (with its meta, the fast scanner reads the line): every scored line of a load run is a request.
+    // meta.load falsy, or gone with its meta: every scored line of a load run is a request.
     for (const [what, edit] of [
       ['meta.load 0', { meta: { ...line.meta, load: 0 } }],
       ['meta.load false', { meta: { ...line.meta, load: false } }],

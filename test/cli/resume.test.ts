@@ -89,7 +89,7 @@ it('--resume refuses a case line the interrupted run could not have had (a pass 
   assert.match(other.stderr, /cannot resume: it was written for suite "router"/);
 });
 
-it("report, compare and frontier of a file that is not one whole run say so on stderr (no end line, a cut-off last line, a case twice); a finished run's say nothing", () => {
+it("report, compare and frontier of a file that is not one whole run say so on stderr (no end line, a cut-off last line); a finished run's say nothing; a case twice is refused", () => {
   const whole = join(dir, 'whole.results.jsonl');
   assert.equal(jb(['run', '-q', '--no-history', '--suite', 'router', '--results', whole, '--out', join(dir, 'whole.json')], { home }).code, 0);
   const text = readFileSync(whole, 'utf8');
@@ -121,9 +121,9 @@ it("report, compare and frontier of a file that is not one whole run say so on s
   const joined = join(dir, 'joined.results.jsonl');
   writeFileSync(joined, text + text);
   const twice = jb(['report', '--json', joined], { home });
-  assert.equal(twice.code, 0, twice.stderr);
-  const caseLines = lines.filter((l) => l.includes('"record":"case"')).length;
-  assert.match(twice.stderr, new RegExp(`joined\\.results\\.jsonl: ${caseLines} case line\\(s\\) repeat a phase, pass and index an earlier line has`));
+  assert.equal(twice.code, 2, twice.stderr);
+  const firstCase = lines.findIndex((l) => l.includes('"record":"case"')) + 1;
+  assert.match(twice.stderr, new RegExp(`joined\\.results\\.jsonl:${firstCase} and .*joined\\.results\\.jsonl:${lines.length + firstCase}: two case lines for`));
   assert.equal(twice.stderr.trim().split('\n').length, 1, twice.stderr);
 
   const cmp = jb(['compare', whole, noEnd, '-q'], { home });

@@ -7,8 +7,8 @@ import { jb } from '../cli/helpers.js';
 
 /**
  * A real run's results file, edited by hand the way a person or another tool might, read back by
- * `report` (the streamed rebuild and its fast line scanner): every edit the results parser refuses is
- * refused the same way on the fast path, one line naming the file and the line, exit 2.
+ * `report` (the streamed rebuild): every edit the results parser refuses is refused the same way
+ * there, one line naming the file and the line, exit 2.
  */
 const dir = mkdtempSync(join(tmpdir(), 'jb-stream-edits-'));
 const home = join(dir, 'home');
@@ -42,7 +42,7 @@ describe('report of a hand-edited results file: the fast path refuses what the p
 });
 
 describe('report of a results file holding a case the run could not have had', () => {
-  // As the encoder writes them (the fast scanner reads these lines) and re-spaced (the parser reads them).
+  // As the encoder writes them and re-spaced.
   const edit = (from: string, to: string, spaced: boolean): string => {
     const lines = text.split('\n');
     const at = lines.findIndex((l) => l.includes('"phase":"scored"') && l.includes(from));

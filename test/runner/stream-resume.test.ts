@@ -95,16 +95,21 @@ describe('resume over a streamed suite, the results file indexed instead of held
     assert.equal(file.results.length, 3 * N);
   });
 
-  it('the index keeps the first line of a repeated key and reads each finished line back as written', () => {
+  it('the index refuses a repeated key, naming both lines, and reads each finished line back as written', () => {
     const path = join(dir, 'dup.jsonl');
     const lines = readResultsFile(join(dir, 'echo.jsonl'));
     const header = JSON.stringify(lines.header);
     const first = { ...lines.results[0]!, response: 'first é' };
     const second = { ...lines.results[0]!, response: 'second' };
-    writeFileSync(path, [header, JSON.stringify(first), JSON.stringify(second), JSON.stringify(lines.results[1])].join('\n') + '\n');
+    writeFileSync(path, [header, JSON.stringify(first), JSON.stringify(lines.results[1]), JSON.stringify(second)].join('\n') + '\n');
+    assert.throws(
+      () => readResumeFile(path, N),
+      (e: unknown) => isJoulebenchError(e) && e.code === 'E_RESULTS' && e.message.startsWith(`${path}:2 and ${path}:4: two case lines for ${first.phase} pass ${first.pass} index ${first.index}`),
+    );
+    writeFileSync(path, [header, JSON.stringify(first), JSON.stringify(lines.results[1])].join('\n') + '\n');
     const f = readResumeFile(path, N);
     try {
-      assert.equal(f.case_lines, 3);
+      assert.equal(f.case_lines, 2);
       assert.equal(f.finished.size, 2);
       assert.deepEqual(f.finished.get(first.phase, first.pass, first.index), first);
       assert.deepEqual(f.finished.get(lines.results[1]!.phase, lines.results[1]!.pass, lines.results[1]!.index), lines.results[1]);

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { getScorer } from '../../src/scorers/index.js';
 import { suiteDigest } from '../../src/suites/digest.js';
-import { loadMmlu, mmluDigest, mmluPrompt, readMmluRows } from '../../src/suites/mmlu.js';
+import { mmluDigest, mmluPrompt } from '../../src/suites/mmlu.js';
+import { loadMmlu, readMmluRows } from '../../src/suites/mmlu-stream.js';
 
 // Our own MMLU-format items (no real MMLU text is bundled or used).
 const rows = [
