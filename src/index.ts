@@ -204,6 +204,8 @@ export {
   mcnemarSampleSize,
   pairedMeanSampleSize,
   powerPlan,
+  pilotCasesOf,
+  type PilotResult,
   type PassAtKPoint,
   type TaskRollouts,
   type PAdjust,

@@ -144,7 +144,8 @@ export function powerPlan(
       assumption = `σ_d = σ·√2 = ${fmt(sd)} J (assumed: uncorrelated systems)`;
     }
     const delta = (pct / 100) * meanJ;
-    if (!(delta > 0)) rows.push(row(null, assumption, 'the pilot spent no energy: a percentage of it is 0 J'));
+    if (!(sd > 0)) rows.push(row(null, assumption, "the pilot's per-case energy does not vary (a modelled or constant figure): no spread to plan from"));
+    else if (!(delta > 0)) rows.push(row(null, assumption, 'the pilot spent no energy: a percentage of it is 0 J'));
     else rows.push(row(pairedMeanSampleSize({ sdDiff: sd, delta, alpha, power }), assumption, null));
   }
   const known = rows.map((r) => r.cases).filter((n): n is number => n !== null);
@@ -175,4 +176,37 @@ function sampleSd(xs: readonly number[]): number {
 
 function fmt(v: number): string {
   return String(Math.round(v * 1e4) / 1e4);
+}
+
+/** The fields of a scored result the planner reads (a results file's case lines). */
+export interface PilotResult {
+  phase: string;
+  index: number;
+  passed: boolean | null;
+  joules: number | null;
+  latency_ms: number;
+  error: unknown;
+}
+
+/** A pilot run's scored results as one {@link PilotCase} per suite case (its passes pooled), in suite order. */
+export function pilotCasesOf(results: readonly PilotResult[]): PilotCase[] {
+  const byIndex = new Map<number, PilotResult[]>();
+  for (const r of results) {
+    if (r.phase !== 'scored') continue;
+    const list = byIndex.get(r.index);
+    if (list) list.push(r);
+    else byIndex.set(r.index, [r]);
+  }
+  return [...byIndex.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([index, rs]) => {
+      const graded = rs.filter((r) => r.passed !== null);
+      const ok = rs.filter((r) => r.error === null || r.error === undefined);
+      return {
+        key: String(index),
+        correct: graded.length === 0 ? null : graded.filter((r) => r.passed).length / graded.length,
+        joules: rs.some((r) => r.joules === null) ? null : mean(rs.map((r) => r.joules as number)),
+        latency_ms: ok.length === 0 ? null : mean(ok.map((r) => r.latency_ms)),
+      };
+    });
 }
