@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { cli } from '../helpers/cli.js';
 import type { BenchReport } from '../../src/core/aggregate.js';
 import type { CaseResult } from '../../src/core/types.js';
 import { sweepComparison, type SweepArmRun } from '../../src/sweep/comparison.js';
@@ -66,5 +70,32 @@ describe('sweep comparison: multiple comparisons against the baseline', () => {
     assert.equal(y.accuracy_p_adjusted, y.accuracy_p_value);
     assert.equal(y.accuracy_verdict, 'better');
     assert.match(renderSweepTable(c), /no multiple-comparison correction/);
+  });
+});
+
+describe('sweep --p-adjust (spawned)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'jb-padjust-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const suite = join(dir, 'two.json');
+  writeFileSync(suite, JSON.stringify({ name: 'two', cases: [{ id: 'a', prompt: 'x', expected: 'x' }, { id: 'b', prompt: 'y', expected: 'y' }, { id: 'c', prompt: 'z', expected: 'q' }] }));
+  const plan = join(dir, 'plan.yaml');
+  writeFileSync(plan, `name: p\nsuites: [${JSON.stringify(suite)}]\nbaseline: a\narms:\n  - name: a\n    kind: echo\n  - name: b\n    kind: echo\n  - name: c\n    kind: echo\n`);
+  it('none is recorded in the sweep folder, stated in the table, and report DIR recomputes with it; holm is the default', async () => {
+    const out = join(dir, 'none');
+    const r = await cli(['sweep', plan, '--out-dir', out, '--no-history', '--no-idle', '--p-adjust', 'none']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(JSON.parse(r.stdout).p_adjust, 'none');
+    assert.match(r.stderr, /no multiple-comparison correction/);
+    assert.equal(JSON.parse(readFileSync(join(out, 'sweep.json'), 'utf8')).comparison.p_adjust, 'none');
+    const again = await cli(['report', out]);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /no multiple-comparison correction/);
+    const dflt = await cli(['sweep', plan, '--out-dir', join(dir, 'holm'), '--no-history', '--no-idle']);
+    assert.equal(dflt.code, 0, dflt.stderr);
+    assert.equal(JSON.parse(dflt.stdout).p_adjust, 'holm');
+    assert.match(dflt.stderr, /McNemar p \(Holm\)/);
+    const bad = await cli(['sweep', plan, '--out-dir', join(dir, 'bad'), '--p-adjust', 'bonferroni']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--p-adjust/);
   });
 });
