@@ -194,6 +194,25 @@ export {
   type CaseColumns,
   type Spread,
 } from './stats/index.js';
+export {
+  passAtK,
+  passHatK,
+  passAtKCurve,
+  resolutionUnderBudget,
+  holmAdjust,
+  adjustPValues,
+  mcnemarSampleSize,
+  pairedMeanSampleSize,
+  powerPlan,
+  pilotCasesOf,
+  type PilotResult,
+  type PassAtKPoint,
+  type TaskRollouts,
+  type PAdjust,
+  type PilotCase,
+  type PowerPlan,
+  type PowerRow,
+} from './stats/index.js';
 export type { RepeatSpread } from './stats/repeat-spread.js';
 export { withPairedStats, pairedCaseOf, verdictOf, type PairedComparisonReport, type PairedFields, type Significance } from './core/paired-compare.js';
 export { runSweep as sweep, runSweep, resumeSweep, type SweepOptions, type SweepHooks, type SweepOutcome } from './sweep/run.js';

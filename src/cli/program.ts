@@ -59,6 +59,11 @@ export const COMMANDS: Record<string, CommandEntry> = {
     summary: 'the Pareto-optimal arms for accuracy vs J/correct, $/correct and p95 latency (suite runs; code solvers; infer arms are listed as not placed)',
     load: async () => (await import('./commands/frontier.js')).frontierCommand,
   },
+  power: {
+    term: 'power [options] <results> [candidate]',
+    summary: 'plan a paired comparison from a pilot run: the cases needed to detect an accuracy and an energy difference, and their time and joules',
+    load: async () => (await import('./commands/power.js')).powerCommand,
+  },
   history: {
     term: 'history [options]',
     summary: 'list recorded runs, newest first ($JOULEBENCH_HOME/history.sqlite, default ~/.joulebench)',

@@ -6,6 +6,7 @@ import { paretoVerdicts, type Objective } from '../core/pareto.js';
 import { median, round } from '../core/stats.js';
 import type { EnergySource } from '../core/types.js';
 import type { Datapoint } from './oracle.js';
+import { passAtKCurve, resolutionUnderBudget, type PassAtKPoint, type TaskRollouts } from '../stats/pass-at-k.js';
 
 /** One solver's row of the frontier table. Best-of-N: a task is resolved when any rollout resolved it. */
 export interface SolverSummary {
@@ -48,6 +49,22 @@ export interface SolverSummary {
   tests_modified_count: number;
   /** Processes left behind by the solver and killed. */
   stragglers_killed: number;
+  /**
+   * pass@k and pass^k for k = 1…K from the same rollouts (K: the fewest valid rollouts of any valid task),
+   * each with J and $ per expected resolved task at that k, on the same energy basis as total_joules.
+   */
+  pass_at_k: PassAtKPoint[];
+  /** Expensive failures: valid tasks no rollout resolved. */
+  unresolved_task_count: number;
+  /** Energy spent on those tasks (every rollout), J; `null` when any of it is unknown. */
+  unresolved_joules: number | null;
+  /** Dollars spent on those tasks; `null` when any is unknown. */
+  unresolved_usd: number | null;
+  /**
+   * Area under (share of rollouts resolved within b joules) vs b from 0 to the energy budget, ÷ the budget,
+   * percent (averaged over tasks); `null` without a budget or when a resolved rollout's energy is unknown.
+   */
+  resolution_under_budget_pct: number | null;
   /** On the (resolution ↑, J/resolved ↓) frontier. */
   pareto_energy: boolean;
   /** On the (resolution ↑, $/resolved ↓) frontier. */
@@ -64,11 +81,17 @@ export const USD_FRONTIER: readonly Objective[] = [
   { name: 'usd_per_resolved', goal: 'min' },
 ];
 
+/** Options of {@link summarizeSolvers}. */
+export interface SummarizeOptions {
+  /** Energy budget per task attempt, J, for `resolution_under_budget_pct`; `null`/absent: no such figure. */
+  energyBudgetJ?: number | null;
+}
+
 /** Summaries per solver, in `order` (solvers absent from it follow in first-seen order), with frontier marks. */
-export function summarizeSolvers(datapoints: readonly Datapoint[], order: readonly string[] = []): SolverSummary[] {
+export function summarizeSolvers(datapoints: readonly Datapoint[], order: readonly string[] = [], opts: SummarizeOptions = {}): SolverSummary[] {
   const ids = [...order];
   for (const d of datapoints) if (!ids.includes(d.solver)) ids.push(d.solver);
-  const rows = ids.map((id) => summarizeOne(id, datapoints.filter((d) => d.solver === id)));
+  const rows = ids.map((id) => summarizeOne(id, datapoints.filter((d) => d.solver === id), opts.energyBudgetJ ?? null));
   const points = rows.map((r) => ({
     id: r.solver,
     values: { resolution_pct: r.resolution_pct, joules_per_resolved: r.joules_per_resolved, usd_per_resolved: r.usd_per_resolved },
@@ -82,7 +105,7 @@ export function summarizeSolvers(datapoints: readonly Datapoint[], order: readon
   return rows;
 }
 
-function summarizeOne(solver: string, dps: readonly Datapoint[]): SolverSummary {
+function summarizeOne(solver: string, dps: readonly Datapoint[], budgetJ: number | null): SolverSummary {
   const tasks = unique(dps.map((d) => d.task));
   const valid = dps.filter((d) => d.valid);
   const validTasks = unique(valid.map((d) => d.task));
@@ -100,6 +123,14 @@ function summarizeOne(solver: string, dps: readonly Datapoint[]): SolverSummary 
 
   const wallByTask = validTasks.map((t) => sum(valid.filter((d) => d.task === t).map((d) => d.solver_run?.wall_ms ?? 0)));
   const med = median(wallByTask);
+
+  const energyOf = (d: Datapoint): number | null => (useNet ? d.net_joules : d.joules);
+  const rollouts: TaskRollouts[] = validTasks.map((t) => {
+    const ds = valid.filter((d) => d.task === t);
+    return { resolved: ds.map((d) => d.resolved), joules: ds.map(energyOf), usd: ds.map((d) => d.cost_usd) };
+  });
+  const failed = valid.filter((d) => !resolvedTasks.includes(d.task));
+  const knownSum = (xs: readonly (number | null)[]): number | null => (xs.some((x) => x === null) ? null : round(sum(xs as number[]), 9));
 
   return {
     solver,
@@ -127,6 +158,11 @@ function summarizeOne(solver: string, dps: readonly Datapoint[]): SolverSummary 
     escape_count: dps.filter((d) => d.escapes.length > 0).length,
     tests_modified_count: valid.filter((d) => d.tests_modified.length > 0).length,
     stragglers_killed: sum(valid.map((d) => d.solver_run?.stragglers_killed ?? 0)),
+    pass_at_k: passAtKCurve(rollouts),
+    unresolved_task_count: validTasks.length - resolved,
+    unresolved_joules: knownSum(failed.map(energyOf)),
+    unresolved_usd: knownSum(failed.map((d) => d.cost_usd)),
+    resolution_under_budget_pct: budgetJ === null ? null : resolutionUnderBudget(rollouts, budgetJ),
     pareto_energy: false,
     pareto_usd: false,
   };

@@ -29,6 +29,8 @@ export interface CodeResults {
     preflight?: PreflightProblem[];
     /** The run's id, recorded with every fix a cascade: solver stores. */
     run_id?: string;
+    /** `--energy-budget`: J per task attempt for `resolution_under_budget_pct` (absent: none). */
+    energy_budget_j?: number;
   };
   solvers: SolverSummary[];
   datapoints: Datapoint[];
@@ -40,7 +42,7 @@ export interface CodeResults {
 const resultsSchema = z.looseObject({
   format: z.literal('joulebench-code-results/1'),
   suite: z.looseObject({ name: z.string(), tasks: z.array(z.string()) }),
-  config: z.looseObject({ solvers: z.array(z.looseObject({ id: z.string() })), rollouts: z.number().int().positive() }),
+  config: z.looseObject({ solvers: z.array(z.looseObject({ id: z.string() })), rollouts: z.number().int().positive(), energy_budget_j: z.number().positive().finite().optional() }),
   datapoints: z.array(
     z.looseObject({
       task: z.string(),
@@ -78,7 +80,7 @@ export function readCodeResults(path: string): CodeResults {
     throw new JoulebenchError('E_RESULTS', `${path}: ${key}: ${issue?.message ?? 'not a joulebench code results file'}`);
   }
   const results = parsed.data as unknown as CodeResults;
-  results.solvers = summarizeSolvers(results.datapoints, results.config.solvers.map((s) => s.id));
+  results.solvers = summarizeSolvers(results.datapoints, results.config.solvers.map((s) => s.id), { energyBudgetJ: results.config.energy_budget_j ?? null });
   return results;
 }
 

@@ -34,6 +34,8 @@ export interface CodeRunOptions {
   idle_ms?: number;
   /** The run's id (recorded with every fix the cascade stores); one is made when not given. */
   run_id?: string;
+  /** Energy budget per task attempt, J, for the resolution-under-budget figure (recorded in the config). */
+  energy_budget_j?: number;
   /** Check every solver path and test interpreter inside the sandbox first (default true). */
   preflight?: boolean;
   /** Called with the preflight's problems (none: an empty list), before the first datapoint. */
@@ -80,6 +82,7 @@ export async function runCodeSuite(opts: CodeRunOptions): Promise<CodeResults> {
       scrubbed_env: [...(opts.scrubbed_env ?? [])],
       run_id: oracle.run_id!,
       ...(opts.container ? { runner: opts.container.describe() } : {}),
+      ...(opts.energy_budget_j !== undefined ? { energy_budget_j: opts.energy_budget_j } : {}),
     },
   };
   const problems =
@@ -104,7 +107,7 @@ export async function runCodeSuite(opts: CodeRunOptions): Promise<CodeResults> {
   return {
     format: 'joulebench-code-results/1',
     ...start,
-    solvers: summarizeSolvers(datapoints, opts.solvers.map((s) => s.id)),
+    solvers: summarizeSolvers(datapoints, opts.solvers.map((s) => s.id), { energyBudgetJ: opts.energy_budget_j ?? null }),
     datapoints,
   };
 }

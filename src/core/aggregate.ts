@@ -3,7 +3,7 @@ import { STAGE_IDS, type CaseResult, type EnergySource, type ResultsHeader } fro
 import { round } from './stats.js';
 import { nearestRanks, NumberColumn } from './number-column.js';
 import { DEFAULT_RESAMPLES, maxUnitsValue, type BootstrapMaxUnits } from '../stats/bootstrap.js';
-import { reportCi, type CaseColumns, type ReportCi } from '../stats/report-ci.js';
+import { reportCi, type CaseColumns, type ClusterBy, type ReportCi } from '../stats/report-ci.js';
 import { repeatSpread, type RepeatSpread } from '../stats/repeat-spread.js';
 
 /** What a report is about; part of the deterministic report (no timestamps, no host). */
@@ -43,6 +43,8 @@ export interface ReportContext {
   bootstrap?: number;
   /** The most cases the intervals are bootstrapped over (default 20,000; `'inf'`: any number); above it, large-sample intervals. */
   bootstrap_max_units?: BootstrapMaxUnits;
+  /** `--cluster`: the intervals resample clusters of cases (the Aggregator must be built with the same). */
+  cluster?: ClusterBy;
 }
 
 /** Per-dataset slice of a report (for `--suite all`, one per bundled suite). */
@@ -310,14 +312,18 @@ export class Aggregator {
    * stores every per-case column as a `Float64Array` (as before the compact storage; for the tests that
    * check the two give the same report).
    */
-  constructor(opts: { concurrency?: number; shared?: boolean; columns?: 'compact' | 'reference' } = {}) {
+  constructor(opts: { concurrency?: number; shared?: boolean; columns?: 'compact' | 'reference'; cluster?: ClusterBy } = {}) {
     this.shared = (opts.concurrency ?? 1) > 1 || opts.shared === true;
+    this.cluster = opts.cluster ?? null;
     this.total = new Tally(this.shared);
     const wide = opts.columns === 'reference';
     const col = (o: { index?: boolean } = {}) => new NumberColumn({ ...o, wide });
     this.cols = { unit: col({ index: true }), pass: col(), passed: new GrowableInt8(), weight: col(), joules: col(), usd: col(), latency_ms: col() };
     this.ttfts = col();
   }
+  /** `subject`: the unit column carries each case's dataset (subject) number, so the intervals resample subjects. */
+  private readonly cluster: ClusterBy | null;
+  private readonly subjectIds = new Map<string, number>();
   private errors = 0;
   private belowFloor = 0;
   private retries = 0;
@@ -339,7 +345,11 @@ export class Aggregator {
     if (r.error !== null) this.errors++;
     else if (latency !== latency) this.nanLatencies++;
     const cols = this.cols;
-    cols.unit.push(r.index);
+    if (this.cluster === 'subject') {
+      let id = this.subjectIds.get(r.dataset);
+      if (id === undefined) this.subjectIds.set(r.dataset, (id = this.subjectIds.size));
+      cols.unit.push(id);
+    } else cols.unit.push(r.index);
     cols.pass.push(r.pass);
     cols.passed.push(r.passed === true ? 1 : r.passed === false ? 0 : -1);
     cols.weight.push(r.weight);
@@ -498,6 +508,7 @@ export class Aggregator {
         seed: ctx.suite.digest,
         resamples: ctx.bootstrap ?? DEFAULT_RESAMPLES,
         maxUnits: maxUnitsValue(ctx.bootstrap_max_units),
+        ...(ctx.cluster !== undefined ? { cluster: ctx.cluster } : {}),
         // Only a per-case sum has per-case variation to resample; a suite-window total is one reading.
         joulesUnknown: basis.basis === 'per_case' && headlineJoules !== null ? null : (basis.reason ?? this.joulesUnknownReason()),
         usdUnknown: totalUsd !== null ? null : this.usdKnown ? `cost unknown for ${this.usdUnknown} cases` : 'no case reported a cost',
@@ -638,17 +649,18 @@ export function reportContextOf(h: ResultsHeader): ReportContext {
     ...(h.bootstrap !== undefined ? { bootstrap: h.bootstrap } : {}),
     ...(h.bootstrap_max_units !== undefined ? { bootstrap_max_units: h.bootstrap_max_units } : {}),
     ...(h.shared === true ? { shared: true } : {}),
+    ...(h.cluster !== undefined ? { cluster: h.cluster } : {}),
   };
 }
 
 /** The Aggregator a results file's header calls for (its concurrency, shared hardware). */
 export function aggregatorOf(h: ResultsHeader): Aggregator {
-  return new Aggregator({ ...(h.concurrency !== undefined ? { concurrency: h.concurrency } : {}), ...(h.shared === true ? { shared: true } : {}) });
+  return new Aggregator({ ...(h.concurrency !== undefined ? { concurrency: h.concurrency } : {}), ...(h.shared === true ? { shared: true } : {}), ...(h.cluster !== undefined ? { cluster: h.cluster } : {}) });
 }
 
 /** Rolls the scored results of a run up into a report (see `Aggregator`). Pure. */
 export function aggregate(all: readonly CaseResult[], ctx: ReportContext): BenchReport {
-  const agg = new Aggregator(ctx.concurrency !== undefined ? { concurrency: ctx.concurrency } : {});
+  const agg = new Aggregator({ ...(ctx.concurrency !== undefined ? { concurrency: ctx.concurrency } : {}), ...(ctx.cluster !== undefined ? { cluster: ctx.cluster } : {}) });
   for (const r of all) agg.add(r);
   return agg.report(ctx);
 }

@@ -326,4 +326,6 @@ export interface ResultsHeader {
   bootstrap_max_units?: number | 'inf';
   /** Other arms shared the hardware (`sweep --parallel-arms`): energy attribution is shared. Absent: false. */
   shared?: boolean;
+  /** `run --cluster`: the report's intervals resample questions or subjects, not cases. Absent: cases. */
+  cluster?: 'question' | 'subject';
 }

@@ -1,3 +1,4 @@
+import type { SolverSummary } from '../code/aggregate.js';
 import type { CodeResults } from '../code/results.js';
 import { armFrontiers, type Arm, type FrontierReport } from '../core/frontier.js';
 import { nearestRank } from '../core/stats.js';
@@ -20,7 +21,12 @@ export interface InputsFrontier extends FrontierReport {
   /** Where each arm came from: `suite` (a run), `code` (a solver), by arm id. */
   arm_kinds: Record<string, 'suite' | 'code'>;
   not_placed: NotPlacedArm[];
+  /** Code arms only (absent without one): each solver's pass@k curve, expensive failures and resolution under its budget. */
+  code_curves?: Record<string, CodeCurve>;
 }
+
+/** What a code arm adds beyond best-of-N (see SolverSummary). */
+export type CodeCurve = Pick<SolverSummary, 'pass_at_k' | 'unresolved_task_count' | 'unresolved_joules' | 'unresolved_usd' | 'resolution_under_budget_pct'>;
 
 /**
  * Arms of a coding-agent results file: one per solver, named `label · solver`. accuracy = resolution %,
@@ -53,19 +59,29 @@ export function inputsFrontier(inputs: readonly ReportInput[]): InputsFrontier {
   const arms: Arm[] = [];
   const kinds: Record<string, 'suite' | 'code'> = {};
   const notPlaced: NotPlacedArm[] = [];
+  const curves: Record<string, CodeCurve> = {};
   for (const input of inputs) {
     if (input.kind === 'suite') {
       const a = armOf(input);
       arms.push(a);
       kinds[a.id] = 'suite';
     } else if (input.kind === 'code') {
-      for (const a of codeArms(input.label, input.results)) {
+      const solvers = input.results.solvers;
+      codeArms(input.label, input.results).forEach((a, i) => {
         arms.push(a);
         kinds[a.id] = 'code';
-      }
+        const s = solvers[i]!;
+        curves[a.id] = {
+          pass_at_k: s.pass_at_k,
+          unresolved_task_count: s.unresolved_task_count,
+          unresolved_joules: s.unresolved_joules,
+          unresolved_usd: s.unresolved_usd,
+          resolution_under_budget_pct: s.resolution_under_budget_pct,
+        };
+      });
     } else {
       for (const id of inferArmIds(input.label, input.file.arms.map((a) => a.id))) notPlaced.push({ id, kind: 'infer', reason: INFER_NOT_PLACED });
     }
   }
-  return { ...armFrontiers(arms), arm_kinds: kinds, not_placed: notPlaced };
+  return { ...armFrontiers(arms), arm_kinds: kinds, not_placed: notPlaced, ...(Object.keys(curves).length > 0 ? { code_curves: curves } : {}) };
 }

@@ -31,10 +31,11 @@ export function fmtInterval(f: CiFigure, i: Interval | null | undefined): string
 /** How an interval was computed, for people. */
 function howText(i: Interval, ci: ReportCi): string {
   if (i.method === 'degenerate') return 'identical values: no interval to state';
-  if (i.method === 'bootstrap') return `bootstrap, ${ci.resamples} resamples over cases`;
-  const above = ci.analytic ? ` (${ci.analytic.units} cases > ${ci.analytic.bootstrap_max_units}: no bootstrap)` : '';
-  if (i.method === 'delta') return `delta method over cases${above}`;
-  if (i.method === 'woodruff') return `Woodruff over cases${above}`;
+  const over = ci.unit === 'subject' ? `${ci.clusters ?? '?'} subjects (clustered)` : ci.unit === 'question' ? `${ci.clusters ?? '?'} questions (clustered)` : 'cases';
+  if (i.method === 'bootstrap') return `bootstrap, ${ci.resamples} resamples over ${over}`;
+  const above = ci.analytic ? ` (${ci.analytic.units} ${ci.unit === 'case' ? 'cases' : 'clusters'} > ${ci.analytic.bootstrap_max_units}: no bootstrap)` : '';
+  if (i.method === 'delta') return `delta method over ${over}${above}`;
+  if (i.method === 'woodruff') return `Woodruff over ${over}${above}`;
   return i.method;
 }
 

@@ -36,9 +36,15 @@ export function renderCodeTable(r: CodeResults): string {
   }
   lines.push(table(rows));
   lines.push('');
+  lines.push(...passAtKLines(r));
   const sources = [...new Set(r.solvers.map((s) => `${s.energy_source}${s.energy_basis === 'net' ? ' net of idle' : ''}`))].join(', ');
   lines.push(pc.dim(`  energy: ${sources}; J/resolved = energy over all rollouts ÷ tasks resolved; n/a = unknown or nothing resolved`));
   lines.push(pc.dim('  frontier: E = Pareto-optimal on (resolution ↑, J/resolved ↓), $ = on (resolution ↑, $/resolved ↓)'));
+  for (const s of r.solvers) {
+    if (s.unresolved_task_count === 0) continue;
+    const j = s.unresolved_joules === null ? 'energy unknown' : `${s.below_floor ? '~' : ''}${fmtJoules(s.unresolved_joules)}`;
+    lines.push(pc.dim(`  expensive failures: ${s.solver}: ${s.unresolved_task_count} task(s) never resolved took ${j}, ${fmtUsd(s.unresolved_usd)} (in the totals above, resolving nothing)`));
+  }
   if (r.solvers.some((s) => s.below_floor)) {
     lines.push(pc.yellow("  ~ below the meter's floor: the window was too short to resolve; energy noise-dominated, resolution still valid"));
   }
@@ -57,6 +63,39 @@ export function renderCodeTable(r: CodeResults): string {
   }
   if (notes.length > 0) lines.push('', ...notes);
   return lines.join('\n') + '\n';
+}
+
+/**
+ * pass@k and pass^k for k = 1…K from the same rollouts, with J and $ per expected resolved task at each k
+ * (expected energy of k rollouts per task ÷ expected tasks resolved), and resolution under the energy budget.
+ */
+function passAtKLines(r: CodeResults): string[] {
+  const lines: string[] = [];
+  const budget = r.config.energy_budget_j;
+  if (r.solvers.some((s) => s.pass_at_k.length >= 2)) {
+    const rows: string[][] = [['solver', 'k', 'pass@k', 'pass^k', 'J/resolved@k', '$/resolved@k', 'J/resolved^k'].map((h) => pc.dim(h))];
+    for (const s of r.solvers) {
+      const tilde = s.below_floor ? '~' : '';
+      for (const p of s.pass_at_k) {
+        rows.push([
+          p.k === 1 ? s.solver : '',
+          String(p.k),
+          fmtPct(p.pass_at_k_pct),
+          fmtPct(p.pass_hat_k_pct),
+          p.joules_per_resolved === null ? 'n/a' : tilde + fmtJoules(p.joules_per_resolved),
+          fmtUsd(p.usd_per_resolved),
+          p.joules_per_resolved_all_k === null ? 'n/a' : tilde + fmtJoules(p.joules_per_resolved_all_k),
+        ]);
+      }
+    }
+    lines.push(table(rows), '');
+    lines.push(pc.dim('  pass@k: any of k rollouts resolves (unbiased, Chen et al. 2021); pass^k: all k do; J/resolved@k = expected J of k rollouts per task ÷ expected tasks resolved'));
+  }
+  if (budget !== undefined) {
+    const parts = r.solvers.map((s) => `${s.solver} ${fmtPct(s.resolution_under_budget_pct)}`);
+    lines.push(pc.dim(`  resolution under ${fmtJoules(budget)} per attempt (area under resolved vs J ÷ budget): `) + parts.join(', '));
+  }
+  return lines;
 }
 
 function fmtWall(ms: number): string {

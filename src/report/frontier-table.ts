@@ -1,7 +1,7 @@
 import { pc } from './colors.js';
 import type { Arm, FrontierAxis, FrontierReport } from '../core/frontier.js';
 import { fmtJoules, fmtMs, fmtPct, fmtUsd, table } from './format.js';
-import type { NotPlacedArm } from './arms.js';
+import type { CodeCurve, NotPlacedArm } from './arms.js';
 import type { LoadedRun } from './inputs.js';
 
 /** A loaded run as a frontier arm. Reports of other kinds fall back to their closest fields. */
@@ -69,6 +69,24 @@ export function renderNotPlaced(list: readonly NotPlacedArm[], as: 'text' | 'md'
   const ids = list.map((a) => a.id).join(', ');
   if (as === 'md') return `\n_Not on any frontier: ${ids} — ${reasons.join('; ')}._\n`;
   return `\n  ${pc.bold('not placed')}: ${ids}\n${reasons.map((r) => pc.dim(`    ${r}`)).join('\n')}\n`;
+}
+
+/**
+ * Code arms beyond best-of-N: pass@k and pass^k at each k with J per expected resolved task, expensive
+ * failures and resolution under the energy budget; empty when there is no code arm.
+ */
+export function renderCodeCurves(curves: Record<string, CodeCurve> | undefined): string {
+  if (!curves) return '';
+  const lines: string[] = ['', `  ${pc.bold('code arms: pass@k / pass^k over the same rollouts')} ${pc.dim('(J/resolved@k = expected J of k rollouts per task ÷ expected resolved)')}`];
+  for (const [id, c] of Object.entries(curves)) {
+    const pts = c.pass_at_k.map((p) => `k=${p.k} ${fmtPct(p.pass_at_k_pct)} / ${fmtPct(p.pass_hat_k_pct)} ${fmtJoules(p.joules_per_resolved)}`).join(' · ');
+    lines.push(`    ${id}: ${pts || pc.dim('no valid task')}`);
+    const extra: string[] = [];
+    if (c.unresolved_task_count > 0) extra.push(`expensive failures ${c.unresolved_task_count} task(s), ${fmtJoules(c.unresolved_joules)}, ${fmtUsd(c.unresolved_usd)}`);
+    if (c.resolution_under_budget_pct !== null) extra.push(`resolution under budget ${fmtPct(c.resolution_under_budget_pct)}`);
+    if (extra.length > 0) lines.push(pc.dim(`      ${extra.join('; ')}`));
+  }
+  return lines.join('\n') + '\n';
 }
 
 /** Why a frontier has no arm: the one reason every arm shares, else the distinct reasons. */

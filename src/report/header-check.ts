@@ -18,6 +18,7 @@ export function checkReportHeader(h: ResultsHeader, path: string): void {
   if (h.bootstrap !== undefined && !(Number.isInteger(h.bootstrap) && h.bootstrap >= 0)) bad('bootstrap', 'a whole number >= 0');
   if (h.bootstrap_max_units !== undefined && !isMaxUnits(h.bootstrap_max_units)) bad('bootstrap_max_units', 'a whole number >= 0 or "inf"');
   if (h.shared !== undefined && typeof h.shared !== 'boolean') bad('shared', 'true or false');
+  if (h.cluster !== undefined && h.cluster !== 'question' && h.cluster !== 'subject') bad('cluster', '"question" or "subject"');
   const load = (h as { load?: unknown }).load;
   if (load !== undefined) checkLoadHeader(load, bad);
 }

@@ -86,7 +86,7 @@ export function isRunSpec(spec: string): boolean {
  */
 export interface InputReaders {
   readCodeResults(path: string): CodeResults;
-  summarizeSolvers(datapoints: CodeResults['datapoints'], ids: string[]): CodeResults['solvers'];
+  summarizeSolvers(datapoints: CodeResults['datapoints'], ids: string[], opts?: { energyBudgetJ?: number | null }): CodeResults['solvers'];
   readInferFile(path: string): InferRunFile;
   readReportFile(path: string): BenchReport;
 }
@@ -208,7 +208,7 @@ function loadInput(readers: InputReaders, { spec, kind, entry }: ResolvedSpec, o
   if (kind === 'code') {
     const results = entry.report as unknown as CodeResults;
     // Aggregates are recomputed from the datapoints, as readCodeResults does for a file.
-    results.solvers = readers.summarizeSolvers(results.datapoints, results.config.solvers.map((s) => s.id));
+    results.solvers = readers.summarizeSolvers(results.datapoints, results.config.solvers.map((s) => s.id), { energyBudgetJ: results.config.energy_budget_j ?? null });
     return { kind: 'code', label: `#${entry.id}`, origin: `history #${entry.id}`, results, run_id: entry.id };
   }
   if (kind === 'infer') {

@@ -8,7 +8,7 @@ const pm = (v: number | null, i: Interval | null, f: (x: number) => string): str
 
 /** The sweep's comparison for a terminal: per suite, the arms with intervals, the frontiers, and each arm against the baseline. */
 export function renderSweepTable(c: SweepComparison): string {
-  const out: string[] = [pc.bold(`joulebench sweep ${c.sweep.name}`) + pc.dim(` (${c.sweep.id}) · intervals 95 % (degenerate: identical values, none stated), significance at α = ${c.alpha}`)];
+  const out: string[] = [pc.bold(`joulebench sweep ${c.sweep.name}`) + pc.dim(` (${c.sweep.id}) · intervals 95 % (degenerate: identical values, none stated), significance at α = ${c.alpha}${pAdjustText(c)}`)];
   for (const s of c.suites) {
     out.push('', pc.bold(`suite ${s.suite}`));
     const mark = (arm: string, axis: 'energy' | 'cost') =>
@@ -34,7 +34,9 @@ export function renderSweepTable(c: SweepComparison): string {
     }
     if (s.vs_baseline.length > 0) {
       out.push('', pc.dim(`  against the baseline ${s.baseline} (paired):`));
-      const vr = [[pc.dim('arm'), pc.dim('accuracy Δ'), pc.dim('McNemar p'), pc.dim('verdict'), pc.dim('J/correct Δ'), pc.dim('verdict'), pc.dim('p95 Δ'), pc.dim('verdict')]];
+      const m = s.vs_baseline.filter((v) => v.accuracy_p_value !== null).length;
+      if (c.p_adjust === 'holm' && m > 1) out.push(pc.dim(`  ${m} comparisons: McNemar p Holm-adjusted (raw p in the JSON); J/correct and p95 verdicts from ${Number((100 - (100 * c.alpha) / m).toPrecision(6))} % intervals (α/${m}, Bonferroni)`));
+      const vr = [[pc.dim('arm'), pc.dim('accuracy Δ'), pc.dim(c.p_adjust === 'holm' ? 'McNemar p (Holm)' : 'McNemar p'), pc.dim('verdict'), pc.dim('J/correct Δ'), pc.dim('verdict'), pc.dim('p95 Δ'), pc.dim('verdict')]];
       for (const v of s.vs_baseline) {
         if (v.withheld) {
           vr.push([v.arm, 'withheld', '', 'withheld', 'withheld', 'withheld', 'withheld', 'withheld']);
@@ -43,7 +45,7 @@ export function renderSweepTable(c: SweepComparison): string {
         vr.push([
           v.arm,
           fmtSigned(v.accuracy_pp_delta, ' pp'),
-          v.accuracy_p_value === null ? 'n/a' : v.accuracy_p_value < 1e-4 ? v.accuracy_p_value.toExponential(1) : v.accuracy_p_value.toPrecision(2),
+          fmtP(v.accuracy_p_adjusted ?? v.accuracy_p_value),
           v.accuracy_verdict,
           fmtSigned(v.joules_per_correct_pct, ' %'),
           v.joules_per_correct_verdict,
@@ -57,4 +59,13 @@ export function renderSweepTable(c: SweepComparison): string {
   }
   for (const m of c.missing) out.push(pc.yellow(`missing: ${m.arm} × ${m.suite}: ${m.reason}`));
   return out.join('\n') + '\n';
+}
+
+function fmtP(p: number | null): string {
+  return p === null ? 'n/a' : p < 1e-4 ? p.toExponential(1) : p.toPrecision(2);
+}
+
+/** How the header states the multiple-comparison correction. */
+function pAdjustText(c: SweepComparison): string {
+  return c.p_adjust === 'holm' ? ", Holm-adjusted over each suite's comparisons with the baseline" : ', each comparison at α (no multiple-comparison correction)';
 }

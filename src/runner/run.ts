@@ -93,6 +93,8 @@ export interface RunOptions {
   bootstrap_max_units?: BootstrapMaxUnits;
   /** Other work shares the hardware (a sweep's parallel arms): energy attribution is `shared`. */
   shared?: boolean;
+  /** Resample clusters for the intervals: `question` (a case with its passes and turns) or `subject` (its dataset). */
+  cluster?: 'question' | 'subject';
 }
 
 /** Consecutive target failures that stop a run unless `max_errors` says otherwise. */
@@ -160,6 +162,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     ...(opts.bootstrap !== undefined && opts.bootstrap !== DEFAULT_RESAMPLES ? { bootstrap: opts.bootstrap } : {}),
     ...(opts.bootstrap_max_units !== undefined && checkMaxUnits(opts.bootstrap_max_units) !== DEFAULT_BOOTSTRAP_MAX_UNITS ? { bootstrap_max_units: opts.bootstrap_max_units } : {}),
     ...(opts.shared ? { shared: true } : {}),
+    ...(opts.cluster !== undefined ? { cluster: opts.cluster } : {}),
   };
   const finished = resumeIndex(opts.resume, header);
   if (opts.resume?.header) {
@@ -181,7 +184,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
   // Scored cases whose energy came from the meter's window rather than the target (auto's fallback).
   let fromWindow = 0;
   const scored: CaseResult[] = [];
-  const agg = new Aggregator({ concurrency, ...(opts.shared ? { shared: true } : {}) });
+  const agg = new Aggregator({ concurrency, ...(opts.shared ? { shared: true } : {}), ...(opts.cluster !== undefined ? { cluster: opts.cluster } : {}) });
   const total = (warmup + repeats) * count;
   let done = 0;
   const passes: [Phase, number][] = [
@@ -350,6 +353,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     ...(opts.bootstrap !== undefined ? { bootstrap: checkCount(opts.bootstrap, 'bootstrap', 0) } : {}),
     ...(opts.bootstrap_max_units !== undefined ? { bootstrap_max_units: opts.bootstrap_max_units } : {}),
     ...(opts.shared ? { shared: true } : {}),
+    ...(opts.cluster !== undefined ? { cluster: opts.cluster } : {}),
     energy: { idle, suite: suiteUsed },
     scored_wall_ms: wallUsed,
   });
@@ -715,6 +719,7 @@ function resumeIndex(resume: RunOptions['resume'], header: ResultsHeader): Finis
     ['bootstrap', '--bootstrap', old.bootstrap ?? DEFAULT_RESAMPLES, header.bootstrap ?? DEFAULT_RESAMPLES],
     ['bootstrap_max_units', '--bootstrap-max-units', units(old.bootstrap_max_units), units(header.bootstrap_max_units)],
     ['shared', '--parallel-arms', old.shared ?? false, header.shared ?? false],
+    ['cluster', '--cluster', old.cluster ?? 'case', header.cluster ?? 'case'],
   ] as const;
   for (const [key, flag, was, now] of shapes) {
     if (!Object.is(was, now)) {

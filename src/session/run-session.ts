@@ -187,6 +187,7 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
         ...(spec.bootstrap !== undefined ? { bootstrap: spec.bootstrap } : {}),
         ...(spec.bootstrap_max_units !== undefined ? { bootstrap_max_units: spec.bootstrap_max_units } : {}),
         ...(spec.shared ? { shared: true } : {}),
+        ...(spec.cluster !== undefined ? { cluster: spec.cluster } : {}),
         sink,
         ...(resume ? { resume: { header: resume.header, finished: resume.finished, path: resume.path } } : {}),
         ...(spec.idle_ms !== undefined ? { idle_ms: spec.idle_ms } : {}),

@@ -35,6 +35,8 @@ export interface SessionSpec extends TargetFlags, JudgeFlags {
   bootstrap_max_units?: number | 'inf';
   /** Other work shares the hardware (a sweep's `--parallel-arms`): energy attribution `shared`. */
   shared?: boolean;
+  /** `--cluster`: the intervals resample questions or subjects instead of cases. */
+  cluster?: 'question' | 'subject';
   /** Cases in flight at once (default 1). */
   concurrency?: number;
   /** Report JSON file; absent: the report is only returned. */

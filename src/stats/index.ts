@@ -10,3 +10,6 @@ export { reportCi, CI_FIGURES, type AnalyticSwitch, type CaseColumns, type CiFig
 export { spreadOf, type Spread } from './describe.js';
 export { seededRng, fnv1a32, type Rng } from './rng.js';
 export { normalQuantile, twoSidedZ } from './normal.js';
+export { passAtK, passHatK, passAtKCurve, resolutionUnderBudget, type PassAtKPoint, type TaskRollouts } from './pass-at-k.js';
+export { holmAdjust, adjustPValues, type PAdjust } from './holm.js';
+export { mcnemarSampleSize, pairedMeanSampleSize, powerPlan, pilotCasesOf, type PilotCase, type PilotResult, type PowerPlan, type PowerRow } from './power.js';

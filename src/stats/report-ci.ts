@@ -46,8 +46,13 @@ export type ReportCi = {
    * `analytic` is present: the run had more units than the bootstrap's limit.
    */
   resamples: number;
-  /** The resampling unit: a case, with all its scored passes. */
-  unit: 'case';
+  /**
+   * The resampling unit: a case with all its scored passes, or with `--cluster` a cluster of cases
+   * (`question`: a case and every pass and turn of it; `subject`: every case of one dataset/subject).
+   */
+  unit: 'case' | ClusterBy;
+  /** With a cluster unit: how many clusters were resampled. */
+  clusters?: number;
   /** What seeds the resampling (the suite digest: same results, same intervals). */
   seed: 'suite-digest';
   reasons: Partial<Record<CiFigure, string>>;
@@ -68,7 +73,16 @@ export interface AnalyticSwitch {
   reason: string;
 }
 
+/** What `--cluster` groups cases by (the `unit` column then carries cluster ids). */
+export type ClusterBy = 'question' | 'subject';
+
 export interface ReportCiOptions {
+  /**
+   * The `unit` column holds cluster ids: accuracy too is resampled over clusters (a cluster bootstrap
+   * of Σ correct ÷ Σ scored; delta method above `maxUnits` clusters) instead of Wilson's interval,
+   * which counts every scored result as independent.
+   */
+  cluster?: ClusterBy;
   /** The suite digest (seed). */
   seed: string;
   /** 0 turns the bootstrap off (and the large-sample intervals with it: only Wilson remains). */
@@ -103,6 +117,7 @@ export function reportCi(cols: CaseColumns, opts: ReportCiOptions): ReportCi {
   }
   const acc = wilson(correct, scored, level);
   results.accuracy_pct = isInterval(acc) ? { ...acc, low: acc.low * 100, high: acc.high * 100 } : acc;
+  const clustered = opts.cluster !== undefined ? clusterCounts(cols) : null;
 
   const stats: Partial<Record<CiFigure, ResampleStatistic>> = {};
   const why = (f: CiFigure, reason: string) => (results[f] = { reason });
@@ -147,6 +162,18 @@ export function reportCi(cols: CaseColumns, opts: ReportCiOptions): ReportCi {
     else stats[f] = pct[i]!;
   });
   const units = prep?.units ?? 0;
+  if (clustered) {
+    if (scored < 2) why('accuracy_pct', `fewer than 2 scored cases (${scored})`);
+    else if (opts.resamples === 0) why('accuracy_pct', 'bootstrap off (--bootstrap 0): no interval over clusters');
+    else if (clustered.units < 2) why('accuracy_pct', `fewer than 2 clusters (${clustered.units})`);
+    else if (analytic) {
+      const d = ratioDeltaInterval(clustered.correct, clustered.scored, level);
+      results.accuracy_pct = isInterval(d) ? { ...d, low: Math.max(0, d.low * 100), high: Math.min(100, d.high * 100) } : d;
+    } else {
+      const r = ratioStatistic(clustered.correct, clustered.scored);
+      stats.accuracy_pct = (counts, resample) => 100 * r(counts, resample);
+    }
+  }
   if (Object.keys(stats).length > 0) Object.assign(results, bootstrapCis(units, stats as Record<CiFigure, ResampleStatistic>, { seed: opts.seed, resamples: opts.resamples, level }));
 
   const out = {} as ReportCi;
@@ -170,7 +197,28 @@ export function reportCi(cols: CaseColumns, opts: ReportCiOptions): ReportCi {
         },
       }
     : {};
-  return Object.assign(out, { level, resamples: opts.resamples, unit: 'case' as const, seed: 'suite-digest' as const, reasons, ...switched });
+  return Object.assign(out, {
+    level,
+    resamples: opts.resamples,
+    unit: opts.cluster ?? ('case' as const),
+    ...(clustered ? { clusters: clustered.units } : {}),
+    seed: 'suite-digest' as const,
+    reasons,
+    ...switched,
+  });
+}
+
+/** Per cluster (dense, in order of first appearance, as the bootstrap numbers units): correct and scored results. */
+function clusterCounts(cols: CaseColumns): { units: number; correct: Float64Array; scored: Float64Array } {
+  const { u, units } = denseUnits(cols.unit);
+  const correct = new Float64Array(units);
+  const scored = new Float64Array(units);
+  for (let j = 0; j < u.length; j++) {
+    const p = cols.passed[j]!;
+    if (p >= 0) scored[u[j]!]! += 1;
+    if (p === 1) correct[u[j]!]! += 1;
+  }
+  return { units, correct, scored };
 }
 
 /** What the intervals are computed from: per-unit sums, and the timed observations sorted by latency with their units. */

@@ -6,6 +6,7 @@ import { verdictOf, withPairedStats } from '../core/paired-compare.js';
 import type { CaseResult } from '../core/types.js';
 import type { Interval } from '../stats/interval.js';
 import type { ReportCi } from '../stats/report-ci.js';
+import { adjustPValues, type PAdjust } from '../stats/holm.js';
 
 /** One finished arm × suite, loaded for the comparison. */
 export interface SweepArmRun {
@@ -51,6 +52,8 @@ export interface SweepVsBaseline {
   accuracy_pp_delta: number | null;
   accuracy_pp_delta_ci95: Interval | null;
   accuracy_p_value: number | null;
+  /** McNemar's p adjusted over the suite's comparisons (`p_adjust`: Holm's step-down, or `none`: the raw p); the verdict reads it. */
+  accuracy_p_adjusted: number | null;
   accuracy_verdict: string;
   joules_per_correct_pct: number | null;
   joules_per_correct_ratio_ci95: Interval | null;
@@ -76,6 +79,12 @@ export interface SweepComparison {
   format: 'joulebench-sweep-comparison/1';
   sweep: { id: string; name: string };
   alpha: number;
+  /**
+   * The multiple-comparison correction over each suite's arms against the baseline: `holm` adjusts
+   * McNemar's p-values (Holm 1979) and judges J/correct and p95 by (1 − α/m) intervals (Bonferroni),
+   * m the arms that can be paired; `none` tests each at α.
+   */
+  p_adjust: PAdjust;
   suites: SweepSuiteComparison[];
   /** Arm × suite runs that did not finish, with why. */
   missing: { arm: string; suite: string; reason: string }[];
@@ -94,9 +103,10 @@ const AXES: Record<'energy' | 'cost', { field: 'joules_per_correct' | 'usd_per_c
 export function sweepComparison(
   sweep: { id: string; name: string; suites: readonly string[]; arms: readonly string[]; baseline: string | null },
   runs: readonly SweepArmRun[],
-  opts: { alpha?: number; resamples?: number; maxUnits?: number | 'inf'; missing?: SweepComparison['missing'] } = {},
+  opts: { alpha?: number; pAdjust?: PAdjust; resamples?: number; maxUnits?: number | 'inf'; missing?: SweepComparison['missing'] } = {},
 ): SweepComparison {
   const alpha = opts.alpha ?? 0.05;
+  const pAdjust = opts.pAdjust ?? 'holm';
   const suites = sweep.suites.map((suite): SweepSuiteComparison => {
     const here = sweep.arms.map((a) => runs.find((r) => r.arm === a && r.suite === suite)).filter((r): r is SweepArmRun => r !== undefined);
     const rows = here.map((r) => rowOf(r));
@@ -115,6 +125,11 @@ export function sweepComparison(
       (Object.keys(AXES) as ('energy' | 'cost')[]).map((axis) => [axis, frontierOf(fr.frontiers[axis as FrontierAxis], rows, AXES[axis].field)]),
     ) as Record<'energy' | 'cost', SweepFrontier>;
     const base = sweep.baseline ? here.find((r) => r.arm === sweep.baseline) : undefined;
+    // The family: arms that can be paired with the baseline (same digest, per-case figures on both sides).
+    const pairable = (r: SweepArmRun): boolean =>
+      !!base && !!r.report.suite?.digest && r.report.suite.digest === base.report.suite?.digest && (r.paired ?? r.results) != null && (base.paired ?? base.results) != null;
+    const m = base ? here.filter((r) => r.arm !== base.arm && pairable(r)).length : 0;
+    const intervalAlpha = pAdjust === 'holm' && m > 1 ? alpha / m : alpha;
     const vs = base
       ? here
           .filter((r) => r.arm !== base.arm)
@@ -123,7 +138,7 @@ export function sweepComparison(
               compare(base.report, r.report),
               { digest: base.report.suite?.digest, results: base.results, paired: base.paired ?? null },
               { digest: r.report.suite?.digest, results: r.results, paired: r.paired ?? null },
-              { alpha, ...(opts.resamples !== undefined ? { resamples: opts.resamples } : {}), ...(opts.maxUnits !== undefined ? { maxUnits: opts.maxUnits } : {}) },
+              { alpha: intervalAlpha, ...(opts.resamples !== undefined ? { resamples: opts.resamples } : {}), ...(opts.maxUnits !== undefined ? { maxUnits: opts.maxUnits } : {}) },
             );
             const verdict = (v: string): string => (p.withheld ? 'withheld' : v);
             return {
@@ -131,6 +146,7 @@ export function sweepComparison(
               accuracy_pp_delta: p.accuracy_pp_delta,
               accuracy_pp_delta_ci95: p.accuracy_pp_delta_ci95,
               accuracy_p_value: p.accuracy_p_value,
+              accuracy_p_adjusted: null,
               accuracy_verdict: verdict(verdictOf(p.accuracy_pp_delta, p.significant.accuracy_pp_delta, true)),
               joules_per_correct_pct: p.joules_per_correct_pct,
               joules_per_correct_ratio_ci95: p.joules_per_correct_ratio_ci95,
@@ -143,9 +159,15 @@ export function sweepComparison(
             };
           })
       : [];
+    const adjusted = adjustPValues(vs.map((v) => v.accuracy_p_value), pAdjust);
+    vs.forEach((v, i) => {
+      const q = adjusted[i] ?? null;
+      v.accuracy_p_adjusted = q;
+      if (!v.withheld && q !== null) v.accuracy_verdict = verdictOf(v.accuracy_pp_delta, q < alpha, true);
+    });
     return { suite, arms: rows, frontiers, baseline: base ? base.arm : null, vs_baseline: vs };
   });
-  return { format: 'joulebench-sweep-comparison/1', sweep: { id: sweep.id, name: sweep.name }, alpha, suites, missing: opts.missing ?? [] };
+  return { format: 'joulebench-sweep-comparison/1', sweep: { id: sweep.id, name: sweep.name }, alpha, p_adjust: pAdjust, suites, missing: opts.missing ?? [] };
 }
 
 function rowOf(r: SweepArmRun): SweepArmRow {

@@ -56,11 +56,11 @@ export function loadSweep(dir: string, opts: LoadSweepOptions = {}): LoadedSweep
 }
 
 /** The comparison of a sweep folder, with the settings the sweep recorded unless `opts` gives others. */
-export function compareSweep(loaded: LoadedSweep, opts: { alpha?: number; resamples?: number; maxUnits?: number | 'inf' } = {}): SweepComparison {
+export function compareSweep(loaded: LoadedSweep, opts: { alpha?: number; pAdjust?: 'holm' | 'none'; resamples?: number; maxUnits?: number | 'inf' } = {}): SweepComparison {
   const { state } = loaded;
   const recorded = state.comparison;
   const settings = recorded
-    ? { alpha: recorded.alpha, resamples: recorded.resamples, ...(recorded.max_units !== undefined ? { maxUnits: recorded.max_units } : {}) }
+    ? { alpha: recorded.alpha, resamples: recorded.resamples, ...(recorded.max_units !== undefined ? { maxUnits: recorded.max_units } : {}), ...(recorded.p_adjust !== undefined ? { pAdjust: recorded.p_adjust } : {}) }
     : {};
   return sweepComparison(
     { id: state.id, name: state.plan.name, suites: state.plan.suites, arms: state.plan.arms.map((a) => a.name), baseline: state.plan.baseline },

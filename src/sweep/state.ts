@@ -41,6 +41,8 @@ export interface SweepComparisonSettings {
   alpha: number;
   resamples: number;
   max_units?: number | 'inf';
+  /** `sweep --p-adjust` (absent: the default, holm). */
+  p_adjust?: 'holm' | 'none';
 }
 
 export function readSweepState(dir: string): SweepState {

@@ -26,7 +26,8 @@ import type { CliIO } from '../io.js';
 import { planOutput, sideFileBase, writeByExtension, type Renderings } from '../outputs.js';
 import { checkOutputPath } from '../output-file.js';
 import { addMeterFlags, idleMsFrom, meterOptionsFrom, type MeterFlags } from '../meter-flags.js';
-import { intAtLeast } from '../options.js';
+import { intAtLeast, numberInRange } from '../options.js';
+import { summarizeSolvers } from '../../code/aggregate.js';
 import { recordForCli } from '../load-runs.js';
 import { describeSelection, selectItems } from '../../suites/select.js';
 
@@ -62,6 +63,7 @@ export interface CodeFlags extends MeterFlags {
   imageTag: string;
   pull?: boolean;
   testTimeout?: number;
+  energyBudget?: number;
 }
 
 function collect(value: string, prev: string[]): string[] {
@@ -110,11 +112,16 @@ export function codeCommand(io: CliIO): Command {
     .option('--pass-env <names>', 'pass these environment variables to solvers although they look like secrets (comma-separated, repeatable)', collect, [])
     .option('--no-history', 'do not record this run in the history database ($JOULEBENCH_HOME/history.sqlite)')
     .option('-q, --quiet', 'no progress lines and no table')
-    .option('--json', 'with --report: print the results JSON (aggregates recomputed) instead of the table');
+    .option('--json', 'with --report: print the results JSON (aggregates recomputed) instead of the table')
+    .option('--energy-budget <J>', 'energy budget per task attempt, J: adds resolution under the budget (area under resolved-vs-joules up to it, ÷ it; docs/statistics.md); recorded in the results, and with --report applied to them', numberInRange(0, Number.MAX_VALUE, { exclusive: true }));
   // The meters' shared flags; `auto` here takes hardware counters only (else joules are null, see energy.ts).
   return addMeterFlags(cmd).action(async (flags: CodeFlags) => {
     if (flags.report) {
       const results = readCodeResults(flags.report);
+      if (flags.energyBudget !== undefined) {
+        results.config.energy_budget_j = flags.energyBudget;
+        results.solvers = summarizeSolvers(results.datapoints, results.config.solvers.map((s) => s.id), { energyBudgetJ: flags.energyBudget });
+      }
       if (flags.out) await writeByExtension(flags.out, codeRenderings(results, flags.report));
       else io.out(flags.json ? prettyJson(results) : renderCodeTable(results));
       return;
@@ -170,6 +177,7 @@ export async function codeAction(flags: CodeFlags, io: CliIO): Promise<void> {
       suite,
       solvers,
       rollouts: flags.rollouts,
+      ...(flags.energyBudget !== undefined ? { energy_budget_j: flags.energyBudget } : {}),
       meter: chosen.meter,
       sandbox,
       env,

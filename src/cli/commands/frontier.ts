@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import { prettyJson } from '../../core/canonical.js';
 import { JoulebenchError } from '../../core/errors.js';
 import { inputsFrontier } from '../../report/arms.js';
-import { renderFrontierTable, renderNotPlaced } from '../../report/frontier-table.js';
+import { renderCodeCurves, renderFrontierTable, renderNotPlaced } from '../../report/frontier-table.js';
 import { renderFrontierMarkdown } from '../../report/markdown.js';
 import type { CliIO } from '../io.js';
 import { planOutput, writeByExtension } from '../outputs.js';
@@ -27,13 +27,13 @@ export function frontierCommand(io: CliIO): Command {
           md: () => renderFrontierMarkdown(f) + renderNotPlaced(f.not_placed, 'md'),
           csv: async () => (await import('../../report/csv.js')).armsCsv(f.arms, f, f.arm_kinds),
           jsonl: () => f.arms.map((a) => JSON.stringify({ ...a, kind: f.arm_kinds[a.id] ?? null, verdicts: verdictsOf(f, a.id) })).join('\n') + '\n',
-          txt: () => renderFrontierTable(f) + renderNotPlaced(f.not_placed, 'text'),
+          txt: () => renderFrontierTable(f) + renderNotPlaced(f.not_placed, 'text') + renderCodeCurves(f.code_curves),
         });
         return;
       }
       if (flags.json) io.out(prettyJson(f));
       else if (flags.md) io.out(renderFrontierMarkdown(f) + renderNotPlaced(f.not_placed, 'md'));
-      else io.out(renderFrontierTable(f) + renderNotPlaced(f.not_placed, 'text'));
+      else io.out(renderFrontierTable(f) + renderNotPlaced(f.not_placed, 'text') + renderCodeCurves(f.code_curves));
     });
 }
 

@@ -42,6 +42,7 @@ export interface RunFlags extends TargetFlags, MeterFlags, Partial<LoadFlags>, J
   bootstrap: number;
   /** `--bootstrap-max-units N|inf` (absent: the default limit). */
   bootstrapMaxUnits?: number | 'inf';
+  cluster?: 'question' | 'subject';
   out?: string;
   results?: string;
   receipt?: string;
@@ -77,6 +78,7 @@ export function runCommand(io: CliIO): Command {
     .option('--limit <n>', 'only the first N cases, after --filter (recorded in the suite digest)', intAtLeast(1, MAX_CASE_LIMIT))
     .option('--bootstrap <n>', 'bootstrap resamples for the intervals in the report (0: off; Wilson still applies)', intAtLeast(0), 2000)
     .option('--bootstrap-max-units <n>', `${UNIT_LIMIT_HELP} (default: ${DEFAULT_BOOTSTRAP_MAX_UNITS})`, unitLimit)
+    .addOption(new Option('--cluster <by>', 'resample clusters for the intervals, so correlated cases do not narrow them: question (a case with all its passes and turns; accuracy too) or subject (every case of one dataset, e.g. an MMLU subject)').choices(['question', 'subject']))
     .option('-o, --out <file>', 'write the report here; the extension picks the format: .json, .md, .html, .csv (per case), .jsonl (per case), .txt (default: JSON on stdout, the table on stderr)')
     .option('--results <file>', 'results JSONL, one line per case as it finishes (default: next to the report)')
     .option('--receipt <file>', 'receipt JSON: host, versions, UTC times, digests (default: next to the report)')
@@ -220,6 +222,7 @@ export function sessionSpecFrom(flags: RunFlags, env: NodeJS.ProcessEnv, outPlan
     repeat: flags.repeat,
     bootstrap: flags.bootstrap,
     ...(flags.bootstrapMaxUnits !== undefined ? { bootstrap_max_units: flags.bootstrapMaxUnits } : {}),
+    ...(flags.cluster !== undefined ? { cluster: flags.cluster } : {}),
     concurrency: flags.concurrency,
     argv: process.argv.slice(2),
   };

@@ -1,5 +1,5 @@
 import { dirname, join } from 'node:path';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { prettyJson } from '../../core/canonical.js';
 import { JoulebenchError } from '../../core/errors.js';
 import { renderSweepTable } from '../../report/sweep-table.js';
@@ -18,6 +18,7 @@ interface SweepFlags {
   bootstrap: number;
   bootstrapMaxUnits?: number | 'inf';
   alpha: number;
+  pAdjust: 'holm' | 'none';
   history: boolean;
   idle: boolean;
   quiet?: boolean;
@@ -39,6 +40,7 @@ export function sweepCommand(io: CliIO): Command {
     .option('--bootstrap <n>', 'bootstrap resamples for intervals (0: off)', intAtLeast(0), 2000)
     .option('--bootstrap-max-units <n>', `every run's and the comparison's intervals: ${UNIT_LIMIT_HELP} (default: ${DEFAULT_BOOTSTRAP_MAX_UNITS})`, unitLimit)
     .option('--alpha <a>', 'significance level against the baseline', probability, 0.05)
+    .addOption(new Option('--p-adjust <method>', "multiple comparisons against the baseline: holm (Holm-adjusted McNemar p-values; J/correct and p95 judged at α/m) or none (each at α)").choices(['holm', 'none']).default('holm'))
     .option('--queue <redis://host:port/db>', 'run the arms on `joulebench worker` machines through this queue (BullMQ on Redis); the files land here as for a local sweep')
     .option('--queue-password-ref <env:NAME>', 'read the queue\'s Redis password from this environment variable')
     .option('--no-history', 'do not record the runs in the history database')
@@ -82,7 +84,12 @@ export function sweepCommand(io: CliIO): Command {
         ...(flags.history ? {} : { history: false as const }),
         ...(flags.idle ? {} : { idle_ms: 0 }),
         argv: process.argv.slice(2),
-        comparison: { alpha: flags.alpha, resamples: flags.bootstrap, ...(flags.bootstrapMaxUnits !== undefined ? { max_units: flags.bootstrapMaxUnits } : {}) },
+        comparison: {
+          alpha: flags.alpha,
+          resamples: flags.bootstrap,
+          ...(flags.bootstrapMaxUnits !== undefined ? { max_units: flags.bootstrapMaxUnits } : {}),
+          ...(flags.pAdjust !== 'holm' ? { p_adjust: flags.pAdjust } : {}),
+        },
         ...(flags.queue ? { queue: (await import('../../queue/connection.js')).parseQueueUrl(flags.queue, flags.queuePasswordRef, process.env) } : {}),
       };
       let dir: string;

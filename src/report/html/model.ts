@@ -68,6 +68,8 @@ export interface HtmlModel {
     origin: string;
     suite: { name: string; digest: string; tasks: number };
     rollouts: number;
+    /** `--energy-budget` of the results, J per task attempt; null when none. */
+    energy_budget_j: number | null;
     meter: string;
     sandbox: string;
     solvers: (SolverSummary & { arm: string; wall_p95_ms: number | null })[];
@@ -195,6 +197,7 @@ function codeModel(x: Extract<ReportInput, { kind: 'code' }>): HtmlModel['code']
     origin: x.origin,
     suite: { name: r.suite.name, digest: r.suite.digest ?? '', tasks: r.suite.tasks.length },
     rollouts: r.config.rollouts,
+    energy_budget_j: r.config.energy_budget_j ?? null,
     meter: r.config.meter.id,
     sandbox: String(r.config.sandbox?.kind ?? 'n/a'),
     solvers: r.solvers.map((s, i) => ({ ...s, arm: arms[i]!.id, wall_p95_ms: arms[i]!.latency_p95_ms })),

@@ -13,6 +13,7 @@ if (!CLIENT_SCRIPT.includes(READY)) throw new Error('html: the page script lost 
 const PAGE_SCRIPT = CLIENT_SCRIPT.replace(READY, MT_BENCH_CHART_SCRIPT + RATE_CHART_SCRIPT + READY);
 import type { HtmlModel } from './model.js';
 import { sweepSection } from './sweep-section.js';
+import { passAtKSection } from './pass-at-k-section.js';
 import { fmtInterval } from '../ci-text.js';
 import { intervalLabel } from '../../stats/interval.js';
 import type { CiFigure } from '../../stats/report-ci.js';
@@ -243,6 +244,7 @@ function codeSection(model: HtmlModel): string {
     return `<h3>${esc(c.label)} <span class="sub">suite ${esc(c.suite.name)} · ${c.suite.tasks} tasks · best-of-${c.rollouts} · meter ${esc(c.meter)} · sandbox ${esc(c.sandbox)}</span></h3>
     <table class="code"><thead><tr><th>solver (arm)</th><th>resolution (accuracy)</th><th>J / resolved (J / correct)</th><th>total energy</th><th>$ / resolved</th><th>wall median / p95</th><th>invalid</th><th>escapes</th></tr></thead>
     <tbody>${rows.join('')}</tbody></table>
+    ${passAtKSection(c.solvers, c.energy_budget_j, esc)}
     ${gridTable(c)}`;
   });
   return `<section id="code">
