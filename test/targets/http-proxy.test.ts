@@ -1,0 +1,162 @@
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import type { AnswerRequest } from '../../src/core/types.js';
+import { OpenAITarget } from '../../src/targets/openai/target.js';
+import { startFakeOpenAI, type FakeServer } from '../helpers/fake-openai.js';
+import { startForwardProxy, type ForwardProxy } from '../helpers/forward-proxy.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'jb-proxy-'));
+const PROXY_VARS = ['HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy', 'NO_PROXY', 'no_proxy'];
+const saved = Object.fromEntries(PROXY_VARS.map((k) => [k, process.env[k]]));
+const closers: (() => Promise<void>)[] = [];
+after(async () => {
+  for (const c of closers) await c();
+  for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k];
+  else process.env[k] = v;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const req: AnswerRequest = { prompt: 'Which letter?', case: { id: 'q1', prompt: 'Which letter?', expected: 'B', dataset: 'd', weight: 1, tags: [] } };
+const KEY = 'sk-proxy-test-0123456789';
+
+/** Sets the proxy variables for the targets made next (each reads them when it is made); the rest are unset. */
+function proxyEnv(vars: Record<string, string>): void {
+  for (const k of PROXY_VARS) delete process.env[k];
+  Object.assign(process.env, vars);
+}
+
+async function started<T extends { close(): Promise<void> }>(p: Promise<T>): Promise<T> {
+  const s = await p;
+  closers.push(() => s.close());
+  return s;
+}
+
+describe('proxies from the environment', () => {
+  test('HTTP_PROXY: plain and streamed requests go through the proxy in absolute form; the stream is still timed as it arrives', async () => {
+    const proxy: ForwardProxy = await started(startForwardProxy());
+    const server: FakeServer = await started(
+      startFakeOpenAI((r) => (r.body.stream ? { kind: 'stream', text: 'The answer is B.', usage: { prompt_tokens: 3, completion_tokens: 5 }, chunkDelay_ms: 40 } : { kind: 'plain', text: 'B' })),
+    );
+    proxyEnv({ HTTP_PROXY: proxy.url });
+    const plain = new OpenAITarget({ endpoint: server.url, model: 'm', apiKey: KEY, stream: false });
+    const streamed = new OpenAITarget({ endpoint: server.url, model: 'm', apiKey: KEY, stream: true });
+    try {
+      assert.equal((await plain.answer(req)).text, 'B');
+      const a = await streamed.answer(req);
+      assert.equal(a.text, 'The answer is B.');
+      const e2e = (a.meta as { e2e_ms: number }).e2e_ms;
+      assert.ok(a.ttft_ms !== null && e2e - a.ttft_ms >= 100, `TTFT ${a.ttft_ms} ms, e2e ${e2e} ms: the first token is timed when it arrives, not at the end`);
+    } finally {
+      await plain.close();
+      await streamed.close();
+    }
+    const target = `${server.url}/chat/completions`;
+    assert.deepEqual(proxy.seen, [`POST ${target}`, `POST ${target}`]);
+    assert.equal(proxy.authorizations[0], `Bearer ${KEY}`, 'a plain-http request carries its headers to the proxy, as any HTTP proxy sees them');
+    assert.equal(server.seen.length, 2);
+  });
+
+  test('NO_PROXY: a listed host (or its domain) goes direct; an unlisted one still goes through the proxy', async () => {
+    const proxy = await started(startForwardProxy());
+    const server = await started(startFakeOpenAI(() => ({ kind: 'plain', text: 'B' })));
+    for (const [noProxy, via] of [
+      ['127.0.0.1', false],
+      ['example.com, 127.0.0.1', false],
+      ['example.com', true],
+    ] as const) {
+      proxyEnv({ HTTP_PROXY: proxy.url, NO_PROXY: noProxy });
+      const before = proxy.seen.length;
+      const t = new OpenAITarget({ endpoint: server.url, model: 'm', stream: false });
+      try {
+        assert.equal((await t.answer(req)).text, 'B');
+      } finally {
+        await t.close();
+      }
+      assert.equal(proxy.seen.length - before, via ? 1 : 0, `NO_PROXY=${noProxy}`);
+    }
+    assert.equal(server.seen.length, 3);
+  });
+
+  test('a redirect through the proxy is still refused, not followed', async () => {
+    const proxy = await started(startForwardProxy());
+    const elsewhere = await started(startFakeOpenAI(() => ({ kind: 'plain', text: 'should not be asked' })));
+    const server = await started(startFakeOpenAI(() => ({ kind: 'status', status: 302, headers: { location: `${elsewhere.url}/chat/completions` } })));
+    proxyEnv({ HTTP_PROXY: proxy.url });
+    const t = new OpenAITarget({ endpoint: server.url, model: 'm', apiKey: KEY, stream: false });
+    try {
+      await assert.rejects(t.answer(req), (e: { code?: string }) => e.code === 'E_REDIRECT');
+    } finally {
+      await t.close();
+    }
+    assert.equal(proxy.seen.length, 1);
+    assert.equal(elsewhere.seen.length, 0);
+  });
+
+  const hasOpenssl = (() => {
+    try {
+      execFileSync('openssl', ['version'], { stdio: 'ignore' });
+      return true;
+    } catch {
+      return false;
+    }
+  })();
+  test('HTTPS_PROXY: an https endpoint goes through a CONNECT tunnel (the key only inside it, the certificate still verified); NO_PROXY bypasses it', { skip: hasOpenssl ? false : 'no openssl CLI to make a test certificate' }, async () => {
+    const key = join(dir, 'key.pem');
+    const cert = join(dir, 'cert.pem');
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost'], { stdio: 'ignore' });
+    const auth: (string | undefined)[] = [];
+    const server = https.createServer({ key: readFileSync(key), cert: readFileSync(cert) }, (r, res) => {
+      auth.push(r.headers.authorization);
+      r.resume();
+      r.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ choices: [{ message: { content: 'B' } }] })));
+    });
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    closers.push(
+      () =>
+        new Promise<void>((ok) => {
+          server.closeAllConnections();
+          server.close(() => ok());
+        }),
+    );
+    const proxy = await started(startForwardProxy());
+    const port = (server.address() as AddressInfo).port;
+    // NODE_EXTRA_CA_CERTS is read at start-up: a child trusts the test certificate.
+    const script = `
+import { OpenAITarget } from ${JSON.stringify(new URL('../../src/targets/openai/target.ts', import.meta.url).href)};
+const out = [];
+for (const noProxy of ['', 'localhost']) {
+  process.env.NO_PROXY = noProxy;
+  const t = new OpenAITarget({ endpoint: 'https://localhost:${port}/v1', model: 'm', apiKey: ${JSON.stringify(KEY)}, stream: false });
+  try { out.push((await t.answer({ prompt: 'q', case: { id: 'c', prompt: 'q', expected: null, dataset: 'd', weight: 1, tags: [] } })).text); }
+  catch (e) { out.push(e.code + ': ' + e.message); }
+  await t.close();
+}
+console.log(JSON.stringify(out));
+`;
+    const file = join(dir, 'child.mts');
+    writeFileSync(file, script);
+    const env: NodeJS.ProcessEnv = { ...process.env, NODE_EXTRA_CA_CERTS: cert, HTTPS_PROXY: proxy.url };
+    for (const k of ['HTTP_PROXY', 'http_proxy', 'https_proxy', 'NO_PROXY', 'no_proxy']) delete env[k];
+    const r = await new Promise<{ code: number | null; out: string; err: string }>((ok, fail) => {
+      const c = spawn(process.execPath, ['--import', 'tsx', file], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      let err = '';
+      c.stdout.on('data', (d: Buffer) => (out += d));
+      c.stderr.on('data', (d: Buffer) => (err += d));
+      c.on('error', fail);
+      c.on('close', (code) => ok({ code, out, err }));
+    });
+    assert.equal(r.code, 0, r.err);
+    assert.deepEqual(JSON.parse(r.out), ['B', 'B']);
+    assert.deepEqual(proxy.seen, [`CONNECT localhost:${port}`], 'the first through the tunnel, the second (NO_PROXY=localhost) direct');
+    assert.deepEqual(auth, [`Bearer ${KEY}`, `Bearer ${KEY}`]);
+  });
+});
