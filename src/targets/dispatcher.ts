@@ -15,3 +15,8 @@ export function createDispatcher(): Dispatcher {
   const guard = { lookup: guardedLookup };
   return new EnvHttpProxyAgent({ connect: guard, proxyTls: guard, proxyTunnel: false, headersTimeout: 0, bodyTimeout: 0 });
 }
+
+/** Whether `HTTP_PROXY` or `HTTPS_PROXY` (either case) is set: some requests may then go through a proxy. */
+export function proxyConfigured(): boolean {
+  return Boolean(process.env.http_proxy || process.env.HTTP_PROXY || process.env.https_proxy || process.env.HTTPS_PROXY);
+}

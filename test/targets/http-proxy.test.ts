@@ -33,6 +33,35 @@ function proxyEnv(vars: Record<string, string>): void {
   Object.assign(process.env, vars);
 }
 
+function hasBwrap(): boolean {
+  try {
+    execFileSync('bwrap', ['--dev-bind', '/', '/', 'true'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Runs `script` (TypeScript, importing from src/) in a child Node with only the proxy variables in `env` set, optionally inside bwrap with extra arguments. */
+function child(script: string, env: Record<string, string>, bwrap: string[] | null = null): Promise<{ code: number | null; out: string; err: string }> {
+  const file = join(dir, `child-${Math.random().toString(36).slice(2)}.mts`);
+  writeFileSync(file, script);
+  const childEnv: NodeJS.ProcessEnv = { ...process.env };
+  for (const k of PROXY_VARS) delete childEnv[k];
+  Object.assign(childEnv, env);
+  const node = [process.execPath, '--import', 'tsx', file];
+  const [cmd, ...args] = bwrap === null ? node : ['bwrap', '--dev-bind', '/', '/', ...bwrap, '--', ...node];
+  return new Promise((ok, fail) => {
+    const c = spawn(cmd!, args, { cwd: ROOT, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    c.stdout.on('data', (d: Buffer) => (out += d));
+    c.stderr.on('data', (d: Buffer) => (err += d));
+    c.on('error', fail);
+    c.on('close', (code) => ok({ code, out, err }));
+  });
+}
+
 async function started<T extends { close(): Promise<void> }>(p: Promise<T>): Promise<T> {
   const s = await p;
   closers.push(() => s.close());
@@ -100,6 +129,30 @@ describe('proxies from the environment', () => {
     assert.equal(elsewhere.seen.length, 0);
   });
 
+  // /etc/hosts is replaced inside a bubblewrap mount namespace (as in openai-http-client.test.ts), so
+  // this machine's resolver maps the names to metadata addresses; the proxy (outside) never resolves them.
+  test('through a proxy, a host name this machine resolves to a metadata address is still refused, and the proxy is never asked', { skip: hasBwrap() ? false : 'bwrap is not usable here (scripts/ensure-test-deps.sh installs bubblewrap)' }, async () => {
+    const proxy = await started(startForwardProxy());
+    const hosts = join(dir, 'hosts');
+    writeFileSync(hosts, ['127.0.0.1 localhost', '169.254.169.254 metadata.jb.test', '127.0.0.1 mixed.jb.test', '169.254.169.254 mixed.jb.test', ''].join('\n'));
+    const script = `
+import { OpenAITarget } from ${JSON.stringify(new URL('../../src/targets/openai/target.ts', import.meta.url).href)};
+const out = [];
+for (const endpoint of ['http://metadata.jb.test:9/v1', 'http://mixed.jb.test:9/v1', 'http://unresolvable.jb.test:9/v1']) {
+  const t = new OpenAITarget({ endpoint, model: 'm', apiKey: ${JSON.stringify(KEY)}, stream: false });
+  try { out.push((await t.answer({ prompt: 'q', case: { id: 'c', prompt: 'q', expected: null, dataset: 'd', weight: 1, tags: [] } })).text); }
+  catch (e) { out.push(e.code); }
+  await t.close();
+}
+console.log(JSON.stringify(out));
+`;
+    const r = await child(script, { HTTP_PROXY: proxy.url }, ['--ro-bind', hosts, '/etc/hosts']);
+    assert.equal(r.code, 0, r.err);
+    // A name this machine cannot resolve is left to the proxy (which cannot resolve it either: 502).
+    assert.deepEqual(JSON.parse(r.out), ['E_FORBIDDEN_ADDRESS', 'E_FORBIDDEN_ADDRESS', 'E_HTTP']);
+    assert.deepEqual(proxy.seen, ['POST http://unresolvable.jb.test:9/v1/chat/completions']);
+  });
+
   const hasOpenssl = (() => {
     try {
       execFileSync('openssl', ['version'], { stdio: 'ignore' });
@@ -141,19 +194,7 @@ for (const noProxy of ['', 'localhost']) {
 }
 console.log(JSON.stringify(out));
 `;
-    const file = join(dir, 'child.mts');
-    writeFileSync(file, script);
-    const env: NodeJS.ProcessEnv = { ...process.env, NODE_EXTRA_CA_CERTS: cert, HTTPS_PROXY: proxy.url };
-    for (const k of ['HTTP_PROXY', 'http_proxy', 'https_proxy', 'NO_PROXY', 'no_proxy']) delete env[k];
-    const r = await new Promise<{ code: number | null; out: string; err: string }>((ok, fail) => {
-      const c = spawn(process.execPath, ['--import', 'tsx', file], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-      let out = '';
-      let err = '';
-      c.stdout.on('data', (d: Buffer) => (out += d));
-      c.stderr.on('data', (d: Buffer) => (err += d));
-      c.on('error', fail);
-      c.on('close', (code) => ok({ code, out, err }));
-    });
+    const r = await child(script, { NODE_EXTRA_CA_CERTS: cert, HTTPS_PROXY: proxy.url });
     assert.equal(r.code, 0, r.err);
     assert.deepEqual(JSON.parse(r.out), ['B', 'B']);
     assert.deepEqual(proxy.seen, [`CONNECT localhost:${port}`], 'the first through the tunnel, the second (NO_PROXY=localhost) direct');

@@ -1,8 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import type { FailureKind } from '../retry.js';
 import type { Dispatcher } from 'undici';
-import { createDispatcher } from '../dispatcher.js';
+import { createDispatcher, proxyConfigured } from '../dispatcher.js';
 import { Deadlines, type Timed } from './deadlines.js';
+import { assertHostAllowed } from './guard.js';
 import { SseChatReader } from './sse.js';
 import { Utf8Chunks } from './utf8-chunks.js';
 
@@ -57,9 +58,29 @@ export class HttpPool {
   /** The per-attempt deadlines of this pool's requests, one timer for all. */
   readonly deadlines = new Deadlines();
   private d: Dispatcher | null = null;
+  /** Whether a proxy was configured when the dispatcher was made: then hosts are checked here ({@link HttpPool.hostCheck}). */
+  private proxied = false;
+  private readonly checked = new Map<string, Promise<void>>();
 
   get dispatcher(): Dispatcher {
-    return (this.d ??= createDispatcher());
+    if (this.d === null) {
+      this.d = createDispatcher();
+      this.proxied = proxyConfigured();
+    }
+    return this.d;
+  }
+
+  /**
+   * Through a proxy, the proxy resolves the endpoint's name, out of reach of the connection's lookup
+   * hook: the name is resolved here too, once per host a pool, and refused if any address is
+   * forbidden (a name this machine cannot resolve is left to the proxy). `null` when there is
+   * nothing to wait for. Call after {@link HttpPool.dispatcher}.
+   */
+  hostCheck(hostname: string): Promise<void> | null {
+    if (!this.proxied) return null;
+    let c = this.checked.get(hostname);
+    if (c === undefined) this.checked.set(hostname, (c = assertHostAllowed(hostname)));
+    return c;
   }
 
   /** Closes every connection, idle or busy (a request in flight fails as a connection failure). A later request connects anew. */
@@ -90,12 +111,10 @@ export function postChat(o: PostOptions): Promise<ChatResult> {
     if (o.signal?.aborted) return x.fail(new AttemptFailure('aborted', 'aborted'));
     // The `openai` target sends a payload: each case spliced into a body serialized once.
     const body = o.payload ?? JSON.stringify(o.body);
-    x.t0 = performance.now();
-    try {
-      o.pool.dispatcher.dispatch({ origin: headers.origin, path: headers.path, method: 'POST', headers: headers.lists[o.stream ? 1 : 0], body }, x);
-    } catch (e) {
-      x.fail(new AttemptFailure('connection', `connection failed: ${(e as Error).message}`));
-    }
+    const dispatcher = o.pool.dispatcher;
+    const check = o.pool.hostCheck(o.url.hostname);
+    if (check === null) x.send(dispatcher, headers, body);
+    else check.then(() => x.send(dispatcher, headers, body), (e: Error) => x.fail(new AttemptFailure('forbidden', e.message)));
   });
 }
 
@@ -202,6 +221,17 @@ class ChatExchange implements Dispatcher.DispatchHandler, Timed {
     this.deadline_ms = performance.now() + o.timeout_ms;
     o.pool.deadlines.add(this);
     if (o.signal !== undefined) watchAbort(o.signal, this);
+  }
+
+  /** Hands the request to undici (unless it already timed out or was aborted while its host was checked). */
+  send(dispatcher: Dispatcher, h: RequestHeaders, body: string): void {
+    if (this.settled) return;
+    this.t0 = performance.now();
+    try {
+      dispatcher.dispatch({ origin: h.origin, path: h.path, method: 'POST', headers: h.lists[this.o.stream ? 1 : 0], body }, this);
+    } catch (e) {
+      this.fail(new AttemptFailure('connection', `connection failed: ${(e as Error).message}`));
+    }
   }
 
   onDeadline(): void {
