@@ -8,7 +8,9 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { AnswerRequest } from '../../src/core/types.js';
+import { createOllamaTarget } from '../../src/targets/ollama/target.js';
 import { OpenAITarget } from '../../src/targets/openai/target.js';
+import { FakeOllama } from '../helpers/fake-ollama.js';
 import { startFakeOpenAI, type FakeServer } from '../helpers/fake-openai.js';
 import { startForwardProxy, type ForwardProxy } from '../helpers/forward-proxy.js';
 
@@ -112,6 +114,26 @@ describe('proxies from the environment', () => {
       assert.equal(proxy.seen.length - before, via ? 1 : 0, `NO_PROXY=${noProxy}`);
     }
     assert.equal(server.seen.length, 3);
+  });
+
+  test('the ollama target goes through HTTP_PROXY too, and NO_PROXY bypasses it', async () => {
+    const proxy = await started(startForwardProxy());
+    const fake = new FakeOllama({ models: { m1: { parameter_count: 1e9 } }, decode_tok_s: () => 40 });
+    const url = await fake.start();
+    closers.push(async () => fake.stop());
+    for (const [noProxy, via] of [
+      ['', true],
+      ['127.0.0.1', false],
+    ] as const) {
+      proxyEnv({ HTTP_PROXY: proxy.url, NO_PROXY: noProxy });
+      const before = proxy.seen.length;
+      const t = createOllamaTarget({ model: 'm1', base_url: url, num_predict: 2 });
+      assert.ok((await t.answer(req)).text.length > 0);
+      await t.close?.();
+      const asked = proxy.seen.slice(before);
+      if (via) assert.ok(asked.length > 0 && asked.every((l) => l.includes(` ${url}/api/`)), asked.join('; '));
+      else assert.deepEqual(asked, [], `NO_PROXY=${noProxy}`);
+    }
   });
 
   test('a redirect through the proxy is still refused, not followed', async () => {
