@@ -343,14 +343,15 @@ class ChatExchange implements Dispatcher.DispatchHandler, Timed {
 
   private done(r: ChatResult): void {
     this.settle();
-    // undici hands a connection back to its pool one event-loop turn after a reply ends; a request
-    // sent before that opens another connection. The caller hears of the reply after that turn, so
-    // its next request reuses this one (the times above are already taken).
-    setImmediate(resolveLater, this.resolve, r);
+    // undici hands a connection back to its pool in a setImmediate queued once this reply's callbacks
+    // return; a request sent before that opens another connection. The caller hears of the reply in
+    // an immediate queued after undici's (from a nextTick, which runs once those callbacks return),
+    // so its next request reuses this connection. The times above are already taken.
+    process.nextTick(resolveAfterRelease, this.resolve, r);
   }
 }
 
-function resolveLater(resolve: (r: ChatResult) => void, r: ChatResult): void {
+function resolveAfterRelease(resolve: (r: ChatResult) => void, r: ChatResult): void {
   setImmediate(resolve, r);
 }
 
