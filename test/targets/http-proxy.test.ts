@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import http from 'node:http';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -8,6 +10,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { AnswerRequest } from '../../src/core/types.js';
+import { downloadVerified } from '../../src/targets/llamacpp/download.js';
 import { createOllamaTarget } from '../../src/targets/ollama/target.js';
 import { OpenAITarget } from '../../src/targets/openai/target.js';
 import { FakeOllama } from '../helpers/fake-ollama.js';
@@ -134,6 +137,24 @@ describe('proxies from the environment', () => {
       if (via) assert.ok(asked.length > 0 && asked.every((l) => l.includes(` ${url}/api/`)), asked.join('; '));
       else assert.deepEqual(asked, [], `NO_PROXY=${noProxy}`);
     }
+  });
+
+  test('joulebench fetch model downloads through HTTP_PROXY, redirects included', async () => {
+    const proxy = await started(startForwardProxy());
+    const bytes = Buffer.from('GGUF not really, but hashed all the same');
+    const server = http.createServer((r, res) => {
+      if (r.url === '/hop') res.writeHead(302, { location: '/model.gguf' }).end();
+      else res.writeHead(200, { 'content-length': bytes.length }).end(bytes);
+    });
+    await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+    closers.push(() => new Promise<void>((ok) => server.close(() => ok())));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    proxyEnv({ HTTP_PROXY: proxy.url });
+    const dest = join(dir, 'model.gguf');
+    const r = await downloadVerified({ url: `${base}/hop`, sha256: createHash('sha256').update(bytes).digest('hex'), bytes: bytes.length, dest });
+    assert.equal(r.bytes, bytes.length);
+    assert.deepEqual(readFileSync(dest), bytes);
+    assert.deepEqual(proxy.seen, [`GET ${base}/hop`, `GET ${base}/model.gguf`]);
   });
 
   test('a redirect through the proxy is still refused, not followed', async () => {
