@@ -4,7 +4,7 @@
  * streamed. Three arms, alternated within each round (raw, client, run, raw, …):
  *   - raw: a bare `http.request` loop (keep-alive agent, the same request body, the reply read and
  *     JSON-parsed) — the baseline of issue 19's goal 5;
- *   - client: joulebench's HTTP client alone (`postChat` on one `Http1Pool`), as the target calls it;
+ *   - client: joulebench's HTTP client alone (`postChat` on one `HttpPool`, undici underneath), as the target calls it;
  *   - run: the `openai` target as `joulebench run --target openai` drives it (the runner, the target
  *     with its retry loop, the client, scoring, the results JSONL written to disk, aggregation, and
  *     the run's abort signal on every request, as the CLI passes one).

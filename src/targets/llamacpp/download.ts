@@ -1,14 +1,14 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, lstatSync, mkdirSync, renameSync, rmSync, type Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
-import http from 'node:http';
-import https from 'node:https';
 import { dirname } from 'node:path';
 import { pipeline } from 'node:stream/promises';
+import type { Dispatcher } from 'undici';
 import { JoulebenchError } from '../../core/errors.js';
 import { quote } from '../../core/one-line.js';
 import { VERSION } from '../../version.js';
-import { assertHostAllowed, guardedLookup } from '../openai/guard.js';
+import { createDispatcher } from '../dispatcher.js';
+import { assertHostAllowed } from '../openai/guard.js';
 import { redactQuery } from '../openai/redact.js';
 
 /** What to fetch and where: the bytes at `url` are kept only when they hash to `sha256` (and count `bytes`). */
@@ -93,9 +93,11 @@ export async function downloadVerified(o: DownloadOptions): Promise<DownloadResu
     closed = true;
     await fh.close();
   };
+  // The targets' dispatcher: proxies from the environment, the metadata-address guard at connect time.
+  const dispatcher = createDispatcher();
   try {
-    const res = await follow(url, o.max_redirects ?? 5, o.idle_timeout_ms ?? 60_000);
-    const declared = contentLength(res);
+    const { headers, body: res } = await follow(dispatcher, url, o.max_redirects ?? 5, o.idle_timeout_ms ?? 60_000);
+    const declared = contentLength(headers);
     if (bytes !== null && declared !== null && declared !== bytes) {
       res.destroy();
       throw fail('E_INPUT', `the server offers ${declared} bytes, the pinned file has ${bytes}: refused (nothing kept)`);
@@ -138,6 +140,8 @@ export async function downloadVerified(o: DownloadOptions): Promise<DownloadResu
     await closeOnce().catch(() => undefined);
     rmSync(part, { force: true });
     throw e;
+  } finally {
+    void dispatcher.destroy().catch(() => undefined);
   }
 }
 
@@ -159,9 +163,9 @@ function lstatOrNull(path: string): Stats | null {
   }
 }
 
-function contentLength(res: http.IncomingMessage): number | null {
-  const v = res.headers['content-length'];
-  if (v === undefined || !/^\d+$/.test(v)) return null;
+function contentLength(headers: Dispatcher.ResponseData['headers']): number | null {
+  const v = headers['content-length'];
+  if (typeof v !== 'string' || !/^\d+$/.test(v)) return null;
   return Number(v);
 }
 
@@ -170,7 +174,7 @@ function contentLength(res: http.IncomingMessage): number | null {
  * guard (IP literals here, DNS names at connection time), only http(s), never from https down to http.
  * Resolves with a 2xx response whose body is unread.
  */
-async function follow(start: URL, max: number, idle_ms: number): Promise<http.IncomingMessage> {
+async function follow(dispatcher: Dispatcher, start: URL, max: number, idle_ms: number): Promise<Dispatcher.ResponseData> {
   let url = start;
   for (let hop = 0; ; hop++) {
     try {
@@ -178,14 +182,15 @@ async function follow(start: URL, max: number, idle_ms: number): Promise<http.In
     } catch (e) {
       throw fail('E_INPUT', (e as Error).message);
     }
-    const res = await get(url, idle_ms);
-    const status = res.statusCode ?? 0;
-    if (status >= 300 && status < 400 && res.headers.location) {
-      res.resume();
+    const res = await get(dispatcher, url, idle_ms);
+    const status = res.statusCode;
+    const location = res.headers.location;
+    if (status >= 300 && status < 400 && typeof location === 'string' && location !== '') {
+      res.body.resume();
       if (hop >= max) throw fail('E_RUN', `more than ${max} redirects from ${start.host}`);
       let next: URL;
       try {
-        next = new URL(res.headers.location, url);
+        next = new URL(location, url);
       } catch {
         throw fail('E_RUN', `${url.host} redirected to something that is not a URL`);
       }
@@ -195,29 +200,28 @@ async function follow(start: URL, max: number, idle_ms: number): Promise<http.In
       continue;
     }
     if (status < 200 || status >= 300) {
-      res.resume();
+      res.body.resume();
       throw fail('E_RUN', `HTTP ${status} from ${url.host}${url.pathname}`);
     }
     return res;
   }
 }
 
-function get(url: URL, idle_ms: number): Promise<http.IncomingMessage> {
-  const mod = url.protocol === 'https:' ? https : http;
-  return new Promise((resolve, reject) => {
-    const req = mod.request(url, {
+async function get(dispatcher: Dispatcher, url: URL, idle_ms: number): Promise<Dispatcher.ResponseData> {
+  try {
+    return await dispatcher.request({
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
       method: 'GET',
       // No credential is ever sent: the model is public, and a redirect must not carry one elsewhere.
       headers: { 'user-agent': `joulebench/${VERSION}`, accept: 'application/octet-stream, */*' },
-      lookup: guardedLookup,
-      agent: false,
-    } as http.RequestOptions);
-    req.setTimeout(idle_ms, () => req.destroy(Object.assign(new Error(`no data for ${idle_ms} ms`), { code: 'ETIMEDOUT' })));
-    req.on('error', (e: NodeJS.ErrnoException) => {
-      if (e.code === 'E_FORBIDDEN_ADDRESS') reject(fail('E_INPUT', e.message));
-      else reject(fail('E_RUN', `cannot reach ${url.host} (${e.code ?? e.message})`));
+      // A wait for the head, and between two body chunks, longer than this fails the download.
+      headersTimeout: idle_ms,
+      bodyTimeout: idle_ms,
     });
-    req.on('response', resolve);
-    req.end();
-  });
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    if (err.code === 'E_FORBIDDEN_ADDRESS') throw fail('E_INPUT', err.message);
+    throw fail('E_RUN', `cannot reach ${url.host} (${err.code ?? err.message})`);
+  }
 }

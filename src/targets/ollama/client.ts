@@ -1,8 +1,10 @@
 import { performance } from 'node:perf_hooks';
+import { fetch, type Dispatcher, type RequestInit, type Response } from 'undici';
 import { JoulebenchError } from '../../core/errors.js';
 import { assertHostAllowed } from '../openai/guard.js';
 import { redactQuery } from '../openai/redact.js';
 import { checkEndpoint } from '../openai/target.js';
+import { createDispatcher } from '../dispatcher.js';
 import { usageProblem } from '../usage.js';
 
 /** Ollama's default address. */
@@ -54,7 +56,8 @@ export interface OllamaParams {
 }
 
 /**
- * A small client for Ollama's native API over Node's built-in fetch. Raw HTTP rather than the `ollama`
+ * A small client for Ollama's native API over undici's fetch, through the same dispatcher as the
+ * `openai` target (proxies from the environment, the metadata-address guard at connect time). Raw HTTP rather than the `ollama`
  * package because the counting rules need the fields exactly as sent (`expires_at` with its offset,
  * nanosecond durations) and the arrival time of the first streamed chunk, with nothing in between.
  */
@@ -72,6 +75,7 @@ export class OllamaClient {
   }
   /** The base URL as messages show it: credential-shaped query parameters redacted. */
   private readonly shownUrl: string;
+  private dispatcher: Dispatcher | null = null;
 
   /** Streams `/api/chat` or `/api/generate` (NDJSON) and returns the text, Ollama's timings and client TTFT. */
   async stream(path: '/api/chat' | '/api/generate', body: Record<string, unknown>, signal?: AbortSignal): Promise<OllamaStreamResult> {
@@ -187,13 +191,13 @@ export class OllamaClient {
     const sig = signal ? AbortSignal.any([signal, timeout]) : timeout;
     let res: Response;
     try {
-      // fetch takes no lookup hook: the host is resolved and checked before each request.
+      // Through a proxy the proxy resolves the name, out of reach of the dispatcher's lookup hook: checked here first.
       await assertHostAllowed(new URL(this.baseUrl).hostname);
     } catch (e) {
       throw new JoulebenchError('E_TARGET', `ollama ${this.shownUrl}${path}: ${(e as Error).message}`);
     }
     try {
-      res = await fetch(this.baseUrl + path, { ...init, headers: { 'content-type': 'application/json' }, signal: sig });
+      res = await fetch(this.baseUrl + path, { ...init, headers: { 'content-type': 'application/json' }, signal: sig, dispatcher: (this.dispatcher ??= createDispatcher()) });
     } catch (e) {
       const cause = (e as { cause?: { code?: string; message?: string } }).cause;
       const why = timeout.aborted ? `no answer within ${this.timeoutMs} ms` : (cause?.code ?? cause?.message ?? (e as Error).message);

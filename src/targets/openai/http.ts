@@ -1,8 +1,9 @@
 import { performance } from 'node:perf_hooks';
 import type { FailureKind } from '../retry.js';
-import type { Timed } from './deadlines.js';
-import { Http1Pool, type Connection, type Exchange, type Origin } from './http1-pool.js';
-import type { ReplyHead } from './http1-reply.js';
+import type { Dispatcher } from 'undici';
+import { createDispatcher, proxyConfigured } from '../dispatcher.js';
+import { Deadlines, type Timed } from './deadlines.js';
+import { assertHostAllowed } from './guard.js';
 import { SseChatReader } from './sse.js';
 import { Utf8Chunks } from './utf8-chunks.js';
 
@@ -41,7 +42,7 @@ interface PostTarget {
   apiKey?: string;
   timeout_ms: number;
   /** The target's connections ({@link createPool}). */
-  pool: Http1Pool;
+  pool: HttpPool;
   signal?: AbortSignal;
   /** A reply body larger than this is cut off and recorded as an error; default {@link DEFAULT_MAX_REPLY_BYTES}. */
   max_reply_bytes?: number;
@@ -49,76 +50,110 @@ interface PostTarget {
   onChunk?: (kind: 'content' | 'reasoning') => void;
 }
 
+/**
+ * One target's connections: an undici dispatcher ({@link createDispatcher}: keep-alive, proxies from
+ * the environment, the metadata-address guard) and the per-attempt deadlines of its requests.
+ */
+export class HttpPool {
+  /** The per-attempt deadlines of this pool's requests, one timer for all. */
+  readonly deadlines = new Deadlines();
+  private d: Dispatcher | null = null;
+  /** Whether a proxy was configured when the dispatcher was made: then hosts are checked here ({@link HttpPool.hostCheck}). */
+  private proxied = false;
+  private readonly checked = new Map<string, Promise<void>>();
+
+  get dispatcher(): Dispatcher {
+    if (this.d === null) {
+      this.d = createDispatcher();
+      this.proxied = proxyConfigured();
+    }
+    return this.d;
+  }
+
+  /**
+   * Through a proxy, the proxy resolves the endpoint's name, out of reach of the connection's lookup
+   * hook: the name is resolved here too, once per host a pool, and refused if any address is
+   * forbidden (a name this machine cannot resolve is left to the proxy). `null` when there is
+   * nothing to wait for. Call after {@link HttpPool.dispatcher}.
+   */
+  hostCheck(hostname: string): Promise<void> | null {
+    if (!this.proxied) return null;
+    let c = this.checked.get(hostname);
+    if (c === undefined) this.checked.set(hostname, (c = assertHostAllowed(hostname)));
+    return c;
+  }
+
+  /** Closes every connection, idle or busy (a request in flight fails as a connection failure). A later request connects anew. */
+  destroy(): void {
+    const d = this.d;
+    this.d = null;
+    if (d !== null) void d.destroy(new Error('connection closed by the client (target closed)')).catch(() => {});
+  }
+}
+
 /** Keep-alive connections sized for concurrency; one pool per target. */
-export function createPool(): Http1Pool {
-  return new Http1Pool();
+export function createPool(): HttpPool {
+  return new HttpPool();
 }
 
 /**
- * POSTs one chat-completions request over joulebench's HTTP/1.1 client (`Http1Pool`: keep-alive
- * sockets through the metadata-address guard; no redirects are followed: a 3xx is a failure). Streams
+ * POSTs one chat-completions request through the pool's undici dispatcher (keep-alive, proxies from
+ * the environment, the metadata-address guard; no redirects are followed: a 3xx is a failure). Streams
  * (SSE) when asked, timing the first content token when its bytes arrive; a server that answers a
  * stream request with plain JSON is read as plain. One limit covers the whole attempt (DNS, connect,
  * TLS, head, body). Throws AttemptFailure for every failure.
  */
 export function postChat(o: PostOptions): Promise<ChatResult> {
   return new Promise<ChatResult>((resolve, reject) => {
-    const target = targetOf(o.url);
-    const head = headOf(target, o.stream, o.apiKey);
-    if (head === null) return reject(new AttemptFailure('malformed', 'the API key contains a character not allowed in an HTTP header (a control character or non-ASCII): refused, not sent'));
+    const headers = headersOf(o.url, o.apiKey);
+    if (headers === null) return reject(new AttemptFailure('malformed', 'the API key contains a character not allowed in an HTTP header (a control character or non-ASCII): refused, not sent'));
     const x = new ChatExchange(o, resolve, reject);
     if (o.signal?.aborted) return x.fail(new AttemptFailure('aborted', 'aborted'));
     // The `openai` target sends a payload: each case spliced into a body serialized once.
-    const payload = o.payload ?? JSON.stringify(o.body);
-    x.conn = o.pool.send(target.origin, `${head}${Buffer.byteLength(payload)}\r\n\r\n${payload}`, x);
-    x.t0 = performance.now();
+    const body = o.payload ?? JSON.stringify(o.body);
+    const dispatcher = o.pool.dispatcher;
+    const check = o.pool.hostCheck(o.url.hostname);
+    if (check === null) x.send(dispatcher, headers, body);
+    else check.then(() => x.send(dispatcher, headers, body), (e: Error) => x.fail(new AttemptFailure('forbidden', e.message)));
   });
 }
 
-/** Where a URL's requests go and the head lines every request to it carries (worked out once per URL). */
-interface RequestTarget {
+/** What every request to one URL with one key carries (worked out once per URL object and key). */
+interface RequestHeaders {
   href: string;
-  origin: Origin;
-  /** `POST path HTTP/1.1` … up to the Content-Length value, per accept type; for {@link RequestTarget.key}. */
-  heads: [plain: string, stream: string] | null;
   key: string | undefined;
+  origin: string;
+  path: string;
+  /** Header name/value pairs, per accept type. */
+  lists: [plain: string[], stream: string[]];
 }
 
-/** Per URL object (a target keeps one): worked out once (again if the URL is changed). */
-const targets = new WeakMap<URL, RequestTarget>();
+/** Per URL object (a target keeps one): worked out once (again if the URL or the key changes). */
+const byUrl = new WeakMap<URL, RequestHeaders>();
 
-function targetOf(url: URL): RequestTarget {
-  let t = targets.get(url);
-  if (t === undefined || t.href !== url.href) {
-    const secure = url.protocol === 'https:';
-    const h = url.hostname;
-    const port = url.port === '' ? (secure ? 443 : 80) : Number(url.port);
-    t = {
-      href: url.href,
-      // An IPv6 literal without its brackets for the socket; the Host header keeps them (url.host).
-      origin: { key: `${url.protocol}//${url.host}`, secure, host: h.startsWith('[') ? h.slice(1, -1) : h, port },
-      heads: null,
-      key: undefined,
-    };
-    targets.set(url, t);
-  }
-  return t;
-}
-
-/** A header value may hold visible ASCII, space and tab (Node refuses the rest too; no CR/LF smuggling). */
+/** A header value may hold visible ASCII, space and tab (no CR/LF smuggling). */
 const HEADER_VALUE = /^[\t\x20-\x7e]*$/;
 
-/** The request head up to Content-Length's value; `null` when the key cannot be sent in a header. */
-function headOf(t: RequestTarget, stream: boolean, apiKey: string | undefined): string | null {
-  if (t.heads === null || t.key !== apiKey) {
+/** The request's origin, path and headers; `null` when the key cannot be sent in a header. */
+function headersOf(url: URL, apiKey: string | undefined): RequestHeaders | null {
+  let h = byUrl.get(url);
+  if (h === undefined || h.href !== url.href || h.key !== apiKey) {
     if (apiKey !== undefined && !HEADER_VALUE.test(apiKey)) return null;
-    const url = new URL(t.href);
-    // The path and query are percent-encoded by the URL parser; the host is ASCII (punycode).
-    const start = `POST ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nConnection: keep-alive\r\n${apiKey ? `Authorization: Bearer ${apiKey}\r\n` : ''}Content-Type: application/json\r\n`;
-    t.heads = [`${start}Accept: application/json\r\nContent-Length: `, `${start}Accept: text/event-stream\r\nContent-Length: `];
-    t.key = apiKey;
+    const common = apiKey ? ['authorization', `Bearer ${apiKey}`, 'content-type', 'application/json'] : ['content-type', 'application/json'];
+    h = {
+      href: url.href,
+      key: apiKey,
+      origin: url.origin,
+      // The path and query are percent-encoded by the URL parser.
+      path: `${url.pathname}${url.search}`,
+      lists: [
+        [...common, 'accept', 'application/json'],
+        [...common, 'accept', 'text/event-stream'],
+      ],
+    };
+    byUrl.set(url, h);
   }
-  return t.heads[stream ? 1 : 0];
+  return h;
 }
 
 const PLAIN = 0;
@@ -151,20 +186,28 @@ function watchAbort(signal: AbortSignal, x: ChatExchange): void {
   live.add(x);
 }
 
-/** One attempt: its deadline, abort watch and reply reading (a class, not closures: one a request). */
-class ChatExchange implements Exchange, Timed {
-  conn: Connection | null = null;
+/** undici's error codes (and Node's) that say the peer closed or reset the connection. */
+const CLOSED = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
+/** undici's error codes for a reply that does not frame as HTTP/1.1 (its parser's are `HPE_…`). */
+const MALFORMED = new Set(['UND_ERR_RES_CONTENT_LENGTH_MISMATCH', 'UND_ERR_HEADERS_OVERFLOW']);
+
+/**
+ * One attempt as an undici dispatch handler: its deadline, abort watch and reply reading (a class,
+ * not closures: one a request). Body bytes are read in `onResponseData` as each chunk arrives, so a
+ * stream's first-token time is taken when its bytes land.
+ */
+class ChatExchange implements Dispatcher.DispatchHandler, Timed {
   t0 = 0;
   private settled = false;
+  private controller: Dispatcher.DispatchController | null = null;
   /** When the attempt runs out of time (`performance.now()`): the pool's one timer watches it. */
   readonly deadline_ms: number;
   private readonly limit: number;
   private mode = PLAIN;
   private status = 0;
+  private started = false;
   private received = 0;
   private parts: Buffer[] = [];
-  /** `parts[0, owned)` are copies; the rest may be views of a read buffer (see `keepChunks`). */
-  private owned = 0;
   private reader: SseChatReader | null = null;
   private decoder: Utf8Chunks | null = null;
   private ttft_ms: number | null = null;
@@ -180,6 +223,17 @@ class ChatExchange implements Exchange, Timed {
     if (o.signal !== undefined) watchAbort(o.signal, this);
   }
 
+  /** Hands the request to undici (unless it already timed out or was aborted while its host was checked). */
+  send(dispatcher: Dispatcher, h: RequestHeaders, body: string): void {
+    if (this.settled) return;
+    this.t0 = performance.now();
+    try {
+      dispatcher.dispatch({ origin: h.origin, path: h.path, method: 'POST', headers: h.lists[this.o.stream ? 1 : 0], body }, this);
+    } catch (e) {
+      this.fail(new AttemptFailure('connection', `connection failed: ${(e as Error).message}`));
+    }
+  }
+
   onDeadline(): void {
     this.fail(new AttemptFailure('timeout', `no complete reply within ${this.o.timeout_ms} ms`));
   }
@@ -192,8 +246,9 @@ class ChatExchange implements Exchange, Timed {
   fail(err: AttemptFailure): void {
     if (this.settled) return;
     this.settle();
-    // Still on the connection (the reply was not complete): it is closed, never reused.
-    if (this.conn !== null && this.conn.x === this) this.conn.abandon();
+    // Still in flight: undici closes its connection, never reuses it. Before the request is on a
+    // connection (connecting), it is aborted as soon as undici hands it one.
+    this.controller?.abort(err);
     this.reject(err);
   }
 
@@ -203,13 +258,22 @@ class ChatExchange implements Exchange, Timed {
     if (this.o.signal !== undefined) bySignal.get(this.o.signal)?.delete(this);
   }
 
-  onHead(h: ReplyHead): void {
-    const status = (this.status = h.status);
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.settled) controller.abort(new Error('aborted'));
+  }
+
+  onResponseStart(_c: Dispatcher.DispatchController, status: number, headers: Record<string, string | string[] | undefined>): void {
+    // An interim 1xx reply (100 Continue, 103 Early Hints): the final one follows.
+    if (this.settled || status < 200) return;
+    this.started = true;
+    this.status = status;
     if (status >= 300 && status < 400) {
-      return this.fail(new AttemptFailure('redirect', `HTTP ${status} redirect not followed${h.location ? ` (to ${h.location})` : ''}`, status));
+      const location = headers.location;
+      return this.fail(new AttemptFailure('redirect', `HTTP ${status} redirect not followed${location ? ` (to ${String(location)})` : ''}`, status));
     }
     if (status < 200 || status >= 300) this.mode = ERROR_BODY;
-    else if (this.o.stream && /text\/event-stream/i.test(h.contentType)) {
+    else if (this.o.stream && /text\/event-stream/i.test(String(headers['content-type'] ?? ''))) {
       this.mode = STREAM;
       const reader = (this.reader = new SseChatReader());
       this.decoder = new Utf8Chunks();
@@ -218,7 +282,7 @@ class ChatExchange implements Exchange, Timed {
     }
   }
 
-  onBody(d: Buffer): void {
+  onResponseData(_c: Dispatcher.DispatchController, d: Buffer): void {
     if (this.settled) return;
     this.received += d.length;
     if (this.mode === ERROR_BODY) {
@@ -234,7 +298,7 @@ class ChatExchange implements Exchange, Timed {
     else this.parts.push(d);
   }
 
-  onEnd(): void {
+  onResponseEnd(): void {
     if (this.settled) return;
     const e2e_ms = performance.now() - this.t0;
     if (this.mode === ERROR_BODY) return this.httpError();
@@ -258,23 +322,18 @@ class ChatExchange implements Exchange, Timed {
     this.done({ text: content, usage: j.usage ?? null, ttft_ms: null, e2e_ms, streamed: false });
   }
 
-  keepChunks(): void {
-    const parts = this.parts;
-    for (let i = this.owned; i < parts.length; i++) parts[i] = Buffer.from(parts[i]!);
-    this.owned = parts.length;
-  }
-
-  onMalformed(why: string): void {
-    this.fail(new AttemptFailure('malformed', `reply is not valid HTTP/1.1: ${why}`));
-  }
-
-  onSocketError(e: NodeJS.ErrnoException): void {
-    if (e.code === 'E_FORBIDDEN_ADDRESS') return this.fail(new AttemptFailure('forbidden', e.message));
-    this.fail(new AttemptFailure('connection', `connection failed: ${e.code ?? e.message}`));
-  }
-
-  onCutShort(): void {
-    this.fail(new AttemptFailure('connection', 'connection reset while reading the reply'));
+  onResponseError(_c: Dispatcher.DispatchController | null, e: Error & { code?: string; cause?: unknown }): void {
+    if (this.settled) return;
+    const code = e.code ?? (e.cause as { code?: string } | undefined)?.code;
+    if (code === 'E_FORBIDDEN_ADDRESS') return this.fail(new AttemptFailure('forbidden', e.message));
+    if (e.name === 'HTTPParserError' || code?.startsWith('HPE_') || (code !== undefined && MALFORMED.has(code))) {
+      return this.fail(new AttemptFailure('malformed', `reply is not valid HTTP/1.1: ${e.message}${code ? ` (${code})` : ''}`));
+    }
+    if (code !== undefined && CLOSED.has(code)) {
+      const why = this.started ? 'connection reset while reading the reply' : `connection failed: the server closed the connection before replying (${code})`;
+      return this.fail(new AttemptFailure('connection', why));
+    }
+    this.fail(new AttemptFailure('connection', `connection failed: ${code ?? e.message}${code !== undefined && e.message && !e.message.includes(code) ? ` (${e.message})` : ''}`));
   }
 
   private httpError(): void {
@@ -284,8 +343,16 @@ class ChatExchange implements Exchange, Timed {
 
   private done(r: ChatResult): void {
     this.settle();
-    this.resolve(r);
+    // undici hands a connection back to its pool in a setImmediate queued once this reply's callbacks
+    // return; a request sent before that opens another connection. The caller hears of the reply in
+    // an immediate queued after undici's (from a nextTick, which runs once those callbacks return),
+    // so its next request reuses this connection. The times above are already taken.
+    process.nextTick(resolveAfterRelease, this.resolve, r);
   }
+}
+
+function resolveAfterRelease(resolve: (r: ChatResult) => void, r: ChatResult): void {
+  setImmediate(resolve, r);
 }
 
 /** The server's error message from an OpenAI-style `{"error":{"message":…}}` body, or the body's start. */

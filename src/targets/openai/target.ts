@@ -7,8 +7,7 @@ import { backoffDelay_s, isRetryable, NO_RETRY, type RetryPolicy } from '../retr
 import { openaiCounts, openaiUsage, usageProblem } from '../usage.js';
 import { costOf, type Prices } from './cost.js';
 import { isForbiddenAddress } from './guard.js';
-import { AttemptFailure, createPool, postChat, type ChatResult, type PostOptions } from './http.js';
-import type { Http1Pool } from './http1-pool.js';
+import { AttemptFailure, createPool, postChat, type ChatResult, type HttpPool, type PostOptions } from './http.js';
 import { redact, redactDeep, redactQuery, redactText } from './redact.js';
 
 /** Settings of an `openai` target (already validated by the config schema or the CLI). */
@@ -91,7 +90,7 @@ export class OpenAITarget implements Target {
   readonly conversational = true;
   readonly id: string;
   private readonly url: URL;
-  private readonly pool: Http1Pool;
+  private readonly pool: HttpPool;
   private stream: boolean;
   private readonly retry: RetryPolicy;
   private readonly timeout_ms: number;

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { AttemptFailure, createPool, postChat, type ChatResult } from '../../src/targets/openai/http.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const dir = mkdtempSync(join(tmpdir(), 'jb-http1-'));
+const dir = mkdtempSync(join(tmpdir(), 'jb-http-'));
 const closers: (() => void)[] = [];
 after(() => {
   for (const c of closers) c();
@@ -32,13 +32,14 @@ interface Seen {
  * bytes it likes to the socket: replies no `http.Server` would send. Records every request and the
  * connection it came on.
  */
-async function wireServer(answer: (s: net.Socket, req: Seen, n: number) => void): Promise<{ url: URL; seen: Seen[]; connections: () => number }> {
+async function wireServer(answer: (s: net.Socket, req: Seen, n: number) => void): Promise<{ url: URL; seen: Seen[]; connections: () => number; open: () => number }> {
   const seen: Seen[] = [];
   let conns = 0;
   const sockets = new Set<net.Socket>();
   const server = net.createServer((s) => {
     const conn = ++conns;
     sockets.add(s);
+    s.on('close', () => sockets.delete(s));
     let buf = Buffer.alloc(0);
     s.on('error', () => {});
     s.on('data', (d) => {
@@ -62,7 +63,13 @@ async function wireServer(answer: (s: net.Socket, req: Seen, n: number) => void)
     for (const s of sockets) s.destroy();
   });
   const port = (server.address() as net.AddressInfo).port;
-  return { url: new URL(`http://127.0.0.1:${port}/v1/chat/completions`), seen, connections: () => conns };
+  return { url: new URL(`http://127.0.0.1:${port}/v1/chat/completions`), seen, connections: () => conns, open: () => sockets.size };
+}
+
+/** Waits until `f()` holds (connections close asynchronously), up to 5 s. */
+async function until(f: () => boolean): Promise<boolean> {
+  for (const t0 = performance.now(); !f() && performance.now() - t0 < 5000; ) await new Promise((ok) => setTimeout(ok, 5));
+  return f();
 }
 
 const reply = (body: string, extra = '') => `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n${extra}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
@@ -88,7 +95,7 @@ function ask(url: URL, pool = newPool(), extra: Partial<Parameters<typeof postCh
   return postChat({ url, body: { model: 'm', messages: [] }, stream: false, timeout_ms: 5000, pool, ...extra });
 }
 
-describe('HTTP/1.1 client: connections', () => {
+describe('HTTP client: connections', () => {
   test('keep-alive: sequential requests share one connection; concurrent ones open more; the request head is what Node sent', async () => {
     const s = await wireServer((sock) => sock.write(reply(PLAIN)));
     const pool = newPool();
@@ -96,13 +103,15 @@ describe('HTTP/1.1 client: connections', () => {
     assert.equal(s.connections(), 1);
     await Promise.all([ask(s.url, pool), ask(s.url, pool), ask(s.url, pool)]);
     assert.equal(s.connections(), 3, 'two more for the concurrent ones, the idle one reused');
-    const head = s.seen[0]!.head.split('\r\n');
-    assert.equal(head[0], 'POST /v1/chat/completions HTTP/1.1');
-    assert.ok(head.includes(`Host: 127.0.0.1:${s.url.port}`));
-    assert.ok(head.includes('Authorization: Bearer k-1'));
-    assert.ok(head.includes('Content-Type: application/json'));
-    assert.ok(head.includes('Accept: application/json'));
-    assert.ok(head.includes(`Content-Length: ${Buffer.byteLength(s.seen[0]!.body)}`));
+    const [start, ...fields] = s.seen[0]!.head.split('\r\n');
+    assert.equal(start, 'POST /v1/chat/completions HTTP/1.1');
+    // Field names are case-insensitive (RFC 9110 §5.1).
+    const head = fields.map((f) => f.replace(/^[^:]+/, (n) => n.toLowerCase()));
+    assert.ok(head.includes(`host: 127.0.0.1:${s.url.port}`));
+    assert.ok(head.includes('authorization: Bearer k-1'));
+    assert.ok(head.includes('content-type: application/json'));
+    assert.ok(head.includes('accept: application/json'));
+    assert.ok(head.includes(`content-length: ${Buffer.byteLength(s.seen[0]!.body)}`));
     assert.deepEqual(JSON.parse(s.seen[0]!.body), { model: 'm', messages: [] });
   });
 
@@ -132,7 +141,7 @@ describe('HTTP/1.1 client: connections', () => {
     assert.match(cut.message, /reset while reading the reply/);
     const reset = await failure(ask(s.url));
     assert.equal(reset.kind, 'connection');
-    assert.match(reset.message, /ECONNRESET/);
+    assert.match(reset.message, /closed the connection before replying/);
     const closed = net.createServer();
     await new Promise<void>((ok) => closed.listen(0, '127.0.0.1', ok));
     const port = (closed.address() as net.AddressInfo).port;
@@ -152,7 +161,7 @@ describe('HTTP/1.1 client: connections', () => {
     const e = await pending;
     assert.equal(e.kind, 'connection');
     assert.ok(performance.now() - t0 < 10_000);
-    assert.equal(pool.size, 0);
+    assert.ok(await until(() => s.open() === 0), 'its connection is closed');
   });
 
   test('a malformed reply (both framings) is malformed, and its connection is never reused', async () => {
@@ -162,7 +171,7 @@ describe('HTTP/1.1 client: connections', () => {
     const pool = newPool();
     const e = await failure(ask(s.url, pool));
     assert.equal(e.kind, 'malformed');
-    assert.match(e.message, /not valid HTTP\/1\.1: reply has both Transfer-Encoding and Content-Length/);
+    assert.match(e.message, /not valid HTTP\/1\.1/);
     assert.equal((await ask(s.url, pool)).text, 'B');
     assert.equal(s.connections(), 2);
   });
@@ -188,7 +197,7 @@ describe('HTTP/1.1 client: connections', () => {
   });
 });
 
-describe('HTTP/1.1 client: limits and timing', () => {
+describe('HTTP client: limits and timing', () => {
   test('one per-attempt timeout covers a head that never ends and a body that stalls', async () => {
     const s = await wireServer((sock, _r, n) => sock.write(n === 0 ? 'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n' : 'HTTP/1.1 200 OK\r\nContent-Length: 50\r\n\r\n{"cho'));
     for (let i = 0; i < 2; i++) {
@@ -277,7 +286,7 @@ console.log(r.text);
     a.abort();
     assert.deepEqual(await Promise.all(underA), Array(10).fill('aborted'));
     assert.ok(performance.now() - t0 < 5000);
-    assert.equal(pool.size, 2, "the aborted requests' connections are closed; the others stay");
+    assert.ok(await until(() => s.open() === 2), `the aborted requests' connections are closed, the others stay (${s.open()} open)`);
     let bDone = false;
     void Promise.all(underB).then(() => (bDone = true));
     await new Promise((ok) => setTimeout(ok, 50));
@@ -366,7 +375,7 @@ function hasBwrap(): boolean {
   }
 }
 
-describe('HTTP/1.1 client: the metadata-address guard through DNS', () => {
+describe('HTTP client: the metadata-address guard through DNS', () => {
   // /etc/hosts is replaced inside a bubblewrap mount namespace, so real getaddrinfo resolves these
   // names to metadata addresses: the attack is a DNS name, not an IP literal (which the config refuses).
   test('a host name resolving to 169.254.169.254, fd00:ec2::254 or to both a good and a metadata address is refused; the key never leaves', { skip: hasBwrap() ? false : 'bwrap is not usable here (scripts/ensure-test-deps.sh installs bubblewrap)' }, async () => {
@@ -382,7 +391,7 @@ describe('HTTP/1.1 client: the metadata-address guard through DNS', () => {
   });
 });
 
-describe('HTTP/1.1 client: TLS', () => {
+describe('HTTP client: TLS', () => {
   const hasOpenssl = (() => {
     try {
       execFileSync('openssl', ['version'], { stdio: 'ignore' });
