@@ -515,7 +515,7 @@ export class Aggregator {
       }),
       repeat_spread: repeatSpread(columns, {
         no_pass_energy: this.shared
-          ? 'energy attribution shared (cases overlapped): no per-pass joules'
+          ? 'energy attribution shared: no per-pass joules'
           : basis.basis !== 'per_case'
             ? `no per-pass joules: the energy total is one suite-window reading (${basis.reason ?? 'energy_basis suite_window'})`
             : null,

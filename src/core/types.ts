@@ -245,6 +245,8 @@ export interface CaseResult {
   expected: string | null;
   passed: boolean | null;
   score: number | null;
+  /** What the scorer read from the answer (the `choice` scorer's letter; `null`: it found none); absent for scorers that read nothing out. */
+  parsed?: string | null;
   weight: number;
   joules: number | null;
   energy_source: EnergySource;

@@ -164,6 +164,7 @@ const CASE_FIELDS = [
   ['expected', 'string'],
   ['passed', 'boolean'],
   ['score', 'number'],
+  ['parsed', 'string'],
   ['weight', 'number'],
   ['joules', 'number'],
   ['energy_source', 'string', ['model', 'rapl', 'nvml', 'estimate', 'none']],
@@ -189,7 +190,9 @@ type Unwritten = Exclude<keyof CaseResult, (typeof CASE_FIELDS)[number][0]>;
 const everyKeyWritten: [Unwritten] extends [never] ? true : Unwritten = true;
 void everyKeyWritten;
 
-const OPTIONAL = new Set<string>(['by_domain', 'joules_range', 'trace', 'meta', 'turns']);
+const OPTIONAL = new Set<string>(['parsed', 'by_domain', 'joules_range', 'trace', 'meta', 'turns']);
+/** Optional fields whose presence is read off the result itself (the others, off their pre-encoded JSON). */
+const ON_RECORD = (kind: Kind): boolean => kind === 'trace' || kind === 'meta' || kind === 'string' || kind === 'number' || kind === 'boolean';
 
 /*
  * Each value's code ends with `after`: the constant text that follows the value (the next field's key,
@@ -280,7 +283,7 @@ function generate(): (r: CaseResult, n: NestedJson, b: Uint8Array, at: number) =
     const keyText = `${i === 0 ? '{' : ','}"${key}":`;
     if (OPTIONAL.has(key)) {
       const write = constantStoresCode(keyText) + valueCode(key, kind, field[2], '');
-      body += kind === 'trace' || kind === 'meta' ? `if(r.${key}!==undefined){${write}}` : `if(n.${key}!==undefined){${write}}`;
+      body += ON_RECORD(kind) ? `if(r.${key}!==undefined){${write}}` : `if(n.${key}!==undefined){${write}}`;
       keyWritten = false;
       return;
     }
@@ -301,7 +304,7 @@ function interpreted(r: CaseResult, n: NestedJson, b: Uint8Array, o: number): nu
   const fields = r as unknown as Record<string, unknown>;
   const nested = n as Record<string, string | undefined>;
   CASE_FIELDS.forEach(([key, kind], i) => {
-    if (OPTIONAL.has(key) && (kind === 'trace' || kind === 'meta' ? fields[key] === undefined : nested[key] === undefined)) return;
+    if (OPTIONAL.has(key) && (ON_RECORD(kind) ? fields[key] === undefined : nested[key] === undefined)) return;
     o = writeAscii(b, o, `${i === 0 ? '{' : ','}"${key}":`);
     const v = fields[key];
     if (kind === 'case') o = writeAscii(b, o, '"case"');

@@ -224,6 +224,8 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     const verdict = r.error === null ? scorer.score(c, r.response ?? '') : null;
     r.passed = verdict ? verdict.passed : c.expected === null ? null : false;
     r.score = verdict?.score ?? null;
+    // The letter (or whatever the scorer read) is kept, so a reader sees why a case was wrong.
+    if (verdict?.extracted !== undefined) r.parsed = verdict.extracted;
     // With no meter window to close, the clock's last reading is when this result was known.
     sink.write(r, opensWindows ? undefined : recording?.last_ms);
     done++;
