@@ -1,6 +1,5 @@
 /**
- * The runner's cost next to what it measures (issue 19, goal 3: the runner within 1.5× the bare stage
- * loop). 100,000 generated cases (cache, KV and graph hits of the reference cascade, each case its own
+ * The runner's cost next to what it measures. 100,000 generated cases (cache, KV and graph hits of the reference cascade, each case its own
  * id) go through two arms, alternated in one process so both see the same machine:
  *
  * - **bare loop**: the cascade's stages called directly on the same cases: the prompt, one request
@@ -128,7 +127,7 @@ async function runner(): Promise<Timing> {
   const stop = timer();
   // As the CLI runs it: results streamed to the JSONL file, not kept in memory.
   const sink = new JsonlResultsFile(path);
-  // The report's bootstrap intervals (issue 13) are off here: they cost O(resamples × cases) once, after
+  // The report's bootstrap intervals are off here: they cost O(resamples × cases) once, after
   // the loop (seconds for these 100k in-memory cases, nothing beside a real target's time), not per case.
   const out = await run({ suite, target: cascade, sink, warmup: 0, keepResults: false, bootstrap: 0, onResult });
   sink.close();
@@ -261,7 +260,7 @@ for (const clock of ['cpu_ms', 'wall_ms'] as const) {
   // neighbour slowing one stretch of the run moves both sides of its ratio together.
   const ratio = median(runT.map((t, i) => t[clock] / bareT[i]![clock]))!;
   console.log(`  runner overhead per case            ${(((r - b) / N) * 1000).toFixed(2)} µs`);
-  console.log(`  ratio runner / bare loop            ${ratio.toFixed(2)}×   (median of paired trials; goal ≤ 1.5× (issue 19), ≥ 50,000 cases/s)`);
+  console.log(`  ratio runner / bare loop            ${ratio.toFixed(2)}×   (median of paired trials; goal ≤ 1.5×, ≥ 50,000 cases/s)`);
 }
 // Each part over the bare trial just before it; absolute times drift between these and the main trials.
 const partRatio = (k: Part) => median(partT.map((p) => p[k].cpu_ms / p.bare.cpu_ms))!;

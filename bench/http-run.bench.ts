@@ -3,7 +3,7 @@
  * 1 and 32 against a minimal loopback server in a child process (bench/minimal-server.ts), plain and
  * streamed. Three arms, alternated within each round (raw, client, run, raw, …):
  *   - raw: a bare `http.request` loop (keep-alive agent, the same request body, the reply read and
- *     JSON-parsed) — the baseline of issue 19's goal 5;
+ *     JSON-parsed) — the baseline of goal 5;
  *   - client: joulebench's HTTP client alone (`postChat` on one `HttpPool`, undici underneath), as the target calls it;
  *   - run: the `openai` target as `joulebench run --target openai` drives it (the runner, the target
  *     with its retry loop, the client, scoring, the results JSONL written to disk, aggregation, and

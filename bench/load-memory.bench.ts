@@ -1,5 +1,5 @@
 /**
- * A load run's memory at scale (issue 19: memory must not grow by an object a request). N requests
+ * A load run's memory at scale (memory must not grow by an object a request). N requests
  * (default 100,000) at `--request-rate inf`, 64 in flight, through `joulebench run --target openai`
  * against the minimal streaming server (bench/minimal-server.ts: one token a reply, so what a request
  * costs the harness is its records, not its answer), then `joulebench report --json` of the results

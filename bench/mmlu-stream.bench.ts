@@ -1,5 +1,5 @@
 /**
- * MMLU data streams (issue 19, goal 1): `joulebench run --suite mmlu --data FILE` of generated
+ * MMLU data streams: `joulebench run --suite mmlu --data FILE` of generated
  * Hendrycks CSV and cais/mmlu JSONL files at 10k and 200k rows against the echo target, one child
  * each under /usr/bin/time: CPU time and peak RSS, alternating sizes and formats, median of TRIALS
  * (default 3). Next to them, the whole-file loader alone (`loadMmlu`, what `run` did before it

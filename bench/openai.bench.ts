@@ -6,7 +6,7 @@
  *   - the official `openai` SDK (`chat.completions.create`, plain and streamed, maxRetries 0),
  *   - undici's `Pool.request` (the client behind Node's fetch), when it is installed — it is not a
  *     dependency; `npm i --no-save undici@6` adds the arm. It was the candidate library for the
- *     `openai` target's client (issue 19, goal 5); docs/benchmarks.md says why it was not chosen.
+ *     `openai` target's client; docs/benchmarks.md says why it was not chosen.
  * Each figure is printed next to the baseline measured in the same run, as a ratio. Client CPU time
  * per request (user + system of this process; the server is another process) is the figure a busy
  * neighbour on a shared machine disturbs least.

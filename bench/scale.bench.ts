@@ -3,7 +3,7 @@
  * 100k and 1M cases (the sizes can be given), one child each under /usr/bin/time: wall time, CPU time,
  * peak RSS, the ratio of each size's peak RSS to the first size's (the goal's figure), then the
  * marginal µs/case and MB/case between consecutive sizes, and (REBUILD=1) a rebuild of the report
- * from the largest results file (`joulebench report --json`). Goal (issue 19): growth linear; peak RSS
+ * from the largest results file (`joulebench report --json`). Goal: growth linear; peak RSS
  * at 1M within 1.5× of 10k (JSONL suites stream: src/suites/jsonl-stream.ts; the report's columns are
  * compact: src/core/number-column.ts; the young generation stays small: src/cli/heap-flags.ts).
  *

@@ -146,7 +146,7 @@ export { mmluDigest, mmluPrompt, MMLU_LETTERS, type MmluRow, type MmluOptions } 
 export { loadMmlu, readMmluRows, streamMmlu, type MmluStreamOptions } from './suites/mmlu-stream.js';
 export { mmluMeasurements, MmluTally, type Measurement, type MeasurementBlock, type MeasurementClass } from './core/measurements.js';
 export { fetchMmluJsonl, MMLU_ROWS_API, type FetchMmluOptions } from './suites/mmlu-fetch.js';
-// ---- MT-Bench, the LLM judge, multi-turn (issue 15) ----
+// ---- MT-Bench, the LLM judge, multi-turn ----
 export type { ChatMessage, TurnResult } from './core/types.js';
 export { loadMtBench, MT_BENCH_CATEGORIES, REFERENCE_CATEGORIES, type MtBenchOptions } from './suites/mt-bench.js';
 export { fetchMtBench, MT_BENCH_FILES, MT_BENCH_COMMIT, type PinnedFile } from './suites/mt-bench-fetch.js';
@@ -157,7 +157,7 @@ export { promptHash, ratingPrompt, comparePrompt, JUDGE_MODES, type JudgeMode } 
 export { judgeResults, judgePairwise, type JudgeTally, type PairVerdict, type CaseJudging } from './judge/score.js';
 export { mtBenchBlock, pairwiseBlock, type MtBenchBlock, type MtBenchSlice, type PairwiseBlock, type JudgeInfo } from './judge/summary.js';
 export { judgeResultsFile, readResultsForSuite } from './judge/results-file.js';
-// Deciding between systems (issue 13): statistics, paired comparisons, sweeps.
+// Deciding between systems: statistics, paired comparisons, sweeps.
 export {
   wilson,
   mcnemar,

@@ -1,6 +1,6 @@
 /**
  * V8 heap settings for the CLI process, so that its memory does not grow with a suite's size where the
- * work itself does not (issue 19; measured in docs/benchmarks.md, "Scale"). Applied by src/cli/heap-setup.ts,
+ * work itself does not (measured in docs/benchmarks.md, "Scale"). Applied by src/cli/heap-setup.ts,
  * imported first by the CLI's entry (src/cli/bin.ts), never by the library: flags are process-wide. Left alone when the user sized
  * the heap's generations themselves (`--max-semi-space-size` and the like in the command line or
  * NODE_OPTIONS).

@@ -103,7 +103,7 @@ export interface BenchReport {
   meter: string;
   warmup: number;
   repeats: number;
-  // ---- energy over the whole suite (issue 3); after the fields above, which keep their order ----
+  // ---- energy over the whole suite; after the fields above, which keep their order ----
   /** Whole-suite energy: one window around the scored passes, or Σ case energy when the target reported it. */
   gross_joules: number | null;
   gross_source: EnergySource;
@@ -159,7 +159,7 @@ export interface BenchReport {
    * a sequential run's report stays free of wall-clock figures. `null` when unknown.
    */
   throughput: Throughput | null;
-  /** Confidence intervals (issue 13): Wilson for accuracy, a percentile bootstrap over cases for the rest. */
+  /** Confidence intervals: Wilson for accuracy, a percentile bootstrap over cases for the rest. */
   ci: ReportCi;
   /** `--repeat N` (N ≥ 2): how energy and latency varied between passes (the environment); null for one pass. */
   repeat_spread: RepeatSpread | null;
@@ -545,7 +545,7 @@ function modelRange(range: { low: number; high: number } | null, weightedCorrect
 
 /**
  * The headline energy: the sum of per-case readings when they can be summed, else the suite window
- * (issue 11: 580 of 600 cases below RAPL's floor, 588 reading exactly 0 J, summed to 7.02 mJ while
+ * (580 of 600 cases below RAPL's floor, 588 reading exactly 0 J, summed to 7.02 mJ while
  * the suite window measured 11.3 mJ). Without a usable window the headline is `null`, never the sum.
  */
 function energyBasis(total: Tally, ctx: ReportContext): { basis: EnergyBasis; joules: number | null; reason: string | null } {

@@ -13,7 +13,7 @@ export interface Significance {
 }
 
 /**
- * `compare`'s output with the paired statistics (issue 13): 95 % intervals, McNemar's p, and a verdict per
+ * `compare`'s output with the paired statistics: 95 % intervals, McNemar's p, and a verdict per
  * figure at `alpha`. All null, with `paired_reason`, when the runs cannot be paired (different digests,
  * no per-case results).
  */

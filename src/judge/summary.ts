@@ -177,7 +177,7 @@ export function pairwiseBlock(verdicts: PairVerdict[], tally: JudgeTally, info: 
   };
 }
 
-/** The bootstrap interval of the mean MT-Bench score, over judged cases (issue 13's statistics). */
+/** The bootstrap interval of the mean MT-Bench score, over judged cases. */
 function scoreCi(rs: readonly CaseResult[], seed: string): IntervalResult {
   const scores = rs.map((r) => r.score).filter((x): x is number => x !== null);
   if (scores.length < 2) return { reason: `${scores.length} judged case(s): an interval needs at least 2` };

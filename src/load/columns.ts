@@ -8,7 +8,7 @@ const FROM_CODE = { none: 0, usage: 1, chunks: 2 } as const;
 type Sliceable = ArrayLike<number> & Iterable<number> & { subarray(begin: number, end: number): ArrayLike<number> & Iterable<number> };
 
 /**
- * A load run's per-request records as typed columns (issue 19: a load run's memory must not grow by
+ * A load run's per-request records as typed columns (a load run's memory must not grow by
  * objects a request). Each figure is a {@link NumberColumn} (8 bytes a request at most, nothing for a
  * figure that is the same for every request), and every request's chunk times lie one after another in
  * one column, 8 bytes a chunk. `null` is stored as NaN: every figure here is a finite number or null.

@@ -116,7 +116,7 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
   const b = load.max_concurrency ?? 1;
   const opens = !meter.usesTargetEnergy;
 
-  // What the report needs of each request, as typed columns: no object is kept a request (issue 19).
+  // What the report needs of each request, as typed columns: no object is kept a request.
   const records = new LoadColumns();
   // Scored results are aggregated in request order, so the report does not depend on which request
   // finished first: a result waits here only until every request before it has finished.

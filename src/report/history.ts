@@ -130,7 +130,7 @@ export class History {
       // same database at once would otherwise both see the sweep column missing and the second ALTER fail.
       db.transaction(() => {
         db.exec(SCHEMA);
-        // Databases written before sweeps (issue 13) lack the sweep column: add it in place.
+        // Databases written before sweeps lack the sweep column: add it in place.
         const cols = db.prepare('PRAGMA table_info(runs)').all() as { name: string }[];
         if (!cols.some((c) => c.name === 'sweep_id')) db.exec('ALTER TABLE runs ADD COLUMN sweep_id TEXT');
         db.exec('CREATE INDEX IF NOT EXISTS runs_sweep_id ON runs (sweep_id)');

@@ -22,9 +22,9 @@ export interface TargetFlags {
   data?: string;
   /** MT-Bench reference answers (FastChat's answer JSONL), with `--suite mt-bench`. */
   references?: string;
-  /** Ollama's server address (issue 5). */
+  /** Ollama's server address. */
   baseUrl?: string;
-  /** The llamacpp target (issue 16). */
+  /** The llamacpp target. */
   modelPath?: string;
   threads?: number;
   ctx?: number;

@@ -88,9 +88,9 @@ export function runCommand(io: CliIO): Command {
     .option('-q, --quiet', 'no progress bar and no table')
     .option('--max-errors <n>', 'stop after this many cases in a row fail at the target (exit 1, finished cases kept); 0 never stops', intAtLeast(0), DEFAULT_MAX_ERRORS)
     .option('--grid-intensity <G|REGION>', 'add gCO2e per correct answer from net energy: gCO2e/kWh, or a country code (FRA, USA, WOR…; docs/energy-sources.md)')
-    // --- model-server flags (issue 5: ollama); they go to the target, or to the cascade's neural backend ---
+    // --- model-server flags (ollama); they go to the target, or to the cascade's neural backend ---
     .option('--base-url <url>', 'server address for a model-serving target (ollama: default http://127.0.0.1:11434)')
-    // --- in-process model flags (issue 16: llamacpp) ---
+    // --- in-process model flags (llamacpp) ---
     .option('--model-path <file>', 'GGUF model file (llamacpp target, or --neural llamacpp)')
     .option('--threads <n>', 'llama.cpp evaluation threads (default: the physical cores this process may use)', intAtLeast(1))
     .option('--ctx <n>', 'llama.cpp context size in tokens (default: min(model training context, 4096))', intAtLeast(1))

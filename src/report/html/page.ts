@@ -179,7 +179,7 @@ function headlineTable(model: HtmlModel): string {
 
 /** Stage charts belong to cascades: some run resolved a case at a stage. */
 function isCascade(model: HtmlModel): boolean {
-  // A plain endpoint resolves everything at `neural`: no stage section for it (issue 11, report/stages.ts).
+  // A plain endpoint resolves everything at `neural`: no stage section for it.
   return model.runs.some((r) => hasStages(r.report));
 }
 
