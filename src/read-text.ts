@@ -213,7 +213,8 @@ export function firstInvalidUtf8(b: Uint8Array): number {
   return -1;
 }
 
-function fileKind(st: Stats): string {
+/** What a path that is not a regular file is, for a one-line refusal (`a FIFO (named pipe)`, …). */
+export function fileKind(st: Stats): string {
   if (st.isDirectory()) return 'a directory';
   if (st.isFIFO()) return 'a FIFO (named pipe)';
   if (st.isCharacterDevice()) return 'a character device';

@@ -1,6 +1,7 @@
 import { realpathSync, statSync, type Stats } from 'node:fs';
 import { dirname, isAbsolute, resolve, sep } from 'node:path';
 import { JoulebenchError } from './core/errors.js';
+import { fileKind } from './read-text.js';
 
 /** What is at an output path before anything is written. */
 export interface WriteTarget {
@@ -25,14 +26,14 @@ export function checkWritePath(path: string, flag = '--out'): WriteTarget {
   if (st.isFile()) return { path, regular: true };
   if (st.isDirectory()) throw new JoulebenchError('E_OUTPUT', `${flag} ${path}: is a directory; name a file inside it`);
   if (isDevNull(st)) return { path, regular: false };
-  throw new JoulebenchError('E_OUTPUT', `${flag} ${path}: is ${kindOf(st)}, not a regular file; outputs go to regular files (or /dev/null)`);
+  throw new JoulebenchError('E_OUTPUT', `${flag} ${path}: is ${fileKind(st)}, not a regular file; outputs go to regular files (or /dev/null)`);
 }
 
 /** Checks a folder that outputs will be written under: absent (it is made) or a folder, never under `/proc` or `/sys`. */
 export function checkWriteDir(path: string, flag: string): void {
   refusePseudo(path, flag);
   const st = statOrNull(path, flag);
-  if (st !== null && !st.isDirectory()) throw new JoulebenchError('E_OUTPUT', `${flag} ${path}: is ${kindOf(st)}, not a folder`);
+  if (st !== null && !st.isDirectory()) throw new JoulebenchError('E_OUTPUT', `${flag} ${path}: is ${fileKind(st)}, not a folder`);
 }
 
 function refusePseudo(path: string, flag: string): void {
@@ -63,15 +64,6 @@ function isDevNull(st: Stats): boolean {
     }
   }
   return devNull !== null && devNull.rdev === st.rdev && devNull.isCharacterDevice();
-}
-
-function kindOf(st: Stats): string {
-  if (st.isDirectory()) return 'a directory';
-  if (st.isFIFO()) return 'a FIFO (named pipe)';
-  if (st.isCharacterDevice()) return 'a character device';
-  if (st.isBlockDevice()) return 'a block device';
-  if (st.isSocket()) return 'a socket';
-  return 'not a regular file';
 }
 
 /** The real path of `abs`, or of its nearest existing ancestor joined with the rest. */

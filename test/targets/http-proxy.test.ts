@@ -16,6 +16,7 @@ import { OpenAITarget } from '../../src/targets/openai/target.js';
 import { FakeOllama } from '../helpers/fake-ollama.js';
 import { startFakeOpenAI, type FakeServer } from '../helpers/fake-openai.js';
 import { startForwardProxy, type ForwardProxy } from '../helpers/forward-proxy.js';
+import { hasOpenssl, testCertificate } from '../helpers/test-cert.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'jb-proxy-'));
@@ -196,18 +197,8 @@ console.log(JSON.stringify(out));
     assert.deepEqual(proxy.seen, ['POST http://unresolvable.jb.test:9/v1/chat/completions']);
   });
 
-  const hasOpenssl = (() => {
-    try {
-      execFileSync('openssl', ['version'], { stdio: 'ignore' });
-      return true;
-    } catch {
-      return false;
-    }
-  })();
   test('HTTPS_PROXY: an https endpoint goes through a CONNECT tunnel (the key only inside it, the certificate still verified); NO_PROXY bypasses it', { skip: hasOpenssl ? false : 'no openssl CLI to make a test certificate' }, async () => {
-    const key = join(dir, 'key.pem');
-    const cert = join(dir, 'cert.pem');
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost'], { stdio: 'ignore' });
+    const { key, cert } = testCertificate(dir);
     const auth: (string | undefined)[] = [];
     const server = https.createServer({ key: readFileSync(key), cert: readFileSync(cert) }, (r, res) => {
       auth.push(r.headers.authorization);

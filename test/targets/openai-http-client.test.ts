@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { AttemptFailure, createPool, postChat, type ChatResult } from '../../src/targets/openai/http.js';
+import { hasOpenssl, testCertificate } from '../helpers/test-cert.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'jb-http-'));
@@ -392,18 +393,8 @@ describe('HTTP client: the metadata-address guard through DNS', () => {
 });
 
 describe('HTTP client: TLS', () => {
-  const hasOpenssl = (() => {
-    try {
-      execFileSync('openssl', ['version'], { stdio: 'ignore' });
-      return true;
-    } catch {
-      return false;
-    }
-  })();
   test('verifies the certificate (an untrusted one is refused); trusts NODE_EXTRA_CA_CERTS as node:https does', { skip: hasOpenssl ? false : 'no openssl CLI to make a test certificate' }, async () => {
-    const key = join(dir, 'key.pem');
-    const cert = join(dir, 'cert.pem');
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'], { stdio: 'ignore' });
+    const { key, cert } = testCertificate(dir);
     const server = https.createServer({ key: readFileSync(key), cert: readFileSync(cert) }, (req, res) => {
       req.resume();
       req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(PLAIN));
