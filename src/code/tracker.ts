@@ -150,6 +150,9 @@ export class ProcessTracker {
     for (let round = 0; round < 50; round++) {
       const live = [...this.collect(true)].filter((p) => p !== process.pid);
       if (live.length === 0) break;
+      // Read before any signal: an exited process waiting to be reaped (bwrap's, say) is no straggler,
+      // while one killed just below becomes one, and must still count.
+      const running = live.filter((p) => !isZombie(p));
       if (this.cgroup && existsSync(join(this.cgroup, 'cgroup.kill'))) {
         try {
           writeFileSync(join(this.cgroup, 'cgroup.kill'), '1');
@@ -158,15 +161,13 @@ export class ProcessTracker {
         }
       }
       for (const p of live) {
-        // An exited process waiting to be reaped (bwrap's, say) is no straggler: it is not counted.
-        const zombie = isZombie(p);
         try {
           process.kill(p, 'SIGKILL');
-          if (!zombie) killed.add(p);
         } catch {
           // already gone
         }
       }
+      for (const p of running) killed.add(p);
       waitMs(10);
     }
     return killed.size;
