@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import http from 'node:http';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,6 +16,7 @@ import { OpenAITarget } from '../../src/targets/openai/target.js';
 import { FakeOllama } from '../helpers/fake-ollama.js';
 import { startFakeOpenAI, type FakeServer } from '../helpers/fake-openai.js';
 import { startForwardProxy, type ForwardProxy } from '../helpers/forward-proxy.js';
+import { hasBwrap } from '../helpers/bwrap.js';
 import { hasOpenssl, testCertificate } from '../helpers/test-cert.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -39,14 +40,6 @@ function proxyEnv(vars: Record<string, string>): void {
   Object.assign(process.env, vars);
 }
 
-function hasBwrap(): boolean {
-  try {
-    execFileSync('bwrap', ['--dev-bind', '/', '/', 'true'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Runs `script` (TypeScript, importing from src/) in a child Node with only the proxy variables in `env` set, optionally inside bwrap with extra arguments. */
 function child(script: string, env: Record<string, string>, bwrap: string[] | null = null): Promise<{ code: number | null; out: string; err: string }> {

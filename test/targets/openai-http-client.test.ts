@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { getEventListeners } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { AttemptFailure, createPool, postChat, type ChatResult } from '../../src/targets/openai/http.js';
+import { hasBwrap } from '../helpers/bwrap.js';
 import { hasOpenssl, testCertificate } from '../helpers/test-cert.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -367,14 +368,6 @@ for (const endpoint of ${JSON.stringify(urls)}) {
 console.log(JSON.stringify(out));
 `;
 
-function hasBwrap(): boolean {
-  try {
-    execFileSync('bwrap', ['--dev-bind', '/', '/', 'true'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('HTTP client: the metadata-address guard through DNS', () => {
   // /etc/hosts is replaced inside a bubblewrap mount namespace, so real getaddrinfo resolves these
