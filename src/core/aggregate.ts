@@ -25,8 +25,8 @@ export interface ReportContext {
   /** Cases in flight at once (default 1). Above 1, energy windows overlap: attribution is `shared`. */
   concurrency?: number;
   /**
-   * Wall time of the scored passes, ms, for the throughput figures of a concurrent run (`null` or
-   * absent: unknown, e.g. a resumed run or a report aggregated from a results file).
+   * Wall time of the scored passes, ms, for the throughput figures of a closed-loop run (`null` or
+   * absent: unknown, e.g. a resumed run or a results file without its `run_measures` line).
    */
   scored_wall_ms?: number | null;
   /**
@@ -114,8 +114,8 @@ export interface BenchReport {
   idle_watts: number | null;
   /**
    * Wall time of the scored passes, ms: the whole-suite meter window's, or without one (energy from the
-   * target) the wall clock's when the report has a throughput; null otherwise (a sequential run without
-   * a window stays free of wall-clock figures) and for a resumed run.
+   * target) the wall clock's (the throughput's); null when neither is known (a resumed run, a results
+   * file without its `run_measures` line).
    */
   suite_window_ms: number | null;
   suite_below_floor: boolean;
@@ -600,7 +600,7 @@ function suiteEnergy(
 
 function throughputOf(ctx: ReportContext, cases: number, outputTokens: number | null): Throughput | null {
   const wall = ctx.scored_wall_ms ?? null;
-  if ((ctx.concurrency ?? 1) <= 1 || wall === null || !(wall > 0)) return null;
+  if (wall === null || !(wall > 0)) return null;
   return {
     wall_ms: round(wall, 3),
     cases_per_s: round((cases * 1000) / wall, 4),

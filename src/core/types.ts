@@ -180,6 +180,12 @@ export interface Target {
    */
   readonly conversational?: boolean;
   /**
+   * True when answers, stages and energies follow from the prompt alone (the reference cascade on its
+   * echo backend): with its energies its own (the `model` meter) its report then leaves out wall-clock figures (the suite's
+   * wall time, throughput), so it is byte-identical run to run.
+   */
+  readonly deterministic?: boolean;
+  /**
    * Answers one prompt. A target that can answer in-process without waiting (the reference cascade's
    * stores) may return the Answer itself rather than a promise: the runner then spends no microtask
    * on the case, which matters when a case takes a microsecond.

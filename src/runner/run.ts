@@ -300,7 +300,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
         base += batch.length;
       }
     }
-    if (phase === 'scored' && scoredStart_ms === null) scoredStart_ms = performance.now();
+    if (phase === 'scored' && scoredStart_ms === null) scoredStart_ms = clock.now();
     // The whole scored part is also one window, so short (below-floor) cases still add up honestly.
     if (phase === 'scored' && opensWindows && suiteWindow === null && firstRun >= 0) suiteWindow = await meter.start();
     let base = 0;
@@ -329,7 +329,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     }
   }
 
-  const scoredWall_ms = scoredStart_ms === null ? null : performance.now() - scoredStart_ms;
+  const scoredWall_ms = scoredStart_ms === null ? null : clock.now() - scoredStart_ms;
   if (suiteWindow) suiteReading = await suiteWindow.stop();
 
   // With target energy preferred (auto's fallback), the window is the total only when some case needed it.
@@ -337,8 +337,11 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
   // A resumed run's window saw only the cases run in this process, so it cannot be the total then.
   const gross_from: RunEnergy['gross_from'] = suiteReading && !allFromTarget && restoredScored === 0 ? 'suite-window' : 'cases';
   const suiteUsed = gross_from === 'suite-window' && suiteReading ? toSuiteWindow(suiteReading) : null;
-  // A resumed run's wall time covers only the cases run in this process: no throughput then.
-  const wallUsed = restoredScored === 0 ? scoredWall_ms : null;
+  // A resumed run's wall time covers only the cases run in this process: no throughput then. Nor for a
+  // deterministic target whose energies are all its own (the model meter, or auto's fallback to it): its
+  // report is byte-identical run to run.
+  const timeless = target.deterministic === true && meter.usesTargetEnergy === true;
+  const wallUsed = restoredScored === 0 && !timeless ? scoredWall_ms : null;
   // What the report takes from beyond the cases, so `report FILE` gives this report (src/runner/run-measures.ts).
   sink.note?.(runMeasuresLine(idle, suiteUsed, wallUsed));
   // The run finished: a reader (or a later `run` on the same file) can tell a complete file from an interrupted one.

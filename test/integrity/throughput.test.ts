@@ -51,9 +51,26 @@ describe('concurrency reports throughput', () => {
     assert.deepEqual([again.suite_window_ms, again.throughput], [own.suite_window_ms, own.throughput]);
   });
 
-  it('a sequential run carries no wall-clock throughput (its report stays deterministic)', () => {
+  it('a sequential run carries its throughput and wall time too; a run whose wall time is unknown has neither', () => {
     const rep = aggregate([result()], { ...CTX, scored_wall_ms: 1234 });
-    assert.equal(rep.throughput, null);
+    assert.deepEqual(rep.throughput, { wall_ms: 1234, cases_per_s: 0.8104, output_tokens_per_s: null });
+    assert.equal(rep.suite_window_ms, 1234);
+    const unknown = aggregate([result()], { ...CTX, scored_wall_ms: null });
+    assert.deepEqual([unknown.throughput, unknown.suite_window_ms], [null, null]);
+  });
+
+  it('a sequential openai run (no meter window): `run` and `report FILE` both carry suite_window_ms and throughput', async () => {
+    const out = join(dir, 'c1.json');
+    const r = await cli(['run', '--suite', 'router', '--target', 'openai', '--endpoint', server.url, '--model', 'm', '-o', out, '--no-history']);
+    assert.equal(r.code, 0, r.stderr);
+    const own = JSON.parse(readFileSync(out, 'utf8')) as { suite_window_ms: number | null; throughput: { wall_ms: number; cases_per_s: number } | null; case_count: number };
+    assert.ok(own.throughput !== null && own.throughput.wall_ms > 0, 'throughput present');
+    assert.equal(own.suite_window_ms, own.throughput.wall_ms);
+    assert.match(r.stdout, /throughput\s+[\d.]+ cases\/s/);
+    const rebuilt = await cli(['report', '--json', out.replace(/\.json$/, '.results.jsonl')]);
+    assert.equal(rebuilt.code, 0, rebuilt.stderr);
+    const again = JSON.parse(rebuilt.stdout) as typeof own;
+    assert.deepEqual([again.suite_window_ms, again.throughput], [own.suite_window_ms, own.throughput]);
   });
 
   it('J/correct n/a says what is unknown; "nothing correct" only when nothing was', () => {

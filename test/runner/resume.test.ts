@@ -19,9 +19,12 @@ import { result } from '../helpers/results.js';
 const dir = mkdtempSync(join(tmpdir(), 'jb-resume-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-/** The report without the figures that are timings (they differ between any two runs). */
+/**
+ * The report without the figures that are timings (they differ between any two runs). The wall-clock
+ * span and throughput are among them: a resumed run has neither (its process saw only some cases).
+ */
 function timeless(r: BenchReport): Record<string, unknown> {
-  const { latency_p50_ms: _a, latency_p95_ms: _b, latency_p99_ms: _c, ttft_p50_ms: _d, ttft_p95_ms: _e, ci, ...rest } = r;
+  const { latency_p50_ms: _a, latency_p95_ms: _b, latency_p99_ms: _c, ttft_p50_ms: _d, ttft_p95_ms: _e, suite_window_ms: _w, throughput: _t, ci, ...rest } = r;
   // The latency intervals are timings too.
   const { latency_p50_ms: _f, latency_p95_ms: _g, latency_p99_ms: _h, reasons, ...ciRest } = ci;
   const { latency_p50_ms: _i, latency_p95_ms: _j, latency_p99_ms: _k, ...reasonsRest } = reasons;

@@ -28,6 +28,7 @@ export class Cascade implements Target {
   constructor(
     readonly id: string,
     readonly stages: readonly Stage[],
+    readonly deterministic = false,
   ) {
     if (stages.length === 0) throw new RangeError('a cascade needs at least one stage');
   }

@@ -24,5 +24,5 @@ export function createReferenceCascade(opts: ReferenceCascadeOptions = {}): Casc
     new KvStage(REFERENCE_KV, { energy_uj: REFERENCE_STAGE_ENERGY_UJ.kv }),
     new GraphStage(REFERENCE_TRIPLES, { energy_uj: REFERENCE_STAGE_ENERGY_UJ.graph }),
     new NeuralStage(neural),
-  ]);
+  ], opts.neural === undefined);
 }
