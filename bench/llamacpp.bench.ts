@@ -3,8 +3,8 @@
  * weights, so every generation runs to max_tokens), the same prompts and the same token budget, greedy
  * and seeded:
  *
- * 1. Is joulebench's default thread count (the physical cores this process may use) close to the best
- *    count on this machine? Each count from 1 to os.availableParallelism() is one arm: the target with
+ * 1. Is joulebench's default thread count (the physical cores this process may use, capped at those
+ *    idle when the model loads) close to the best count on this machine? Each count from 1 to os.availableParallelism() is one arm: the target with
  *    `threads: N`; the default arm is the target with no count. Rounds alternate the arm order; the
  *    median tokens/s (generated tokens ÷ wall time) per arm is printed, and best ÷ default.
  * 2. Does joulebench cost throughput against node-llama-cpp called directly, at the default count?
@@ -23,21 +23,19 @@
  *      (BENCH_ROUNDS default 7, BENCH_TOKENS default 32)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { median } from '../src/core/stats.js';
 import type { Case } from '../src/core/types.js';
 import { getLlamaInstance } from '../src/targets/llamacpp/binding.js';
 import { createLlamaCppTarget } from '../src/targets/llamacpp/target.js';
-import { defaultThreadChoice } from '../src/targets/llamacpp/threads.js';
 import { writeTinyGguf } from '../test/helpers/tiny-gguf.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const TOKENS = Number(process.env.BENCH_TOKENS ?? 32);
 const threadsAt = process.argv.lastIndexOf('--threads');
-const CHOICE = defaultThreadChoice();
-const THREADS = threadsAt >= 0 ? Number(process.argv[threadsAt + 1]) : CHOICE.threads;
+const ASKED = threadsAt >= 0 ? Number(process.argv[threadsAt + 1]) : null;
 
 const PROMPTS = [
   'What is the capital of France? Answer in one word.',
@@ -72,7 +70,7 @@ async function measure(arm: Arm): Promise<Sample> {
 }
 
 async function main(): Promise<void> {
-  if (!Number.isInteger(THREADS) || THREADS < 1) throw new Error('--threads must be an integer >= 1');
+  if (ASKED !== null && (!Number.isInteger(ASKED) || ASKED < 1)) throw new Error('--threads must be an integer >= 1');
   const dir = mkdtempSync(join(tmpdir(), 'jb-bench-llama-'));
   const model = join(dir, 'tiny.gguf');
   writeTinyGguf(model);
@@ -81,7 +79,9 @@ async function main(): Promise<void> {
     await threadSweep(model);
 
     // --- 2. joulebench: the llamacpp target ---
-    const target = await createLlamaCppTarget({ model_path: model, ...(threadsAt >= 0 ? { threads: THREADS } : {}), max_tokens: TOKENS, temperature: 0, seed: 42 });
+    const target = await createLlamaCppTarget({ model_path: model, ...(ASKED !== null ? { threads: ASKED } : {}), max_tokens: TOKENS, temperature: 0, seed: 42 });
+    // The count the target resolved (the default is capped at the CPUs idle when it loaded): direct gets the same.
+    const THREADS = Number(target.describe().threads);
     const jb: Arm = { name: 'joulebench llamacpp target', round: () => targetRound(target) };
 
     // --- direct: node-llama-cpp as its own documentation shows it ---
@@ -179,7 +179,7 @@ async function threadSweep(model: string): Promise<void> {
   }
   for (const a of arms) await a.target.close?.();
   console.log(`1. thread count: tiny GGUF (2 layers, 64 wide), ${PROMPTS.length} prompts x ${TOKENS} tokens per round, ${ROUNDS} rounds alternated, os.availableParallelism() ${availableParallelism()}`);
-  console.log(`default: ${CHOICE.threads} threads, ${CHOICE.threads_source}`);
+  console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}; default: ${def.describe().threads} threads, ${def.describe().threads_source}`);
   const best = arms.filter((a) => a.label !== 'default').reduce((b, a) => (median(a.tok_s)! > median(b.tok_s)! ? a : b));
   const defArm = arms[0]!;
   for (const a of arms) console.log(`${a.label.padEnd(10)}${`${a.threads} threads`.padStart(12)}${`${median(a.tok_s)!.toFixed(0)} tok/s`.padStart(16)}${`${(median(a.tok_s)! / median(best.tok_s)!).toFixed(2)}x of best`.padStart(16)}`);

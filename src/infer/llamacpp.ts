@@ -3,7 +3,7 @@ import { JoulebenchError } from '../core/errors.js';
 import type { EnergySource } from '../core/types.js';
 import type { Meter } from '../meters/meter.js';
 import { NODE_LLAMA_CPP_VERSION } from '../targets/llamacpp/binding.js';
-import { LlamaEngine, type LlamaGeneration } from '../targets/llamacpp/engine.js';
+import { LlamaEngine, type LlamaEngineOptions, type LlamaGeneration } from '../targets/llamacpp/engine.js';
 import { VERSION } from '../version.js';
 import { gpuSnapshot } from './host.js';
 import type { JournalIdentity } from './journal.js';
@@ -82,7 +82,7 @@ export async function runInferLlamaCpp(opts: LlamaInferOptions): Promise<InferRu
         'prompt_eval_count is the tokens llama.cpp evaluated (its counter), not the prompt length; the prompt length is llamacpp.prompt_tokens',
         'eval_count is llama.cpp\'s single-token evaluations; the tokens generated are llamacpp.decode_tokens',
         'thread arms differ in configuration: ratios between them, and between machines, are configuration-inclusive, not silicon-pure',
-        "the default arm's thread count is the physical cores this process may use (affinity, cgroup quota, os.availableParallelism()); each arm's threads_source says how it was chosen",
+        "the default arm's thread count is the physical cores this process may use (affinity, cgroup quota, os.availableParallelism()) that were idle when the arm began; each arm's threads_source says how it was chosen",
       ],
     },
     receipts: {
@@ -107,7 +107,7 @@ async function runArm(opts: LlamaInferOptions, model: string, num_thread: number
   const started = now();
   opts.journal?.write({ event: 'arm-start', arm: id, utc: started.toISOString() });
   const before = opts.gpu_snapshot_cmd ? await gpuSnapshot(opts.gpu_snapshot_cmd) : null;
-  const engineOpts = {
+  let engineOpts: LlamaEngineOptions = {
     model_path: model,
     ...(num_thread !== null ? { threads: num_thread } : {}),
     ...(opts.ctx !== undefined ? { ctx: opts.ctx } : {}),
@@ -116,7 +116,9 @@ async function runArm(opts: LlamaInferOptions, model: string, num_thread: number
     ...(opts.max_threads !== undefined ? { max_threads: opts.max_threads } : {}),
     ...(opts.cpu_root !== undefined ? { cpu_root: opts.cpu_root } : {}),
   };
-  const { threads, threads_source } = new LlamaEngine(engineOpts).threads;
+  // One count for every engine of the arm (cold and warm): the default is resolved once.
+  const { threads, threads_source } = await new LlamaEngine(engineOpts).resolveThreads();
+  engineOpts = { ...engineOpts, threads, threads_source };
   const gen = { max_tokens: opts.num_predict, temperature: opts.temperature, seed: opts.seed };
   let parameter_count: number | null = null;
   let gpu = 'false';

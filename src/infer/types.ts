@@ -6,7 +6,7 @@ import type { EnergySource } from '../core/types.js';
  * `runs[]`, receipts and UTC times. Pure types.
  */
 
-/** One `--threads` value: a count, or `default` (Ollama's choice; for llamacpp, the physical cores this process may use). */
+/** One `--threads` value: a count, or `default` (Ollama's choice; for llamacpp, the physical cores this process may use that are idle). */
 export type ThreadArm = number | 'default';
 
 /** Which part of the protocol a request belonged to. */

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createLlamaCppTarget } from '../../src/targets/llamacpp/target.js';
-import { defaultThreadChoice, firstCaseCollapse, parseCpuList } from '../../src/targets/llamacpp/threads.js';
+import { capAtIdle, defaultThreadChoice, firstCaseCollapse, idleCpus, parseCpuList } from '../../src/targets/llamacpp/threads.js';
 import { cli } from '../helpers/cli.js';
 import { writeTinyGguf } from '../helpers/tiny-gguf.js';
 
@@ -114,6 +114,60 @@ describe('the default llama.cpp thread count: physical cores this process may us
     assert.equal(receipt.target.threads, 1);
     assert.match(receipt.target.threads_source, /physical cores allowed/);
   });
+});
+
+/** `/proc/stat` with per-CPU lines: [busy, idle] jiffies each (user and idle columns; the rest 0). */
+const procStat = (cpus: [number, number][]): string =>
+  `cpu  ${cpus.reduce((t, c) => t + c[0], 0)} 0 0 ${cpus.reduce((t, c) => t + c[1], 0)} 0 0 0 0 0 0\n` +
+  cpus.map(([busy, idle], i) => `cpu${i} ${busy} 0 0 ${idle} 0 0 0 0 0 0\n`).join('') +
+  'intr 0\nctxt 0\nprocs_running 1\n';
+
+describe('the default is capped at the CPUs other processes leave idle (spinning threads collapse on a busy core)', () => {
+  it('idle CPUs over the window, from two readings of /proc/stat, among the allowed CPUs only', async () => {
+    const root = fakeRoot('stat', { allowed: '0-3', topology: [0, 1, 2, 3].map((c) => [0, c] as [number, number]) });
+    const stat = join(root, 'proc', 'stat');
+    writeFileSync(stat, procStat([[100, 100], [100, 100], [100, 100], [100, 100]]));
+    // Over the window: cpu0 and cpu1 busy throughout, cpu2 idle throughout, cpu3 half idle.
+    const later = () => void writeFileSync(stat, procStat([[200, 100], [200, 100], [100, 200], [150, 150]]));
+    assert.equal(await idleCpus(root, null, 250, async () => later()), 1.5);
+    writeFileSync(stat, procStat([[100, 100], [100, 100], [100, 100], [100, 100]]));
+    assert.equal(await idleCpus(root, [0, 2], 250, async () => later()), 1);
+    // Garbage is not a reading.
+    writeFileSync(stat, 'cpu0 1 2 -3 4\n');
+    assert.equal(await idleCpus(root, null, 250, async () => undefined), null);
+    assert.equal(await idleCpus(join(dir, 'no-such-root'), null, 250, async () => undefined), null);
+  });
+
+  it('caps at the idle CPUs rounded (at least 1), says so in threads_source, and never raises the count', () => {
+    const base = { threads: 4, threads_source: 'physical cores allowed (…)' };
+    assert.deepEqual(capAtIdle(base, 1.5), { threads: 2, threads_source: 'physical cores allowed (…); 1.5 CPUs idle over 250 ms before loading (other processes busy on the rest): 2' });
+    assert.equal(capAtIdle(base, 0.1).threads, 1);
+    assert.deepEqual(capAtIdle(base, 3.8), { threads: 4, threads_source: 'physical cores allowed (…); 3.8 CPUs idle over 250 ms before loading' });
+    assert.deepEqual(capAtIdle(base, null), { threads: 4, threads_source: 'physical cores allowed (…); idle CPUs unreadable' });
+  });
+
+  for (const [state, expected] of [['busy', 1], ['idle', 2]] as const) {
+    it(`the llamacpp target on 2 free cores whose CPUs are ${state} while it loads gets ${expected} thread(s) (tiny GGUF, /proc/stat the test keeps writing)`, async () => {
+      const root = fakeRoot(`two-cores-${state}`, { allowed: '0-1', topology: [[0, 0], [0, 1]] });
+      const stat = join(root, 'proc', 'stat');
+      let tick = 0;
+      const write = () => {
+        tick += 10;
+        writeFileSync(stat, procStat(state === 'busy' ? [[tick, 5], [tick, 5]] : [[5, tick], [5, tick]]));
+      };
+      write();
+      const timer = setInterval(write, 20);
+      try {
+        const t = await createLlamaCppTarget({ model_path: model, max_tokens: 2, cpu_root: root });
+        const d = t.describe();
+        await t.close?.();
+        assert.equal(d.threads, expected);
+        assert.match(String(d.threads_source), state === 'busy' ? /2 physical cores among them.*0\.0 CPUs idle over 250 ms before loading \(other processes busy on the rest\): 1$/ : /2\.0 CPUs idle over 250 ms before loading$/);
+      } finally {
+        clearInterval(timer);
+      }
+    });
+  }
 });
 
 describe('infer --target llamacpp --threads runs only the arms listed', () => {

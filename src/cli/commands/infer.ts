@@ -66,7 +66,7 @@ export function inferCommand(io: CliIO): Command {
     .option('--runs <n>', 'scored runs per arm (decode = their median)', intAtLeast(1), 5)
     .option('--warmup <n>', 'warmup runs per arm, kept as warmup_discarded, never in a statistic', intAtLeast(0), 1)
     .option('--cold <n>', 'cold runs per arm, each after keep_alive 0 confirmed by /api/ps (true prefill)', intAtLeast(0), 3)
-    .option('--threads <list>', 'the thread arms to run, and only these: counts and/or default (Ollama: its own choice; llamacpp: the physical cores this process may use), e.g. default,4,8 (default: default)', threadList)
+    .option('--threads <list>', 'the thread arms to run, and only these: counts and/or default (Ollama: its own choice; llamacpp: the physical cores this process may use that are idle when the model loads), e.g. default,4,8 (default: default)', threadList)
     .option('--prompt-file <file>', 'the frozen prompt (default: the built-in one); its sha256 goes in the file')
     .option('-o, --out <file>', 'run file (default: .joulebench/infer/<UTC stamp>.json); <out>.partial.jsonl journals each finished run until it is written')
     .option('--resume', 'continue the run whose journal is <out>.partial.jsonl: finished arms are kept, a half-finished arm re-runs from cold')

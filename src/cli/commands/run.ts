@@ -92,7 +92,7 @@ export function runCommand(io: CliIO): Command {
     .option('--base-url <url>', 'server address for a model-serving target (ollama: default http://127.0.0.1:11434)')
     // --- in-process model flags (llamacpp) ---
     .option('--model-path <file>', 'GGUF model file (llamacpp target, or --neural llamacpp)')
-    .option('--threads <n>', 'llama.cpp evaluation threads (default: the physical cores this process may use)', intAtLeast(1))
+    .option('--threads <n>', 'llama.cpp evaluation threads (default: the physical cores this process may use that are idle when the model loads)', intAtLeast(1))
     .option('--ctx <n>', 'llama.cpp context size in tokens (default: min(model training context, 4096))', intAtLeast(1))
     .option('--gpu-layers <n>', 'layers offloaded to a GPU (default 0: CPU only)', intAtLeast(0))
     .option('--max-tokens <n>', 'tokens to generate at most (llamacpp default per suite: 16 multiple-choice, 64 router, 256 otherwise; openai 256)', intAtLeast(1, MAX_TOKENS));

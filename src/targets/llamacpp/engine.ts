@@ -4,13 +4,15 @@ import type { ChatWrapper, Llama, LlamaChatSession, LlamaContext, LlamaContextSe
 import { JoulebenchError } from '../../core/errors.js';
 import { getLlamaInstance, importNodeLlamaCpp, setLlamaLogListener } from './binding.js';
 import { parseLlamaPerf } from './perf.js';
-import { defaultCpuRoot, defaultThreadChoice, type ThreadChoice } from './threads.js';
+import { capAtIdle, defaultCpuRoot, defaultThreadChoice, idleCpus, type ThreadChoice } from './threads.js';
 
 /** How a GGUF model is loaded and run in-process. */
 export interface LlamaEngineOptions {
   model_path: string;
   /** Threads for evaluation; absent: the physical cores this process may use ({@link defaultThreadChoice}). */
   threads?: number;
+  /** How `threads` was chosen, when a caller resolved the default once for several engines; default `configured`. */
+  threads_source?: string;
   /** Root the CPU topology, affinity and cgroup files are read under for the default (tests); `$JOULEBENCH_CPU_ROOT` or `/`. */
   cpu_root?: string;
   /** Context size in tokens; default the smaller of the model's training context and 4096. */
@@ -69,21 +71,37 @@ export class LlamaEngine {
   private wrapper: ChatWrapper | null = null;
   /** Set by each load; read by describe(). */
   /** The thread count asked of llama.cpp and how it was chosen; set by the constructor. */
-  readonly threads: ThreadChoice;
+  threads: ThreadChoice;
+  /** Set while the default still awaits its idle-CPU cap (taken once, at the first load). */
+  private idleCheck: { root: string; allowed: number[] | null } | null = null;
   info: { parameter_count: number | null; file_bytes: number; train_ctx: number; ctx: number; gpu: string; gpu_layers: number; chat_wrapper: string } | null = null;
 
   constructor(readonly opts: LlamaEngineOptions) {
-    this.threads =
-      opts.threads !== undefined
-        ? { threads: opts.threads, threads_source: 'configured' }
-        : defaultThreadChoice({ root: opts.cpu_root ?? defaultCpuRoot() });
+    if (opts.threads !== undefined) this.threads = { threads: opts.threads, threads_source: opts.threads_source ?? 'configured' };
+    else {
+      const root = opts.cpu_root ?? defaultCpuRoot();
+      const { allowed, ...choice } = defaultThreadChoice({ root });
+      this.threads = choice;
+      this.idleCheck = { root, allowed };
+    }
     const cap = opts.max_threads;
     if (cap !== undefined && cap > 0 && this.threads.threads > cap) this.threads = { threads: cap, threads_source: `${this.threads.threads_source}; capped at max_threads ${cap}` };
+  }
+
+  /** The thread count, the default capped once at the CPUs found idle (the first load does it). */
+  async resolveThreads(): Promise<ThreadChoice> {
+    if (this.idleCheck) {
+      const { root, allowed } = this.idleCheck;
+      this.idleCheck = null;
+      this.threads = capAtIdle(this.threads, await idleCpus(root, allowed));
+    }
+    return this.threads;
   }
 
   /** Loads the model and creates a fresh context (a cold start); returns the load time in ms. */
   async load(): Promise<number> {
     await this.unload();
+    await this.resolveThreads();
     const gpuLayers = this.opts.gpu_layers ?? 0;
     const lib = await importNodeLlamaCpp(this.opts.module);
     this.llama = await getLlamaInstance(gpuLayers > 0 ? 'auto' : false, this.opts.module);

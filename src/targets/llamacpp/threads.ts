@@ -25,9 +25,10 @@ export function defaultCpuRoot(env: NodeJS.ProcessEnv = process.env): string {
  * llama.cpp's worker threads spin while they wait: more threads than cores this process may run on
  * makes them fight each other (a 2-core machine decodes 10^4 times slower at 4 threads than at 1).
  * The default is the number of physical cores among the CPUs the affinity mask allows, capped by the
- * cgroup CPU quota (rounded down, at least 1) and by `os.availableParallelism()`.
+ * cgroup CPU quota (rounded down, at least 1) and by `os.availableParallelism()`; the engine then caps
+ * it at the CPUs found idle ({@link capAtIdle}).
  */
-export function defaultThreadChoice(opts: CpuReadOptions = {}): ThreadChoice {
+export function defaultThreadChoice(opts: CpuReadOptions = {}): ThreadChoice & { allowed: number[] | null } {
   const root = opts.root ?? '/';
   const parallelism = opts.available_parallelism ?? availableParallelism();
   const allowedList = readAllowedList(root);
@@ -52,7 +53,60 @@ export function defaultThreadChoice(opts: CpuReadOptions = {}): ThreadChoice {
   } else parts.push('cgroup quota none');
   parts.push(`availableParallelism ${parallelism}`);
   const threads = Math.max(1, Math.min(...caps));
-  return { threads, threads_source: `physical cores allowed (${parts.join('; ')})` };
+  return { threads, threads_source: `physical cores allowed (${parts.join('; ')})`, allowed };
+}
+
+/** How long the idle CPUs are sampled before the model loads, ms. */
+export const IDLE_SAMPLE_MS = 250;
+
+/**
+ * The CPUs among `allowed` (all when `null`) that sat idle over `window_ms`, from two readings of
+ * `/proc/stat` (idle + iowait over all time, per CPU); `null` when it cannot be read.
+ */
+export async function idleCpus(root: string, allowed: number[] | null, window_ms = IDLE_SAMPLE_MS, wait = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))): Promise<number | null> {
+  const first = readCpuTimes(root);
+  if (first === null) return null;
+  await wait(window_ms);
+  const second = readCpuTimes(root);
+  if (second === null) return null;
+  let idle = 0;
+  let counted = 0;
+  for (const [cpu, b] of second) {
+    const a = first.get(cpu);
+    if (a === undefined || (allowed !== null && !allowed.includes(cpu))) continue;
+    const total = b.total - a.total;
+    if (!(total > 0)) continue;
+    idle += Math.min(1, Math.max(0, (b.idle - a.idle) / total));
+    counted++;
+  }
+  return counted === 0 ? null : idle;
+}
+
+/**
+ * Caps a default choice at the allowed CPUs other processes left idle (rounded, at least 1): llama.cpp's
+ * spinning threads collapse when one of them has to wait for a core. Recorded in `threads_source`.
+ */
+export function capAtIdle(choice: ThreadChoice, idle: number | null, window_ms = IDLE_SAMPLE_MS): ThreadChoice {
+  if (idle === null) return { ...choice, threads_source: `${choice.threads_source}; idle CPUs unreadable` };
+  const free = Math.max(1, Math.round(idle));
+  const seen = `${idle.toFixed(1)} CPUs idle over ${window_ms} ms before loading`;
+  if (free >= choice.threads) return { ...choice, threads_source: `${choice.threads_source}; ${seen}` };
+  return { threads: free, threads_source: `${choice.threads_source}; ${seen} (other processes busy on the rest): ${free}` };
+}
+
+/** Per-CPU `{idle, total}` jiffies from `/proc/stat`'s `cpuN` lines; `null` when unreadable. */
+function readCpuTimes(root: string): Map<number, { idle: number; total: number }> | null {
+  const text = readText(join(root, 'proc', 'stat'));
+  if (text === null) return null;
+  const out = new Map<number, { idle: number; total: number }>();
+  for (const m of text.matchAll(/^cpu(\d+)\s+(.+)$/gm)) {
+    const f = m[2]!.trim().split(/\s+/).map(Number);
+    if (f.length < 4 || f.some((v) => !Number.isFinite(v) || v < 0)) return null;
+    // user nice system idle iowait irq softirq steal (guest time is already in user)
+    const total = f.slice(0, 8).reduce((t, v) => t + v, 0);
+    out.set(Number(m[1]), { idle: f[3]! + (f[4] ?? 0), total });
+  }
+  return out.size > 0 ? out : null;
 }
 
 /** A decode rate below this fraction of another at the same model is a collapse, not a configuration difference. */
