@@ -338,9 +338,9 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
   const gross_from: RunEnergy['gross_from'] = suiteReading && !allFromTarget && restoredScored === 0 ? 'suite-window' : 'cases';
   const suiteUsed = gross_from === 'suite-window' && suiteReading ? toSuiteWindow(suiteReading) : null;
   // A resumed run's wall time covers only the cases run in this process: no throughput then. Nor for a
-  // deterministic target whose energies are all its own (the model meter, or auto's fallback to it): its
-  // report is byte-identical run to run.
-  const timeless = target.deterministic === true && meter.usesTargetEnergy === true;
+  // sequential run of a deterministic target whose energies are all its own (the model meter, or auto's
+  // fallback to it): its report is byte-identical run to run.
+  const timeless = concurrency <= 1 && target.deterministic === true && meter.usesTargetEnergy === true;
   const wallUsed = restoredScored === 0 && !timeless ? scoredWall_ms : null;
   // What the report takes from beyond the cases, so `report FILE` gives this report (src/runner/run-measures.ts).
   sink.note?.(runMeasuresLine(idle, suiteUsed, wallUsed));
