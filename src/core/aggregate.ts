@@ -5,6 +5,7 @@ import { nearestRanks, NumberColumn } from './number-column.js';
 import { DEFAULT_RESAMPLES, maxUnitsValue, type BootstrapMaxUnits } from '../stats/bootstrap.js';
 import { reportCi, type CaseColumns, type ClusterBy, type ReportCi } from '../stats/report-ci.js';
 import { repeatSpread, type RepeatSpread } from '../stats/repeat-spread.js';
+import { summarize } from '../load/stats.js';
 
 /** What a report is about; part of the deterministic report (no timestamps, no host). */
 export interface ReportContext {
@@ -159,6 +160,23 @@ export interface BenchReport {
    * a sequential run's report stays free of wall-clock figures. `null` when unknown.
    */
   throughput: Throughput | null;
+  /**
+   * vLLM `bench serve`'s TPOT over the cases whose reply streamed more than one output token:
+   * (e2e − TTFT) ÷ (output tokens − 1) a case, then mean, median, population std and p99 (numpy's
+   * linear percentile). `null` when no case streamed (a plain reply has no TTFT), never 0.
+   */
+  mean_tpot_ms: number | null;
+  median_tpot_ms: number | null;
+  std_tpot_ms: number | null;
+  p99_tpot_ms: number | null;
+  /**
+   * vLLM's ITL: every gap between successive token-bearing chunks of every streamed case (the case
+   * lines' `itl_ms`), pooled, then mean, median, std and p99 as TPOT. `null` when no case kept its gaps.
+   */
+  mean_itl_ms: number | null;
+  median_itl_ms: number | null;
+  std_itl_ms: number | null;
+  p99_itl_ms: number | null;
   /** Confidence intervals: Wilson for accuracy, a percentile bootstrap over cases for the rest. */
   ci: ReportCi;
   /** `--repeat N` (N ≥ 2): how energy and latency varied between passes (the environment); null for one pass. */
@@ -268,6 +286,12 @@ export class Aggregator {
   /** Scored cases without an error whose latency is NaN, and NaN TTFTs (none from a clock or a JSON file): sorted last. */
   private nanLatencies = 0;
   private nanTtfts = 0;
+  /**
+   * TPOTs of the answered cases that have one, and every ITL gap of every answered case, in whole
+   * microseconds (a case line keeps three decimals of a millisecond): 4 bytes a value below 16.7 s.
+   */
+  private readonly tpots_us: NumberColumn;
+  private readonly itls_us: NumberColumn;
   // The four cascade stages in slots (STAGE_IDS order); any other stage name in the records below.
   // Sums start at 0 with a separate "known" flag rather than at null: a field that held null stores
   // each new double as a fresh heap number, one allocation per stage per case.
@@ -320,6 +344,8 @@ export class Aggregator {
     const col = (o: { index?: boolean } = {}) => new NumberColumn({ ...o, wide });
     this.cols = { unit: col({ index: true }), pass: col(), passed: new GrowableInt8(), weight: col(), joules: col(), usd: col(), latency_ms: col() };
     this.ttfts = col();
+    this.tpots_us = col();
+    this.itls_us = col();
   }
   /** `subject`: the unit column carries each case's dataset (subject) number, so the intervals resample subjects. */
   private readonly cluster: ClusterBy | null;
@@ -359,6 +385,11 @@ export class Aggregator {
     if (r.ttft_ms !== null) {
       this.ttfts.push(r.ttft_ms);
       if (r.ttft_ms !== r.ttft_ms) this.nanTtfts++;
+    }
+    if (r.error === null) {
+      if (r.tpot_ms !== null) this.tpots_us.push(Math.round(r.tpot_ms * 1000));
+      const itl = r.itl_ms;
+      if (itl !== undefined) for (let i = 0; i < itl.length; i++) this.itls_us.push(Math.round(itl[i]! * 1000));
     }
     if (r.stage !== null) {
       const slot = stageSlot(r.stage);
@@ -437,7 +468,7 @@ export class Aggregator {
   /** Bytes the per-case columns hold now (their typed arrays' capacity), for tests and the benches. */
   get columnBytes(): number {
     const c = this.cols;
-    return c.unit.byteLength + c.pass.byteLength + c.passed.byteLength + c.weight.byteLength + c.joules.byteLength + c.usd.byteLength + c.latency_ms.byteLength + this.ttfts.byteLength;
+    return c.unit.byteLength + c.pass.byteLength + c.passed.byteLength + c.weight.byteLength + c.joules.byteLength + c.usd.byteLength + c.latency_ms.byteLength + this.ttfts.byteLength + this.tpots_us.byteLength + this.itls_us.byteLength;
   }
 
   report(ctx: ReportContext): BenchReport {
@@ -504,6 +535,8 @@ export class Aggregator {
       energy_basis_reason: basis.reason,
       ...modelRange(total.totalRange, total.weightedCorrect),
       throughput,
+      ...streamLatency('tpot', this.tpots_us),
+      ...streamLatency('itl', this.itls_us),
       ci: reportCi(columns, {
         seed: ctx.suite.digest,
         resamples: ctx.bootstrap ?? DEFAULT_RESAMPLES,
@@ -596,6 +629,17 @@ function suiteEnergy(
     suite_below_floor: suite?.below_floor ?? false,
     net_below_idle: netBelowIdle(gross, idle, wall),
   };
+}
+
+/** `mean_<family>_ms`, `median_…`, `std_…`, `p99_…` as vLLM `bench serve` computes them (src/load/stats.ts), from microseconds. */
+function streamLatency<F extends 'tpot' | 'itl'>(family: F, us: NumberColumn): Record<`${'mean' | 'median' | 'std' | 'p99'}_${F}_ms`, number | null> {
+  const s = summarize(Float64Array.from(us.view(), (v) => v / 1000), [99]);
+  return {
+    [`mean_${family}_ms`]: s.mean,
+    [`median_${family}_ms`]: s.median,
+    [`std_${family}_ms`]: s.std,
+    [`p99_${family}_ms`]: s.percentiles['99'] ?? null,
+  } as Record<`${'mean' | 'median' | 'std' | 'p99'}_${F}_ms`, number | null>;
 }
 
 function throughputOf(ctx: ReportContext, cases: number, outputTokens: number | null): Throughput | null {

@@ -138,6 +138,8 @@ export interface Answer {
   ttft_ms?: number | null;
   /** Time per output token after the first, ms. */
   tpot_ms?: number | null;
+  /** A streamed reply's inter-token latencies: every gap between successive token-bearing chunks, ms (vLLM's ITL). */
+  itl_ms?: number[];
   /** Energy the target reports itself (source `model` for cost models). */
   energy?: Energy;
   cost_usd?: number | null;
@@ -261,6 +263,11 @@ export interface CaseResult {
   latency_ms: number;
   ttft_ms: number | null;
   tpot_ms: number | null;
+  /**
+   * Every gap between successive token-bearing chunks of a streamed reply, from the first content chunk
+   * on, ms (vLLM's ITL); absent when the target did not stream or does not time its chunks.
+   */
+  itl_ms?: number[];
   prompt_tokens: number | null;
   completion_tokens: number | null;
   cost_usd: number | null;

@@ -50,6 +50,7 @@ const REQUIRED: readonly [string, Rule, string][] = [
 const OPTIONAL: readonly [string, Rule, string][] = [
   ['parsed', orNull(str), 'a string or null'],
   ['by_domain', object, 'an object'],
+  ['itl_ms', (v) => Array.isArray(v) && v.every(num), 'a list of numbers'],
   ['joules_range', range, 'a {low, high} pair of numbers'],
   ['trace', (v) => Array.isArray(v) && v.every(traceStep), 'a list of {stage, hit, energy_uj}'],
   ['meta', object, 'an object'],

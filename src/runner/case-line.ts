@@ -35,6 +35,7 @@ export interface NestedJson {
   error?: string;
   by_domain?: string;
   joules_range?: string;
+  itl_ms?: string;
   /** Only when the trace is not an array of objects (one is encoded entry by entry). */
   trace?: string;
   /** Only when `meta` is not flat (see {@link flatMeta}); a flat one is written key by key. */
@@ -51,11 +52,12 @@ const NONE: NestedJson = Object.freeze({});
 /** Stringifies the nested parts of `r` once, for {@link caseLineBound} and {@link encodeCaseLine}. */
 export function nestedJson(r: CaseResult): NestedJson {
   const plainTrace = r.trace === undefined || isTrace(r.trace);
-  if (r.error == null && r.by_domain === undefined && r.joules_range === undefined && r.meta === undefined && r.turns === undefined && plainTrace) return NONE;
+  if (r.error == null && r.by_domain === undefined && r.joules_range === undefined && r.itl_ms === undefined && r.meta === undefined && r.turns === undefined && plainTrace) return NONE;
   const out: NestedJson = {};
   if (r.error != null) out.error = JSON.stringify(r.error);
   if (r.by_domain !== undefined) out.by_domain = JSON.stringify(r.by_domain) ?? 'null';
   if (r.joules_range !== undefined) out.joules_range = JSON.stringify(r.joules_range) ?? 'null';
+  if (r.itl_ms !== undefined) out.itl_ms = JSON.stringify(r.itl_ms) ?? 'null';
   if (!plainTrace) out.trace = JSON.stringify(r.trace) ?? 'null';
   if (r.meta !== undefined && !flatMeta(r.meta, out)) out.meta = JSON.stringify(r.meta) ?? 'null';
   if (r.turns !== undefined) out.turns = JSON.stringify(r.turns) ?? 'null';
@@ -124,7 +126,7 @@ export function caseLineBound(r: CaseResult, nested: NestedJson): number {
   let n = 1024;
   n += stringBound(r.phase) + stringBound(r.case_id) + stringBound(r.dataset) + stringBound(r.response);
   n += stringBound(r.stage) + stringBound(r.expected) + stringBound(r.energy_source);
-  n += 3 * ((nested.error?.length ?? 0) + (nested.by_domain?.length ?? 0) + (nested.joules_range?.length ?? 0) + (nested.trace?.length ?? 0) + (nested.meta?.length ?? 0) + (nested.turns?.length ?? 0));
+  n += 3 * ((nested.error?.length ?? 0) + (nested.by_domain?.length ?? 0) + (nested.joules_range?.length ?? 0) + (nested.itl_ms?.length ?? 0) + (nested.trace?.length ?? 0) + (nested.meta?.length ?? 0) + (nested.turns?.length ?? 0));
   n += nested.metaBound ?? 0;
   const trace = nested.trace === undefined ? r.trace : undefined;
   if (trace !== undefined) for (let i = 0; i < trace.length; i++) n += 96 + stringBound(trace[i]!.stage);
@@ -172,6 +174,7 @@ const CASE_FIELDS = [
   ['latency_ms', 'number'],
   ['ttft_ms', 'number'],
   ['tpot_ms', 'number'],
+  ['itl_ms', 'nested'],
   ['prompt_tokens', 'number'],
   ['completion_tokens', 'number'],
   ['cost_usd', 'number'],
@@ -190,7 +193,7 @@ type Unwritten = Exclude<keyof CaseResult, (typeof CASE_FIELDS)[number][0]>;
 const everyKeyWritten: [Unwritten] extends [never] ? true : Unwritten = true;
 void everyKeyWritten;
 
-const OPTIONAL = new Set<string>(['parsed', 'by_domain', 'joules_range', 'trace', 'meta', 'turns']);
+const OPTIONAL = new Set<string>(['parsed', 'itl_ms', 'by_domain', 'joules_range', 'trace', 'meta', 'turns']);
 /** Optional fields whose presence is read off the result itself (the others, off their pre-encoded JSON). */
 const ON_RECORD = (kind: Kind): boolean => kind === 'trace' || kind === 'meta' || kind === 'string' || kind === 'number' || kind === 'boolean';
 

@@ -624,6 +624,7 @@ export function caseResult(
   };
   if (energy.by_domain && Object.keys(energy.by_domain).length > 0) r.by_domain = energy.by_domain;
   if (energy.range_j && energy.joules !== null) r.joules_range = { low: energy.range_j.low, high: energy.range_j.high };
+  if (answer?.itl_ms) r.itl_ms = answer.itl_ms;
   if (answer?.trace) r.trace = answer.trace;
   if (answer?.meta) r.meta = typeof r.completion_tokens === 'number' ? withEnergyPerToken(answer.meta, r.joules, r.completion_tokens) : answer.meta;
   return r;

@@ -31,6 +31,11 @@ export interface ChatResult {
   /** Request sent to last byte, ms. */
   e2e_ms: number;
   streamed: boolean;
+  /**
+   * Gaps between successive token-bearing chunks from the first content chunk on, ms (vLLM's ITL);
+   * `null` for a plain reply.
+   */
+  itl_ms: number[] | null;
 }
 
 /** One request: its body as an object, or already serialized (`payload`). */
@@ -211,6 +216,8 @@ class ChatExchange implements Dispatcher.DispatchHandler, Timed {
   private reader: SseChatReader | null = null;
   private decoder: Utf8Chunks | null = null;
   private ttft_ms: number | null = null;
+  /** Arrival of every token-bearing chunk from the first content chunk on (`performance.now()`). */
+  private readonly tokenTimes: number[] = [];
 
   constructor(
     private readonly o: PostOptions,
@@ -278,7 +285,12 @@ class ChatExchange implements Dispatcher.DispatchHandler, Timed {
       const reader = (this.reader = new SseChatReader());
       this.decoder = new Utf8Chunks();
       reader.onFirstContent = () => (this.ttft_ms = performance.now() - this.t0);
-      if (this.o.onChunk) reader.onToken = this.o.onChunk;
+      const onChunk = this.o.onChunk;
+      const times = this.tokenTimes;
+      reader.onToken = (kind) => {
+        if (kind === 'content' || times.length > 0) times.push(performance.now());
+        if (onChunk) onChunk(kind);
+      };
     }
   }
 
@@ -307,7 +319,10 @@ class ChatExchange implements Dispatcher.DispatchHandler, Timed {
       reader.feed(this.decoder!.end());
       const out = reader.end();
       if ('error' in out) return this.fail(new AttemptFailure('malformed', out.error));
-      return this.done({ text: out.text, usage: reader.usage, ttft_ms: this.ttft_ms, e2e_ms, streamed: true });
+      const t = this.tokenTimes;
+      const itl_ms: number[] = [];
+      for (let i = 1; i < t.length; i++) itl_ms.push(t[i]! - t[i - 1]!);
+      return this.done({ text: out.text, usage: reader.usage, ttft_ms: this.ttft_ms, e2e_ms, streamed: true, itl_ms });
     }
     const body = (this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.received)).toString('utf8');
     let json: unknown;
@@ -319,7 +334,7 @@ class ChatExchange implements Dispatcher.DispatchHandler, Timed {
     const j = json as { choices?: { message?: { content?: unknown } }[]; usage?: unknown };
     const content = Array.isArray(j?.choices) ? j.choices[0]?.message?.content : undefined;
     if (typeof content !== 'string') return this.fail(new AttemptFailure('malformed', 'reply has no choices[0].message.content'));
-    this.done({ text: content, usage: j.usage ?? null, ttft_ms: null, e2e_ms, streamed: false });
+    this.done({ text: content, usage: j.usage ?? null, ttft_ms: null, e2e_ms, streamed: false, itl_ms: null });
   }
 
   onResponseError(_c: Dispatcher.DispatchController | null, e: Error & { code?: string; cause?: unknown }): void {

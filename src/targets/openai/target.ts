@@ -198,6 +198,7 @@ export class OpenAITarget implements Target {
       tpot_ms,
       cost_usd: costOf(usage, this.o.prices),
     };
+    if (r.itl_ms !== null) answer.itl_ms = r.itl_ms.map(round3);
     if (this.energyModel.known) answer.energy = this.energyModel.energy(out, r.e2e_ms);
     answer.attempts = attempts;
     answer.retry_overhead_ms = round3(overhead_ms);
