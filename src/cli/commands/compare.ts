@@ -40,7 +40,7 @@ export function compareCommand(io: CliIO): Command {
   return new Command('compare')
     .description('compare two runs: J/correct and p95 latency as % change, accuracy as a point difference')
     .argument('[runs...]', 'baseline then candidate, instead of -b/-c')
-    .option('-b, --baseline <run>', 'the baseline: a report JSON, a results JSONL or a history run id (12, #12, last)')
+    .option('-b, --baseline <run>', "the baseline: a report JSON, a results JSONL, a history run id (12, #12, last), or a repeated load run's document (run --runs N -o X.json: paired run by run)")
     .option('-c, --candidate <run>', 'the candidate: a report JSON, a results JSONL or a history run id')
     .option('-o, --out <file>', 'write the comparison here; the extension picks the format: .json, .md, .csv, .jsonl, .txt (default: JSON on stdout, the table on stderr)')
     .option('--md', 'print the comparison as Markdown (for a PR) instead of JSON')
