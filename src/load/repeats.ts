@@ -170,7 +170,8 @@ export function pairedRepeats(baseline: readonly RepeatRun[], candidate: readonl
   const notes: string[] = [];
   if (baseline.length !== candidate.length) {
     const [longer, n] = baseline.length > candidate.length ? ['baseline', baseline.length] : ['candidate', candidate.length];
-    notes.push(`the baseline has ${baseline.length} runs and the candidate ${candidate.length}: runs 1–${k} are paired, the ${longer}'s runs ${k + 1}–${n} are left out`);
+    const left = n === k + 1 ? `run ${n} is` : `runs ${k + 1}–${n} are`;
+    notes.push(`the baseline has ${baseline.length} runs and the candidate ${candidate.length}: runs 1–${k} are paired, the ${longer}'s ${left} left out`);
   }
   const energyWhy = energyMismatch([...a, ...b]);
   if (energyWhy) notes.push(`${energyWhy}: no differences for the energy figures`);

@@ -109,7 +109,7 @@ describe('joulebench run --request-rate R --runs N: repeated load runs', () => {
     assert.equal(cmp.format, 'joulebench-load-repeats-comparison/1');
     assert.equal(cmp.paired_runs, 2);
     assert.match(cmp.pairing, /run i of the baseline with run i of the candidate/);
-    assert.match(cmp.notes.join('\n'), /baseline has 3 runs and the candidate 2: runs 1–2 are paired, the baseline's runs 3–3 are left out/);
+    assert.match(cmp.notes.join('\n'), /baseline has 3 runs and the candidate 2: runs 1–2 are paired, the baseline's run 3 is left out/);
     assert.match(c.stderr, /2 paired runs: run i of the baseline with run i of the candidate/);
     const fa = doc.figures.request_throughput!.values as number[];
     const fb = docB.figures.request_throughput!.values as number[];
