@@ -212,6 +212,12 @@ export {
   type PilotCase,
   type PowerPlan,
   type PowerRow,
+  studentTCdf,
+  studentTQuantile,
+  tInterval,
+  pairedTInterval,
+  coefficientOfVariation,
+  type TInterval,
 } from './stats/index.js';
 export type { RepeatSpread } from './stats/repeat-spread.js';
 export { withPairedStats, pairedCaseOf, verdictOf, type PairedComparisonReport, type PairedFields, type Significance } from './core/paired-compare.js';

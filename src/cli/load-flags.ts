@@ -15,7 +15,12 @@ export interface LoadFlags {
   slo?: Slo;
   ttftToken: TtftToken;
   cooldownS: number;
+  /** `--runs N`: the load run repeated N times (absent: once). */
+  runs?: number;
 }
+
+/** The most repeats `--runs` takes. */
+export const MAX_LOAD_RUNS = 100;
 
 export function addLoadFlags(cmd: Command): Command {
   return cmd
@@ -27,7 +32,8 @@ export function addLoadFlags(cmd: Command): Command {
     .option('--percentiles <list>', 'load runs: percentiles of TTFT/TPOT/ITL/E2EL, like vLLM\'s --metric-percentiles', parsePercentiles, DEFAULT_PERCENTILES)
     .option('--slo <k=v,…>', 'load runs: service-level objectives in ms (ttft_ms, tpot_ms, e2el_ms) for goodput', parseSlo)
     .option('--ttft-token <content|any>', 'load runs: TTFT waits for the first visible content token, or any output token (reasoning included)', parseTtftToken, 'content')
-    .option('--cooldown-s <s>', 'rate sweeps: pause between rates, s', boundedNumber('cooldown-s', 0, MAX_TIMER_MS / 1000), 5);
+    .option('--runs <n>', `load runs: repeat the run N times (one results file each) and give each serving figure a Student-t 95 % interval and CV over the runs, at most ${MAX_LOAD_RUNS}`, intAtLeast(1, MAX_LOAD_RUNS))
+    .option('--cooldown-s <s>', 'rate sweeps and --runs: pause between runs, s', boundedNumber('cooldown-s', 0, MAX_TIMER_MS / 1000), 5);
 }
 
 /** The load options the flags ask for, or null without `--request-rate` (one rate; see {@link ratesOf}). */
@@ -50,6 +56,7 @@ export function strayLoadFlag(flags: Partial<LoadFlags>): string | null {
   if (flags.maxConcurrency !== undefined) return '--max-concurrency';
   if (flags.numRequests !== undefined) return '--num-requests';
   if (flags.slo !== undefined) return '--slo';
+  if (flags.runs !== undefined) return '--runs';
   return null;
 }
 

@@ -1,6 +1,7 @@
 import type { LoadBlock } from './block.js';
 import type { RatePoint } from './curve.js';
 import { LATENCY_FAMILIES } from './metrics.js';
+import type { LoadRepeatsComparison, LoadRepeatsDoc, RepeatInterval } from './repeats.js';
 
 const fmt = (v: unknown, digits = 2): string => (typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toFixed(digits)) : 'n/a');
 
@@ -65,4 +66,42 @@ export function renderCurveTable(points: readonly RatePoint[]): string {
   ]);
   const widths = head.map((_, i) => Math.max(...[head, ...rows].map((r) => r[i]!.length)));
   return [head, ...rows].map((r) => r.map((c, i) => c.padStart(widths[i]!)).join('  ')).join('\n') + '\n';
+}
+
+/** A repeated load run's figures over its runs: mean, Student-t interval, CV (figures no run has are left out). */
+export function renderRepeatsTable(doc: LoadRepeatsDoc): string {
+  const head = ['figure', 'mean', `${Math.round(doc.level * 100)} % interval (t)`, 'CV %', 'runs'];
+  const rows = Object.entries(doc.figures)
+    .filter(([, f]) => f.values.some((v) => v !== null))
+    .map(([name, f]) => [name, sigFmt(f.mean), intervalText(f.ci), f.cv === null ? 'n/a' : (f.cv * 100).toFixed(1), f.values.map((v) => sigFmt(v)).join(' ')]);
+  const widths = head.map((_, i) => Math.max(...[head, ...rows].map((r) => r[i]!.length)));
+  const lines = [`${doc.runs} load runs at ${doc.request_rate === 'inf' ? 'inf' : `${doc.request_rate}/s`} (same schedule, ${doc.cooldown_s} s cooldown between runs)`];
+  for (const r of [head, ...rows]) lines.push(r.map((c, i) => (i === 0 || i === 4 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd());
+  for (const n of doc.notes) lines.push(`note: ${n}`);
+  return lines.join('\n') + '\n';
+}
+
+/** The comparison of two repeated load runs, paired run by run. */
+export function renderRepeatsComparisonTable(c: LoadRepeatsComparison): string {
+  const head = ['figure', 'baseline mean', 'candidate mean', 'mean difference', `${Math.round(c.level * 100)} % interval (paired t)`];
+  const mean = (xs: (number | null)[]) => (xs.some((x) => x === null) || xs.length === 0 ? null : (xs as number[]).reduce((s, v) => s + v, 0) / xs.length);
+  const rows = Object.entries(c.figures)
+    .filter(([, f]) => f.baseline.some((v) => v !== null) || f.candidate.some((v) => v !== null))
+    .map(([name, f]) => [name, sigFmt(mean(f.baseline)), sigFmt(mean(f.candidate)), sigFmt(f.mean_difference), intervalText(f.ci)]);
+  const widths = head.map((_, i) => Math.max(...[head, ...rows].map((r) => r[i]!.length)));
+  const lines = [`${c.paired_runs} paired runs: ${c.pairing}`];
+  for (const r of [head, ...rows]) lines.push(r.map((x, i) => (i === 0 ? x.padEnd(widths[i]!) : x.padStart(widths[i]!))).join('  '));
+  for (const n of c.notes) lines.push(`note: ${n}`);
+  return lines.join('\n') + '\n';
+}
+
+function intervalText(ci: RepeatInterval): string {
+  if ('reason' in ci) return `n/a (${ci.reason})`;
+  if (ci.method === 'degenerate') return `degenerate [${sigFmt(ci.low)}, ${sigFmt(ci.high)}]`;
+  return `[${sigFmt(ci.low)}, ${sigFmt(ci.high)}]`;
+}
+
+/** Five significant digits (figures over runs range from J/token to tokens/s). */
+function sigFmt(v: unknown): string {
+  return typeof v === 'number' ? String(Number(v.toPrecision(5))) : 'n/a';
 }

@@ -179,6 +179,11 @@ export interface LoadOptions {
    * they stream past, never held (a million-case file held whole took 1.1 GB).
    */
   casesLimit?: number;
+  /**
+   * `report --cluster`: suite runs are rebuilt from their results files with the intervals resampling
+   * these clusters; a report or history run without its results file is refused (E_INPUT).
+   */
+  cluster?: 'question' | 'subject';
 }
 
 function keepOf(opts: LoadOptions): KeepCases {
@@ -196,6 +201,18 @@ function uniqueLabels<T extends { label: string }>(runs: T[]): T[] {
 }
 
 function loadInput(readers: InputReaders, { spec, kind, entry }: ResolvedSpec, opts: LoadOptions): ReportInput {
+  if (opts.cluster !== undefined) {
+    if (kind === 'code' || kind === 'infer') throw new JoulebenchError('E_INPUT', `${spec}: --cluster applies to suite runs, and this is a joulebench ${kind} ${kind === 'code' ? 'results file' : 'run file'}`);
+    if (kind !== 'results') {
+      // The intervals are computed from the cases: a report is clustered again from its results file.
+      const resultsPath = entry === null ? spec.replace(/\.json$/i, '') + '.results.jsonl' : entry.results_path;
+      if (!resultsPath || !existsSync(resultsPath)) {
+        throw new JoulebenchError('E_INPUT', `${spec}: --cluster rebuilds the report from its results file, and ${resultsPath ? `${resultsPath} does not exist` : 'this run has none recorded'}`);
+      }
+      const run = loadResultsFile(resultsPath, opts);
+      return { kind: 'suite', ...run, ...(entry === null ? { label: basename(spec).replace(/\.json$/i, ''), origin: spec } : { label: `#${entry.id}`, origin: `history #${entry.id}`, run_id: entry.id }) };
+    }
+  }
   if (entry === null) {
     if (kind === 'code') {
       return { kind: 'code', label: basename(spec).replace(/\.datapoints\.jsonl$|\.jsonl$|\.json$/i, ''), origin: spec, results: readers.readCodeResults(spec), run_id: null };
@@ -272,7 +289,8 @@ function loadHistoryRun(entry: HistoryEntry, opts: LoadOptions): LoadedRun {
 /** A results JSONL: streamed, and aggregated in case order whatever order the lines were written in (src/report/rebuild.ts). */
 function loadResultsFile(spec: string, opts: LoadOptions): LoadedRun {
   const first = keepOf(opts) === 'scored' && opts.casesLimit !== undefined ? new FirstCases(opts.casesLimit) : null;
-  const rebuilt = rebuildReport(spec, first ? { keep: 'none', onScored: first.add } : { keep: keepOf(opts) });
+  const cluster = opts.cluster !== undefined ? { cluster: opts.cluster } : {};
+  const rebuilt = rebuildReport(spec, first ? { keep: 'none', onScored: first.add, ...cluster } : { keep: keepOf(opts), ...cluster });
   return {
     label: basename(spec).replace(/\.results\.jsonl$|\.jsonl$/i, ''),
     origin: spec,

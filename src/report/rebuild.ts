@@ -26,6 +26,8 @@ export interface RebuildOptions {
   chunkBytes?: number;
   /** Each scored case as it is read, in file order. */
   onScored?: (r: CaseResult) => void;
+  /** `report --cluster`: the intervals resample these clusters, whatever the run was made with (the report says which). */
+  cluster?: 'question' | 'subject';
 }
 
 export interface RebuiltRun {
@@ -81,8 +83,9 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
   let lineOffset = 0;
 
   const parser = new ResultsLineParser(path, {
-    header: (h) => {
-      checkReportHeader(h, path);
+    header: (read) => {
+      checkReportHeader(read, path);
+      const h = opts.cluster !== undefined ? { ...read, cluster: opts.cluster } : read;
       header = h;
       load = LoadBlockRebuild.forHeader(h, path);
       agg = aggregatorOf(h);

@@ -13,3 +13,4 @@ export { normalQuantile, twoSidedZ } from './normal.js';
 export { passAtK, passHatK, passAtKCurve, resolutionUnderBudget, type PassAtKPoint, type TaskRollouts } from './pass-at-k.js';
 export { holmAdjust, adjustPValues, type PAdjust } from './holm.js';
 export { mcnemarSampleSize, pairedMeanSampleSize, powerPlan, pilotCasesOf, type PilotCase, type PilotResult, type PowerPlan, type PowerRow } from './power.js';
+export { studentTCdf, studentTQuantile, tInterval, pairedTInterval, coefficientOfVariation, type TInterval } from './student-t.js';

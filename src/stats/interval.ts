@@ -3,7 +3,7 @@
  * report's intervals are large-sample ones (`src/stats/large-sample.ts`): `delta` (a ratio estimator's
  * linearisation), `woodruff` (a percentile, by inverting the CDF's interval), and their paired forms.
  */
-export type IntervalMethod = 'wilson' | 'bootstrap' | 'paired-bootstrap' | 'mcnemar-exact' | 'delta' | 'woodruff' | 'paired-delta' | 'paired-woodruff' | 'degenerate';
+export type IntervalMethod = 'wilson' | 'bootstrap' | 'paired-bootstrap' | 'mcnemar-exact' | 'delta' | 'woodruff' | 'paired-delta' | 'paired-woodruff' | 'student-t' | 'paired-t' | 'degenerate';
 
 /** A two-sided confidence interval: `level` is its nominal coverage (0.95 for a 95 % interval). */
 export interface Interval {

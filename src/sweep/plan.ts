@@ -17,6 +17,8 @@ const matrixSchema = z.record(z.string(), z.array(scalar, { error: 'must be a li
 const count = (min: number, max: number) =>
   z.number({ error: 'must be a number' }).int('must be an integer').min(min, `must be >= ${min}`).max(max, `must be <= ${max}`);
 
+const clusterSchema = z.enum(['question', 'subject'], { error: 'must be "question" or "subject"' });
+
 /** One arm as a plan writes it: a target spec as in `run --config`, with a name. Unknown keys go to the target. */
 export const armSchema = z.looseObject({
   name: z.string({ error: 'must be a string' }).regex(NAME, 'must be letters, digits, . _ = - (it names a folder)'),
@@ -36,6 +38,8 @@ export const armSchema = z.looseObject({
   warmup: count(0, MAX_WARMUP).optional(),
   repeat: count(1, MAX_REPEAT).optional(),
   concurrency: count(1, MAX_CONCURRENCY).optional(),
+  /** As `run --cluster`: the arm's intervals resample questions or subjects. */
+  cluster: clusterSchema.optional(),
   matrix: matrixSchema.optional(),
   /** Labels a queue worker must have to run this arm (`sweep --queue`), e.g. {gpu: h100}. */
   where: z.record(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/), z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/)).optional(),
@@ -47,6 +51,8 @@ export const planSchema = z.strictObject({
   arms: z.array(armSchema, { error: 'must be a list of arms' }).min(1, 'must list at least one arm'),
   matrix: matrixSchema.optional(),
   baseline: z.string({ error: 'must be a string (an arm name)' }).optional(),
+  /** Every arm's `cluster` unless the arm sets its own. */
+  cluster: clusterSchema.optional(),
 });
 
 /** An arm after matrix expansion: no `matrix` key left. */
@@ -68,6 +74,7 @@ export interface PlanArm {
   warmup?: number;
   repeat?: number;
   concurrency?: number;
+  cluster?: 'question' | 'subject';
   /** Anything else goes to the target (cache_capacity, neural, num_thread…). */
   [key: string]: unknown;
 }
@@ -107,7 +114,7 @@ export function parsePlan(raw: unknown, where: string): ExpandedPlan {
     for (const combo of crossProduct(keys)) {
       const entries = Object.entries(combo);
       const name = entries.length === 0 ? base.name : `${base.name}-${entries.map(([k, v]) => `${k}=${String(v).replace(/[^A-Za-z0-9._-]+/g, '_')}`).join('-')}`;
-      const expanded = structuredClone({ ...base, name }) as PlanArm;
+      const expanded = structuredClone({ ...(p.cluster !== undefined ? { cluster: p.cluster } : {}), ...base, name }) as PlanArm;
       // A dotted key sets a nested value: `neural.energy_j: [20, 50]`.
       for (const [k, v] of entries) setPath(expanded, k.split('.'), v);
       const again = armSchema.safeParse(expanded);
@@ -162,7 +169,7 @@ export function planDifferences(a: unknown, b: unknown, at = ''): string[] {
 }
 
 const CONFIG_TARGET_KEYS = ['endpoint', 'model', 'credentials_ref', 'max_tokens', 'stream', 'answers'] as const;
-const SESSION_KEYS = new Set(['name', 'kind', 'where', 'params', 'prices', 'timeouts', 'meter', 'meter_options', 'warmup', 'repeat', 'concurrency', 'base_url', ...CONFIG_TARGET_KEYS]);
+const SESSION_KEYS = new Set(['name', 'kind', 'where', 'params', 'prices', 'timeouts', 'meter', 'meter_options', 'warmup', 'repeat', 'concurrency', 'cluster', 'base_url', ...CONFIG_TARGET_KEYS]);
 
 /**
  * The session spec of one arm × suite (without paths). openai and replay arms become an inline config
@@ -189,6 +196,7 @@ export function armSessionSpec(arm: PlanArm, suite: string, where: string): Sess
   if (arm.warmup !== undefined) spec.warmup = arm.warmup;
   if (arm.repeat !== undefined) spec.repeat = arm.repeat;
   if (arm.concurrency !== undefined) spec.concurrency = arm.concurrency;
+  if (arm.cluster !== undefined) spec.cluster = arm.cluster;
   const options = Object.fromEntries(Object.entries(arm).filter(([k]) => !SESSION_KEYS.has(k)));
   if (Object.keys(options).length > 0) spec.target_options = options;
   return spec;

@@ -6,7 +6,8 @@ import { JoulebenchError } from '../../core/errors.js';
 import { checkGate, gateWhyNa, parseGate, type GateCondition, type GateFailure } from '../../core/gate.js';
 import { renderComparisonMarkdown } from '../../report/markdown.js';
 import { renderComparisonTable } from '../../report/table.js';
-import type { CliIO } from '../io.js';
+import { writeFileEnsured, type CliIO } from '../io.js';
+import type { LoadBlock } from '../../load/block.js';
 import { planOutput, writeByExtension } from '../outputs.js';
 import { loadRunsForCli, warnAboutInputs } from '../load-runs.js';
 import { intAtLeast, UNIT_LIMIT_HELP, unitLimit } from '../options.js';
@@ -39,7 +40,7 @@ export function compareCommand(io: CliIO): Command {
   return new Command('compare')
     .description('compare two runs: J/correct and p95 latency as % change, accuracy as a point difference')
     .argument('[runs...]', 'baseline then candidate, instead of -b/-c')
-    .option('-b, --baseline <run>', 'the baseline: a report JSON, a results JSONL or a history run id (12, #12, last)')
+    .option('-b, --baseline <run>', "the baseline: a report JSON, a results JSONL, a history run id (12, #12, last), or a repeated load run's document (run --runs N -o X.json: paired run by run)")
     .option('-c, --candidate <run>', 'the candidate: a report JSON, a results JSONL or a history run id')
     .option('-o, --out <file>', 'write the comparison here; the extension picks the format: .json, .md, .csv, .jsonl, .txt (default: JSON on stdout, the table on stderr)')
     .option('--md', 'print the comparison as Markdown (for a PR) instead of JSON')
@@ -57,6 +58,9 @@ export function compareCommand(io: CliIO): Command {
       if (flags.md && flags.json) throw new JoulebenchError('E_USAGE', '--md and --json: choose one output');
       if (flags.significant && !gate) throw new JoulebenchError('E_USAGE', '--significant applies to --fail-on');
       const [baseSpec, candSpec] = sides(positional, flags);
+      const { isLoadRepeatsFile } = await import('../../load/repeats.js');
+      const repeats = [baseSpec, candSpec].map(isLoadRepeatsFile);
+      if (repeats[0] || repeats[1]) return compareLoadRepeats(io, baseSpec, candSpec, repeats as [boolean, boolean], flags, gate !== null);
       if (flags.out) planOutput(flags.out, ['json', 'md', 'csv', 'jsonl', 'txt']);
       // The paired statistics read seven figures a case: those are kept, not the cases (flat memory on a big run).
       const [base, cand] = await loadRunsForCli([baseSpec, candSpec], true, { cases: false, paired: true });
@@ -117,6 +121,48 @@ export function compareCommand(io: CliIO): Command {
       }
       if (failures && !flags.quiet) io.err(`gate passed: ${gate!.map((g) => g.text).join(', ')}\n`);
     });
+}
+
+/**
+ * Two repeated load runs (`run --request-rate R --runs N -o X.json` documents): each run's figures are
+ * rebuilt from its results file, and run i of the baseline is paired with run i of the candidate.
+ */
+async function compareLoadRepeats(io: CliIO, baseSpec: string, candSpec: string, repeats: [boolean, boolean], flags: CompareFlags, gated: boolean): Promise<void> {
+  if (!repeats[0] || !repeats[1]) {
+    const [doc, other] = repeats[0] ? [baseSpec, candSpec] : [candSpec, baseSpec];
+    throw new JoulebenchError('E_USAGE', `${doc} is a repeated load run and ${other} is not: compare pairs a repeated load run (run --runs N -o X.json) with another, run by run`);
+  }
+  if (flags.md || gated) throw new JoulebenchError('E_USAGE', `${flags.md ? '--md' : '--fail-on'} does not apply to repeated load runs: their comparison is JSON (stdout or -o FILE.json) and a table`);
+  if (flags.out && planOutput(flags.out, ['json', 'md', 'csv', 'jsonl', 'txt']).format !== 'json') {
+    throw new JoulebenchError('E_USAGE', `${flags.out}: the comparison of repeated load runs is written as .json only`);
+  }
+  const { existsSync } = await import('node:fs');
+  const { loadRepeatsRunFiles, pairedRepeats } = await import('../../load/repeats.js');
+  const { renderRepeatsComparisonTable } = await import('../../load/table.js');
+  const side = async (spec: string) => {
+    const runs = await loadRunsForCli(loadRepeatsRunFiles(spec, existsSync), false, { cases: false });
+    warnAboutInputs(io, runs);
+    return runs.map((r) => {
+      const load = (r.report as { load?: LoadBlock }).load;
+      if (!load) throw new JoulebenchError('E_INPUT', `${spec}: ${r.origin} is not a load run (its report has no load block)`);
+      return { accuracy_pct: r.report.accuracy_pct, load, digest: r.report.suite?.digest };
+    });
+  };
+  const base = await side(baseSpec);
+  const cand = await side(candSpec);
+  const digests = new Set([...base, ...cand].map((r) => r.digest));
+  if (digests.size > 1) {
+    const why = `${baseSpec} and ${candSpec} ran different cases (suite digests differ)`;
+    if (!flags.force) throw new JoulebenchError('E_INPUT', `${why}: not comparable (pass --force to compare anyway)`);
+    io.err(`warning: ${why}; compared anyway (--force)\n`);
+  }
+  const result = pairedRepeats(base, cand, 1 - flags.alpha);
+  // The table carries the notes; quiet, they still reach a person (runs left out of the pairing).
+  if (flags.quiet) for (const n of result.notes) io.err(`joulebench: ${n}\n`);
+  if (flags.out) {
+    writeFileEnsured(flags.out, prettyJson(result), '--out');
+  } else io.out(prettyJson(result));
+  if (!flags.quiet) io.err(renderRepeatsComparisonTable(result));
 }
 
 function sides(positional: string[], flags: CompareFlags): [string, string] {

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { prettyJson } from '../../core/canonical.js';
 import { JoulebenchError } from '../../core/errors.js';
 import type { ReportInput } from '../../report/inputs.js';
@@ -94,6 +94,7 @@ function renderings(runs: ReportInput[], flags: ReportFlags, comparisons: SweepC
 
 interface ReportFlags {
   cases?: boolean;
+  cluster?: 'question' | 'subject';
   html?: string;
   md?: boolean;
   json?: boolean;
@@ -109,6 +110,7 @@ export function reportCommand(io: CliIO): Command {
     .option('--json', 'print the report JSON (aggregated, for a results file or a run id)')
     .option('-o, --out <file>', 'write here; the extension picks the format: .json, .md, .html, .csv (one row per arm; --cases: per case), .jsonl, .txt')
     .option('--cases', 'with -o FILE.csv or .jsonl: one row per case (suite runs) or per datapoint (code) instead of per arm')
+    .addOption(new Option('--cluster <by>', "rebuild each suite run from its results file with the intervals resampling clusters, as run --cluster does: question or subject").choices(['question', 'subject']))
     .action(async (specs: string[], flags: ReportFlags) => {
       if (flags.md && flags.json) throw new JoulebenchError('E_USAGE', '--md and --json are exclusive');
       const plan = flags.out ? planOutput(flags.out, REPORT_FORMATS) : null;
@@ -123,8 +125,12 @@ export function reportCommand(io: CliIO): Command {
       // --cases reads each run's results file again as it writes the rows. Memory stays flat either way.
       const html = flags.html !== undefined || plan?.format === 'html';
       const sweepDirs = specs.filter(isSweepDir);
+      if (flags.cluster !== undefined && sweepDirs.length > 0) {
+        throw new JoulebenchError('E_USAGE', `${sweepDirs[0]}: --cluster does not re-cluster a sweep folder (set cluster in the sweep plan, or report an arm's results file with --cluster)`);
+      }
       const sweeps = sweepDirs.length > 0 ? await sweepInputs(sweepDirs, html) : { runs: [], comparisons: [] };
-      const runs = [...(await loadInputsForCli(specs.filter((s) => !sweepDirs.includes(s)), true, html ? { cases: true, casesLimit: HTML_CASE_ROWS } : { cases: false })), ...sweeps.runs];
+      const cluster = flags.cluster !== undefined ? { cluster: flags.cluster } : {};
+      const runs = [...(await loadInputsForCli(specs.filter((s) => !sweepDirs.includes(s)), true, html ? { cases: true, casesLimit: HTML_CASE_ROWS, ...cluster } : { cases: false, ...cluster })), ...sweeps.runs];
       // On stderr whatever the format: a report of a run that did not finish must not pass for a whole one.
       warnAboutInputs(io, runs);
       if (flags.out && plan) {

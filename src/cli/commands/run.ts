@@ -25,7 +25,8 @@ import { rateCurve } from '../../load/curve.js';
 import { RATE_SWEEP_FORMAT, relativeTo, type RateSweepDoc } from '../../load/sweep-file.js';
 import { loadInputsForCli } from '../load-runs.js';
 import { rateLabel } from '../../load/options.js';
-import { renderCurveTable, renderLoadTable } from '../../load/table.js';
+import { renderCurveTable, renderLoadTable, renderRepeatsTable } from '../../load/table.js';
+import { LOAD_REPEATS_FORMAT, REPEATS_LEVEL, repeatSummary, repeatsRelativeTo, type LoadRepeatsDoc } from '../../load/repeats.js';
 import { addJudgeFlags } from '../judge-flags.js';
 import type { JudgeFlags } from '../../session/judge-setup.js';
 
@@ -58,7 +59,14 @@ export interface RunFlags extends TargetFlags, MeterFlags, Partial<LoadFlags>, J
   gridIntensity?: string;
 }
 
-export function runCommand(io: CliIO): Command {
+/** What `run` waits with between the runs of a rate sweep or of `--runs` (tests inject their own). */
+export interface RunDeps {
+  wait?: (seconds: number) => Promise<void>;
+}
+
+const sleepS = (seconds: number): Promise<void> => new Promise((r) => setTimeout(r, seconds * 1000));
+
+export function runCommand(io: CliIO, deps: RunDeps = {}): Command {
   const cmd = new Command('run')
     .description('run a suite against a target and report accuracy, joules per correct answer, latency and stage mix')
     .option('-s, --suite <name|file>', 'bundled suite (mt, router, router-250, all), mmlu or mt-bench (with --data), or a suite file (.json, .jsonl, .yaml)', 'all')
@@ -98,7 +106,10 @@ export function runCommand(io: CliIO): Command {
     .option('--max-tokens <n>', 'tokens to generate at most (llamacpp default per suite: 16 multiple-choice, 64 router, 256 otherwise; openai 256)', intAtLeast(1, MAX_TOKENS));
   return addJudgeFlags(addLoadFlags(addMeterFlags(cmd))).action(async (flags: RunFlags) => {
     const rates = flags.requestRate;
-    if (rates && rates.length > 1) await rateSweepAction(flags, rates, io);
+    const wait = deps.wait ?? sleepS;
+    if (flags.runs !== undefined && rates && rates.length > 1) throw new JoulebenchError('E_USAGE', '--runs repeats one load run: give --request-rate one rate (repeat a rate sweep by running it again)');
+    if (flags.runs !== undefined && rates) await loadRepeatsAction(flags, flags.runs, io, wait);
+    else if (rates && rates.length > 1) await rateSweepAction(flags, rates, io, wait);
     else await runAction(flags, io);
   });
 }
@@ -185,11 +196,11 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<{ accuracy_
  * writes the sweep's document there (what `report NAME.json` reads); `-o NAME.html` writes one page
  * with every rate and the curve's charts (the page `report` draws from the per-rate results files).
  */
-async function rateSweepAction(flags: RunFlags, rates: number[], io: CliIO): Promise<void> {
+async function rateSweepAction(flags: RunFlags, rates: number[], io: CliIO, wait: (seconds: number) => Promise<void>): Promise<void> {
   const outPlan = flags.out ? planOutput(flags.out, RUN_FORMATS) : null;
   const runs: { accuracy_pct: number | null; load: LoadBlock; out: string | null; results: string }[] = [];
   for (const [i, rate] of rates.entries()) {
-    if (i > 0 && (flags.cooldownS ?? 0) > 0) await new Promise((r) => setTimeout(r, (flags.cooldownS ?? 0) * 1000));
+    if (i > 0 && (flags.cooldownS ?? 0) > 0) await wait(flags.cooldownS ?? 0);
     const label = String(rateLabel(rate));
     const suffix = (path: string | undefined): string | undefined => (path ? path.replace(/(\.[A-Za-z0-9]+)?$/, (ext) => `.rate-${label}${ext}`) : undefined);
     const one: RunFlags = { ...flags, requestRate: [rate] };
@@ -210,6 +221,49 @@ async function rateSweepAction(flags: RunFlags, rates: number[], io: CliIO): Pro
   }
   io.out(prettyJson(doc));
   if (!flags.quiet) io.err(renderCurveTable(curve) + (flags.out && (outPlan?.format === 'json' || outPlan?.format === 'html') ? `rate sweep ${flags.out}\n` : ''));
+}
+
+/**
+ * `--request-rate R --runs N`: the same load run (same seed, so the same schedule and requests) N times,
+ * `--cooldown-s` apart, each a whole run with its own report/results/receipt (`NAME.run-I.json`,
+ * `NAME.run-I.results.jsonl`): each file rebuilds its own run, and a run that fails leaves the ones
+ * before it whole. Then every serving figure over the runs (mean, sd, CV, Student-t interval).
+ * `-o NAME.json` also writes the document there (what `compare` pairs run by run).
+ */
+async function loadRepeatsAction(flags: RunFlags, n: number, io: CliIO, wait: (seconds: number) => Promise<void>): Promise<void> {
+  const outPlan = flags.out ? planOutput(flags.out, RUN_FORMATS) : null;
+  const runs: { accuracy_pct: number | null; load: LoadBlock; out: string | null; results: string }[] = [];
+  const width = String(n).length;
+  for (let i = 0; i < n; i++) {
+    if (i > 0 && (flags.cooldownS ?? 0) > 0) await wait(flags.cooldownS ?? 0);
+    const label = String(i + 1).padStart(width, '0');
+    const suffix = (path: string | undefined): string | undefined => (path ? path.replace(/(\.[A-Za-z0-9]+)?$/, (ext) => `.run-${label}${ext}`) : undefined);
+    const one: RunFlags = { ...flags };
+    delete one.runs;
+    for (const k of ['out', 'results', 'receipt'] as const) {
+      const p = suffix(flags[k]);
+      if (p !== undefined) one[k] = p;
+    }
+    if (!flags.quiet) io.err(`joulebench: run ${i + 1} of ${n}\n`);
+    const r = await runAction({ ...one, quiet: true }, { ...io, out: () => undefined });
+    if (!r.load) throw new JoulebenchError('E_RUN', `run ${i + 1} of ${n} wrote no load block (${r.results})`);
+    runs.push({ accuracy_pct: r.accuracy_pct, load: r.load, out: r.out, results: r.results });
+  }
+  const { figures, notes } = repeatSummary(runs);
+  const doc: LoadRepeatsDoc = {
+    format: LOAD_REPEATS_FORMAT,
+    request_rate: runs[0]!.load.request_rate,
+    runs: n,
+    cooldown_s: flags.cooldownS ?? 0,
+    reports: runs.map((r) => r.out),
+    results: runs.map((r) => r.results),
+    level: REPEATS_LEVEL,
+    figures,
+    notes,
+  };
+  if (flags.out && outPlan?.format === 'json') writeFileEnsured(flags.out, prettyJson(repeatsRelativeTo(doc, flags.out)), '--out');
+  io.out(prettyJson(doc));
+  if (!flags.quiet) io.err(renderRepeatsTable(doc) + (flags.out && outPlan?.format === 'json' ? `load runs ${flags.out}\n` : ''));
 }
 
 /** The session spec `run`'s flags ask for (meter settings resolved from flags and environment here). */

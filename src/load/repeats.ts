@@ -1,0 +1,259 @@
+import { closeSync, openSync, readSync } from 'node:fs';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { JoulebenchError } from '../core/errors.js';
+import { readTextFile } from '../read-text.js';
+import { isInterval, type NoInterval } from '../stats/interval.js';
+import { coefficientOfVariation, pairedTInterval, tInterval, type TInterval } from '../stats/student-t.js';
+import type { LoadBlock } from './block.js';
+
+/** The `format` of a repeated load run's document. */
+export const LOAD_REPEATS_FORMAT = 'joulebench-load-repeats/1';
+/** The `format` of the comparison of two repeated load runs. */
+export const LOAD_REPEATS_COMPARISON_FORMAT = 'joulebench-load-repeats-comparison/1';
+/** Confidence level of the intervals over runs. */
+export const REPEATS_LEVEL = 0.95;
+
+/** One run of a repeated load run, as the summary reads it. */
+export interface RepeatRun {
+  accuracy_pct: number | null;
+  load: LoadBlock;
+}
+
+/** A t-interval rounded for a report, or why there is none. */
+export type RepeatInterval = Pick<TInterval, 'low' | 'high' | 'level' | 'method' | 't_critical'> | NoInterval;
+
+/** One figure over the runs of a repeated load run. */
+export interface RepeatFigure {
+  /** The figure of each run, in run order (`null` where that run has none). */
+  values: (number | null)[];
+  mean: number | null;
+  /** Sample standard deviation (n − 1). */
+  sd: number | null;
+  /** Coefficient of variation sd ÷ |mean|. */
+  cv: number | null;
+  /** Student-t interval for the mean over runs. */
+  ci: RepeatInterval;
+}
+
+/**
+ * What `run --request-rate R --runs N -o NAME.json` writes (and prints): per run its report file
+ * (`null` when none was written) and results file, each one whole load run, and every serving figure
+ * over the runs. In a file, paths are relative to the file's own folder.
+ */
+export interface LoadRepeatsDoc {
+  format: typeof LOAD_REPEATS_FORMAT;
+  request_rate: number | 'inf';
+  runs: number;
+  cooldown_s: number;
+  reports: (string | null)[];
+  results: string[];
+  level: number;
+  figures: Record<string, RepeatFigure>;
+  notes: string[];
+}
+
+/** Energy figures of a load block, by the name they get in the summary. */
+const ENERGY_FIGURES = ['joules_per_output_token', 'net_joules_per_output_token', 'output_tokens_per_joule', 'avg_power_w'] as const;
+
+/** Every figure of one run, by name, in a fixed order (`accuracy_pct`, the serving block's numbers, energy). */
+export function runFigures(r: RepeatRun): Map<string, number | null> {
+  const out = new Map<string, number | null>();
+  out.set('accuracy_pct', r.accuracy_pct);
+  for (const [k, v] of Object.entries(r.load.serving)) if (typeof v === 'number' || (v === null && k !== 'slo')) out.set(k, v as number | null);
+  const e = r.load.energy as unknown as Record<string, unknown>;
+  for (const k of ENERGY_FIGURES) out.set(k, typeof e[k] === 'number' ? (e[k] as number) : null);
+  out.set('joules_per_good_request', r.load.joules_per_good_request);
+  out.set('goodput_per_watt', r.load.goodput_per_watt);
+  return out;
+}
+
+const isEnergyFigure = (name: string): boolean => (ENERGY_FIGURES as readonly string[]).includes(name) || name === 'joules_per_good_request' || name === 'goodput_per_watt';
+
+/**
+ * Why the runs' energy figures cannot be pooled, or null: each run's figure must be measured the same
+ * way (one energy source) over the same kind of window (steady state in every run, or the whole run in every run).
+ */
+function energyMismatch(runs: readonly RepeatRun[]): string | null {
+  const sources = [...new Set(runs.map((r) => r.load.energy.source))];
+  if (sources.length > 1) return `energy measured differently across runs (${sources.join(', ')})`;
+  const steady = new Set(runs.map((r) => r.load.energy.steady_state));
+  if (steady.size > 1) return 'some runs measured the steady-state window and others the whole run';
+  return null;
+}
+
+const sig = (v: number): number => {
+  const x = Number(v.toPrecision(10));
+  return Object.is(x, -0) ? 0 : x;
+};
+
+function rounded(ci: TInterval | NoInterval): RepeatInterval {
+  if (!isInterval(ci)) return ci;
+  const c = ci as TInterval;
+  return { low: sig(c.low), high: sig(c.high), level: c.level, method: c.method, t_critical: sig(c.t_critical) };
+}
+
+function nullRuns(values: readonly (number | null)[]): string {
+  const at = values.flatMap((v, i) => (v === null ? [i + 1] : []));
+  if (at.length === values.length) return 'no value in any run';
+  return `no value in run${at.length === 1 ? '' : 's'} ${at.join(', ')}`;
+}
+
+/**
+ * Every figure of a repeated load run over its runs: the values, mean, sample sd, coefficient of
+ * variation and the Student-t interval for the mean at `level`. A figure some run lacks has its values
+ * (nulls kept) and no statistics; energy figures measured differently across runs have none either. Pure.
+ */
+export function repeatSummary(runs: readonly RepeatRun[], level = REPEATS_LEVEL): { figures: Record<string, RepeatFigure>; notes: string[] } {
+  const per = runs.map(runFigures);
+  const names = [...new Set(per.flatMap((m) => [...m.keys()]))];
+  const energyWhy = energyMismatch(runs);
+  const notes: string[] = [];
+  if (energyWhy) notes.push(`${energyWhy}: no statistics for the energy figures`);
+  if (runs.some((r) => r.load.scheduling.client_bottleneck)) {
+    notes.push(`the client limited the request rate in run${runs.filter((r) => r.load.scheduling.client_bottleneck).length === 1 ? '' : 's'} ${runs.flatMap((r, i) => (r.load.scheduling.client_bottleneck ? [i + 1] : [])).join(', ')}`);
+  }
+  const figures: Record<string, RepeatFigure> = {};
+  for (const name of names) {
+    const values = per.map((m) => m.get(name) ?? null);
+    const why = values.some((v) => v === null) ? nullRuns(values) : energyWhy !== null && isEnergyFigure(name) ? energyWhy : null;
+    if (why !== null) {
+      figures[name] = { values, mean: null, sd: null, cv: null, ci: { reason: why } };
+      continue;
+    }
+    const xs = values as number[];
+    const ci = tInterval(xs, level);
+    const cv = coefficientOfVariation(xs);
+    figures[name] = {
+      values,
+      mean: sig(xs.reduce((s, v) => s + v, 0) / xs.length),
+      sd: isInterval(ci) ? sig((ci as TInterval).sd) : null,
+      cv: cv === null ? null : sig(cv),
+      ci: rounded(ci),
+    };
+  }
+  return { figures, notes };
+}
+
+/** One figure of two repeated load runs, paired run by run. */
+export interface PairedRepeatFigure {
+  baseline: (number | null)[];
+  candidate: (number | null)[];
+  /** candidate − baseline, run by run. */
+  differences: (number | null)[];
+  mean_difference: number | null;
+  /** Paired t-interval of the differences. */
+  ci: RepeatInterval;
+}
+
+/** The comparison of two repeated load runs, paired run i with run i. */
+export interface LoadRepeatsComparison {
+  format: typeof LOAD_REPEATS_COMPARISON_FORMAT;
+  pairing: string;
+  baseline_runs: number;
+  candidate_runs: number;
+  paired_runs: number;
+  level: number;
+  figures: Record<string, PairedRepeatFigure>;
+  notes: string[];
+}
+
+/**
+ * Run i of the baseline paired with run i of the candidate (runs made in the same order are exposed
+ * to the same drift of the machine): per figure the differences candidate − baseline and their paired
+ * t-interval. With unequal run counts the common prefix is paired and a note says which runs were
+ * left out. Pure.
+ */
+export function pairedRepeats(baseline: readonly RepeatRun[], candidate: readonly RepeatRun[], level = REPEATS_LEVEL): LoadRepeatsComparison {
+  const k = Math.min(baseline.length, candidate.length);
+  const a = baseline.slice(0, k);
+  const b = candidate.slice(0, k);
+  const notes: string[] = [];
+  if (baseline.length !== candidate.length) {
+    const [longer, n] = baseline.length > candidate.length ? ['baseline', baseline.length] : ['candidate', candidate.length];
+    const left = n === k + 1 ? `run ${n} is` : `runs ${k + 1}–${n} are`;
+    notes.push(`the baseline has ${baseline.length} runs and the candidate ${candidate.length}: runs 1–${k} are paired, the ${longer}'s ${left} left out`);
+  }
+  const energyWhy = energyMismatch([...a, ...b]);
+  if (energyWhy) notes.push(`${energyWhy}: no differences for the energy figures`);
+  const pa = a.map(runFigures);
+  const pb = b.map(runFigures);
+  const names = [...new Set(pa.flatMap((m) => [...m.keys()]))].filter((n) => pb.some((m) => m.has(n)));
+  const figures: Record<string, PairedRepeatFigure> = {};
+  for (const name of names) {
+    const xa = pa.map((m) => m.get(name) ?? null);
+    const xb = pb.map((m) => m.get(name) ?? null);
+    const withheld = energyWhy !== null && isEnergyFigure(name);
+    const differences = xa.map((x, i) => (withheld || x === null || xb[i] === null ? null : sig(xb[i]! - x)));
+    const why = withheld ? energyWhy : differences.some((d) => d === null) ? nullRuns(differences) : null;
+    if (why !== null) {
+      figures[name] = { baseline: xa, candidate: xb, differences, mean_difference: null, ci: { reason: why } };
+      continue;
+    }
+    const ci = pairedTInterval(xa as number[], xb as number[], level);
+    const mean = (xb as number[]).reduce((s, v) => s + v, 0) / k - (xa as number[]).reduce((s, v) => s + v, 0) / k;
+    figures[name] = { baseline: xa, candidate: xb, differences, mean_difference: sig(mean), ci: rounded(ci) };
+  }
+  return {
+    format: LOAD_REPEATS_COMPARISON_FORMAT,
+    pairing: 'run i of the baseline with run i of the candidate (paired t-interval of the differences)',
+    baseline_runs: baseline.length,
+    candidate_runs: candidate.length,
+    paired_runs: k,
+    level,
+    figures,
+    notes,
+  };
+}
+
+/** The document with its paths made relative to `docPath`'s folder (for writing it there). */
+export function repeatsRelativeTo(doc: LoadRepeatsDoc, docPath: string): LoadRepeatsDoc {
+  const dir = dirname(resolve(docPath));
+  const rel = (p: string): string => relative(dir, resolve(p)) || '.';
+  return { ...doc, reports: doc.reports.map((p) => (p === null ? null : rel(p))), results: doc.results.map(rel) };
+}
+
+/** True when `path` is a JSON file whose `format` is a repeated load run's (only its first 4 KiB are read). */
+export function isLoadRepeatsFile(path: string): boolean {
+  if (!/\.json$/i.test(path)) return false;
+  let fd: number | null = null;
+  try {
+    fd = openSync(path, 'r');
+    const buf = Buffer.alloc(4096);
+    const n = readSync(fd, buf, 0, buf.length, 0);
+    return /"format"\s*:\s*"joulebench-load-repeats\/1"/.test(buf.subarray(0, n).toString('utf8'));
+  } catch {
+    return false;
+  } finally {
+    if (fd !== null) closeSync(fd);
+  }
+}
+
+/**
+ * The results files a repeated load run's document names, in run order, resolved against its folder.
+ * The figures are rebuilt from these files, never taken from the document. A document that is not one
+ * is a one-line error naming the file and the key (E_INPUT).
+ */
+export function loadRepeatsRunFiles(path: string, exists: (p: string) => boolean): string[] {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readTextFile(path, 'E_INPUT'));
+  } catch (e) {
+    if (e instanceof JoulebenchError) throw e;
+    throw new JoulebenchError('E_INPUT', `${path}: not a repeated load run (not valid JSON: ${(e as Error).message})`);
+  }
+  const d = raw as Partial<LoadRepeatsDoc> | null;
+  const bad = (key: string, why: string): never => {
+    throw new JoulebenchError('E_INPUT', `${path}: not a repeated load run (${key}: ${why})`);
+  };
+  if (d === null || typeof d !== 'object' || d.format !== LOAD_REPEATS_FORMAT) bad('format', `expected "${LOAD_REPEATS_FORMAT}"`);
+  const doc = d as Partial<LoadRepeatsDoc>;
+  if (!Array.isArray(doc.results) || doc.results.length === 0 || !doc.results.every((p) => typeof p === 'string' && p.length > 0)) {
+    bad('results', 'expected a list of results file paths, one per run');
+  }
+  const dir = dirname(resolve(path));
+  return (doc.results as string[]).map((res, i) => {
+    const r = isAbsolute(res) ? res : resolve(dir, res);
+    if (!exists(r)) bad(`results[${i}]`, `${r} does not exist`);
+    return r;
+  });
+}
