@@ -5,7 +5,6 @@
 
 /** Which agent's output format to read; `auto` tries each JSON shape in turn. */
 export type AgentOutputFormat = 'claude' | 'gemini' | 'codex' | 'aider' | 'auto';
-export const AGENT_OUTPUT_FORMATS: readonly AgentOutputFormat[] = ['auto', 'claude', 'gemini', 'codex', 'aider'];
 
 /** What an agent said it spent. */
 export interface AgentUsage {

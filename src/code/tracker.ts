@@ -91,14 +91,12 @@ export class ProcessTracker {
   /**
    * @param memory_limit_bytes stop everything when the tracked processes hold more than this (null: no limit)
    * @param sweep_dir also kill processes whose working directory is inside this folder
-   * @param use_cgroup set false to use the process tree and marker only (tests)
    */
   constructor(
     private readonly memory_limit_bytes: number | null,
     private readonly sweep_dir: string | null = null,
-    use_cgroup = true,
   ) {
-    const base = use_cgroup && cgroupEnabled ? cgroupV2Base() : null;
+    const base = cgroupEnabled ? cgroupV2Base() : null;
     let dir: string | null = null;
     if (base) {
       dir = join(base, `joulebench-${process.pid}-${this.marker.slice(0, 8)}`);
