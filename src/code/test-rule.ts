@@ -43,22 +43,18 @@ export function testCommandFor(task: CodeTask, names: readonly string[]): string
  */
 export async function runTaskTests(task: CodeTask, run: TestCommand): Promise<TestRun> {
   const named = [...new Set([...task.fail_to_pass, ...task.pass_to_pass])];
-  if (named.length === 0) {
-    const r = await run(task.test_cmd, 0);
+  if (named.length === 0 || task.test_format === 'pytest-junit') {
+    const r = await run(named.length === 0 ? task.test_cmd : testCommandFor(task, named), 0);
     const parsed = parseReport(task.test_format, r.report);
+    const tests: Record<string, NamedStatus> = {};
+    for (const name of named) tests[name] = r.timed_out ? 'timeout' : parsed.ok ? statusOf(parsed.tests.filter((t) => t.id === name || t.aliases?.includes(name))) : 'missing';
     return {
       ...base(r),
+      ...(named.length > 0 ? { tests } : {}),
       reported: parsed.ok ? outcomes(parsed.tests) : {},
       report_error: parsed.ok ? null : parsed.error,
       runner_started: r.report !== null || r.code_in_output === true,
     };
-  }
-  if (task.test_format === 'pytest-junit') {
-    const r = await run(testCommandFor(task, named), 0);
-    const parsed = parseReport(task.test_format, r.report);
-    const tests: Record<string, NamedStatus> = {};
-    for (const name of named) tests[name] = r.timed_out ? 'timeout' : parsed.ok ? statusOf(parsed.tests.filter((t) => t.id === name || t.aliases?.includes(name))) : 'missing';
-    return { ...base(r), tests, reported: parsed.ok ? outcomes(parsed.tests) : {}, report_error: parsed.ok ? null : parsed.error, runner_started: r.report !== null || r.code_in_output === true };
   }
   const tests: Record<string, NamedStatus> = {};
   const reported: Record<string, TestOutcome> = {};

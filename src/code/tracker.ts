@@ -1,7 +1,7 @@
-import { isZombie } from './proc-state.js';
+import { cwdInside, isZombie, listProcs } from './proc-state.js';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -197,7 +197,7 @@ export class ProcessTracker {
         // removed
       }
     }
-    const procs = listProcs();
+    const procs = listProcs() ?? [];
     if (this.rootPid !== undefined && !this.pids.has(this.rootPid)) {
       const root = procs.find((p) => p.pid === this.rootPid);
       if (root) this.pids.set(root.pid, root.start);
@@ -249,48 +249,9 @@ export class ProcessTracker {
   }
 }
 
-interface ProcInfo {
-  pid: number;
-  ppid: number;
-  zombie: boolean;
-  /** Start time in clock ticks since boot (field 22 of /proc/PID/stat). */
-  start: string;
-}
-
-function listProcs(): ProcInfo[] {
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return [];
-  }
-  const out: ProcInfo[] = [];
-  for (const e of entries) {
-    if (!/^\d+$/.test(e)) continue;
-    try {
-      // "pid (comm) state ppid …": comm may hold spaces, so split after the last ")".
-      const stat = readFileSync(`/proc/${e}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.push({ pid: Number(e), ppid: Number(f[1]), zombie: f[0] === 'Z', start: f[19] ?? '' });
-    } catch {
-      // gone
-    }
-  }
-  return out;
-}
-
 function hasMarker(pid: number, marker: string): boolean {
   try {
     return readFileSync(`/proc/${pid}/environ`).includes(`${MARKER_ENV}=${marker}\0`);
-  } catch {
-    return false;
-  }
-}
-
-function cwdInside(pid: number, dir: string): boolean {
-  try {
-    const cwd = readlinkSync(`/proc/${pid}/cwd`);
-    return cwd === dir || cwd.startsWith(dir + '/');
   } catch {
     return false;
   }

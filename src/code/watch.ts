@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 
 /** One entry's fingerprint: type, mode, size and a content hash (files) or target (links). */
 type Fingerprint = string;
@@ -70,4 +70,18 @@ export function diffSnapshots(before: TreeSnapshot, after: TreeSnapshot): string
   }
   for (const p of before.keys()) if (!after.has(p)) out.push(`removed ${p}`);
   return out.sort();
+}
+
+/**
+ * The snapshot of the tree (or file) at `root` keyed by posix path relative to it, folders left out.
+ * `content_only`: a file is its bytes' hash alone (a mode change is no edit).
+ */
+export function relativeSnapshot(root: string, content_only = false): Map<string, string> {
+  const out = new Map<string, string>();
+  const abs = resolve(root);
+  for (const [p, f] of snapshotTrees([abs])) {
+    if (f.startsWith('dir:')) continue;
+    out.set(relative(abs, p).split(sep).join('/'), content_only && f.startsWith('file:') ? `file:${f.slice(f.lastIndexOf(':') + 1)}` : f);
+  }
+  return out;
 }

@@ -3,7 +3,7 @@ import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { parseAgentOutput, type AgentOutputFormat } from '../agent-output.js';
 import { execTree } from '../process.js';
 import { ProcessTracker } from '../tracker.js';
-import type { PreflightCheck, SolveOutcome, Solver } from './solver.js';
+import { inProcessOutcome, type PreflightCheck, type SolveOutcome, type Solver } from './solver.js';
 
 /** A solver that runs an agent CLI in the workdir. */
 export interface CommandSolverOptions {
@@ -89,19 +89,7 @@ export function whichOnPath(name: string, path: string | undefined): string | nu
 
 /** The outcome of a solver that could not start because its command is missing. */
 function unavailableOutcome(why: string): SolveOutcome {
-  return {
-    exit_code: null,
-    signal: null,
-    timed_out: false,
-    stragglers_killed: 0,
-    cost_usd: null,
-    prompt_tokens: null,
-    completion_tokens: null,
-    usage_parsed_from: null,
-    error: why,
-    output_tail: null,
-    unavailable: why,
-  };
+  return { ...inProcessOutcome(), exit_code: null, cost_usd: null, error: why, unavailable: why };
 }
 
 /** `cmd:<template>`: any agent CLI, run under the sandbox with the task's prompt. */
@@ -154,7 +142,7 @@ export function commandSolver(opts: CommandSolverOptions): Solver {
       // 127 (not found) and 126 (not executable) are sh's own: the agent never ran. bwrap failing to bind a
       // path it cannot reach says the same. Such a datapoint is invalid, never "not resolved".
       const lastErr = r.stderr.trim().split('\n').pop() ?? '';
-      const bwrapFailed = /bwrap: Can't find source path/.test(r.stderr) ? (r.stderr.split('\n').find((l) => /bwrap: Can't find source path/.test(l)) ?? lastErr) : null;
+      const bwrapFailed = r.stderr.split('\n').find((l) => /bwrap: Can't find source path/.test(l)) ?? null;
       const notFound =
         bwrapFailed !== null
           ? `the sandbox could not bind a path the command needs (${bwrapFailed.trim()}); see --allow-read and docs/safety.md`

@@ -14,12 +14,17 @@ export type NamedStatus = 'pass' | 'fail' | 'timeout' | 'skipped' | 'missing';
 export interface GradedRun {
   exit_code: number | null;
   timed_out: boolean;
+  /** The run passed the memory limit and was stopped. */
   memory_exceeded?: boolean;
-  /** Each named entry's status (tasks with fail_to_pass / pass_to_pass). */
+  /**
+   * Per named test (fail_to_pass / pass_to_pass tasks), from the test report: `pass`, `fail`,
+   * `timeout`, `skipped` (reported, but only as skipped or todo) or `missing` (not reported); absent
+   * for a task without named tests.
+   */
   tests?: Record<string, NamedStatus>;
-  /** Every test the reports named, by id. */
+  /** Every test the report named, with its outcome (`passed`, `failed`, `skipped`, `todo`). */
   reported?: Record<string, TestOutcome>;
-  /** Why a report is missing or unreadable; `null` when every run reported. */
+  /** Why the report is missing or unreadable; `null` when it was read. */
   report_error?: string | null;
   /**
    * The test runner started: a run reported, or its output shows the code under test failing to load
