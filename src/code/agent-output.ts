@@ -1,7 +1,4 @@
-/**
- * Cost and tokens from what an agent CLI prints. Pure. Each parser reads only what its agent
- * documents; anything it cannot find is `null`, never 0.
- */
+/** Cost and tokens from what an agent CLI prints, as its agent documents them; not found is `null`, never 0. Pure. */
 
 /** Which agent's output format to read; `auto` tries each JSON shape in turn. */
 export type AgentOutputFormat = 'claude' | 'gemini' | 'codex' | 'aider' | 'auto';

@@ -21,10 +21,7 @@ export interface DockerCall {
 /** Bytes of each stream kept (the tail). */
 const OUTPUT_BYTES = 64 * 1024;
 
-/**
- * Runs `bin args…`, feeding `input` on stdin. Past `timeout_ms` the client is killed (SIGKILL); the
- * caller must then remove the container, since killing `docker exec` does not end what it started.
- */
+/** Runs `bin args…` with `input` on stdin; past `timeout_ms` the client is killed (the caller removes the container). */
 export function dockerCall(bin: string, args: readonly string[], opts: { input?: string; timeout_ms?: number } = {}): Promise<DockerCall> {
   const t0 = performance.now();
   return new Promise((resolve) => {

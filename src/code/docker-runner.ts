@@ -9,16 +9,10 @@ import { OUTPUT_TAIL_CHARS, runTaskTests, type CommandRun } from './test-rule.js
 import { treeDiff } from './tree-diff.js';
 
 /**
- * The docker runner for SWE-bench instances: the tests run in the instance's own evaluation image
- * (`/testbed` at `base_commit`, its environment installed), as SWE-bench's harness grades them. The
- * solver still runs in the local sandbox over a checkout of the same `base_commit` (see
- * docs/coding-agents.md); what it changed reaches the container only as a diff.
- *
- * Every phase gets a fresh container: the baseline (test_patch applied, the named tests must fail /
- * pass as the instance says) and the grade (the solver's diff applied, then test_patch, then the
- * tests). A container has no network, no capabilities, no privilege gain, a process and a memory
- * limit, no host folder mounted (patches go in on stdin), a name of its own, and is removed when the
- * phase ends, on a timeout at once.
+ * The docker runner for SWE-bench instances: the tests run in the instance's own evaluation image, as
+ * SWE-bench's harness grades them; the solver still runs in the local sandbox, and its changes reach
+ * the container only as a diff (docs/coding-agents.md). Each phase (baseline, grade) gets a fresh,
+ * confined container with no host folder mounted, removed when the phase ends (on a timeout at once).
  */
 
 /** How the docker runner names images and confines containers. */
@@ -180,10 +174,8 @@ class Container {
   }
 
   /**
-   * One test command, its report written to a file in the container's /tmp and read back with `cat`.
-   * On a timeout the container is removed at once: killing the `docker exec` client does not stop what
-   * it started inside. The tests after it then count as timed out, as SWE-bench fails an instance whose
-   * evaluation runs past its limit.
+   * One test command, its report read back from the container's /tmp. On a timeout the container is
+   * removed at once (killing `docker exec` does not stop what it started); later tests count as timed out.
    */
   async test(task: CodeTask, cmd: string, label: string, timeout_ms: number): Promise<CommandRun> {
     if (this.dead) return { exit_code: null, timed_out: true, wall_ms: 0, report: null, output_tail: null };

@@ -3,10 +3,9 @@ import { join } from 'node:path';
 import { relativeSnapshot } from './watch.js';
 
 /**
- * Changes a solver made to how the tests are run rather than to the code under test: the test script
- * and runner keys in package.json, runner configuration files, `.npmrc` (its `node-options` reach
- * every npm script) and anything under node_modules/. Grading runs the solver's tree, so such a change
- * could make failing tests pass; a datapoint with any of them is not resolved.
+ * Changes a solver made to how the tests run rather than to the code: package.json's runner keys,
+ * runner configuration files, `.npmrc` (its `node-options` reach every npm script), node_modules/.
+ * Grading runs the solver's tree, so any of them could make failing tests pass: not resolved.
  */
 
 /** package.json keys that configure a test runner. */

@@ -16,8 +16,8 @@ import { chownTree, DEFAULT_MEMORY_MB, reachableBy, type Sandbox, type SandboxKi
 import { OUTPUT_TAIL_CHARS, runTaskTests, type CommandRun } from './test-rule.js';
 import { baselineProblem, gradeVerdict, type GradedRun } from './test-report/rule.js';
 import { withReportEnv } from './test-report/setup.js';
-import { ProcessTracker, type TrackingMethod } from './tracker.js';
-import type { Solver } from './solvers/solver.js';
+import { ProcessTracker } from './tracker.js';
+import type { SolveOutcome, Solver } from './solvers/solver.js';
 import type { CacheOrigin } from './solvers/cascade.js';
 import { listFiles, type CodeTask } from './task.js';
 import { diffSnapshots, snapshotTrees } from './watch.js';
@@ -29,6 +29,10 @@ export interface TestRun extends GradedRun {
   /** The last 4 KiB of the run's output (stdout, then stderr): the evidence when a run could not start. */
   output_tail?: string | null;
 }
+
+/** What a datapoint keeps of the solver's outcome. */
+type SolverRunFields = Pick<SolveOutcome, 'exit_code' | 'signal' | 'timed_out' | 'stragglers_killed' | 'error' | 'output_tail'> &
+  Pick<SolveOutcome, 'tracking' | 'peak_rss_bytes'>;
 
 /** Everything known about one (task, solver, rollout). */
 export interface Datapoint {
@@ -43,20 +47,8 @@ export interface Datapoint {
   resolved: boolean;
   /** The tests on the untouched tree (must fail). */
   baseline: TestRun;
-  /** The solver, `null` when it did not run (invalid datapoint). */
-  solver_run: {
-    exit_code: number | null;
-    signal: string | null;
-    timed_out: boolean;
-    wall_ms: number;
-    stragglers_killed: number;
-    error: string | null;
-    output_tail: string | null;
-    /** How its processes were found and killed before grading (`cgroup`, `process-tree`), `null` in-process. */
-    tracking?: TrackingMethod | null;
-    /** Peak resident memory of its processes, bytes (sampled every 100 ms), `null` in-process. */
-    peak_rss_bytes?: number | null;
-  } | null;
+  /** The solver's run and its wall time, ms; `null` when it did not run (invalid datapoint). */
+  solver_run: (SolverRunFields & { wall_ms: number }) | null;
   /** The tests after the solver, with the pristine test files restored; `null` when not run. */
   grade: TestRun | null;
   /** Why a graded datapoint is not resolved (from the per-test rule), `null` when resolved or not graded. */
@@ -210,9 +202,10 @@ export async function runDatapoint(task: CodeTask, solver: Solver, rollout: numb
     const wall_ms = round(performance.now() - t0, 3);
     const reading = await window.stop();
     if (outcome) {
-      const { exit_code, signal, timed_out, stragglers_killed, error, output_tail, cost_usd, prompt_tokens, completion_tokens, usage_parsed_from } = outcome;
-      const tracking = outcome.tracking ?? null;
-      dp.solver_run = { exit_code, signal, timed_out, wall_ms, stragglers_killed, error, output_tail, tracking, peak_rss_bytes: outcome.peak_rss_bytes ?? null };
+      const { exit_code, signal, timed_out, stragglers_killed, error, output_tail } = outcome;
+      const run = { exit_code, signal, timed_out, wall_ms, stragglers_killed, error, output_tail };
+      dp.solver_run = { ...run, tracking: outcome.tracking ?? null, peak_rss_bytes: outcome.peak_rss_bytes ?? null };
+      const { cost_usd, prompt_tokens, completion_tokens, usage_parsed_from } = outcome;
       Object.assign(dp, { cost_usd, prompt_tokens, completion_tokens, usage_parsed_from });
       if (outcome.cache) dp.cache = outcome.cache;
       if (outcome.cache_origin) dp.cache_origin = outcome.cache_origin;
@@ -327,10 +320,8 @@ export function overlayHiddenTests(task: CodeTask, dir: string): void {
 let stagedGuard: string | null = null;
 
 /**
- * The grading guard preloaded into every Node process the tests start. The tests run as an
- * unprivileged user (uid 65534 when joulebench is root), who may not be able to reach the package's
- * own folder (a clone under /root or a 0700 temp folder), so the guard is copied once per process
- * into a fresh folder of its own that anyone may read.
+ * The grading guard preloaded into every Node process the tests start, copied once per process into a
+ * folder anyone may read: the tests' unprivileged user may not reach the package (under /root, say).
  */
 export function guardPath(): string {
   if (stagedGuard !== null && existsSync(stagedGuard)) return stagedGuard;
@@ -345,9 +336,8 @@ export function guardPath(): string {
 }
 
 /**
- * Runs the tests in `dir` under the sandbox (tests run the solver's code, so they are confined too),
- * with the guard preloaded and each run's report written to a fresh file in `reportDir` (bound into
- * the sandbox; never inside the tree under test). See test-rule.ts for how runs and reports combine.
+ * Runs the tests in `dir` under the sandbox (they run the solver's code), the guard preloaded, each
+ * run's report written to a fresh file in `reportDir`, never inside the tree under test.
  */
 async function runTests(task: CodeTask, dir: string, reportDir: string, phase: string, opts: OracleOptions, grace: number, memoryBytes: number): Promise<TestRun> {
   const guard = opts.guard !== false ? guardPath() : null;

@@ -7,10 +7,9 @@ import type { PreflightCheck, Solver } from './solvers/solver.js';
 import type { CodeTask } from './task.js';
 
 /**
- * The preflight: before the first task, every path a solver's command needs, each agent preset's
- * binary and each task's test interpreter are tried inside the sandbox, as the sandbox's user. What
- * cannot run there makes every datapoint of that solver (or task) invalid with the reason and the
- * fix, instead of a solver scoring 0 % or a baseline failing for the machine's sake.
+ * The preflight: before the first task, the paths each solver needs and each task's test interpreter are
+ * tried inside the sandbox, as its user. What fails makes that solver's (or task's) datapoints invalid
+ * with the reason and the fix, rather than a 0 % score for the machine's sake.
  */
 
 /** One thing that cannot run inside the sandbox. */
@@ -84,7 +83,8 @@ function check(c: PreflightCheck, sandbox: Sandbox, scratch: string, env: NodeJS
   const start = c.need === 'exec' && START_TO_CHECK.test(c.path.split('/').pop() ?? '');
   const script = c.need === 'exec' ? (start ? '"$1" --version >/dev/null' : 'test -x "$1"') : isDir ? 'test -r "$1" && test -x "$1"' : 'test -r "$1"';
   try {
-    runWrappedSync(sandbox.wrap(['sh', '-c', script, 'preflight', c.path], scratch, { ro_binds: roBinds }), { cwd: scratch, env, timeout_ms: 30_000 });
+    const w = sandbox.wrap(['sh', '-c', script, 'preflight', c.path], scratch, { ro_binds: roBinds });
+    runWrappedSync(w, { cwd: scratch, env, timeout_ms: 30_000 });
     return null;
   } catch (e) {
     const said = ((e as { stderr?: Buffer }).stderr?.toString() ?? '').trim().split('\n').filter(Boolean).pop() ?? (e as Error).message.split('\n')[0];

@@ -11,10 +11,7 @@ export interface ProcInfo {
   start: string;
 }
 
-/**
- * A process's /proc/PID/stat, or `null` when it is gone or /proc is not there. comm may hold spaces
- * and parentheses, so the fields are read after the last ")".
- */
+/** A process's /proc/PID/stat, or `null` when it is gone (fields read after the last ")": comm may hold any). */
 export function processStat(pid: number): ProcInfo | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');

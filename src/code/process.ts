@@ -154,10 +154,7 @@ function groupSize(pgid: number | undefined): number {
   return procs === null ? 1 : procs.filter((p) => p.pgrp === pgid && !p.zombie).length;
 }
 
-/**
- * Kills every process whose working directory is inside `dir` (a solver's child that left its group
- * with setsid still sits in the workdir). Linux only: elsewhere it finds nothing. Returns the count.
- */
+/** Kills every process whose cwd is inside `dir` (a child that left its group with setsid); returns the count. */
 function killProcessesIn(dir: string): number {
   let n = 0;
   for (const p of listProcs() ?? []) {

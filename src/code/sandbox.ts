@@ -23,9 +23,8 @@ export interface WrapOptions {
   /** Hidden: an empty read-only tmpfs is mounted over each (the task folder, its suite). */
   hide?: readonly string[];
   /**
-   * Bound read-only at the same path (a solver script under /tmp, say). A file the sandbox's user
-   * cannot reach (in a 0700 folder) is copied in by content, with its mode, from a descriptor opened
-   * by the caller.
+   * Bound read-only at the same path. A file the sandbox's user cannot reach (in a 0700 folder) is
+   * copied in by content, with its mode, from a descriptor the caller opens.
    */
   ro_binds?: readonly string[];
   /** Bound read-write at the same path (the folder a test run writes its report to). */
@@ -80,10 +79,9 @@ export interface BwrapOptions {
 }
 
 /**
- * bubblewrap: the whole filesystem read-only (hidden paths covered by an empty tmpfs), a private /tmp,
- * /proc/sys read-only, the workdir (and any `writable` paths) read-write; new user, PID, IPC and UTS
- * namespaces; every capability dropped and no further user namespaces; ptrace refused by seccomp; a
- * cap on processes. The network is shared (agents call their APIs).
+ * bubblewrap: the filesystem read-only (hidden paths under an empty tmpfs), a private /tmp, the workdir
+ * and `writable` read-write; new user, PID, IPC and UTS namespaces; no capabilities, no further user
+ * namespaces; ptrace refused by seccomp; a cap on processes. The network is shared (agents call APIs).
  */
 export function bwrapSandbox(opts: BwrapOptions = {}): Sandbox {
   const bin = opts.bin ?? 'bwrap';
@@ -251,10 +249,7 @@ export function statOrNull(p: string) {
   }
 }
 
-/**
- * The first folder on the way to `path` that `uid` cannot pass through, or `null` when it can reach
- * it: the folder a fix must open (`chmod o+x`).
- */
+/** The first folder on the way to `path` that `uid` cannot pass through (a fix opens it), or `null`. */
 export function blockingFolder(uid: number, path: string): string | null {
   return firstClosed(uid, foldersTo(path).slice(0, -1));
 }

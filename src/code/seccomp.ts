@@ -2,10 +2,9 @@ import { writeFileSync } from 'node:fs';
 import { arch } from 'node:os';
 
 /**
- * A classic-BPF seccomp filter for bubblewrap's `--seccomp FD`: refuses (EPERM) the system calls
- * that read or write another process's memory — ptrace, process_vm_readv, process_vm_writev —
- * so a solver cannot attach to the sandbox's init or any process it can see. Everything else is
- * allowed (capabilities are already dropped; mount, unshare, chroot fail on their own).
+ * A classic-BPF seccomp filter for bubblewrap's `--seccomp FD`: ptrace, process_vm_readv and
+ * process_vm_writev fail with EPERM, so a solver cannot reach another process's memory. Everything else
+ * is allowed (capabilities are already dropped; mount, unshare, chroot fail on their own).
  */
 
 /** Syscall numbers per seccomp audit arch (linux/audit.h). */

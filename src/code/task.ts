@@ -24,10 +24,7 @@ export interface CodeTask {
   test_format: TestFormat;
   /** Paths (files or folders, relative to before/) restored from before/ ahead of grading. */
   test_files: string[];
-  /**
-   * Hidden grading tests (the task's `tests/` folder, laid over the tree at the same relative paths),
-   * copied in only for the baseline and grading runs, never seen by the solver; `null` when none.
-   */
+  /** Hidden tests (`tests/`), laid over the tree only for the baseline and grading runs; `null` when none. */
   tests_dir: string | null;
   /** SWE-bench's FAIL_TO_PASS: tests that must fail before and pass after (each run through `test_cmd`'s `{test}`). */
   fail_to_pass: string[];

@@ -34,12 +34,9 @@ export function testCommandFor(task: CodeTask, names: readonly string[]): string
 }
 
 /**
- * The task's tests through `run`, one rule for every runner; each run writes a report in the task's
- * `test_format`, and the outcome of every test comes from it, never from an exit status.
- * - No fail_to_pass / pass_to_pass: `test_cmd` runs once; every test it reports is listed.
- * - pytest with named tests (SWE-bench): one run with every name; each name's status is its test's.
- * - Other formats with named tests: one run per name (a test file for node:test); the name passes
- *   iff its run reports at least one test and none fails.
+ * The task's tests through `run`, every outcome read from the report, never from an exit status. Without
+ * named tests, or for pytest, one run (each name's status is its test's); otherwise one run per name (a
+ * test file for node:test), which passes iff its run reports at least one test and none fails.
  */
 export async function runTaskTests(task: CodeTask, run: TestCommand): Promise<TestRun> {
   const named = [...new Set([...task.fail_to_pass, ...task.pass_to_pass])];

@@ -5,16 +5,11 @@ import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'n
 import { join } from 'node:path';
 
 /**
- * Finds every process a solver (or a test run) started, so that all of them are gone before grading,
- * and stops the lot when their memory passes a limit. Three nets, each catching what the others miss:
- *
- * - a cgroup v2 folder, when one is writable here: the command joins it before it execs, so every
- *   descendant is in it whatever it does to its session, process group, parent or environment;
- * - the process tree, walked from the command's PID at every poll (a child that double-forks between
- *   two polls escapes this net alone);
- * - an environment marker each child inherits (a child that clears its environment escapes this one).
- *
- * Plus, at the end, any process whose working directory is inside the workdir.
+ * Finds every process a solver (or a test run) started, so all are gone before grading, and stops the
+ * lot past a memory limit. Three nets, each catching what the others miss: a cgroup v2 folder the
+ * command joins before it execs (where one is writable); the process tree, walked from its PID at every
+ * poll (a double fork between two polls escapes it); an inherited environment marker (a cleared
+ * environment escapes it). At the end, also any process whose working directory is inside the workdir.
  */
 
 /** Environment variable each tracked process inherits; its value is unique per command. */
@@ -88,10 +83,7 @@ export class ProcessTracker {
   private peak = 0;
   private exceeded: number | null = null;
 
-  /**
-   * @param memory_limit_bytes stop everything when the tracked processes hold more than this (null: no limit)
-   * @param sweep_dir also kill processes whose working directory is inside this folder
-   */
+  /** Stops everything past `memory_limit_bytes` (null: no limit); also kills processes whose cwd is in `sweep_dir`. */
   constructor(
     private readonly memory_limit_bytes: number | null,
     private readonly sweep_dir: string | null = null,

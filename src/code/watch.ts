@@ -10,10 +10,7 @@ export type TreeSnapshot = Map<string, Fingerprint>;
 
 const HASH_LIMIT_BYTES = 1024 * 1024;
 
-/**
- * Fingerprints every entry under `roots` without following symlinks, skipping `exclude` (the workdir
- * itself). Taken before and after a datapoint, the difference is what it changed outside its workdir.
- */
+/** Fingerprints every entry under `roots` without following symlinks, skipping `exclude` (the workdir itself). */
 export function snapshotTrees(roots: readonly string[], exclude: readonly string[] = []): TreeSnapshot {
   const skip = new Set(exclude.map((p) => resolve(p)));
   const snap: TreeSnapshot = new Map();
@@ -72,10 +69,7 @@ export function diffSnapshots(before: TreeSnapshot, after: TreeSnapshot): string
   return out.sort();
 }
 
-/**
- * The snapshot of the tree (or file) at `root` keyed by posix path relative to it, folders left out.
- * `content_only`: a file is its bytes' hash alone (a mode change is no edit).
- */
+/** `root`'s snapshot by posix path relative to it, folders left out; `content_only`: a file is its bytes' hash. */
 export function relativeSnapshot(root: string, content_only = false): Map<string, string> {
   const out = new Map<string, string>();
   const abs = resolve(root);

@@ -40,10 +40,7 @@ export function copyTree(src: string, dst: string): void {
   cpSync(src, dst, { recursive: true, verbatimSymlinks: true, force: true, errorOnExist: false });
 }
 
-/**
- * Test paths whose content in the workdir differs from before/ (edited, deleted, replaced by a link,
- * files added inside a test folder).
- */
+/** Test paths whose content differs from before/ (edited, deleted, a link, a file added in a test folder). */
 export function changedTestFiles(task: CodeTask, workdir: string): string[] {
   const changed = new Set<string>();
   for (const t of task.test_files) {
@@ -57,9 +54,8 @@ export function changedTestFiles(task: CodeTask, workdir: string): string[] {
 }
 
 /**
- * Hidden grading tests (the task's tests/, SWE-bench's test_patch files) the solver wrote to: paths
- * where its tree differs from before/ (created, edited, deleted, replaced by a link). Grading lays the
- * task's own version over them, so such a write is reported, never counted.
+ * Hidden grading tests the solver wrote to (created, edited, deleted, replaced by a link): grading lays
+ * the task's own version over them, so such a write is reported, never counted.
  */
 export function changedHiddenTests(task: CodeTask, workdir: string): string[] {
   if (!task.tests_dir) return [];
@@ -80,9 +76,8 @@ function signature(p: string): string {
 }
 
 /**
- * Copies each of `rels` (files or folders) from `srcRoot` to the same place under `dstRoot`, first
- * replacing any link or file standing where a folder on the way should be and removing what is at
- * the target, so the copy never writes through a link the solver planted.
+ * Copies each of `rels` (files or folders) from `srcRoot` to the same place under `dstRoot`, replacing
+ * whatever stands at the target or instead of a folder on the way: it never writes through a planted link.
  */
 export function layPaths(srcRoot: string, rels: readonly string[], dstRoot: string): void {
   for (const t of rels) {

@@ -31,10 +31,9 @@ export function expandTemplate(template: string, values: { prompt: string; workd
 }
 
 /**
- * The template's command word when it is a path (holds a "/"): resolved against `cwd` and rewritten to
- * its absolute, quoted form, so `./agent.sh` means the file beside the user, not one in the workdir.
- * Returns the rewritten template and the absolute path (to bind read-only into the sandbox), or
- * `null` for a bare name looked up on PATH.
+ * A command word that is a path is made absolute against `cwd` (so `./agent.sh` is the file beside the
+ * user, not one in the workdir): the rewritten template and that path (bound read-only into the
+ * sandbox), or `null` for a bare name looked up on PATH.
  */
 export function resolveCommandPath(template: string, cwd: string): { template: string; path: string | null } {
   const m = /^(\s*)('([^']*)'|"([^"$`\\]*)"|([^\s'"()|&;<>]+))/.exec(template);
@@ -44,10 +43,7 @@ export function resolveCommandPath(template: string, cwd: string): { template: s
   return { template: `${m[1]}${shellQuote(abs)}${template.slice(m[0].length)}`, path: abs };
 }
 
-/**
- * The words of a shell command line, unquoted ('…', "…" without expansions, backslash escapes), for
- * finding the paths it names; a word holding an expansion or a placeholder is left out.
- */
+/** The words of a shell command line, unquoted; a word holding an expansion or a placeholder is left out. */
 export function commandWords(line: string): string[] {
   const words: string[] = [];
   const re = /'([^']*)'|"([^"$`\\]*)"|((?:\\.|[^\s'"()|&;<>])+)|([()|&;<>]+)|\s+/gy;
