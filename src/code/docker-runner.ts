@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { dockerCall, dockerSaid, trackContainer, untrackContainer, type DockerCall } from './docker-cli.js';
+import { dockerCall, dockerSaid, liveContainers, type DockerCall } from './docker-cli.js';
 import type { TestRun } from './oracle.js';
 import { patchedFiles, swebenchImage } from './swebench.js';
 import type { CodeTask } from './task.js';
@@ -91,7 +91,7 @@ export function dockerRunner(opts: DockerRunnerOptions): ContainerTests {
     const img = image(task);
     ids.set(task.name, await ensureImage(img));
     const name = `joulebench-${instanceOf(task).instance_id.toLowerCase().replace(/[^a-z0-9_.-]/g, '_').slice(0, 80)}-${phase}-${randomBytes(6).toString('hex')}`;
-    trackContainer(opts.bin, name);
+    liveContainers.set(name, opts.bin);
     try {
       const run = await dockerCall(
         opts.bin,
@@ -105,7 +105,7 @@ export function dockerRunner(opts: DockerRunnerOptions): ContainerTests {
       return await fn(new Container(opts.bin, name));
     } finally {
       await dockerCall(opts.bin, ['rm', '--force', name], { timeout_ms: 120_000 });
-      untrackContainer(name);
+      liveContainers.delete(name);
     }
   }
 

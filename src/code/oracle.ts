@@ -57,11 +57,7 @@ export interface Datapoint {
   tests_missing?: string[];
   /** Tests the baseline ran that grading reported skipped or todo. */
   tests_skipped?: string[];
-  /**
-   * Test files the solver changed (restored before grading; reported, never counted), and changes to
-   * the test harness (`package.json#scripts.test`, `.mocharc*`, `.npmrc`, `node_modules/`), which
-   * cannot be undone and make the datapoint not resolved.
-   */
+  /** Test files the solver changed (restored before grading, never counted) and harness changes (not resolved). */
   tests_modified: string[];
   /** The harness entries of `tests_modified` (any one fails the datapoint). */
   harness_modified?: string[];

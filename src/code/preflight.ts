@@ -82,8 +82,8 @@ function check(c: PreflightCheck, sandbox: Sandbox, scratch: string, env: NodeJS
   const isDir = statOrNull(c.path)?.isDirectory() ?? false;
   const start = c.need === 'exec' && START_TO_CHECK.test(c.path.split('/').pop() ?? '');
   const script = c.need === 'exec' ? (start ? '"$1" --version >/dev/null' : 'test -x "$1"') : isDir ? 'test -r "$1" && test -x "$1"' : 'test -r "$1"';
+  const w = sandbox.wrap(['sh', '-c', script, 'preflight', c.path], scratch, { ro_binds: roBinds });
   try {
-    const w = sandbox.wrap(['sh', '-c', script, 'preflight', c.path], scratch, { ro_binds: roBinds });
     runWrappedSync(w, { cwd: scratch, env, timeout_ms: 30_000 });
     return null;
   } catch (e) {

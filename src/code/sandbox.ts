@@ -3,7 +3,7 @@ import { chownSync, closeSync, existsSync, lstatSync, mkdtempSync, openSync, rea
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { JoulebenchError } from '../core/errors.js';
-import { writeSeccompProgram } from './seccomp.js';
+import { seccompFile } from './seccomp.js';
 
 /** What `--sandbox` asks for. */
 export type SandboxMode = 'bwrap' | 'none' | 'auto';
@@ -181,16 +181,6 @@ function probe(sandbox: Sandbox): string | null {
 
 /** Options for choosing a sandbox. */
 export type ResolveSandboxOptions = Omit<BwrapOptions, 'uid_mode' | 'seccomp_file'>;
-
-let seccompPath: string | null | undefined;
-function seccompFile(): string | null {
-  if (seccompPath !== undefined && (seccompPath === null || existsSync(seccompPath))) return seccompPath;
-  const dir = mkdtempSync(join(tmpdir(), 'joulebench-seccomp-'));
-  const p = join(dir, 'filter.bpf');
-  seccompPath = writeSeccompProgram(p) ? p : null;
-  if (seccompPath === null) rmSync(dir, { recursive: true, force: true });
-  return seccompPath;
-}
 
 /** The hardened bwrap sandbox that starts here, or why none does. Root first tries to drop to uid 65534. */
 export function bwrapFor(opts: ResolveSandboxOptions = {}): { sandbox: Sandbox | null; problem: string | null } {

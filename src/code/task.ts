@@ -129,7 +129,7 @@ export function loadCodeTask(dir: string): CodeTask {
   try {
     raw = parseToml(text);
   } catch (e) {
-    throw new JoulebenchError('E_SUITE', `${tomlPath}: not valid TOML (${firstLine((e as Error).message)})`);
+    throw new JoulebenchError('E_SUITE', `${tomlPath}: not valid TOML (${(e as Error).message.split('\n')[0]})`);
   }
   const parsed = taskTomlSchema.safeParse(raw);
   if (!parsed.success) throw new JoulebenchError('E_SUITE', `${tomlPath}: ${describeIssue(parsed.error)}`);
@@ -228,8 +228,4 @@ function describeIssue(error: z.ZodError): string {
   const key = issue.path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join('') || '(top level)';
   const message = issue.code === 'invalid_type' && /received undefined/.test(issue.message) ? 'is required' : issue.message;
   return `${key}: ${message}`;
-}
-
-function firstLine(s: string): string {
-  return s.split('\n')[0] ?? s;
 }

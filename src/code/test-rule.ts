@@ -46,7 +46,11 @@ export async function runTaskTests(task: CodeTask, run: TestCommand): Promise<Te
     const tests: Record<string, NamedStatus> = {};
     for (const name of named) tests[name] = r.timed_out ? 'timeout' : parsed.ok ? statusOf(parsed.tests.filter((t) => t.id === name || t.aliases?.includes(name))) : 'missing';
     return {
-      ...base(r),
+      exit_code: r.exit_code,
+      timed_out: r.timed_out,
+      wall_ms: round(r.wall_ms, 3),
+      output_tail: r.output_tail,
+      ...(r.memory_exceeded ? { memory_exceeded: true } : {}),
       ...(named.length > 0 ? { tests } : {}),
       reported: parsed.ok ? outcomes(parsed.tests) : {},
       report_error: parsed.ok ? null : parsed.error,
@@ -110,8 +114,4 @@ function outcomes(tests: readonly ReportedTest[]): Record<string, TestOutcome> {
     out[n === 1 ? t.id : `${t.id} #${n}`] = t.outcome;
   }
   return out;
-}
-
-function base(r: CommandRun): Pick<TestRun, 'exit_code' | 'timed_out' | 'wall_ms' | 'memory_exceeded' | 'output_tail'> {
-  return { exit_code: r.exit_code, timed_out: r.timed_out, wall_ms: round(r.wall_ms, 3), output_tail: r.output_tail, ...(r.memory_exceeded ? { memory_exceeded: true } : {}) };
 }

@@ -112,7 +112,7 @@ function readEntry(path: string, inner: Solver): CacheEntry | null {
 function diffTree(task: CodeTask, workdir: string): Record<string, string | null> {
   const files: Record<string, string | null> = {};
   const skip = (f: string) => isUnder(f, task.test_files) || /(^|\/)node_modules\//.test(f);
-  const after = new Set(listRegular(workdir));
+  const after = new Set(listFiles(workdir).filter((f) => lstatSync(join(workdir, f)).isFile()));
   for (const f of after) {
     if (skip(f)) continue;
     const now = readFileSync(join(workdir, f));
@@ -121,10 +121,6 @@ function diffTree(task: CodeTask, workdir: string): Record<string, string | null
   }
   for (const f of listFiles(task.before_dir)) if (!after.has(f) && !skip(f)) files[f] = null;
   return files;
-}
-
-function listRegular(root: string): string[] {
-  return listFiles(root).filter((f) => lstatSync(join(root, f)).isFile());
 }
 
 /** Writes a stored diff into the workdir; never through a link (a path whose folders are not real folders is skipped). */

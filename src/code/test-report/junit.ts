@@ -27,7 +27,7 @@ export function parseJUnit(text: string, flavor: JUnitFlavor): ParsedReport {
   try {
     doc = parser.parse(text, true) as Node;
   } catch (e) {
-    return { ok: false, error: `the JUnit report is not well-formed XML (${firstLine((e as Error).message)})` };
+    return { ok: false, error: `the JUnit report is not well-formed XML (${(e as Error).message.split('\n')[0]})` };
   }
   const roots = [doc.testsuites, ...asArray(doc.testsuite)].filter((n): n is Node => typeof n === 'object' && n !== null);
   if (roots.length === 0) return { ok: false, error: 'the JUnit report has no <testsuites> or <testsuite> element' };
@@ -79,8 +79,4 @@ function asArray(v: unknown): unknown[] {
 
 function isNode(v: unknown): v is Node {
   return typeof v === 'object' && v !== null;
-}
-
-function firstLine(s: string): string {
-  return s.split('\n')[0] ?? s;
 }

@@ -15,11 +15,7 @@ export interface GradedRun {
   timed_out: boolean;
   /** The run passed the memory limit and was stopped. */
   memory_exceeded?: boolean;
-  /**
-   * Per named test (fail_to_pass / pass_to_pass tasks), from the test report: `pass`, `fail`,
-   * `timeout`, `skipped` (reported, but only as skipped or todo) or `missing` (not reported); absent
-   * for a task without named tests.
-   */
+  /** Per named test (fail_to_pass / pass_to_pass), from the report (`skipped`: only skipped or todo); absent without. */
   tests?: Record<string, NamedStatus>;
   /** Every test the report named, with its outcome (`passed`, `failed`, `skipped`, `todo`). */
   reported?: Record<string, TestOutcome>;
