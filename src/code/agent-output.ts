@@ -1,11 +1,7 @@
-/**
- * Cost and tokens from what an agent CLI prints. Pure. Each parser reads only what its agent
- * documents; anything it cannot find is `null`, never 0.
- */
+/** Cost and tokens from what an agent CLI prints, as its agent documents them; not found is `null`, never 0. Pure. */
 
 /** Which agent's output format to read; `auto` tries each JSON shape in turn. */
 export type AgentOutputFormat = 'claude' | 'gemini' | 'codex' | 'aider' | 'auto';
-export const AGENT_OUTPUT_FORMATS: readonly AgentOutputFormat[] = ['auto', 'claude', 'gemini', 'codex', 'aider'];
 
 /** What an agent said it spent. */
 export interface AgentUsage {

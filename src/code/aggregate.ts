@@ -1,7 +1,4 @@
-/**
- * Per-solver aggregation of coding datapoints and the resolution × energy × $ frontier. Pure: given
- * datapoints, returns numbers; reads no files, clock or environment.
- */
+/** Per-solver aggregation of coding datapoints and the resolution × energy × $ frontier. Pure. */
 import { paretoVerdicts, type Objective } from '../core/pareto.js';
 import { median, round } from '../core/stats.js';
 import type { EnergySource } from '../core/types.js';

@@ -7,9 +7,8 @@ import type { CodeRunStart } from './run.js';
 export const DATAPOINTS_FORMAT = 'joulebench-code-datapoints/1';
 
 /**
- * Streams a coding run to JSONL as it goes: a header line (suite and configuration), then one line
- * per datapoint the moment it is graded, with a synchronous append, so an interrupted or crashed run
- * (whose agent calls cost real money) loses nothing. `joulebench code --report FILE.jsonl` reads it.
+ * Streams a coding run to JSONL: a header line, then each datapoint the moment it is graded (a synchronous
+ * append), so a crashed run whose agent calls cost real money loses nothing. `--report FILE.jsonl` reads it.
  */
 export class DatapointsFile {
   constructor(readonly path: string) {}

@@ -2,9 +2,8 @@ import { execFileSync, spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 
 /**
- * The Docker command-line client, as the docker runner uses it. Only the client is spoken to (never
- * the engine's socket), so what joulebench asks of Docker is exactly the argv here: a test replaces
- * the executable (`JOULEBENCH_DOCKER_BIN`) with a fake that records it.
+ * The Docker client, as the docker runner uses it: never the engine's socket, so what joulebench asks of
+ * Docker is exactly the argv here (a test's fake `JOULEBENCH_DOCKER_BIN` records it).
  */
 
 /** The outcome of one docker command. */
@@ -21,10 +20,7 @@ export interface DockerCall {
 /** Bytes of each stream kept (the tail). */
 const OUTPUT_BYTES = 64 * 1024;
 
-/**
- * Runs `bin args…`, feeding `input` on stdin. Past `timeout_ms` the client is killed (SIGKILL); the
- * caller must then remove the container, since killing `docker exec` does not end what it started.
- */
+/** Runs `bin args…` with `input` on stdin; past `timeout_ms` the client is killed (the caller removes the container). */
 export function dockerCall(bin: string, args: readonly string[], opts: { input?: string; timeout_ms?: number } = {}): Promise<DockerCall> {
   const t0 = performance.now();
   return new Promise((resolve) => {
@@ -65,16 +61,8 @@ export function dockerSaid(c: DockerCall): string {
   return (c.spawn_error ?? (c.stderr.trim() || c.stdout.trim() || `exit ${c.code}`)).split('\n')[0]!.slice(0, 300);
 }
 
-/** Containers started by the docker runner and not yet removed (so an interrupted run can remove them). */
-const liveContainers = new Map<string, string>();
-
-export function trackContainer(bin: string, name: string): void {
-  liveContainers.set(name, bin);
-}
-
-export function untrackContainer(name: string): void {
-  liveContainers.delete(name);
-}
+/** Containers started by the docker runner and not yet removed, with their client (so an interrupted run can remove them). */
+export const liveContainers = new Map<string, string>();
 
 /** Force-removes every container still running (Ctrl-C); returns how many. Synchronous, for signal handlers. */
 export function removeLiveContainers(): number {

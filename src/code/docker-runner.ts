@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { dockerCall, dockerSaid, trackContainer, untrackContainer, type DockerCall } from './docker-cli.js';
+import { dockerCall, dockerSaid, liveContainers, type DockerCall } from './docker-cli.js';
 import type { TestRun } from './oracle.js';
 import { patchedFiles, swebenchImage } from './swebench.js';
 import type { CodeTask } from './task.js';
@@ -9,16 +9,10 @@ import { OUTPUT_TAIL_CHARS, runTaskTests, type CommandRun } from './test-rule.js
 import { treeDiff } from './tree-diff.js';
 
 /**
- * The docker runner for SWE-bench instances: the tests run in the instance's own evaluation image
- * (`/testbed` at `base_commit`, its environment installed), as SWE-bench's harness grades them. The
- * solver still runs in the local sandbox over a checkout of the same `base_commit` (see
- * docs/coding-agents.md); what it changed reaches the container only as a diff.
- *
- * Every phase gets a fresh container: the baseline (test_patch applied, the named tests must fail /
- * pass as the instance says) and the grade (the solver's diff applied, then test_patch, then the
- * tests). A container has no network, no capabilities, no privilege gain, a process and a memory
- * limit, no host folder mounted (patches go in on stdin), a name of its own, and is removed when the
- * phase ends, on a timeout at once.
+ * The docker runner for SWE-bench instances: the tests run in the instance's own evaluation image, as
+ * SWE-bench's harness grades them; the solver still runs in the local sandbox, and its changes reach
+ * the container only as a diff (docs/coding-agents.md). Each phase (baseline, grade) gets a fresh,
+ * confined container with no host folder mounted, removed when the phase ends (on a timeout at once).
  */
 
 /** How the docker runner names images and confines containers. */
@@ -97,7 +91,7 @@ export function dockerRunner(opts: DockerRunnerOptions): ContainerTests {
     const img = image(task);
     ids.set(task.name, await ensureImage(img));
     const name = `joulebench-${instanceOf(task).instance_id.toLowerCase().replace(/[^a-z0-9_.-]/g, '_').slice(0, 80)}-${phase}-${randomBytes(6).toString('hex')}`;
-    trackContainer(opts.bin, name);
+    liveContainers.set(name, opts.bin);
     try {
       const run = await dockerCall(
         opts.bin,
@@ -111,7 +105,7 @@ export function dockerRunner(opts: DockerRunnerOptions): ContainerTests {
       return await fn(new Container(opts.bin, name));
     } finally {
       await dockerCall(opts.bin, ['rm', '--force', name], { timeout_ms: 120_000 });
-      untrackContainer(name);
+      liveContainers.delete(name);
     }
   }
 
@@ -180,10 +174,8 @@ class Container {
   }
 
   /**
-   * One test command, its report written to a file in the container's /tmp and read back with `cat`.
-   * On a timeout the container is removed at once: killing the `docker exec` client does not stop what
-   * it started inside. The tests after it then count as timed out, as SWE-bench fails an instance whose
-   * evaluation runs past its limit.
+   * One test command, its report read back from the container's /tmp. On a timeout the container is
+   * removed at once (killing `docker exec` does not stop what it started); later tests count as timed out.
    */
   async test(task: CodeTask, cmd: string, label: string, timeout_ms: number): Promise<CommandRun> {
     if (this.dead) return { exit_code: null, timed_out: true, wall_ms: 0, report: null, output_tail: null };

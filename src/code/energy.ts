@@ -31,10 +31,9 @@ export interface ChosenMeter {
 }
 
 /**
- * `auto` (the default): the hardware counters that read here (RAPL, NVML, both); when none does, the
- * `none` meter, so joules are `null` — never an estimate in disguise. The estimate meter reads this
- * process's CPU time, which does not see a solver's processes, so it is used only when asked for by
- * name. `model` is refused: a solver reports no energy of its own.
+ * `auto`: the hardware counters that read here, else the `none` meter (joules `null`, never an estimate
+ * in disguise: the estimate meter reads this process's CPU time, blind to a solver's processes, so only
+ * by name). `model` is refused: a solver reports no energy of its own.
  */
 export async function chooseCodeMeter(name = 'auto', opts: MeterOptions = {}): Promise<ChosenMeter> {
   if (name === 'none') {
@@ -66,10 +65,7 @@ export async function chooseCodeMeter(name = 'auto', opts: MeterOptions = {}): P
   return { meter, probe, tried: [{ name, result: 'chosen with --meter' }] };
 }
 
-/**
- * Idle power before a coding run, through the meters' own calibration. The `none` meter gets a
- * `skipped` calibration without waiting.
- */
+/** Idle power before a coding run, by the meters' own calibration; `skipped` at once for the `none` meter. */
 export async function calibrateCodeIdle(meter: Meter, idle_ms: number): Promise<IdleCalibration> {
   if (meter.id === 'none') {
     return { status: 'skipped', watts: null, by_domain_watts: {}, window_ms: null, source: 'none', reason: 'nothing is measured (meter none)' };

@@ -1,12 +1,11 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { snapshotTrees } from './watch.js';
+import { join } from 'node:path';
+import { relativeSnapshot } from './watch.js';
 
 /**
- * Changes a solver made to how the tests are run rather than to the code under test: the test script
- * and runner keys in package.json, runner configuration files, `.npmrc` (its `node-options` reach
- * every npm script) and anything under node_modules/. Grading runs the solver's tree, so such a change
- * could make failing tests pass; a datapoint with any of them is not resolved.
+ * Changes a solver made to how the tests run rather than to the code: package.json's runner keys,
+ * runner configuration files, `.npmrc` (its `node-options` reach every npm script), node_modules/.
+ * Grading runs the solver's tree, so any of them could make failing tests pass: not resolved.
  */
 
 /** package.json keys that configure a test runner. */
@@ -35,8 +34,8 @@ export function harnessChanges(before: string, workdir: string): string[] {
   for (const [file, header] of Object.entries(PYTEST_SECTIONS)) {
     if (sectionOf(join(before, file), header) !== sectionOf(join(workdir, file), header)) out.add(`${file}#pytest`);
   }
-  const a = relSnapshot(before);
-  const b = relSnapshot(workdir);
+  const a = relativeSnapshot(before);
+  const b = relativeSnapshot(workdir);
   for (const p of new Set([...a.keys(), ...b.keys()])) {
     if (a.get(p) === b.get(p)) continue;
     if (CONFIG_FILE.test(p)) out.add(p);
@@ -72,15 +71,4 @@ function pick(obj: unknown, dotted: string): unknown {
   let v = obj;
   for (const k of dotted.split('.')) v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
   return v;
-}
-
-function relSnapshot(root: string): Map<string, string> {
-  const out = new Map<string, string>();
-  if (!existsSync(root)) return out;
-  const abs = resolve(root);
-  for (const [p, f] of snapshotTrees([abs])) {
-    if (f.startsWith('dir:')) continue;
-    out.set(p.slice(abs.length + 1), f);
-  }
-  return out;
 }

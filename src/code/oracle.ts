@@ -14,38 +14,25 @@ import { packageRoot } from './paths.js';
 import { execTree } from './process.js';
 import { chownTree, DEFAULT_MEMORY_MB, reachableBy, type Sandbox, type SandboxKind } from './sandbox.js';
 import { OUTPUT_TAIL_CHARS, runTaskTests, type CommandRun } from './test-rule.js';
-import { baselineProblem, gradeVerdict, type NamedStatus } from './test-report/rule.js';
+import { baselineProblem, gradeVerdict, type GradedRun } from './test-report/rule.js';
 import { withReportEnv } from './test-report/setup.js';
-import type { TestOutcome } from './test-report/types.js';
-import { ProcessTracker, type TrackingMethod } from './tracker.js';
-import type { Solver } from './solvers/solver.js';
+import { ProcessTracker } from './tracker.js';
+import type { SolveOutcome, Solver } from './solvers/solver.js';
 import type { CacheOrigin } from './solvers/cascade.js';
 import { listFiles, type CodeTask } from './task.js';
 import { diffSnapshots, snapshotTrees } from './watch.js';
-import { changedHiddenTests, changedTestFiles, copyTree, keepDirs, layPaths, prepareWorkdir, removeDirs, restoreTestFilesOrWhy } from './workdir.js';
+import { changedHiddenTests, changedTestFiles, copyTree, keepDirs, layPaths, lstatOrNull, prepareWorkdir, removeDirs, restoreTestFilesOrWhy } from './workdir.js';
 
-/** One run of the task's tests. */
-export interface TestRun {
-  exit_code: number | null;
-  timed_out: boolean;
+/** One run of the task's tests: what the grading rule reads, its wall time and the end of its output. */
+export interface TestRun extends GradedRun {
   wall_ms: number;
-  /**
-   * Per named test (fail_to_pass / pass_to_pass tasks), from the test report: `pass`, `fail`,
-   * `timeout`, `skipped` (reported, but only as skipped or todo) or `missing` (not reported); absent
-   * for a task without named tests.
-   */
-  tests?: Record<string, NamedStatus>;
-  /** Every test the report named, with its outcome (`passed`, `failed`, `skipped`, `todo`). */
-  reported?: Record<string, TestOutcome>;
-  /** Why the report is missing or unreadable; `null` when it was read. */
-  report_error?: string | null;
   /** The last 4 KiB of the run's output (stdout, then stderr): the evidence when a run could not start. */
   output_tail?: string | null;
-  /** A run reported, or its output shows the code under test failing to load; false: the environment failed. */
-  runner_started?: boolean;
-  /** The run passed the memory limit and was stopped. */
-  memory_exceeded?: boolean;
 }
+
+/** What a datapoint keeps of the solver's outcome. */
+type SolverRunFields = Pick<SolveOutcome, 'exit_code' | 'signal' | 'timed_out' | 'stragglers_killed' | 'error' | 'output_tail'> &
+  Pick<SolveOutcome, 'tracking' | 'peak_rss_bytes'>;
 
 /** Everything known about one (task, solver, rollout). */
 export interface Datapoint {
@@ -60,20 +47,8 @@ export interface Datapoint {
   resolved: boolean;
   /** The tests on the untouched tree (must fail). */
   baseline: TestRun;
-  /** The solver, `null` when it did not run (invalid datapoint). */
-  solver_run: {
-    exit_code: number | null;
-    signal: string | null;
-    timed_out: boolean;
-    wall_ms: number;
-    stragglers_killed: number;
-    error: string | null;
-    output_tail: string | null;
-    /** How its processes were found and killed before grading (`cgroup`, `process-tree`), `null` in-process. */
-    tracking?: TrackingMethod | null;
-    /** Peak resident memory of its processes, bytes (sampled every 100 ms), `null` in-process. */
-    peak_rss_bytes?: number | null;
-  } | null;
+  /** The solver's run and its wall time, ms; `null` when it did not run (invalid datapoint). */
+  solver_run: (SolverRunFields & { wall_ms: number }) | null;
   /** The tests after the solver, with the pristine test files restored; `null` when not run. */
   grade: TestRun | null;
   /** Why a graded datapoint is not resolved (from the per-test rule), `null` when resolved or not graded. */
@@ -82,11 +57,7 @@ export interface Datapoint {
   tests_missing?: string[];
   /** Tests the baseline ran that grading reported skipped or todo. */
   tests_skipped?: string[];
-  /**
-   * Test files the solver changed (restored before grading; reported, never counted), and changes to
-   * the test harness (`package.json#scripts.test`, `.mocharc*`, `.npmrc`, `node_modules/`), which
-   * cannot be undone and make the datapoint not resolved.
-   */
+  /** Test files the solver changed (restored before grading, never counted) and harness changes (not resolved). */
   tests_modified: string[];
   /** The harness entries of `tests_modified` (any one fails the datapoint). */
   harness_modified?: string[];
@@ -176,6 +147,7 @@ export async function runDatapoint(task: CodeTask, solver: Solver, rollout: numb
   const before = snapshotTrees(watched, excluded);
   const grace = opts.kill_grace_ms ?? 1000;
   const memoryBytes = (opts.memory_mb ?? DEFAULT_MEMORY_MB) * 1024 * 1024;
+  const memoryFlag = `(--memory-mb ${opts.memory_mb ?? DEFAULT_MEMORY_MB})`;
   const dp = newDatapoint(task, solver, rollout, opts.sandbox.kind);
   let replaced: string | null = null;
   try {
@@ -187,9 +159,7 @@ export async function runDatapoint(task: CodeTask, solver: Solver, rollout: numb
         dp.baseline = await opts.container.baseline(task);
       } catch (e) {
         if (!(e instanceof DatapointInvalid)) throw e;
-        dp.valid = false;
-        dp.invalid_reason = e.message;
-        return dp;
+        return invalid(dp, e.message);
       } finally {
         dp.image_id = opts.container.imageId(task);
       }
@@ -201,12 +171,8 @@ export async function runDatapoint(task: CodeTask, solver: Solver, rollout: numb
       dp.baseline = await runTests(task, baseDir, reportDir, 'baseline', opts, grace, memoryBytes);
       rmSync(baseDir, { recursive: true, force: true });
     }
-    const invalid = baselineProblem(task, dp.baseline);
-    if (invalid) {
-      dp.valid = false;
-      dp.invalid_reason = invalid;
-      return dp;
-    }
+    const problem = baselineProblem(task, dp.baseline);
+    if (problem) return invalid(dp, problem);
 
     if (opts.sandbox.run_as_uid !== null) chownTree(dirs.workdir, opts.sandbox.run_as_uid);
     const timeout_s = opts.timeout_s ?? task.timeout_s ?? opts.default_timeout_s;
@@ -223,7 +189,7 @@ export async function runDatapoint(task: CodeTask, solver: Solver, rollout: numb
         kill_grace_ms: grace,
         memory_limit_bytes: memoryBytes,
         hide: task.private_paths,
-        ...(opts.run_id !== undefined ? { run_id: opts.run_id } : {}),
+        run_id: opts.run_id,
       });
     } catch (e) {
       outcome = null;
@@ -232,21 +198,11 @@ export async function runDatapoint(task: CodeTask, solver: Solver, rollout: numb
     const wall_ms = round(performance.now() - t0, 3);
     const reading = await window.stop();
     if (outcome) {
-      dp.solver_run = {
-        exit_code: outcome.exit_code,
-        signal: outcome.signal,
-        timed_out: outcome.timed_out,
-        wall_ms,
-        stragglers_killed: outcome.stragglers_killed,
-        error: outcome.error,
-        output_tail: outcome.output_tail,
-        tracking: outcome.tracking ?? null,
-        peak_rss_bytes: outcome.peak_rss_bytes ?? null,
-      };
-      dp.cost_usd = outcome.cost_usd;
-      dp.prompt_tokens = outcome.prompt_tokens;
-      dp.completion_tokens = outcome.completion_tokens;
-      dp.usage_parsed_from = outcome.usage_parsed_from;
+      const { exit_code, signal, timed_out, stragglers_killed, error, output_tail } = outcome;
+      const run = { exit_code, signal, timed_out, wall_ms, stragglers_killed, error, output_tail };
+      dp.solver_run = { ...run, tracking: outcome.tracking ?? null, peak_rss_bytes: outcome.peak_rss_bytes ?? null };
+      const { cost_usd, prompt_tokens, completion_tokens, usage_parsed_from } = outcome;
+      Object.assign(dp, { cost_usd, prompt_tokens, completion_tokens, usage_parsed_from });
       if (outcome.cache) dp.cache = outcome.cache;
       if (outcome.cache_origin) dp.cache_origin = outcome.cache_origin;
     } else if (dp.solver_run) {
@@ -259,19 +215,11 @@ export async function runDatapoint(task: CodeTask, solver: Solver, rollout: numb
     dp.window_ms = round(reading.window_ms, 3);
     dp.net_joules = opts.idle ? netJoules(reading.joules, opts.idle, dp.window_ms) : null;
 
-    if (outcome?.unavailable) {
-      dp.valid = false;
-      dp.invalid_reason = `solver not available: ${outcome.unavailable}`;
-      return dp;
-    }
-    if (outcome?.memory_exceeded) {
-      dp.valid = false;
-      dp.invalid_reason = `the solver passed the memory limit (--memory-mb ${opts.memory_mb ?? DEFAULT_MEMORY_MB}) and was stopped`;
-      return dp;
-    }
+    if (outcome?.unavailable) return invalid(dp, `solver not available: ${outcome.unavailable}`);
+    if (outcome?.memory_exceeded) return invalid(dp, `the solver passed the memory limit ${memoryFlag} and was stopped`);
 
     // A solver that removed its workdir or swapped it for a link must not make restoring write elsewhere.
-    if (!isRealDir(dirs.workdir)) {
+    if (!lstatOrNull(dirs.workdir)?.isDirectory()) {
       replaced = `replaced ${dirs.workdir} (the workdir itself)`;
       rmSync(dirs.workdir, { recursive: true, force: true });
       mkdirSync(dirs.workdir);
@@ -282,30 +230,21 @@ export async function runDatapoint(task: CodeTask, solver: Solver, rollout: numb
     // Grade a fresh copy: nothing the solver left running (or still holding a path) can reach it.
     copyTree(dirs.workdir, gradeDir);
     const unrestored = restoreTestFilesOrWhy(task, gradeDir);
-    if (unrestored) {
-      dp.valid = false;
-      dp.invalid_reason = unrestored;
-      return dp;
-    }
+    if (unrestored) return invalid(dp, unrestored);
     if (opts.container) {
       // The container gets the solver's tree as a diff over base_commit, then test_patch, then the tests.
       try {
         dp.grade = await opts.container.grade(task, gradeDir);
       } catch (e) {
         if (!(e instanceof DatapointInvalid)) throw e;
-        dp.valid = false;
-        dp.invalid_reason = `grading could not run: ${e.message}`;
-        return dp;
+        return invalid(dp, `grading could not run: ${e.message}`);
       }
     } else {
       overlayHiddenTests(task, gradeDir);
       if (opts.sandbox.run_as_uid !== null) chownTree(gradeDir, opts.sandbox.run_as_uid);
       dp.grade = await runTests(task, gradeDir, reportDir, 'grade', opts, grace, memoryBytes);
     }
-    if (dp.grade.memory_exceeded) {
-      dp.valid = false;
-      dp.invalid_reason = `the graded tests passed the memory limit (--memory-mb ${opts.memory_mb ?? DEFAULT_MEMORY_MB}) and were stopped`;
-    }
+    if (dp.grade.memory_exceeded) invalid(dp, `the graded tests passed the memory limit ${memoryFlag} and were stopped`);
     const verdict = gradeVerdict(task, dp.baseline, dp.grade);
     dp.tests_missing = verdict.tests_missing;
     dp.tests_skipped = verdict.tests_skipped;
@@ -362,6 +301,13 @@ export function newDatapoint(task: CodeTask, solver: Solver, rollout: number, sa
   };
 }
 
+/** Marks a datapoint invalid (it cannot count) with the reason; returns it. */
+function invalid(dp: Datapoint, reason: string): Datapoint {
+  dp.valid = false;
+  dp.invalid_reason = reason;
+  return dp;
+}
+
 /** Lays the task's hidden tests (tests/) over a tree, file by file, replacing whatever the solver put there. */
 export function overlayHiddenTests(task: CodeTask, dir: string): void {
   if (task.tests_dir) layPaths(task.tests_dir, listFiles(task.tests_dir), dir);
@@ -370,10 +316,8 @@ export function overlayHiddenTests(task: CodeTask, dir: string): void {
 let stagedGuard: string | null = null;
 
 /**
- * The grading guard preloaded into every Node process the tests start. The tests run as an
- * unprivileged user (uid 65534 when joulebench is root), who may not be able to reach the package's
- * own folder (a clone under /root or a 0700 temp folder), so the guard is copied once per process
- * into a fresh folder of its own that anyone may read.
+ * The grading guard preloaded into every Node process the tests start, copied once per process into a
+ * folder anyone may read: the tests' unprivileged user may not reach the package (under /root, say).
  */
 export function guardPath(): string {
   if (stagedGuard !== null && existsSync(stagedGuard)) return stagedGuard;
@@ -388,9 +332,8 @@ export function guardPath(): string {
 }
 
 /**
- * Runs the tests in `dir` under the sandbox (tests run the solver's code, so they are confined too),
- * with the guard preloaded and each run's report written to a fresh file in `reportDir` (bound into
- * the sandbox; never inside the tree under test). See test-rule.ts for how runs and reports combine.
+ * Runs the tests in `dir` under the sandbox (they run the solver's code), the guard preloaded, each
+ * run's report written to a fresh file in `reportDir`, never inside the tree under test.
  */
 async function runTests(task: CodeTask, dir: string, reportDir: string, phase: string, opts: OracleOptions, grace: number, memoryBytes: number): Promise<TestRun> {
   const guard = opts.guard !== false ? guardPath() : null;
@@ -436,13 +379,5 @@ function readReport(path: string): string | null {
     return readFileSync(path, 'utf8');
   } catch {
     return null;
-  }
-}
-
-function isRealDir(p: string): boolean {
-  try {
-    return lstatSync(p).isDirectory();
-  } catch {
-    return false;
   }
 }

@@ -1,17 +1,15 @@
-import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, closeSync, mkdtempSync, openSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { blockingFolder, type Sandbox } from './sandbox.js';
+import { blockingFolder, runWrappedSync, statOrNull, type Sandbox } from './sandbox.js';
 import { commandWords, whichOnPath } from './solvers/command.js';
 import type { PreflightCheck, Solver } from './solvers/solver.js';
 import type { CodeTask } from './task.js';
 
 /**
- * The preflight: before the first task, every path a solver's command needs, each agent preset's
- * binary and each task's test interpreter are tried inside the sandbox, as the sandbox's user. What
- * cannot run there makes every datapoint of that solver (or task) invalid with the reason and the
- * fix, instead of a solver scoring 0 % or a baseline failing for the machine's sake.
+ * The preflight: before the first task, the paths each solver needs and each task's test interpreter are
+ * tried inside the sandbox, as its user. What fails makes that solver's (or task's) datapoints invalid
+ * with the reason and the fix, rather than a 0 % score for the machine's sake.
  */
 
 /** One thing that cannot run inside the sandbox. */
@@ -81,15 +79,12 @@ export function interpreterOf(testCmd: string, env: NodeJS.ProcessEnv): Prefligh
 function check(c: PreflightCheck, sandbox: Sandbox, scratch: string, env: NodeJS.ProcessEnv, roBinds: readonly string[]): string | null {
   if (c.missing) return `${c.what}: ${c.missing} — install it or put it on PATH`;
   const uid = sandbox.run_as_uid;
-  const isDir = statSafe(c.path)?.isDirectory() ?? false;
+  const isDir = statOrNull(c.path)?.isDirectory() ?? false;
   const start = c.need === 'exec' && START_TO_CHECK.test(c.path.split('/').pop() ?? '');
   const script = c.need === 'exec' ? (start ? '"$1" --version >/dev/null' : 'test -x "$1"') : isDir ? 'test -r "$1" && test -x "$1"' : 'test -r "$1"';
   const w = sandbox.wrap(['sh', '-c', script, 'preflight', c.path], scratch, { ro_binds: roBinds });
-  const fds: number[] = [];
   try {
-    for (const f of w.fd_files) fds.push(openSync(f, 'r'));
-    const [cmd, ...args] = w.argv;
-    execFileSync(cmd!, args, { cwd: scratch, env, stdio: ['ignore', 'ignore', 'pipe', ...fds], timeout: 30_000 });
+    runWrappedSync(w, { cwd: scratch, env, timeout_ms: 30_000 });
     return null;
   } catch (e) {
     const said = ((e as { stderr?: Buffer }).stderr?.toString() ?? '').trim().split('\n').filter(Boolean).pop() ?? (e as Error).message.split('\n')[0];
@@ -99,15 +94,5 @@ function check(c: PreflightCheck, sandbox: Sandbox, scratch: string, env: NodeJS
     const inTmp = resolve(c.path).startsWith('/tmp/') && sandbox.kind === 'bwrap';
     const fix = inTmp ? `--allow-read ${isDir ? c.path : resolve(c.path, '..')} (the sandbox has its own /tmp)` : `--allow-read the folder it needs, chmod o+rx its files, or --sandbox none`;
     return `${c.what} ${c.path} does not ${c.need === 'exec' ? 'run' : 'read'} ${as}${said ? ` (${said})` : ''} — ${fix}`;
-  } finally {
-    for (const fd of fds) closeSync(fd);
-  }
-}
-
-function statSafe(p: string) {
-  try {
-    return statSync(p);
-  } catch {
-    return null;
   }
 }

@@ -1,20 +1,49 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
-/**
- * A process's state letter from /proc/PID/stat (`R`, `S`, `Z`, …), or `null` when it is gone or /proc
- * is not there. comm may hold spaces and parentheses, so the fields are read after the last ")".
- */
-export function processStat(pid: number): { state: string; ppid: number; pgrp: number } | null {
+/** One process as /proc/PID/stat gives it. */
+export interface ProcInfo {
+  pid: number;
+  ppid: number;
+  pgrp: number;
+  /** Exited and waiting only to be reaped: killing it kills nothing. */
+  zombie: boolean;
+  /** Start time in clock ticks since boot (field 22 of /proc/PID/stat). */
+  start: string;
+}
+
+/** A process's /proc/PID/stat, or `null` when it is gone (fields read after the last ")": comm may hold any). */
+export function processStat(pid: number): ProcInfo | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { state: fields[0] ?? '?', ppid: Number(fields[1]), pgrp: Number(fields[2]) };
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { pid, ppid: Number(f[1]), pgrp: Number(f[2]), zombie: f[0] === 'Z', start: f[19] ?? '' };
   } catch {
     return null;
   }
 }
 
+/** Every process in /proc; `null` when /proc cannot be read (not Linux). */
+export function listProcs(): ProcInfo[] | null {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return null;
+  }
+  return entries.filter((e) => /^\d+$/.test(e)).flatMap((e) => processStat(Number(e)) ?? []);
+}
+
 /** True for a process that has exited and waits only to be reaped: killing it kills nothing. */
 export function isZombie(pid: number): boolean {
-  return processStat(pid)?.state === 'Z';
+  return processStat(pid)?.zombie === true;
+}
+
+/** True when the process's working directory is `dir` or inside it. */
+export function cwdInside(pid: number, dir: string): boolean {
+  try {
+    const cwd = readlinkSync(`/proc/${pid}/cwd`);
+    return cwd === dir || cwd.startsWith(dir + '/');
+  } catch {
+    return false;
+  }
 }

@@ -1,6 +1,6 @@
-import { isZombie, processStat } from './proc-state.js';
+import { cwdInside, listProcs } from './proc-state.js';
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, readdirSync, readlinkSync } from 'node:fs';
+import { closeSync, openSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { ProcessTracker, TrackerReport } from './tracker.js';
 
@@ -99,7 +99,6 @@ export function execTree(argv: readonly string[], opts: ExecTreeOptions): Promis
       if (pgid !== undefined) liveGroups.delete(pgid);
       if (opts.sweep_dir) stragglers += killProcessesIn(opts.sweep_dir);
       const tracking = tracker ? tracker.close() : null;
-      // A killed straggler may have held our pipes open; wait briefly for them to close, then stop reading.
       const done = () => {
         stdout.destroy();
         stderr.destroy();
@@ -115,24 +114,17 @@ export function execTree(argv: readonly string[], opts: ExecTreeOptions): Promis
           tracking,
         });
       };
-      if (stdout.closed && stderr.closed) done();
-      else {
-        const t = setTimeout(done, 500);
-        let open = 2;
-        const onClose = () => {
-          if (--open === 0) {
-            clearTimeout(t);
-            done();
-          }
-        };
-        if (stdout.closed) open--;
-        else stdout.once('close', onClose);
-        if (stderr.closed) open--;
-        else stderr.once('close', onClose);
-        if (open === 0) {
+      // A killed straggler may hold a pipe open: wait for both to close, at most 500 ms.
+      const open = [stdout, stderr].filter((s) => !s.closed);
+      if (open.length === 0) return done();
+      const t = setTimeout(done, 500);
+      let left = open.length;
+      for (const s of open) {
+        s.once('close', () => {
+          if (--left > 0) return;
           clearTimeout(t);
           done();
-        }
+        });
       }
     };
     child.once('error', (e) => finish(null, null, e.message));
@@ -158,50 +150,20 @@ function groupSize(pgid: number | undefined): number {
   } catch {
     return 0;
   }
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return 1;
-  }
-  let n = 0;
-  for (const e of entries) {
-    if (!/^\d+$/.test(e)) continue;
-    const st = processStat(Number(e));
-    if (st && st.pgrp === pgid && st.state !== 'Z') n++;
-  }
-  return n;
+  const procs = listProcs();
+  return procs === null ? 1 : procs.filter((p) => p.pgrp === pgid && !p.zombie).length;
 }
 
-/**
- * Kills every process whose working directory is inside `dir` (a solver's child that left its group
- * with setsid still sits in the workdir). Linux only: elsewhere it finds nothing. Returns the count.
- */
-export function killProcessesIn(dir: string): number {
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return 0;
-  }
+/** Kills every process whose cwd is inside `dir` (a child that left its group with setsid); returns the count. */
+function killProcessesIn(dir: string): number {
   let n = 0;
-  for (const e of entries) {
-    if (!/^\d+$/.test(e)) continue;
-    const pid = Number(e);
-    if (pid === process.pid) continue;
-    let cwd: string;
+  for (const p of listProcs() ?? []) {
+    if (p.pid === process.pid || p.zombie || !cwdInside(p.pid, dir)) continue;
     try {
-      cwd = readlinkSync(`/proc/${e}/cwd`);
+      process.kill(p.pid, 'SIGKILL');
+      n++;
     } catch {
-      continue;
-    }
-    if ((cwd === dir || cwd.startsWith(dir + '/')) && !isZombie(pid)) {
-      try {
-        process.kill(pid, 'SIGKILL');
-        n++;
-      } catch {
-        // gone already
-      }
+      // gone already
     }
   }
   return n;

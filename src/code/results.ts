@@ -60,10 +60,7 @@ const resultsSchema = z.looseObject({
   ),
 });
 
-/**
- * Reads a results file and recomputes its aggregates from the datapoints, so a report always agrees
- * with what was recorded.
- */
+/** Reads a results file, its aggregates recomputed from the datapoints (so a report agrees with what was recorded). */
 export function readCodeResults(path: string): CodeResults {
   const text = readTextFile(path, 'E_RESULTS');
   let raw: unknown;
@@ -84,10 +81,7 @@ export function readCodeResults(path: string): CodeResults {
   return results;
 }
 
-/**
- * A streamed datapoints file (header line, then one datapoint per line) as a results document; a
- * last line cut short by a crash is dropped. `undefined` when the text is not such a file.
- */
+/** A streamed datapoints file as a results document (a last line cut short is dropped); `undefined` if it is not one. */
 function fromDatapointsJsonl(text: string): unknown {
   const lines = text.split('\n').filter((l) => l.trim() !== '');
   const parse = (l: string): Record<string, unknown> | undefined => {

@@ -1,8 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { Meter } from '../meters/meter.js';
 import { summarizeSolvers } from './aggregate.js';
 import { calibrateCodeIdle } from './energy.js';
-import type { ContainerTests } from './docker-runner.js';
 import { newDatapoint, runDatapoint, type Datapoint, type OracleOptions } from './oracle.js';
 import { runPreflight, type PreflightProblem } from './preflight.js';
 import type { CodeResults } from './results.js';
@@ -10,30 +8,21 @@ import { DEFAULT_MEMORY_MB, type Sandbox } from './sandbox.js';
 import type { Solver } from './solvers/solver.js';
 import type { CodeSuite } from './task.js';
 
-/** A coding run: every task × solver × rollout through the oracle. */
-export interface CodeRunOptions {
+/** What a run hands every datapoint as it is. */
+type OracleFields = 'meter' | 'sandbox' | 'env' | 'timeout_s' | 'kill_grace_ms' | 'keep' | 'tmp_base' | 'memory_mb' | 'container' | 'run_id';
+
+/** A coding run: every task × solver × rollout through the oracle (`run_id`: one is made when not given). */
+export interface CodeRunOptions extends Pick<OracleOptions, OracleFields> {
   suite: CodeSuite;
   solvers: readonly Solver[];
   /** Attempts per (task, solver); best-of-N. */
   rollouts: number;
-  meter: Meter;
-  sandbox: Sandbox;
-  env: NodeJS.ProcessEnv;
   /** Names of the variables removed from `env` (recorded; never values). */
   scrubbed_env?: readonly string[];
+  /** The solver's limit when the task sets none, seconds (default 900). */
   default_timeout_s?: number;
-  timeout_s?: number;
-  kill_grace_ms?: number;
-  keep?: boolean;
-  tmp_base?: string;
-  /** Memory limit of each solver and test run, MiB. */
-  memory_mb?: number;
-  /** Run the baseline and grading tests in containers (`--runner docker`, SWE-bench instances). */
-  container?: ContainerTests;
   /** Idle calibration window before the run, ms (0: skipped, net unknown). Not run for the `none` meter. */
   idle_ms?: number;
-  /** The run's id (recorded with every fix the cascade stores); one is made when not given. */
-  run_id?: string;
   /** Energy budget per task attempt, J, for the resolution-under-budget figure (recorded in the config). */
   energy_budget_j?: number;
   /** Check every solver path and test interpreter inside the sandbox first (default true). */
@@ -54,19 +43,12 @@ export const DEFAULT_SOLVER_TIMEOUT_S = 900;
 /** Runs the suite sequentially (parallel solvers on shared hardware would pollute each other's energy). */
 export async function runCodeSuite(opts: CodeRunOptions): Promise<CodeResults> {
   const idle = await calibrateCodeIdle(opts.meter, opts.idle_ms ?? 0);
+  const { meter, sandbox, env, timeout_s, kill_grace_ms, tmp_base, memory_mb, container } = opts;
+  const default_timeout_s = opts.default_timeout_s ?? DEFAULT_SOLVER_TIMEOUT_S;
+  const run_id = opts.run_id ?? `code-${new Date().toISOString()}-${randomBytes(4).toString('hex')}`;
+  const keep = opts.keep ?? false;
   const oracle: OracleOptions = {
-    meter: opts.meter,
-    sandbox: opts.sandbox,
-    env: opts.env,
-    default_timeout_s: opts.default_timeout_s ?? DEFAULT_SOLVER_TIMEOUT_S,
-    ...(opts.timeout_s !== undefined ? { timeout_s: opts.timeout_s } : {}),
-    ...(opts.kill_grace_ms !== undefined ? { kill_grace_ms: opts.kill_grace_ms } : {}),
-    keep: opts.keep ?? false,
-    ...(opts.tmp_base !== undefined ? { tmp_base: opts.tmp_base } : {}),
-    ...(opts.memory_mb !== undefined ? { memory_mb: opts.memory_mb } : {}),
-    ...(opts.container ? { container: opts.container } : {}),
-    idle,
-    run_id: opts.run_id ?? `code-${new Date().toISOString()}-${randomBytes(4).toString('hex')}`,
+    meter, sandbox, env, default_timeout_s, timeout_s, kill_grace_ms, keep, tmp_base, memory_mb, container, idle, run_id,
   };
   const start: CodeRunStart = {
     suite: { name: opts.suite.name, source: opts.suite.source, digest: opts.suite.digest, tasks: opts.suite.tasks.map((t) => t.name), dir: opts.suite.dir },
@@ -77,10 +59,10 @@ export async function runCodeSuite(opts: CodeRunOptions): Promise<CodeResults> {
       meter: { id: opts.meter.id, source: opts.meter.source, floor_ms: opts.meter.floor_ms, ...opts.meter.describe() },
       idle,
       timeout_s: opts.timeout_s ?? null,
-      default_timeout_s: oracle.default_timeout_s,
+      default_timeout_s,
       memory_mb: opts.memory_mb ?? DEFAULT_MEMORY_MB,
       scrubbed_env: [...(opts.scrubbed_env ?? [])],
-      run_id: oracle.run_id!,
+      run_id,
       ...(opts.container ? { runner: opts.container.describe() } : {}),
       ...(opts.energy_budget_j !== undefined ? { energy_budget_j: opts.energy_budget_j } : {}),
     },
@@ -88,7 +70,7 @@ export async function runCodeSuite(opts: CodeRunOptions): Promise<CodeResults> {
   const problems =
     opts.preflight === false
       ? []
-      : runPreflight({ solvers: opts.solvers, tasks: opts.container ? [] : opts.suite.tasks, sandbox: opts.sandbox, env: opts.env, ...(opts.tmp_base !== undefined ? { tmp_base: opts.tmp_base } : {}) });
+      : runPreflight({ solvers: opts.solvers, tasks: container ? [] : opts.suite.tasks, sandbox, env, tmp_base });
   start.config.preflight = problems;
   opts.onPreflight?.(problems);
   opts.onStart?.(start);

@@ -3,7 +3,7 @@ import { chownSync, closeSync, existsSync, lstatSync, mkdtempSync, openSync, rea
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { JoulebenchError } from '../core/errors.js';
-import { writeSeccompProgram } from './seccomp.js';
+import { seccompFile } from './seccomp.js';
 
 /** What `--sandbox` asks for. */
 export type SandboxMode = 'bwrap' | 'none' | 'auto';
@@ -23,9 +23,8 @@ export interface WrapOptions {
   /** Hidden: an empty read-only tmpfs is mounted over each (the task folder, its suite). */
   hide?: readonly string[];
   /**
-   * Bound read-only at the same path (a solver script under /tmp, say). A file the sandbox's user
-   * cannot reach (in a 0700 folder) is copied in by content, with its mode, from a descriptor opened
-   * by the caller.
+   * Bound read-only at the same path. A file the sandbox's user cannot reach (in a 0700 folder) is
+   * copied in by content, with its mode, from a descriptor the caller opens.
    */
   ro_binds?: readonly string[];
   /** Bound read-write at the same path (the folder a test run writes its report to). */
@@ -80,10 +79,9 @@ export interface BwrapOptions {
 }
 
 /**
- * bubblewrap: the whole filesystem read-only (hidden paths covered by an empty tmpfs), a private /tmp,
- * /proc/sys read-only, the workdir (and any `writable` paths) read-write; new user, PID, IPC and UTS
- * namespaces; every capability dropped and no further user namespaces; ptrace refused by seccomp; a
- * cap on processes. The network is shared (agents call their APIs).
+ * bubblewrap: the filesystem read-only (hidden paths under an empty tmpfs), a private /tmp, the workdir
+ * and `writable` read-write; new user, PID, IPC and UTS namespaces; no capabilities, no further user
+ * namespaces; ptrace refused by seccomp; a cap on processes. The network is shared (agents call APIs).
  */
 export function bwrapSandbox(opts: BwrapOptions = {}): Sandbox {
   const bin = opts.bin ?? 'bwrap';
@@ -152,16 +150,24 @@ export function bwrapSandbox(opts: BwrapOptions = {}): Sandbox {
   };
 }
 
+/** Runs a wrapped command to its end, handing it its descriptors; throws as execFileSync does. */
+export function runWrappedSync(w: WrappedCommand, o: { cwd?: string; env?: NodeJS.ProcessEnv; timeout_ms: number }): void {
+  const fds: number[] = [];
+  try {
+    for (const f of w.fd_files) fds.push(openSync(f, 'r'));
+    const [cmd, ...args] = w.argv;
+    execFileSync(cmd!, args, { cwd: o.cwd, env: o.env, stdio: ['ignore', 'ignore', 'pipe', ...fds], timeout: o.timeout_ms });
+  } finally {
+    for (const fd of fds) closeSync(fd);
+  }
+}
+
 /** Runs `true` under `sandbox` in a scratch workdir; `null` when it works, else the first line of why not. */
 function probe(sandbox: Sandbox): string | null {
   const dir = mkdtempSync(join(tmpdir(), 'joulebench-bwrap-probe-'));
-  const fds: number[] = [];
   try {
     if (sandbox.run_as_uid !== null) chownSync(dir, sandbox.run_as_uid, sandbox.run_as_uid);
-    const w = sandbox.wrap(['true'], dir);
-    const [cmd, ...args] = w.argv;
-    for (const f of w.fd_files) fds.push(openSync(f, 'r'));
-    execFileSync(cmd!, args, { stdio: ['ignore', 'ignore', 'pipe', ...fds], timeout: 10_000 });
+    runWrappedSync(sandbox.wrap(['true'], dir), { timeout_ms: 10_000 });
     return null;
   } catch (e) {
     const err = e as NodeJS.ErrnoException & { stderr?: Buffer };
@@ -169,33 +175,16 @@ function probe(sandbox: Sandbox): string | null {
     const why = err.stderr?.toString().trim().split('\n')[0];
     return `bwrap cannot start here${why ? `: ${why}` : ''}`;
   } finally {
-    for (const fd of fds) closeSync(fd);
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
 /** Options for choosing a sandbox. */
-export interface ResolveSandboxOptions {
-  bin?: string;
-  writable?: readonly string[];
-  max_procs?: number | null;
-  /** Paths bound read-only into every command (`--allow-read`). */
-  allow_read?: readonly string[];
-}
-
-let seccompPath: string | null | undefined;
-function seccompFile(): string | null {
-  if (seccompPath !== undefined && (seccompPath === null || existsSync(seccompPath))) return seccompPath;
-  const dir = mkdtempSync(join(tmpdir(), 'joulebench-seccomp-'));
-  const p = join(dir, 'filter.bpf');
-  seccompPath = writeSeccompProgram(p) ? p : null;
-  if (seccompPath === null) rmSync(dir, { recursive: true, force: true });
-  return seccompPath;
-}
+export type ResolveSandboxOptions = Omit<BwrapOptions, 'uid_mode' | 'seccomp_file'>;
 
 /** The hardened bwrap sandbox that starts here, or why none does. Root first tries to drop to uid 65534. */
 export function bwrapFor(opts: ResolveSandboxOptions = {}): { sandbox: Sandbox | null; problem: string | null } {
-  const base = { bin: opts.bin ?? 'bwrap', writable: opts.writable ?? [], allow_read: opts.allow_read ?? [], max_procs: opts.max_procs === undefined ? DEFAULT_MAX_PROCS : opts.max_procs, seccomp_file: seccompFile() };
+  const base = { ...opts, seccomp_file: seccompFile() };
   const modes: ('drop-uid' | 'keep-uid')[] = process.getuid?.() === 0 ? ['drop-uid', 'keep-uid'] : ['keep-uid'];
   let problem: string | null = null;
   for (const uid_mode of modes) {
@@ -223,21 +212,26 @@ export function resolveSandbox(mode: SandboxMode, opts: ResolveSandboxOptions = 
 
 /** True when `uid` (not in any group of the path's folders) can walk from / down to `path`. */
 export function reachableBy(uid: number, path: string): boolean {
-  const parts = resolve(path).split('/').filter(Boolean);
-  let dir = '/';
-  for (let i = 0; i <= parts.length; i++) {
-    try {
-      const st = statSync(dir);
-      if (st.isDirectory() && !(st.uid === uid ? st.mode & 0o100 : st.mode & 0o001)) return false;
-    } catch {
-      return false;
-    }
-    if (i < parts.length) dir = join(dir, parts[i]!);
-  }
-  return true;
+  return firstClosed(uid, foldersTo(path)) === null;
 }
 
-function statOrNull(p: string) {
+/** `path` and every folder above it, from / down. */
+function foldersTo(path: string): string[] {
+  const out = ['/'];
+  for (const part of resolve(path).split('/').filter(Boolean)) out.push(join(out[out.length - 1]!, part));
+  return out;
+}
+
+/** The first of `dirs` that `uid` cannot stat, or that is a folder it cannot pass through; `null` when none. */
+function firstClosed(uid: number, dirs: readonly string[]): string | null {
+  for (const dir of dirs) {
+    const st = statOrNull(dir);
+    if (!st || (st.isDirectory() && !(st.uid === uid ? st.mode & 0o100 : st.mode & 0o001))) return dir;
+  }
+  return null;
+}
+
+export function statOrNull(p: string) {
   try {
     return statSync(p);
   } catch {
@@ -245,23 +239,9 @@ function statOrNull(p: string) {
   }
 }
 
-/**
- * The first folder on the way to `path` that `uid` cannot pass through, or `null` when it can reach
- * it: the folder a fix must open (`chmod o+x`).
- */
+/** The first folder on the way to `path` that `uid` cannot pass through (a fix opens it), or `null`. */
 export function blockingFolder(uid: number, path: string): string | null {
-  const parts = resolve(path).split('/').filter(Boolean);
-  let dir = '/';
-  for (let i = 0; i < parts.length; i++) {
-    try {
-      const st = statSync(dir);
-      if (st.isDirectory() && !(st.uid === uid ? st.mode & 0o100 : st.mode & 0o001)) return dir;
-    } catch {
-      return dir;
-    }
-    dir = join(dir, parts[i]!);
-  }
-  return null;
+  return firstClosed(uid, foldersTo(path).slice(0, -1));
 }
 
 /** Gives a tree to `uid` (so the dropped-uid sandbox can write it); links are changed, not followed. */

@@ -1,11 +1,11 @@
-import { writeFileSync } from 'node:fs';
-import { arch } from 'node:os';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { arch, tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 /**
- * A classic-BPF seccomp filter for bubblewrap's `--seccomp FD`: refuses (EPERM) the system calls
- * that read or write another process's memory — ptrace, process_vm_readv, process_vm_writev —
- * so a solver cannot attach to the sandbox's init or any process it can see. Everything else is
- * allowed (capabilities are already dropped; mount, unshare, chroot fail on their own).
+ * A classic-BPF seccomp filter for bubblewrap's `--seccomp FD`: ptrace, process_vm_readv and
+ * process_vm_writev fail with EPERM, so a solver cannot reach another process's memory. Everything else
+ * is allowed (capabilities are already dropped; mount, unshare, chroot fail on their own).
  */
 
 /** Syscall numbers per seccomp audit arch (linux/audit.h). */
@@ -56,10 +56,14 @@ export function seccompProgram(machine: string = arch()): Buffer | null {
   return buf;
 }
 
-/** Writes the program to `path` (for bwrap to read through a file descriptor); false when this arch has none. */
-export function writeSeccompProgram(path: string): boolean {
-  const p = seccompProgram();
-  if (!p) return false;
-  writeFileSync(path, p, { mode: 0o644 });
-  return true;
+let staged: string | null | undefined;
+
+/** The program written once to a file (bwrap reads it through a descriptor); `null` where this arch has none. */
+export function seccompFile(): string | null {
+  if (staged !== undefined && (staged === null || existsSync(staged))) return staged;
+  const program = seccompProgram();
+  if (!program) return (staged = null);
+  const path = join(mkdtempSync(join(tmpdir(), 'joulebench-seccomp-')), 'filter.bpf');
+  writeFileSync(path, program, { mode: 0o644 });
+  return (staged = path);
 }

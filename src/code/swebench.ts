@@ -13,12 +13,9 @@ import { defaultTestFormat } from './test-report/setup.js';
 import type { TestFormat } from './test-report/types.js';
 
 /**
- * SWE-bench task instances (Jimenez et al., "SWE-bench: Can Language Models Resolve Real-World GitHub
- * Issues?", ICLR 2024) in the dataset's own fields, run against a local git mirror of each repository.
- * Each instance becomes a coding task: before/ is `base_commit`'s tree (a fresh one-commit repository,
- * so no later history holds the fix), the prompt is `problem_statement`, the files `test_patch` touches
- * are hidden tests laid over the tree only for the baseline and grading runs, and FAIL_TO_PASS /
- * PASS_TO_PASS decide resolution by SWE-bench's rule. `reference` applies the gold `patch`.
+ * SWE-bench task instances (Jimenez et al., ICLR 2024) in the dataset's own fields, against a local git
+ * mirror of each repository. before/ is `base_commit`'s tree in a fresh one-commit repository (no later
+ * history holds the fix); the files `test_patch` touches are hidden tests; `reference` applies `patch`.
  */
 
 /** A list field: an array, or (as the published dataset stores them) a JSON-encoded array. */
@@ -213,11 +210,9 @@ function materialise(inst: SwebenchInstance, root: string, reposDir: string, opt
 }
 
 /**
- * SWE-bench's per-instance evaluation image, named as its harness names it (`TestSpec.instance_image_key`):
- * `sweb.eval.<arch>.<instance_id, lower-cased>:<tag>`, and with a namespace `<namespace>/` in front and
- * every `__` made `_1776_` (Docker Hub allows no double underscore), e.g.
- * `swebench/sweb.eval.x86_64.astropy_1776_astropy-12907:latest`. A `null` namespace names an image built
- * locally by SWE-bench's own scripts (their `--namespace none`).
+ * SWE-bench's evaluation image, as its harness names it (`TestSpec.instance_image_key`), e.g.
+ * `swebench/sweb.eval.x86_64.astropy_1776_astropy-12907:latest` (`__` made `_1776_`: Docker Hub allows
+ * no double underscore). A `null` namespace names a locally built image (their `--namespace none`).
  */
 export function swebenchImage(instanceId: string, o: { namespace?: string | null; tag?: string; arch?: string } = {}): string {
   const namespace = o.namespace === undefined ? 'swebench' : o.namespace;

@@ -24,10 +24,7 @@ export interface CodeTask {
   test_format: TestFormat;
   /** Paths (files or folders, relative to before/) restored from before/ ahead of grading. */
   test_files: string[];
-  /**
-   * Hidden grading tests (the task's `tests/` folder, laid over the tree at the same relative paths),
-   * copied in only for the baseline and grading runs, never seen by the solver; `null` when none.
-   */
+  /** Hidden tests (`tests/`), laid over the tree only for the baseline and grading runs; `null` when none. */
   tests_dir: string | null;
   /** SWE-bench's FAIL_TO_PASS: tests that must fail before and pass after (each run through `test_cmd`'s `{test}`). */
   fail_to_pass: string[];
@@ -132,7 +129,7 @@ export function loadCodeTask(dir: string): CodeTask {
   try {
     raw = parseToml(text);
   } catch (e) {
-    throw new JoulebenchError('E_SUITE', `${tomlPath}: not valid TOML (${firstLine((e as Error).message)})`);
+    throw new JoulebenchError('E_SUITE', `${tomlPath}: not valid TOML (${(e as Error).message.split('\n')[0]})`);
   }
   const parsed = taskTomlSchema.safeParse(raw);
   if (!parsed.success) throw new JoulebenchError('E_SUITE', `${tomlPath}: ${describeIssue(parsed.error)}`);
@@ -231,8 +228,4 @@ function describeIssue(error: z.ZodError): string {
   const key = issue.path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join('') || '(top level)';
   const message = issue.code === 'invalid_type' && /received undefined/.test(issue.message) ? 'is required' : issue.message;
   return `${key}: ${message}`;
-}
-
-function firstLine(s: string): string {
-  return s.split('\n')[0] ?? s;
 }

@@ -34,31 +34,28 @@ export function testCommandFor(task: CodeTask, names: readonly string[]): string
 }
 
 /**
- * The task's tests through `run`, one rule for every runner; each run writes a report in the task's
- * `test_format`, and the outcome of every test comes from it, never from an exit status.
- * - No fail_to_pass / pass_to_pass: `test_cmd` runs once; every test it reports is listed.
- * - pytest with named tests (SWE-bench): one run with every name; each name's status is its test's.
- * - Other formats with named tests: one run per name (a test file for node:test); the name passes
- *   iff its run reports at least one test and none fails.
+ * The task's tests through `run`, every outcome read from the report, never from an exit status. Without
+ * named tests, or for pytest, one run (each name's status is its test's); otherwise one run per name (a
+ * test file for node:test), which passes iff its run reports at least one test and none fails.
  */
 export async function runTaskTests(task: CodeTask, run: TestCommand): Promise<TestRun> {
   const named = [...new Set([...task.fail_to_pass, ...task.pass_to_pass])];
-  if (named.length === 0) {
-    const r = await run(task.test_cmd, 0);
+  if (named.length === 0 || task.test_format === 'pytest-junit') {
+    const r = await run(named.length === 0 ? task.test_cmd : testCommandFor(task, named), 0);
     const parsed = parseReport(task.test_format, r.report);
+    const tests: Record<string, NamedStatus> = {};
+    for (const name of named) tests[name] = r.timed_out ? 'timeout' : parsed.ok ? statusOf(parsed.tests.filter((t) => t.id === name || t.aliases?.includes(name))) : 'missing';
     return {
-      ...base(r),
+      exit_code: r.exit_code,
+      timed_out: r.timed_out,
+      wall_ms: round(r.wall_ms, 3),
+      output_tail: r.output_tail,
+      ...(r.memory_exceeded ? { memory_exceeded: true } : {}),
+      ...(named.length > 0 ? { tests } : {}),
       reported: parsed.ok ? outcomes(parsed.tests) : {},
       report_error: parsed.ok ? null : parsed.error,
       runner_started: r.report !== null || r.code_in_output === true,
     };
-  }
-  if (task.test_format === 'pytest-junit') {
-    const r = await run(testCommandFor(task, named), 0);
-    const parsed = parseReport(task.test_format, r.report);
-    const tests: Record<string, NamedStatus> = {};
-    for (const name of named) tests[name] = r.timed_out ? 'timeout' : parsed.ok ? statusOf(parsed.tests.filter((t) => t.id === name || t.aliases?.includes(name))) : 'missing';
-    return { ...base(r), tests, reported: parsed.ok ? outcomes(parsed.tests) : {}, report_error: parsed.ok ? null : parsed.error, runner_started: r.report !== null || r.code_in_output === true };
   }
   const tests: Record<string, NamedStatus> = {};
   const reported: Record<string, TestOutcome> = {};
@@ -117,8 +114,4 @@ function outcomes(tests: readonly ReportedTest[]): Record<string, TestOutcome> {
     out[n === 1 ? t.id : `${t.id} #${n}`] = t.outcome;
   }
   return out;
-}
-
-function base(r: CommandRun): Pick<TestRun, 'exit_code' | 'timed_out' | 'wall_ms' | 'memory_exceeded' | 'output_tail'> {
-  return { exit_code: r.exit_code, timed_out: r.timed_out, wall_ms: round(r.wall_ms, 3), output_tail: r.output_tail, ...(r.memory_exceeded ? { memory_exceeded: true } : {}) };
 }

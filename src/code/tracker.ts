@@ -1,20 +1,15 @@
-import { isZombie } from './proc-state.js';
+import { cwdInside, isZombie, listProcs } from './proc-state.js';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
- * Finds every process a solver (or a test run) started, so that all of them are gone before grading,
- * and stops the lot when their memory passes a limit. Three nets, each catching what the others miss:
- *
- * - a cgroup v2 folder, when one is writable here: the command joins it before it execs, so every
- *   descendant is in it whatever it does to its session, process group, parent or environment;
- * - the process tree, walked from the command's PID at every poll (a child that double-forks between
- *   two polls escapes this net alone);
- * - an environment marker each child inherits (a child that clears its environment escapes this one).
- *
- * Plus, at the end, any process whose working directory is inside the workdir.
+ * Finds every process a solver (or a test run) started, so all are gone before grading, and stops the
+ * lot past a memory limit. Three nets, each catching what the others miss: a cgroup v2 folder the
+ * command joins before it execs (where one is writable); the process tree, walked from its PID at every
+ * poll (a double fork between two polls escapes it); an inherited environment marker (a cleared
+ * environment escapes it). At the end, also any process whose working directory is inside the workdir.
  */
 
 /** Environment variable each tracked process inherits; its value is unique per command. */
@@ -88,17 +83,12 @@ export class ProcessTracker {
   private peak = 0;
   private exceeded: number | null = null;
 
-  /**
-   * @param memory_limit_bytes stop everything when the tracked processes hold more than this (null: no limit)
-   * @param sweep_dir also kill processes whose working directory is inside this folder
-   * @param use_cgroup set false to use the process tree and marker only (tests)
-   */
+  /** Stops everything past `memory_limit_bytes` (null: no limit); also kills processes whose cwd is in `sweep_dir`. */
   constructor(
     private readonly memory_limit_bytes: number | null,
     private readonly sweep_dir: string | null = null,
-    use_cgroup = true,
   ) {
-    const base = use_cgroup && cgroupEnabled ? cgroupV2Base() : null;
+    const base = cgroupEnabled ? cgroupV2Base() : null;
     let dir: string | null = null;
     if (base) {
       dir = join(base, `joulebench-${process.pid}-${this.marker.slice(0, 8)}`);
@@ -199,7 +189,7 @@ export class ProcessTracker {
         // removed
       }
     }
-    const procs = listProcs();
+    const procs = listProcs() ?? [];
     if (this.rootPid !== undefined && !this.pids.has(this.rootPid)) {
       const root = procs.find((p) => p.pid === this.rootPid);
       if (root) this.pids.set(root.pid, root.start);
@@ -251,48 +241,9 @@ export class ProcessTracker {
   }
 }
 
-interface ProcInfo {
-  pid: number;
-  ppid: number;
-  zombie: boolean;
-  /** Start time in clock ticks since boot (field 22 of /proc/PID/stat). */
-  start: string;
-}
-
-function listProcs(): ProcInfo[] {
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return [];
-  }
-  const out: ProcInfo[] = [];
-  for (const e of entries) {
-    if (!/^\d+$/.test(e)) continue;
-    try {
-      // "pid (comm) state ppid …": comm may hold spaces, so split after the last ")".
-      const stat = readFileSync(`/proc/${e}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.push({ pid: Number(e), ppid: Number(f[1]), zombie: f[0] === 'Z', start: f[19] ?? '' });
-    } catch {
-      // gone
-    }
-  }
-  return out;
-}
-
 function hasMarker(pid: number, marker: string): boolean {
   try {
     return readFileSync(`/proc/${pid}/environ`).includes(`${MARKER_ENV}=${marker}\0`);
-  } catch {
-    return false;
-  }
-}
-
-function cwdInside(pid: number, dir: string): boolean {
-  try {
-    const cwd = readlinkSync(`/proc/${pid}/cwd`);
-    return cwd === dir || cwd.startsWith(dir + '/');
   } catch {
     return false;
   }

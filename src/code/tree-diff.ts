@@ -4,10 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /**
- * The unified diff (git's binary-safe format) that turns `beforeDir` into `afterDir`, leaving out the
- * paths in `exclude`. It is computed in a private git folder of its own, so nothing the solver put in
- * its tree (a `.git`, hooks, config, filters) takes part; only `.gitignore` rules inside the trees
- * apply, as they would to `git add -A`. Empty when nothing changed.
+ * The binary-safe unified diff from `beforeDir` to `afterDir` without `exclude`; empty when nothing
+ * changed. Made in a private git folder, so nothing the solver put in its tree (a `.git`, hooks, config,
+ * filters) takes part; only `.gitignore` rules apply, as to `git add -A`.
  */
 export function treeDiff(beforeDir: string, afterDir: string, exclude: readonly string[] = []): string {
   const gitDir = mkdtempSync(join(tmpdir(), 'joulebench-diff-'));

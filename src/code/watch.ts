@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve, sep } from 'node:path';
 
 /** One entry's fingerprint: type, mode, size and a content hash (files) or target (links). */
 type Fingerprint = string;
@@ -10,10 +10,7 @@ export type TreeSnapshot = Map<string, Fingerprint>;
 
 const HASH_LIMIT_BYTES = 1024 * 1024;
 
-/**
- * Fingerprints every entry under `roots` without following symlinks, skipping `exclude` (the workdir
- * itself). Taken before and after a datapoint, the difference is what it changed outside its workdir.
- */
+/** Fingerprints every entry under `roots` without following symlinks, skipping `exclude` (the workdir itself). */
 export function snapshotTrees(roots: readonly string[], exclude: readonly string[] = []): TreeSnapshot {
   const skip = new Set(exclude.map((p) => resolve(p)));
   const snap: TreeSnapshot = new Map();
@@ -70,4 +67,15 @@ export function diffSnapshots(before: TreeSnapshot, after: TreeSnapshot): string
   }
   for (const p of before.keys()) if (!after.has(p)) out.push(`removed ${p}`);
   return out.sort();
+}
+
+/** `root`'s snapshot by posix path relative to it, folders left out; `content_only`: a file is its bytes' hash. */
+export function relativeSnapshot(root: string, content_only = false): Map<string, string> {
+  const out = new Map<string, string>();
+  const abs = resolve(root);
+  for (const [p, f] of snapshotTrees([abs])) {
+    if (f.startsWith('dir:')) continue;
+    out.set(relative(abs, p).split(sep).join('/'), content_only && f.startsWith('file:') ? `file:${f.slice(f.lastIndexOf(':') + 1)}` : f);
+  }
+  return out;
 }

@@ -2,9 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, cpSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative, resolve, sep } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { listFiles, type CodeTask } from './task.js';
-import { snapshotTrees } from './watch.js';
+import { relativeSnapshot } from './watch.js';
 
 /** A datapoint's private folder: `root/work` is the solver's workdir; `root` also holds a canary. */
 export interface DatapointDirs {
@@ -40,15 +40,13 @@ export function copyTree(src: string, dst: string): void {
   cpSync(src, dst, { recursive: true, verbatimSymlinks: true, force: true, errorOnExist: false });
 }
 
-/**
- * Test paths whose content in the workdir differs from before/ (edited, deleted, replaced by a link,
- * files added inside a test folder).
- */
+/** Test paths whose content differs from before/ (edited, deleted, a link, a file added in a test folder). */
 export function changedTestFiles(task: CodeTask, workdir: string): string[] {
   const changed = new Set<string>();
   for (const t of task.test_files) {
-    const want = relSnapshot(join(task.before_dir, t));
-    const have = realAncestors(workdir, t) ? relSnapshot(join(workdir, t)) : new Map<string, string>();
+    // Folder modes are not compared, nor file modes: only the bytes a test run reads.
+    const want = relativeSnapshot(join(task.before_dir, t), true);
+    const have = ancestorsOf(workdir, t) === 'real' ? relativeSnapshot(join(workdir, t), true) : new Map<string, string>();
     for (const [k, v] of want) if (have.get(k) !== v) changed.add(joinRel(t, k));
     for (const k of have.keys()) if (!want.has(k)) changed.add(joinRel(t, k));
   }
@@ -56,9 +54,8 @@ export function changedTestFiles(task: CodeTask, workdir: string): string[] {
 }
 
 /**
- * Hidden grading tests (the task's tests/, SWE-bench's test_patch files) the solver wrote to: paths
- * where its tree differs from before/ (created, edited, deleted, replaced by a link). Grading lays the
- * task's own version over them, so such a write is reported, never counted.
+ * Hidden grading tests the solver wrote to (created, edited, deleted, replaced by a link): grading lays
+ * the task's own version over them, so such a write is reported, never counted.
  */
 export function changedHiddenTests(task: CodeTask, workdir: string): string[] {
   if (!task.tests_dir) return [];
@@ -79,17 +76,8 @@ function signature(p: string): string {
 }
 
 /**
- * Puts the pristine test files back. A link planted where a test file or one of its folders was is
- * removed first, so restoring never writes through it to somewhere outside the workdir.
- */
-export function restoreTestFiles(task: CodeTask, workdir: string): void {
-  layPaths(task.before_dir, task.test_files, workdir);
-}
-
-/**
- * Copies each of `rels` (files or folders) from `srcRoot` to the same place under `dstRoot`, first
- * replacing any link or file standing where a folder on the way should be and removing what is at
- * the target, so the copy never writes through a link the solver planted.
+ * Copies each of `rels` (files or folders) from `srcRoot` to the same place under `dstRoot`, replacing
+ * whatever stands at the target or instead of a folder on the way: it never writes through a planted link.
  */
 export function layPaths(srcRoot: string, rels: readonly string[], dstRoot: string): void {
   for (const t of rels) {
@@ -108,13 +96,13 @@ export function layPaths(srcRoot: string, rels: readonly string[], dstRoot: stri
 }
 
 /**
- * Restores the pristine test files, or says why it cannot (a file made immutable with `chattr +i`, a
- * permission taken away): grading then would run the solver's tests, not the task's, so the caller
- * marks the datapoint invalid with this reason.
+ * Puts the pristine test files back (never writing through a link the solver planted), or says why it
+ * cannot (a file made immutable with `chattr +i`, a permission taken away): grading then would run the
+ * solver's tests, not the task's, so the caller marks the datapoint invalid with this reason.
  */
 export function restoreTestFilesOrWhy(task: CodeTask, workdir: string): string | null {
   try {
-    restoreTestFiles(task, workdir);
+    layPaths(task.before_dir, task.test_files, workdir);
     return null;
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
@@ -155,7 +143,7 @@ export function keepDirs(dirs: DatapointDirs): void {
   liveRoots.delete(dirs.root);
 }
 
-function lstatOrNull(p: string) {
+export function lstatOrNull(p: string) {
   try {
     return lstatSync(p);
   } catch {
@@ -174,29 +162,6 @@ function ancestorsOf(root: string, rel: string): 'real' | 'missing' | 'not-a-fol
     if (!st.isDirectory()) return 'not-a-folder';
   }
   return 'real';
-}
-
-/** True when every folder on the way from `root` to `rel` is a real folder (no link, no file). */
-function realAncestors(root: string, rel: string): boolean {
-  const parts = rel.split(/[\\/]/).filter((p) => p !== '' && p !== '.');
-  let dir = root;
-  for (const part of parts.slice(0, -1)) {
-    dir = join(dir, part);
-    const st = lstatOrNull(dir);
-    if (!st || !st.isDirectory()) return false;
-  }
-  return true;
-}
-
-function relSnapshot(root: string): Map<string, string> {
-  const out = new Map<string, string>();
-  const abs = resolve(root);
-  for (const [p, f] of snapshotTrees([abs])) {
-    // Folder modes are not compared, nor file modes: only the bytes a test run reads.
-    if (f.startsWith('dir:')) continue;
-    out.set(relative(abs, p).split(sep).join('/'), f.startsWith('file:') ? `file:${f.slice(f.lastIndexOf(':') + 1)}` : f);
-  }
-  return out;
 }
 
 function joinRel(base: string, rel: string): string {

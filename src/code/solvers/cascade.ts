@@ -7,14 +7,10 @@ import { isUnder, listFiles, treeDigest, type CodeTask } from '../task.js';
 import { inProcessOutcome, type Solver } from './solver.js';
 
 /**
- * `cascade:<solver>`: the L0 tier of seed 002's amortising cascade. A cache sits in front of one
- * wrapped solver: a repeated task replays the diff that solver stored the first time it resolved it
- * (applied, then graded as usual — a stale entry that no longer passes is not resolved); a miss runs
- * the wrapped solver, and its diff is stored once it is graded resolved. A hit runs no agent, so it
- * costs $0 and only the replay's energy. The key holds the wrapped solver's identity (its id and a
- * digest of its command), so one solver's fixes are never replayed for another; and the task's
- * content (prompt, before/, tests and test command), so a task that repeats under another name is
- * still a hit.
+ * `cascade:<solver>`: a cache in front of one wrapped solver. A repeated task replays the diff that
+ * solver stored when it first resolved it (then graded as usual); a miss runs the solver and stores its
+ * diff once graded resolved. Keyed by the solver's identity (never replayed for another) and the task's
+ * content (a task repeated under another name is still a hit).
  */
 
 /** Where a stored fix came from. */
@@ -116,7 +112,7 @@ function readEntry(path: string, inner: Solver): CacheEntry | null {
 function diffTree(task: CodeTask, workdir: string): Record<string, string | null> {
   const files: Record<string, string | null> = {};
   const skip = (f: string) => isUnder(f, task.test_files) || /(^|\/)node_modules\//.test(f);
-  const after = new Set(listRegular(workdir));
+  const after = new Set(listFiles(workdir).filter((f) => lstatSync(join(workdir, f)).isFile()));
   for (const f of after) {
     if (skip(f)) continue;
     const now = readFileSync(join(workdir, f));
@@ -125,10 +121,6 @@ function diffTree(task: CodeTask, workdir: string): Record<string, string | null
   }
   for (const f of listFiles(task.before_dir)) if (!after.has(f) && !skip(f)) files[f] = null;
   return files;
-}
-
-function listRegular(root: string): string[] {
-  return listFiles(root).filter((f) => lstatSync(join(root, f)).isFile());
 }
 
 /** Writes a stored diff into the workdir; never through a link (a path whose folders are not real folders is skipped). */

@@ -3,7 +3,7 @@ import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { parseAgentOutput, type AgentOutputFormat } from '../agent-output.js';
 import { execTree } from '../process.js';
 import { ProcessTracker } from '../tracker.js';
-import type { PreflightCheck, SolveOutcome, Solver } from './solver.js';
+import { inProcessOutcome, type PreflightCheck, type SolveOutcome, type Solver } from './solver.js';
 
 /** A solver that runs an agent CLI in the workdir. */
 export interface CommandSolverOptions {
@@ -31,10 +31,9 @@ export function expandTemplate(template: string, values: { prompt: string; workd
 }
 
 /**
- * The template's command word when it is a path (holds a "/"): resolved against `cwd` and rewritten to
- * its absolute, quoted form, so `./agent.sh` means the file beside the user, not one in the workdir.
- * Returns the rewritten template and the absolute path (to bind read-only into the sandbox), or
- * `null` for a bare name looked up on PATH.
+ * A command word that is a path is made absolute against `cwd` (so `./agent.sh` is the file beside the
+ * user, not one in the workdir): the rewritten template and that path (bound read-only into the
+ * sandbox), or `null` for a bare name looked up on PATH.
  */
 export function resolveCommandPath(template: string, cwd: string): { template: string; path: string | null } {
   const m = /^(\s*)('([^']*)'|"([^"$`\\]*)"|([^\s'"()|&;<>]+))/.exec(template);
@@ -44,10 +43,7 @@ export function resolveCommandPath(template: string, cwd: string): { template: s
   return { template: `${m[1]}${shellQuote(abs)}${template.slice(m[0].length)}`, path: abs };
 }
 
-/**
- * The words of a shell command line, unquoted ('…', "…" without expansions, backslash escapes), for
- * finding the paths it names; a word holding an expansion or a placeholder is left out.
- */
+/** The words of a shell command line, unquoted; a word holding an expansion or a placeholder is left out. */
 export function commandWords(line: string): string[] {
   const words: string[] = [];
   const re = /'([^']*)'|"([^"$`\\]*)"|((?:\\.|[^\s'"()|&;<>])+)|([()|&;<>]+)|\s+/gy;
@@ -89,19 +85,7 @@ export function whichOnPath(name: string, path: string | undefined): string | nu
 
 /** The outcome of a solver that could not start because its command is missing. */
 function unavailableOutcome(why: string): SolveOutcome {
-  return {
-    exit_code: null,
-    signal: null,
-    timed_out: false,
-    stragglers_killed: 0,
-    cost_usd: null,
-    prompt_tokens: null,
-    completion_tokens: null,
-    usage_parsed_from: null,
-    error: why,
-    output_tail: null,
-    unavailable: why,
-  };
+  return { ...inProcessOutcome(), exit_code: null, cost_usd: null, error: why, unavailable: why };
 }
 
 /** `cmd:<template>`: any agent CLI, run under the sandbox with the task's prompt. */
@@ -154,7 +138,7 @@ export function commandSolver(opts: CommandSolverOptions): Solver {
       // 127 (not found) and 126 (not executable) are sh's own: the agent never ran. bwrap failing to bind a
       // path it cannot reach says the same. Such a datapoint is invalid, never "not resolved".
       const lastErr = r.stderr.trim().split('\n').pop() ?? '';
-      const bwrapFailed = /bwrap: Can't find source path/.test(r.stderr) ? (r.stderr.split('\n').find((l) => /bwrap: Can't find source path/.test(l)) ?? lastErr) : null;
+      const bwrapFailed = r.stderr.split('\n').find((l) => /bwrap: Can't find source path/.test(l)) ?? null;
       const notFound =
         bwrapFailed !== null
           ? `the sandbox could not bind a path the command needs (${bwrapFailed.trim()}); see --allow-read and docs/safety.md`

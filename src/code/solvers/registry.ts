@@ -13,10 +13,7 @@ export interface AgentPreset {
   summary: string;
 }
 
-/**
- * Headless invocations of the common agent CLIs. Each lets the agent edit files without asking; for
- * other flags (a model, more permissions) write the command out with `cmd:`.
- */
+/** Headless invocations of the common agent CLIs, each editing files without asking (other flags: use `cmd:`). */
 export const AGENT_PRESETS = {
   claude: {
     template: 'claude -p {prompt} --output-format json --permission-mode acceptEdits',
@@ -56,10 +53,7 @@ function startsSpec(piece: string): boolean {
   return body.startsWith('cmd:') || SOLVER_NAMES.includes(body);
 }
 
-/**
- * Splits `--solvers reference,noop,cmd:agent --x a,b` into specs: a comma starts a new solver only
- * when what follows is a solver name or `cmd:`; otherwise it belongs to the template before it.
- */
+/** Splits `--solvers` into specs: a comma starts a new solver only before a solver name or `cmd:`. */
 export function splitSolverList(list: string): string[] {
   const out: string[] = [];
   for (const piece of list.split(',')) {
@@ -76,10 +70,7 @@ export interface SolverOptions {
   cache_dir?: string;
 }
 
-/**
- * Makes a solver from `[label=][cascade:]reference|noop|claude|gemini|codex|aider|cmd:<template>`.
- * The label names it in results (default: the spec itself).
- */
+/** Makes a solver from `[label=][cascade:]reference|noop|claude|gemini|codex|aider|cmd:<template>`. */
 export function createSolver(spec: string, opts: SolverOptions = {}): Solver {
   const m = /^([A-Za-z0-9._-]+)=(.*)$/s.exec(spec);
   const label = m?.[1];

@@ -2,6 +2,7 @@ import type { Sandbox } from '../sandbox.js';
 import type { CodeTask } from '../task.js';
 import type { Datapoint } from '../oracle.js';
 import type { CacheOrigin } from './cascade.js';
+import type { TrackingMethod } from '../tracker.js';
 
 /** Everything a solver gets for one attempt at one task. */
 export interface SolveContext {
@@ -43,8 +44,9 @@ export interface SolveOutcome {
   unavailable?: string | null;
   /** Its processes passed the memory limit and were stopped. */
   memory_exceeded?: boolean;
-  /** How its processes were tracked and what memory they peaked at. */
-  tracking?: 'cgroup' | 'process-tree' | null;
+  /** How its processes were found and killed before grading; `null` in-process. */
+  tracking?: TrackingMethod | null;
+  /** Peak resident memory of its processes, bytes (sampled every 100 ms); `null` in-process. */
   peak_rss_bytes?: number | null;
   /** For `cascade:` solvers: whether the cache answered. */
   cache?: 'hit' | 'miss';

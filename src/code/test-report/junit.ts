@@ -2,10 +2,9 @@ import { XMLParser } from 'fast-xml-parser';
 import type { ParsedReport, ReportedTest, TestOutcome } from './types.js';
 
 /**
- * JUnit XML as node:test's `junit` reporter and pytest's `--junitxml` write it: `<testsuites>` /
- * `<testsuite>` (nested for node:test's `describe`) holding `<testcase>` elements whose `<failure>`,
- * `<error>` or `<skipped>` child says how the test ended (none: passed). node:test marks a todo test
- * `<skipped type="todo">`.
+ * JUnit XML as node:test's `junit` reporter and pytest's `--junitxml` write it: `<testcase>` elements
+ * (in nested `<testsuite>`s) whose `<failure>`, `<error>` or `<skipped>` (`type="todo"`) child says how
+ * the test ended (none: passed).
  */
 
 const parser = new XMLParser({
@@ -28,7 +27,7 @@ export function parseJUnit(text: string, flavor: JUnitFlavor): ParsedReport {
   try {
     doc = parser.parse(text, true) as Node;
   } catch (e) {
-    return { ok: false, error: `the JUnit report is not well-formed XML (${firstLine((e as Error).message)})` };
+    return { ok: false, error: `the JUnit report is not well-formed XML (${(e as Error).message.split('\n')[0]})` };
   }
   const roots = [doc.testsuites, ...asArray(doc.testsuite)].filter((n): n is Node => typeof n === 'object' && n !== null);
   if (roots.length === 0) return { ok: false, error: 'the JUnit report has no <testsuites> or <testsuite> element' };
@@ -57,10 +56,8 @@ function testOf(c: Node, suites: string[], flavor: JUnitFlavor): ReportedTest {
 }
 
 /**
- * pytest's node id from a JUnit test case: with `file` (the `xunit1` family joulebench asks for), the
- * module part of `classname` is the file's dotted path and the rest are classes, so
- * `tests/test_x.py` + `tests.test_x.TestY` + `test_z[1]` is `tests/test_x.py::TestY::test_z[1]`.
- * Without `file`, the dotted class name is the best the report gives.
+ * pytest's node id from a JUnit test case: `tests/test_x.py` + `tests.test_x.TestY` + `test_z[1]` is
+ * `tests/test_x.py::TestY::test_z[1]`; without `file` (xunit2), the dotted class name is the best there is.
  */
 export function pytestNodeId(file: string | null, classname: string, name: string): string {
   if (!file) return classname ? `${classname}::${name}` : name;
@@ -82,8 +79,4 @@ function asArray(v: unknown): unknown[] {
 
 function isNode(v: unknown): v is Node {
   return typeof v === 'object' && v !== null;
-}
-
-function firstLine(s: string): string {
-  return s.split('\n')[0] ?? s;
 }

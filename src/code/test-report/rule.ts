@@ -1,10 +1,9 @@
 import type { TestOutcome } from './types.js';
 
 /**
- * The grading rule, SWE-bench's made per test: a datapoint is resolved iff every FAIL_TO_PASS test is
- * reported by name as passed, every PASS_TO_PASS test as passed, every test the baseline ran is
- * reported again and neither skipped nor marked todo, and no fewer tests are reported than before.
- * A task without named tests must have every reported test pass. Pure: runs in, verdict out.
+ * The grading rule, SWE-bench's made per test: resolved iff every FAIL_TO_PASS and PASS_TO_PASS test is
+ * reported passed, every test the baseline ran is reported again, not skipped or todo, and no fewer tests
+ * are reported than before; without named tests, every reported test must pass. Pure.
  */
 
 /** A named test's status in one run (a FAIL_TO_PASS / PASS_TO_PASS entry). */
@@ -14,17 +13,15 @@ export type NamedStatus = 'pass' | 'fail' | 'timeout' | 'skipped' | 'missing';
 export interface GradedRun {
   exit_code: number | null;
   timed_out: boolean;
+  /** The run passed the memory limit and was stopped. */
   memory_exceeded?: boolean;
-  /** Each named entry's status (tasks with fail_to_pass / pass_to_pass). */
+  /** Per named test (fail_to_pass / pass_to_pass), from the report (`skipped`: only skipped or todo); absent without. */
   tests?: Record<string, NamedStatus>;
-  /** Every test the reports named, by id. */
+  /** Every test the report named, with its outcome (`passed`, `failed`, `skipped`, `todo`). */
   reported?: Record<string, TestOutcome>;
-  /** Why a report is missing or unreadable; `null` when every run reported. */
+  /** Why the report is missing or unreadable; `null` when it was read. */
   report_error?: string | null;
-  /**
-   * The test runner started: a run reported, or its output shows the code under test failing to load
-   * (a path inside the tree in the error). False means the environment failed, not the code.
-   */
+  /** A run reported, or its output shows the code under test failing to load; false: the environment failed. */
   runner_started?: boolean;
 }
 

@@ -6,12 +6,9 @@ import { parseTap } from './tap.js';
 export const REPORT_ENV = 'JOULEBENCH_TEST_REPORT';
 
 /**
- * The environment that makes a test command write its report to `path`, on top of `env`:
- * - `node-test`: node:test's `junit` reporter to the file beside the usual `spec` output (through
- *   NODE_OPTIONS, so `node file.test.js`, `node --test` and `npm test` all report);
- * - `pytest-junit`: `--junitxml` with the `xunit1` family (whose `file` attribute gives pytest's node
- *   ids), through PYTEST_ADDOPTS;
- * - `tap`: the command itself writes TAP to `$JOULEBENCH_TEST_REPORT`.
+ * `env` plus what makes a test command write its report to `path`: node:test's `junit` reporter through
+ * NODE_OPTIONS (so `node --test` and `npm test` report too); pytest's `--junitxml`, `xunit1` family (its
+ * `file` attribute gives node ids), through PYTEST_ADDOPTS; a `tap` command writes `$JOULEBENCH_TEST_REPORT`.
  */
 export function withReportEnv(format: TestFormat, path: string, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = { ...env, [REPORT_ENV]: path };
