@@ -49,3 +49,8 @@ export interface Meter {
   describe(): Record<string, unknown>;
   close?(): Promise<void>;
 }
+
+/** The first line of an error's message (native libraries and child processes write several). */
+export function firstLine(e: unknown): string {
+  return String((e as Error)?.message ?? e).split('\n')[0] ?? '';
+}

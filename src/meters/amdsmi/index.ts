@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import type { EnergySource } from '../../core/types.js';
-import type { EnergyReading, Meter, MeterProbe, MeterWindow } from '../meter.js';
+import { firstLine, type EnergyReading, type Meter, type MeterProbe, type MeterWindow } from '../meter.js';
+import { gpusSource, modeSource, shutdownQuietly, type GpuMode } from '../gpu.js';
+import { Poller } from '../poller.js';
 import { AMDSMI_LIBRARY, AMDSMI_STATUS_NOT_SUPPORTED, AmdSmiError, loadAmdSmiBinding, type AmdSmiBinding, type AmdSmiProcessor } from './binding.js';
 import { rocmVisibleDevices } from './visible.js';
 
@@ -42,7 +43,7 @@ interface Gpu {
   uuid: string;
   processor: AmdSmiProcessor;
   /** `counter`: the energy accumulator × its resolution; `power`: `current_socket_power` integrated. */
-  mode: 'counter' | 'power';
+  mode: GpuMode;
   resolution_uj: number | null;
   /** Energy accumulated since set-up, µJ (both modes). */
   total_uj: number;
@@ -71,8 +72,7 @@ export function createAmdSmiMeter(opts: AmdSmiOptions = {}): Meter {
   let gpus: Gpu[] = [];
   let ignored: string[] = [];
   let probed: MeterProbe | null = null;
-  let timer: NodeJS.Timeout | null = null;
-  let open = 0;
+  const poller = new Poller(sampleAll, poll_ms);
 
   async function setUp(): Promise<MeterProbe> {
     if (probed) return probed;
@@ -220,11 +220,6 @@ export function createAmdSmiMeter(opts: AmdSmiOptions = {}): Meter {
     return gpus.some((g) => g.mode === 'power') ? Math.max(AMDSMI_FLOOR_MS, poll_ms) : AMDSMI_FLOOR_MS;
   }
 
-  function source(): EnergySource {
-    const modes = new Set(gpus.map((g) => g.mode));
-    return modes.size > 1 ? 'mixed' : modes.has('power') ? 'integrated-power' : 'amdsmi';
-  }
-
   return {
     id: 'amdsmi',
     source: 'amdsmi',
@@ -235,11 +230,7 @@ export function createAmdSmiMeter(opts: AmdSmiOptions = {}): Meter {
     async start(): Promise<MeterWindow> {
       const p = await setUp();
       if (!p.available) throw new Error(`amdsmi meter cannot read: ${p.reason}`);
-      open++;
-      if (timer === null) {
-        timer = setInterval(sampleAll, poll_ms);
-        timer.unref();
-      }
+      poller.acquire();
       sampleAll();
       const t0 = now();
       const before = gpus.map((g) => ({ total_uj: g.total_uj, epoch: g.epoch, wraps: g.wraps }));
@@ -247,17 +238,13 @@ export function createAmdSmiMeter(opts: AmdSmiOptions = {}): Meter {
         async stop(): Promise<EnergyReading> {
           sampleAll();
           const window_ms = now() - t0;
-          open = Math.max(0, open - 1);
-          if (open === 0 && timer !== null) {
-            clearInterval(timer);
-            timer = null;
-          }
+          poller.release();
           const by_domain: EnergyReading['by_domain'] = {};
           const warnings: string[] = [];
           let sum: number | null = 0;
           gpus.forEach((g, i) => {
             const b = before[i]!;
-            const label: EnergySource = g.mode === 'counter' ? 'amdsmi' : 'integrated-power';
+            const label = modeSource(g.mode, 'amdsmi');
             if (g.epoch !== b.epoch) {
               by_domain[g.domain] = { joules: null, source: label };
               warnings.push(`${g.domain}: ${g.fault ?? 'the counter could not be followed'}; its energy over this window is unknown`);
@@ -270,7 +257,7 @@ export function createAmdSmiMeter(opts: AmdSmiOptions = {}): Meter {
             const wraps = g.wraps - b.wraps;
             if (wraps > 0) warnings.push(`${g.domain}: the 32-bit energy counter wrapped ${wraps} time(s) in this window (counted)`);
           });
-          const reading: EnergyReading = { joules: sum, source: source(), by_domain, window_ms, below_floor: window_ms < floor() };
+          const reading: EnergyReading = { joules: sum, source: gpusSource(gpus, 'amdsmi'), by_domain, window_ms, below_floor: window_ms < floor() };
           if (warnings.length > 0) reading.warnings = warnings;
           return reading;
         },
@@ -285,27 +272,16 @@ export function createAmdSmiMeter(opts: AmdSmiOptions = {}): Meter {
         domain: g.domain,
         amdsmi_index: g.index,
         uuid: g.uuid,
-        source: g.mode === 'counter' ? 'amdsmi' : 'integrated-power',
+        source: modeSource(g.mode, 'amdsmi'),
         resolution_uj: g.resolution_uj,
       }));
       return out;
     },
     async close() {
-      if (timer !== null) clearInterval(timer);
-      timer = null;
-      if (binding && probed?.available) {
-        try {
-          binding.shutdown();
-        } catch {
-          // shutting down is best effort
-        }
-      }
+      poller.stop();
+      shutdownQuietly(binding, probed?.available === true);
       binding = null;
       probed = null;
     },
   };
-}
-
-function firstLine(e: unknown): string {
-  return String((e as Error)?.message ?? e).split('\n')[0] ?? '';
 }

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
-import type { EnergyReading, Meter, MeterProbe, MeterWindow } from '../meter.js';
+import { firstLine, type EnergyReading, type Meter, type MeterProbe, type MeterWindow } from '../meter.js';
 import { integrateSamples, type TimedSample } from './integrate.js';
 import { parsePowerSample, PowermetricsParseError } from './parse.js';
 
@@ -242,8 +242,4 @@ export function createPowermetricsMeter(opts: PowermetricsOptions = {}): Meter {
       lastFault = -Infinity;
     },
   };
-}
-
-function firstLine(e: unknown): string {
-  return String((e as Error)?.message ?? e).split('\n')[0] ?? '';
 }
