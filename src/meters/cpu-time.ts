@@ -16,18 +16,13 @@ const USER_HZ = 100;
  */
 export function readCpuTimes(statPath = '/proc/self/stat'): CpuTimes {
   const u = process.cpuUsage();
-  return { self_ms: (u.user + u.system) / 1000, children_ms: childrenCpuMs(statPath) };
-}
-
-/** `cutime + cstime` from a `/proc/<pid>/stat` line, ms; `null` when unreadable. */
-export function childrenCpuMs(statPath: string): number | null {
-  let text: string;
+  let stat: string | null = null;
   try {
-    text = readFileSync(statPath, 'utf8');
+    stat = readFileSync(statPath, 'utf8');
   } catch {
-    return null;
+    // no /proc: the children's time is unknown
   }
-  return parseChildrenCpuMs(text);
+  return { self_ms: (u.user + u.system) / 1000, children_ms: stat === null ? null : parseChildrenCpuMs(stat) };
 }
 
 /** Parses `cutime + cstime` out of a stat line (the command name may hold spaces and parentheses). */

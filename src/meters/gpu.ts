@@ -23,3 +23,25 @@ export function shutdownQuietly(binding: { shutdown(): void } | null, wasUp: boo
     // nothing to do: the process is letting go of the library either way
   }
 }
+
+/**
+ * Applies one `*_VISIBLE_DEVICES` list to the devices `from`: unset, all of them; empty, none. `resolve`
+ * names the device an entry means, or nothing; like the runtimes, the list stops at the first entry
+ * that names no device, and it and the rest are returned as ignored.
+ */
+export function pickVisible(
+  value: string | undefined,
+  from: readonly number[],
+  resolve: (entry: string) => number | null | undefined,
+): { indices: number[]; ignored: string[] } {
+  if (value === undefined) return { indices: [...from], ignored: [] };
+  const tokens = value.split(',').map((t) => t.trim());
+  if (tokens.length === 1 && tokens[0] === '') return { indices: [], ignored: [] };
+  const indices: number[] = [];
+  for (let k = 0; k < tokens.length; k++) {
+    const index = resolve(tokens[k]!);
+    if (index === null || index === undefined) return { indices, ignored: tokens.slice(k) };
+    if (!indices.includes(index)) indices.push(index);
+  }
+  return { indices, ignored: [] };
+}

@@ -87,8 +87,8 @@ async function powermetrics(opts: MeterOptions): Promise<Meter> {
 async function estimate(opts: MeterOptions): Promise<Meter> {
   const { createEstimateMeter } = await import('./estimate.js');
   return createEstimateMeter({
-    ...(opts.cpu_watts_per_core !== undefined ? { cpu_watts_per_core: nonNegative(opts.cpu_watts_per_core, 'cpu_watts_per_core') } : {}),
-    ...(opts.active_watts !== undefined ? { active_watts: nonNegative(opts.active_watts, 'active_watts') } : {}),
+    ...(opts.cpu_watts_per_core !== undefined ? { cpu_watts_per_core: positive(opts.cpu_watts_per_core, 'cpu_watts_per_core', true) } : {}),
+    ...(opts.active_watts !== undefined ? { active_watts: positive(opts.active_watts, 'active_watts', true) } : {}),
     ...(opts.estimate_cpu_scope !== undefined ? { cpu_scope: opts.estimate_cpu_scope } : {}),
   });
 }
@@ -151,12 +151,10 @@ export async function createMeter(name: string, opts: MeterOptions = {}): Promis
   return factory.create(opts);
 }
 
-function positive(v: unknown, key: string): number {
-  if (typeof v !== 'number' || !(v > 0) || !Number.isFinite(v)) throw new JoulebenchError('E_CONFIG', `meter option ${key} must be a number > 0, got ${String(v)}`);
-  return v;
-}
-
-function nonNegative(v: unknown, key: string): number {
-  if (typeof v !== 'number' || !(v >= 0) || !Number.isFinite(v)) throw new JoulebenchError('E_CONFIG', `meter option ${key} must be a number >= 0, got ${String(v)}`);
+/** `v` when it is a finite number > 0 (>= 0 with `orZero`); E_CONFIG naming the option otherwise. */
+function positive(v: unknown, key: string, orZero = false): number {
+  if (typeof v !== 'number' || !Number.isFinite(v) || !(orZero ? v >= 0 : v > 0)) {
+    throw new JoulebenchError('E_CONFIG', `meter option ${key} must be a number ${orZero ? '>=' : '>'} 0, got ${String(v)}`);
+  }
   return v;
 }
