@@ -2,7 +2,6 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, lstatSync, mkdirSync, renameSync, rmSync, type Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import type { Dispatcher } from 'undici';
 import { JoulebenchError } from '../../core/errors.js';
 import { quote } from '../../core/one-line.js';
@@ -42,11 +41,9 @@ function fail(code: 'E_INPUT' | 'E_RUN' | 'E_OUTPUT' | 'E_USAGE', message: strin
 }
 
 /** sha256 of a file, hex, streamed (a model is hundreds of MB). */
-export async function sha256File(path: string): Promise<string> {
+async function sha256File(path: string): Promise<string> {
   const h = createHash('sha256');
-  await pipeline(createReadStream(path), async function* (src: AsyncIterable<Buffer>) {
-    for await (const chunk of src) h.update(chunk);
-  });
+  for await (const chunk of createReadStream(path)) h.update(chunk as Buffer);
   return h.digest('hex');
 }
 
@@ -69,7 +66,12 @@ export async function downloadVerified(o: DownloadOptions): Promise<DownloadResu
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw fail('E_USAGE', `--url must be http(s), got ${url.protocol}`);
   const bytes = o.bytes ?? null;
 
-  const existing = lstatOrNull(o.dest);
+  let existing: Stats | undefined;
+  try {
+    existing = lstatSync(o.dest, { throwIfNoEntry: false });
+  } catch (e) {
+    throw fail('E_OUTPUT', `cannot inspect ${o.dest} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
   if (existing) {
     if (!existing.isFile()) throw fail('E_OUTPUT', `${o.dest} exists and is not a regular file (a link or a folder): refused`);
     const have = await sha256File(o.dest);
@@ -145,21 +147,12 @@ export async function downloadVerified(o: DownloadOptions): Promise<DownloadResu
   }
 }
 
-/** Writes all of `chunk` (a write may take part of it); a failure is E_OUTPUT naming the file. */
+/** Writes all of `chunk` at the file's position (writeFile repeats a partial write); a failure is E_OUTPUT naming the file. */
 async function writeAll(fh: FileHandle, chunk: Buffer, path: string): Promise<void> {
   try {
-    for (let off = 0; off < chunk.length; ) off += (await fh.write(chunk, off, chunk.length - off)).bytesWritten;
+    await fh.writeFile(chunk);
   } catch (e) {
     throw fail('E_OUTPUT', `cannot write ${path} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-  }
-}
-
-function lstatOrNull(path: string): Stats | null {
-  try {
-    return lstatSync(path);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw fail('E_OUTPUT', `cannot inspect ${path} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }
 }
 

@@ -41,15 +41,6 @@ export class Deadlines {
     }
   }
 
-  /** Stops the timer (the pool was destroyed); requests still listed are told nothing more. */
-  clear(): void {
-    this.live.clear();
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = null;
-    this.armed_ms = Infinity;
-    this.refed = false;
-  }
-
   /** Requests in flight (for tests). */
   get size(): number {
     return this.live.size;
