@@ -93,7 +93,8 @@ export function getLlamaInstance(gpu: false | 'auto', specifier = 'node-llama-cp
   return p;
 }
 
-function firstLine(e: unknown): string {
+/** The first non-empty line of an error's message, at most 300 characters. */
+export function firstLine(e: unknown): string {
   const m = e instanceof Error ? e.message : String(e);
   return (m.split('\n').find((l) => l.trim() !== '') ?? 'unknown error').trim().slice(0, 300);
 }

@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { ChatWrapper, Llama, LlamaChatSession, LlamaContext, LlamaContextSequence, LlamaModel } from 'node-llama-cpp';
 import { JoulebenchError } from '../../core/errors.js';
-import { getLlamaInstance, importNodeLlamaCpp, setLlamaLogListener } from './binding.js';
+import { firstLine, getLlamaInstance, importNodeLlamaCpp, setLlamaLogListener } from './binding.js';
 import { parseLlamaPerf } from './perf.js';
 import { defaultCpuRoot, defaultThreadChoice, type ThreadChoice } from './threads.js';
 
@@ -264,9 +264,4 @@ export function parameterCount(model: Pick<LlamaModel, 'fileInfo'>): number | nu
   let n = 0;
   for (const t of tensors) n += t.dimensions.reduce<number>((a, d) => a * Number(d), 1);
   return n;
-}
-
-function firstLine(e: unknown): string {
-  const m = e instanceof Error ? e.message : String(e);
-  return (m.split('\n').find((l) => l.trim() !== '') ?? 'unknown error').trim().slice(0, 300);
 }

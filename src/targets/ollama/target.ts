@@ -1,4 +1,5 @@
 import { JoulebenchError } from '../../core/errors.js';
+import { round } from '../../core/stats.js';
 import { redactQuery } from '../openai/redact.js';
 import type { Answer, Target } from '../../core/types.js';
 import type { TargetSpec } from '../registry.js';
@@ -90,9 +91,9 @@ export function createOllamaTarget(opts: OllamaTargetOptions): Target {
       const answer: Answer = {
         text: r.text,
         usage: { prompt_tokens: t.prompt_eval_count, completion_tokens: t.eval_count },
-        ttft_ms: r.ttft_ms === null ? null : round3(r.ttft_ms),
+        ttft_ms: r.ttft_ms === null ? null : round(r.ttft_ms, 3),
         tpot_ms:
-          r.ttft_ms !== null && t.eval_count !== null && t.eval_count > 1 ? round3((r.e2e_ms - r.ttft_ms) / (t.eval_count - 1)) : null,
+          r.ttft_ms !== null && t.eval_count !== null && t.eval_count > 1 ? round((r.e2e_ms - r.ttft_ms) / (t.eval_count - 1), 3) : null,
         meta: {
           ollama: t,
           done_reason: r.done_reason,
@@ -119,8 +120,4 @@ export function createOllamaTarget(opts: OllamaTargetOptions): Target {
 export function ratePerS(count: number | null, duration_ns: number | null): number | null {
   if (count === null || duration_ns === null || !(duration_ns > 0)) return null;
   return count / (duration_ns / 1e9);
-}
-
-function round3(v: number): number {
-  return Math.round(v * 1000) / 1000;
 }

@@ -1,4 +1,5 @@
 import { apiEnergyModel, type ApiEnergyModel, type EnergyModelConfig } from '../../energy-model/api-model.js';
+import { round } from '../../core/stats.js';
 import { performance } from 'node:perf_hooks';
 import { JoulebenchError } from '../../core/errors.js';
 import { quote } from '../../core/one-line.js';
@@ -158,7 +159,7 @@ export class OpenAITarget implements Target {
       } catch (e) {
         const f = e instanceof AttemptFailure ? e : new AttemptFailure('connection', String((e as Error)?.message ?? e));
         if (attempt >= this.retry.max_attempts || !isRetryable(f.kind, f.status) || req.signal?.aborted) {
-          throw new TargetFailure(CODES[f.kind], redact(f.message, this.o.apiKey), attempt, round3(started - first), f.status);
+          throw new TargetFailure(CODES[f.kind], redact(f.message, this.o.apiKey), attempt, round(started - first, 3), f.status);
         }
         await this.sleep(backoffDelay_s(attempt, this.retry) * 1000, req.signal);
       }
@@ -189,19 +190,19 @@ export class OpenAITarget implements Target {
     if (problem !== null) throw new AttemptFailure('malformed', problem);
     const usage = openaiUsage(r.usage);
     const out = usage.completion_tokens;
-    const tpot_ms = r.ttft_ms !== null && out !== null && out > 1 ? round3((r.e2e_ms - r.ttft_ms) / (out - 1)) : null;
+    const tpot_ms = r.ttft_ms !== null && out !== null && out > 1 ? round((r.e2e_ms - r.ttft_ms) / (out - 1), 3) : null;
     // A 200 may echo the key (a proxy reflecting the Authorization header): it never reaches the results file.
     const answer: Answer = {
       text: redactText(r.text, this.o.apiKey),
       usage,
-      ttft_ms: r.ttft_ms === null ? null : round3(r.ttft_ms),
+      ttft_ms: r.ttft_ms === null ? null : round(r.ttft_ms, 3),
       tpot_ms,
       cost_usd: costOf(usage, this.o.prices),
     };
     if (this.energyModel.known) answer.energy = this.energyModel.energy(out, r.e2e_ms);
     answer.attempts = attempts;
-    answer.retry_overhead_ms = round3(overhead_ms);
-    answer.meta = redactDeep({ e2e_ms: round3(r.e2e_ms), streamed: r.streamed }, this.o.apiKey);
+    answer.retry_overhead_ms = round(overhead_ms, 3);
+    answer.meta = redactDeep({ e2e_ms: round(r.e2e_ms, 3), streamed: r.streamed }, this.o.apiKey);
     return answer;
   }
 
@@ -229,10 +230,6 @@ export class OpenAITarget implements Target {
   async close(): Promise<void> {
     this.pool.destroy();
   }
-}
-
-function round3(v: number): number {
-  return Math.round(v * 1000) / 1000;
 }
 
 function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
