@@ -78,12 +78,14 @@ export const TARGETS: Record<string, TargetFactory> = {
   },
 };
 
+function factoryOf(kind: string): TargetFactory {
+  const factory = Object.hasOwn(TARGETS, kind) ? TARGETS[kind] : undefined;
+  if (!factory) throw new JoulebenchError('E_CONFIG', `target.kind: unknown target ${quote(kind)} (known: ${Object.keys(TARGETS).join(', ')})`);
+  return factory;
+}
+
 export async function createTarget(spec: TargetSpec): Promise<Target> {
-  const factory = TARGETS[spec.kind];
-  if (!factory) {
-    throw new JoulebenchError('E_CONFIG', `target.kind: unknown target ${quote(spec.kind)} (known: ${Object.keys(TARGETS).join(', ')})`);
-  }
-  return factory.create(spec);
+  return factoryOf(spec.kind).create(spec);
 }
 
 /**
@@ -92,9 +94,7 @@ export async function createTarget(spec: TargetSpec): Promise<Target> {
  * readable regular file (loading gigabytes only to check would cost as much as the run's own load).
  */
 export async function checkTarget(spec: TargetSpec): Promise<void> {
-  if (!Object.hasOwn(TARGETS, spec.kind)) {
-    throw new JoulebenchError('E_CONFIG', `target.kind: unknown target ${quote(spec.kind)} (known: ${Object.keys(TARGETS).join(', ')})`);
-  }
+  factoryOf(spec.kind);
   if (spec.kind === 'llamacpp') {
     const { llamaCppOptionsFromSpec } = await import('./llamacpp/target.js');
     const { model_path } = llamaCppOptionsFromSpec(spec);
