@@ -2,10 +2,7 @@ import { JoulebenchError } from '../core/errors.js';
 import type { Target } from '../core/types.js';
 import { quote } from '../core/one-line.js';
 
-/**
- * How a target is asked for: its kind plus kind-specific settings (from the CLI or a config file).
- * Factories validate their own settings and throw `E_CONFIG` naming the key.
- */
+/** A target's kind plus kind-specific settings; factories validate their own and throw `E_CONFIG` naming the key. */
 export interface TargetSpec {
   kind: string;
   /** For a cascade: the target its neural stage delegates to. */
@@ -89,9 +86,8 @@ export async function createTarget(spec: TargetSpec): Promise<Target> {
 }
 
 /**
- * Checks a target spec as {@link createTarget} would, without the cost of a run: the target is made
- * and closed again, except a llamacpp model, whose settings are checked and whose file must be a
- * readable regular file (loading gigabytes only to check would cost as much as the run's own load).
+ * Checks a target spec as {@link createTarget} would: made and closed again, except a llamacpp model,
+ * whose file need only be a regular file (loading gigabytes to check would cost as much as the run).
  */
 export async function checkTarget(spec: TargetSpec): Promise<void> {
   factoryOf(spec.kind);

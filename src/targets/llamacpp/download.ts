@@ -48,11 +48,9 @@ async function sha256File(path: string): Promise<string> {
 }
 
 /**
- * Downloads `url` to `dest`, keeping it only when its sha256 (and size, when known) match: the bytes
- * stream into `dest.<random>.part` (created with O_EXCL), are hashed as they arrive, and the
- * part file is renamed onto `dest` only after the check, so `dest` is either absent, the old file, or
- * the verified one. Any failure removes the part file. An existing `dest` with the right hash is kept
- * without a request. Every connection goes through the metadata-address guard, redirects included.
+ * Downloads `url` into `dest.<random>.part` (O_EXCL), hashing as bytes arrive, and renames it onto `dest`
+ * only once sha256 (and size, when known) match; any failure removes the part file. An existing `dest`
+ * with the right hash is kept without a request. Every hop goes through the metadata-address guard.
  */
 export async function downloadVerified(o: DownloadOptions): Promise<DownloadResult> {
   const want = o.sha256.toLowerCase();
@@ -79,8 +77,7 @@ export async function downloadVerified(o: DownloadOptions): Promise<DownloadResu
     throw fail('E_OUTPUT', `${o.dest} exists with sha256 ${have}, not the expected ${want}: left as is (remove it, or write elsewhere with -o)`);
   }
 
-  // A name of its own (O_EXCL, random): a link planted at a predictable name is never written through,
-  // and two fetches at once never rename each other's unfinished bytes into place.
+  // A random O_EXCL name: never written through a planted link, never renamed by a concurrent fetch.
   const part = `${o.dest}.${randomBytes(6).toString('hex')}.part`;
   let fh: FileHandle;
   try {
@@ -95,7 +92,6 @@ export async function downloadVerified(o: DownloadOptions): Promise<DownloadResu
     closed = true;
     await fh.close();
   };
-  // The targets' dispatcher: proxies from the environment, the metadata-address guard at connect time.
   const dispatcher = createDispatcher();
   try {
     const { headers, body: res } = await follow(dispatcher, url, o.max_redirects ?? 5, o.idle_timeout_ms ?? 60_000);
@@ -162,11 +158,7 @@ function contentLength(headers: Dispatcher.ResponseData['headers']): number | nu
   return Number(v);
 }
 
-/**
- * GETs `start`, following up to `max` redirects; each hop is checked against the metadata-address
- * guard (IP literals here, DNS names at connection time), only http(s), never from https down to http.
- * Resolves with a 2xx response whose body is unread.
- */
+/** GETs `start`, following up to `max` redirects (each guarded, http(s) only, never https to http); body unread. */
 async function follow(dispatcher: Dispatcher, start: URL, max: number, idle_ms: number): Promise<Dispatcher.ResponseData> {
   let url = start;
   for (let hop = 0; ; hop++) {
@@ -208,7 +200,7 @@ async function get(dispatcher: Dispatcher, url: URL, idle_ms: number): Promise<D
       method: 'GET',
       // No credential is ever sent: the model is public, and a redirect must not carry one elsewhere.
       headers: { 'user-agent': `joulebench/${VERSION}`, accept: 'application/octet-stream, */*' },
-      // A wait for the head, and between two body chunks, longer than this fails the download.
+      // Longer than this waiting for the head, or between two body chunks, fails the download.
       headersTimeout: idle_ms,
       bodyTimeout: idle_ms,
     });

@@ -67,8 +67,7 @@ export class LlamaEngine {
   private session: LlamaChatSession | null = null;
   private llama: Llama | null = null;
   private wrapper: ChatWrapper | null = null;
-  /** Set by each load; read by describe(). */
-  /** The thread count asked of llama.cpp and how it was chosen; set by the constructor. */
+  /** The thread count asked of llama.cpp and how it was chosen. */
   readonly threads: ThreadChoice;
   info: { parameter_count: number | null; file_bytes: number; train_ctx: number; ctx: number; gpu: string; gpu_layers: number; chat_wrapper: string } | null = null;
 
@@ -116,8 +115,7 @@ export class LlamaEngine {
     }
     this.load_ms = performance.now() - t0;
     this.sequence = this.context.getSequence();
-    // The GGUF's own template, rendered as Jinja. Resolved once per engine and outside the load time:
-    // the library's automatic choice renders the template against every known format (seconds).
+    // The GGUF's own template as Jinja, resolved once and outside the load time (the automatic choice takes seconds).
     if (!this.wrapper) {
       const template = this.model.fileInfo.metadata?.tokenizer?.chat_template;
       this.wrapper = typeof template === 'string' && template !== '' ? lib.resolveChatWrapper(this.model, { type: 'jinjaTemplate' }) : lib.resolveChatWrapper(this.model);
@@ -203,10 +201,8 @@ export class LlamaEngine {
   }
 
   /**
-   * Decode rate at one thread, tok/s: a short greedy generation on a second, small context of the loaded
-   * model, timed on the client clock between its first and last token (JS overhead included, so it errs
-   * low). The reference a first case's rate is checked against for oversubscribed threads; `null` when
-   * the model stops before two tokens.
+   * Decode rate at one thread, tok/s, on a second small context (client clock, so it errs low): the
+   * reference for oversubscribed threads. `null` when the model stops before two tokens.
    */
   async probeOneThread(tokens = 8): Promise<number | null> {
     if (!this.model) await this.load();

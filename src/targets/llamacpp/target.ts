@@ -24,10 +24,7 @@ export interface LlamaCppTargetOptions {
   cpu_root?: string;
 }
 
-/**
- * `max_tokens` when none is configured, per kind of suite: a multiple-choice case (MMLU) needs a letter,
- * the router suite's answers are short facts, the MT suite asks for writing.
- */
+/** `max_tokens` when none is configured: a letter for multiple choice, short facts for the router suite, else writing. */
 export function defaultMaxTokens(c: Pick<Case, 'choices' | 'dataset'>): number {
   if (c.choices && c.choices.length > 0) return 16;
   if (c.dataset === 'router') return 64;
@@ -71,10 +68,9 @@ export function llamaCppOptionsFromSpec(spec: TargetSpec): LlamaCppTargetOptions
 }
 
 /**
- * A GGUF model run in this process by llama.cpp (through node-llama-cpp): the process the meter measures
- * is the one doing the inference. The model loads once, when the target is created (its load time is in
- * `describe()` and in each case's `meta.llamacpp.model_load_ms`, never inside a case's window). Each case
- * is one chat-templated message, greedy by default, seeded. Timings are the library's own counters.
+ * A GGUF model run in this process by llama.cpp, so the meter measures the inference. The model loads
+ * once, at creation (its load time is reported, never inside a case's window); each case is one
+ * chat-templated message, greedy by default, seeded.
  */
 export async function createLlamaCppTarget(opts: LlamaCppTargetOptions): Promise<Target> {
   const engine = new LlamaEngine({

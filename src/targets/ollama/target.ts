@@ -65,9 +65,8 @@ export function ollamaOptionsFromSpec(spec: TargetSpec): OllamaTargetOptions {
 }
 
 /**
- * A model served by Ollama, through its native API. Records Ollama's own timings (nanoseconds) in
- * `meta.ollama` and the client-side TTFT of the stream. Ollama reports no energy, so the answer carries
- * none: energy comes from the run's meter, or stays `null`.
+ * A model served by Ollama's native API: its own timings (ns) in `meta.ollama`, the client-side TTFT.
+ * Ollama reports no energy: it comes from the run's meter, or stays `null`.
  */
 export function createOllamaTarget(opts: OllamaTargetOptions): Target {
   const base_url = opts.base_url ?? DEFAULT_OLLAMA_URL;

@@ -28,10 +28,7 @@ export interface OpenAITargetOptions {
   request_timeout_s?: number;
   retry?: RetryPolicy;
   prices?: Prices;
-  /**
-   * `target.energy_model`: overrides for the modelled per-request energy (`model:api`, EcoLogits).
-   * Without it, models in the committed parameter table are modelled and others get no energy.
-   */
+  /** `target.energy_model`: overrides for the modelled per-request energy (`model:api`); without it, only tabled models get one. */
   energy_model?: EnergyModelConfig;
   /** Cap on one reply's body, bytes (default 4 MiB); a larger reply is cut off and recorded as an error. */
   max_reply_bytes?: number;
@@ -81,9 +78,8 @@ export function checkEndpoint(endpoint: string, key = 'target.endpoint'): URL {
 }
 
 /**
- * Any OpenAI-compatible chat-completions endpoint (vLLM, llama.cpp server, Ollama /v1, gateways).
- * Temperature 0; streams to time the first token; retries per seed 003 when asked. Latency the runner
- * records is the successful attempt's: `retry_overhead_ms` (failed attempts and backoff) is reported apart.
+ * Any OpenAI-compatible chat-completions endpoint. Temperature 0; streams to time the first token; retries
+ * when asked. Latency is the successful attempt's; failed attempts and backoff are `retry_overhead_ms`.
  */
 export class OpenAITarget implements Target {
   readonly kind = 'openai';
@@ -96,11 +92,7 @@ export class OpenAITarget implements Target {
   private readonly retry: RetryPolicy;
   private readonly timeout_ms: number;
   private readonly max_tokens: number;
-  /**
-   * The request body around its messages, serialized once: `{"model":…,"messages":` and the rest
-   * (plain, streamed). A request splices the case's messages in; the bytes are `JSON.stringify` of
-   * the body object, key for key (test/targets/openai-request-target.test.ts).
-   */
+  /** The body around its messages, serialized once; the bytes equal `JSON.stringify` of the body object. */
   private readonly bodyStart: string;
   private readonly bodyEnd: [plain: string, stream: string];
 
@@ -149,8 +141,7 @@ export class OpenAITarget implements Target {
           // A prepared request (load runs) is sent as built while the streaming choice it was built for holds.
           r = await postChat(attempt === 1 && prepared !== null && prepared.stream === stream ? prepared : this.post(req, stream));
         } catch (e) {
-          // A server that refuses `stream: true` (a 400/422 naming "stream") is asked again plainly, once, in
-          // the same attempt (handled here rather than in a .catch layer a request: one promise fewer).
+          // A server that refuses `stream: true` (a 400/422 naming "stream") is asked again plainly, once.
           if (!(stream && this.stream && e instanceof AttemptFailure && (e.status === 400 || e.status === 422) && /stream/i.test(e.message))) throw e;
           this.stream = false;
           r = await postChat(this.post(req, false));
@@ -176,7 +167,7 @@ export class OpenAITarget implements Target {
           : JSON.stringify([{ role: 'user', content: req.prompt }]);
     const payload = `${this.bodyStart}${messages}${this.bodyEnd[stream ? 1 : 0]}`;
     const post: Parameters<typeof postChat>[0] = { url: this.url, payload, stream, timeout_ms: this.timeout_ms, pool: this.pool };
-    // Set one by one rather than spread from conditional objects: a request a case, on the hot path.
+    // Set one by one, not spread from conditional objects: this is the hot path.
     if (this.o.max_reply_bytes !== undefined) post.max_reply_bytes = this.o.max_reply_bytes;
     if (this.o.apiKey) post.apiKey = this.o.apiKey;
     if (req.signal) post.signal = req.signal;
