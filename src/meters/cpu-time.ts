@@ -10,10 +10,7 @@ export interface CpuTimes {
 /** Linux's `/proc` tick unit, fixed in the ABI (USER_HZ), whatever the kernel's own HZ. */
 const USER_HZ = 100;
 
-/**
- * Reads CPU times now. The children's part is what `getrusage(RUSAGE_CHILDREN)` reports, read from
- * `/proc/self/stat` (fields 16–17, `cutime` + `cstime`) because Node exposes only `RUSAGE_SELF`.
- */
+/** Reads CPU times now; the children's part from `/proc/self/stat` (Node exposes only `RUSAGE_SELF`). */
 export function readCpuTimes(statPath = '/proc/self/stat'): CpuTimes {
   const u = process.cpuUsage();
   let stat: string | null = null;

@@ -15,10 +15,7 @@ export interface EstimateOptions {
   cpu_watts_per_core?: number;
   /** Watts while active, multiplied by wall time (`JOULEBENCH_ACTIVE_WATTS`). */
   active_watts?: number;
-  /**
-   * Whose CPU time counts: `process` (default: this process plus its waited-for children) or
-   * `children` (only the waited-for children: `meter -- CMD`, which must not count joulebench itself).
-   */
+  /** Whose CPU time counts: `process` (default, with waited-for children) or `children` only (`meter -- CMD`). */
   cpu_scope?: EstimateCpuScope;
   /** Injected in tests; default: this process plus its waited-for children. */
   cpuTimes?: () => CpuTimes;
@@ -26,10 +23,9 @@ export interface EstimateOptions {
 }
 
 /**
- * The estimate: a coefficient, never a measurement, always labelled `estimate`. Two terms, each its
- * own domain: `cpu` = CPU time × watts per busy core, and `active` = wall × active watts. Given only
- * active watts, the CPU term is off (the seed's wall × active-watts estimator); given neither, the CPU
- * term runs at the default coefficient. Readings are marginal by construction, so no idle is subtracted.
+ * The estimate: a coefficient, never a measurement. Domains `cpu` (CPU time × watts per busy core) and
+ * `active` (wall × active watts); given only active watts the CPU term is off, given neither it runs at
+ * the default. Marginal by construction: no idle is subtracted.
  */
 export function createEstimateMeter(opts: EstimateOptions = {}): Meter {
   const active_watts = opts.active_watts ?? null;

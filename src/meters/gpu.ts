@@ -25,9 +25,8 @@ export function shutdownQuietly(binding: { shutdown(): void } | null, wasUp: boo
 }
 
 /**
- * Applies one `*_VISIBLE_DEVICES` list to the devices `from`: unset, all of them; empty, none. `resolve`
- * names the device an entry means, or nothing; like the runtimes, the list stops at the first entry
- * that names no device, and it and the rest are returned as ignored.
+ * Applies one `*_VISIBLE_DEVICES` list to the devices `from` (unset: all; empty: none). Like the runtimes,
+ * the list stops at the first entry `resolve` finds no device for; it and the rest are returned as ignored.
  */
 export function pickVisible(
   value: string | undefined,

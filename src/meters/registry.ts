@@ -3,10 +3,7 @@ import type { Meter } from './meter.js';
 import type { NvmlBinding } from './nvml/binding.js';
 import { quote } from '../core/one-line.js';
 
-/**
- * Settings a meter may read (from CLI flags or the environment the CLI passes in). Each factory reads
- * the keys it knows and validates them.
- */
+/** Settings a meter may read (CLI flags, or the environment the CLI passes in); each factory validates its own. */
 export interface MeterOptions {
   /** RAPL: the powercap folder (default `/sys/class/powercap`). */
   powercap_root?: string;

@@ -6,19 +6,13 @@ import { Poller } from '../poller.js';
 import { AMDSMI_LIBRARY, AMDSMI_STATUS_NOT_SUPPORTED, AmdSmiError, loadAmdSmiBinding, type AmdSmiBinding, type AmdSmiProcessor } from './binding.js';
 import { rocmVisibleDevices } from './visible.js';
 
-/**
- * The shortest window the energy counter resolves, ms. Chosen like NVML's: AMD does not document the
- * counter's refresh period for every part, and no AMD GPU was at hand to measure it, so it is
- * conservative.
- */
+/** The shortest window the energy counter resolves, ms: conservative, as AMD does not document its refresh period. */
 export const AMDSMI_FLOOR_MS = 100;
 /** Background sampling interval while a window is open, ms (power integration, and seeing every wrap). */
 export const AMDSMI_DEFAULT_POLL_MS = 100;
 /**
- * A counter that steps backwards is taken as a 32-bit wrap only when the energy that implies, over
- * the time since the previous sample, is below this power per GPU; otherwise it is a reset (driver
- * reload) and the figure is dropped. A forward step above it (over at least 1 s) is a garbage read,
- * also dropped. 2 kW is well above any AMD accelerator's board power (MI300X: 750 W).
+ * Per GPU, above this power a backwards step is a reset (dropped), not a 32-bit wrap, and a forward step
+ * (over at least 1 s) a garbage read (dropped). Well above any AMD board power (MI300X: 750 W).
  */
 export const AMDSMI_DEFAULT_MAX_WATTS = 2000;
 
@@ -58,10 +52,8 @@ interface Gpu {
 }
 
 /**
- * The AMD SMI meter: per GPU, `amdsmi_get_energy_count` (accumulator × resolution, µJ), polled in the
- * background so every 32-bit wrap is seen, labelled `amdsmi`; where a GPU has no counter,
- * `current_socket_power` sampled and integrated (`integrated-power`). Honours `ROCR_VISIBLE_DEVICES`
- * then `HIP_VISIBLE_DEVICES`.
+ * The AMD SMI meter: per GPU, the energy counter × its resolution, polled so every 32-bit wrap is seen
+ * (`amdsmi`), or `current_socket_power` integrated (`integrated-power`). Honours ROCR/HIP_VISIBLE_DEVICES.
  */
 export function createAmdSmiMeter(opts: AmdSmiOptions = {}): Meter {
   const poll_ms = opts.poll_ms ?? AMDSMI_DEFAULT_POLL_MS;
@@ -184,8 +176,7 @@ export function createAmdSmiMeter(opts: AmdSmiOptions = {}): Meter {
     if (last === null) return;
     if (ticks >= last) {
       const delta_uj = Number(ticks - last) * g.resolution_uj!;
-      // A garbage read (a glitch to a huge value) is refused, not counted. The power is judged over at
-      // least a second, so a counter that refreshes in coarse steps is never mistaken for one.
+      // A garbage read (a glitch to a huge value) is refused, judged over at least a second (coarse refresh steps).
       if (dt_ms !== null && delta_uj / Math.max(dt_ms, 1000) / 1000 > max_watts) {
         fault(g, `the energy counter jumped by ${Math.round(delta_uj / 1e6)} J in ${Math.round(dt_ms)} ms (more than ${max_watts} W): not believed`);
         return;
@@ -193,8 +184,7 @@ export function createAmdSmiMeter(opts: AmdSmiOptions = {}): Meter {
       g.total_uj += delta_uj;
       return;
     }
-    // Backwards: a 32-bit accumulator that wrapped, or a counter that reset. Only a step from below
-    // 2^32 can be a wrap, and only if the energy it implies is physically possible in the time passed.
+    // Backwards: a wrap only from below 2^32 and only if the energy it implies is possible in the time passed; else a reset.
     const wrapped_uj = Number(WRAP_32 - last + ticks) * g.resolution_uj!;
     const plausible = last < WRAP_32 && dt_ms !== null && dt_ms > 0 && wrapped_uj / dt_ms / 1000 <= max_watts;
     if (plausible) {

@@ -1,10 +1,8 @@
 import { pickVisible } from '../gpu.js';
 
 /**
- * The AMD SMI indices a ROCm process may use. `ROCR_VISIBLE_DEVICES` is applied first (by the ROCm
- * runtime), then `HIP_VISIBLE_DEVICES` indexes into what ROCR left visible, so `ROCR=2,3 HIP=1`
- * leaves device 3. Entries are decimal indices. UUID entries are not matched (AMD SMI's UUID and
- * ROCr's `GPU-<id>` differ in form), so a UUID ends the list and is reported as ignored.
+ * The AMD SMI indices a ROCm process may use: `ROCR_VISIBLE_DEVICES` first, then `HIP_VISIBLE_DEVICES`
+ * indexes what it left (`ROCR=2,3 HIP=1` leaves 3). Decimal indices only: a UUID ends the list, ignored.
  */
 export function rocmVisibleDevices(
   env: { rocr?: string | undefined; hip?: string | undefined },

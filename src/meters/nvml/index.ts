@@ -34,11 +34,7 @@ interface Gpu {
   last_ms: number | null;
 }
 
-/**
- * The NVML meter: per GPU, `nvmlDeviceGetTotalEnergyConsumption` at the window edges (`nvml`), or,
- * where the counter is unsupported, power sampled in the background and integrated
- * (`integrated-power`). Honours `CUDA_VISIBLE_DEVICES`.
- */
+/** The NVML meter: per GPU, the total-energy counter at the window edges (`nvml`), or power integrated (`integrated-power`). */
 export function createNvmlMeter(opts: NvmlOptions = {}): Meter {
   const poll_ms = opts.poll_ms ?? NVML_DEFAULT_POLL_MS;
   const now = opts.now ?? (() => performance.now());

@@ -124,8 +124,7 @@ export function createRaplMeter(opts: RaplOptions = {}): Meter {
             if (dropped > 0) warnings.push(`${domain}: ${dropped} sample(s) dropped at a wrap (max_energy_range_uj unreadable); the figure is low`);
             const errs = (after.read_errors[domain] ?? 0) - (before.read_errors[domain] ?? 0);
             if (errs > 0) {
-              // A failed or garbage read inside the window: what the counter did there is unknown, so
-              // the window's energy is null (with this warning), never the deltas of the good reads.
+              // A failed or garbage read inside the window: its energy is unknown (null), never the good reads' deltas.
               warnings.push(`${domain}: ${errs} read(s) of energy_uj failed or were not a valid counter in this window; its energy is unknown (null)`);
               by_domain[domain] = { joules: null, source: 'rapl' };
               known = false;

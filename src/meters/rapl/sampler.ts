@@ -20,11 +20,7 @@ interface DomainState {
   read_errors: number;
 }
 
-/**
- * Reads every selected counter on a background timer while any window is open, so that every wrap
- * is seen (a window sums the deltas between polls, not just its two edges). The timer is `unref`ed:
- * it never keeps the process alive. Windows may overlap (a case inside the whole-suite window).
- */
+/** Reads every counter on a background timer while any window is open, so every wrap is seen; windows may overlap. */
 export class RaplSampler {
   private readonly states: DomainState[];
   private readonly poller: Poller;
