@@ -74,10 +74,7 @@ export function createEstimateMeter(opts: EstimateOptions = {}): Meter {
       meter: 'estimate',
       note: 'a coefficient, never a measurement',
       coefficients: { cpu_watts_per_core, active_watts },
-      cpu_time:
-        scope === 'children'
-          ? 'the waited-for children only (/proc/self/stat cutime+cstime, 10 ms ticks)'
-          : 'this process plus its waited-for children (/proc/self/stat cutime+cstime, 10 ms ticks)',
+      cpu_time: `${scope === 'children' ? 'the waited-for children only' : 'this process plus its waited-for children'} (/proc/self/stat cutime+cstime, 10 ms ticks)`,
       floor_ms: ESTIMATE_FLOOR_MS,
     }),
   };

@@ -86,12 +86,6 @@ export async function downloadVerified(o: DownloadOptions): Promise<DownloadResu
   } catch (e) {
     throw fail('E_OUTPUT', `cannot create ${part} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }
-  let closed = false;
-  const closeOnce = async (): Promise<void> => {
-    if (closed) return;
-    closed = true;
-    await fh.close();
-  };
   const dispatcher = createDispatcher();
   try {
     const { headers, body: res } = await follow(dispatcher, url, o.max_redirects ?? 5, o.idle_timeout_ms ?? 60_000);
@@ -131,11 +125,11 @@ export async function downloadVerified(o: DownloadOptions): Promise<DownloadResu
     if (got !== want) throw fail('E_INPUT', `the bytes from ${url.host} have sha256 ${got}, expected ${want}: refused (nothing kept)`);
     // On disk before it takes the final name: a crash never leaves a verified name on unwritten bytes.
     await fh.sync();
-    await closeOnce();
+    await fh.close();
     renameSync(part, o.dest);
     return { path: o.dest, sha256: got, bytes: received, downloaded: true };
   } catch (e) {
-    await closeOnce().catch(() => undefined);
+    await fh.close().catch(() => undefined);
     rmSync(part, { force: true });
     throw e;
   } finally {
