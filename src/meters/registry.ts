@@ -143,7 +143,7 @@ export const METERS: Record<string, MeterFactory> = {
 };
 
 export async function createMeter(name: string, opts: MeterOptions = {}): Promise<Meter> {
-  const factory = METERS[name];
+  const factory = Object.hasOwn(METERS, name) ? METERS[name] : undefined;
   if (!factory) throw new JoulebenchError('E_USAGE', `--meter: unknown meter ${quote(name)} (known: ${Object.keys(METERS).join(', ')})`);
   return factory.create(opts);
 }
