@@ -1,6 +1,7 @@
 import { apiEnergyModel, type ApiEnergyModel, type EnergyModelConfig } from '../../energy-model/api-model.js';
 import { round } from '../../core/stats.js';
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { JoulebenchError } from '../../core/errors.js';
 import { quote } from '../../core/one-line.js';
 import type { Answer, AnswerRequest, Target } from '../../core/types.js';
@@ -223,14 +224,7 @@ export class OpenAITarget implements Target {
   }
 }
 
+/** Waits `ms`, or until `signal` aborts (then resolves early: the caller sees the abort itself). */
 function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const t = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(t);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
+  return sleep(ms, undefined, signal ? { signal } : {}).catch(() => undefined);
 }
