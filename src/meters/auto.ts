@@ -3,11 +3,7 @@ import { createCompositeMeter } from './composite.js';
 import type { Meter, MeterProbe, MeterWindow } from './meter.js';
 import { createModelMeter } from './model.js';
 
-/**
- * What `auto` does when no hardware counter reads: `model` (for `run`): energy is what the target
- * reports, `null` where it reports none, never an estimate of joulebench's own process; `estimate`
- * (for `meter -- CMD`, where there is no target and the estimate meters the command's own CPU).
- */
+/** When no counter reads: `model` (for `run`: the target's energy, else `null`) or `estimate` (for `meter -- CMD`). */
 export type AutoFallback = 'model' | 'estimate';
 
 export interface AutoParts {
@@ -22,10 +18,8 @@ export interface AutoParts {
 }
 
 /**
- * The default meter: hardware counters where they read (RAPL and NVML together, each domain
- * labelled), otherwise the target's own energy (`model`) or, for a bare command, the estimate. Its
- * `id` names what it chose, e.g. `auto(rapl+nvml)` or `auto(model)`, so the report says which; the
- * receipt says why.
+ * The default meter: hardware counters where they read (each domain labelled), otherwise the fallback.
+ * Its `id` names what it chose (`auto(rapl+nvml)`, `auto(model)`); the receipt says why.
  */
 export function createAutoMeter(parts: AutoParts): Meter {
   let chosen: Meter | null = null;

@@ -2,9 +2,8 @@ import type { EnergySource } from '../core/types.js';
 import type { EnergyReading, Meter, MeterProbe, MeterWindow } from './meter.js';
 
 /**
- * Reads several meters over one window (CPU and GPU domains together). Each domain keeps its own
- * source label; the total is labelled `composite` and is `null` when any part could not say.
- * With one part, that part's reading passes through unchanged.
+ * Reads several meters over one window, each domain keeping its label; the total is `composite`, `null`
+ * when any part could not say. One part's reading passes through unchanged.
  */
 export function createCompositeMeter(parts: readonly Meter[], id = parts.map((p) => p.id).join('+')): Meter {
   if (parts.length === 0) throw new RangeError('a composite meter needs at least one part');

@@ -10,24 +10,16 @@ export interface CpuTimes {
 /** Linux's `/proc` tick unit, fixed in the ABI (USER_HZ), whatever the kernel's own HZ. */
 const USER_HZ = 100;
 
-/**
- * Reads CPU times now. The children's part is what `getrusage(RUSAGE_CHILDREN)` reports, read from
- * `/proc/self/stat` (fields 16–17, `cutime` + `cstime`) because Node exposes only `RUSAGE_SELF`.
- */
+/** Reads CPU times now; the children's part from `/proc/self/stat` (Node exposes only `RUSAGE_SELF`). */
 export function readCpuTimes(statPath = '/proc/self/stat'): CpuTimes {
   const u = process.cpuUsage();
-  return { self_ms: (u.user + u.system) / 1000, children_ms: childrenCpuMs(statPath) };
-}
-
-/** `cutime + cstime` from a `/proc/<pid>/stat` line, ms; `null` when unreadable. */
-export function childrenCpuMs(statPath: string): number | null {
-  let text: string;
+  let stat: string | null = null;
   try {
-    text = readFileSync(statPath, 'utf8');
+    stat = readFileSync(statPath, 'utf8');
   } catch {
-    return null;
+    // no /proc: the children's time is unknown
   }
-  return parseChildrenCpuMs(text);
+  return { self_ms: (u.user + u.system) / 1000, children_ms: stat === null ? null : parseChildrenCpuMs(stat) };
 }
 
 /** Parses `cutime + cstime` out of a stat line (the command name may hold spaces and parentheses). */

@@ -15,10 +15,7 @@ export interface EstimateOptions {
   cpu_watts_per_core?: number;
   /** Watts while active, multiplied by wall time (`JOULEBENCH_ACTIVE_WATTS`). */
   active_watts?: number;
-  /**
-   * Whose CPU time counts: `process` (default: this process plus its waited-for children) or
-   * `children` (only the waited-for children: `meter -- CMD`, which must not count joulebench itself).
-   */
+  /** Whose CPU time counts: `process` (default, with waited-for children) or `children` only (`meter -- CMD`). */
   cpu_scope?: EstimateCpuScope;
   /** Injected in tests; default: this process plus its waited-for children. */
   cpuTimes?: () => CpuTimes;
@@ -26,10 +23,9 @@ export interface EstimateOptions {
 }
 
 /**
- * The estimate: a coefficient, never a measurement, always labelled `estimate`. Two terms, each its
- * own domain: `cpu` = CPU time × watts per busy core, and `active` = wall × active watts. Given only
- * active watts, the CPU term is off (the seed's wall × active-watts estimator); given neither, the CPU
- * term runs at the default coefficient. Readings are marginal by construction, so no idle is subtracted.
+ * The estimate: a coefficient, never a measurement. Domains `cpu` (CPU time × watts per busy core) and
+ * `active` (wall × active watts); given only active watts the CPU term is off, given neither it runs at
+ * the default. Marginal by construction: no idle is subtracted.
  */
 export function createEstimateMeter(opts: EstimateOptions = {}): Meter {
   const active_watts = opts.active_watts ?? null;
@@ -78,10 +74,7 @@ export function createEstimateMeter(opts: EstimateOptions = {}): Meter {
       meter: 'estimate',
       note: 'a coefficient, never a measurement',
       coefficients: { cpu_watts_per_core, active_watts },
-      cpu_time:
-        scope === 'children'
-          ? 'the waited-for children only (/proc/self/stat cutime+cstime, 10 ms ticks)'
-          : 'this process plus its waited-for children (/proc/self/stat cutime+cstime, 10 ms ticks)',
+      cpu_time: `${scope === 'children' ? 'the waited-for children only' : 'this process plus its waited-for children'} (/proc/self/stat cutime+cstime, 10 ms ticks)`,
       floor_ms: ESTIMATE_FLOOR_MS,
     }),
   };

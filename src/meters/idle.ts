@@ -5,10 +5,7 @@ import type { Meter } from './meter.js';
 /** Default idle window, ms: long enough for every counter's floor (NVML's is ~100 ms), short enough to be cheap. */
 export const DEFAULT_IDLE_MS = 1000;
 
-/**
- * Measures idle power: opens a window, waits `idle_ms` with nothing running, and divides. Meters whose
- * readings are already marginal (model, estimate) are not calibrated; `idle_ms` 0 skips it.
- */
+/** Measures idle power over `idle_ms` with nothing running; marginal meters are not calibrated, 0 skips it. */
 export async function calibrateIdle(
   meter: Meter,
   idle_ms: number,

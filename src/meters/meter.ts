@@ -22,10 +22,7 @@ export interface MeterWindow {
   stop(): Promise<EnergyReading>;
 }
 
-/**
- * Measures energy over windows. The `model` meter is special: it measures nothing itself and
- * the runner takes the energy the target reports (`usesTargetEnergy`).
- */
+/** Measures energy over windows (the `model` meter measures nothing: the runner takes the target's energy). */
 export interface Meter {
   readonly id: string;
   readonly source: EnergySource;
@@ -33,19 +30,18 @@ export interface Meter {
   readonly floor_ms: number;
   /** True when the runner should take energy from the target's own report instead of windows. */
   readonly usesTargetEnergy?: boolean;
-  /**
-   * True when windows are opened but a target's own energy, when it reports one, wins. No bundled
-   * meter sets it: `auto` without counters uses the target's energy alone (`usesTargetEnergy`).
-   */
+  /** Windows are opened but a target's own energy, when reported, wins (no bundled meter sets it). */
   readonly prefersTargetEnergy?: boolean;
-  /**
-   * True when readings are already marginal (a coefficient of activity, a cost model): idle
-   * calibration does not apply and net equals gross.
-   */
+  /** Readings are already marginal (a coefficient, a cost model): no idle calibration, net equals gross. */
   readonly marginal?: boolean;
   probe(): Promise<MeterProbe>;
   start(): Promise<MeterWindow>;
   /** Static facts for the receipt (domains, coefficients); never secrets. */
   describe(): Record<string, unknown>;
   close?(): Promise<void>;
+}
+
+/** The first line of an error's message (native libraries and child processes write several). */
+export function firstLine(e: unknown): string {
+  return String((e as Error)?.message ?? e).split('\n')[0] ?? '';
 }

@@ -1,9 +1,6 @@
 import type { Meter, MeterWindow } from './meter.js';
 
-/**
- * The `model` meter: energy comes from the target's own cost model (for the reference cascade,
- * each stage's modelled µJ). It opens no window; the runner reads `Answer.energy`.
- */
+/** The `model` meter: energy is the target's own cost model (`Answer.energy`); it opens no window. */
 export function createModelMeter(): Meter {
   const window: MeterWindow = {
     stop: async () => ({ joules: null, source: 'model', by_domain: {}, window_ms: 0, below_floor: false }),

@@ -3,10 +3,7 @@ import type { Meter } from './meter.js';
 import type { NvmlBinding } from './nvml/binding.js';
 import { quote } from '../core/one-line.js';
 
-/**
- * Settings a meter may read (from CLI flags or the environment the CLI passes in). Each factory reads
- * the keys it knows and validates them.
- */
+/** Settings a meter may read (CLI flags, or the environment the CLI passes in); each factory validates its own. */
 export interface MeterOptions {
   /** RAPL: the powercap folder (default `/sys/class/powercap`). */
   powercap_root?: string;
@@ -87,8 +84,8 @@ async function powermetrics(opts: MeterOptions): Promise<Meter> {
 async function estimate(opts: MeterOptions): Promise<Meter> {
   const { createEstimateMeter } = await import('./estimate.js');
   return createEstimateMeter({
-    ...(opts.cpu_watts_per_core !== undefined ? { cpu_watts_per_core: nonNegative(opts.cpu_watts_per_core, 'cpu_watts_per_core') } : {}),
-    ...(opts.active_watts !== undefined ? { active_watts: nonNegative(opts.active_watts, 'active_watts') } : {}),
+    ...(opts.cpu_watts_per_core !== undefined ? { cpu_watts_per_core: positive(opts.cpu_watts_per_core, 'cpu_watts_per_core', true) } : {}),
+    ...(opts.active_watts !== undefined ? { active_watts: positive(opts.active_watts, 'active_watts', true) } : {}),
     ...(opts.estimate_cpu_scope !== undefined ? { cpu_scope: opts.estimate_cpu_scope } : {}),
   });
 }
@@ -146,17 +143,15 @@ export const METERS: Record<string, MeterFactory> = {
 };
 
 export async function createMeter(name: string, opts: MeterOptions = {}): Promise<Meter> {
-  const factory = METERS[name];
+  const factory = Object.hasOwn(METERS, name) ? METERS[name] : undefined;
   if (!factory) throw new JoulebenchError('E_USAGE', `--meter: unknown meter ${quote(name)} (known: ${Object.keys(METERS).join(', ')})`);
   return factory.create(opts);
 }
 
-function positive(v: unknown, key: string): number {
-  if (typeof v !== 'number' || !(v > 0) || !Number.isFinite(v)) throw new JoulebenchError('E_CONFIG', `meter option ${key} must be a number > 0, got ${String(v)}`);
-  return v;
-}
-
-function nonNegative(v: unknown, key: string): number {
-  if (typeof v !== 'number' || !(v >= 0) || !Number.isFinite(v)) throw new JoulebenchError('E_CONFIG', `meter option ${key} must be a number >= 0, got ${String(v)}`);
+/** `v` when it is a finite number > 0 (>= 0 with `orZero`); E_CONFIG naming the option otherwise. */
+function positive(v: unknown, key: string, orZero = false): number {
+  if (typeof v !== 'number' || !Number.isFinite(v) || !(orZero ? v >= 0 : v > 0)) {
+    throw new JoulebenchError('E_CONFIG', `meter option ${key} must be a number ${orZero ? '>=' : '>'} 0, got ${String(v)}`);
+  }
   return v;
 }

@@ -2,10 +2,7 @@ import { JoulebenchError } from '../core/errors.js';
 import type { Target } from '../core/types.js';
 import { quote } from '../core/one-line.js';
 
-/**
- * How a target is asked for: its kind plus kind-specific settings (from the CLI or a config file).
- * Factories validate their own settings and throw `E_CONFIG` naming the key.
- */
+/** A target's kind plus kind-specific settings; factories validate their own and throw `E_CONFIG` naming the key. */
 export interface TargetSpec {
   kind: string;
   /** For a cascade: the target its neural stage delegates to. */
@@ -78,23 +75,22 @@ export const TARGETS: Record<string, TargetFactory> = {
   },
 };
 
+function factoryOf(kind: string): TargetFactory {
+  const factory = Object.hasOwn(TARGETS, kind) ? TARGETS[kind] : undefined;
+  if (!factory) throw new JoulebenchError('E_CONFIG', `target.kind: unknown target ${quote(kind)} (known: ${Object.keys(TARGETS).join(', ')})`);
+  return factory;
+}
+
 export async function createTarget(spec: TargetSpec): Promise<Target> {
-  const factory = TARGETS[spec.kind];
-  if (!factory) {
-    throw new JoulebenchError('E_CONFIG', `target.kind: unknown target ${quote(spec.kind)} (known: ${Object.keys(TARGETS).join(', ')})`);
-  }
-  return factory.create(spec);
+  return factoryOf(spec.kind).create(spec);
 }
 
 /**
- * Checks a target spec as {@link createTarget} would, without the cost of a run: the target is made
- * and closed again, except a llamacpp model, whose settings are checked and whose file must be a
- * readable regular file (loading gigabytes only to check would cost as much as the run's own load).
+ * Checks a target spec as {@link createTarget} would: made and closed again, except a llamacpp model,
+ * whose file need only be a regular file (loading gigabytes to check would cost as much as the run).
  */
 export async function checkTarget(spec: TargetSpec): Promise<void> {
-  if (!Object.hasOwn(TARGETS, spec.kind)) {
-    throw new JoulebenchError('E_CONFIG', `target.kind: unknown target ${quote(spec.kind)} (known: ${Object.keys(TARGETS).join(', ')})`);
-  }
+  factoryOf(spec.kind);
   if (spec.kind === 'llamacpp') {
     const { llamaCppOptionsFromSpec } = await import('./llamacpp/target.js');
     const { model_path } = llamaCppOptionsFromSpec(spec);

@@ -18,10 +18,7 @@ export class MissingAnswerError extends Error {
   }
 }
 
-/**
- * Reads recorded answers from a previous run's results JSONL (its first scored, non-errored line per
- * case) or a fixture of `{id, answer}` (JSON array or JSONL). Problems are one line naming the file and line.
- */
+/** Reads recorded answers from a results JSONL (first scored, non-errored line per case) or an `{id, answer}` fixture. */
 export function readRecordedAnswers(path: string): Map<string, Recorded> {
   const text = readTextFile(path, 'E_INPUT', { where: `replay ${path}` });
   let rows: { row: unknown; where: string }[];
@@ -66,10 +63,7 @@ export function readRecordedAnswers(path: string): Map<string, Recorded> {
   return out;
 }
 
-/**
- * Seed 003's mock path: answers from recorded answers, so a suite is re-scored offline with no
- * network and no key. It reports no energy, tokens or cost (none were spent now).
- */
+/** Answers from recorded answers, so a suite is re-scored offline; no energy, tokens or cost (none were spent). */
 export function createReplayTarget(path: string): Target {
   const answers = readRecordedAnswers(path);
   // A recording of conversations is replayed turn by turn, so each turn keeps its own answer.

@@ -1,8 +1,6 @@
 /**
- * The measured-call retry policy of seed 003: opt-in (absent = one attempt), and only a 429, a 5xx,
- * a timeout or a connection error is retried; any other 4xx is the request's own fault.
- * This is `params.retry`; it is not `target.retries` (the control plane's, which never reaches
- * a measured call).
+ * The measured-call retry policy (`params.retry`, not the control plane's `target.retries`): opt-in, and
+ * only a 429, a 5xx, a timeout or a connection error is retried.
  */
 export interface RetryPolicy {
   /** Total attempts including the first, >= 1. */

@@ -1,10 +1,6 @@
 import type { Usage } from '../core/types.js';
 
-/**
- * How far a reported completion may exceed the request's cap before it is refused. A server may count a
- * few tokens past `max_tokens` (a stop sequence, a reasoning model's accounting); ten times the cap is
- * not a count of this reply.
- */
+/** A reported completion above this many times the request's cap is not a count of this reply (a few over is normal). */
 export const COMPLETION_OVER_CAP = 10;
 
 /** One token count as a server sent it, under the name the server gave it (for the message). */
@@ -18,9 +14,8 @@ export interface ReportedCount {
 }
 
 /**
- * Why a server's token count cannot be used, in one line naming the field (`usage.completion_tokens -3
- * is negative`), or `null` when every count is a whole number >= 0 within {@link COMPLETION_OVER_CAP}
- * × its cap, or absent. Dollars are tokens × price: a count refused here never becomes a cost.
+ * Why a server's token count cannot be used, one line naming the field, or `null` when every count is
+ * absent or a whole number >= 0 within {@link COMPLETION_OVER_CAP} × its cap.
  */
 export function usageProblem(counts: readonly ReportedCount[]): string | null {
   for (const { field, value, cap } of counts) {

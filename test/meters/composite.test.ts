@@ -175,3 +175,11 @@ meterContract('composite (rapl tree + injected nvml)', async () => {
 meterContract('auto (no counters: estimate fallback)', async () => ({
   meter: createAutoMeter({ hardware: [scriptedMeter([], { available: false })], estimate: createEstimateMeter(), fallback: 'estimate' }),
 }));
+
+describe('meter registry', () => {
+  it('a meter name that is only an Object.prototype name is unknown (E_USAGE), not a crash', async () => {
+    for (const name of ['constructor', 'toString', '__proto__']) {
+      await assert.rejects(createMeter(name), (e: Error & { code?: string }) => e.code === 'E_USAGE' && /unknown meter/.test(e.message), name);
+    }
+  });
+});

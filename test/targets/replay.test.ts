@@ -49,3 +49,9 @@ test('a replay without answers, or with a broken file, is E_CONFIG / E_INPUT nam
 const contractFixture = join(dir, 'contract.json');
 writeFileSync(contractFixture, JSON.stringify([{ id: 'contract-1', answer: 'Paris' }]));
 targetContract('replay', () => createTarget({ kind: 'replay', answers: contractFixture }));
+
+test('a target kind that is only an Object.prototype name is unknown (E_CONFIG), not a crash', async () => {
+  for (const kind of ['constructor', 'toString', '__proto__']) {
+    await assert.rejects(createTarget({ kind }), (e: Error & { code?: string }) => e.code === 'E_CONFIG' && /unknown target/.test(e.message), kind);
+  }
+});

@@ -25,10 +25,7 @@ export interface AmdSmiEnergyCount {
   resolution_uj: number;
 }
 
-/**
- * The slice of AMD SMI the meter uses, one method per C call; every method throws `AmdSmiError` on a
- * non-success status. Tests bind a fake shared library with the same symbols.
- */
+/** The slice of AMD SMI the meter uses, one method per C call; each throws `AmdSmiError` on a non-success status. */
 export interface AmdSmiBinding {
   init(): void;
   shutdown(): void;
@@ -43,16 +40,10 @@ export interface AmdSmiBinding {
 /** The shared library's name (ROCm installs it under /opt/rocm/lib; ld.so.conf usually lists it). */
 export const AMDSMI_LIBRARY = 'libamd_smi.so';
 
-/**
- * Bytes given to `amdsmi_get_power_info`: the struct is 68 bytes in ROCm 6.x (uint32 fields) and
- * 192 in later releases (uint64 fields); a larger buffer is safe for both.
- */
+/** Bytes for `amdsmi_get_power_info`'s struct: 68 in ROCm 6.x, 192 later; a larger buffer suits both. */
 const POWER_INFO_BYTES = 512;
 
-/**
- * Binds the AMD SMI C library through koffi. koffi is imported here, inside the call, so a machine
- * that never asks for AMD SMI never loads a native module for it.
- */
+/** Binds the AMD SMI C library through koffi, imported here so machines that never ask never load it. */
 export async function loadAmdSmiBinding(library = AMDSMI_LIBRARY): Promise<AmdSmiBinding> {
   const koffi = (await import('koffi')).default;
   const lib = koffi.load(library);
@@ -108,8 +99,7 @@ export async function loadAmdSmiBinding(library = AMDSMI_LIBRARY): Promise<AmdSm
     power_w: (p) => {
       const b = Buffer.alloc(POWER_INFO_BYTES);
       check('amdsmi_get_power_info', fPower(p, b));
-      // current_socket_power is the first field in both layouts; on little-endian hosts its low 32
-      // bits sit at offset 0 whether the field is uint32 (ROCm 6.x) or uint64 (later).
+      // current_socket_power comes first in both layouts: its low 32 bits sit at offset 0 (little-endian) either way.
       return b.readUInt32LE(0);
     },
   };

@@ -1,23 +1,18 @@
 import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import type { EnergySource } from '../../core/types.js';
-import type { EnergyReading, Meter, MeterProbe, MeterWindow } from '../meter.js';
+import { firstLine, type EnergyReading, type Meter, type MeterProbe, type MeterWindow } from '../meter.js';
+import { gpusSource, modeSource, shutdownQuietly, type GpuMode } from '../gpu.js';
+import { Poller } from '../poller.js';
 import { AMDSMI_LIBRARY, AMDSMI_STATUS_NOT_SUPPORTED, AmdSmiError, loadAmdSmiBinding, type AmdSmiBinding, type AmdSmiProcessor } from './binding.js';
 import { rocmVisibleDevices } from './visible.js';
 
-/**
- * The shortest window the energy counter resolves, ms. Chosen like NVML's: AMD does not document the
- * counter's refresh period for every part, and no AMD GPU was at hand to measure it, so it is
- * conservative.
- */
+/** The shortest window the energy counter resolves, ms: conservative, as AMD does not document its refresh period. */
 export const AMDSMI_FLOOR_MS = 100;
 /** Background sampling interval while a window is open, ms (power integration, and seeing every wrap). */
 export const AMDSMI_DEFAULT_POLL_MS = 100;
 /**
- * A counter that steps backwards is taken as a 32-bit wrap only when the energy that implies, over
- * the time since the previous sample, is below this power per GPU; otherwise it is a reset (driver
- * reload) and the figure is dropped. A forward step above it (over at least 1 s) is a garbage read,
- * also dropped. 2 kW is well above any AMD accelerator's board power (MI300X: 750 W).
+ * Per GPU, above this power a backwards step is a reset (dropped), not a 32-bit wrap, and a forward step
+ * (over at least 1 s) a garbage read (dropped). Well above any AMD board power (MI300X: 750 W).
  */
 export const AMDSMI_DEFAULT_MAX_WATTS = 2000;
 
@@ -42,7 +37,7 @@ interface Gpu {
   uuid: string;
   processor: AmdSmiProcessor;
   /** `counter`: the energy accumulator × its resolution; `power`: `current_socket_power` integrated. */
-  mode: 'counter' | 'power';
+  mode: GpuMode;
   resolution_uj: number | null;
   /** Energy accumulated since set-up, µJ (both modes). */
   total_uj: number;
@@ -57,10 +52,8 @@ interface Gpu {
 }
 
 /**
- * The AMD SMI meter: per GPU, `amdsmi_get_energy_count` (accumulator × resolution, µJ), polled in the
- * background so every 32-bit wrap is seen, labelled `amdsmi`; where a GPU has no counter,
- * `current_socket_power` sampled and integrated (`integrated-power`). Honours `ROCR_VISIBLE_DEVICES`
- * then `HIP_VISIBLE_DEVICES`.
+ * The AMD SMI meter: per GPU, the energy counter × its resolution, polled so every 32-bit wrap is seen
+ * (`amdsmi`), or `current_socket_power` integrated (`integrated-power`). Honours ROCR/HIP_VISIBLE_DEVICES.
  */
 export function createAmdSmiMeter(opts: AmdSmiOptions = {}): Meter {
   const poll_ms = opts.poll_ms ?? AMDSMI_DEFAULT_POLL_MS;
@@ -71,8 +64,7 @@ export function createAmdSmiMeter(opts: AmdSmiOptions = {}): Meter {
   let gpus: Gpu[] = [];
   let ignored: string[] = [];
   let probed: MeterProbe | null = null;
-  let timer: NodeJS.Timeout | null = null;
-  let open = 0;
+  const poller = new Poller(sampleAll, poll_ms);
 
   async function setUp(): Promise<MeterProbe> {
     if (probed) return probed;
@@ -184,8 +176,7 @@ export function createAmdSmiMeter(opts: AmdSmiOptions = {}): Meter {
     if (last === null) return;
     if (ticks >= last) {
       const delta_uj = Number(ticks - last) * g.resolution_uj!;
-      // A garbage read (a glitch to a huge value) is refused, not counted. The power is judged over at
-      // least a second, so a counter that refreshes in coarse steps is never mistaken for one.
+      // A garbage read (a glitch to a huge value) is refused, judged over at least a second (coarse refresh steps).
       if (dt_ms !== null && delta_uj / Math.max(dt_ms, 1000) / 1000 > max_watts) {
         fault(g, `the energy counter jumped by ${Math.round(delta_uj / 1e6)} J in ${Math.round(dt_ms)} ms (more than ${max_watts} W): not believed`);
         return;
@@ -193,8 +184,7 @@ export function createAmdSmiMeter(opts: AmdSmiOptions = {}): Meter {
       g.total_uj += delta_uj;
       return;
     }
-    // Backwards: a 32-bit accumulator that wrapped, or a counter that reset. Only a step from below
-    // 2^32 can be a wrap, and only if the energy it implies is physically possible in the time passed.
+    // Backwards: a wrap only from below 2^32 and only if the energy it implies is possible in the time passed; else a reset.
     const wrapped_uj = Number(WRAP_32 - last + ticks) * g.resolution_uj!;
     const plausible = last < WRAP_32 && dt_ms !== null && dt_ms > 0 && wrapped_uj / dt_ms / 1000 <= max_watts;
     if (plausible) {
@@ -220,11 +210,6 @@ export function createAmdSmiMeter(opts: AmdSmiOptions = {}): Meter {
     return gpus.some((g) => g.mode === 'power') ? Math.max(AMDSMI_FLOOR_MS, poll_ms) : AMDSMI_FLOOR_MS;
   }
 
-  function source(): EnergySource {
-    const modes = new Set(gpus.map((g) => g.mode));
-    return modes.size > 1 ? 'mixed' : modes.has('power') ? 'integrated-power' : 'amdsmi';
-  }
-
   return {
     id: 'amdsmi',
     source: 'amdsmi',
@@ -235,11 +220,7 @@ export function createAmdSmiMeter(opts: AmdSmiOptions = {}): Meter {
     async start(): Promise<MeterWindow> {
       const p = await setUp();
       if (!p.available) throw new Error(`amdsmi meter cannot read: ${p.reason}`);
-      open++;
-      if (timer === null) {
-        timer = setInterval(sampleAll, poll_ms);
-        timer.unref();
-      }
+      poller.acquire();
       sampleAll();
       const t0 = now();
       const before = gpus.map((g) => ({ total_uj: g.total_uj, epoch: g.epoch, wraps: g.wraps }));
@@ -247,17 +228,13 @@ export function createAmdSmiMeter(opts: AmdSmiOptions = {}): Meter {
         async stop(): Promise<EnergyReading> {
           sampleAll();
           const window_ms = now() - t0;
-          open = Math.max(0, open - 1);
-          if (open === 0 && timer !== null) {
-            clearInterval(timer);
-            timer = null;
-          }
+          poller.release();
           const by_domain: EnergyReading['by_domain'] = {};
           const warnings: string[] = [];
           let sum: number | null = 0;
           gpus.forEach((g, i) => {
             const b = before[i]!;
-            const label: EnergySource = g.mode === 'counter' ? 'amdsmi' : 'integrated-power';
+            const label = modeSource(g.mode, 'amdsmi');
             if (g.epoch !== b.epoch) {
               by_domain[g.domain] = { joules: null, source: label };
               warnings.push(`${g.domain}: ${g.fault ?? 'the counter could not be followed'}; its energy over this window is unknown`);
@@ -270,7 +247,7 @@ export function createAmdSmiMeter(opts: AmdSmiOptions = {}): Meter {
             const wraps = g.wraps - b.wraps;
             if (wraps > 0) warnings.push(`${g.domain}: the 32-bit energy counter wrapped ${wraps} time(s) in this window (counted)`);
           });
-          const reading: EnergyReading = { joules: sum, source: source(), by_domain, window_ms, below_floor: window_ms < floor() };
+          const reading: EnergyReading = { joules: sum, source: gpusSource(gpus, 'amdsmi'), by_domain, window_ms, below_floor: window_ms < floor() };
           if (warnings.length > 0) reading.warnings = warnings;
           return reading;
         },
@@ -285,27 +262,16 @@ export function createAmdSmiMeter(opts: AmdSmiOptions = {}): Meter {
         domain: g.domain,
         amdsmi_index: g.index,
         uuid: g.uuid,
-        source: g.mode === 'counter' ? 'amdsmi' : 'integrated-power',
+        source: modeSource(g.mode, 'amdsmi'),
         resolution_uj: g.resolution_uj,
       }));
       return out;
     },
     async close() {
-      if (timer !== null) clearInterval(timer);
-      timer = null;
-      if (binding && probed?.available) {
-        try {
-          binding.shutdown();
-        } catch {
-          // shutting down is best effort
-        }
-      }
+      poller.stop();
+      shutdownQuietly(binding, probed?.available === true);
       binding = null;
       probed = null;
     },
   };
-}
-
-function firstLine(e: unknown): string {
-  return String((e as Error)?.message ?? e).split('\n')[0] ?? '';
 }

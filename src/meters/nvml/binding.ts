@@ -15,10 +15,7 @@ export class NvmlError extends Error {
 /** An opaque NVML device handle. */
 export type NvmlDevice = unknown;
 
-/**
- * The slice of NVML the meter uses, one method per C call. Every method throws `NvmlError` on a
- * non-success return. Tests inject a fake; `loadNvmlBinding` binds the real library.
- */
+/** The slice of NVML the meter uses, one method per C call; each throws `NvmlError` on a non-success return. */
 export interface NvmlBinding {
   init(): void;
   shutdown(): void;
@@ -35,10 +32,7 @@ export interface NvmlBinding {
 /** The shared library's name on Linux (the driver installs it; the CUDA toolkit is not needed). */
 export const NVML_LIBRARY = 'libnvidia-ml.so.1';
 
-/**
- * Binds `libnvidia-ml.so.1` through koffi. koffi is imported here, inside the call, so a machine
- * that never asks for NVML never loads a native module for it.
- */
+/** Binds `libnvidia-ml.so.1` through koffi, imported here so machines that never ask never load it. */
 export async function loadNvmlBinding(library = NVML_LIBRARY): Promise<NvmlBinding> {
   const koffi = (await import('koffi')).default;
   const lib = koffi.load(library);

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import type { EnergySource } from '../../core/types.js';
-import type { EnergyReading, Meter, MeterProbe, MeterWindow } from '../meter.js';
+import { firstLine, type EnergyReading, type Meter, type MeterProbe, type MeterWindow } from '../meter.js';
+import { gpusSource, modeSource, shutdownQuietly, type GpuMode } from '../gpu.js';
+import { Poller } from '../poller.js';
 import { loadNvmlBinding, NVML_ERROR_NOT_SUPPORTED, NVML_LIBRARY, NvmlError, type NvmlBinding, type NvmlDevice } from './binding.js';
 import { visibleDevices } from './visible.js';
 
@@ -26,18 +27,14 @@ interface Gpu {
   name: string;
   device: NvmlDevice;
   /** `counter`: total energy in mJ; `power`: sampled draw integrated over time. */
-  mode: 'counter' | 'power';
+  mode: GpuMode;
   /** Integrated energy since setup, mJ (power mode only). */
   integrated_mj: number;
   last_mw: number | null;
   last_ms: number | null;
 }
 
-/**
- * The NVML meter: per GPU, `nvmlDeviceGetTotalEnergyConsumption` at the window edges (`nvml`), or,
- * where the counter is unsupported, power sampled in the background and integrated
- * (`integrated-power`). Honours `CUDA_VISIBLE_DEVICES`.
- */
+/** The NVML meter: per GPU, the total-energy counter at the window edges (`nvml`), or power integrated (`integrated-power`). */
 export function createNvmlMeter(opts: NvmlOptions = {}): Meter {
   const poll_ms = opts.poll_ms ?? NVML_DEFAULT_POLL_MS;
   const now = opts.now ?? (() => performance.now());
@@ -45,8 +42,7 @@ export function createNvmlMeter(opts: NvmlOptions = {}): Meter {
   let gpus: Gpu[] = [];
   let ignored: string[] = [];
   let probed: MeterProbe | null = null;
-  let timer: NodeJS.Timeout | null = null;
-  let open = 0;
+  const poller = new Poller(samplePower, poll_ms);
 
   async function setUp(): Promise<MeterProbe> {
     if (probed) return probed;
@@ -139,11 +135,6 @@ export function createNvmlMeter(opts: NvmlOptions = {}): Meter {
     return out;
   }
 
-  function source(): EnergySource {
-    const modes = new Set(gpus.map((g) => g.mode));
-    return modes.size > 1 ? 'mixed' : modes.has('power') ? 'integrated-power' : 'nvml';
-  }
-
   return {
     id: 'nvml',
     source: 'nvml',
@@ -152,11 +143,7 @@ export function createNvmlMeter(opts: NvmlOptions = {}): Meter {
     async start(): Promise<MeterWindow> {
       const p = await setUp();
       if (!p.available) throw new Error(`nvml meter cannot read: ${p.reason}`);
-      open++;
-      if (timer === null && gpus.some((g) => g.mode === 'power')) {
-        timer = setInterval(samplePower, poll_ms);
-        timer.unref();
-      }
+      poller.acquire(gpus.some((g) => g.mode === 'power'));
       samplePower();
       const t0 = now();
       const before = energies();
@@ -165,19 +152,15 @@ export function createNvmlMeter(opts: NvmlOptions = {}): Meter {
           samplePower();
           const after = energies();
           const window_ms = now() - t0;
-          open = Math.max(0, open - 1);
-          if (open === 0 && timer !== null) {
-            clearInterval(timer);
-            timer = null;
-          }
+          poller.release();
           const by_domain: EnergyReading['by_domain'] = {};
           let sum = 0;
           for (const g of gpus) {
             const j = ((after.get(g.domain) ?? 0) - (before.get(g.domain) ?? 0)) / 1000;
-            by_domain[g.domain] = { joules: j, source: g.mode === 'counter' ? 'nvml' : 'integrated-power' };
+            by_domain[g.domain] = { joules: j, source: modeSource(g.mode, 'nvml') };
             sum += j;
           }
-          return { joules: sum, source: source(), by_domain, window_ms, below_floor: window_ms < NVML_FLOOR_MS };
+          return { joules: sum, source: gpusSource(gpus, 'nvml'), by_domain, window_ms, below_floor: window_ms < NVML_FLOOR_MS };
         },
       };
     },
@@ -190,26 +173,15 @@ export function createNvmlMeter(opts: NvmlOptions = {}): Meter {
         nvml_index: g.index,
         uuid: g.uuid,
         name: g.name,
-        source: g.mode === 'counter' ? 'nvml' : 'integrated-power',
+        source: modeSource(g.mode, 'nvml'),
       }));
       return out;
     },
     async close() {
-      if (timer !== null) clearInterval(timer);
-      timer = null;
-      if (binding && probed?.available) {
-        try {
-          binding.shutdown();
-        } catch {
-          // shutting down is best effort
-        }
-      }
+      poller.stop();
+      shutdownQuietly(binding, probed?.available === true);
       binding = null;
       probed = null;
     },
   };
-}
-
-function firstLine(e: unknown): string {
-  return String((e as Error)?.message ?? e).split('\n')[0] ?? '';
 }

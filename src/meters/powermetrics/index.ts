@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
-import type { EnergyReading, Meter, MeterProbe, MeterWindow } from '../meter.js';
+import { firstLine, type EnergyReading, type Meter, type MeterProbe, type MeterWindow } from '../meter.js';
 import { integrateSamples, type TimedSample } from './integrate.js';
 import { parsePowerSample, PowermetricsParseError } from './parse.js';
 
@@ -21,10 +21,8 @@ export interface PowermetricsOptions {
 }
 
 /**
- * The powermetrics meter (macOS): runs `powermetrics --samplers cpu_power,gpu_power -i N -f plist`
- * for as long as the meter is open and integrates each sample's average CPU, GPU and ANE power over
- * the part of it inside a window. Sampled power, not a counter: labelled `powermetrics`, with the
- * sample interval as its floor. powermetrics needs root; without it the meter is unavailable and says so.
+ * The powermetrics meter (macOS, needs root): runs `powermetrics --samplers cpu_power,gpu_power -f plist`
+ * while open and integrates each sample's average power over the part inside a window; floor: the interval.
  */
 export function createPowermetricsMeter(opts: PowermetricsOptions = {}): Meter {
   const interval_ms = opts.interval_ms ?? POWERMETRICS_DEFAULT_INTERVAL_MS;
@@ -58,9 +56,8 @@ export function createPowermetricsMeter(opts: PowermetricsOptions = {}): Meter {
     try {
       const s = parsePowerSample(xml, parse);
       const prev = samples[samples.length - 1];
-      // powermetrics' samples are contiguous (each is the delta since the last), but they reach us
-      // with jitter. Each is placed from the previous one's arrival to its own, and its power scaled
-      // so the energy stays power × its own elapsed time; after a refused sample the gap stays a gap.
+      // Samples are contiguous but arrive with jitter: each spans from the previous arrival to its own, its power
+      // scaled so the energy stays power × its own elapsed time; after a refused sample the gap stays a gap.
       const contiguous = prev !== undefined && lastFault <= prev.end_ms;
       const start = contiguous ? prev.end_ms : Math.max(prev?.end_ms ?? -Infinity, t - s.elapsed_ms);
       const span = t - start;
@@ -242,8 +239,4 @@ export function createPowermetricsMeter(opts: PowermetricsOptions = {}): Meter {
       lastFault = -Infinity;
     },
   };
-}
-
-function firstLine(e: unknown): string {
-  return String((e as Error)?.message ?? e).split('\n')[0] ?? '';
 }

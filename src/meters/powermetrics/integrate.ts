@@ -5,11 +5,7 @@ export interface TimedSample {
   watts: Record<string, number>;
 }
 
-/**
- * Energy over `[t0, t1]` from average-power samples: each sample adds its power × the part of its
- * interval inside the window. Returns J per domain and how many ms of the window the samples covered
- * (less than the window where samples are missing). Pure.
- */
+/** Energy over `[t0, t1]` from average-power samples, J per domain, and how many ms of it the samples covered. */
 export function integrateSamples(samples: readonly TimedSample[], t0: number, t1: number): { by_domain_j: Record<string, number>; covered_ms: number } {
   const by_domain_j: Record<string, number> = {};
   let covered_ms = 0;

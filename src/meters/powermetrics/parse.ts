@@ -1,9 +1,4 @@
-/**
- * One sample of `powermetrics --samplers cpu_power,gpu_power -f plist`: the average power of each
- * domain over the sample, and how long the sample was. Apple silicon reports `processor.cpu_power`,
- * `gpu_power` and `ane_power` (mW, averaged over the sample; `combined_power` is their sum); Intel
- * Macs report `processor.package_watts` (W) instead.
- */
+/** One powermetrics plist sample: Apple silicon's `processor.cpu/gpu/ane_power` (mW) or Intel's `package_watts` (W). */
 export interface PowerSample {
   /** Length of the sample, ms (`elapsed_ns` / 1e6). */
   elapsed_ms: number;
@@ -28,10 +23,7 @@ const APPLE_MW: ReadonlyArray<[key: string, domain: string]> = [
   ['ane_power', 'ane'],
 ];
 
-/**
- * Reads one plist document (powermetrics separates samples with a NUL byte). `parse` is the plist
- * library's parser, passed in so this module stays free of the import until a sample arrives.
- */
+/** Reads one plist document; `parse` is the plist library's, passed in so the import waits for a sample. */
 export function parsePowerSample(xml: string, parse: Parse): PowerSample {
   let doc: unknown;
   try {

@@ -1,8 +1,4 @@
-/**
- * The energy counted between two reads of a RAPL counter, µJ. A counter that went down wrapped at
- * `max_energy_range_uj`; without a readable max the true delta is unknown, so the sample is dropped
- * (summing a negative delta, or guessing, would be worse).
- */
+/** The energy between two reads of a RAPL counter, µJ; a wrap with no readable max is dropped, never guessed. */
 export function counterDelta(prev_uj: number, cur_uj: number, max_uj: number | null): { delta_uj: number } | { dropped: string } {
   if (cur_uj >= prev_uj) return { delta_uj: cur_uj - prev_uj };
   if (max_uj === null || !(max_uj > 0) || prev_uj > max_uj) {
@@ -21,10 +17,7 @@ export function parseMicrojoules(text: string, path: string): number {
   return n;
 }
 
-/**
- * Parses a counter value and checks it against the zone's range: a counter above
- * `max_energy_range_uj` is as wrong as text. Throws with the reason.
- */
+/** Parses a counter value; one above `max_energy_range_uj` is as wrong as text. Throws with the reason. */
 export function parseCounter(text: string, path: string, max_uj: number | null): number {
   const n = parseMicrojoules(text, path);
   if (max_uj !== null && max_uj > 0 && n > max_uj) throw new Error(`${path}: ${n} is above max_energy_range_uj ${max_uj}`);

@@ -71,6 +71,8 @@ export function createRaplMeter(opts: RaplOptions = {}): Meter {
         fix: 'run without --rapl-dram to measure the package zones alone',
       };
     }
+    const sampler = new RaplSampler(selection.domains, read, poll_ms);
+    const max_uj = sampler.maxRanges();
     for (const d of selection.domains) {
       const path = join(d.zone.dir, 'energy_uj');
       let text: string;
@@ -88,10 +90,10 @@ export function createRaplMeter(opts: RaplOptions = {}): Meter {
         return { available: false, reason: `cannot read ${path} (${code})` };
       }
       // Readable is not enough: a counter that reads garbage would otherwise be summed as 0 J.
-      const garbage = counterProblem(text, path, readMaxOrNull(read, d.zone.dir));
+      const garbage = counterProblem(text, path, max_uj[d.domain] ?? null);
       if (garbage !== null) return { available: false, reason: garbage, fix: 'check the RAPL driver (intel_rapl_common / amd_energy) and the mounted powercap tree' };
     }
-    state = { selection, sampler: new RaplSampler(selection.domains, read, poll_ms) };
+    state = { selection, sampler };
     const names = selection.domains.map((d) => d.domain).join(' + ');
     return { available: true, detail: `${names} under ${root} (${selection.mode} mode)` };
   }
@@ -124,8 +126,7 @@ export function createRaplMeter(opts: RaplOptions = {}): Meter {
             if (dropped > 0) warnings.push(`${domain}: ${dropped} sample(s) dropped at a wrap (max_energy_range_uj unreadable); the figure is low`);
             const errs = (after.read_errors[domain] ?? 0) - (before.read_errors[domain] ?? 0);
             if (errs > 0) {
-              // A failed or garbage read inside the window: what the counter did there is unknown, so
-              // the window's energy is null (with this warning), never the deltas of the good reads.
+              // A failed or garbage read inside the window: its energy is unknown (null), never the good reads' deltas.
               warnings.push(`${domain}: ${errs} read(s) of energy_uj failed or were not a valid counter in this window; its energy is unknown (null)`);
               by_domain[domain] = { joules: null, source: 'rapl' };
               known = false;
@@ -156,14 +157,4 @@ export function createRaplMeter(opts: RaplOptions = {}): Meter {
       state?.sampler.stopTimer();
     },
   };
-}
-
-/** The zone's `max_energy_range_uj`, or `null` where it is unreadable or not a number. */
-function readMaxOrNull(read: ReadText, dir: string): number | null {
-  try {
-    const t = read(join(dir, 'max_energy_range_uj')).trim();
-    return /^\d+$/.test(t) && Number.isSafeInteger(Number(t)) ? Number(t) : null;
-  } catch {
-    return null;
-  }
 }

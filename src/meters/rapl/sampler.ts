@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { Poller } from '../poller.js';
 import { counterDelta, parseCounter, parseMicrojoules } from './counter.js';
 import type { RaplDomain, ReadText } from './zones.js';
 
@@ -19,15 +20,10 @@ interface DomainState {
   read_errors: number;
 }
 
-/**
- * Reads every selected counter on a background timer while any window is open, so that every wrap
- * is seen (a window sums the deltas between polls, not just its two edges). The timer is `unref`ed:
- * it never keeps the process alive. Windows may overlap (a case inside the whole-suite window).
- */
+/** Reads every counter on a background timer while any window is open, so every wrap is seen; windows may overlap. */
 export class RaplSampler {
   private readonly states: DomainState[];
-  private timer: NodeJS.Timeout | null = null;
-  private open = 0;
+  private readonly poller: Poller;
   /** Lines for a person: each distinct problem once. */
   readonly warnings = new Set<string>();
 
@@ -45,6 +41,7 @@ export class RaplSampler {
       dropped: 0,
       read_errors: 0,
     }));
+    this.poller = new Poller(() => this.sample(), poll_ms);
   }
 
   /** The max range per domain (null where unreadable), for the receipt. */
@@ -54,11 +51,7 @@ export class RaplSampler {
 
   /** Opens a window: polls now and keeps polling until the last window closes. */
   acquire(): RaplSnapshot {
-    this.open++;
-    if (this.timer === null) {
-      this.timer = setInterval(() => this.sample(), this.poll_ms);
-      this.timer.unref();
-    }
+    this.poller.acquire();
     this.sample();
     return this.snapshot();
   }
@@ -67,8 +60,7 @@ export class RaplSampler {
   release(): RaplSnapshot {
     this.sample();
     const snap = this.snapshot();
-    this.open = Math.max(0, this.open - 1);
-    if (this.open === 0) this.stopTimer();
+    this.poller.release();
     return snap;
   }
 
@@ -110,8 +102,7 @@ export class RaplSampler {
 
   /** Stops the timer whatever windows are open (meter close). */
   stopTimer(): void {
-    if (this.timer !== null) clearInterval(this.timer);
-    this.timer = null;
+    this.poller.stop();
   }
 
   private readMax(d: RaplDomain): number | null {

@@ -36,10 +36,8 @@ export interface RaplSelection {
 const ENTRY = /^(.+?):(\d+)(?::(\d+))?$/;
 
 /**
- * Lists the zones under a powercap root. `/sys/class/powercap` lists every zone flat, but the device
- * tree (`/sys/devices/virtual/powercap`, often what a container mounts) nests them: subzones such as
- * the package's `dram` (`intel-rapl:0/intel-rapl:0:2`) sit inside their package, and packages inside
- * their control-type folder (`intel-rapl/`). Both are walked; a zone seen twice counts once.
+ * Lists the zones under a powercap root: flat (`/sys/class/powercap`) or nested as in the device tree a
+ * container often mounts (subzones inside packages, packages inside `intel-rapl/`); each zone once.
  */
 export function listZones(root: string, read: ReadText): PowercapZone[] {
   const zones: PowercapZone[] = [];
@@ -86,10 +84,8 @@ function walkZones(parent: string, read: ReadText, zones: PowercapZone[], seen: 
 }
 
 /**
- * DESIGN.md's domain rules: sum the top-level `package-N` zones; add `dram` only when asked; use
- * `psys` instead of the packages (it already covers them), never both; never `core`/`uncore` (they
- * sit inside a package); count a zone exposed through two interfaces (`intel-rapl` and
- * `intel-rapl-mmio`) once, preferring the MSR interface `intel-rapl`.
+ * DESIGN.md's domain rules: the `package-N` zones, `dram` only when asked, `psys` instead of (never with)
+ * the packages, never `core`/`uncore`, and a zone seen through two interfaces once (`intel-rapl` first).
  */
 export function selectDomains(zones: readonly PowercapZone[], opts: { dram: boolean }): RaplSelection {
   const skipped: string[] = [];

@@ -12,14 +12,8 @@ export interface CacheStageOptions {
 }
 
 /**
- * Stage 1: an LRU memo of answers produced by later stages.
- *
- * Admission policy (why the router suite still reaches all four stages after a warmup pass):
- * - only answers from the expensive `neural` stage are admitted: KV and graph answers are already
- *   cheap, and caching them would hide the stores that own those facts;
- * - only short prompts (≤ 80 characters) are admitted: short prompts are the ones that recur verbatim
- *   (FAQ-like, `rt-cache-*`), while long open-ended generation prompts (`rt-neural-*`) rarely repeat,
- *   and their answers are large and not worth a slot.
+ * Stage 1: an LRU memo of later stages' answers. Only `neural` answers (KV and graph are already cheap)
+ * to short prompts (the ones that recur verbatim) are admitted, so the router suite still reaches every stage.
  */
 export class CacheStage implements Stage {
   readonly id = 'cache';

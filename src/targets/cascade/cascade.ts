@@ -19,9 +19,8 @@ function replays(s: Stage): s is ReplayingStage {
 }
 
 /**
- * Tries stages in order; the first that answers resolves the case. Every stage tried reports its own
- * modelled energy, and the case's energy is their sum (source `model`), or `null` if any part is
- * unknown. Earlier stages that observe (the cache) are shown the answer afterwards.
+ * Tries stages in order; the first that answers resolves the case. The case's energy is the sum of every
+ * tried stage's modelled energy, or `null` if any is unknown. Earlier observing stages see the answer.
  */
 export class Cascade implements Target {
   readonly kind = 'cascade';
@@ -33,11 +32,7 @@ export class Cascade implements Target {
     if (stages.length === 0) throw new RangeError('a cascade needs at least one stage');
   }
 
-  /**
-   * Synchronous while every stage tried is (the in-memory stores): a cache, KV or graph hit returns
-   * the Answer itself. The first stage that returns a promise (the neural backend) turns the rest of
-   * the walk asynchronous.
-   */
+  /** Synchronous while every stage tried is (the in-memory stores); the first promise makes the rest asynchronous. */
   answer(req: AnswerRequest): Answer | Promise<Answer> {
     const trace: Trace = [];
     for (let i = 0; i < this.stages.length; i++) {
@@ -68,9 +63,7 @@ export class Cascade implements Target {
       const earlier = this.stages[j]!;
       if (observes(earlier)) earlier.observe(req.prompt, r.text!, stage.id);
     }
-    // Answered in-process by a store: no model ran, so no tokens and no billed call — known zeros,
-    // which keep the run's token and $ totals honest when the neural backend is a priced endpoint.
-    // (Made in one literal: properties added afterwards would cost an extra allocation a case.)
+    // A store's answer: no model ran, so known zero tokens and $0 (one literal: no extra allocation a case).
     const answer: Answer =
       'backend' in stage
         ? { text: r.text!, stage: stage.id, trace, energy: energyOf(trace) }
@@ -89,11 +82,7 @@ export class Cascade implements Target {
     return answer;
   }
 
-  /**
-   * Replays the state effect of a recorded answer without running any stage: the resolving stage is
-   * told it answered (cache recency) and earlier stages observe the answer (cache admission), exactly as
-   * `answer` does. Replaying a run's results in order rebuilds the cache an uninterrupted run would hold.
-   */
+  /** Replays a recorded answer's state effect (cache recency and admission) without running any stage. */
   restore(req: AnswerRequest, recorded: RecordedAnswer): void {
     if (recorded.error !== null || recorded.response === null || recorded.stage === null) return;
     const i = this.stages.findIndex((s) => s.id === recorded.stage);
@@ -107,8 +96,7 @@ export class Cascade implements Target {
   }
 
   describe(): Record<string, unknown> {
-    // A cascade has no conversation state: a multi-turn case reaches it as one prompt, its turns joined
-    // with `Follow-up:` lines (seed 000 §3), whatever its neural backend could do.
+    // No conversation state: a multi-turn case arrives as one prompt joined with `Follow-up:` lines.
     return { kind: 'cascade', id: this.id, multi_turn: 'follow-up', stages: this.stages.map((s) => s.describe()) };
   }
 

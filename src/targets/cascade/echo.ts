@@ -5,11 +5,7 @@ export interface EchoOptions {
   energy_j?: number;
 }
 
-/**
- * The default neural backend (seed 000's `EchoBackend`): answers with the prompt itself. It is not a
- * model and produces no correct answers except to echo tasks; it exists to exercise the energy pipe.
- * Its energy is a modelled constant, labelled `model`.
- */
+/** The default neural backend: answers with the prompt itself, at a modelled constant energy labelled `model`. */
 export function createEchoTarget(opts: EchoOptions = {}): Target {
   const energy_j = opts.energy_j ?? 50;
   return {

@@ -1,10 +1,6 @@
 import type { Triple } from './graph.js';
 
-/**
- * The reference cascade's deliberately small fixture data (seed 000 §4): the KV stage holds the
- * seven constants the `rt-kv-*` cases ask about; the graph holds the triples the `rt-graph-*` cases
- * (and a few `mt` recall cases) need. Keys are written naturally and normalised on load.
- */
+/** The reference cascade's small fixture data: the constants the `rt-kv-*` cases ask about (normalised on load). */
 export const REFERENCE_KV: Record<string, string> = {
   'default port for HTTPS': '443',
   'default port for SSH': '22',
@@ -15,6 +11,7 @@ export const REFERENCE_KV: Record<string, string> = {
   "Avogadro's number": '6.02214076 × 10^23 per mole',
 };
 
+/** The facts the `rt-graph-*` (and a few `mt` recall) cases need. */
 export const REFERENCE_TRIPLES: readonly Triple[] = [
   { subject: 'Australia', predicate: 'capital', object: 'Canberra' },
   { subject: 'France', predicate: 'capital', object: 'Paris' },

@@ -20,11 +20,7 @@ interface IndexedTriple {
   phrases: string[];
 }
 
-/**
- * Stage 3: a triple store. A question is answered when it names a known subject (as whole words)
- * and one of that subject's predicates (or an alias); the longest subject match wins, so
- * "capital of South Africa" is not answered with "Africa".
- */
+/** Stage 3: a triple store; a question naming a subject and one of its predicates is answered, longest subject first. */
 export class GraphStage implements Stage {
   readonly id = 'graph';
   private readonly bySubject = new Map<string, IndexedTriple[]>();

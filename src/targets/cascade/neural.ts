@@ -1,10 +1,6 @@
 import type { AnswerRequest, Stage, StageResult, Target } from '../../core/types.js';
 
-/**
- * Stage 4: delegates to any Target (the echo backend, an HTTP endpoint, a local model), so the
- * cascade needs no change to use a real model. Energy is what the backend reports; when it reports
- * none, the stage's energy is unknown (`null`), never 0.
- */
+/** Stage 4: delegates to any Target; its energy is what the backend reports, `null` (never 0) when none. */
 export class NeuralStage implements Stage {
   readonly id = 'neural';
   constructor(readonly backend: Target) {}

@@ -18,11 +18,7 @@ export function setLlamaLogListener(l: LogListener | null): LogListener | null {
   return prev;
 }
 
-/**
- * Imports node-llama-cpp, an optional dependency: only a user who asks for the `llamacpp` target loads
- * it. `specifier` exists for tests of the failure messages; the CLI always uses the package name.
- * Throws E_TARGET with one line when the package is not installed.
- */
+/** Imports node-llama-cpp, an optional dependency; E_TARGET in one line when it is not installed. `specifier`: tests. */
 export async function importNodeLlamaCpp(specifier = 'node-llama-cpp'): Promise<NodeLlamaCpp> {
   try {
     return (await import(specifier)) as NodeLlamaCpp;
@@ -42,10 +38,8 @@ export async function importNodeLlamaCpp(specifier = 'node-llama-cpp'): Promise<
 const instances = new Map<string, Promise<Llama>>();
 
 /**
- * One llama.cpp instance per GPU choice, per process. `build: 'never'`: joulebench uses the prebuilt
- * binary that `npm ci` installed (the CPU one; `joulebench setup llamacpp --gpu cuda|vulkan` adds a GPU
- * build), and never downloads or compiles llama.cpp. A missing binary is one line (E_TARGET) naming
- * the setup command. `gpu`: false keeps everything on the CPU; 'auto' lets the library pick a GPU backend.
+ * One llama.cpp instance per GPU choice, per process, from the prebuilt binary `npm ci` (or `joulebench
+ * setup llamacpp --gpu …`) installed: never downloaded or compiled here. `gpu` false: CPU only.
  */
 export function getLlamaInstance(gpu: false | 'auto', specifier = 'node-llama-cpp'): Promise<Llama> {
   const key = `${specifier}\0${gpu}`;
@@ -72,8 +66,7 @@ export function getLlamaInstance(gpu: false | 'auto', specifier = 'node-llama-cp
           { cause: e },
         );
       }
-      // 'auto' falls back to the CPU build when this machine's GPU build is missing (npm ci installs the
-      // CPU build only) or fails to load: a GPU the machine has but the run would not use is refused.
+      // 'auto' falls back to the CPU build when the GPU build is missing or fails: a GPU the run would not use is refused.
       if (gpu === 'auto' && llama.gpu === false) {
         const usable = (await lib.getLlamaGpuTypes('supported')).filter((t): t is 'cuda' | 'vulkan' => t === 'cuda' || t === 'vulkan');
         if (usable.length > 0) {
@@ -93,7 +86,8 @@ export function getLlamaInstance(gpu: false | 'auto', specifier = 'node-llama-cp
   return p;
 }
 
-function firstLine(e: unknown): string {
+/** The first non-empty line of an error's message, at most 300 characters. */
+export function firstLine(e: unknown): string {
   const m = e instanceof Error ? e.message : String(e);
   return (m.split('\n').find((l) => l.trim() !== '') ?? 'unknown error').trim().slice(0, 300);
 }

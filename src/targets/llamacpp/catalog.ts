@@ -12,10 +12,7 @@ export interface CatalogModel {
   about: string;
 }
 
-/**
- * Models `joulebench fetch model` knows. The hash and size are Hugging Face's Git LFS pointer of the
- * file at that revision (`oid sha256:` and `size`), the same figures its file page shows.
- */
+/** Models `joulebench fetch model` knows; hash and size are Hugging Face's Git LFS pointer at that revision. */
 export const MODEL_CATALOG: readonly CatalogModel[] = [
   {
     name: 'qwen2.5-0.5b-instruct-q4_k_m',

@@ -23,10 +23,7 @@ export function findDefaultModel(env: NodeJS.ProcessEnv): string | null {
   }
 }
 
-/**
- * The first line of the table for a cascade run: which neural stage answered, so a reader never
- * mistakes the echo backend's numbers for a model's. `target` is the cascade's `describe()`.
- */
+/** The table's first line for a cascade run: which neural stage answered (`target` is the cascade's `describe()`). */
 export function neuralStageLine(target: Record<string, unknown>, env: NodeJS.ProcessEnv): string | null {
   if (target.kind !== 'cascade') return null;
   const stages = Array.isArray(target.stages) ? (target.stages as Record<string, unknown>[]) : [];

@@ -2,7 +2,6 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, lstatSync, mkdirSync, renameSync, rmSync, type Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import type { Dispatcher } from 'undici';
 import { JoulebenchError } from '../../core/errors.js';
 import { quote } from '../../core/one-line.js';
@@ -42,20 +41,16 @@ function fail(code: 'E_INPUT' | 'E_RUN' | 'E_OUTPUT' | 'E_USAGE', message: strin
 }
 
 /** sha256 of a file, hex, streamed (a model is hundreds of MB). */
-export async function sha256File(path: string): Promise<string> {
+async function sha256File(path: string): Promise<string> {
   const h = createHash('sha256');
-  await pipeline(createReadStream(path), async function* (src: AsyncIterable<Buffer>) {
-    for await (const chunk of src) h.update(chunk);
-  });
+  for await (const chunk of createReadStream(path)) h.update(chunk as Buffer);
   return h.digest('hex');
 }
 
 /**
- * Downloads `url` to `dest`, keeping it only when its sha256 (and size, when known) match: the bytes
- * stream into `dest.<random>.part` (created with O_EXCL), are hashed as they arrive, and the
- * part file is renamed onto `dest` only after the check, so `dest` is either absent, the old file, or
- * the verified one. Any failure removes the part file. An existing `dest` with the right hash is kept
- * without a request. Every connection goes through the metadata-address guard, redirects included.
+ * Downloads `url` into `dest.<random>.part` (O_EXCL), hashing as bytes arrive, and renames it onto `dest`
+ * only once sha256 (and size, when known) match; any failure removes the part file. An existing `dest`
+ * with the right hash is kept without a request. Every hop goes through the metadata-address guard.
  */
 export async function downloadVerified(o: DownloadOptions): Promise<DownloadResult> {
   const want = o.sha256.toLowerCase();
@@ -69,7 +64,12 @@ export async function downloadVerified(o: DownloadOptions): Promise<DownloadResu
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw fail('E_USAGE', `--url must be http(s), got ${url.protocol}`);
   const bytes = o.bytes ?? null;
 
-  const existing = lstatOrNull(o.dest);
+  let existing: Stats | undefined;
+  try {
+    existing = lstatSync(o.dest, { throwIfNoEntry: false });
+  } catch (e) {
+    throw fail('E_OUTPUT', `cannot inspect ${o.dest} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
   if (existing) {
     if (!existing.isFile()) throw fail('E_OUTPUT', `${o.dest} exists and is not a regular file (a link or a folder): refused`);
     const have = await sha256File(o.dest);
@@ -77,8 +77,7 @@ export async function downloadVerified(o: DownloadOptions): Promise<DownloadResu
     throw fail('E_OUTPUT', `${o.dest} exists with sha256 ${have}, not the expected ${want}: left as is (remove it, or write elsewhere with -o)`);
   }
 
-  // A name of its own (O_EXCL, random): a link planted at a predictable name is never written through,
-  // and two fetches at once never rename each other's unfinished bytes into place.
+  // A random O_EXCL name: never written through a planted link, never renamed by a concurrent fetch.
   const part = `${o.dest}.${randomBytes(6).toString('hex')}.part`;
   let fh: FileHandle;
   try {
@@ -87,13 +86,6 @@ export async function downloadVerified(o: DownloadOptions): Promise<DownloadResu
   } catch (e) {
     throw fail('E_OUTPUT', `cannot create ${part} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }
-  let closed = false;
-  const closeOnce = async (): Promise<void> => {
-    if (closed) return;
-    closed = true;
-    await fh.close();
-  };
-  // The targets' dispatcher: proxies from the environment, the metadata-address guard at connect time.
   const dispatcher = createDispatcher();
   try {
     const { headers, body: res } = await follow(dispatcher, url, o.max_redirects ?? 5, o.idle_timeout_ms ?? 60_000);
@@ -133,11 +125,11 @@ export async function downloadVerified(o: DownloadOptions): Promise<DownloadResu
     if (got !== want) throw fail('E_INPUT', `the bytes from ${url.host} have sha256 ${got}, expected ${want}: refused (nothing kept)`);
     // On disk before it takes the final name: a crash never leaves a verified name on unwritten bytes.
     await fh.sync();
-    await closeOnce();
+    await fh.close();
     renameSync(part, o.dest);
     return { path: o.dest, sha256: got, bytes: received, downloaded: true };
   } catch (e) {
-    await closeOnce().catch(() => undefined);
+    await fh.close().catch(() => undefined);
     rmSync(part, { force: true });
     throw e;
   } finally {
@@ -145,21 +137,12 @@ export async function downloadVerified(o: DownloadOptions): Promise<DownloadResu
   }
 }
 
-/** Writes all of `chunk` (a write may take part of it); a failure is E_OUTPUT naming the file. */
+/** Writes all of `chunk` at the file's position (writeFile repeats a partial write); a failure is E_OUTPUT naming the file. */
 async function writeAll(fh: FileHandle, chunk: Buffer, path: string): Promise<void> {
   try {
-    for (let off = 0; off < chunk.length; ) off += (await fh.write(chunk, off, chunk.length - off)).bytesWritten;
+    await fh.writeFile(chunk);
   } catch (e) {
     throw fail('E_OUTPUT', `cannot write ${path} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-  }
-}
-
-function lstatOrNull(path: string): Stats | null {
-  try {
-    return lstatSync(path);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw fail('E_OUTPUT', `cannot inspect ${path} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }
 }
 
@@ -169,11 +152,7 @@ function contentLength(headers: Dispatcher.ResponseData['headers']): number | nu
   return Number(v);
 }
 
-/**
- * GETs `start`, following up to `max` redirects; each hop is checked against the metadata-address
- * guard (IP literals here, DNS names at connection time), only http(s), never from https down to http.
- * Resolves with a 2xx response whose body is unread.
- */
+/** GETs `start`, following up to `max` redirects (each guarded, http(s) only, never https to http); body unread. */
 async function follow(dispatcher: Dispatcher, start: URL, max: number, idle_ms: number): Promise<Dispatcher.ResponseData> {
   let url = start;
   for (let hop = 0; ; hop++) {
@@ -215,7 +194,7 @@ async function get(dispatcher: Dispatcher, url: URL, idle_ms: number): Promise<D
       method: 'GET',
       // No credential is ever sent: the model is public, and a redirect must not carry one elsewhere.
       headers: { 'user-agent': `joulebench/${VERSION}`, accept: 'application/octet-stream, */*' },
-      // A wait for the head, and between two body chunks, longer than this fails the download.
+      // Longer than this waiting for the head, or between two body chunks, fails the download.
       headersTimeout: idle_ms,
       bodyTimeout: idle_ms,
     });

@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { ChatWrapper, Llama, LlamaChatSession, LlamaContext, LlamaContextSequence, LlamaModel } from 'node-llama-cpp';
 import { JoulebenchError } from '../../core/errors.js';
-import { getLlamaInstance, importNodeLlamaCpp, setLlamaLogListener } from './binding.js';
+import { firstLine, getLlamaInstance, importNodeLlamaCpp, setLlamaLogListener } from './binding.js';
 import { parseLlamaPerf } from './perf.js';
 import { capAtIdle, defaultCpuRoot, defaultThreadChoice, idleCpus, type ThreadChoice } from './threads.js';
 
@@ -69,8 +69,7 @@ export class LlamaEngine {
   private session: LlamaChatSession | null = null;
   private llama: Llama | null = null;
   private wrapper: ChatWrapper | null = null;
-  /** Set by each load; read by describe(). */
-  /** The thread count asked of llama.cpp and how it was chosen; set by the constructor. */
+  /** The thread count asked of llama.cpp and how it was chosen. */
   threads: ThreadChoice;
   /** Set while the default still awaits its idle-CPU cap (taken once, at the first load). */
   private idleCheck: { root: string; allowed: number[] | null } | null = null;
@@ -134,8 +133,7 @@ export class LlamaEngine {
     }
     this.load_ms = performance.now() - t0;
     this.sequence = this.context.getSequence();
-    // The GGUF's own template, rendered as Jinja. Resolved once per engine and outside the load time:
-    // the library's automatic choice renders the template against every known format (seconds).
+    // The GGUF's own template as Jinja, resolved once and outside the load time (the automatic choice takes seconds).
     if (!this.wrapper) {
       const template = this.model.fileInfo.metadata?.tokenizer?.chat_template;
       this.wrapper = typeof template === 'string' && template !== '' ? lib.resolveChatWrapper(this.model, { type: 'jinjaTemplate' }) : lib.resolveChatWrapper(this.model);
@@ -221,10 +219,8 @@ export class LlamaEngine {
   }
 
   /**
-   * Decode rate at one thread, tok/s: a short greedy generation on a second, small context of the loaded
-   * model, timed on the client clock between its first and last token (JS overhead included, so it errs
-   * low). The reference a first case's rate is checked against for oversubscribed threads; `null` when
-   * the model stops before two tokens.
+   * Decode rate at one thread, tok/s, on a second small context (client clock, so it errs low): the
+   * reference for oversubscribed threads. `null` when the model stops before two tokens.
    */
   async probeOneThread(tokens = 8): Promise<number | null> {
     if (!this.model) await this.load();
@@ -282,9 +278,4 @@ export function parameterCount(model: Pick<LlamaModel, 'fileInfo'>): number | nu
   let n = 0;
   for (const t of tensors) n += t.dimensions.reduce<number>((a, d) => a * Number(d), 1);
   return n;
-}
-
-function firstLine(e: unknown): string {
-  const m = e instanceof Error ? e.message : String(e);
-  return (m.split('\n').find((l) => l.trim() !== '') ?? 'unknown error').trim().slice(0, 300);
 }

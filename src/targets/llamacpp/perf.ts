@@ -1,9 +1,6 @@
 /**
- * llama.cpp's own performance counters, as `llama_perf_context_print` writes them (node-llama-cpp's
- * `printTimings()` prints, then resets, the context's counters). Pure parsing.
- *
- * llama.cpp prints `max(1, n)` for both counts, so a printed count of 1 with 0.00 ms means "nothing":
- * callers take token counts from node-llama-cpp's token meter and only the durations from here.
+ * llama.cpp's counters as `llama_perf_context_print` writes them. It prints `max(1, n)` for both counts,
+ * so a printed 1 with 0.00 ms means nothing: token counts come from node-llama-cpp's token meter.
  */
 export interface LlamaPerf {
   /** Prompt evaluation (batches of more than one token), ms. */

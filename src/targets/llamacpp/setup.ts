@@ -18,9 +18,8 @@ export function setupCommand(gpu?: SetupGpu): string {
 }
 
 /**
- * The prebuilt packages node-llama-cpp looks for on this platform (its `getPrebuiltBinariesPackageDirectoryForBuildOptions`):
- * `gpu` false is the build for the CPU (on macOS arm64, Metal's). The CUDA build comes in two packages
- * (the second holds the large CUDA libraries). null: node-llama-cpp publishes no such build.
+ * The prebuilt packages node-llama-cpp looks for (`getPrebuiltBinariesPackageDirectoryForBuildOptions`);
+ * `gpu` false: the CPU build (Metal on macOS arm64). null: no such build is published.
  */
 export function prebuiltPackages(platform: NodeJS.Platform, arch: string, gpu: SetupGpu | false): string[] | null {
   const p = (n: string): string => `@node-llama-cpp/${n}`;
@@ -49,10 +48,7 @@ export function prebuiltPackages(platform: NodeJS.Platform, arch: string, gpu: S
   return null;
 }
 
-/**
- * The folder node-llama-cpp is installed in, found the way Node resolves it from joulebench. Throws
- * E_TARGET (the install command on one line) when it is not installed.
- */
+/** The folder node-llama-cpp is installed in, as Node resolves it from joulebench; E_TARGET when it is not. */
 export function nodeLlamaCppDir(): string {
   let entry: string;
   try {
@@ -70,10 +66,7 @@ export function nodeLlamaCppDir(): string {
   throw new JoulebenchError('E_TARGET', `node-llama-cpp: no package.json above ${entry}`);
 }
 
-/**
- * Where node-llama-cpp's `import(pkg)` finds `pkg`: its own node_modules first, else the node_modules
- * it sits in (npm places the platform packages there).
- */
+/** Where node-llama-cpp's `import(pkg)` finds `pkg`: its own node_modules, else the one it sits in. */
 export function prebuiltPackageDir(llamaDir: string, pkg: string): string {
   const nested = join(llamaDir, 'node_modules', pkg);
   return lstatExists(nested) ? nested : join(dirname(llamaDir), pkg);
@@ -106,10 +99,8 @@ export interface SetupResult {
 }
 
 /**
- * Adds the prebuilt llama.cpp build(s) for `gpu` on this platform beside node-llama-cpp: each package
- * at node-llama-cpp's exact version, fetched by `npm pack` (the npm registry and client the user has,
- * the registry's integrity check) and unpacked over the empty stand-in a CPU-only `npm ci` links there.
- * A later `npm ci` puts the stand-in back.
+ * Adds the prebuilt llama.cpp build(s) for `gpu` beside node-llama-cpp, at its exact version: `npm pack`
+ * (the user's registry and its integrity check), unpacked over the empty stand-in a CPU-only `npm ci` links.
  */
 export async function setupLlamaCpp(gpu: SetupGpu | false, opts: SetupOptions = {}): Promise<SetupResult[]> {
   const packages = prebuiltPackages(process.platform, process.arch, gpu);

@@ -1,4 +1,5 @@
 import { JoulebenchError } from '../../core/errors.js';
+import { round } from '../../core/stats.js';
 import type { Answer, Case, Target } from '../../core/types.js';
 import type { TargetSpec } from '../registry.js';
 import { NODE_LLAMA_CPP_VERSION } from './binding.js';
@@ -23,10 +24,7 @@ export interface LlamaCppTargetOptions {
   cpu_root?: string;
 }
 
-/**
- * `max_tokens` when none is configured, per kind of suite: a multiple-choice case (MMLU) needs a letter,
- * the router suite's answers are short facts, the MT suite asks for writing.
- */
+/** `max_tokens` when none is configured: a letter for multiple choice, short facts for the router suite, else writing. */
 export function defaultMaxTokens(c: Pick<Case, 'choices' | 'dataset'>): number {
   if (c.choices && c.choices.length > 0) return 16;
   if (c.dataset === 'router') return 64;
@@ -70,10 +68,9 @@ export function llamaCppOptionsFromSpec(spec: TargetSpec): LlamaCppTargetOptions
 }
 
 /**
- * A GGUF model run in this process by llama.cpp (through node-llama-cpp): the process the meter measures
- * is the one doing the inference. The model loads once, when the target is created (its load time is in
- * `describe()` and in each case's `meta.llamacpp.model_load_ms`, never inside a case's window). Each case
- * is one chat-templated message, greedy by default, seeded. Timings are the library's own counters.
+ * A GGUF model run in this process by llama.cpp, so the meter measures the inference. The model loads
+ * once, at creation (its load time is reported, never inside a case's window); each case is one
+ * chat-templated message, greedy by default, seeded.
  */
 export async function createLlamaCppTarget(opts: LlamaCppTargetOptions): Promise<Target> {
   const engine = new LlamaEngine({
@@ -111,14 +108,14 @@ export async function createLlamaCppTarget(opts: LlamaCppTargetOptions): Promise
       threads: engine.threads.threads,
       threads_source: engine.threads.threads_source,
       thread_check: {
-        one_thread_probe_tok_s: probe_tok_s === null ? null : round3(probe_tok_s),
-        first_case_decode_tok_s: first_case_tok_s === undefined || first_case_tok_s === null ? null : round3(first_case_tok_s),
+        one_thread_probe_tok_s: probe_tok_s === null ? null : round(probe_tok_s, 3),
+        first_case_decode_tok_s: first_case_tok_s === undefined || first_case_tok_s === null ? null : round(first_case_tok_s, 3),
         warning: collapse,
       },
       temperature,
       seed,
       max_tokens: opts.max_tokens ?? 'per suite: 16 multiple-choice, 64 router, 256 otherwise',
-      model_load_ms: round3(engine.load_ms),
+      model_load_ms: round(engine.load_ms, 3),
       ...engine.info,
     }),
     close: () => engine.unload(),
@@ -131,33 +128,29 @@ export function answerOf(g: LlamaGeneration, model_load_ms: number, max_tokens: 
   return {
     text: g.text,
     usage: { prompt_tokens: g.prompt_tokens, completion_tokens: g.decode_tokens },
-    ttft_ms: g.ttft_ms === null ? null : round3(g.ttft_ms),
-    tpot_ms: g.ttft_ms !== null && last !== undefined && g.decode_tokens > 1 ? round3((last - g.ttft_ms) / (g.decode_tokens - 1)) : null,
+    ttft_ms: g.ttft_ms === null ? null : round(g.ttft_ms, 3),
+    tpot_ms: g.ttft_ms !== null && last !== undefined && g.decode_tokens > 1 ? round((last - g.ttft_ms) / (g.decode_tokens - 1), 3) : null,
     // Nothing is billed; energy comes from the run's meter (the process it measures is this inference).
     cost_usd: 0,
     meta: {
       llamacpp: {
-        model_load_ms: round3(model_load_ms),
+        model_load_ms: round(model_load_ms, 3),
         prompt_tokens: g.prompt_tokens,
         prompt_tokens_evaluated: g.prompt_tokens_evaluated,
         prompt_tokens_reused: g.prompt_tokens_reused,
         // A reused KV prefix is a cache hit, not prefill (seed 004 rule 2): its rate is labelled, never a prefill rate.
         prefill_kind: g.prompt_tokens_reused > 0 ? 'cached-prefix' : 'fresh',
-        prefill_ms: round3(g.prefill_ms),
+        prefill_ms: round(g.prefill_ms, 3),
         decode_tokens: g.decode_tokens,
         decode_evals: g.decode_evals,
-        decode_ms: round3(g.decode_ms),
-        decode_tok_s: g.decode_ms > 0 ? round3(g.decode_evals / (g.decode_ms / 1000)) : null,
-        e2e_ms: round3(g.e2e_ms),
-        token_times_ms: g.token_times_ms.map(round3),
+        decode_ms: round(g.decode_ms, 3),
+        decode_tok_s: g.decode_ms > 0 ? round(g.decode_evals / (g.decode_ms / 1000), 3) : null,
+        e2e_ms: round(g.e2e_ms, 3),
+        token_times_ms: g.token_times_ms.map((t) => round(t, 3)),
         threads_used: g.threads_used,
         max_tokens,
         stop_reason: g.stop_reason,
       },
     },
   };
-}
-
-function round3(v: number): number {
-  return Math.round(v * 1000) / 1000;
 }

@@ -22,11 +22,9 @@ export function defaultCpuRoot(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /**
- * llama.cpp's worker threads spin while they wait: more threads than cores this process may run on
- * makes them fight each other (a 2-core machine decodes 10^4 times slower at 4 threads than at 1).
- * The default is the number of physical cores among the CPUs the affinity mask allows, capped by the
- * cgroup CPU quota (rounded down, at least 1) and by `os.availableParallelism()`; the engine then caps
- * it at the CPUs found idle ({@link capAtIdle}).
+ * llama.cpp's threads spin while they wait, so more threads than cores fight each other (10^4× slower
+ * seen). The default: physical cores the affinity mask allows, capped by the cgroup quota and
+ * `os.availableParallelism()`; the engine then caps it at the CPUs found idle ({@link capAtIdle}).
  */
 export function defaultThreadChoice(opts: CpuReadOptions = {}): ThreadChoice & { allowed: number[] | null } {
   const root = opts.root ?? '/';
@@ -112,10 +110,7 @@ function readCpuTimes(root: string): Map<number, { idle: number; total: number }
 /** A decode rate below this fraction of another at the same model is a collapse, not a configuration difference. */
 export const COLLAPSE_FRACTION = 0.1;
 
-/**
- * The warning for a first case whose decode rate is far below what one thread did on the same model:
- * llama.cpp's threads are fighting each other (more threads than free cores). `null` when it is not.
- */
+/** The warning for a first case decoding far slower than one thread did: oversubscribed threads; else `null`. */
 export function firstCaseCollapse(first_case_tok_s: number | null, probe_tok_s: number | null, threads: number): string | null {
   if (first_case_tok_s === null || probe_tok_s === null || !(probe_tok_s > 0) || threads <= 1) return null;
   if (first_case_tok_s >= probe_tok_s * COLLAPSE_FRACTION) return null;
@@ -202,10 +197,7 @@ function physicalCores(root: string, allowed: number[] | null): { count: number;
   return keys.size > 0 ? { count: keys.size, from: '/proc/cpuinfo' } : null;
 }
 
-/**
- * The tightest CPU quota over this process's cgroup and its ancestors, in CPUs: cgroup v2 `cpu.max`,
- * v1 `cpu.cfs_quota_us` ÷ `cpu.cfs_period_us`. `null` when no quota is set or none is readable.
- */
+/** The tightest CPU quota over this process's cgroup and its ancestors (v2 `cpu.max`, v1 cfs), in CPUs; else `null`. */
 function cgroupQuota(root: string): { cpus: number; from: string } | null {
   const self = readText(join(root, 'proc', 'self', 'cgroup'));
   if (self === null) return null;

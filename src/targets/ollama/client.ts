@@ -56,10 +56,8 @@ export interface OllamaParams {
 }
 
 /**
- * A small client for Ollama's native API over undici's fetch, through the same dispatcher as the
- * `openai` target (proxies from the environment, the metadata-address guard at connect time). Raw HTTP rather than the `ollama`
- * package because the counting rules need the fields exactly as sent (`expires_at` with its offset,
- * nanosecond durations) and the arrival time of the first streamed chunk, with nothing in between.
+ * A small client for Ollama's native API over undici's fetch and the targets' dispatcher. Raw HTTP, not
+ * the `ollama` package: the fields are needed exactly as sent, and the first chunk's arrival time.
  */
 export class OllamaClient {
   readonly baseUrl: string;
@@ -68,7 +66,6 @@ export class OllamaClient {
     private readonly timeoutMs = 600_000,
     private readonly now: () => number = () => performance.now(),
   ) {
-    // The same guard as the openai target: no credentials in the URL, no link-local or metadata host.
     checkEndpoint(baseUrl, 'base URL');
     this.baseUrl = baseUrl.replace(/\/+$/, '');
     this.shownUrl = redactQuery(this.baseUrl);

@@ -1,4 +1,5 @@
 import { JoulebenchError } from '../../core/errors.js';
+import { round } from '../../core/stats.js';
 import { redactQuery } from '../openai/redact.js';
 import type { Answer, Target } from '../../core/types.js';
 import type { TargetSpec } from '../registry.js';
@@ -64,9 +65,8 @@ export function ollamaOptionsFromSpec(spec: TargetSpec): OllamaTargetOptions {
 }
 
 /**
- * A model served by Ollama, through its native API. Records Ollama's own timings (nanoseconds) in
- * `meta.ollama` and the client-side TTFT of the stream. Ollama reports no energy, so the answer carries
- * none: energy comes from the run's meter, or stays `null`.
+ * A model served by Ollama's native API: its own timings (ns) in `meta.ollama`, the client-side TTFT.
+ * Ollama reports no energy: it comes from the run's meter, or stays `null`.
  */
 export function createOllamaTarget(opts: OllamaTargetOptions): Target {
   const base_url = opts.base_url ?? DEFAULT_OLLAMA_URL;
@@ -90,9 +90,9 @@ export function createOllamaTarget(opts: OllamaTargetOptions): Target {
       const answer: Answer = {
         text: r.text,
         usage: { prompt_tokens: t.prompt_eval_count, completion_tokens: t.eval_count },
-        ttft_ms: r.ttft_ms === null ? null : round3(r.ttft_ms),
+        ttft_ms: r.ttft_ms === null ? null : round(r.ttft_ms, 3),
         tpot_ms:
-          r.ttft_ms !== null && t.eval_count !== null && t.eval_count > 1 ? round3((r.e2e_ms - r.ttft_ms) / (t.eval_count - 1)) : null,
+          r.ttft_ms !== null && t.eval_count !== null && t.eval_count > 1 ? round((r.e2e_ms - r.ttft_ms) / (t.eval_count - 1), 3) : null,
         meta: {
           ollama: t,
           done_reason: r.done_reason,
@@ -119,8 +119,4 @@ export function createOllamaTarget(opts: OllamaTargetOptions): Target {
 export function ratePerS(count: number | null, duration_ns: number | null): number | null {
   if (count === null || duration_ns === null || !(duration_ns > 0)) return null;
   return count / (duration_ns / 1e9);
-}
-
-function round3(v: number): number {
-  return Math.round(v * 1000) / 1000;
 }

@@ -11,12 +11,8 @@ export interface Timed {
 const MAX_DELAY_MS = 2 ** 31 - 1;
 
 /**
- * The per-attempt deadlines of one pool's requests, kept with one timer for all of them. A timer a
- * request (set, then cleared when the reply comes) cost about as much as parsing the reply; here a
- * request costs a set insertion and deletion, and the timer is moved only when a deadline earlier
- * than the one it waits for is added (the same limit for every request: only the first). It fires at
- * the earliest deadline, tells every request past its deadline, and waits for the next one. It keeps
- * the process alive only while a request is in flight.
+ * The per-attempt deadlines of one pool's requests, one timer for all (a timer a request cost about
+ * as much as parsing the reply). The process is kept alive only while a request is in flight.
  */
 export class Deadlines {
   private readonly live = new Set<Timed>();
@@ -39,15 +35,6 @@ export class Deadlines {
       this.timer!.unref();
       this.refed = false;
     }
-  }
-
-  /** Stops the timer (the pool was destroyed); requests still listed are told nothing more. */
-  clear(): void {
-    this.live.clear();
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = null;
-    this.armed_ms = Infinity;
-    this.refed = false;
   }
 
   /** Requests in flight (for tests). */

@@ -1,12 +1,7 @@
 import { BlockList, isIP } from 'node:net';
 import { lookup as dnsLookup, promises as dnsPromises, type LookupAddress } from 'node:dns';
 
-/**
- * Addresses an endpoint may never resolve to: link-local (169.254.0.0/16, fe80::/10), where cloud
- * instance-metadata services live (169.254.169.254 on AWS, GCP and Azure, AWS's fd00:ec2::254), and
- * Alibaba Cloud's metadata service at 100.100.100.200, so that a key is never sent to a service that
- * would hand out the machine's own credentials.
- */
+/** Link-local addresses (where cloud metadata services live: 169.254.169.254, fd00:ec2::254) and Alibaba's 100.100.100.200. */
 const FORBIDDEN = (() => {
   const b = new BlockList();
   b.addSubnet('169.254.0.0', 16, 'ipv4');
@@ -39,10 +34,7 @@ export class ForbiddenAddressError extends Error {
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
-/**
- * A `lookup` for `http.request` that resolves as usual and refuses forbidden addresses, so a DNS
- * name pointing at 169.254.169.254 is caught before the socket (and the Authorization header) goes out.
- */
+/** A `lookup` hook that refuses forbidden addresses after DNS, before the socket (and the key) goes out. */
 export function guardedLookup(hostname: string, options: object, callback: LookupCallback): void {
   dnsLookup(hostname, { ...(options as Record<string, unknown>) }, ((err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => {
     if (err) return callback(err, address, family);
@@ -54,10 +46,8 @@ export function guardedLookup(hostname: string, options: object, callback: Looku
 }
 
 /**
- * For clients that cannot take a `lookup` hook (Node's fetch): resolves `hostname` (every address)
- * and throws {@link ForbiddenAddressError} when any is forbidden; an IP literal is checked as is.
- * Called before each request; a resolver that changes its answer between this check and the
- * connection (DNS rebinding) is the residual risk, documented in docs/integrity.md.
+ * For clients without a `lookup` hook: throws {@link ForbiddenAddressError} when any address of `hostname`
+ * is forbidden. DNS rebinding between this check and the connection is the residual risk (docs/integrity.md).
  */
 export async function assertHostAllowed(hostname: string): Promise<void> {
   const bare = hostname.replace(/^\[|\]$/g, '');

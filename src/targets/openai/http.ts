@@ -55,10 +55,7 @@ interface PostTarget {
   onChunk?: (kind: 'content' | 'reasoning') => void;
 }
 
-/**
- * One target's connections: an undici dispatcher ({@link createDispatcher}: keep-alive, proxies from
- * the environment, the metadata-address guard) and the per-attempt deadlines of its requests.
- */
+/** One target's connections: an undici dispatcher ({@link createDispatcher}) and its requests' deadlines. */
 export class HttpPool {
   /** The per-attempt deadlines of this pool's requests, one timer for all. */
   readonly deadlines = new Deadlines();
@@ -76,10 +73,8 @@ export class HttpPool {
   }
 
   /**
-   * Through a proxy, the proxy resolves the endpoint's name, out of reach of the connection's lookup
-   * hook: the name is resolved here too, once per host a pool, and refused if any address is
-   * forbidden (a name this machine cannot resolve is left to the proxy). `null` when there is
-   * nothing to wait for. Call after {@link HttpPool.dispatcher}.
+   * Through a proxy the proxy resolves the name, out of reach of the lookup hook: resolved here too,
+   * once per host, and refused if any address is forbidden. `null`: nothing to wait for.
    */
   hostCheck(hostname: string): Promise<void> | null {
     if (!this.proxied) return null;
@@ -102,11 +97,8 @@ export function createPool(): HttpPool {
 }
 
 /**
- * POSTs one chat-completions request through the pool's undici dispatcher (keep-alive, proxies from
- * the environment, the metadata-address guard; no redirects are followed: a 3xx is a failure). Streams
- * (SSE) when asked, timing the first content token when its bytes arrive; a server that answers a
- * stream request with plain JSON is read as plain. One limit covers the whole attempt (DNS, connect,
- * TLS, head, body). Throws AttemptFailure for every failure.
+ * POSTs one chat-completions request (no redirect followed), streaming (SSE) when asked and timing the
+ * first content token as its bytes arrive. One limit covers the whole attempt. Throws AttemptFailure.
  */
 export function postChat(o: PostOptions): Promise<ChatResult> {
   return new Promise<ChatResult>((resolve, reject) => {
@@ -114,7 +106,6 @@ export function postChat(o: PostOptions): Promise<ChatResult> {
     if (headers === null) return reject(new AttemptFailure('malformed', 'the API key contains a character not allowed in an HTTP header (a control character or non-ASCII): refused, not sent'));
     const x = new ChatExchange(o, resolve, reject);
     if (o.signal?.aborted) return x.fail(new AttemptFailure('aborted', 'aborted'));
-    // The `openai` target sends a payload: each case spliced into a body serialized once.
     const body = o.payload ?? JSON.stringify(o.body);
     const dispatcher = o.pool.dispatcher;
     const check = o.pool.hostCheck(o.url.hostname);
@@ -133,7 +124,7 @@ interface RequestHeaders {
   lists: [plain: string[], stream: string[]];
 }
 
-/** Per URL object (a target keeps one): worked out once (again if the URL or the key changes). */
+/** Per URL object (a target keeps one), worked out again if the URL or the key changes. */
 const byUrl = new WeakMap<URL, RequestHeaders>();
 
 /** A header value may hold visible ASCII, space and tab (no CR/LF smuggling). */
@@ -149,7 +140,6 @@ function headersOf(url: URL, apiKey: string | undefined): RequestHeaders | null 
       href: url.href,
       key: apiKey,
       origin: url.origin,
-      // The path and query are percent-encoded by the URL parser.
       path: `${url.pathname}${url.search}`,
       lists: [
         [...common, 'accept', 'application/json'],
@@ -167,11 +157,7 @@ const ERROR_BODY = 2;
 /** Bytes of an error reply's body kept for its message. */
 const ERROR_BODY_BYTES = 4096;
 
-/**
- * The requests in flight under each abort signal: one 'abort' listener a signal (added with its first
- * request, there until it fires), not one added and removed a request; an EventTarget listener cost
- * about as much as the reply's parsing, and `joulebench run` gives every request the run's signal.
- */
+/** The requests in flight under each abort signal: one 'abort' listener a signal, not one a request (measurably costly). */
 const bySignal = new WeakMap<AbortSignal, Set<ChatExchange>>();
 
 function watchAbort(signal: AbortSignal, x: ChatExchange): void {
@@ -196,11 +182,7 @@ const CLOSED = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
 /** undici's error codes for a reply that does not frame as HTTP/1.1 (its parser's are `HPE_…`). */
 const MALFORMED = new Set(['UND_ERR_RES_CONTENT_LENGTH_MISMATCH', 'UND_ERR_HEADERS_OVERFLOW']);
 
-/**
- * One attempt as an undici dispatch handler: its deadline, abort watch and reply reading (a class,
- * not closures: one a request). Body bytes are read in `onResponseData` as each chunk arrives, so a
- * stream's first-token time is taken when its bytes land.
- */
+/** One attempt as an undici dispatch handler; body bytes are read as each chunk lands, so TTFT is taken then. */
 class ChatExchange implements Dispatcher.DispatchHandler, Timed {
   t0 = 0;
   private settled = false;
@@ -245,7 +227,6 @@ class ChatExchange implements Dispatcher.DispatchHandler, Timed {
     this.fail(new AttemptFailure('timeout', `no complete reply within ${this.o.timeout_ms} ms`));
   }
 
-  /** The abort signal fired. */
   onAbort(): void {
     this.fail(new AttemptFailure('aborted', 'aborted'));
   }
@@ -253,8 +234,7 @@ class ChatExchange implements Dispatcher.DispatchHandler, Timed {
   fail(err: AttemptFailure): void {
     if (this.settled) return;
     this.settle();
-    // Still in flight: undici closes its connection, never reuses it. Before the request is on a
-    // connection (connecting), it is aborted as soon as undici hands it one.
+    // In flight: undici closes the connection; still connecting: aborted once it has one.
     this.controller?.abort(err);
     this.reject(err);
   }
@@ -358,10 +338,8 @@ class ChatExchange implements Dispatcher.DispatchHandler, Timed {
 
   private done(r: ChatResult): void {
     this.settle();
-    // undici hands a connection back to its pool in a setImmediate queued once this reply's callbacks
-    // return; a request sent before that opens another connection. The caller hears of the reply in
-    // an immediate queued after undici's (from a nextTick, which runs once those callbacks return),
-    // so its next request reuses this connection. The times above are already taken.
+    // undici releases the connection in a setImmediate queued after these callbacks: resolving in an
+    // immediate after it lets the caller's next request reuse this connection.
     process.nextTick(resolveAfterRelease, this.resolve, r);
   }
 }

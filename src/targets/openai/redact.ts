@@ -1,10 +1,7 @@
 /** What replaces a secret in any message. */
 export const REDACTED = '[REDACTED]';
 
-/**
- * Removes a secret from a message: the secret itself, and anything shaped like a bearer token or an
- * `sk-` key (a server may echo a key we never sent, e.g. from its own config). One line out.
- */
+/** Removes a secret, and anything shaped like a bearer token or an `sk-` key, from a message; one line out. */
 export function redact(message: string, secret: string | undefined): string {
   let s = redactQuery(message);
   if (secret && secret.length > 0) s = s.split(secret).join(REDACTED);
@@ -13,11 +10,7 @@ export function redact(message: string, secret: string | undefined): string {
   return s.replace(/\s*[\r\n]+\s*/g, ' ').trim();
 }
 
-/**
- * Removes a secret from an answer's text, keeping its layout (unlike {@link redact}, no line
- * folding and no guessing at key shapes a model may legitimately write): every occurrence of the
- * secret, so `Bearer <key>` becomes `Bearer [REDACTED]`.
- */
+/** Removes every occurrence of a secret from an answer's text, keeping its layout and guessing at no key shapes. */
 export function redactText(text: string, secret: string | undefined): string {
   return secret && secret.length > 0 && text.includes(secret) ? text.split(secret).join(REDACTED) : text;
 }
@@ -36,11 +29,7 @@ export function redactDeep<T>(value: T, secret: string | undefined): T {
 /** Query parameters that carry a credential: `?api-key=`, `?key=`, `?token=`, `?access_token=`, `?sig=`, … */
 const SECRET_PARAM = /([?&;](?:[\w.-]*[-_.])?(?:api[-_]?key|apikey|key|token|secret|password|passwd|pwd|sig|signature|auth|authorization|credential|credentials|code)=)[^&#\s"'<>]*/gi;
 
-/**
- * Replaces the value of every credential-shaped query parameter in a text (a URL, an error line, an
- * argv element) with `[REDACTED]`: an endpoint written as `https://host/v1?api-key=…` never reaches a
- * receipt, the history, the HTML or an error line with its key.
- */
+/** Replaces the value of every credential-shaped query parameter in a text (a URL, an error line) with `[REDACTED]`. */
 export function redactQuery(text: string): string {
   return text.includes('=') ? text.replace(SECRET_PARAM, `$1${REDACTED}`) : text;
 }

@@ -10,11 +10,7 @@ import type { RetryPolicy } from '../retry.js';
 import type { Prices } from './cost.js';
 import { OpenAITarget, type OpenAITargetOptions } from './target.js';
 
-/**
- * Builds an `openai` target from a TargetSpec (CLI flags and/or a config file, already merged):
- * `endpoint`, `model`, `api_key` (resolved by the CLI from `credentials_ref`), `credentials_ref`,
- * `max_tokens`, `stream`, `request_timeout_s`, `retry`, `prices`. Missing or mistyped keys are E_CONFIG.
- */
+/** Builds an `openai` target from a TargetSpec (CLI flags and config merged); missing or mistyped keys are E_CONFIG. */
 export function createOpenAITargetFromSpec(spec: TargetSpec): Target {
   const str = (k: string): string | undefined => {
     const v = spec[k];

@@ -1,9 +1,6 @@
 /**
- * Reads an OpenAI chat-completions SSE stream and validates it as strictly as a plain reply: a stream
- * that does not have the shape of one is a failure naming what was wrong, never an empty answer.
- *
- * Linear in the stream's size: lines are found with `indexOf` from a moving position inside each
- * network chunk (no re-slicing of a growing buffer), and content pieces are joined once at the end.
+ * Reads an OpenAI chat-completions SSE stream, validated as strictly as a plain reply (a failure names
+ * what was wrong, never an empty answer). Linear in the stream's size.
  */
 export class SseChatReader {
   /** Pieces of a line split across network chunks; joined when its newline arrives. */
@@ -18,10 +15,7 @@ export class SseChatReader {
   usage: unknown = null;
   /** Called once, when the first non-empty content piece arrives (the runner's TTFT). */
   onFirstContent: (() => void) | null = null;
-  /**
-   * Called for every chunk that carries output tokens: `content` (visible text) or `reasoning`
-   * (`delta.reasoning_content` / `delta.reasoning`, the thinking of reasoning models, not part of the answer).
-   */
+  /** Called for every chunk carrying output tokens: `content`, or `reasoning` (`delta.reasoning_content` / `delta.reasoning`). */
   onToken: ((kind: 'content' | 'reasoning') => void) | null = null;
 
   /** Feeds decoded text as it arrives. */

@@ -1,5 +1,7 @@
 import { apiEnergyModel, type ApiEnergyModel, type EnergyModelConfig } from '../../energy-model/api-model.js';
+import { round } from '../../core/stats.js';
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { JoulebenchError } from '../../core/errors.js';
 import { quote } from '../../core/one-line.js';
 import type { Answer, AnswerRequest, Target } from '../../core/types.js';
@@ -27,10 +29,7 @@ export interface OpenAITargetOptions {
   request_timeout_s?: number;
   retry?: RetryPolicy;
   prices?: Prices;
-  /**
-   * `target.energy_model`: overrides for the modelled per-request energy (`model:api`, EcoLogits).
-   * Without it, models in the committed parameter table are modelled and others get no energy.
-   */
+  /** `target.energy_model`: overrides for the modelled per-request energy (`model:api`); without it, only tabled models get one. */
   energy_model?: EnergyModelConfig;
   /** Cap on one reply's body, bytes (default 4 MiB); a larger reply is cut off and recorded as an error. */
   max_reply_bytes?: number;
@@ -80,9 +79,8 @@ export function checkEndpoint(endpoint: string, key = 'target.endpoint'): URL {
 }
 
 /**
- * Any OpenAI-compatible chat-completions endpoint (vLLM, llama.cpp server, Ollama /v1, gateways).
- * Temperature 0; streams to time the first token; retries per seed 003 when asked. Latency the runner
- * records is the successful attempt's: `retry_overhead_ms` (failed attempts and backoff) is reported apart.
+ * Any OpenAI-compatible chat-completions endpoint. Temperature 0; streams to time the first token; retries
+ * when asked. Latency is the successful attempt's; failed attempts and backoff are `retry_overhead_ms`.
  */
 export class OpenAITarget implements Target {
   readonly kind = 'openai';
@@ -95,11 +93,7 @@ export class OpenAITarget implements Target {
   private readonly retry: RetryPolicy;
   private readonly timeout_ms: number;
   private readonly max_tokens: number;
-  /**
-   * The request body around its messages, serialized once: `{"model":…,"messages":` and the rest
-   * (plain, streamed). A request splices the case's messages in; the bytes are `JSON.stringify` of
-   * the body object, key for key (test/targets/openai-request-target.test.ts).
-   */
+  /** The body around its messages, serialized once; the bytes equal `JSON.stringify` of the body object. */
   private readonly bodyStart: string;
   private readonly bodyEnd: [plain: string, stream: string];
 
@@ -148,8 +142,7 @@ export class OpenAITarget implements Target {
           // A prepared request (load runs) is sent as built while the streaming choice it was built for holds.
           r = await postChat(attempt === 1 && prepared !== null && prepared.stream === stream ? prepared : this.post(req, stream));
         } catch (e) {
-          // A server that refuses `stream: true` (a 400/422 naming "stream") is asked again plainly, once, in
-          // the same attempt (handled here rather than in a .catch layer a request: one promise fewer).
+          // A server that refuses `stream: true` (a 400/422 naming "stream") is asked again plainly, once.
           if (!(stream && this.stream && e instanceof AttemptFailure && (e.status === 400 || e.status === 422) && /stream/i.test(e.message))) throw e;
           this.stream = false;
           r = await postChat(this.post(req, false));
@@ -158,7 +151,7 @@ export class OpenAITarget implements Target {
       } catch (e) {
         const f = e instanceof AttemptFailure ? e : new AttemptFailure('connection', String((e as Error)?.message ?? e));
         if (attempt >= this.retry.max_attempts || !isRetryable(f.kind, f.status) || req.signal?.aborted) {
-          throw new TargetFailure(CODES[f.kind], redact(f.message, this.o.apiKey), attempt, round3(started - first), f.status);
+          throw new TargetFailure(CODES[f.kind], redact(f.message, this.o.apiKey), attempt, round(started - first, 3), f.status);
         }
         await this.sleep(backoffDelay_s(attempt, this.retry) * 1000, req.signal);
       }
@@ -175,7 +168,7 @@ export class OpenAITarget implements Target {
           : JSON.stringify([{ role: 'user', content: req.prompt }]);
     const payload = `${this.bodyStart}${messages}${this.bodyEnd[stream ? 1 : 0]}`;
     const post: Parameters<typeof postChat>[0] = { url: this.url, payload, stream, timeout_ms: this.timeout_ms, pool: this.pool };
-    // Set one by one rather than spread from conditional objects: a request a case, on the hot path.
+    // Set one by one, not spread from conditional objects: this is the hot path.
     if (this.o.max_reply_bytes !== undefined) post.max_reply_bytes = this.o.max_reply_bytes;
     if (this.o.apiKey) post.apiKey = this.o.apiKey;
     if (req.signal) post.signal = req.signal;
@@ -189,20 +182,20 @@ export class OpenAITarget implements Target {
     if (problem !== null) throw new AttemptFailure('malformed', problem);
     const usage = openaiUsage(r.usage);
     const out = usage.completion_tokens;
-    const tpot_ms = r.ttft_ms !== null && out !== null && out > 1 ? round3((r.e2e_ms - r.ttft_ms) / (out - 1)) : null;
+    const tpot_ms = r.ttft_ms !== null && out !== null && out > 1 ? round((r.e2e_ms - r.ttft_ms) / (out - 1), 3) : null;
     // A 200 may echo the key (a proxy reflecting the Authorization header): it never reaches the results file.
     const answer: Answer = {
       text: redactText(r.text, this.o.apiKey),
       usage,
-      ttft_ms: r.ttft_ms === null ? null : round3(r.ttft_ms),
+      ttft_ms: r.ttft_ms === null ? null : round(r.ttft_ms, 3),
       tpot_ms,
       cost_usd: costOf(usage, this.o.prices),
     };
     if (r.itl_ms !== null) answer.itl_ms = r.itl_ms.map(round3);
     if (this.energyModel.known) answer.energy = this.energyModel.energy(out, r.e2e_ms);
     answer.attempts = attempts;
-    answer.retry_overhead_ms = round3(overhead_ms);
-    answer.meta = redactDeep({ e2e_ms: round3(r.e2e_ms), streamed: r.streamed }, this.o.apiKey);
+    answer.retry_overhead_ms = round(overhead_ms, 3);
+    answer.meta = redactDeep({ e2e_ms: round(r.e2e_ms, 3), streamed: r.streamed }, this.o.apiKey);
     return answer;
   }
 
@@ -232,18 +225,7 @@ export class OpenAITarget implements Target {
   }
 }
 
-function round3(v: number): number {
-  return Math.round(v * 1000) / 1000;
-}
-
+/** Waits `ms`, or until `signal` aborts (then resolves early: the caller sees the abort itself). */
 function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const t = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(t);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
+  return sleep(ms, undefined, signal ? { signal } : {}).catch(() => undefined);
 }

@@ -1,11 +1,8 @@
 import { StringDecoder } from 'node:string_decoder';
 
 /**
- * Decodes a byte stream arriving in chunks as UTF-8, exactly as one `StringDecoder('utf8')` fed every
- * chunk would (a character split across chunks is joined; a malformed sequence becomes U+FFFD). While
- * no chunk has ended inside a character (a stream's chunks end in `\n`, ASCII), each is decoded on its
- * own with `toString`, with no decoder made: a decoder is made, and then kept, only once a chunk ends
- * in a byte ≥ 0x80.
+ * Decodes chunked bytes exactly as one `StringDecoder('utf8')` would, but makes the decoder only once a
+ * chunk ends inside a character (an SSE chunk ends in `\n`): until then each is decoded with `toString`.
  */
 export class Utf8Chunks {
   private decoder: StringDecoder | null = null;
