@@ -191,7 +191,7 @@ export class OpenAITarget implements Target {
       tpot_ms,
       cost_usd: costOf(usage, this.o.prices),
     };
-    if (r.itl_ms !== null) answer.itl_ms = r.itl_ms.map(round3);
+    if (r.itl_ms !== null) answer.itl_ms = r.itl_ms.map((g) => round(g, 3));
     if (this.energyModel.known) answer.energy = this.energyModel.energy(out, r.e2e_ms);
     answer.attempts = attempts;
     answer.retry_overhead_ms = round(overhead_ms, 3);
