@@ -2,6 +2,7 @@ import { bootstrapCis, DEFAULT_BOOTSTRAP_MAX_UNITS, percentileStatistics, type R
 import { checkLevel, isInterval, labelDegenerate, roundInterval, type Interval, type IntervalResult } from './interval.js';
 import { nearestRankAt, quantileLinearisation, ratioVariance, woodruffInterval } from './large-sample.js';
 import { twoSidedZ } from './normal.js';
+import { nearestRankSorted } from '../core/stats.js';
 import { mcnemar, type McNemarResult } from './mcnemar.js';
 import { denseUnits, timedByLatency, type AnalyticSwitch } from './report-ci.js';
 import { KeyTable, PAIRED_FLAGS, PairedColumns } from './paired-columns.js';
@@ -152,7 +153,6 @@ export function pairedComparison(baseline: readonly PairedCase[] | PairedColumns
   const tc = sortedTimes(C, pc, unitOf);
   const [p95b] = percentileStatistics(tb.values, tb.units, [95]);
   const [p95c] = percentileStatistics(tc.values, tc.units, [95]);
-  const nearest95 = (v: ArrayLike<number>) => (v.length === 0 ? null : v[Math.max(1, Math.ceil(0.95 * v.length - 1e-9)) - 1]!);
 
   const stats: Record<string, ResampleStatistic> = {};
   const reasons: Record<string, string> = {};
@@ -237,8 +237,8 @@ export function pairedComparison(baseline: readonly PairedCase[] | PairedColumns
   const accValue = both === 0 ? null : ((cCorrect - bCorrect) * 100) / both;
   const mc = both === 0 ? null : mcnemar(bOnly, cOnly);
   const acc = figure('acc', accValue, 0, 4);
-  const p95Base = nearest95(tb.values);
-  const p95Cand = nearest95(tc.values);
+  const p95Base = nearestRankSorted(tb.values, 95);
+  const p95Cand = nearestRankSorted(tc.values, 95);
   const switched: Pick<PairedComparison, 'analytic'> = analytic
     ? {
         analytic: {

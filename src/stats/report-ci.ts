@@ -27,10 +27,6 @@ export interface CaseColumns {
 /** A column of numbers, read by index. */
 export type Column = ArrayLike<number> & Iterable<number>;
 
-export function emptyColumns(): CaseColumns {
-  return { unit: [], pass: [], passed: [], weight: [], joules: [], usd: [], latency_ms: [] };
-}
-
 /** The figures that get an interval, in report order. */
 export const CI_FIGURES = ['accuracy_pct', 'joules_per_correct', 'usd_per_correct', 'latency_p50_ms', 'latency_p95_ms', 'latency_p99_ms'] as const;
 export type CiFigure = (typeof CI_FIGURES)[number];
