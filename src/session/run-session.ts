@@ -19,14 +19,14 @@ import { JsonlResultsFile, truncateResultsFile, type ResultsSink } from '../runn
 import { readResumeFile, type ResumeFile } from '../runner/resume-index.js';
 import { reportWarnings } from '../report/run-warnings.js';
 import { resultsFileState } from '../runner/results-state.js';
-import { run, type RunOutcome, type RunProgress } from '../runner/run.js';
+import { run, toSuiteWindow, type RunOutcome, type RunProgress } from '../runner/run.js';
 import { checkTarget, createTarget, type TargetSpec } from '../targets/registry.js';
 import { runLoad } from '../load/driver.js';
 import { buildSuite, buildTargetSpec } from './setup.js';
 import { selectCases } from '../suites/select.js';
 import { suiteDigest } from '../suites/digest.js';
 import { isStreamed } from '../suites/jsonl-stream.js';
-import { suiteSourceOf, withSuiteSource } from './suite-source.js';
+import { suiteSourceOf, type SuiteSourceFields } from './suite-source.js';
 import type { SessionSpec } from './spec.js';
 
 /** Where a session's files are. `report` is absent when the report was only returned. */
@@ -46,15 +46,9 @@ export interface SessionHooks {
   onResult?(result: CaseResult, progress: RunProgress): void;
   /** Things a person should know (a dropped meter sample, a measurement caveat, history not written). */
   onWarning?(message: string): void;
-  /**
-   * Every record written to the results file, as it is written (header, case lines, notes such as
-   * `resume` and `end`): a queue worker streams them back so nothing finished is lost if it dies.
-   */
+  /** Every record written to the results file, as it is written (a queue worker streams them back). */
   onRecord?(record: Record<string, unknown>): void;
-  /**
-   * Stops the run: buffered results are written to disk at once (so a caller that exits right away
-   * loses nothing) and the run ends with `E_RUN` at the next case boundary.
-   */
+  /** Stops the run: buffered results are written to disk at once, and the run ends with `E_RUN` at the next case. */
   signal?: AbortSignal;
   /** The first failure of each kind (error code and HTTP status), as it happens. */
   onFirstError?(result: CaseResult): void;
@@ -80,8 +74,7 @@ export interface SessionResult {
 
 /**
  * One run, end to end: config → suite → target → meter → resume → results file → report → receipt →
- * history. `run`, `sweep`, a queue worker and library users all call this. It prints nothing and never
- * exits; problems are thrown as typed errors, progress and warnings go to `hooks`.
+ * history. It prints nothing and never exits; problems are thrown as typed errors, the rest goes to `hooks`.
  */
 export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): Promise<SessionResult> {
   const started = new Date();
@@ -117,8 +110,7 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
       if (resume.torn_bytes > 0) truncateResultsFile(resume.path, resume.good_bytes);
     }
     const file = opened.add(new JsonlResultsFile(paths.results, { append: resume !== undefined }), (f) => f.close());
-    // The header names where the suite can be read again (the HTML report's prompts), for the file and any listener alike.
-    const sink: ResultsSink = withSuiteSource(hooks.onRecord ? teeSink(file, hooks.onRecord) : file, suiteSourceOf(spec));
+    const sink = sessionSink(file, suiteSourceOf(spec), hooks.onRecord);
     const onAbort = (): void => file.flush();
     hooks.signal?.addEventListener('abort', onAbort, { once: true });
     opened.add(hooks.signal, (signal) => signal?.removeEventListener('abort', onAbort));
@@ -301,13 +293,7 @@ function judgeBlockFor(suite: Suite | StreamedSuite, cfg: LoadedConfig | null, h
 /** The run's idle and suite-window figures, for re-aggregating the judged results exactly as the run did. */
 function reportEnergy(outcome: RunOutcome): ReportContext['energy'] {
   const w = outcome.energy.suite;
-  return {
-    idle: outcome.energy.idle,
-    suite:
-      outcome.energy.gross_from === 'suite-window' && w
-        ? { joules: w.joules, source: w.source, by_domain: w.by_domain, window_ms: w.window_ms, below_floor: w.below_floor }
-        : null,
-  };
+  return { idle: outcome.energy.idle, suite: outcome.energy.gross_from === 'suite-window' && w ? toSuiteWindow(w) : null };
 }
 
 /** True when the run had cases and every one failed at the target (the CLI exits 1 for it). */
@@ -316,9 +302,8 @@ export function everyCaseFailed(report: BenchReport): boolean {
 }
 
 /**
- * The warmup default: one pass for the cascade, whose cache the seed means to be warm (and whose
- * passes cost nothing); none for other targets, where a warmup pass bills every question twice and,
- * on a prefix-caching server, turns the scored TTFT into seed 004's cached-prefix number.
+ * The warmup default: one pass for the cascade, whose cache the seed means to be warm; none for other
+ * targets (a warmup pass bills every question twice, and a prefix-caching server would report cached TTFT).
  */
 export function defaultWarmup(kind: string): number {
   return kind === 'cascade' ? 1 : 0;
@@ -346,9 +331,8 @@ function configOf(config: SessionSpec['config']): LoadedConfig | null {
 }
 
 /**
- * Checks a session spec without running a case: the config (prices, timeouts, params), the grid
- * intensity, the target's settings (see {@link checkTarget}), the meter (it must read here) and the
- * output paths. A sweep calls it for every arm before the first arm runs, so a bad arm costs nothing.
+ * Checks a session spec without running a case: config, suite, grid intensity, flags, output paths, the
+ * target's settings and the meter (it must read here). A sweep checks every arm so before the first runs.
  */
 export async function checkSession(spec: SessionSpec, env: NodeJS.ProcessEnv = process.env, opts: { here?: boolean; suite?: boolean } = {}): Promise<void> {
   const cfg = configOf(spec.config);
@@ -389,14 +373,9 @@ function outputPaths(spec: SessionSpec, suiteName: string, started: Date): Sessi
   };
 }
 
-/**
- * A results file about to be rewritten must not hold work that would be lost: an interrupted run
- * (case lines, no `end` record) is continued with --resume, and a file that is not a results file at
- * all is someone else's. A finished run's file is replaced, like its report.
- */
+/** A results file about to be rewritten must hold no interrupted run and be a results file; a finished run's is replaced. */
 function refuseToClobber(path: string): void {
   if (!existsSync(path)) return;
-  // Streamed: only the count of finished cases and whether the run ended are needed, not the cases.
   let cases = 0;
   let ended = false;
   try {
@@ -465,22 +444,23 @@ function withOptions(t: TargetSpec, options: Record<string, unknown> | undefined
   return out;
 }
 
-/** A sink that also hands every record to `onRecord` after writing it. */
-function teeSink(inner: ResultsSink, onRecord: (record: Record<string, unknown>) => void): ResultsSink {
+/** The results file as a session writes it: the header names where the suite can be read again; every record also goes to `onRecord`. */
+function sessionSink(file: ResultsSink, source: SuiteSourceFields, onRecord?: (record: Record<string, unknown>) => void): ResultsSink {
   return {
     header(h) {
-      inner.header(h);
-      onRecord(h as unknown as Record<string, unknown>);
+      const header = { ...h, ...source };
+      file.header(header);
+      onRecord?.(header as unknown as Record<string, unknown>);
     },
     write(r, now_ms) {
-      inner.write(r, now_ms);
-      onRecord(r as unknown as Record<string, unknown>);
+      file.write(r, now_ms);
+      onRecord?.(r as unknown as Record<string, unknown>);
     },
     note(line) {
-      inner.note?.(line);
-      onRecord(line);
+      file.note?.(line);
+      onRecord?.(line);
     },
-    flush: () => inner.flush?.(),
-    close: () => inner.close(),
+    flush: () => file.flush?.(),
+    close: () => file.close(),
   };
 }
