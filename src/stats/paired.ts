@@ -25,10 +25,7 @@ export interface PairedOptions {
   /** Seed (the shared suite digest). */
   seed: string;
   resamples?: number;
-  /**
-   * The most units (paired cases) the paired bootstrap runs over (default
-   * {@link DEFAULT_BOOTSTRAP_MAX_UNITS}; Infinity: any number). Above it, large-sample paired intervals.
-   */
+  /** The most paired cases the bootstrap runs over (default {@link DEFAULT_BOOTSTRAP_MAX_UNITS}); above it, large-sample intervals. */
   maxUnits?: number;
   /** Significance level (default 0.05); the intervals it judges by have level 1 − alpha. */
   alpha?: number;
@@ -60,10 +57,7 @@ export interface PairedComparison {
   joules_per_correct_ratio: PairedFigure;
   /** Candidate p95 − baseline p95, ms; negative is better. */
   latency_p95_ms_delta: PairedFigure;
-  /**
-   * Present only above the bootstrap's unit limit: no resample was drawn, and the intervals are
-   * large-sample paired ones (`paired-delta`, `paired-woodruff`).
-   */
+  /** Present only above the bootstrap's unit limit: large-sample paired intervals (`paired-delta`, `paired-woodruff`). */
   analytic?: AnalyticSwitch;
 }
 
@@ -314,11 +308,7 @@ function pairedQuantileInterval(parts: ReturnType<typeof pairedQuantileParts>, l
   return labelDegenerate({ low: d - z * se, high: d + z * se, level, method: 'paired-woodruff' }, wb.method === 'degenerate' && wc.method === 'degenerate');
 }
 
-/**
- * The pairs: each baseline row (in order) with the candidate's row of the same key, the last one when a
- * key repeats (as a Map built in file order keeps it). Candidate rows in increasing key order (a
- * sequential run's file) are searched as they are; others through a copy sorted by key.
- */
+/** Each baseline row (in order) with the candidate's row of the same key, the last one when a key repeats. */
 function matchPairs(B: PairedColumns, C: PairedColumns): { pb: Uint32Array; pc: Uint32Array } {
   const ck = C.key.view();
   const n = ck.length;
