@@ -83,6 +83,27 @@ test('an error thrown mid-run closes the target, the meter and the judge, each o
   assert.deepEqual(events.slice(3).sort(), ['close judge', 'close meter', 'close target']);
 });
 
+test('a judge meter that cannot read closes the judge target before the session opens anything else', async () => {
+  mkdirSync(join(dir, 'jm'));
+  const files = writeMtBench(join(dir, 'jm'));
+  const powercap = join(dir, 'jm', 'no-powercap');
+  mkdirSync(powercap);
+  events.length = 0;
+  await assert.rejects(
+    runSession({
+      ...base,
+      suite: 'mt-bench',
+      data: files.questions,
+      config: { where: 'judge.yaml', config: { judge: { kind: 'recorded-judge', cache: join(dir, 'jm', 'judgements.jsonl') } } },
+      results: join(dir, 'jm', 'r.results.jsonl'),
+      judgeMeter: 'rapl',
+      judgeMeterOptions: { powercap_root: powercap },
+    }),
+    (e: Error & { code?: string }) => e.code === 'E_METER',
+  );
+  assert.deepEqual(events, ['open judge', 'close judge']);
+});
+
 test('joulebench run --resume without a results file exits 2 before it opens the meter or sends a request', async () => {
   const server = await startFakeOpenAI(() => ({ kind: 'plain', text: 'x' }));
   try {
