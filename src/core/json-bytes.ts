@@ -1,18 +1,10 @@
 /**
- * JSON values written straight into a byte buffer as UTF-8, each the same bytes `JSON.stringify`
- * gives, with no intermediate string: the runner's results lines and the suite digest are built this
- * way because on a fast target making and encoding those strings cost more than the case did.
- *
- * Each writer takes the buffer and an offset and returns the offset after what it wrote. The caller
- * guarantees room (see {@link jsonStringBound}); a typed array silently drops writes past its end.
+ * JSON values written straight into a byte buffer as UTF-8, the bytes `JSON.stringify` gives (why:
+ * docs/benchmarks.md). Each writer returns the offset after what it wrote; the caller guarantees room
+ * ({@link jsonStringBound}): a typed array silently drops writes past its end.
  */
 
-/**
- * A JSON string, the bytes `JSON.stringify` gives it as UTF-8. Printable ASCII other than `"` and `\`
- * is copied a byte a character; from the first character that is anything else on, the rest is
- * written by {@link writeJsonStringRest} (escapes and UTF-8, still a character at a time: a prompt
- * with a newline used to go through JSON.stringify and TextEncoder, ≈ 1 µs a case in the digest).
- */
+/** A JSON string as UTF-8: printable ASCII copied a byte a character, the rest by {@link writeJsonStringRest}. */
 export function writeJsonString(buf: Uint8Array, o: number, s: string): number {
   buf[o] = 0x22;
   let p = o + 1;
@@ -168,11 +160,7 @@ export function writeText(buf: Uint8Array, o: number, s: string): number {
 /** Scratch for {@link constantStoresCode}'s eight-byte stores. */
 const EIGHT = new DataView(new ArrayBuffer(8));
 
-/**
- * Code (for a generated writer) storing a constant ASCII text at `o` in buffer `b`, then moving `o`
- * past it: eight bytes at a time through the DataView `d` (see {@link viewOf}), then four, the rest a
- * byte at a time. Copying the same few bytes in a loop, per line, was a third of a results line's cost.
- */
+/** Code (for a generated writer) storing a constant ASCII text at `o` in `b` through the DataView `d`, eight bytes at a time. */
 export function constantStoresCode(text: string): string {
   for (let i = 0; i < text.length; i++) {
     if (text.charCodeAt(i) > 0x7e) throw new RangeError(`constant text is not ASCII: ${text}`);

@@ -1,16 +1,7 @@
 /**
  * A growable column of numbers stored as narrowly as its values allow, every value read back exactly
- * (`Object.is`-equal, NaN as NaN, -0 as -0):
- *
- * - `const`: every value so far is the same one (all weights 1, all energy unknown, a single pass):
- *   nothing stored a case;
- * - `index`: value j is j (a case's unit in a run without repeats), only for a column declared so:
- *   nothing stored a case;
- * - `f32`: every value survives a round trip through a 32-bit float (whole milliseconds below 2^24,
- *   4.6 hours; NaN; small halves): 4 bytes a case;
- * - `f64`: anything else: 8 bytes a case.
- *
- * A column only widens (index/const → f32 → f64), copying what it holds once. Storage grows by doubling.
+ * (`Object.is`-equal): `const` (all the same) and `index` (value j is j) store nothing a case, `f32` 4 bytes
+ * (values a 32-bit float holds exactly), `f64` 8. A column only widens, copying what it holds once.
  */
 export class NumberColumn {
   private mode: 'const' | 'index' | 'f32' | 'f64';
@@ -22,11 +13,7 @@ export class NumberColumn {
   private cached: ArrayLike<number> & Iterable<number> = new Float64Array(0);
   private cachedN = 0;
 
-  /**
-   * `index`: start out expecting value j at position j (stored as nothing until one is not).
-   * `wide`: a `Float64Array` from the start, whatever the values (the reference the compact storage is
-   * tested against).
-   */
+  /** `index`: expect value j at position j; `wide`: a `Float64Array` from the start (the reference in tests). */
   constructor(opts: { index?: boolean; wide?: boolean } = {}) {
     this.mode = opts.wide === true ? 'f64' : opts.index === true ? 'index' : 'const';
     if (opts.wide === true) this.data = new Float64Array(1024);
@@ -79,11 +66,7 @@ export class NumberColumn {
     return this.mode;
   }
 
-  /**
-   * The values as an indexed column of exactly `length`: a view of the storage (valid until the next
-   * push), or for a `const`/`index` column an array of the narrowest type that holds them exactly,
-   * made on demand.
-   */
+  /** The values as a column of exactly `length`: a view of the storage valid until the next push (made on demand for const/index). */
   view(): ArrayLike<number> & Iterable<number> {
     if (this.data !== null) return this.data.subarray(0, this.n);
     if (this.cachedN !== this.n) {
@@ -131,11 +114,8 @@ function filledArray(n: number, c: number): Uint8Array | Int8Array | Float32Arra
 }
 
 /**
- * Nearest-rank percentiles (as `nearestRankSorted`) of the column's values that are not NaN, followed
- * by `nanTail` NaNs (values that were NaN for another reason than the one NaN stands for here: they
- * sort last, as a typed array's sort puts them). Whole non-negative values in a range not much wider
- * than their count (latencies in whole ms) are counted rather than sorted, with no sorted copy; any
- * others are sorted in a copy of the column's own type. `null` for each when there are none.
+ * Nearest-rank percentiles of the column's values that are not NaN, followed by `nanTail` NaNs (sorted
+ * last); whole values in a narrow range are counted rather than sorted. `null` for each when there are none.
  */
 export function nearestRanks(col: NumberColumn, ps: readonly number[], nanTail = 0): (number | null)[] {
   if (col.storage === 'const') {

@@ -4,8 +4,6 @@
  * `p` in (0, 100].
  */
 export function nearestRank(values: readonly number[], p: number): number | null {
-  if (values.length === 0) return null;
-  if (!(p > 0 && p <= 100)) throw new RangeError(`percentile must be in (0, 100], got ${p}`);
   return nearestRankSorted(
     [...values].sort((a, b) => a - b),
     p,
@@ -27,18 +25,6 @@ export function median(values: readonly number[]): number | null {
   const s = [...values].sort((a, b) => a - b);
   const mid = s.length >> 1;
   return s.length % 2 === 1 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-}
-
-/** Sum that stays `null` when every value is null, and ignores nulls otherwise. */
-export function sumNullable(values: readonly (number | null)[]): number | null {
-  let sum = 0;
-  let seen = false;
-  for (const v of values) {
-    if (v === null) continue;
-    sum += v;
-    seen = true;
-  }
-  return seen ? sum : null;
 }
 
 /** Rounds to `digits` decimals so that float noise does not leak into byte-compared reports. */

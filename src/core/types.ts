@@ -93,10 +93,7 @@ export interface Suite {
 export interface CaseStream {
   /** How many cases each pass over the stream yields. */
   readonly count: number;
-  /**
-   * The cases in suite order, in batches; every call reads them again. Throws (E_SUITE) when the
-   * source no longer holds the cases that were checked and digested.
-   */
+  /** The cases in suite order, in batches, read again each call; E_SUITE when they changed since the digest. */
   batches(): Iterable<readonly Case[]>;
 }
 
@@ -116,7 +113,8 @@ export interface Energy {
   /** True when the window was shorter than the meter's floor: noise-dominated, not precise. */
   below_floor?: boolean;
   /** Per-domain parts (e.g. `package-0`, `gpu-0`, or cascade stages), each labelled. */
-  by_domain?: Record<string, { joules: number | null; source: EnergySource }>;  /** A modelled figure's uncertainty, J (`model:api`): `joules` is its midpoint. */
+  by_domain?: Record<string, { joules: number | null; source: EnergySource }>;
+  /** A modelled figure's uncertainty, J (`model:api`): `joules` is its midpoint. */
   range_j?: { low: number; high: number };
 }
 
@@ -157,16 +155,9 @@ export interface AnswerRequest {
   prompt: string;
   case: Case;
   signal?: AbortSignal;
-  /**
-   * The conversation so far, ending with this turn's user message (`prompt`): set only for a
-   * conversational target (`Target.conversational`) asked turn 2 onwards, or by a judge.
-   */
+  /** The conversation so far, ending with this turn's user message: for a conversational target, or a judge. */
   messages?: ChatMessage[];
-  /**
-   * Called as each streamed chunk that carries output tokens arrives (`content`: visible text;
-   * `reasoning`: a reasoning model's thinking). Load runs time TTFT and ITL from it; a target that
-   * does not stream never calls it.
-   */
+  /** Called as each streamed chunk with output tokens arrives (load runs time TTFT and ITL from it). */
   onChunk?: (kind: 'content' | 'reasoning') => void;
 }
 
@@ -175,40 +166,23 @@ export interface Target {
   /** A stable label for reports (e.g. `cascade:reference`, `openai:gpt-4o`). */
   readonly id: string;
   readonly kind: string;
-  /**
-   * True for chat targets that take `AnswerRequest.messages`: a multi-turn case is then asked one turn
-   * at a time, each with the model's own earlier answers (MT-Bench). Otherwise its turns are joined
-   * into one prompt with `Follow-up:` lines (seed 000 §3).
-   */
+  /** Takes `AnswerRequest.messages`: a multi-turn case is asked turn by turn (else joined with `Follow-up:` lines). */
   readonly conversational?: boolean;
   /**
-   * True when answers, stages and energies follow from the prompt alone (the reference cascade on its
-   * echo backend): with its energies its own (the `model` meter) its report then leaves out wall-clock figures (the suite's
-   * wall time, throughput), so it is byte-identical run to run.
+   * Answers, stages and energies follow from the prompt alone (the reference cascade on echo): with its own
+   * energies its report leaves out wall-clock figures, so it is byte-identical run to run.
    */
   readonly deterministic?: boolean;
-  /**
-   * Answers one prompt. A target that can answer in-process without waiting (the reference cascade's
-   * stores) may return the Answer itself rather than a promise: the runner then spends no microtask
-   * on the case, which matters when a case takes a microsecond.
-   */
+  /** Answers one prompt; an in-process target may return the Answer itself (no microtask spent on the case). */
   answer(req: AnswerRequest): Answer | Promise<Answer>;
-  /**
-   * Optional, for open-loop load runs: does the work of a request that does not need the send moment
-   * (building and serializing the body) ahead of it, and returns the function that sends it and answers
-   * as `answer(req)` would. The load driver calls it before a request's planned send time, so that time
-   * is spent while waiting, not between the send and the first token.
-   */
+  /** Load runs: builds the request ahead of its planned send time; the returned function sends it, as `answer(req)`. */
   prepare?(req: AnswerRequest): () => Promise<Answer>;
   /** Static facts for the receipt and the config digest (never secrets). */
   describe(): Record<string, unknown>;
   /** Findings about the run a person must see (e.g. llama.cpp threads fighting each other); read after the run. */
   warnings?(): string[];
   close?(): Promise<void>;
-  /**
-   * `--resume`: rebuild in-process state (a cache) as if this target had just given the recorded answer
-   * to `req`, without doing the work. A target without it gets a re-warm pass on resume instead.
-   */
+  /** `--resume`: rebuild in-process state (a cache) as if it had just given the recorded answer (else a re-warm pass). */
   restore?(req: AnswerRequest, recorded: RecordedAnswer): void;
 }
 
@@ -271,10 +245,7 @@ export interface CaseResult {
   prompt_tokens: number | null;
   completion_tokens: number | null;
   cost_usd: number | null;
-  /**
-   * Sends of the request, the first included (`attempts − 1` are retries). A conversation's is 1 plus
-   * every turn's re-sends: its turns are in `turns`, each with its own `attempts`.
-   */
+  /** Sends of the request, the first included; a conversation's is 1 plus every turn's re-sends. */
   attempts: number;
   retry_overhead_ms: number;
   /** Set when the target failed this case; the run goes on. */
@@ -284,11 +255,7 @@ export interface CaseResult {
   joules_range?: { low: number; high: number };
   trace?: Answer['trace'];
   meta?: Record<string, unknown>;
-  /**
-   * A multi-turn case asked as a conversation: one entry per turn, each its own request. The case's
-   * `response` is the last turn's answer; its energy, cost, tokens and latency are the sums.
-   * `turns.length` is the requests the conversation took, retries apart.
-   */
+  /** A multi-turn case asked as a conversation, a request a turn; `response` is the last turn's, the figures are sums. */
   turns?: TurnResult[];
 }
 
@@ -324,20 +291,15 @@ export interface ResultsHeader {
   /** Cases in flight at once; absent in files written before it was recorded (read as 1). */
   concurrency?: number;
   /**
-   * Where the suite can be read again: a bundled suite's name, or a suite file's absolute path. The
-   * HTML report reads each case's prompt from it, only while its digest still equals `suite_digest`.
-   * `mt-bench` for MT-Bench, whose questions are `suite_data` (and references `suite_references`),
-   * absolute paths. Absent for mmlu runs and in files written before it was recorded.
+   * Where the suite can be read again (the HTML report's prompts): a bundled suite's name, a suite file's
+   * absolute path, or `mt-bench` with `suite_data` and `suite_references`. Absent for mmlu.
    */
   suite_source?: string;
   suite_data?: string;
   suite_references?: string;
   /** Bootstrap resamples of the report's intervals, when not the default 2000 (`run --bootstrap`). */
   bootstrap?: number;
-  /**
-   * The most cases the report's intervals were bootstrapped over, when not the default 20,000
-   * (`run --bootstrap-max-units`): a whole number, or `"inf"` for no limit.
-   */
+  /** `run --bootstrap-max-units` when not the default 20,000: a whole number, or `"inf"`. */
   bootstrap_max_units?: number | 'inf';
   /** Other arms shared the hardware (`sweep --parallel-arms`): energy attribution is shared. Absent: false. */
   shared?: boolean;

@@ -58,10 +58,8 @@ const OPTIONAL: readonly [string, Rule, string][] = [
 ];
 
 /**
- * A parsed case line (phase, pass and index already checked) holds what the report reads, each of its
- * type, or an error naming the file, the line and the key. Without this a string `"1"` in `cost_usd`
- * was summed as text (`total_usd` 1.1e29) and a missing `joules` became NaN. Only types are checked:
- * a value out of range (a negative latency) is read as written.
+ * A parsed case line holds what the report reads, each of its type (a string `"1"` in `cost_usd` would be
+ * summed as text), or an error naming the file, line and key. Only types are checked, not ranges.
  */
 export function checkCaseLine(r: Record<string, unknown>, path: string, n: number): void {
   for (const [key, rule, what] of REQUIRED) if (!rule(r[key])) refuse(r, key, what, path, n);

@@ -41,11 +41,7 @@ export function withinRun(r: Pick<CaseResult, 'phase' | 'pass' | 'index'>, limit
   return r.pass >= 0 && r.index >= 0 && r.index < limits.cases && r.pass < (r.phase === 'warmup' ? limits.warmup : limits.scored);
 }
 
-/**
- * Why a case line that is not {@link withinRun} cannot be one of its run's, as one line naming the file
- * and line. Counted, such a line would be a figure no run measured; every reader of results files
- * refuses it with this message.
- */
+/** Why a case line that is not {@link withinRun} cannot be its run's, naming the file and line (every reader refuses it). */
 export function outsideRunReason(path: string, line: number, r: Pick<CaseResult, 'phase' | 'pass' | 'index'>, limits: CaseLimits): string {
   const what = `${lineOf(path, line, r)}, which the run could not have had`;
   if (r.pass < 0 || r.index < 0) return `${what} (pass and index count from 0)`;

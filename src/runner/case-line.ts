@@ -14,16 +14,9 @@ import { STAGE_IDS, type CaseResult } from '../core/types.js';
 
 /**
  * A CaseResult's results-file line, encoded straight into a byte buffer: the same bytes as
- * `JSON.stringify(r)` for a result the runner built (keys in CaseResult's order), with no string
- * made on the way. On a fast target the line was the runner's largest cost: `JSON.stringify` and
- * encoding its string took ≈ 2 µs of a ≈ 5 µs case (`npm run bench`).
- *
- * The encoder is generated once from {@link CASE_FIELDS}, as fast-json-stringify does: every key is
- * a run of constant byte stores and every value one call, so nothing loops over key bytes and
- * nothing is left to V8's inlining budget (where code generation is off, a loop over the same table
- * writes the same bytes). Nested objects (error, by_domain, meta) are written as
- * `JSON.stringify` gives them ({@link nestedJson}); an unexpected `undefined` in a required field is
- * written `null` rather than dropped.
+ * `JSON.stringify(r)` (docs/benchmarks.md). The encoder is generated once from {@link CASE_FIELDS}, as
+ * fast-json-stringify does; nested objects are JSON.stringify's ({@link nestedJson}); an `undefined` in a
+ * required field is written `null`.
  */
 export function encodeCaseLine(r: CaseResult, nested: NestedJson, buf: Uint8Array, at: number): number {
   return generated(r, nested, buf, at);
@@ -65,13 +58,9 @@ export function nestedJson(r: CaseResult): NestedJson {
 }
 
 /**
- * A target's `meta` taken apart when it is flat: a plain object (its prototype Object.prototype or
- * null, no `toJSON`) whose every value is a string, a number, a boolean or null. Such an object is
- * written key by key ({@link writeFlatMeta}), the same bytes as `JSON.stringify` (which made ≈ 1 µs
- * of an HTTP case's ≈ 2.3 µs line, `npm run bench:http`); anything else (nested values, `undefined`,
- * a class instance, a BigInt) is left to JSON.stringify. `Object.keys` lists what JSON.stringify
- * writes, in its order (integer-like keys first). Each value is read once, here: a getter cannot
- * give the writer something other than what was bounded.
+ * A target's `meta` taken apart when it is flat (a plain object, no `toJSON`, every value a string,
+ * number, boolean or null), to be written key by key ({@link writeFlatMeta}); anything else is left to
+ * JSON.stringify. Each value is read once, here: a getter cannot change what was bounded.
  */
 function flatMeta(meta: unknown, out: NestedJson): boolean {
   if (typeof meta !== 'object' || meta === null || Array.isArray(meta)) return false;
@@ -212,10 +201,8 @@ function stringCode(expr: string, common: readonly string[] = [], after = ''): s
 }
 
 /**
- * {@link writeJsonString} for the string in `v`, written out in the generated code rather than
- * called (a call a string field had been ≈ a sixth of a line's cost): printable ASCII other than `"`
- * and `\` is copied a byte a character; from anything else on, {@link writeJsonStringRest} writes the
- * rest (escapes, UTF-8) where the copy stopped.
+ * {@link writeJsonString} for the string in `v`, inlined in the generated code: printable ASCII is copied
+ * a byte a character; {@link writeJsonStringRest} writes the rest from the first character to escape.
  */
 const inlineStringCode =
   'b[o]=34;let p=o+1,i=0;const L=v.length;' +

@@ -1,13 +1,7 @@
 /**
- * The line each (phase, pass, index) of a results file was first written on, 4 bytes a case: a
- * million cases cost 4 MB. joulebench never writes a key twice (`--resume` skips finished cases, the
- * queue coordinator drops a case it already has), so a second line for a key means files joined or
- * edited, and every reader refuses it, naming both lines (ResultsLineParser).
- *
- * The arrays are sized by the largest index of each pass, which a hostile file chooses: a line with
- * index 16,777,215 in a new pass each line would ask 64 MB a line. So their bytes are held within a
- * budget that grows with the lines read (a real run's file stays far inside it); past it, every key
- * seen so far moves to a Map and the rest follow, memory then growing by an entry a line.
+ * The line each (phase, pass, index) of a results file was first written on, 4 bytes a case. The arrays
+ * are sized by indexes a hostile file chooses, so they stay within a budget that grows with the lines
+ * read; past it, every key moves to a Map.
  */
 export class CaseLines {
   /** Line numbers by index, a Uint32Array per pass, for warmup (0) and scored (1) lines; 0: not seen. */

@@ -12,10 +12,7 @@ import { CaseLines } from './case-lines.js';
 /** Where the runner sends each result as soon as it is known. */
 export interface ResultsSink {
   header(h: ResultsHeader): void;
-  /**
-   * `now_ms`: the monotonic time (`performance.now()`) at which the result was known, when the caller
-   * has just read it; a sink that needs the time then need not read the clock again.
-   */
+  /** `now_ms`: `performance.now()` when the result was known, if the caller has just read it. */
   write(r: CaseResult, now_ms?: number): void;
   /** Other record kinds (`resume`, `rewarm`): facts about the run that are not scored results. */
   note?(line: Record<string, unknown>): void;
@@ -27,27 +24,17 @@ export interface ResultsSink {
 export interface JsonlResultsFileOptions {
   /** Append to an existing file (resume) instead of truncating. */
   append?: boolean;
-  /**
-   * Longest a finished result may wait in memory before it is written, ms. Default 2. A case that
-   * takes longer than this is written the moment it finishes; only results finished within the last
-   * `flush_ms` can be lost if the process is killed outright (SIGKILL). 0 writes every line at once.
-   */
+  /** Longest a finished result may wait in memory before it is written, ms (default 2; 0: every line at once). */
   flush_ms?: number;
 }
 
 /**
- * Appends one JSON line per result. Lines are written with synchronous writes (they reach the
- * kernel, so they survive the process being killed) in small groups: a group is written once
- * `flush_ms` has passed since the last write, by the next result or by a timer, whichever comes
- * first. Grouping keeps the cost per line at a fraction of a syscall when cases take microseconds;
- * for cases slower than `flush_ms` every line is written as soon as it is known.
+ * Appends one JSON line per result, with synchronous writes (they survive the process being killed) in
+ * groups: a group is written once `flush_ms` has passed since the last write, by the next result or a timer.
  */
 export class JsonlResultsFile implements ResultsSink {
   private fd: number;
-  /**
-   * Lines are encoded straight into this reusable buffer (case lines byte by byte, see case-line.ts):
-   * building each line as a string and encoding it cost more than running a fast case did.
-   */
+  /** Lines are encoded straight into this reusable buffer (case lines byte by byte, see case-line.ts). */
   private buffer = Buffer.allocUnsafe(BUFFER_BYTES);
   private used = 0;
   private lastFlush = performance.now();
@@ -101,11 +88,7 @@ export class JsonlResultsFile implements ResultsSink {
     this.written(performance.now());
   }
 
-  /**
-   * Makes room for `bytes` more: writes out what is buffered when they might not fit, and grows the
-   * buffer for an outsize line. Room is not time: the flush clock is left alone, so the new line is
-   * still written at once if its case was slow.
-   */
+  /** Makes room for `bytes` more (writing out or growing the buffer); the flush clock is left alone. */
   private reserve(bytes: number): void {
     if (this.used + bytes <= this.buffer.length) return;
     this.writeOut();
@@ -251,11 +234,7 @@ export interface ResultsLineHandlers {
   other(o: Record<string, unknown>): void;
 }
 
-/**
- * The rules for one results line, shared by every reader of a results file (in memory, streamed,
- * `--resume`, the report rebuild) so all accept and refuse exactly the same files, with the same
- * messages. A second line for a case's (phase, pass, index) is refused, naming both lines.
- */
+/** The rules for one results line, shared by every reader of a results file; a key on two lines is refused. */
 export class ResultsLineParser {
   private header: ResultsHeader | null = null;
   /** The passes and cases the header allows (see {@link caseLimits}). */

@@ -12,13 +12,8 @@ export interface ResultsStreamEnd {
 }
 
 /**
- * Reads a results JSONL line by line, handing each record to `on` as it is parsed: memory stays at one
- * read buffer (64 KiB: a 1 MiB one measured ~30 MB more peak RSS, the lines of a chunk outliving a
- * scavenge) plus the longest line, whatever the file's size (`report`, `compare` and `--resume` on a
- * million-case run). Same guards as readTextFile (regular files only, the input size limit, UTF-8 with
- * the byte offset of the first bad sequence, a leading BOM skipped) and the same line rules and messages
- * as readResultsFile (ResultsLineParser). A torn last line is not parsed, so a kill mid-character is
- * not called bad UTF-8.
+ * Reads a results JSONL line by line, handing each record to `on`: memory stays at one 64 KiB buffer plus
+ * the longest line. The guards of readTextFile and the line rules of readResultsFile; a torn last line is not parsed.
  */
 export function streamResultsFile(path: string, on: ResultsLineHandlers, chunkBytes = 1 << 16): ResultsStreamEnd {
   const parser = new ResultsLineParser(path, on);
@@ -37,20 +32,11 @@ export function streamResultsFile(path: string, on: ResultsLineHandlers, chunkBy
 
 /** What {@link streamResultLines} hands over: the bytes of complete lines, already checked as UTF-8. */
 export interface ResultLineSink {
-  /**
-   * `buf[start, end)`: one or more complete lines joined by `\n` (the last one's newline left out), the
-   * first numbered `firstLine` (1-based) and starting at byte `offset` of the file. The bytes are only
-   * valid during the call (the buffer is reused).
-   */
+  /** `buf[start, end)`: complete lines (1-based `firstLine` at file byte `offset`), valid only during the call. */
   region(buf: Buffer, start: number, end: number, firstLine: number, offset: number): void;
 }
 
-/**
- * The reading half of {@link streamResultsFile}: the file's complete lines as bytes, a chunk at a time,
- * under the same guards (regular file, size limit, UTF-8 checked per chunk with the byte offset of the
- * first bad sequence, a BOM skipped, a torn last line left unread). For readers that scan bytes (the
- * report rebuild, src/report/rebuild.ts) or need each line's file offset.
- */
+/** The reading half of {@link streamResultsFile}: complete lines as checked bytes, a chunk at a time. */
 export function streamResultLines(path: string, sink: ResultLineSink, chunkBytes = 1 << 16): ResultsStreamEnd {
   const fail = (why: string): never => {
     throw new JoulebenchError('E_RESULTS', `${path}: ${why}`);

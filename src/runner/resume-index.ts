@@ -19,10 +19,8 @@ export interface ResumeFile {
 }
 
 /**
- * Reads a results file line by line (the rules and messages of `readResultsFile`) and keeps, for each
- * finished (phase, pass, index) of a suite of `count` cases, only where its line is in the file: 12 bytes
- * a case, never the line objects. A finished case's line is read back (one `pread`) when the run
- * reaches it, for the report and the target's restore. A key on two lines is refused (ResultsLineParser).
+ * Reads a results file line by line (the rules of `readResultsFile`) and keeps, for each finished
+ * (phase, pass, index) of a suite of `count` cases, only where its line is: 12 bytes a case, read back when needed.
  */
 export function readResumeFile(path: string, count: number): ResumeFile {
   const parser = new ResultsLineParser(path, {
@@ -36,8 +34,7 @@ export function readResumeFile(path: string, count: number): ResumeFile {
     },
     case: (r) => {
       caseLines++;
-      // The parser refused a pass outside the header's and a negative key. An index past this suite's
-      // cases is refused by the run once it knows the file is this suite's (else "another suite" is the reason).
+      // An index past this suite's cases is refused by the run once it knows the file is this suite's.
       if (r.index >= count) outside ??= pastSuiteReason(path, lineNo, r, count);
       const slot = slotOf(r.phase, r.pass, r.index, count, warmup, passes);
       if (slot < 0) return;
@@ -68,10 +65,7 @@ export function readResumeFile(path: string, count: number): ResumeFile {
   return { header, finished: new FinishedCases(path, count, warmup, passes, offsets, lengths, size, outside), case_lines: caseLines, ...end };
 }
 
-/**
- * Where (phase, pass, index) of a suite of `count` cases is kept: passes are numbered warmup 0…w-1,
- * then scored w…passes-1, one slot per (pass, index); -1 for a key outside them.
- */
+/** The slot of (phase, pass, index): warmup passes first, then scored, `count` slots a pass; -1 outside them. */
 function slotOf(phase: Phase, pass: number, index: number, count: number, warmup: number, passes: number): number {
   const p = phase === 'warmup' ? (pass < warmup ? pass : -1) : pass < passes - warmup ? warmup + pass : -1;
   return p < 0 || index < 0 || index >= count ? -1 : p * count + index;

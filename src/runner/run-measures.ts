@@ -4,10 +4,8 @@ import { JoulebenchError } from '../core/errors.js';
 import { isFiniteNumber } from './case-check.js';
 
 /**
- * The `run_measures` line a finished run writes before `end`: what its report took from beyond the
- * cases (the idle calibration, the whole-suite window when it was the total, the scored passes' wall
- * time), so that `report FILE` rebuilds the run's own report, measured energy and throughput included.
- * A file written before this line existed has none, and its rebuilt report lacks those figures.
+ * The `run_measures` line a finished run writes before `end`: what its report took from beyond the cases
+ * (idle calibration, suite window, scored wall time), so that `report FILE` rebuilds the run's own report.
  */
 export type RunMeasures = {
   record: 'run_measures';
@@ -26,11 +24,8 @@ export function runMeasuresLine(idle: Pick<IdleCalibration, 'status' | 'watts'>,
 }
 
 /**
- * One arm's `run_measures` from the lines of the workers that ran its cases (a queued arm resumed on
- * another worker). One line is returned as it is. Several: each machine measured its own cases, so the
- * suite total is the sum of their windows when every one is a reading of one source above its floor
- * (else `null`), its window the sum of theirs (machine time); no single idle power covers several
- * machines, so idle is `unusable` (net unknown), and no single wall time spans them (throughput unknown).
+ * One arm's `run_measures` from the lines of the workers that ran its cases. Several: the suite total is
+ * the sum of their windows when all are one source above its floor (else null); idle and wall time are unknown.
  */
 export function combineRunMeasures(lines: readonly RunMeasures[]): RunMeasures | null {
   if (lines.length === 0) return null;

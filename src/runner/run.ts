@@ -59,37 +59,21 @@ export interface RunOptions {
   keepResults?: boolean;
   /** Each scored result, in case order (as `RunOutcome.results` would hold it), restored ones included. */
   onScored?: (r: CaseResult) => void;
-  /**
-   * Idle calibration window before the suite, ms (default 1000); 0 skips it (net energy is then
-   * unknown). Meters whose readings are marginal (model, estimate) are never calibrated.
-   */
+  /** Idle calibration window before the suite, ms (default 1000); 0 skips it (net energy is then unknown). */
   idle_ms?: number;
   /** How the idle window waits; injected in tests. */
   idleWait?: (ms: number) => Promise<unknown>;
-  /**
-   * Cases in flight at once (default 1: sequential). Above 1, for throughput runs against endpoints;
-   * per-case energy windows overlap, so the report marks energy attribution `shared`.
-   */
+  /** Cases in flight at once (default 1); above 1 per-case windows overlap: energy attribution `shared`. */
   concurrency?: number;
-  /**
-   * Continue an interrupted run: what its results file already holds. Finished (phase, pass, index)
-   * entries are not run again; see {@link run} for how the target's state is rebuilt.
-   */
+  /** Continue an interrupted run: its finished (phase, pass, index) entries are not run again. */
   resume?: { header: ResultsHeader | null; path?: string } & ({ results: readonly CaseResult[] } | { finished: FinishedCases });
-  /**
-   * Stop after this many cases in a row failed at the target (default {@link DEFAULT_MAX_ERRORS}); 0
-   * never stops. A dead endpoint then ends the run in seconds with the reason (E_RUN, exit 1), every
-   * finished case on disk, instead of an hour later with a report of 100 % errors.
-   */
+  /** Stop (E_RUN) after this many cases in a row failed at the target (default {@link DEFAULT_MAX_ERRORS}); 0 never stops. */
   max_errors?: number;
   /** Called once for the first failure of each kind (error code and HTTP status), as it happens. */
   onFirstError?: (r: CaseResult) => void;
   /** Bootstrap resamples for the report's intervals (default 2000; 0 turns the bootstrap off). */
   bootstrap?: number;
-  /**
-   * The most cases the intervals are bootstrapped over (default 20,000; `'inf'`: any number; 0: never);
-   * above it they are large-sample intervals (`src/stats/large-sample.ts`).
-   */
+  /** The most cases the intervals are bootstrapped over (default 20,000; `'inf'`: any number; 0: never). */
   bootstrap_max_units?: BootstrapMaxUnits;
   /** Other work shares the hardware (a sweep's parallel arms): energy attribution is `shared`. */
   shared?: boolean;
@@ -117,10 +101,7 @@ export interface RunOutcome {
   energy: RunEnergy;
 }
 
-/**
- * Walks every case through the target, sequentially by default (parallel queries on shared hardware
- * pollute energy attribution; `concurrency` > 1 is for throughput runs), warmup passes first, then the scored passes, and aggregates the scored ones.
- */
+/** Walks every case through the target, warmup passes first, then the scored passes, and aggregates the scored ones. */
 export async function run(opts: RunOptions): Promise<RunOutcome> {
   const { suite, target } = opts;
   const meter = opts.meter ?? createModelMeter();
@@ -135,8 +116,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
   // Cases come a batch at a time: a suite in memory is one batch, a streamed one is read again each pass.
   const source: CaseStream = 'stream' in suite ? suite.stream : { count: suite.cases.length, batches: () => [suite.cases] };
   const count = source.count;
-  // Probe before anything is recorded: a meter that cannot read stops the run (never a silent
-  // estimate), and `auto` settles what it measures with, so the header and report name it.
+  // Before anything is recorded: a meter that cannot read stops the run, and `auto` settles what it measures with.
   const probe = await meter.probe();
   if (!probe.available) {
     throw new JoulebenchError('E_METER', `meter ${meter.id} cannot read here: ${probe.reason}${probe.fix ? ` (fix: ${probe.fix})` : ''}`);
@@ -166,9 +146,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
   };
   const finished = resumeIndex(opts.resume, header);
   if (opts.resume?.header) {
-    // Nothing is re-run, so the only way back to the state an uninterrupted run would be in is to
-    // replay the finished answers into the target (exact for the cascade's cache) or, for a target
-    // that cannot, to warm it again with one recorded-but-unscored pass (below).
+    // The target's state is rebuilt by replaying the finished answers into it, or else by one re-warm pass (below).
     const how = target.restore ? 'restore' : warmup > 0 ? 'rewarm' : 'none';
     sink.note?.({ record: 'resume', finished: finished.size, state: how });
   } else {
@@ -217,7 +195,6 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     }
   };
 
-  /** A result is known: scored (unless warmup-only fields say otherwise), written, counted. */
   const settle = (r: CaseResult, c: Case, phase: Phase): CaseResult => {
     noteError(r);
     const scorer = c.scorer === undefined ? suiteScorer : getScorer(c.scorer);
@@ -232,10 +209,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     opts.onResult?.(r, { done, total, phase });
     return r;
   };
-  /**
-   * One case of one pass: taken from the interrupted run's file when it finished there, else run.
-   * Synchronous when the target answered synchronously (see {@link runCase}).
-   */
+  /** One case of one pass: taken from the interrupted run's file when it finished there, else run. */
   const step = (phase: Phase, pass: number, index: number, c: Case, prompt: string): CaseResult | Promise<CaseResult> => {
     const recorded = finished.size === 0 ? undefined : finished.get(phase, pass, index);
     if (recorded) {
@@ -337,9 +311,8 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
   // A resumed run's window saw only the cases run in this process, so it cannot be the total then.
   const gross_from: RunEnergy['gross_from'] = suiteReading && !allFromTarget && restoredScored === 0 ? 'suite-window' : 'cases';
   const suiteUsed = gross_from === 'suite-window' && suiteReading ? toSuiteWindow(suiteReading) : null;
-  // A resumed run's wall time covers only the cases run in this process: no throughput then. Nor for a
-  // sequential run of a deterministic target whose energies are all its own (the model meter, or auto's
-  // fallback to it): its report is byte-identical run to run.
+  // No throughput for a resumed run (its wall time covers only this process's cases), nor for a sequential
+  // run of a deterministic target with its own energies (its report is byte-identical run to run).
   const timeless = concurrency <= 1 && target.deterministic === true && meter.usesTargetEnergy === true;
   const wallUsed = restoredScored === 0 && !timeless ? scoredWall_ms : null;
   // What the report takes from beyond the cases, so `report FILE` gives this report (src/runner/run-measures.ts).
@@ -365,10 +338,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
   return { report, header, results: scored, energy: { idle, suite: suiteReading, gross_from } };
 }
 
-/**
- * Runs `step` over indices 0..n-1 with at most `concurrency` in flight (a pool taking the next index),
- * and returns the results in index order. Each result is written by `step` as soon as it finishes.
- */
+/** Runs `step` over indices 0..n-1 with at most `concurrency` in flight; the results in index order. */
 async function concurrentPass(
   n: number,
   concurrency: number,
@@ -427,11 +397,8 @@ function asConversation(ctx: CaseContext, c: Case): boolean {
 }
 
 /**
- * A multi-turn case asked as MT-Bench asks it: turn 1 alone, then each later turn after the
- * conversation so far, in which the assistant messages are the model's own earlier answers. Each turn is
- * its own request with its own meter window (when the meter opens windows), latency and answer; the
- * case's energy, cost, tokens and latency are the sums, and its attempts count re-sends only (a turn is
- * not a retry). A failed turn ends the conversation.
+ * A multi-turn case asked as MT-Bench asks it: each turn after the conversation so far (the model's own
+ * earlier answers), its own request and meter window. A failed turn ends the conversation.
  */
 async function runConversation(ctx: CaseContext, c: Case, index: number, phase: Phase, pass: number): Promise<CaseResult> {
   const turns = c.turns!;
@@ -514,10 +481,8 @@ type Finish = (r: CaseResult, c: Case, phase: Phase) => CaseResult;
 const AS_IS: Finish = (r) => r;
 
 /**
- * Runs one case and hands its result to `finish`. With no meter window to open (the target reports
- * its own energy) and a target that answers synchronously, the whole case is synchronous: no promise,
- * no microtask. An asynchronous answer is finished in the same callback that makes its result (one
- * promise and one microtask a case fewer than chaining `finish` after it).
+ * Runs one case and hands its result to `finish`: synchronously when no meter window is opened and the
+ * target answers synchronously (no promise, no microtask on a microsecond case).
  */
 function runCase(ctx: CaseContext, c: Case, prompt: string, index: number, phase: Phase, pass: number, finish: Finish = AS_IS): CaseResult | Promise<CaseResult> {
   if (c.turns !== undefined && asConversation(ctx, c)) return runConversation(ctx, c, index, phase, pass).then((r) => finish(r, c, phase));
@@ -630,23 +595,15 @@ export function caseResult(
   return r;
 }
 
-/**
- * The stage that answered: a cascade names it; a target that names none is one model, so its answers
- * count as `neural` (cache, KV and graph stay 0). The one place this rule is applied, for every kind.
- */
+/** The stage that answered: a cascade names it; a target that names none is one model, counted `neural`. */
 export function stageOf(answer: Answer): string {
   return answer.stage ?? 'neural';
 }
 
-/**
- * Per case, for targets that count output tokens: joules per output token and output tokens per joule,
- * from the case's own energy (its source is the case's `energy_source`); `null` when either is unknown or 0.
- */
+/** Joules per output token and output tokens per joule of the case; `null` when either is unknown or 0. */
 function withEnergyPerToken(meta: Record<string, unknown>, joules: number | null, tokens: number): Record<string, unknown> {
   const known = joules !== null && joules > 0 && tokens > 0;
-  // A copy then two keys, the same object as `{...meta, j_per_output_token, output_tokens_per_j}`. The
-  // spread literal hit a V8 slow path here (Node 20: ≈ 5 µs a case, against ≈ 0.15 µs; `npm run
-  // bench:http`); Object.assign differs from a spread only for an own `__proto__` key, which keeps the spread.
+  // Object.assign, not a spread literal (a V8 slow path, `npm run bench:http`); they differ only for an own `__proto__` key.
   const out: Record<string, unknown> = Object.hasOwn(meta, '__proto__') ? { ...meta } : Object.assign({}, meta);
   out.j_per_output_token = known ? joules / tokens : null;
   out.output_tokens_per_j = known ? tokens / joules : null;

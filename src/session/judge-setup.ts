@@ -59,10 +59,17 @@ export async function createJudgeFromConfig(block: JudgeConfig, where: string, f
     throw e;
   }
   let meter: Meter | undefined;
-  if (flags.judgeMeter !== undefined) {
-    meter = await createMeter(flags.judgeMeter, flags.judgeMeterOptions ?? {});
-    const probe = await meter.probe();
-    if (!probe.available) throw new JoulebenchError('E_METER', `--judge-meter ${meter.id} cannot read here: ${probe.reason}`);
+  try {
+    if (flags.judgeMeter !== undefined) {
+      meter = await createMeter(flags.judgeMeter, flags.judgeMeterOptions ?? {});
+      const probe = await meter.probe();
+      if (!probe.available) throw new JoulebenchError('E_METER', `--judge-meter ${meter.id} cannot read here: ${probe.reason}`);
+    }
+  } catch (e) {
+    // The judge is not handed back, so nothing else would close what it opened.
+    await meter?.close?.();
+    await target.close?.();
+    throw e;
   }
   const cachePath = flags.judgeCache ?? cache ?? join(dirname(defaultHistoryPath(env)), 'judgements.jsonl');
   const judge = new Judge({ target, mode, cache: new JudgementCache(cachePath), ...(meter ? { meter } : {}) });

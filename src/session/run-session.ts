@@ -3,7 +3,8 @@ import { checkWritePath } from '../write-path.js';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { BenchReport, ReportContext } from '../core/aggregate.js';
 import { judgeResultsFile } from '../judge/results-file.js';
-import { createJudgeFromConfig, type JudgeSetup } from './judge-setup.js';
+import { createJudgeFromConfig } from './judge-setup.js';
+import type { JudgeConfig } from '../config/schema.js';
 import { prettyJson } from '../core/canonical.js';
 import { JoulebenchError } from '../core/errors.js';
 import { MmluTally, type MeasurementBlock } from '../core/measurements.js';
@@ -11,7 +12,6 @@ import { co2eOf, type Co2e } from '../core/co2e.js';
 import { parseGridIntensity } from '../energy-model/grid.js';
 import type { CaseResult, StreamedSuite, Suite } from '../core/types.js';
 import { loadConfig, parseConfig, type LoadedConfig } from '../config/load.js';
-import type { MeterProbe } from '../meters/meter.js';
 import { createMeter } from '../meters/registry.js';
 import { defaultHistoryPath, History, type HistoryInput } from '../report/history.js';
 import { buildReceipt, type Receipt } from '../report/receipt.js';
@@ -19,14 +19,14 @@ import { JsonlResultsFile, truncateResultsFile, type ResultsSink } from '../runn
 import { readResumeFile, type ResumeFile } from '../runner/resume-index.js';
 import { reportWarnings } from '../report/run-warnings.js';
 import { resultsFileState } from '../runner/results-state.js';
-import { run, type RunOutcome, type RunProgress } from '../runner/run.js';
+import { run, toSuiteWindow, type RunOutcome, type RunProgress } from '../runner/run.js';
 import { checkTarget, createTarget, type TargetSpec } from '../targets/registry.js';
 import { runLoad } from '../load/driver.js';
 import { buildSuite, buildTargetSpec } from './setup.js';
 import { selectCases } from '../suites/select.js';
 import { suiteDigest } from '../suites/digest.js';
 import { isStreamed } from '../suites/jsonl-stream.js';
-import { suiteSourceOf, withSuiteSource } from './suite-source.js';
+import { suiteSourceOf, type SuiteSourceFields } from './suite-source.js';
 import type { SessionSpec } from './spec.js';
 
 /** Where a session's files are. `report` is absent when the report was only returned. */
@@ -46,15 +46,9 @@ export interface SessionHooks {
   onResult?(result: CaseResult, progress: RunProgress): void;
   /** Things a person should know (a dropped meter sample, a measurement caveat, history not written). */
   onWarning?(message: string): void;
-  /**
-   * Every record written to the results file, as it is written (header, case lines, notes such as
-   * `resume` and `end`): a queue worker streams them back so nothing finished is lost if it dies.
-   */
+  /** Every record written to the results file, as it is written (a queue worker streams them back). */
   onRecord?(record: Record<string, unknown>): void;
-  /**
-   * Stops the run: buffered results are written to disk at once (so a caller that exits right away
-   * loses nothing) and the run ends with `E_RUN` at the next case boundary.
-   */
+  /** Stops the run: buffered results are written to disk at once, and the run ends with `E_RUN` at the next case. */
   signal?: AbortSignal;
   /** The first failure of each kind (error code and HTTP status), as it happens. */
   onFirstError?(result: CaseResult): void;
@@ -80,86 +74,51 @@ export interface SessionResult {
 
 /**
  * One run, end to end: config → suite → target → meter → resume → results file → report → receipt →
- * history. `run`, `sweep`, a queue worker and library users all call this. It prints nothing and never
- * exits; problems are thrown as typed errors, progress and warnings go to `hooks`.
+ * history. It prints nothing and never exits; problems are thrown as typed errors, the rest goes to `hooks`.
  */
 export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): Promise<SessionResult> {
   const started = new Date();
+  const env = hooks.env ?? process.env;
   const cfg = configOf(spec.config);
   const grid = spec.grid_intensity !== undefined ? parseGridIntensity(spec.grid_intensity) : null;
   const suite = sessionSuite(spec, cfg);
   const caseCount = isStreamed(suite) ? suite.stream.count : suite.cases.length;
-  const targetSpec = withOptions(buildTargetSpec(spec, cfg, hooks.env ?? process.env), spec.target_options);
-  // Cases scored by a judge: the judge is built before anything runs, so a bad judge block costs nothing.
-  const judgeSetup = await judgeFor(suite, cfg, spec, hooks);
-  let target;
-  try {
-    target = await createTarget(targetSpec);
-  } catch (e) {
-    await judgeSetup?.close();
-    throw e;
-  }
+  const targetSpec = withOptions(buildTargetSpec(spec, cfg, env), spec.target_options);
   const warmup = spec.warmup ?? defaultWarmup(targetSpec.kind);
   const repeat = spec.repeat ?? 1;
-  let meter;
-  let probe: MeterProbe;
-  try {
-    meter = await createMeter(spec.meter ?? 'auto', spec.meter_options ?? {});
-    probe = await meter.probe();
-  } catch (e) {
-    await target.close?.();
-    await judgeSetup?.close();
-    throw e;
-  }
-  if (!probe.available) {
-    await target.close?.();
-    await judgeSetup?.close();
-    await meter.close?.();
-    throw new JoulebenchError('E_METER', `meter ${meter.id} cannot read here: ${probe.reason}${probe.fix ? ` (fix: ${probe.fix})` : ''}`);
-  }
-
-  if (spec.load && spec.resume) {
-    await target.close?.();
-    await meter.close?.();
-    throw new JoulebenchError('E_USAGE', '--resume cannot continue a load run (--request-rate): its schedule and timings would not be one run; start it again');
-  }
-  if (spec.load && (spec.concurrency ?? 1) > 1) {
-    await target.close?.();
-    await meter.close?.();
-    throw new JoulebenchError('E_USAGE', '--concurrency is the closed-loop mode; with --request-rate cap requests in flight with --max-concurrency');
-  }
-  const resumeFrom = spec.resume === true ? spec.results : spec.resume || undefined;
-  if (spec.resume === true && !spec.results) {
-    throw new JoulebenchError('E_USAGE', '--resume needs the results file to continue: --resume FILE or --results FILE --resume');
-  }
-  if (resumeFrom && spec.results && resumeFrom !== spec.results) {
-    throw new JoulebenchError('E_USAGE', `--resume ${resumeFrom} and --results ${spec.results} name different files`);
-  }
+  // Every argument is checked before anything is opened: a bad one costs no target, meter, judge or file.
+  const resumeFrom = checkRunFlags(spec);
   const paths = outputPaths({ ...spec, ...(resumeFrom ? { results: resumeFrom } : {}) }, suite.name, started);
-  try {
-    // A FIFO, socket or device here would block the first open (and a signal handler with it).
-    if (paths.report) checkWritePath(paths.report, '--out');
-    checkWritePath(paths.results, '--results');
-    checkWritePath(paths.receipt, '--receipt');
-  } catch (e) {
-    await target.close?.();
-    await meter.close?.();
-    await judgeSetup?.close();
-    throw e;
-  }
+  checkOutputPaths(paths);
   const resume = resumeFrom ? readForResume(resumeFrom, caseCount) : undefined;
   if (!resume && !spec.overwrite) refuseToClobber(paths.results);
-  const file = new JsonlResultsFile(paths.results, { append: resume !== undefined });
-  // The header names where the suite can be read again (the HTML report's prompts), for the file and any listener alike.
-  const sink: ResultsSink = withSuiteSource(hooks.onRecord ? teeSink(file, hooks.onRecord) : file, suiteSourceOf(spec));
-  const onAbort = (): void => file.flush();
-  hooks.signal?.addEventListener('abort', onAbort, { once: true });
-  const totalCases = spec.load ? warmup * caseCount + (spec.load.num_requests ?? caseCount) : (warmup + repeat) * caseCount;
-  hooks.onStart?.({ paths, total_cases: totalCases, suite, resumed_cases: resume?.case_lines ?? 0 });
-  let outcome: RunOutcome;
-  // MMLU's seed-003 measurements block (a load run adds nothing to it, as before).
-  const tally = spec.suite === 'mmlu' ? new MmluTally() : null;
+  const judgeBlock = judgeBlockFor(suite, cfg, hooks);
+
+  // What the session opens is closed here, newest first, on every path out (a thrown error included).
+  const opened = new Opened();
   try {
+    // The judge is built before anything runs, so a bad judge block costs nothing.
+    const judgeSetup = judgeBlock ? opened.add(await createJudgeFromConfig(judgeBlock.block, judgeBlock.where, spec, env), (j) => j.close()) : null;
+    const judgeOnly = opened.size;
+    const target = opened.add(await createTarget(targetSpec), (t) => t.close?.());
+    const meter = opened.add(await createMeter(spec.meter ?? 'auto', spec.meter_options ?? {}), (m) => m.close?.());
+    const probe = await meter.probe();
+    if (!probe.available) throw new JoulebenchError('E_METER', `meter ${meter.id} cannot read here: ${probe.reason}${probe.fix ? ` (fix: ${probe.fix})` : ''}`);
+    if (resume) {
+      opened.add(resume.finished, (f) => f.close());
+      // A torn last line (SIGKILL mid-write) is cut off the file so the appended lines start clean.
+      if (resume.torn_bytes > 0) truncateResultsFile(resume.path, resume.good_bytes);
+    }
+    const file = opened.add(new JsonlResultsFile(paths.results, { append: resume !== undefined }), (f) => f.close());
+    const sink = sessionSink(file, suiteSourceOf(spec), hooks.onRecord);
+    const onAbort = (): void => file.flush();
+    hooks.signal?.addEventListener('abort', onAbort, { once: true });
+    opened.add(hooks.signal, (signal) => signal?.removeEventListener('abort', onAbort));
+    const totalCases = spec.load ? warmup * caseCount + (spec.load.num_requests ?? caseCount) : (warmup + repeat) * caseCount;
+    hooks.onStart?.({ paths, total_cases: totalCases, suite, resumed_cases: resume?.case_lines ?? 0 });
+    let outcome: RunOutcome;
+    // MMLU's seed-003 measurements block (a load run adds nothing to it, as before).
+    const tally = spec.suite === 'mmlu' ? new MmluTally() : null;
     if (spec.load) {
       if (isStreamed(suite)) throw new Error('a load run streams no suite'); // built in memory above
       const load = { ...spec.load, num_requests: spec.load.num_requests ?? caseCount };
@@ -200,72 +159,121 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
         ...(hooks.onFirstError ? { onFirstError: hooks.onFirstError } : {}),
       });
     }
-  } finally {
-    hooks.signal?.removeEventListener('abort', onAbort);
-    resume?.finished.close();
-    sink.close();
-    await target.close?.();
-    await meter.close?.();
-  }
-  // The judge runs after the system under test, outside its energy windows; its figures are reported apart.
-  let judged: BenchReport | null = null;
-  if (judgeSetup) {
-    if (isStreamed(suite)) throw new Error('a judged suite is not streamed'); // built in memory above
-    try {
+    // Target, meter and results file are done with before the judge runs (a local model's memory is freed for it).
+    await opened.close(judgeOnly);
+    // The judge runs after the system under test, outside its energy windows; its figures are reported apart.
+    let judged: BenchReport | null = null;
+    if (judgeSetup) {
+      if (isStreamed(suite)) throw new Error('a judged suite is not streamed'); // built in memory above
       judged = (await judgeResultsFile({ path: paths.results, suite, judge: judgeSetup.judge, info: judgeSetup.info, energy: reportEnergy(outcome) })).report;
-    } finally {
-      await judgeSetup.close();
     }
-  }
-  const finished = new Date();
+    const finished = new Date();
 
-  // MMLU's seed-003 measurements (with class and official flags) ride along as an extra block.
-  const block = tally ? tally.block({ retry_enabled: Boolean(cfg?.config.params?.retry), prices_set: Boolean(cfg?.config.prices) }) : null;
-  const base = judged ?? outcome.report;
-  const withBlock: SessionReport = block ? { ...base, measurements: block.measurements, measurement_warnings: block.warnings } : base;
-  // gCO2e from net energy, labelled with the intensity used; only when asked (other reports keep their bytes).
-  const report: SessionReport = grid ? { ...withBlock, co2e: co2eOf(base, grid) } : withBlock;
-  for (const w of block?.warnings ?? []) hooks.onWarning?.(w);
-  const receipt = buildReceipt({
-    started,
-    finished,
-    argv: spec.argv ?? [],
-    extra: {
-      suite: { name: suite.name, version: suite.version, digest: outcome.header.suite_digest, source: suite.source, cases: caseCount },
-      config_digest: outcome.header.config_digest,
-      target: target.describe(),
-      ...(judgeSetup ? { judge: judgeSetup.describe } : {}),
-      meter: { id: meter.id, probe, ...meter.describe() },
-      energy: {
-        idle: outcome.energy.idle,
-        suite_window: outcome.energy.suite,
-        gross_from: outcome.energy.gross_from,
+    // MMLU's seed-003 measurements (with class and official flags) ride along as an extra block.
+    const block = tally ? tally.block({ retry_enabled: Boolean(cfg?.config.params?.retry), prices_set: Boolean(cfg?.config.prices) }) : null;
+    const base = judged ?? outcome.report;
+    const withBlock: SessionReport = block ? { ...base, measurements: block.measurements, measurement_warnings: block.warnings } : base;
+    // gCO2e from net energy, labelled with the intensity used; only when asked (other reports keep their bytes).
+    const report: SessionReport = grid ? { ...withBlock, co2e: co2eOf(base, grid) } : withBlock;
+    for (const w of block?.warnings ?? []) hooks.onWarning?.(w);
+    const receipt = buildReceipt({
+      started,
+      finished,
+      argv: spec.argv ?? [],
+      extra: {
+        suite: { name: suite.name, version: suite.version, digest: outcome.header.suite_digest, source: suite.source, cases: caseCount },
+        config_digest: outcome.header.config_digest,
+        target: target.describe(),
+        ...(judgeSetup ? { judge: judgeSetup.describe } : {}),
+        meter: { id: meter.id, probe, ...meter.describe() },
+        energy: {
+          idle: outcome.energy.idle,
+          suite_window: outcome.energy.suite,
+          gross_from: outcome.energy.gross_from,
+        },
+        files: { report: paths.report ?? '(stdout)', results: paths.results },
+        ...(resume ? { resumed: { from: paths.results, finished_before: resume.case_lines, torn_bytes_dropped: resume.torn_bytes } } : {}),
+        ...(spec.labels && Object.keys(spec.labels).length > 0 ? { labels: spec.labels } : {}),
       },
-      files: { report: paths.report ?? '(stdout)', results: paths.results },
-      ...(resume ? { resumed: { from: paths.results, finished_before: resume.case_lines, torn_bytes_dropped: resume.torn_bytes } } : {}),
-      ...(spec.labels && Object.keys(spec.labels).length > 0 ? { labels: spec.labels } : {}),
-    },
-  });
-  writeEnsured(paths.receipt, prettyJson(receipt));
-  const history_id =
-    spec.history === false
-      ? null
-      : await recordHistory(spec.history?.path ?? defaultHistoryPath(hooks.env ?? process.env), { report, receipt, config_digest: outcome.header.config_digest, paths }, hooks);
-  if (paths.report) writeEnsured(paths.report, prettyJson(report));
-  // Meter warnings (a dropped RAPL sample, a failed read) always reach the caller.
-  for (const w of outcome.energy.suite?.warnings ?? []) hooks.onWarning?.(w);
-  for (const w of target.warnings?.() ?? []) hooks.onWarning?.(w);
-  // MMLU's measurement block already says why mmlu.cost_usd is missing.
-  for (const w of reportWarnings(outcome.report)) if (!block?.warnings.some((b) => b.includes('cost_usd'))) hooks.onWarning?.(w);
-  return { report, receipt, paths, history_id, suite, outcome, resumed_cases: resume?.case_lines ?? 0 };
+    });
+    writeEnsured(paths.receipt, prettyJson(receipt));
+    const history_id =
+      spec.history === false
+        ? null
+        : await recordHistory(spec.history?.path ?? defaultHistoryPath(env), { report, receipt, config_digest: outcome.header.config_digest, paths }, hooks);
+    if (paths.report) writeEnsured(paths.report, prettyJson(report));
+    // Meter warnings (a dropped RAPL sample, a failed read) always reach the caller.
+    for (const w of outcome.energy.suite?.warnings ?? []) hooks.onWarning?.(w);
+    for (const w of target.warnings?.() ?? []) hooks.onWarning?.(w);
+    // MMLU's measurement block already says why mmlu.cost_usd is missing.
+    for (const w of reportWarnings(outcome.report)) if (!block?.warnings.some((b) => b.includes('cost_usd'))) hooks.onWarning?.(w);
+    return { report, receipt, paths, history_id, suite, outcome, resumed_cases: resume?.case_lines ?? 0 };
+  } finally {
+    await opened.close();
+  }
+}
+
+/** What a session opened, closed newest first, each once. */
+class Opened {
+  private readonly closers: (() => unknown)[] = [];
+
+  add<T>(thing: T, close: (thing: T) => unknown): T {
+    this.closers.push(() => close(thing));
+    return thing;
+  }
+
+  get size(): number {
+    return this.closers.length;
+  }
+
+  /** Closes all but the first `keep` things opened; every one is closed even if another's close throws. */
+  async close(keep = 0): Promise<void> {
+    let failure: { error: unknown } | null = null;
+    while (this.closers.length > keep) {
+      try {
+        await this.closers.pop()!();
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+    if (failure) throw failure.error;
+  }
 }
 
 /**
- * The judge a suite with judged cases (`scorer: judge`, per suite or case) needs: built from the
- * config's `judge:` block; without one, judged cases stay unscored and the caller is told how to
- * score them later.
+ * The flags that cannot go together, checked before anything is opened; returns the results file a
+ * resumed run continues, if any.
  */
-async function judgeFor(suite: Suite | StreamedSuite, cfg: LoadedConfig | null, spec: SessionSpec, hooks: SessionHooks): Promise<JudgeSetup | null> {
+function checkRunFlags(spec: SessionSpec): string | undefined {
+  if (spec.load && spec.resume) {
+    throw new JoulebenchError('E_USAGE', '--resume cannot continue a load run (--request-rate): its schedule and timings would not be one run; start it again');
+  }
+  if (spec.load && (spec.concurrency ?? 1) > 1) {
+    throw new JoulebenchError('E_USAGE', '--concurrency is the closed-loop mode; with --request-rate cap requests in flight with --max-concurrency');
+  }
+  if (spec.resume === true && !spec.results) {
+    throw new JoulebenchError('E_USAGE', '--resume needs the results file to continue: --resume FILE or --results FILE --resume');
+  }
+  const resumeFrom = spec.resume === true ? spec.results : spec.resume || undefined;
+  if (resumeFrom && spec.results && resumeFrom !== spec.results) {
+    throw new JoulebenchError('E_USAGE', `--resume ${resumeFrom} and --results ${spec.results} name different files`);
+  }
+  return resumeFrom;
+}
+
+/** A FIFO, socket or device at an output path would block the first open (and a signal handler with it). */
+function checkOutputPaths(paths: { report?: string | undefined; results?: string | undefined; receipt?: string | undefined }): void {
+  if (paths.report) checkWritePath(paths.report, '--out');
+  if (paths.results) checkWritePath(paths.results, '--results');
+  if (paths.receipt) checkWritePath(paths.receipt, '--receipt');
+}
+
+
+/**
+ * The `judge:` block a suite with judged cases (`scorer: judge`, per suite or case) needs, and the file
+ * that holds it; without one, judged cases stay unscored and the caller is told how to score them later.
+ */
+function judgeBlockFor(suite: Suite | StreamedSuite, cfg: LoadedConfig | null, hooks: SessionHooks): { block: JudgeConfig; where: string } | null {
   const judged = suite.scorer === 'judge' || (isStreamed(suite) ? suite.judged : suite.cases.some((c) => c.scorer === 'judge'));
   if (!judged) return null;
   const block = cfg?.config.judge;
@@ -279,19 +287,13 @@ async function judgeFor(suite: Suite | StreamedSuite, cfg: LoadedConfig | null, 
       `${cfg.path}: judge.mode pairwise compares two runs' answers: run each arm, then joulebench rescore A.results.jsonl --against B.results.jsonl --judge CONFIG`,
     );
   }
-  return createJudgeFromConfig(block, cfg.path, spec, hooks.env ?? process.env);
+  return { block, where: cfg.path };
 }
 
 /** The run's idle and suite-window figures, for re-aggregating the judged results exactly as the run did. */
 function reportEnergy(outcome: RunOutcome): ReportContext['energy'] {
   const w = outcome.energy.suite;
-  return {
-    idle: outcome.energy.idle,
-    suite:
-      outcome.energy.gross_from === 'suite-window' && w
-        ? { joules: w.joules, source: w.source, by_domain: w.by_domain, window_ms: w.window_ms, below_floor: w.below_floor }
-        : null,
-  };
+  return { idle: outcome.energy.idle, suite: outcome.energy.gross_from === 'suite-window' && w ? toSuiteWindow(w) : null };
 }
 
 /** True when the run had cases and every one failed at the target (the CLI exits 1 for it). */
@@ -300,9 +302,8 @@ export function everyCaseFailed(report: BenchReport): boolean {
 }
 
 /**
- * The warmup default: one pass for the cascade, whose cache the seed means to be warm (and whose
- * passes cost nothing); none for other targets, where a warmup pass bills every question twice and,
- * on a prefix-caching server, turns the scored TTFT into seed 004's cached-prefix number.
+ * The warmup default: one pass for the cascade, whose cache the seed means to be warm; none for other
+ * targets (a warmup pass bills every question twice, and a prefix-caching server would report cached TTFT).
  */
 export function defaultWarmup(kind: string): number {
   return kind === 'cascade' ? 1 : 0;
@@ -330,9 +331,8 @@ function configOf(config: SessionSpec['config']): LoadedConfig | null {
 }
 
 /**
- * Checks a session spec without running a case: the config (prices, timeouts, params), the grid
- * intensity, the target's settings (see {@link checkTarget}), the meter (it must read here) and the
- * output paths. A sweep calls it for every arm before the first arm runs, so a bad arm costs nothing.
+ * Checks a session spec without running a case: config, suite, grid intensity, flags, output paths, the
+ * target's settings and the meter (it must read here). A sweep checks every arm so before the first runs.
  */
 export async function checkSession(spec: SessionSpec, env: NodeJS.ProcessEnv = process.env, opts: { here?: boolean; suite?: boolean } = {}): Promise<void> {
   const cfg = configOf(spec.config);
@@ -342,11 +342,9 @@ export async function checkSession(spec: SessionSpec, env: NodeJS.ProcessEnv = p
     buildSuite(spec, cfg, spec.load ? undefined : { selection });
   }
   if (spec.grid_intensity !== undefined) parseGridIntensity(spec.grid_intensity);
-  if (spec.load && (spec.concurrency ?? 1) > 1) {
-    throw new JoulebenchError('E_USAGE', '--concurrency is the closed-loop mode; with --request-rate cap requests in flight with --max-concurrency');
-  }
+  checkRunFlags(spec);
   const target = withOptions(buildTargetSpec(spec, cfg, env), spec.target_options);
-  for (const [path, flag] of [[spec.out, '--out'], [spec.results, '--results'], [spec.receipt, '--receipt']] as const) if (path) checkWritePath(path, flag);
+  checkOutputPaths({ report: spec.out, results: spec.results, receipt: spec.receipt });
   // Run elsewhere (a queue worker): the target and the meter are that machine's to check.
   if (opts.here === false) return;
   await checkTarget(target);
@@ -375,14 +373,9 @@ function outputPaths(spec: SessionSpec, suiteName: string, started: Date): Sessi
   };
 }
 
-/**
- * A results file about to be rewritten must not hold work that would be lost: an interrupted run
- * (case lines, no `end` record) is continued with --resume, and a file that is not a results file at
- * all is someone else's. A finished run's file is replaced, like its report.
- */
+/** A results file about to be rewritten must hold no interrupted run and be a results file; a finished run's is replaced. */
 function refuseToClobber(path: string): void {
   if (!existsSync(path)) return;
-  // Streamed: only the count of finished cases and whether the run ended are needed, not the cases.
   let cases = 0;
   let ended = false;
   try {
@@ -400,14 +393,11 @@ function refuseToClobber(path: string): void {
 
 /**
  * Reads an interrupted run's results for resuming, line by line, keeping where each finished case's line
- * is (resume-index.ts), not the lines. A torn last line (SIGKILL mid-write) is cut off the file so the
- * appended lines start clean; a missing file is an error (nothing to continue).
+ * is (resume-index.ts), not the lines; a missing file is an error (nothing to continue).
  */
 function readForResume(path: string, count: number): ResumeFile & { path: string } {
   if (!existsSync(path)) throw new JoulebenchError('E_RESULTS', `${path}: no such file to resume`);
-  const contents = readResumeFile(path, count);
-  if (contents.torn_bytes > 0) truncateResultsFile(path, contents.good_bytes);
-  return { ...contents, path };
+  return { ...readResumeFile(path, count), path };
 }
 
 /** Records the run in the history; a history that cannot be written is a warning, never a lost run. */
@@ -454,22 +444,23 @@ function withOptions(t: TargetSpec, options: Record<string, unknown> | undefined
   return out;
 }
 
-/** A sink that also hands every record to `onRecord` after writing it. */
-function teeSink(inner: ResultsSink, onRecord: (record: Record<string, unknown>) => void): ResultsSink {
+/** The results file as a session writes it: the header names where the suite can be read again; every record also goes to `onRecord`. */
+function sessionSink(file: ResultsSink, source: SuiteSourceFields, onRecord?: (record: Record<string, unknown>) => void): ResultsSink {
   return {
     header(h) {
-      inner.header(h);
-      onRecord(h as unknown as Record<string, unknown>);
+      const header = { ...h, ...source };
+      file.header(header);
+      onRecord?.(header as unknown as Record<string, unknown>);
     },
     write(r, now_ms) {
-      inner.write(r, now_ms);
-      onRecord(r as unknown as Record<string, unknown>);
+      file.write(r, now_ms);
+      onRecord?.(r as unknown as Record<string, unknown>);
     },
     note(line) {
-      inner.note?.(line);
-      onRecord(line);
+      file.note?.(line);
+      onRecord?.(line);
     },
-    flush: () => inner.flush?.(),
-    close: () => inner.close(),
+    flush: () => file.flush?.(),
+    close: () => file.close(),
   };
 }

@@ -33,10 +33,8 @@ export interface TargetFlags {
 }
 
 /**
- * The target spec from flags and an optional config file; flags win over the file. A config's
- * `target` block describes the cascade's neural backend when `--target cascade` is asked for.
- * The key is read here, from the environment variable `credentials_ref` names (the CLI is the only
- * reader of the environment), and it goes nowhere but the target.
+ * The target spec from flags and an optional config file (flags win; with `--target cascade` the config's
+ * `target` is the neural backend). The key `credentials_ref` names is read here and goes only to the target.
  */
 export function buildTargetSpec(flags: TargetFlags, cfg: LoadedConfig | null, env: NodeJS.ProcessEnv): TargetSpec {
   const kind = flags.target ?? cfg?.kind ?? 'cascade';
@@ -137,10 +135,8 @@ function openaiSpec(flags: TargetFlags, cfg: LoadedConfig | null, env: NodeJS.Pr
 }
 
 /**
- * `--suite mmlu` reads `--data` (or `params.data`) with `params.subjects`/`limit`/`retry`; others load as before.
- * With `stream`, a JSONL suite file or MMLU data is not loaded but checked and digested as a stream
- * (jsonl-stream.ts, mmlu-stream.ts), the selection applied there; every other suite is returned in
- * memory, unselected.
+ * The suite `--suite` names (mmlu from `--data` or `params.data`). With `stream`, a JSONL suite file or MMLU
+ * data is checked and digested as a stream, the selection applied; any other suite is in memory, unselected.
  */
 export function buildSuite(flags: TargetFlags, cfg: LoadedConfig | null): Suite;
 export function buildSuite(flags: TargetFlags, cfg: LoadedConfig | null, stream?: { selection: Selection }): Suite | StreamedSuite;

@@ -3,16 +3,9 @@ import type { LoadOptions } from '../load/options.js';
 import type { JudgeFlags } from './judge-setup.js';
 import type { TargetFlags } from './setup.js';
 
-/**
- * Everything one run needs, as plain data (JSON-serialisable: a sweep writes it into its plan
- * state, a queue worker receives it in a job). Secrets never appear here: an API key is named by
- * `credentialsRef` (`env:NAME`) and read from the environment of whoever runs the session.
- */
+/** Everything one run needs, as plain JSON data; an API key is only named (`credentialsRef`: `env:NAME`). */
 export interface SessionSpec extends TargetFlags, JudgeFlags {
-  /**
-   * Settings merged into the target spec the flags and config build (a sweep arm's `cache_capacity`,
-   * its cascade's `neural: {energy_j}`, an ollama `num_thread`…); each target validates its own keys.
-   */
+  /** Settings merged into the target spec (a sweep arm's `cache_capacity`, `neural: {energy_j}`…). */
   target_options?: Record<string, unknown>;
   /** Run config: a YAML file, or an already-parsed config object with the label its messages name. */
   config?: string | InlineConfig;
@@ -53,19 +46,13 @@ export interface SessionSpec extends TargetFlags, JudgeFlags {
   history?: false | { path?: string };
   /** Free labels written into the receipt (a sweep's id, the arm's name); never secrets. */
   labels?: Record<string, string>;
-  /**
-   * Carbon intensity for the report's `co2e` block: gCO2e/kWh as a number string, or a region code
-   * from the committed table (`FRA`, `USA`, `WOR`…). Absent: no `co2e` block.
-   */
+  /** Carbon intensity for the report's `co2e` block: gCO2e/kWh, or a region code (`FRA`, `WOR`…). */
   grid_intensity?: string;
   /** The command line that asked for the run, for the receipt (default none). */
   argv?: string[];
   /** Stop after this many consecutive target failures (default 20; 0 never stops). */
   max_errors?: number;
-  /**
-   * An open-loop load run (`--request-rate`): requests on a Poisson/gamma schedule instead of the
-   * closed-loop passes; `num_requests` defaults to the suite's case count.
-   */
+  /** An open-loop load run (`--request-rate`); `num_requests` defaults to the suite's case count. */
   load?: Omit<LoadOptions, 'num_requests'> & { num_requests?: number };
 }
 

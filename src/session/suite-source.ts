@@ -1,6 +1,5 @@
 import { resolve } from 'node:path';
 import type { ResultsHeader } from '../core/types.js';
-import type { ResultsSink } from '../runner/results-file.js';
 import { isBundledSuite } from '../suites/loader.js';
 
 /** The header fields that say where a suite can be read again. */
@@ -18,16 +17,4 @@ export function suiteSourceOf(spec: { suite: string; data?: string; references?:
     return { suite_source: 'mt-bench', suite_data: resolve(cwd, spec.data), ...(spec.references !== undefined ? { suite_references: resolve(cwd, spec.references) } : {}) };
   }
   return { suite_source: isBundledSuite(spec.suite) ? spec.suite : resolve(cwd, spec.suite) };
-}
-
-/** The sink with the suite's source added to the header it is given (one line per file, never per case). */
-export function withSuiteSource(inner: ResultsSink, source: SuiteSourceFields): ResultsSink {
-  if (source.suite_source === undefined) return inner;
-  return {
-    header: (h) => inner.header({ ...h, ...source }),
-    write: (r, now_ms) => inner.write(r, now_ms),
-    note: (line) => inner.note?.(line),
-    flush: () => inner.flush?.(),
-    close: () => inner.close(),
-  };
 }

@@ -2,10 +2,8 @@ import { checkLevel, labelDegenerate, type IntervalMethod, type IntervalResult }
 import { seededRng } from './rng.js';
 
 /**
- * A statistic of one resample. `counts[i]` is how many times unit i was drawn (0, 1, 2, …; they sum
- * to the number of units), so sums and order statistics need no copy of the data. Return a number;
- * `Infinity` (e.g. joules per correct with nothing correct in the resample) is allowed, NaN is not.
- * `resample` numbers the resample (0, 1, …): statistics evaluated together may share work by it.
+ * A statistic of one resample: `counts[i]` is how many times unit i was drawn; `resample` numbers it (statistics
+ * may share work by it). `Infinity` (nothing correct in the resample) is allowed, NaN is not.
  */
 export type ResampleStatistic = (counts: Uint32Array, resample: number) => number;
 
@@ -22,17 +20,10 @@ export interface BootstrapOptions {
 
 export const DEFAULT_RESAMPLES = 2000;
 
-/**
- * The largest number of resampling units (a case with all its scored passes) a report's or a paired
- * comparison's intervals are bootstrapped over. Above it they are large-sample intervals
- * (`large-sample.ts`), whose cost does not grow as units × resamples: a 1M-case bootstrap takes minutes.
- */
+/** The most resampling units intervals are bootstrapped over; above it they are large-sample intervals (`large-sample.ts`). */
 export const DEFAULT_BOOTSTRAP_MAX_UNITS = 20_000;
 
-/**
- * A unit limit as flags, results headers and session specs carry it (JSON has no Infinity): a whole
- * number >= 0, or `'inf'` (bootstrap at any size). 0: never bootstrap (large-sample intervals at any size).
- */
+/** A unit limit as flags and results headers carry it: a whole number >= 0 (0: never bootstrap), or `'inf'`. */
 export type BootstrapMaxUnits = number | 'inf';
 
 /** The limit as a number (`'inf'` is Infinity); throws a RangeError on anything else. */

@@ -12,15 +12,9 @@ export const MAX_PAIRED_PASS = 2 ** 20;
 const MAX_PASS = MAX_PAIRED_PASS;
 
 /**
- * One run's scored cases as a paired comparison reads them ({@link PairedCase}), held as columns
- * rather than an object a case: `compare` of two million-case results files kept 2 × 1M objects, their
- * key strings, a Map of them and a pair tuple each (~830 MB, a fifth of the time in the collector).
- *
- * The key is a number: `pass × 2^32 + index` for the `"pass:index"` keys joulebench makes, so a
- * single-pass run in case order stores neither key nor unit (both equal the row, see NumberColumn);
- * any other key string is numbered by a table the two sides share ({@link KeyTable}), as negative
- * numbers. Whole-ms latencies take 4 bytes, constant weights and figures nothing: a typical run holds
- * 5–21 bytes a case.
+ * One run's scored cases as a paired comparison reads them ({@link PairedCase}), held as columns rather
+ * than an object a case. The key is `pass × 2^32 + index` for joulebench's `"pass:index"` keys; any other
+ * key string gets a negative number from a table the two sides share ({@link KeyTable}).
  */
 export class PairedColumns {
   readonly key = new NumberColumn({ index: true });

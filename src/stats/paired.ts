@@ -2,8 +2,9 @@ import { bootstrapCis, DEFAULT_BOOTSTRAP_MAX_UNITS, percentileStatistics, type R
 import { checkLevel, isInterval, labelDegenerate, roundInterval, type Interval, type IntervalResult } from './interval.js';
 import { nearestRankAt, quantileLinearisation, ratioVariance, woodruffInterval } from './large-sample.js';
 import { twoSidedZ } from './normal.js';
+import { nearestRankSorted } from '../core/stats.js';
 import { mcnemar, type McNemarResult } from './mcnemar.js';
-import type { AnalyticSwitch } from './report-ci.js';
+import { denseUnits, timedByLatency, type AnalyticSwitch } from './report-ci.js';
 import { KeyTable, PAIRED_FLAGS, PairedColumns } from './paired-columns.js';
 
 /** One scored case result of one run, as a paired comparison needs it. */
@@ -24,10 +25,7 @@ export interface PairedOptions {
   /** Seed (the shared suite digest). */
   seed: string;
   resamples?: number;
-  /**
-   * The most units (paired cases) the paired bootstrap runs over (default
-   * {@link DEFAULT_BOOTSTRAP_MAX_UNITS}; Infinity: any number). Above it, large-sample paired intervals.
-   */
+  /** The most paired cases the bootstrap runs over (default {@link DEFAULT_BOOTSTRAP_MAX_UNITS}); above it, large-sample intervals. */
   maxUnits?: number;
   /** Significance level (default 0.05); the intervals it judges by have level 1 − alpha. */
   alpha?: number;
@@ -59,10 +57,7 @@ export interface PairedComparison {
   joules_per_correct_ratio: PairedFigure;
   /** Candidate p95 − baseline p95, ms; negative is better. */
   latency_p95_ms_delta: PairedFigure;
-  /**
-   * Present only above the bootstrap's unit limit: no resample was drawn, and the intervals are
-   * large-sample paired ones (`paired-delta`, `paired-woodruff`).
-   */
+  /** Present only above the bootstrap's unit limit: large-sample paired intervals (`paired-delta`, `paired-woodruff`). */
   analytic?: AnalyticSwitch;
 }
 
@@ -86,7 +81,8 @@ export function pairedComparison(baseline: readonly PairedCase[] | PairedColumns
   const unpaired = { baseline: B.length - P, candidate: C.length - P };
 
   // Units: the suite positions of paired results (dense, numbered as they first appear).
-  const { unitOf, U } = denseUnits(B.unit.view(), pb);
+  const bUnit = B.unit.view();
+  const { u: unitOf, units: U } = denseUnits(Float64Array.from(pb, (r) => bUnit[r]!));
 
   // Accuracy: pairs scored on both sides.
   let both = 0;
@@ -151,7 +147,6 @@ export function pairedComparison(baseline: readonly PairedCase[] | PairedColumns
   const tc = sortedTimes(C, pc, unitOf);
   const [p95b] = percentileStatistics(tb.values, tb.units, [95]);
   const [p95c] = percentileStatistics(tc.values, tc.units, [95]);
-  const nearest95 = (v: ArrayLike<number>) => (v.length === 0 ? null : v[Math.max(1, Math.ceil(0.95 * v.length - 1e-9)) - 1]!);
 
   const stats: Record<string, ResampleStatistic> = {};
   const reasons: Record<string, string> = {};
@@ -236,8 +231,8 @@ export function pairedComparison(baseline: readonly PairedCase[] | PairedColumns
   const accValue = both === 0 ? null : ((cCorrect - bCorrect) * 100) / both;
   const mc = both === 0 ? null : mcnemar(bOnly, cOnly);
   const acc = figure('acc', accValue, 0, 4);
-  const p95Base = nearest95(tb.values);
-  const p95Cand = nearest95(tc.values);
+  const p95Base = nearestRankSorted(tb.values, 95);
+  const p95Cand = nearestRankSorted(tc.values, 95);
   const switched: Pick<PairedComparison, 'analytic'> = analytic
     ? {
         analytic: {
@@ -313,11 +308,7 @@ function pairedQuantileInterval(parts: ReturnType<typeof pairedQuantileParts>, l
   return labelDegenerate({ low: d - z * se, high: d + z * se, level, method: 'paired-woodruff' }, wb.method === 'degenerate' && wc.method === 'degenerate');
 }
 
-/**
- * The pairs: each baseline row (in order) with the candidate's row of the same key, the last one when a
- * key repeats (as a Map built in file order keeps it). Candidate rows in increasing key order (a
- * sequential run's file) are searched as they are; others through a copy sorted by key.
- */
+/** Each baseline row (in order) with the candidate's row of the same key, the last one when a key repeats. */
 function matchPairs(B: PairedColumns, C: PairedColumns): { pb: Uint32Array; pc: Uint32Array } {
   const ck = C.key.view();
   const n = ck.length;
@@ -377,38 +368,6 @@ function searchSorted(sorted: ArrayLike<number>, k: number): number {
   return -1;
 }
 
-/** Each pair's unit numbered densely in order of first appearance: a table for small whole units, else a Map. */
-function denseUnits(units: ArrayLike<number>, pb: Uint32Array): { unitOf: Uint32Array; U: number } {
-  const P = pb.length;
-  const unitOf = new Uint32Array(P);
-  let max = -1;
-  let whole = true;
-  for (let j = 0; j < P && whole; j++) {
-    const u = units[pb[j]!]!;
-    if (!(Number.isInteger(u) && u >= 0)) whole = false;
-    else if (u > max) max = u;
-  }
-  let U = 0;
-  if (whole && max <= 4 * P + 1024) {
-    const ix = new Int32Array(max + 1).fill(-1);
-    for (let j = 0; j < P; j++) {
-      const u = units[pb[j]!]!;
-      let i = ix[u]!;
-      if (i < 0) ix[u] = i = U++;
-      unitOf[j] = i;
-    }
-    return { unitOf, U };
-  }
-  const ix = new Map<number, number>();
-  for (let j = 0; j < P; j++) {
-    const u = units[pb[j]!]!;
-    let i = ix.get(u);
-    if (i === undefined) ix.set(u, (i = ix.size));
-    unitOf[j] = i;
-  }
-  return { unitOf, U: ix.size };
-}
-
 interface SortedTimes {
   values: Float64Array;
   units: Uint32Array;
@@ -417,51 +376,5 @@ interface SortedTimes {
 /** One side's timed results (of `rows`, the side's row of each pair), ascending, ties in pair order, with their units. */
 function sortedTimes(side: PairedColumns, rows: Uint32Array, unitOf: Uint32Array): SortedTimes {
   const lat = side.latency_ms.view();
-  let m = 0;
-  for (let j = 0; j < rows.length; j++) if (!(side.flags(rows[j]!) & PAIRED_FLAGS.LATENCY_NULL)) m++;
-  const v = new Float64Array(m);
-  const u = new Uint32Array(m);
-  for (let j = 0, i = 0; j < rows.length; j++) {
-    const r = rows[j]!;
-    if (side.flags(r) & PAIRED_FLAGS.LATENCY_NULL) continue;
-    v[i] = lat[r]!;
-    u[i++] = unitOf[j]!;
-  }
-  // Counted into place for whole non-negative values in a range not much wider than their count
-  // (latencies in whole ms), else sorted by value and then position (a stable sort).
-  const values = new Float64Array(m);
-  const units = new Uint32Array(m);
-  const starts = countingStarts(v);
-  if (starts !== null) {
-    for (let i = 0; i < m; i++) {
-      const at = starts[v[i]!]!++;
-      values[at] = v[i]!;
-      units[at] = u[i]!;
-    }
-    return { values, units };
-  }
-  const order = new Uint32Array(m);
-  for (let i = 0; i < m; i++) order[i] = i;
-  order.sort((a, b) => v[a]! - v[b]! || a - b);
-  for (let i = 0; i < m; i++) {
-    values[i] = v[order[i]!]!;
-    units[i] = u[order[i]!]!;
-  }
-  return { values, units };
-}
-
-/** Where the first of each whole value 0..max goes in ascending order, or null when `v` is not such values in a narrow range. */
-function countingStarts(v: Float64Array): Uint32Array | null {
-  const m = v.length;
-  let max = 0;
-  for (let i = 0; i < m; i++) {
-    const x = v[i]!;
-    if (!(x >= 0 && x === Math.floor(x))) return null;
-    if (x > max) max = x;
-  }
-  if (max > 4 * m + 1024) return null;
-  const starts = new Uint32Array(max + 2);
-  for (let i = 0; i < m; i++) starts[v[i]! + 1]!++;
-  for (let x = 1; x <= max + 1; x++) starts[x]! += starts[x - 1]!;
-  return starts;
+  return timedByLatency(Float64Array.from(rows, (r) => (side.flags(r) & PAIRED_FLAGS.LATENCY_NULL ? NaN : lat[r]!)), unitOf);
 }

@@ -1,3 +1,4 @@
+import { nearestRankSorted } from '../core/stats.js';
 import { spreadOf, type Spread } from './describe.js';
 import type { CaseColumns } from './report-ci.js';
 
@@ -63,9 +64,8 @@ export function repeatSpread(cols: CaseColumns, opts: { no_pass_energy: string |
   }
   const per = passes.map((_, k) => {
     const own = lat.subarray(count[k]!, count[k + 1]!).sort();
-    const rank = (q: number) => (own.length === 0 ? null : own[Math.max(1, Math.ceil((q / 100) * own.length - 1e-9)) - 1]!);
     const energyOk = unknown[k] === 0 && opts.no_pass_energy === null;
-    return { j: energyOk ? j[k]! : null, jpc: energyOk && wc[k]! > 0 ? j[k]! / wc[k]! : null, p50: rank(50), p95: rank(95) };
+    return { j: energyOk ? j[k]! : null, jpc: energyOk && wc[k]! > 0 ? j[k]! / wc[k]! : null, p50: nearestRankSorted(own, 50), p95: nearestRankSorted(own, 95) };
   });
   const reasons: RepeatSpread['reasons'] = {};
   const energyWhy = opts.no_pass_energy ?? 'energy unknown for some cases';

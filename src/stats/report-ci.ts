@@ -3,10 +3,7 @@ import { isInterval, roundInterval, type Interval, type IntervalResult } from '.
 import { ratioDeltaInterval, woodruffIntervals, type UnitValues } from './large-sample.js';
 import { wilson } from './wilson.js';
 
-/**
- * The per-case figures a report's intervals are computed from (scored phase only, in run order): one
- * compact column of numbers each (a typed array of exactly the cases' length, or a plain array).
- */
+/** The per-case figures a report's intervals are computed from (scored phase only, in run order). */
 export interface CaseColumns {
   /** The case's position in the suite: passes of one case form one resampling unit. */
   unit: Column;
@@ -27,40 +24,23 @@ export interface CaseColumns {
 /** A column of numbers, read by index. */
 export type Column = ArrayLike<number> & Iterable<number>;
 
-export function emptyColumns(): CaseColumns {
-  return { unit: [], pass: [], passed: [], weight: [], joules: [], usd: [], latency_ms: [] };
-}
-
 /** The figures that get an interval, in report order. */
 export const CI_FIGURES = ['accuracy_pct', 'joules_per_correct', 'usd_per_correct', 'latency_p50_ms', 'latency_p95_ms', 'latency_p99_ms'] as const;
 export type CiFigure = (typeof CI_FIGURES)[number];
 
-/**
- * A report's `ci` block: one interval per figure (null with its reason in `reasons` when none could be
- * computed), the level, the resample count and what was resampled.
- */
+/** A report's `ci` block: one interval per figure (null with its reason in `reasons`), and how they were made. */
 export type ReportCi = {
   level: number;
-  /**
-   * Bootstrap resamples asked for (0: bootstrap off; Wilson still applies). None are drawn when
-   * `analytic` is present: the run had more units than the bootstrap's limit.
-   */
+  /** Bootstrap resamples asked for (0: off; Wilson still applies); none are drawn when `analytic` is present. */
   resamples: number;
-  /**
-   * The resampling unit: a case with all its scored passes, or with `--cluster` a cluster of cases
-   * (`question`: a case and every pass and turn of it; `subject`: every case of one dataset/subject).
-   */
+  /** The resampling unit: a case with all its scored passes, or a `--cluster` of cases. */
   unit: 'case' | ClusterBy;
   /** With a cluster unit: how many clusters were resampled. */
   clusters?: number;
   /** What seeds the resampling (the suite digest: same results, same intervals). */
   seed: 'suite-digest';
   reasons: Partial<Record<CiFigure, string>>;
-  /**
-   * Present only when the run had more resampling units than the bootstrap's limit: no resample was
-   * drawn, and J/correct, $/correct and the latency percentiles have large-sample intervals instead
-   * (methods `delta` and `woodruff`). Absent at or below the limit (the intervals are bootstrapped).
-   */
+  /** Present only above the bootstrap's unit limit: the intervals are large-sample ones (`delta`, `woodruff`). */
   analytic?: AnalyticSwitch;
 } & Record<CiFigure, Interval | null>;
 
@@ -77,20 +57,13 @@ export interface AnalyticSwitch {
 export type ClusterBy = 'question' | 'subject';
 
 export interface ReportCiOptions {
-  /**
-   * The `unit` column holds cluster ids: accuracy too is resampled over clusters (a cluster bootstrap
-   * of Σ correct ÷ Σ scored; delta method above `maxUnits` clusters) instead of Wilson's interval,
-   * which counts every scored result as independent.
-   */
+  /** The `unit` column holds cluster ids: accuracy too is resampled over clusters instead of Wilson's interval. */
   cluster?: ClusterBy;
   /** The suite digest (seed). */
   seed: string;
   /** 0 turns the bootstrap off (and the large-sample intervals with it: only Wilson remains). */
   resamples: number;
-  /**
-   * The most units the bootstrap runs over (default {@link DEFAULT_BOOTSTRAP_MAX_UNITS}; Infinity: any
-   * number). Above it, large-sample intervals, whose cost does not grow as units × resamples.
-   */
+  /** The most units the bootstrap runs over (default {@link DEFAULT_BOOTSTRAP_MAX_UNITS}); above it, large-sample intervals. */
   maxUnits?: number;
   level?: number;
   /** Why the report's energy total is null (unknown energy, shared attribution); null when it is known. */
@@ -100,11 +73,8 @@ export interface ReportCiOptions {
 }
 
 /**
- * Intervals for a report (pure and deterministic). Accuracy: Wilson over scored cases. J/correct,
- * $/correct and the latency percentiles: a percentile bootstrap over cases, each case carrying its
- * weight, joules, dollars and latency into every resample (so weighted suites bootstrap their weights).
- * Above `maxUnits` cases: the delta-method interval for the two ratios and Woodruff's for the
- * percentiles, with units as clusters (`large-sample.ts`), and the block's `analytic` saying so.
+ * Intervals for a report (pure and deterministic): Wilson for accuracy; a percentile bootstrap over cases for
+ * J/correct, $/correct and the latency percentiles, or above `maxUnits` the delta method and Woodruff's.
  */
 export function reportCi(cols: CaseColumns, opts: ReportCiOptions): ReportCi {
   const level = opts.level ?? 0.95;
@@ -124,8 +94,7 @@ export function reportCi(cols: CaseColumns, opts: ReportCiOptions): ReportCi {
   const tooFew = scored < 2 ? `fewer than 2 scored cases (${scored})` : null;
   let timedCount = 0;
   for (const v of cols.latency_ms) if (!Number.isNaN(v)) timedCount++;
-  // With the bootstrap off nothing below is resampled: the dense units, per-unit sums and the sorted
-  // latencies (an object a case) are built only for the bootstrap (≈ 0.5 µs a case, `npm run bench`).
+  // The dense units, per-unit sums and sorted latencies are built only when something is resampled.
   const maxUnits = opts.maxUnits ?? DEFAULT_BOOTSTRAP_MAX_UNITS;
   if (!(maxUnits >= 0)) throw new RangeError(`reportCi: maxUnits must be >= 0, got ${maxUnits}`);
   // The bootstrap's work is units × resamples; above the limit the intervals are large-sample ones.
@@ -238,11 +207,7 @@ function isIdentity(unit: ArrayLike<number>): boolean {
   return true;
 }
 
-/**
- * The large-sample intervals' inputs when each observation is its own unit: the columns themselves and
- * the sorted latencies (4 bytes a case for whole milliseconds), without the dense unit numbering, the
- * per-unit sums, the packed sort keys and per-case unit arrays the bootstrap needs (~30 MB at 1M cases).
- */
+/** The large-sample intervals' inputs when each observation is its own unit: the columns themselves, latencies sorted. */
 function oneObservationEach(cols: CaseColumns): Inputs {
   const { passed, weight } = cols;
   return { units: cols.unit.length, J: cols.joules, usd: cols.usd, wc: (u) => (passed[u] === 1 ? weight[u]! : 0), timed: { values: sortedTimed(cols.latency_ms), units: null } };
@@ -283,11 +248,7 @@ function sortedTimed(latency: ArrayLike<number>): Uint32Array | Float64Array {
   return out.sort();
 }
 
-/**
- * Each observation's unit, numbered densely in order of first appearance. Whole-number units below
- * 4n + 1024 (case indexes) go through a lookup table rather than a Map: at a million cases the Map
- * alone took ~50 MB.
- */
+/** Each observation's unit, numbered densely in order of first appearance (a lookup table for case indexes, else a Map). */
 export function denseUnits(unit: ArrayLike<number>): { u: Uint32Array; units: number } {
   const n = unit.length;
   const u = new Uint32Array(n);
@@ -320,9 +281,8 @@ export function denseUnits(unit: ArrayLike<number>): { u: Uint32Array; units: nu
 }
 
 /**
- * The timed observations (latency not NaN) sorted by latency, ties in observation order (a stable
- * sort), with each one's dense unit. Whole-millisecond latencies are sorted as packed keys
- * (latency · 2^bits + position) by the typed array's own numeric sort, without an object per case.
+ * The timed observations (latency not NaN) sorted by latency, ties in observation order, with each one's
+ * unit. Whole-millisecond latencies are sorted as packed keys (latency · 2^bits + position).
  */
 export function timedByLatency(latency: ArrayLike<number>, u: Uint32Array): { values: Float64Array; units: Uint32Array } {
   const n = latency.length;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { median, nearestRank, pctChange, sumNullable } from '../../src/core/stats.js';
+import { median, nearestRank, pctChange } from '../../src/core/stats.js';
 
 describe('nearestRank', () => {
   it('returns the only value for any percentile of one value', () => {
@@ -40,17 +40,11 @@ describe('nearestRank', () => {
   });
 });
 
-describe('median, sumNullable, pctChange', () => {
+describe('median, pctChange', () => {
   it('median of odd and even counts', () => {
     assert.equal(median([3, 1, 2]), 2);
     assert.equal(median([4, 1, 2, 3]), 2.5);
     assert.equal(median([]), null);
-  });
-  it('sumNullable keeps null when nothing is known and skips nulls otherwise', () => {
-    assert.equal(sumNullable([null, null]), null);
-    assert.equal(sumNullable([]), null);
-    assert.equal(sumNullable([null, 2, 3]), 5);
-    assert.equal(sumNullable([0]), 0);
   });
   it('pctChange is null for a zero, null or non-finite base', () => {
     assert.equal(pctChange(0, 5), null);
