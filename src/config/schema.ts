@@ -17,11 +17,7 @@ export const retrySchema = z
   })
   .strict();
 
-/**
- * `target.retries`: the control plane's retry budget (seed 003). joulebench has no control plane
- * calls today; the block is accepted and validated so seed configs load, and it never retries a
- * measured call — only `params.retry` does.
- */
+/** `target.retries` (seed 003): accepted and validated so seed configs load; it never retries a measured call (`params.retry` does). */
 export const controlRetrySchema = z
   .object({
     max_attempts: z.number({ error: 'must be a number' }).int('must be an integer').min(1, 'must be >= 1').default(3),
@@ -108,11 +104,7 @@ export const timeoutsSchema = z
   })
   .strict();
 
-/**
- * `judge:` — an LLM judge (MT-Bench style) for cases with `scorer: judge`: any target spec (kind,
- * endpoint, model, prices…) plus the rubric `mode`, the correctness threshold `pass` and the judgement
- * `cache` file. The judge always runs at temperature 0.
- */
+/** `judge:`: any target spec plus the rubric `mode`, the threshold `pass` and the `cache` file (always at temperature 0). */
 export const judgeSchema = z
   .object({
     kind: z.string({ error: 'must be a target kind (e.g. openai, ollama)' }).min(1, 'must not be empty'),

@@ -39,11 +39,8 @@ export function llamaInferIdentity(opts: LlamaInferOptions): JournalIdentity {
 }
 
 /**
- * Seed 004's protocol with the model in this process. Per GGUF × thread count (an arm): GPU snapshot;
- * cold runs, each a fresh model load and context (the load is inside the run's window and its
- * `load_duration_ns`); then one loaded model for warmup (discarded) and scored runs of the same prompt,
- * whose KV prefix the context keeps (cached-prefix, by the library's own counters); GPU snapshot again.
- * The OS page cache is not dropped: cold loads are warm-disk reloads (a floor), as the file says.
+ * Seed 004's protocol with the model in this process: per arm, cold runs each load the model afresh
+ * (inside the run's window), then one loaded model serves warmup and scored runs; GPU snapshots around.
  */
 export async function runInferLlamaCpp(opts: LlamaInferOptions): Promise<InferRunFile> {
   if (opts.model_paths.length === 0) throw new JoulebenchError('E_USAGE', '--model-path: at least one GGUF file is required');

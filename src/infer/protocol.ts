@@ -133,9 +133,8 @@ export async function runInfer(opts: InferOptions): Promise<InferRunFile> {
 export const THREAD_ARMS_NOTE = 'thread arms differ in configuration: ratios between them, and between machines, are configuration-inclusive, not silicon-pure';
 
 /**
- * Every arm in order: each model (or GGUF file) × each `--threads` value (`default`: no count set). An
- * arm a resumed journal finished is kept; any other is run and journaled. Returns the arms and the
- * resume records: the journal's earlier ones, plus one for this start (journaled and announced).
+ * Every arm (model × `--threads` value) in order: kept when a resumed journal finished it, else run and
+ * journaled. Also the resume records: the journal's, plus one for this start (journaled and announced).
  */
 export async function runPlan(
   opts: Pick<InferOptions, 'journal' | 'onProgress' | 'resume'>,

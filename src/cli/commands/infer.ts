@@ -215,11 +215,7 @@ export async function inferAction(flags: InferFlags, io: CliIO): Promise<void> {
   if (!flags.quiet) io.err(`run file ${out}\n${runId !== null ? `history  #${runId}\n` : ''}`);
 }
 
-/**
- * `auto`: the hardware counters that read here (RAPL, NVML), through the registry's `auto` meter. When
- * none reads, energy is null: the estimate would meter joulebench's own process, not the Ollama server
- * doing the work. `none`: null. Any other name is used as asked, and must read (E_METER otherwise).
- */
+/** `auto`: the hardware counters that read here, else null energy (an estimate would meter joulebench, not the server). */
 async function pickMeter(name: string, flags: Omit<MeterFlags, 'meter'>, inProcess = false): Promise<{ meter: Meter | null; note: string }> {
   if (name === 'none') return { meter: null, note: '--meter none: energy is null' };
   const opts = meterOptionsFrom(flags, process.env, name === 'auto' ? { auto_fallback: 'estimate' } : {});
