@@ -164,9 +164,7 @@ async function execute(dir: string, state: SweepState, opts: SweepOptions, hooks
     }
   };
   await Promise.all(Array.from({ length: Math.min(parallel, arms.length) }, worker));
-  state.finished_utc = new Date().toISOString();
-  writeSweepState(dir, state);
-  if (failures.length > 0) hooks.onWarning?.(`${failures.length} run(s) failed: ${failures.join('; ')}`);
+  finish(dir, state, failures, hooks);
 }
 
 async function runOne(dir: string, state: SweepState, entry: SweepRunEntry, opts: SweepOptions, hooks: SweepHooks, shared: boolean): Promise<SessionResult> {
@@ -186,20 +184,15 @@ async function runOne(dir: string, state: SweepState, entry: SweepRunEntry, opts
   entry.error = null;
   writeSweepState(dir, state);
   hooks.onRun?.(entry, resume ? 'resume' : 'start');
-  const spec = armSessionSpec(arm, entry.suite, state.plan_path);
   const result = await runSession(
     {
-      ...spec,
+      ...entrySpec(state, arm, entry, opts),
       out: entry.report,
       results: entry.results,
       receipt: entry.receipt,
       ...(resume ? { resume: true } : { overwrite: true }),
-      ...(opts.bootstrap !== undefined ? { bootstrap: opts.bootstrap } : {}),
-      ...(opts.bootstrap_max_units !== undefined ? { bootstrap_max_units: opts.bootstrap_max_units } : {}),
-      ...(opts.idle_ms !== undefined ? { idle_ms: opts.idle_ms } : {}),
       ...(shared ? { shared: true } : {}),
       ...(opts.history !== undefined ? { history: opts.history } : {}),
-      labels: { sweep_id: state.id, sweep: state.plan.name, arm: entry.arm, suite: entry.suite },
       argv: opts.argv ?? [],
     },
     {
@@ -214,6 +207,24 @@ async function runOne(dir: string, state: SweepState, entry: SweepRunEntry, opts
   writeSweepState(dir, state);
   hooks.onRun?.(entry, 'done');
   return result;
+}
+
+/** One arm × suite's session spec with the sweep's statistics options and labels (no paths). */
+function entrySpec(state: SweepState, arm: ExpandedPlan['arms'][number], entry: SweepRunEntry, opts: SweepOptions) {
+  return {
+    ...armSessionSpec(arm, entry.suite, state.plan_path),
+    ...(opts.bootstrap !== undefined ? { bootstrap: opts.bootstrap } : {}),
+    ...(opts.bootstrap_max_units !== undefined ? { bootstrap_max_units: opts.bootstrap_max_units } : {}),
+    ...(opts.idle_ms !== undefined ? { idle_ms: opts.idle_ms } : {}),
+    labels: { sweep_id: state.id, sweep: state.plan.name, arm: entry.arm, suite: entry.suite },
+  };
+}
+
+/** Stamps the sweep finished and warns of the runs that failed. */
+function finish(dir: string, state: SweepState, failures: string[], hooks: SweepHooks): void {
+  state.finished_utc = new Date().toISOString();
+  writeSweepState(dir, state);
+  if (failures.length > 0) hooks.onWarning?.(`${failures.length} run(s) failed: ${failures.join('; ')}`);
 }
 
 /** `sweep --queue`: every unfinished arm × suite becomes a job; results come back into the same files. */
@@ -231,13 +242,7 @@ async function executeOnQueue(dir: string, state: SweepState, opts: SweepOptions
   });
   const arms = pending.map((entry) => {
     const arm = state.plan.arms.find((a) => a.name === entry.arm)!;
-    const spec = {
-      ...armSessionSpec(arm, entry.suite, state.plan_path),
-      ...(opts.bootstrap !== undefined ? { bootstrap: opts.bootstrap } : {}),
-      ...(opts.bootstrap_max_units !== undefined ? { bootstrap_max_units: opts.bootstrap_max_units } : {}),
-      ...(opts.idle_ms !== undefined ? { idle_ms: opts.idle_ms } : {}),
-      labels: { sweep_id: state.id, sweep: state.plan.name, arm: entry.arm, suite: entry.suite },
-    };
+    const spec = entrySpec(state, arm, entry, opts);
     entry.status = 'running';
     entry.error = null;
     hooks.onRun?.(entry, 'start');
@@ -276,9 +281,7 @@ async function executeOnQueue(dir: string, state: SweepState, opts: SweepOptions
     },
   });
   for (const d of done) d.entry.history_id = opts.history === false ? null : await recordQueued(d.report, d.receipt, d.entry, opts, hooks);
-  state.finished_utc = new Date().toISOString();
-  writeSweepState(dir, state);
-  if (failures.length > 0) hooks.onWarning?.(`${failures.length} run(s) failed: ${failures.join('; ')}`);
+  finish(dir, state, failures, hooks);
 }
 
 /** Records a run that a worker did, as a local run would be recorded (the report names the worker's host). */
