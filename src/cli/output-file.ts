@@ -1,7 +1,7 @@
 import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname, extname, resolve } from 'node:path';
 import { JoulebenchError } from '../core/errors.js';
-import { checkWritePath, type WriteTarget } from '../write-path.js';
+import { checkWritePath } from '../write-path.js';
 
 /** Output produced a piece at a time (a million per-case rows), never held as one string. */
 export interface StreamedOutput {
@@ -46,13 +46,8 @@ export function formatOf(path: string, allowed: readonly OutputFormat[]): Output
   return format;
 }
 
-/** What is at an output path before anything is written (see src/write-path.ts). */
-export type OutputTarget = WriteTarget;
-
 /** Refuses an output path that is a folder, FIFO, socket, device (but `/dev/null`) or under /proc or /sys, naming the flag. */
-export function checkOutputPath(path: string, flag = '--out'): OutputTarget {
-  return checkWritePath(path, flag);
-}
+export const checkOutputPath = checkWritePath;
 
 /** Writes an output file (folder created); checked again first, since opening a FIFO would wait for a reader forever. */
 export function writeOutputFile(path: string, content: string | Uint8Array | StreamedOutput, flag = '--out'): void {
