@@ -2,11 +2,9 @@ import { closeSync, constants, fstatSync, openSync, readSync, statSync, type Sta
 import { isUtf8 } from 'node:buffer';
 import { JoulebenchError, type ErrorCode } from './core/errors.js';
 
-/** Size limits on files a user names, bytes; `setInputLimits` changes them (the CLI: environment variables). */
+/** Size limits on files a user names, bytes: `config_bytes` for run configs (default 1 MiB), `input_bytes` for the rest (2 GiB). */
 export interface InputLimits {
-  /** Suites, MMLU data, recorded answers, results and reports. Default 2 GiB. */
   input_bytes: number;
-  /** Run configs (YAML). Default 1 MiB. */
   config_bytes: number;
 }
 
@@ -34,40 +32,51 @@ export function inputLimits(): Readonly<InputLimits> {
 /** Which limit applies: `config` for run configs, `input` for everything else. */
 export type InputKind = 'input' | 'config';
 
+/** `where`: how messages name the file (default: the path); `missing` replaces "no such file", `suffix` follows it. */
 export interface ReadTextOptions {
-  /** How messages name the file (default: the path). */
   where?: string;
-  /** Said instead of "no such file" when it is missing. */
   missing?: string;
-  /** Appended to the "missing" message. */
   suffix?: string;
-  /** Which size limit applies (default `input`). */
   kind?: InputKind;
 }
 
 /**
- * Reads a UTF-8 text file the user named, or throws one line with a code naming the file:
- * - it is opened non-blocking and checked with `fstat` before a byte is read, so a FIFO, a character
- *   device (`/dev/zero`), a socket or a directory is refused instead of hanging or exhausting memory;
- * - a file above the size limit is refused with the limit named (and how to raise it);
- * - bytes that are not valid UTF-8 are refused with the offset of the first bad sequence (never
- *   decoded into U+FFFD and used); a leading UTF-8 byte-order mark is dropped.
+ * Reads a UTF-8 text file the user named, or throws one line with a code naming the file. A FIFO,
+ * device, socket or directory is refused before a byte is read (never waited on), so is a file over
+ * the size limit; bad UTF-8 is refused with the offset of the first bad sequence; a leading BOM is dropped.
  */
 export function readTextFile(path: string, code: ErrorCode, opts: ReadTextOptions = {}): string {
   return readTextFileBom(path, code, opts).text;
 }
 
-/**
- * {@link readTextFile}, saying also how many bytes the dropped byte-order mark took (3 or 0), for a
- * reader that gives offsets in the file (a results file's `good_bytes`).
- */
+/** {@link readTextFile}, saying also how many bytes the dropped byte-order mark took (3 or 0). */
 export function readTextFileBom(path: string, code: ErrorCode, opts: ReadTextOptions = {}): { text: string; bom_bytes: number } {
-  const where = opts.where ?? path;
-  const fail = (why: string): never => {
+  const fail = failWith(code, opts.where ?? path);
+  const { fd, size } = openRegularFile(path, code, opts);
+  let bytes: Buffer;
+  try {
+    const max = maxBytes(opts.kind ?? 'input');
+    // Read up to one byte past the limit: a file that grows while it is read is still held to it.
+    const buf = Buffer.allocUnsafe(Math.min(size, max) + 1);
+    let n = 0;
+    for (let got; n < buf.length && (got = readRetrying(fd, buf, n, fail)) > 0; ) n += got;
+    if (n > max) return fail(tooLarge(n, max, opts.kind ?? 'input'));
+    bytes = buf.subarray(0, n);
+  } finally {
+    closeSync(fd);
+  }
+  return { text: decodeUtf8(bytes, fail), bom_bytes: utf8BomLength(bytes) };
+}
+
+/** Throws `code` with `where: why`. */
+export function failWith(code: ErrorCode, where: string): (why: string) => never {
+  return (why) => {
     throw new JoulebenchError(code, `${where}: ${why}`);
   };
-  const bytes = readRegularFile(path, opts.kind ?? 'input', fail, opts);
-  return { text: decodeUtf8(bytes, fail), bom_bytes: utf8BomLength(bytes) };
+}
+
+function maxBytes(kind: InputKind): number {
+  return kind === 'config' ? limits.config_bytes : limits.input_bytes;
 }
 
 /** The length of a UTF-8 byte-order mark at the start of `b`: 3, or 0 when there is none. */
@@ -75,22 +84,15 @@ export function utf8BomLength(b: Uint8Array): number {
   return b.length >= 3 && b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf ? 3 : 0;
 }
 
-/**
- * Opens `path` for reading under the same guards as {@link readTextFile}: a regular file only (a FIFO,
- * socket, device or directory is refused via fstat, never waited on), within the size limit for its
- * kind. The caller reads and closes the fd (streaming readers: src/runner/results-stream.ts).
- */
+/** Opens `path` under {@link readTextFile}'s guards (a regular file within its size limit); the caller reads and closes the fd. */
 export function openRegularFile(path: string, code: ErrorCode, opts: ReadTextOptions = {}): { fd: number; size: number } {
-  const where = opts.where ?? path;
-  const fail = (why: string): never => {
-    throw new JoulebenchError(code, `${where}: ${why}`);
-  };
+  const fail = failWith(code, opts.where ?? path);
   const fd = openChecked(path, fail, opts);
   try {
     const st = fstatSync(fd);
     if (!st.isFile()) return fail(`is ${fileKind(st)}, not a regular file; joulebench reads only regular files`);
     const kind = opts.kind ?? 'input';
-    const max = kind === 'config' ? limits.config_bytes : limits.input_bytes;
+    const max = maxBytes(kind);
     if (st.size > max) return fail(tooLarge(st.size, max, kind));
     return { fd, size: st.size };
   } catch (e) {
@@ -122,39 +124,6 @@ function openChecked(path: string, fail: (why: string) => never, opts: ReadTextO
   return fd;
 }
 
-/** The bytes of a regular file, refused (through `fail`) when it is anything else or too large. */
-function readRegularFile(path: string, kind: InputKind, fail: (why: string) => never, opts: ReadTextOptions): Buffer {
-  const fd = openChecked(path, fail, opts);
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile()) return fail(`is ${fileKind(st)}, not a regular file; joulebench reads only regular files`);
-    const max = kind === 'config' ? limits.config_bytes : limits.input_bytes;
-    if (st.size > max) return fail(tooLarge(st.size, max, kind));
-    // Read up to one byte past the limit: a file that grows while it is read is still held to it.
-    const buf = Buffer.allocUnsafe(Math.min(st.size, max) + 1);
-    let n = 0;
-    for (;;) {
-      let got: number;
-      try {
-        got = readSync(fd, buf, n, buf.length - n, null);
-      } catch (e) {
-        const err = e as NodeJS.ErrnoException;
-        if (err.code === 'EAGAIN') continue;
-        return fail(`cannot read (${err.code ?? err.message})`);
-      }
-      if (got === 0) break;
-      n += got;
-      if (n === buf.length) {
-        if (n > max) return fail(tooLarge(n, max, kind));
-        break;
-      }
-    }
-    return buf.subarray(0, n);
-  } finally {
-    closeSync(fd);
-  }
-}
-
 function tooLarge(size: number, max: number, kind: InputKind): string {
   const what = kind === 'config' ? 'configs' : 'input files';
   return `${formatBytes(size)} is over the ${formatBytes(max)} limit for ${what} (raise it with ${LIMIT_ENV[kind === 'config' ? 'config_bytes' : 'input_bytes']}=BYTES)`;
@@ -175,10 +144,7 @@ export function decodeUtf8(bytes: Buffer, fail: (why: string) => never): string 
   }
 }
 
-/**
- * The byte offset of the first sequence that is not well-formed UTF-8 (RFC 3629: no overlong forms,
- * no surrogates, nothing above U+10FFFF), or -1 when the bytes are valid.
- */
+/** The byte offset of the first sequence that is not well-formed UTF-8 (RFC 3629), or -1 when the bytes are valid. */
 export function firstInvalidUtf8(b: Uint8Array): number {
   let i = 0;
   const n = b.length;
@@ -255,10 +221,8 @@ function readRetrying(fd: number, buf: Buffer, at: number, fail: (why: string) =
 }
 
 /**
- * A file read a chunk at a time for the line readers (suites and results files): the incomplete line
- * is kept at the front of the buffer between reads, a line longer than the buffer grows it, and the
- * whole read stays under the input size limit. `buf[start..end)` is what is read and not yet consumed;
- * `base` is the file offset of `buf[0]`.
+ * A file read a chunk at a time for the line readers: the incomplete line is kept at the front of the
+ * buffer, a longer line grows it. `buf[start..end)` is read and not yet consumed; `base` is `buf[0]`'s offset.
  */
 export class LineChunks {
   buf: Buffer;
@@ -301,10 +265,7 @@ export class LineChunks {
     return got;
   }
 
-  /**
-   * Checks the held bytes up to `last` (exclusive) as UTF-8, once for the chunk rather than per line,
-   * and returns where they begin: after a BOM at the start of the file.
-   */
+  /** Checks the held bytes up to `last` (exclusive) as UTF-8 and returns where they begin (after a leading BOM). */
   checked(last: number): number {
     const { buf } = this;
     let s = this.start;

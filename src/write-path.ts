@@ -14,10 +14,8 @@ export interface WriteTarget {
 const PSEUDO_ROOTS = ['/proc', '/sys'];
 
 /**
- * Checks an output path before anything is spent or opened: it must be a regular file, a path not yet
- * there, or `/dev/null`. A folder, a FIFO (opening one for writing waits for a reader), a socket, any
- * other device, or a path under `/proc` or `/sys` is one line naming the flag and the path (E_OUTPUT,
- * exit 2). The check follows symbolic links (`stat`), so a link to a FIFO is a FIFO.
+ * Checks an output path before anything is spent or opened: a regular file, a path not yet there, or
+ * `/dev/null`; anything else (a FIFO would block the writer) is E_OUTPUT naming the flag. Links are followed.
  */
 export function checkWritePath(path: string, flag = '--out'): WriteTarget {
   refusePseudo(path, flag);

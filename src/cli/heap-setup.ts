@@ -1,7 +1,4 @@
-/**
- * Sets the CLI process's V8 heap flags (src/cli/heap-flags.ts: why, and the figures) before anything
- * else is loaded, and keeps the young generation at its cap. Imported first by src/cli/bin.ts only.
- */
+/** Sets the CLI process's V8 heap flags (heap-flags.ts says why) before anything else loads; imported first by bin.ts only. */
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { heapFlags, NEW_SPACE_CAP } from './heap-flags.js';
 

@@ -9,9 +9,7 @@ import { buildProgram } from './program.js';
 
 /**
  * The single error boundary: exit 0 on success, 1 on a failed run or gate, 2 on bad usage, config or
- * input (one line naming the file and key). Every message leaves here as one line: controls escaped,
- * cut to a bounded length (docs/errors.md). A stack trace is printed only for a bug
- * (JOULEBENCH_DEBUG=1 prints it always).
+ * input; every message one escaped line (docs/errors.md), a stack only for a bug or JOULEBENCH_DEBUG=1.
  */
 export async function main(argv: string[], io: CliIO = processIO, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const previous = setInputLimits({});

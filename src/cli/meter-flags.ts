@@ -31,10 +31,7 @@ export function addMeterFlags(cmd: Command): Command {
     .option('--cpu-watts-per-core <W>', 'estimate: watts per busy core × CPU time (env JOULEBENCH_CPU_WATTS_PER_CORE; default 10)', watts);
 }
 
-/**
- * The flags that change what a meter reads, for a command that picks its meter itself and measures
- * gross energy (`infer`): the powercap root, DRAM zones and the estimate's coefficients.
- */
+/** The flags that change what a meter reads, for a command that picks its meter itself (`infer`). */
 export function addMeterReadFlags(cmd: Command): Command {
   return cmd
     .option('--powercap-root <dir>', 'RAPL: the powercap folder (env JOULEBENCH_POWERCAP_ROOT; default /sys/class/powercap)')

@@ -30,6 +30,13 @@ export function numberInRange(min: number, max: number, opts: { exclusive?: bool
   };
 }
 
+/** A probability strictly between 0 and 1 (`--alpha`, `--power`). */
+export function probability(v: string): number {
+  const n = Number(v);
+  if (v.trim() === '' || !(n > 0 && n < 1)) throw new InvalidArgumentError(`must be a number between 0 and 1, got ${quote(v)}`);
+  return n;
+}
+
 /** Seconds for a timer: > 0 and at most 2^31−1 ms. */
 export const timerSeconds = numberInRange(0, MAX_TIMER_S, { exclusive: true, maxText: timerLimitText('s') });
 

@@ -1,7 +1,7 @@
 import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname, extname, resolve } from 'node:path';
 import { JoulebenchError } from '../core/errors.js';
-import { checkWritePath, type WriteTarget } from '../write-path.js';
+import { checkWritePath } from '../write-path.js';
 
 /** Output produced a piece at a time (a million per-case rows), never held as one string. */
 export interface StreamedOutput {
@@ -33,10 +33,7 @@ const BY_EXTENSION: Record<string, OutputFormat> = {
   '.txt': 'txt',
 };
 
-/**
- * The format an output path names. A path without an extension (`/dev/null`, `report`) is JSON, as
- * `-o` always wrote; an extension we do not write is refused (exit 2) before anything runs.
- */
+/** The format an output path names: JSON without an extension; an extension we do not write is refused. */
 export function formatOf(path: string, allowed: readonly OutputFormat[]): OutputFormat {
   const ext = extname(path).toLowerCase();
   const format = ext === '' ? 'json' : BY_EXTENSION[ext];
@@ -49,22 +46,10 @@ export function formatOf(path: string, allowed: readonly OutputFormat[]): Output
   return format;
 }
 
-/** What is at an output path before anything is written (see src/write-path.ts). */
-export type OutputTarget = WriteTarget;
+/** Refuses an output path that is a folder, FIFO, socket, device (but `/dev/null`) or under /proc or /sys, naming the flag. */
+export const checkOutputPath = checkWritePath;
 
-/**
- * Checks an output path before a run spends anything: a folder, a FIFO, a socket, a device other than
- * `/dev/null`, a path under `/proc` or `/sys` is one line naming the flag (exit 2). A missing file is fine.
- */
-export function checkOutputPath(path: string, flag = '--out'): OutputTarget {
-  return checkWritePath(path, flag);
-}
-
-/**
- * Writes an output file: its folder is created, and a write that fails (read-only, disk full) is one
- * line naming the path and the reason, exit 2. The path is checked again first: opening a FIFO for
- * writing would wait for a reader, with no way for a signal handler to run.
- */
+/** Writes an output file (folder created); checked again first, since opening a FIFO would wait for a reader forever. */
 export function writeOutputFile(path: string, content: string | Uint8Array | StreamedOutput, flag = '--out'): void {
   const target = checkOutputPath(path, flag);
   try {
@@ -127,10 +112,7 @@ export function outputError(path: string, e: unknown, flag = '--out'): Joulebenc
 
 const WRITE_SYSCALLS = new Set(['open', 'write', 'mkdir', 'rename', 'close', 'fsync', 'ftruncate', 'copyfile', 'link', 'symlink', 'unlink']);
 
-/**
- * A file-system error from writing (disk full, read-only, permission) that escaped a command as a raw
- * Node error: the one line to print for it, or null when `e` is something else.
- */
+/** The one line for a raw file-system write error (disk full, read-only, permission), or null for anything else. */
 export function fsWriteErrorLine(e: unknown): string | null {
   const err = e as NodeJS.ErrnoException | null;
   if (!err || typeof err !== 'object' || typeof err.code !== 'string' || !(err.code in REASONS)) return null;

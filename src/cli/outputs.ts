@@ -10,10 +10,7 @@ export function formatsOf(r: Renderings): OutputFormat[] {
   return (['json', 'md', 'html', 'csv', 'jsonl', 'txt'] as const).filter((f) => r[f] !== undefined);
 }
 
-/**
- * Checks `-o PATH` before any work: its extension must name a format the command writes, and the
- * path must be writable in principle (not a folder, not under /proc). Returns the format.
- */
+/** Checks `-o PATH` before any work (a format the command writes, a writable kind of path); returns the format. */
 export function planOutput(path: string, offered: readonly OutputFormat[], flag = '--out'): { format: OutputFormat; regular: boolean } {
   const format = formatOf(path, offered);
   const { regular } = checkOutputPath(path, flag);
@@ -33,10 +30,7 @@ export async function writeByExtension(path: string, r: Renderings, flag = '--ou
 /** The known output extensions, stripped when side files are named after the output. */
 const OUTPUT_EXT = /\.(json|md|markdown|html?|csv|jsonl|txt)$/i;
 
-/**
- * Where side files (results, receipt, datapoints) go: beside a regular output file, named after it;
- * for a device or pipe (`-o /dev/null`) or no output at all, the default run folder.
- */
+/** Where side files go: beside a regular output file, else (a device, a pipe, no `-o`) the default run folder. */
 export function sideFileBase(out: string | undefined, regular: boolean, defaultName: string, started: Date): { base: string; beside: boolean } {
   if (out !== undefined && regular) return { base: join(dirname(out), basename(out).replace(OUTPUT_EXT, '')), beside: true };
   const stamp = started.toISOString().replace(/[:.]/g, '-');

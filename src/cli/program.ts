@@ -6,22 +6,14 @@ import type { CliIO } from './io.js';
 /** The program's one-line description (also printed by the quick `--help`, src/cli/quick.ts). */
 export const PROGRAM_DESCRIPTION = 'joules, dollars and milliseconds per correct answer from a language-model system';
 
-/** One command: its help line (usage term and one-line summary) and its implementation, loaded on demand. */
+/** One command: its usage term and summary (as `--help` lists them) and its implementation, loaded on demand. */
 export interface CommandEntry {
-  /** The usage term `joulebench --help` lists, e.g. `compare [options] [runs...]`. */
   term: string;
-  /** The one-line description (the command's own `.description()`; test/cli/help.test.ts keeps them equal). */
   summary: string;
   load: () => Promise<(io: CliIO) => Command>;
 }
 
-/**
- * Every command. Each implementation lives in its own file under commands/ and pulls in what it needs
- * (zod, the SQLite history, the HTML builder, the coding-agent oracle…), so `joulebench run` does not
- * pay start-up time for `infer` or `code`, and `joulebench --help` (or an unknown command) prints this
- * table without loading any of them. Adding a command: one entry here, same term and summary as the
- * command's own (test/cli/help.test.ts checks them against the loaded command).
- */
+/** Every command, loaded only when named, so one command's start-up never pays for another's imports. */
 export const COMMANDS: Record<string, CommandEntry> = {
   run: {
     term: 'run [options]',
@@ -96,12 +88,7 @@ export const COMMANDS: Record<string, CommandEntry> = {
   },
 };
 
-/**
- * Builds the CLI for `argv`. Only the command it names is loaded (`joulebench CMD …` and
- * `joulebench help CMD`); otherwise (help, --version, an unknown command, no command at all) every
- * command is a stub built from the COMMANDS table, so usage and errors still list every command
- * without loading one implementation.
- */
+/** Builds the CLI for `argv`: the command it names is loaded, every other one is a stub from COMMANDS (listed, never run). */
 export async function buildProgram(io: CliIO, argv: readonly string[] = []): Promise<Command> {
   const { Command, Help } = await import('commander');
   const program = new Command('joulebench')
@@ -118,7 +105,6 @@ export async function buildProgram(io: CliIO, argv: readonly string[] = []): Pro
       c.exitOverride().configureOutput(outputFor(io));
       program.addCommand(c);
     } else {
-      // A stub: listed in help and in "unknown command" suggestions, never run (only its own name loads it).
       program.addCommand(new Command(name).description(entry.summary).exitOverride().configureOutput(outputFor(io)));
     }
   }

@@ -2,11 +2,8 @@ import { VERSION } from '../version.js';
 import { COMMANDS, PROGRAM_DESCRIPTION } from './program.js';
 
 /**
- * `joulebench --version` and `joulebench --help` (also `-V`, `-h`, `help`) answered from the static
- * command table before commander or any command is loaded: start-up close to a bare `node -e 0`
- * (bench/startup.bench.ts). The help text is the one commander prints for the same table, laid out by
- * the same rules (test/cli/help.test.ts compares them byte for byte at several widths). Anything else
- * returns null and goes through the full CLI.
+ * `--version` and `--help` (also `-V`, `-h`, `help`) answered from the command table before commander
+ * loads, in commander's exact layout (test/cli/help.test.ts); anything else returns null.
  */
 export function quickOutput(argv: readonly string[], width: number): string | null {
   if (argv.length !== 1) return null;

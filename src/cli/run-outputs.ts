@@ -8,12 +8,7 @@ import type { Renderings } from './outputs.js';
 /** What `run -o FILE` can write. */
 export const RUN_FORMATS: readonly OutputFormat[] = ['json', 'md', 'html', 'csv', 'jsonl', 'txt'];
 
-/**
- * A finished run in every format `-o` offers: the report JSON, Markdown, the HTML page, the per-case
- * results as CSV or JSONL (scored passes, read back from the results file), or the terminal table.
- * Nothing holds every case: the page reads the first cases it shows, CSV and JSONL are written as the
- * results file is read again.
- */
+/** A finished run in every format `-o` offers; per-case formats stream the results file again rather than hold every case. */
 export function runRenderings(input: { report: BenchReport; reportJson: string; resultsPath: string; receipt: Record<string, unknown>; label: string }): Renderings {
   const eachBatch = (each: (batch: CaseResult[]) => void): void => forEachScoredBatch(input.resultsPath, each);
   return {

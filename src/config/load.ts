@@ -15,10 +15,7 @@ export interface LoadedConfig {
   kind: 'openai' | 'replay' | undefined;
 }
 
-/**
- * Reads and validates a YAML run config. Every problem is one line naming the file and the key,
- * thrown as E_CONFIG before any request is made; nothing is clamped.
- */
+/** Reads and validates a YAML run config: every problem is E_CONFIG naming the file and key; nothing is clamped. */
 export function loadConfig(path: string): LoadedConfig {
   const text = readTextFile(path, 'E_CONFIG', { kind: 'config' });
   let raw: unknown;

@@ -6,6 +6,8 @@ const nonNegative = () => z.number({ error: 'must be a number' }).finite('must b
 const timerSeconds = () => nonNegative().max(MAX_TIMER_S, timerLimitText('s'));
 /** Tokens one answer may generate. */
 export const maxTokens = () => z.number({ error: 'must be a number' }).int('must be an integer').min(1, 'must be >= 1').max(MAX_TOKENS, `must be <= ${MAX_TOKENS}`);
+/** `env:NAME`: a key is named, never written in a config. */
+const credentialsRef = () => z.string({ error: 'must be a string' }).regex(/^env:[A-Za-z_][A-Za-z0-9_]*$/, 'must be env:NAME (the key is read from that environment variable)');
 const usdPerMtok = () => nonNegative().max(MAX_USD_PER_MTOK, `must be <= ${MAX_USD_PER_MTOK}`);
 
 /** `params.retry` (seed 003): the measured-call retry policy. Present = enabled. */
@@ -17,11 +19,7 @@ export const retrySchema = z
   })
   .strict();
 
-/**
- * `target.retries`: the control plane's retry budget (seed 003). joulebench has no control plane
- * calls today; the block is accepted and validated so seed configs load, and it never retries a
- * measured call — only `params.retry` does.
- */
+/** `target.retries` (seed 003): accepted and validated so seed configs load; it never retries a measured call (`params.retry` does). */
 export const controlRetrySchema = z
   .object({
     max_attempts: z.number({ error: 'must be a number' }).int('must be an integer').min(1, 'must be >= 1').default(3),
@@ -61,10 +59,7 @@ export const targetSchema = z
     mode: z.enum(['runtime', 'mock'], { error: 'must be "runtime" or "mock"' }).optional(),
     endpoint: z.string({ error: 'must be a string' }).min(1, 'must not be empty').optional(),
     model: z.string({ error: 'must be a string' }).min(1, 'must not be empty').optional(),
-    credentials_ref: z
-      .string({ error: 'must be a string' })
-      .regex(/^env:[A-Za-z_][A-Za-z0-9_]*$/, 'must be env:NAME (the key is read from that environment variable)')
-      .optional(),
+    credentials_ref: credentialsRef().optional(),
     max_tokens: maxTokens().optional(),
     stream: z.boolean({ error: 'must be true or false' }).optional(),
     /** Cap on one reply's body, bytes (default 4 MiB): a larger reply is cut off and recorded as an error. */
@@ -108,20 +103,13 @@ export const timeoutsSchema = z
   })
   .strict();
 
-/**
- * `judge:` — an LLM judge (MT-Bench style) for cases with `scorer: judge`: any target spec (kind,
- * endpoint, model, prices…) plus the rubric `mode`, the correctness threshold `pass` and the judgement
- * `cache` file. The judge always runs at temperature 0.
- */
+/** `judge:`: any target spec plus the rubric `mode`, the threshold `pass` and the `cache` file (always at temperature 0). */
 export const judgeSchema = z
   .object({
     kind: z.string({ error: 'must be a target kind (e.g. openai, ollama)' }).min(1, 'must not be empty'),
     endpoint: z.string({ error: 'must be a string' }).min(1, 'must not be empty').optional(),
     model: z.string({ error: 'must be a string' }).min(1, 'must not be empty').optional(),
-    credentials_ref: z
-      .string({ error: 'must be a string' })
-      .regex(/^env:[A-Za-z_][A-Za-z0-9_]*$/, 'must be env:NAME (the key is read from that environment variable)')
-      .optional(),
+    credentials_ref: credentialsRef().optional(),
     max_tokens: z.number({ error: 'must be a number' }).int('must be an integer').min(1, 'must be >= 1').optional(),
     stream: z.boolean({ error: 'must be true or false' }).optional(),
     request_timeout_s: z.number({ error: 'must be a number' }).finite('must be finite').gt(0, 'must be > 0').optional(),
@@ -152,4 +140,3 @@ export const configSchema = z
 export type JudgeConfig = z.infer<typeof judgeSchema>;
 
 export type RunConfig = z.infer<typeof configSchema>;
-export type RetryConfig = z.infer<typeof retrySchema>;

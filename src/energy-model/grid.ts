@@ -33,10 +33,7 @@ export const GRID_G_PER_KWH: Readonly<Record<string, number>> = {
   WOR: 473.01,
 };
 
-/**
- * `--grid-intensity`: a number of gCO₂e/kWh, or a region code from {@link GRID_G_PER_KWH}. Anything
- * else is E_USAGE naming the flag.
- */
+/** `--grid-intensity`: gCO₂e/kWh, or a region code from {@link GRID_G_PER_KWH}; else E_USAGE. */
 export function parseGridIntensity(value: string): GridIntensity {
   const v = value.trim();
   if (/^[0-9]+(\.[0-9]+)?$/.test(v)) {

@@ -34,10 +34,8 @@ export const MODEL_PARAMS: readonly ModelParams[] = [
 ];
 
 /**
- * A model id as endpoints spell it, reduced to the table's form: lowercase, the last path segment
- * (`meta-llama/Llama-3.1-8B-Instruct` → `llama-3.1-8b`), `:` as `-` (Ollama tags, `:latest` dropped),
- * a release suffix (`-v0.1`) and an instruction-tuning suffix dropped (`-instruct`, `-it`, `-chat`). Quantisation and other tags are
- * kept, so a name the table does not list exactly stays unknown rather than guessed.
+ * A model id reduced to the table's form (`meta-llama/Llama-3.1-8B-Instruct` → `llama-3.1-8b`); other tags
+ * are kept, so a name the table does not list exactly stays unknown rather than guessed.
  */
 export function normalizeModelName(model: string): string {
   let n = model.trim().toLowerCase();

@@ -60,10 +60,7 @@ export function journalPathFor(out: string): string {
   return `${out}.partial.jsonl`;
 }
 
-/**
- * The append-only journal of a `joulebench infer` run: one JSON line per finished run and arm, written
- * with a synchronous write and an fsync, so a run killed at any moment keeps everything it finished.
- */
+/** The append-only journal of an infer run: a JSON line per finished run and arm, fsynced, so a killed run keeps what it finished. */
 export class InferJournal implements JournalSink {
   private constructor(
     readonly path: string,
@@ -104,10 +101,7 @@ export class InferJournal implements JournalSink {
   }
 }
 
-/**
- * Reads a journal back. A last line without its newline (the process was killed mid-write) is cut off
- * the file, so appends continue on a clean line; any other unreadable line is an error naming it.
- */
+/** Reads a journal back; a torn last line is cut off the file, any other unreadable line is an error naming it. */
 export function readJournal(path: string): JournalState {
   let text = readTextFile(path, 'E_USAGE', { missing: 'no journal to resume (it is written beside --out as <out>.partial.jsonl)' });
   const end = text.lastIndexOf('\n') + 1;

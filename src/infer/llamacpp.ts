@@ -1,14 +1,23 @@
 import { round } from '../core/stats.js';
 import { JoulebenchError } from '../core/errors.js';
-import type { EnergySource } from '../core/types.js';
 import type { Meter } from '../meters/meter.js';
 import { NODE_LLAMA_CPP_VERSION } from '../targets/llamacpp/binding.js';
 import { LlamaEngine, type LlamaEngineOptions, type LlamaGeneration } from '../targets/llamacpp/engine.js';
-import { VERSION } from '../version.js';
 import { gpuSnapshot } from './host.js';
 import type { JournalIdentity } from './journal.js';
-import { armId, compareSnapshots, planArms, recordResume, summariseFile, uniqueThreads, type InferOptions, type InferRunFile } from './protocol.js';
-import { promptSha256 } from './prompt.js';
+import {
+  armId,
+  compareSnapshots,
+  contamination,
+  inferFile,
+  metered,
+  runPhase,
+  runPlan,
+  THREAD_ARMS_NOTE,
+  journalIdentity,
+  type InferOptions,
+  type InferRunFile,
+} from './protocol.js';
 import type { ArmReceipts, InferArm, InferPhase, InferRun } from './types.js';
 
 /** What `infer --target llamacpp` needs beyond the shared options: GGUF files instead of Ollama models. */
@@ -26,21 +35,12 @@ export interface LlamaInferOptions extends Omit<InferOptions, 'baseUrl' | 'model
 
 /** The journal identity of a llamacpp infer run (the model files stand where Ollama's URL and models do). */
 export function llamaInferIdentity(opts: LlamaInferOptions): JournalIdentity {
-  return {
-    prompt_sha256: promptSha256(opts.prompt),
-    models: [...opts.model_paths],
-    threads: uniqueThreads(opts.threads),
-    base_url: `llamacpp:gpu_layers=${opts.gpu_layers ?? 0}`,
-    protocol: { cold: opts.cold, warmup: opts.warmup, runs: opts.runs, num_predict: opts.num_predict, seed: opts.seed, temperature: opts.temperature, num_ctx: opts.ctx ?? null },
-  };
+  return journalIdentity(opts, opts.model_paths, `llamacpp:gpu_layers=${opts.gpu_layers ?? 0}`, opts.ctx);
 }
 
 /**
- * Seed 004's protocol with the model in this process. Per GGUF × thread count (an arm): GPU snapshot;
- * cold runs, each a fresh model load and context (the load is inside the run's window and its
- * `load_duration_ns`); then one loaded model for warmup (discarded) and scored runs of the same prompt,
- * whose KV prefix the context keeps (cached-prefix, by the library's own counters); GPU snapshot again.
- * The OS page cache is not dropped: cold loads are warm-disk reloads (a floor), as the file says.
+ * Seed 004's protocol with the model in this process: per arm, cold runs each load the model afresh
+ * (inside the run's window), then one loaded model serves warmup and scored runs; GPU snapshots around.
  */
 export async function runInferLlamaCpp(opts: LlamaInferOptions): Promise<InferRunFile> {
   if (opts.model_paths.length === 0) throw new JoulebenchError('E_USAGE', '--model-path: at least one GGUF file is required');
@@ -48,58 +48,26 @@ export async function runInferLlamaCpp(opts: LlamaInferOptions): Promise<InferRu
   const identity = llamaInferIdentity(opts);
   const resume = opts.resume ?? null;
   const started = resume ? new Date(resume.started_utc) : now();
-  const plan = planArms(opts.model_paths, identity.threads);
-  const resumes = recordResume(opts, plan, resume, now);
-  const arms: InferArm[] = [];
-  for (const { model, num_thread, id } of plan) {
-    const done = resume?.finished.get(id);
-    if (done) {
-      arms.push(done);
-      continue;
-    }
-    const arm = await runArm(opts, model, num_thread, now);
-    opts.journal?.write({ event: 'arm', arm, transforms: { counts: {}, source_offsets: [] } });
-    arms.push(arm);
-  }
-  return {
-    format: 'joulebench-infer/1',
-    started_utc: started.toISOString(),
-    finished_utc: now().toISOString(),
-    prompt_sha256: identity.prompt_sha256,
-    prompt_source: opts.prompt_source,
-    prompt_chars: opts.prompt.length,
+  const transforms = { counts: {}, source_offsets: [] };
+  const { resumes, arms } = await runPlan(opts, opts.model_paths, { identity, now, transforms: () => transforms }, (model, num_thread) => runArm(opts, model, num_thread, now));
+  return inferFile(opts, identity, {
+    started,
     target: { kind: 'llamacpp', library: `node-llama-cpp@${NODE_LLAMA_CPP_VERSION}`, model_paths: [...opts.model_paths], gpu_layers: opts.gpu_layers ?? 0, ctx: opts.ctx ?? null },
-    protocol: {
-      order: 'per arm: cold runs (a fresh model load and context in this process, each), then one loaded model: warmup (discarded), scored runs of the same prompt',
-      cold: opts.cold,
-      warmup: opts.warmup,
-      runs: opts.runs,
-      threads: identity.threads,
-      options: { num_predict: opts.num_predict, seed: opts.seed, temperature: opts.temperature, ctx: opts.ctx ?? null, gpu_layers: opts.gpu_layers ?? 0 },
-      notes: [
-        'cold load times are floors: the OS page cache is not dropped, so a cold run re-reads the GGUF from memory (a warm-disk reload)',
-        'scored runs repeat one prompt on one context: llama.cpp reuses its KV prefix, so their prompt evaluation is a cached-prefix figure, never a prefill rate',
-        'prompt_eval_count is the tokens llama.cpp evaluated (its counter), not the prompt length; the prompt length is llamacpp.prompt_tokens',
-        'eval_count is llama.cpp\'s single-token evaluations; the tokens generated are llamacpp.decode_tokens',
-        'thread arms differ in configuration: ratios between them, and between machines, are configuration-inclusive, not silicon-pure',
-        "the default arm's thread count is the physical cores this process may use (affinity, cgroup quota, os.availableParallelism()) that were idle when the arm began; each arm's threads_source says how it was chosen",
-      ],
-    },
-    receipts: {
-      host: opts.host,
-      ollama_version: null,
-      joulebench_version: VERSION,
-      node_version: process.version,
-      argv: opts.argv,
-      meter: opts.meter ? { id: opts.meter.id, source: opts.meter.source, ...opts.meter.describe() } : { id: null, note: opts.meter_note ?? 'no meter: energy is null' },
-      gpu_snapshot_cmd: opts.gpu_snapshot_cmd,
-      machine_peak: { configured: opts.peak, cpu_default: opts.cpu_default_peak },
-      transforms: { counts: {}, source_offsets: [] },
-      resumes,
-    },
+    order: 'per arm: cold runs (a fresh model load and context in this process, each), then one loaded model: warmup (discarded), scored runs of the same prompt',
+    options: { num_predict: opts.num_predict, seed: opts.seed, temperature: opts.temperature, ctx: opts.ctx ?? null, gpu_layers: opts.gpu_layers ?? 0 },
+    notes: [
+      'cold load times are floors: the OS page cache is not dropped, so a cold run re-reads the GGUF from memory (a warm-disk reload)',
+      'scored runs repeat one prompt on one context: llama.cpp reuses its KV prefix, so their prompt evaluation is a cached-prefix figure, never a prefill rate',
+      'prompt_eval_count is the tokens llama.cpp evaluated (its counter), not the prompt length; the prompt length is llamacpp.prompt_tokens',
+      'eval_count is llama.cpp\'s single-token evaluations; the tokens generated are llamacpp.decode_tokens',
+      THREAD_ARMS_NOTE,
+      "the default arm's thread count is the physical cores this process may use (affinity, cgroup quota, os.availableParallelism()) that were idle when the arm began; each arm's threads_source says how it was chosen",
+    ],
+    ollama_version: null,
+    transforms,
+    resumes,
     arms,
-    summary: summariseFile(arms, opts.peak, opts.cpu_default_peak),
-  };
+  });
 }
 
 async function runArm(opts: LlamaInferOptions, model: string, num_thread: number | null, now: () => Date): Promise<InferArm> {
@@ -123,9 +91,7 @@ async function runArm(opts: LlamaInferOptions, model: string, num_thread: number
   let parameter_count: number | null = null;
   let gpu = 'false';
 
-  const cold_load: InferRun[] = [];
-  for (let i = 0; i < opts.cold; i++) {
-    opts.onProgress?.(`${id}: cold ${i + 1}/${opts.cold}`);
+  const cold_load = await runPhase(opts, id, 'cold', opts.cold, async (i) => {
     const engine = new LlamaEngine(engineOpts);
     try {
       const r = await timed(opts.meter, now, 'cold', i, async () => {
@@ -136,33 +102,23 @@ async function runArm(opts: LlamaInferOptions, model: string, num_thread: number
         throw new JoulebenchError('E_RUN', `${id}: cold run ${i} reused ${r.llamacpp?.prompt_tokens_reused} cached prompt tokens in a fresh context: it would not be cold`);
       }
       r.fresh_load = true;
-      cold_load.push(r);
-      opts.journal?.write({ event: 'run', arm: id, run: r });
       parameter_count = engine.info?.parameter_count ?? null;
       gpu = engine.info?.gpu ?? gpu;
+      return r;
     } finally {
       await engine.unload();
     }
-  }
+  });
   const engine = new LlamaEngine(engineOpts);
-  const warmup_discarded: InferRun[] = [];
-  const runs: InferRun[] = [];
+  let warmup_discarded: InferRun[];
+  let runs: InferRun[];
   try {
     await engine.load();
     parameter_count = engine.info?.parameter_count ?? null;
     gpu = engine.info?.gpu ?? gpu;
-    for (let i = 0; i < opts.warmup; i++) {
-      opts.onProgress?.(`${id}: warmup ${i + 1}/${opts.warmup}`);
-      const r = await timed(opts.meter, now, 'warmup', i, async () => ({ load_ms: null, g: await engine.generate(opts.prompt, gen) }));
-      warmup_discarded.push(r);
-      opts.journal?.write({ event: 'run', arm: id, run: r });
-    }
-    for (let i = 0; i < opts.runs; i++) {
-      opts.onProgress?.(`${id}: run ${i + 1}/${opts.runs}`);
-      const r = await timed(opts.meter, now, 'scored', i, async () => ({ load_ms: null, g: await engine.generate(opts.prompt, gen) }));
-      runs.push(r);
-      opts.journal?.write({ event: 'run', arm: id, run: r });
-    }
+    const warm = (phase: InferPhase) => (i: number) => timed(opts.meter, now, phase, i, async () => ({ load_ms: null, g: await engine.generate(opts.prompt, gen) }));
+    warmup_discarded = await runPhase(opts, id, 'warmup', opts.warmup, warm('warmup'));
+    runs = await runPhase(opts, id, 'scored', opts.runs, warm('scored'));
   } finally {
     await engine.unload();
   }
@@ -175,7 +131,6 @@ async function runArm(opts: LlamaInferOptions, model: string, num_thread: number
     expires_at_utc: null,
     ...compareSnapshots(before, after),
   };
-  const contaminated = receipts.gpu_snapshot === 'changed';
   return {
     id,
     model,
@@ -190,8 +145,7 @@ async function runArm(opts: LlamaInferOptions, model: string, num_thread: number
     warmup_discarded,
     runs,
     receipts,
-    contaminated,
-    contamination: contaminated ? `GPU snapshot changed during the arm: before ${JSON.stringify(receipts.nvidia_before)}, after ${JSON.stringify(receipts.nvidia_after)}` : null,
+    ...contamination(receipts),
   };
 }
 
@@ -204,20 +158,9 @@ async function timed(
   work: () => Promise<{ load_ms: number | null; g: LlamaGeneration }>,
 ): Promise<InferRun> {
   const started_utc = now().toISOString();
-  const window = meter && !meter.usesTargetEnergy ? await meter.start() : null;
-  let out;
-  try {
-    out = await work();
-  } catch (e) {
-    await window?.stop();
-    throw e;
-  }
-  const reading = window ? await window.stop() : null;
+  const { out, energy } = await metered(meter, (o) => o.g.decode_tokens, work);
   const { load_ms, g } = out;
   const load = load_ms ?? 0;
-  const energy_j = reading?.joules ?? null;
-  const energy_source: EnergySource = energy_j === null ? 'none' : reading!.source;
-  const per = (a: number | null, b: number | null): number | null => (a === null || b === null || !(b > 0) ? null : round(a / b, 9));
   const rate = (n: number, ms: number): number | null => (n > 0 && ms > 0 ? round(n / (ms / 1000), 6) : null);
   return {
     phase,
@@ -235,12 +178,7 @@ async function timed(
     // From the start of the request; a cold run's includes the model load (fully cold, rule 3).
     ttft_ms: g.ttft_ms === null ? null : round(load + g.ttft_ms, 3),
     e2e_ms: round(load + g.e2e_ms, 3),
-    energy_j,
-    energy_basis: 'gross',
-    energy_source,
-    below_floor: reading?.below_floor ?? false,
-    j_per_decoded_token: per(energy_j, g.decode_tokens),
-    decoded_tokens_per_j: per(g.decode_tokens, energy_j),
+    ...energy,
     llamacpp: {
       prompt_tokens: g.prompt_tokens,
       prompt_tokens_reused: g.prompt_tokens_reused,

@@ -1,10 +1,6 @@
 import type { InferArm, MachinePeak } from './types.js';
 
-/**
- * Which peak a prefill rate is checked against. A configured peak (`--peak-flops`) always applies; the
- * default CPU ceiling applies only to an arm with a CPU-only receipt (`size_vram` 0), because a model on
- * a GPU can legitimately exceed a CPU's peak. `null`: no check, and the reason says why. Pure.
- */
+/** The peak a prefill rate is checked against: `--peak-flops`, else the CPU ceiling for a CPU-only arm only (a GPU may exceed it). */
 export function peakForArm(
   arm: Pick<InferArm, 'receipts'>,
   configured: MachinePeak | null,

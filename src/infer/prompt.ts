@@ -1,9 +1,6 @@
 import { createHash } from 'node:crypto';
 
-/**
- * The frozen default prompt of `joulebench infer`: long enough that prefill is measurable, fixed byte for
- * byte so its sha256 identifies it in every run file. Change it and the hash changes, as it should.
- */
+/** The frozen default prompt of `joulebench infer`: long enough to measure prefill, identified by its sha256. */
 export const DEFAULT_INFER_PROMPT = [
   'You are reviewing the maintenance log of a small municipal water utility. Read the notes below and then',
   'write a short summary of the three most important problems, in order of urgency, with one sentence each.',

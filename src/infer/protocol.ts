@@ -1,6 +1,5 @@
 import { JoulebenchError } from '../core/errors.js';
 import { round } from '../core/stats.js';
-import type { EnergySource } from '../core/types.js';
 import type { Meter } from '../meters/meter.js';
 import { OllamaClient, type OllamaOptions } from '../targets/ollama/client.js';
 import { redactQuery } from '../targets/openai/redact.js';
@@ -84,51 +83,18 @@ export interface InferRunFile {
   summary: InferSummary;
 }
 
-/** Every arm of a run in order: each model (or GGUF file) × each `--threads` value (`default`: the arm with no count set). */
-export function planArms(models: readonly string[], threads: readonly ThreadArm[]): { model: string; num_thread: number | null; id: string }[] {
-  if (threads.length === 0) throw new JoulebenchError('E_USAGE', '--threads: at least one thread count (or default) is required');
-  const threadArms = threads.map((t) => (t === 'default' ? null : t));
-  return models.flatMap((model) => threadArms.map((num_thread) => ({ model, num_thread, id: armId(model, num_thread) })));
-}
-
 /** `--threads` as given, duplicates removed. */
 export function uniqueThreads(threads: readonly ThreadArm[]): ThreadArm[] {
   return threads.filter((t, i, all) => all.indexOf(t) === i);
 }
 
-/**
- * The run's resume records: the journal's earlier ones, plus (when resuming) one for this start —
- * which finished arms are kept and which partial arms are re-run from cold — journaled and announced.
- */
-export function recordResume(
-  opts: Pick<InferOptions, 'journal' | 'onProgress'>,
-  plan: readonly { id: string }[],
-  resume: InferOptions['resume'] | null,
-  now: () => Date,
-): ResumeRecord[] {
-  const resumes: ResumeRecord[] = [...(resume?.resumes ?? [])];
-  if (!resume) return resumes;
-  const record: ResumeRecord = {
-    resumed_utc: now().toISOString(),
-    finished_arms_kept: plan.filter((p) => resume.finished.has(p.id)).map((p) => p.id),
-    partial_arms_discarded: [...resume.partial].map(([arm, runs_discarded]) => ({ arm, runs_discarded })),
-  };
-  resumes.push(record);
-  opts.journal?.write({ event: 'resume', ...record });
-  opts.onProgress?.(
-    `resuming: ${record.finished_arms_kept.length} of ${plan.length} arms finished and kept` +
-      (record.partial_arms_discarded.length ? `; ${record.partial_arms_discarded.map((d) => `${d.arm} (${d.runs_discarded} runs)`).join(', ')} re-run from cold` : ''),
-  );
-  return resumes;
-}
+export { summariseFile };
 
 /**
  * Seed 004's protocol, per model × thread count (an arm): GPU snapshot; cold runs, each after
  * `keep_alive: 0` and confirmed absent from `/api/ps`; warmup (kept, discarded); scored runs, all with
  * one frozen prompt; `/api/ps` receipt; GPU snapshot again, compared byte for byte.
  */
-export { summariseFile };
-
 export async function runInfer(opts: InferOptions): Promise<InferRunFile> {
   if (opts.models.length === 0) throw new JoulebenchError('E_USAGE', '--model: at least one model is required');
   const now = opts.now ?? (() => new Date());
@@ -142,79 +108,166 @@ export async function runInfer(opts: InferOptions): Promise<InferRunFile> {
   const transforms = resume?.transforms ? TransformCounter.from(resume.transforms) : new TransformCounter();
   const started = resume ? new Date(resume.started_utc) : now();
   const ollama_version = await client.version();
-  const sha = identity.prompt_sha256;
-  const plan = planArms(opts.models, identity.threads);
-  const resumes = recordResume(opts, plan, resume, now);
-  const arms: InferArm[] = [];
   const params = new Map<string, Awaited<ReturnType<OllamaClient['show']>>>();
+  const { resumes, arms } = await runPlan(opts, opts.models, { identity, now, transforms: () => transforms.toJSON() }, async (model, num_thread) => {
+    if (!params.has(model)) params.set(model, await client.show(model));
+    return runArm(opts, client, transforms, model, num_thread, params.get(model)!, now);
+  });
+  return inferFile(opts, identity, {
+    started,
+    target: { kind: 'ollama', base_url: redactQuery(client.baseUrl) },
+    order: 'per arm: cold runs (keep_alive 0, then absent from /api/ps, before each), warmup (discarded), scored runs',
+    options: requestOptions(opts, null),
+    notes: [
+      'cold load times are floors: unloading the model does not drop the page cache, so a cold run is a warm-disk reload unless the cache was dropped by hand',
+      THREAD_ARMS_NOTE,
+    ],
+    ollama_version,
+    transforms: transforms.toJSON(),
+    resumes,
+    arms,
+  });
+}
 
+/** The note every infer file carries on comparing thread arms. */
+export const THREAD_ARMS_NOTE = 'thread arms differ in configuration: ratios between them, and between machines, are configuration-inclusive, not silicon-pure';
+
+/**
+ * Every arm (model × `--threads` value) in order: kept when a resumed journal finished it, else run and
+ * journaled. Also the resume records: the journal's, plus one for this start (journaled and announced).
+ */
+export async function runPlan(
+  opts: Pick<InferOptions, 'journal' | 'onProgress' | 'resume'>,
+  models: readonly string[],
+  p: { identity: JournalIdentity; now: () => Date; transforms: () => InferRunFile['receipts']['transforms'] },
+  run: (model: string, num_thread: number | null) => Promise<InferArm>,
+): Promise<{ resumes: ResumeRecord[]; arms: InferArm[] }> {
+  const { threads } = p.identity;
+  if (threads.length === 0) throw new JoulebenchError('E_USAGE', '--threads: at least one thread count (or default) is required');
+  const plan = models.flatMap((model) => threads.map((t) => (t === 'default' ? null : t)).map((num_thread) => ({ model, num_thread, id: armId(model, num_thread) })));
+  const resume = opts.resume ?? null;
+  const resumes: ResumeRecord[] = [...(resume?.resumes ?? [])];
+  if (resume) {
+    const record: ResumeRecord = {
+      resumed_utc: p.now().toISOString(),
+      finished_arms_kept: plan.filter((a) => resume.finished.has(a.id)).map((a) => a.id),
+      partial_arms_discarded: [...resume.partial].map(([arm, runs_discarded]) => ({ arm, runs_discarded })),
+    };
+    resumes.push(record);
+    opts.journal?.write({ event: 'resume', ...record });
+    opts.onProgress?.(
+      `resuming: ${record.finished_arms_kept.length} of ${plan.length} arms finished and kept` +
+        (record.partial_arms_discarded.length ? `; ${record.partial_arms_discarded.map((d) => `${d.arm} (${d.runs_discarded} runs)`).join(', ')} re-run from cold` : ''),
+    );
+  }
+  const arms: InferArm[] = [];
   for (const { model, num_thread, id } of plan) {
     const done = resume?.finished.get(id);
-    if (done) {
-      arms.push(done);
-      continue;
-    }
-    if (!params.has(model)) params.set(model, await client.show(model));
-    const arm = await runArm(opts, client, transforms, model, num_thread, params.get(model)!, now);
-    opts.journal?.write({ event: 'arm', arm, transforms: transforms.toJSON() });
+    const arm = done ?? (await run(model, num_thread));
+    if (!done) opts.journal?.write({ event: 'arm', arm, transforms: p.transforms() });
     arms.push(arm);
   }
+  return { resumes, arms };
+}
 
-  const finished = now();
-  const summary = summariseFile(arms, opts.peak, opts.cpu_default_peak);
+/** An infer run file from the parts that differ by target; the rest comes from the options. */
+export function inferFile(
+  opts: Omit<InferOptions, 'baseUrl' | 'models'>,
+  identity: JournalIdentity,
+  p: Pick<InferRunFile, 'target' | 'arms'> & Pick<InferRunFile['receipts'], 'ollama_version' | 'transforms' | 'resumes'> & { started: Date; order: string; options: object; notes: string[] },
+): InferRunFile {
   return {
     format: 'joulebench-infer/1',
-    started_utc: started.toISOString(),
-    finished_utc: finished.toISOString(),
-    prompt_sha256: sha,
+    started_utc: p.started.toISOString(),
+    finished_utc: (opts.now ?? (() => new Date()))().toISOString(),
+    prompt_sha256: identity.prompt_sha256,
     prompt_source: opts.prompt_source,
     prompt_chars: opts.prompt.length,
-    target: { kind: 'ollama', base_url: redactQuery(client.baseUrl) },
-    protocol: {
-      order: 'per arm: cold runs (keep_alive 0, then absent from /api/ps, before each), warmup (discarded), scored runs',
-      cold: opts.cold,
-      warmup: opts.warmup,
-      runs: opts.runs,
-      threads: identity.threads,
-      options: requestOptions(opts, null),
-      notes: [
-        'cold load times are floors: unloading the model does not drop the page cache, so a cold run is a warm-disk reload unless the cache was dropped by hand',
-        'thread arms differ in configuration: ratios between them, and between machines, are configuration-inclusive, not silicon-pure',
-      ],
-    },
+    target: p.target,
+    protocol: { order: p.order, cold: opts.cold, warmup: opts.warmup, runs: opts.runs, threads: identity.threads, options: p.options, notes: p.notes },
     receipts: {
       host: opts.host,
-      ollama_version,
+      ollama_version: p.ollama_version,
       joulebench_version: VERSION,
       node_version: process.version,
       argv: opts.argv,
       meter: opts.meter ? { id: opts.meter.id, source: opts.meter.source, ...opts.meter.describe() } : { id: null, note: opts.meter_note ?? 'no meter: energy is null' },
       gpu_snapshot_cmd: opts.gpu_snapshot_cmd,
       machine_peak: { configured: opts.peak, cpu_default: opts.cpu_default_peak },
-      transforms: transforms.toJSON(),
-      resumes,
+      transforms: p.transforms,
+      resumes: p.resumes,
     },
-    arms,
-    summary,
+    arms: p.arms,
+    summary: summariseFile(p.arms, opts.peak, opts.cpu_default_peak),
   };
 }
 
+/** `n` runs of one phase of an arm, each announced and journaled as it finishes. */
+export async function runPhase(
+  opts: Pick<InferOptions, 'journal' | 'onProgress'>,
+  id: string,
+  phase: InferPhase,
+  n: number,
+  one: (i: number) => Promise<InferRun>,
+): Promise<InferRun[]> {
+  const out: InferRun[] = [];
+  for (let i = 0; i < n; i++) {
+    opts.onProgress?.(`${id}: ${phase === 'scored' ? 'run' : phase} ${i + 1}/${n}`);
+    const r = await one(i);
+    out.push(r);
+    opts.journal?.write({ event: 'run', arm: id, run: r });
+  }
+  return out;
+}
+
+/** Whether the arm's GPU snapshot changed, and the finding that says so. */
+export function contamination(receipts: ArmReceipts): Pick<InferArm, 'contaminated' | 'contamination'> {
+  const contaminated = receipts.gpu_snapshot === 'changed';
+  const contamination = contaminated ? `GPU snapshot changed during the arm: before ${JSON.stringify(receipts.nvidia_before)}, after ${JSON.stringify(receipts.nvidia_after)}` : null;
+  return { contaminated, contamination };
+}
+
+/** One request's work under a meter window (none for a target that reports its own energy), and its energy fields. */
+export async function metered<T>(meter: Meter | null, decoded: (out: T) => number | null, work: () => Promise<T>): Promise<{ out: T; energy: RunEnergy }> {
+  const window = meter && !meter.usesTargetEnergy ? await meter.start() : null;
+  let out: T;
+  try {
+    out = await work();
+  } catch (e) {
+    await window?.stop();
+    throw e;
+  }
+  const reading = window ? await window.stop() : null;
+  const energy_j = reading?.joules ?? null;
+  const tokens = decoded(out);
+  const per = (a: number | null, b: number | null): number | null => (a === null || b === null || !(b > 0) ? null : round(a / b, 9));
+  const energy: RunEnergy = {
+    energy_j,
+    energy_basis: 'gross',
+    energy_source: energy_j === null ? 'none' : reading!.source,
+    below_floor: reading?.below_floor ?? false,
+    j_per_decoded_token: per(energy_j, tokens),
+    decoded_tokens_per_j: per(tokens, energy_j),
+  };
+  return { out, energy };
+}
+
+type RunEnergy = Pick<InferRun, 'energy_j' | 'energy_basis' | 'energy_source' | 'below_floor' | 'j_per_decoded_token' | 'decoded_tokens_per_j'>;
+
 /** What a journal is written for, from the options: a resume must match it (prompt, models, threads, URL, protocol). */
 export function inferIdentity(opts: InferOptions): JournalIdentity {
+  return journalIdentity(opts, opts.models, redactQuery(opts.baseUrl.replace(/\/+$/, '')), opts.num_ctx);
+}
+
+/** A journal identity; `base_url` names the target (Ollama's URL, or llamacpp's settings). */
+export function journalIdentity(opts: Omit<InferOptions, 'baseUrl' | 'models'>, models: readonly string[], base_url: string, num_ctx: number | undefined): JournalIdentity {
+  const { cold, warmup, runs, num_predict, seed, temperature } = opts;
   return {
     prompt_sha256: promptSha256(opts.prompt),
-    models: [...opts.models],
+    models: [...models],
     threads: uniqueThreads(opts.threads),
-    base_url: redactQuery(opts.baseUrl.replace(/\/+$/, '')),
-    protocol: {
-      cold: opts.cold,
-      warmup: opts.warmup,
-      runs: opts.runs,
-      num_predict: opts.num_predict,
-      seed: opts.seed,
-      temperature: opts.temperature,
-      num_ctx: opts.num_ctx ?? null,
-    },
+    base_url,
+    protocol: { cold, warmup, runs, num_predict, seed, temperature, num_ctx: num_ctx ?? null },
   };
 }
 
@@ -244,29 +297,14 @@ async function runArm(
   const before = opts.gpu_snapshot_cmd ? await gpuSnapshot(opts.gpu_snapshot_cmd) : null;
   const body = { model, prompt: opts.prompt, options: requestOptions(opts, num_thread) };
 
-  const cold_load: InferRun[] = [];
-  for (let i = 0; i < opts.cold; i++) {
-    opts.onProgress?.(`${id}: cold ${i + 1}/${opts.cold}`);
+  const cold_load = await runPhase(opts, id, 'cold', opts.cold, async (i) => {
     const ps_polls = await unloadAndConfirm(client, model, opts.unload_timeout_ms ?? 30_000, opts.poll_interval_ms ?? 100);
     const r = await timedRun(client, body, 'cold', i, opts.meter, now);
     r.unload = { keep_alive_0: true, absent_from_ps: true, ps_polls };
-    cold_load.push(r);
-    opts.journal?.write({ event: 'run', arm: id, run: r });
-  }
-  const warmup_discarded: InferRun[] = [];
-  for (let i = 0; i < opts.warmup; i++) {
-    opts.onProgress?.(`${id}: warmup ${i + 1}/${opts.warmup}`);
-    const r = await timedRun(client, body, 'warmup', i, opts.meter, now);
-    warmup_discarded.push(r);
-    opts.journal?.write({ event: 'run', arm: id, run: r });
-  }
-  const runs: InferRun[] = [];
-  for (let i = 0; i < opts.runs; i++) {
-    opts.onProgress?.(`${id}: run ${i + 1}/${opts.runs}`);
-    const r = await timedRun(client, body, 'scored', i, opts.meter, now);
-    runs.push(r);
-    opts.journal?.write({ event: 'run', arm: id, run: r });
-  }
+    return r;
+  });
+  const warmup_discarded = await runPhase(opts, id, 'warmup', opts.warmup, (i) => timedRun(client, body, 'warmup', i, opts.meter, now));
+  const runs = await runPhase(opts, id, 'scored', opts.runs, (i) => timedRun(client, body, 'scored', i, opts.meter, now));
 
   const listed = (await client.ps()).find((m) => sameModel(m.name, model) || sameModel(m.model, model));
   const after = opts.gpu_snapshot_cmd ? await gpuSnapshot(opts.gpu_snapshot_cmd) : null;
@@ -276,7 +314,6 @@ async function runArm(
     expires_at_utc: listed?.expires_at ? transforms.utc(listed.expires_at) : null,
     ...compareSnapshots(before, after),
   };
-  const contaminated = receipts.gpu_snapshot === 'changed';
   return {
     id,
     model,
@@ -289,10 +326,7 @@ async function runArm(
     warmup_discarded,
     runs,
     receipts,
-    contaminated,
-    contamination: contaminated
-      ? `GPU snapshot changed during the arm: before ${JSON.stringify(receipts.nvidia_before)}, after ${JSON.stringify(receipts.nvidia_after)}`
-      : null,
+    ...contamination(receipts),
   };
 }
 
@@ -335,13 +369,8 @@ async function timedRun(
   now: () => Date,
 ): Promise<InferRun> {
   const started_utc = now().toISOString();
-  const window = meter && !meter.usesTargetEnergy ? await meter.start() : null;
-  const r = await client.stream('/api/generate', body);
-  const reading = window ? await window.stop() : null;
+  const { out: r, energy } = await metered(meter, (o) => o.timings.eval_count, () => client.stream('/api/generate', body));
   const t = r.timings;
-  const energy_j = reading?.joules ?? null;
-  const energy_source: EnergySource = energy_j === null ? 'none' : reading!.source;
-  const per = (a: number | null, b: number | null): number | null => (a === null || b === null || !(b > 0) ? null : round(a / b, 9));
   return {
     phase,
     index,
@@ -357,12 +386,7 @@ async function timedRun(
     prefill_kind: phase === 'cold' ? 'cold' : 'cached-prefix',
     ttft_ms: r.ttft_ms === null ? null : round(r.ttft_ms, 3),
     e2e_ms: round(r.e2e_ms, 3),
-    energy_j,
-    energy_basis: 'gross',
-    energy_source,
-    below_floor: reading?.below_floor ?? false,
-    j_per_decoded_token: per(energy_j, t.eval_count),
-    decoded_tokens_per_j: per(t.eval_count, energy_j),
+    ...energy,
   };
 }
 

@@ -1,11 +1,7 @@
 import { median } from '../core/stats.js';
 import type { InferArm, InferRun, Labelled, MachinePeak, NamedRatio, PlausibilityCheck } from './types.js';
 
-/**
- * The counting rules of seed 004 as pure functions of an arm's runs: no I/O, no clock. Every figure
- * carries the name of its rule, and the statistics that have traps in them (warm prefill, bare "TTFT",
- * spread denominators, the default thread count) can only be read here under their honest names.
- */
+/** The counting rules of seed 004 as pure functions of an arm's runs; every figure carries its rule's name. */
 
 /** Rule 5's two spread statistics, by name. This kit's per-arm decode spread uses the first. */
 export const SPREAD_OVER_MEDIAN = '(max − min) ÷ median';
@@ -252,10 +248,7 @@ export interface ThreadSweep {
   note: string;
 }
 
-/**
- * Rule 4: per model, the best thread count beside the default, as a ratio. Contaminated arms are
- * excluded. Arms within 1% of the fastest tie; the one with the smallest spread wins.
- */
+/** Rule 4: per model, the best thread count over the default; arms within 1% of the fastest tie, the stablest wins. */
 export function threadSweep(model: string, arms: readonly InferArm[]): ThreadSweep {
   const mine = arms.filter((a) => a.model === model);
   const excluded = mine.filter((a) => a.contaminated).map((a) => ({ id: a.id, reason: a.contamination ?? 'contaminated' }));
@@ -317,10 +310,7 @@ export interface InferSummary {
   warnings: string[];
 }
 
-/**
- * Per model, each clean arm whose decode median is under {@link DECODE_COLLAPSE_FRACTION} of the fastest
- * arm's: a warning naming both and the usual cause, oversubscribed threads.
- */
+/** Per model, a warning for each clean arm decoding under {@link DECODE_COLLAPSE_FRACTION} of the fastest one's. */
 export function decodeCollapses(arms: readonly InferArm[]): { id: string; warning: string }[] {
   const out: { id: string; warning: string }[] = [];
   for (const model of new Set(arms.map((a) => a.model))) {

@@ -5,11 +5,7 @@ import type { InferArm } from './types.js';
 import { summariseFile } from './summary-file.js';
 import { SPREAD_OVER_MEDIAN } from './stats.js';
 
-/**
- * The table of arms for people. Statistics are recomputed from each file's runs (never read from its
- * summary), so the rules are applied by this code, whatever wrote the file. Contaminated arms are
- * listed, named, with no figures.
- */
+/** The table of arms, statistics recomputed from each file's runs (never its summary); contaminated arms named, no figures. */
 export function renderInferTable(files: readonly { path: string; file: InferRunFile }[], width: number | null = null): string {
   const { head, rows: body, notes } = inferTableRows(files);
   const rows: string[][] = [head.map((h) => pc.dim(h)), ...body];
@@ -18,10 +14,7 @@ export function renderInferTable(files: readonly { path: string; file: InferRunF
   return [fits ? wide : foldedArms(head, body), '', ...LEGEND.map((l) => pc.dim(l)), ...(notes.length ? ['', ...notes] : [])].join('\n') + '\n';
 }
 
-/**
- * The table folded for a narrow terminal: one block per arm, a figure a line, so nothing wraps. The
- * numbers are the wide table's, cell for cell.
- */
+/** The wide table's figures folded for a narrow terminal: one block per arm, a figure a line. */
 function foldedArms(head: readonly string[], body: readonly string[][]): string {
   const label = Math.max(...head.slice(2).map((h) => h.length));
   return body
@@ -95,10 +88,7 @@ export function inferTableRows(files: readonly { path: string; file: InferRunFil
   return { head, rows, notes };
 }
 
-/**
- * An arm's name in the table: the default arm says whose default it is, and for llama.cpp run here,
- * the thread count it came to (`model@t=default (llama.cpp's default: 2 threads)`).
- */
+/** An arm's name in the table; the default arm says whose default it is (`model@t=default (llama.cpp's default: 2 threads)`). */
 export function armLabel(arm: Pick<InferArm, 'id' | 'num_thread' | 'threads'>): string {
   if (arm.num_thread !== null) return arm.id;
   return arm.threads !== undefined ? `${arm.id} (llama.cpp's default: ${arm.threads} thread${arm.threads === 1 ? '' : 's'})` : `${arm.id} (Ollama's default)`;

@@ -1,10 +1,6 @@
 import type { EnergySource } from '../core/types.js';
 
-/**
- * The shape of a `joulebench infer` run file (format `joulebench-infer/1`). Each arm (one model at
- * one thread count) has the fields seed 004's run files have: `cold_load[]`, `warmup_discarded`,
- * `runs[]`, receipts and UTC times. Pure types.
- */
+/** The shape of a `joulebench infer` run file (`joulebench-infer/1`), seed 004's fields per arm. */
 
 /** One `--threads` value: a count, or `default` (Ollama's choice; for llamacpp, the physical cores this process may use that are idle). */
 export type ThreadArm = number | 'default';
@@ -127,10 +123,6 @@ export interface PlausibilityCheck {
   ratio_to_peak: number | null;
   /** false: more FLOP/s than the machine can do. */
   plausible: boolean | null;
-  /**
-   * Set when implausible. `cached-prefix artifact`: a rate measured with the prompt already cached.
-   * `inputs wrong`: a rate from runs confirmed cold cannot be a cache hit, so the peak, the parameter
-   * count or the prompt-token count it was computed from is wrong.
-   */
+  /** When implausible: a cached-prompt rate is a `cached-prefix artifact`; a confirmed-cold one means `inputs wrong`. */
   flag: 'cached-prefix artifact' | 'inputs wrong' | null;
 }

@@ -5,11 +5,7 @@ export const LOCAL_OFFSET_TO_UTC = 'local-offset-to-utc';
 
 const STAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d+)?(Z|[+-]\d{2}:?\d{2})$/;
 
-/**
- * Converts an RFC 3339 timestamp with a numeric offset (Ollama's `expires_at`, local time) to the same
- * instant, Z-stamped. The fraction is kept digit for digit (Go writes nanoseconds; a JS Date would cut
- * them to ms). `converted` is false when it was already Z. Pure.
- */
+/** An RFC 3339 timestamp with a numeric offset as the same instant, Z-stamped, its fraction kept digit for digit (Go writes ns). */
 export function toUtc(stamp: string): { utc: string; converted: boolean; offset: string } {
   const m = STAMP.exec(stamp.trim());
   if (!m) throw new JoulebenchError('E_INPUT', `not an RFC 3339 timestamp: ${JSON.stringify(stamp)}`);

@@ -25,19 +25,12 @@ export interface CachedJudgement {
   completion_tokens: number | null;
 }
 
-/**
- * The cache key of a judgement: sha256 of (judge model, prompt hash, question, answer) — here the
- * exact messages the judge is sent, which hold the question turns, the answer(s) and any reference.
- * The same judge asked the same thing is never asked again; another judge or prompt is.
- */
+/** A judgement's cache key: sha256 of the judge model, prompt hash and the exact messages it is sent. */
 export function judgementKey(judge: string, prompt_hash: string, messages: readonly ChatMessage[]): string {
   return 'sha256:' + createHash('sha256').update(canonicalJson({ judge, prompt_hash, messages })).digest('hex');
 }
 
-/**
- * Judgements on disk, one JSON line each, appended as they are made (a crash loses none). A judgement
- * that failed (a judge error) is kept too, so a report can say so, but it is asked again next time.
- */
+/** Judgements on disk, a JSON line each, appended as made; a failed one is kept but asked again next time. */
 export class JudgementCache {
   private readonly map = new Map<string, CachedJudgement>();
 

@@ -3,11 +3,8 @@ import { canonicalJson } from '../core/canonical.js';
 import type { ChatMessage } from '../core/types.js';
 
 /**
- * joulebench's own judge prompts, in the verdict format of MT-Bench (Zheng et al. 2023): a rating in
- * double brackets, `[[7]]`, or for a pairwise comparison `[[A]]`, `[[B]]` or `[[C]]` (a tie). The
- * wording is ours; the verdict format is MT-Bench's, so its parsing rule applies unchanged. The rating
- * instructions show the format as `[[N]]`, never a readable verdict, so a judge that echoes its
- * instructions gives no score (the pairwise ones list all three choices, which cannot be read as one).
+ * joulebench's own judge prompts in MT-Bench's verdict format (Zheng et al. 2023): `[[7]]`, or `[[A]]`,
+ * `[[B]]`, `[[C]]` (tie). The instructions show `[[N]]`, so a judge that echoes them gives no score.
  */
 
 /** The rubric modes a judge runs in. */
@@ -67,10 +64,7 @@ const MODE_KINDS: Record<JudgeMode, readonly PromptKind[]> = {
   pairwise: ['compare', 'compare-turn'],
 };
 
-/**
- * `sha256:` + hex of the canonical JSON of every template a mode can use: a judgement's cache key and
- * the receipt carry it, so a changed prompt never reuses an old verdict.
- */
+/** The digest of every template a mode can use, in the cache key and receipt: a changed prompt never reuses a verdict. */
 export function promptHash(mode: JudgeMode): string {
   const used = Object.fromEntries(MODE_KINDS[mode].map((k) => [k, TEMPLATES[k]]));
   return 'sha256:' + createHash('sha256').update(canonicalJson({ mode, templates: used })).digest('hex');
@@ -94,11 +88,7 @@ function transcript(questions: readonly string[], answers: readonly string[]): s
   return questions.map((q, i) => `### User\n${q}\n\n### Assistant\n${answers[i] ?? ''}`).join('\n\n');
 }
 
-/**
- * Messages asking for a 1–10 rating. With `answers` per turn and more than one turn, the last turn is
- * rated in the context of the conversation before it (MT-Bench's turn-2 judging); a single answer to
- * all turns (a cascade joins them with `Follow-up:`) is rated against the questions together.
- */
+/** Messages asking for a 1–10 rating: with an answer per turn, the last turn in the conversation's context (MT-Bench's turn 2). */
 export function ratingPrompt(input: { questions: readonly string[]; answers: readonly string[]; reference?: readonly string[] }): {
   kind: PromptKind;
   messages: ChatMessage[];

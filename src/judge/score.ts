@@ -69,11 +69,8 @@ export interface JudgeResultsOptions {
 }
 
 /**
- * Scores a run's judged cases (`scorer: judge`, per suite or per case) in the `single` or
- * `single-reference` mode: each turn rated 1–10, `score` the mean rating, `weight` the score (seed
- * 000's `mt_bench_score_per_correct`), `passed` at `score ≥ pass`. A case whose target failed is not
- * judged (passed false, no score); a case with any `judge_error` is unscored (passed null). Other
- * results pass through unchanged. Returns new result objects.
+ * Scores a run's judged cases (`single` / `single-reference`): `score` the mean 1–10 turn rating, `weight`
+ * the score, `passed` at `score ≥ pass`; a failed target is not judged, a `judge_error` leaves it unscored.
  */
 export async function judgeResults(o: JudgeResultsOptions): Promise<{ results: CaseResult[]; tally: JudgeTally }> {
   if (o.judge.mode === 'pairwise') throw new JoulebenchError('E_USAGE', 'pairwise judging compares two runs: use rescore with --against');
@@ -150,10 +147,8 @@ export interface PairVerdict {
 }
 
 /**
- * Pairwise mode: each question both runs answered is shown to the judge twice, with the answers in
- * both orders, to cancel position bias (MT-Bench). A run wins a turn only when the judge prefers it in
- * both orders; disagreement between the orders is a tie; a `judge_error` in either order leaves the
- * turn undecided (null), never a win.
+ * Pairwise mode: each answer pair is judged in both orders (MT-Bench, against position bias); a win needs
+ * both, disagreement is a tie, a `judge_error` in either leaves the turn undecided (null).
  */
 export async function judgePairwise(o: {
   a: readonly CaseResult[];

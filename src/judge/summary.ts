@@ -48,12 +48,7 @@ export interface MtBenchBlock {
   judge_share_usd: number | null;
 }
 
-/**
- * The MT-Bench block of a judged run. Pure. Categories are the results' datasets (an MT-Bench
- * question's category). `joules_per_mt_bench_point = total_joules / Σ score` (seed 000's formula
- * with `mt_bench_score_per_correct` = each case's score); the judge's own energy and dollars are
- * reported beside it and never added to it.
- */
+/** The MT-Bench block of a judged run: `joules_per_mt_bench_point = total_joules / Σ score`; the judge's own cost beside it, never in it. */
 export function mtBenchBlock(results: readonly CaseResult[], report: BenchReport, tally: JudgeTally, info: JudgeInfo): MtBenchBlock {
   const judgedCases = results.filter((r) => r.phase === 'scored' && isJudged(r));
   const byCat = new Map<string, CaseResult[]>();

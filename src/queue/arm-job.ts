@@ -11,11 +11,8 @@ import type { ArmJob, Labels } from './job.js';
 const LOCAL_ONLY = ['out', 'results', 'receipt', 'resume', 'overwrite', 'history', 'meter_options', 'argv'] as const;
 
 /**
- * Turns a local session spec (what a local sweep would run) into a queue job a worker on another
- * machine can run: the config file becomes an inline config, a suite file travels as text, paths and
- * meter settings of this machine are left out (the worker uses its own). Secrets stay out: keys are
- * named by `credentialsRef`/`credentials_ref` and read on the worker. The job names this joulebench's
- * version and the arm's suite digest, which a worker checks against its own before it runs anything.
+ * A local session spec as a queue job for another machine: config inline, suite file as text, this
+ * machine's paths and meters left out, no secrets; with the version and suite digest the worker checks.
  */
 export function armJobOf(sweep_id: string, arm: string, spec: SessionSpec, where?: Labels): ArmJob {
   const out: Record<string, unknown> = { ...spec };

@@ -11,10 +11,7 @@ export interface QueueConnection {
   display: string;
 }
 
-/**
- * Parses `redis://[[user]:password@]host:port[/db]`. The password may instead come from
- * `--queue-password-ref env:NAME`. Throws E_USAGE naming the flag for anything else.
- */
+/** Parses `redis://[[user]:password@]host:port[/db]` (or the password from `--queue-password-ref`); E_USAGE otherwise. */
 export function parseQueueUrl(url: string, passwordRef: string | undefined, env: NodeJS.ProcessEnv, flag = '--queue'): QueueConnection {
   let u: URL;
   try {
@@ -62,11 +59,7 @@ export function redactQueue(message: string, c: Pick<QueueConnection, 'password'
 /** Redis's replies to a connection whose credentials it does not accept. */
 const AUTH_REFUSED = /^(WRONGPASS|NOAUTH|WRONGUSER)\b/;
 
-/**
- * Connects once, without retries, and throws E_USAGE (one line, exit 2) when Redis refuses the
- * credentials: the queue's own clients retry forever, so a wrong password would otherwise never end.
- * A Redis that cannot be reached is left to them (they wait for it, as for a restart).
- */
+/** Connects once to refuse wrong credentials (E_USAGE): the queue's clients would retry them forever. An unreachable Redis is left to them. */
 export async function checkQueueCredentials(c: QueueConnection): Promise<void> {
   const { Redis } = await import('ioredis');
   const probe = new Redis({ ...redisOptions(c), lazyConnect: true, maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => null, connectTimeout: 5000 });

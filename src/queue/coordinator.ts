@@ -57,12 +57,9 @@ interface ArmState {
 }
 
 /**
- * Runs arms on a BullMQ queue and collects them: enqueues one job per arm × suite (a stable job id,
- * so a restarted coordinator re-attaches to running jobs instead of enqueueing twice), appends every
- * record workers stream back to the arm's results file as it arrives (each case once, whichever
- * worker sent it), and writes the report and receipt a worker returns. Finished cases are on the
- * coordinator's disk as they arrive: a Redis restart loses none of them, and a job Redis forgot is
- * enqueued again with those cases streamed back first, so a worker resumes from them.
+ * Runs arms on a BullMQ queue: one job per arm × suite under a stable id (a restart re-attaches), every
+ * streamed record appended to the arm's results file as it arrives (each case once), so a Redis restart
+ * loses nothing and a forgotten job is enqueued again with its cases streamed back first.
  */
 export async function runArmsOnQueue(o: CoordinatorOptions): Promise<QueueArmOutcome[]> {
   const { Queue, Job } = await import('bullmq');
@@ -147,12 +144,7 @@ export async function runArmsOnQueue(o: CoordinatorOptions): Promise<QueueArmOut
   return states.map((s) => s.done!);
 }
 
-/**
- * Appends the records that arrived since the last read to the arm's results file (each case once).
- * A batch is on disk before `onRecord` hears of any of its records, and the arm's state (header
- * written, cases written) changes only once the append succeeded: a callback or a write that throws
- * loses nothing, the same records are read again on the next poll.
- */
+/** Appends the records that arrived to the arm's results file (each case once); state changes only after the append, so a throw loses nothing. */
 async function drain(redis: import('ioredis').Redis, s: ArmState, o: CoordinatorOptions, log: (line: string) => void): Promise<void> {
   for (;;) {
     const start = s.lastId === '-' ? '-' : `(${s.lastId}`;

@@ -8,12 +8,7 @@ export type Labels = Record<string, string>;
 
 const label = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'labels are letters, digits, _ . - (1–64 chars)');
 
-/**
- * One arm × suite as a queue job: the session spec (plain data; the config inline, never a secret:
- * keys are named by `credentials_ref` and read from the worker's own environment), the suite's text
- * when it is a local file (the worker has no access to the coordinator's disk), and the labels a
- * worker must have. Validated by the worker with the same schema; a malformed job fails with the reason.
- */
+/** One arm × suite as a queue job: the session spec (no secret: keys by `credentials_ref`), a local suite's text, the labels required. */
 export const ArmJobSchema = z
   .object({
     format: z.literal('joulebench-arm-job/1'),
@@ -48,11 +43,7 @@ export function jobProblem(data: unknown): string | null {
   return null;
 }
 
-/**
- * Why this worker (joulebench `version`) must not run a job from a coordinator of another version
- * (one line naming both), or null. A job that names no version comes from a coordinator older than
- * this check.
- */
+/** Why this worker must not run a job from a coordinator of another version (one line naming both), or null. */
 export function versionProblem(job: Pick<ArmJob, 'joulebench_version'>, version: string): string | null {
   if (job.joulebench_version === version) return null;
   const theirs = job.joulebench_version === undefined ? 'a joulebench too old to name its version' : `joulebench ${job.joulebench_version}`;
@@ -66,10 +57,7 @@ export function queueNameFor(where: Labels | undefined): string {
   return `${QUEUE_PREFIX}.${keys.map((k) => `${k}=${where![k]}`).join(',')}`;
 }
 
-/**
- * Every queue a worker with these labels serves: one per subset of its labels (a job requiring
- * `{gpu: h100}` is served by a worker labelled `gpu=h100,site=a`). At most 2^6 queues.
- */
+/** Every queue a worker with these labels serves: one per subset of its labels (at most 2^6). */
 export function queuesServedBy(labels: Labels): string[] {
   const entries = Object.entries(labels).sort(([a], [b]) => a.localeCompare(b));
   if (entries.length > 6) throw new RangeError('at most 6 worker labels');

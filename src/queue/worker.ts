@@ -45,10 +45,8 @@ export interface ArmJobResult {
 }
 
 /**
- * A queue worker: pulls arm jobs (BullMQ on Redis) from every queue its labels serve and runs each
- * as an ordinary local session — its own meters, idle calibration and receipt — streaming every
- * results record back through a Redis stream as it is written, and returning the report and receipt.
- * A job whose records were partly streamed by a worker that died is resumed from them.
+ * A queue worker: runs arm jobs from every queue its labels serve as local sessions (its own meters),
+ * streaming each results record back through Redis; a job a dead worker partly streamed resumes from them.
  */
 export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   const { Worker, UnrecoverableError } = await import('bullmq');

@@ -28,11 +28,7 @@ export const choiceScorer: Scorer = {
   },
 };
 
-/**
- * Why `expected` cannot be scored by `choice` for a case with these choices, or `null` when it can:
- * it must be one of the option letters (A–D when the case lists no choices; the scorer assumes four).
- * A choice's text, or a letter past the last option, could never match: refused at load.
- */
+/** Why `expected` is not one of the case's option letters (A–D when it lists none), or `null`: it could never match. */
 export function choiceProblem(expected: string, choices: readonly string[] | undefined): string | null {
   const n = Math.min(26, Math.max(1, choices?.length ?? 4));
   const letters = ALPHABET.slice(0, n);

@@ -3,11 +3,7 @@ import type { Scorer } from '../core/types.js';
 
 const compiled = new Map<string, RE2JS>();
 
-/**
- * Compiles an expected answer with RE2 semantics (the `re2js` engine: linear time in the answer's
- * length, so a pattern such as `^(a+)+$` cannot stall a run). RE2 syntax: no backreferences and no
- * lookaround. Throws the engine's syntax error; the suite loader turns it into a line naming the case.
- */
+/** Compiles an expected answer with RE2 (`re2js`: linear time, so `^(a+)+$` cannot stall a run); throws its syntax error. */
 export function compileExpected(pattern: string): RE2JS {
   let re = compiled.get(pattern);
   if (!re) {

@@ -73,12 +73,7 @@ function boundaryAfter(s: string, end: number, numeric: boolean): boolean {
   return true;
 }
 
-/**
- * Whether the character at `i` (or ending just before `i`) is a word character or a decimal digit:
- * an ASCII character is decided by its code (letters, digits, `_`; digits), anything else by the
- * Unicode classes above. Scoring runs once a case, and on a fast target these tests were a visible
- * part of the runner's cost (`npm run bench`).
- */
+/** Whether the character at `i` (or ending before it) is a word character or a digit; ASCII by code, for speed. */
 function wordAt(s: string, i: number): boolean {
   const code = s.charCodeAt(i);
   return code < 0x80 ? asciiWord(code) : WORD.test(charAt(s, i));

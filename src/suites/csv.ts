@@ -11,10 +11,7 @@ export interface CsvRecord {
   fields: string[];
 }
 
-/**
- * RFC 4180 CSV: quoted fields may hold commas, newlines and doubled quotes. Returns rows of fields
- * with the 1-based line each row starts on; blank lines are skipped.
- */
+/** RFC 4180 CSV (quoted fields may hold commas, newlines and doubled quotes); blank lines are skipped. */
 export function parseCsv(text: string): CsvRecord[] {
   const p = new CsvParser();
   const rows = p.push(text);
@@ -22,12 +19,7 @@ export function parseCsv(text: string): CsvRecord[] {
   return rows;
 }
 
-/**
- * {@link parseCsv} fed a piece of text at a time (a file read in chunks): the same records, whatever
- * the pieces (a quoted field, a doubled quote or a CRLF may be split between two). `push` returns the
- * records completed by that piece; `end` the last one. State kept between pieces: the record and
- * field being read, and whether the piece ended just after a quote or a CR.
- */
+/** {@link parseCsv} fed a piece at a time: `push` returns the records a piece completes, `end` the last one. */
 export class CsvParser {
   private fields: string[] = [];
   private field = '';

@@ -19,11 +19,8 @@ export function caseDescriptor(c: Case): Record<string, unknown> {
 }
 
 /**
- * The suite digest: `sha256:` + hex sha256 of the canonical JSON of
- * `{cases: [caseDescriptor…], name, scorer, version}` — exactly which cases were selected and how
- * they are asked (prompt as sent, expected, choices, weight) and scored. Two runs are comparable only
- * when their digests match. Encoded case by case into a reused buffer, so a 100,000-case suite never becomes one string.
- * A suite that defines its own digest (MMLU: ids + version, seed 003) keeps it.
+ * The suite digest: `sha256:` + hex sha256 of the canonical JSON of `{cases: [caseDescriptor…], name,
+ * scorer, version}`; runs are comparable only when they match. A suite's own digest (MMLU's) is kept.
  */
 export function suiteDigest(suite: Suite): string {
   if (suite.digest !== undefined) return suite.digest;
@@ -33,18 +30,13 @@ export function suiteDigest(suite: Suite): string {
   return d.digest(suite);
 }
 
-/**
- * {@link suiteDigest} built case by case, for a suite read as a stream (a JSONL file): the same bytes
- * hashed in the same order, so a streamed suite's digest equals the in-memory one's. `digest()` may be
- * called more than once (for different versions); it does not end the hash of the cases.
- */
+/** {@link suiteDigest} built case by case (a streamed suite); `digest()` may be called more than once. */
 export class SuiteDigester {
   private readonly hash = createHash('sha256');
   // Each case's canonical JSON is encoded straight into a reusable buffer, hashed a buffer at a time:
   // making a string per case cost more than the hashing (≈ 0.4 µs a case, `npm run bench`).
   private buf = Buffer.allocUnsafe(1 << 16);
   private used = writeAscii(this.buf, 0, '{"cases":[');
-  /** Cases added so far. */
   count = 0;
 
   add(c: Case): void {

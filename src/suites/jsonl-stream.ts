@@ -16,11 +16,7 @@ export function isStreamed(s: Suite | StreamedSuite): s is StreamedSuite {
   return 'stream' in s;
 }
 
-/**
- * A streamed suite's cases read into memory, one pass (a judge, `rescore`, a library caller of
- * `loadSuite`). `ownDigest`: the suite defines its digest (MMLU); else `suiteDigest` computes the same
- * one from the cases.
- */
+/** A streamed suite's cases read into memory in one pass; `ownDigest`: keep the suite's digest (MMLU). */
 export function inMemory(s: StreamedSuite, ownDigest: boolean): Suite {
   const cases: Case[] = [];
   for (const batch of s.stream.batches()) for (const c of batch) cases.push(c);
@@ -38,32 +34,16 @@ export interface JsonlStreamOptions {
   selection?: Selection;
   /** Relabels the suite's version before the selection is appended (`params.retry`: `…/retry-N`). */
   relabel?: (version: string) => string;
-  /** Bytes read at a time (tests use small ones). */
   chunkBytes?: number;
-  /**
-   * Each selected case as the first pass reads it, with its place in the selection (a reader that wants
-   * a few cases of the file, e.g. the HTML report's prompts, needs no second pass). The file is not
-   * checked whole yet: the call does not mean the suite loads.
-   */
+  /** Each selected case as the first pass reads it, before the whole file is checked. */
   onSelected?: (index: number, c: Case) => void;
 }
 
 /**
- * A JSONL suite read as a stream, in two passes over the file:
- *
- * 1. now: every line is parsed and validated (the checks and messages of `loadSuiteFile`, in the same
- *    order of precedence: bad UTF-8, then the first line that is not JSON, then the first schema
- *    problem, then the first duplicate id, bad regex or bad choice), the selected cases are counted
- *    and digested. Nothing is kept but a 64-bit fingerprint of each id (for duplicates); a bad line at
- *    the very end refuses the run before any case is sent, and the results file's header (written
- *    first) gets the digest.
- * 2. per pass of the run (`stream.batches()`): the file is read again, each line validated again, and
- *    the selected cases handed over `STREAM_BATCH` at a time. The file must be the one checked: its
- *    size, mtime and inode are compared when it is opened, and the cases' digest when the pass ends
- *    (before its last batch is handed over): a change is E_SUITE, and the run ends without its `end`
- *    record (the results file reads as interrupted, never as complete).
- *
- * The digest is byte for byte `suiteDigest(loadSuiteFile(path))`'s (after the same selection).
+ * A JSONL suite read as a stream, in two passes. Now: every line is validated with `loadSuiteFile`'s
+ * checks, messages and precedence, and the selection counted and digested (only an id fingerprint per
+ * case is kept). Per pass of the run (`stream.batches()`): the file is read again, its stamp compared
+ * on open and its digest before the last batch; a change is E_SUITE. The digest is `loadSuiteFile`'s.
  */
 export function streamJsonlSuite(path: string, opts: JsonlStreamOptions = {}): StreamedSuite {
   const where = `suite ${path}`;
@@ -174,12 +154,7 @@ export function streamJsonlSuite(path: string, opts: JsonlStreamOptions = {}): S
   return { name, version, scorer: file.scorer, source: where, digest, judged, stream: { count, batches } };
 }
 
-/**
- * One more pass over a file whose first pass saw some id fingerprint twice: the ids with those
- * fingerprints are collected (only those: a handful, unless the file was made to collide), and the
- * first case whose id really repeats is the error. Fingerprints that merely collided are no error.
- * One pass whatever the number of collisions, so ids crafted to collide cost time linear in the file.
- */
+/** One more pass when an id fingerprint repeated: the first case whose id really repeats (a mere collision is no error). */
 function firstDuplicate(path: string, opts: Parameters<typeof fileLines>[1], where: string, suspects: ReadonlySet<string>, before: number): JoulebenchError | null {
   const firstAt = new Map<string, number>();
   let i = 0;
@@ -205,16 +180,12 @@ function firstDuplicate(path: string, opts: Parameters<typeof fileLines>[1], whe
 
 /**
  * The 53-bit fingerprints of a suite's ids (8 bytes a case, in 4 KiB chunks split 256 ways by their top
- * bits: no table to grow, nothing copied, ~1 MiB of slack at most), and at the end the fingerprints
- * seen more than once: enough to find duplicate ids among a million cases without holding a million
- * strings. A repeated fingerprint is only a suspect: the caller confirms it against the file.
+ * bits), to find repeated ids among millions of cases without holding the strings; a repeat is a suspect only.
  */
 export class IdFingerprints {
   private buckets: Float64Array[][] = Array.from({ length: BUCKETS }, () => []);
-  /** Fingerprints in each bucket's last chunk. */
   private used = new Uint16Array(BUCKETS).fill(CHUNK);
 
-  /** Adds `id`'s fingerprint. */
   add(id: string): void {
     const fp = fingerprint(id);
     const b = Math.floor(fp / BUCKET_SPAN);
@@ -244,7 +215,6 @@ export class IdFingerprints {
     return out;
   }
 
-  /** The fingerprint as text (a set key). */
   static key(id: string): string {
     return String(fingerprint(id));
   }
@@ -255,10 +225,7 @@ const BUCKETS = 256;
 const CHUNK = 512;
 const BUCKET_SPAN = 2 ** 45;
 
-/**
- * Seeded per process: a suite cannot be written so that its ids collide (which would crowd one
- * probe sequence and turn the table quadratic); fingerprints never leave the process.
- */
+/** Seeded per process, so a suite cannot be written so that its ids collide. */
 const SEED = randomBytes(8);
 const SEED_A = SEED.readUInt32LE(0);
 const SEED_B = SEED.readUInt32LE(4);

@@ -1,6 +1,6 @@
 import { closeSync, fstatSync } from 'node:fs';
-import { JoulebenchError, type ErrorCode } from '../core/errors.js';
-import { LineChunks, openRegularFile } from '../read-text.js';
+import type { ErrorCode } from '../core/errors.js';
+import { failWith, LineChunks, openRegularFile } from '../read-text.js';
 
 /** What a line reader saw of the file when it opened it: a later pass compares, to notice a changed file. */
 export interface FileStamp {
@@ -10,27 +10,18 @@ export interface FileStamp {
 }
 
 /**
- * The lines of a UTF-8 text file, one at a time, with their 1-based numbers (`text.split('\n')`'s:
- * blank lines counted, the last line yielded even without a newline): memory stays at one 64 KiB read
- * buffer plus the longest line, whatever the file's size. The guards are readTextFile's (regular files
- * only, the input size limit, UTF-8 with the byte offset of the first bad sequence, a leading BOM
- * skipped), with its messages. The file is closed when the loop over the lines ends, however it ends.
+ * The lines of a UTF-8 text file with their 1-based numbers (`text.split('\n')`'s), in one 64 KiB buffer
+ * plus the longest line, under readTextFile's guards and messages; closed when the loop ends.
  */
 export function* fileLines(
   path: string,
   opts: {
     code: ErrorCode;
-    /** How messages name the file. */
     where: string;
-    /** Appended to the "no such file" message. */
     suffix?: string;
-    /** Called with the file's size, mtime and inode once it is open, before a byte is read. */
     onOpen?: (stamp: FileStamp) => void;
     chunkBytes?: number;
-    /**
-     * A results file: bytes after the last newline are a line torn by a kill, neither decoded nor
-     * yielded; `onEnd` gets the byte counts. Each line then carries its byte offset and length.
-     */
+    /** A results file: bytes after the last newline are a torn line, not yielded; lines carry byte offsets and lengths. */
     torn?: { onEnd: (end: { good_bytes: number; torn_bytes: number }) => void };
   },
 ): Generator<{ line: string; n: number; offset: number; bytes: number }, void, undefined> {
@@ -39,8 +30,6 @@ export function* fileLines(
   try {
     for (;;) {
       const eof = c.fill() === 0;
-      // Every complete line read so far is validated and decoded at once (per chunk, not per line);
-      // at the end of the file, the rest is the last line.
       if (eof && opts.torn) {
         opts.torn.onEnd({ good_bytes: c.base + c.start, torn_bytes: c.end - c.start });
         return;
@@ -65,13 +54,7 @@ export function* fileLines(
   }
 }
 
-
-/**
- * The text of a UTF-8 file a piece at a time: each piece ends just after a newline (the last one at
- * the end of the file), so joined they are exactly `readTextFile`'s text, and no piece splits a
- * character. The guards, messages and memory are {@link fileLines}'s; for readers that keep their own
- * state across lines (a CSV quoted field may span several; a JSON document is one text).
- */
+/** The text of a UTF-8 file in pieces that each end after a newline (joined: `readTextFile`'s text), under {@link fileLines}' guards. */
 export function* fileText(
   path: string,
   opts: { code: ErrorCode; where: string; onOpen?: (stamp: FileStamp) => void; chunkBytes?: number },
@@ -92,18 +75,12 @@ export function* fileText(
   }
 }
 
-/**
- * Opens a regular file for {@link fileLines} or {@link fileText} (their guards and messages), tells
- * `onOpen` its stamp, and gives the chunked reader over it; the caller closes `fd`.
- */
+/** Opens a file for {@link fileLines} or {@link fileText}, tells `onOpen` its stamp; the caller closes `fd`. */
 function openChunks(
   path: string,
   opts: { code: ErrorCode; where: string; onOpen?: (stamp: FileStamp) => void; chunkBytes?: number; suffix?: string },
 ): { fd: number; c: LineChunks } {
   const { code, where, onOpen } = opts;
-  const fail = (why: string): never => {
-    throw new JoulebenchError(code, `${where}: ${why}`);
-  };
   const { fd } = openRegularFile(path, code, { where, ...(opts.suffix !== undefined ? { suffix: opts.suffix } : {}) });
   try {
     if (onOpen) {
@@ -114,5 +91,5 @@ function openChunks(
     closeSync(fd);
     throw e;
   }
-  return { fd, c: new LineChunks(fd, opts.chunkBytes ?? 1 << 16, fail) };
+  return { fd, c: new LineChunks(fd, opts.chunkBytes ?? 1 << 16, failWith(code, where)) };
 }

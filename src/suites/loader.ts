@@ -77,11 +77,7 @@ export function duplicateId(where: string, i: number, id: string, prev: number):
   return new JoulebenchError('E_SUITE', `${where}: case ${i} (id ${quote(id)}): id: duplicates case ${prev}`);
 }
 
-/**
- * One validated case as the runner takes it; a regex that does not compile or an `expected` that is
- * not one of the choices is refused here, before the run starts, naming where it is. Shared by the
- * in-memory loader and the streamed JSONL reader (jsonl-stream.ts), so both refuse alike.
- */
+/** One validated case as the runner takes it (a bad regex or choice refused, naming it), for both suite loaders. */
 export function toCase(c: CaseFile, i: number, where: string, file: { name: string; scorer: SuiteFile['scorer'] }): Case {
   if ((c.scorer ?? file.scorer) === 'regex' && c.expected !== null) {
     try {

@@ -14,10 +14,7 @@ export interface FetchMmluOptions {
   onPage?: (done: number, total: number) => void;
 }
 
-/**
- * Downloads cais/mmlu (config `all`) as JSONL rows `{question, subject, choices, answer}` in the
- * dataset's order, ready for `--suite mmlu --data`. Needs a network; the loader never does.
- */
+/** Downloads cais/mmlu (config `all`) as JSONL rows `{question, subject, choices, answer}`, for `--suite mmlu --data`. */
 export async function fetchMmluJsonl(opts: FetchMmluOptions = {}): Promise<string> {
   const split = opts.split ?? 'test';
   const f = opts.fetchFn ?? fetch;

@@ -27,12 +27,7 @@ import {
 import { withRetryLabel } from './retry-label.js';
 import { compileFilter, describeSelection, type Selection } from './select.js';
 
-/**
- * Loads MMLU questions from cais/mmlu-style JSON or JSONL rows (`question`, `subject`, `choices[4]`,
- * `answer` as 0–3 or A–D), a Hendrycks CSV (`question,A,B,C,D,answer`, subject from the file name),
- * or a directory of such files (sorted by name), into memory: {@link streamMmlu}'s cases, read once.
- * No MMLU questions ship with joulebench.
- */
+/** MMLU questions (cais/mmlu JSON or JSONL rows, Hendrycks CSVs, or a directory of them) in memory: {@link streamMmlu}'s cases. */
 export function loadMmlu(path: string, opts: MmluOptions = {}): Suite {
   return inMemory(streamMmlu(path, opts), true);
 }
@@ -50,29 +45,15 @@ export function readMmluRows(path: string): MmluRow[] {
 }
 
 export interface MmluStreamOptions extends MmluOptions {
-  /** `--filter` / `--limit`, after `params.subjects` / `params.limit`: as `selectCases` applies them to `loadMmlu`'s suite. */
+  /** `--filter` / `--limit`, after `params.subjects` / `params.limit`. */
   selection?: Selection;
-  /** Bytes read at a time (tests use small ones). */
   chunkBytes?: number;
 }
 
 /**
- * MMLU data (`--suite mmlu --data`) read as a stream, in two passes over its files, like a JSONL
- * suite (jsonl-stream.ts):
- *
- * 1. now: every row of every file is read and checked, in the whole-file reader's order of precedence
- *    (per file: bad UTF-8, then the first line that is not JSON, then the first bad row; then no
- *    questions at all, then the first repeated id, then `params.subjects` naming a missing subject).
- *    The version label (a digest of every row's content) and the suite digest (seed 003's, over the
- *    selected ids) are hashed as the rows go by. Kept: a 64-bit fingerprint per id, the hashes, the
- *    first nine subjects in sorted order (for the missing-subject message) and, per file, a count per
- *    subject (ids of JSON rows without one are `<subject>-<n>`).
- * 2. per pass of the run (`stream.batches()`): the files are read again and the selected cases handed
- *    over `STREAM_BATCH` at a time; each file's size, mtime and inode are compared when it is opened,
- *    and the content digest and suite digest when the pass ends, before its last batch is handed over.
- *
- * Version, digest and cases are byte for byte `loadMmlu`'s (then `selectCases`' with a selection).
- * A `.json` file (or a `.jsonl` that is one JSON array) is one document: it is held while it is read.
+ * MMLU data (`--suite mmlu --data`) read as a stream in two passes, like a JSONL suite: now every row
+ * is checked (the whole-file reader's precedence) and the version and digest hashed; per pass of the
+ * run the files are read again, their stamps and digests compared. A `.json` document is held whole.
  */
 export function streamMmlu(path: string, opts: MmluStreamOptions = {}): StreamedSuite {
   const files = listMmluFiles(path);
@@ -158,34 +139,25 @@ export function streamMmlu(path: string, opts: MmluStreamOptions = {}): Streamed
 }
 
 interface ScanOptions {
-  /** `params.subjects` (null: every subject). */
+  /** `params.subjects` (null: every subject) and `params.limit`; `selection`: `--filter` / `--limit`. */
   subjects: ReadonlySet<string> | null;
-  /** `params.limit`. */
   limit: number;
-  /** `--filter` / `--limit` (null: none given). */
   selection: { re: RegExp | null; limit: number } | null;
 }
 
-/**
- * What one pass over the rows adds up, without keeping them: the hash of every row's content (the
- * default version label), the selection (`params.subjects`, `params.limit`, then `--filter` /
- * `--limit`) and its digest: seed 003's over the picked ids, or with a `--filter`/`--limit` the
- * content digest of the selected cases.
- */
+/** What one pass over the rows adds up without keeping them: the content hash, the selection and its digest. */
 class MmluScan {
   private readonly content = new BufferedHash('[');
   private readonly ids = new BufferedHash('{"ids": [');
   private readonly cases: SuiteDigester | null;
-  /** Rows read. */
   rows = 0;
-  /** Rows through `params.subjects` and `params.limit` (the suite `loadMmlu` makes). */
+  /** Rows through `params.subjects` and `params.limit`. */
   picked = 0;
 
   constructor(private readonly o: ScanOptions) {
     this.cases = o.selection ? new SuiteDigester() : null;
   }
 
-  /** Rows selected so far: the cases a pass asks. */
   get count(): number {
     return this.cases ? this.cases.count : this.picked;
   }
@@ -205,7 +177,7 @@ class MmluScan {
     return true;
   }
 
-  /** `digestOf(rows.map(mmluContent))`: what the default version label is cut from. */
+  /** The digest of every row's content but its id: what the default version label is cut from. */
   contentDigest(): string {
     return this.content.digest(']');
   }
@@ -217,7 +189,7 @@ class MmluScan {
   }
 }
 
-/** `canonicalJson(mmluContent(r))`, written directly: keys in sorted order, every value a string. */
+/** The canonical JSON of a row's content (no id), written directly: keys in sorted order. */
 function canonicalContent(r: MmluRow): string {
   const [a, b, c, d] = r.choices;
   const q = JSON.stringify;
@@ -266,12 +238,7 @@ class FirstSubjects {
   }
 }
 
-/**
- * The rows of one data file, in order, read a piece at a time. A problem is thrown when the file has
- * been read to its end, so the whole-file reader's precedence holds: bad UTF-8 anywhere (thrown by the
- * reader as it is met), then the first line that is not JSON, then the first bad row. Rows before a
- * problem are yielded; none after it.
- */
+/** The rows of one data file; a problem is thrown once the file is read to its end (the whole-file reader's precedence). */
 function* fileRows(file: string, pieces: Iterable<string>): Generator<MmluRow, void, undefined> {
   const ext = extname(file).toLowerCase();
   if (ext === '.csv') return yield* csvFileRows(file, pieces);
@@ -369,11 +336,7 @@ function* jsonFileRows(file: string, ext: string, pieces: Iterable<string>): Gen
   if (jsonProblem !== null || rowProblem !== null) throw jsonProblem ?? rowProblem;
 }
 
-/**
- * One more pass over files whose first pass saw some id fingerprint twice: the ids with those
- * fingerprints are collected (a handful, unless the data was made to collide) and the first row whose
- * id really repeats an earlier one is the answer; fingerprints that merely collided are no duplicate.
- */
+/** One more pass when an id fingerprint repeated: the first id that really repeats. */
 function firstDuplicate(files: readonly string[], read: (file: string) => Iterable<string>, suspects: ReadonlySet<string>): string | null {
   const seen = new Set<string>();
   for (const file of files) {

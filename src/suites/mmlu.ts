@@ -20,10 +20,9 @@ export interface MmluRow {
   answer: MmluLetter;
 }
 
+/** `params.subjects`, `params.limit` (the first N after them) and the version label's parts. */
 export interface MmluOptions {
-  /** Keep only these subjects (`params.subjects`). */
   subjects?: readonly string[];
-  /** Keep the first N after filtering, in file order (`params.limit`). */
   limit?: number;
   /** `params.retry.max_attempts` when `params.retry` is set: relabels the version `…/retry-N`. */
   retry_max_attempts?: number;
@@ -33,18 +32,9 @@ export interface MmluOptions {
   config_path?: string;
 }
 
-/**
- * Seed 003's digest, byte for byte the peer's (csbench, Python): `"sha256:" +
- * sha256(json.dumps({"ids": [...], "version": V}, sort_keys=True))`, with Python's default
- * separators (`", "`, `": "`) and `ensure_ascii` escaping (docs/integrity.md).
- */
+/** Seed 003's digest, byte for byte the peer's Python `json.dumps({"ids": [...], "version": V}, sort_keys=True)` (docs/integrity.md). */
 export function mmluDigest(ids: readonly string[], version: string): string {
   return 'sha256:' + createHash('sha256').update(pythonJsonDumps({ ids: [...ids], version }), 'utf8').digest('hex');
-}
-
-/** What of a row the default version label covers: its content, not its id. */
-export function mmluContent(r: MmluRow): Pick<MmluRow, 'subject' | 'question' | 'choices' | 'answer'> {
-  return { subject: r.subject, question: r.question, choices: r.choices, answer: r.answer };
 }
 
 /** The default version label from the digest of every row's content (`sha256:…`): `mmlu/local-<12 hex>`. */
@@ -70,10 +60,7 @@ export function mmluPrompt(r: Pick<MmluRow, 'subject' | 'question' | 'choices'>)
   ].join('\n');
 }
 
-/**
- * `params.subjects` names subjects the data does not hold. `firstKnown`: the data's first nine
- * subjects in sorted order (eight are named, a ninth adds `…`).
- */
+/** `params.subjects` names subjects the data does not hold; `firstKnown`: its first nine subjects, sorted. */
 export function missingSubjects(opts: Pick<MmluOptions, 'config_path'>, path: string, missing: readonly string[], firstKnown: readonly string[]): JoulebenchError {
   const some = firstKnown.slice(0, 8).join(', ');
   const where = opts.config_path ? `${opts.config_path}: ` : '';
@@ -149,10 +136,7 @@ export function jsonLineError(file: string, n: number, e: unknown): JoulebenchEr
   return new JoulebenchError('E_INPUT', `mmlu ${file}: line ${n}: not valid JSON (${(e as Error).message})`);
 }
 
-/**
- * One cais/mmlu-style row; `perSubject` counts the file's rows per subject so far (a row without an id
- * is `<subject>-<n>`, n counted from 0 within its subject, as the peer names it).
- */
+/** One cais/mmlu-style row; `perSubject` counts rows per subject, for ids of rows without one (`<subject>-<n>`). */
 export function jsonRow(value: unknown, where: string, perSubject: Map<string, number>): MmluRow {
   const o = (value ?? {}) as Record<string, unknown>;
   if (typeof o.subject !== 'string' || o.subject === '') throw new JoulebenchError('E_INPUT', `${where}: subject must be a non-empty string`);

@@ -30,11 +30,7 @@ export interface FetchMtBenchOptions {
   files?: readonly PinnedFile[];
 }
 
-/**
- * Downloads MT-Bench's question and reference files at the pinned commit and checks each against its
- * pinned sha256; a file whose bytes differ is refused (nothing is returned for it). Needs a network;
- * the loader (`--suite mt-bench --data`) never does.
- */
+/** Downloads MT-Bench's question and reference files at the pinned commit, each refused unless its sha256 is the pinned one. */
 export async function fetchMtBench(opts: FetchMtBenchOptions = {}): Promise<{ name: string; bytes: Buffer; sha256: string }[]> {
   const f = opts.fetchFn ?? fetch;
   const out: { name: string; bytes: Buffer; sha256: string }[] = [];

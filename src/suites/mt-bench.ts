@@ -36,12 +36,7 @@ export interface MtBenchOptions {
   references?: string;
 }
 
-/**
- * Loads MT-Bench questions in FastChat's `question.jsonl` form (`question_id`, `category`, `turns[]`,
- * optional `reference[]`), plus optional reference answers in FastChat's answer form. Each question
- * becomes a multi-turn case `mt-bench-<question_id>` with the category as its dataset, scored by the
- * judge (`expected: null`). No question ships with joulebench: `joulebench fetch mt-bench` downloads them.
- */
+/** Loads FastChat's MT-Bench `question.jsonl` (and optional reference answers): a judged multi-turn case per question. */
 export function loadMtBench(path: string, opts: MtBenchOptions = {}): Suite {
   const rows = readJsonl(path, questionSchema, 'E_SUITE', 'mt-bench questions');
   const refs = new Map<string, string[]>();

@@ -1,7 +1,4 @@
-/**
- * The retry label (seed 003): `params.retry` relabels a suite's version `…/retry-N` (N = max_attempts),
- * so its digest changes and a retried run is never taken for a clean one. Pure.
- */
+/** The retry label (seed 003): `params.retry` relabels a suite's version `…/retry-N`, so a retried run's digest differs. */
 const RETRY_SUFFIX = /\/retry-(\d+)$/;
 
 /** `version` with `/retry-N` appended when retry is on (`max_attempts` given). */
@@ -9,10 +6,7 @@ export function withRetryLabel(version: string, max_attempts: number | undefined
   return max_attempts === undefined ? version : `${version}/retry-${max_attempts}`;
 }
 
-/**
- * Why two suite versions differ when the difference is only the retry label, e.g.
- * `retry policy differs (retry-3 vs none)`; `null` when they differ otherwise (or not at all).
- */
+/** `retry policy differs (retry-3 vs none)` when two versions differ only in the retry label, else `null`. */
 export function retryDifference(baseline: string | undefined, candidate: string | undefined): string | null {
   if (baseline === undefined || candidate === undefined || baseline === candidate) return null;
   const b = RETRY_SUFFIX.exec(baseline);

@@ -30,11 +30,7 @@ export function describeSelection(sel: Selection): string {
   return [sel.filter !== undefined ? `filter=/${sel.filter}/` : null, sel.limit !== undefined ? `limit=${sel.limit}` : null].filter(Boolean).join(',');
 }
 
-/**
- * A suite cut down to the selected cases (by id, tag or dataset). The selection is written into the
- * suite's version, which the digest covers, so a report of a subset is never compared with the whole;
- * a suite-defined digest (MMLU's) is dropped for the content digest of the cases actually asked.
- */
+/** A suite cut down to the selected cases; the selection enters the version (so the digest), and MMLU's own digest is dropped. */
 export function selectCases(suite: Suite, sel: Selection): Suite {
   const what = describeSelection(sel);
   if (what === '') return suite;

@@ -95,11 +95,7 @@ const AXES: Record<'energy' | 'cost', { field: 'joules_per_correct' | 'usd_per_c
   cost: { field: 'usd_per_correct' },
 };
 
-/**
- * The sweep's one comparison, per suite: every arm with its intervals, the Pareto frontiers on
- * (accuracy ↑, J/correct ↓) and (accuracy ↑, $/correct ↓) with arms the intervals cannot separate from
- * the frontier marked, and each arm paired against the baseline. Pure; deterministic.
- */
+/** The sweep's comparison per suite: arms with intervals, the J/correct and $/correct frontiers, pairs against the baseline. */
 export function sweepComparison(
   sweep: { id: string; name: string; suites: readonly string[]; arms: readonly string[]; baseline: string | null },
   runs: readonly SweepArmRun[],

@@ -23,10 +23,7 @@ export interface SweepOptions {
   /** Idle calibration window for each run, ms. */
   idle_ms?: number;
   argv?: string[];
-  /**
-   * Run the arms on a queue (BullMQ on Redis) instead of here: one job per arm × suite, picked up by
-   * `joulebench worker` processes; every file lands in the sweep folder exactly as a local sweep's.
-   */
+  /** Run the arms on a queue (BullMQ on Redis) for `joulebench worker`s instead of here; the files land as a local sweep's. */
   queue?: import('../queue/connection.js').QueueConnection;
   /** Recorded in the state for `report DIR` (see SweepState.comparison). */
   comparison?: SweepComparisonSettings;
@@ -63,12 +60,7 @@ function suiteSlug(suite: string): string {
   return basename(suite).replace(/\.(jsonl|json|ya?ml)$/i, '').replace(/[^A-Za-z0-9._-]+/g, '_');
 }
 
-/**
- * Runs every arm × suite of a plan as an ordinary run (its own report, results JSONL and receipt under
- * the sweep's folder, recorded in the history with the sweep's id), arms one after another unless
- * `parallel_arms` says otherwise. The state file is written before and after each run, so a killed
- * sweep resumes with {@link resumeSweep}.
- */
+/** Runs every arm × suite of a plan as an ordinary run under the sweep's folder, the state file kept for {@link resumeSweep}. */
 export async function runSweep(planPath: string, opts: SweepOptions = {}, hooks: SweepHooks = {}): Promise<SweepOutcome> {
   const plan = loadPlan(planPath);
   const started = new Date();
@@ -105,10 +97,7 @@ export async function runSweep(planPath: string, opts: SweepOptions = {}, hooks:
   return { dir, state };
 }
 
-/**
- * Continues a killed sweep: finished runs are not run again, an interrupted run resumes from its results
- * file, the rest run. The plan file is read again and refused if it changed, naming the keys that differ.
- */
+/** Continues a killed sweep (finished runs kept, an interrupted one resumed); a changed plan is refused, naming the keys. */
 export async function resumeSweep(dir: string, opts: Omit<SweepOptions, 'out_dir'> & { plan_path?: string } = {}, hooks: SweepHooks = {}): Promise<SweepOutcome> {
   checkWriteDir(dir, '--resume');
   const state = readSweepState(dir);
@@ -124,11 +113,7 @@ export async function resumeSweep(dir: string, opts: Omit<SweepOptions, 'out_dir
   return { dir, state };
 }
 
-/**
- * Checks every arm × suite still to run before the first case of the first arm: the arm's config
- * (prices, timeouts, params), its target settings, its meter (it must read here) and its output
- * paths. A bad arm is one line naming the plan file and the arm (E_CONFIG, exit 2), and nothing runs.
- */
+/** Checks every arm × suite still to run (config, target, meter, output paths) before anything runs; a bad arm is E_CONFIG. */
 async function checkArms(state: SweepState, opts: SweepOptions, hooks: SweepHooks): Promise<void> {
   // A suite is read once for each set of params that changes it, not once per arm.
   const suitesChecked = new Set<string>();
@@ -179,9 +164,7 @@ async function execute(dir: string, state: SweepState, opts: SweepOptions, hooks
     }
   };
   await Promise.all(Array.from({ length: Math.min(parallel, arms.length) }, worker));
-  state.finished_utc = new Date().toISOString();
-  writeSweepState(dir, state);
-  if (failures.length > 0) hooks.onWarning?.(`${failures.length} run(s) failed: ${failures.join('; ')}`);
+  finish(dir, state, failures, hooks);
 }
 
 async function runOne(dir: string, state: SweepState, entry: SweepRunEntry, opts: SweepOptions, hooks: SweepHooks, shared: boolean): Promise<SessionResult> {
@@ -201,20 +184,15 @@ async function runOne(dir: string, state: SweepState, entry: SweepRunEntry, opts
   entry.error = null;
   writeSweepState(dir, state);
   hooks.onRun?.(entry, resume ? 'resume' : 'start');
-  const spec = armSessionSpec(arm, entry.suite, state.plan_path);
   const result = await runSession(
     {
-      ...spec,
+      ...entrySpec(state, arm, entry, opts),
       out: entry.report,
       results: entry.results,
       receipt: entry.receipt,
       ...(resume ? { resume: true } : { overwrite: true }),
-      ...(opts.bootstrap !== undefined ? { bootstrap: opts.bootstrap } : {}),
-      ...(opts.bootstrap_max_units !== undefined ? { bootstrap_max_units: opts.bootstrap_max_units } : {}),
-      ...(opts.idle_ms !== undefined ? { idle_ms: opts.idle_ms } : {}),
       ...(shared ? { shared: true } : {}),
       ...(opts.history !== undefined ? { history: opts.history } : {}),
-      labels: { sweep_id: state.id, sweep: state.plan.name, arm: entry.arm, suite: entry.suite },
       argv: opts.argv ?? [],
     },
     {
@@ -229,6 +207,24 @@ async function runOne(dir: string, state: SweepState, entry: SweepRunEntry, opts
   writeSweepState(dir, state);
   hooks.onRun?.(entry, 'done');
   return result;
+}
+
+/** One arm × suite's session spec with the sweep's statistics options and labels (no paths). */
+function entrySpec(state: SweepState, arm: ExpandedPlan['arms'][number], entry: SweepRunEntry, opts: SweepOptions) {
+  return {
+    ...armSessionSpec(arm, entry.suite, state.plan_path),
+    ...(opts.bootstrap !== undefined ? { bootstrap: opts.bootstrap } : {}),
+    ...(opts.bootstrap_max_units !== undefined ? { bootstrap_max_units: opts.bootstrap_max_units } : {}),
+    ...(opts.idle_ms !== undefined ? { idle_ms: opts.idle_ms } : {}),
+    labels: { sweep_id: state.id, sweep: state.plan.name, arm: entry.arm, suite: entry.suite },
+  };
+}
+
+/** Stamps the sweep finished and warns of the runs that failed. */
+function finish(dir: string, state: SweepState, failures: string[], hooks: SweepHooks): void {
+  state.finished_utc = new Date().toISOString();
+  writeSweepState(dir, state);
+  if (failures.length > 0) hooks.onWarning?.(`${failures.length} run(s) failed: ${failures.join('; ')}`);
 }
 
 /** `sweep --queue`: every unfinished arm × suite becomes a job; results come back into the same files. */
@@ -246,13 +242,7 @@ async function executeOnQueue(dir: string, state: SweepState, opts: SweepOptions
   });
   const arms = pending.map((entry) => {
     const arm = state.plan.arms.find((a) => a.name === entry.arm)!;
-    const spec = {
-      ...armSessionSpec(arm, entry.suite, state.plan_path),
-      ...(opts.bootstrap !== undefined ? { bootstrap: opts.bootstrap } : {}),
-      ...(opts.bootstrap_max_units !== undefined ? { bootstrap_max_units: opts.bootstrap_max_units } : {}),
-      ...(opts.idle_ms !== undefined ? { idle_ms: opts.idle_ms } : {}),
-      labels: { sweep_id: state.id, sweep: state.plan.name, arm: entry.arm, suite: entry.suite },
-    };
+    const spec = entrySpec(state, arm, entry, opts);
     entry.status = 'running';
     entry.error = null;
     hooks.onRun?.(entry, 'start');
@@ -291,9 +281,7 @@ async function executeOnQueue(dir: string, state: SweepState, opts: SweepOptions
     },
   });
   for (const d of done) d.entry.history_id = opts.history === false ? null : await recordQueued(d.report, d.receipt, d.entry, opts, hooks);
-  state.finished_utc = new Date().toISOString();
-  writeSweepState(dir, state);
-  if (failures.length > 0) hooks.onWarning?.(`${failures.length} run(s) failed: ${failures.join('; ')}`);
+  finish(dir, state, failures, hooks);
 }
 
 /** Records a run that a worker did, as a local run would be recorded (the report names the worker's host). */

@@ -29,11 +29,7 @@ export interface SweepState {
   finished_utc: string | null;
   parallel_arms: number;
   runs: SweepRunEntry[];
-  /**
-   * How the comparison was computed (`sweep --alpha/--bootstrap/--bootstrap-max-units`, the latest
-   * start or resume): `report DIR` recomputes it with these, so it shows the sweep's own intervals.
-   * Absent in folders written before it was recorded: the defaults then.
-   */
+  /** `--alpha/--bootstrap/--bootstrap-max-units` of the latest start or resume, for `report DIR` (absent: the defaults). */
   comparison?: SweepComparisonSettings;
 }
 

@@ -248,10 +248,7 @@ export async function codeAction(flags: CodeFlags, io: CliIO): Promise<void> {
   }
 }
 
-/**
- * `--filter`/`--limit` over the tasks: the suite is loaded again with exactly the chosen names, so its
- * digest is over the tasks actually run (and a subset is never compared with the whole).
- */
+/** `--filter`/`--limit`: the suite loaded again with the chosen names, so its digest covers the tasks run. */
 async function selectCodeTasks(suite: CodeSuite, flags: CodeFlags): Promise<CodeSuite> {
   if (flags.filter === undefined && flags.limit === undefined) return suite;
   const sel = { ...(flags.filter !== undefined ? { filter: flags.filter } : {}), ...(flags.limit !== undefined ? { limit: flags.limit } : {}) };

@@ -10,16 +10,9 @@ import { writeFileEnsured, type CliIO } from '../io.js';
 import type { LoadBlock } from '../../load/block.js';
 import { planOutput, writeByExtension } from '../outputs.js';
 import { loadRunsForCli, warnAboutInputs } from '../load-runs.js';
-import { intAtLeast, UNIT_LIMIT_HELP, unitLimit } from '../options.js';
+import { intAtLeast, probability, UNIT_LIMIT_HELP, unitLimit } from '../options.js';
 import { DEFAULT_BOOTSTRAP_MAX_UNITS } from '../../stats/bootstrap.js';
 import { withPairedStats } from '../../core/paired-compare.js';
-import { InvalidArgumentError } from 'commander';
-
-function probability(v: string): number {
-  const n = Number(v);
-  if (v.trim() === '' || !(n > 0 && n < 1)) throw new InvalidArgumentError(`must be a number between 0 and 1, got "${v}"`);
-  return n;
-}
 
 interface CompareFlags {
   baseline?: string;

@@ -60,11 +60,7 @@ export function fetchCommand(io: CliIO): Command {
     });
 }
 
-/**
- * `joulebench fetch model [NAME]`: a catalog model (pinned URL, sha256 and size) or `--url URL --sha256
- * HEX`, into `-o FILE` or `$JOULEBENCH_HOME/models/default.gguf`. Nothing else needs it: the tests make
- * their own tiny GGUF.
- */
+/** `joulebench fetch model [NAME]`: a pinned catalog model or `--url --sha256`, into `-o FILE` or `$JOULEBENCH_HOME/models/default.gguf`. */
 async function fetchModel(io: CliIO, name: string | undefined, flags: { out?: string; url?: string; sha256?: string; api?: string }): Promise<void> {
   if (flags.api !== undefined) throw new JoulebenchError('E_USAGE', '--api applies to fetch mmlu');
   let url: string;

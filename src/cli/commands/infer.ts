@@ -19,7 +19,7 @@ import type { CliIO } from '../io.js';
 import { addMeterReadFlags, meterOptionsFrom, type MeterFlags } from '../meter-flags.js';
 import { formatsOf, planOutput, writeByExtension } from '../outputs.js';
 import { checkOutputPath } from '../output-file.js';
-import { intAtLeast, timerMs } from '../options.js';
+import { intAtLeast, numberInRange, timerMs } from '../options.js';
 import { recordForCli } from '../load-runs.js';
 import { inferHistoryInput } from '../../report/history-inputs.js';
 import { quote } from '../../core/one-line.js';
@@ -73,11 +73,11 @@ export function inferCommand(io: CliIO): Command {
     .option('--report <files...>', 'print the table of arms of these run files and exit')
     .option('--num-predict <n>', 'tokens to decode per run', intAtLeast(1), 128)
     .option('--seed <n>', 'sampling seed', intAtLeast(0), 42)
-    .option('--temperature <t>', 'sampling temperature', nonNegative, 0)
+    .option('--temperature <t>', 'sampling temperature', numberInRange(0, Infinity), 0)
     .option('--num-ctx, --ctx <n>', 'context window (Ollama num_ctx; llamacpp context size)', intAtLeast(1))
     .addOption(new Option('-m, --meter <name>', 'energy meter: auto = the hardware counters that read here (RAPL, NVML), else none: energy null, never an estimate of this process').choices([...new Set(['auto', 'none', ...Object.keys(METERS)])]).default('auto'))
     .option('--gpu-snapshot-cmd <cmd>', 'shell command whose output is the GPU snapshot compared before/after each arm ("" to skip)', DEFAULT_GPU_SNAPSHOT_CMD)
-    .option('--peak-flops <flops>', 'machine peak FLOP/s for the prefill plausibility check (default: a CPU ceiling from cores and SIMD width)', positive)
+    .option('--peak-flops <flops>', 'machine peak FLOP/s for the prefill plausibility check (default: a CPU ceiling from cores and SIMD width)', numberInRange(0, Infinity, { exclusive: true }))
     .option('--unload-timeout-ms <ms>', 'how long to wait for a model to leave /api/ps after keep_alive 0', timerMs(1), 30_000)
     .option('--no-history', 'do not record this run in the history database ($JOULEBENCH_HOME/history.sqlite)')
     .option('-q, --quiet', 'no progress lines')
@@ -215,11 +215,7 @@ export async function inferAction(flags: InferFlags, io: CliIO): Promise<void> {
   if (!flags.quiet) io.err(`run file ${out}\n${runId !== null ? `history  #${runId}\n` : ''}`);
 }
 
-/**
- * `auto`: the hardware counters that read here (RAPL, NVML), through the registry's `auto` meter. When
- * none reads, energy is null: the estimate would meter joulebench's own process, not the Ollama server
- * doing the work. `none`: null. Any other name is used as asked, and must read (E_METER otherwise).
- */
+/** `auto`: the hardware counters that read here, else null energy (an estimate would meter joulebench, not the server). */
 async function pickMeter(name: string, flags: Omit<MeterFlags, 'meter'>, inProcess = false): Promise<{ meter: Meter | null; note: string }> {
   if (name === 'none') return { meter: null, note: '--meter none: energy is null' };
   const opts = meterOptionsFrom(flags, process.env, name === 'auto' ? { auto_fallback: 'estimate' } : {});
@@ -248,18 +244,6 @@ function threadList(value: string): ThreadArm[] {
     throw new InvalidArgumentError(`must be a comma-separated list of integers >= 1 and/or default, got ${quote(value)}`);
   }
   return parts.map((p) => (p === 'default' ? 'default' : Number(p)));
-}
-
-function nonNegative(value: string): number {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`must be a number >= 0, got ${quote(value)}`);
-  return n;
-}
-
-function positive(value: string): number {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`must be a number > 0, got ${quote(value)}`);
-  return n;
 }
 
 /** The width the table must fit: the terminal's (stdout), unless --wide or stdout is not a terminal. */

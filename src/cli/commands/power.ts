@@ -6,6 +6,7 @@ import { readResultsFile } from '../../runner/results-file.js';
 import { fmtJoules, fmtPct, table } from '../../report/format.js';
 import { pilotCasesOf, powerPlan, type PowerPlan } from '../../stats/power.js';
 import type { CliIO } from '../io.js';
+import { probability } from '../options.js';
 
 interface PowerFlags {
   accuracyPp?: number[];
@@ -13,12 +14,6 @@ interface PowerFlags {
   alpha: number;
   power: number;
   json?: boolean;
-}
-
-function openInterval(v: string): number {
-  const n = Number(v);
-  if (v.trim() === '' || !(n > 0 && n < 1)) throw new InvalidArgumentError(`must be a number between 0 and 1, got ${quote(v)}`);
-  return n;
 }
 
 /** A comma-separated list of numbers in (0, max]. */
@@ -38,8 +33,8 @@ export function powerCommand(io: CliIO): Command {
     .argument('[candidate]', "a candidate's pilot results JSONL on the same suite: its discordance and per-case energy differences are used instead of assumed")
     .option('--accuracy-pp <d>', 'accuracy differences to detect, percentage points (comma-separated, e.g. 2,5)', differences(100))
     .option('--joules-pct <p>', "energy differences to detect, % of the pilot's mean joules per case (comma-separated)", differences(1e6))
-    .option('--alpha <a>', 'two-sided significance level', openInterval, 0.05)
-    .option('--power <p>', 'chance of detecting the difference when it is there', openInterval, 0.8)
+    .option('--alpha <a>', 'two-sided significance level', probability, 0.05)
+    .option('--power <p>', 'chance of detecting the difference when it is there', probability, 0.8)
     .option('--json', 'print the plan as JSON')
     .action((results: string, candidate: string | undefined, flags: PowerFlags) => {
       if (!flags.accuracyPp && !flags.joulesPct) throw new JoulebenchError('E_USAGE', 'power needs --accuracy-pp D and/or --joules-pct P: the differences to detect');

@@ -16,10 +16,7 @@ import { HTML_CASE_ROWS } from '../../report/page-limits.js';
 
 const REPORT_FORMATS = ['json', 'md', 'html', 'csv', 'jsonl', 'txt'] as const;
 
-/**
- * The text renderers (tables, Markdown, CSV), loaded on use: `report --json` needs none of them, and
- * the infer table's module pulls in the infer protocol (execa, the Ollama client).
- */
+/** The text renderers, loaded on use (`report --json` needs none of them). */
 async function textRenderers() {
   const [infer, code, markdown, table, csv] = await Promise.all([
     import('../../infer/table.js'),

@@ -29,12 +29,7 @@ interface RescoreFlags extends JudgeFlags {
   quiet?: boolean;
 }
 
-/**
- * `joulebench rescore RESULTS --judge CONFIG`: scores a finished run's judged cases with a judge, after
- * the fact. Judgements already in the cache (same judge model, prompt hash, question and answer) are
- * not asked again. The results file is rewritten with the scores; the report goes to stdout or --out.
- * With `--against OTHER` and `judge.mode: pairwise`, compares the two runs' answers instead.
- */
+/** `joulebench rescore RESULTS --judge CONFIG`: judges a finished run's judged cases (cached judgements reused), or with `--against` compares two runs. */
 export function rescoreCommand(io: CliIO): Command {
   const cmd = new Command('rescore')
     .description('score a results file with an LLM judge (MT-Bench [[rating]]); cached judgements are not asked again')
@@ -99,12 +94,7 @@ export function rescoreCommand(io: CliIO): Command {
   });
 }
 
-/**
- * The run's idle calibration and suite window, from the receipt next to the results file (a file
- * written before the `run_measures` line held them), so a rescored report has the same energy basis as
- * the run's own. Absent or written for another configuration: none (the report then sums the cases'
- * own readings).
- */
+/** The run's idle calibration and suite window from the receipt beside an older results file; none when absent or for another config. */
 function runEnergyFromReceipt(resultsPath: string, header: ResultsHeader | null): ReportContext['energy'] | undefined {
   const receiptPath = resultsPath.replace(/\.results\.jsonl$/i, '.receipt.json');
   if (receiptPath === resultsPath || !existsSync(receiptPath)) return undefined;

@@ -131,9 +131,7 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<{ accuracy_
   const warnings: string[] = [];
   let session;
   try {
-    // The handlers go in once runSession's synchronous start has returned: it checks the config and the
-    // suite (a million-case JSONL suite's check pass takes seconds, and a handler could not run until it
-    // ended), and nothing is written before it is done, so Ctrl-C there ends the process at once.
+    // Installed after runSession's synchronous checks: nothing is written before them, so Ctrl-C there just exits.
     const pending = runSession(sessionSpecFrom(flags, process.env, outPlan), {
       signal: aborter.signal,
       onStart: ({ paths, total_cases }) => {
@@ -190,12 +188,7 @@ export async function runAction(flags: RunFlags, io: CliIO): Promise<{ accuracy_
   return { accuracy_pct: report.accuracy_pct, ...(load ? { load } : {}), out: flags.out ?? paths.report ?? null, results: paths.results };
 }
 
-/**
- * `--request-rate 1,2,4,inf`: one load run per rate, one after another with a cooldown between, each
- * with its own report/results/receipt (`NAME.rate-R.json`), then the curve. `-o NAME.json` also
- * writes the sweep's document there (what `report NAME.json` reads); `-o NAME.html` writes one page
- * with every rate and the curve's charts (the page `report` draws from the per-rate results files).
- */
+/** `--request-rate 1,2,4,inf`: one load run per rate with a cooldown between, each with its own files, then the curve. */
 async function rateSweepAction(flags: RunFlags, rates: number[], io: CliIO, wait: (seconds: number) => Promise<void>): Promise<void> {
   const outPlan = flags.out ? planOutput(flags.out, RUN_FORMATS) : null;
   const runs: { accuracy_pct: number | null; load: LoadBlock; out: string | null; results: string }[] = [];

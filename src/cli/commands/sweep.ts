@@ -1,12 +1,12 @@
 import { dirname, join } from 'node:path';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { prettyJson } from '../../core/canonical.js';
 import { JoulebenchError } from '../../core/errors.js';
 import { renderSweepTable } from '../../report/sweep-table.js';
 import { compareSweep, loadSweep } from '../../sweep/load.js';
 import { resumeSweep, runSweep, type SweepHooks, type SweepOptions } from '../../sweep/run.js';
 import { writeFileEnsured, type CliIO } from '../io.js';
-import { intAtLeast, UNIT_LIMIT_HELP, unitLimit } from '../options.js';
+import { intAtLeast, probability, UNIT_LIMIT_HELP, unitLimit } from '../options.js';
 import { DEFAULT_BOOTSTRAP_MAX_UNITS } from '../../stats/bootstrap.js';
 
 interface SweepFlags {
@@ -22,12 +22,6 @@ interface SweepFlags {
   history: boolean;
   idle: boolean;
   quiet?: boolean;
-}
-
-function probability(v: string): number {
-  const n = Number(v);
-  if (v.trim() === '' || !(n > 0 && n < 1)) throw new InvalidArgumentError(`must be a number between 0 and 1, got "${v}"`);
-  return n;
 }
 
 export function sweepCommand(io: CliIO): Command {
