@@ -46,10 +46,7 @@ export interface SolverSummary {
   tests_modified_count: number;
   /** Processes left behind by the solver and killed. */
   stragglers_killed: number;
-  /**
-   * pass@k and pass^k for k = 1…K from the same rollouts (K: the fewest valid rollouts of any valid task),
-   * each with J and $ per expected resolved task at that k, on the same energy basis as total_joules.
-   */
+  /** pass@k and pass^k for k = 1…K (the fewest valid rollouts of any task), with J and $ per expected resolved task. */
   pass_at_k: PassAtKPoint[];
   /** Expensive failures: valid tasks no rollout resolved. */
   unresolved_task_count: number;
@@ -57,10 +54,7 @@ export interface SolverSummary {
   unresolved_joules: number | null;
   /** Dollars spent on those tasks; `null` when any is unknown. */
   unresolved_usd: number | null;
-  /**
-   * Area under (share of rollouts resolved within b joules) vs b from 0 to the energy budget, ÷ the budget,
-   * percent (averaged over tasks); `null` without a budget or when a resolved rollout's energy is unknown.
-   */
+  /** Area under (share resolved within b J) for b in [0, budget] ÷ budget, %, over tasks; `null` without a budget or energy. */
   resolution_under_budget_pct: number | null;
   /** On the (resolution ↑, J/resolved ↓) frontier. */
   pareto_energy: boolean;
@@ -78,7 +72,6 @@ export const USD_FRONTIER: readonly Objective[] = [
   { name: 'usd_per_resolved', goal: 'min' },
 ];
 
-/** Options of {@link summarizeSolvers}. */
 export interface SummarizeOptions {
   /** Energy budget per task attempt, J, for `resolution_under_budget_pct`; `null`/absent: no such figure. */
   energyBudgetJ?: number | null;

@@ -9,10 +9,8 @@ import { OUTPUT_TAIL_CHARS, runTaskTests, type CommandRun } from './test-rule.js
 import { treeDiff } from './tree-diff.js';
 
 /**
- * The docker runner for SWE-bench instances: the tests run in the instance's own evaluation image, as
- * SWE-bench's harness grades them; the solver still runs in the local sandbox, and its changes reach
- * the container only as a diff (docs/coding-agents.md). Each phase (baseline, grade) gets a fresh,
- * confined container with no host folder mounted, removed when the phase ends (on a timeout at once).
+ * The docker runner for SWE-bench instances (docs/coding-agents.md): tests run in the instance's evaluation image,
+ * the solver's changes reach it only as a diff; each phase gets a fresh confined container with no host mount.
  */
 
 /** How the docker runner names images and confines containers. */
@@ -173,10 +171,7 @@ class Container {
     return this.exec('git apply --whitespace=nowarn -', { input: diff, timeout_ms: 300_000 });
   }
 
-  /**
-   * One test command, its report read back from the container's /tmp. On a timeout the container is
-   * removed at once (killing `docker exec` does not stop what it started); later tests count as timed out.
-   */
+  /** One test command, report read from /tmp; a timeout removes the container (killing `docker exec` stops nothing), later tests time out. */
   async test(task: CodeTask, cmd: string, label: string, timeout_ms: number): Promise<CommandRun> {
     if (this.dead) return { exit_code: null, timed_out: true, wall_ms: 0, report: null, output_tail: null };
     const reportPath = `/tmp/joulebench-report-${label}-${randomBytes(6).toString('hex')}.${task.test_format === 'tap' ? 'tap' : 'xml'}`;

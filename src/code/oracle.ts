@@ -117,11 +117,9 @@ export interface OracleOptions {
 }
 
 /**
- * The test oracle for one (task, solver, rollout), SWE-bench style: the tests (with any hidden ones)
- * must fail on a copy of before/; the solver runs inside an energy window on another copy that never
- * holds the hidden tests; every process it started is then killed; grading runs on a fresh copy of
- * what it left, with the pristine and hidden tests laid over it. Resolved iff the tests then pass,
- * the harness is untouched and nothing outside the workdir changed.
+ * The test oracle for one (task, solver, rollout), SWE-bench style (docs/coding-agents.md): the tests must fail
+ * on before/; the solver runs metered on a copy never holding the hidden tests; its processes are killed; grading
+ * runs on a fresh copy with pristine and hidden tests laid over. Resolved iff they pass, harness and outside untouched.
  */
 export async function runDatapoint(task: CodeTask, solver: Solver, rollout: number, opts: OracleOptions): Promise<Datapoint> {
   const dirs = prepareWorkdir(task, opts.tmp_base);
@@ -331,10 +329,7 @@ export function guardPath(): string {
   return (stagedGuard = staged);
 }
 
-/**
- * Runs the tests in `dir` under the sandbox (they run the solver's code), the guard preloaded, each
- * run's report written to a fresh file in `reportDir`, never inside the tree under test.
- */
+/** Runs the tests in `dir` sandboxed (they run the solver's code), guard preloaded, reports in `reportDir` outside the tree. */
 async function runTests(task: CodeTask, dir: string, reportDir: string, phase: string, opts: OracleOptions, grace: number, memoryBytes: number): Promise<TestRun> {
   const guard = opts.guard !== false ? guardPath() : null;
   const env: NodeJS.ProcessEnv = { ...opts.env };

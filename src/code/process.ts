@@ -52,9 +52,8 @@ export function killLiveGroups(): number {
 }
 
 /**
- * Runs `argv` as the leader of a new process group and waits for it. On timeout the whole group gets
- * SIGTERM, then SIGKILL after the grace; when the leader ends, anything left in its group is killed,
- * so a solver that forks children or backgrounds a sleeper leaves nothing running.
+ * Runs `argv` as leader of a new process group: on timeout the group gets SIGTERM, then SIGKILL after the grace;
+ * when the leader ends, anything left in its group is killed, so a backgrounded sleeper leaves nothing running.
  */
 export function execTree(argv: readonly string[], opts: ExecTreeOptions): Promise<ExecTreeResult> {
   const [cmd, ...args] = argv;

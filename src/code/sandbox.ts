@@ -22,10 +22,7 @@ export const DEFAULT_MEMORY_MB = 4096;
 export interface WrapOptions {
   /** Hidden: an empty read-only tmpfs is mounted over each (the task folder, its suite). */
   hide?: readonly string[];
-  /**
-   * Bound read-only at the same path. A file the sandbox's user cannot reach (in a 0700 folder) is
-   * copied in by content, with its mode, from a descriptor the caller opens.
-   */
+  /** Bound read-only at the same path; a file the sandbox's user cannot reach is copied in by content from a descriptor. */
   ro_binds?: readonly string[];
   /** Bound read-write at the same path (the folder a test run writes its report to). */
   rw_binds?: readonly string[];
@@ -65,9 +62,8 @@ export interface BwrapOptions {
   bin?: string;
   writable?: readonly string[];
   /**
-   * `drop-uid` (root only): bwrap itself is started as uid/gid 65534 through `setpriv`, so inside and
-   * outside the sandbox the solver is an unprivileged user. `keep-uid`: bwrap runs as the caller (for
-   * root: uid 0 in a new user namespace with no capabilities).
+   * `drop-uid` (root only): bwrap is started as 65534 via `setpriv`, so the solver is unprivileged inside and out.
+   * `keep-uid`: bwrap runs as the caller (root: uid 0 in a new user namespace with no capabilities).
    */
   uid_mode?: 'drop-uid' | 'keep-uid';
   /** RLIMIT_NPROC inside the sandbox (via prlimit); `null` for none. */
@@ -179,7 +175,6 @@ function probe(sandbox: Sandbox): string | null {
   }
 }
 
-/** Options for choosing a sandbox. */
 export type ResolveSandboxOptions = Omit<BwrapOptions, 'uid_mode' | 'seccomp_file'>;
 
 /** The hardened bwrap sandbox that starts here, or why none does. Root first tries to drop to uid 65534. */

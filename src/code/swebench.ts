@@ -13,9 +13,8 @@ import { defaultTestFormat } from './test-report/setup.js';
 import type { TestFormat } from './test-report/types.js';
 
 /**
- * SWE-bench task instances (Jimenez et al., ICLR 2024) in the dataset's own fields, against a local git
- * mirror of each repository. before/ is `base_commit`'s tree in a fresh one-commit repository (no later
- * history holds the fix); the files `test_patch` touches are hidden tests; `reference` applies `patch`.
+ * SWE-bench instances (Jimenez et al., ICLR 2024) against local git mirrors: before/ is `base_commit`'s tree in a
+ * fresh one-commit repository (no later history holds the fix); files `test_patch` touches are hidden tests.
  */
 
 /** A list field: an array, or (as the published dataset stores them) a JSON-encoded array. */
@@ -210,9 +209,8 @@ function materialise(inst: SwebenchInstance, root: string, reposDir: string, opt
 }
 
 /**
- * SWE-bench's evaluation image, as its harness names it (`TestSpec.instance_image_key`), e.g.
- * `swebench/sweb.eval.x86_64.astropy_1776_astropy-12907:latest` (`__` made `_1776_`: Docker Hub allows
- * no double underscore). A `null` namespace names a locally built image (their `--namespace none`).
+ * SWE-bench's evaluation image as its harness names it (`TestSpec.instance_image_key`), `__` made `_1776_` (Docker Hub
+ * allows no double underscore); a `null` namespace names a locally built image (`--namespace none`).
  */
 export function swebenchImage(instanceId: string, o: { namespace?: string | null; tag?: string; arch?: string } = {}): string {
   const namespace = o.namespace === undefined ? 'swebench' : o.namespace;

@@ -5,11 +5,10 @@ import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'n
 import { join } from 'node:path';
 
 /**
- * Finds every process a solver (or a test run) started, so all are gone before grading, and stops the
- * lot past a memory limit. Three nets, each catching what the others miss: a cgroup v2 folder the
- * command joins before it execs (where one is writable); the process tree, walked from its PID at every
- * poll (a double fork between two polls escapes it); an inherited environment marker (a cleared
- * environment escapes it). At the end, also any process whose working directory is inside the workdir.
+ * Finds every process a solver or test run started, so all are gone before grading; stops them past a memory limit.
+ * Three nets, each catching what the others miss: a cgroup v2 folder joined before exec; the process tree walked
+ * every poll (a double fork escapes it); an inherited environment marker (a cleared environment escapes it).
+ * At the end, also any process whose cwd is inside the workdir.
  */
 
 /** Environment variable each tracked process inherits; its value is unique per command. */

@@ -53,10 +53,7 @@ export function changedTestFiles(task: CodeTask, workdir: string): string[] {
   return [...changed].sort();
 }
 
-/**
- * Hidden grading tests the solver wrote to (created, edited, deleted, replaced by a link): grading lays
- * the task's own version over them, so such a write is reported, never counted.
- */
+/** Hidden grading tests the solver wrote to: grading lays the task's version over them, so such a write is reported, never counted. */
 export function changedHiddenTests(task: CodeTask, workdir: string): string[] {
   if (!task.tests_dir) return [];
   return listFiles(task.tests_dir).filter((rel) => {
@@ -75,10 +72,7 @@ function signature(p: string): string {
   return `file:${createHash('sha256').update(readFileSync(p)).digest('hex')}`;
 }
 
-/**
- * Copies each of `rels` (files or folders) from `srcRoot` to the same place under `dstRoot`, replacing
- * whatever stands at the target or instead of a folder on the way: it never writes through a planted link.
- */
+/** Copies each of `rels` from `srcRoot` to the same place under `dstRoot`, replacing what stands there: never through a planted link. */
 export function layPaths(srcRoot: string, rels: readonly string[], dstRoot: string): void {
   for (const t of rels) {
     const parts = t.split(/[\\/]/).filter((p) => p !== '' && p !== '.');
@@ -96,9 +90,8 @@ export function layPaths(srcRoot: string, rels: readonly string[], dstRoot: stri
 }
 
 /**
- * Puts the pristine test files back (never writing through a link the solver planted), or says why it
- * cannot (a file made immutable with `chattr +i`, a permission taken away): grading then would run the
- * solver's tests, not the task's, so the caller marks the datapoint invalid with this reason.
+ * Puts the pristine test files back, or says why it cannot (`chattr +i`, a permission taken away): grading would then
+ * run the solver's tests, so the caller marks the datapoint invalid with this reason.
  */
 export function restoreTestFilesOrWhy(task: CodeTask, workdir: string): string | null {
   try {

@@ -4,19 +4,12 @@ import type { LoadRecord } from './metrics.js';
 const FROM: readonly LoadRecord['output_tokens_from'][] = ['none', 'usage', 'chunks'];
 const FROM_CODE = { none: 0, usage: 1, chunks: 2 } as const;
 
-/** A typed array's view of part of itself. */
 type Sliceable = ArrayLike<number> & Iterable<number> & { subarray(begin: number, end: number): ArrayLike<number> & Iterable<number> };
 
 /**
- * A load run's per-request records as typed columns (a load run's memory must not grow by
- * objects a request). Each figure is a {@link NumberColumn} (8 bytes a request at most, nothing for a
- * figure that is the same for every request), and every request's chunk times lie one after another in
- * one column, 8 bytes a chunk. `null` is stored as NaN: every figure here is a finite number or null.
- *
- * Rows are added in any order (the driver adds a request as it finishes; a rebuild in file order), each
- * with its request number, and read back in request order (rows of one request in the order they were
- * added), the order the per-request figures were summed in when they were objects, so sums come out
- * the same to the last bit.
+ * A load run's per-request records as typed columns, so memory does not grow by an object a request; `null`
+ * is stored as NaN. Rows are added in any order and read back in request order (stable), so sums are the
+ * same to the last bit whichever request finished first.
  */
 export class LoadColumns {
   private readonly request = new NumberColumn({ index: true });
@@ -32,11 +25,9 @@ export class LoadColumns {
   private readonly outTokens = new NumberColumn();
   private readonly from = new NumberColumn();
   private readonly promptTokens = new NumberColumn();
-  /** Where each row's chunk times start in `times`, and how many it has. */
   private readonly timesAt = new NumberColumn();
   private readonly timesCount = new NumberColumn();
   private readonly times = new NumberColumn();
-  /** {@link requestOrder}'s answer for the rows added so far. */
   private order: Float64Array | null = null;
 
   /** The records as columns (request j is the j-th record), or the columns themselves. */
@@ -47,7 +38,6 @@ export class LoadColumns {
     return cols;
   }
 
-  /** Rows added. */
   get length(): number {
     return this.request.length;
   }
@@ -72,10 +62,7 @@ export class LoadColumns {
     for (let i = 0; i < t.length; i++) this.times.push(t[i]!);
   }
 
-  /**
-   * Every row as a record, in request order. Each record is made for its turn of the loop, and its
-   * `token_times_ms` is a view of the shared column: keep neither past it.
-   */
+  /** Every row as a record, in request order; its `token_times_ms` views the shared column: keep neither past the loop turn. */
   *records(): IterableIterator<LoadRecord> {
     const times = this.times.view() as Sliceable;
     for (const j of this.requestOrder()) {
@@ -116,7 +103,6 @@ export class LoadColumns {
       if (!(q >= 0 && q < 4 * n + 1024 && q === Math.floor(q))) small = false;
     }
     if (sorted) {
-      // Added in request order already (a sequential file, or requests finishing in the order sent).
       for (let j = 0; j < n; j++) rows[j] = j;
     } else if (small) {
       // Request numbers are small whole numbers (a run's own are 0…N−1): a counting sort, stable.

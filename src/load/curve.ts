@@ -53,10 +53,7 @@ const MODELLED_SOURCES: ReadonlySet<string> = new Set(['model', 'model:api', 'es
 /** Energy sources that are readings of a meter. */
 const MEASURED_SOURCES: ReadonlySet<string> = new Set(['rapl', 'nvml', 'amdsmi', 'integrated-power', 'powermetrics']);
 
-/**
- * Which axis a J/output-token figure may be drawn on: measured and modelled energy never share one.
- * `composite` and `mixed` may combine both kinds, so they are on neither (`null`). Pure.
- */
+/** Which axis a J/output-token figure goes on: measured and modelled never share one; `composite`/`mixed` on neither. Pure. */
 export function energyKind(source: string): 'measured' | 'modelled' | null {
   const s = source.replace(/ net$/, '');
   return MEASURED_SOURCES.has(s) ? 'measured' : MODELLED_SOURCES.has(s) ? 'modelled' : null;

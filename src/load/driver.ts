@@ -45,11 +45,8 @@ export interface LoadOutcome {
 }
 
 /**
- * An open-loop load run: requests leave on a planned schedule (Poisson or gamma arrivals) whatever
- * the earlier ones are doing, at most `max_concurrency` in flight; each is scored like any case.
- * One meter window covers the whole run and a second the steady state (ML.ENERGY's rule), opened and
- * closed at the B-th and (N−B)-th first tokens as they happen. Every request is written to the sink
- * as it finishes.
+ * An open-loop load run (docs/load.md): requests leave on a planned schedule whatever earlier ones are doing,
+ * at most `max_concurrency` in flight; one meter window covers the run, a second the steady state (ML.ENERGY).
  */
 export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
   const { suite, target, meter, sink, load } = o;
@@ -116,10 +113,8 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
   const b = load.max_concurrency ?? 1;
   const opens = !meter.usesTargetEnergy;
 
-  // What the report needs of each request, as typed columns: no object is kept a request.
   const records = new LoadColumns();
-  // Scored results are aggregated in request order, so the report does not depend on which request
-  // finished first: a result waits here only until every request before it has finished.
+  // Aggregated in request order, so the report does not depend on which request finished first.
   const agg = new Aggregator({ concurrency: header.concurrency ?? 1 });
   const waiting = new Map<number, CaseResult>();
   let nextToAggregate = 0;
@@ -157,10 +152,7 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
     }
   };
 
-  /**
-   * Everything request `i` needs before it leaves (its request, the target's prepared call, its chunk
-   * clock), done ahead of the planned send time; the returned function sends it and records the result.
-   */
+  /** Prepares request `i` ahead of its planned send time; the returned function sends it and records the result. */
   const prepare = (i: number): ((planned_at: number, queue_ms: number, sent_at: number) => Promise<void>) => {
     const index = i % n;
     const c = suite.cases[index]!;
@@ -215,16 +207,14 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
     };
   };
 
-  // Requests still in flight, and the first failure of one (a write to the results file): the run
-  // waits for every request it sent before it ends or throws.
+  // The run waits for every request it sent before it ends or throws (the first failure wins).
   let outstanding = 0;
   let failed: { error: unknown } | null = null;
   let stopped = false;
   let allSettled: (() => void) | null = null;
   const settledAll = (): Promise<void> => (outstanding === 0 ? Promise.resolve() : new Promise<void>((resolve) => (allSettled = resolve)));
-  // Requests that came due while every `--max-concurrency` slot was busy, first come first served (as
-  // vLLM's semaphore): their number and the moment each could have been sent. Two numbers a request,
-  // never its prepared body: a saturated server may leave most of a long run waiting here.
+  // Requests due while every slot was busy, first come first served (as vLLM's semaphore): two numbers a
+  // request, never its prepared body, since a saturated server may leave most of a long run waiting here.
   const queuedIndex: number[] = [];
   const queuedReady: number[] = [];
   let queuedHead = 0;
@@ -237,7 +227,6 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
       })
       .finally(() => {
         inFlight--;
-        // The slot goes to the request that has waited longest.
         if (queuedHead < queuedIndex.length && failed === null && !stopped && !o.signal?.aborted) {
           const j = queuedIndex[queuedHead]!;
           const readyJ = queuedReady[queuedHead]!;
@@ -252,7 +241,6 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
   try {
     let next = prepare(0);
     for (let i = 0; i < load.num_requests; i++) {
-      // A request that failed to be recorded (the results file could not be written): send no more.
       if (failed !== null) break;
       if (o.signal?.aborted) throw new JoulebenchError('E_RUN', 'run aborted');
       const send = next;
@@ -272,7 +260,6 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
         next = prepare(i + 1);
       }
     }
-    // Resolves once the queue has drained into the slots and every reply is in (or the run failed).
     await settledAll();
     if (failed === null && queuedHead < queuedIndex.length) throw new JoulebenchError('E_RUN', 'run aborted');
     if (failed !== null) throw (failed as { error: unknown }).error;
@@ -330,10 +317,7 @@ function windowOf(r: EnergyReading): WindowReading {
   return { joules: r.joules, source: r.source, window_ms: r.window_ms, below_floor: r.below_floor };
 }
 
-/**
- * Waits until a moment of `performance.now()`: a timer while it is far, then turns of the event loop
- * (which still serve I/O) for the last 2 ms, since Node's timers fire late by up to ~1 ms.
- */
+/** Waits until a `performance.now()` moment: a timer while far, event-loop turns for the last 2 ms (timers fire ~1 ms late). */
 export async function waitUntil(at: number): Promise<void> {
   for (;;) {
     const left = at - performance.now();

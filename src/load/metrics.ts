@@ -1,29 +1,23 @@
 import { LoadColumns } from './columns.js';
 import { percentileName, round, summarize, type Summary } from './stats.js';
 
-/**
- * What one request of a load run recorded (all times ms; `*_at_ms` are since the run's start, the
- * others since this request was sent). Built from the results file, so a report can be rebuilt.
- */
+/** What one request of a load run recorded (ms; `*_at_ms` since the run's start, the others since it was sent). */
 export interface LoadRecord {
-  /** The target answered (no error). */
   ok: boolean;
   /** The scorer's verdict; `null` for unscored cases and failures. */
   passed: boolean | null;
   planned_at_ms: number;
   sent_at_ms: number;
-  /** The moment the request could have left → sent: the wait for a `--max-concurrency` slot. */
+  /** Wait for a `--max-concurrency` slot. */
   queue_ms: number;
-  /** Planned send time → the moment the request could have left: the client's own lateness. */
+  /** Planned send time → the moment it could have left: the client's own lateness. */
   lag_ms: number;
   /** Sent → first counted token (see `ttft_token`); `null` when nothing was streamed. */
   ttft_ms: number | null;
-  /** Sent → last byte of the reply. */
   e2e_ms: number;
   /** Sent → every token-bearing chunk (content and reasoning), in order. */
   token_times_ms: ArrayLike<number> & Iterable<number>;
   output_tokens: number | null;
-  /** Where `output_tokens` came from: the server's `usage`, or counted chunks. */
   output_tokens_from: 'usage' | 'chunks' | 'none';
   prompt_tokens: number | null;
 }
@@ -63,24 +57,18 @@ export interface ServingMetrics {
   [field: string]: unknown;
 }
 
-/**
- * When requests left against their schedule, in two parts that are never mixed: **lag**, the client's
- * own lateness (planned send time → the moment the request could have left), and **queue**, the wait
- * for a `--max-concurrency` slot after that moment (the server, or the cap, holding requests back).
- */
+/** When requests left against their schedule: the client's lag and the `--max-concurrency` queue, never mixed (ms). */
 export interface SchedulingLag {
   mean_lag_ms: number | null;
   p50_lag_ms: number | null;
   p90_lag_ms: number | null;
   p99_lag_ms: number | null;
   max_lag_ms: number | null;
-  /** Time a request waited for a `--max-concurrency` slot (0 for one that found a slot free). */
   mean_queue_ms: number | null;
   p50_queue_ms: number | null;
   p90_queue_ms: number | null;
   p99_queue_ms: number | null;
   max_queue_ms: number | null;
-  /** Requests that found every slot busy and waited for one. */
   queued_requests: number;
   /** True when p99 lag exceeded {@link CLIENT_BOTTLENECK_LAG_MS}: the client, not the server, limited the rate. */
   client_bottleneck: boolean;
@@ -102,7 +90,6 @@ export function itlOf(r: LoadRecord): number[] {
   return out;
 }
 
-/** Appends {@link itlOf}'s gaps to `out`. */
 function pushItl(r: LoadRecord, out: number[]): void {
   if (r.ttft_ms === null) return;
   let prev: number | null = null;
@@ -126,10 +113,7 @@ export function meetsSlo(r: LoadRecord, slo: Slo): boolean {
   return true;
 }
 
-/**
- * The serving metrics of a load run, named as vLLM names them. `percentiles` as vLLM's
- * `--metric-percentiles` (e.g. [90, 95, 99]). One pass over the requests in request order. Pure.
- */
+/** The serving metrics of a load run, named as vLLM names them; `percentiles` as its `--metric-percentiles`. Pure. */
 export function servingMetrics(input: LoadColumns | readonly LoadRecord[], percentiles: readonly number[], slo: Slo | null): ServingMetrics {
   let requests = 0;
   let completed = 0;

@@ -28,9 +28,8 @@ export function rateLabel(rate: number): number | 'inf' {
 }
 
 /**
- * A results header's `load` settings as a load run writes them, or `bad(key, want)` for the first that
- * is not (the rebuilt report would otherwise crash on them, or quietly compute from nonsense). Keys an
- * older file may lack (burstiness, seed, max_concurrency, slo, ttft_token) are checked when present.
+ * A results header's `load` settings, or `bad(key, want)` for the first that is not as a load run writes it
+ * (burstiness, seed, max_concurrency, slo and ttft_token are checked when present).
  */
 export function checkLoadHeader(load: unknown, bad: (key: string, want: string) => never): void {
   if (typeof load !== 'object' || load === null || Array.isArray(load)) bad('load', 'an object');

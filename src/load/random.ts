@@ -1,9 +1,6 @@
 /**
- * A small seeded pseudo-random source for load schedules: the same seed gives the same schedule on
- * every machine and Node version (Math.random cannot be seeded). Pure: no clock, no global state.
- *
- * Uniforms come from sfc32 (Chris Doty-Humphrey's Small Fast Counter, 128-bit state), seeded
- * through splitmix32 so that nearby seeds give unrelated streams.
+ * A seeded pseudo-random source, so a seed gives the same schedule on every machine (Math.random cannot be
+ * seeded): sfc32 (Doty-Humphrey's Small Fast Counter) seeded through splitmix32 so nearby seeds are unrelated.
  */
 export interface Rng {
   /** A uniform double in [0, 1). */

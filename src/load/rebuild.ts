@@ -19,11 +19,7 @@ type LoadEnergyLine = {
   idle: { status: 'measured' | 'marginal' | 'skipped' | 'unusable'; watts: number | null };
 };
 
-/**
- * A load run's `load` block, rebuilt from its results file as the lines stream past: each scored
- * line's `meta.load` goes into typed columns as it is read (the line itself is not kept), the
- * `load_energy` line is read at the end. `null` from {@link forHeader} for a file that is not a load run.
- */
+/** A load run's `load` block, rebuilt from its results file as the lines stream past (no line is kept). */
 export class LoadBlockRebuild {
   private readonly columns = new LoadColumns();
   private readonly opts: LoadOptions;
@@ -41,11 +37,7 @@ export class LoadBlockRebuild {
     return h.load ? new LoadBlockRebuild(h as LoadHeader & { load: NonNullable<LoadHeader['load']> }, path) : null;
   }
 
-  /**
-   * A case line: a scored one is one request of the schedule, and the driver gives every one its
-   * `meta.load`. A scored line without it is refused: left out, the request would be missing from the
-   * serving figures while the report still counted it.
-   */
+  /** A case line; a scored one without `meta.load` is refused, since the report would count a request the figures miss. */
   add(r: Pick<CaseResult, 'phase' | 'error' | 'passed' | 'completion_tokens' | 'prompt_tokens' | 'meta' | 'pass' | 'index'>): void {
     if (r.phase !== 'scored') return;
     const m = r.meta?.load;
@@ -54,11 +46,7 @@ export class LoadBlockRebuild {
     this.columns.add(loadRecordOf(r as CaseResult, m, this.opts.ttft_token), m.request);
   }
 
-  /**
-   * What the run's own report had beside the cases, from the `load_energy` line: the whole run's
-   * window as the suite window, the idle calibration, and whether requests had windows of their own
-   * (not when the meter opens windows: they would overlap). Without the line (a file cut short): none.
-   */
+  /** The run's suite window, idle calibration and per-case energy kind, from the `load_energy` line (none without it). */
   reportContext(line: Record<string, unknown> | null): Pick<ReportContext, 'energy' | 'per_case_energy'> {
     if (line === null) return {};
     const energy = checkLoadEnergy(line, this.path);
@@ -86,10 +74,7 @@ export class LoadBlockRebuild {
   }
 }
 
-/**
- * The `load` block of a load run, rebuilt from its parsed results: the per-request `meta.load` lines
- * and the `load_energy` record. `null` for a file that is not a load run. Pure.
- */
+/** The `load` block rebuilt from parsed results; `null` for a file that is not a load run. Pure. */
 export function loadBlockFromResults(header: ResultsHeader, results: readonly CaseResult[], other: readonly Record<string, unknown>[], path = 'results'): LoadBlock | null {
   const rebuild = LoadBlockRebuild.forHeader(header, path);
   if (!rebuild) return null;
@@ -101,11 +86,7 @@ const TIMES = ['planned_at_ms', 'sent_at_ms', 'queue_ms', 'lag_ms', 'e2e_ms'] as
 const NULLABLE_TIMES = ['first_token_ms', 'first_content_ms'] as const;
 const COUNTS = ['content_chunks', 'reasoning_chunks'] as const;
 
-/**
- * A request's `meta.load` as the driver writes it, or an error naming the file, the request and the
- * key: a figure that is not a number would otherwise turn into NaN or a string sum in the serving
- * metrics, a plausible-looking wrong number.
- */
+/** A request's `meta.load`, or an error naming file, request and key (a non-number would sum to a plausible wrong figure). */
 function checkLoadMeta(m: unknown, path: string): asserts m is LoadMeta {
   const bad = (key: string, what: string): never => {
     const request = (m as { request?: unknown } | null)?.request;

@@ -2,8 +2,7 @@ import type { CaseResult } from '../core/types.js';
 import type { LoadRecord } from './metrics.js';
 import type { LoadOptions } from './options.js';
 
-// Apart from driver.ts so that rebuilding a load run's report (src/load/rebuild.ts) does not load the
-// runner, the scorers and the schedule.
+// Apart from driver.ts so that a rebuild does not load the runner, the scorers and the schedule.
 
 /** What each request of the schedule recorded, in the results file's `meta.load`. */
 export interface LoadMeta {

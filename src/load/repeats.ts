@@ -1,14 +1,9 @@
-import { closeSync, openSync, readSync } from 'node:fs';
-import { dirname, isAbsolute, relative, resolve } from 'node:path';
-import { JoulebenchError } from '../core/errors.js';
-import { readTextFile } from '../read-text.js';
 import { isInterval, type NoInterval } from '../stats/interval.js';
 import { coefficientOfVariation, pairedTInterval, tInterval, type TInterval } from '../stats/student-t.js';
 import type { LoadBlock } from './block.js';
+import { hasFormat, readRunDoc } from './sweep-file.js';
 
-/** The `format` of a repeated load run's document. */
 export const LOAD_REPEATS_FORMAT = 'joulebench-load-repeats/1';
-/** The `format` of the comparison of two repeated load runs. */
 export const LOAD_REPEATS_COMPARISON_FORMAT = 'joulebench-load-repeats-comparison/1';
 /** Confidence level of the intervals over runs. */
 export const REPEATS_LEVEL = 0.95;
@@ -24,22 +19,16 @@ export type RepeatInterval = Pick<TInterval, 'low' | 'high' | 'level' | 'method'
 
 /** One figure over the runs of a repeated load run. */
 export interface RepeatFigure {
-  /** The figure of each run, in run order (`null` where that run has none). */
   values: (number | null)[];
   mean: number | null;
   /** Sample standard deviation (n − 1). */
   sd: number | null;
-  /** Coefficient of variation sd ÷ |mean|. */
+  /** sd ÷ |mean|. */
   cv: number | null;
-  /** Student-t interval for the mean over runs. */
   ci: RepeatInterval;
 }
 
-/**
- * What `run --request-rate R --runs N -o NAME.json` writes (and prints): per run its report file
- * (`null` when none was written) and results file, each one whole load run, and every serving figure
- * over the runs. In a file, paths are relative to the file's own folder.
- */
+/** What `run --request-rate R --runs N -o NAME.json` writes: per run its report and results file, and every figure over the runs. */
 export interface LoadRepeatsDoc {
   format: typeof LOAD_REPEATS_FORMAT;
   request_rate: number | 'inf';
@@ -52,7 +41,6 @@ export interface LoadRepeatsDoc {
   notes: string[];
 }
 
-/** Energy figures of a load block, by the name they get in the summary. */
 const ENERGY_FIGURES = ['joules_per_output_token', 'net_joules_per_output_token', 'output_tokens_per_joule', 'avg_power_w'] as const;
 
 /** Every figure of one run, by name, in a fixed order (`accuracy_pct`, the serving block's numbers, energy). */
@@ -69,10 +57,7 @@ export function runFigures(r: RepeatRun): Map<string, number | null> {
 
 const isEnergyFigure = (name: string): boolean => (ENERGY_FIGURES as readonly string[]).includes(name) || name === 'joules_per_good_request' || name === 'goodput_per_watt';
 
-/**
- * Why the runs' energy figures cannot be pooled, or null: each run's figure must be measured the same
- * way (one energy source) over the same kind of window (steady state in every run, or the whole run in every run).
- */
+/** Why the runs' energy figures cannot be pooled (mixed energy sources or window kinds), or null. */
 function energyMismatch(runs: readonly RepeatRun[]): string | null {
   const sources = [...new Set(runs.map((r) => r.load.energy.source))];
   if (sources.length > 1) return `energy measured differently across runs (${sources.join(', ')})`;
@@ -98,11 +83,7 @@ function nullRuns(values: readonly (number | null)[]): string {
   return `no value in run${at.length === 1 ? '' : 's'} ${at.join(', ')}`;
 }
 
-/**
- * Every figure of a repeated load run over its runs: the values, mean, sample sd, coefficient of
- * variation and the Student-t interval for the mean at `level`. A figure some run lacks has its values
- * (nulls kept) and no statistics; energy figures measured differently across runs have none either. Pure.
- */
+/** Every figure over the runs (values, mean, sd, cv, t-interval); none where a run lacks it or energy was measured differently. Pure. */
 export function repeatSummary(runs: readonly RepeatRun[], level = REPEATS_LEVEL): { figures: Record<string, RepeatFigure>; notes: string[] } {
   const per = runs.map(runFigures);
   const names = [...new Set(per.flatMap((m) => [...m.keys()]))];
@@ -141,7 +122,6 @@ export interface PairedRepeatFigure {
   /** candidate − baseline, run by run. */
   differences: (number | null)[];
   mean_difference: number | null;
-  /** Paired t-interval of the differences. */
   ci: RepeatInterval;
 }
 
@@ -158,10 +138,8 @@ export interface LoadRepeatsComparison {
 }
 
 /**
- * Run i of the baseline paired with run i of the candidate (runs made in the same order are exposed
- * to the same drift of the machine): per figure the differences candidate − baseline and their paired
- * t-interval. With unequal run counts the common prefix is paired and a note says which runs were
- * left out. Pure.
+ * Run i of the baseline paired with run i of the candidate (runs made in the same order share the machine's
+ * drift): per figure the differences and their paired t-interval; unequal counts pair the common prefix. Pure.
  */
 export function pairedRepeats(baseline: readonly RepeatRun[], candidate: readonly RepeatRun[], level = REPEATS_LEVEL): LoadRepeatsComparison {
   const k = Math.min(baseline.length, candidate.length);
@@ -205,54 +183,17 @@ export function pairedRepeats(baseline: readonly RepeatRun[], candidate: readonl
   };
 }
 
-/** The document with its paths made relative to `docPath`'s folder (for writing it there). */
-export function repeatsRelativeTo(doc: LoadRepeatsDoc, docPath: string): LoadRepeatsDoc {
-  const dir = dirname(resolve(docPath));
-  const rel = (p: string): string => relative(dir, resolve(p)) || '.';
-  return { ...doc, reports: doc.reports.map((p) => (p === null ? null : rel(p))), results: doc.results.map(rel) };
-}
-
-/** True when `path` is a JSON file whose `format` is a repeated load run's (only its first 4 KiB are read). */
-export function isLoadRepeatsFile(path: string): boolean {
-  if (!/\.json$/i.test(path)) return false;
-  let fd: number | null = null;
-  try {
-    fd = openSync(path, 'r');
-    const buf = Buffer.alloc(4096);
-    const n = readSync(fd, buf, 0, buf.length, 0);
-    return /"format"\s*:\s*"joulebench-load-repeats\/1"/.test(buf.subarray(0, n).toString('utf8'));
-  } catch {
-    return false;
-  } finally {
-    if (fd !== null) closeSync(fd);
-  }
-}
+/** True when `path` is a repeated load run's JSON document. */
+export const isLoadRepeatsFile = (path: string): boolean => hasFormat(path, LOAD_REPEATS_FORMAT);
 
 /**
  * The results files a repeated load run's document names, in run order, resolved against its folder.
- * The figures are rebuilt from these files, never taken from the document. A document that is not one
- * is a one-line error naming the file and the key (E_INPUT).
+ * The figures are rebuilt from these files, never taken from the document.
  */
 export function loadRepeatsRunFiles(path: string, exists: (p: string) => boolean): string[] {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readTextFile(path, 'E_INPUT'));
-  } catch (e) {
-    if (e instanceof JoulebenchError) throw e;
-    throw new JoulebenchError('E_INPUT', `${path}: not a repeated load run (not valid JSON: ${(e as Error).message})`);
-  }
-  const d = raw as Partial<LoadRepeatsDoc> | null;
-  const bad = (key: string, why: string): never => {
-    throw new JoulebenchError('E_INPUT', `${path}: not a repeated load run (${key}: ${why})`);
-  };
-  if (d === null || typeof d !== 'object' || d.format !== LOAD_REPEATS_FORMAT) bad('format', `expected "${LOAD_REPEATS_FORMAT}"`);
-  const doc = d as Partial<LoadRepeatsDoc>;
-  if (!Array.isArray(doc.results) || doc.results.length === 0 || !doc.results.every((p) => typeof p === 'string' && p.length > 0)) {
-    bad('results', 'expected a list of results file paths, one per run');
-  }
-  const dir = dirname(resolve(path));
-  return (doc.results as string[]).map((res, i) => {
-    const r = isAbsolute(res) ? res : resolve(dir, res);
+  const { doc, at, bad } = readRunDoc<LoadRepeatsDoc>(path, LOAD_REPEATS_FORMAT, 'a repeated load run', 'run');
+  return doc.results.map((res, i) => {
+    const r = at(res);
     if (!exists(r)) bad(`results[${i}]`, `${r} does not exist`);
     return r;
   });

@@ -4,23 +4,16 @@ import { gamma, seededRng } from './random.js';
 export interface ScheduleOptions {
   /** Mean requests per second; `Infinity` sends every request at once. */
   request_rate: number;
-  /**
-   * Shape of the gamma distribution of inter-arrival gaps (vLLM's `--burstiness`): 1 is a Poisson
-   * process (exponential gaps); below 1 burstier, above 1 more even. The mean rate is kept either way.
-   */
+  /** Gamma shape of the inter-arrival gaps (vLLM's `--burstiness`): 1 is Poisson, below 1 burstier, above 1 more even. */
   burstiness: number;
-  /** Requests to plan. */
   num_requests: number;
   /** Seeds the gaps: the same seed gives the same schedule. */
   seed: number;
 }
 
 /**
- * The planned send times of every request, ms after the run starts: the first at 0, each next one a
- * Gamma(shape = burstiness, scale = 1 / (rate × burstiness)) gap later — vLLM `bench serve`'s arrival
- * process (mean gap 1/rate; burstiness 1 is Poisson). vLLM ≥ 0.10 additionally rescales the gaps so
- * the last arrival lands at N/rate; joulebench does not (the schedule is the plain renewal process).
- * Pure and deterministic.
+ * Planned send times, ms after the start: the first at 0, then Gamma(burstiness, 1 / (rate × burstiness)) gaps,
+ * vLLM `bench serve`'s arrival process without its rescaling of the last arrival to N/rate. Pure.
  */
 export function planSchedule(o: ScheduleOptions): Float64Array {
   if (!Number.isInteger(o.num_requests) || o.num_requests < 0) throw new RangeError(`num_requests must be a whole number >= 0, got ${o.num_requests}`);

@@ -1,9 +1,6 @@
 /**
- * Summary statistics as vLLM `bench serve` computes them (numpy): mean, median, population standard
- * deviation and percentiles by linear interpolation between closest ranks (numpy's default method).
- * These serving fields use numpy's definition so a user can diff joulebench's result JSON against
- * vLLM's; the main report's latency percentiles stay nearest-rank (always an observed value).
- * Empty input gives `null` (vLLM writes 0, which reads as a measurement).
+ * Summary statistics as vLLM `bench serve` computes them (numpy: population sd, linear-interpolated percentiles),
+ * so result JSON diffs against vLLM's; empty input gives `null` where vLLM writes 0.
  */
 export interface Summary {
   mean: number | null;

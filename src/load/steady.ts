@@ -8,10 +8,8 @@ import { round } from './stats.js';
 export const MIN_STEADY_WINDOW_MS = 5000;
 
 /**
- * The steady-state rule of the ML.ENERGY benchmark: with B requests in flight at most, measure from
- * the moment the B-th request (in time order) gets its first token to the moment the (N−B)-th does,
- * so the ramp-up (fewer than B in flight) and the ramp-down (the last B draining) are left out.
- * `first_token_at_ms`: when each request got its first token, in any order. Pure.
+ * ML.ENERGY's steady-state rule: with at most B in flight, measure from the B-th first token to the (N−B)-th,
+ * leaving out ramp-up and ramp-down. `first_token_at_ms` in any order. Pure.
  */
 export function steadyWindow(
   first_token_at_ms: ArrayLike<number>,
@@ -43,12 +41,11 @@ export interface SteadyStateEnergy {
   /** True when the figures cover the steady-state window; false: the whole run (see `reason`). */
   steady_state: boolean;
   reason: string | null;
-  /** Window start and end, ms since the run started (`null` when no window was measured). */
+  /** ms since the run started. */
   window_start_ms: number | null;
   window_end_ms: number | null;
   energy_window_s: number | null;
   source: EnergySource;
-  /** Gross joules over the window. */
   joules: number | null;
   /** Gross − idle watts × window; `null` when idle is unknown or the signal is under it. */
   net_joules: number | null;
@@ -60,16 +57,12 @@ export interface SteadyStateEnergy {
   avg_power_w: number | null;
 }
 
-/**
- * Picks the steady-state reading when the rule gave a usable one (≥ 5 s and ≥ the meter's floor), else
- * the whole-run reading, flagged, and turns it into per-token figures. Pure.
- */
+/** The steady-state reading when usable (≥ 5 s and the meter's floor), else the whole run, flagged; per-token figures. Pure. */
 export function steadyStateEnergy(input: {
   window: { start_ms: number; end_ms: number } | null;
   window_reason: string | null;
   steady: WindowReading | null;
   run: WindowReading | null;
-  /** When the whole-run window started and ended, ms since the run started. */
   run_start_ms: number;
   run_end_ms: number;
   idle: Pick<IdleCalibration, 'status' | 'watts'>;
@@ -147,9 +140,8 @@ function netOf(gross: number | null, idle: Pick<IdleCalibration, 'status' | 'wat
 }
 
 /**
- * Output tokens produced in [start, end] (ms since the run started): each request's tokens spread
- * evenly over its streamed chunks; a request that streamed nothing counts at its last byte.
- * `null` when a completed request's token count is unknown.
+ * Output tokens produced in [start, end] (ms since the run started), each request's spread evenly over its
+ * chunks (at its last byte if none); `null` when a completed request's count is unknown.
  */
 export function tokensBetween(records: LoadColumns | readonly LoadRecord[], start_ms: number, end_ms: number): number | null {
   let total = 0;

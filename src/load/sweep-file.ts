@@ -21,26 +21,60 @@ export interface RateSweepDoc {
 }
 
 /** The document with its paths made relative to `docPath`'s folder (for writing it there). */
-export function relativeTo(doc: RateSweepDoc, docPath: string): RateSweepDoc {
+export function relativeTo<D extends { reports: (string | null)[]; results: string[] }>(doc: D, docPath: string): D {
   const dir = dirname(resolve(docPath));
   const rel = (p: string): string => relative(dir, resolve(p)) || '.';
   return { ...doc, reports: doc.reports.map((p) => (p === null ? null : rel(p))), results: doc.results.map(rel) };
 }
 
-/** True when `path` is a JSON file whose `format` is a rate sweep's (only its first 4 KiB are read). */
-export function isRateSweepFile(path: string): boolean {
+/** True when `path` is a JSON file whose `format` is `format` (only its first 4 KiB are read). */
+export function hasFormat(path: string, format: string): boolean {
   if (!/\.json$/i.test(path)) return false;
+  const pattern = new RegExp(`"format"\\s*:\\s*"${format.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"`);
   let fd: number | null = null;
   try {
     fd = openSync(path, 'r');
     const buf = Buffer.alloc(4096);
     const n = readSync(fd, buf, 0, buf.length, 0);
-    return /"format"\s*:\s*"joulebench-rate-sweep\/1"/.test(buf.subarray(0, n).toString('utf8'));
+    return pattern.test(buf.subarray(0, n).toString('utf8'));
   } catch {
     return false;
   } finally {
     if (fd !== null) closeSync(fd);
   }
+}
+
+/** True when `path` is a rate sweep's JSON document. */
+export const isRateSweepFile = (path: string): boolean => hasFormat(path, RATE_SWEEP_FORMAT);
+
+/**
+ * A run document (`what`: "a rate sweep", "a repeated load run") whose `format` and non-empty `results` list
+ * are checked, with `at` resolving its paths against its folder and `bad` throwing the one-line E_INPUT error.
+ */
+export function readRunDoc<D extends { results: string[] }>(
+  path: string,
+  format: string,
+  what: string,
+  per: string,
+): { doc: Partial<D> & { results: string[] }; at: (p: string) => string; bad: (key: string, why: string) => never } {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readTextFile(path, 'E_INPUT'));
+  } catch (e) {
+    if (e instanceof JoulebenchError) throw e;
+    throw new JoulebenchError('E_INPUT', `${path}: not ${what} (not valid JSON: ${(e as Error).message})`);
+  }
+  const d = raw as (Partial<D> & { format?: unknown }) | null;
+  const bad = (key: string, why: string): never => {
+    throw new JoulebenchError('E_INPUT', `${path}: not ${what} (${key}: ${why})`);
+  };
+  if (d === null || typeof d !== 'object' || d.format !== format) bad('format', `expected "${format}"`);
+  const doc = d as Partial<D>;
+  if (!Array.isArray(doc.results) || doc.results.length === 0 || !doc.results.every((p) => typeof p === 'string' && p.length > 0)) {
+    bad('results', `expected a list of results file paths, one per ${per}`);
+  }
+  const dir = dirname(resolve(path));
+  return { doc: doc as Partial<D> & { results: string[] }, at: (p) => (isAbsolute(p) ? p : resolve(dir, p)), bad };
 }
 
 /**
@@ -49,27 +83,9 @@ export function isRateSweepFile(path: string): boolean {
  * that is not one is a one-line error naming the file and the key (E_INPUT).
  */
 export function rateSweepRunFiles(path: string, exists: (p: string) => boolean): string[] {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readTextFile(path, 'E_INPUT'));
-  } catch (e) {
-    if (e instanceof JoulebenchError) throw e;
-    throw new JoulebenchError('E_INPUT', `${path}: not a rate sweep (not valid JSON: ${(e as Error).message})`);
-  }
-  const d = raw as Partial<RateSweepDoc> | null;
-  const bad = (key: string, why: string): never => {
-    throw new JoulebenchError('E_INPUT', `${path}: not a rate sweep (${key}: ${why})`);
-  };
-  if (d === null || typeof d !== 'object' || d.format !== RATE_SWEEP_FORMAT) bad('format', `expected "${RATE_SWEEP_FORMAT}"`);
-  const doc = d as Partial<RateSweepDoc>;
-  if (!Array.isArray(doc.results) || doc.results.length === 0 || !doc.results.every((p) => typeof p === 'string' && p.length > 0)) {
-    bad('results', 'expected a list of results file paths, one per rate');
-  }
-  const results = doc.results as string[];
+  const { doc, at, bad } = readRunDoc<RateSweepDoc>(path, RATE_SWEEP_FORMAT, 'a rate sweep', 'rate');
   const reports = Array.isArray(doc.reports) ? doc.reports : [];
-  const dir = dirname(resolve(path));
-  const at = (p: string): string => (isAbsolute(p) ? p : resolve(dir, p));
-  return results.map((res, i) => {
+  return doc.results.map((res, i) => {
     const rep = reports[i];
     if (typeof rep === 'string' && /\.json$/i.test(rep) && exists(at(rep))) return at(rep);
     const r = at(res);

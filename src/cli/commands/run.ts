@@ -26,7 +26,7 @@ import { RATE_SWEEP_FORMAT, relativeTo, type RateSweepDoc } from '../../load/swe
 import { loadInputsForCli } from '../load-runs.js';
 import { rateLabel } from '../../load/options.js';
 import { renderCurveTable, renderLoadTable, renderRepeatsTable } from '../../load/table.js';
-import { LOAD_REPEATS_FORMAT, REPEATS_LEVEL, repeatSummary, repeatsRelativeTo, type LoadRepeatsDoc } from '../../load/repeats.js';
+import { LOAD_REPEATS_FORMAT, REPEATS_LEVEL, repeatSummary, type LoadRepeatsDoc } from '../../load/repeats.js';
 import { addJudgeFlags } from '../judge-flags.js';
 import type { JudgeFlags } from '../../session/judge-setup.js';
 
@@ -254,7 +254,7 @@ async function loadRepeatsAction(flags: RunFlags, n: number, io: CliIO, wait: (s
     figures,
     notes,
   };
-  if (flags.out && outPlan?.format === 'json') writeFileEnsured(flags.out, prettyJson(repeatsRelativeTo(doc, flags.out)), '--out');
+  if (flags.out && outPlan?.format === 'json') writeFileEnsured(flags.out, prettyJson(relativeTo(doc, flags.out)), '--out');
   io.out(prettyJson(doc));
   if (!flags.quiet) io.err(renderRepeatsTable(doc) + (flags.out && outPlan?.format === 'json' ? `load runs ${flags.out}\n` : ''));
 }

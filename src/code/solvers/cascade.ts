@@ -7,10 +7,8 @@ import { isUnder, listFiles, treeDigest, type CodeTask } from '../task.js';
 import { inProcessOutcome, type Solver } from './solver.js';
 
 /**
- * `cascade:<solver>`: a cache in front of one wrapped solver. A repeated task replays the diff that
- * solver stored when it first resolved it (then graded as usual); a miss runs the solver and stores its
- * diff once graded resolved. Keyed by the solver's identity (never replayed for another) and the task's
- * content (a task repeated under another name is still a hit).
+ * `cascade:<solver>`: a cache in front of one solver: a repeated task replays the diff it stored once graded resolved
+ * (graded as usual); keyed by the solver's identity (never replayed for another) and the task's content, not its name.
  */
 
 /** Where a stored fix came from. */

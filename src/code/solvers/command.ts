@@ -31,9 +31,8 @@ export function expandTemplate(template: string, values: { prompt: string; workd
 }
 
 /**
- * A command word that is a path is made absolute against `cwd` (so `./agent.sh` is the file beside the
- * user, not one in the workdir): the rewritten template and that path (bound read-only into the
- * sandbox), or `null` for a bare name looked up on PATH.
+ * A command word that is a path is made absolute against `cwd` (`./agent.sh` is the user's, not the workdir's):
+ * the rewritten template and that path (bound read-only into the sandbox), or `null` for a bare name on PATH.
  */
 export function resolveCommandPath(template: string, cwd: string): { template: string; path: string | null } {
   const m = /^(\s*)('([^']*)'|"([^"$`\\]*)"|([^\s'"()|&;<>]+))/.exec(template);
