@@ -1,11 +1,11 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { parseYaml } from '../yaml.js';
 import type { z } from 'zod';
 import { JoulebenchError } from '../core/errors.js';
 import { configSchema, type RunConfig } from './schema.js';
 import { readTextFile } from '../read-text.js';
 import { cut, escapeControls, QUOTE_MAX_CHARS } from '../core/one-line.js';
-import { checkEndpoint } from '../targets/openai/target.js';
+import { checkEndpoint } from '../targets/openai/endpoint.js';
 
 /** A loaded config: validated values, with file paths in it made absolute against the file's folder. */
 export interface LoadedConfig {

@@ -1,5 +1,5 @@
 import { basename, extname } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { parseYaml } from '../yaml.js';
 import type { z } from 'zod';
 import { JoulebenchError } from '../core/errors.js';
 import type { Case, Suite } from '../core/types.js';

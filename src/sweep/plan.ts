@@ -1,4 +1,4 @@
-import { parse as parseYaml } from 'yaml';
+import { parseYaml } from '../yaml.js';
 import { z } from 'zod';
 import { canonicalJson, digestOf } from '../core/canonical.js';
 import { JoulebenchError } from '../core/errors.js';

@@ -1,11 +1,13 @@
 import { performance } from 'node:perf_hooks';
-import { fetch, type Dispatcher, type RequestInit, type Response } from 'undici';
+import type { Dispatcher, RequestInit, Response } from 'undici';
 import { JoulebenchError } from '../../core/errors.js';
 import { assertHostAllowed } from '../openai/guard.js';
 import { redactQuery } from '../openai/redact.js';
-import { checkEndpoint } from '../openai/target.js';
-import { createDispatcher } from '../dispatcher.js';
+import { checkEndpoint } from '../openai/endpoint.js';
 import { usageProblem } from '../usage.js';
+
+/** undici and the targets' dispatcher, loaded at the first request: a command that sends none never loads them (~20 MB). */
+const loadHttp = async () => ({ fetch: (await import('undici')).fetch, createDispatcher: (await import('../dispatcher.js')).createDispatcher });
 
 /** Ollama's default address. */
 export const DEFAULT_OLLAMA_URL = 'http://127.0.0.1:11434';
@@ -194,6 +196,7 @@ export class OllamaClient {
       throw new JoulebenchError('E_TARGET', `ollama ${this.shownUrl}${path}: ${(e as Error).message}`);
     }
     try {
+      const { fetch, createDispatcher } = await loadHttp();
       res = await fetch(this.baseUrl + path, { ...init, headers: { 'content-type': 'application/json' }, signal: sig, dispatcher: (this.dispatcher ??= createDispatcher()) });
     } catch (e) {
       const cause = (e as { cause?: { code?: string; message?: string } }).cause;

@@ -2,15 +2,15 @@ import { apiEnergyModel, type ApiEnergyModel, type EnergyModelConfig } from '../
 import { round } from '../../core/stats.js';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { JoulebenchError } from '../../core/errors.js';
-import { quote } from '../../core/one-line.js';
 import type { Answer, AnswerRequest, Target } from '../../core/types.js';
 import { backoffDelay_s, isRetryable, NO_RETRY, type RetryPolicy } from '../retry.js';
 import { openaiCounts, openaiUsage, usageProblem } from '../usage.js';
 import { costOf, type Prices } from './cost.js';
-import { isForbiddenAddress } from './guard.js';
+import { checkEndpoint } from './endpoint.js';
 import { AttemptFailure, createPool, postChat, type ChatResult, type HttpPool, type PostOptions } from './http.js';
 import { redact, redactDeep, redactQuery, redactText } from './redact.js';
+
+export { checkEndpoint };
 
 /** Settings of an `openai` target (already validated by the config schema or the CLI). */
 export interface OpenAITargetOptions {
@@ -59,24 +59,6 @@ const CODES: Record<AttemptFailure['kind'], string> = {
   forbidden: 'E_FORBIDDEN_ADDRESS',
   aborted: 'E_ABORTED',
 };
-
-/** Parses and checks an endpoint URL; refuses credentials in it and link-local/metadata hosts. */
-export function checkEndpoint(endpoint: string, key = 'target.endpoint'): URL {
-  // The URL parser strips tabs and newlines silently; an endpoint with one is refused, not repaired.
-  if (/[\u0000-\u001f\u007f]/.test(endpoint)) throw new JoulebenchError('E_CONFIG', `${key} must not contain control characters (CR, LF, tab, …), got ${quote(endpoint)}`);
-  let url: URL;
-  try {
-    url = new URL(endpoint);
-  } catch {
-    throw new JoulebenchError('E_CONFIG', `${key} must be an absolute http(s) URL, got ${quote(endpoint)}`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new JoulebenchError('E_CONFIG', `${key} must use http or https, got ${quote(url.protocol)}`);
-  if (url.username || url.password) throw new JoulebenchError('E_CONFIG', `${key} must not carry credentials (use target.credentials_ref: env:NAME)`);
-  if (isForbiddenAddress(url.hostname)) {
-    throw new JoulebenchError('E_CONFIG', `${key}: ${url.hostname} is a link-local or cloud-metadata address; joulebench never sends requests there`);
-  }
-  return url;
-}
 
 /**
  * Any OpenAI-compatible chat-completions endpoint. Temperature 0; streams to time the first token; retries
