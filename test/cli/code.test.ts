@@ -206,5 +206,12 @@ describe('joulebench code (built CLI)', async () => {
     const warnings = r.stderr.split('\n').filter((l) => /warning: running solvers WITHOUT a sandbox/.test(l));
     assert.equal(warnings.length, 1, r.stderr);
   });
-});
 
+  test('a bad --test-timeout or --timeout is refused naming the flag given (exit 2)', async () => {
+    for (const flag of ['--test-timeout', '--timeout']) {
+      const r = await cli(['--suite', suite, flag, '0']);
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, new RegExp(`^joulebench: ${flag}: must be a number of seconds > 0, got "0"`, 'm'));
+    }
+  });
+});

@@ -70,12 +70,13 @@ function collect(value: string, prev: string[]): string[] {
   return [...prev, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
 }
 
-function positiveSeconds(value: string): number {
+/** A seconds parser for `flag`, whose errors name that flag. */
+const positiveSeconds = (flag: string) => (value: string): number => {
   const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new JoulebenchError('E_USAGE', `--timeout: must be a number of seconds > 0, got ${quote(value)}`);
-  if (n > MAX_TIMER_S) throw new JoulebenchError('E_USAGE', `--timeout: ${timerLimitText('s')}, got ${quote(value)}`);
+  if (!Number.isFinite(n) || n <= 0) throw new JoulebenchError('E_USAGE', `${flag}: must be a number of seconds > 0, got ${quote(value)}`);
+  if (n > MAX_TIMER_S) throw new JoulebenchError('E_USAGE', `${flag}: ${timerLimitText('s')}, got ${quote(value)}`);
   return n;
-}
+};
 
 /** `joulebench code`: run a coding suite through the oracle, or `--report` a results file. */
 export function codeCommand(io: CliIO): Command {
@@ -94,7 +95,7 @@ export function codeCommand(io: CliIO): Command {
     .option('--namespace <ns>', 'SWE-bench --runner docker: image namespace, as SWE-bench\'s harness names images (<ns>/sweb.eval.<arch>.<id>:<tag>); none: locally built images', 'swebench')
     .option('--image-tag <tag>', 'SWE-bench --runner docker: instance image tag', 'latest')
     .option('--pull', 'SWE-bench --runner docker: pull an instance image that is not present (needs a network; otherwise its datapoints are invalid)')
-    .option('--test-timeout <s>', 'SWE-bench instances: limit of each test run, seconds (default 300)', positiveSeconds)
+    .option('--test-timeout <s>', 'SWE-bench instances: limit of each test run, seconds (default 300)', positiveSeconds('--test-timeout'))
     .option('--tasks <list>', 'only these tasks (comma-separated names)')
     .option('--filter <regex>', 'only tasks whose name matches (recorded in the suite digest)')
     .option('--limit <n>', 'only the first N tasks, after --tasks and --filter (recorded in the suite digest)', intAtLeast(1))
@@ -107,7 +108,7 @@ export function codeCommand(io: CliIO): Command {
     .option('--max-procs <n>', 'processes (threads count) the sandboxed solver may hold at once (bwrap); with --runner docker also each container\'s --pids-limit', intAtLeast(1), DEFAULT_MAX_PROCS)
     .option('--allow-write <path>', 'also writable inside the bwrap sandbox (repeatable; e.g. an agent\'s config folder)', collect, [])
     .option('--allow-read <path>', 'also readable inside the bwrap sandbox, at its own path (repeatable; e.g. a folder under /tmp an agent or test interpreter needs)', collect, [])
-    .option('--timeout <s>', "each solver run's limit in seconds (overrides the tasks' timeout_s)", positiveSeconds)
+    .option('--timeout <s>', "each solver run's limit in seconds (overrides the tasks' timeout_s)", positiveSeconds('--timeout'))
     .option('--keep', 'keep each workdir (paths in the results) instead of removing it')
     .option('--pass-env <names>', 'pass these environment variables to solvers although they look like secrets (comma-separated, repeatable)', collect, [])
     .option('--no-history', 'do not record this run in the history database ($JOULEBENCH_HOME/history.sqlite)')
