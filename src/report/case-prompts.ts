@@ -55,7 +55,7 @@ export function resolvePrompts(header: ResultsHeader | null | undefined, results
   if (!matched) {
     const now = suiteDigest({ ...suite, version: header.suite_version });
     const where = isBundledSuite(source) ? 'bundled suite' : source === 'mt-bench' ? (header.suite_data ?? source) : source;
-    return { ok: false, reason: `suite changed since the run: digest differs (run ${short(header.suite_digest)}, ${where} now ${short(now)})` };
+    return { ok: false, reason: digestChanged(header.suite_digest, where, now) };
   }
   // The digest pins each case's id to its index; a results line that disagrees is not this run's.
   for (const r of results) {
@@ -101,7 +101,7 @@ function streamedPrompts(source: string, header: ResultsHeader, results: readonl
     } catch {
       return unreadable;
     }
-    return { ok: false, reason: `suite changed since the run: digest differs (run ${short(header.suite_digest)}, ${source} now ${short(now)})` };
+    return { ok: false, reason: digestChanged(header.suite_digest, source, now) };
   }
   for (const r of results) {
     if (byIndex.get(r.index)?.id !== r.case_id) {
@@ -116,8 +116,10 @@ function turnsOf(c: Case | undefined): string[] | null {
   return c.turns && c.turns.length > 0 ? [...c.turns] : [c.prompt ?? ''];
 }
 
-function short(digest: string): string {
-  return digest.replace(/^sha256:/, '').slice(0, 12);
+/** Why a suite's prompts are not shown: it hashes differently now (`where` names it). */
+export function digestChanged(run: string, where: string, now: string): string {
+  const short = (d: string) => d.replace(/^sha256:/, '').slice(0, 12);
+  return `suite changed since the run: digest differs (run ${short(run)}, ${where} now ${short(now)})`;
 }
 
 /**

@@ -1,11 +1,6 @@
 import { hasMtBench } from '../mt-bench-table.js';
-import { fmtJoules, fmtUsd } from '../format.js';
+import { esc, fmtJoules, fmtUsd } from '../format.js';
 import type { HtmlModel } from './model.js';
-
-/** HTML-escapes text (page.ts has the same; importing it would make a module cycle with page.ts). */
-function esc(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
-}
 
 function share(v: number | null): string {
   return v === null ? 'n/a' : `${(v * 100).toFixed(1)} %`;

@@ -1,6 +1,6 @@
 import { hasStages } from '../stages.js';
 import type { BenchReport } from '../../core/aggregate.js';
-import { fmtJoules, fmtMs, fmtPct, fmtUsd, unscoredOf } from '../format.js';
+import { esc, fmtJoules, fmtMs, fmtPct, fmtUsd, unscoredOf } from '../format.js';
 import { INFER_LEGEND } from '../infer-view.js';
 import { suiteEnergyText } from '../suite-energy.js';
 import { CLIENT_SCRIPT } from './client.js';
@@ -17,11 +17,6 @@ import { passAtKSection } from './pass-at-k-section.js';
 import { fmtInterval } from '../ci-text.js';
 import { intervalLabel } from '../../stats/interval.js';
 import type { CiFigure } from '../../stats/report-ci.js';
-
-/** HTML-escapes text for element content and attribute values. */
-export function esc(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
 
 /** Makes text safe inside a <script> element: no `</script`, no `<!--`. */
 function scriptSafe(s: string): string {
@@ -58,8 +53,8 @@ ${model.runs.length > 0 ? `<section id="headline">
   <h2>Headline</h2>
   ${headlineTable(model)}
 </section>` : ''}
-${model.sweeps && model.sweeps.length > 0 ? sweepSection(model.sweeps, esc) : ''}
-${rateSection(model.rate_curves ?? [], esc)}
+${model.sweeps && model.sweeps.length > 0 ? sweepSection(model.sweeps) : ''}
+${rateSection(model.rate_curves ?? [])}
 ${model.frontier.arms.length > 0 ? `<section id="frontier">
   <h2>Accuracy against joules per correct answer</h2>
   <p class="sub">Each point is an arm (a suite run, or a coding-agent solver, whose accuracy is its resolution %). Blue points lie on the Pareto frontier (no other arm is both at least as accurate and at least as cheap, and better in one); grey points are dominated. Measured and modelled energy are never drawn on one axis.</p>
@@ -244,7 +239,7 @@ function codeSection(model: HtmlModel): string {
     return `<h3>${esc(c.label)} <span class="sub">suite ${esc(c.suite.name)} · ${c.suite.tasks} tasks · best-of-${c.rollouts} · meter ${esc(c.meter)} · sandbox ${esc(c.sandbox)}</span></h3>
     <table class="code"><thead><tr><th>solver (arm)</th><th>resolution (accuracy)</th><th>J / resolved (J / correct)</th><th>total energy</th><th>$ / resolved</th><th>wall median / p95</th><th>invalid</th><th>escapes</th></tr></thead>
     <tbody>${rows.join('')}</tbody></table>
-    ${passAtKSection(c.solvers, c.energy_budget_j, esc)}
+    ${passAtKSection(c.solvers, c.energy_budget_j)}
     ${gridTable(c)}`;
   });
   return `<section id="code">

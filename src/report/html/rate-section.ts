@@ -1,7 +1,7 @@
 import type { BenchReport } from '../../core/aggregate.js';
 import type { LoadBlock } from '../../load/block.js';
 import { compareRates, energyKind, rateCurve, type RatePoint } from '../../load/curve.js';
-import { fmtJoules, fmtPct } from '../format.js';
+import { esc, fmtJoules, fmtPct } from '../format.js';
 
 /** One rate sweep's curve as the page draws it: load runs of one system under one load setting. */
 export interface RateCurveView {
@@ -95,7 +95,7 @@ function rateText(rate: number | 'inf' | null): string {
 const num = (v: number | null, digits = 2): string => (v === null ? 'n/a' : Number.isInteger(v) ? String(v) : v.toFixed(digits));
 
 /** The load section: per curve a table (readable with scripts off) and the two charts, or sentences saying why not. */
-export function rateSection(curves: readonly RateCurveView[], esc: (s: string) => string): string {
+export function rateSection(curves: readonly RateCurveView[]): string {
   if (curves.length === 0) return '';
   const blocks = curves.map((c, i) => {
     const rows = c.points

@@ -1,14 +1,12 @@
 import type { Interval } from '../../stats/interval.js';
 import type { SweepComparison } from '../../sweep/comparison.js';
-import { fmtJoules, fmtMs, fmtPct, fmtSigned, fmtUsd } from '../format.js';
+import { esc, fmtJoules, fmtMs, fmtPct, fmtSigned, fmtUsd } from '../format.js';
 
-type Esc = (s: string) => string;
-
-const withCi = (v: number | null, i: Interval | null, f: (x: number) => string, esc: Esc): string =>
+const withCi = (v: number | null, i: Interval | null, f: (x: number) => string): string =>
   v === null ? 'n/a' : `${esc(f(v))}${i ? (i.method === 'degenerate' ? `<div class="sub ci">degenerate (identical values)</div>` : `<div class="sub ci">95 % [${esc(f(i.low))}, ${esc(f(i.high))}]</div>`) : ''}`;
 
 /** The sweep's comparison as static HTML: per suite, arms with intervals and frontier marks, then the paired verdicts. */
-export function sweepSection(sweeps: readonly SweepComparison[], esc: Esc): string {
+export function sweepSection(sweeps: readonly SweepComparison[]): string {
   return sweeps
     .map((c) =>
       c.suites
@@ -22,10 +20,10 @@ export function sweepSection(sweeps: readonly SweepComparison[], esc: Esc): stri
           const rows = s.arms
             .map(
               (a) => `<tr data-arm="${esc(a.arm)}"><td>${esc(a.arm)}${a.arm === s.baseline ? ' <span class="sub">(baseline)</span>' : ''}</td>
-        <td class="num">${withCi(a.accuracy_pct, a.accuracy_ci, (x) => fmtPct(x), esc)}</td>
-        <td class="num">${withCi(a.joules_per_correct, a.joules_per_correct_ci, fmtJoules, esc)} <span class="src">[${esc(a.energy_source)}]</span></td>
-        <td class="num">${withCi(a.usd_per_correct, a.usd_per_correct_ci, fmtUsd, esc)}</td>
-        <td class="num">${withCi(a.latency_p95_ms, a.latency_p95_ci, fmtMs, esc)}</td>
+        <td class="num">${withCi(a.accuracy_pct, a.accuracy_ci, (x) => fmtPct(x))}</td>
+        <td class="num">${withCi(a.joules_per_correct, a.joules_per_correct_ci, fmtJoules)} <span class="src">[${esc(a.energy_source)}]</span></td>
+        <td class="num">${withCi(a.usd_per_correct, a.usd_per_correct_ci, fmtUsd)}</td>
+        <td class="num">${withCi(a.latency_p95_ms, a.latency_p95_ci, fmtMs)}</td>
         <td>${mark(a.arm, 'energy')}</td><td>${mark(a.arm, 'cost')}</td></tr>`,
             )
             .join('');
