@@ -313,31 +313,35 @@ function inferSection(model: HtmlModel): string {
 </section>`;
 }
 
-function otherReceipt(label: string, origin: string, receipt: Record<string, unknown> | null, facts: [string, string][]): string {
+/** A receipt as details: the facts given, the receipt's times, versions and host, then the receipt whole. */
+function receiptDetails(head: string, receipt: Record<string, unknown> | null, facts: [string, string][], cores = false): string {
   const rc = receipt ?? {};
   const host = (rc.host ?? {}) as Record<string, unknown>;
   const all: [string, string][] = [
-    ['source', origin],
     ...facts,
     ['started (UTC)', String(rc.started_utc ?? 'n/a')],
     ['finished (UTC)', String(rc.finished_utc ?? 'n/a')],
     ['joulebench', String(rc.joulebench_version ?? 'n/a')],
     ['node', String(rc.node_version ?? 'n/a')],
-    ['host', `${String(host.hostname ?? 'n/a')} · ${String(host.platform ?? '')} ${String(host.arch ?? '')} · ${String(host.cpu_model ?? 'cpu n/a')}`],
+    ['host', `${String(host.hostname ?? 'n/a')} · ${String(host.platform ?? '')} ${String(host.arch ?? '')} · ${String(host.cpu_model ?? 'cpu n/a')}${cores ? ` × ${String(host.cores ?? '?')}` : ''}`],
   ];
   const seen = new Set<string>();
   const dedup = all.filter(([k]) => (seen.has(k) ? false : (seen.add(k), true)));
-  return `<details><summary>${esc(label)}</summary>
+  return `${head}
   <dl>${dedup.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('')}</dl>
   ${receipt ? `<pre>${esc(JSON.stringify(receipt, null, 2))}</pre>` : ''}
   </details>`;
 }
 
+function otherReceipt(label: string, origin: string, receipt: Record<string, unknown> | null, facts: [string, string][]): string {
+  return receiptDetails(`<details><summary>${esc(label)}</summary>`, receipt, [['source', origin], ...facts]);
+}
+
 function receiptBlock(run: HtmlModel['runs'][number]): string {
   const r = run.report;
   const rc = run.receipt ?? {};
-  const host = (rc.host ?? {}) as Record<string, unknown>;
-  const facts: [string, string][] = [
+  const head = `<details ${run.receipt ? '' : 'class="noreceipt"'}><summary>${esc(run.label)}${run.receipt ? '' : ' — no receipt found; report facts only'}</summary>`;
+  return receiptDetails(head, run.receipt, [
     ['source', run.origin],
     ['suite', `${r.suite?.name ?? '?'} ${r.suite?.version ?? ''}`],
     ['suite digest', r.suite?.digest ?? 'n/a'],
@@ -345,16 +349,7 @@ function receiptBlock(run: HtmlModel['runs'][number]): string {
     ['target', r.target ?? '?'],
     ['meter', `${r.meter ?? '?'} (energy source ${r.energy_source})`],
     ['passes', `${r.warmup} warmup (not scored), ${r.repeats} scored`],
-    ['started (UTC)', String(rc.started_utc ?? 'n/a')],
-    ['finished (UTC)', String(rc.finished_utc ?? 'n/a')],
-    ['joulebench', String(rc.joulebench_version ?? 'n/a')],
-    ['node', String(rc.node_version ?? 'n/a')],
-    ['host', `${String(host.hostname ?? 'n/a')} · ${String(host.platform ?? '')} ${String(host.arch ?? '')} · ${String(host.cpu_model ?? 'cpu n/a')} × ${String(host.cores ?? '?')}`],
-  ];
-  return `<details ${run.receipt ? '' : 'class="noreceipt"'}><summary>${esc(run.label)}${run.receipt ? '' : ' — no receipt found; report facts only'}</summary>
-  <dl>${facts.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('')}</dl>
-  ${run.receipt ? `<pre>${esc(JSON.stringify(run.receipt, null, 2))}</pre>` : ''}
-  </details>`;
+  ], true);
 }
 
 const CSS = `
