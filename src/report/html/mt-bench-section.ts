@@ -48,7 +48,6 @@ export const MT_BENCH_CHART_SCRIPT = String.raw`
     chart('chart-mt-bench', {
       grid: { left: 56, right: 24, top: 40, bottom: 40 },
       tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' } },
-      legend: { top: 4 },
       xAxis: { type: 'category', data: cats },
       yAxis: { type: 'value', min: 0, max: 10, name: 'MT-Bench score', nameLocation: 'middle', nameGap: 36 },
       series: judged.map(function (r) {

@@ -362,12 +362,9 @@ h2 { font-size:16px; margin:0 0 8px; }
 h3 { font-size:14px; margin:12px 0 6px; }
 main { padding:0 32px 32px; display:grid; grid-template-columns:minmax(0, 1fr); gap:16px; }
 section { background:var(--card); border:1px solid var(--line); border-radius:8px; padding:16px; min-width:0; overflow-x:auto; }
-section.pair > div { min-width:0; }
-section.pair { display:grid; grid-template-columns:1fr 1fr; gap:16px; }
-@media (max-width: 900px) { section.pair { grid-template-columns:1fr; } }
-div.rate-pair { display:grid; grid-template-columns:1fr 1fr; gap:16px; }
-div.rate-pair > div { min-width:0; }
-@media (max-width: 900px) { div.rate-pair { grid-template-columns:1fr; } }
+section.pair, div.rate-pair { display:grid; grid-template-columns:1fr 1fr; gap:16px; }
+section.pair > div, div.rate-pair > div { min-width:0; }
+@media (max-width: 900px) { section.pair, div.rate-pair { grid-template-columns:1fr; } }
 .chart { width:100%; height:340px; }
 #chart-frontier { height:400px; }
 .sub { color:var(--muted); font-size:12px; }
