@@ -4,9 +4,8 @@ import { loadCodeSuite } from '../code/task.js';
 import { digestChanged } from './case-prompts.js';
 
 /**
- * Each coding task's prompt (its task.toml `prompt`), read back from the suite a `code` run names —
- * only when the tasks as they are now hash to the run's suite digest (task.toml, before/ and
- * reference/ of each task run), so a task edited after the run never shows its new text.
+ * Each coding task's prompt (task.toml `prompt`), read back from the suite a `code` run names only while
+ * its tasks hash to the run's suite digest, so a task edited after the run never shows its new text.
  */
 export type CodePromptLookup = { ok: true; source: string; prompts: Record<string, string> } | { ok: false; reason: string };
 

@@ -122,11 +122,7 @@ export async function readersFor(resolved: readonly ResolvedSpec[]): Promise<Inp
   };
 }
 
-/**
- * Loads each resolved spec: a report JSON (its `.results.jsonl` and `.receipt.json` siblings are
- * picked up when present), a results JSONL (aggregated here), or a history run. Suite runs only
- * (`compare`): a code or infer input is refused.
- */
+/** Loads each resolved spec as a suite run (`compare`): a code or infer input is refused. */
 export function loadRunsWith(readers: InputReaders, resolved: readonly ResolvedSpec[], opts: LoadOptions = {}): LoadedRun[] {
   return uniqueLabels(
     resolved.map((r) => {
@@ -140,10 +136,7 @@ export function loadRunsWith(readers: InputReaders, resolved: readonly ResolvedS
   );
 }
 
-/**
- * Loads each resolved spec for `report` and `frontier`: everything `loadRunsWith` takes, plus `joulebench code`
- * results (JSON, or the streamed datapoints JSONL) and `joulebench infer` run files, by file or run id.
- */
+/** Loads each resolved spec for `report` and `frontier`: suite runs, code results and infer run files. */
 export function loadInputsWith(readers: InputReaders, resolved: readonly ResolvedSpec[], opts: LoadOptions = {}): ReportInput[] {
   return uniqueLabels(resolved.map((r) => loadInput(readers, r, opts)));
 }

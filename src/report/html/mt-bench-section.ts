@@ -7,10 +7,8 @@ function share(v: number | null): string {
 }
 
 /**
- * The MT-Bench section, for runs scored by a judge: a bar chart of per-category scores per arm (the
- * shape of MT-Bench's published plot), and a table that works with scripts off — per category the
- * score and joules per MT-Bench point, per arm the judge's share of energy and dollars (reported
- * apart, never added to the system under test's figures). Empty when no run was judged.
+ * The MT-Bench section for judged runs: per-category score bars per arm (MT-Bench's published plot) and
+ * a static table with J per point and the judge's own energy and dollars, apart. Empty when none was judged.
  */
 export function mtBenchSection(model: HtmlModel): string {
   const judged = model.runs.filter((r) => hasMtBench(r.report));
