@@ -69,11 +69,6 @@ export function parseRunId(spec: string): number | 'last' | null {
   return m ? Number(m[1]) : null;
 }
 
-/** True when `spec` names a history run rather than a file. */
-export function isRunSpec(spec: string): boolean {
-  return parseRunId(spec) !== null;
-}
-
 /** The readers of inputs other than a results file, imported only when an input needs them ({@link readersFor}). */
 export interface InputReaders {
   readCodeResults(path: string): CodeResults;

@@ -7,11 +7,11 @@ export function hasMtBench(r: object): r is MtBenchBlock {
   return 'mt_bench_score' in r && 'judge' in r;
 }
 
-function fmtScore(v: number | null): string {
+export function fmtScore(v: number | null): string {
   return v === null ? 'n/a' : v.toFixed(2);
 }
 
-function fmtShare(v: number | null): string {
+export function fmtShare(v: number | null): string {
   return v === null ? 'n/a' : `${(v * 100).toFixed(1)} %`;
 }
 

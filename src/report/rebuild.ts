@@ -257,18 +257,10 @@ class CaseKeys {
     this.offsets[page]![at] = offset;
     this.length++;
   }
-  rank(i: number): number {
-    return this.ranks[i >>> 16]![i & (PAGE - 1)]!;
-  }
-  pass(i: number): number {
-    return this.passes[i >>> 16]![i & (PAGE - 1)]!;
-  }
-  index(i: number): number {
-    return this.indexes[i >>> 16]![i & (PAGE - 1)]!;
-  }
-  offset(i: number): number {
-    return this.offsets[i >>> 16]![i & (PAGE - 1)]!;
-  }
+  readonly rank = (i: number): number => this.ranks[i >>> 16]![i & (PAGE - 1)]!;
+  readonly pass = (i: number): number => this.passes[i >>> 16]![i & (PAGE - 1)]!;
+  readonly index = (i: number): number => this.indexes[i >>> 16]![i & (PAGE - 1)]!;
+  readonly offset = (i: number): number => this.offsets[i >>> 16]![i & (PAGE - 1)]!;
   /** Line numbers (0-based among case lines) in case order (the parser refused a repeated key). */
   sortedOrder(): Uint32Array {
     const order = new Uint32Array(this.length);
