@@ -51,9 +51,8 @@ export const CLIENT_SCRIPT = String.raw`
     var byId = {};
     M.frontier.arms.forEach(function (a) { byId[a.id] = a; });
     var optimal = {};
-    fr.verdicts.forEach(function (v) { optimal[v.id] = v.optimal; });
     var withheld = {};
-    fr.verdicts.forEach(function (v) { if (v.excluded) withheld[v.id] = 1; });
+    fr.verdicts.forEach(function (v) { optimal[v.id] = v.optimal; if (v.excluded) withheld[v.id] = 1; });
     var placed = M.frontier.arms.filter(function (a) { return a.joules_per_correct !== null && a.accuracy_pct !== null && energyKind(a) === kind && !withheld[a.id]; });
     var xs = placed.map(function (a) { return a.joules_per_correct; });
     var useLog = xs.length > 1 && Math.min.apply(null, xs) > 0 && Math.max.apply(null, xs) / Math.min.apply(null, xs) > 20;

@@ -65,7 +65,7 @@ ${model.frontier.arms.length > 0 ? `<section id="frontier">
 ${mtBenchSection(model)}
 ${model.code.length > 0 ? codeSection(model) : ''}
 ${model.infer.length > 0 ? inferSection(model) : ''}
-${model.runs.length > 0 ? `${isCascade(model) ? `<section id="stages" class="pair">
+${model.runs.length > 0 ? `${model.runs.some((r) => hasStages(r.report)) ? `<section id="stages" class="pair">
   <div><h2>Stage distribution</h2><div class="chart" id="chart-stages" data-chart="stages"></div></div>
   <div><h2>Energy per stage</h2><div class="chart" id="chart-stage-energy" data-chart="stage-energy"></div></div>
 </section>` : ''}
@@ -170,12 +170,6 @@ function headlineTable(model: HtmlModel): string {
   });
   return `<table class="headline"><thead><tr><th>run</th><th>accuracy</th><th>J / correct</th><th>total energy</th><th>whole-suite energy</th><th>$ / correct</th><th>latency p50 / p95 / p99</th><th>TTFT p50 / p95</th><th>cases</th></tr></thead>
   <tbody>${rows.join('')}</tbody></table>`;
-}
-
-/** Stage charts belong to cascades: some run resolved a case at a stage. */
-function isCascade(model: HtmlModel): boolean {
-  // A plain endpoint resolves everything at `neural`: no stage section for it.
-  return model.runs.some((r) => hasStages(r.report));
 }
 
 /** Energy sources that are not measurements: a cost model or a coefficient. */
