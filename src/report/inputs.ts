@@ -224,7 +224,8 @@ function fileKind(path: string): Exclude<ResolvedSpec['kind'], 'suite'> {
 
 function loadHistoryRun(entry: HistoryEntry, opts: LoadOptions): LoadedRun {
   const report = entry.report as unknown as BenchReport;
-  return { label: `#${entry.id}`, origin: `history #${entry.id}`, report, ...casesOf(entry.results_path, opts), receipt: entry.receipt, run_id: entry.id };
+  const label = `#${entry.id}`;
+  return { label, origin: `history ${label}`, report, ...casesOf(entry.results_path, opts), receipt: entry.receipt, run_id: entry.id };
 }
 
 /** A results JSONL: streamed, and aggregated in case order whatever order the lines were written in (src/report/rebuild.ts). */
@@ -262,13 +263,16 @@ export function resultsFileWarnings(path: string, r: Pick<RebuiltRun, 'ended' | 
 function loadReportFile(readers: InputReaders, spec: string, opts: LoadOptions): LoadedRun {
   const report = readers.readReportFile(spec);
   const base = spec.replace(/\.json$/i, '');
-  return { label: basename(base), origin: spec, report, ...casesOf(`${base}.results.jsonl`, opts), receipt: readJsonIfExists(`${base}.receipt.json`, spec), run_id: null };
+  const receipt = readJsonIfExists(`${base}.receipt.json`, spec);
+  return { label: basename(base), origin: spec, report, ...casesOf(`${base}.results.jsonl`, opts), receipt, run_id: null };
 }
 
 const NO_CASES = { results: null, header: null } as const;
 
+type CaseFields = 'results' | 'paired' | 'header' | 'scored_total' | 'case_latency_ms' | 'results_path';
+
 /** The per-case data `opts` asks for, and the file's header, from a results file beside a report (or a history run's), when there is one. */
-function casesOf(path: string | null, opts: LoadOptions): Pick<LoadedRun, 'results' | 'paired' | 'header' | 'scored_total' | 'case_latency_ms' | 'results_path'> {
+function casesOf(path: string | null, opts: LoadOptions): Pick<LoadedRun, CaseFields> {
   if (path === null || !existsSync(path)) return NO_CASES;
   const keep = keepOf(opts);
   const limit = opts.casesLimit;

@@ -311,13 +311,14 @@ function inferSection(model: HtmlModel): string {
 function receiptDetails(head: string, receipt: Record<string, unknown> | null, facts: [string, string][], cores = false): string {
   const rc = receipt ?? {};
   const host = (rc.host ?? {}) as Record<string, unknown>;
+  const cpu = `${String(host.cpu_model ?? 'cpu n/a')}${cores ? ` × ${String(host.cores ?? '?')}` : ''}`;
   const all: [string, string][] = [
     ...facts,
     ['started (UTC)', String(rc.started_utc ?? 'n/a')],
     ['finished (UTC)', String(rc.finished_utc ?? 'n/a')],
     ['joulebench', String(rc.joulebench_version ?? 'n/a')],
     ['node', String(rc.node_version ?? 'n/a')],
-    ['host', `${String(host.hostname ?? 'n/a')} · ${String(host.platform ?? '')} ${String(host.arch ?? '')} · ${String(host.cpu_model ?? 'cpu n/a')}${cores ? ` × ${String(host.cores ?? '?')}` : ''}`],
+    ['host', `${String(host.hostname ?? 'n/a')} · ${String(host.platform ?? '')} ${String(host.arch ?? '')} · ${cpu}`],
   ];
   const seen = new Set<string>();
   const dedup = all.filter(([k]) => (seen.has(k) ? false : (seen.add(k), true)));
@@ -334,7 +335,8 @@ function otherReceipt(label: string, origin: string, receipt: Record<string, unk
 function receiptBlock(run: HtmlModel['runs'][number]): string {
   const r = run.report;
   const rc = run.receipt ?? {};
-  const head = `<details ${run.receipt ? '' : 'class="noreceipt"'}><summary>${esc(run.label)}${run.receipt ? '' : ' — no receipt found; report facts only'}</summary>`;
+  const note = run.receipt ? '' : ' — no receipt found; report facts only';
+  const head = `<details ${run.receipt ? '' : 'class="noreceipt"'}><summary>${esc(run.label)}${note}</summary>`;
   return receiptDetails(head, run.receipt, [
     ['source', run.origin],
     ['suite', `${r.suite?.name ?? '?'} ${r.suite?.version ?? ''}`],
