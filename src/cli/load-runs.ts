@@ -8,7 +8,7 @@ type Inputs = typeof import('../report/inputs.js');
 
 async function withHistory<T>(specs: readonly string[], useHistory: boolean, load: (m: Inputs, readers: InputReaders, resolved: ResolvedSpec[]) => T): Promise<T> {
   const m = await import('../report/inputs.js');
-  const needsHistory = useHistory && specs.some(m.isRunSpec);
+  const needsHistory = useHistory && specs.some((s) => m.parseRunId(s) !== null);
   const history = needsHistory ? await History.open(defaultHistoryPath()) : null;
   try {
     const resolved = m.resolveSpecs(specs, history);

@@ -7,10 +7,8 @@ import { selectItems, type Selection } from '../suites/select.js';
 import { isJsonlSuitePath, streamJsonlSuite } from '../suites/jsonl-stream.js';
 
 /**
- * Each case's prompt, read back from the suite a run was asked from. Results files do not store
- * prompts (they would double every line): the header names the suite (`suite_source`) and its digest,
- * and a prompt is shown only when the suite as it is now hashes to that digest — so a suite edited
- * after the run can never pass its new text off as what was asked.
+ * Each case's prompt, read back from the suite the results header names (results files store no prompts),
+ * only while the suite hashes to the run's digest: a suite edited since never passes its new text off.
  */
 export type PromptLookup =
   | { ok: true; source: string; turnsOf: (index: number) => string[] | null }
@@ -55,7 +53,7 @@ export function resolvePrompts(header: ResultsHeader | null | undefined, results
   if (!matched) {
     const now = suiteDigest({ ...suite, version: header.suite_version });
     const where = isBundledSuite(source) ? 'bundled suite' : source === 'mt-bench' ? (header.suite_data ?? source) : source;
-    return { ok: false, reason: `suite changed since the run: digest differs (run ${short(header.suite_digest)}, ${where} now ${short(now)})` };
+    return { ok: false, reason: digestChanged(header.suite_digest, where, now) };
   }
   // The digest pins each case's id to its index; a results line that disagrees is not this run's.
   for (const r of results) {
@@ -68,10 +66,8 @@ export function resolvePrompts(header: ResultsHeader | null | undefined, results
 }
 
 /**
- * {@link resolvePrompts} for a JSONL suite, which `run` streamed: the file is checked and digested as
- * the run did it (streamJsonlSuite, the run's selection and version label), keeping only the cases
- * `results` name as it streams past: a million-case suite was loaded whole for a page that shows
- * 20,000 cases at most. Same answers and reasons as loading it whole.
+ * {@link resolvePrompts} for a JSONL suite, which `run` streamed: checked and digested as the run did,
+ * keeping only the cases `results` name as it streams past. Same answers and reasons as loading it whole.
  */
 function streamedPrompts(source: string, header: ResultsHeader, results: readonly CaseResult[]): PromptLookup {
   const run = header.suite_version;
@@ -101,7 +97,7 @@ function streamedPrompts(source: string, header: ResultsHeader, results: readonl
     } catch {
       return unreadable;
     }
-    return { ok: false, reason: `suite changed since the run: digest differs (run ${short(header.suite_digest)}, ${source} now ${short(now)})` };
+    return { ok: false, reason: digestChanged(header.suite_digest, source, now) };
   }
   for (const r of results) {
     if (byIndex.get(r.index)?.id !== r.case_id) {
@@ -116,8 +112,10 @@ function turnsOf(c: Case | undefined): string[] | null {
   return c.turns && c.turns.length > 0 ? [...c.turns] : [c.prompt ?? ''];
 }
 
-function short(digest: string): string {
-  return digest.replace(/^sha256:/, '').slice(0, 12);
+/** Why a suite's prompts are not shown: it hashes differently now (`where` names it). */
+export function digestChanged(run: string, where: string, now: string): string {
+  const short = (d: string) => d.replace(/^sha256:/, '').slice(0, 12);
+  return `suite changed since the run: digest differs (run ${short(run)}, ${where} now ${short(now)})`;
 }
 
 /**

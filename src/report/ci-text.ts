@@ -4,28 +4,21 @@ import { CI_FIGURES, type CiFigure, type ReportCi } from '../stats/report-ci.js'
 import type { Interval } from '../stats/interval.js';
 import { fmtJoules, fmtMs, fmtPct, fmtUsd, table } from './format.js';
 
-const LABELS: Record<CiFigure, string> = {
-  accuracy_pct: 'accuracy',
-  joules_per_correct: 'J / correct',
-  usd_per_correct: '$ / correct',
-  latency_p50_ms: 'latency p50',
-  latency_p95_ms: 'latency p95',
-  latency_p99_ms: 'latency p99',
-};
-
-const FORMAT: Record<CiFigure, (v: number) => string> = {
-  accuracy_pct: (v) => fmtPct(v),
-  joules_per_correct: (v) => fmtJoules(v),
-  usd_per_correct: (v) => fmtUsd(v),
-  latency_p50_ms: (v) => fmtMs(v),
-  latency_p95_ms: (v) => fmtMs(v),
-  latency_p99_ms: (v) => fmtMs(v),
+/** Each figure's label and formatter. */
+const FIGURES: Record<CiFigure, [label: string, fmt: (v: number) => string]> = {
+  accuracy_pct: ['accuracy', fmtPct],
+  joules_per_correct: ['J / correct', fmtJoules],
+  usd_per_correct: ['$ / correct', fmtUsd],
+  latency_p50_ms: ['latency p50', fmtMs],
+  latency_p95_ms: ['latency p95', fmtMs],
+  latency_p99_ms: ['latency p99', fmtMs],
 };
 
 /** `[low, high]` in the figure's unit, `degenerate (all V)` for one over identical values, or `n/a`. */
 export function fmtInterval(f: CiFigure, i: Interval | null | undefined): string {
   if (!i) return 'n/a';
-  return i.method === 'degenerate' ? `degenerate (all ${FORMAT[f](i.low)})` : `[${FORMAT[f](i.low)}, ${FORMAT[f](i.high)}]`;
+  const fmt = FIGURES[f][1];
+  return i.method === 'degenerate' ? `degenerate (all ${fmt(i.low)})` : `[${fmt(i.low)}, ${fmt(i.high)}]`;
 }
 
 /** How an interval was computed, for people. */
@@ -49,11 +42,7 @@ export function renderCiTable(r: BenchReport): string {
   const rows: string[][] = [[pc.dim('figure'), pc.dim(degenerate ? `interval (${level} unless degenerate)` : `${level} interval`), pc.dim('how')]];
   for (const f of CI_FIGURES) {
     const i = ci[f];
-    rows.push([
-      LABELS[f],
-      fmtInterval(f, i),
-      i ? pc.dim(howText(i, ci)) : pc.dim(ci.reasons[f] ?? ''),
-    ]);
+    rows.push([FIGURES[f][0], fmtInterval(f, i), pc.dim(i ? howText(i, ci) : (ci.reasons[f] ?? ''))]);
   }
   const spread = (r as Partial<BenchReport>).repeat_spread;
   if (spread) {

@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
 import type { CodeResults } from '../code/results.js';
 import { loadCodeSuite } from '../code/task.js';
+import { digestChanged } from './case-prompts.js';
 
 /**
- * Each coding task's prompt (its task.toml `prompt`), read back from the suite a `code` run names —
- * only when the tasks as they are now hash to the run's suite digest (task.toml, before/ and
- * reference/ of each task run), so a task edited after the run never shows its new text.
+ * Each coding task's prompt (task.toml `prompt`), read back from the suite a `code` run names only while
+ * its tasks hash to the run's suite digest, so a task edited after the run never shows its new text.
  */
 export type CodePromptLookup = { ok: true; source: string; prompts: Record<string, string> } | { ok: false; reason: string };
 
@@ -24,11 +24,7 @@ export function resolveCodePrompts(suite: CodeResults['suite']): CodePromptLooku
     return { ok: false, reason: `suite does not load now: ${spec} (joulebench code --suite ${spec} says why)` };
   }
   if (loaded.digest !== suite.digest) {
-    return { ok: false, reason: `suite changed since the run: digest differs (run ${short(suite.digest)}, ${bundled ? suite.source : spec} now ${short(loaded.digest)})` };
+    return { ok: false, reason: digestChanged(suite.digest, bundled ? suite.source : spec, loaded.digest) };
   }
   return { ok: true, source: bundled ? suite.source : spec, prompts: Object.fromEntries(loaded.tasks.map((t) => [t.name, t.prompt])) };
-}
-
-function short(digest: string): string {
-  return digest.replace(/^sha256:/, '').slice(0, 12);
 }

@@ -23,30 +23,10 @@ function csvRows(rows: readonly (readonly Cell[])[]): string {
   );
 }
 
+/** The case columns: `run` names the run, `error` is `code: message`, every other is the CaseResult field of that name. */
 const CASE_COLUMNS = [
-  'run',
-  'phase',
-  'pass',
-  'index',
-  'case_id',
-  'dataset',
-  'passed',
-  'score',
-  'weight',
-  'stage',
-  'joules',
-  'energy_source',
-  'below_floor',
-  'latency_ms',
-  'ttft_ms',
-  'tpot_ms',
-  'prompt_tokens',
-  'completion_tokens',
-  'cost_usd',
-  'attempts',
-  'retry_overhead_ms',
-  'error',
-  'expected',
+  'run', 'phase', 'pass', 'index', 'case_id', 'dataset', 'passed', 'score', 'weight', 'stage', 'joules', 'energy_source', 'below_floor',
+  'latency_ms', 'ttft_ms', 'tpot_ms', 'prompt_tokens', 'completion_tokens', 'cost_usd', 'attempts', 'retry_overhead_ms', 'error', 'expected',
   'response',
 ] as const;
 
@@ -65,32 +45,8 @@ export function casesCsvHeader(): string {
 /** {@link casesCsv}'s rows for some of one run's cases (no header). */
 export function casesCsvRows(label: string, results: readonly CaseResult[]): string {
   if (results.length === 0) return '';
-  return csvRows(results.map((r): Cell[] => [
-    label,
-    r.phase,
-    r.pass,
-    r.index,
-    r.case_id,
-    r.dataset,
-    r.passed,
-    r.score,
-    r.weight,
-    r.stage,
-    r.joules,
-    r.energy_source,
-    r.below_floor,
-    r.latency_ms,
-    r.ttft_ms,
-    r.tpot_ms,
-    r.prompt_tokens,
-    r.completion_tokens,
-    r.cost_usd,
-    r.attempts,
-    r.retry_overhead_ms,
-    r.error ? `${r.error.code}: ${r.error.message}` : null,
-    r.expected,
-    r.response,
-  ]));
+  const error = (r: CaseResult): string | null => (r.error ? `${r.error.code}: ${r.error.message}` : null);
+  return csvRows(results.map((r) => CASE_COLUMNS.map((c): Cell => (c === 'run' ? label : c === 'error' ? error(r) : r[c]))));
 }
 
 /** Arms (suite runs, code solvers) with their headline figures and, when given, their frontier verdicts. */

@@ -1,3 +1,5 @@
+import { stripColors } from './colors.js';
+
 /** Small number formatters for people; JSON never goes through these. */
 
 export function fmtJoules(j: number | null): string {
@@ -32,6 +34,11 @@ export function fmtUsd(usd: number | null): string {
   return usd >= 0.01 ? `$${usd.toFixed(4)}` : `$${usd.toPrecision(3)}`;
 }
 
+/** A p-value: two significant digits, exponent form below 1e-4. */
+export function fmtP(p: number | null): string {
+  return p === null ? 'n/a' : p < 1e-4 ? p.toExponential(1) : p.toPrecision(2);
+}
+
 export function fmtSigned(v: number | null, unit: string, digits = 2): string {
   if (v === null) return 'n/a';
   return `${v > 0 ? '+' : ''}${v.toFixed(digits)}${unit}`;
@@ -40,14 +47,14 @@ export function fmtSigned(v: number | null, unit: string, digits = 2): string {
 /** Aligns columns: by default the first left and the rest right; `align` overrides per column. */
 export function table(rows: string[][], align: readonly ('l' | 'r')[] = [], indent = '  '): string {
   const widths: number[] = [];
-  for (const r of rows) r.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, visibleLength(cell))));
+  for (const r of rows) r.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, stripColors(cell).length)));
   return rows
     .map(
       (r) =>
         indent +
         r
           .map((cell, i) => {
-            const pad = ' '.repeat((widths[i] ?? 0) - visibleLength(cell));
+            const pad = ' '.repeat((widths[i] ?? 0) - stripColors(cell).length);
             return (align[i] ?? (i === 0 ? 'l' : 'r')) === 'l' ? cell + pad : pad + cell;
           })
           .join('  ')
@@ -56,8 +63,12 @@ export function table(rows: string[][], align: readonly ('l' | 'r')[] = [], inde
     .join('\n');
 }
 
-// eslint-disable-next-line no-control-regex
-const ANSI = /\x1b\[[0-9;]*m/g;
-function visibleLength(s: string): number {
-  return s.replace(ANSI, '').length;
+/** A Markdown table row, each cell escaped (pipes and newlines would break the row). */
+export function mdRow(cells: readonly string[]): string {
+  return `| ${cells.map((s) => s.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ')).join(' | ')} |`;
+}
+
+/** HTML-escapes text for element content and attribute values. */
+export function esc(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 }

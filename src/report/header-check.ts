@@ -4,11 +4,8 @@ import { checkLoadHeader } from '../load/options.js';
 import { isMaxUnits } from '../stats/bootstrap.js';
 
 /**
- * The results-header fields a report is built from (concurrency, bootstrap, unit limit, shared, a load
- * run's settings),
- * checked: a bad one is a line naming the file and key (E_RESULTS, exit 2), not a stack trace or a
- * report computed from a nonsense setting. Used by `report`'s rebuild and by `rescore`, before either
- * writes anything.
+ * Checks the results-header fields a report is built from: a bad one is a line naming the file and key
+ * (E_RESULTS, exit 2), never a report computed from a nonsense setting.
  */
 export function checkReportHeader(h: ResultsHeader, path: string): void {
   const bad = (key: string, want: string): never => {

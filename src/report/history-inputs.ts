@@ -4,9 +4,8 @@ import type { HistoryInput } from './history.js';
 import { inferArmViews } from './infer-view.js';
 
 /**
- * A `joulebench code` run for the history. Listed columns: suite and digest, the solvers as target; accuracy,
- * J/correct and $/correct (as resolution %, J and $ per resolved task) only when one solver ran, since a
- * row has one value and several solvers have several (the report shows each).
+ * A `joulebench code` run for the history: accuracy, J/correct and $/correct (per resolved task) are
+ * listed only when one solver ran, since a row has one value and several solvers have several.
  */
 export function codeHistoryInput(results: CodeResults, paths: { results?: string | null; datapoints?: string | null } = {}): HistoryInput {
   const one = results.solvers.length === 1 ? results.solvers[0]! : null;

@@ -29,11 +29,7 @@ export interface LoadedRun {
   run_id: number | null;
   /** The results file's header when one was read (the HTML report finds each case's prompt from it). */
   header?: ResultsHeader | null;
-  /**
-   * With `LoadOptions.casesLimit`: how many scored cases the file holds (`results` has the first
-   * `casesLimit` of them, in file order), and the nearest-rank latency percentiles over all of them
-   * (failed cases left out), ms at full precision.
-   */
+  /** With `LoadOptions.casesLimit`: the scored cases in the file (`results` holds the first ones), and their latency percentiles. */
   scored_total?: number;
   case_latency_ms?: CaseLatency;
   /** The results JSONL the run's cases are in, when there is one (`report --cases` streams it again). */
@@ -73,17 +69,7 @@ export function parseRunId(spec: string): number | 'last' | null {
   return m ? Number(m[1]) : null;
 }
 
-/** True when `spec` names a history run rather than a file. */
-export function isRunSpec(spec: string): boolean {
-  return parseRunId(spec) !== null;
-}
-
-/**
- * The readers of inputs other than a results file: zod schemas (a report JSON, code results), the
- * infer run reader. Imported only when an input needs them ({@link readersFor}), so `report --json`
- * of a results file loads none of them; `src/report/load-inputs.ts` imports them all for the
- * library's synchronous `loadRuns`/`loadInputs`.
- */
+/** The readers of inputs other than a results file, imported only when an input needs them ({@link readersFor}). */
 export interface InputReaders {
   readCodeResults(path: string): CodeResults;
   summarizeSolvers(datapoints: CodeResults['datapoints'], ids: string[], opts?: { energyBudgetJ?: number | null }): CodeResults['solvers'];
@@ -103,10 +89,7 @@ export interface ResolvedSpec {
 export function resolveSpecs(specs: readonly string[], history: History | null): ResolvedSpec[] {
   return specs.map((spec) => {
     const id = parseRunId(spec);
-    if (id === null) {
-      const kind = fileKind(spec);
-      return { spec, kind: kind !== 'suite' ? kind : looksLikeResults(spec) ? 'results' : 'report', entry: null };
-    }
+    if (id === null) return { spec, kind: fileKind(spec), entry: null };
     if (!history) throw new JoulebenchError('E_INPUT', `${spec}: no such file (run ids need the history, which is off)`);
     const entry = historyEntry(spec, id, history);
     const kind = historyKind(entry.kind);
@@ -134,11 +117,7 @@ export async function readersFor(resolved: readonly ResolvedSpec[]): Promise<Inp
   };
 }
 
-/**
- * Loads each resolved spec: a report JSON (its `.results.jsonl` and `.receipt.json` siblings are
- * picked up when present), a results JSONL (aggregated here), or a history run. Suite runs only
- * (`compare`): a code or infer input is refused.
- */
+/** Loads each resolved spec as a suite run (`compare`): a code or infer input is refused. */
 export function loadRunsWith(readers: InputReaders, resolved: readonly ResolvedSpec[], opts: LoadOptions = {}): LoadedRun[] {
   return uniqueLabels(
     resolved.map((r) => {
@@ -152,32 +131,18 @@ export function loadRunsWith(readers: InputReaders, resolved: readonly ResolvedS
   );
 }
 
-/**
- * Loads each resolved spec for `report` and `frontier`: everything `loadRunsWith` takes, plus `joulebench code`
- * results (JSON, or the streamed datapoints JSONL) and `joulebench infer` run files, by file or run id.
- */
+/** Loads each resolved spec for `report` and `frontier`: suite runs, code results and infer run files. */
 export function loadInputsWith(readers: InputReaders, resolved: readonly ResolvedSpec[], opts: LoadOptions = {}): ReportInput[] {
   return uniqueLabels(resolved.map((r) => loadInput(readers, r, opts)));
 }
 
 /** How much of a results file to keep. */
 export interface LoadOptions {
-  /**
-   * Keep every scored case (`LoadedRun.results`), e.g. for the HTML page's per-case view. Default
-   * true. With false, a results file is aggregated as it streams past (`results: null`): memory stays
-   * flat whatever the number of cases (`report` without --html, `frontier`).
-   */
+  /** Keep every scored case (default true); with false a results file is aggregated as it streams past, in flat memory. */
   cases?: boolean;
-  /**
-   * With `cases: false`: keep each scored case's paired figures (`LoadedRun.paired`: seven numbers a
-   * case, not the case) for `compare`'s paired statistics.
-   */
+  /** With `cases: false`: keep each scored case's paired figures (seven numbers a case) for `compare`. */
   paired?: boolean;
-  /**
-   * With `cases: true`: keep only the first this many scored cases whole (the HTML page shows 20,000
-   * at most), with `scored_total` and `case_latency_ms` for all of them; the rest are aggregated as
-   * they stream past, never held (a million-case file held whole took 1.1 GB).
-   */
+  /** With `cases: true`: keep only the first this many scored cases whole; the rest stream past, never held. */
   casesLimit?: number;
   /**
    * `report --cluster`: suite runs are rebuilt from their results files with the intervals resampling
@@ -246,14 +211,15 @@ const HEAD_BYTES = 1 << 20;
 
 /**
  * What a file holds, by its header line (JSONL: only the file's start is read, never a whole results
- * file) or its `format` (a JSON document, read whole as its reader will).
+ * file) or its `format` (a JSON document, read whole as its reader will). A results JSONL is one by name
+ * or by its first line (a `header` record); anything else unrecognised is read as a report.
  */
-function fileKind(path: string): 'suite' | 'code' | 'infer' {
+function fileKind(path: string): Exclude<ResolvedSpec['kind'], 'suite'> {
   let head: string;
   try {
     head = readHead(path, HEAD_BYTES);
   } catch {
-    return 'suite'; // the suite readers give the precise message
+    return /\.jsonl$/i.test(path) ? 'results' : 'report'; // their readers give the precise message
   }
   const firstLine = head.slice(0, head.indexOf('\n') >= 0 ? head.indexOf('\n') : head.length);
   try {
@@ -262,7 +228,7 @@ function fileKind(path: string): 'suite' | 'code' | 'infer' {
   } catch {
     // not one JSON line: a pretty-printed JSON document, read below
   }
-  if (/\.jsonl$/i.test(path) || /^\{"record":"header"/.test(head)) return 'suite';
+  if (/\.jsonl$/i.test(path) || /^\{"record":"header"/.test(head)) return 'results';
   try {
     const format = (JSON.parse(readTextFile(path, 'E_INPUT')) as { format?: unknown } | null)?.format;
     if (format === 'joulebench-code-results/1') return 'code';
@@ -270,20 +236,13 @@ function fileKind(path: string): 'suite' | 'code' | 'infer' {
   } catch {
     // readReportFile gives the precise message
   }
-  return 'suite';
+  return 'report';
 }
 
 function loadHistoryRun(entry: HistoryEntry, opts: LoadOptions): LoadedRun {
-  const cases =
-    entry.results_path && existsSync(entry.results_path) ? { ...casesOf(entry.results_path, keepOf(opts), opts.casesLimit), results_path: entry.results_path } : NO_CASES;
-  return {
-    label: `#${entry.id}`,
-    origin: `history #${entry.id}`,
-    report: entry.report as unknown as BenchReport,
-    ...cases,
-    receipt: entry.receipt,
-    run_id: entry.id,
-  };
+  const report = entry.report as unknown as BenchReport;
+  const label = `#${entry.id}`;
+  return { label, origin: `history ${label}`, report, ...casesOf(entry.results_path, opts), receipt: entry.receipt, run_id: entry.id };
 }
 
 /** A results JSONL: streamed, and aggregated in case order whatever order the lines were written in (src/report/rebuild.ts). */
@@ -322,36 +281,34 @@ export function resultsFileWarnings(path: string, r: Pick<RebuiltRun, 'ended' | 
 function loadReportFile(readers: InputReaders, spec: string, opts: LoadOptions): LoadedRun {
   const report = readers.readReportFile(spec);
   const base = spec.replace(/\.json$/i, '');
-  const resultsPath = `${base}.results.jsonl`;
-  return {
-    label: basename(base),
-    origin: spec,
-    report,
-    ...(existsSync(resultsPath) ? { ...casesOf(resultsPath, keepOf(opts), opts.casesLimit), results_path: resultsPath } : NO_CASES),
-    receipt: readJsonIfExists(`${base}.receipt.json`, spec),
-    run_id: null,
-  };
+  const receipt = readJsonIfExists(`${base}.receipt.json`, spec);
+  return { label: basename(base), origin: spec, report, ...casesOf(`${base}.results.jsonl`, opts), receipt, run_id: null };
 }
 
 const NO_CASES = { results: null, header: null } as const;
 
-/** The per-case data `keep` asks for, and the file's header, from a results file beside a report (or a history run's). */
-function casesOf(path: string, keep: KeepCases, limit?: number): Pick<LoadedRun, 'results' | 'paired' | 'header' | 'scored_total' | 'case_latency_ms'> {
-  if (keep === 'none') return NO_CASES;
+type CaseFields = 'results' | 'paired' | 'header' | 'scored_total' | 'case_latency_ms' | 'results_path';
+
+/** The per-case data `opts` asks for, and the file's header, from a results file beside a report (or a history run's), when there is one. */
+function casesOf(path: string | null, opts: LoadOptions): Pick<LoadedRun, CaseFields> {
+  if (path === null || !existsSync(path)) return NO_CASES;
+  const keep = keepOf(opts);
+  const limit = opts.casesLimit;
+  if (keep === 'none') return { ...NO_CASES, results_path: path };
   let header: ResultsHeader | null = null;
   if (keep === 'scored' && limit !== undefined) {
     const first = new FirstCases(limit);
     const rebuilt = rebuildReport(path, { keep: 'none', onScored: first.add });
-    return { results: first.cases, header: rebuilt.header, ...first.summary() };
+    return { results: first.cases, header: rebuilt.header, ...first.summary(), results_path: path };
   }
   if (keep === 'scored') {
     const scored: CaseResult[] = [];
     streamResultsFile(path, { header: (h) => (header = h), case: (r) => r.phase === 'scored' && scored.push(r), other: () => {} });
-    return { results: scored, header };
+    return { results: scored, header, results_path: path };
   }
   // The paired figures stream into columns (a million cases a side in compare).
   const rebuilt = rebuildReport(path, { keep: 'paired' });
-  return { results: null, paired: rebuilt.paired, header: rebuilt.header };
+  return { results: null, paired: rebuilt.paired, header: rebuilt.header, results_path: path };
 }
 
 /** The first `bytes` of a file as text (a leading BOM skipped), under readTextFile's guards. */
@@ -369,16 +326,6 @@ function readHead(path: string, bytes: number): string {
     return buf.toString('utf8', utf8BomLength(buf.subarray(0, n)), n);
   } finally {
     closeSync(fd);
-  }
-}
-
-/** A results JSONL by name, or by content (its first line is a `header` record). */
-function looksLikeResults(path: string): boolean {
-  if (/\.jsonl$/i.test(path)) return true;
-  try {
-    return /^\{"record":"header"/.test(readHead(path, 64));
-  } catch {
-    return false;
   }
 }
 

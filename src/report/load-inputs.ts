@@ -8,19 +8,12 @@ import { readReportFile } from './load.js';
 /** Every input reader, imported up front (the library's synchronous loaders; the CLI imports only those its inputs need). */
 const ALL_READERS: InputReaders = { readCodeResults, summarizeSolvers, readInferFile, readReportFile };
 
-/**
- * Loads each spec: a report JSON (its `.results.jsonl` and `.receipt.json` siblings are picked up when
- * present), a results JSONL (aggregated here), or a history run id. `history` is opened by the caller
- * only when some spec is a run id.
- */
+/** Loads each spec: a report JSON (with its results and receipt siblings), a results JSONL, or a history run id. */
 export function loadRuns(specs: readonly string[], history: History | null, opts: LoadOptions = {}): LoadedRun[] {
   return loadRunsWith(ALL_READERS, resolveSpecs(specs, history), opts);
 }
 
-/**
- * Loads each spec for `report` and `frontier`: everything `loadRuns` takes, plus `joulebench code`
- * results (JSON, or the streamed datapoints JSONL) and `joulebench infer` run files, by file or run id.
- */
+/** Loads each spec for `report` and `frontier`: what `loadRuns` takes, plus code results and infer run files. */
 export function loadInputs(specs: readonly string[], history: History | null, opts: LoadOptions = {}): ReportInput[] {
   return loadInputsWith(ALL_READERS, resolveSpecs(specs, history), opts);
 }

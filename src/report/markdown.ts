@@ -10,22 +10,13 @@ import type { CodeResults } from '../code/results.js';
 import type { InferRunFile } from '../infer/protocol.js';
 import { suiteEnergyText } from './suite-energy.js';
 import { INFER_LEGEND, inferArmViews } from './infer-view.js';
-import { fmtJoules, fmtMs, fmtPct, fmtSigned, fmtUsd, unscoredOf } from './format.js';
+import { fmtJoules, fmtMs, fmtP, fmtPct, fmtSigned, fmtUsd, mdRow, unscoredOf } from './format.js';
 import { hasMtBench, renderMtBenchMarkdown } from './mt-bench-table.js';
 import { inferTargetWhere } from '../infer/where.js';
 
-/** Escapes a table cell: pipes and newlines would break the row. */
-function cell(s: string): string {
-  return s.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
-}
-
-function row(cells: string[]): string {
-  return `| ${cells.map(cell).join(' | ')} |`;
-}
-
 function mdTable(head: string[], rows: string[][], align?: ('l' | 'r')[]): string {
   const sep = head.map((_, i) => ((align?.[i] ?? (i === 0 ? 'l' : 'r')) === 'r' ? '---:' : '---'));
-  return [row(head), `| ${sep.join(' | ')} |`, ...rows.map(row)].join('\n');
+  return [mdRow(head), `| ${sep.join(' | ')} |`, ...rows.map(mdRow)].join('\n');
 }
 
 /** The energy figure with its source label, and a warning when some readings were below the meter floor. */
@@ -134,10 +125,6 @@ export function renderComparisonMarkdown(c: Comparison | PairedComparisonReport,
     out.push(opts.gate.length === 0 ? '**Gate: passed.**' : `**Gate: failed** — ${opts.gate.map((f) => `\`${f.message}\``).join(', ')}`);
   }
   return out.join('\n') + '\n';
-}
-
-function fmtP(p: number): string {
-  return p < 1e-4 ? p.toExponential(1) : p.toPrecision(2);
 }
 
 /** The frontier as Markdown: one table of arms with a ✓ per trade-off it is optimal on. */

@@ -1,17 +1,17 @@
 import pc from 'picocolors';
 import type { MtBenchBlock } from '../judge/summary.js';
-import { fmtJoules, fmtUsd, table } from './format.js';
+import { fmtJoules, fmtUsd, mdRow as row, table } from './format.js';
 
 /** Whether a report carries a judge's MT-Bench block. */
 export function hasMtBench(r: object): r is MtBenchBlock {
   return 'mt_bench_score' in r && 'judge' in r;
 }
 
-function fmtScore(v: number | null): string {
+export function fmtScore(v: number | null): string {
   return v === null ? 'n/a' : v.toFixed(2);
 }
 
-function fmtShare(v: number | null): string {
+export function fmtShare(v: number | null): string {
   return v === null ? 'n/a' : `${(v * 100).toFixed(1)} %`;
 }
 
@@ -49,14 +49,9 @@ function bar(score: number | null): string {
   return '█'.repeat(full) + '░'.repeat(10 - full);
 }
 
-function mdCell(s: string): string {
-  return s.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
-}
-
 /** The MT-Bench part of a report as Markdown: headline, judge figures apart, and a bar per category. */
 export function renderMtBenchMarkdown(r: MtBenchBlock): string {
   const j = r.judge;
-  const row = (cells: string[]) => `| ${cells.map(mdCell).join(' | ')} |`;
   const out = [
     '#### MT-Bench (LLM judge)',
     '',

@@ -1,5 +1,2 @@
-/**
- * Case rows the HTML page embeds at most, over every run: a million-case run's page stays a few MB,
- * and only these cases are read whole from a results file (the rest are counted and their latencies kept).
- */
+/** Case rows the HTML page embeds at most, over every run: only these are read whole from a results file. */
 export const HTML_CASE_ROWS = 20_000;

@@ -13,11 +13,7 @@ import { MAX_PAIRED_PASS, PairedColumns } from '../stats/paired-columns.js';
 import { checkReportHeader } from './header-check.js';
 import { reportContextFromMeasures } from '../runner/run-measures.js';
 
-/**
- * Per-case data kept beside the report: `none` (the report only: memory stays flat whatever the
- * number of cases), `scored` (every scored case as parsed, for `report --html` and `--cases`), `paired`
- * (the seven figures a paired comparison reads, for `compare`).
- */
+/** Per-case data kept beside the report: `none` (flat memory), `scored` (every scored case), `paired` (compare's seven figures). */
 export type KeepCases = 'none' | 'scored' | 'paired';
 
 export interface RebuildOptions {
@@ -48,15 +44,9 @@ export interface RebuiltRun {
 /**
  * The report of a results file, rebuilt as it streams past: byte-identical to the run's own report,
  * whatever order its case lines were written in, without holding the file or its line objects.
- *
- * Every line is read by ResultsLineParser (JSON.parse, and readResultsFile's rules and messages).
- * Aggregation must see the cases in case order (phase, pass, index): floating-point sums depend on
- * order, and a concurrent run writes lines as cases finish. Lines in case order (a sequential run) are
- * aggregated as they are read. At the first line out of order that aggregate is dropped; from there on
- * each case line's key and byte offset are kept (25 bytes a case), and once the file is read its case
- * lines are aggregated again in case order, read back by offset. The judge block is rebuilt from the
- * judged cases' score and category, kept in file order; a load run's `load` block from each request's
- * `meta.load`, gathered into typed columns as it is read (src/load/columns.ts).
+ * Aggregation must see cases in case order (phase, pass, index), since floating-point sums depend on
+ * order: lines in order are aggregated as read; from the first line out of order on, each case line's
+ * key and byte offset are kept (25 bytes a case) and the lines are read back in case order at the end.
  */
 export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltRun {
   const keep = opts.keep ?? 'none';
@@ -178,11 +168,9 @@ export function withJudgeBlock(report: BenchReport, scored: readonly CaseResult[
 }
 
 /**
- * The aggregate of a file whose case lines are out of order. The case lines before the first one out
- * of order (`prefixEnd`) are in case order already; the keys and offsets of the rest were kept. Those
- * are sorted and merged with the in-order lines as those are
- * read again from the start, every line read back from its offset. A concurrent run's lines are nearly
- * in order, so reads mostly hit the current block.
+ * The aggregate of a file whose case lines are out of order: the lines before `prefixEnd` (in order) are
+ * read again and merged with the kept lines, sorted by key. A concurrent run's lines are nearly in
+ * order, so reads mostly hit the current block.
  */
 function inCaseOrder(path: string, h: ResultsHeader, prefixEnd: number, keys: CaseKeys): Aggregator {
   const agg = aggregatorOf(h);
@@ -272,18 +260,10 @@ class CaseKeys {
     this.offsets[page]![at] = offset;
     this.length++;
   }
-  rank(i: number): number {
-    return this.ranks[i >>> 16]![i & (PAGE - 1)]!;
-  }
-  pass(i: number): number {
-    return this.passes[i >>> 16]![i & (PAGE - 1)]!;
-  }
-  index(i: number): number {
-    return this.indexes[i >>> 16]![i & (PAGE - 1)]!;
-  }
-  offset(i: number): number {
-    return this.offsets[i >>> 16]![i & (PAGE - 1)]!;
-  }
+  readonly rank = (i: number): number => this.ranks[i >>> 16]![i & (PAGE - 1)]!;
+  readonly pass = (i: number): number => this.passes[i >>> 16]![i & (PAGE - 1)]!;
+  readonly index = (i: number): number => this.indexes[i >>> 16]![i & (PAGE - 1)]!;
+  readonly offset = (i: number): number => this.offsets[i >>> 16]![i & (PAGE - 1)]!;
   /** Line numbers (0-based among case lines) in case order (the parser refused a repeated key). */
   sortedOrder(): Uint32Array {
     const order = new Uint32Array(this.length);

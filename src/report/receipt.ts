@@ -31,18 +31,13 @@ export function hostFacts(): Receipt['host'] {
   };
 }
 
-/** A Z-stamped UTC timestamp. */
-export function utcNow(date: Date = new Date()): string {
-  return date.toISOString();
-}
-
 export function buildReceipt(parts: { started: Date; finished: Date; argv: string[]; extra: Record<string, unknown> }): Receipt {
   return {
     format: 'joulebench-receipt/1',
     joulebench_version: VERSION,
     node_version: process.version,
-    started_utc: utcNow(parts.started),
-    finished_utc: utcNow(parts.finished),
+    started_utc: parts.started.toISOString(),
+    finished_utc: parts.finished.toISOString(),
     host: hostFacts(),
     argv: parts.argv.map(redactQuery),
     ...parts.extra,

@@ -1,10 +1,8 @@
 import type { BenchReport } from '../core/aggregate.js';
 
 /**
- * Whether a report has stages to show: a cascade (its id says so), or any case resolved at a stage
- * other than `neural`. A plain endpoint resolves everything at `neural`, so a cache/kv/graph table for
- * it would be three rows of zeros that suggest a cascade was tried. Its JSON keeps the seed's
- * `stage_distribution` (everything at `neural`) all the same.
+ * Whether a report has stages to show: a cascade, or any case resolved at a stage other than `neural`
+ * (a plain endpoint's stage table would be rows of zeros that suggest a cascade was tried).
  */
 export function hasStages(r: Pick<BenchReport, 'target' | 'stage_distribution'>): boolean {
   if (typeof r.target === 'string' && r.target.startsWith('cascade')) return true;

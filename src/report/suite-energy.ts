@@ -1,15 +1,11 @@
 import type { BenchReport } from '../core/aggregate.js';
 import { fmtJoules } from './format.js';
 
-/** The whole-suite energy of a report, as text parts. Older reports lack the fields: each part then says n/a, never 0. */
+/** The whole-suite energy of a report as text parts (`gross 12.30 J [rapl]`, `net 9.10 J`…); older reports say n/a, never 0. */
 export interface SuiteEnergyText {
-  /** `gross 12.30 J [rapl]`. */
   gross: string;
-  /** `net 9.10 J` or `net n/a (idle unknown)`. */
   net: string;
-  /** `net 1.20 J / correct` or n/a with why. */
   net_per_correct: string;
-  /** `idle 3.20 W` or `idle n/a`. */
   idle: string;
   /** `energy unknown for N cases`, or null when every case has energy. */
   unknown: string | null;

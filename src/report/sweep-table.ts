@@ -1,7 +1,7 @@
 import pc from 'picocolors';
 import type { SweepComparison } from '../sweep/comparison.js';
 import type { Interval } from '../stats/interval.js';
-import { fmtJoules, fmtMs, fmtPct, fmtSigned, fmtUsd, table } from './format.js';
+import { fmtJoules, fmtMs, fmtP, fmtPct, fmtSigned, fmtUsd, table } from './format.js';
 
 const pm = (v: number | null, i: Interval | null, f: (x: number) => string): string =>
   v === null ? 'n/a' : !i ? `${f(v)}` : i.method === 'degenerate' ? `${f(v)} (degenerate)` : `${f(v)} [${f(i.low)}, ${f(i.high)}]`;
@@ -59,10 +59,6 @@ export function renderSweepTable(c: SweepComparison): string {
   }
   for (const m of c.missing) out.push(pc.yellow(`missing: ${m.arm} × ${m.suite}: ${m.reason}`));
   return out.join('\n') + '\n';
-}
-
-function fmtP(p: number | null): string {
-  return p === null ? 'n/a' : p < 1e-4 ? p.toExponential(1) : p.toPrecision(2);
 }
 
 /** How the header states the multiple-comparison correction. */

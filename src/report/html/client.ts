@@ -32,7 +32,7 @@ export const CLIENT_SCRIPT = String.raw`
     var el = document.getElementById(id);
     if (!el) return;
     var c = echarts.init(el, null, { renderer: 'svg' });
-    c.setOption(Object.assign({ animation: false, color: PALETTE, textStyle: { fontFamily: 'system-ui, sans-serif' } }, option));
+    c.setOption(Object.assign({ animation: false, color: PALETTE, textStyle: { fontFamily: 'system-ui, sans-serif' }, legend: { top: 4 } }, option));
     el.setAttribute('data-rendered', '1');
     charts.push(c);
   }
@@ -51,9 +51,8 @@ export const CLIENT_SCRIPT = String.raw`
     var byId = {};
     M.frontier.arms.forEach(function (a) { byId[a.id] = a; });
     var optimal = {};
-    fr.verdicts.forEach(function (v) { optimal[v.id] = v.optimal; });
     var withheld = {};
-    fr.verdicts.forEach(function (v) { if (v.excluded) withheld[v.id] = 1; });
+    fr.verdicts.forEach(function (v) { optimal[v.id] = v.optimal; if (v.excluded) withheld[v.id] = 1; });
     var placed = M.frontier.arms.filter(function (a) { return a.joules_per_correct !== null && a.accuracy_pct !== null && energyKind(a) === kind && !withheld[a.id]; });
     var xs = placed.map(function (a) { return a.joules_per_correct; });
     var useLog = xs.length > 1 && Math.min.apply(null, xs) > 0 && Math.max.apply(null, xs) / Math.min.apply(null, xs) > 20;
@@ -113,7 +112,6 @@ export const CLIENT_SCRIPT = String.raw`
     chart('chart-stages', {
       grid: { left: 64, right: 24, top: 40, bottom: 40 },
       tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' } },
-      legend: { top: 4 },
       xAxis: { type: 'category', data: labels },
       yAxis: { type: 'value', name: 'cases', nameLocation: 'middle', nameGap: 44 },
       series: stages.map(function (s) {
@@ -134,7 +132,6 @@ export const CLIENT_SCRIPT = String.raw`
     chart('chart-stage-energy', {
       grid: { left: 72, right: 24, top: 40, bottom: 40 },
       tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, valueFormatter: function (v) { return fmtJ(v); } },
-      legend: { top: 4 },
       xAxis: { type: 'category', data: stages },
       // Bars on a log axis start at 1 unless told: start them (and the axis) at the decade below the smallest value.
       yAxis: { type: logE ? 'log' : 'value', min: logE ? eMin : undefined, startValue: logE ? eMin : undefined, name: 'J per stage [' + stageSources + ']' + (logE ? ' (log)' : ''), nameLocation: 'middle', nameGap: 56 },
@@ -154,7 +151,6 @@ export const CLIENT_SCRIPT = String.raw`
     chart('chart-latency', {
       grid: { left: 64, right: 24, top: 40, bottom: 40 },
       tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, valueFormatter: function (v) { return fmtMs(v); } },
-      legend: { top: 4 },
       xAxis: { type: 'category', data: keys.map(function (k) { return k[1]; }) },
       yAxis: { type: 'value', name: precise ? 'ms (nearest-rank over cases)' : 'ms (nearest-rank, whole ms)', nameLocation: 'middle', nameGap: 52 },
       series: runs.map(function (r) {
@@ -173,7 +169,6 @@ export const CLIENT_SCRIPT = String.raw`
     chart('chart-cost', {
       grid: { left: 72, right: 24, top: 40, bottom: 40 },
       tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, valueFormatter: function (v) { return fmtUsd(v); } },
-      legend: { top: 4 },
       xAxis: { type: 'category', data: withCost.map(function (r) { return r.label; }) },
       yAxis: { type: 'value', name: 'USD', nameLocation: 'middle', nameGap: 56 },
       series: [
@@ -191,7 +186,6 @@ export const CLIENT_SCRIPT = String.raw`
     chart('chart-infer', {
       grid: { left: 72, right: 80, top: 40, bottom: 64 },
       tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' } },
-      legend: { top: 4 },
       xAxis: { type: 'category', data: arms.map(function (a) { return a.id; }), axisLabel: { interval: 0, rotate: arms.length > 4 ? 20 : 0 } },
       // Prefill runs orders of magnitude faster than decode: each gets its own axis.
       yAxis: [

@@ -5,10 +5,7 @@ import { JoulebenchError } from '../../core/errors.js';
 /** vendor/echarts/echarts.min.js, from both src/report/html (tsx) and dist/report/html (built). */
 const ECHARTS_PATH = fileURLToPath(new URL('../../../vendor/echarts/echarts.min.js', import.meta.url));
 
-/**
- * The ECharts browser bundle (vendored: vendor/echarts), read at run time so the HTML report can inline
- * it (a report must open with no network).
- */
+/** The vendored ECharts browser bundle, read at run time so the HTML report can inline it (no network). */
 export function readEchartsSource(): string {
   try {
     return readFileSync(ECHARTS_PATH, 'utf8');

@@ -5,35 +5,26 @@ import { nearestRank } from '../../core/stats.js';
 import type { CaseResult } from '../../core/types.js';
 import { codeArms, inputsFrontier, type InputsFrontier } from '../arms.js';
 import { inferArmViews, type InferArmView } from '../infer-view.js';
-import type { LoadedRun, ReportInput } from '../inputs.js';
+import type { CaseLatency, LoadedRun, ReportInput } from '../inputs.js';
 import { resolvePrompts } from '../case-prompts.js';
 import { resolveCodePrompts } from '../code-prompts.js';
 import { inferTargetWhere } from '../../infer/where.js';
 import type { SweepComparison } from '../../sweep/comparison.js';
 import { rateCurvesOf, type RateCurveView } from './rate-section.js';
 
-/** One case row of the HTML table (a trimmed CaseResult). */
-export interface HtmlCase {
+/** One case row of the HTML table: a trimmed CaseResult (its prompt is `runs[…].prompts.turns[index]`). */
+type CaseFields = 'index' | 'dataset' | 'pass' | 'stage' | 'passed' | 'joules' | 'below_floor' | 'latency_ms' | 'ttft_ms' | 'cost_usd';
+export type HtmlCase = Pick<CaseResult, CaseFields> & {
   run: string;
-  /** The case's index in the run's suite: its prompt is `runs[…].prompts.turns[index]`. */
-  index: number;
   id: string;
-  dataset: string;
-  pass: number;
-  stage: string | null;
-  passed: boolean | null;
-  joules: number | null;
   source: string;
-  below_floor: boolean;
-  latency_ms: number;
-  ttft_ms: number | null;
-  cost_usd: number | null;
+  /** Clipped to MAX_TEXT characters. */
   expected: string | null;
   response: string | null;
   /** A multi-turn case asked as a conversation: each turn's answer (clipped like `response`). */
   turn_answers?: (string | null)[];
   error: string | null;
-}
+};
 
 /** A run's prompts, read back from its suite (src/report/case-prompts.ts), or why they are not shown. */
 export interface HtmlPrompts {
@@ -60,7 +51,7 @@ export interface HtmlModel {
     /** Each case's prompt, or why it is not shown; null when the run has no per-case results. */
     prompts: HtmlPrompts | null;
     /** Nearest-rank percentiles over the per-case latencies at full precision (the report truncates to whole ms). */
-    case_latency_ms: { p50: number | null; p95: number | null; p99: number | null } | null;
+    case_latency_ms: CaseLatency | null;
   }[];
   /** Coding-agent results files: each solver is an arm (accuracy = resolution %). */
   code: {
@@ -105,11 +96,8 @@ export interface HtmlModel {
 /** Longest response kept per row, characters. */
 const MAX_TEXT = 400;
 /** Longest prompt turn kept, characters. */
-export const MAX_PROMPT_TURN = 2000;
-/**
- * Prompt text the page embeds at most, characters over every run: a 10k-case run of long prompts
- * stays a few MB. Past it, a case's detail says its prompt was left out and where to read it.
- */
+const MAX_PROMPT_TURN = 2000;
+/** Prompt text the page embeds at most, characters over every run; past it a case's detail says where to read it. */
 export const PROMPT_BUDGET_CHARS = 3_000_000;
 
 /** Builds the page's data from loaded runs. Pure apart from the timestamp the caller passes. */
@@ -230,7 +218,7 @@ function taskGrid(r: Extract<ReportInput, { kind: 'code' }>['results']): HtmlMod
   return { tasks, solvers, cells };
 }
 
-function caseLatency(results: readonly CaseResult[]): { p50: number | null; p95: number | null; p99: number | null } {
+function caseLatency(results: readonly CaseResult[]): CaseLatency {
   const ms = results.filter((r) => r.error === null).map((r) => r.latency_ms);
   return { p50: nearestRank(ms, 50), p95: nearestRank(ms, 95), p99: nearestRank(ms, 99) };
 }

@@ -1,21 +1,10 @@
-import { hasMtBench } from '../mt-bench-table.js';
-import { fmtJoules, fmtUsd } from '../format.js';
+import { fmtScore, fmtShare as share, hasMtBench } from '../mt-bench-table.js';
+import { esc, fmtJoules, fmtUsd } from '../format.js';
 import type { HtmlModel } from './model.js';
 
-/** HTML-escapes text (page.ts has the same; importing it would make a module cycle with page.ts). */
-function esc(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
-}
-
-function share(v: number | null): string {
-  return v === null ? 'n/a' : `${(v * 100).toFixed(1)} %`;
-}
-
 /**
- * The MT-Bench section, for runs scored by a judge: a bar chart of per-category scores per arm (the
- * shape of MT-Bench's published plot), and a table that works with scripts off — per category the
- * score and joules per MT-Bench point, per arm the judge's share of energy and dollars (reported
- * apart, never added to the system under test's figures). Empty when no run was judged.
+ * The MT-Bench section for judged runs: per-category score bars per arm (MT-Bench's published plot) and
+ * a static table with J per point and the judge's own energy and dollars, apart. Empty when none was judged.
  */
 export function mtBenchSection(model: HtmlModel): string {
   const judged = model.runs.filter((r) => hasMtBench(r.report));
@@ -24,12 +13,12 @@ export function mtBenchSection(model: HtmlModel): string {
     if (!hasMtBench(report)) return [];
     const j = report.judge;
     const head = `<tr class="arm"><td>${esc(label)}<div class="sub">judge ${esc(j.model)} · ${esc(j.mode)} · prompts ${esc(j.prompt_hash.slice(0, 19))}…</div></td>
-      <td>all</td><td class="num big">${report.mt_bench_score === null ? 'n/a' : report.mt_bench_score.toFixed(2)}<div class="sub">${report.mt_bench_judged_count} judged${report.mt_bench_unscored_count ? `, <span class="warn">${report.mt_bench_unscored_count} unscored</span>` : ''}</div></td>
+      <td>all</td><td class="num big">${fmtScore(report.mt_bench_score)}<div class="sub">${report.mt_bench_judged_count} judged${report.mt_bench_unscored_count ? `, <span class="warn">${report.mt_bench_unscored_count} unscored</span>` : ''}</div></td>
       <td class="num">${esc(fmtJoules(report.joules_per_mt_bench_point))}</td>
       <td class="num">${esc(fmtJoules(report.judge_joules))} <span class="src">[${esc(report.judge_energy_source)}]</span><div class="sub">${esc(share(report.judge_share_joules))} of all energy</div></td>
       <td class="num">${esc(fmtUsd(report.judge_usd))}<div class="sub">${esc(share(report.judge_share_usd))} of all dollars</div></td></tr>`;
     const cats = Object.entries(report.mt_bench_by_category).map(
-      ([cat, c]) => `<tr><td></td><td>${esc(cat)}</td><td class="num">${c.mt_bench_score === null ? 'n/a' : c.mt_bench_score.toFixed(2)}</td><td class="num">${esc(fmtJoules(c.joules_per_mt_bench_point))}</td><td></td><td></td></tr>`,
+      ([cat, c]) => `<tr><td></td><td>${esc(cat)}</td><td class="num">${fmtScore(c.mt_bench_score)}</td><td class="num">${esc(fmtJoules(c.joules_per_mt_bench_point))}</td><td></td><td></td></tr>`,
     );
     return [head, ...cats];
   });
@@ -53,7 +42,6 @@ export const MT_BENCH_CHART_SCRIPT = String.raw`
     chart('chart-mt-bench', {
       grid: { left: 56, right: 24, top: 40, bottom: 40 },
       tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' } },
-      legend: { top: 4 },
       xAxis: { type: 'category', data: cats },
       yAxis: { type: 'value', min: 0, max: 10, name: 'MT-Bench score', nameLocation: 'middle', nameGap: 36 },
       series: judged.map(function (r) {

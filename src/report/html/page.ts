@@ -1,6 +1,6 @@
 import { hasStages } from '../stages.js';
 import type { BenchReport } from '../../core/aggregate.js';
-import { fmtJoules, fmtMs, fmtPct, fmtUsd, unscoredOf } from '../format.js';
+import { esc, fmtJoules, fmtMs, fmtPct, fmtUsd, unscoredOf } from '../format.js';
 import { INFER_LEGEND } from '../infer-view.js';
 import { suiteEnergyText } from '../suite-energy.js';
 import { CLIENT_SCRIPT } from './client.js';
@@ -17,11 +17,6 @@ import { passAtKSection } from './pass-at-k-section.js';
 import { fmtInterval } from '../ci-text.js';
 import { intervalLabel } from '../../stats/interval.js';
 import type { CiFigure } from '../../stats/report-ci.js';
-
-/** HTML-escapes text for element content and attribute values. */
-export function esc(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
 
 /** Makes text safe inside a <script> element: no `</script`, no `<!--`. */
 function scriptSafe(s: string): string {
@@ -58,8 +53,8 @@ ${model.runs.length > 0 ? `<section id="headline">
   <h2>Headline</h2>
   ${headlineTable(model)}
 </section>` : ''}
-${model.sweeps && model.sweeps.length > 0 ? sweepSection(model.sweeps, esc) : ''}
-${rateSection(model.rate_curves ?? [], esc)}
+${model.sweeps && model.sweeps.length > 0 ? sweepSection(model.sweeps) : ''}
+${rateSection(model.rate_curves ?? [])}
 ${model.frontier.arms.length > 0 ? `<section id="frontier">
   <h2>Accuracy against joules per correct answer</h2>
   <p class="sub">Each point is an arm (a suite run, or a coding-agent solver, whose accuracy is its resolution %). Blue points lie on the Pareto frontier (no other arm is both at least as accurate and at least as cheap, and better in one); grey points are dominated. Measured and modelled energy are never drawn on one axis.</p>
@@ -70,7 +65,7 @@ ${model.frontier.arms.length > 0 ? `<section id="frontier">
 ${mtBenchSection(model)}
 ${model.code.length > 0 ? codeSection(model) : ''}
 ${model.infer.length > 0 ? inferSection(model) : ''}
-${model.runs.length > 0 ? `${isCascade(model) ? `<section id="stages" class="pair">
+${model.runs.length > 0 ? `${model.runs.some((r) => hasStages(r.report)) ? `<section id="stages" class="pair">
   <div><h2>Stage distribution</h2><div class="chart" id="chart-stages" data-chart="stages"></div></div>
   <div><h2>Energy per stage</h2><div class="chart" id="chart-stage-energy" data-chart="stage-energy"></div></div>
 </section>` : ''}
@@ -177,12 +172,6 @@ function headlineTable(model: HtmlModel): string {
   <tbody>${rows.join('')}</tbody></table>`;
 }
 
-/** Stage charts belong to cascades: some run resolved a case at a stage. */
-function isCascade(model: HtmlModel): boolean {
-  // A plain endpoint resolves everything at `neural`: no stage section for it.
-  return model.runs.some((r) => hasStages(r.report));
-}
-
 /** Energy sources that are not measurements: a cost model or a coefficient. */
 const MODELLED = new Set(['model', 'model:api', 'estimate']);
 
@@ -244,7 +233,7 @@ function codeSection(model: HtmlModel): string {
     return `<h3>${esc(c.label)} <span class="sub">suite ${esc(c.suite.name)} · ${c.suite.tasks} tasks · best-of-${c.rollouts} · meter ${esc(c.meter)} · sandbox ${esc(c.sandbox)}</span></h3>
     <table class="code"><thead><tr><th>solver (arm)</th><th>resolution (accuracy)</th><th>J / resolved (J / correct)</th><th>total energy</th><th>$ / resolved</th><th>wall median / p95</th><th>invalid</th><th>escapes</th></tr></thead>
     <tbody>${rows.join('')}</tbody></table>
-    ${passAtKSection(c.solvers, c.energy_budget_j, esc)}
+    ${passAtKSection(c.solvers, c.energy_budget_j)}
     ${gridTable(c)}`;
   });
   return `<section id="code">
@@ -318,31 +307,37 @@ function inferSection(model: HtmlModel): string {
 </section>`;
 }
 
-function otherReceipt(label: string, origin: string, receipt: Record<string, unknown> | null, facts: [string, string][]): string {
+/** A receipt as details: the facts given, the receipt's times, versions and host, then the receipt whole. */
+function receiptDetails(head: string, receipt: Record<string, unknown> | null, facts: [string, string][], cores = false): string {
   const rc = receipt ?? {};
   const host = (rc.host ?? {}) as Record<string, unknown>;
+  const cpu = `${String(host.cpu_model ?? 'cpu n/a')}${cores ? ` × ${String(host.cores ?? '?')}` : ''}`;
   const all: [string, string][] = [
-    ['source', origin],
     ...facts,
     ['started (UTC)', String(rc.started_utc ?? 'n/a')],
     ['finished (UTC)', String(rc.finished_utc ?? 'n/a')],
     ['joulebench', String(rc.joulebench_version ?? 'n/a')],
     ['node', String(rc.node_version ?? 'n/a')],
-    ['host', `${String(host.hostname ?? 'n/a')} · ${String(host.platform ?? '')} ${String(host.arch ?? '')} · ${String(host.cpu_model ?? 'cpu n/a')}`],
+    ['host', `${String(host.hostname ?? 'n/a')} · ${String(host.platform ?? '')} ${String(host.arch ?? '')} · ${cpu}`],
   ];
   const seen = new Set<string>();
   const dedup = all.filter(([k]) => (seen.has(k) ? false : (seen.add(k), true)));
-  return `<details><summary>${esc(label)}</summary>
+  return `${head}
   <dl>${dedup.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('')}</dl>
   ${receipt ? `<pre>${esc(JSON.stringify(receipt, null, 2))}</pre>` : ''}
   </details>`;
 }
 
+function otherReceipt(label: string, origin: string, receipt: Record<string, unknown> | null, facts: [string, string][]): string {
+  return receiptDetails(`<details><summary>${esc(label)}</summary>`, receipt, [['source', origin], ...facts]);
+}
+
 function receiptBlock(run: HtmlModel['runs'][number]): string {
   const r = run.report;
   const rc = run.receipt ?? {};
-  const host = (rc.host ?? {}) as Record<string, unknown>;
-  const facts: [string, string][] = [
+  const note = run.receipt ? '' : ' — no receipt found; report facts only';
+  const head = `<details ${run.receipt ? '' : 'class="noreceipt"'}><summary>${esc(run.label)}${note}</summary>`;
+  return receiptDetails(head, run.receipt, [
     ['source', run.origin],
     ['suite', `${r.suite?.name ?? '?'} ${r.suite?.version ?? ''}`],
     ['suite digest', r.suite?.digest ?? 'n/a'],
@@ -350,16 +345,7 @@ function receiptBlock(run: HtmlModel['runs'][number]): string {
     ['target', r.target ?? '?'],
     ['meter', `${r.meter ?? '?'} (energy source ${r.energy_source})`],
     ['passes', `${r.warmup} warmup (not scored), ${r.repeats} scored`],
-    ['started (UTC)', String(rc.started_utc ?? 'n/a')],
-    ['finished (UTC)', String(rc.finished_utc ?? 'n/a')],
-    ['joulebench', String(rc.joulebench_version ?? 'n/a')],
-    ['node', String(rc.node_version ?? 'n/a')],
-    ['host', `${String(host.hostname ?? 'n/a')} · ${String(host.platform ?? '')} ${String(host.arch ?? '')} · ${String(host.cpu_model ?? 'cpu n/a')} × ${String(host.cores ?? '?')}`],
-  ];
-  return `<details ${run.receipt ? '' : 'class="noreceipt"'}><summary>${esc(run.label)}${run.receipt ? '' : ' — no receipt found; report facts only'}</summary>
-  <dl>${facts.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('')}</dl>
-  ${run.receipt ? `<pre>${esc(JSON.stringify(run.receipt, null, 2))}</pre>` : ''}
-  </details>`;
+  ], true);
 }
 
 const CSS = `
@@ -372,12 +358,9 @@ h2 { font-size:16px; margin:0 0 8px; }
 h3 { font-size:14px; margin:12px 0 6px; }
 main { padding:0 32px 32px; display:grid; grid-template-columns:minmax(0, 1fr); gap:16px; }
 section { background:var(--card); border:1px solid var(--line); border-radius:8px; padding:16px; min-width:0; overflow-x:auto; }
-section.pair > div { min-width:0; }
-section.pair { display:grid; grid-template-columns:1fr 1fr; gap:16px; }
-@media (max-width: 900px) { section.pair { grid-template-columns:1fr; } }
-div.rate-pair { display:grid; grid-template-columns:1fr 1fr; gap:16px; }
-div.rate-pair > div { min-width:0; }
-@media (max-width: 900px) { div.rate-pair { grid-template-columns:1fr; } }
+section.pair, div.rate-pair { display:grid; grid-template-columns:1fr 1fr; gap:16px; }
+section.pair > div, div.rate-pair > div { min-width:0; }
+@media (max-width: 900px) { section.pair, div.rate-pair { grid-template-columns:1fr; } }
 .chart { width:100%; height:340px; }
 #chart-frontier { height:400px; }
 .sub { color:var(--muted); font-size:12px; }

@@ -1,16 +1,13 @@
 import type { SolverSummary } from '../../code/aggregate.js';
-import { fmtJoules, fmtPct, fmtUsd } from '../format.js';
-
-type Esc = (s: string) => string;
+import { esc, fmtJoules, fmtPct, fmtUsd } from '../format.js';
 
 const COLORS = ['#2563eb', '#dc2626', '#16a34a', '#9333ea', '#ea580c', '#0891b2', '#4b5563', '#ca8a04'];
 
 /**
- * pass@k (solid) and pass^k (dashed) against k for each solver, as an inline SVG (drawn with scripts off),
- * then the values with J and $ per expected resolved task at each k, expensive failures and resolution
- * under the energy budget. Empty when no solver has two or more rollouts on every task.
+ * pass@k (solid) and pass^k (dashed) against k per solver as inline SVG, with their table, expensive
+ * failures and resolution under the energy budget. Empty when no solver has two or more rollouts.
  */
-export function passAtKSection(solvers: readonly SolverSummary[], budgetJ: number | null, esc: Esc): string {
+export function passAtKSection(solvers: readonly SolverSummary[], budgetJ: number | null): string {
   const withCurve = solvers.filter((s) => s.pass_at_k.length >= 2);
   const failures = solvers.filter((s) => s.unresolved_task_count > 0);
   const parts: string[] = [];

@@ -1,7 +1,7 @@
 import type { BenchReport } from '../../core/aggregate.js';
 import type { LoadBlock } from '../../load/block.js';
 import { compareRates, energyKind, rateCurve, type RatePoint } from '../../load/curve.js';
-import { fmtJoules, fmtPct } from '../format.js';
+import { esc, fmtJoules, fmtPct } from '../format.js';
 
 /** One rate sweep's curve as the page draws it: load runs of one system under one load setting. */
 export interface RateCurveView {
@@ -95,7 +95,7 @@ function rateText(rate: number | 'inf' | null): string {
 const num = (v: number | null, digits = 2): string => (v === null ? 'n/a' : Number.isInteger(v) ? String(v) : v.toFixed(digits));
 
 /** The load section: per curve a table (readable with scripts off) and the two charts, or sentences saying why not. */
-export function rateSection(curves: readonly RateCurveView[], esc: (s: string) => string): string {
+export function rateSection(curves: readonly RateCurveView[]): string {
   if (curves.length === 0) return '';
   const blocks = curves.map((c, i) => {
     const rows = c.points
@@ -167,7 +167,6 @@ export const RATE_CHART_SCRIPT = String.raw`
           var q = p.data.point;
           return 'rate ' + rateText(q.request_rate) + '<br>' + q.request_throughput + ' req/s, ' + q.output_throughput + ' output tok/s<br>p99 TTFT ' + fmtMs(q.p99_ttft_ms) + '<br>p99 TPOT ' + fmtMs(q.p99_tpot_ms) + (q.client_bottleneck ? '<br>client-bound (p99 lag > 10 ms)' : '');
         } },
-        legend: { top: 4 },
         xAxis: { type: 'value', scale: true, name: 'output throughput, tok/s \u2192', nameLocation: 'middle', nameGap: 32 },
         yAxis: { type: useLog ? 'log' : 'value', scale: true, name: 'p99 latency, ms' + (useLog ? ' (log)' : ''), nameLocation: 'middle', nameGap: 48 },
         series: series,
@@ -191,7 +190,6 @@ export const RATE_CHART_SCRIPT = String.raw`
           var q = p.data.point;
           return 'rate ' + rateText(q.request_rate) + '<br>' + fmtJ(q.joules_per_output_token) + ' per output token [' + q.energy_source + ']<br>' + (q.steady_state ? 'steady-state window' : 'whole run (no usable steady-state window)');
         } },
-        legend: { top: 4 },
         xAxis: { type: 'category', data: c.points.map(function (p) { return rateText(p.request_rate); }), name: 'request rate', nameLocation: 'middle', nameGap: 32 },
         yAxis: { type: useLog ? 'log' : 'value', scale: true, name: kind + ' J / output token [' + e.sources.join(', ') + ']' + (useLog ? ' (log)' : ''), nameLocation: 'middle', nameGap: 64,
           axisLabel: { formatter: function (v) { return fmtJ(v); } } },
