@@ -1,4 +1,4 @@
-import pc from 'picocolors';
+import { pc } from './colors.js';
 import type { BenchReport } from '../core/aggregate.js';
 import { CI_FIGURES, type CiFigure, type ReportCi } from '../stats/report-ci.js';
 import type { Interval } from '../stats/interval.js';

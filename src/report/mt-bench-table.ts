@@ -1,4 +1,4 @@
-import pc from 'picocolors';
+import { pc } from './colors.js';
 import type { MtBenchBlock } from '../judge/summary.js';
 import { fmtJoules, fmtUsd, mdRow as row, table } from './format.js';
 

@@ -1,4 +1,4 @@
-import pc from 'picocolors';
+import { pc } from './colors.js';
 import type { SweepComparison } from '../sweep/comparison.js';
 import type { Interval } from '../stats/interval.js';
 import { fmtJoules, fmtMs, fmtP, fmtPct, fmtSigned, fmtUsd, table } from './format.js';
