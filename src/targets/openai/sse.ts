@@ -15,7 +15,7 @@ export class SseChatReader {
   usage: unknown = null;
   /** Called once, when the first non-empty content piece arrives (the runner's TTFT). */
   onFirstContent: (() => void) | null = null;
-  /** Called for every chunk carrying output tokens: `content`, or `reasoning` (`delta.reasoning_content` / `delta.reasoning`). */
+  /** Called once for every chunk carrying output tokens: `content`, else `reasoning` (`delta.reasoning_content` / `delta.reasoning`). */
   onToken: ((kind: 'content' | 'reasoning') => void) | null = null;
 
   /** Feeds decoded text as it arrives. */
@@ -91,8 +91,9 @@ export class SseChatReader {
     }
     if (typeof delta !== 'object') return this.fail(`stream chunk ${this.chunks}: choices[0].delta is not an object`);
     const thinking = typeof delta.reasoning_content === 'string' ? delta.reasoning_content : typeof delta.reasoning === 'string' ? delta.reasoning : '';
-    if (thinking.length > 0) this.onToken?.('reasoning');
     const content = delta.content;
+    // One call a chunk (vLLM times chunks): a chunk with content as well is a content chunk.
+    if (thinking.length > 0 && !(typeof content === 'string' && content.length > 0)) this.onToken?.('reasoning');
     if (content === undefined) return;
     if (content === null) {
       // Tolerated only where the protocol puts no text: the role announcement and the closing chunk.
