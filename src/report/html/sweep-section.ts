@@ -1,6 +1,6 @@
 import type { Interval } from '../../stats/interval.js';
 import type { SweepComparison } from '../../sweep/comparison.js';
-import { esc, fmtJoules, fmtMs, fmtPct, fmtSigned, fmtUsd } from '../format.js';
+import { esc, fmtJoules, fmtMs, fmtP, fmtPct, fmtSigned, fmtUsd } from '../format.js';
 
 const withCi = (v: number | null, i: Interval | null, f: (x: number) => string): string =>
   v === null ? 'n/a' : `${esc(f(v))}${i ? (i.method === 'degenerate' ? `<div class="sub ci">degenerate (identical values)</div>` : `<div class="sub ci">95 % [${esc(f(i.low))}, ${esc(f(i.high))}]</div>`) : ''}`;
@@ -39,7 +39,7 @@ function suiteSection(c: SweepComparison, s: SweepComparison['suites'][number]):
       ${c.p_adjust === 'holm' ? `<p class="sub">McNemar p-values Holm-adjusted over this suite's comparisons with the baseline; J/correct and p95 verdicts from intervals at α/m (Bonferroni), m the arms paired.</p>` : ''}
       <table class="verdicts"><thead><tr><th>arm</th><th>accuracy Δ</th><th>McNemar p${c.p_adjust === 'holm' ? ' (Holm)' : ''}</th><th>verdict</th><th>J/correct Δ</th><th>verdict</th><th>p95 Δ</th><th>verdict</th></tr></thead><tbody>${s.vs_baseline
       .map(
-        (v) => `<tr data-arm="${esc(v.arm)}"><td>${esc(v.arm)}</td><td class="num">${esc(fmtSigned(v.accuracy_pp_delta, ' pp'))}</td><td class="num">${(v.accuracy_p_adjusted ?? v.accuracy_p_value) === null ? 'n/a' : esc((v.accuracy_p_adjusted ?? v.accuracy_p_value)!.toPrecision(2))}</td><td class="verdict">${esc(v.accuracy_verdict)}</td>
+        (v) => `<tr data-arm="${esc(v.arm)}"><td>${esc(v.arm)}</td><td class="num">${esc(fmtSigned(v.accuracy_pp_delta, ' pp'))}</td><td class="num">${esc(fmtP(v.accuracy_p_adjusted ?? v.accuracy_p_value))}</td><td class="verdict">${esc(v.accuracy_verdict)}</td>
         <td class="num">${esc(fmtSigned(v.joules_per_correct_pct, ' %'))}</td><td class="verdict">${esc(v.joules_per_correct_verdict)}</td>
         <td class="num">${esc(fmtSigned(v.latency_p95_pct, ' %'))}</td><td class="verdict">${esc(v.latency_p95_verdict)}</td></tr>`,
       )
