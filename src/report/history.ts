@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { JoulebenchError } from '../core/errors.js';
+import { joulebenchHome } from '../home.js';
 
 /** One run as the history database keeps it; numbers are copied out of the report for listing. */
 export interface HistoryRun {
@@ -71,8 +71,7 @@ export function historyKind(format: string): string {
 
 /** `$JOULEBENCH_HOME/history.sqlite`, or `~/.joulebench/history.sqlite`. */
 export function defaultHistoryPath(env: NodeJS.ProcessEnv = process.env): string {
-  const home = env.JOULEBENCH_HOME && env.JOULEBENCH_HOME.trim() !== '' ? env.JOULEBENCH_HOME : join(homedir(), '.joulebench');
-  return join(home, 'history.sqlite');
+  return join(joulebenchHome(env), 'history.sqlite');
 }
 
 const SCHEMA = `

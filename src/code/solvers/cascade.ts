@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Datapoint } from '../oracle.js';
 import { isUnder, listFiles, treeDigest, type CodeTask } from '../task.js';
 import { inProcessOutcome, type Solver } from './solver.js';
+import { joulebenchHome } from '../../home.js';
 
 /**
  * `cascade:<solver>`: a cache in front of one solver: a repeated task replays the diff it stored once graded resolved
@@ -31,8 +31,7 @@ interface CacheEntry {
 
 /** The cache folder: `$JOULEBENCH_HOME/code-cache` or `~/.joulebench/code-cache`. */
 export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  const home = env.JOULEBENCH_HOME && env.JOULEBENCH_HOME.trim() !== '' ? env.JOULEBENCH_HOME : join(homedir(), '.joulebench');
-  return join(home, 'code-cache');
+  return join(joulebenchHome(env), 'code-cache');
 }
 
 /** A digest of a solver's identity: its id and what it describes of itself (the command, the preset). */

@@ -1,11 +1,10 @@
 import { existsSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { joulebenchHome } from '../../home.js';
 
 /** `$JOULEBENCH_HOME/models` (default `~/.joulebench/models`): where `joulebench fetch model` writes. */
 export function modelsDir(env: NodeJS.ProcessEnv): string {
-  const home = env.JOULEBENCH_HOME && env.JOULEBENCH_HOME.trim() !== '' ? env.JOULEBENCH_HOME : join(homedir(), '.joulebench');
-  return join(home, 'models');
+  return join(joulebenchHome(env), 'models');
 }
 
 /** The model the embedded default uses as its neural stage, when present. */
