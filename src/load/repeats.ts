@@ -155,7 +155,13 @@ export function pairedRepeats(baseline: readonly RepeatRun[], candidate: readonl
   if (energyWhy) notes.push(`${energyWhy}: no differences for the energy figures`);
   const pa = a.map(runFigures);
   const pb = b.map(runFigures);
-  const names = [...new Set(pa.flatMap((m) => [...m.keys()]))].filter((n) => pb.some((m) => m.has(n)));
+  const inA = new Set(pa.flatMap((m) => [...m.keys()]));
+  const inB = new Set(pb.flatMap((m) => [...m.keys()]));
+  const names = [...inA].filter((n) => inB.has(n));
+  for (const [side, own, other] of [['baseline', inA, inB], ['candidate', inB, inA]] as const) {
+    const only = [...own].filter((n) => !other.has(n));
+    if (only.length > 0) notes.push(`only the ${side} has ${only.join(', ')}: not compared`);
+  }
   const figures: Record<string, PairedRepeatFigure> = {};
   for (const name of names) {
     const xa = pa.map((m) => m.get(name) ?? null);

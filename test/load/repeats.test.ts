@@ -56,4 +56,13 @@ describe('figures over repeated load runs', () => {
     assert.ok(Math.abs(ci.low - (2.5 - 12.70620474 * (Math.SQRT1_2 / Math.SQRT2))) < 1e-6, String(ci.low));
     assert.deepEqual(c.figures.joules_per_output_token!.differences, [-0.1, -0.1]);
   });
+
+  it('a figure only one side has (other --percentiles) is named in a note, not dropped silently', () => {
+    const extra = run(12, 0.4);
+    (extra.load.serving as unknown as Record<string, unknown>).p90_ttft_ms = 80;
+    const c = pairedRepeats([run(10, 0.5), run(11, 0.5)], [extra, extra]);
+    assert.equal(c.figures.p90_ttft_ms, undefined);
+    assert.match(c.notes.join('\n'), /only the candidate has p90_ttft_ms: not compared/);
+    assert.doesNotMatch(c.notes.join('\n'), /only the baseline/);
+  });
 });
