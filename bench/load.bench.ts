@@ -23,7 +23,7 @@ import { performance } from 'node:perf_hooks';
 import type { Suite } from '../src/core/types.js';
 import { runLoad, waitUntil } from '../src/load/driver.js';
 import { planSchedule } from '../src/load/schedule.js';
-import { percentileLinear } from '../src/load/stats.js';
+import { percentileLinear } from '../src/stats/serving-summary.js';
 import { createModelMeter } from '../src/meters/model.js';
 import { MemorySink } from '../src/runner/results-file.js';
 import { OpenAITarget } from '../src/targets/openai/target.js';

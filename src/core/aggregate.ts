@@ -5,7 +5,7 @@ import { nearestRanks, NumberColumn } from './number-column.js';
 import { DEFAULT_RESAMPLES, maxUnitsValue, type BootstrapMaxUnits } from '../stats/bootstrap.js';
 import { reportCi, type CaseColumns, type ClusterBy, type ReportCi } from '../stats/report-ci.js';
 import { repeatSpread, type RepeatSpread } from '../stats/repeat-spread.js';
-import { summarize } from '../load/stats.js';
+import { summarize } from '../stats/serving-summary.js';
 
 /** What a report is about; part of the deterministic report (no timestamps, no host). */
 export interface ReportContext {
@@ -156,8 +156,8 @@ export interface BenchReport {
    */
   energy_model_range?: { method: 'min-max'; total_joules: { low: number; high: number }; joules_per_correct: { low: number; high: number } | null };
   /**
-   * Throughput over the scored passes' wall time, given for concurrent runs (concurrency > 1) only:
-   * a sequential run's report stays free of wall-clock figures. `null` when unknown.
+   * Throughput over the scored passes' wall time. `null` when that is unknown (a resumed run) and for
+   * the reference cascade's byte-identical sequential run (docs/determinism.md).
    */
   throughput: Throughput | null;
   /**
@@ -631,7 +631,7 @@ function suiteEnergy(
   };
 }
 
-/** `mean_<family>_ms`, `median_…`, `std_…`, `p99_…` as vLLM `bench serve` computes them (src/load/stats.ts), from microseconds. */
+/** `mean_<family>_ms`, `median_…`, `std_…`, `p99_…` as vLLM `bench serve` computes them (src/stats/serving-summary.ts), from microseconds. */
 function streamLatency<F extends 'tpot' | 'itl'>(family: F, us: NumberColumn): Record<`${'mean' | 'median' | 'std' | 'p99'}_${F}_ms`, number | null> {
   const s = summarize(Float64Array.from(us.view(), (v) => v / 1000), [99]);
   return {

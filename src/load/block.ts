@@ -2,7 +2,7 @@ import type { IdleCalibration } from '../core/energy.js';
 import { LoadColumns } from './columns.js';
 import { schedulingLag, servingMetrics, type LoadRecord, type SchedulingLag, type ServingMetrics } from './metrics.js';
 import { rateLabel, type LoadOptions, type TtftToken } from './options.js';
-import { round } from './stats.js';
+import { round } from '../stats/serving-summary.js';
 import { steadyStateEnergy, steadyWindow, type SteadyStateEnergy, type WindowReading } from './steady.js';
 
 /** The `load` block of a load run's report. */

@@ -1,5 +1,5 @@
 import { LoadColumns } from './columns.js';
-import { percentileName, round, summarize, type Summary } from './stats.js';
+import { percentileName, round, summarize, type Summary } from '../stats/serving-summary.js';
 
 /** What one request of a load run recorded (ms; `*_at_ms` since the run's start, the others since it was sent). */
 export interface LoadRecord {

@@ -2,7 +2,7 @@ import type { IdleCalibration } from '../core/energy.js';
 import type { EnergySource } from '../core/types.js';
 import { LoadColumns } from './columns.js';
 import { type LoadRecord } from './metrics.js';
-import { round } from './stats.js';
+import { round } from '../stats/serving-summary.js';
 
 /** A steady-state window shorter than this falls back to the whole run (ms). */
 export const MIN_STEADY_WINDOW_MS = 5000;

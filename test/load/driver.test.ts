@@ -7,7 +7,7 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { after, before, describe, it } from 'node:test';
 import type { Case, CaseResult, Suite, Target } from '../../src/core/types.js';
 import { runLoad, type LoadMeta } from '../../src/load/driver.js';
-import { percentileLinear } from '../../src/load/stats.js';
+import { percentileLinear } from '../../src/stats/serving-summary.js';
 import type { LoadOptions } from '../../src/load/options.js';
 import { createModelMeter } from '../../src/meters/model.js';
 import { createRaplMeter } from '../../src/meters/rapl/index.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { buildLoadBlock } from '../../src/load/block.js';
 import { itlOf, meetsSlo, schedulingLag, servingMetrics, tpotOf } from '../../src/load/metrics.js';
-import { percentileLinear, summarize } from '../../src/load/stats.js';
+import { percentileLinear, summarize } from '../../src/stats/serving-summary.js';
 import { steadyStateEnergy, steadyWindow, tokensBetween } from '../../src/load/steady.js';
 import { rec } from './record-fixture.js';
 
