@@ -7,7 +7,8 @@ import { checkEndpoint } from '../openai/endpoint.js';
 import { usageProblem } from '../usage.js';
 
 /** undici and the targets' dispatcher, loaded at the first request: a command that sends none never loads them (~20 MB). */
-const loadHttp = async () => ({ fetch: (await import('undici')).fetch, createDispatcher: (await import('../dispatcher.js')).createDispatcher });
+let http: Promise<{ fetch: typeof import('undici').fetch; createDispatcher: typeof import('../dispatcher.js').createDispatcher }> | null = null;
+const loadHttp = () => (http ??= Promise.all([import('undici'), import('../dispatcher.js')]).then(([u, d]) => ({ fetch: u.fetch, createDispatcher: d.createDispatcher })));
 
 /** Ollama's default address. */
 export const DEFAULT_OLLAMA_URL = 'http://127.0.0.1:11434';
