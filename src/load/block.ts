@@ -1,9 +1,9 @@
 import type { IdleCalibration } from '../core/energy.js';
 import { LoadColumns } from './columns.js';
-import { schedulingLag, servingMetrics, type LoadRecord, type SchedulingLag, type ServingMetrics } from './metrics.js';
+import { meetsSlo, schedulingLag, servingMetrics, type LoadRecord, type SchedulingLag, type ServingMetrics } from './metrics.js';
 import { rateLabel, type LoadOptions, type TtftToken } from './options.js';
 import { round } from '../stats/serving-summary.js';
-import { steadyStateEnergy, steadyWindow, type SteadyStateEnergy, type WindowReading } from './steady.js';
+import { steadyStateEnergy, steadyWindow, tokensBetween, type SteadyStateEnergy, type WindowReading } from './steady.js';
 
 /** The `load` block of a load run's report. */
 export interface LoadBlock {
@@ -22,6 +22,8 @@ export interface LoadBlock {
   joules_per_good_request: number | null;
   /** Goodput per watt of whole-run average power = good requests per joule. */
   goodput_per_watt: number | null;
+  /** Output tokens of requests that met every SLO, produced inside the energy block's window, ÷ its gross joules. */
+  good_output_tokens_per_joule: number | null;
   notes: string[];
 }
 
@@ -72,6 +74,11 @@ export function buildLoadBlock(o: LoadOptions, input: LoadColumns | readonly Loa
   const run = m.run;
   const runWatts = run && run.joules !== null && m.run_end_ms > 0 ? run.joules / (m.run_end_ms / 1000) : null;
   const good = serving.good_requests;
+  const slo = o.slo;
+  const goodTokens =
+    slo && energy.joules !== null && energy.joules > 0
+      ? tokensBetween(records, energy.steady_state ? energy.window_start_ms! : -Infinity, energy.steady_state ? energy.window_end_ms! : Infinity, (r) => meetsSlo(r, slo))
+      : null;
   return {
     request_rate: rateLabel(o.request_rate),
     burstiness: o.burstiness,
@@ -84,6 +91,7 @@ export function buildLoadBlock(o: LoadOptions, input: LoadColumns | readonly Loa
     energy,
     joules_per_good_request: run && run.joules !== null && good !== null && good > 0 ? round(run.joules / good, 9) : null,
     goodput_per_watt: runWatts !== null && runWatts > 0 && serving.request_goodput !== null ? round(serving.request_goodput / runWatts, 9) : null,
+    good_output_tokens_per_joule: goodTokens === null ? null : round(goodTokens / energy.joules!, 6),
     notes,
   };
 }

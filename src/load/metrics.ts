@@ -50,6 +50,8 @@ export interface ServingMetrics {
   request_goodput: number | null;
   /** Requests/s that met every SLO **and** were scored correct. */
   correct_goodput: number | null;
+  /** Output tokens/s of the requests that met every SLO; `null` without `--slo` or when a good request's count is unknown. */
+  output_goodput: number | null;
   good_requests: number | null;
   good_correct_requests: number | null;
   slo: Slo | null;
@@ -125,12 +127,14 @@ export function servingMetrics(input: LoadColumns | readonly LoadRecord[], perce
   const families: Record<LatencyFamily, number[]> = { ttft: [], tpot: [], itl: [], e2el: [] };
   let good: number | null = slo ? 0 : null;
   let goodCorrect: number | null = slo ? 0 : null;
+  let goodTokens: number | null = slo ? 0 : null;
   for (const r of LoadColumns.from(input).records()) {
     requests++;
     end_ms = Math.max(end_ms, r.sent_at_ms + r.e2e_ms);
     if (slo && meetsSlo(r, slo)) {
       good!++;
       if (r.passed === true) goodCorrect!++;
+      goodTokens = goodTokens === null || r.output_tokens === null ? null : goodTokens + r.output_tokens;
     }
     if (!r.ok) continue;
     completed++;
@@ -159,6 +163,7 @@ export function servingMetrics(input: LoadColumns | readonly LoadRecord[], perce
     total_token_throughput: inTokens === null || outTokens === null ? null : perS(inTokens + outTokens),
     request_goodput: perS(good),
     correct_goodput: perS(goodCorrect),
+    output_goodput: perS(goodTokens),
     good_requests: good,
     good_correct_requests: goodCorrect,
     slo,

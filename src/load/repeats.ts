@@ -52,10 +52,11 @@ export function runFigures(r: RepeatRun): Map<string, number | null> {
   for (const k of ENERGY_FIGURES) out.set(k, typeof e[k] === 'number' ? (e[k] as number) : null);
   out.set('joules_per_good_request', r.load.joules_per_good_request);
   out.set('goodput_per_watt', r.load.goodput_per_watt);
+  out.set('good_output_tokens_per_joule', r.load.good_output_tokens_per_joule ?? null);
   return out;
 }
 
-const isEnergyFigure = (name: string): boolean => (ENERGY_FIGURES as readonly string[]).includes(name) || name === 'joules_per_good_request' || name === 'goodput_per_watt';
+const isEnergyFigure = (name: string): boolean => (ENERGY_FIGURES as readonly string[]).includes(name) || name === 'joules_per_good_request' || name === 'goodput_per_watt' || name === 'good_output_tokens_per_joule';
 
 /** Why the runs' energy figures cannot be pooled (mixed energy sources or window kinds), or null. */
 function energyMismatch(runs: readonly RepeatRun[]): string | null {

@@ -141,12 +141,12 @@ function netOf(gross: number | null, idle: Pick<IdleCalibration, 'status' | 'wat
 
 /**
  * Output tokens produced in [start, end] (ms since the run started), each request's spread evenly over its
- * chunks (at its last byte if none); `null` when a completed request's count is unknown.
+ * chunks (at its last byte if none); `null` when a completed request's count is unknown. `only` keeps some requests.
  */
-export function tokensBetween(records: LoadColumns | readonly LoadRecord[], start_ms: number, end_ms: number): number | null {
+export function tokensBetween(records: LoadColumns | readonly LoadRecord[], start_ms: number, end_ms: number, only?: (r: LoadRecord) => boolean): number | null {
   let total = 0;
   for (const r of LoadColumns.from(records).records()) {
-    if (!r.ok) continue;
+    if (!r.ok || (only && !only(r))) continue;
     if (r.output_tokens === null) return null;
     const times = r.token_times_ms;
     if (times.length === 0) {

@@ -30,7 +30,7 @@ export function renderLoadTable(b: LoadBlock): string {
   for (const r of [head, ...rows]) lines.push('  ' + r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '));
   if (s.slo) {
     lines.push(
-      `  goodput (${Object.entries(s.slo).map(([k, v]) => `${k}≤${v}`).join(', ')}): ${fmt(s.request_goodput)} req/s; correct goodput ${fmt(s.correct_goodput)} req/s (${s.good_correct_requests}/${s.good_requests} good requests correct)`,
+      `  goodput (${Object.entries(s.slo).map(([k, v]) => `${k}≤${v}`).join(', ')}): ${fmt(s.request_goodput)} req/s; correct goodput ${fmt(s.correct_goodput)} req/s (${s.good_correct_requests}/${s.good_requests} good requests correct); output goodput ${fmt(s.output_goodput)} tok/s, ${fmt(b.good_output_tokens_per_joule, 4)} good output tok/J`,
     );
   }
   const e = b.energy;

@@ -109,6 +109,26 @@ describe('steady state: the ML.ENERGY window rule', () => {
     assert.equal(short.joules_per_output_token, 2);
   });
 
+  it('goodput per token: output tokens/s of the requests meeting the SLO, and per joule of the energy window', () => {
+    const opts = { request_rate: 10, burstiness: 1, seed: 0, max_concurrency: null, num_requests: 3, percentiles: [99], slo: { ttft_ms: 50 }, ttft_token: 'content' as const };
+    // Two requests meet TTFT ≤ 50 ms (10 and 30 output tokens), one misses it (100 tokens); the run lasts 1 s.
+    const records = [
+      rec({ ttft_ms: 10, e2e_ms: 1000, output_tokens: 10, token_times_ms: [10, 500] }),
+      rec({ ttft_ms: 30, e2e_ms: 800, output_tokens: 30, token_times_ms: [30, 700] }),
+      rec({ ttft_ms: 90, e2e_ms: 900, output_tokens: 100, token_times_ms: [90, 800] }),
+    ];
+    const m = servingMetrics(records, [99], opts.slo);
+    assert.equal(m.output_goodput, 40);
+    assert.equal(m.output_throughput, 140);
+    assert.equal(servingMetrics(records, [99], null).output_goodput, null);
+    const run = { joules: 20, source: 'rapl' as const, window_ms: 1000, below_floor: false };
+    const b = buildLoadBlock(opts, records, { first_token_at_ms: [10, 30, 90], steady: null, measured_window: null, run, run_end_ms: 1000, idle: { status: 'skipped', watts: null }, floor_ms: 1 });
+    assert.equal(b.energy.steady_state, false); // N ≤ 2B: the whole run
+    assert.equal(b.good_output_tokens_per_joule, 2); // 40 good tokens ÷ 20 J
+    assert.equal(b.energy.output_tokens_per_joule, 7);
+    assert.equal(buildLoadBlock({ ...opts, slo: null }, records, { first_token_at_ms: [], steady: null, measured_window: null, run, run_end_ms: 1000, idle: { status: 'skipped', watts: null }, floor_ms: 1 }).good_output_tokens_per_joule, null);
+  });
+
   it('the block names why: no steady part, no meter', () => {
     const opts = { request_rate: 10, burstiness: 1, seed: 0, max_concurrency: 4, num_requests: 6, percentiles: [99], slo: null, ttft_token: 'content' as const };
     const b = buildLoadBlock(opts, [rec({})], { first_token_at_ms: [1, 2, 3, 4, 5, 6], steady: null, measured_window: null, run: null, run_end_ms: 100, idle: { status: 'skipped', watts: null }, floor_ms: 1 });
