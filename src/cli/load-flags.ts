@@ -17,6 +17,10 @@ export interface LoadFlags {
   cooldownS: number;
   /** `--runs N`: the load run repeated N times (absent: once). */
   runs?: number;
+  /** `--find-max-rate`: search for the highest rate whose goodput share meets `goodputTarget`. */
+  findMaxRate?: boolean;
+  goodputTarget: number;
+  maxRequestRate?: number;
 }
 
 /** The most repeats `--runs` takes. */
@@ -33,7 +37,10 @@ export function addLoadFlags(cmd: Command): Command {
     .option('--slo <k=v,…>', 'load runs: service-level objectives in ms (ttft_ms, tpot_ms, e2el_ms) for goodput', parseSlo)
     .option('--ttft-token <content|any>', 'load runs: TTFT waits for the first visible content token, or any output token (reasoning included)', parseTtftToken, 'content')
     .option('--runs <n>', `load runs: repeat the run N times (one results file each) and give each serving figure a Student-t 95 % interval and CV over the runs, at most ${MAX_LOAD_RUNS}`, intAtLeast(1, MAX_LOAD_RUNS))
-    .option('--cooldown-s <s>', 'rate sweeps and --runs: pause between runs, s', boundedNumber('cooldown-s', 0, MAX_TIMER_MS / 1000), 5);
+    .option('--find-max-rate', 'load runs: search (doubling, then bisection) for the highest request rate whose goodput share meets --goodput-target under --slo; --request-rate is the first rate (default 1)')
+    .option('--goodput-target <f>', 'with --find-max-rate: the share of requests that must meet every SLO', boundedNumber('goodput-target', Number.MIN_VALUE, 1), 0.9)
+    .option('--max-request-rate <r>', 'with --find-max-rate: the highest rate tried, requests/s', positiveNumber('max-request-rate'))
+    .option('--cooldown-s <s>', 'rate sweeps, --find-max-rate and --runs: pause between runs, s', boundedNumber('cooldown-s', 0, MAX_TIMER_MS / 1000), 5);
 }
 
 /** The load options the flags ask for, or null without `--request-rate` (one rate; see {@link ratesOf}). */
@@ -52,7 +59,7 @@ export function loadOptionsFrom(flags: LoadFlags, rate: number): Omit<LoadOption
 
 /** True when a load-only flag was given without `--request-rate` (they would be silently ignored). */
 export function strayLoadFlag(flags: Partial<LoadFlags>): string | null {
-  if (flags.requestRate) return null;
+  if (flags.requestRate || flags.findMaxRate) return null;
   if (flags.maxConcurrency !== undefined) return '--max-concurrency';
   if (flags.numRequests !== undefined) return '--num-requests';
   if (flags.slo !== undefined) return '--slo';

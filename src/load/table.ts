@@ -2,6 +2,7 @@ import type { LoadBlock } from './block.js';
 import type { RatePoint } from './curve.js';
 import { LATENCY_FAMILIES } from './metrics.js';
 import type { LoadRepeatsComparison, LoadRepeatsDoc, RepeatInterval } from './repeats.js';
+import type { RateSearch } from './search.js';
 
 const fmt = (v: unknown, digits = 2): string => (typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toFixed(digits)) : 'n/a');
 
@@ -104,4 +105,15 @@ function intervalText(ci: RepeatInterval): string {
 /** Five significant digits (figures over runs range from J/token to tokens/s). */
 function sigFmt(v: unknown): string {
   return typeof v === 'number' ? String(Number(v.toPrecision(5))) : 'n/a';
+}
+
+/** A rate search's steps, its result and its stopping rule. */
+export function renderSearchTable(s: RateSearch): string {
+  const head = ['step', 'rate/s', 'goodput share', 'pass', 'goodput req/s', 'p99 TTFT ms', 'p99 TPOT ms', 'J/out tok'];
+  const rows = s.steps.map((p) => [String(p.step), String(p.request_rate), fmt(p.goodput_share, 3), p.passed ? 'yes' : 'no', fmt(p.request_goodput), fmt(p.p99_ttft_ms), fmt(p.p99_tpot_ms), fmt(p.joules_per_output_token, 6)]);
+  const widths = head.map((_, i) => Math.max(...[head, ...rows].map((r) => r[i]!.length)));
+  const lines = [`rate search (SLO ${Object.entries(s.slo).map(([k, v]) => `${k}≤${v}`).join(', ')}, goodput share ≥ ${s.goodput_target})`];
+  for (const r of [head, ...rows]) lines.push(r.map((c, i) => c.padStart(widths[i]!)).join('  '));
+  lines.push(`max_request_rate ${s.max_request_rate === null ? 'none' : `${s.max_request_rate}/s`} (stopped: ${s.stopped})`, `rule: ${s.stopping_rule}`);
+  return lines.join('\n') + '\n';
 }

@@ -25,9 +25,10 @@ import { rateCurve } from '../../load/curve.js';
 import { RATE_SWEEP_FORMAT, relativeTo, type RateSweepDoc } from '../../load/sweep-file.js';
 import { loadInputsForCli } from '../load-runs.js';
 import { rateLabel } from '../../load/options.js';
-import { renderCurveTable, renderLoadTable, renderRepeatsTable } from '../../load/table.js';
+import { renderCurveTable, renderLoadTable, renderRepeatsTable, renderSearchTable } from '../../load/table.js';
 import { LOAD_REPEATS_FORMAT, REPEATS_LEVEL, repeatSummary, type LoadRepeatsDoc } from '../../load/repeats.js';
 import { addJudgeFlags } from '../judge-flags.js';
+import { nextRate, RATE_SEARCH_FORMAT, searchStep, stoppingRule, type RateSearch, type RateSearchRule, type RateSearchStep } from '../../load/search.js';
 import type { JudgeFlags } from '../../session/judge-setup.js';
 
 export interface RunFlags extends TargetFlags, MeterFlags, Partial<LoadFlags>, JudgeFlags {
@@ -108,7 +109,9 @@ export function runCommand(io: CliIO, deps: RunDeps = {}): Command {
     const rates = flags.requestRate;
     const wait = deps.wait ?? sleepS;
     if (flags.runs !== undefined && rates && rates.length > 1) throw new JoulebenchError('E_USAGE', '--runs repeats one load run: give --request-rate one rate (repeat a rate sweep by running it again)');
-    if (flags.runs !== undefined && rates) await loadRepeatsAction(flags, flags.runs, io, wait);
+    if (flags.maxRequestRate !== undefined && !flags.findMaxRate) throw new JoulebenchError('E_USAGE', '--max-request-rate applies to --find-max-rate only');
+    if (flags.findMaxRate) await findMaxRateAction(flags, io, wait);
+    else if (flags.runs !== undefined && rates) await loadRepeatsAction(flags, flags.runs, io, wait);
     else if (rates && rates.length > 1) await rateSweepAction(flags, rates, io, wait);
     else await runAction(flags, io);
   });
@@ -214,6 +217,57 @@ async function rateSweepAction(flags: RunFlags, rates: number[], io: CliIO, wait
   }
   io.out(prettyJson(doc));
   if (!flags.quiet) io.err(renderCurveTable(curve) + (flags.out && (outPlan?.format === 'json' || outPlan?.format === 'html') ? `rate sweep ${flags.out}\n` : ''));
+}
+
+/**
+ * `--find-max-rate --slo …`: one load run per step (`NAME.step-K.json`, its own results and receipt), the rate
+ * doubled, then bisected, until the highest rate whose goodput share meets the target is pinned (src/load/search.ts).
+ */
+async function findMaxRateAction(flags: RunFlags, io: CliIO, wait: (seconds: number) => Promise<void>): Promise<void> {
+  if (!flags.slo) throw new JoulebenchError('E_USAGE', '--find-max-rate needs --slo (the objectives a good request meets)');
+  if (flags.runs !== undefined) throw new JoulebenchError('E_USAGE', '--find-max-rate and --runs do not combine');
+  if (flags.requestRate && flags.requestRate.length > 1) throw new JoulebenchError('E_USAGE', '--find-max-rate starts from one rate: give --request-rate one rate');
+  const start = flags.requestRate?.[0] ?? 1;
+  if (start === Infinity) throw new JoulebenchError('E_USAGE', '--find-max-rate needs a finite starting --request-rate');
+  const outPlan = flags.out ? planOutput(flags.out, RUN_FORMATS) : null;
+  const rule: RateSearchRule = { start_rate: start, goodput_target: flags.goodputTarget ?? 0.9, max_request_rate: flags.maxRequestRate ?? null };
+  const steps: RateSearchStep[] = [];
+  for (;;) {
+    const next = nextRate(steps, rule);
+    if ('done' in next) {
+      const search: RateSearch = {
+        slo: flags.slo,
+        goodput_target: rule.goodput_target,
+        start_rate: start,
+        max_request_rate_cap: rule.max_request_rate,
+        stopping_rule: stoppingRule(rule),
+        steps,
+        max_request_rate: next.max_request_rate,
+        stopped: next.done,
+      };
+      const doc = { format: RATE_SEARCH_FORMAT, rate_search: search, reports: steps.map((s) => s.report), results: steps.map((s) => s.results) };
+      if (flags.out && outPlan?.format === 'json') {
+        const rel = relativeTo(doc, flags.out);
+        rel.rate_search = { ...search, steps: steps.map((s, i) => ({ ...s, report: rel.reports[i]!, results: rel.results[i]! })) };
+        writeFileEnsured(flags.out, prettyJson(rel), '--out');
+      }
+      io.out(prettyJson(doc));
+      if (!flags.quiet) io.err(renderSearchTable(search) + (flags.out && outPlan?.format === 'json' ? `rate search ${flags.out}\n` : ''));
+      return;
+    }
+    if (steps.length > 0 && (flags.cooldownS ?? 0) > 0) await wait(flags.cooldownS ?? 0);
+    const k = steps.length + 1;
+    const one: RunFlags = { ...flags, requestRate: [next.rate] };
+    delete one.findMaxRate;
+    for (const key of ['out', 'results', 'receipt'] as const) {
+      const p = flags[key]?.replace(/(\.[A-Za-z0-9]+)?$/, (ext) => `.step-${k}${ext}`);
+      if (p !== undefined) one[key] = p;
+    }
+    if (!flags.quiet) io.err(`joulebench: search step ${k}: ${next.rate}/s\n`);
+    const r = await runAction({ ...one, quiet: true }, { ...io, out: () => undefined });
+    if (!r.load) throw new JoulebenchError('E_RUN', `search step ${k} wrote no load block (${r.results})`);
+    steps.push(searchStep(k, r.load, rule.goodput_target, { report: r.out, results: r.results }));
+  }
 }
 
 /**
