@@ -1,8 +1,13 @@
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import { JoulebenchError } from '../core/errors.js';
 import type { Slo } from '../load/metrics.js';
 import { DEFAULT_PERCENTILES, type LoadOptions, type TtftToken } from '../load/options.js';
+import type { LoadDataset } from '../load/dataset.js';
 import { intAtLeast } from './options.js';
-import { MAX_TIMER_MS } from '../core/bounds.js';
+import { MAX_TIMER_MS, MAX_TOKENS } from '../core/bounds.js';
+
+/** The longest prompt or prefix `--dataset random` generates, tokens. */
+const MAX_DATASET_LEN = 1_000_000;
 
 /** `run`'s open-loop load flags, as commander gives them. */
 export interface LoadFlags {
@@ -21,6 +26,12 @@ export interface LoadFlags {
   findMaxRate?: boolean;
   goodputTarget: number;
   maxRequestRate?: number;
+  /** `--dataset random` with its lengths: a synthetic workload instead of the suite. */
+  dataset?: 'random';
+  inputLen?: number;
+  outputLen?: number;
+  rangeRatio?: number;
+  prefixLen?: number;
 }
 
 /** The most repeats `--runs` takes. */
@@ -40,6 +51,11 @@ export function addLoadFlags(cmd: Command): Command {
     .option('--find-max-rate', 'load runs: search (doubling, then bisection) for the highest request rate whose goodput share meets --goodput-target under --slo; --request-rate is the first rate (default 1)')
     .option('--goodput-target <f>', 'with --find-max-rate: the share of requests that must meet every SLO', boundedNumber('goodput-target', Number.MIN_VALUE, 1), 0.9)
     .option('--max-request-rate <r>', 'with --find-max-rate: the highest rate tried, requests/s', positiveNumber('max-request-rate'))
+    .addOption(new Option('--dataset <kind>', 'load runs: a synthetic workload instead of the suite (random: --input-len words-as-tokens prompts asking --output-len tokens with ignore_eos; needs --num-requests)').choices(['random']))
+    .option('--input-len <n>', 'with --dataset random: prompt length, tokens (one word ≈ one token)', intAtLeast(1, MAX_DATASET_LEN))
+    .option('--output-len <n>', 'with --dataset random: output tokens asked (max_tokens, with ignore_eos)', intAtLeast(1, MAX_TOKENS))
+    .option('--range-ratio <r>', 'with --dataset random: prompt lengths uniform in input-len × [1 − r, 1 + r] (vLLM\'s --random-range-ratio), r in [0, 1)', boundedNumber('range-ratio', 0, 0.999), 0)
+    .option('--prefix-len <n>', 'with --dataset random: a prefix of this many tokens shared by every prompt', intAtLeast(0, MAX_DATASET_LEN), 0)
     .option('--cooldown-s <s>', 'rate sweeps, --find-max-rate and --runs: pause between runs, s', boundedNumber('cooldown-s', 0, MAX_TIMER_MS / 1000), 5);
 }
 
@@ -54,16 +70,32 @@ export function loadOptionsFrom(flags: LoadFlags, rate: number): Omit<LoadOption
     percentiles: flags.percentiles,
     slo: flags.slo ?? null,
     ttft_token: flags.ttftToken,
+    ...(flags.dataset ? { dataset: datasetFrom(flags) } : {}),
   };
+}
+
+function datasetFrom(flags: LoadFlags): LoadDataset {
+  if (flags.inputLen === undefined || flags.outputLen === undefined) throw new JoulebenchError('E_USAGE', '--dataset random needs --input-len and --output-len');
+  return { kind: 'random', input_len: flags.inputLen, output_len: flags.outputLen, range_ratio: flags.rangeRatio ?? 0, prefix_len: flags.prefixLen ?? 0, prompt_lengths: 'approx-words' };
 }
 
 /** True when a load-only flag was given without `--request-rate` (they would be silently ignored). */
 export function strayLoadFlag(flags: Partial<LoadFlags>): string | null {
   if (flags.requestRate || flags.findMaxRate) return null;
+  if (flags.dataset !== undefined) return '--dataset';
   if (flags.maxConcurrency !== undefined) return '--max-concurrency';
   if (flags.numRequests !== undefined) return '--num-requests';
   if (flags.slo !== undefined) return '--slo';
   if (flags.runs !== undefined) return '--runs';
+  return null;
+}
+
+/** A `--dataset random` length flag given without `--dataset` (it would be silently ignored). */
+export function strayDatasetFlag(flags: Partial<LoadFlags>): string | null {
+  if (flags.dataset) return null;
+  for (const [flag, v] of [['--input-len', flags.inputLen], ['--output-len', flags.outputLen], ['--range-ratio', flags.rangeRatio || undefined], ['--prefix-len', flags.prefixLen || undefined]] as const) {
+    if (v !== undefined) return flag;
+  }
   return null;
 }
 

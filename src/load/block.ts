@@ -1,5 +1,6 @@
 import type { IdleCalibration } from '../core/energy.js';
 import { LoadColumns } from './columns.js';
+import { datasetLengths, type DatasetLengths } from './dataset.js';
 import { meetsSlo, schedulingLag, servingMetrics, type LoadRecord, type SchedulingLag, type ServingMetrics } from './metrics.js';
 import { rateLabel, type LoadOptions, type TtftToken } from './options.js';
 import { round } from '../stats/serving-summary.js';
@@ -13,6 +14,8 @@ export interface LoadBlock {
   max_concurrency: number | null;
   num_requests: number;
   ttft_token: TtftToken;
+  /** A synthetic workload's asked and realised lengths; absent for a suite's cases. */
+  dataset?: DatasetLengths;
   /** vLLM `bench serve` result fields (same names and definitions), plus correct goodput. */
   serving: ServingMetrics;
   scheduling: SchedulingLag;
@@ -86,6 +89,7 @@ export function buildLoadBlock(o: LoadOptions, input: LoadColumns | readonly Loa
     max_concurrency: o.max_concurrency,
     num_requests: o.num_requests,
     ttft_token: o.ttft_token,
+    ...(o.dataset ? { dataset: datasetLengths(o.dataset, records) } : {}),
     serving,
     scheduling,
     energy,

@@ -1,3 +1,4 @@
+import type { LoadDataset } from './dataset.js';
 import type { Slo } from './metrics.js';
 
 /** Which first token TTFT waits for: the first visible content, or any output token (reasoning included). */
@@ -18,6 +19,8 @@ export interface LoadOptions {
   percentiles: number[];
   slo: Slo | null;
   ttft_token: TtftToken;
+  /** A synthetic workload (`--dataset random`) instead of the suite's cases. */
+  dataset?: LoadDataset;
 }
 
 export const DEFAULT_PERCENTILES = [90, 95, 99];
@@ -43,6 +46,12 @@ export function checkLoadHeader(load: unknown, bad: (key: string, want: string) 
   if (l.seed !== undefined && !whole(l.seed, 0)) bad('load.seed', 'a whole number >= 0');
   if (l.max_concurrency !== undefined && l.max_concurrency !== null && !whole(l.max_concurrency, 1)) bad('load.max_concurrency', 'null or a whole number >= 1');
   if (l.ttft_token !== undefined && l.ttft_token !== 'content' && l.ttft_token !== 'any') bad('load.ttft_token', '"content" or "any"');
+  if (l.dataset !== undefined) {
+    const d = l.dataset as Record<string, unknown>;
+    if (typeof d !== 'object' || d === null || d.kind !== 'random') bad('load.dataset', 'an object with kind "random"');
+    for (const k of ['input_len', 'output_len', 'prefix_len'] as const) if (!whole(d[k], k === 'prefix_len' ? 0 : 1)) bad(`load.dataset.${k}`, 'a whole number');
+    if (typeof d.range_ratio !== 'number' || !(d.range_ratio >= 0 && d.range_ratio < 1)) bad('load.dataset.range_ratio', 'a number in [0, 1)');
+  }
   if (l.slo !== undefined && l.slo !== null) {
     if (typeof l.slo !== 'object' || Array.isArray(l.slo)) bad('load.slo', 'null or an object');
     for (const [k, v] of Object.entries(l.slo as Record<string, unknown>)) {

@@ -34,6 +34,13 @@ export function renderLoadTable(b: LoadBlock): string {
       `  goodput (${Object.entries(s.slo).map(([k, v]) => `${k}≤${v}`).join(', ')}): ${fmt(s.request_goodput)} req/s; correct goodput ${fmt(s.correct_goodput)} req/s (${s.good_correct_requests}/${s.good_requests} good requests correct); output goodput ${fmt(s.output_goodput)} tok/s, ${fmt(b.good_output_tokens_per_joule, 4)} good output tok/J`,
     );
   }
+  const d = b.dataset;
+  if (d) {
+    const st = (x: typeof d.input, src: string | null): string => (x ? `mean ${fmt(x.mean, 1)}, p50 ${fmt(x.p50, 1)}, p99 ${fmt(x.p99, 1)} [${src}]` : 'unknown (no usage)');
+    lines.push(
+      `  dataset random (prompts sized in words, one word ≈ one token): input asked ${d.asked.prefix_len > 0 ? `${d.asked.prefix_len} prefix + ` : ''}${d.asked.input_len}${d.asked.range_ratio > 0 ? ` ± ${d.asked.range_ratio * 100} %` : ''}, realised ${st(d.input, d.input_len_source)}; output asked ${d.asked.output_len}, realised ${st(d.output, d.output_len_source)}`,
+    );
+  }
   const e = b.energy;
   lines.push(
     `  energy (${e.steady_state ? 'steady state' : 'whole run'}, ${e.source}): ${fmt(e.joules, 3)} J over ${fmt(e.energy_window_s, 2)} s, ${fmt(e.avg_power_w)} W, ${fmt(e.joules_per_output_token, 6)} J/output token` +

@@ -24,6 +24,7 @@ import { checkTarget, createTarget, type TargetSpec } from '../targets/registry.
 import { runLoad } from '../load/driver.js';
 import { buildSuite, buildTargetSpec } from './setup.js';
 import { selectCases } from '../suites/select.js';
+import { randomSuite } from '../load/dataset.js';
 import { suiteDigest } from '../suites/digest.js';
 import { isStreamed } from '../suites/jsonl-stream.js';
 import { suiteSourceOf, type SuiteSourceFields } from './suite-source.js';
@@ -83,7 +84,7 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
   const grid = spec.grid_intensity !== undefined ? parseGridIntensity(spec.grid_intensity) : null;
   const suite = sessionSuite(spec, cfg);
   const caseCount = isStreamed(suite) ? suite.stream.count : suite.cases.length;
-  const targetSpec = withOptions(buildTargetSpec(spec, cfg, env), spec.target_options);
+  const targetSpec = datasetTarget(withOptions(buildTargetSpec(spec, cfg, env), spec.target_options), spec);
   const warmup = spec.warmup ?? defaultWarmup(targetSpec.kind);
   const repeat = spec.repeat ?? 1;
   // Every argument is checked before anything is opened: a bad one costs no target, meter, judge or file.
@@ -311,6 +312,11 @@ export function defaultWarmup(kind: string): number {
 
 /** The suite a session runs, its selection applied: streamed from its file where it can be. */
 function sessionSuite(spec: SessionSpec, cfg: LoadedConfig | null): Suite | StreamedSuite {
+  const dataset = spec.load?.dataset;
+  if (dataset) {
+    if (spec.load?.num_requests === undefined) throw new JoulebenchError('E_USAGE', '--dataset needs --num-requests (one generated prompt per request)');
+    return randomSuite(dataset, spec.load.num_requests, spec.load.seed);
+  }
   const selection = { ...(spec.filter !== undefined ? { filter: spec.filter } : {}), ...(spec.limit !== undefined ? { limit: spec.limit } : {}) };
   // A JSONL suite file and MMLU data stream (checked and digested first, then read once per pass), except for a load
   // run (its schedule draws from the cases in memory) and a judged suite (the judge needs the cases).
@@ -339,11 +345,11 @@ export async function checkSession(spec: SessionSpec, env: NodeJS.ProcessEnv = p
   // The suite with this config's params (a JSONL suite is checked in one streamed pass, not held).
   if (opts.suite !== false) {
     const selection = { ...(spec.filter !== undefined ? { filter: spec.filter } : {}), ...(spec.limit !== undefined ? { limit: spec.limit } : {}) };
-    buildSuite(spec, cfg, spec.load ? undefined : { selection });
+    if (!spec.load?.dataset) buildSuite(spec, cfg, spec.load ? undefined : { selection });
   }
   if (spec.grid_intensity !== undefined) parseGridIntensity(spec.grid_intensity);
   checkRunFlags(spec);
-  const target = withOptions(buildTargetSpec(spec, cfg, env), spec.target_options);
+  const target = datasetTarget(withOptions(buildTargetSpec(spec, cfg, env), spec.target_options), spec);
   checkOutputPaths({ report: spec.out, results: spec.results, receipt: spec.receipt });
   // Run elsewhere (a queue worker): the target and the meter are that machine's to check.
   if (opts.here === false) return;
@@ -431,6 +437,15 @@ function writeEnsured(path: string, content: string): void {
 }
 
 /** The target spec with `options` merged in; a `neural` object merges into the cascade's neural spec. */
+/** A synthetic workload asks an OpenAI-compatible server for exactly `output_len` tokens: `max_tokens` and `ignore_eos`. */
+function datasetTarget(t: TargetSpec, spec: SessionSpec): TargetSpec {
+  const d = spec.load?.dataset;
+  if (!d) return t;
+  if (t.kind !== 'openai') throw new JoulebenchError('E_USAGE', `--dataset applies to --target openai (an OpenAI-compatible server), not "${t.kind}"`);
+  if (spec.maxTokens !== undefined) throw new JoulebenchError('E_USAGE', '--output-len sets max_tokens with --dataset: drop --max-tokens');
+  return { ...t, max_tokens: d.output_len, ignore_eos: true };
+}
+
 function withOptions(t: TargetSpec, options: Record<string, unknown> | undefined): TargetSpec {
   if (!options) return t;
   const { neural, ...rest } = options;

@@ -10,7 +10,8 @@ export type SuiteSourceFields = Pick<ResultsHeader, 'suite_source' | 'suite_data
  * suite file by its absolute path, MT-Bench by its question (and reference) files. None for mmlu: its
  * digest covers ids and version, not the question text, so a prompt read back could not be checked.
  */
-export function suiteSourceOf(spec: { suite: string; data?: string; references?: string }, cwd: string = process.cwd()): SuiteSourceFields {
+export function suiteSourceOf(spec: { suite: string; data?: string; references?: string; load?: { dataset?: unknown } }, cwd: string = process.cwd()): SuiteSourceFields {
+  if (spec.load?.dataset) return {}; // generated from the header's load settings
   if (spec.suite === 'mmlu') return {};
   if (spec.suite === 'mt-bench') {
     if (spec.data === undefined) return {};

@@ -19,7 +19,7 @@ import { addMeterFlags, idleMsFrom, meterOptionsFrom, type MeterFlags } from '..
 import { intAtLeast, UNIT_LIMIT_HELP, unitLimit } from '../options.js';
 import { DEFAULT_BOOTSTRAP_MAX_UNITS } from '../../stats/bootstrap.js';
 import { createProgress } from '../progress.js';
-import { addLoadFlags, loadOptionsFrom, strayLoadFlag, type LoadFlags } from '../load-flags.js';
+import { addLoadFlags, loadOptionsFrom, strayDatasetFlag, strayLoadFlag, type LoadFlags } from '../load-flags.js';
 import type { LoadBlock } from '../../load/block.js';
 import { rateCurve } from '../../load/curve.js';
 import { RATE_SWEEP_FORMAT, relativeTo, type RateSweepDoc } from '../../load/sweep-file.js';
@@ -344,6 +344,8 @@ export function sessionSpecFrom(flags: RunFlags, env: NodeJS.ProcessEnv, outPlan
   if (flags.gridIntensity !== undefined) spec.grid_intensity = flags.gridIntensity;
   const stray = strayLoadFlag(flags);
   if (stray) throw new JoulebenchError('E_USAGE', `${stray} applies to load runs only: add --request-rate`);
+  const strayLen = strayDatasetFlag(flags);
+  if (strayLen) throw new JoulebenchError('E_USAGE', `${strayLen} goes with --dataset random`);
   if (flags.requestRate?.length === 1) spec.load = loadOptionsFrom(flags as LoadFlags, flags.requestRate[0]!);
   if (flags.maxErrors !== undefined) spec.max_errors = flags.maxErrors;
   return spec;

@@ -28,6 +28,10 @@ export function createOpenAITargetFromSpec(spec: TargetSpec): Target {
   const ref = str('credentials_ref');
   if (ref) o.credentials_ref = ref;
   if (spec.max_tokens !== undefined) o.max_tokens = posInt(spec.max_tokens, 'target.max_tokens');
+  if (spec.ignore_eos !== undefined) {
+    if (typeof spec.ignore_eos !== 'boolean') throw new JoulebenchError('E_CONFIG', 'target.ignore_eos must be true or false');
+    o.ignore_eos = spec.ignore_eos;
+  }
   if (spec.max_reply_bytes !== undefined) o.max_reply_bytes = posInt(spec.max_reply_bytes, 'target.max_reply_bytes');
   if (spec.stream !== undefined) {
     if (typeof spec.stream !== 'boolean') throw new JoulebenchError('E_CONFIG', 'target.stream must be true or false');

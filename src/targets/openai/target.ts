@@ -23,6 +23,8 @@ export interface OpenAITargetOptions {
   credentials_ref?: string;
   /** Default 256. */
   max_tokens?: number;
+  /** Sends `ignore_eos: true` (vLLM, SGLang, llama.cpp's server): every reply runs to `max_tokens`. */
+  ignore_eos?: boolean;
   /** Default true; a server that refuses streaming is asked again plainly. */
   stream?: boolean;
   /** Per-attempt limit, s (default 120). */
@@ -97,7 +99,7 @@ export class OpenAITarget implements Target {
     this.timeout_ms = Math.round((o.request_timeout_s ?? 120) * 1000);
     this.max_tokens = o.max_tokens ?? 256;
     this.bodyStart = `{"model":${JSON.stringify(o.model)},"messages":`;
-    const end = `,"temperature":0,"max_tokens":${JSON.stringify(this.max_tokens)}`;
+    const end = `,"temperature":0,"max_tokens":${JSON.stringify(this.max_tokens)}${o.ignore_eos ? ',"ignore_eos":true' : ''}`;
     this.bodyEnd = [`${end}}`, `${end},"stream":true,"stream_options":{"include_usage":true}}`];
   }
 
@@ -188,6 +190,7 @@ export class OpenAITarget implements Target {
       model: this.o.model,
       credentials_ref: this.o.credentials_ref ?? null,
       max_tokens: this.max_tokens,
+      ...(this.o.ignore_eos ? { ignore_eos: true } : {}),
       temperature: 0,
       multi_turn: 'conversation',
       stream: this.o.stream ?? true,

@@ -1,0 +1,97 @@
+import type { Case, Suite } from '../core/types.js';
+import { LoadColumns } from './columns.js';
+import type { LoadRecord } from './metrics.js';
+import { seededRng } from './random.js';
+import { summarize } from '../stats/serving-summary.js';
+
+/**
+ * A synthetic load workload (`--dataset random`), vLLM `bench serve`'s random dataset: every prompt has a
+ * shared prefix of `prefix_len` tokens then an own part of uniform length in
+ * [⌊input_len·(1 − range_ratio)⌋, ⌈input_len·(1 + range_ratio)⌉]; every request asks for `output_len` tokens
+ * with `ignore_eos`. Without a tokenizer a token is a word of a fixed list (`prompt_lengths: approx-words`).
+ */
+export interface RandomDataset {
+  kind: 'random';
+  input_len: number;
+  output_len: number;
+  range_ratio: number;
+  prefix_len: number;
+  prompt_lengths: 'approx-words';
+}
+
+export type LoadDataset = RandomDataset;
+
+/** Realised lengths of a synthetic load run beside the asked ones (the block's `dataset`). */
+export interface DatasetLengths {
+  asked: LoadDataset;
+  /** The server's `usage.prompt_tokens` (chat template included) when every completed request had it, else none. */
+  input_len_source: 'usage' | null;
+  input: LengthStats | null;
+  output_len_source: 'usage' | 'chunks' | 'mixed' | null;
+  output: LengthStats | null;
+}
+
+export interface LengthStats {
+  mean: number | null;
+  p50: number | null;
+  p99: number | null;
+}
+
+// Short, common words, each one token (with its leading space) in the usual BPE vocabularies.
+const WORDS = (
+  'the of and to in is it that for on was with as at by be this from or have an they which one you were her all she there would ' +
+  'their we him been has when who will more no if out so said what up its about into than them can only other new some could time ' +
+  'these two may then do first any my now such like our over man me even most made after also did many before must through back ' +
+  'years where much your way well down should because each just those people how too little state good very make world still own see'
+).split(' ');
+
+/** The prompts of a random dataset, `n` of them, from `seed`. Pure. */
+export function randomSuite(d: RandomDataset, n: number, seed: number): Suite {
+  const rng = seededRng(seed);
+  const words = (k: number): string[] => Array.from({ length: k }, () => WORDS[Math.floor(rng.uniform() * WORDS.length)]!);
+  const prefix = words(d.prefix_len);
+  const low = Math.floor(d.input_len * (1 - d.range_ratio));
+  const high = Math.ceil(d.input_len * (1 + d.range_ratio));
+  const cases: Case[] = [];
+  for (let i = 0; i < n; i++) {
+    const len = low + Math.floor(rng.uniform() * (high - low + 1));
+    cases.push({ id: `random-${i}`, prompt: [...prefix, ...words(len)].join(' '), expected: null, dataset: 'random', weight: 1, tags: [] });
+  }
+  return {
+    name: 'random',
+    version: `in${d.input_len}-out${d.output_len}-r${d.range_ratio}-p${d.prefix_len}-s${seed}`,
+    scorer: 'exact',
+    cases,
+    source: 'random',
+  };
+}
+
+/** Realised input and output lengths over the completed requests. Pure. */
+export function datasetLengths(asked: LoadDataset, input: LoadColumns | readonly LoadRecord[]): DatasetLengths {
+  const ins: number[] = [];
+  const outs: number[] = [];
+  let inKnown = true;
+  const from = new Set<string>();
+  for (const r of LoadColumns.from(input).records()) {
+    if (!r.ok) continue;
+    if (r.prompt_tokens === null) inKnown = false;
+    else ins.push(r.prompt_tokens);
+    if (r.output_tokens !== null) {
+      outs.push(r.output_tokens);
+      from.add(r.output_tokens_from);
+    }
+  }
+  const stats = (xs: number[]): LengthStats | null => {
+    if (xs.length === 0) return null;
+    const s = summarize(xs, [50, 99]);
+    return { mean: s.mean, p50: s.percentiles['50'] ?? null, p99: s.percentiles['99'] ?? null };
+  };
+  const inputKnown = inKnown && ins.length > 0;
+  return {
+    asked,
+    input_len_source: inputKnown ? 'usage' : null,
+    input: inputKnown ? stats(ins) : null,
+    output_len_source: from.size === 0 ? null : from.size === 1 ? ([...from][0] as 'usage' | 'chunks') : 'mixed',
+    output: stats(outs),
+  };
+}

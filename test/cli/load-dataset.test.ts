@@ -1,0 +1,62 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { loadBlockFromResults } from '../../src/load/rebuild.js';
+import { readResultsFile } from '../../src/runner/results-file.js';
+import { cli } from '../helpers/cli.js';
+import { startQueueServer, type QueueServer } from '../helpers/queue-server.js';
+
+describe('joulebench run --dataset random: synthetic prompts of asked lengths', () => {
+  let server: QueueServer;
+  let dir: string;
+  before(async () => {
+    server = await startQueueServer({ service_ms: 1, tokens: 2 });
+    dir = mkdtempSync(join(tmpdir(), 'jb-load-dataset-'));
+  });
+  after(async () => {
+    await server.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const base = () => ['run', '--target', 'openai', '--endpoint', server.url, '--model', 'm', '--no-history', '--idle-ms', '1'];
+
+  it('asks max_tokens = --output-len with ignore_eos, sends prompts of the asked lengths, and reports the realised ones from usage', async () => {
+    const out = join(dir, 'random.json');
+    const r = await cli([...base(), '--request-rate', '200', '--num-requests', '30', '--dataset', 'random', '--input-len', '40', '--output-len', '9', '--range-ratio', '0.25', '--prefix-len', '5', '--seed', '3', '-o', out]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(server.seen.length, 30);
+    // Checked at the server: what was asked, and how long each prompt was.
+    assert.ok(server.seen.every((s) => s.max_tokens === 9 && s.ignore_eos === true));
+    const lens = server.seen.map((s) => s.prompt.split(' ').length);
+    assert.ok(lens.every((n) => n >= 5 + 30 && n <= 5 + 50), String(lens));
+    assert.ok(new Set(lens).size > 1);
+    const prefix = server.seen[0]!.prompt.split(' ').slice(0, 5).join(' ');
+    assert.ok(server.seen.every((s) => s.prompt.startsWith(prefix + ' ')));
+    const report = JSON.parse(readFileSync(out, 'utf8')) as { load: { dataset: { asked: Record<string, unknown>; input_len_source: string; input: { mean: number; p50: number; p99: number }; output: { mean: number; p99: number }; output_len_source: string } } };
+    const d = report.load.dataset;
+    assert.deepEqual(d.asked, { kind: 'random', input_len: 40, output_len: 9, range_ratio: 0.25, prefix_len: 5, prompt_lengths: 'approx-words' });
+    // The server's usage counts the prompt's words: the realised input is what it received.
+    assert.equal(d.input_len_source, 'usage');
+    const mean = lens.reduce((a, b) => a + b, 0) / lens.length;
+    assert.ok(Math.abs(d.input.mean - mean) < 1e-3, `${d.input.mean} vs ${mean}`);
+    assert.deepEqual([d.output.mean, d.output.p99, d.output_len_source], [9, 9, 'usage']);
+    assert.match(r.stdout, /dataset random \(prompts sized in words, one word ≈ one token\): input asked 5 prefix \+ 40 ± 25 %, realised mean [\d.]+, p50 [\d.]+, p99 [\d.]+ \[usage\]; output asked 9, realised mean 9/);
+    // The results file rebuilds the same block.
+    const file = readResultsFile(out.replace(/\.json$/, '.results.jsonl'));
+    assert.deepEqual(loadBlockFromResults(file.header!, file.results, file.other)?.dataset, report.load.dataset);
+  });
+
+  it('refuses a length flag without --dataset, --dataset without --num-requests, and a non-OpenAI target, each in one line', async () => {
+    const noDataset = await cli([...base(), '--request-rate', '10', '--input-len', '5']);
+    assert.equal(noDataset.code, 2);
+    assert.match(noDataset.stderr, /--input-len goes with --dataset random/);
+    const noN = await cli([...base(), '--request-rate', '10', '--dataset', 'random', '--input-len', '5', '--output-len', '5']);
+    assert.equal(noN.code, 2);
+    assert.match(noN.stderr, /--dataset needs --num-requests/);
+    const echo = await cli(['run', '--target', 'cascade', '--no-history', '--request-rate', '10', '--num-requests', '2', '--dataset', 'random', '--input-len', '5', '--output-len', '5']);
+    assert.equal(echo.code, 2);
+    assert.match(echo.stderr, /--dataset applies to --target openai/);
+  });
+});

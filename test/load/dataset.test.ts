@@ -1,0 +1,34 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { datasetLengths, randomSuite, type RandomDataset } from '../../src/load/dataset.js';
+import { rec } from './record-fixture.js';
+
+const d = (p: Partial<RandomDataset>): RandomDataset => ({ kind: 'random', input_len: 100, output_len: 8, range_ratio: 0, prefix_len: 0, prompt_lengths: 'approx-words', ...p });
+const words = (s: string): string[] => s.split(' ');
+
+describe('random dataset: vLLM bench serve\'s random prompts, sized in words', () => {
+  it('prompt lengths uniform in [⌊N(1 − r)⌋, ⌈N(1 + r)⌉] after a shared prefix; the same seed gives the same prompts', () => {
+    const s = randomSuite(d({ input_len: 40, range_ratio: 0.5, prefix_len: 6 }), 400, 7);
+    assert.equal(s.cases.length, 400);
+    const lens = s.cases.map((c) => words(c.prompt!).length - 6);
+    assert.equal(Math.min(...lens), 20);
+    assert.equal(Math.max(...lens), 60);
+    const prefix = words(s.cases[0]!.prompt!).slice(0, 6).join(' ');
+    assert.ok(s.cases.every((c) => c.prompt!.startsWith(prefix + ' ') && c.expected === null));
+    assert.notEqual(s.cases[0]!.prompt, s.cases[1]!.prompt);
+    assert.deepEqual(randomSuite(d({ input_len: 40, range_ratio: 0.5, prefix_len: 6 }), 400, 7), s);
+    assert.notDeepEqual(randomSuite(d({ input_len: 40, range_ratio: 0.5, prefix_len: 6 }), 400, 8).cases, s.cases);
+    assert.ok(randomSuite(d({ input_len: 12 }), 5, 0).cases.every((c) => words(c.prompt!).length === 12));
+  });
+
+  it('realised lengths from the server\'s usage; no usage gives no input figures, never the asked ones', () => {
+    const asked = d({});
+    const l = datasetLengths(asked, [rec({ prompt_tokens: 110, output_tokens: 8 }), rec({ prompt_tokens: 120, output_tokens: 8 }), rec({ ok: false, prompt_tokens: null })]);
+    assert.equal(l.input_len_source, 'usage');
+    assert.deepEqual(l.input, { mean: 115, p50: 115, p99: 119.9 });
+    assert.deepEqual(l.output, { mean: 8, p50: 8, p99: 8 });
+    const none = datasetLengths(asked, [rec({ prompt_tokens: null }), rec({ prompt_tokens: 5 })]);
+    assert.equal(none.input_len_source, null);
+    assert.equal(none.input, null);
+  });
+});
