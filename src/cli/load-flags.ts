@@ -1,4 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { resolve } from 'node:path';
 import { JoulebenchError } from '../core/errors.js';
 import type { Slo } from '../load/metrics.js';
 import { DEFAULT_PERCENTILES, type LoadOptions, type TtftToken } from '../load/options.js';
@@ -27,7 +28,9 @@ export interface LoadFlags {
   goodputTarget: number;
   maxRequestRate?: number;
   /** `--dataset random` with its lengths: a synthetic workload instead of the suite. */
-  dataset?: 'random';
+  dataset?: 'random' | 'sharegpt';
+  /** `--data FILE`: the ShareGPT file with `--dataset sharegpt`. */
+  data?: string;
   inputLen?: number;
   outputLen?: number;
   rangeRatio?: number;
@@ -51,7 +54,7 @@ export function addLoadFlags(cmd: Command): Command {
     .option('--find-max-rate', 'load runs: search (doubling, then bisection) for the highest request rate whose goodput share meets --goodput-target under --slo; --request-rate is the first rate (default 1)')
     .option('--goodput-target <f>', 'with --find-max-rate: the share of requests that must meet every SLO', boundedNumber('goodput-target', Number.MIN_VALUE, 1), 0.9)
     .option('--max-request-rate <r>', 'with --find-max-rate: the highest rate tried, requests/s', positiveNumber('max-request-rate'))
-    .addOption(new Option('--dataset <kind>', 'load runs: a synthetic workload instead of the suite (random: --input-len words-as-tokens prompts asking --output-len tokens with ignore_eos; needs --num-requests)').choices(['random']))
+    .addOption(new Option('--dataset <kind>', 'load runs: a workload instead of the suite, one prompt per request (--num-requests): random (--input-len word prompts asking --output-len tokens with ignore_eos) or sharegpt (--data FILE: first turns, asking the reply\'s length)').choices(['random', 'sharegpt']))
     .option('--input-len <n>', 'with --dataset random: prompt length, tokens (one word ≈ one token)', intAtLeast(1, MAX_DATASET_LEN))
     .option('--output-len <n>', 'with --dataset random: output tokens asked (max_tokens, with ignore_eos)', intAtLeast(1, MAX_TOKENS))
     .option('--range-ratio <r>', 'with --dataset random: prompt lengths uniform in input-len × [1 − r, 1 + r] (vLLM\'s --random-range-ratio), r in [0, 1)', boundedNumber('range-ratio', 0, 0.999), 0)
@@ -75,6 +78,10 @@ export function loadOptionsFrom(flags: LoadFlags, rate: number): Omit<LoadOption
 }
 
 function datasetFrom(flags: LoadFlags): LoadDataset {
+  if (flags.dataset === 'sharegpt') {
+    if (flags.data === undefined) throw new JoulebenchError('E_USAGE', '--dataset sharegpt needs --data FILE (a ShareGPT JSON list of conversations)');
+    return { kind: 'sharegpt', path: resolve(flags.data), prompt_lengths: 'approx-words' };
+  }
   if (flags.inputLen === undefined || flags.outputLen === undefined) throw new JoulebenchError('E_USAGE', '--dataset random needs --input-len and --output-len');
   return { kind: 'random', input_len: flags.inputLen, output_len: flags.outputLen, range_ratio: flags.rangeRatio ?? 0, prefix_len: flags.prefixLen ?? 0, prompt_lengths: 'approx-words' };
 }
@@ -92,7 +99,7 @@ export function strayLoadFlag(flags: Partial<LoadFlags>): string | null {
 
 /** A `--dataset random` length flag given without `--dataset` (it would be silently ignored). */
 export function strayDatasetFlag(flags: Partial<LoadFlags>): string | null {
-  if (flags.dataset) return null;
+  if (flags.dataset === 'random') return null;
   for (const [flag, v] of [['--input-len', flags.inputLen], ['--output-len', flags.outputLen], ['--range-ratio', flags.rangeRatio || undefined], ['--prefix-len', flags.prefixLen || undefined]] as const) {
     if (v !== undefined) return flag;
   }

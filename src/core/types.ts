@@ -51,6 +51,8 @@ export interface Case {
   reference?: string[];
   /** This case's scorer when it differs from the suite's (e.g. `judge` for open-ended cases). */
   scorer?: ScorerName;
+  /** Output tokens asked for this case (a load dataset's per-request length); else the target's own. */
+  max_tokens?: number;
 }
 
 /** One message of a chat conversation (OpenAI's and Ollama's chat shape). */

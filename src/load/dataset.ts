@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { JoulebenchError } from '../core/errors.js';
 import type { Case, Suite } from '../core/types.js';
 import { LoadColumns } from './columns.js';
 import type { LoadRecord } from './metrics.js';
@@ -19,7 +21,19 @@ export interface RandomDataset {
   prompt_lengths: 'approx-words';
 }
 
-export type LoadDataset = RandomDataset;
+/**
+ * ShareGPT conversations (`--dataset sharegpt --data FILE`), as vLLM reads them: of each conversation with two
+ * turns or more, the first turn is the prompt and the second's length is the output asked (`max_tokens`, with
+ * `ignore_eos`); pairs under 4 tokens either side, prompts over 1024 or both over 2048 are left out; the rest
+ * shuffled by the seed. Lengths are counted in words without a tokenizer (`prompt_lengths: approx-words`).
+ */
+export interface ShareGptDataset {
+  kind: 'sharegpt';
+  path: string;
+  prompt_lengths: 'approx-words';
+}
+
+export type LoadDataset = RandomDataset | ShareGptDataset;
 
 /** Realised lengths of a synthetic load run beside the asked ones (the block's `dataset`). */
 export interface DatasetLengths {
@@ -64,6 +78,45 @@ export function randomSuite(d: RandomDataset, n: number, seed: number): Suite {
     cases,
     source: 'random',
   };
+}
+
+/** A ShareGPT file's usable conversations, shuffled by `seed`, at most `n`; E_SUITE naming the file when none. */
+export function sharegptSuite(d: ShareGptDataset, n: number, seed: number): Suite {
+  let rows: unknown;
+  try {
+    rows = JSON.parse(readFileSync(d.path, 'utf8'));
+  } catch (e) {
+    throw new JoulebenchError('E_SUITE', `sharegpt ${d.path}: ${(e as Error).message.split('\n')[0]}`);
+  }
+  if (!Array.isArray(rows)) throw new JoulebenchError('E_SUITE', `sharegpt ${d.path}: expected a JSON list of {conversations: [{from, value}, …]}`);
+  const usable: { prompt: string; out: number; i: number }[] = [];
+  for (const [i, row] of rows.entries()) {
+    const turns = (row as { conversations?: unknown } | null)?.conversations;
+    if (!Array.isArray(turns) || turns.length < 2) continue;
+    const [a, b] = turns as { value?: unknown }[];
+    if (typeof a?.value !== 'string' || typeof b?.value !== 'string') continue;
+    const inLen = wordCount(a.value);
+    const out = wordCount(b.value);
+    if (inLen < 4 || out < 4 || inLen > 1024 || inLen + out > 2048) continue;
+    usable.push({ prompt: a.value, out, i });
+  }
+  if (usable.length === 0) throw new JoulebenchError('E_SUITE', `sharegpt ${d.path}: no conversation with a prompt and a reply of 4 to 1024 words (2048 together)`);
+  const rng = seededRng(seed);
+  for (let i = usable.length - 1; i > 0; i--) {
+    const j = Math.floor(rng.uniform() * (i + 1));
+    [usable[i], usable[j]] = [usable[j]!, usable[i]!];
+  }
+  const cases = usable.slice(0, n).map((u): Case => ({ id: `sharegpt-${u.i}`, prompt: u.prompt, expected: null, dataset: 'sharegpt', weight: 1, tags: [], max_tokens: u.out }));
+  return { name: 'sharegpt', version: `s${seed}-n${cases.length}`, scorer: 'exact', cases, source: d.path };
+}
+
+function wordCount(s: string): number {
+  return s.split(/\s+/).filter((w) => w !== '').length;
+}
+
+/** The suite a dataset generates for `n` requests. */
+export function datasetSuite(d: LoadDataset, n: number, seed: number): Suite {
+  return d.kind === 'random' ? randomSuite(d, n, seed) : sharegptSuite(d, n, seed);
 }
 
 /** Realised input and output lengths over the completed requests. Pure. */

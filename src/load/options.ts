@@ -48,9 +48,13 @@ export function checkLoadHeader(load: unknown, bad: (key: string, want: string) 
   if (l.ttft_token !== undefined && l.ttft_token !== 'content' && l.ttft_token !== 'any') bad('load.ttft_token', '"content" or "any"');
   if (l.dataset !== undefined) {
     const d = l.dataset as Record<string, unknown>;
-    if (typeof d !== 'object' || d === null || d.kind !== 'random') bad('load.dataset', 'an object with kind "random"');
-    for (const k of ['input_len', 'output_len', 'prefix_len'] as const) if (!whole(d[k], k === 'prefix_len' ? 0 : 1)) bad(`load.dataset.${k}`, 'a whole number');
-    if (typeof d.range_ratio !== 'number' || !(d.range_ratio >= 0 && d.range_ratio < 1)) bad('load.dataset.range_ratio', 'a number in [0, 1)');
+    if (typeof d !== 'object' || d === null || (d.kind !== 'random' && d.kind !== 'sharegpt')) bad('load.dataset', 'an object with kind "random" or "sharegpt"');
+    if (d.kind === 'sharegpt') {
+      if (typeof d.path !== 'string') bad('load.dataset.path', 'a file path');
+    } else {
+      for (const k of ['input_len', 'output_len', 'prefix_len'] as const) if (!whole(d[k], k === 'prefix_len' ? 0 : 1)) bad(`load.dataset.${k}`, 'a whole number');
+      if (typeof d.range_ratio !== 'number' || !(d.range_ratio >= 0 && d.range_ratio < 1)) bad('load.dataset.range_ratio', 'a number in [0, 1)');
+    }
   }
   if (l.slo !== undefined && l.slo !== null) {
     if (typeof l.slo !== 'object' || Array.isArray(l.slo)) bad('load.slo', 'null or an object');

@@ -38,7 +38,9 @@ export function renderLoadTable(b: LoadBlock): string {
   if (d) {
     const st = (x: typeof d.input, src: string | null): string => (x ? `mean ${fmt(x.mean, 1)}, p50 ${fmt(x.p50, 1)}, p99 ${fmt(x.p99, 1)} [${src}]` : 'unknown (no usage)');
     lines.push(
-      `  dataset random (prompts sized in words, one word ≈ one token): input asked ${d.asked.prefix_len > 0 ? `${d.asked.prefix_len} prefix + ` : ''}${d.asked.input_len}${d.asked.range_ratio > 0 ? ` ± ${d.asked.range_ratio * 100} %` : ''}, realised ${st(d.input, d.input_len_source)}; output asked ${d.asked.output_len}, realised ${st(d.output, d.output_len_source)}`,
+      d.asked.kind === 'random'
+        ? `  dataset random (prompts sized in words, one word ≈ one token): input asked ${d.asked.prefix_len > 0 ? `${d.asked.prefix_len} prefix + ` : ''}${d.asked.input_len}${d.asked.range_ratio > 0 ? ` ± ${d.asked.range_ratio * 100} %` : ''}, realised ${st(d.input, d.input_len_source)}; output asked ${d.asked.output_len}, realised ${st(d.output, d.output_len_source)}`
+        : `  dataset sharegpt ${d.asked.path} (output asked = each reply's words): input realised ${st(d.input, d.input_len_source)}; output realised ${st(d.output, d.output_len_source)}`,
     );
   }
   const e = b.energy;

@@ -24,7 +24,7 @@ import { checkTarget, createTarget, type TargetSpec } from '../targets/registry.
 import { runLoad } from '../load/driver.js';
 import { buildSuite, buildTargetSpec } from './setup.js';
 import { selectCases } from '../suites/select.js';
-import { randomSuite } from '../load/dataset.js';
+import { datasetSuite } from '../load/dataset.js';
 import { suiteDigest } from '../suites/digest.js';
 import { isStreamed } from '../suites/jsonl-stream.js';
 import { suiteSourceOf, type SuiteSourceFields } from './suite-source.js';
@@ -314,8 +314,8 @@ export function defaultWarmup(kind: string): number {
 function sessionSuite(spec: SessionSpec, cfg: LoadedConfig | null): Suite | StreamedSuite {
   const dataset = spec.load?.dataset;
   if (dataset) {
-    if (spec.load?.num_requests === undefined) throw new JoulebenchError('E_USAGE', '--dataset needs --num-requests (one generated prompt per request)');
-    return randomSuite(dataset, spec.load.num_requests, spec.load.seed);
+    if (spec.load?.num_requests === undefined) throw new JoulebenchError('E_USAGE', '--dataset needs --num-requests (one prompt per request)');
+    return datasetSuite(dataset, spec.load.num_requests, spec.load.seed);
   }
   const selection = { ...(spec.filter !== undefined ? { filter: spec.filter } : {}), ...(spec.limit !== undefined ? { limit: spec.limit } : {}) };
   // A JSONL suite file and MMLU data stream (checked and digested first, then read once per pass), except for a load
@@ -437,13 +437,13 @@ function writeEnsured(path: string, content: string): void {
 }
 
 /** The target spec with `options` merged in; a `neural` object merges into the cascade's neural spec. */
-/** A synthetic workload asks an OpenAI-compatible server for exactly `output_len` tokens: `max_tokens` and `ignore_eos`. */
+/** A load dataset asks an OpenAI-compatible server for exactly its output lengths: `max_tokens` (per case for ShareGPT) and `ignore_eos`. */
 function datasetTarget(t: TargetSpec, spec: SessionSpec): TargetSpec {
   const d = spec.load?.dataset;
   if (!d) return t;
   if (t.kind !== 'openai') throw new JoulebenchError('E_USAGE', `--dataset applies to --target openai (an OpenAI-compatible server), not "${t.kind}"`);
-  if (spec.maxTokens !== undefined) throw new JoulebenchError('E_USAGE', '--output-len sets max_tokens with --dataset: drop --max-tokens');
-  return { ...t, max_tokens: d.output_len, ignore_eos: true };
+  if (spec.maxTokens !== undefined) throw new JoulebenchError('E_USAGE', '--dataset sets max_tokens (--output-len, or each ShareGPT reply\'s length): drop --max-tokens');
+  return { ...t, ...(d.kind === 'random' ? { max_tokens: d.output_len } : {}), ignore_eos: true };
 }
 
 function withOptions(t: TargetSpec, options: Record<string, unknown> | undefined): TargetSpec {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -46,6 +46,22 @@ describe('joulebench run --dataset random: synthetic prompts of asked lengths', 
     // The results file rebuilds the same block.
     const file = readResultsFile(out.replace(/\.json$/, '.results.jsonl'));
     assert.deepEqual(loadBlockFromResults(file.header!, file.results, file.other)?.dataset, report.load.dataset);
+  });
+
+  it('--dataset sharegpt: first turns as prompts, each asking its reply\'s length', async () => {
+    const path = join(dir, 'sg.json');
+    const replies: Record<string, string> = { 'tell me a story please': 'once upon a time there was', 'name four big cities': 'paris london tokyo lagos', 'x': 'too short a prompt' };
+    writeFileSync(path, JSON.stringify(Object.entries(replies).map(([h, g]) => ({ conversations: [{ from: 'human', value: h }, { from: 'gpt', value: g }] }))));
+    const before = server.seen.length;
+    const r = await cli([...base(), '--request-rate', '100', '--num-requests', '4', '--dataset', 'sharegpt', '--data', path, '-o', join(dir, 'sg-run.json')]);
+    assert.equal(r.code, 0, r.stderr);
+    const seen = server.seen.slice(before);
+    assert.equal(seen.length, 4);
+    for (const s of seen) {
+      assert.equal(s.max_tokens, replies[s.prompt]!.split(' ').length, s.prompt);
+      assert.equal(s.ignore_eos, true);
+    }
+    assert.deepEqual(new Set(seen.map((s) => s.prompt)), new Set(['tell me a story please', 'name four big cities']));
   });
 
   it('refuses a length flag without --dataset, --dataset without --num-requests, and a non-OpenAI target, each in one line', async () => {

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { datasetLengths, randomSuite, type RandomDataset } from '../../src/load/dataset.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { datasetLengths, randomSuite, sharegptSuite, type RandomDataset } from '../../src/load/dataset.js';
 import { rec } from './record-fixture.js';
 
 const d = (p: Partial<RandomDataset>): RandomDataset => ({ kind: 'random', input_len: 100, output_len: 8, range_ratio: 0, prefix_len: 0, prompt_lengths: 'approx-words', ...p });
@@ -30,5 +33,22 @@ describe('random dataset: vLLM bench serve\'s random prompts, sized in words', (
     const none = datasetLengths(asked, [rec({ prompt_tokens: null }), rec({ prompt_tokens: 5 })]);
     assert.equal(none.input_len_source, null);
     assert.equal(none.input, null);
+  });
+
+  it('ShareGPT: the first turn is the prompt, the second turn\'s length the output asked; short, long and one-turn conversations are left out', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'jb-sharegpt-'));
+    try {
+      const path = join(dir, 'sg.json');
+      const conv = (h: string, g: string, more = true) => ({ id: h, conversations: [{ from: 'human', value: h }, ...(more ? [{ from: 'gpt', value: g }, { from: 'human', value: 'and then' }] : [])] });
+      const long = Array.from({ length: 1025 }, () => 'w').join(' ');
+      writeFileSync(path, JSON.stringify([conv('one two three four', 'a b c d e'), conv('too short', 'a b c d'), conv('five six seven eight nine', 'x y z'), conv('only one turn here', '', false), conv(long, 'a b c d'), conv('ten eleven twelve thirteen', 'p q r s t u')]));
+      const s = sharegptSuite({ kind: 'sharegpt', path, prompt_lengths: 'approx-words' }, 10, 1);
+      assert.deepEqual(s.cases.map((c) => [c.prompt, c.max_tokens]).sort(), [['one two three four', 5], ['ten eleven twelve thirteen', 6]]);
+      assert.deepEqual(sharegptSuite({ kind: 'sharegpt', path, prompt_lengths: 'approx-words' }, 1, 1).cases.length, 1);
+      writeFileSync(path, '{"not": "a list"}');
+      assert.throws(() => sharegptSuite({ kind: 'sharegpt', path, prompt_lengths: 'approx-words' }, 1, 1), /sharegpt .*sg\.json: expected a JSON list/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -78,7 +78,7 @@ export function runCommand(io: CliIO, deps: RunDeps = {}): Command {
     .option('--model <name>', 'model name for a model-serving target (openai, ollama; also as the cascade\'s --neural)')
     .option('--credentials-ref <env:NAME>', 'read the API key from this environment variable (openai target)')
     .option('--answers <file>', 'recorded answers: a results JSONL or a fixture of {id, answer} (replay target)')
-    .option('--data <path>', 'MMLU questions: JSON/JSONL rows, a Hendrycks CSV, or a directory of them (--suite mmlu); MT-Bench question.jsonl (--suite mt-bench)')
+    .option('--data <path>', 'MMLU questions: JSON/JSONL rows, a Hendrycks CSV, or a directory of them (--suite mmlu); MT-Bench question.jsonl (--suite mt-bench); a ShareGPT JSON file (--dataset sharegpt)')
     .option('--references <file>', "MT-Bench reference answers in FastChat's form (--suite mt-bench)")
     .option('--concurrency <n>', `cases in flight at once, at most ${MAX_CONCURRENCY}; above 1 energy attribution is "shared"`, intAtLeast(1, MAX_CONCURRENCY), 1)
     .option('-w, --warmup <n>', `passes run first, recorded with phase "warmup", never scored, at most ${MAX_WARMUP} (default: 1 for the cascade, 0 for other targets)`, intAtLeast(0, MAX_WARMUP))

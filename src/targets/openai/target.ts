@@ -80,6 +80,7 @@ export class OpenAITarget implements Target {
   /** The body around its messages, serialized once; the bytes equal `JSON.stringify` of the body object. */
   private readonly bodyStart: string;
   private readonly bodyEnd: [plain: string, stream: string];
+  private readonly bodyEndFor: (max_tokens: number) => [plain: string, stream: string];
 
   /** The model:api estimate for this model, or why there is none. */
   private readonly energyModel: ApiEnergyModel;
@@ -99,8 +100,11 @@ export class OpenAITarget implements Target {
     this.timeout_ms = Math.round((o.request_timeout_s ?? 120) * 1000);
     this.max_tokens = o.max_tokens ?? 256;
     this.bodyStart = `{"model":${JSON.stringify(o.model)},"messages":`;
-    const end = `,"temperature":0,"max_tokens":${JSON.stringify(this.max_tokens)}${o.ignore_eos ? ',"ignore_eos":true' : ''}`;
-    this.bodyEnd = [`${end}}`, `${end},"stream":true,"stream_options":{"include_usage":true}}`];
+    this.bodyEndFor = (max_tokens) => {
+      const end = `,"temperature":0,"max_tokens":${JSON.stringify(max_tokens)}${o.ignore_eos ? ',"ignore_eos":true' : ''}`;
+      return [`${end}}`, `${end},"stream":true,"stream_options":{"include_usage":true}}`];
+    };
+    this.bodyEnd = this.bodyEndFor(this.max_tokens);
   }
 
   answer(req: AnswerRequest): Promise<Answer> {
@@ -131,7 +135,7 @@ export class OpenAITarget implements Target {
           this.stream = false;
           r = await postChat(this.post(req, false));
         }
-        return this.toAnswer(r, attempt, started - first);
+        return this.toAnswer(r, attempt, started - first, req.case.max_tokens ?? this.max_tokens);
       } catch (e) {
         const f = e instanceof AttemptFailure ? e : new AttemptFailure('connection', String((e as Error)?.message ?? e));
         if (attempt >= this.retry.max_attempts || !isRetryable(f.kind, f.status) || req.signal?.aborted) {
@@ -150,7 +154,8 @@ export class OpenAITarget implements Target {
         : typeof req.prompt === 'string'
           ? `[{"role":"user","content":${JSON.stringify(req.prompt)}}]`
           : JSON.stringify([{ role: 'user', content: req.prompt }]);
-    const payload = `${this.bodyStart}${messages}${this.bodyEnd[stream ? 1 : 0]}`;
+    const end = req.case.max_tokens === undefined ? this.bodyEnd : this.bodyEndFor(req.case.max_tokens);
+    const payload = `${this.bodyStart}${messages}${end[stream ? 1 : 0]}`;
     const post: Parameters<typeof postChat>[0] = { url: this.url, payload, stream, timeout_ms: this.timeout_ms, pool: this.pool };
     // Set one by one, not spread from conditional objects: this is the hot path.
     if (this.o.max_reply_bytes !== undefined) post.max_reply_bytes = this.o.max_reply_bytes;
@@ -160,9 +165,9 @@ export class OpenAITarget implements Target {
     return post;
   }
 
-  private toAnswer(r: ChatResult, attempts: number, overhead_ms: number): Answer {
+  private toAnswer(r: ChatResult, attempts: number, overhead_ms: number, max_tokens: number): Answer {
     // A count that cannot be one (negative, fractional, far past max_tokens) fails the case, never becomes dollars.
-    const problem = usageProblem(openaiCounts(r.usage, this.max_tokens));
+    const problem = usageProblem(openaiCounts(r.usage, max_tokens));
     if (problem !== null) throw new AttemptFailure('malformed', problem);
     const usage = openaiUsage(r.usage);
     const out = usage.completion_tokens;
