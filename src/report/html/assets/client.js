@@ -1,9 +1,4 @@
-/**
- * The page's own script, inlined after ECharts. Plain browser JavaScript kept as a string (no bundler):
- * it reads the embedded model (`#jb-data`), draws the charts with ECharts' SVG renderer, and drives the
- * case table's search and filter. It writes text with textContent only, never innerHTML of data.
- */
-export const CLIENT_SCRIPT = String.raw`
+
 (function () {
   'use strict';
   var M = JSON.parse(document.getElementById('jb-data').textContent);
@@ -332,4 +327,3 @@ export const CLIENT_SCRIPT = String.raw`
 
   document.body.setAttribute('data-ready', '1');
 })();
-`;
