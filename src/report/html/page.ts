@@ -170,8 +170,8 @@ function headlineTable(model: HtmlModel): string {
       <td class="num">${r.case_count}${r.error_count ? ` <span class="err">${r.error_count} errors</span>` : ''}</td>
     </tr>`;
   });
-  return `<table class="headline"><thead><tr><th>run</th><th>accuracy</th><th>J / correct</th><th>total energy</th><th>whole-suite energy</th><th>$ / correct</th><th>latency p50 / p95 / p99</th><th>TTFT p50 / p95</th><th>cases</th></tr></thead>
-  <tbody>${rows.join('')}</tbody></table>`;
+  return `<div class="scroll"><table class="headline"><thead><tr><th>run</th><th>accuracy</th><th>J / correct</th><th>total energy</th><th>whole-suite energy</th><th>$ / correct</th><th>latency p50 / p95 / p99</th><th>TTFT p50 / p95</th><th>cases</th></tr></thead>
+  <tbody>${rows.join('')}</tbody></table></div>`;
 }
 
 /** Energy sources that are not measurements: a cost model or a coefficient. */
@@ -233,8 +233,8 @@ function codeSection(model: HtmlModel): string {
       </tr>`;
     });
     return `<h3>${esc(c.label)} <span class="sub">suite ${esc(c.suite.name)} · ${c.suite.tasks} tasks · best-of-${c.rollouts} · meter ${esc(c.meter)} · sandbox ${esc(c.sandbox)}</span></h3>
-    <table class="code"><thead><tr><th>solver (arm)</th><th>resolution (accuracy)</th><th>J / resolved (J / correct)</th><th>total energy</th><th>$ / resolved</th><th>wall median / p95</th><th>invalid</th><th>escapes</th></tr></thead>
-    <tbody>${rows.join('')}</tbody></table>
+    <div class="scroll"><table class="code"><thead><tr><th>solver (arm)</th><th>resolution (accuracy)</th><th>J / resolved (J / correct)</th><th>total energy</th><th>$ / resolved</th><th>wall median / p95</th><th>invalid</th><th>escapes</th></tr></thead>
+    <tbody>${rows.join('')}</tbody></table></div>
     ${passAtKSection(c.solvers, c.energy_budget_j)}
     ${gridTable(c)}`;
   });

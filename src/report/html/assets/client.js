@@ -157,18 +157,23 @@
     });
   })();
 
-  // 4. Cost, when any run reported it.
+  // 4. Cost, when any run reported it: $/correct and total $ each on their own axis, log when one run costs 20x another.
   (function () {
     var withCost = runs.filter(function (r) { return r.report.total_usd !== null && r.report.total_usd !== undefined; });
     if (withCost.length === 0) return;
+    function axis(name, key, position) {
+      var ys = withCost.map(function (r) { return r.report[key]; }).filter(function (v) { return v !== null && v !== undefined; });
+      var log = ys.length > 1 && Math.min.apply(null, ys) > 0 && Math.max.apply(null, ys) / Math.min.apply(null, ys) > 20;
+      return { type: log ? 'log' : 'value', position: position, name: name + (log ? ' (log)' : ''), nameLocation: 'middle', nameGap: 60, axisLabel: { formatter: function (v) { return fmtUsd(v); } } };
+    }
     chart('chart-cost', {
-      grid: { left: 72, right: 24, top: 40, bottom: 40 },
+      grid: { left: 80, right: 80, top: 40, bottom: 40 },
       tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, valueFormatter: function (v) { return fmtUsd(v); } },
       xAxis: { type: 'category', data: withCost.map(function (r) { return r.label; }) },
-      yAxis: { type: 'value', name: 'USD', nameLocation: 'middle', nameGap: 56 },
+      yAxis: [axis('$ / correct', 'usd_per_correct', 'left'), axis('total $', 'total_usd', 'right')],
       series: [
-        { name: '$ / correct', type: 'bar', data: withCost.map(function (r) { return r.report.usd_per_correct; }) },
-        { name: 'total $', type: 'bar', data: withCost.map(function (r) { return r.report.total_usd; }) },
+        { name: '$ / correct', type: 'bar', yAxisIndex: 0, data: withCost.map(function (r) { return r.report.usd_per_correct; }) },
+        { name: 'total $', type: 'bar', yAxisIndex: 1, data: withCost.map(function (r) { return r.report.total_usd; }) },
       ],
     });
   })();
@@ -323,6 +328,21 @@
     }
     window.addEventListener('hashchange', openFromHash);
     openFromHash();
+  })();
+
+  // A table wider than its box scrolls sideways; a line above it says so while it is cut off.
+  (function () {
+    var boxes = Array.prototype.slice.call(document.querySelectorAll('div.scroll'));
+    var cues = boxes.map(function (box) {
+      var cue = document.createElement('p');
+      cue.className = 'note scroll-cue';
+      cue.textContent = '\u21c6 wider than the window: scroll the table sideways for the other columns';
+      box.parentNode.insertBefore(cue, box);
+      return cue;
+    });
+    function update() { boxes.forEach(function (box, i) { cues[i].hidden = box.scrollWidth <= box.clientWidth + 1; }); }
+    update();
+    window.addEventListener('resize', update);
   })();
 
   document.body.setAttribute('data-ready', '1');
