@@ -92,7 +92,10 @@ describe('HTML pages read at a glance (headless Chromium)', { skip: browserSkip 
           return { axes: o.yAxis.map((a) => a.type + ' ' + a.name), on: o.series.map((s) => s.name + '@' + s.yAxisIndex) };
         })()`)) as { axes: string[]; on: string[] };
         assert.deepEqual(cost.on, ['$ / correct@0', 'total $@1']);
-        assert.deepEqual(cost.axes, ['log $ / correct (log)', 'log total $ (log)'], 'a 1000x spread goes on log axes, one per figure');
+        assert.deepEqual(cost.axes, ['value $ / correct', 'value total $']);
+        // Each bar carries its figure, so the cheap model's (1000x smaller) still reads.
+        const text = (await page.textContent('#chart-cost')) ?? '';
+        assert.ok(['$0.0000180', '$0.0180'].every((t) => text.includes(t)), text);
         const head = await scrollState(page, '#headline');
         const cases = await scrollState(page, '#cases');
         assert.ok(head.cue && cases.cue);

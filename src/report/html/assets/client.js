@@ -157,23 +157,20 @@
     });
   })();
 
-  // 4. Cost, when any run reported it: $/correct and total $ each on their own axis, log when one run costs 20x another.
+  // 4. Cost, when any run reported it: $/correct and total $ each on their own axis, every bar labelled with its figure.
   (function () {
     var withCost = runs.filter(function (r) { return r.report.total_usd !== null && r.report.total_usd !== undefined; });
     if (withCost.length === 0) return;
-    function axis(name, key, position) {
-      var ys = withCost.map(function (r) { return r.report[key]; }).filter(function (v) { return v !== null && v !== undefined; });
-      var log = ys.length > 1 && Math.min.apply(null, ys) > 0 && Math.max.apply(null, ys) / Math.min.apply(null, ys) > 20;
-      return { type: log ? 'log' : 'value', position: position, name: name + (log ? ' (log)' : ''), nameLocation: 'middle', nameGap: 60, axisLabel: { formatter: function (v) { return fmtUsd(v); } } };
-    }
+    function axis(name, position) { return { type: 'value', position: position, name: name, nameLocation: 'middle', nameGap: 60, axisLabel: { formatter: function (v) { return fmtUsd(v); } } }; }
+    var label = { show: true, position: 'top', fontSize: 10, formatter: function (p) { return fmtUsd(p.value); } };
     chart('chart-cost', {
-      grid: { left: 80, right: 80, top: 40, bottom: 40 },
+      grid: { left: 80, right: 80, top: 48, bottom: 40 },
       tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, valueFormatter: function (v) { return fmtUsd(v); } },
       xAxis: { type: 'category', data: withCost.map(function (r) { return r.label; }) },
-      yAxis: [axis('$ / correct', 'usd_per_correct', 'left'), axis('total $', 'total_usd', 'right')],
+      yAxis: [axis('$ / correct', 'left'), axis('total $', 'right')],
       series: [
-        { name: '$ / correct', type: 'bar', yAxisIndex: 0, data: withCost.map(function (r) { return r.report.usd_per_correct; }) },
-        { name: 'total $', type: 'bar', yAxisIndex: 1, data: withCost.map(function (r) { return r.report.total_usd; }) },
+        { name: '$ / correct', type: 'bar', yAxisIndex: 0, barGap: '60%', label: label, data: withCost.map(function (r) { return r.report.usd_per_correct; }) },
+        { name: 'total $', type: 'bar', yAxisIndex: 1, label: label, data: withCost.map(function (r) { return r.report.total_usd; }) },
       ],
     });
   })();
