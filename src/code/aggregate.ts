@@ -111,8 +111,7 @@ function summarizeOne(solver: string, dps: readonly Datapoint[], budgetJ: number
   const usdMissing = usd.filter((c) => c === null).length;
   const total_usd = valid.length > 0 && usdMissing === 0 ? round(sum(usd as number[]), 9) : null;
 
-  const wallByTask = validTasks.map((t) => sum(valid.filter((d) => d.task === t).map((d) => d.solver_run?.wall_ms ?? 0)));
-  const med = median(wallByTask);
+  const med = median(taskWallsMs(valid));
 
   const energyOf = (d: Datapoint): number | null => (useNet ? d.net_joules : d.joules);
   const rollouts: TaskRollouts[] = validTasks.map((t) => {
@@ -156,6 +155,11 @@ function summarizeOne(solver: string, dps: readonly Datapoint[], budgetJ: number
     pareto_energy: false,
     pareto_usd: false,
   };
+}
+
+/** Each task's wall time over its valid rollouts (summed), ms: the one population of a solver's wall median and p95. */
+export function taskWallsMs(valid: readonly Datapoint[]): number[] {
+  return unique(valid.map((d) => d.task)).map((t) => sum(valid.filter((d) => d.task === t).map((d) => d.solver_run?.wall_ms ?? 0)));
 }
 
 function unique<T>(xs: readonly T[]): T[] {

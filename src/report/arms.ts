@@ -1,4 +1,4 @@
-import type { SolverSummary } from '../code/aggregate.js';
+import { taskWallsMs, type SolverSummary } from '../code/aggregate.js';
 import type { CodeResults } from '../code/results.js';
 import { armFrontiers, type Arm, type FrontierReport } from '../core/frontier.js';
 import { nearestRank } from '../core/stats.js';
@@ -31,11 +31,11 @@ export type CodeCurve = Pick<SolverSummary, 'pass_at_k' | 'unresolved_task_count
 /**
  * Arms of a coding-agent results file: one per solver, named `label · solver`. accuracy = resolution %,
  * J/correct = J per resolved task, $/correct = $ per resolved task, p95 = nearest-rank p95 of the solver's
- * wall time over its valid datapoints (one datapoint is one rollout of one task).
+ * wall time per task (its valid rollouts summed), the population of SolverSummary's median_wall_ms.
  */
 export function codeArms(label: string, r: CodeResults): Arm[] {
   return r.solvers.map((s) => {
-    const walls = r.datapoints.filter((d) => d.solver === s.solver && d.valid && d.solver_run !== null).map((d) => d.solver_run!.wall_ms);
+    const walls = taskWallsMs(r.datapoints.filter((d) => d.solver === s.solver && d.valid));
     return {
       id: `${label} · ${s.solver}`,
       accuracy_pct: s.resolution_pct,

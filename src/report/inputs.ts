@@ -155,12 +155,19 @@ function keepOf(opts: LoadOptions): KeepCases {
   return (opts.cases ?? true) ? 'scored' : opts.paired ? 'paired' : 'none';
 }
 
-function uniqueLabels<T extends { label: string }>(runs: T[]): T[] {
-  const seen = new Map<string, number>();
-  for (const r of runs) {
-    const n = (seen.get(r.label) ?? 0) + 1;
-    seen.set(r.label, n);
-    if (n > 1) r.label = `${r.label} (${n})`;
+/**
+ * Inputs that share a label (runs of one suite, files of one name) are told apart by the model they ran
+ * (the report's target), else by the path given, else by their place on the command line.
+ */
+function uniqueLabels<T extends { label: string; origin: string; report?: { target?: string | null } }>(runs: T[]): T[] {
+  const base = runs.map((r) => r.label);
+  const ways: ((r: T, i: number) => string)[] = [(r, i) => `${base[i]!} · ${r.report?.target ?? '?'}`, (r) => r.origin, (r, i) => `${r.origin} · input ${i + 1}`];
+  for (const way of ways) {
+    const count = new Map<string, number>();
+    for (const r of runs) count.set(r.label, (count.get(r.label) ?? 0) + 1);
+    runs.forEach((r, i) => {
+      if (count.get(r.label)! > 1) r.label = way(r, i);
+    });
   }
   return runs;
 }
@@ -329,7 +336,8 @@ function readHead(path: string, bytes: number): string {
   }
 }
 
-function readJsonIfExists(path: string, forSpec: string): Record<string, unknown> | null {
+/** A receipt (or other JSON) beside an input, or null when it is absent or unreadable. */
+export function readJsonIfExists(path: string, forSpec: string): Record<string, unknown> | null {
   if (path === forSpec || !existsSync(path)) return null;
   try {
     return JSON.parse(readTextFile(path, 'E_INPUT')) as Record<string, unknown>;

@@ -47,7 +47,7 @@ describe('rate sweep charts in the HTML report (headless Chromium)', { skip: bro
     writeFileSync(p('suite.jsonl'), ['alpha', 'bravo', 'charlie'].map((w, i) => JSON.stringify({ id: `c${i}`, prompt: `say ${w}`, expected: w })).join('\n') + '\n');
     const base = ['run', '--suite', p('suite.jsonl'), '--target', 'openai', '--endpoint', server.url, '--model', 'm', '--no-history', '--num-requests', '6', '--max-concurrency', '2', '--cooldown-s', '0', '-q'];
     const [metered, unmetered] = await Promise.all([
-      cli([...base, '--meter', 'rapl', '--powercap-root', tree.root, '--idle-ms', '20', '--request-rate', '20,40,inf', '-o', p('sweep.json')]),
+      cli([...base, '--meter', 'rapl', '--powercap-root', tree.root, '--idle-ms', '20', '--request-rate', '20,40,inf', '--slo', 'ttft_ms=5000', '-o', p('sweep.json')]),
       // No meter that reads energy (the openai target models none): the J/token chart gives way to a sentence.
       cli([...base, '--meter', 'model', '--idle-ms', '1', '--request-rate', '30,inf', '-o', p('direct.html')]),
     ]);
@@ -83,7 +83,7 @@ describe('rate sweep charts in the HTML report (headless Chromium)', { skip: bro
   });
 
   /** Opens a page and returns what the rate charts hold (series lengths, axis names, rendered text). */
-  async function open(file: string, width: number): Promise<{ latency: { series: number[]; text: string }[]; energy: { series: number[]; yName: string; kind: string }[]; missing: Record<string, string[]>; values: (number | null)[][] }> {
+  async function open(file: string, width: number): Promise<{ latency: { series: number[]; text: string }[]; energy: { series: number[]; yName: string; kind: string }[]; missing: Record<string, string[]>; values: (number | null)[][]; goodput: string[] }> {
     const { page, problems, requests } = await openReport(browser, file, width);
     try {
       // A string, evaluated in the page (this file is type-checked without the DOM library).
@@ -99,10 +99,11 @@ describe('rate sweep charts in the HTML report (headless Chromium)', { skip: bro
           yName: opt(el).yAxis[0].name,
           kind: el.getAttribute('data-energy'),
         }));
+        const goodput = [...document.querySelectorAll('[data-chart="rate-goodput"]')].map((el) => opt(el).series.map((s) => s.name + ':' + s.data.filter((d) => d !== null).length).join(','));
         const missing = {};
         document.querySelectorAll('[data-missing-chart]').forEach((el) => { (missing[el.getAttribute('data-missing-chart')] ||= []).push(el.textContent); });
-        return { doc: document.documentElement.scrollWidth, body: document.body.scrollWidth, inner: window.innerWidth, latency, energy, missing };
-      })()`)) as { doc: number; body: number; inner: number; latency: { series: number[]; text: string }[]; energy: { series: number[]; values: (number | null)[]; yName: string; kind: string }[]; missing: Record<string, string[]> };
+        return { doc: document.documentElement.scrollWidth, body: document.body.scrollWidth, inner: window.innerWidth, latency, goodput, energy, missing };
+      })()`)) as { doc: number; body: number; inner: number; latency: { series: number[]; text: string }[]; goodput: string[]; energy: { series: number[]; values: (number | null)[]; yName: string; kind: string }[]; missing: Record<string, string[]> };
       const shot = join(dir, `${file.split('/').at(-1)!.replace(/\.html$/, '')}-${width}.png`);
       await page.screenshot({ path: shot, fullPage: true });
       process.stderr.write(`# screenshot: ${shot}\n`);
@@ -110,16 +111,17 @@ describe('rate sweep charts in the HTML report (headless Chromium)', { skip: bro
       assert.ok(m.doc <= m.inner && m.body <= m.inner, `page wider than the window: ${JSON.stringify({ doc: m.doc, body: m.body, inner: m.inner })}`);
       assert.deepEqual(problems, []);
       assert.deepEqual(requests, []);
-      return { latency: m.latency, energy: m.energy, missing: m.missing, values: m.energy.map((e) => e.values) };
+      return { latency: m.latency, goodput: m.goodput, energy: m.energy, missing: m.missing, values: m.energy.map((e) => e.values) };
     } finally {
       await page.close();
     }
   }
 
   for (const width of [1280, 800]) {
-    it(`report SWEEP.json -o PAGE.html at ${width} px: throughput–latency and J/token charts with one point per rate`, async () => {
+    it(`report SWEEP.json -o PAGE.html at ${width} px: TTFT/TPOT, goodput and J/token charts against request rate`, async () => {
       const m = await open(p('sweep.html'), width);
-      assert.equal(m.latency.length, 1, 'one throughput–latency chart');
+      assert.equal(m.latency.length, 1, 'one TTFT/TPOT chart');
+      assert.deepEqual(m.goodput, ['throughput:3,goodput:3,correct goodput:3'], 'throughput and goodput (an SLO was set): one point per rate');
       assert.deepEqual(m.latency[0]!.series, [3, 3], 'p99 TTFT and p99 TPOT: one point per rate');
       for (const label of ['20/s', '40/s', 'inf']) assert.ok(m.latency[0]!.text.includes(label), `point labelled ${label}: ${m.latency[0]!.text}`);
       assert.equal(m.energy.length, 1, 'one J/token chart (measured only)');
@@ -133,6 +135,8 @@ describe('rate sweep charts in the HTML report (headless Chromium)', { skip: bro
     it(`run --request-rate 30,inf -o PAGE.html with no energy at ${width} px: the J/token chart is a sentence`, async () => {
       const m = await open(p('direct.html'), width);
       assert.deepEqual(m.latency[0]?.series, [2, 2]);
+      assert.deepEqual(m.goodput, ['throughput:2'], 'no SLO: throughput alone');
+      assert.match(m.missing['rate-goodput']?.join(' ') ?? '', /Goodput n\/a: no SLO was set/);
       assert.equal(m.energy.length, 0);
       assert.match(m.missing['rate-energy']?.join(' ') ?? '', /No J\/output-token chart: no rate has an energy figure/);
     });
@@ -140,9 +144,17 @@ describe('rate sweep charts in the HTML report (headless Chromium)', { skip: bro
 
   it('one rate alone: both charts are sentences saying why (no browser needed)', () => {
     const html = readFileSync(p('one.html'), 'utf8');
-    assert.match(html, /data-missing-chart="rate-latency">No throughput–latency chart: only one rate \(20\/s\) was run/);
+    assert.match(html, /data-missing-chart="rate-latency">No TTFT\/TPOT chart: only one rate \(20\/s\) was run/);
     assert.match(html, /data-missing-chart="rate-energy">No measured J\/output-token chart: only one rate \(20\/s\) has a measured J\/output-token figure \[rapl\]/);
     assert.doesNotMatch(html, /<div class="chart"[^>]*data-chart="rate-/);
+  });
+
+  it('report of one load run prints its serving table (TTFT, TPOT and ITL, goodput, energy)', async () => {
+    const r = await cli(['report', p('sweep.rate-20.json')]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /load: 6 requests at 20\/s/);
+    for (const row of ['TTFT ms', 'TPOT ms', 'ITL ms', 'E2EL ms']) assert.match(r.stdout, new RegExp(`^  ${row} `, 'm'), row);
+    assert.match(r.stdout, /goodput \(ttft_ms≤5000\)/);
   });
 
   it('a rate sweep document naming a missing results file is one line, exit 2', async () => {

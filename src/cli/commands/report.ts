@@ -3,6 +3,7 @@ import { Command, Option } from 'commander';
 import { prettyJson } from '../../core/canonical.js';
 import { JoulebenchError } from '../../core/errors.js';
 import type { ReportInput } from '../../report/inputs.js';
+import type { LoadBlock } from '../../load/block.js';
 import type { SweepComparison } from '../../sweep/comparison.js';
 import { writeFileEnsured, type CliIO } from '../io.js';
 import { checkOutputPath } from '../output-file.js';
@@ -18,12 +19,13 @@ const REPORT_FORMATS = ['json', 'md', 'html', 'csv', 'jsonl', 'txt'] as const;
 
 /** The text renderers, loaded on use (`report --json` needs none of them). */
 async function textRenderers() {
-  const [infer, code, markdown, table, csv] = await Promise.all([
+  const [infer, code, markdown, table, csv, loadTable] = await Promise.all([
     import('../../infer/table.js'),
     import('../../report/code-table.js'),
     import('../../report/markdown.js'),
     import('../../report/table.js'),
     import('../../report/csv.js'),
+    import('../../load/table.js'),
   ]);
   const { renderCodeMarkdown, renderInferMarkdown, renderReportMarkdown } = markdown;
   return {
@@ -36,7 +38,8 @@ async function textRenderers() {
     tableOf(r: ReportInput): string {
       if (r.kind === 'code') return code.renderCodeTable(r.results);
       if (r.kind === 'infer') return infer.renderInferTable([{ path: r.label, file: r.file }]);
-      return table.renderReportTable(r.report);
+      const load = (r.report as { load?: LoadBlock }).load;
+      return table.renderReportTable(r.report) + (load ? loadTable.renderLoadTable(load) : '');
     },
   };
 }
@@ -179,7 +182,7 @@ function documentOf(r: ReportInput): unknown {
 
 /** The runs of sweep folders as report inputs (labelled by arm, and suite when a sweep has several), with each sweep's comparison. */
 async function sweepInputs(dirs: readonly string[], html: boolean): Promise<{ runs: ReportInput[]; comparisons: SweepComparison[] }> {
-  const { loadSweep, compareSweep } = await import('../../sweep/load.js');
+  const [{ loadSweep, compareSweep }, { readJsonIfExists }] = await Promise.all([import('../../sweep/load.js'), import('../../report/inputs.js')]);
   const runs: ReportInput[] = [];
   const comparisons: SweepComparison[] = [];
   for (const dir of dirs) {
@@ -197,7 +200,7 @@ async function sweepInputs(dirs: readonly string[], html: boolean): Promise<{ ru
         results: cases ? cases.results : null,
         ...(cases ? { header: cases.header, scored_total: cases.scored_total, case_latency_ms: cases.case_latency_ms } : {}),
         results_path: r.results_path ?? null,
-        receipt: null,
+        receipt: readJsonIfExists(entry.receipt, entry.report),
         run_id: entry.history_id,
       });
     }

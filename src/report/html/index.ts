@@ -1,5 +1,5 @@
 import type { LoadedRun, ReportInput } from '../inputs.js';
-import { readEchartsSource } from './echarts-source.js';
+import { readEchartsSource } from './assets.js';
 import { buildHtmlModel } from './model.js';
 import { renderHtmlPage } from './page.js';
 import type { SweepComparison } from '../../sweep/comparison.js';

@@ -3,14 +3,16 @@ import type { BenchReport } from '../../core/aggregate.js';
 import { esc, fmtJoules, fmtMs, fmtPct, fmtUsd, unscoredOf } from '../format.js';
 import { INFER_LEGEND } from '../infer-view.js';
 import { suiteEnergyText } from '../suite-energy.js';
-import { CLIENT_SCRIPT } from './client.js';
-import { MT_BENCH_CHART_SCRIPT, mtBenchSection } from './mt-bench-section.js';
-import { RATE_CHART_SCRIPT, rateSection } from './rate-section.js';
+import { readPageAsset } from './assets.js';
+import { mtBenchSection } from './mt-bench-section.js';
+import { rateSection } from './rate-section.js';
 
-/** The page script with the MT-Bench chart added before the page marks itself ready (inside its scope). */
+/** The page script with the MT-Bench and rate charts added before the page marks itself ready (inside its scope). */
 const READY = "  document.body.setAttribute('data-ready', '1');";
+const CLIENT_SCRIPT = readPageAsset('client.js');
 if (!CLIENT_SCRIPT.includes(READY)) throw new Error('html: the page script lost its ready marker');
-const PAGE_SCRIPT = CLIENT_SCRIPT.replace(READY, MT_BENCH_CHART_SCRIPT + RATE_CHART_SCRIPT + READY);
+const PAGE_SCRIPT = CLIENT_SCRIPT.replace(READY, readPageAsset('mt-bench.js') + readPageAsset('rate.js') + READY);
+const CSS = readPageAsset('page.css');
 import type { HtmlModel } from './model.js';
 import { sweepSection } from './sweep-section.js';
 import { passAtKSection } from './pass-at-k-section.js';
@@ -168,8 +170,8 @@ function headlineTable(model: HtmlModel): string {
       <td class="num">${r.case_count}${r.error_count ? ` <span class="err">${r.error_count} errors</span>` : ''}</td>
     </tr>`;
   });
-  return `<table class="headline"><thead><tr><th>run</th><th>accuracy</th><th>J / correct</th><th>total energy</th><th>whole-suite energy</th><th>$ / correct</th><th>latency p50 / p95 / p99</th><th>TTFT p50 / p95</th><th>cases</th></tr></thead>
-  <tbody>${rows.join('')}</tbody></table>`;
+  return `<div class="scroll"><table class="headline"><thead><tr><th>run</th><th>accuracy</th><th>J / correct</th><th>total energy</th><th>whole-suite energy</th><th>$ / correct</th><th>latency p50 / p95 / p99</th><th>TTFT p50 / p95</th><th>cases</th></tr></thead>
+  <tbody>${rows.join('')}</tbody></table></div>`;
 }
 
 /** Energy sources that are not measurements: a cost model or a coefficient. */
@@ -231,8 +233,8 @@ function codeSection(model: HtmlModel): string {
       </tr>`;
     });
     return `<h3>${esc(c.label)} <span class="sub">suite ${esc(c.suite.name)} · ${c.suite.tasks} tasks · best-of-${c.rollouts} · meter ${esc(c.meter)} · sandbox ${esc(c.sandbox)}</span></h3>
-    <table class="code"><thead><tr><th>solver (arm)</th><th>resolution (accuracy)</th><th>J / resolved (J / correct)</th><th>total energy</th><th>$ / resolved</th><th>wall median / p95</th><th>invalid</th><th>escapes</th></tr></thead>
-    <tbody>${rows.join('')}</tbody></table>
+    <div class="scroll"><table class="code"><thead><tr><th>solver (arm)</th><th>resolution (accuracy)</th><th>J / resolved (J / correct)</th><th>total energy</th><th>$ / resolved</th><th>wall median / p95</th><th>invalid</th><th>escapes</th></tr></thead>
+    <tbody>${rows.join('')}</tbody></table></div>
     ${passAtKSection(c.solvers, c.energy_budget_j)}
     ${gridTable(c)}`;
   });
@@ -347,58 +349,3 @@ function receiptBlock(run: HtmlModel['runs'][number]): string {
     ['passes', `${r.warmup} warmup (not scored), ${r.repeats} scored`],
   ], true);
 }
-
-const CSS = `
-:root { --fg:#111827; --muted:#6b7280; --line:#e5e7eb; --bg:#f9fafb; --card:#fff; --accent:#2563eb; --warn:#b45309; --err:#b91c1c; }
-* { box-sizing: border-box; }
-body { margin:0; font:14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color:var(--fg); background:var(--bg); }
-header { padding:20px 32px 8px; }
-h1 { margin:0 0 4px; font-size:22px; }
-h2 { font-size:16px; margin:0 0 8px; }
-h3 { font-size:14px; margin:12px 0 6px; }
-main { padding:0 32px 32px; display:grid; grid-template-columns:minmax(0, 1fr); gap:16px; }
-section { background:var(--card); border:1px solid var(--line); border-radius:8px; padding:16px; min-width:0; overflow-x:auto; }
-section.pair, div.rate-pair { display:grid; grid-template-columns:1fr 1fr; gap:16px; }
-section.pair > div, div.rate-pair > div { min-width:0; }
-@media (max-width: 900px) { section.pair, div.rate-pair { grid-template-columns:1fr; } }
-.chart { width:100%; height:340px; }
-#chart-frontier { height:400px; }
-.sub { color:var(--muted); font-size:12px; }
-/* Under a headline figure, intervals and notes wrap, so the table fits 1280 px with every interval shown. */
-table.headline td .sub { white-space:normal; }
-.note { color:var(--muted); font-size:12px; margin:4px 0 0; }
-.note.empty { padding:24px 0; }
-.src { color:var(--muted); font-size:12px; }
-.warn { color:var(--warn); }
-.err { color:var(--err); }
-.badge { background:#dbeafe; color:#1e40af; border-radius:4px; padding:1px 6px; font-size:11px; }
-table { border-collapse:collapse; width:100%; }
-th, td { border-bottom:1px solid var(--line); padding:6px 8px; text-align:left; vertical-align:top; }
-th { font-size:12px; color:var(--muted); font-weight:600; }
-td.num { text-align:right; white-space:nowrap; font-variant-numeric:tabular-nums; }
-td.big { font-size:16px; font-weight:600; }
-td.mono { font-family:ui-monospace, monospace; font-size:12px; white-space:nowrap; }
-td.text { max-width:320px; overflow:hidden; text-overflow:ellipsis; white-space:nowrap; font-size:12px; }
-td.warn { color:var(--warn); }
-tr.case-detail dd { white-space:pre-wrap; word-break:break-word; overflow-wrap:anywhere; }
-tr.case-detail dd.prompt { max-height:320px; overflow:auto; background:var(--bg); padding:4px 6px; border-radius:4px; }
-tr.case-detail dd.prompt-missing { color:var(--warn); }
-details.task-prompt { border:0; padding:0; }
-details.task-prompt summary { font-weight:400; }
-details.task-prompt pre.prompt { white-space:pre-wrap; overflow-wrap:anywhere; max-width:480px; font-family:ui-monospace, monospace; }
-td.grid.resolved { color:#047857; } td.grid.not { color:var(--err); } td.grid.invalid { color:var(--muted); }
-tr.case.correct td.outcome { color:#047857; }
-tr.case.incorrect td.outcome { color:var(--err); }
-tr.case.error td.outcome { color:var(--err); font-weight:600; }
-tr.case.unscored td.outcome { color:var(--muted); }
-.controls { display:flex; gap:8px; align-items:center; margin-bottom:8px; flex-wrap:wrap; }
-.controls input { flex:1; min-width:220px; padding:6px 8px; border:1px solid var(--line); border-radius:6px; }
-.controls select { padding:6px; border:1px solid var(--line); border-radius:6px; background:#fff; }
-.scroll { max-height:520px; overflow:auto; }
-details { border-top:1px solid var(--line); padding:8px 0; }
-summary { cursor:pointer; font-weight:600; }
-dl { display:grid; grid-template-columns:max-content 1fr; gap:2px 16px; margin:8px 0; }
-dt { color:var(--muted); }
-dd { margin:0; font-family:ui-monospace, monospace; font-size:12px; word-break:break-all; }
-pre { background:var(--bg); padding:8px; border-radius:6px; max-height:240px; overflow:auto; font-size:11px; }
-`;

@@ -1,9 +1,4 @@
-/**
- * The page's own script, inlined after ECharts. Plain browser JavaScript kept as a string (no bundler):
- * it reads the embedded model (`#jb-data`), draws the charts with ECharts' SVG renderer, and drives the
- * case table's search and filter. It writes text with textContent only, never innerHTML of data.
- */
-export const CLIENT_SCRIPT = String.raw`
+
 (function () {
   'use strict';
   var M = JSON.parse(document.getElementById('jb-data').textContent);
@@ -162,18 +157,20 @@ export const CLIENT_SCRIPT = String.raw`
     });
   })();
 
-  // 4. Cost, when any run reported it.
+  // 4. Cost, when any run reported it: $/correct and total $ each on their own axis, every bar labelled with its figure.
   (function () {
     var withCost = runs.filter(function (r) { return r.report.total_usd !== null && r.report.total_usd !== undefined; });
     if (withCost.length === 0) return;
+    function axis(name, position) { return { type: 'value', position: position, name: name, nameLocation: 'middle', nameGap: 60, axisLabel: { formatter: function (v) { return fmtUsd(v); } } }; }
+    var label = { show: true, position: 'top', fontSize: 10, formatter: function (p) { return fmtUsd(p.value); } };
     chart('chart-cost', {
-      grid: { left: 72, right: 24, top: 40, bottom: 40 },
+      grid: { left: 80, right: 80, top: 48, bottom: 40 },
       tooltip: { trigger: 'axis', axisPointer: { type: 'shadow' }, valueFormatter: function (v) { return fmtUsd(v); } },
       xAxis: { type: 'category', data: withCost.map(function (r) { return r.label; }) },
-      yAxis: { type: 'value', name: 'USD', nameLocation: 'middle', nameGap: 56 },
+      yAxis: [axis('$ / correct', 'left'), axis('total $', 'right')],
       series: [
-        { name: '$ / correct', type: 'bar', data: withCost.map(function (r) { return r.report.usd_per_correct; }) },
-        { name: 'total $', type: 'bar', data: withCost.map(function (r) { return r.report.total_usd; }) },
+        { name: '$ / correct', type: 'bar', yAxisIndex: 0, barGap: '60%', label: label, data: withCost.map(function (r) { return r.report.usd_per_correct; }) },
+        { name: 'total $', type: 'bar', yAxisIndex: 1, label: label, data: withCost.map(function (r) { return r.report.total_usd; }) },
       ],
     });
   })();
@@ -330,6 +327,20 @@ export const CLIENT_SCRIPT = String.raw`
     openFromHash();
   })();
 
+  // A table wider than its box scrolls sideways; a line above it says so while it is cut off.
+  (function () {
+    var boxes = Array.prototype.slice.call(document.querySelectorAll('div.scroll'));
+    var cues = boxes.map(function (box) {
+      var cue = document.createElement('p');
+      cue.className = 'note scroll-cue';
+      cue.textContent = '\u21c6 wider than the window: scroll the table sideways for the other columns';
+      box.parentNode.insertBefore(cue, box);
+      return cue;
+    });
+    function update() { boxes.forEach(function (box, i) { cues[i].hidden = box.scrollWidth <= box.clientWidth + 1; }); }
+    update();
+    window.addEventListener('resize', update);
+  })();
+
   document.body.setAttribute('data-ready', '1');
 })();
-`;
