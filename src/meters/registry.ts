@@ -30,6 +30,8 @@ export interface MeterOptions {
   powermetrics_command?: string;
   /** Estimate: watts per busy core. */
   cpu_watts_per_core?: number;
+  /** Estimate: where `proc/cpuinfo` is read for the CPU's TDP (default `/`). */
+  cpu_root?: string;
   /** Estimate: watts while active, × wall time. */
   active_watts?: number;
   /** Estimate: whose CPU time counts (default `process`; `meter -- CMD` asks for `children`). */
@@ -82,8 +84,11 @@ async function powermetrics(opts: MeterOptions): Promise<Meter> {
 }
 
 async function estimate(opts: MeterOptions): Promise<Meter> {
-  const { createEstimateMeter } = await import('./estimate.js');
+  const { createEstimateMeter, DEFAULT_CPU_WATTS_PER_CORE } = await import('./estimate.js');
+  const { cpuCoefficient, readCpuInfo } = await import('./cpu-tdp.js');
+  const lookup = opts.cpu_watts_per_core === undefined && opts.active_watts === undefined;
   return createEstimateMeter({
+    ...(lookup ? { cpu_coefficient: cpuCoefficient(readCpuInfo(opts.cpu_root ?? '/'), DEFAULT_CPU_WATTS_PER_CORE) } : {}),
     ...(opts.cpu_watts_per_core !== undefined ? { cpu_watts_per_core: positive(opts.cpu_watts_per_core, 'cpu_watts_per_core', true) } : {}),
     ...(opts.active_watts !== undefined ? { active_watts: positive(opts.active_watts, 'active_watts', true) } : {}),
     ...(opts.estimate_cpu_scope !== undefined ? { cpu_scope: opts.estimate_cpu_scope } : {}),
