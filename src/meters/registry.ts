@@ -17,6 +17,8 @@ export interface MeterOptions {
   nvml_poll_ms?: number;
   /** NVML: an injected binding (tests). */
   nvml_binding?: NvmlBinding | (() => Promise<NvmlBinding>);
+  /** NVML: the shared library to bind (default `libnvidia-ml.so.1`). */
+  nvml_library?: string;
   /** AMD SMI: the shared library to bind (default `libamd_smi.so`). */
   amdsmi_library?: string;
   /** AMD SMI: `ROCR_VISIBLE_DEVICES` and `HIP_VISIBLE_DEVICES` as the environment has them. */
@@ -61,7 +63,7 @@ async function nvml(opts: MeterOptions): Promise<Meter> {
   return createNvmlMeter({
     cuda_visible_devices: opts.cuda_visible_devices,
     ...(opts.nvml_poll_ms !== undefined ? { poll_ms: positive(opts.nvml_poll_ms, 'nvml_poll_ms') } : {}),
-    ...(opts.nvml_binding !== undefined ? { binding: opts.nvml_binding } : {}),
+    ...(opts.nvml_binding !== undefined ? { binding: opts.nvml_binding } : opts.nvml_library !== undefined ? { binding: async () => (await import('./nvml/binding.js')).loadNvmlBinding(opts.nvml_library) } : {}),
   });
 }
 
