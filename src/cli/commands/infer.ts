@@ -190,7 +190,11 @@ export async function inferAction(flags: InferFlags, io: CliIO): Promise<void> {
     `${(resume?.run_lines ?? 0) + newRuns} finished runs (${(resume?.finished.size ?? 0) + newArms} whole arms) kept in ${journalPath}; to continue, run the same command with --out ${out} --resume`;
   // Ctrl-C on an hours-long sweep: the journal already holds every finished run; say how to go on.
   const onSigint = (): void => {
-    limiter?.restore();
+    try {
+      limiter?.restore();
+    } catch (e) {
+      io.err(`joulebench: ${(e as Error).message}; the GPU power limit was not restored: set it back with nvidia-smi -pl\n`);
+    }
     journal.close();
     io.err(`joulebench: interrupted; ${kept()}\n`);
     process.exit(130);
