@@ -49,8 +49,12 @@ export function meterOptionsFrom(flags: MeterFlags, env: NodeJS.ProcessEnv, extr
   if (env.CUDA_VISIBLE_DEVICES !== undefined) opts.cuda_visible_devices = env.CUDA_VISIBLE_DEVICES;
   if (env.ROCR_VISIBLE_DEVICES !== undefined) opts.rocr_visible_devices = env.ROCR_VISIBLE_DEVICES;
   if (env.HIP_VISIBLE_DEVICES !== undefined) opts.hip_visible_devices = env.HIP_VISIBLE_DEVICES;
+  const nvmlLib = nonEmpty(env.JOULEBENCH_NVML_LIBRARY);
+  if (nvmlLib !== undefined) opts.nvml_library = nvmlLib;
   const amdLib = nonEmpty(env.JOULEBENCH_AMDSMI_LIBRARY);
   if (amdLib !== undefined) opts.amdsmi_library = amdLib;
+  const cpuRoot = nonEmpty(env.JOULEBENCH_CPU_ROOT);
+  if (cpuRoot !== undefined) opts.cpu_root = cpuRoot;
   const pmInterval = envNumber(env, 'JOULEBENCH_POWERMETRICS_INTERVAL_MS');
   if (pmInterval !== undefined) opts.powermetrics_interval_ms = pmInterval;
   const active = flags.activeWatts ?? envNumber(env, 'JOULEBENCH_ACTIVE_WATTS');

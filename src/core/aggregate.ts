@@ -181,7 +181,30 @@ export interface BenchReport {
   ci: ReportCi;
   /** `--repeat N` (N ≥ 2): how energy and latency varied between passes (the environment); null for one pass. */
   repeat_spread: RepeatSpread | null;
+  /**
+   * Present only when a stage's figure in `stage_joules` is measured: per stage, `measured` (the meter's
+   * readings of the cases it resolved, every one at or above the floor, earlier stages they passed
+   * included) or `model` (the stage cost model, over the cases a `model` stage resolved).
+   */
+  stage_joules_basis?: Record<string, 'measured' | 'model'>;
+  /**
+   * Present only when some case billed dollars: per resolving stage, the token dollars of the cases it
+   * resolved (only a resolving stage calls a model); null when any of them has no cost.
+   */
+  stage_usd_tokens?: Record<string, number | null>;
 }
+
+/** Per resolving stage of a cascade: the modelled µJ of every stage its cases tried, and their meter readings. */
+interface ResolverTally {
+  model_uj: Record<string, number>;
+  measured_j: number;
+  /** Every case has a hardware reading at or above the meter's floor. */
+  measured_ok: boolean;
+  sources: Set<EnergySource>;
+}
+
+/** Sources that are a meter's reading of hardware, not a coefficient or a cost model. */
+const MODELLED: ReadonlySet<EnergySource> = new Set(['model', 'model:api', 'estimate', 'none']);
 
 /** Cases and output tokens per second over the wall time of the scored passes. */
 export interface Throughput {
@@ -304,6 +327,9 @@ export class Aggregator {
   /** Where the per-stage figures came from: a cascade's trace is its cost model, whatever meter ran. */
   private readonly stageSources = new Set<EnergySource>();
   private lastStageSource: EnergySource | null = null;
+  private readonly byResolver = new Map<string, ResolverTally>();
+  private readonly stageUsd: Record<string, { usd: number; known: boolean }> = {};
+  private usdBilled = false;
   /** The dataset of the latest case and its tally (cases of one dataset usually come in a row). */
   private lastDataset: string | null = null;
   private lastTally: Tally | null = null;
@@ -402,12 +428,19 @@ export class Aggregator {
         if (t.energy_uj !== null) this.addStageJoules(t.stage, t.energy_uj / 1e6);
       }
       if (r.trace.length > 0) this.addStageSource('model');
+      if (r.stage !== null) this.addResolver(r, r.stage, r.trace);
     } else if (r.stage !== null && r.joules !== null) {
       this.addStageJoules(r.stage, r.joules);
       this.addStageSource(r.energy_source);
     }
     if (r.joules !== null) this.sources[r.energy_source] = (this.sources[r.energy_source] ?? 0) + 1;
+    if (r.stage !== null) {
+      const s = (this.stageUsd[r.stage] ??= { usd: 0, known: true });
+      if (r.cost_usd === null) s.known = false;
+      else s.usd += r.cost_usd;
+    }
     if (r.cost_usd !== null) {
+      if (r.cost_usd > 0) this.usdBilled = true;
       this.usd += r.cost_usd;
       this.usdKnown = true;
     } else {
@@ -432,6 +465,46 @@ export class Aggregator {
     }
     this.stageJoules[stage] = (this.stageJoules[stage] ?? 0) + joules;
     this.stageJoulesKnown[stage] = true;
+  }
+
+  private addResolver(r: CaseResult, stage: string, trace: NonNullable<CaseResult['trace']>): void {
+    let t = this.byResolver.get(stage);
+    if (!t) this.byResolver.set(stage, (t = { model_uj: {}, measured_j: 0, measured_ok: true, sources: new Set() }));
+    for (const e of trace) if (e.energy_uj !== null) t.model_uj[e.stage] = (t.model_uj[e.stage] ?? 0) + e.energy_uj;
+    if (r.joules === null || r.below_floor || MODELLED.has(r.energy_source)) t.measured_ok = false;
+    else {
+      t.measured_j += r.joules;
+      t.sources.add(r.energy_source);
+    }
+  }
+
+  /**
+   * Per-stage energy where a stage's own cases were all measured above the floor: that stage's figure is
+   * the meter's; every other stage keeps the cost model over the cases those stages resolved (a measured
+   * case's modelled lookups are inside its reading, never counted twice). `null` when nothing was measured.
+   */
+  private measuredStages(stageJoules: Record<string, number | null>): { joules: Record<string, number | null>; basis: Record<string, 'measured' | 'model'>; source: EnergySource } | null {
+    const measured = [...this.byResolver].filter(([, t]) => t.measured_ok && t.sources.size > 0);
+    if (measured.length === 0 || this.shared) return null;
+    const isMeasured = new Set(measured.map(([s]) => s));
+    const sources = new Set<EnergySource>();
+    const basis: Record<string, 'measured' | 'model'> = {};
+    const joules = mapValues(stageJoules, (_v, stage) => {
+      if (isMeasured.has(stage)) {
+        const t = this.byResolver.get(stage)!;
+        t.sources.forEach((s) => sources.add(s));
+        basis[stage] = 'measured';
+        return round(t.measured_j);
+      }
+      let uj: number | null = null;
+      for (const [resolver, t] of this.byResolver) if (!isMeasured.has(resolver) && t.model_uj[stage] !== undefined) uj = (uj ?? 0) + t.model_uj[stage]!;
+      if (uj !== null) {
+        basis[stage] = 'model';
+        sources.add('model');
+      }
+      return uj === null ? null : round(uj / 1e6);
+    });
+    return { joules, basis, source: sources.size === 1 ? [...sources][0]! : 'mixed' };
   }
 
   private addStageSource(source: EnergySource): void {
@@ -489,6 +562,8 @@ export class Aggregator {
     const known = this.stageRecord(this.slotJoulesKnown, this.stageJoulesKnown);
     const columns = this.columns;
     const throughput = throughputOf(ctx, total.case_count, usageKnown ? this.completionTokens : null);
+    const modelStageJoules = mapValues(sortedStages(this.stageRecord(this.slotJoules, this.stageJoules)), (v, k) => (known[k] ? roundOrNull(v) : null));
+    const stagesMeasured = this.measuredStages(modelStageJoules);
     return {
       case_count: total.case_count,
       total_joules: roundOrNull(headlineJoules),
@@ -507,7 +582,7 @@ export class Aggregator {
       energy_source: energySource,
       energy_sources: sortKeysShallow(this.sources),
       below_floor_count: this.belowFloor,
-      stage_joules: mapValues(sortedStages(this.stageRecord(this.slotJoules, this.stageJoules)), (v, k) => (known[k] ? roundOrNull(v) : null)),
+      stage_joules: stagesMeasured?.joules ?? modelStageJoules,
       total_usd: roundOrNull(totalUsd, 9),
       usd_per_correct: totalUsd === null || total.weightedCorrect === 0 ? null : round(totalUsd / total.weightedCorrect, 9),
       prompt_tokens: usageKnown ? this.promptTokens : null,
@@ -530,7 +605,7 @@ export class Aggregator {
       cost_unknown_count: this.usdKnown ? this.usdUnknown : this.usdUnknownWithUsage,
       usage_unknown_count: this.promptTokens !== null || this.completionTokens !== null ? this.usageUnknown : 0,
       warmup_usd: roundOrNull(this.warmupUsd, 9),
-      stage_joules_source: this.stageSources.size === 0 ? 'none' : this.stageSources.size === 1 ? [...this.stageSources][0]! : 'mixed',
+      stage_joules_source: stagesMeasured ? stagesMeasured.source : this.stageSources.size === 0 ? 'none' : this.stageSources.size === 1 ? [...this.stageSources][0]! : 'mixed',
       energy_basis: basis.basis,
       energy_basis_reason: basis.reason,
       ...modelRange(total.totalRange, total.weightedCorrect),
@@ -553,6 +628,9 @@ export class Aggregator {
             ? `no per-pass joules: the energy total is one suite-window reading (${basis.reason ?? 'energy_basis suite_window'})`
             : null,
       }),
+      ...(stagesMeasured ? { stage_joules_basis: stagesMeasured.basis } : {}),
+      // Token dollars per resolving stage; energy dollars per stage would be stage_joules × the $/kWh price.
+      ...(this.usdBilled ? { stage_usd_tokens: mapValues(sortedStages(this.stageUsd), (s) => (s === undefined ? null : s.known ? round(s.usd, 9) : null)) } : {}),
     };
   }
 

@@ -16,6 +16,8 @@ export interface JournalIdentity {
   base_url: string;
   /** Runs per phase and the request options: a different protocol would mix arms that are not comparable. */
   protocol: { cold: number; warmup: number; runs: number; num_predict: number; seed: number; temperature: number; num_ctx: number | null };
+  /** `--gpu-power-limits`, W, when given: each is an arm dimension. */
+  gpu_power_limits_w?: number[];
 }
 
 /** One resume, as recorded in the journal and in the final file's receipts. */
@@ -154,6 +156,7 @@ export function identityMismatch(journal: JournalIdentity, now: JournalIdentity)
   const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
   if (!same(journal.models, now.models)) return `models ${journal.models.join(',')} in the journal, ${now.models.join(',')} now`;
   if (!same(journal.threads, now.threads)) return `threads ${journal.threads.join(',') || '(none)'} in the journal, ${now.threads.join(',') || '(none)'} now`;
+  if (!same(journal.gpu_power_limits_w ?? [], now.gpu_power_limits_w ?? [])) return `GPU power limits ${journal.gpu_power_limits_w?.join(',') || '(none)'} in the journal, ${now.gpu_power_limits_w?.join(',') || '(none)'} now`;
   if (journal.base_url !== now.base_url) return `base URL ${journal.base_url} in the journal, ${now.base_url} now`;
   for (const k of Object.keys(now.protocol) as (keyof JournalIdentity['protocol'])[]) {
     if (journal.protocol[k] !== now.protocol[k]) return `${k} ${String(journal.protocol[k])} in the journal, ${String(now.protocol[k])} now`;

@@ -49,7 +49,7 @@ export async function runInferLlamaCpp(opts: LlamaInferOptions): Promise<InferRu
   const resume = opts.resume ?? null;
   const started = resume ? new Date(resume.started_utc) : now();
   const transforms = { counts: {}, source_offsets: [] };
-  const { resumes, arms } = await runPlan(opts, opts.model_paths, { identity, now, transforms: () => transforms }, (model, num_thread) => runArm(opts, model, num_thread, now));
+  const { resumes, arms } = await runPlan(opts, opts.model_paths, { identity, now, transforms: () => transforms }, (model, num_thread, limit_w) => runArm(opts, model, num_thread, now, limit_w));
   return inferFile(opts, identity, {
     started,
     target: { kind: 'llamacpp', library: `node-llama-cpp@${NODE_LLAMA_CPP_VERSION}`, model_paths: [...opts.model_paths], gpu_layers: opts.gpu_layers ?? 0, ctx: opts.ctx ?? null },
@@ -70,8 +70,8 @@ export async function runInferLlamaCpp(opts: LlamaInferOptions): Promise<InferRu
   });
 }
 
-async function runArm(opts: LlamaInferOptions, model: string, num_thread: number | null, now: () => Date): Promise<InferArm> {
-  const id = armId(model, num_thread);
+async function runArm(opts: LlamaInferOptions, model: string, num_thread: number | null, now: () => Date, limit_w: number | null): Promise<InferArm> {
+  const id = armId(model, num_thread, limit_w);
   const started = now();
   opts.journal?.write({ event: 'arm-start', arm: id, utc: started.toISOString() });
   const before = opts.gpu_snapshot_cmd ? await gpuSnapshot(opts.gpu_snapshot_cmd) : null;
@@ -137,6 +137,7 @@ async function runArm(opts: LlamaInferOptions, model: string, num_thread: number
     num_thread,
     threads,
     threads_source,
+    ...(limit_w !== null ? { gpu_power_limit_w: limit_w } : {}),
     parameter_count,
     parameter_source: 'GGUF tensor shapes (sum of the products of each tensor\'s dimensions)',
     started_utc: started.toISOString(),

@@ -1,4 +1,5 @@
 import { JoulebenchError } from '../core/errors.js';
+import type { PowerLimiter } from '../meters/nvml/power-limit.js';
 import { round } from '../core/stats.js';
 import type { Meter } from '../meters/meter.js';
 import { OllamaClient, type OllamaOptions } from '../targets/ollama/client.js';
@@ -46,6 +47,9 @@ export interface InferOptions {
   request_timeout_ms?: number;
   host: Record<string, unknown>;
   argv: string[];
+  /** `--gpu-power-limits`, W: every model × thread arm runs once under each, set and restored by `power_limiter`. */
+  gpu_power_limits_w?: number[];
+  power_limiter?: PowerLimiter;
   /** Wall clock for the UTC stamps; injected in tests. */
   now?: () => Date;
   onProgress?: (line: string) => void;
@@ -109,9 +113,9 @@ export async function runInfer(opts: InferOptions): Promise<InferRunFile> {
   const started = resume ? new Date(resume.started_utc) : now();
   const ollama_version = await client.version();
   const params = new Map<string, Awaited<ReturnType<OllamaClient['show']>>>();
-  const { resumes, arms } = await runPlan(opts, opts.models, { identity, now, transforms: () => transforms.toJSON() }, async (model, num_thread) => {
+  const { resumes, arms } = await runPlan(opts, opts.models, { identity, now, transforms: () => transforms.toJSON() }, async (model, num_thread, limit_w) => {
     if (!params.has(model)) params.set(model, await client.show(model));
-    return runArm(opts, client, transforms, model, num_thread, params.get(model)!, now);
+    return runArm(opts, client, transforms, model, num_thread, params.get(model)!, now, limit_w);
   });
   return inferFile(opts, identity, {
     started,
@@ -137,14 +141,17 @@ export const THREAD_ARMS_NOTE = 'thread arms differ in configuration: ratios bet
  * journaled. Also the resume records: the journal's, plus one for this start (journaled and announced).
  */
 export async function runPlan(
-  opts: Pick<InferOptions, 'journal' | 'onProgress' | 'resume'>,
+  opts: Pick<InferOptions, 'journal' | 'onProgress' | 'resume' | 'power_limiter'>,
   models: readonly string[],
   p: { identity: JournalIdentity; now: () => Date; transforms: () => InferRunFile['receipts']['transforms'] },
-  run: (model: string, num_thread: number | null) => Promise<InferArm>,
+  run: (model: string, num_thread: number | null, limit_w: number | null) => Promise<InferArm>,
 ): Promise<{ resumes: ResumeRecord[]; arms: InferArm[] }> {
   const { threads } = p.identity;
   if (threads.length === 0) throw new JoulebenchError('E_USAGE', '--threads: at least one thread count (or default) is required');
-  const plan = models.flatMap((model) => threads.map((t) => (t === 'default' ? null : t)).map((num_thread) => ({ model, num_thread, id: armId(model, num_thread) })));
+  const limits = p.identity.gpu_power_limits_w ?? [null];
+  const plan = models.flatMap((model) =>
+    threads.flatMap((t) => limits.map((limit_w) => ({ model, num_thread: t === 'default' ? null : t, limit_w, id: armId(model, t === 'default' ? null : t, limit_w) }))),
+  );
   const resume = opts.resume ?? null;
   const resumes: ResumeRecord[] = [...(resume?.resumes ?? [])];
   if (resume) {
@@ -161,13 +168,24 @@ export async function runPlan(
     );
   }
   const arms: InferArm[] = [];
-  for (const { model, num_thread, id } of plan) {
+  for (const { model, num_thread, limit_w, id } of plan) {
     const done = resume?.finished.get(id);
-    const arm = done ?? (await run(model, num_thread));
+    const arm = done ?? (await underLimit(opts.power_limiter, limit_w, () => run(model, num_thread, limit_w)));
     if (!done) opts.journal?.write({ event: 'arm', arm, transforms: p.transforms() });
     arms.push(arm);
   }
   return { resumes, arms };
+}
+
+/** Runs `work` with every visible GPU at `limit_w`, the original limits restored afterwards however it ends. */
+async function underLimit<T>(limiter: PowerLimiter | undefined, limit_w: number | null, work: () => Promise<T>): Promise<T> {
+  if (limit_w === null || !limiter) return work();
+  limiter.set(limit_w);
+  try {
+    return await work();
+  } finally {
+    limiter.restore();
+  }
 }
 
 /** An infer run file from the parts that differ by target; the rest comes from the options. */
@@ -193,6 +211,7 @@ export function inferFile(
       argv: opts.argv,
       meter: opts.meter ? { id: opts.meter.id, source: opts.meter.source, ...opts.meter.describe() } : { id: null, note: opts.meter_note ?? 'no meter: energy is null' },
       gpu_snapshot_cmd: opts.gpu_snapshot_cmd,
+      ...(opts.power_limiter ? { gpu_power_limits: { ...opts.power_limiter.describe(), set: 'before each arm, the original limits restored after it (also on Ctrl-C)' } } : {}),
       machine_peak: { configured: opts.peak, cpu_default: opts.cpu_default_peak },
       transforms: p.transforms,
       resumes: p.resumes,
@@ -268,11 +287,12 @@ export function journalIdentity(opts: Omit<InferOptions, 'baseUrl' | 'models'>, 
     threads: uniqueThreads(opts.threads),
     base_url,
     protocol: { cold, warmup, runs, num_predict, seed, temperature, num_ctx: num_ctx ?? null },
+    ...(opts.gpu_power_limits_w?.length ? { gpu_power_limits_w: [...opts.gpu_power_limits_w] } : {}),
   };
 }
 
-export function armId(model: string, num_thread: number | null): string {
-  return `${model}@t=${num_thread ?? 'default'}`;
+export function armId(model: string, num_thread: number | null, limit_w: number | null = null): string {
+  return `${model}@t=${num_thread ?? 'default'}${limit_w === null ? '' : `@pl=${limit_w}W`}`;
 }
 
 function requestOptions(opts: InferOptions, num_thread: number | null): OllamaOptions {
@@ -290,8 +310,9 @@ async function runArm(
   num_thread: number | null,
   params: Awaited<ReturnType<OllamaClient['show']>>,
   now: () => Date,
+  limit_w: number | null,
 ): Promise<InferArm> {
-  const id = armId(model, num_thread);
+  const id = armId(model, num_thread, limit_w);
   const started = now();
   opts.journal?.write({ event: 'arm-start', arm: id, utc: started.toISOString() });
   const before = opts.gpu_snapshot_cmd ? await gpuSnapshot(opts.gpu_snapshot_cmd) : null;
@@ -318,6 +339,7 @@ async function runArm(
     id,
     model,
     num_thread,
+    ...(limit_w !== null ? { gpu_power_limit_w: limit_w } : {}),
     parameter_count: params.parameter_count,
     parameter_source: params.source,
     started_utc: started.toISOString(),

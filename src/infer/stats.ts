@@ -237,6 +237,8 @@ export function armStats(arm: InferArm, peak: MachinePeak | null): ArmStats {
 /** One model's thread sweep (rule 4), over its clean arms. */
 export interface ThreadSweep {
   model: string;
+  /** The GPU power limit the swept arms shared (`--gpu-power-limits`): thread arms are compared within one limit. */
+  gpu_power_limit_w?: number;
   arms: { id: string; num_thread: number | null; decode_tok_s_median: number | null; decode_spread: number | null }[];
   excluded: { id: string; reason: string }[];
   default_arm: string | null;
@@ -336,8 +338,15 @@ export function decodeCollapses(arms: readonly InferArm[]): { id: string; warnin
 
 /** `peakFor` gives the peak that applies to an arm (null: no check). */
 export function summarise(arms: readonly InferArm[], peakFor: (arm: InferArm) => MachinePeak | null): InferSummary {
-  const models = [...new Set(arms.map((a) => a.model))];
-  const collapses = decodeCollapses(arms);
+  // Thread arms are compared within one GPU power limit: a slower arm under a lower limit is not a thread effect.
+  const limits = [...new Set(arms.map((a) => a.gpu_power_limit_w))];
+  const groups = limits.map((w) => ({ w, arms: arms.filter((a) => a.gpu_power_limit_w === w) }));
+  const collapses = groups.flatMap((g) => decodeCollapses(g.arms));
+  const sweeps = groups.flatMap(({ w, arms: group }) =>
+    [...new Set(group.map((a) => a.model))]
+      .filter((m) => group.filter((a) => a.model === m).length > 1)
+      .map((m) => (w === undefined ? threadSweep(m, group) : { ...threadSweep(m, group), gpu_power_limit_w: w })),
+  );
   const rows = arms.map((a) => ({
     id: a.id,
     model: a.model,
@@ -349,7 +358,7 @@ export function summarise(arms: readonly InferArm[], peakFor: (arm: InferArm) =>
   for (const c of collapses) rows.find((r) => r.id === c.id)?.stats?.flags.push(c.warning);
   return {
     arms: rows,
-    thread_sweeps: models.filter((m) => arms.filter((a) => a.model === m).length > 1).map((m) => threadSweep(m, arms)),
+    thread_sweeps: sweeps,
     excluded_from_summaries: arms.filter((a) => a.contaminated).map((a) => ({ id: a.id, reason: a.contamination ?? 'contaminated' })),
     warnings: collapses.map((c) => `${c.id}: ${c.warning}`),
   };

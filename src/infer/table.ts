@@ -51,8 +51,14 @@ export function inferTableRows(files: readonly { path: string; file: InferRunFil
       if (sw.tie) notes.push(`${path}: ${sw.model}: ${sw.tie.note}`);
       if (sw.best_over_default.value !== null) notes.push(`${path}: ${sw.model}: best/default = ${sw.best_over_default.numerator} ÷ ${sw.best_over_default.denominator}`);
     }
+    // Power-limit arms of one model × thread count, compared in one line each.
+    const byLimit = new Map<string, string[]>();
     for (const row of s.arms) {
       const arm = file.arms.find((a) => a.id === row.id)!;
+      if (arm.gpu_power_limit_w !== undefined && row.stats) {
+        const key = row.id.replace(/@pl=[^@]*$/, '');
+        byLimit.set(key, [...(byLimit.get(key) ?? []), `${arm.gpu_power_limit_w} W: ${fx(row.stats.decode_tok_s_median.value)} tok/s, ${sci(row.stats.energy.j_per_decoded_token_median)} J/token`]);
+      }
       const receipt = [
         row.contaminated ? 'CONTAMINATED' : null,
         arm.receipts.cpu_only_receipt === true ? 'CPU-only' : arm.receipts.cpu_only_receipt === false ? `GPU (size_vram ${arm.receipts.size_vram})` : 'size_vram n/a',
@@ -84,6 +90,7 @@ export function inferTableRows(files: readonly { path: string; file: InferRunFil
         receipt,
       ]);
     }
+    for (const [key, parts] of byLimit) notes.push(`${path}: ${key}: by GPU power limit (decode tok/s median, J/token gross median): ${parts.join('; ')}`);
   }
   return { head, rows, notes };
 }

@@ -82,6 +82,8 @@ export interface InferArm {
   /** llamacpp: the thread count llama.cpp was given, and how it was chosen. */
   threads?: number;
   threads_source?: string;
+  /** `--gpu-power-limits`: the power limit every visible GPU ran this arm under, W. */
+  gpu_power_limit_w?: number;
   parameter_count: number | null;
   parameter_source: string;
   started_utc: string;

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { readCpuTimes, type CpuTimes } from './cpu-time.js';
+import type { CpuCoefficient } from './cpu-tdp.js';
 import type { EnergyReading, Meter, MeterWindow } from './meter.js';
 
 /** Default watts per busy core: a round coefficient, not a measurement of any machine. */
@@ -13,6 +14,8 @@ export type EstimateCpuScope = 'process' | 'children';
 export interface EstimateOptions {
   /** Watts per busy core, multiplied by CPU time (`JOULEBENCH_CPU_WATTS_PER_CORE`). */
   cpu_watts_per_core?: number;
+  /** Watts per busy core with where it came from (the CPU's TDP from the table); `cpu_watts_per_core` wins. */
+  cpu_coefficient?: CpuCoefficient;
   /** Watts while active, multiplied by wall time (`JOULEBENCH_ACTIVE_WATTS`). */
   active_watts?: number;
   /** Whose CPU time counts: `process` (default, with waited-for children) or `children` only (`meter -- CMD`). */
@@ -29,7 +32,13 @@ export interface EstimateOptions {
  */
 export function createEstimateMeter(opts: EstimateOptions = {}): Meter {
   const active_watts = opts.active_watts ?? null;
-  const cpu_watts_per_core = opts.cpu_watts_per_core ?? (active_watts === null ? DEFAULT_CPU_WATTS_PER_CORE : null);
+  const coefficient: CpuCoefficient | null =
+    opts.cpu_watts_per_core !== undefined
+      ? { watts_per_core: opts.cpu_watts_per_core, basis: 'configured', label: `estimate: ${opts.cpu_watts_per_core} W/core (configured)`, cpu_model: null }
+      : active_watts !== null
+        ? null
+        : (opts.cpu_coefficient ?? { watts_per_core: DEFAULT_CPU_WATTS_PER_CORE, basis: 'flat', label: `estimate: flat ${DEFAULT_CPU_WATTS_PER_CORE} W/core (default)`, cpu_model: null });
+  const cpu_watts_per_core = coefficient?.watts_per_core ?? null;
   for (const [k, v] of [['cpu_watts_per_core', cpu_watts_per_core], ['active_watts', active_watts]] as const) {
     if (v !== null && !(Number.isFinite(v) && v >= 0)) throw new RangeError(`estimate: ${k} must be a number >= 0, got ${v}`);
   }
@@ -44,7 +53,7 @@ export function createEstimateMeter(opts: EstimateOptions = {}): Meter {
     source: 'estimate',
     floor_ms: ESTIMATE_FLOOR_MS,
     marginal: true,
-    probe: async () => ({ available: true, detail: describeCoefficients(cpu_watts_per_core, active_watts) }),
+    probe: async () => ({ available: true, detail: describeCoefficients(coefficient, active_watts) }),
     async start(): Promise<MeterWindow> {
       const t0 = now();
       const c0 = cpuTimes();
@@ -74,15 +83,16 @@ export function createEstimateMeter(opts: EstimateOptions = {}): Meter {
       meter: 'estimate',
       note: 'a coefficient, never a measurement',
       coefficients: { cpu_watts_per_core, active_watts },
+      ...(coefficient ? { cpu_coefficient: coefficient } : {}),
       cpu_time: `${scope === 'children' ? 'the waited-for children only' : 'this process plus its waited-for children'} (/proc/self/stat cutime+cstime, 10 ms ticks)`,
       floor_ms: ESTIMATE_FLOOR_MS,
     }),
   };
 }
 
-function describeCoefficients(cpu: number | null, active: number | null): string {
+function describeCoefficients(cpu: CpuCoefficient | null, active: number | null): string {
   const parts: string[] = [];
-  if (cpu !== null) parts.push(`CPU time × ${cpu} W per busy core`);
+  if (cpu !== null) parts.push(`CPU time × ${cpu.watts_per_core} W per busy core`);
   if (active !== null) parts.push(`wall × ${active} W active`);
-  return `estimate: ${parts.join(' + ') || 'no coefficient (reads 0 J)'}`;
+  return `${cpu?.label ?? 'estimate'}: ${parts.join(' + ') || 'no coefficient (reads 0 J)'}`;
 }

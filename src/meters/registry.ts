@@ -17,6 +17,8 @@ export interface MeterOptions {
   nvml_poll_ms?: number;
   /** NVML: an injected binding (tests). */
   nvml_binding?: NvmlBinding | (() => Promise<NvmlBinding>);
+  /** NVML: the shared library to bind (default `libnvidia-ml.so.1`). */
+  nvml_library?: string;
   /** AMD SMI: the shared library to bind (default `libamd_smi.so`). */
   amdsmi_library?: string;
   /** AMD SMI: `ROCR_VISIBLE_DEVICES` and `HIP_VISIBLE_DEVICES` as the environment has them. */
@@ -30,6 +32,8 @@ export interface MeterOptions {
   powermetrics_command?: string;
   /** Estimate: watts per busy core. */
   cpu_watts_per_core?: number;
+  /** Estimate: where `proc/cpuinfo` is read for the CPU's TDP (default `/`). */
+  cpu_root?: string;
   /** Estimate: watts while active, × wall time. */
   active_watts?: number;
   /** Estimate: whose CPU time counts (default `process`; `meter -- CMD` asks for `children`). */
@@ -59,7 +63,7 @@ async function nvml(opts: MeterOptions): Promise<Meter> {
   return createNvmlMeter({
     cuda_visible_devices: opts.cuda_visible_devices,
     ...(opts.nvml_poll_ms !== undefined ? { poll_ms: positive(opts.nvml_poll_ms, 'nvml_poll_ms') } : {}),
-    ...(opts.nvml_binding !== undefined ? { binding: opts.nvml_binding } : {}),
+    ...(opts.nvml_binding !== undefined ? { binding: opts.nvml_binding } : opts.nvml_library !== undefined ? { binding: async () => (await import('./nvml/binding.js')).loadNvmlBinding(opts.nvml_library) } : {}),
   });
 }
 
@@ -82,8 +86,11 @@ async function powermetrics(opts: MeterOptions): Promise<Meter> {
 }
 
 async function estimate(opts: MeterOptions): Promise<Meter> {
-  const { createEstimateMeter } = await import('./estimate.js');
+  const { createEstimateMeter, DEFAULT_CPU_WATTS_PER_CORE } = await import('./estimate.js');
+  const { cpuCoefficient, readCpuInfo } = await import('./cpu-tdp.js');
+  const lookup = opts.cpu_watts_per_core === undefined && opts.active_watts === undefined;
   return createEstimateMeter({
+    ...(lookup ? { cpu_coefficient: cpuCoefficient(readCpuInfo(opts.cpu_root ?? '/'), DEFAULT_CPU_WATTS_PER_CORE) } : {}),
     ...(opts.cpu_watts_per_core !== undefined ? { cpu_watts_per_core: positive(opts.cpu_watts_per_core, 'cpu_watts_per_core', true) } : {}),
     ...(opts.active_watts !== undefined ? { active_watts: positive(opts.active_watts, 'active_watts', true) } : {}),
     ...(opts.estimate_cpu_scope !== undefined ? { cpu_scope: opts.estimate_cpu_scope } : {}),

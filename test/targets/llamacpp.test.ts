@@ -203,7 +203,7 @@ describe('CLI', () => {
     const r = await cli(['run', '--suite', 'router', '--target', 'llamacpp', '--model-path', model, '--threads', '1', '--max-tokens', '4', '--meter', 'estimate', '--no-history', '-o', out]);
     assert.equal(r.code, 0, r.stderr);
     const receipt = JSON.parse(readFileSync(join(dir, 'direct.receipt.json'), 'utf8'));
-    assert.equal(receipt.meter.coefficients.cpu_watts_per_core, 10);
+    assert.equal(receipt.meter.coefficients.cpu_watts_per_core, receipt.meter.cpu_coefficient.watts_per_core, 'the figure the label names is the one used');
     const lines = readFileSync(join(dir, 'direct.results.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).filter((l) => l.record === 'case');
     assert.equal(lines.length, 30);
     for (const l of lines) {

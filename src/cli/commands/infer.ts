@@ -14,6 +14,8 @@ import { renderInferTable } from '../../infer/table.js';
 import type { MachinePeak, ThreadArm } from '../../infer/types.js';
 import type { Meter } from '../../meters/meter.js';
 import { createMeter, METERS } from '../../meters/registry.js';
+import { openPowerLimiter, type PowerLimiter } from '../../meters/nvml/power-limit.js';
+import { MAX_WATTS } from '../../core/bounds.js';
 import { DEFAULT_OLLAMA_URL } from '../../targets/ollama/client.js';
 import type { CliIO } from '../io.js';
 import { addMeterReadFlags, meterOptionsFrom, type MeterFlags } from '../meter-flags.js';
@@ -35,6 +37,7 @@ export interface InferFlags extends Omit<MeterFlags, 'meter'> {
   warmup: number;
   cold: number;
   threads?: ThreadArm[];
+  gpuPowerLimits?: number[];
   promptFile?: string;
   out?: string;
   report?: string[];
@@ -67,6 +70,7 @@ export function inferCommand(io: CliIO): Command {
     .option('--warmup <n>', 'warmup runs per arm, kept as warmup_discarded, never in a statistic', intAtLeast(0), 1)
     .option('--cold <n>', 'cold runs per arm, each after keep_alive 0 confirmed by /api/ps (true prefill)', intAtLeast(0), 3)
     .option('--threads <list>', 'the thread arms to run, and only these: counts and/or default (Ollama: its own choice; llamacpp: the physical cores this process may use that are idle when the model loads), e.g. default,4,8 (default: default)', threadList)
+    .option('--gpu-power-limits <W,...>', 'GPU power-limit arms, W: every model × thread arm runs under each limit, set on every visible GPU through NVML (needs root) and restored after the arm, also on Ctrl-C', powerLimitList)
     .option('--prompt-file <file>', 'the frozen prompt (default: the built-in one); its sha256 goes in the file')
     .option('-o, --out <file>', 'run file (default: .joulebench/infer/<UTC stamp>.json); <out>.partial.jsonl journals each finished run until it is written')
     .option('--resume', 'continue the run whose journal is <out>.partial.jsonl: finished arms are kept, a half-finished arm re-runs from cold')
@@ -136,6 +140,7 @@ export async function inferAction(flags: InferFlags, io: CliIO): Promise<void> {
     seed: flags.seed,
     temperature: flags.temperature,
     ...(flags.numCtx !== undefined ? { num_ctx: flags.numCtx } : {}),
+    ...(flags.gpuPowerLimits ? { gpu_power_limits_w: flags.gpuPowerLimits } : {}),
     meter: null,
     gpu_snapshot_cmd: flags.gpuSnapshotCmd.trim() === '' ? null : flags.gpuSnapshotCmd,
     peak,
@@ -162,9 +167,12 @@ export async function inferAction(flags: InferFlags, io: CliIO): Promise<void> {
   }
   const { meter, note } = await pickMeter(flags.meter, flags, llama);
   let journal: InferJournal;
+  let limiter: PowerLimiter | undefined;
   try {
+    if (flags.gpuPowerLimits) limiter = await openPowerLimiter(flags.gpuPowerLimits, gpuLibrary(process.env));
     journal = resume ? InferJournal.reopen(journalPath) : InferJournal.create(journalPath, identity, started.toISOString());
   } catch (e) {
+    limiter?.close();
     await meter?.close?.();
     throw e;
   }
@@ -182,6 +190,11 @@ export async function inferAction(flags: InferFlags, io: CliIO): Promise<void> {
     `${(resume?.run_lines ?? 0) + newRuns} finished runs (${(resume?.finished.size ?? 0) + newArms} whole arms) kept in ${journalPath}; to continue, run the same command with --out ${out} --resume`;
   // Ctrl-C on an hours-long sweep: the journal already holds every finished run; say how to go on.
   const onSigint = (): void => {
+    try {
+      limiter?.restore();
+    } catch (e) {
+      io.err(`joulebench: ${(e as Error).message}; the GPU power limit was not restored: set it back with nvidia-smi -pl\n`);
+    }
     journal.close();
     io.err(`joulebench: interrupted; ${kept()}\n`);
     process.exit(130);
@@ -190,8 +203,8 @@ export async function inferAction(flags: InferFlags, io: CliIO): Promise<void> {
   let file;
   try {
     file = llamaOpts
-      ? await runInferLlamaCpp({ ...llamaOpts, meter, meter_note: note, journal: sink, ...(resume ? { resume } : {}) })
-      : await runInfer({ ...base, meter, meter_note: note, journal: sink, ...(resume ? { resume } : {}) });
+      ? await runInferLlamaCpp({ ...llamaOpts, meter, meter_note: note, journal: sink, ...(resume ? { resume } : {}), ...(limiter ? { power_limiter: limiter } : {}) })
+      : await runInfer({ ...base, meter, meter_note: note, journal: sink, ...(resume ? { resume } : {}), ...(limiter ? { power_limiter: limiter } : {}) });
   } catch (e) {
     const why = (e as Error)?.message ?? String(e);
     journal.write({ event: 'failed', utc: new Date().toISOString(), error: why });
@@ -204,6 +217,7 @@ export async function inferAction(flags: InferFlags, io: CliIO): Promise<void> {
     throw new JoulebenchError(code, `${why}; ${kept()}`, { cause: e });
   } finally {
     process.removeListener('SIGINT', onSigint);
+    limiter?.close();
     await meter?.close?.();
   }
   writeFileAtomic(out, prettyJson(file));
@@ -236,6 +250,21 @@ async function pickMeter(name: string, flags: Omit<MeterFlags, 'meter'>, inProce
     };
   }
   return { meter, note: '' };
+}
+
+/** Where NVML is (`$JOULEBENCH_NVML_LIBRARY`, else the driver's) and which GPUs are visible. */
+export function gpuLibrary(env: NodeJS.ProcessEnv): { library?: string; cuda_visible_devices?: string } {
+  const lib = env.JOULEBENCH_NVML_LIBRARY?.trim();
+  return { ...(lib ? { library: lib } : {}), ...(env.CUDA_VISIBLE_DEVICES !== undefined ? { cuda_visible_devices: env.CUDA_VISIBLE_DEVICES } : {}) };
+}
+
+/** `200,250,300`: power limits in W, each > 0, no repeats. */
+export function powerLimitList(value: string): number[] {
+  const parts = value.split(',').map((s) => Number(s.trim()));
+  if (parts.some((w) => !Number.isFinite(w) || w <= 0 || w > MAX_WATTS) || new Set(parts).size !== parts.length) {
+    throw new InvalidArgumentError(`must be a comma-separated list of distinct watts above 0 (at most ${MAX_WATTS}), got ${quote(value)}`);
+  }
+  return parts;
 }
 
 function threadList(value: string): ThreadArm[] {

@@ -45,7 +45,10 @@ export async function meterAction(command: string[], flags: MeterCommandFlags, i
     });
     if (m.spawn_error) io.err(`joulebench: cannot run ${JSON.stringify(command[0])}: ${m.spawn_error}\n`);
     if (flags.json) io.out(prettyJson({ ...m, meter_detail: meter.describe() }));
-    else io.err(renderMeasurement(m));
+    else {
+      const label = (meter.describe().cpu_coefficient as { label?: string } | undefined)?.label;
+      io.err(renderMeasurement(m) + (label ? `${label}\n` : ''));
+    }
     return m.exit_code;
   } finally {
     await meter.close?.();

@@ -29,11 +29,36 @@ export interface NvmlBinding {
   power_mw(device: NvmlDevice): number;
 }
 
+/** The meter's slice plus the power-limit calls (`--gpu-power-limits`). */
+export interface NvmlPowerBinding extends NvmlBinding {
+  /** `nvmlDeviceGetPowerManagementLimit`, mW. */
+  powerLimit_mw(device: NvmlDevice): number;
+  /** `nvmlDeviceGetPowerManagementLimitConstraints`: the range a limit may be set in, mW. */
+  powerLimitRange_mw(device: NvmlDevice): { min: number; max: number };
+  /** `nvmlDeviceSetPowerManagementLimit` (needs root), mW. */
+  setPowerLimit_mw(device: NvmlDevice, mw: number): void;
+}
+
 /** The shared library's name on Linux (the driver installs it; the CUDA toolkit is not needed). */
 export const NVML_LIBRARY = 'libnvidia-ml.so.1';
 
-/** Binds `libnvidia-ml.so.1` through koffi, imported here so machines that never ask never load it. */
-export async function loadNvmlBinding(library = NVML_LIBRARY): Promise<NvmlBinding> {
+const bound = new Map<string, Promise<NvmlPowerBinding>>();
+
+/**
+ * Binds `libnvidia-ml.so.1` through koffi, imported here so machines that never ask never load it. Once
+ * per library and process (koffi refuses a type declared twice; the meter and the power limiter share it).
+ */
+export function loadNvmlBinding(library = NVML_LIBRARY): Promise<NvmlPowerBinding> {
+  let b = bound.get(library);
+  if (!b) {
+    b = bind(library);
+    bound.set(library, b);
+    b.catch(() => bound.delete(library));
+  }
+  return b;
+}
+
+async function bind(library: string): Promise<NvmlPowerBinding> {
   const koffi = (await import('koffi')).default;
   const lib = koffi.load(library);
   const device = koffi.pointer('nvmlDevice_t', koffi.opaque('nvmlDevice_st'));
@@ -46,6 +71,9 @@ export async function loadNvmlBinding(library = NVML_LIBRARY): Promise<NvmlBindi
   const fName = lib.func('nvmlDeviceGetName', 'int', [device, 'char *', 'unsigned int']);
   const fEnergy = lib.func('nvmlDeviceGetTotalEnergyConsumption', 'int', [device, 'uint64_t *']);
   const fPower = lib.func('nvmlDeviceGetPowerUsage', 'int', [device, 'unsigned int *']);
+  const fLimit = lib.func('nvmlDeviceGetPowerManagementLimit', 'int', [device, 'unsigned int *']);
+  const fRange = lib.func('nvmlDeviceGetPowerManagementLimitConstraints', 'int', [device, 'unsigned int *', 'unsigned int *']);
+  const fSetLimit = lib.func('nvmlDeviceSetPowerManagementLimit', 'int', [device, 'unsigned int']);
 
   const check = (what: string, rc: unknown): void => {
     if (rc !== 0) throw new NvmlError(Number(rc), `${what}: ${String(errorString(rc))} (NVML return ${String(rc)})`);
@@ -79,5 +107,12 @@ export async function loadNvmlBinding(library = NVML_LIBRARY): Promise<NvmlBindi
       return Number(b.readBigUInt64LE(0));
     },
     power_mw: (d) => u32('nvmlDeviceGetPowerUsage', (b) => fPower(d, b)),
+    powerLimit_mw: (d) => u32('nvmlDeviceGetPowerManagementLimit', (b) => fLimit(d, b)),
+    powerLimitRange_mw: (d) => {
+      const b = Buffer.alloc(8);
+      check('nvmlDeviceGetPowerManagementLimitConstraints', fRange(d, b, b.subarray(4)));
+      return { min: b.readUInt32LE(0), max: b.readUInt32LE(4) };
+    },
+    setPowerLimit_mw: (d, mw) => check('nvmlDeviceSetPowerManagementLimit', fSetLimit(d, mw)),
   };
 }
