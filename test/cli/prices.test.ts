@@ -88,6 +88,8 @@ describe('prices: cached and reasoning tokens, electricity and hardware', () => 
     // Energy and hardware are run-level: no per-case dollars to resample.
     assert.equal(rep.ci.usd_per_correct, null);
     assert.doesNotMatch(r.stderr, /cost unknown/);
+    const table = await jb(['report', 'est.json']);
+    assert.match(table.stdout + table.stderr, /cost parts\s+tokens n\/a · energy \$\S+ \[estimate\] · hardware \$/);
   });
 
   it('prices measured RAPL energy from a powercap tree, labelled rapl; the same results file rebuilds the same report', async () => {
