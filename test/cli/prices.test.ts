@@ -110,6 +110,25 @@ describe('prices: cached and reasoning tokens, electricity and hardware', () => 
     assert.equal(json('rebuilt.json').usd_energy, rep.usd_energy);
   });
 
+  it('code: each solver row priced by its estimated energy and wall time, and the same from --report', async () => {
+    const r = await jb(['code', '--solvers', 'reference,noop', '--tasks', 'off-by-one', '--sandbox', 'none', '--meter', 'estimate', '--electricity-usd-per-kwh', '0.3', '--hardware-usd-per-hour', '1', '--out', 'code.json', '--quiet', '--no-history']);
+    assert.equal(r.code, 0, r.stderr);
+    const rows = json('code.json').solvers;
+    assert.equal(rows.length, 2);
+    for (const row of rows) {
+      assert.equal(row.energy_source, 'estimate');
+      assert.ok(row.total_joules > 0, String(row.total_joules));
+      assert.equal(row.usd_energy, Math.round((row.total_joules / 3.6e6) * 0.3 * 1e9) / 1e9);
+      assert.equal(row.usd_energy_source, 'estimate');
+      assert.equal(row.usd_hardware, Math.round((row.total_wall_ms / 3.6e6) * 1 * 1e9) / 1e9);
+      assert.equal(row.usd_tokens, 0);
+      assert.ok(Math.abs(row.total_usd - (row.usd_energy + row.usd_hardware)) < 2e-9);
+    }
+    const again = await jb(['code', '--report', 'code.json', '--json']);
+    assert.equal(again.code, 0, again.stderr);
+    assert.deepEqual(JSON.parse(again.stdout).solvers, rows);
+  });
+
   it('refuses a negative price and a token price given alone, naming the key', async () => {
     const neg = await jb(['run', '--suite', 'suite.json', '--electricity-usd-per-kwh', '-1']);
     assert.equal(neg.code, 2);
