@@ -10,7 +10,7 @@ export interface PriceFlags {
 
 const usd = numberInRange(0, Number.MAX_VALUE);
 
-/** `--electricity-usd-per-kwh`, `--hardware-usd-per-hour`: shared by `run`, `code`, `infer` and `sweep`. */
+/** `--electricity-usd-per-kwh`, `--hardware-usd-per-hour`: shared by `run`, `code` and `infer`. */
 export function addPriceFlags(cmd: Command): Command {
   return cmd
     .option('--electricity-usd-per-kwh <usd>', "price the run's energy (the report's total_joules, measured or estimated) at this $/kWh: usd_energy (config prices.electricity_usd_per_kwh)", usd)

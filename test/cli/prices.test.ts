@@ -129,6 +129,26 @@ describe('prices: cached and reasoning tokens, electricity and hardware', () => 
     assert.deepEqual(JSON.parse(again.stdout).solvers, rows);
   });
 
+  it('infer: the median request of each arm priced by its measured RAPL energy and e2e time, the same again from --report', async () => {
+    const r = await jb(['infer', '--model', 'm1', '--base-url', ollamaUrl, '--runs', '2', '--warmup', '0', '--cold', '0', '--num-predict', '3', '--gpu-snapshot-cmd', '', '--peak-flops', '1e11', '--quiet', '--no-history', '--electricity-usd-per-kwh', '0.4', '--hardware-usd-per-hour', '3', '--out', 'infer.json'], {
+      JOULEBENCH_POWERCAP_ROOT: rapl.root,
+    });
+    assert.equal(r.code, 0, r.stderr);
+    const file = json('infer.json');
+    assert.deepEqual(file.prices, { electricity_usd_per_kwh: 0.4, hardware_usd_per_hour: 3 });
+    const arm = file.arms[0];
+    const e2e = arm.runs.map((x: { e2e_ms: number }) => x.e2e_ms).sort((a: number, b: number) => a - b);
+    const energy = file.summary.arms[0].stats.energy;
+    const usd = energy.usd_per_request_median;
+    assert.equal(energy.source, 'rapl');
+    assert.ok(energy.joules_median > 0, String(energy.joules_median));
+    assert.equal(usd.usd_energy, Math.round((energy.joules_median / 3.6e6) * 0.4 * 1e9) / 1e9);
+    assert.equal(usd.usd_energy_source, 'rapl');
+    assert.equal(usd.usd_hardware, Math.round((((e2e[0] + e2e[1]) / 2) / 3.6e6) * 3 * 1e9) / 1e9);
+    assert.equal(usd.usd_tokens, null);
+    assert.ok(Math.abs(usd.total_usd - (usd.usd_energy + usd.usd_hardware)) < 2e-9);
+  });
+
   it('refuses a negative price and a token price given alone, naming the key', async () => {
     const neg = await jb(['run', '--suite', 'suite.json', '--electricity-usd-per-kwh', '-1']);
     assert.equal(neg.code, 2);
