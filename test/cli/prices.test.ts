@@ -108,6 +108,12 @@ describe('prices: cached and reasoning tokens, electricity and hardware', () => 
     const again = await jb(['report', 'rapl.results.jsonl', '--out', 'rebuilt.json']);
     assert.equal(again.code, 0, again.stderr);
     assert.equal(json('rebuilt.json').usd_energy, rep.usd_energy);
+    // The report depends on the prices: a resume with others is refused, naming them.
+    const resumed = await jb(['run', '--suite', 'suite.json', '--target', 'ollama', '--model', 'm1', '--base-url', ollamaUrl, '--meter', 'rapl', '--electricity-usd-per-kwh', '0.6', '--resume', 'rapl.results.jsonl'], {
+      JOULEBENCH_POWERCAP_ROOT: rapl.root,
+    });
+    assert.equal(resumed.code, 2);
+    assert.match(resumed.stderr, /cannot resume: it was written with prices \{"electricity_usd_per_kwh":0\.5\}/);
   });
 
   it('code: each solver row priced by its estimated energy and wall time, and the same from --report', async () => {
