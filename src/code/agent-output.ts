@@ -53,6 +53,8 @@ function fromClaude(objects: Record<string, unknown>[]): AgentUsage {
     const cost = num(o.total_cost_usd) ?? num(o.cost_usd);
     if (cost === null && o.type !== 'result') continue;
     const usage = isObject(o.usage) ? o.usage : {};
+    // OpenAI-style names (`prompt_tokens`) with no `type: result`: not Claude Code's; the generic rule reads it.
+    if (o.type !== 'result' && openaiStyle(usage)) continue;
     const input = sumOrNull([num(usage.input_tokens), num(usage.cache_creation_input_tokens), num(usage.cache_read_input_tokens)]);
     return {
       cost_usd: cost,
@@ -97,7 +99,14 @@ function fromGemini(objects: Record<string, unknown>[]): AgentUsage {
   return NOTHING;
 }
 
-/** Any JSON with `cost_usd` / `usage.prompt_tokens` / `usage.completion_tokens` (OpenAI-style names). */
+function openaiStyle(usage: Record<string, unknown>): boolean {
+  return num(usage.prompt_tokens) !== null || num(usage.completion_tokens) !== null;
+}
+
+/**
+ * Any JSON with `cost_usd` / an OpenAI-style `usage` (`prompt_tokens`, `completion_tokens`, where reasoning
+ * tokens are already counted; `input_tokens`/`output_tokens` too), the last such object.
+ */
 function fromGeneric(objects: Record<string, unknown>[]): AgentUsage {
   for (const o of [...objects].reverse()) {
     const usage = isObject(o.usage) ? o.usage : {};

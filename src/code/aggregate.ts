@@ -2,11 +2,12 @@
 import { paretoVerdicts, type Objective } from '../core/pareto.js';
 import { median, round } from '../core/stats.js';
 import type { EnergySource } from '../core/types.js';
+import { usdParts, type LocalPrices, type UsdParts } from '../core/usd-parts.js';
 import type { Datapoint } from './oracle.js';
 import { passAtKCurve, resolutionUnderBudget, type PassAtKPoint, type TaskRollouts } from '../stats/pass-at-k.js';
 
 /** One solver's row of the frontier table. Best-of-N: a task is resolved when any rollout resolved it. */
-export interface SolverSummary {
+export interface SolverSummary extends Partial<UsdParts> {
   solver: string;
   /** Tasks attempted. */
   task_count: number;
@@ -33,7 +34,11 @@ export interface SolverSummary {
   /** Median over tasks of the solver's wall time on that task, summed over its rollouts, ms. */
   median_wall_ms: number | null;
   total_wall_ms: number;
-  /** Dollars over every valid datapoint; `null` unless every one reported a cost. */
+  /**
+   * Dollars over every valid datapoint; `null` unless every one reported a cost. With an electricity or
+   * hardware price, the sum of the priced parts (`usd_tokens`, `usd_energy` from `total_joules`,
+   * `usd_hardware` from `total_wall_ms`), null while any priced part is unknown.
+   */
   total_usd: number | null;
   usd_per_resolved: number | null;
   usd_missing_count: number;
@@ -75,13 +80,20 @@ export const USD_FRONTIER: readonly Objective[] = [
 export interface SummarizeOptions {
   /** Energy budget per task attempt, J, for `resolution_under_budget_pct`; `null`/absent: no such figure. */
   energyBudgetJ?: number | null;
+  /** Electricity and hardware prices: each row's dollars in parts. */
+  prices?: LocalPrices;
+}
+
+/** The options a results file's config calls for (its energy budget, its prices). */
+export function summaryOptionsOf(config: { energy_budget_j?: number; prices?: LocalPrices }): SummarizeOptions {
+  return { energyBudgetJ: config.energy_budget_j ?? null, ...(config.prices ? { prices: config.prices } : {}) };
 }
 
 /** Summaries per solver, in `order` (solvers absent from it follow in first-seen order), with frontier marks. */
 export function summarizeSolvers(datapoints: readonly Datapoint[], order: readonly string[] = [], opts: SummarizeOptions = {}): SolverSummary[] {
   const ids = [...order];
   for (const d of datapoints) if (!ids.includes(d.solver)) ids.push(d.solver);
-  const rows = ids.map((id) => summarizeOne(id, datapoints.filter((d) => d.solver === id), opts.energyBudgetJ ?? null));
+  const rows = ids.map((id) => withPrices(summarizeOne(id, datapoints.filter((d) => d.solver === id), opts.energyBudgetJ ?? null), opts.prices));
   const points = rows.map((r) => ({
     id: r.solver,
     values: { resolution_pct: r.resolution_pct, joules_per_resolved: r.joules_per_resolved, usd_per_resolved: r.usd_per_resolved },
@@ -160,6 +172,15 @@ function summarizeOne(solver: string, dps: readonly Datapoint[], budgetJ: number
 /** Each task's wall time over its valid rollouts (summed), ms: the one population of a solver's wall median and p95. */
 export function taskWallsMs(valid: readonly Datapoint[]): number[] {
   return unique(valid.map((d) => d.task)).map((t) => sum(valid.filter((d) => d.task === t).map((d) => d.solver_run?.wall_ms ?? 0)));
+}
+
+/** The row with its dollars in parts, when a local price is given; token dollars alone otherwise. */
+function withPrices(r: SolverSummary, prices: LocalPrices | undefined): SolverSummary {
+  if (!prices) return r;
+  const tokens_billed = r.usd_missing_count < r.datapoint_count - r.invalid_count;
+  const { parts, total_usd } = usdParts({ tokens_usd: r.total_usd, tokens_billed, joules: r.total_joules, energy_source: r.energy_source, wall_ms: r.total_wall_ms }, prices);
+  const usd_per_resolved = total_usd !== null && r.resolved_count > 0 ? round(total_usd / r.resolved_count, 9) : null;
+  return { ...r, total_usd, usd_per_resolved, ...parts };
 }
 
 function unique<T>(xs: readonly T[]): T[] {

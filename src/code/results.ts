@@ -1,7 +1,8 @@
 import type { PreflightProblem } from './preflight.js';
 import { z } from 'zod';
 import { JoulebenchError } from '../core/errors.js';
-import { summarizeSolvers, type SolverSummary } from './aggregate.js';
+import { summarizeSolvers, summaryOptionsOf, type SolverSummary } from './aggregate.js';
+import { localPriceProblem, type LocalPrices } from '../core/usd-parts.js';
 import type { IdleCalibration } from '../core/energy.js';
 import { DATAPOINTS_FORMAT } from './datapoints-file.js';
 import type { Datapoint } from './oracle.js';
@@ -31,6 +32,8 @@ export interface CodeResults {
     run_id?: string;
     /** `--energy-budget`: J per task attempt for `resolution_under_budget_pct` (absent: none). */
     energy_budget_j?: number;
+    /** `--electricity-usd-per-kwh`, `--hardware-usd-per-hour`: the rows' dollars in parts (absent: none). */
+    prices?: LocalPrices;
   };
   solvers: SolverSummary[];
   datapoints: Datapoint[];
@@ -42,7 +45,9 @@ export interface CodeResults {
 const resultsSchema = z.looseObject({
   format: z.literal('joulebench-code-results/1'),
   suite: z.looseObject({ name: z.string(), tasks: z.array(z.string()) }),
-  config: z.looseObject({ solvers: z.array(z.looseObject({ id: z.string() })), rollouts: z.number().int().positive(), energy_budget_j: z.number().positive().finite().optional() }),
+  config: z.looseObject({ solvers: z.array(z.looseObject({ id: z.string() })), rollouts: z.number().int().positive(), energy_budget_j: z.number().positive().finite().optional(),
+    prices: z.unknown().refine((p) => p === undefined || localPriceProblem(p) === null, 'must be {electricity_usd_per_kwh, hardware_usd_per_hour} numbers >= 0').optional(),
+  }),
   datapoints: z.array(
     z.looseObject({
       task: z.string(),
@@ -77,7 +82,7 @@ export function readCodeResults(path: string): CodeResults {
     throw new JoulebenchError('E_RESULTS', `${path}: ${key}: ${issue?.message ?? 'not a joulebench code results file'}`);
   }
   const results = parsed.data as unknown as CodeResults;
-  results.solvers = summarizeSolvers(results.datapoints, results.config.solvers.map((s) => s.id), { energyBudgetJ: results.config.energy_budget_j ?? null });
+  results.solvers = summarizeSolvers(results.datapoints, results.config.solvers.map((s) => s.id), summaryOptionsOf(results.config));
   return results;
 }
 

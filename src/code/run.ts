@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { summarizeSolvers } from './aggregate.js';
+import { summarizeSolvers, summaryOptionsOf } from './aggregate.js';
+import type { LocalPrices } from '../core/usd-parts.js';
 import { calibrateCodeIdle } from './energy.js';
 import { newDatapoint, runDatapoint, type Datapoint, type OracleOptions } from './oracle.js';
 import { runPreflight, type PreflightProblem } from './preflight.js';
@@ -25,6 +26,8 @@ export interface CodeRunOptions extends Pick<OracleOptions, OracleFields> {
   idle_ms?: number;
   /** Energy budget per task attempt, J, for the resolution-under-budget figure (recorded in the config). */
   energy_budget_j?: number;
+  /** Electricity and hardware prices: the rows' dollars in parts (recorded in the config). */
+  prices?: LocalPrices;
   /** Check every solver path and test interpreter inside the sandbox first (default true). */
   preflight?: boolean;
   /** Called with the preflight's problems (none: an empty list), before the first datapoint. */
@@ -65,6 +68,7 @@ export async function runCodeSuite(opts: CodeRunOptions): Promise<CodeResults> {
       run_id,
       ...(opts.container ? { runner: opts.container.describe() } : {}),
       ...(opts.energy_budget_j !== undefined ? { energy_budget_j: opts.energy_budget_j } : {}),
+      ...(opts.prices ? { prices: opts.prices } : {}),
     },
   };
   const problems =
@@ -89,7 +93,7 @@ export async function runCodeSuite(opts: CodeRunOptions): Promise<CodeResults> {
   return {
     format: 'joulebench-code-results/1',
     ...start,
-    solvers: summarizeSolvers(datapoints, opts.solvers.map((s) => s.id), { energyBudgetJ: opts.energy_budget_j ?? null }),
+    solvers: summarizeSolvers(datapoints, opts.solvers.map((s) => s.id), summaryOptionsOf({ ...(opts.energy_budget_j !== undefined ? { energy_budget_j: opts.energy_budget_j } : {}), ...(opts.prices ? { prices: opts.prices } : {}) })),
     datapoints,
   };
 }

@@ -83,12 +83,42 @@ export const paramsSchema = z
   })
   .strict();
 
+const tokenPriceKeys = {
+  input_usd_per_mtok: usdPerMtok(),
+  output_usd_per_mtok: usdPerMtok(),
+  /** Prompt tokens the provider served from its cache (`usage.prompt_tokens_details.cached_tokens`); default: the input price. */
+  cached_input_usd_per_mtok: usdPerMtok().optional(),
+  /** Reasoning tokens (`usage.completion_tokens_details.reasoning_tokens`); default: the output price. */
+  reasoning_usd_per_mtok: usdPerMtok().optional(),
+};
+
+/** What a target (or judge) bills per token. */
+export const tokenPricesSchema = z.object(tokenPriceKeys).strict();
+
+/** `prices:` of a run: token prices (both or neither), and the local parts: electricity and amortised hardware. */
 export const pricesSchema = z
   .object({
-    input_usd_per_mtok: usdPerMtok(),
-    output_usd_per_mtok: usdPerMtok(),
+    ...tokenPriceKeys,
+    input_usd_per_mtok: usdPerMtok().optional(),
+    output_usd_per_mtok: usdPerMtok().optional(),
+    electricity_usd_per_kwh: nonNegative().optional(),
+    hardware_usd_per_hour: nonNegative().optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((p, ctx) => {
+    const token = p.input_usd_per_mtok !== undefined || p.output_usd_per_mtok !== undefined || p.cached_input_usd_per_mtok !== undefined || p.reasoning_usd_per_mtok !== undefined;
+    for (const k of ['input_usd_per_mtok', 'output_usd_per_mtok'] as const) {
+      if (token && p[k] === undefined) ctx.addIssue({ code: 'custom', path: [k], message: 'is required with any token price' });
+    }
+    if (!token && p.electricity_usd_per_kwh === undefined && p.hardware_usd_per_hour === undefined) ctx.addIssue({ code: 'custom', path: [], message: 'names no price' });
+  });
+
+/** The token prices of a run's `prices:`, or undefined when it sets none. */
+export function tokenPricesOf(p: z.infer<typeof pricesSchema> | undefined): z.infer<typeof tokenPricesSchema> | undefined {
+  if (p?.input_usd_per_mtok === undefined || p.output_usd_per_mtok === undefined) return undefined;
+  const { electricity_usd_per_kwh: _e, hardware_usd_per_hour: _h, ...token } = p;
+  return token as z.infer<typeof tokenPricesSchema>;
+}
 
 export const timeoutsSchema = z
   .object({
@@ -113,7 +143,7 @@ export const judgeSchema = z
     max_tokens: z.number({ error: 'must be a number' }).int('must be an integer').min(1, 'must be >= 1').optional(),
     stream: z.boolean({ error: 'must be true or false' }).optional(),
     request_timeout_s: z.number({ error: 'must be a number' }).finite('must be finite').gt(0, 'must be > 0').optional(),
-    prices: pricesSchema.optional(),
+    prices: tokenPricesSchema.optional(),
     /** Ollama's server address and API (a local judge). */
     base_url: z.string({ error: 'must be a string' }).min(1, 'must not be empty').optional(),
     api: z.enum(['chat', 'generate'], { error: 'must be "chat" or "generate"' }).optional(),

@@ -6,6 +6,7 @@ import { DEFAULT_RESAMPLES, maxUnitsValue, type BootstrapMaxUnits } from '../sta
 import { reportCi, type CaseColumns, type ClusterBy, type ReportCi } from '../stats/report-ci.js';
 import { repeatSpread, type RepeatSpread } from '../stats/repeat-spread.js';
 import { summarize } from '../stats/serving-summary.js';
+import { usdParts, type LocalPrices, type UsdParts } from './usd-parts.js';
 
 /** What a report is about; part of the deterministic report (no timestamps, no host). */
 export interface ReportContext {
@@ -46,6 +47,8 @@ export interface ReportContext {
   bootstrap_max_units?: BootstrapMaxUnits;
   /** `--cluster`: the intervals resample clusters of cases (the Aggregator must be built with the same). */
   cluster?: ClusterBy;
+  /** Electricity and hardware prices: the report then shows its dollars in parts ({@link UsdParts}). */
+  prices?: LocalPrices;
 }
 
 /** Per-dataset slice of a report (for `--suite all`, one per bundled suite). */
@@ -65,7 +68,7 @@ export interface DatasetSummary {
  * Latency percentiles are nearest-rank over whole milliseconds, truncated like the seed's `u64`
  * (precise values stay in the results JSONL).
  */
-export interface BenchReport {
+export interface BenchReport extends Partial<UsdParts> {
   case_count: number;
   total_joules: number | null;
   joules_per_correct: number | null;
@@ -177,6 +180,10 @@ export interface BenchReport {
   median_itl_ms: number | null;
   std_itl_ms: number | null;
   p99_itl_ms: number | null;
+  /** Of `prompt_tokens`, those served from the provider's cache; present when a case reported it, null while some did not. */
+  cached_prompt_tokens?: number | null;
+  /** Of `completion_tokens`, the reasoning tokens; present when a case reported it, null while some did not. */
+  reasoning_tokens?: number | null;
   /** Confidence intervals: Wilson for accuracy, a percentile bootstrap over cases for the rest. */
   ci: ReportCi;
   /** `--repeat N` (N ≥ 2): how energy and latency varied between passes (the environment); null for one pass. */
@@ -341,6 +348,8 @@ export class Aggregator {
   private promptTokens: number | null = null;
   private completionTokens: number | null = null;
   private usageUnknown = 0;
+  /** Σ and count of the cases that reported cached prompt and reasoning tokens. */
+  private readonly detail = { cached: 0, cachedCases: 0, reasoning: 0, reasoningCases: 0 };
   private warmupUsd: number | null = null;
   private readonly shared: boolean;
   /**
@@ -451,6 +460,8 @@ export class Aggregator {
     if (r.prompt_tokens !== null) this.promptTokens = (this.promptTokens ?? 0) + r.prompt_tokens;
     if (r.completion_tokens !== null) this.completionTokens = (this.completionTokens ?? 0) + r.completion_tokens;
     if (r.prompt_tokens === null || r.completion_tokens === null) this.usageUnknown++;
+    if (r.cached_prompt_tokens !== undefined) (this.detail.cached += r.cached_prompt_tokens), this.detail.cachedCases++;
+    if (r.reasoning_tokens !== undefined) (this.detail.reasoning += r.reasoning_tokens), this.detail.reasoningCases++;
     if (r.below_floor) this.belowFloor++;
     this.retries += Math.max(0, r.attempts - 1);
     this.retryOverhead += r.retry_overhead_ms;
@@ -553,7 +564,7 @@ export class Aggregator {
     const energySource: EnergySource =
       sourceNames.length === 0 ? windowSource : sourceNames.length === 1 ? (sourceNames[0] as EnergySource) : 'mixed';
     // Like energy: no total while any case's cost (or usage) is unknown, rather than a partial sum.
-    const totalUsd = this.usdKnown && this.usdUnknown === 0 ? this.usd : null;
+    const tokensUsd = this.usdKnown && this.usdUnknown === 0 ? this.usd : null;
     const usageKnown = this.usageUnknown === 0;
     // Nearest-rank over the timed cases (a failed case's NaN left out; any other NaN sorts last).
     const [p50, p95, p99] = nearestRanks(this.cols.latency_ms, [50, 95, 99], this.nanLatencies);
@@ -564,6 +575,13 @@ export class Aggregator {
     const throughput = throughputOf(ctx, total.case_count, usageKnown ? this.completionTokens : null);
     const modelStageJoules = mapValues(sortedStages(this.stageRecord(this.slotJoules, this.stageJoules)), (v, k) => (known[k] ? roundOrNull(v) : null));
     const stagesMeasured = this.measuredStages(modelStageJoules);
+    const energy = suiteEnergy(total.totalJoules, energySource, total.weightedCorrect, ctx.energy, throughput?.wall_ms ?? null);
+    const priced = ctx.prices
+      ? usdParts({ tokens_usd: tokensUsd, tokens_billed: this.usdKnown, joules: basis.joules, energy_source: energySource, wall_ms: energy.suite_window_ms }, ctx.prices)
+      : null;
+    const totalUsd = priced ? priced.total_usd : tokensUsd;
+    // Energy and hardware dollars are run-level figures: the per-case `cost_usd` column has tokens only.
+    const runLevelUsd = priced !== null && (priced.parts.electricity_usd_per_kwh !== null || priced.parts.hardware_usd_per_hour !== null);
     return {
       case_count: total.case_count,
       total_joules: roundOrNull(headlineJoules),
@@ -597,7 +615,7 @@ export class Aggregator {
       meter: ctx.meter,
       warmup: ctx.warmup,
       repeats: ctx.repeats,
-      ...suiteEnergy(total.totalJoules, energySource, total.weightedCorrect, ctx.energy, throughput?.wall_ms ?? null),
+      ...energy,
       concurrency: ctx.concurrency ?? 1,
       energy_attribution: (ctx.concurrency ?? 1) > 1 || ctx.shared === true ? 'shared' : 'exclusive',
       energy_unknown_count: total.joulesUnknown,
@@ -609,6 +627,9 @@ export class Aggregator {
       energy_basis: basis.basis,
       energy_basis_reason: basis.reason,
       ...modelRange(total.totalRange, total.weightedCorrect),
+      ...(priced ? priced.parts : {}),
+      ...tokenDetail('cached_prompt_tokens', this.detail.cached, this.detail.cachedCases, total.case_count),
+      ...tokenDetail('reasoning_tokens', this.detail.reasoning, this.detail.reasoningCases, total.case_count),
       throughput,
       ...streamLatency('tpot', this.tpots_us),
       ...streamLatency('itl', this.itls_us),
@@ -619,7 +640,9 @@ export class Aggregator {
         ...(ctx.cluster !== undefined ? { cluster: ctx.cluster } : {}),
         // Only a per-case sum has per-case variation to resample; a suite-window total is one reading.
         joulesUnknown: basis.basis === 'per_case' && headlineJoules !== null ? null : (basis.reason ?? this.joulesUnknownReason()),
-        usdUnknown: totalUsd !== null ? null : this.usdKnown ? `cost unknown for ${this.usdUnknown} cases` : 'no case reported a cost',
+        usdUnknown: runLevelUsd
+          ? 'the dollars include run-level energy or hardware parts: no per-case dollars to resample'
+          : totalUsd !== null ? null : this.usdKnown ? `cost unknown for ${this.usdUnknown} cases` : 'no case reported a cost',
       }),
       repeat_spread: repeatSpread(columns, {
         no_pass_energy: this.shared
@@ -640,6 +663,11 @@ export class Aggregator {
     if (this.shared) return 'energy attribution shared (cases overlapped): no per-case joules to resample';
     return 'no case has an energy figure';
   }
+}
+
+/** A token-detail total, only when some case reported it (other reports keep their bytes); null while some case did not. */
+function tokenDetail<K extends 'cached_prompt_tokens' | 'reasoning_tokens'>(key: K, sum: number, cases: number, all: number): Partial<Record<K, number | null>> {
+  return cases === 0 ? {} : ({ [key]: cases === all ? sum : null } as Record<K, number | null>);
 }
 
 /** The `energy_model_range` block, only when there is a range to report (older reports keep their bytes). */
@@ -772,6 +800,7 @@ export function reportContextOf(h: ResultsHeader): ReportContext {
     ...(h.bootstrap_max_units !== undefined ? { bootstrap_max_units: h.bootstrap_max_units } : {}),
     ...(h.shared === true ? { shared: true } : {}),
     ...(h.cluster !== undefined ? { cluster: h.cluster } : {}),
+    ...(h.prices !== undefined ? { prices: h.prices } : {}),
   };
 }
 

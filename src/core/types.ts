@@ -3,6 +3,8 @@
  * Units are in every numeric name: `_ms`, `_j`, `_uj`, `_usd`.
  */
 
+import type { LocalPrices } from './usd-parts.js';
+
 /** The stable stage ids of the reference cascade, in the order they are tried. */
 export const STAGE_IDS = ['cache', 'kv', 'graph', 'neural'] as const;
 export type StageId = (typeof STAGE_IDS)[number];
@@ -124,6 +126,10 @@ export interface Energy {
 export interface Usage {
   prompt_tokens: number | null;
   completion_tokens: number | null;
+  /** Of `prompt_tokens`, those the provider served from its prompt cache (`usage.prompt_tokens_details.cached_tokens`); absent: not reported. */
+  cached_prompt_tokens?: number | null;
+  /** Of `completion_tokens`, the reasoning tokens (`usage.completion_tokens_details.reasoning_tokens`); absent: not reported. */
+  reasoning_tokens?: number | null;
 }
 
 /** What a target knows about how it answered. Everything but `text` is optional. */
@@ -246,6 +252,9 @@ export interface CaseResult {
   itl_ms?: number[];
   prompt_tokens: number | null;
   completion_tokens: number | null;
+  /** See {@link Usage}; written only when the target reported them. */
+  cached_prompt_tokens?: number;
+  reasoning_tokens?: number;
   cost_usd: number | null;
   /** Sends of the request, the first included; a conversation's is 1 plus every turn's re-sends. */
   attempts: number;
@@ -307,4 +316,6 @@ export interface ResultsHeader {
   shared?: boolean;
   /** `run --cluster`: the report's intervals resample questions or subjects, not cases. Absent: cases. */
   cluster?: 'question' | 'subject';
+  /** Electricity and hardware prices the report's dollars were computed with; absent: none given. */
+  prices?: LocalPrices;
 }

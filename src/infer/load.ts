@@ -1,3 +1,4 @@
+import { localPriceProblem } from '../core/usd-parts.js';
 import { readTextFile } from '../read-text.js';
 import { z } from 'zod';
 import { JoulebenchError } from '../core/errors.js';
@@ -13,6 +14,7 @@ const fileSchema = z
     started_utc: z.string(),
     finished_utc: z.string(),
     receipts: z.object({ machine_peak: z.object({ configured: peak, cpu_default: peak }) }).loose(),
+    prices: z.unknown().refine((p) => p === undefined || localPriceProblem(p) === null, 'must be {electricity_usd_per_kwh, hardware_usd_per_hour} numbers >= 0').optional(),
     arms: z.array(
       z
         .object({

@@ -1,3 +1,4 @@
+import type { LocalPrices } from '../core/usd-parts.js';
 import { JoulebenchError } from '../core/errors.js';
 import type { PowerLimiter } from '../meters/nvml/power-limit.js';
 import { round } from '../core/stats.js';
@@ -41,6 +42,8 @@ export interface InferOptions {
   /** `--peak-flops`; otherwise the CPU default applies to CPU-only arms. */
   peak: MachinePeak | null;
   cpu_default_peak: MachinePeak | null;
+  /** Electricity and hardware prices: each arm's median request in dollars (recorded in the file). */
+  prices?: LocalPrices;
   /** How long to wait for a model to leave `/api/ps` after `keep_alive: 0`, ms. */
   unload_timeout_ms?: number;
   poll_interval_ms?: number;
@@ -85,6 +88,8 @@ export interface InferRunFile {
   };
   arms: InferArm[];
   summary: InferSummary;
+  /** `--electricity-usd-per-kwh`, `--hardware-usd-per-hour` (absent: none given). */
+  prices?: LocalPrices;
 }
 
 /** `--threads` as given, duplicates removed. */
@@ -217,7 +222,8 @@ export function inferFile(
       resumes: p.resumes,
     },
     arms: p.arms,
-    summary: summariseFile(p.arms, opts.peak, opts.cpu_default_peak),
+    summary: summariseFile(p.arms, opts.peak, opts.cpu_default_peak, opts.prices),
+    ...(opts.prices ? { prices: opts.prices } : {}),
   };
 }
 

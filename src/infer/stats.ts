@@ -1,5 +1,7 @@
 import { median } from '../core/stats.js';
 import type { InferArm, InferRun, Labelled, MachinePeak, NamedRatio, PlausibilityCheck } from './types.js';
+import type { EnergySource } from '../core/types.js';
+import { usdParts, type LocalPrices, type UsdParts } from '../core/usd-parts.js';
 
 /** The counting rules of seed 004 as pure functions of an arm's runs; every figure carries its rule's name. */
 
@@ -168,6 +170,11 @@ export interface ArmStats {
     basis: 'gross';
     source: string;
     note: string;
+    /**
+     * With an electricity or hardware price: the dollars of the median request, in parts: the median
+     * joules × $/kWh (labelled with the energy's source) and the median e2e × $/h. No token part.
+     */
+    usd_per_request_median?: UsdParts & { total_usd: number | null };
   };
   scored_runs: number;
   cold_runs: number;
@@ -177,7 +184,7 @@ export interface ArmStats {
 }
 
 /** Computes an arm's statistics. `peak` null: no check (e.g. a model in VRAM with no GPU peak given). */
-export function armStats(arm: InferArm, peak: MachinePeak | null): ArmStats {
+export function armStats(arm: InferArm, peak: MachinePeak | null, prices?: LocalPrices): ArmStats {
   const s = scored(arm);
   const decode = nums(s.map((r) => r.decode_tok_s));
   const ft = firstTokenNumbers(arm);
@@ -197,6 +204,9 @@ export function armStats(arm: InferArm, peak: MachinePeak | null): ArmStats {
     );
   }
   const sources = [...new Set(s.map((r) => r.energy_source))];
+  const joules_median = median(nums(s.map((r) => r.energy_j)));
+  const source: EnergySource = sources.length === 1 ? sources[0]! : sources.length === 0 ? 'none' : 'mixed';
+  const usd = prices ? usdParts({ tokens_usd: null, tokens_billed: false, joules: joules_median, energy_source: source, wall_ms: median(s.map((r) => r.e2e_ms)) }, prices) : null;
   return {
     decode_tok_s_median: { value: decodeMedian(arm), label: 'decode tok/s', rule: 'median over scored runs of eval_count ÷ eval_duration (warmup discarded)' },
     prefill_tok_s_cold: {
@@ -222,10 +232,11 @@ export function armStats(arm: InferArm, peak: MachinePeak | null): ArmStats {
     energy: {
       j_per_decoded_token_median: median(nums(s.map((r) => r.j_per_decoded_token))),
       decoded_tokens_per_j_median: median(nums(s.map((r) => r.decoded_tokens_per_j))),
-      joules_median: median(nums(s.map((r) => r.energy_j))),
+      joules_median,
       basis: 'gross',
-      source: sources.length === 1 ? sources[0]! : sources.length === 0 ? 'none' : 'mixed',
+      source,
       note: 'gross whole-request energy (prefill + decode, no idle subtraction) ÷ eval_count, median of scored runs; null when unmeasured',
+      ...(usd ? { usd_per_request_median: { ...usd.parts, total_usd: usd.total_usd } } : {}),
     },
     scored_runs: s.length,
     cold_runs: cold(arm).length,
@@ -337,7 +348,7 @@ export function decodeCollapses(arms: readonly InferArm[]): { id: string; warnin
 }
 
 /** `peakFor` gives the peak that applies to an arm (null: no check). */
-export function summarise(arms: readonly InferArm[], peakFor: (arm: InferArm) => MachinePeak | null): InferSummary {
+export function summarise(arms: readonly InferArm[], peakFor: (arm: InferArm) => MachinePeak | null, prices?: LocalPrices): InferSummary {
   // Thread arms are compared within one GPU power limit: a slower arm under a lower limit is not a thread effect.
   const limits = [...new Set(arms.map((a) => a.gpu_power_limit_w))];
   const groups = limits.map((w) => ({ w, arms: arms.filter((a) => a.gpu_power_limit_w === w) }));
@@ -353,7 +364,7 @@ export function summarise(arms: readonly InferArm[], peakFor: (arm: InferArm) =>
     num_thread: a.num_thread,
     contaminated: a.contaminated,
     cpu_only_receipt: a.receipts.cpu_only_receipt,
-    stats: a.contaminated ? null : armStats(a, peakFor(a)),
+    stats: a.contaminated ? null : armStats(a, peakFor(a), prices),
   }));
   for (const c of collapses) rows.find((r) => r.id === c.id)?.stats?.flags.push(c.warning);
   return {

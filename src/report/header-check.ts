@@ -2,6 +2,7 @@ import { JoulebenchError } from '../core/errors.js';
 import type { ResultsHeader } from '../core/types.js';
 import { checkLoadHeader } from '../load/options.js';
 import { isMaxUnits } from '../stats/bootstrap.js';
+import { localPriceProblem } from '../core/usd-parts.js';
 
 /**
  * Checks the results-header fields a report is built from: a bad one is a line naming the file and key
@@ -16,6 +17,8 @@ export function checkReportHeader(h: ResultsHeader, path: string): void {
   if (h.bootstrap_max_units !== undefined && !isMaxUnits(h.bootstrap_max_units)) bad('bootstrap_max_units', 'a whole number >= 0 or "inf"');
   if (h.shared !== undefined && typeof h.shared !== 'boolean') bad('shared', 'true or false');
   if (h.cluster !== undefined && h.cluster !== 'question' && h.cluster !== 'subject') bad('cluster', '"question" or "subject"');
+  const prices = h.prices !== undefined ? localPriceProblem(h.prices) : null;
+  if (prices !== null) bad('prices', `{electricity_usd_per_kwh, hardware_usd_per_hour} numbers >= 0 (it ${prices})`);
   const load = (h as { load?: unknown }).load;
   if (load !== undefined) checkLoadHeader(load, bad);
 }

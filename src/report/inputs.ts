@@ -8,6 +8,7 @@ import type { CaseResult, ResultsHeader } from '../core/types.js';
 import { streamResultsFile } from '../runner/results-stream.js';
 import { DATAPOINTS_FORMAT } from '../code/datapoints-file.js';
 import type { CodeResults } from '../code/results.js';
+import type { SummarizeOptions } from '../code/aggregate.js';
 import type { InferRunFile } from '../infer/protocol.js';
 import { historyKind, type History, type HistoryEntry } from './history.js';
 import type { PairedColumns } from '../stats/paired-columns.js';
@@ -72,7 +73,7 @@ export function parseRunId(spec: string): number | 'last' | null {
 /** The readers of inputs other than a results file, imported only when an input needs them ({@link readersFor}). */
 export interface InputReaders {
   readCodeResults(path: string): CodeResults;
-  summarizeSolvers(datapoints: CodeResults['datapoints'], ids: string[], opts?: { energyBudgetJ?: number | null }): CodeResults['solvers'];
+  summarizeSolvers(datapoints: CodeResults['datapoints'], ids: string[], opts?: SummarizeOptions): CodeResults['solvers'];
   readInferFile(path: string): InferRunFile;
   readReportFile(path: string): BenchReport;
 }
@@ -197,7 +198,7 @@ function loadInput(readers: InputReaders, { spec, kind, entry }: ResolvedSpec, o
   if (kind === 'code') {
     const results = entry.report as unknown as CodeResults;
     // Aggregates are recomputed from the datapoints, as readCodeResults does for a file.
-    results.solvers = readers.summarizeSolvers(results.datapoints, results.config.solvers.map((s) => s.id), { energyBudgetJ: results.config.energy_budget_j ?? null });
+    results.solvers = readers.summarizeSolvers(results.datapoints, results.config.solvers.map((s) => s.id), { energyBudgetJ: results.config.energy_budget_j ?? null, ...(results.config.prices ? { prices: results.config.prices } : {}) });
     return { kind: 'code', label: `#${entry.id}`, origin: `history #${entry.id}`, results, run_id: entry.id };
   }
   if (kind === 'infer') {

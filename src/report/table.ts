@@ -73,6 +73,10 @@ export function renderReportTable(r: BenchReport): string {
   else if ((r.cost_unknown_count ?? 0) > 0) {
     head.push(['cost', 'n/a', pc.yellow(`unknown for ${r.cost_unknown_count} case(s): no price, or no usage, to bill them`)]);
   }
+  if (r.usd_energy !== undefined) {
+    const energy = `energy ${fmtUsd(r.usd_energy ?? null)}${r.usd_energy_source ? ` [${r.usd_energy_source}]` : ''}`;
+    head.push(['cost parts', `tokens ${fmtUsd(r.usd_tokens ?? null)} · ${energy} · hardware ${fmtUsd(r.usd_hardware ?? null)}`, pc.dim('n/a: unpriced or unknown')]);
+  }
   if (r.warmup_usd != null && r.warmup_usd > 0) head.push(['warmup cost', fmtUsd(r.warmup_usd), pc.dim('billed by the warmup passes, not in the cost above')]);
   if (r.prompt_tokens !== null || r.completion_tokens !== null) {
     head.push(['tokens in / out', `${r.prompt_tokens ?? 'n/a'} / ${r.completion_tokens ?? 'n/a'}`, '']);

@@ -166,6 +166,8 @@ const CASE_FIELDS = [
   ['itl_ms', 'nested'],
   ['prompt_tokens', 'number'],
   ['completion_tokens', 'number'],
+  ['cached_prompt_tokens', 'number'],
+  ['reasoning_tokens', 'number'],
   ['cost_usd', 'number'],
   ['attempts', 'number'],
   ['retry_overhead_ms', 'number'],
@@ -182,7 +184,7 @@ type Unwritten = Exclude<keyof CaseResult, (typeof CASE_FIELDS)[number][0]>;
 const everyKeyWritten: [Unwritten] extends [never] ? true : Unwritten = true;
 void everyKeyWritten;
 
-const OPTIONAL = new Set<string>(['parsed', 'itl_ms', 'by_domain', 'joules_range', 'trace', 'meta', 'turns']);
+const OPTIONAL = new Set<string>(['parsed', 'cached_prompt_tokens', 'reasoning_tokens', 'itl_ms', 'by_domain', 'joules_range', 'trace', 'meta', 'turns']);
 /** Optional fields whose presence is read off the result itself (the others, off their pre-encoded JSON). */
 const ON_RECORD = (kind: Kind): boolean => kind === 'trace' || kind === 'meta' || kind === 'string' || kind === 'number' || kind === 'boolean';
 

@@ -4,6 +4,7 @@ import { MAX_CONCURRENCY, MAX_REPEAT, MAX_WARMUP } from '../core/bounds.js';
 import { DEFAULT_BOOTSTRAP_MAX_UNITS, DEFAULT_RESAMPLES, isMaxUnits, maxUnitsValue, type BootstrapMaxUnits } from '../stats/bootstrap.js';
 import { digestOf } from '../core/canonical.js';
 import type { IdleCalibration, SuiteWindow } from '../core/energy.js';
+import type { LocalPrices } from '../core/usd-parts.js';
 import { JoulebenchError } from '../core/errors.js';
 import type { Answer, AnswerRequest, Case, CaseResult, CaseStream, ChatMessage, Energy, Phase, ResultsHeader, StreamedSuite, Suite, Target } from '../core/types.js';
 import { calibrateIdle, DEFAULT_IDLE_MS } from '../meters/idle.js';
@@ -79,6 +80,8 @@ export interface RunOptions {
   shared?: boolean;
   /** Resample clusters for the intervals: `question` (a case with its passes and turns) or `subject` (its dataset). */
   cluster?: 'question' | 'subject';
+  /** Electricity and hardware prices: the report's dollars in parts (docs/report.md). */
+  prices?: LocalPrices;
 }
 
 /** Consecutive target failures that stop a run unless `max_errors` says otherwise. */
@@ -143,6 +146,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     ...(opts.bootstrap_max_units !== undefined && checkMaxUnits(opts.bootstrap_max_units) !== DEFAULT_BOOTSTRAP_MAX_UNITS ? { bootstrap_max_units: opts.bootstrap_max_units } : {}),
     ...(opts.shared ? { shared: true } : {}),
     ...(opts.cluster !== undefined ? { cluster: opts.cluster } : {}),
+    ...(opts.prices !== undefined ? { prices: opts.prices } : {}),
   };
   const finished = resumeIndex(opts.resume, header);
   if (opts.resume?.header) {
@@ -332,6 +336,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     ...(opts.bootstrap_max_units !== undefined ? { bootstrap_max_units: opts.bootstrap_max_units } : {}),
     ...(opts.shared ? { shared: true } : {}),
     ...(opts.cluster !== undefined ? { cluster: opts.cluster } : {}),
+    ...(opts.prices !== undefined ? { prices: opts.prices } : {}),
     energy: { idle, suite: suiteUsed },
     scored_wall_ms: wallUsed,
   });
@@ -457,6 +462,11 @@ function combineTurns(parts: CaseResult[]): CaseResult {
     retry_overhead_ms: Math.round(parts.reduce((t, p) => t + p.retry_overhead_ms, 0) * 1000) / 1000,
     error: parts.find((p) => p.error !== null)?.error ?? null,
   };
+  for (const k of ['cached_prompt_tokens', 'reasoning_tokens'] as const) {
+    const v = parts.every((p) => p[k] !== undefined) ? sum((p) => p[k]!) : null;
+    if (v === null) delete r[k];
+    else r[k] = v;
+  }
   // Per-domain figures and target facts are per request: they stay with their turn, not summed here.
   delete r.by_domain;
   delete r.meta;
@@ -587,6 +597,8 @@ export function caseResult(
     retry_overhead_ms: overhead_ms,
     error,
   };
+  if (answer?.usage?.cached_prompt_tokens != null) r.cached_prompt_tokens = answer.usage.cached_prompt_tokens;
+  if (answer?.usage?.reasoning_tokens != null) r.reasoning_tokens = answer.usage.reasoning_tokens;
   if (energy.by_domain && Object.keys(energy.by_domain).length > 0) r.by_domain = energy.by_domain;
   if (energy.range_j && energy.joules !== null) r.joules_range = { low: energy.range_j.low, high: energy.range_j.high };
   if (answer?.itl_ms) r.itl_ms = answer.itl_ms;
@@ -683,6 +695,7 @@ function resumeIndex(resume: RunOptions['resume'], header: ResultsHeader): Finis
     ['bootstrap_max_units', '--bootstrap-max-units', units(old.bootstrap_max_units), units(header.bootstrap_max_units)],
     ['shared', '--parallel-arms', old.shared ?? false, header.shared ?? false],
     ['cluster', '--cluster', old.cluster ?? 'case', header.cluster ?? 'case'],
+    ['prices', '--electricity-usd-per-kwh and --hardware-usd-per-hour', JSON.stringify(old.prices ?? {}), JSON.stringify(header.prices ?? {})],
   ] as const;
   for (const [key, flag, was, now] of shapes) {
     if (!Object.is(was, now)) {

@@ -9,6 +9,7 @@ import { prettyJson } from '../core/canonical.js';
 import { JoulebenchError } from '../core/errors.js';
 import { MmluTally, type MeasurementBlock } from '../core/measurements.js';
 import { co2eOf, type Co2e } from '../core/co2e.js';
+import { localPrices } from '../core/usd-parts.js';
 import { parseGridIntensity } from '../energy-model/grid.js';
 import type { CaseResult, StreamedSuite, Suite } from '../core/types.js';
 import { loadConfig, parseConfig, type LoadedConfig } from '../config/load.js';
@@ -82,6 +83,8 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
   const env = hooks.env ?? process.env;
   const cfg = configOf(spec.config);
   const grid = spec.grid_intensity !== undefined ? parseGridIntensity(spec.grid_intensity) : null;
+  const prices = localPrices(spec.prices, cfg?.config.prices);
+  if (prices && spec.load) throw new JoulebenchError('E_USAGE', 'electricity and hardware prices apply to closed-loop runs: a load run (--request-rate) reports no price parts');
   const suite = sessionSuite(spec, cfg);
   const caseCount = isStreamed(suite) ? suite.stream.count : suite.cases.length;
   const targetSpec = datasetTarget(withOptions(buildTargetSpec(spec, cfg, env), spec.target_options), spec);
@@ -148,6 +151,7 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
         ...(spec.bootstrap_max_units !== undefined ? { bootstrap_max_units: spec.bootstrap_max_units } : {}),
         ...(spec.shared ? { shared: true } : {}),
         ...(spec.cluster !== undefined ? { cluster: spec.cluster } : {}),
+        ...(prices ? { prices } : {}),
         sink,
         ...(resume ? { resume: { header: resume.header, finished: resume.finished, path: resume.path } } : {}),
         ...(spec.idle_ms !== undefined ? { idle_ms: spec.idle_ms } : {}),
@@ -171,7 +175,7 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
     const finished = new Date();
 
     // MMLU's seed-003 measurements (with class and official flags) ride along as an extra block.
-    const block = tally ? tally.block({ retry_enabled: Boolean(cfg?.config.params?.retry), prices_set: Boolean(cfg?.config.prices) }) : null;
+    const block = tally ? tally.block({ retry_enabled: Boolean(cfg?.config.params?.retry), prices_set: cfg?.config.prices?.input_usd_per_mtok !== undefined }) : null;
     const base = judged ?? outcome.report;
     const withBlock: SessionReport = block ? { ...base, measurements: block.measurements, measurement_warnings: block.warnings } : base;
     // gCO2e from net energy, labelled with the intensity used; only when asked (other reports keep their bytes).

@@ -1,6 +1,7 @@
 import { JoulebenchError } from '../core/errors.js';
 import type { StreamedSuite, Suite } from '../core/types.js';
 import type { LoadedConfig } from '../config/load.js';
+import { tokenPricesOf } from '../config/schema.js';
 import { isBundledSuite, loadSuite } from '../suites/loader.js';
 import { isJsonlSuitePath, streamJsonlSuite } from '../suites/jsonl-stream.js';
 import type { Selection } from '../suites/select.js';
@@ -113,7 +114,7 @@ function openaiSpec(flags: TargetFlags, cfg: LoadedConfig | null, env: NodeJS.Pr
   set('max_reply_bytes', t.max_reply_bytes);
   set('request_timeout_s', cfg?.config.timeouts?.request_s);
   set('retry', cfg?.config.params?.retry);
-  set('prices', cfg?.config.prices);
+  set('prices', tokenPricesOf(cfg?.config.prices));
   set('energy_model', t.energy_model);
   if (cfg) {
     // Named here, where the file is known (the target's own message cannot say which file).

@@ -1,3 +1,4 @@
+import type { LocalPrices } from '../core/usd-parts.js';
 import type { MeterOptions } from '../meters/registry.js';
 import type { LoadOptions } from '../load/options.js';
 import type { JudgeFlags } from './judge-setup.js';
@@ -46,6 +47,8 @@ export interface SessionSpec extends TargetFlags, JudgeFlags {
   history?: false | { path?: string };
   /** Free labels written into the receipt (a sweep's id, the arm's name); never secrets. */
   labels?: Record<string, string>;
+  /** Electricity and hardware prices (over the config's `prices`): the report's dollars in parts. */
+  prices?: LocalPrices;
   /** Carbon intensity for the report's `co2e` block: gCO2e/kWh, or a region code (`FRA`, `WOR`…). */
   grid_intensity?: string;
   /** The command line that asked for the run, for the receipt (default none). */

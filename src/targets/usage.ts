@@ -31,6 +31,17 @@ export function usageProblem(counts: readonly ReportedCount[]): string | null {
   return null;
 }
 
+/** Why a part is more than its whole (cached > prompt, reasoning > completion), or `null`. */
+export function usagePartProblem(u: Usage): string | null {
+  if (u.cached_prompt_tokens != null && u.prompt_tokens !== null && u.cached_prompt_tokens > u.prompt_tokens) {
+    return `usage.prompt_tokens_details.cached_tokens ${u.cached_prompt_tokens} is more than usage.prompt_tokens ${u.prompt_tokens}`;
+  }
+  if (u.reasoning_tokens != null && u.completion_tokens !== null && u.reasoning_tokens > u.completion_tokens) {
+    return `usage.completion_tokens_details.reasoning_tokens ${u.reasoning_tokens} is more than usage.completion_tokens ${u.completion_tokens}`;
+  }
+  return null;
+}
+
 /** A count already checked by {@link usageProblem}: the number, or `null` when the server did not say. */
 function countOf(value: unknown): number | null {
   return typeof value === 'number' ? value : null;
@@ -38,15 +49,29 @@ function countOf(value: unknown): number | null {
 
 /** The `Usage` of an OpenAI `usage` object already checked by {@link usageProblem}. */
 export function openaiUsage(u: unknown): Usage {
-  const o = (u ?? {}) as { prompt_tokens?: unknown; completion_tokens?: unknown };
-  return { prompt_tokens: countOf(o.prompt_tokens), completion_tokens: countOf(o.completion_tokens) };
+  const o = (u ?? {}) as OpenaiUsage;
+  const out: Usage = { prompt_tokens: countOf(o.prompt_tokens), completion_tokens: countOf(o.completion_tokens) };
+  const cached = countOf(o.prompt_tokens_details?.cached_tokens);
+  const reasoning = countOf(o.completion_tokens_details?.reasoning_tokens);
+  if (cached !== null) out.cached_prompt_tokens = cached;
+  if (reasoning !== null) out.reasoning_tokens = reasoning;
+  return out;
 }
+
+type OpenaiUsage = {
+  prompt_tokens?: unknown;
+  completion_tokens?: unknown;
+  prompt_tokens_details?: { cached_tokens?: unknown } | null;
+  completion_tokens_details?: { reasoning_tokens?: unknown } | null;
+};
 
 /** The counts of an OpenAI `usage` object (JSON reply or a stream's usage chunk), for {@link usageProblem}. */
 export function openaiCounts(u: unknown, max_tokens: number): ReportedCount[] {
-  const o = (u !== null && typeof u === 'object' ? u : {}) as { prompt_tokens?: unknown; completion_tokens?: unknown };
+  const o = (u !== null && typeof u === 'object' ? u : {}) as OpenaiUsage;
   return [
     { field: 'usage.prompt_tokens', value: o.prompt_tokens },
     { field: 'usage.completion_tokens', value: o.completion_tokens, cap: max_tokens },
+    { field: 'usage.prompt_tokens_details.cached_tokens', value: o.prompt_tokens_details?.cached_tokens },
+    { field: 'usage.completion_tokens_details.reasoning_tokens', value: o.completion_tokens_details?.reasoning_tokens, cap: max_tokens },
   ];
 }

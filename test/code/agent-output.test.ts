@@ -40,6 +40,14 @@ describe('agent output parsing', () => {
     assert.deepEqual(parseAgentOutput(out, 'aider'), { cost_usd: 0.0042, prompt_tokens: 3800, completion_tokens: 200, parsed_from: 'aider:tokens-line' });
   });
 
+  test('OpenAI-style usage with cost_usd keeps its tokens (the Claude rule no longer claims it)', () => {
+    const out = JSON.stringify({
+      cost_usd: 0.0031,
+      usage: { prompt_tokens: 1200, completion_tokens: 80, total_tokens: 1280, prompt_tokens_details: { cached_tokens: 1000 }, completion_tokens_details: { reasoning_tokens: 30 } },
+    });
+    assert.deepEqual(parseAgentOutput(`log\n${out}\n`), { cost_usd: 0.0031, prompt_tokens: 1200, completion_tokens: 80, parsed_from: 'generic:cost_usd/usage' });
+  });
+
   test('nothing reported is null, never 0', () => {
     for (const out of ['', 'plain text', '{"response":"no stats"}', '[1,2]']) {
       assert.deepEqual(parseAgentOutput(out), { cost_usd: null, prompt_tokens: null, completion_tokens: null, parsed_from: null });

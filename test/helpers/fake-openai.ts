@@ -13,8 +13,8 @@ export interface SeenRequest {
 
 /** How the fake server answers one request. */
 export type Reply =
-  | { kind: 'stream'; text: string; usage?: { prompt_tokens: number; completion_tokens: number }; chunkDelay_ms?: number }
-  | { kind: 'plain'; text: string; usage?: { prompt_tokens: number; completion_tokens: number } }
+  | { kind: 'stream'; text: string; usage?: { prompt_tokens: number; completion_tokens: number; [detail: string]: unknown }; chunkDelay_ms?: number }
+  | { kind: 'plain'; text: string; usage?: { prompt_tokens: number; completion_tokens: number; [detail: string]: unknown } }
   | { kind: 'status'; status: number; body?: string; headers?: Record<string, string> }
   | { kind: 'hang' }
   | { kind: 'reset' }

@@ -27,12 +27,14 @@ import { planOutput, sideFileBase, writeByExtension, type Renderings } from '../
 import { checkOutputPath } from '../output-file.js';
 import { addMeterFlags, idleMsFrom, meterOptionsFrom, type MeterFlags } from '../meter-flags.js';
 import { intAtLeast, numberInRange } from '../options.js';
-import { summarizeSolvers } from '../../code/aggregate.js';
+import { summarizeSolvers, summaryOptionsOf } from '../../code/aggregate.js';
+import { localPrices } from '../../core/usd-parts.js';
+import { addPriceFlags, pricesOfFlags, type PriceFlags } from '../price-flags.js';
 import { recordForCli } from '../load-runs.js';
 import { describeSelection, selectItems } from '../../suites/select.js';
 
 /** `joulebench code` options as commander parses them. */
-export interface CodeFlags extends MeterFlags {
+export interface CodeFlags extends MeterFlags, PriceFlags {
   suite: string;
   solvers: string;
   tasks?: string;
@@ -116,12 +118,14 @@ export function codeCommand(io: CliIO): Command {
     .option('--json', 'with --report: print the results JSON (aggregates recomputed) instead of the table')
     .option('--energy-budget <J>', 'energy budget per task attempt, J: adds resolution under the budget (area under resolved-vs-joules up to it, ÷ it; docs/statistics.md); recorded in the results, and with --report applied to them', numberInRange(0, Number.MAX_VALUE, { exclusive: true }));
   // The meters' shared flags; `auto` here takes hardware counters only (else joules are null, see energy.ts).
-  return addMeterFlags(cmd).action(async (flags: CodeFlags) => {
+  return addPriceFlags(addMeterFlags(cmd)).action(async (flags: CodeFlags) => {
     if (flags.report) {
       const results = readCodeResults(flags.report);
-      if (flags.energyBudget !== undefined) {
-        results.config.energy_budget_j = flags.energyBudget;
-        results.solvers = summarizeSolvers(results.datapoints, results.config.solvers.map((s) => s.id), { energyBudgetJ: flags.energyBudget });
+      const prices = localPrices(pricesOfFlags(flags), results.config.prices);
+      if (flags.energyBudget !== undefined || prices) {
+        if (flags.energyBudget !== undefined) results.config.energy_budget_j = flags.energyBudget;
+        if (prices) results.config.prices = prices;
+        results.solvers = summarizeSolvers(results.datapoints, results.config.solvers.map((s) => s.id), summaryOptionsOf(results.config));
       }
       if (flags.out) await writeByExtension(flags.out, codeRenderings(results, flags.report));
       else io.out(flags.json ? prettyJson(results) : renderCodeTable(results));
@@ -179,6 +183,7 @@ export async function codeAction(flags: CodeFlags, io: CliIO): Promise<void> {
       solvers,
       rollouts: flags.rollouts,
       ...(flags.energyBudget !== undefined ? { energy_budget_j: flags.energyBudget } : {}),
+      ...(pricesOfFlags(flags) ? { prices: pricesOfFlags(flags)! } : {}),
       meter: chosen.meter,
       sandbox,
       env,

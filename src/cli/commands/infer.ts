@@ -1,3 +1,4 @@
+import { addPriceFlags, pricesOfFlags, type PriceFlags } from '../price-flags.js';
 import { readTextFile } from '../../read-text.js';
 import { join, resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
@@ -26,7 +27,7 @@ import { recordForCli } from '../load-runs.js';
 import { inferHistoryInput } from '../../report/history-inputs.js';
 import { quote } from '../../core/one-line.js';
 
-export interface InferFlags extends Omit<MeterFlags, 'meter'> {
+export interface InferFlags extends Omit<MeterFlags, 'meter'>, PriceFlags {
   target: string;
   /** llamacpp: GGUF files, comma-separated. */
   modelPath?: string;
@@ -87,7 +88,7 @@ export function inferCommand(io: CliIO): Command {
     .option('-q, --quiet', 'no progress lines')
     .option('--wide', 'print the full table of arms even when it is wider than the terminal')
     .option('--json', 'print the run file (or with --report, the run files) as JSON instead of the table');
-  return addMeterReadFlags(cmd).action(async (flags: InferFlags) => {
+  return addPriceFlags(addMeterReadFlags(cmd)).action(async (flags: InferFlags) => {
     await inferAction(flags, io);
   });
 }
@@ -143,6 +144,7 @@ export async function inferAction(flags: InferFlags, io: CliIO): Promise<void> {
     ...(flags.gpuPowerLimits ? { gpu_power_limits_w: flags.gpuPowerLimits } : {}),
     meter: null,
     gpu_snapshot_cmd: flags.gpuSnapshotCmd.trim() === '' ? null : flags.gpuSnapshotCmd,
+    ...(pricesOfFlags(flags) ? { prices: pricesOfFlags(flags)! } : {}),
     peak,
     cpu_default_peak: cpuDefault,
     unload_timeout_ms: flags.unloadTimeoutMs,

@@ -1,3 +1,4 @@
+import { addPriceFlags, pricesOfFlags, type PriceFlags } from '../price-flags.js';
 import { dirname } from 'node:path';
 import { Command, Option } from 'commander';
 import { prettyJson } from '../../core/canonical.js';
@@ -31,7 +32,7 @@ import { addJudgeFlags } from '../judge-flags.js';
 import { nextRate, RATE_SEARCH_FORMAT, searchStep, stoppingRule, type RateSearch, type RateSearchRule, type RateSearchStep } from '../../load/search.js';
 import type { JudgeFlags } from '../../session/judge-setup.js';
 
-export interface RunFlags extends TargetFlags, MeterFlags, Partial<LoadFlags>, JudgeFlags {
+export interface RunFlags extends TargetFlags, MeterFlags, Partial<LoadFlags>, JudgeFlags, PriceFlags {
   config?: string;
   concurrency: number;
   /** Absent: 1 for the cascade (its cache is meant to be warm), 0 for other targets (a paid endpoint would bill every question twice). */
@@ -105,7 +106,7 @@ export function runCommand(io: CliIO, deps: RunDeps = {}): Command {
     .option('--ctx <n>', 'llama.cpp context size in tokens (default: min(model training context, 4096))', intAtLeast(1))
     .option('--gpu-layers <n>', 'layers offloaded to a GPU (default 0: CPU only)', intAtLeast(0))
     .option('--max-tokens <n>', 'tokens to generate at most (llamacpp default per suite: 16 multiple-choice, 64 router, 256 otherwise; openai 256)', intAtLeast(1, MAX_TOKENS));
-  return addJudgeFlags(addLoadFlags(addMeterFlags(cmd))).action(async (flags: RunFlags) => {
+  return addPriceFlags(addJudgeFlags(addLoadFlags(addMeterFlags(cmd)))).action(async (flags: RunFlags) => {
     const rates = flags.requestRate;
     const wait = deps.wait ?? sleepS;
     if (flags.runs !== undefined && rates && rates.length > 1) throw new JoulebenchError('E_USAGE', '--runs repeats one load run: give --request-rate one rate (repeat a rate sweep by running it again)');
@@ -342,6 +343,8 @@ export function sessionSpecFrom(flags: RunFlags, env: NodeJS.ProcessEnv, outPlan
   }
   if (!flags.history) spec.history = false;
   if (flags.gridIntensity !== undefined) spec.grid_intensity = flags.gridIntensity;
+  const prices = pricesOfFlags(flags);
+  if (prices) spec.prices = prices;
   const stray = strayLoadFlag(flags);
   if (stray) throw new JoulebenchError('E_USAGE', `${stray} applies to load runs only: add --request-rate`);
   const strayLen = strayDatasetFlag(flags);

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { describeConfigIssue } from '../../config/load.js';
-import { energyModelSchema, pricesSchema, retrySchema } from '../../config/schema.js';
+import { energyModelSchema, retrySchema, tokenPricesSchema } from '../../config/schema.js';
 import { MAX_TIMER_S } from '../../core/bounds.js';
 import type { EnergyModelConfig } from '../../energy-model/api-model.js';
 import { JoulebenchError } from '../../core/errors.js';
@@ -44,7 +44,7 @@ export function createOpenAITargetFromSpec(spec: TargetSpec): Target {
     o.request_timeout_s = t;
   }
   if (spec.retry !== undefined) o.retry = checked(retrySchema, spec.retry, 'params.retry') as RetryPolicy;
-  if (spec.prices !== undefined) o.prices = checked(pricesSchema, spec.prices, 'prices') as Prices;
+  if (spec.prices !== undefined) o.prices = checked(tokenPricesSchema, spec.prices, 'prices') as Prices;
   if (spec.energy_model !== undefined) o.energy_model = checked(energyModelSchema, spec.energy_model, 'target.energy_model') as EnergyModelConfig;
   return new OpenAITarget(o);
 }

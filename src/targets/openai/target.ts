@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Answer, AnswerRequest, Target } from '../../core/types.js';
 import { backoffDelay_s, isRetryable, NO_RETRY, type RetryPolicy } from '../retry.js';
-import { openaiCounts, openaiUsage, usageProblem } from '../usage.js';
+import { openaiCounts, openaiUsage, usagePartProblem, usageProblem } from '../usage.js';
 import { costOf, type Prices } from './cost.js';
 import { checkEndpoint } from './endpoint.js';
 import { AttemptFailure, createPool, postChat, type ChatResult, type HttpPool, type PostOptions } from './http.js';
@@ -167,9 +167,9 @@ export class OpenAITarget implements Target {
 
   private toAnswer(r: ChatResult, attempts: number, overhead_ms: number, max_tokens: number): Answer {
     // A count that cannot be one (negative, fractional, far past max_tokens) fails the case, never becomes dollars.
-    const problem = usageProblem(openaiCounts(r.usage, max_tokens));
-    if (problem !== null) throw new AttemptFailure('malformed', problem);
     const usage = openaiUsage(r.usage);
+    const problem = usageProblem(openaiCounts(r.usage, max_tokens)) ?? usagePartProblem(usage);
+    if (problem !== null) throw new AttemptFailure('malformed', problem);
     const out = usage.completion_tokens;
     const tpot_ms = r.ttft_ms !== null && out !== null && out > 1 ? round((r.e2e_ms - r.ttft_ms) / (out - 1), 3) : null;
     // A 200 may echo the key (a proxy reflecting the Authorization header): it never reaches the results file.
