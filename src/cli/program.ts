@@ -22,7 +22,7 @@ export const COMMANDS: Record<string, CommandEntry> = {
   },
   compare: {
     term: 'compare [options] [runs...]',
-    summary: 'compare two runs: J/correct and p95 latency as % change, accuracy as a point difference',
+    summary: 'compare two runs: J/correct, $/correct, total $ and p95 latency as % change, accuracy as a point difference, each with its paired interval and verdict',
     load: async () => (await import('./commands/compare.js')).compareCommand,
   },
   meter: {

@@ -5,6 +5,9 @@ export interface CompareSide {
   joules_per_correct: number | null;
   latency_p95_ms: number | null;
   accuracy_pct: number | null;
+  /** Optional for reports that predate dollars. */
+  usd_per_correct?: number | null;
+  total_usd?: number | null;
   energy_source?: string;
   energy_sources?: Record<string, number>;
 }
@@ -22,6 +25,10 @@ export interface Comparison {
   latency_p95_pct: number | null;
   /** Plain difference in accuracy points; positive is better; null when either side is null. */
   accuracy_pp_delta: number | null;
+  /** Same rule for dollars per correct answer; negative is better. */
+  usd_per_correct_pct: number | null;
+  /** Same rule for the dollars the scored cases cost in all; negative is better. */
+  total_usd_pct: number | null;
   /** False when the energy sources differ (then `joules_per_correct_pct` is null); null when a side does not say. */
   energy_sources_match: boolean | null;
 }
@@ -34,12 +41,16 @@ export function compare(baseline: CompareSide, candidate: CompareSide): Comparis
       latency_p95_ms: r.latency_p95_ms,
       accuracy_pct: r.accuracy_pct,
     };
+    if (r.usd_per_correct !== undefined) side.usd_per_correct = r.usd_per_correct;
+    if (r.total_usd !== undefined) side.total_usd = r.total_usd;
     if (r.energy_source !== undefined) side.energy_source = r.energy_source;
     return side;
   };
   const match = sourcesMatch(baseline, candidate);
   const jpc = match === false ? null : pctChange(baseline.joules_per_correct, candidate.joules_per_correct);
   const p95 = pctChange(baseline.latency_p95_ms, candidate.latency_p95_ms);
+  const upc = pctChange(baseline.usd_per_correct ?? null, candidate.usd_per_correct ?? null);
+  const usd = pctChange(baseline.total_usd ?? null, candidate.total_usd ?? null);
   const acc =
     baseline.accuracy_pct === null || candidate.accuracy_pct === null
       ? null
@@ -50,6 +61,8 @@ export function compare(baseline: CompareSide, candidate: CompareSide): Comparis
     joules_per_correct_pct: jpc === null ? null : round(jpc, 4),
     latency_p95_pct: p95 === null ? null : round(p95, 4),
     accuracy_pp_delta: acc === null ? null : round(acc, 4),
+    usd_per_correct_pct: upc === null ? null : round(upc, 4),
+    total_usd_pct: usd === null ? null : round(usd, 4),
     energy_sources_match: match,
   };
 }

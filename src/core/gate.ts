@@ -3,7 +3,7 @@ import { JoulebenchError } from './errors.js';
 import { quote } from './one-line.js';
 
 /** The comparison figures a gate may test: the deltas `compare` computes. */
-export const GATE_METRICS = ['joules_per_correct_pct', 'latency_p95_pct', 'accuracy_pp_delta'] as const;
+export const GATE_METRICS = ['joules_per_correct_pct', 'latency_p95_pct', 'accuracy_pp_delta', 'usd_per_correct_pct', 'total_usd_pct'] as const;
 export type GateMetric = (typeof GATE_METRICS)[number];
 
 export type GateOperator = '>' | '>=' | '<' | '<=';
@@ -109,6 +109,8 @@ const SOURCE_FIGURE: Record<GateMetric, keyof CompareSide> = {
   joules_per_correct_pct: 'joules_per_correct',
   latency_p95_pct: 'latency_p95_ms',
   accuracy_pp_delta: 'accuracy_pct',
+  usd_per_correct_pct: 'usd_per_correct',
+  total_usd_pct: 'total_usd',
 };
 
 /** Why each n/a gate metric of a comparison is n/a: which run lacks the figure, or what keeps them apart. Pure. */

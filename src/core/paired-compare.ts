@@ -10,6 +10,8 @@ export interface Significance {
   accuracy_pp_delta: boolean | null;
   joules_per_correct_pct: boolean | null;
   latency_p95_pct: boolean | null;
+  usd_per_correct_pct: boolean | null;
+  total_usd_pct: boolean | null;
 }
 
 /**
@@ -22,6 +24,10 @@ export interface PairedFields {
   accuracy_p_value: number | null;
   joules_per_correct_ratio_ci95: Interval | null;
   latency_p95_ms_delta_ci95: Interval | null;
+  /** (candidate $/correct) / (baseline $/correct), as the J/correct ratio. */
+  usd_per_correct_ratio_ci95: Interval | null;
+  /** (candidate total $) / (baseline total $) over the paired results. */
+  total_usd_ratio_ci95: Interval | null;
   significant: Significance;
   /** The gate's figures as intervals at level 1 − alpha, in the gate's units (% change, points). */
   gate_intervals: Record<keyof Significance, Interval | null>;
@@ -72,8 +78,10 @@ export function withPairedStats(
     accuracy_p_value: null,
     joules_per_correct_ratio_ci95: null,
     latency_p95_ms_delta_ci95: null,
-    significant: { accuracy_pp_delta: null, joules_per_correct_pct: null, latency_p95_pct: null },
-    gate_intervals: { accuracy_pp_delta: null, joules_per_correct_pct: null, latency_p95_pct: null },
+    usd_per_correct_ratio_ci95: null,
+    total_usd_ratio_ci95: null,
+    significant: { accuracy_pp_delta: null, joules_per_correct_pct: null, latency_p95_pct: null, usd_per_correct_pct: null, total_usd_pct: null },
+    gate_intervals: { accuracy_pp_delta: null, joules_per_correct_pct: null, latency_p95_pct: null, usd_per_correct_pct: null, total_usd_pct: null },
     alpha,
     paired: null,
     paired_reason: reason,
@@ -86,6 +94,8 @@ export function withPairedStats(
       joules_per_correct_pct: null,
       latency_p95_pct: null,
       accuracy_pp_delta: null,
+      usd_per_correct_pct: null,
+      total_usd_pct: null,
       withheld: true,
     };
   }
@@ -113,15 +123,21 @@ export function withPairedStats(
     accuracy_p_value: p.accuracy_pp_delta.mcnemar?.p_value ?? null,
     joules_per_correct_ratio_ci95: p.joules_per_correct_ratio.ci95,
     latency_p95_ms_delta_ci95: p.latency_p95_ms_delta.ci95,
+    usd_per_correct_ratio_ci95: p.usd_per_correct_ratio.ci95,
+    total_usd_ratio_ci95: p.total_usd_ratio.ci95,
     significant: {
       accuracy_pp_delta: p.accuracy_pp_delta.significant,
       joules_per_correct_pct: p.joules_per_correct_ratio.significant,
       latency_p95_pct: p.latency_p95_ms_delta.significant,
+      usd_per_correct_pct: p.usd_per_correct_ratio.significant,
+      total_usd_pct: p.total_usd_ratio.significant,
     },
     gate_intervals: {
       accuracy_pp_delta: p.accuracy_pp_delta.ci_alpha,
-      joules_per_correct_pct: scale(p.joules_per_correct_ratio.ci_alpha, (r) => (r - 1) * 100),
+      joules_per_correct_pct: scale(p.joules_per_correct_ratio.ci_alpha, pctOfRatio),
       latency_p95_pct: baseP95 === null || baseP95 === 0 ? null : scale(p.latency_p95_ms_delta.ci_alpha, (d) => (d * 100) / baseP95),
+      usd_per_correct_pct: scale(p.usd_per_correct_ratio.ci_alpha, pctOfRatio),
+      total_usd_pct: scale(p.total_usd_ratio.ci_alpha, pctOfRatio),
     },
     alpha,
     paired: p,
@@ -135,6 +151,9 @@ export function verdictOf(delta: number | null, significant: boolean | null, hig
   if (!significant || delta === 0) return 'no detectable change';
   return delta > 0 === higherBetter ? 'better' : 'worse';
 }
+
+/** A ratio (candidate / baseline) as the % change the deltas are written in. */
+export const pctOfRatio = (r: number): number => (r - 1) * 100;
 
 function round4(v: number): number {
   const r = Math.round(v * 1e4) / 1e4;

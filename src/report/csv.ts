@@ -76,6 +76,8 @@ export function comparisonCsv(c: Comparison): string {
       ['joules_per_correct', c.baseline.joules_per_correct, c.candidate.joules_per_correct, c.joules_per_correct_pct, 'pct'],
       ['latency_p95_ms', c.baseline.latency_p95_ms, c.candidate.latency_p95_ms, c.latency_p95_pct, 'pct'],
       ['accuracy_pct', c.baseline.accuracy_pct, c.candidate.accuracy_pct, c.accuracy_pp_delta, 'points'],
+      ['usd_per_correct', c.baseline.usd_per_correct ?? null, c.candidate.usd_per_correct ?? null, c.usd_per_correct_pct, 'pct'],
+      ['total_usd', c.baseline.total_usd ?? null, c.candidate.total_usd ?? null, c.total_usd_pct, 'pct'],
       ['energy_source', c.baseline.energy_source ?? null, c.candidate.energy_source ?? null, c.energy_sources_match, 'match'],
     ],
   );

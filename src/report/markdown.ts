@@ -2,15 +2,15 @@ import { hasStages } from './stages.js';
 import { perCorrectUnknown } from './table.js';
 import type { BenchReport } from '../core/aggregate.js';
 import type { Comparison } from '../core/compare.js';
-import { verdictOf, type PairedComparisonReport } from '../core/paired-compare.js';
-import type { Interval } from '../stats/interval.js';
+import type { PairedComparisonReport } from '../core/paired-compare.js';
+import { comparisonRows, pairedHow } from './comparison-rows.js';
 import type { FrontierReport } from '../core/frontier.js';
 import type { GateFailure } from '../core/gate.js';
 import type { CodeResults } from '../code/results.js';
 import type { InferRunFile } from '../infer/protocol.js';
 import { suiteEnergyText } from './suite-energy.js';
 import { INFER_LEGEND, inferArmViews } from './infer-view.js';
-import { fmtJoules, fmtMs, fmtP, fmtPct, fmtSigned, fmtUsd, mdRow, unscoredOf } from './format.js';
+import { fmtJoules, fmtMs, fmtPct, fmtUsd, mdRow, unscoredOf } from './format.js';
 import { hasMtBench, renderMtBenchMarkdown } from './mt-bench-table.js';
 import { inferTargetWhere } from '../infer/where.js';
 
@@ -90,36 +90,18 @@ export function renderComparisonMarkdown(c: Comparison | PairedComparisonReport,
   out.push(`### joulebench compare: ${opts.baseline ?? 'baseline'} → ${opts.candidate ?? 'candidate'}`);
   out.push('');
   const p = 'significant' in c ? c : null;
-  const pctCi = (i: Interval | null, f: (v: number) => number, unit: string) =>
-    !i ? 'n/a' : i.method === 'degenerate' ? `degenerate (all ${fmtSigned(f(i.low), unit)})` : `[${fmtSigned(f(i.low), unit)}, ${fmtSigned(f(i.high), unit)}]`;
-  const rows = [
-    ['J / correct', fmtJoules(c.baseline.joules_per_correct), fmtJoules(c.candidate.joules_per_correct), fmtSigned(c.joules_per_correct_pct, ' %'), 'lower'],
-    ['latency p95', fmtMs(c.baseline.latency_p95_ms), fmtMs(c.candidate.latency_p95_ms), fmtSigned(c.latency_p95_pct, ' %'), 'lower'],
-    ['accuracy', fmtPct(c.baseline.accuracy_pct), fmtPct(c.candidate.accuracy_pct), fmtSigned(c.accuracy_pp_delta, ' pp'), 'higher'],
-  ];
-  if (p) {
-    const base95 = c.baseline.latency_p95_ms;
-    rows[0]!.push(pctCi(p.joules_per_correct_ratio_ci95, (r) => (r - 1) * 100, ' %'), verdictOf(c.joules_per_correct_pct, p.significant.joules_per_correct_pct, false));
-    rows[1]!.push(
-      base95 ? pctCi(p.latency_p95_ms_delta_ci95, (d) => (d * 100) / base95, ' %') : 'n/a',
-      verdictOf(c.latency_p95_pct, p.significant.latency_p95_pct, false),
-    );
-    rows[2]!.push(
-      pctCi(p.accuracy_pp_delta_ci95, (v) => v, ' pp') + (p.accuracy_p_value !== null ? ` (McNemar p = ${fmtP(p.accuracy_p_value)})` : ''),
-      verdictOf(c.accuracy_pp_delta, p.significant.accuracy_pp_delta, true),
-    );
-  }
+  const rows = comparisonRows(c).map((r) => [
+    r.metric,
+    r.baseline,
+    r.candidate,
+    r.change,
+    r.better,
+    ...(p ? [(r.interval ?? 'n/a') + (r.p ? ` (McNemar p = ${r.p})` : ''), r.verdict ?? 'n/a'] : []),
+  ]);
   out.push(mdTable(p ? ['metric', 'baseline', 'candidate', 'change', 'better', '95 % interval of the change', `verdict (α = ${p.alpha})`] : ['metric', 'baseline', 'candidate', 'change', 'better'], rows));
-  if (p?.paired) {
-    out.push('');
-    const how = p.paired.analytic
-      ? `large-sample paired intervals (delta method, Woodruff) over cases: ${p.paired.analytic.units} paired cases are more than the bootstrap's limit of ${p.paired.analytic.bootstrap_max_units}`
-      : `paired bootstrap (${p.paired.resamples} resamples over cases)`;
-    out.push(`Paired over ${p.paired.pairs} results that both runs answered (same suite digest): intervals by ${how}, accuracy by an exact McNemar test.`);
-  } else if (p?.paired_reason) {
-    out.push('');
-    out.push(`No intervals: ${p.paired_reason}.`);
-  }
+  const how = p && pairedHow(p);
+  if (how) out.push('', how);
+  else if (p?.paired_reason) out.push('', `No intervals: ${p.paired_reason}.`);
   if (opts.gate) {
     out.push('');
     out.push(opts.gate.length === 0 ? '**Gate: passed.**' : `**Gate: failed** — ${opts.gate.map((f) => `\`${f.message}\``).join(', ')}`);

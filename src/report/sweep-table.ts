@@ -35,11 +35,11 @@ export function renderSweepTable(c: SweepComparison): string {
     if (s.vs_baseline.length > 0) {
       out.push('', pc.dim(`  against the baseline ${s.baseline} (paired):`));
       const m = s.vs_baseline.filter((v) => v.accuracy_p_value !== null).length;
-      if (c.p_adjust === 'holm' && m > 1) out.push(pc.dim(`  ${m} comparisons: McNemar p Holm-adjusted (raw p in the JSON); J/correct and p95 verdicts from ${Number((100 - (100 * c.alpha) / m).toPrecision(6))} % intervals (α/${m}, Bonferroni)`));
-      const vr = [[pc.dim('arm'), pc.dim('accuracy Δ'), pc.dim(c.p_adjust === 'holm' ? 'McNemar p (Holm)' : 'McNemar p'), pc.dim('verdict'), pc.dim('J/correct Δ'), pc.dim('verdict'), pc.dim('p95 Δ'), pc.dim('verdict')]];
+      if (c.p_adjust === 'holm' && m > 1) out.push(pc.dim(`  ${m} comparisons: McNemar p Holm-adjusted (raw p in the JSON); J/correct, $ and p95 verdicts from ${Number((100 - (100 * c.alpha) / m).toPrecision(6))} % intervals (α/${m}, Bonferroni)`));
+      const vr = [[pc.dim('arm'), pc.dim('accuracy Δ'), pc.dim(c.p_adjust === 'holm' ? 'McNemar p (Holm)' : 'McNemar p'), pc.dim('verdict'), pc.dim('J/correct Δ'), pc.dim('verdict'), pc.dim('p95 Δ'), pc.dim('verdict'), pc.dim('$/correct Δ'), pc.dim('verdict'), pc.dim('total $ Δ'), pc.dim('verdict')]];
       for (const v of s.vs_baseline) {
         if (v.withheld) {
-          vr.push([v.arm, 'withheld', '', 'withheld', 'withheld', 'withheld', 'withheld', 'withheld']);
+          vr.push([v.arm, 'withheld', '', ...Array<string>(9).fill('withheld')]);
           continue;
         }
         vr.push([
@@ -51,9 +51,13 @@ export function renderSweepTable(c: SweepComparison): string {
           v.joules_per_correct_verdict,
           fmtSigned(v.latency_p95_pct, ' %'),
           v.latency_p95_verdict,
+          fmtSigned(v.usd_per_correct_pct, ' %'),
+          v.usd_per_correct_verdict,
+          fmtSigned(v.total_usd_pct, ' %'),
+          v.total_usd_verdict,
         ]);
       }
-      out.push(table(vr, ['l', 'r', 'r', 'l', 'r', 'l', 'r', 'l']));
+      out.push(table(vr, ['l', 'r', 'r', 'l', 'r', 'l', 'r', 'l', 'r', 'l', 'r', 'l']));
       for (const v of s.vs_baseline) if (v.reason) out.push(pc.dim(`  ${v.arm}: ${v.reason}`));
     }
   }

@@ -2,8 +2,10 @@ import { hasStages } from './stages.js';
 import { pc } from './colors.js';
 import type { BenchReport } from '../core/aggregate.js';
 import type { Comparison } from '../core/compare.js';
+import type { PairedComparisonReport } from '../core/paired-compare.js';
+import { comparisonRows, pairedHow } from './comparison-rows.js';
 import { renderCiTable } from './ci-text.js';
-import { fmtJoules, fmtMs, fmtPct, fmtSigned, fmtUsd, table, unscoredOf } from './format.js';
+import { fmtJoules, fmtMs, fmtPct, fmtUsd, table, unscoredOf } from './format.js';
 import { hasMtBench, renderMtBenchTable } from './mt-bench-table.js';
 
 /** What each energy source means, printed under the table so nobody mistakes a model for a meter. */
@@ -141,33 +143,27 @@ function idleText(r: BenchReport): string {
   }
 }
 
-/** A comparison for people: both sides and the three deltas, with which direction is better. */
-export function renderComparisonTable(c: Comparison): string {
-  const rows: string[][] = [
-    [pc.dim('metric'), pc.dim('baseline'), pc.dim('candidate'), pc.dim('change')],
-    [
-      'J / correct',
-      fmtJoules(c.baseline.joules_per_correct),
-      fmtJoules(c.candidate.joules_per_correct),
-      fmtSigned(c.joules_per_correct_pct, ' %') + pc.dim('  (lower is better)'),
-    ],
-    [
-      'latency p95',
-      fmtMs(c.baseline.latency_p95_ms),
-      fmtMs(c.candidate.latency_p95_ms),
-      fmtSigned(c.latency_p95_pct, ' %') + pc.dim('  (lower is better)'),
-    ],
-    [
-      'accuracy',
-      fmtPct(c.baseline.accuracy_pct),
-      fmtPct(c.candidate.accuracy_pct),
-      fmtSigned(c.accuracy_pp_delta, ' pp') + pc.dim('  (higher is better)'),
-    ],
-  ];
+/** A comparison for people: both sides and each change, with which direction is better and, once paired, its interval, p-value and verdict. */
+export function renderComparisonTable(c: Comparison | PairedComparisonReport): string {
+  const p = 'significant' in c ? c : null;
+  const paired = p !== null && !p.withheld && p.paired !== null;
+  const rows = comparisonRows(c);
+  const head = ['metric', 'baseline', 'candidate', 'change', ...(paired ? ['95 % interval', 'p', `verdict (α = ${p.alpha})`] : [])];
+  const body = rows.map((r) => [
+    r.metric,
+    r.baseline,
+    r.candidate,
+    r.change + pc.dim(`  (${r.better} is better)`),
+    ...(paired ? [r.interval ?? 'n/a', r.p ?? '', r.verdict ?? 'n/a'] : []),
+  ]);
+  const out = [table([head.map((h) => pc.dim(h)), ...body], ['l', 'r', 'r', 'r', 'r', 'r', 'l'])];
   // Different suite digests: the changes are withheld, not unknown.
-  if ((c as { withheld?: true }).withheld) for (const row of rows.slice(1)) row[3] = 'withheld';
-  const why = (c as { withheld?: true; paired_reason?: string | null }).withheld ? `${pc.yellow(`changes withheld: ${(c as { paired_reason?: string | null }).paired_reason ?? ''}`)}\n` : '';
-  return table(rows) + '\n' + why;
+  if (p?.withheld) out.push(pc.yellow(`changes withheld: ${p.paired_reason ?? ''}`));
+  else if (paired) {
+    out.push(pc.dim(`  ${pairedHow(p)!}`));
+    for (const r of rows) if (r.reason) out.push(pc.dim(`  ${r.metric}: no interval (${r.reason})`));
+  } else if (p?.paired_reason) out.push(pc.dim(`  no interval, p-value or verdict: ${p.paired_reason}`));
+  return out.join('\n') + '\n';
 }
 
 /** Why J/correct is n/a, saying what is actually unknown (never "nothing correct" when cases were correct). */

@@ -55,6 +55,10 @@ export interface PairedComparison {
   accuracy_pp_delta: PairedFigure & { mcnemar: McNemarResult | null };
   /** (candidate J/correct) / (baseline J/correct); < 1 is better. */
   joules_per_correct_ratio: PairedFigure;
+  /** (candidate $/correct) / (baseline $/correct), bootstrapped as the J/correct ratio is; < 1 is better. */
+  usd_per_correct_ratio: PairedFigure;
+  /** (candidate Σ $) / (baseline Σ $) over the paired results; < 1 is better. */
+  total_usd_ratio: PairedFigure;
   /** Candidate p95 − baseline p95, ms; negative is better. */
   latency_p95_ms_delta: PairedFigure;
   /** Present only above the bootstrap's unit limit: large-sample paired intervals (`paired-delta`, `paired-woodruff`). */
@@ -108,39 +112,49 @@ export function pairedComparison(baseline: readonly PairedCase[] | PairedColumns
     accN[unitOf[j]!]! += 1;
   }
 
-  // Energy: per-unit sums for each side (an unknown figure is held as 0, as `?? 0` added it).
-  let energyKnown = P > 0;
-  for (let j = 0; j < P && energyKnown; j++) if ((B.flags(pb[j]!) | C.flags(pc[j]!)) & PAIRED_FLAGS.JOULES_NULL) energyKnown = false;
-  const jb = new Float64Array(U);
-  const jc = new Float64Array(U);
-  const wb = new Float64Array(U);
-  const wc = new Float64Array(U);
-  const bJ = B.joules.view();
-  const cJ = C.joules.view();
-  const bW = B.weight.view();
-  const cW = C.weight.view();
+  // Joules, dollars, weighted correct answers and paired results: per-unit sums for each side (an unknown
+  // figure is held as 0, as `?? 0` added it).
+  const unknown = (mask: number): boolean => {
+    if (P === 0) return true;
+    for (let j = 0; j < P; j++) if ((B.flags(pb[j]!) | C.flags(pc[j]!)) & mask) return true;
+    return false;
+  };
+  const side = (X: PairedColumns) => ({ X, J: X.joules.view(), $: X.usd.view(), W: X.weight.view(), j: new Float64Array(U), usd: new Float64Array(U), w: new Float64Array(U), n: new Float64Array(U) });
+  const sb = side(B);
+  const sc = side(C);
+  const add = (s: ReturnType<typeof side>, r: number, u: number): void => {
+    s.j[u]! += s.J[r]!;
+    s.usd[u]! += s.$[r]!;
+    s.n[u]! += 1;
+    if ((s.X.flags(r) & PAIRED_FLAGS.PASSED_MASK) === 2) s.w[u]! += s.W[r]!;
+  };
   for (let j = 0; j < P; j++) {
-    const u = unitOf[j]!;
-    const b = pb[j]!;
-    const c = pc[j]!;
-    jb[u]! += bJ[b]!;
-    jc[u]! += cJ[c]!;
-    if ((B.flags(b) & PAIRED_FLAGS.PASSED_MASK) === 2) wb[u]! += bW[b]!;
-    if ((C.flags(c) & PAIRED_FLAGS.PASSED_MASK) === 2) wc[u]! += cW[c]!;
+    add(sb, pb[j]!, unitOf[j]!);
+    add(sc, pc[j]!, unitOf[j]!);
   }
-  const ratioOf = (counts: Uint32Array | null): number => {
+  // (Σ cand num / Σ cand den) / (Σ base num / Σ base den) over the drawn units: J/correct and $/correct with
+  // weighted correct answers as the denominator; total $ with the paired results (the same on both sides).
+  interface RatioParts { nc: Float64Array; dc: Float64Array; nb: Float64Array; db: Float64Array }
+  const ratioOf = (q: RatioParts, counts: Uint32Array | null): number => {
     let a = 0, b2 = 0, c = 0, d = 0;
     for (let u = 0; u < U; u++) {
       const k = counts ? counts[u]! : 1;
       if (k === 0) continue;
-      a += k * jc[u]!;
-      b2 += k * wc[u]!;
-      c += k * jb[u]!;
-      d += k * wb[u]!;
+      a += k * q.nc[u]!;
+      b2 += k * q.dc[u]!;
+      c += k * q.nb[u]!;
+      d += k * q.db[u]!;
     }
     if (b2 === 0 || d === 0 || c === 0) return Infinity;
     return a / b2 / (c / d);
   };
+  const RATIOS = {
+    ratio: { parts: { nc: sc.j, dc: sc.w, nb: sb.j, db: sb.w }, unknown: !(opts.energyComparable !== false) ? 'energy measured by different sources: not comparable' : unknown(PAIRED_FLAGS.JOULES_NULL) ? 'energy unknown for some paired cases' : null, scored: true, zero: 'nothing correct (or no energy) on one side' },
+    usd: { parts: { nc: sc.usd, dc: sc.w, nb: sb.usd, db: sb.w }, unknown: unknown(PAIRED_FLAGS.USD_NULL) ? 'cost unknown for some paired cases' : null, scored: true, zero: 'nothing correct (or no cost) on one side' },
+    total_usd: { parts: { nc: sc.usd, dc: sc.n, nb: sb.usd, db: sb.n }, unknown: unknown(PAIRED_FLAGS.USD_NULL) ? 'cost unknown for some paired cases' : null, scored: false, zero: 'no cost on one side' },
+  } satisfies Record<string, { parts: RatioParts; unknown: string | null; scored: boolean; zero: string }>;
+  type RatioKey = keyof typeof RATIOS;
+  const RATIO_KEYS = Object.keys(RATIOS) as RatioKey[];
 
   // Latency: each side's timed results sorted (ties in pair order), with their units.
   const tb = sortedTimes(B, pb, unitOf);
@@ -163,13 +177,17 @@ export function pairedComparison(baseline: readonly PairedCase[] | PairedColumns
       }
       return n === 0 ? 0 : (d * 100) / n;
     };
-  const ratioPoint = energyKnown && opts.energyComparable !== false ? ratioOf(null) : null;
-  if (opts.energyComparable === false) reasons.ratio = 'energy measured by different sources: not comparable';
-  else if (!energyKnown) reasons.ratio = 'energy unknown for some paired cases';
-  else if (both < 2) reasons.ratio = `fewer than 2 cases scored in both runs (${both})`;
-  else if (ratioPoint === null || !Number.isFinite(ratioPoint)) reasons.ratio = 'nothing correct (or no energy) on one side';
-  else if (resamples === 0) reasons.ratio = 'bootstrap off (--bootstrap 0)';
-  else stats.ratio = (counts) => ratioOf(counts);
+  const points = {} as Record<RatioKey, number | null>;
+  for (const key of RATIO_KEYS) {
+    const r = RATIOS[key];
+    const point = r.unknown === null ? ratioOf(r.parts, null) : null;
+    points[key] = point !== null && Number.isFinite(point) ? point : null;
+    if (r.unknown !== null) reasons[key] = r.unknown;
+    else if (r.scored ? both < 2 : P < 2) reasons[key] = r.scored ? `fewer than 2 cases scored in both runs (${both})` : `fewer than 2 paired cases (${P})`;
+    else if (points[key] === null) reasons[key] = r.zero;
+    else if (resamples === 0) reasons[key] = 'bootstrap off (--bootstrap 0)';
+    else stats[key] = (counts) => ratioOf(r.parts, counts);
+  }
   if (tb.values.length < 2 || tc.values.length < 2) reasons.p95 = 'fewer than 2 timed cases on a side';
   else if (resamples === 0) reasons.p95 = 'bootstrap off (--bootstrap 0)';
   else
@@ -186,7 +204,6 @@ export function pairedComparison(baseline: readonly PairedCase[] | PairedColumns
   const large = analytic
     ? {
         acc: stats.acc ? () => ratioVariance(accDiff, accN) : null,
-        ratio: stats.ratio ? () => ratioOfRatiosVariance(jc, wc, jb, wb) : null,
         p95: stats.p95 ? pairedQuantileParts(tb, tc, U, 95) : null,
       }
     : null;
@@ -198,14 +215,18 @@ export function pairedComparison(baseline: readonly PairedCase[] | PairedColumns
     const acc = large.acc?.();
     if (acc) out.acc = labelDegenerate({ low: (acc.ratio - z * Math.sqrt(acc.variance)) * 100, high: (acc.ratio + z * Math.sqrt(acc.variance)) * 100, level, method: 'paired-delta' }, acc.variance === 0);
     else if (acc === null) out.acc = { reason: 'fewer than 2 cases scored in both runs' };
-    const ratio = large.ratio?.();
-    if (ratio === null) out.ratio = { reason: 'nothing correct (or no energy) on one side' };
-    else if (ratio) {
-      const half = z * ratio.ratio * Math.sqrt(ratio.relVariance);
-      out.ratio =
-        ratio.ratio - half > 0
-          ? labelDegenerate({ low: ratio.ratio - half, high: ratio.ratio + half, level, method: 'paired-delta' }, half === 0)
-          : { reason: 'the large-sample (delta) interval of the ratio reaches 0 or below: too few correct answers for it' };
+    for (const key of RATIO_KEYS) {
+      if (!stats[key]) continue;
+      const { nc, dc, nb, db } = RATIOS[key].parts;
+      const ratio = ratioOfRatiosVariance(nc, dc, nb, db);
+      if (ratio === null) out[key] = { reason: RATIOS[key].zero };
+      else {
+        const half = z * ratio.ratio * Math.sqrt(ratio.relVariance);
+        out[key] =
+          ratio.ratio - half > 0
+            ? labelDegenerate({ low: ratio.ratio - half, high: ratio.ratio + half, level, method: 'paired-delta' }, half === 0)
+            : { reason: 'the large-sample (delta) interval of the ratio reaches 0 or below: too few correct answers for it' };
+      }
     }
     if (large.p95) out.p95 = pairedQuantileInterval(large.p95, level);
     return out;
@@ -240,7 +261,7 @@ export function pairedComparison(baseline: readonly PairedCase[] | PairedColumns
           bootstrap_max_units: maxUnits,
           reason:
             `${U} paired cases are more than the bootstrap's limit of ${maxUnits} (--bootstrap-max-units): no resamples were drawn; ` +
-            'the accuracy difference and the J/correct ratio have paired delta-method intervals, the p95 difference a paired Woodruff one, all over cases',
+            'the accuracy difference and the J/correct and $ ratios have paired delta-method intervals, the p95 difference a paired Woodruff one, all over cases',
         },
       }
     : {};
@@ -250,7 +271,9 @@ export function pairedComparison(baseline: readonly PairedCase[] | PairedColumns
     pairs: P,
     unpaired,
     accuracy_pp_delta: { ...acc, significant: mc ? mc.p_value < alpha : null, mcnemar: mc },
-    joules_per_correct_ratio: figure('ratio', ratioPoint !== null && Number.isFinite(ratioPoint) ? ratioPoint : null, 1, 6),
+    joules_per_correct_ratio: figure('ratio', points.ratio, 1, 6),
+    usd_per_correct_ratio: figure('usd', points.usd, 1, 6),
+    total_usd_ratio: figure('total_usd', points.total_usd, 1, 6),
     latency_p95_ms_delta: figure('p95', p95Base === null || p95Cand === null ? null : p95Cand - p95Base, 0, 3),
     ...switched,
   };

@@ -61,6 +61,13 @@ export interface SweepVsBaseline {
   latency_p95_pct: number | null;
   latency_p95_ms_delta_ci95: Interval | null;
   latency_p95_verdict: string;
+  /** $/correct and total $ as J/correct: % change, the paired ratio's 95 % interval, the verdict. */
+  usd_per_correct_pct: number | null;
+  usd_per_correct_ratio_ci95: Interval | null;
+  usd_per_correct_verdict: string;
+  total_usd_pct: number | null;
+  total_usd_ratio_ci95: Interval | null;
+  total_usd_verdict: string;
   /** Why no paired statistics (different digests, missing results), else null. */
   reason: string | null;
   /** True when the suite digests differ: every delta is null and every verdict `withheld` (see `reason`). */
@@ -81,7 +88,7 @@ export interface SweepComparison {
   alpha: number;
   /**
    * The multiple-comparison correction over each suite's arms against the baseline: `holm` adjusts
-   * McNemar's p-values (Holm 1979) and judges J/correct and p95 by (1 − α/m) intervals (Bonferroni),
+   * McNemar's p-values (Holm 1979) and judges J/correct, $/correct, total $ and p95 by (1 − α/m) intervals (Bonferroni),
    * m the arms that can be paired; `none` tests each at α.
    */
   p_adjust: PAdjust;
@@ -150,6 +157,12 @@ export function sweepComparison(
               latency_p95_pct: p.latency_p95_pct,
               latency_p95_ms_delta_ci95: p.latency_p95_ms_delta_ci95,
               latency_p95_verdict: verdict(verdictOf(p.latency_p95_pct, p.significant.latency_p95_pct, false)),
+              usd_per_correct_pct: p.usd_per_correct_pct,
+              usd_per_correct_ratio_ci95: p.usd_per_correct_ratio_ci95,
+              usd_per_correct_verdict: verdict(verdictOf(p.usd_per_correct_pct, p.significant.usd_per_correct_pct, false)),
+              total_usd_pct: p.total_usd_pct,
+              total_usd_ratio_ci95: p.total_usd_ratio_ci95,
+              total_usd_verdict: verdict(verdictOf(p.total_usd_pct, p.significant.total_usd_pct, false)),
               reason: p.paired_reason,
               ...(p.withheld ? { withheld: true as const } : {}),
             };

@@ -14,8 +14,15 @@ describe('compare', () => {
     assert.equal(c.joules_per_correct_pct, -25);
     assert.equal(c.latency_p95_pct, 20);
     assert.equal(c.accuracy_pp_delta, 2.5);
-    assert.deepEqual(Object.keys(c), ['baseline', 'candidate', 'joules_per_correct_pct', 'latency_p95_pct', 'accuracy_pp_delta', 'energy_sources_match']);
+    assert.deepEqual(Object.keys(c), ['baseline', 'candidate', 'joules_per_correct_pct', 'latency_p95_pct', 'accuracy_pp_delta', 'usd_per_correct_pct', 'total_usd_pct', 'energy_sources_match']);
     assert.equal(c.energy_sources_match, null, 'sides without labels say nothing');
+  });
+  it('gives % change for $/correct and total $; null when a report has no $ figure', () => {
+    const c = compare({ ...side(20, 100, 80), usd_per_correct: 0.004, total_usd: 0.2 }, { ...side(15, 120, 82.5), usd_per_correct: 0.005, total_usd: 0.15 });
+    assert.deepEqual([c.usd_per_correct_pct, c.total_usd_pct], [25, -25]);
+    assert.deepEqual([c.baseline.usd_per_correct, c.candidate.total_usd], [0.004, 0.15]);
+    const old = compare(side(20, 100, 80), { ...side(15, 120, 82.5), usd_per_correct: 0.005, total_usd: 0.15 });
+    assert.deepEqual([old.usd_per_correct_pct, old.total_usd_pct], [null, null]);
   });
   it('is null where the baseline is zero', () => {
     const c = compare(side(0, 0, 0), side(5, 5, 5));

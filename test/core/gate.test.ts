@@ -29,11 +29,15 @@ describe('parseGate', () => {
 });
 
 describe('checkGate', () => {
-  const values = { joules_per_correct_pct: 6, latency_p95_pct: -3, accuracy_pp_delta: -0.5 };
+  const values = { joules_per_correct_pct: 6, latency_p95_pct: -3, accuracy_pp_delta: -0.5, usd_per_correct_pct: 12, total_usd_pct: -4 };
   it('names each crossed condition and only those', () => {
     const f = checkGate(values, parseGate('joules_per_correct_pct>5,accuracy_pp_delta<-1'));
     assert.equal(f.length, 1);
     assert.match(f[0]!.message, /joules_per_correct_pct>5: joules_per_correct_pct is 6/);
+  });
+  it('gates on dollars: $/correct and total $ as % change', () => {
+    const f = checkGate(values, parseGate('usd_per_correct_pct>10,total_usd_pct>0'));
+    assert.deepEqual(f.map((x) => x.message), ['usd_per_correct_pct>10: usd_per_correct_pct is 12']);
   });
   it('a boundary value crosses only with the inclusive operator', () => {
     assert.equal(checkGate(values, parseGate('joules_per_correct_pct>6')).length, 0);
@@ -54,6 +58,14 @@ describe('checkGate', () => {
     const f = checkGate(c, parseGate('joules_per_correct_pct>5,latency_p95_pct>5'), { why: gateWhyNa(c) });
     assert.match(f[0]!.message, /joules_per_correct_pct is n\/a \(the baseline has no joules_per_correct\)/);
     assert.match(f[1]!.message, /latency_p95_pct is n\/a \(the candidate has no latency_p95_ms\)/);
+    // A run with no prices has no $ figures: the gate on them names that run.
+    const priced = { joules_per_correct: 1, latency_p95_ms: 1, accuracy_pct: 1, usd_per_correct: 0.002, total_usd: 0.01 };
+    const unpriced = { ...priced, usd_per_correct: null, total_usd: null };
+    const usd = compare(priced, unpriced);
+    assert.deepEqual([usd.usd_per_correct_pct, usd.total_usd_pct], [null, null]);
+    const g = checkGate(usd, parseGate('usd_per_correct_pct>5,total_usd_pct>5'), { why: gateWhyNa(usd) });
+    assert.match(g[0]!.message, /usd_per_correct_pct is n\/a \(the candidate has no usd_per_correct\)/);
+    assert.match(g[1]!.message, /total_usd_pct is n\/a \(the candidate has no total_usd\)/);
     const fromZero = compare({ joules_per_correct: 1, latency_p95_ms: 0, accuracy_pct: 1 }, { joules_per_correct: 1, latency_p95_ms: 4, accuracy_pct: 1 });
     assert.match(checkGate(fromZero, parseGate('latency_p95_pct>5'), { why: gateWhyNa(fromZero) })[0]!.message, /baseline's latency_p95_ms is 0/);
   });

@@ -73,4 +73,26 @@ describe('pairedComparison', () => {
     const part = pairedComparison(side(10, () => true, () => 1, () => 5), side(6, () => true, () => 1, () => 5), { seed: 's', resamples: 100 });
     assert.deepEqual(part.unpaired, { baseline: 4, candidate: 0 });
   });
+
+  it('$/correct is bootstrapped as J/correct is; total $ as the ratio of the paired totals', () => {
+    // Dollars equal to the joules: the $/correct ratio is the J/correct ratio, interval and verdict included.
+    const mk = (n: number, acc: number, scale: number, salt: number) =>
+      side(n, (i) => (i * 7 + salt) % 10 < acc, (i) => scale * (1 + ((i * 31 + salt) % 9)), () => 10).map((c) => ({ ...c, usd: c.joules }));
+    const base = mk(60, 8, 1, 0);
+    const cand = mk(60, 6, 1.4, 3);
+    const r = pairedComparison(base, cand, { seed: 'sha256:usd', resamples: 600 });
+    const { reason: _r, ...usd } = r.usd_per_correct_ratio;
+    assert.deepEqual(usd, r.joules_per_correct_ratio);
+    assert.equal(r.usd_per_correct_ratio.significant, true);
+    const sum = (xs: { usd: number | null }[]) => xs.reduce((a, x) => a + x.usd!, 0);
+    assert.equal(r.total_usd_ratio.value, Math.round((sum(cand) / sum(base)) * 1e6) / 1e6);
+    assert.ok(r.total_usd_ratio.ci95!.low > 1 && r.total_usd_ratio.significant === true);
+    // One case with no cost: both $ figures withheld, with the reason; joules unaffected.
+    const partial = pairedComparison(base, cand.map((c, i) => (i === 4 ? { ...c, usd: null } : c)), { seed: 'sha256:usd', resamples: 100 });
+    assert.equal(partial.usd_per_correct_ratio.value, null);
+    assert.equal(partial.usd_per_correct_ratio.significant, null);
+    assert.equal(partial.usd_per_correct_ratio.reason, 'cost unknown for some paired cases');
+    assert.equal(partial.total_usd_ratio.reason, 'cost unknown for some paired cases');
+    assert.notEqual(partial.joules_per_correct_ratio.value, null);
+  });
 });

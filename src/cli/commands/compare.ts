@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { prettyJson } from '../../core/canonical.js';
 import { compare } from '../../core/compare.js';
 import { JoulebenchError } from '../../core/errors.js';
-import { checkGate, gateWhyNa, parseGate, type GateCondition, type GateFailure } from '../../core/gate.js';
+import { checkGate, GATE_METRICS, gateWhyNa, parseGate, type GateCondition, type GateFailure } from '../../core/gate.js';
 import { renderComparisonMarkdown } from '../../report/markdown.js';
 import { renderComparisonTable } from '../../report/table.js';
 import { writeFileEnsured, type CliIO } from '../io.js';
@@ -31,14 +31,14 @@ interface CompareFlags {
 
 export function compareCommand(io: CliIO): Command {
   return new Command('compare')
-    .description('compare two runs: J/correct and p95 latency as % change, accuracy as a point difference')
+    .description('compare two runs: J/correct, $/correct, total $ and p95 latency as % change, accuracy as a point difference, each with its paired interval and verdict')
     .argument('[runs...]', 'baseline then candidate, instead of -b/-c')
     .option('-b, --baseline <run>', "the baseline: a report JSON, a results JSONL, a history run id (12, #12, last), or a repeated load run's document (run --runs N -o X.json: paired run by run)")
     .option('-c, --candidate <run>', 'the candidate: a report JSON, a results JSONL or a history run id')
     .option('-o, --out <file>', 'write the comparison here; the extension picks the format: .json, .md, .csv, .jsonl, .txt (default: JSON on stdout, the table on stderr)')
     .option('--md', 'print the comparison as Markdown (for a PR) instead of JSON')
     .option('--json', 'print the comparison as JSON (the default), with the paired intervals, p-value and verdicts')
-    .option('--fail-on <conditions>', "exit 1 when a threshold is crossed, e.g. 'joules_per_correct_pct>5,accuracy_pp_delta<-1'")
+    .option('--fail-on <conditions>', `exit 1 when a threshold is crossed, e.g. 'joules_per_correct_pct>5,accuracy_pp_delta<-1' (metrics: ${GATE_METRICS.join(', ')})`)
     .option('--significant', 'with --fail-on: trip only when the whole interval (at 1 − alpha) is past the threshold')
     .option('--alpha <a>', 'significance level for the paired tests and intervals', probability, 0.05)
     .option('--bootstrap <n>', 'paired bootstrap resamples', intAtLeast(0), 2000)
