@@ -20,9 +20,9 @@ import { readResumeFile, type ResumeFile } from '../runner/resume-index.js';
 import { reportWarnings } from '../report/run-warnings.js';
 import { resultsFileState } from '../runner/results-state.js';
 import { run, toSuiteWindow, type RunOutcome, type RunProgress } from '../runner/run.js';
-import { checkTarget, createTarget, type TargetSpec } from '../targets/registry.js';
+import { checkTarget, createTarget } from '../targets/registry.js';
 import { runLoad } from '../load/driver.js';
-import { buildSuite, buildTargetSpec } from './setup.js';
+import { buildSuite, buildTargetSpec, withTargetOptions } from './setup.js';
 import { selectCases } from '../suites/select.js';
 import { suiteDigest } from '../suites/digest.js';
 import { isStreamed } from '../suites/jsonl-stream.js';
@@ -83,7 +83,7 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
   const grid = spec.grid_intensity !== undefined ? parseGridIntensity(spec.grid_intensity) : null;
   const suite = sessionSuite(spec, cfg);
   const caseCount = isStreamed(suite) ? suite.stream.count : suite.cases.length;
-  const targetSpec = withOptions(buildTargetSpec(spec, cfg, env), spec.target_options);
+  const targetSpec = withTargetOptions(buildTargetSpec(spec, cfg, env), spec.target_options);
   const warmup = spec.warmup ?? defaultWarmup(targetSpec.kind);
   const repeat = spec.repeat ?? 1;
   // Every argument is checked before anything is opened: a bad one costs no target, meter, judge or file.
@@ -343,7 +343,7 @@ export async function checkSession(spec: SessionSpec, env: NodeJS.ProcessEnv = p
   }
   if (spec.grid_intensity !== undefined) parseGridIntensity(spec.grid_intensity);
   checkRunFlags(spec);
-  const target = withOptions(buildTargetSpec(spec, cfg, env), spec.target_options);
+  const target = withTargetOptions(buildTargetSpec(spec, cfg, env), spec.target_options);
   checkOutputPaths({ report: spec.out, results: spec.results, receipt: spec.receipt });
   // Run elsewhere (a queue worker): the target and the meter are that machine's to check.
   if (opts.here === false) return;
@@ -430,19 +430,6 @@ function writeEnsured(path: string, content: string): void {
   writeFileSync(path, content);
 }
 
-/** The target spec with `options` merged in; a `neural` object merges into the cascade's neural spec. */
-function withOptions(t: TargetSpec, options: Record<string, unknown> | undefined): TargetSpec {
-  if (!options) return t;
-  const { neural, ...rest } = options;
-  const out: TargetSpec = { ...t, ...rest };
-  if (neural !== undefined) {
-    if (neural === null || typeof neural !== 'object' || Array.isArray(neural)) throw new JoulebenchError('E_CONFIG', 'target.neural must be a mapping');
-    const n = neural as Record<string, unknown>;
-    const kind = typeof n.kind === 'string' ? n.kind : (t.neural?.kind ?? 'echo');
-    out.neural = { ...(t.neural ?? {}), ...n, kind };
-  }
-  return out;
-}
 
 /** The results file as a session writes it: the header names where the suite can be read again; every record also goes to `onRecord`. */
 function sessionSink(file: ResultsSink, source: SuiteSourceFields, onRecord?: (record: Record<string, unknown>) => void): ResultsSink {
