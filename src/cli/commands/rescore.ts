@@ -38,7 +38,7 @@ export function rescoredPath(path: string, inPlace: boolean | undefined): string
 /** `joulebench rescore RESULTS --judge CONFIG`: judges a finished run's judged cases (cached judgements reused), or with `--against` compares two runs. */
 export function rescoreCommand(io: CliIO): Command {
   const cmd = new Command('rescore')
-    .description('score a results file with an LLM judge (MT-Bench [[rating]]); cached judgements are not asked again')
+    .description('score a results file with an LLM judge (MT-Bench [[rating]]) into a new results file (--in-place: over it); cached judgements are not asked again')
     .argument('<results>', 'results JSONL of a finished run')
     .requiredOption('--judge <config>', 'YAML config with a judge: block (kind, endpoint, model, prices, mode, pass, cache)')
     .option('-s, --suite <name|file>', "the suite the run asked (default: the results header's suite name)")
