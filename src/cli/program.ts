@@ -68,7 +68,7 @@ export const COMMANDS: Record<string, CommandEntry> = {
   },
   rescore: {
     term: 'rescore [options] <results>',
-    summary: 'score a results file with an LLM judge (MT-Bench [[rating]]); cached judgements are not asked again',
+    summary: 'score a results file with an LLM judge (MT-Bench [[rating]]) into a new results file (--in-place: over it); cached judgements are not asked again',
     load: async () => (await import('./commands/rescore.js')).rescoreCommand,
   },
   sweep: {

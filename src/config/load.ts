@@ -2,7 +2,8 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { parseYaml } from '../yaml.js';
 import type { z } from 'zod';
 import { JoulebenchError } from '../core/errors.js';
-import { configSchema, type RunConfig } from './schema.js';
+import { configSchema, targetSchema, type RunConfig } from './schema.js';
+import { TARGETS } from '../targets/registry.js';
 import { readTextFile } from '../read-text.js';
 import { cut, escapeControls, QUOTE_MAX_CHARS } from '../core/one-line.js';
 import { checkEndpoint } from '../targets/openai/endpoint.js';
@@ -11,9 +12,14 @@ import { checkEndpoint } from '../targets/openai/endpoint.js';
 export interface LoadedConfig {
   path: string;
   config: RunConfig;
-  /** `openai` or `replay`, from `target.kind` or seed 003's `target.mode`; undefined when neither is set. */
-  kind: 'openai' | 'replay' | undefined;
+  /** The target kind, from `target.kind` or seed 003's `target.mode`; undefined when neither is set. */
+  kind: string | undefined;
+  /** A kind's own settings beyond the common keys (`cache_capacity`, `model_path`, `num_thread`…), as a sweep arm takes them. */
+  target_options?: Record<string, unknown>;
 }
+
+/** Kinds whose every key is in the schema: an unknown key there is a typo, refused. */
+const FULLY_DESCRIBED = new Set(['openai', 'replay', 'mock']);
 
 /** Reads and validates a YAML run config: every problem is E_CONFIG naming the file and key; nothing is clamped. */
 export function loadConfig(path: string): LoadedConfig {
@@ -30,11 +36,12 @@ export function loadConfig(path: string): LoadedConfig {
 
 /** Validates an already-parsed config object (`where` names it in messages). */
 export function parseConfig(raw: unknown, where: string): LoadedConfig {
-  const parsed = configSchema.safeParse(raw);
+  const { raw: checked, options } = splitTargetOptions(raw);
+  const parsed = configSchema.safeParse(checked);
   if (!parsed.success) throw new JoulebenchError('E_CONFIG', `${where}: ${describeConfigIssue(parsed.error, raw)}`);
   const config = parsed.data;
   const t = config.target;
-  const fromMode = t?.mode === 'mock' ? 'replay' : t?.mode === 'runtime' ? 'openai' : undefined;
+  const fromMode = t?.mode === 'mock' ? (t.answers !== undefined || t.kind === 'replay' ? 'replay' : 'mock') : t?.mode === 'runtime' ? 'openai' : undefined;
   if (t?.kind && fromMode && t.kind !== fromMode) {
     throw new JoulebenchError('E_CONFIG', `${where}: target.mode "${t.mode}" conflicts with target.kind "${t.kind}"`);
   }
@@ -46,7 +53,20 @@ export function parseConfig(raw: unknown, where: string): LoadedConfig {
   if (config.params?.data) config.params.data = abs(config.params.data);
   if (config.judge?.cache) config.judge.cache = abs(config.judge.cache);
   if (config.judge?.answers) config.judge.answers = abs(config.judge.answers);
-  return { path: where, config, kind: t?.kind ?? fromMode };
+  return { path: where, config, kind: t?.kind ?? fromMode, ...(options ? { target_options: options } : {}) };
+}
+
+/** A target of a kind with settings of its own (cascade, ollama, llamacpp…): keys the schema does not name go to the target, as in a sweep arm. */
+function splitTargetOptions(raw: unknown): { raw: unknown; options?: Record<string, unknown> } {
+  const t = (raw as { target?: unknown } | null)?.target;
+  if (t === null || typeof t !== 'object' || Array.isArray(t)) return { raw };
+  const kind = (t as { kind?: unknown }).kind;
+  if (typeof kind !== 'string' || FULLY_DESCRIBED.has(kind) || !Object.hasOwn(TARGETS, kind)) return { raw };
+  const known = new Set(Object.keys(targetSchema.shape));
+  const entries = Object.entries(t);
+  const options = Object.fromEntries(entries.filter(([k]) => !known.has(k)));
+  if (Object.keys(options).length === 0) return { raw };
+  return { raw: { ...(raw as object), target: Object.fromEntries(entries.filter(([k]) => known.has(k))) }, options };
 }
 
 /** `params.retry.max_attempts must be >= 1`: the dotted key, then what is wrong. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TARGETS } from '../targets/registry.js';
 import { MAX_ATTEMPTS, MAX_CASE_LIMIT, MAX_TIMER_S, MAX_TOKENS, MAX_USD_PER_MTOK, timerLimitText } from '../core/bounds.js';
 
 const nonNegative = () => z.number({ error: 'must be a number' }).finite('must be finite').min(0, 'must be >= 0');
@@ -54,8 +55,8 @@ export const energyModelSchema = z
 
 export const targetSchema = z
   .object({
-    kind: z.enum(['openai', 'replay'], { error: 'must be "openai" or "replay"' }).optional(),
-    /** Seed 003: `runtime` = the endpoint (openai), `mock` = replay. */
+    kind: z.string({ error: 'must be a string' }).refine((k) => Object.hasOwn(TARGETS, k), { message: `must be one of ${Object.keys(TARGETS).join(', ')}` }).optional(),
+    /** Seed 003: `runtime` = the endpoint (openai), `mock` = replay with `answers`, else the mock target. */
     mode: z.enum(['runtime', 'mock'], { error: 'must be "runtime" or "mock"' }).optional(),
     endpoint: z.string({ error: 'must be a string' }).min(1, 'must not be empty').optional(),
     model: z.string({ error: 'must be a string' }).min(1, 'must not be empty').optional(),
@@ -66,6 +67,8 @@ export const targetSchema = z
     max_reply_bytes: z.number({ error: 'must be a number' }).int('must be an integer').min(1, 'must be >= 1').optional(),
     /** Replay: a results JSONL or a fixture of {id, answer}. */
     answers: z.string({ error: 'must be a string' }).min(1, 'must not be empty').optional(),
+    /** A model server's address (ollama). */
+    base_url: z.string({ error: 'must be a string' }).min(1, 'must not be empty').optional(),
     retries: controlRetrySchema.optional(),
     energy_model: energyModelSchema.optional(),
   })

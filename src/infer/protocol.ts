@@ -173,8 +173,9 @@ export async function runPlan(
     );
   }
   const arms: InferArm[] = [];
-  for (const { model, num_thread, limit_w, id } of plan) {
+  for (const [k, { model, num_thread, limit_w, id }] of plan.entries()) {
     const done = resume?.finished.get(id);
+    opts.onProgress?.(`arm ${k + 1}/${plan.length}: ${id}${done ? ' (finished before, kept)' : ''}`);
     const arm = done ?? (await underLimit(opts.power_limiter, limit_w, () => run(model, num_thread, limit_w)));
     if (!done) opts.journal?.write({ event: 'arm', arm, transforms: p.transforms() });
     arms.push(arm);

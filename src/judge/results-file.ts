@@ -48,8 +48,8 @@ export function readResultsForSuite(
 }
 
 /**
- * Judges the judged cases of a results file (see `judgeResults`) and rewrites the file in place
- * (a temporary file renamed over it): each case line gets its `score`, `passed`, `weight` and
+ * Judges the judged cases of a results file (see `judgeResults`) and writes it to `dest`, by default
+ * in place (a temporary file renamed over it): each case line gets its `score`, `passed`, `weight` and
  * `meta.judge`, the system under test's measurements stay as they were, and one `record: "judge"`
  * line says which judge scored it (an older one is replaced). The report is re-aggregated from the
  * judged results, with the run's idle calibration, suite window and scored wall time from the file's
@@ -65,6 +65,8 @@ export async function judgeResultsFile(o: {
   onCase?: (done: number, total: number) => void;
   /** The file as the caller already read it (`rescore` reads it for its header first): not read again. */
   read?: ResultsRead;
+  /** Where the judged file goes (default: over `path`, as a finished run's own judging does). */
+  dest?: string;
 }): Promise<JudgedRun> {
   const { header, results, other, text } = readResultsForSuite(o.path, o.suite, o.read);
   checkReportHeader(header, o.path); // before a judge is asked or the file rewritten
@@ -92,9 +94,10 @@ export async function judgeResultsFile(o: {
     else if (rec !== 'judge') out.push(line);
   }
   out.push(JSON.stringify({ record: 'judge', ...o.info, temperature: 0, tally }));
-  const tmp = `${o.path}.judging-${process.pid}`;
+  const dest = o.dest ?? o.path;
+  const tmp = `${dest}.judging-${process.pid}`;
   writeFileSync(tmp, out.join('\n') + '\n');
-  renameSync(tmp, o.path);
+  renameSync(tmp, dest);
 
   const scored = judged.filter((r) => r.phase === 'scored');
   const ctx: ReportContext = {

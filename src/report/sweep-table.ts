@@ -7,7 +7,7 @@ const pm = (v: number | null, i: Interval | null, f: (x: number) => string): str
   v === null ? 'n/a' : !i ? `${f(v)}` : i.method === 'degenerate' ? `${f(v)} (degenerate)` : `${f(v)} [${f(i.low)}, ${f(i.high)}]`;
 
 /** The sweep's comparison for a terminal: per suite, the arms with intervals, the frontiers, and each arm against the baseline. */
-export function renderSweepTable(c: SweepComparison): string {
+export function renderSweepTable(c: SweepComparison, opts: { failuresShown?: boolean } = {}): string {
   const out: string[] = [pc.bold(`joulebench sweep ${c.sweep.name}`) + pc.dim(` (${c.sweep.id}) · intervals 95 % (degenerate: identical values, none stated), significance at α = ${c.alpha}${pAdjustText(c)}`)];
   for (const s of c.suites) {
     out.push('', pc.bold(`suite ${s.suite}`));
@@ -61,7 +61,8 @@ export function renderSweepTable(c: SweepComparison): string {
       for (const v of s.vs_baseline) if (v.reason) out.push(pc.dim(`  ${v.arm}: ${v.reason}`));
     }
   }
-  for (const m of c.missing) out.push(pc.yellow(`missing: ${m.arm} × ${m.suite}: ${m.reason}`));
+  // `sweep` printed each failure, with its error, as it happened: here only the count's names.
+  for (const m of c.missing) out.push(pc.yellow(`missing: ${m.arm} × ${m.suite}: ${opts.failuresShown && m.reason.startsWith('failed: ') ? 'failed (above)' : m.reason}`));
   return out.join('\n') + '\n';
 }
 

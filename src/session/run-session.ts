@@ -23,7 +23,7 @@ import { resultsFileState } from '../runner/results-state.js';
 import { run, toSuiteWindow, type RunOutcome, type RunProgress } from '../runner/run.js';
 import { checkTarget, createTarget, type TargetSpec } from '../targets/registry.js';
 import { runLoad } from '../load/driver.js';
-import { buildSuite, buildTargetSpec } from './setup.js';
+import { buildSuite, buildTargetSpec, withTargetOptions } from './setup.js';
 import { selectCases } from '../suites/select.js';
 import { datasetSuite } from '../load/dataset.js';
 import { suiteDigest } from '../suites/digest.js';
@@ -87,7 +87,7 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
   if (prices && spec.load) throw new JoulebenchError('E_USAGE', 'electricity and hardware prices apply to closed-loop runs: a load run (--request-rate) reports no price parts');
   const suite = sessionSuite(spec, cfg);
   const caseCount = isStreamed(suite) ? suite.stream.count : suite.cases.length;
-  const targetSpec = datasetTarget(withOptions(buildTargetSpec(spec, cfg, env), spec.target_options), spec);
+  const targetSpec = datasetTarget(withTargetOptions(buildTargetSpec(spec, cfg, env), spec.target_options), spec);
   const warmup = spec.warmup ?? defaultWarmup(targetSpec.kind);
   const repeat = spec.repeat ?? 1;
   // Every argument is checked before anything is opened: a bad one costs no target, meter, judge or file.
@@ -353,7 +353,7 @@ export async function checkSession(spec: SessionSpec, env: NodeJS.ProcessEnv = p
   }
   if (spec.grid_intensity !== undefined) parseGridIntensity(spec.grid_intensity);
   checkRunFlags(spec);
-  const target = datasetTarget(withOptions(buildTargetSpec(spec, cfg, env), spec.target_options), spec);
+  const target = datasetTarget(withTargetOptions(buildTargetSpec(spec, cfg, env), spec.target_options), spec);
   checkOutputPaths({ report: spec.out, results: spec.results, receipt: spec.receipt });
   // Run elsewhere (a queue worker): the target and the meter are that machine's to check.
   if (opts.here === false) return;
@@ -440,7 +440,6 @@ function writeEnsured(path: string, content: string): void {
   writeFileSync(path, content);
 }
 
-/** The target spec with `options` merged in; a `neural` object merges into the cascade's neural spec. */
 /** A load dataset asks an OpenAI-compatible server for exactly its output lengths: `max_tokens` (per case for ShareGPT) and `ignore_eos`. */
 function datasetTarget(t: TargetSpec, spec: SessionSpec): TargetSpec {
   const d = spec.load?.dataset;
@@ -448,19 +447,6 @@ function datasetTarget(t: TargetSpec, spec: SessionSpec): TargetSpec {
   if (t.kind !== 'openai') throw new JoulebenchError('E_USAGE', `--dataset applies to --target openai (an OpenAI-compatible server), not "${t.kind}"`);
   if (spec.maxTokens !== undefined) throw new JoulebenchError('E_USAGE', '--dataset sets max_tokens (--output-len, or each ShareGPT reply\'s length): drop --max-tokens');
   return { ...t, ...(d.kind === 'random' ? { max_tokens: d.output_len } : {}), ignore_eos: true };
-}
-
-function withOptions(t: TargetSpec, options: Record<string, unknown> | undefined): TargetSpec {
-  if (!options) return t;
-  const { neural, ...rest } = options;
-  const out: TargetSpec = { ...t, ...rest };
-  if (neural !== undefined) {
-    if (neural === null || typeof neural !== 'object' || Array.isArray(neural)) throw new JoulebenchError('E_CONFIG', 'target.neural must be a mapping');
-    const n = neural as Record<string, unknown>;
-    const kind = typeof n.kind === 'string' ? n.kind : (t.neural?.kind ?? 'echo');
-    out.neural = { ...(t.neural ?? {}), ...n, kind };
-  }
-  return out;
 }
 
 /** The results file as a session writes it: the header names where the suite can be read again; every record also goes to `onRecord`. */

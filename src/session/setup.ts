@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { JoulebenchError } from '../core/errors.js';
 import type { StreamedSuite, Suite } from '../core/types.js';
 import type { LoadedConfig } from '../config/load.js';
@@ -10,6 +11,14 @@ import { withRetryLabel } from '../suites/retry-label.js';
 import { loadMtBench } from '../suites/mt-bench.js';
 import { findDefaultModel } from '../targets/llamacpp/default-model.js';
 import type { TargetSpec } from '../targets/registry.js';
+import { checkEndpoint } from '../targets/openai/endpoint.js';
+
+/** `--suite mmlu` without data: 24 MMLU-format questions written for joulebench (4 subjects × 6, cais/mmlu rows). */
+export const MMLU_SAMPLE = fileURLToPath(new URL('../../src/suites/data/mmlu-sample.jsonl', import.meta.url));
+export const MMLU_SAMPLE_VERSION = 'joulebench-mmlu/sample-1';
+
+/** The OpenAI SDK's base URL when neither a flag, the config nor OPENAI_BASE_URL names one. */
+export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
 /** The settings that pick the suite and the target (`run`'s flags, or a session spec's). */
 export interface TargetFlags {
@@ -78,8 +87,11 @@ export function buildTargetSpec(flags: TargetFlags, cfg: LoadedConfig | null, en
     }
     if (k === 'ollama') {
       const spec: TargetSpec = { kind: 'ollama' };
-      if (flags.model !== undefined) spec.model = flags.model;
-      if (flags.baseUrl !== undefined) spec.base_url = flags.baseUrl;
+      const t = cfg?.config.target;
+      const model = flags.model ?? t?.model;
+      const baseUrl = flags.baseUrl ?? t?.base_url;
+      if (model !== undefined) spec.model = model;
+      if (baseUrl !== undefined) spec.base_url = baseUrl;
       return spec;
     }
     if (k === 'llamacpp') {
@@ -97,8 +109,29 @@ export function buildTargetSpec(flags: TargetFlags, cfg: LoadedConfig | null, en
     }
     return { kind: k };
   };
-  if (kind === 'cascade') return neuralKind ? { kind, neural: specFor(neuralKind) } : { kind };
-  return specFor(kind);
+  // The config's own settings for its kind go to that target: the cascade, or its neural stage.
+  const opts = cfg?.target_options;
+  if (kind === 'cascade') {
+    const neural = neuralKind ? specFor(neuralKind) : undefined;
+    const base: TargetSpec = neural ? { kind, neural } : { kind };
+    if (cfg?.kind === 'cascade') return withTargetOptions(base, opts);
+    return neural && cfg?.kind === neuralKind ? { kind, neural: withTargetOptions(neural, opts) } : base;
+  }
+  return cfg?.kind === kind ? withTargetOptions(specFor(kind), opts) : specFor(kind);
+}
+
+/** The target spec with `options` merged in; a `neural` object merges into the cascade's neural spec. */
+export function withTargetOptions(t: TargetSpec, options: Record<string, unknown> | undefined): TargetSpec {
+  if (!options) return t;
+  const { neural, ...rest } = options;
+  const out: TargetSpec = { ...t, ...rest };
+  if (neural !== undefined) {
+    if (neural === null || typeof neural !== 'object' || Array.isArray(neural)) throw new JoulebenchError('E_CONFIG', 'target.neural must be a mapping');
+    const n = neural as Record<string, unknown>;
+    const kind = typeof n.kind === 'string' ? n.kind : (t.neural?.kind ?? 'echo');
+    out.neural = { ...(t.neural ?? {}), ...n, kind };
+  }
+  return out;
 }
 
 function openaiSpec(flags: TargetFlags, cfg: LoadedConfig | null, env: NodeJS.ProcessEnv): TargetSpec {
@@ -107,7 +140,10 @@ function openaiSpec(flags: TargetFlags, cfg: LoadedConfig | null, env: NodeJS.Pr
   const set = (k: string, v: unknown): void => {
     if (v !== undefined) spec[k] = v;
   };
-  set('endpoint', flags.endpoint ?? t.endpoint);
+  // As the OpenAI SDK resolves them: flag, then config, then OPENAI_BASE_URL, then OpenAI's own API.
+  const envBase = env.OPENAI_BASE_URL !== undefined && env.OPENAI_BASE_URL !== '' ? env.OPENAI_BASE_URL : undefined;
+  if (flags.endpoint === undefined && t.endpoint === undefined && envBase !== undefined) checkEndpoint(envBase, 'environment OPENAI_BASE_URL');
+  set('endpoint', flags.endpoint ?? t.endpoint ?? envBase ?? OPENAI_DEFAULT_BASE_URL);
   set('model', flags.model ?? t.model);
   set('max_tokens', flags.maxTokens ?? t.max_tokens);
   set('stream', t.stream);
@@ -118,14 +154,13 @@ function openaiSpec(flags: TargetFlags, cfg: LoadedConfig | null, env: NodeJS.Pr
   set('energy_model', t.energy_model);
   if (cfg) {
     // Named here, where the file is known (the target's own message cannot say which file).
-    for (const [key, flag] of [['endpoint', '--endpoint URL'], ['model', '--model NAME']] as const) {
-      if (spec[key] === undefined) throw new JoulebenchError('E_CONFIG', `${cfg.path}: target.${key} is required for an openai target (or ${flag})`);
-    }
+    if (spec.model === undefined) throw new JoulebenchError('E_CONFIG', `${cfg.path}: target.model is required for an openai target (or --model NAME)`);
   }
-  const ref = flags.credentialsRef ?? t.credentials_ref;
+  // The key is only ever named (env:OPENAI_API_KEY in the receipt), never written.
+  const ref = flags.credentialsRef ?? t.credentials_ref ?? (env.OPENAI_API_KEY ? 'env:OPENAI_API_KEY' : undefined);
   if (ref !== undefined) {
     const m = /^env:([A-Za-z_][A-Za-z0-9_]*)$/.exec(ref);
-    const where = flags.credentialsRef ? '--credentials-ref' : `${cfg?.path}: target.credentials_ref`;
+    const where = flags.credentialsRef ? '--credentials-ref' : t.credentials_ref ? `${cfg?.path}: target.credentials_ref` : 'OPENAI_API_KEY';
     if (!m) throw new JoulebenchError('E_CONFIG', `${where} must be env:NAME`);
     const key = env[m[1]!];
     if (key === undefined || key === '') throw new JoulebenchError('E_CONFIG', `${where}: environment variable ${m[1]} is not set`);
@@ -167,11 +202,9 @@ export function buildSuite(flags: TargetFlags, cfg: LoadedConfig | null, stream?
     // Every suite, not only MMLU: a retried run is relabelled, so its digest differs from a clean one's.
     return p?.retry ? { ...suite, version: withRetryLabel(suite.version, p.retry.max_attempts) } : suite;
   }
-  const data = flags.data ?? p?.data;
-  if (!data) {
-    throw new JoulebenchError('E_USAGE', '--suite mmlu needs --data PATH (cais/mmlu JSON/JSONL rows, or Hendrycks CSV files; none ship with joulebench)');
-  }
+  const data = flags.data ?? p?.data ?? MMLU_SAMPLE;
   const mmluOpts = {
+    ...(data === MMLU_SAMPLE ? { version: MMLU_SAMPLE_VERSION } : {}),
     ...(cfg ? { config_path: cfg.path } : {}),
     ...(p?.subjects ? { subjects: p.subjects } : {}),
     ...(p?.limit !== undefined ? { limit: p.limit } : {}),

@@ -6,6 +6,8 @@ import { resultsFileState } from '../runner/results-state.js';
 import { defaultHistoryPath, History } from '../report/history.js';
 import { checkSession, runSession, type SessionHooks, type SessionResult } from '../session/run-session.js';
 import { checkWriteDir } from '../write-path.js';
+import type { MeterOptions } from '../meters/registry.js';
+import type { SessionSpec } from '../session/spec.js';
 import { armSessionSpec, loadPlan, planDifferences, planDigest, type ExpandedPlan } from './plan.js';
 import { readSweepState, writeSweepState, SWEEP_FORMAT, type SweepComparisonSettings, type SweepRunEntry, type SweepState } from './state.js';
 
@@ -27,6 +29,8 @@ export interface SweepOptions {
   queue?: import('../queue/connection.js').QueueConnection;
   /** Recorded in the state for `report DIR` (see SweepState.comparison). */
   comparison?: SweepComparisonSettings;
+  /** Meter settings every arm starts from (`run`'s environment: JOULEBENCH_POWERCAP_ROOT…); an arm's `meter_options` win. */
+  meter_options?: MeterOptions;
 }
 
 /** How a caller watches a sweep (it prints nothing itself). */
@@ -37,6 +41,8 @@ export interface SweepHooks {
   onWarning?(message: string): void;
   /** Passed to each run's session (progress per case). */
   onResult?: SessionHooks['onResult'];
+  /** Passed to each run's session: its files and case count, before the first case. */
+  onStart?: SessionHooks['onStart'];
   signal?: AbortSignal;
   /** `sweep --queue`: progress across workers, after every record that arrives. */
   onQueueProgress?(p: QueueProgress): void;
@@ -120,7 +126,7 @@ async function checkArms(state: SweepState, opts: SweepOptions, hooks: SweepHook
   for (const entry of state.runs) {
     if (entry.status === 'done' && existsSync(entry.report)) continue;
     const arm = state.plan.arms.find((a) => a.name === entry.arm)!;
-    const spec = { ...armSessionSpec(arm, entry.suite, state.plan_path), out: entry.report, results: entry.results, receipt: entry.receipt };
+    const spec = { ...entrySpec(state, arm, entry, opts), out: entry.report, results: entry.results, receipt: entry.receipt };
     try {
       const suiteKey = canonicalJson([entry.suite, arm.params ?? null]);
       await checkSession(spec, hooks.env ?? process.env, { here: opts.queue === undefined, suite: !suitesChecked.has(suiteKey) });
@@ -139,7 +145,6 @@ async function execute(dir: string, state: SweepState, opts: SweepOptions, hooks
   if (!Number.isInteger(parallel) || parallel < 1) throw new JoulebenchError('E_USAGE', `--parallel-arms must be an integer >= 1, got ${parallel}`);
   const arms = state.plan.arms.map((a) => a.name);
   let next = 0;
-  const failures: string[] = [];
   const worker = async (): Promise<void> => {
     while (next < arms.length) {
       const arm = arms[next++]!;
@@ -158,13 +163,12 @@ async function execute(dir: string, state: SweepState, opts: SweepOptions, hooks
           entry.error = (e as Error).message.split('\n')[0] ?? String(e);
           writeSweepState(dir, state);
           hooks.onRun?.(entry, 'failed');
-          failures.push(`${entry.arm} × ${entry.suite}: ${entry.error}`);
         }
       }
     }
   };
   await Promise.all(Array.from({ length: Math.min(parallel, arms.length) }, worker));
-  finish(dir, state, failures, hooks);
+  finish(dir, state);
 }
 
 async function runOne(dir: string, state: SweepState, entry: SweepRunEntry, opts: SweepOptions, hooks: SweepHooks, shared: boolean): Promise<SessionResult> {
@@ -198,6 +202,7 @@ async function runOne(dir: string, state: SweepState, entry: SweepRunEntry, opts
     {
       ...(hooks.env ? { env: hooks.env } : {}),
       ...(hooks.onResult ? { onResult: hooks.onResult } : {}),
+      ...(hooks.onStart ? { onStart: hooks.onStart } : {}),
       ...(hooks.onWarning ? { onWarning: (w: string) => hooks.onWarning!(`${entry.arm} × ${entry.suite}: ${w}`) } : {}),
       ...(hooks.signal ? { signal: hooks.signal } : {}),
     },
@@ -210,9 +215,11 @@ async function runOne(dir: string, state: SweepState, entry: SweepRunEntry, opts
 }
 
 /** One arm × suite's session spec with the sweep's statistics options and labels (no paths). */
-function entrySpec(state: SweepState, arm: ExpandedPlan['arms'][number], entry: SweepRunEntry, opts: SweepOptions) {
+function entrySpec(state: SweepState, arm: ExpandedPlan['arms'][number], entry: SweepRunEntry, opts: SweepOptions): SessionSpec {
+  const spec = armSessionSpec(arm, entry.suite, state.plan_path);
   return {
-    ...armSessionSpec(arm, entry.suite, state.plan_path),
+    ...spec,
+    ...(opts.meter_options ? { meter_options: { ...opts.meter_options, ...spec.meter_options } } : {}),
     ...(opts.bootstrap !== undefined ? { bootstrap: opts.bootstrap } : {}),
     ...(opts.bootstrap_max_units !== undefined ? { bootstrap_max_units: opts.bootstrap_max_units } : {}),
     ...(opts.idle_ms !== undefined ? { idle_ms: opts.idle_ms } : {}),
@@ -220,11 +227,10 @@ function entrySpec(state: SweepState, arm: ExpandedPlan['arms'][number], entry: 
   };
 }
 
-/** Stamps the sweep finished and warns of the runs that failed. */
-function finish(dir: string, state: SweepState, failures: string[], hooks: SweepHooks): void {
+/** Stamps the sweep finished (each failed run was told to `onRun` as it failed, with its error). */
+function finish(dir: string, state: SweepState): void {
   state.finished_utc = new Date().toISOString();
   writeSweepState(dir, state);
-  if (failures.length > 0) hooks.onWarning?.(`${failures.length} run(s) failed: ${failures.join('; ')}`);
 }
 
 /** `sweep --queue`: every unfinished arm × suite becomes a job; results come back into the same files. */
@@ -249,7 +255,6 @@ async function executeOnQueue(dir: string, state: SweepState, opts: SweepOptions
     return { entry, q: { job: armJobOf(state.id, `${entry.arm}`, spec, arm.where as Record<string, string> | undefined), results: entry.results, report: entry.report, receipt: entry.receipt } };
   });
   writeSweepState(dir, state);
-  const failures: string[] = [];
   const done: { entry: SweepRunEntry; report: unknown; receipt: unknown }[] = [];
   const progress: QueueProgress = { runs_done: 0, runs_total: arms.length, cases_done: 0, per_worker: {} };
   await runArmsOnQueue({
@@ -274,14 +279,13 @@ async function executeOnQueue(dir: string, state: SweepState, opts: SweepOptions
       } else {
         entry.status = 'failed';
         entry.error = outcome.error;
-        failures.push(`${entry.arm} × ${entry.suite}: ${outcome.error}`);
         hooks.onRun?.(entry, 'failed');
       }
       writeSweepState(dir, state);
     },
   });
   for (const d of done) d.entry.history_id = opts.history === false ? null : await recordQueued(d.report, d.receipt, d.entry, opts, hooks);
-  finish(dir, state, failures, hooks);
+  finish(dir, state);
 }
 
 /** Records a run that a worker did, as a local run would be recorded (the report names the worker's host). */

@@ -59,6 +59,13 @@ export const TARGETS: Record<string, TargetFactory> = {
       return createReplayTarget(spec.answers);
     },
   },
+  mock: {
+    summary: 'offline mock (config mode: mock): answers each case with a letter A–D from the SHA-256 of its id',
+    async create() {
+      const { createMockTarget } = await import('./replay.js');
+      return createMockTarget();
+    },
+  },
   ollama: {
     summary: "a model served by Ollama's native API (--model, --base-url; default http://127.0.0.1:11434)",
     async create(spec) {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { JoulebenchError } from '../core/errors.js';
 import type { Answer, AnswerRequest, Target } from '../core/types.js';
 import { readTextFile } from '../read-text.js';
@@ -85,4 +86,24 @@ export function createReplayTarget(path: string): Target {
     },
     describe: () => ({ kind: 'replay', answers: path, answer_count: answers.size }),
   };
+}
+
+/**
+ * `mode: mock` without recorded answers: every case is answered with the letter `"ABCD"[sha256(case id)[0] mod 4]`,
+ * the same on every machine, so the whole pipeline runs offline; it measures joulebench, not a model.
+ */
+export function createMockTarget(): Target {
+  return {
+    id: 'mock',
+    kind: 'mock',
+    async answer(req: AnswerRequest): Promise<Answer> {
+      return { text: mockAnswer(req.case.id) };
+    },
+    describe: () => ({ kind: 'mock', answers: 'ABCD[sha256(case id)[0] mod 4]' }),
+  };
+}
+
+/** The mock's answer to a case: a letter A–D from the first byte of the SHA-256 of its id. */
+export function mockAnswer(caseId: string): string {
+  return 'ABCD'[createHash('sha256').update(caseId).digest()[0]! % 4]!;
 }

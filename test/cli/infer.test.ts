@@ -59,6 +59,8 @@ describe('joulebench infer and run --target ollama, as a user runs them', () => 
     assert.match(r.stdout, /1\.50×/, 'best/default for t=4: 30 ÷ 20');
     assert.match(r.stdout, /CPU-only/);
     assert.match(r.stderr, /m1@t=4: run 2\/2/);
+    // Which arm of how many is running, before its runs.
+    assert.match(r.stderr, /arm 1\/2: m1@t=default\n[^]*arm 2\/2: m1@t=4\n[^]*m1@t=4: cold 1\/1/);
     // --meter auto found the (fake) RAPL counter: 1 J per request, 3 decoded tokens.
     const r0 = file.arms[0].runs[0];
     assert.equal(r0.energy_j, 1);

@@ -23,6 +23,8 @@ test('seed 003 config: mode runtime is openai, retry defaults filled, paths made
   assert.equal(c.config.params?.data, join(dir, 'data/mmlu'));
   assert.equal(c.config.timeouts?.request_s, 30);
   assert.equal(loadConfig(write('mock.yaml', 'target:\n  mode: mock\n  answers: a.jsonl\n')).kind, 'replay');
+  // `mode: mock` alone: the offline mock target (answers from the case ids).
+  assert.equal(loadConfig(write('mock-alone.yaml', 'target:\n  mode: mock\n')).kind, 'mock');
 });
 
 test('invalid values fail with one line naming the key, never clamped', () => {
@@ -35,7 +37,7 @@ test('invalid values fail with one line naming the key, never clamped', () => {
     [{ params: { subjects: 'x' } }, /params\.subjects must be a list of strings/],
     [{ target: { credentials_ref: 'sk-abc' } }, /target\.credentials_ref must be env:NAME/],
     [{ target: { retries: { max_attempts: 0 } } }, /target\.retries\.max_attempts must be >= 1/],
-    [{ target: { kind: 'ollama' } }, /target\.kind must be "openai" or "replay"/],
+    [{ target: { kind: 'olama' } }, /target\.kind must be one of cascade, echo, openai, replay, mock, ollama, llamacpp/],
     [{ target: { mode: 'mock', kind: 'openai' } }, /target\.mode "mock" conflicts with target\.kind "openai"/],
     [{ prices: { input_usd_per_mtok: 1 } }, /prices\.output_usd_per_mtok is required/],
     [{ timeouts: { request_s: 0 } }, /timeouts\.request_s must be > 0/],

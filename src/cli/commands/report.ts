@@ -154,7 +154,7 @@ export function reportCommand(io: CliIO): Command {
       } else if (!flags.html) {
         const { renderSweepTable } = await import('../../report/sweep-table.js');
         const { tableOf } = await textRenderers();
-        text = [...sweeps.comparisons.map(renderSweepTable), ...runs.filter((r) => !sweeps.runs.includes(r)).map(tableOf)].join('\n');
+        text = [...sweeps.comparisons.map((c) => renderSweepTable(c)), ...runs.filter((r) => !sweeps.runs.includes(r)).map(tableOf)].join('\n');
         if (rateDocs.length > 0) text += '\n' + (await rateCurveTables(runs));
       }
       if (text === null) return;

@@ -26,13 +26,19 @@ interface RescoreFlags extends JudgeFlags {
   references?: string;
   against?: string;
   out?: string;
+  inPlace?: boolean;
   quiet?: boolean;
+}
+
+/** Where rescore writes the judged results: `X.rescored.results.jsonl` beside `X.results.jsonl`, or over it with `--in-place`. */
+export function rescoredPath(path: string, inPlace: boolean | undefined): string {
+  return inPlace ? path : path.replace(/(\.results)?\.jsonl$/i, '') + '.rescored.results.jsonl';
 }
 
 /** `joulebench rescore RESULTS --judge CONFIG`: judges a finished run's judged cases (cached judgements reused), or with `--against` compares two runs. */
 export function rescoreCommand(io: CliIO): Command {
   const cmd = new Command('rescore')
-    .description('score a results file with an LLM judge (MT-Bench [[rating]]); cached judgements are not asked again')
+    .description('score a results file with an LLM judge (MT-Bench [[rating]]) into a new results file (--in-place: over it); cached judgements are not asked again')
     .argument('<results>', 'results JSONL of a finished run')
     .requiredOption('--judge <config>', 'YAML config with a judge: block (kind, endpoint, model, prices, mode, pass, cache)')
     .option('-s, --suite <name|file>', "the suite the run asked (default: the results header's suite name)")
@@ -40,9 +46,12 @@ export function rescoreCommand(io: CliIO): Command {
     .option('--references <file>', "MT-Bench reference answers in FastChat's form")
     .option('--against <results>', 'pairwise mode: the other run to compare with (both orders are asked)')
     .option('-o, --out <file>', 'write the report JSON here (default: stdout, with the table on stderr)')
+    .option('--in-place', 'write the judged results over the input file (default: a new file beside it, X.rescored.results.jsonl)')
     .option('-q, --quiet', 'no table');
   return addJudgeFlags(cmd).action(async (path: string, flags: RescoreFlags) => {
     if (flags.out) checkOutputPath(flags.out, '--out');
+    const dest = rescoredPath(path, flags.inPlace);
+    if (flags.against === undefined) checkOutputPath(dest, flags.inPlace ? '--in-place' : 'the rescored results file');
     const cfg = loadConfig(flags.judge);
     const block = cfg.config.judge;
     if (!block) throw new JoulebenchError('E_CONFIG', `${cfg.path}: judge: is required for rescore (kind, model, …)`);
@@ -82,9 +91,9 @@ export function rescoreCommand(io: CliIO): Command {
         // A finished run's file holds its energy basis and wall time (its run_measures line, read by
         // judgeResultsFile); an older file's energy basis is in the receipt beside it.
         const energy = file.other.some((o) => o.record === 'run_measures') ? undefined : runEnergyFromReceipt(path, file.header);
-        const judged = await judgeResultsFile({ path, suite, judge: setup.judge, info: setup.info, read, ...(energy ? { energy } : {}) });
+        const judged = await judgeResultsFile({ path, suite, judge: setup.judge, info: setup.info, read, dest, ...(energy ? { energy } : {}) });
         json = prettyJson(judged.report);
-        if (!flags.quiet) io.err(renderReportTable(judged.report) + `judge requests now: ${setup.judge.requests}\nresults ${path} (rewritten with the scores)\n`);
+        if (!flags.quiet) io.err(renderReportTable(judged.report) + `judge requests now: ${setup.judge.requests}\nresults ${dest} (${flags.inPlace ? 'rewritten' : 'written'} with the scores)\n`);
       }
     } finally {
       await setup.close();

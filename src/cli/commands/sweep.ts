@@ -8,6 +8,8 @@ import { resumeSweep, runSweep, type SweepHooks, type SweepOptions } from '../..
 import { writeFileEnsured, type CliIO } from '../io.js';
 import { intAtLeast, probability, UNIT_LIMIT_HELP, unitLimit } from '../options.js';
 import { DEFAULT_BOOTSTRAP_MAX_UNITS } from '../../stats/bootstrap.js';
+import { meterOptionsFrom } from '../meter-flags.js';
+import { createProgress, type Progress } from '../progress.js';
 
 interface SweepFlags {
   outDir?: string;
@@ -54,13 +56,26 @@ export function sweepCommand(io: CliIO): Command {
       process.once('SIGINT', onSignal);
       process.once('SIGTERM', onSignal);
       let lastProgress = 0;
+      // Inside an arm, run's progress bar (one arm at a time: parallel arms would draw over each other).
+      let bar: Progress | null = null;
+      const stopBar = (): void => {
+        bar?.stop();
+        bar = null;
+      };
       const hooks: SweepHooks = {
         signal: aborter.signal,
         onRun: (e, event) => {
           // <dir>/<arm>/<suite>.json: the sweep folder, for the resume hint.
           where ??= dirname(dirname(e.report));
-          if (!flags.quiet && event !== 'done') io.err(`sweep: ${event === 'skipped' ? 'finished before' : event} ${e.arm} × ${e.suite}${e.error && event === 'failed' ? `: ${e.error}` : ''}\n`);
+          stopBar();
+          // A failure is printed once, here, as it happens (quiet or not); the table then only names it.
+          if (event === 'failed') io.err(`sweep: failed ${e.arm} × ${e.suite}: ${e.error ?? 'unknown error'}\n`);
+          else if (!flags.quiet && event !== 'done') io.err(`sweep: ${event === 'skipped' ? 'finished before' : event} ${e.arm} × ${e.suite}\n`);
         },
+        onStart: ({ total_cases }) => {
+          if (!flags.quiet && flags.parallelArms === 1) bar = createProgress(io, total_cases);
+        },
+        onResult: (_r, p) => bar?.update(p.done),
         onWarning: (w) => io.err(`joulebench: warning: ${w}\n`),
         onQueueProgress: (p) => {
           // At most a line a second: runs done, cases on disk, cases per worker.
@@ -73,6 +88,8 @@ export function sweepCommand(io: CliIO): Command {
       };
       const opts: SweepOptions = {
         parallel_arms: flags.parallelArms,
+        // The same environment run reads (JOULEBENCH_POWERCAP_ROOT, JOULEBENCH_ACTIVE_WATTS…); an arm's meter_options win.
+        meter_options: meterOptionsFrom({}, process.env),
         bootstrap: flags.bootstrap,
         ...(flags.bootstrapMaxUnits !== undefined ? { bootstrap_max_units: flags.bootstrapMaxUnits } : {}),
         ...(flags.history ? {} : { history: false as const }),
@@ -92,6 +109,7 @@ export function sweepCommand(io: CliIO): Command {
           ? await resumeSweep(flags.resume, { ...opts, ...(plan ? { plan_path: plan } : {}) }, hooks)
           : await runSweep(plan!, { ...opts, ...(flags.outDir ? { out_dir: flags.outDir } : {}) }, hooks));
       } finally {
+        stopBar();
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);
       }
@@ -101,7 +119,7 @@ export function sweepCommand(io: CliIO): Command {
       const path = join(dir, 'comparison.json');
       writeFileEnsured(path, prettyJson(comparison));
       io.out(prettyJson(comparison));
-      if (!flags.quiet) io.err(renderSweepTable(comparison) + `sweep ${dir}\ncomparison ${path}\n`);
+      if (!flags.quiet) io.err(renderSweepTable(comparison, { failuresShown: true }) + `sweep ${dir}\ncomparison ${path}\n`);
       if (loaded.missing.length > 0) throw new JoulebenchError('E_RUN', `${loaded.missing.length} of ${loaded.state.runs.length} runs did not finish (see ${join(dir, 'sweep.json')})`);
     });
 }
