@@ -6,6 +6,7 @@ import { after, describe, test } from 'node:test';
 import type { Case, CaseResult } from '../../src/core/types.js';
 import { JudgementCache } from '../../src/judge/cache.js';
 import { Judge } from '../../src/judge/judge.js';
+import { BUILTIN_PROMPTS } from '../../src/judge/prompt-set.js';
 import { judgePairwise } from '../../src/judge/score.js';
 import { pairwiseBlock } from '../../src/judge/summary.js';
 import { OpenAITarget } from '../../src/targets/openai/target.js';
@@ -45,7 +46,7 @@ async function judgeWith(reply: (req: SeenRequest) => string): Promise<{ judge: 
   const target = new OpenAITarget({ endpoint: server.url, model: 'pj', prices: { input_usd_per_mtok: 2, output_usd_per_mtok: 8 } });
   return { judge: new Judge({ target, mode: 'pairwise', cache: new JudgementCache(null) }), server };
 }
-const info = { model: 'openai:pj', mode: 'pairwise', prompt_hash: 'x', pass: 7 };
+const info = { model: 'openai:pj', mode: 'pairwise', prompt_hash: 'x', prompts: BUILTIN_PROMPTS.label, pass: 7 };
 
 describe('pairwise judging with the position swap', () => {
   test('each compared turn is asked in both orders; a fair judge gives consistent wins', async () => {
