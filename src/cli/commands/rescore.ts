@@ -36,7 +36,7 @@ interface RescoreFlags extends JudgeFlags {
 /** `joulebench rescore RESULTS --judge CONFIG`: judges a finished run's judged cases (cached judgements reused), or with `--against` compares two runs. */
 export function rescoreCommand(io: CliIO): Command {
   const cmd = new Command('rescore')
-    .description('score a results file with an LLM judge (MT-Bench [[rating]]); cached judgements are not asked again')
+    .description("score a results file with an LLM judge (MT-Bench [[rating]]; cached judgements are not asked again), or with --judgments summarise FastChat's published judgments per model")
     .argument('[results]', 'results JSONL of a finished run (with --judgments: a judged run to place beside the published models)')
     .option('--judge <config>', 'YAML config with a judge: block (kind, endpoint, model, prices, mode, pass, cache, prompts); required unless --judgments')
     .option('--judgments <file>', "FastChat's published single-answer judgments (model_judgment/gpt-4_single.jsonl): the per-model turn 1, turn 2 and average table, as show_result.py prints it; no judge is asked")
