@@ -32,10 +32,10 @@ export function promptsText(j: JudgeInfo): string {
   return `prompts file ${p.path} (sha256 ${p.sha256?.slice(0, 12)}…, not FastChat's pinned one): not comparable`;
 }
 
-/** The per-turn rows (turn 1, turn 2, average) of a report judged turn by turn; none for an older report. */
+/** The per-turn rows (turn 1, turn 2, average) of a report judged turn by turn; none when no case was (or for an older report). */
 function turnRows(r: MtBenchBlock): [string, string, string][] {
   const t = r.mt_bench_turns;
-  if (!t) return [];
+  if (!t || t.average.count === 0) return [];
   return [
     ['turn 1', fmtTurn(t.turn_1), `${t.turn_1.count} rating(s), 95 % bootstrap interval`],
     ['turn 2', fmtTurn(t.turn_2), `${t.turn_2.count} rating(s)`],
