@@ -154,8 +154,10 @@ export { Judge, type JudgeOptions, type JudgeOutcome } from './judge/judge.js';
 export { JudgementCache, judgementKey, type CachedJudgement } from './judge/cache.js';
 export { parseRating, parseChoice } from './judge/verdict.js';
 export { promptHash, ratingPrompt, comparePrompt, JUDGE_MODES, type JudgeMode } from './judge/prompts.js';
+export { readPromptSet, fastChatPrompt, promptSetHash, BUILTIN_PROMPTS, FASTCHAT_JUDGE_PROMPTS_SHA256, type PromptSet, type PromptSetLabel } from './judge/prompt-set.js';
+export { summariseJudgments, type JudgmentsSummary, type LeaderboardRow } from './judge/fastchat-judgments.js';
 export { judgeResults, judgePairwise, type JudgeTally, type PairVerdict, type CaseJudging } from './judge/score.js';
-export { mtBenchBlock, pairwiseBlock, type MtBenchBlock, type MtBenchSlice, type PairwiseBlock, type JudgeInfo } from './judge/summary.js';
+export { mtBenchBlock, pairwiseBlock, type MtBenchBlock, type MtBenchSlice, type PairwiseBlock, type JudgeInfo, type TurnScore } from './judge/summary.js';
 export { judgeResultsFile, readResultsForSuite } from './judge/results-file.js';
 // Deciding between systems: statistics, paired comparisons, sweeps.
 export {

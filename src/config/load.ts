@@ -53,6 +53,7 @@ export function parseConfig(raw: unknown, where: string): LoadedConfig {
   if (config.params?.data) config.params.data = abs(config.params.data);
   if (config.judge?.cache) config.judge.cache = abs(config.judge.cache);
   if (config.judge?.answers) config.judge.answers = abs(config.judge.answers);
+  if (config.judge?.prompts && config.judge.prompts !== 'builtin') config.judge.prompts = abs(config.judge.prompts);
   return { path: where, config, kind: t?.kind ?? fromMode, ...(options ? { target_options: options } : {}) };
 }
 

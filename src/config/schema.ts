@@ -156,6 +156,8 @@ export const judgeSchema = z
     mode: z.enum(['single', 'single-reference', 'pairwise'], { error: 'must be "single", "single-reference" or "pairwise"' }).default('single'),
     pass: z.number({ error: 'must be a number' }).min(1, 'must be >= 1').max(10, 'must be <= 10').optional(),
     cache: z.string({ error: 'must be a string' }).min(1, 'must not be empty').optional(),
+    /** Judge prompts in FastChat's judge_prompts.jsonl form, or `builtin` for joulebench's own. */
+    prompts: z.string({ error: 'must be a path or "builtin"' }).min(1, 'must not be empty').optional(),
   })
   .strict();
 

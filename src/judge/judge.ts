@@ -1,6 +1,7 @@
 import type { Answer, Case, ChatMessage, Target } from '../core/types.js';
 import type { Meter } from '../meters/meter.js';
 import { judgementKey, type CachedJudgement, type JudgementCache } from './cache.js';
+import { BUILTIN_PROMPTS, promptSetHash, type PromptSet } from './prompt-set.js';
 import { promptHash, type JudgeMode } from './prompts.js';
 import { parseChoice, parseRating } from './verdict.js';
 
@@ -14,6 +15,8 @@ export interface JudgeOptions {
   /** The judge: any target (its spec is the user's `judge:` block). */
   target: Target;
   mode: JudgeMode;
+  /** FastChat-form prompts by name, or joulebench's own (the default). */
+  prompts?: PromptSet;
   cache: JudgementCache;
   /** Opened around each judge request when it opens windows; otherwise the judge's own figure (or none). */
   meter?: Meter;
@@ -24,7 +27,7 @@ export interface JudgeOptions {
 const JUDGE_CASE: Case = Object.freeze({ id: 'judge', expected: null, dataset: 'judge', weight: 1, tags: [] }) as Case;
 
 /**
- * An LLM judge: asks a target for MT-Bench-format verdicts, strictly parsed. An unparsable reply is
+ * An LLM judge: asks a target for MT-Bench-format verdicts, read as FastChat reads them. An unreadable reply is
  * asked once more; a second unparsable reply (or a judge request that fails) is a `judge_error`,
  * never a score. Everything asking costs (energy, dollars, tokens, both attempts) is recorded on the
  * judgement, to be reported apart from the system under test.
@@ -37,7 +40,11 @@ export class Judge {
 
   constructor(private readonly o: JudgeOptions) {
     this.id = o.target.id;
-    this.prompt_hash = promptHash(o.mode);
+    this.prompt_hash = this.prompts.entries ? promptSetHash(this.prompts, o.mode) : promptHash(o.mode);
+  }
+
+  get prompts(): PromptSet {
+    return this.o.prompts ?? BUILTIN_PROMPTS;
   }
 
   get mode(): JudgeMode {
@@ -100,7 +107,7 @@ export class Judge {
       else j.choice = parseChoice(answer.text);
       if (j.rating !== null || j.choice !== null) break;
       if (attempt === 2) {
-        const expected = want === 'rating' ? 'one [[n]] rating from 1 to 10' : 'one of [[A]], [[B]], [[C]]';
+        const expected = want === 'rating' ? 'a rating from 1 to 10 as [[n]] or [n]' : 'one of [[A]], [[B]], [[C]]';
         j.error = { code: 'judge_error', message: `the judge's verdict could not be read twice (expected ${expected})` };
       }
     }

@@ -3,8 +3,10 @@ import { canonicalJson } from '../core/canonical.js';
 import type { ChatMessage } from '../core/types.js';
 
 /**
- * joulebench's own judge prompts in MT-Bench's verdict format (Zheng et al. 2023): `[[7]]`, or `[[A]]`,
- * `[[B]]`, `[[C]]` (tie). The instructions show `[[N]]`, so a judge that echoes them gives no score.
+ * joulebench's own judge prompts (`judge.prompts: builtin`) in MT-Bench's verdict format (Zheng et al. 2023):
+ * `[[7]]`, or `[[A]]`, `[[B]]`, `[[C]]` (tie). Their scores are not comparable with MT-Bench's published ones
+ * (those use FastChat's prompts, prompt-set.ts). The instructions show `[[N]]` and `[[X]]`, so a judge that
+ * echoes them gives no verdict.
  */
 
 /** The rubric modes a judge runs in. */
@@ -30,8 +32,8 @@ const SYSTEM_COMPARE =
   'You compare two AI assistants\' answers to the same user question and decide which answer is better. Judge ' +
   'helpfulness, correctness, relevance, depth and clarity, and how well each follows the instructions. The order ' +
   'in which the answers are shown must not sway you, nor their length, nor the assistants\' names. Explain your ' +
-  'comparison briefly, then give your verdict exactly once, on its own: [[A]] if assistant A is better, [[B]] if ' +
-  'assistant B is better, [[C]] for a tie.';
+  'comparison briefly, then give your verdict exactly once, on its own, as [[X]] with X the letter A if assistant A ' +
+  'is better, B if assistant B is better, or C for a tie.';
 
 const TEMPLATES = {
   rate: { system: SYSTEM_RATE, user: '<question>\n{question}\n</question>\n\n<answer>\n{answer}\n</answer>' },

@@ -2,6 +2,8 @@ import { JoulebenchError } from '../core/errors.js';
 import type { Case, CaseResult, ScorerName } from '../core/types.js';
 import type { CachedJudgement } from './cache.js';
 import type { Judge } from './judge.js';
+import { REFERENCE_CATEGORIES } from '../suites/mt-bench.js';
+import { fastChatPrompt } from './prompt-set.js';
 import { comparePrompt, ratingPrompt } from './prompts.js';
 
 /** What the judgements behind a scoring cost, summed; each figure null when any judgement's is unknown. */
@@ -42,6 +44,8 @@ export interface CaseJudging {
   mode: string;
   /** One rating per judged turn (or one for an answer to all turns at once); null where the judge erred. */
   ratings: (number | null)[];
+  /** Each rating is one turn's (false: one answer to all turns, rated once). */
+  per_turn: boolean;
   prompts: string[];
   error: string | null;
 }
@@ -76,6 +80,7 @@ export async function judgeResults(o: JudgeResultsOptions): Promise<{ results: C
   if (o.judge.mode === 'pairwise') throw new JoulebenchError('E_USAGE', 'pairwise judging compares two runs: use rescore with --against');
   const tally = emptyTally();
   const judged = o.results.filter((r) => r.phase === 'scored' && scorerOf(r, o) === 'judge').length;
+  if (o.judge.prompts.entries) checkFastChatCases(o.results.filter((r) => r.phase === 'scored' && scorerOf(r, o) === 'judge').map((r) => caseFor(r, o.cases)));
   let done = 0;
   const out: CaseResult[] = [];
   for (const r of o.results) {
@@ -89,19 +94,22 @@ export async function judgeResults(o: JudgeResultsOptions): Promise<{ results: C
     if (answers === null) {
       next.passed = false;
       next.score = null;
-      next.meta = { ...r.meta, judge: { mode: o.judge.mode, ratings: [], prompts: [], error: 'no answer to judge (the target failed)' } satisfies CaseJudging };
+      next.meta = { ...r.meta, judge: { mode: o.judge.mode, ratings: [], per_turn: false, prompts: [], error: 'no answer to judge (the target failed)' } satisfies CaseJudging };
       out.push(next);
       o.onCase?.(++done, judged);
       continue;
     }
     const questions = questionsOf(c);
-    const reference = o.judge.mode === 'single-reference' ? c.reference : undefined;
     const perTurn = questions.length > 1 && answers.length === questions.length;
-    const asks = perTurn
-      ? questions.map((_, k) =>
-          ratingPrompt({ questions: questions.slice(0, k + 1), answers: answers.slice(0, k + 1), ...(reference ? { reference: reference.slice(0, k + 1) } : {}) }),
-        )
-      : [ratingPrompt({ questions, answers, ...(reference ? { reference } : {}) })];
+    const fastchat = o.judge.prompts.entries !== null;
+    // FastChat's prompts give the reference by category, whatever the mode; the builtin ones in single-reference mode.
+    const reference = fastchat || o.judge.mode === 'single-reference' ? c.reference : undefined;
+    const ask = (q: readonly string[], a: readonly string[]) =>
+      fastchat
+        ? fastChatPrompt(o.judge.prompts, { category: c.dataset, questions: q, answers: a, ...(reference ? { reference } : {}) })
+        : ratingPrompt({ questions: q, answers: a, ...(reference ? { reference: reference.slice(0, q.length) } : {}) });
+    // Asked as one prompt, the one answer is rated against all the turns at once.
+    const asks = perTurn ? questions.map((_, k) => ask(questions.slice(0, k + 1), answers.slice(0, k + 1))) : [ask(fastchat ? [questions.join('\n\n')] : questions, answers)];
     const ratings: (number | null)[] = [];
     let error: string | null = null;
     for (const a of asks) {
@@ -120,11 +128,22 @@ export async function judgeResults(o: JudgeResultsOptions): Promise<{ results: C
       next.weight = score;
       next.passed = score >= o.pass;
     }
-    next.meta = { ...r.meta, judge: { mode: o.judge.mode, ratings, prompts: asks.map((a) => a.kind), error } satisfies CaseJudging };
+    next.meta = { ...r.meta, judge: { mode: o.judge.mode, ratings, per_turn: perTurn || questions.length === 1, prompts: asks.map((a) => a.kind), error } satisfies CaseJudging };
     out.push(next);
     o.onCase?.(++done, judged);
   }
   return { results: out, tally };
+}
+
+/** Before anything is asked: FastChat's prompts judge one or two turns, and a reference category needs its references. */
+function checkFastChatCases(cases: readonly Case[]): void {
+  for (const c of cases) {
+    const turns = questionsOf(c).length;
+    if (turns > 2) throw new JoulebenchError('E_USAGE', `case "${c.id}" has ${turns} turns: FastChat's judge prompts rate one or two (use judge.prompts: builtin)`);
+    if (REFERENCE_CATEGORIES.has(c.dataset) && (c.reference?.length ?? 0) < turns) {
+      throw new JoulebenchError('E_USAGE', `case "${c.id}" (${c.dataset}) has no reference answer for each turn: FastChat judges ${c.dataset} against one (give --references reference.jsonl)`);
+    }
+  }
 }
 
 function scorerOf(r: CaseResult, o: JudgeResultsOptions): ScorerName {
@@ -157,6 +176,7 @@ export async function judgePairwise(o: {
   judge: Judge;
 }): Promise<{ verdicts: PairVerdict[]; tally: JudgeTally }> {
   const tally = emptyTally();
+  if (o.judge.prompts.entries) checkFastChatCases(o.a.filter((r) => r.phase === 'scored').map((r) => caseFor(r, o.cases)));
   const bById = new Map(o.b.filter((r) => r.phase === 'scored').map((r) => [r.case_id, r]));
   const verdicts: PairVerdict[] = [];
   for (const ra of o.a) {
@@ -177,8 +197,12 @@ export async function judgePairwise(o: {
     for (const k of ks) {
       const q = perTurn ? questions.slice(0, k) : questions;
       const [xa, xb] = perTurn ? [ansA.slice(0, k), ansB.slice(0, k)] : [ansA, ansB];
-      const first = await o.judge.ask(comparePrompt({ questions: q, answersA: xa, answersB: xb }).messages, 'choice');
-      const second = await o.judge.ask(comparePrompt({ questions: q, answersA: xb, answersB: xa }).messages, 'choice');
+      const pair = (x: readonly string[], y: readonly string[]) =>
+        o.judge.prompts.entries
+          ? fastChatPrompt(o.judge.prompts, { category: c.dataset, questions: perTurn ? q : [q.join('\n\n')], answers: x, answersB: y, ...(c.reference ? { reference: c.reference } : {}) })
+          : comparePrompt({ questions: q, answersA: x, answersB: y });
+      const first = await o.judge.ask(pair(xa, xb).messages, 'choice');
+      const second = await o.judge.ask(pair(xb, xa).messages, 'choice');
       count(tally, first.judgement, first.cached);
       count(tally, second.judgement, second.cached);
       const aFirst = mapChoice(first.judgement.choice, false);

@@ -1,7 +1,8 @@
 import { bootstrapCi, meanStatistic, type IntervalResult } from '../stats/index.js';
 import type { BenchReport } from '../core/aggregate.js';
 import type { CaseResult } from '../core/types.js';
-import type { JudgeTally, PairVerdict } from './score.js';
+import type { PromptSetLabel } from './prompt-set.js';
+import type { CaseJudging, JudgeTally, PairVerdict } from './score.js';
 
 /** MT-Bench figures for one category (or the whole run). */
 export interface MtBenchSlice {
@@ -21,8 +22,17 @@ export interface JudgeInfo {
   model: string;
   mode: string;
   prompt_hash: string;
+  /** Which prompt set judged: only FastChat's own file is comparable with MT-Bench's published scores. */
+  prompts: PromptSetLabel;
   /** The correctness threshold on the 1–10 score. */
   pass: number;
+}
+
+/** One row of the per-turn table: the mean 1–10 rating over `count` ratings, with its interval. */
+export interface TurnScore {
+  score: number | null;
+  count: number;
+  ci: IntervalResult;
 }
 
 /** The report block added by a judge (`single`/`single-reference`): MT-Bench score and joules per point. */
@@ -34,6 +44,12 @@ export interface MtBenchBlock {
   /** Judged cases left without a score (a judge_error, or no answer from the target). */
   mt_bench_unscored_count: number;
   mt_bench_points: number;
+  /**
+   * The leaderboard's per-turn table (FastChat show_result.py): the mean rating of each turn over the
+   * ratings given (a judge_error is left out), and `average` the mean of all of them, each with its
+   * bootstrap interval. Only cases rated turn by turn enter it.
+   */
+  mt_bench_turns: { turn_1: TurnScore; turn_2: TurnScore; average: TurnScore };
   joules_per_mt_bench_point: number | null;
   judge_pass: number;
   mt_bench_by_category: Record<string, MtBenchSlice>;
@@ -69,6 +85,7 @@ export function mtBenchBlock(results: readonly CaseResult[], report: BenchReport
     mt_bench_judged_count: whole.judged_count,
     mt_bench_unscored_count: whole.case_count - whole.judged_count,
     mt_bench_points: whole.points,
+    mt_bench_turns: turnScores(judgedCases, report.suite.digest),
     joules_per_mt_bench_point: whole.joules_per_mt_bench_point,
     judge_pass: info.pass,
     mt_bench_by_category: byCategory,
@@ -170,6 +187,24 @@ export function pairwiseBlock(verdicts: PairVerdict[], tally: JudgeTally, info: 
     judge_usd: tally.usd === null ? null : round(tally.usd, 9),
     verdicts,
   };
+}
+
+/** Per-turn ratings of the cases rated turn by turn, pooled as FastChat's show_result.py pools them. */
+function turnScores(rs: readonly CaseResult[], seed: string): MtBenchBlock['mt_bench_turns'] {
+  const turns: number[][] = [[], []];
+  for (const r of rs) {
+    const j = r.meta!.judge as Partial<CaseJudging>;
+    if (!Array.isArray(j.ratings) || !(j.per_turn ?? j.ratings.length > 1)) continue;
+    j.ratings.forEach((v, i) => {
+      if (typeof v === 'number') (turns[i] ??= []).push(v);
+    });
+  }
+  const row = (xs: number[], name: string): TurnScore => ({
+    score: xs.length === 0 ? null : round(xs.reduce((t, v) => t + v, 0) / xs.length, 4),
+    count: xs.length,
+    ci: xs.length < 2 ? { reason: `${xs.length} rating(s): an interval needs at least 2` } : bootstrapCi(xs.length, meanStatistic(xs), { seed: `${seed}:mt-bench-${name}` }),
+  });
+  return { turn_1: row(turns[0]!, 'turn-1'), turn_2: row(turns[1]!, 'turn-2'), average: row(turns.flat(), 'turn-average') };
 }
 
 /** The bootstrap interval of the mean MT-Bench score, over judged cases. */

@@ -1,25 +1,22 @@
 /**
- * Strict readers of MT-Bench's verdict format. A verdict is read only when the judge wrote exactly one
- * kind of it: two different ratings, or none, is unparsable (and the judgement is asked again once,
- * then recorded as `judge_error`, never as a score).
+ * Verdicts read as FastChat reads them (fastchat/llm_judge/common.py): the first `[[n]]`, or when there
+ * is none the first `[n]`; pairwise `[[A]]`, else `[[B]]`, else `[[C]]` (a tie). One stricter rule: a
+ * rating outside 1–10 is not read (FastChat keeps it). Nothing read is asked once more, then recorded as
+ * `judge_error`, never as a score.
  */
 
-const RATING = /\[\[(\d{1,2}(?:\.\d+)?)\]\]/g;
-const CHOICE = /\[\[([ABC])\]\]/g;
+const RATING = /\[\[(\d+\.?\d*)\]\]/;
+const RATING_BACKUP = /\[(\d+\.?\d*)\]/;
 
-/** The 1–10 rating in `[[n]]`, or `null` when there is none, several different ones, or one out of range. */
+/** The 1–10 rating of a judge's reply, or `null` when none is found or the one found is out of range. */
 export function parseRating(text: string): number | null {
-  const found = new Set<number>();
-  for (const m of text.matchAll(RATING)) found.add(Number(m[1]));
-  if (found.size !== 1) return null;
-  const v = [...found][0]!;
+  const m = RATING.exec(text) ?? RATING_BACKUP.exec(text);
+  if (!m) return null;
+  const v = Number(m[1]);
   return v >= 1 && v <= 10 ? v : null;
 }
 
-/** `A`, `B` or `C` (tie) from `[[A]]`/`[[B]]`/`[[C]]`, or `null` when there is none or they disagree. */
+/** `A`, `B` or `C` (tie): whichever of `[[A]]`, `[[B]]`, `[[C]]` appears, looked for in that order; `null` for none. */
 export function parseChoice(text: string): 'A' | 'B' | 'C' | null {
-  const found = new Set<string>();
-  for (const m of text.matchAll(CHOICE)) found.add(m[1]!);
-  if (found.size !== 1) return null;
-  return [...found][0] as 'A' | 'B' | 'C';
+  return (['A', 'B', 'C'] as const).find((c) => text.includes(`[[${c}]]`)) ?? null;
 }

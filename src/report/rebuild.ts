@@ -3,6 +3,7 @@ import { aggregatorOf, type Aggregator, reportContextOf, type BenchReport } from
 import { JoulebenchError } from '../core/errors.js';
 import type { CaseResult, ResultsHeader } from '../core/types.js';
 import { mtBenchBlock } from '../judge/summary.js';
+import { BUILTIN_PROMPTS, type PromptSetLabel } from '../judge/prompt-set.js';
 import type { JudgeTally } from '../judge/score.js';
 import { LoadBlockRebuild } from '../load/rebuild.js';
 import { openRegularFile } from '../read-text.js';
@@ -163,7 +164,9 @@ export function withJudgeBlock(report: BenchReport, scored: readonly CaseResult[
     (['joules', 'usd', 'prompt_tokens', 'completion_tokens'] as const).every((k) => numOrNull(t[k])) &&
     Array.isArray(t.energy_sources) && typeof line.model === 'string' && typeof line.prompt_hash === 'string' && typeof line.pass === 'number';
   if (!ok) throw new JoulebenchError('E_RESULTS', `${path}: the judge line is malformed (model, prompt_hash, pass and tally are required)`);
-  const info = { model: String(line.model), mode: String(line.mode), prompt_hash: String(line.prompt_hash), pass: Number(line.pass) };
+  // A judge line without a prompts label was judged by joulebench's own prompts.
+  const prompts = typeof line.prompts === 'object' && line.prompts !== null ? (line.prompts as PromptSetLabel) : BUILTIN_PROMPTS.label;
+  const info = { model: String(line.model), mode: String(line.mode), prompt_hash: String(line.prompt_hash), prompts, pass: Number(line.pass) };
   return { ...report, ...mtBenchBlock(scored, report, line.tally as JudgeTally, info) };
 }
 

@@ -1,9 +1,11 @@
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { JudgeConfig } from '../config/schema.js';
 import { JoulebenchError } from '../core/errors.js';
 import type { Target } from '../core/types.js';
 import { JudgementCache } from '../judge/cache.js';
 import { Judge } from '../judge/judge.js';
+import { BUILTIN_PROMPTS, readPromptSet, type PromptSet } from '../judge/prompt-set.js';
 import type { JudgeInfo } from '../judge/summary.js';
 import type { Meter } from '../meters/meter.js';
 import { createMeter, type MeterOptions } from '../meters/registry.js';
@@ -20,6 +22,10 @@ export interface JudgeFlags {
   judgeMeter?: string;
   /** That meter's settings, resolved from flags and environment by the caller. */
   judgeMeterOptions?: MeterOptions;
+  /** Judge prompts in FastChat's form, or `builtin` (default: judge.prompts, else judge_prompts.jsonl beside `data`, else builtin). */
+  judgePrompts?: string;
+  /** The question file: `joulebench fetch mt-bench` writes judge_prompts.jsonl beside it. */
+  data?: string;
 }
 
 /** MT-Bench's usual pass mark, stated in every report that uses it. */
@@ -39,9 +45,10 @@ export interface JudgeSetup {
  * `credentials_ref` names one, is read here from the environment and goes only to the judge target.
  */
 export async function createJudgeFromConfig(block: JudgeConfig, where: string, flags: JudgeFlags, env: NodeJS.ProcessEnv): Promise<JudgeSetup> {
-  const { mode, pass, cache, credentials_ref, ...rest } = block;
+  const { mode, pass, cache, credentials_ref, prompts: promptsPath, ...rest } = block;
+  const prompts = promptSetFor(flags.judgePrompts ?? promptsPath, flags.data, mode);
   const spec: TargetSpec = { ...rest };
-  if (spec.kind === 'openai') spec.max_tokens ??= 1024; // room for the explanation before the verdict
+  if (spec.kind === 'openai') spec.max_tokens ??= 2048; // FastChat's own limit for an OpenAI judge: room for the explanation before the verdict
   if (spec.kind === 'ollama') spec.temperature = 0;
   if (spec.kind === 'cascade') throw new JoulebenchError('E_CONFIG', `${where}: judge.kind cannot be a cascade (a judge must be a model)`);
   if (credentials_ref !== undefined) {
@@ -72,8 +79,8 @@ export async function createJudgeFromConfig(block: JudgeConfig, where: string, f
     throw e;
   }
   const cachePath = flags.judgeCache ?? cache ?? join(dirname(defaultHistoryPath(env)), 'judgements.jsonl');
-  const judge = new Judge({ target, mode, cache: new JudgementCache(cachePath), ...(meter ? { meter } : {}) });
-  const info: JudgeInfo = { model: judge.id, mode, prompt_hash: judge.prompt_hash, pass: flags.judgePass ?? pass ?? DEFAULT_JUDGE_PASS };
+  const judge = new Judge({ target, mode, prompts, cache: new JudgementCache(cachePath), ...(meter ? { meter } : {}) });
+  const info: JudgeInfo = { model: judge.id, mode, prompt_hash: judge.prompt_hash, prompts: prompts.label, pass: flags.judgePass ?? pass ?? DEFAULT_JUDGE_PASS };
   return {
     judge,
     info,
@@ -83,4 +90,12 @@ export async function createJudgeFromConfig(block: JudgeConfig, where: string, f
       await meter?.close?.();
     },
   };
+}
+
+/** The judge's prompts: the path given, else the fetched file beside the questions, else joulebench's own (labelled not comparable). */
+function promptSetFor(given: string | undefined, data: string | undefined, mode: JudgeConfig['mode']): PromptSet {
+  if (given === 'builtin') return BUILTIN_PROMPTS;
+  if (given !== undefined) return readPromptSet(given, mode);
+  const beside = data === undefined ? null : join(dirname(data), 'judge_prompts.jsonl');
+  return beside !== null && existsSync(beside) ? readPromptSet(beside, mode) : BUILTIN_PROMPTS;
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { JoulebenchError } from '../core/errors.js';
+import { FASTCHAT_JUDGE_PROMPTS_SHA256 } from '../judge/prompt-set.js';
 
 /** The FastChat commit the MT-Bench files are pinned to (lm-sys/FastChat, April 2025). */
 export const MT_BENCH_COMMIT = '0e6d3e4beaab66f4d3f93db72541a4abab8af28d';
@@ -11,9 +12,10 @@ export interface PinnedFile {
   name: string;
 }
 
-const RAW = `https://raw.githubusercontent.com/lm-sys/FastChat/${MT_BENCH_COMMIT}/fastchat/llm_judge/data/mt_bench`;
+const DATA = `https://raw.githubusercontent.com/lm-sys/FastChat/${MT_BENCH_COMMIT}/fastchat/llm_judge/data`;
+const RAW = `${DATA}/mt_bench`;
 
-/** The 80 questions and GPT-4's reference answers (30: math, reasoning, coding), as FastChat publishes them. */
+/** The 80 questions, GPT-4's reference answers (30: math, reasoning, coding) and the judge prompts, as FastChat publishes them. */
 export const MT_BENCH_FILES: readonly PinnedFile[] = [
   { url: `${RAW}/question.jsonl`, sha256: '119565adbab82227089cefdb44c8d7e2cf04dc0a0ec233634c82e7d4e2a944f7', name: 'question.jsonl' },
   {
@@ -21,6 +23,7 @@ export const MT_BENCH_FILES: readonly PinnedFile[] = [
     sha256: 'f957a5bc977badb66885ec970e6cd08527845780313f0995764260e5777b9b3f',
     name: 'reference.jsonl',
   },
+  { url: `${DATA}/judge_prompts.jsonl`, sha256: FASTCHAT_JUDGE_PROMPTS_SHA256, name: 'judge_prompts.jsonl' },
 ];
 
 export interface FetchMtBenchOptions {
@@ -30,7 +33,7 @@ export interface FetchMtBenchOptions {
   files?: readonly PinnedFile[];
 }
 
-/** Downloads MT-Bench's question and reference files at the pinned commit, each refused unless its sha256 is the pinned one. */
+/** Downloads MT-Bench's question, reference and judge-prompt files at the pinned commit, each refused unless its sha256 is the pinned one. */
 export async function fetchMtBench(opts: FetchMtBenchOptions = {}): Promise<{ name: string; bytes: Buffer; sha256: string }[]> {
   const f = opts.fetchFn ?? fetch;
   const out: { name: string; bytes: Buffer; sha256: string }[] = [];

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { JoulebenchError } from '../core/errors.js';
+import { JoulebenchError, type ErrorCode } from '../core/errors.js';
 import type { Case, Suite } from '../core/types.js';
 import { readTextFile } from '../read-text.js';
 
 /** MT-Bench's eight categories (Zheng et al. 2023), in the order its plots draw them. */
 export const MT_BENCH_CATEGORIES = ['writing', 'roleplay', 'reasoning', 'math', 'coding', 'extraction', 'stem', 'humanities'] as const;
 
-/** The categories whose judge is given a reference answer (MT-Bench's rule for its own judge prompts). */
+/** The categories judged against a reference answer: FastChat's NEED_REF_CATS (fastchat/llm_judge/common.py) for MT-Bench. */
 export const REFERENCE_CATEGORIES: ReadonlySet<string> = new Set(['math', 'reasoning', 'coding']);
 
 /** One line of FastChat's `question.jsonl`. */
@@ -66,7 +66,7 @@ export function loadMtBench(path: string, opts: MtBenchOptions = {}): Suite {
 }
 
 /** Reads a JSONL file row by row through a schema; a problem is one line naming the file, line and key. */
-function readJsonl<T>(path: string, schema: z.ZodType<T>, code: 'E_SUITE', what: string): { row: T; line: number }[] {
+export function readJsonl<T>(path: string, schema: z.ZodType<T>, code: ErrorCode, what: string): { row: T; line: number }[] {
   const text = readTextFile(path, code, { where: `${what} ${path}` });
   const out: { row: T; line: number }[] = [];
   text.split('\n').forEach((raw, i) => {

@@ -38,7 +38,7 @@ const rating = (qid: number, turn: number) => ((qid * 3 + turn) % 10) + 1;
 
 /**
  * The judge: finds the last `ans:q:tN` in what it is shown (the answer being rated) and returns a fixed
- * [[n]]; question 6 turn 1 always gets a malformed verdict; question 7 turn 2 gets an ambiguous one
+ * [[n]]; question 6 turn 1 always gets a malformed verdict; question 7 turn 2 gets an out-of-range one
  * first, then a good one on the retry.
  */
 const judgeProblems: string[] = [];
@@ -56,7 +56,7 @@ function judgeReply(req: SeenRequest, calls: Map<string, number>) {
   calls.set(key, n);
   let text = `Reasonable. [[${rating(qid, turn)}]]`;
   if (qid === 6 && turn === 1) text = 'I would rate this highly, maybe an eight.';
-  if (qid === 7 && turn === 2 && n === 1) text = 'Either [[3]] or [[4]].';
+  if (qid === 7 && turn === 2 && n === 1) text = 'Off the scale: [[0]].';
   return { kind: 'plain' as const, text, usage: { prompt_tokens: 100, completion_tokens: 10 } };
 }
 
@@ -114,7 +114,7 @@ describe('MT-Bench with a judge, end to end through the CLI', async () => {
       assert.equal(r.turns.length, 2);
     }
     assert.equal(calls.get('6:1'), 2, 'a malformed verdict is asked once more, then recorded as judge_error');
-    assert.equal(calls.get('7:2'), 2, 'an ambiguous verdict is retried and the retry read');
+    assert.equal(calls.get('7:2'), 2, 'an out-of-range verdict is retried and the retry read');
     const judgeLine = lines.find((l) => l.record === 'judge');
     assert.equal(judgeLine.model, 'openai:judge-a');
     assert.deepEqual(judgeProblems, []);
@@ -217,7 +217,7 @@ describe('MT-Bench with a judge, end to end through the CLI', async () => {
     const other = writeCfg('judge-b.yaml', 'judge-b');
     const r = await cli(['rescore', results, '--judge', other, '--data', files.questions, '--references', files.references, '-q'], { env });
     assert.equal(r.code, 0, r.stderr);
-    // 16 turns, plus the retry of question 6's malformed verdict (question 7's ambiguous one was the first call only).
+    // 16 turns, plus the retry of question 6's malformed verdict (question 7's out-of-range one was the first call only).
     assert.equal(judge.seen.length - before, 17);
     assert.equal(JSON.parse(r.stdout).judge.model, 'openai:judge-b');
     assert.equal(JSON.parse(r.stdout).judge_joules, null, 'no --judge-meter and an endpoint that reports no energy: unknown, not 0');

@@ -6,6 +6,7 @@ import { after, describe, test } from 'node:test';
 import type { Case, CaseResult } from '../../src/core/types.js';
 import { JudgementCache } from '../../src/judge/cache.js';
 import { Judge } from '../../src/judge/judge.js';
+import { BUILTIN_PROMPTS, readPromptSet } from '../../src/judge/prompt-set.js';
 import { judgePairwise } from '../../src/judge/score.js';
 import { pairwiseBlock } from '../../src/judge/summary.js';
 import { OpenAITarget } from '../../src/targets/openai/target.js';
@@ -45,7 +46,7 @@ async function judgeWith(reply: (req: SeenRequest) => string): Promise<{ judge: 
   const target = new OpenAITarget({ endpoint: server.url, model: 'pj', prices: { input_usd_per_mtok: 2, output_usd_per_mtok: 8 } });
   return { judge: new Judge({ target, mode: 'pairwise', cache: new JudgementCache(null) }), server };
 }
-const info = { model: 'openai:pj', mode: 'pairwise', prompt_hash: 'x', pass: 7 };
+const info = { model: 'openai:pj', mode: 'pairwise', prompt_hash: 'x', prompts: BUILTIN_PROMPTS.label, pass: 7 };
 
 describe('pairwise judging with the position swap', () => {
   test('each compared turn is asked in both orders; a fair judge gives consistent wins', async () => {
@@ -124,5 +125,34 @@ describe('pairwise judging with the position swap', () => {
     const missing = await cli(['rescore', results[0]!, '--judge', cfg, '--suite', suitePath, '-q']);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /judge\.mode pairwise needs --against/);
+  });
+});
+
+describe("pairwise judging with prompts in FastChat's file form", () => {
+  test('the pair prompts are chosen by category and turn; [[A]] anywhere wins over an earlier [[B]], as FastChat reads it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'jb-pw-fc-'));
+    const prompts = join(dir, 'judge_prompts.jsonl');
+    const entry = (name: string, fields: string[]) => JSON.stringify({ name, type: 'pairwise', system_prompt: `SYS ${name}`, prompt_template: fields.map((f) => `{${f}}`).join('|'), output_format: '[[A]]' });
+    writeFileSync(
+      prompts,
+      [
+        entry('pair-v2', ['question', 'answer_a', 'answer_b']),
+        entry('pair-math-v1', ['question', 'ref_answer_1', 'answer_a', 'answer_b']),
+        entry('pair-v2-multi-turn', ['question_1', 'answer_a_1', 'question_2', 'answer_a_2', 'answer_b_1', 'answer_b_2']),
+        entry('pair-math-v1-multi-turn', ['ref_answer_1', 'ref_answer_2', 'answer_a_2', 'answer_b_2']),
+      ].join('\n') + '\n',
+    );
+    const withRefs = new Map([...caseMap].map(([id, c]) => [id, c.dataset === 'math' ? { ...c, reference: ['R1', 'R2'] } : c]));
+    const server = await startFakeOpenAI(() => ({ kind: 'plain', text: 'Maybe [[B]]; on reflection [[A]]' }));
+    servers.push(server);
+    const target = new OpenAITarget({ endpoint: server.url, model: 'pj' });
+    const judge = new Judge({ target, mode: 'pairwise', prompts: readPromptSet(prompts, 'pairwise'), cache: new JudgementCache(null) });
+    const { verdicts } = await judgePairwise({ a: runA, b: runB, cases: withRefs, judge });
+    const sent = server.seen.map((r) => (r.body.messages as { content: string }[]).map((m) => m.content));
+    const q3 = sent.filter((m) => m[0]!.includes('math'));
+    assert.deepEqual(q3.map((m) => m[1]), ['R1|q3 t1 GOOD|q3 t1 weak', 'R1|q3 t1 weak|q3 t1 GOOD', 'R1|R2|q3 t2 GOOD|q3 t2 weak', 'R1|R2|q3 t2 weak|q3 t2 GOOD'].map((s, i) => (i < 2 ? `question 3 turn 1|${s}` : s)));
+    assert.equal(sent.filter((m) => m[0] === 'SYS pair-v2-multi-turn').length, 4);
+    // The judge always names the first-shown answer: both orders disagree, so every turn is a tie.
+    assert.ok(verdicts.every((v) => v.error === null && v.turns.every((t) => t.winner === 'tie' && t.a_first === 'a' && t.b_first === 'b')));
   });
 });

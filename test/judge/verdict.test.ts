@@ -3,17 +3,21 @@ import { test } from 'node:test';
 import { promptHash, ratingPrompt } from '../../src/judge/prompts.js';
 import { parseChoice, parseRating } from '../../src/judge/verdict.js';
 
-test('ratings are read strictly: one [[n]] from 1 to 10, repeated only with the same value', () => {
+test("ratings are read as FastChat reads them: the first [[n]], else the first [n]; outside 1-10 is not read", () => {
   const cases: [string, number | null][] = [
     ['Clear and correct. Rating: [[7]]', 7],
     ['[[10]]', 10],
     ['[[1]]', 1],
     ['Solid. [[7.5]]', 7.5],
     ['[[7]] ... so, again, [[7]]', 7],
-    ['[[7]] or perhaps [[8]]', null],
+    ['[[7]] or perhaps [[8]]', 7],
+    ['Rating: [7]', 7],
+    ['list item [2] then the verdict [[6]]', 6],
+    ['[3] and [9]', 3],
+    ['[[7.]]', 7],
     ['[[0]]', null],
     ['[[11]]', null],
-    ['[7]', null],
+    ['[[11]] no, [[7]]', null],
     ['[[ 7 ]]', null],
     ['Rating: 7/10', null],
     ['[[seven]]', null],
@@ -23,11 +27,12 @@ test('ratings are read strictly: one [[n]] from 1 to 10, repeated only with the 
   for (const [text, want] of cases) assert.equal(parseRating(text), want, JSON.stringify(text));
 });
 
-test('pairwise verdicts are read strictly: exactly one of [[A]], [[B]], [[C]]', () => {
+test('pairwise verdicts are read as FastChat reads them: [[A]], else [[B]], else [[C]]', () => {
   assert.equal(parseChoice('B is better. [[B]]'), 'B');
   assert.equal(parseChoice('[[C]]'), 'C');
   assert.equal(parseChoice('[[A]] [[A]]'), 'A');
-  assert.equal(parseChoice('[[A]] no, [[B]]'), null);
+  assert.equal(parseChoice('[[B]] no, [[A]]'), 'A');
+  assert.equal(parseChoice('[[C]] or [[B]]'), 'B');
   assert.equal(parseChoice('[A]'), null);
   assert.equal(parseChoice('[[D]]'), null);
   assert.equal(parseChoice('[[7]]'), null);

@@ -15,7 +15,7 @@ import { redactQuery } from '../../targets/openai/redact.js';
 export function fetchCommand(io: CliIO): Command {
   return new Command('fetch')
     .description(
-      'download a public dataset (mmlu: cais/mmlu as JSONL, for --suite mmlu --data; mt-bench: FastChat\'s question.jsonl and reference answers at a pinned commit, sha256-checked; swebench-verified: the Verified split as Parquet, for joulebench code --suite) or a GGUF model (model [NAME]: a pinned, sha256-checked file into $JOULEBENCH_HOME/models/default.gguf, the embedded default\'s neural stage)',
+      'download a public dataset (mmlu: cais/mmlu as JSONL, for --suite mmlu --data; mt-bench: FastChat\'s question.jsonl, reference answers and judge prompts at a pinned commit, sha256-checked; swebench-verified: the Verified split as Parquet, for joulebench code --suite) or a GGUF model (model [NAME]: a pinned, sha256-checked file into $JOULEBENCH_HOME/models/default.gguf, the embedded default\'s neural stage)',
     )
     .argument('<dataset>', 'mmlu, mt-bench, swebench-verified or model')
     .argument('[name]', `model: which one (default ${DEFAULT_CATALOG_MODEL}; known: ${MODEL_CATALOG.map((m) => m.name).join(', ')})`)
@@ -38,7 +38,7 @@ export function fetchCommand(io: CliIO): Command {
           writeFileEnsured(join(dir, f.name), f.bytes.toString('utf8'));
           io.err(`wrote ${join(dir, f.name)} (sha256 ${f.sha256})\n`);
         }
-        io.err(`run it: joulebench run --suite mt-bench --data ${join(dir, 'question.jsonl')} --references ${join(dir, 'reference.jsonl')} --config JUDGE.yaml\n`);
+        io.err(`run it: joulebench run --suite mt-bench --data ${join(dir, 'question.jsonl')} --references ${join(dir, 'reference.jsonl')} --config JUDGE.yaml (the judge uses ${join(dir, 'judge_prompts.jsonl')}, FastChat's prompts)\n`);
         return;
       }
       if (dataset === 'swebench-verified') {

@@ -11,6 +11,9 @@ import { readResultsFileText } from '../../runner/results-file.js';
 import { judgePairwise } from '../../judge/score.js';
 import { pairwiseBlock } from '../../judge/summary.js';
 import { renderReportTable } from '../../report/table.js';
+import { hasMtBench, promptsText, renderLeaderboard } from '../../report/mt-bench-table.js';
+import { rebuildReport } from '../../report/rebuild.js';
+import { sortRows, summariseJudgments } from '../../judge/fastchat-judgments.js';
 import { writeFileEnsured, type CliIO } from '../io.js';
 import { checkOutputPath } from '../output-file.js';
 import { addJudgeFlags } from '../judge-flags.js';
@@ -20,7 +23,8 @@ import { meterOptionsFrom } from '../meter-flags.js';
 import { isBundledSuite } from '../../suites/loader.js';
 
 interface RescoreFlags extends JudgeFlags {
-  judge: string;
+  judge?: string;
+  judgments?: string;
   suite?: string;
   data?: string;
   references?: string;
@@ -38,9 +42,10 @@ export function rescoredPath(path: string, inPlace: boolean | undefined): string
 /** `joulebench rescore RESULTS --judge CONFIG`: judges a finished run's judged cases (cached judgements reused), or with `--against` compares two runs. */
 export function rescoreCommand(io: CliIO): Command {
   const cmd = new Command('rescore')
-    .description('score a results file with an LLM judge (MT-Bench [[rating]]) into a new results file (--in-place: over it); cached judgements are not asked again')
-    .argument('<results>', 'results JSONL of a finished run')
-    .requiredOption('--judge <config>', 'YAML config with a judge: block (kind, endpoint, model, prices, mode, pass, cache)')
+    .description("score a results file with an LLM judge (MT-Bench [[rating]]; cached judgements are not asked again) into a new results file (--in-place: over it), or with --judgments summarise FastChat's published judgments per model")
+    .argument('[results]', 'results JSONL of a finished run (with --judgments: a judged run to place beside the published models)')
+    .option('--judge <config>', 'YAML config with a judge: block (kind, endpoint, model, prices, mode, pass, cache, prompts); required unless --judgments')
+    .option('--judgments <file>', "FastChat's published single-answer judgments (model_judgment/gpt-4_single.jsonl): the per-model turn 1, turn 2 and average table, as show_result.py prints it; no judge is asked")
     .option('-s, --suite <name|file>', "the suite the run asked (default: the results header's suite name)")
     .option('--data <path>', 'MT-Bench question.jsonl (--suite mt-bench) or MMLU data')
     .option('--references <file>', "MT-Bench reference answers in FastChat's form")
@@ -48,8 +53,11 @@ export function rescoreCommand(io: CliIO): Command {
     .option('-o, --out <file>', 'write the report JSON here (default: stdout, with the table on stderr)')
     .option('--in-place', 'write the judged results over the input file (default: a new file beside it, X.rescored.results.jsonl)')
     .option('-q, --quiet', 'no table');
-  return addJudgeFlags(cmd).action(async (path: string, flags: RescoreFlags) => {
+  return addJudgeFlags(cmd).action(async (path: string | undefined, flags: RescoreFlags) => {
     if (flags.out) checkOutputPath(flags.out, '--out');
+    if (flags.judgments !== undefined) return publishedTable(io, flags.judgments, path, flags);
+    if (flags.judge === undefined) throw new JoulebenchError('E_USAGE', "rescore needs --judge CONFIG (or --judgments FILE to read FastChat's published judgments)");
+    if (path === undefined) throw new JoulebenchError('E_USAGE', 'rescore needs a results file to judge');
     const dest = rescoredPath(path, flags.inPlace);
     if (flags.against === undefined) checkOutputPath(dest, flags.inPlace ? '--in-place' : 'the rescored results file');
     const cfg = loadConfig(flags.judge);
@@ -101,6 +109,27 @@ export function rescoreCommand(io: CliIO): Command {
     if (flags.out) writeFileEnsured(flags.out, json);
     else io.out(json);
   });
+}
+
+/** `rescore --judgments FILE [RESULTS]`: show_result.py's per-model table of published judgments, with a judged run of ours beside them. */
+function publishedTable(io: CliIO, judgments: string, results: string | undefined, flags: RescoreFlags): void {
+  if (flags.judge !== undefined || flags.against !== undefined) throw new JoulebenchError('E_USAGE', '--judgments reads judgments already made: --judge and --against do not apply');
+  const summary = summariseJudgments(judgments);
+  const notes: string[] = [];
+  if (results !== undefined) {
+    const { header, report } = rebuildReport(results);
+    if (!hasMtBench(report) || !report.mt_bench_turns) throw new JoulebenchError('E_RESULTS', `${results}: not a judged run (rescore it with --judge first)`);
+    const t = report.mt_bench_turns;
+    summary.models = sortRows([...summary.models, { model: header.target, source: results, turn_1: t.turn_1.score, turn_2: t.turn_2.score, average: t.average.score, ratings: t.average.count }]);
+    notes.push(`${header.target}: judge ${report.judge.model}, ${promptsText(report.judge)}; the published rows: judge ${summary.judges.join(', ')}`);
+  }
+  const json = prettyJson(summary);
+  if (!flags.quiet) {
+    const dropped = summary.dropped > 0 ? `${summary.dropped} row(s) with score -1 (no verdict) left out, as show_result.py does\n` : '';
+    io.err(renderLeaderboard(summary.models) + dropped + notes.map((n) => n + '\n').join(''));
+  }
+  if (flags.out) writeFileEnsured(flags.out, json);
+  else io.out(json);
 }
 
 /** The run's idle calibration and suite window from the receipt beside an older results file; none when absent or for another config. */

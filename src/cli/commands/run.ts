@@ -331,7 +331,7 @@ export function sessionSpecFrom(flags: RunFlags, env: NodeJS.ProcessEnv, outPlan
   const copy = <K extends keyof RunFlags & keyof SessionSpec>(k: K): void => {
     if (flags[k] !== undefined) (spec as unknown as Record<string, unknown>)[k] = flags[k];
   };
-  for (const k of ['config', 'target', 'neural', 'endpoint', 'model', 'credentialsRef', 'answers', 'data', 'references', 'baseUrl', 'modelPath', 'threads', 'ctx', 'gpuLayers', 'maxTokens', 'warmup', 'filter', 'limit', 'out', 'results', 'receipt', 'resume', 'overwrite', 'judgePass', 'judgeCache', 'judgeMeter'] as const) copy(k);
+  for (const k of ['config', 'target', 'neural', 'endpoint', 'model', 'credentialsRef', 'answers', 'data', 'references', 'baseUrl', 'modelPath', 'threads', 'ctx', 'gpuLayers', 'maxTokens', 'warmup', 'filter', 'limit', 'out', 'results', 'receipt', 'resume', 'overwrite', 'judgePass', 'judgeCache', 'judgeMeter', 'judgePrompts'] as const) copy(k);
   if (flags.judgeMeter !== undefined) spec.judgeMeterOptions = meterOptionsFrom(flags, env);
   if (flags.out && outPlan) {
     // The session writes the report as JSON; any other format is written by the CLI afterwards.

@@ -1,4 +1,4 @@
-import { fmtScore, fmtShare as share, hasMtBench } from '../mt-bench-table.js';
+import { fmtScore, fmtShare as share, fmtTurn, hasMtBench, promptsText } from '../mt-bench-table.js';
 import { esc, fmtJoules, fmtUsd } from '../format.js';
 import type { HtmlModel } from './model.js';
 
@@ -12,8 +12,10 @@ export function mtBenchSection(model: HtmlModel): string {
   const rows = judged.flatMap(({ label, report }) => {
     if (!hasMtBench(report)) return [];
     const j = report.judge;
-    const head = `<tr class="arm"><td>${esc(label)}<div class="sub">judge ${esc(j.model)} · ${esc(j.mode)} · prompts ${esc(j.prompt_hash.slice(0, 19))}…</div></td>
-      <td>all</td><td class="num big">${fmtScore(report.mt_bench_score)}<div class="sub">${report.mt_bench_judged_count} judged${report.mt_bench_unscored_count ? `, <span class="warn">${report.mt_bench_unscored_count} unscored</span>` : ''}</div></td>
+    const head = `<tr class="arm"><td>${esc(label)}<div class="sub">judge ${esc(j.model)} · ${esc(j.mode)} · prompts ${esc(j.prompt_hash.slice(0, 19))}… · ${esc(promptsText(j))}</div></td>
+      <td>all</td><td class="num big">${fmtScore(report.mt_bench_score)}<div class="sub">${report.mt_bench_judged_count} judged${report.mt_bench_unscored_count ? `, <span class="warn">${report.mt_bench_unscored_count} unscored</span>` : ''}</div>${
+        report.mt_bench_turns?.average.count ? `<div class="sub">turn 1 ${esc(fmtTurn(report.mt_bench_turns.turn_1))} · turn 2 ${esc(fmtTurn(report.mt_bench_turns.turn_2))} · average ${esc(fmtTurn(report.mt_bench_turns.average))}</div>` : ''
+      }</td>
       <td class="num">${esc(fmtJoules(report.joules_per_mt_bench_point))}</td>
       <td class="num">${esc(fmtJoules(report.judge_joules))} <span class="src">[${esc(report.judge_energy_source)}]</span><div class="sub">${esc(share(report.judge_share_joules))} of all energy</div></td>
       <td class="num">${esc(fmtUsd(report.judge_usd))}<div class="sub">${esc(share(report.judge_share_usd))} of all dollars</div></td></tr>`;
