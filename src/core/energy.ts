@@ -29,6 +29,8 @@ export interface SuiteWindow {
   by_domain: Record<string, { joules: number | null; source: EnergySource }>;
   window_ms: number;
   below_floor: boolean;
+  /** How far the window's samples can be trusted; absent when the meter keeps no samples. */
+  validity?: WindowValidity;
 }
 
 /**
@@ -54,4 +56,22 @@ function rawNet(gross_j: number | null, idle: Pick<IdleCalibration, 'status' | '
   if (idle.status === 'marginal') return gross_j;
   if (idle.status !== 'measured' || idle.watts === null || wall_ms === null) return null;
   return gross_j - (idle.watts * wall_ms) / 1000;
+}
+
+/**
+ * Whether an energy window's samples can be trusted (docs/energy-meters.md, "Validity"): which meter and
+ * devices read it, how many samples, how much of the window lies between the first and the last, the
+ * largest gap between two samples, counter wraps and failed reads. `valid: false` names its reasons.
+ */
+export interface WindowValidity {
+  valid: boolean;
+  reasons: string[];
+  meter: string;
+  devices: string[];
+  samples: number;
+  /** % of the window between the first and the last good sample; `null` with fewer than two. */
+  coverage_pct: number | null;
+  max_gap_ms: number | null;
+  wraps: number;
+  failed_reads: number;
 }

@@ -49,6 +49,7 @@ const REQUIRED: readonly [string, Rule, string][] = [
 
 const OPTIONAL: readonly [string, Rule, string][] = [
   ['parsed', orNull(str), 'a string or null'],
+  ['energy_invalid', str, 'a string'],
   ['by_domain', object, 'an object'],
   ['itl_ms', (v) => Array.isArray(v) && v.every(num), 'a list of numbers'],
   ['joules_range', range, 'a {low, high} pair of numbers'],

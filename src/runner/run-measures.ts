@@ -1,5 +1,5 @@
 import type { ReportContext } from '../core/aggregate.js';
-import type { IdleCalibration, SuiteWindow } from '../core/energy.js';
+import type { IdleCalibration, SuiteWindow, WindowValidity } from '../core/energy.js';
 import { JoulebenchError } from '../core/errors.js';
 import { isFiniteNumber } from './case-check.js';
 
@@ -10,7 +10,7 @@ import { isFiniteNumber } from './case-check.js';
 export type RunMeasures = {
   record: 'run_measures';
   idle: { status: IdleCalibration['status']; watts: number | null };
-  suite: { joules: number | null; source: string; window_ms: number; below_floor: boolean } | null;
+  suite: { joules: number | null; source: string; window_ms: number; below_floor: boolean; validity?: WindowValidity } | null;
   scored_wall_ms: number | null;
 };
 
@@ -18,7 +18,7 @@ export function runMeasuresLine(idle: Pick<IdleCalibration, 'status' | 'watts'>,
   return {
     record: 'run_measures',
     idle: { status: idle.status, watts: idle.watts },
-    suite: suite ? { joules: suite.joules, source: suite.source, window_ms: suite.window_ms, below_floor: suite.below_floor } : null,
+    suite: suite ? { joules: suite.joules, source: suite.source, window_ms: suite.window_ms, below_floor: suite.below_floor, ...(suite.validity ? { validity: suite.validity } : {}) } : null,
     scored_wall_ms,
   };
 }
@@ -31,7 +31,7 @@ export function combineRunMeasures(lines: readonly RunMeasures[]): RunMeasures |
   if (lines.length === 0) return null;
   if (lines.length === 1) return lines[0]!;
   const suites = lines.map((l) => l.suite);
-  const summable = suites.every((x) => x !== null && x.joules !== null && !x.below_floor && x.source === suites[0]!.source);
+  const summable = suites.every((x) => x !== null && x.joules !== null && !x.below_floor && x.validity?.valid !== false && x.source === suites[0]!.source);
   return {
     record: 'run_measures',
     idle: { status: 'unusable', watts: null },
@@ -60,6 +60,10 @@ export function checkWindowReading(v: unknown, key: string, bad: Refuse): void {
   if (typeof r.source !== 'string') bad(`${key}.source`, 'is not a string');
   if (!isFiniteNumber(r.window_ms)) bad(`${key}.window_ms`, 'is not a finite number');
   if (typeof r.below_floor !== 'boolean') bad(`${key}.below_floor`, 'is not true or false');
+  if (r.validity !== undefined) {
+    const v = r.validity as Record<string, unknown> | null;
+    if (typeof v !== 'object' || v === null || typeof v.valid !== 'boolean' || !Array.isArray(v.reasons)) bad(`${key}.validity`, 'is not a {valid, reasons, …} object');
+  }
 }
 
 /** An idle calibration as a results line keeps it (`{status, watts}`), or `bad`. */

@@ -369,7 +369,9 @@ function stopped(reason: string, sink: ResultsSink): JoulebenchError {
 }
 
 export function toSuiteWindow(r: EnergyReading): SuiteWindow {
-  return { joules: r.joules, source: r.source, by_domain: r.by_domain, window_ms: r.window_ms, below_floor: r.below_floor };
+  const w: SuiteWindow = { joules: r.joules, source: r.source, by_domain: r.by_domain, window_ms: r.window_ms, below_floor: r.below_floor };
+  if (r.validity) w.validity = r.validity;
+  return w;
 }
 
 /** How often a run of synchronous answers gives the event loop a turn, ms. */
@@ -587,6 +589,7 @@ export function caseResult(
     retry_overhead_ms: overhead_ms,
     error,
   };
+  if (energy === reading && reading.validity?.valid === false) r.energy_invalid = reading.validity.reasons.join('; ');
   if (energy.by_domain && Object.keys(energy.by_domain).length > 0) r.by_domain = energy.by_domain;
   if (energy.range_j && energy.joules !== null) r.joules_range = { low: energy.range_j.low, high: energy.range_j.high };
   if (answer?.itl_ms) r.itl_ms = answer.itl_ms;
