@@ -205,8 +205,7 @@ export function createAmdSmiMeter(opts: AmdSmiOptions = {}): Meter {
     g.last_ticks = null;
   }
 
-  function sampleAll(): void {
-    const t = now();
+  function sampleAll(t = now()): void {
     let failed = 0;
     for (const g of gpus) if (!sample(g, t)) failed++;
     for (const w of open) {
@@ -233,12 +232,12 @@ export function createAmdSmiMeter(opts: AmdSmiOptions = {}): Meter {
       const samples = new WindowSamples(t0, MAX_GAP_INTERVALS * poll_ms);
       open.add(samples);
       poller.acquire();
-      sampleAll();
+      sampleAll(t0);
       const before = gpus.map((g) => ({ total_uj: g.total_uj, epoch: g.epoch, wraps: g.wraps }));
       return {
         async stop(): Promise<EnergyReading> {
-          sampleAll();
           const t1 = now();
+          sampleAll(t1);
           const window_ms = t1 - t0;
           open.delete(samples);
           poller.release();

@@ -116,8 +116,7 @@ export function createNvmlMeter(opts: NvmlOptions = {}): Meter {
   }
 
   /** Adds the energy since the previous power sample (trapezoid rule) for power-mode GPUs. */
-  function samplePower(): void {
-    const t = now();
+  function samplePower(t = now()): void {
     let good = true;
     for (const g of gpus) {
       if (g.mode !== 'power' || !binding) continue;
@@ -160,14 +159,14 @@ export function createNvmlMeter(opts: NvmlOptions = {}): Meter {
       const samples = new WindowSamples(t0, sampled() ? MAX_GAP_INTERVALS * poll_ms : null);
       open.add(samples);
       poller.acquire(sampled());
-      samplePower();
+      samplePower(t0);
       const before = energies();
       if (!sampled()) samples.ok(t0);
       return {
         async stop(): Promise<EnergyReading> {
-          samplePower();
-          const after = energies();
           const t1 = now();
+          samplePower(t1);
+          const after = energies();
           const window_ms = t1 - t0;
           if (!sampled()) samples.ok(t1);
           open.delete(samples);

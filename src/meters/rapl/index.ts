@@ -115,9 +115,8 @@ export function createRaplMeter(opts: RaplOptions = {}): Meter {
       const { snap: before, samples } = sampler.acquire();
       return {
         async stop(): Promise<EnergyReading> {
-          const after = sampler.release(samples);
-          const t1 = now();
-          const window_ms = t1 - t0;
+          const { snap: after, t1_ms } = sampler.release(samples);
+          const window_ms = now() - t0;
           const by_domain: EnergyReading['by_domain'] = {};
           let sum = 0;
           const warnings: string[] = [];
@@ -138,7 +137,7 @@ export function createRaplMeter(opts: RaplOptions = {}): Meter {
             sum += j;
           }
           const devices = selection.domains.map((d) => d.domain);
-          const reading: EnergyReading = { joules: known ? sum : null, source: 'rapl', by_domain, window_ms, below_floor: window_ms < RAPL_FLOOR_MS, validity: samples.judge('rapl', devices, t1) };
+          const reading: EnergyReading = { joules: known ? sum : null, source: 'rapl', by_domain, window_ms, below_floor: window_ms < RAPL_FLOOR_MS, validity: samples.judge('rapl', devices, t1_ms) };
           if (warnings.length > 0) reading.warnings = warnings;
           return reading;
         },

@@ -58,25 +58,26 @@ export class RaplSampler {
 
   /** Opens a window: polls now and keeps polling until the last window closes. */
   acquire(): { snap: RaplSnapshot; samples: WindowSamples } {
-    const samples = new WindowSamples(this.now(), MAX_GAP_INTERVALS * this.poll_ms);
+    const t = this.now();
+    const samples = new WindowSamples(t, MAX_GAP_INTERVALS * this.poll_ms);
     this.open.add(samples);
     this.poller.acquire();
-    this.sample();
+    this.sample(t);
     return { snap: this.snapshot(), samples };
   }
 
-  /** Closes a window: polls once more so the window ends at the latest counter value. */
-  release(samples: WindowSamples): RaplSnapshot {
-    this.sample();
+  /** Closes a window: polls once more so the window ends at the latest counter value; `t1_ms` is that poll's time. */
+  release(samples: WindowSamples): { snap: RaplSnapshot; t1_ms: number } {
+    const t1_ms = this.now();
+    this.sample(t1_ms);
     this.open.delete(samples);
     const snap = this.snapshot();
     this.poller.release();
-    return snap;
+    return { snap, t1_ms };
   }
 
   /** Reads every counter once and adds the deltas since the previous read. */
-  sample(): void {
-    const t = this.now();
+  sample(t = this.now()): void {
     let good = true;
     for (const s of this.states) {
       let cur: number;
