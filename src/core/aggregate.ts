@@ -1,4 +1,4 @@
-import { netBelowIdle, netJoules, type IdleCalibration, type IdleStatus, type SuiteWindow, type WindowValidity } from './energy.js';
+import { energyLayers, netBelowIdle, netJoules, type EnergyLayers, type IdleCalibration, type IdleStatus, type SuiteWindow, type WindowValidity } from './energy.js';
 import { STAGE_IDS, type CaseResult, type EnergySource, type ResultsHeader } from './types.js';
 import { round } from './stats.js';
 import { nearestRanks, NumberColumn } from './number-column.js';
@@ -46,6 +46,8 @@ export interface ReportContext {
   bootstrap_max_units?: BootstrapMaxUnits;
   /** `--cluster`: the intervals resample clusters of cases (the Aggregator must be built with the same). */
   cluster?: ClusterBy;
+  /** `--pue`: the facility's power usage effectiveness, for the modelled `facility` layer. */
+  pue?: number;
 }
 
 /** Per-dataset slice of a report (for `--suite all`, one per bundled suite). */
@@ -188,6 +190,8 @@ export interface BenchReport {
   suite_window_validity?: WindowValidity;
   /** Scored cases whose own window failed its validity checks (never summed); present when above 0. */
   energy_invalid_count?: number;
+  /** The boundary layers the suite window's energy covers, each measured or modelled; present when a window has domains. */
+  energy_layers?: EnergyLayers;
 }
 
 /** Cases and output tokens per second over the wall time of the scored passes. */
@@ -565,6 +569,7 @@ export class Aggregator {
       }),
       ...(ctx.energy?.suite?.validity ? { suite_window_validity: ctx.energy.suite.validity } : {}),
       ...(total.invalid > 0 ? { energy_invalid_count: total.invalid } : {}),
+      ...layersOf(ctx, total.weightedCorrect),
     };
   }
 
@@ -574,6 +579,24 @@ export class Aggregator {
     if (this.shared) return 'energy attribution shared (cases overlapped): no per-case joules to resample';
     return 'no case has an energy figure';
   }
+}
+
+/** The `energy_layers` block, when the suite window has domains to put in layers (or a PUE was given). */
+function layersOf(ctx: ReportContext, weightedCorrect: number): Pick<BenchReport, 'energy_layers'> {
+  const suite = ctx.energy?.suite;
+  if (!suite || (!suite.by_domain && ctx.pue === undefined)) return {};
+  const l = energyLayers({ ...suite, by_domain: suite.by_domain ?? {} }, ctx.energy!.idle, weightedCorrect, ctx.pue ?? null);
+  const r = <T extends { joules: number | null; joules_per_correct: number | null } | null>(x: T): T =>
+    x === null ? x : { ...x, joules: roundOrNull(x.joules), joules_per_correct: roundOrNull(x.joules_per_correct) };
+  return {
+    energy_layers: {
+      covered: l.covered,
+      accelerator: r(l.accelerator),
+      host: r(l.host),
+      idle: r(l.idle),
+      facility: l.facility === null ? null : { ...r(l.facility), total_joules: roundOrNull(l.facility.total_joules) },
+    },
+  };
 }
 
 /** The `energy_model_range` block, only when there is a range to report (older reports keep their bytes). */

@@ -35,6 +35,8 @@ export interface WindowReading {
   window_ms: number;
   below_floor: boolean;
   validity?: WindowValidity;
+  /** Per domain (the report's energy layers). */
+  by_domain?: Record<string, { joules: number | null; source: EnergySource }>;
 }
 
 /** The energy block of a load run's report. */

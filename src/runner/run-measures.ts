@@ -10,16 +10,21 @@ import { isFiniteNumber } from './case-check.js';
 export type RunMeasures = {
   record: 'run_measures';
   idle: { status: IdleCalibration['status']; watts: number | null };
-  suite: { joules: number | null; source: string; window_ms: number; below_floor: boolean; validity?: WindowValidity } | null;
+  suite: { joules: number | null; source: string; window_ms: number; below_floor: boolean; validity?: WindowValidity; by_domain?: SuiteWindow['by_domain'] } | null;
   scored_wall_ms: number | null;
+  /** `--pue`, when given (the report's facility layer). */
+  pue?: number;
 };
 
-export function runMeasuresLine(idle: Pick<IdleCalibration, 'status' | 'watts'>, suite: SuiteWindow | null, scored_wall_ms: number | null): RunMeasures {
+export function runMeasuresLine(idle: Pick<IdleCalibration, 'status' | 'watts'>, suite: SuiteWindow | null, scored_wall_ms: number | null, pue?: number): RunMeasures {
   return {
     record: 'run_measures',
     idle: { status: idle.status, watts: idle.watts },
-    suite: suite ? { joules: suite.joules, source: suite.source, window_ms: suite.window_ms, below_floor: suite.below_floor, ...(suite.validity ? { validity: suite.validity } : {}) } : null,
+    suite: suite
+      ? { joules: suite.joules, source: suite.source, window_ms: suite.window_ms, below_floor: suite.below_floor, ...(suite.validity ? { validity: suite.validity } : {}), by_domain: suite.by_domain }
+      : null,
     scored_wall_ms,
+    ...(pue !== undefined ? { pue } : {}),
   };
 }
 
@@ -75,16 +80,20 @@ export function checkIdle(v: unknown, bad: Refuse): void {
 }
 
 /** The report context a `run_measures` line gives back, or an error naming the file and the key. */
-export function reportContextFromMeasures(line: Record<string, unknown>, path: string): Pick<ReportContext, 'energy' | 'scored_wall_ms'> {
+export function reportContextFromMeasures(line: Record<string, unknown>, path: string): Pick<ReportContext, 'energy' | 'scored_wall_ms' | 'pue'> {
   const bad: Refuse = (key, what) => {
     throw new JoulebenchError('E_RESULTS', `${path}: the run_measures line's ${key} ${what}`);
   };
   checkIdle(line.idle, bad);
   if (line.suite !== null) checkWindowReading(line.suite, 'suite', bad);
   if (line.scored_wall_ms !== null && !isFiniteNumber(line.scored_wall_ms)) bad('scored_wall_ms', 'is neither null nor a finite number');
+  if (line.pue !== undefined && !(isFiniteNumber(line.pue) && line.pue >= 1)) bad('pue', 'is not a number ≥ 1');
+  const suite = line.suite as Record<string, unknown> | null;
+  if (suite?.by_domain !== undefined && (typeof suite.by_domain !== 'object' || suite.by_domain === null)) bad('suite.by_domain', 'is not an object');
   const m = line as unknown as RunMeasures;
   return {
     energy: { idle: m.idle, suite: m.suite as NonNullable<ReportContext['energy']>['suite'] },
     scored_wall_ms: m.scored_wall_ms,
+    ...(m.pue !== undefined ? { pue: m.pue } : {}),
   };
 }

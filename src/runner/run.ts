@@ -79,6 +79,8 @@ export interface RunOptions {
   shared?: boolean;
   /** Resample clusters for the intervals: `question` (a case with its passes and turns) or `subject` (its dataset). */
   cluster?: 'question' | 'subject';
+  /** `--pue`: the facility's PUE, for the report's modelled facility layer. */
+  pue?: number;
 }
 
 /** Consecutive target failures that stop a run unless `max_errors` says otherwise. */
@@ -316,7 +318,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
   const timeless = concurrency <= 1 && target.deterministic === true && meter.usesTargetEnergy === true;
   const wallUsed = restoredScored === 0 && !timeless ? scoredWall_ms : null;
   // What the report takes from beyond the cases, so `report FILE` gives this report (src/runner/run-measures.ts).
-  sink.note?.(runMeasuresLine(idle, suiteUsed, wallUsed));
+  sink.note?.(runMeasuresLine(idle, suiteUsed, wallUsed, opts.pue));
   // The run finished: a reader (or a later `run` on the same file) can tell a complete file from an interrupted one.
   sink.note?.({ record: 'end', scored: agg.scoredCount });
   sink.flush?.();
@@ -334,6 +336,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     ...(opts.cluster !== undefined ? { cluster: opts.cluster } : {}),
     energy: { idle, suite: suiteUsed },
     scored_wall_ms: wallUsed,
+    ...(opts.pue !== undefined ? { pue: opts.pue } : {}),
   });
   return { report, header, results: scored, energy: { idle, suite: suiteReading, gross_from } };
 }

@@ -147,6 +147,7 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
         ...(spec.bootstrap_max_units !== undefined ? { bootstrap_max_units: spec.bootstrap_max_units } : {}),
         ...(spec.shared ? { shared: true } : {}),
         ...(spec.cluster !== undefined ? { cluster: spec.cluster } : {}),
+        ...(spec.pue !== undefined ? { pue: spec.pue } : {}),
         sink,
         ...(resume ? { resume: { header: resume.header, finished: resume.finished, path: resume.path } } : {}),
         ...(spec.idle_ms !== undefined ? { idle_ms: spec.idle_ms } : {}),

@@ -30,6 +30,8 @@ export interface SessionSpec extends TargetFlags, JudgeFlags {
   shared?: boolean;
   /** `--cluster`: the intervals resample questions or subjects instead of cases. */
   cluster?: 'question' | 'subject';
+  /** `--pue`: the facility's PUE (the report's modelled facility layer). */
+  pue?: number;
   /** Cases in flight at once (default 1). */
   concurrency?: number;
   /** Report JSON file; absent: the report is only returned. */

@@ -16,7 +16,7 @@ import { checkOutputPath } from '../output-file.js';
 import { planOutput, sideFileBase, writeByExtension } from '../outputs.js';
 import { runRenderings, RUN_FORMATS } from '../run-outputs.js';
 import { addMeterFlags, idleMsFrom, meterOptionsFrom, type MeterFlags } from '../meter-flags.js';
-import { intAtLeast, UNIT_LIMIT_HELP, unitLimit } from '../options.js';
+import { intAtLeast, numberInRange, UNIT_LIMIT_HELP, unitLimit } from '../options.js';
 import { DEFAULT_BOOTSTRAP_MAX_UNITS } from '../../stats/bootstrap.js';
 import { createProgress } from '../progress.js';
 import { addLoadFlags, loadOptionsFrom, strayLoadFlag, type LoadFlags } from '../load-flags.js';
@@ -44,6 +44,7 @@ export interface RunFlags extends TargetFlags, MeterFlags, Partial<LoadFlags>, J
   /** `--bootstrap-max-units N|inf` (absent: the default limit). */
   bootstrapMaxUnits?: number | 'inf';
   cluster?: 'question' | 'subject';
+  pue?: number;
   out?: string;
   results?: string;
   receipt?: string;
@@ -87,6 +88,7 @@ export function runCommand(io: CliIO, deps: RunDeps = {}): Command {
     .option('--bootstrap <n>', 'bootstrap resamples for the intervals in the report (0: off; Wilson still applies)', intAtLeast(0), 2000)
     .option('--bootstrap-max-units <n>', `${UNIT_LIMIT_HELP} (default: ${DEFAULT_BOOTSTRAP_MAX_UNITS})`, unitLimit)
     .addOption(new Option('--cluster <by>', 'resample clusters for the intervals, so correlated cases do not narrow them: question (a case with all its passes and turns; accuracy too) or subject (every case of one dataset, e.g. an MMLU subject)').choices(['question', 'subject']))
+    .option('--pue <x>', "the facility's power usage effectiveness: adds a modelled facility layer, (PUE − 1) × the measured energy, never summed into a measured figure", numberInRange(1, 100))
     .option('-o, --out <file>', 'write the report here; the extension picks the format: .json, .md, .html, .csv (per case), .jsonl (per case), .txt (default: JSON on stdout, the table on stderr)')
     .option('--results <file>', 'results JSONL, one line per case as it finishes (default: next to the report)')
     .option('--receipt <file>', 'receipt JSON: host, versions, UTC times, digests (default: next to the report)')
@@ -270,6 +272,7 @@ export function sessionSpecFrom(flags: RunFlags, env: NodeJS.ProcessEnv, outPlan
     bootstrap: flags.bootstrap,
     ...(flags.bootstrapMaxUnits !== undefined ? { bootstrap_max_units: flags.bootstrapMaxUnits } : {}),
     ...(flags.cluster !== undefined ? { cluster: flags.cluster } : {}),
+    ...(flags.pue !== undefined ? { pue: flags.pue } : {}),
     concurrency: flags.concurrency,
     argv: process.argv.slice(2),
   };
@@ -290,6 +293,7 @@ export function sessionSpecFrom(flags: RunFlags, env: NodeJS.ProcessEnv, outPlan
   if (flags.gridIntensity !== undefined) spec.grid_intensity = flags.gridIntensity;
   const stray = strayLoadFlag(flags);
   if (stray) throw new JoulebenchError('E_USAGE', `${stray} applies to load runs only: add --request-rate`);
+  if (flags.pue !== undefined && flags.requestRate) throw new JoulebenchError('E_USAGE', '--pue applies to closed-loop runs only, not to load runs (--request-rate)');
   if (flags.requestRate?.length === 1) spec.load = loadOptionsFrom(flags as LoadFlags, flags.requestRate[0]!);
   if (flags.maxErrors !== undefined) spec.max_errors = flags.maxErrors;
   return spec;
