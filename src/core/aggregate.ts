@@ -1,4 +1,4 @@
-import { energyLayers, netBelowIdle, netJoules, type EnergyLayers, type IdleCalibration, type IdleStatus, type SuiteWindow, type WindowValidity } from './energy.js';
+import { energyLayers, netBelowIdle, netJoules, type EnergyLayers, type IdleCalibration, type PowerTraceSummary, type IdleStatus, type SuiteWindow, type WindowValidity } from './energy.js';
 import { STAGE_IDS, type CaseResult, type EnergySource, type ResultsHeader } from './types.js';
 import { round } from './stats.js';
 import { nearestRanks, NumberColumn } from './number-column.js';
@@ -192,6 +192,8 @@ export interface BenchReport {
   energy_invalid_count?: number;
   /** The boundary layers the suite window's energy covers, each measured or modelled; present when a window has domains. */
   energy_layers?: EnergyLayers;
+  /** `--power-trace`: watts per domain over time with the run's phases, downsampled (the CSV has every row). */
+  power_trace?: PowerTraceSummary;
 }
 
 /** Cases and output tokens per second over the wall time of the scored passes. */

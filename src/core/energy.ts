@@ -132,3 +132,14 @@ export function energyLayers(
   if (facility) covered.push('facility');
   return { covered, accelerator, host, idle: idleLayer, facility };
 }
+
+/** What the run was doing during a row of the trace. */
+export type TracePhase = 'idle' | 'warmup' | 'scored' | 'steady';
+
+/** The trace as the report embeds it: at most `max_rows` rows, neighbours of one phase merged (energy-weighted). */
+export interface PowerTraceSummary {
+  interval_ms: number;
+  domains: string[];
+  /** `[t_utc, phase, dt_ms, watts per domain…]`, domains in `domains` order. */
+  rows: [string, TracePhase, number, ...(number | null)[]][];
+}

@@ -7,6 +7,7 @@ import type { IdleCalibration, SuiteWindow } from '../core/energy.js';
 import { JoulebenchError } from '../core/errors.js';
 import type { Answer, AnswerRequest, Case, CaseResult, CaseStream, ChatMessage, Energy, Phase, ResultsHeader, StreamedSuite, Suite, Target } from '../core/types.js';
 import { calibrateIdle, DEFAULT_IDLE_MS } from '../meters/idle.js';
+import type { PowerTrace } from '../meters/power-trace.js';
 import type { EnergyReading, Meter, MeterWindow } from '../meters/meter.js';
 import { createModelMeter } from '../meters/model.js';
 import { getScorer } from '../scorers/index.js';
@@ -81,6 +82,8 @@ export interface RunOptions {
   cluster?: 'question' | 'subject';
   /** `--pue`: the facility's PUE, for the report's modelled facility layer. */
   pue?: number;
+  /** `--power-trace`: a power time series over idle, warmup and scored passes, embedded (downsampled) in the report. */
+  trace?: PowerTrace;
 }
 
 /** Consecutive target failures that stop a run unless `max_errors` says otherwise. */
@@ -157,6 +160,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
   let rewarmDue = opts.resume?.header != null && !target.restore && warmup > 0 && finished.size > 0;
 
   const keep = opts.keepResults ?? true;
+  await opts.trace?.begin('idle');
   const idle = await calibrateIdle(meter, checkCount(opts.idle_ms ?? DEFAULT_IDLE_MS, 'idle_ms', 0), opts.idleWait);
   const opensWindows = !meter.usesTargetEnergy;
   let suiteWindow: MeterWindow | null = null;
@@ -276,6 +280,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
         base += batch.length;
       }
     }
+    await opts.trace?.phase(phase);
     if (phase === 'scored' && scoredStart_ms === null) scoredStart_ms = clock.now();
     // The whole scored part is also one window, so short (below-floor) cases still add up honestly.
     if (phase === 'scored' && opensWindows && suiteWindow === null && firstRun >= 0) suiteWindow = await meter.start();
@@ -307,6 +312,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
 
   const scoredWall_ms = scoredStart_ms === null ? null : clock.now() - scoredStart_ms;
   if (suiteWindow) suiteReading = await suiteWindow.stop();
+  await opts.trace?.end();
 
   // With target energy preferred (auto's fallback), the window is the total only when some case needed it.
   const allFromTarget = meter.prefersTargetEnergy === true && fromWindow === 0;
@@ -338,6 +344,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     scored_wall_ms: wallUsed,
     ...(opts.pue !== undefined ? { pue: opts.pue } : {}),
   });
+  if (opts.trace) report.power_trace = opts.trace.summary();
   return { report, header, results: scored, energy: { idle, suite: suiteReading, gross_from } };
 }
 

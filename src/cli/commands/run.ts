@@ -45,6 +45,7 @@ export interface RunFlags extends TargetFlags, MeterFlags, Partial<LoadFlags>, J
   bootstrapMaxUnits?: number | 'inf';
   cluster?: 'question' | 'subject';
   pue?: number;
+  powerTrace?: string;
   out?: string;
   results?: string;
   receipt?: string;
@@ -89,6 +90,7 @@ export function runCommand(io: CliIO, deps: RunDeps = {}): Command {
     .option('--bootstrap-max-units <n>', `${UNIT_LIMIT_HELP} (default: ${DEFAULT_BOOTSTRAP_MAX_UNITS})`, unitLimit)
     .addOption(new Option('--cluster <by>', 'resample clusters for the intervals, so correlated cases do not narrow them: question (a case with all its passes and turns; accuracy too) or subject (every case of one dataset, e.g. an MMLU subject)').choices(['question', 'subject']))
     .option('--pue <x>', "the facility's power usage effectiveness: adds a modelled facility layer, (PUE − 1) × the measured energy, never summed into a measured figure", numberInRange(1, 100))
+    .option('--power-trace <file.csv>', 'write the power time series (t_utc, phase: idle/warmup/scored, watts per domain) here; also embedded, downsampled, in the report; needs a hardware meter')
     .option('-o, --out <file>', 'write the report here; the extension picks the format: .json, .md, .html, .csv (per case), .jsonl (per case), .txt (default: JSON on stdout, the table on stderr)')
     .option('--results <file>', 'results JSONL, one line per case as it finishes (default: next to the report)')
     .option('--receipt <file>', 'receipt JSON: host, versions, UTC times, digests (default: next to the report)')
@@ -273,6 +275,7 @@ export function sessionSpecFrom(flags: RunFlags, env: NodeJS.ProcessEnv, outPlan
     ...(flags.bootstrapMaxUnits !== undefined ? { bootstrap_max_units: flags.bootstrapMaxUnits } : {}),
     ...(flags.cluster !== undefined ? { cluster: flags.cluster } : {}),
     ...(flags.pue !== undefined ? { pue: flags.pue } : {}),
+    ...(flags.powerTrace !== undefined ? { power_trace: flags.powerTrace } : {}),
     concurrency: flags.concurrency,
     argv: process.argv.slice(2),
   };
@@ -293,7 +296,6 @@ export function sessionSpecFrom(flags: RunFlags, env: NodeJS.ProcessEnv, outPlan
   if (flags.gridIntensity !== undefined) spec.grid_intensity = flags.gridIntensity;
   const stray = strayLoadFlag(flags);
   if (stray) throw new JoulebenchError('E_USAGE', `${stray} applies to load runs only: add --request-rate`);
-  if (flags.pue !== undefined && flags.requestRate) throw new JoulebenchError('E_USAGE', '--pue applies to closed-loop runs only, not to load runs (--request-rate)');
   if (flags.requestRate?.length === 1) spec.load = loadOptionsFrom(flags as LoadFlags, flags.requestRate[0]!);
   if (flags.maxErrors !== undefined) spec.max_errors = flags.maxErrors;
   return spec;
