@@ -43,7 +43,7 @@ const scratch = mkdtempSync(join(base, 'jb-bench-'));
 const tree = writePowercapTree([{ entry: 'intel-rapl:0', name: 'package-0', energy_uj: 123_456_789 }], scratch);
 const energyPath = join(tree.root, 'intel-rapl:0', 'energy_uj');
 const read = (p: string): string => readFileSync(p, 'utf8');
-const sampler = new RaplSampler(selectDomains(listZones(tree.root, read), { dram: false }).domains, read, 1_000_000);
+const sampler = new RaplSampler(selectDomains(listZones(tree.root, read), { dram: false }).domains, read, 1_000_000, () => performance.now());
 const rapl = createRaplMeter({ root: tree.root, poll_ms: 1_000_000 });
 const estimate = createEstimateMeter();
 await rapl.probe();

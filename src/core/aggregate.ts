@@ -1,4 +1,4 @@
-import { netBelowIdle, netJoules, type IdleCalibration, type IdleStatus, type SuiteWindow } from './energy.js';
+import { energyLayers, netBelowIdle, netJoules, type EnergyLayers, type IdleCalibration, type PowerTraceSummary, type IdleStatus, type SuiteWindow, type WindowValidity } from './energy.js';
 import { STAGE_IDS, type CaseResult, type EnergySource, type ResultsHeader } from './types.js';
 import { round } from './stats.js';
 import { nearestRanks, NumberColumn } from './number-column.js';
@@ -22,7 +22,7 @@ export interface ReportContext {
   energy?: {
     // What the report reads of each (a load run's rebuild has only these, from its `load_energy` line).
     idle: Pick<IdleCalibration, 'status' | 'watts'> & Partial<IdleCalibration>;
-    suite: (Pick<SuiteWindow, 'joules' | 'source' | 'window_ms' | 'below_floor'> & Partial<SuiteWindow>) | null;
+    suite: (Pick<SuiteWindow, 'joules' | 'source' | 'window_ms' | 'below_floor' | 'validity'> & Partial<SuiteWindow>) | null;
   };
   /** Cases in flight at once (default 1). Above 1, energy windows overlap: attribution is `shared`. */
   concurrency?: number;
@@ -49,6 +49,8 @@ export interface ReportContext {
   cluster?: ClusterBy;
   /** Electricity and hardware prices: the report then shows its dollars in parts ({@link UsdParts}). */
   prices?: LocalPrices;
+  /** `--pue`: the facility's power usage effectiveness, for the modelled `facility` layer. */
+  pue?: number;
 }
 
 /** Per-dataset slice of a report (for `--suite all`, one per bundled suite). */
@@ -199,6 +201,17 @@ export interface BenchReport extends Partial<UsdParts> {
    * resolved (only a resolving stage calls a model); null when any of them has no cost.
    */
   stage_usd_tokens?: Record<string, number | null>;
+  /**
+   * Present when the suite window's meter kept its samples: whether they can be trusted. An invalid window
+   * gives no J/correct (`net_joules_per_correct`, and `joules_per_correct` when it is the basis) — null, with the reason.
+   */
+  suite_window_validity?: WindowValidity;
+  /** Scored cases whose own window failed its validity checks (never summed); present when above 0. */
+  energy_invalid_count?: number;
+  /** The boundary layers the suite window's energy covers, each measured or modelled; present when a window has domains. */
+  energy_layers?: EnergyLayers;
+  /** `--power-trace`: watts per domain over time with the run's phases, downsampled (the CSV has every row). */
+  power_trace?: PowerTraceSummary;
 }
 
 /** Per resolving stage of a cascade: the modelled µJ of every stage its cases tried, and their meter readings. */
@@ -241,6 +254,8 @@ class Tally {
   windowed = 0;
   /** Meter-window readings shorter than the meter's floor: noise, never summed as precise figures. */
   belowFloor = 0;
+  /** Meter-window readings whose samples failed the validity checks: never summed. */
+  invalid = 0;
   /** Cases with modelled remote-API energy (`model:api`), and Σ of their low and high ends. */
   apiModelled = 0;
   rangeLow = 0;
@@ -269,6 +284,7 @@ class Tally {
         } else this.rangeMissing++;
       } else this.otherSourced++;
       if (r.below_floor) this.belowFloor++;
+      if (r.energy_invalid !== undefined) this.invalid++;
     } else {
       this.joulesUnknown++;
     }
@@ -283,7 +299,7 @@ class Tally {
     // A modelled remote-API figure is never added to a measured (or any other) one.
     if (this.apiModelled > 0 && this.otherSourced > 0) return null;
     // A below-floor reading is noise (often exactly 0 J): summing it would pass it off as measured.
-    if (this.belowFloor > 0) return null;
+    if (this.belowFloor > 0 || this.invalid > 0) return null;
     return this.joulesKnown && this.joulesUnknown === 0 ? this.joules : null;
   }
   /** The range of the total when every figure is `model:api` with a range; else null. */
@@ -654,6 +670,9 @@ export class Aggregator {
       ...(stagesMeasured ? { stage_joules_basis: stagesMeasured.basis } : {}),
       // Token dollars per resolving stage; energy dollars per stage would be stage_joules × the $/kWh price.
       ...(this.usdBilled ? { stage_usd_tokens: mapValues(sortedStages(this.stageUsd), (s) => (s === undefined ? null : s.known ? round(s.usd, 9) : null)) } : {}),
+      ...(ctx.energy?.suite?.validity ? { suite_window_validity: ctx.energy.suite.validity } : {}),
+      ...(total.invalid > 0 ? { energy_invalid_count: total.invalid } : {}),
+      ...layersOf(ctx, total.weightedCorrect),
     };
   }
 
@@ -668,6 +687,24 @@ export class Aggregator {
 /** A token-detail total, only when some case reported it (other reports keep their bytes); null while some case did not. */
 function tokenDetail<K extends 'cached_prompt_tokens' | 'reasoning_tokens'>(key: K, sum: number, cases: number, all: number): Partial<Record<K, number | null>> {
   return cases === 0 ? {} : ({ [key]: cases === all ? sum : null } as Record<K, number | null>);
+}
+
+/** The `energy_layers` block, when the suite window has domains to put in layers (or a PUE was given). */
+function layersOf(ctx: ReportContext, weightedCorrect: number): Pick<BenchReport, 'energy_layers'> {
+  const suite = ctx.energy?.suite;
+  if (!suite || (!suite.by_domain && ctx.pue === undefined)) return {};
+  const l = energyLayers({ ...suite, by_domain: suite.by_domain ?? {} }, ctx.energy!.idle, weightedCorrect, ctx.pue ?? null);
+  const r = <T extends { joules: number | null; joules_per_correct: number | null } | null>(x: T): T =>
+    x === null ? x : { ...x, joules: roundOrNull(x.joules), joules_per_correct: roundOrNull(x.joules_per_correct) };
+  return {
+    energy_layers: {
+      covered: l.covered,
+      accelerator: r(l.accelerator),
+      host: r(l.host),
+      idle: r(l.idle),
+      facility: l.facility === null ? null : { ...r(l.facility), total_joules: roundOrNull(l.facility.total_joules) },
+    },
+  };
 }
 
 /** The `energy_model_range` block, only when there is a range to report (older reports keep their bytes). */
@@ -696,12 +733,20 @@ function energyBasis(total: Tally, ctx: ReportContext): { basis: EnergyBasis; jo
   if ((ctx.concurrency ?? 1) > 1 && total.windowed > 0) why.push(`${ctx.concurrency} cases in flight: per-case windows overlap`);
   if (ctx.shared === true && total.windowed > 0) why.push('other arms ran on the hardware at the same time (--parallel-arms): windows include their work');
   if (ctx.per_case_energy === 'none') why.push('load run: no per-request windows (they would overlap)');
+  if (total.invalid > 0) why.push(`${total.invalid} case window(s) failed the validity checks (not summed)`);
   if (why.length === 0) return { basis: 'per_case', joules: perCase, reason: null };
   const suite = ctx.energy?.suite ?? null;
-  if (suite && suite.joules !== null && !suite.below_floor) {
+  const invalid = suite?.validity?.valid === false;
+  if (suite && suite.joules !== null && !suite.below_floor && !invalid) {
     return { basis: 'suite_window', joules: suite.joules, reason: `${why.join('; ')}: the suite window is the total` };
   }
-  const missing = !suite ? 'no suite window covers every case (e.g. a resumed run)' : suite.joules === null ? 'the suite window read nothing' : 'the suite window is below the floor too';
+  const missing = !suite
+    ? 'no suite window covers every case (e.g. a resumed run)'
+    : suite.joules === null
+      ? 'the suite window read nothing'
+      : invalid
+        ? `the suite window is not valid (${suite.validity!.reasons.join('; ')})`
+        : 'the suite window is below the floor too';
   return { basis: 'per_case', joules: null, reason: `${why.join('; ')}, and ${missing}: total unknown` };
 }
 
@@ -727,7 +772,8 @@ function suiteEnergy(
     gross_joules: roundOrNull(gross),
     gross_source: suite ? (suite.joules === null ? 'none' : suite.source) : casesSource,
     net_joules: roundOrNull(net),
-    net_joules_per_correct: perCorrect(net, weightedCorrect),
+    // J/correct only from a valid window.
+    net_joules_per_correct: suite?.validity?.valid === false ? null : perCorrect(net, weightedCorrect),
     idle: idle.status,
     idle_watts: roundOrNull(idle.watts),
     // Without a meter window (energy from the target), the same span by the wall clock: never used for net.

@@ -29,6 +29,8 @@ export interface SuiteWindow {
   by_domain: Record<string, { joules: number | null; source: EnergySource }>;
   window_ms: number;
   below_floor: boolean;
+  /** How far the window's samples can be trusted; absent when the meter keeps no samples. */
+  validity?: WindowValidity;
 }
 
 /**
@@ -54,4 +56,90 @@ function rawNet(gross_j: number | null, idle: Pick<IdleCalibration, 'status' | '
   if (idle.status === 'marginal') return gross_j;
   if (idle.status !== 'measured' || idle.watts === null || wall_ms === null) return null;
   return gross_j - (idle.watts * wall_ms) / 1000;
+}
+
+/**
+ * Whether an energy window's samples can be trusted (docs/energy-meters.md, "Validity"): which meter and
+ * devices read it, how many samples, how much of the window lies between the first and the last, the
+ * largest gap between two samples, counter wraps and failed reads. `valid: false` names its reasons.
+ */
+export interface WindowValidity {
+  valid: boolean;
+  reasons: string[];
+  meter: string;
+  devices: string[];
+  samples: number;
+  /** % of the window between the first and the last good sample; `null` with fewer than two. */
+  coverage_pct: number | null;
+  max_gap_ms: number | null;
+  wraps: number;
+  failed_reads: number;
+}
+
+/** One boundary layer of an energy figure: what it covers, and whether it was measured or modelled. */
+export interface EnergyLayer {
+  tag: 'measured' | 'modelled';
+  joules: number | null;
+  /** `null` when nothing was correct, or the window is not valid. */
+  joules_per_correct: number | null;
+  /** The meter domains summed into it (measured layers). */
+  domains?: string[];
+}
+
+/**
+ * The boundary layers a report covers (Google's per-prompt method): the accelerator (NVML, AMD SMI), the
+ * host CPU package and DRAM (RAPL), idle (subtracted or not), and facility overhead (a PUE: modelled).
+ * A layer the run did not measure is absent from `covered` and `null`.
+ */
+export interface EnergyLayers {
+  covered: ('accelerator' | 'host' | 'idle' | 'facility')[];
+  accelerator: EnergyLayer | null;
+  host: EnergyLayer | null;
+  /** Idle power × the window: `subtracted` when net energy is gross minus it. */
+  idle: (EnergyLayer & { subtracted: boolean }) | null;
+  /** (PUE − 1) × the measured gross; `total_joules` is gross × PUE, a modelled figure. */
+  facility: (EnergyLayer & { pue: number; total_joules: number | null }) | null;
+}
+
+const ACCELERATOR: readonly EnergySource[] = ['nvml', 'amdsmi', 'integrated-power'];
+
+/** The layers of a suite window's reading (its domains by source), its idle calibration and an optional PUE. Pure. */
+export function energyLayers(
+  window: Pick<SuiteWindow, 'joules' | 'by_domain' | 'window_ms' | 'validity'>,
+  idle: Pick<IdleCalibration, 'status' | 'watts'>,
+  weightedCorrect: number,
+  pue: number | null,
+): EnergyLayers {
+  const valid = window.validity?.valid !== false;
+  const perCorrect = (j: number | null): number | null => (j === null || !valid || weightedCorrect === 0 ? null : j / weightedCorrect);
+  const layer = (pick: (s: EnergySource) => boolean): EnergyLayer | null => {
+    const entries = Object.entries(window.by_domain).filter(([, v]) => pick(v.source));
+    if (entries.length === 0) return null;
+    const joules = entries.some(([, v]) => v.joules === null) ? null : entries.reduce((t, [, v]) => t + v.joules!, 0);
+    return { tag: 'measured', joules, joules_per_correct: perCorrect(joules), domains: entries.map(([d]) => d) };
+  };
+  const accelerator = layer((s) => ACCELERATOR.includes(s));
+  const host = layer((s) => s === 'rapl');
+  const idleJ = idle.status === 'measured' && idle.watts !== null ? (idle.watts * window.window_ms) / 1000 : null;
+  const idleLayer = idleJ === null ? null : { tag: 'measured' as const, joules: idleJ, joules_per_correct: perCorrect(idleJ), subtracted: true };
+  const facilityJ = pue === null || window.joules === null ? null : (pue - 1) * window.joules;
+  const facility =
+    pue === null ? null : { tag: 'modelled' as const, joules: facilityJ, joules_per_correct: perCorrect(facilityJ), pue, total_joules: window.joules === null ? null : pue * window.joules };
+  const covered: EnergyLayers['covered'] = [];
+  if (accelerator) covered.push('accelerator');
+  if (host) covered.push('host');
+  if (idleLayer) covered.push('idle');
+  if (facility) covered.push('facility');
+  return { covered, accelerator, host, idle: idleLayer, facility };
+}
+
+/** What the run was doing during a row of the trace. */
+export type TracePhase = 'idle' | 'warmup' | 'scored' | 'steady';
+
+/** The trace as the report embeds it: at most `max_rows` rows, neighbours of one phase merged (energy-weighted). */
+export interface PowerTraceSummary {
+  interval_ms: number;
+  domains: string[];
+  /** `[t_utc, phase, dt_ms, watts per domain…]`, domains in `domains` order. */
+  rows: [string, TracePhase, number, ...(number | null)[]][];
 }

@@ -241,6 +241,8 @@ export interface CaseResult {
   joules: number | null;
   energy_source: EnergySource;
   below_floor: boolean;
+  /** Present when the case's meter window failed its validity checks: why. Its energy is then never summed. */
+  energy_invalid?: string;
   /** Wall latency of the successful attempt, ms (sub-ms precision). */
   latency_ms: number;
   ttft_ms: number | null;

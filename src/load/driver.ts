@@ -314,7 +314,10 @@ function request(prompt: string, c: AnswerRequest['case'], signal: AbortSignal |
 }
 
 function windowOf(r: EnergyReading): WindowReading {
-  return { joules: r.joules, source: r.source, window_ms: r.window_ms, below_floor: r.below_floor };
+  const w: WindowReading = { joules: r.joules, source: r.source, window_ms: r.window_ms, below_floor: r.below_floor };
+  if (r.validity) w.validity = r.validity;
+  if (Object.keys(r.by_domain).length > 0) w.by_domain = r.by_domain;
+  return w;
 }
 
 /** Waits until a `performance.now()` moment: a timer while far, event-loop turns for the last 2 ms (timers fire ~1 ms late). */

@@ -1,4 +1,4 @@
-import type { IdleCalibration } from '../core/energy.js';
+import type { IdleCalibration, WindowValidity } from '../core/energy.js';
 import type { EnergySource } from '../core/types.js';
 import { LoadColumns } from './columns.js';
 import { type LoadRecord } from './metrics.js';
@@ -34,6 +34,9 @@ export interface WindowReading {
   source: EnergySource;
   window_ms: number;
   below_floor: boolean;
+  validity?: WindowValidity;
+  /** Per domain (the report's energy layers). */
+  by_domain?: Record<string, { joules: number | null; source: EnergySource }>;
 }
 
 /** The energy block of a load run's report. */
@@ -55,6 +58,8 @@ export interface SteadyStateEnergy {
   net_joules_per_output_token: number | null;
   output_tokens_per_joule: number | null;
   avg_power_w: number | null;
+  /** The used window's validity, when its meter kept samples; an invalid window gives no per-token figures. */
+  validity?: WindowValidity;
 }
 
 /** The steady-state reading when usable (≥ 5 s and the meter's floor), else the whole run, flagged; per-token figures. Pure. */
@@ -81,6 +86,7 @@ export function steadyStateEnergy(input: {
     if (len < min) reason = `steady-state window ${round(len / 1000, 3)} s is shorter than ${min / 1000} s`;
     else if (len < input.floor_ms || input.steady.below_floor) reason = `steady-state window ${round(len, 1)} ms is below the meter's floor (${input.floor_ms} ms)`;
     else if (input.steady.joules === null) reason = 'the meter read nothing over the steady-state window';
+    else if (input.steady.validity?.valid === false) reason = `the steady-state window is not valid (${input.steady.validity.reasons.join('; ')})`;
     else {
       steady = true;
       reason = null;
@@ -110,10 +116,12 @@ export function steadyStateEnergy(input: {
     };
   }
   const window_s = (end - start) / 1000;
+  const invalid = reading.validity?.valid === false;
+  // Energy per token only from a valid window; the gross reading stays, beside its validity.
   const gross = reading.joules;
   const net = netOf(gross, input.idle, window_s);
   const tokens = tokensBetween(input.records, steady ? start : -Infinity, steady ? end : Infinity);
-  const per = (j: number | null): number | null => (j === null || tokens === null || tokens <= 0 ? null : round(j / tokens, 9));
+  const per = (j: number | null): number | null => (invalid || j === null || tokens === null || tokens <= 0 ? null : round(j / tokens, 9));
   return {
     steady_state: steady,
     reason,
@@ -126,8 +134,9 @@ export function steadyStateEnergy(input: {
     output_tokens: tokens === null ? null : round(tokens, 3),
     joules_per_output_token: per(gross),
     net_joules_per_output_token: per(net),
-    output_tokens_per_joule: gross === null || gross <= 0 || tokens === null ? null : round(tokens / gross, 6),
+    output_tokens_per_joule: invalid || gross === null || gross <= 0 || tokens === null ? null : round(tokens / gross, 6),
     avg_power_w: gross === null || window_s <= 0 ? null : round(gross / window_s, 6),
+    ...(reading.validity ? { validity: reading.validity } : {}),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { EnergySource } from '../core/types.js';
 import type { EnergyReading, Meter, MeterProbe, MeterWindow } from './meter.js';
+import { combineValidity } from './validity.js';
 
 /**
  * Reads several meters over one window, each domain keeping its label; the total is `composite`, `null`
@@ -55,5 +56,7 @@ export function combineReadings(readings: readonly EnergyReading[], partIds: rea
     below_floor: readings.some((r) => r.below_floor),
   };
   if (warnings.length > 0) reading.warnings = warnings;
+  const validity = combineValidity(readings.map((r) => r.validity), partIds);
+  if (validity) reading.validity = validity;
   return reading;
 }

@@ -1,3 +1,4 @@
+import type { WindowValidity } from '../core/energy.js';
 import type { Energy, EnergySource } from '../core/types.js';
 
 /** Whether a meter can read on this machine, and if not, why and how to fix it. */
@@ -15,6 +16,8 @@ export interface EnergyReading {
   below_floor: boolean;
   /** Things a person should know about this figure (a dropped sample, a part that did not read). */
   warnings?: string[];
+  /** Whether the window's samples can be trusted (hardware meters; absent for a model or an estimate). */
+  validity?: WindowValidity;
 }
 
 /** An open measurement window. */

@@ -51,6 +51,7 @@ const OPTIONAL: readonly [string, Rule, string][] = [
   ['parsed', orNull(str), 'a string or null'],
   ['cached_prompt_tokens', num, 'a number'],
   ['reasoning_tokens', num, 'a number'],
+  ['energy_invalid', str, 'a string'],
   ['by_domain', object, 'an object'],
   ['itl_ms', (v) => Array.isArray(v) && v.every(num), 'a list of numbers'],
   ['joules_range', range, 'a {low, high} pair of numbers'],

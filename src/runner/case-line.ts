@@ -160,6 +160,7 @@ const CASE_FIELDS = [
   ['joules', 'number'],
   ['energy_source', 'string', ['model', 'rapl', 'nvml', 'estimate', 'none']],
   ['below_floor', 'boolean'],
+  ['energy_invalid', 'string'],
   ['latency_ms', 'number'],
   ['ttft_ms', 'number'],
   ['tpot_ms', 'number'],
@@ -184,7 +185,7 @@ type Unwritten = Exclude<keyof CaseResult, (typeof CASE_FIELDS)[number][0]>;
 const everyKeyWritten: [Unwritten] extends [never] ? true : Unwritten = true;
 void everyKeyWritten;
 
-const OPTIONAL = new Set<string>(['parsed', 'cached_prompt_tokens', 'reasoning_tokens', 'itl_ms', 'by_domain', 'joules_range', 'trace', 'meta', 'turns']);
+const OPTIONAL = new Set<string>(['parsed', 'cached_prompt_tokens', 'reasoning_tokens', 'energy_invalid', 'itl_ms', 'by_domain', 'joules_range', 'trace', 'meta', 'turns']);
 /** Optional fields whose presence is read off the result itself (the others, off their pre-encoded JSON). */
 const ON_RECORD = (kind: Kind): boolean => kind === 'trace' || kind === 'meta' || kind === 'string' || kind === 'number' || kind === 'boolean';
 

@@ -1,5 +1,5 @@
 import type { ReportContext } from '../core/aggregate.js';
-import type { IdleCalibration, SuiteWindow } from '../core/energy.js';
+import type { IdleCalibration, SuiteWindow, WindowValidity } from '../core/energy.js';
 import { JoulebenchError } from '../core/errors.js';
 import { isFiniteNumber } from './case-check.js';
 
@@ -10,16 +10,21 @@ import { isFiniteNumber } from './case-check.js';
 export type RunMeasures = {
   record: 'run_measures';
   idle: { status: IdleCalibration['status']; watts: number | null };
-  suite: { joules: number | null; source: string; window_ms: number; below_floor: boolean } | null;
+  suite: { joules: number | null; source: string; window_ms: number; below_floor: boolean; validity?: WindowValidity; by_domain?: SuiteWindow['by_domain'] } | null;
   scored_wall_ms: number | null;
+  /** `--pue`, when given (the report's facility layer). */
+  pue?: number;
 };
 
-export function runMeasuresLine(idle: Pick<IdleCalibration, 'status' | 'watts'>, suite: SuiteWindow | null, scored_wall_ms: number | null): RunMeasures {
+export function runMeasuresLine(idle: Pick<IdleCalibration, 'status' | 'watts'>, suite: SuiteWindow | null, scored_wall_ms: number | null, pue?: number): RunMeasures {
   return {
     record: 'run_measures',
     idle: { status: idle.status, watts: idle.watts },
-    suite: suite ? { joules: suite.joules, source: suite.source, window_ms: suite.window_ms, below_floor: suite.below_floor } : null,
+    suite: suite
+      ? { joules: suite.joules, source: suite.source, window_ms: suite.window_ms, below_floor: suite.below_floor, ...(suite.validity ? { validity: suite.validity } : {}), by_domain: suite.by_domain }
+      : null,
     scored_wall_ms,
+    ...(pue !== undefined ? { pue } : {}),
   };
 }
 
@@ -31,7 +36,7 @@ export function combineRunMeasures(lines: readonly RunMeasures[]): RunMeasures |
   if (lines.length === 0) return null;
   if (lines.length === 1) return lines[0]!;
   const suites = lines.map((l) => l.suite);
-  const summable = suites.every((x) => x !== null && x.joules !== null && !x.below_floor && x.source === suites[0]!.source);
+  const summable = suites.every((x) => x !== null && x.joules !== null && !x.below_floor && x.validity?.valid !== false && x.source === suites[0]!.source);
   return {
     record: 'run_measures',
     idle: { status: 'unusable', watts: null },
@@ -60,6 +65,10 @@ export function checkWindowReading(v: unknown, key: string, bad: Refuse): void {
   if (typeof r.source !== 'string') bad(`${key}.source`, 'is not a string');
   if (!isFiniteNumber(r.window_ms)) bad(`${key}.window_ms`, 'is not a finite number');
   if (typeof r.below_floor !== 'boolean') bad(`${key}.below_floor`, 'is not true or false');
+  if (r.validity !== undefined) {
+    const v = r.validity as Record<string, unknown> | null;
+    if (typeof v !== 'object' || v === null || typeof v.valid !== 'boolean' || !Array.isArray(v.reasons)) bad(`${key}.validity`, 'is not a {valid, reasons, …} object');
+  }
 }
 
 /** An idle calibration as a results line keeps it (`{status, watts}`), or `bad`. */
@@ -71,16 +80,20 @@ export function checkIdle(v: unknown, bad: Refuse): void {
 }
 
 /** The report context a `run_measures` line gives back, or an error naming the file and the key. */
-export function reportContextFromMeasures(line: Record<string, unknown>, path: string): Pick<ReportContext, 'energy' | 'scored_wall_ms'> {
+export function reportContextFromMeasures(line: Record<string, unknown>, path: string): Pick<ReportContext, 'energy' | 'scored_wall_ms' | 'pue'> {
   const bad: Refuse = (key, what) => {
     throw new JoulebenchError('E_RESULTS', `${path}: the run_measures line's ${key} ${what}`);
   };
   checkIdle(line.idle, bad);
   if (line.suite !== null) checkWindowReading(line.suite, 'suite', bad);
   if (line.scored_wall_ms !== null && !isFiniteNumber(line.scored_wall_ms)) bad('scored_wall_ms', 'is neither null nor a finite number');
+  if (line.pue !== undefined && !(isFiniteNumber(line.pue) && line.pue >= 1)) bad('pue', 'is not a number ≥ 1');
+  const suite = line.suite as Record<string, unknown> | null;
+  if (suite?.by_domain !== undefined && (typeof suite.by_domain !== 'object' || suite.by_domain === null)) bad('suite.by_domain', 'is not an object');
   const m = line as unknown as RunMeasures;
   return {
     energy: { idle: m.idle, suite: m.suite as NonNullable<ReportContext['energy']>['suite'] },
     scored_wall_ms: m.scored_wall_ms,
+    ...(m.pue !== undefined ? { pue: m.pue } : {}),
   };
 }

@@ -8,6 +8,7 @@ import type { LocalPrices } from '../core/usd-parts.js';
 import { JoulebenchError } from '../core/errors.js';
 import type { Answer, AnswerRequest, Case, CaseResult, CaseStream, ChatMessage, Energy, Phase, ResultsHeader, StreamedSuite, Suite, Target } from '../core/types.js';
 import { calibrateIdle, DEFAULT_IDLE_MS } from '../meters/idle.js';
+import type { PowerTrace } from '../meters/power-trace.js';
 import type { EnergyReading, Meter, MeterWindow } from '../meters/meter.js';
 import { createModelMeter } from '../meters/model.js';
 import { getScorer } from '../scorers/index.js';
@@ -82,6 +83,10 @@ export interface RunOptions {
   cluster?: 'question' | 'subject';
   /** Electricity and hardware prices: the report's dollars in parts (docs/report.md). */
   prices?: LocalPrices;
+  /** `--pue`: the facility's PUE, for the report's modelled facility layer. */
+  pue?: number;
+  /** `--power-trace`: a power time series over idle, warmup and scored passes, embedded (downsampled) in the report. */
+  trace?: PowerTrace;
 }
 
 /** Consecutive target failures that stop a run unless `max_errors` says otherwise. */
@@ -159,6 +164,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
   let rewarmDue = opts.resume?.header != null && !target.restore && warmup > 0 && finished.size > 0;
 
   const keep = opts.keepResults ?? true;
+  await opts.trace?.begin('idle');
   const idle = await calibrateIdle(meter, checkCount(opts.idle_ms ?? DEFAULT_IDLE_MS, 'idle_ms', 0), opts.idleWait);
   const opensWindows = !meter.usesTargetEnergy;
   let suiteWindow: MeterWindow | null = null;
@@ -278,6 +284,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
         base += batch.length;
       }
     }
+    await opts.trace?.phase(phase);
     if (phase === 'scored' && scoredStart_ms === null) scoredStart_ms = clock.now();
     // The whole scored part is also one window, so short (below-floor) cases still add up honestly.
     if (phase === 'scored' && opensWindows && suiteWindow === null && firstRun >= 0) suiteWindow = await meter.start();
@@ -309,6 +316,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
 
   const scoredWall_ms = scoredStart_ms === null ? null : clock.now() - scoredStart_ms;
   if (suiteWindow) suiteReading = await suiteWindow.stop();
+  await opts.trace?.end();
 
   // With target energy preferred (auto's fallback), the window is the total only when some case needed it.
   const allFromTarget = meter.prefersTargetEnergy === true && fromWindow === 0;
@@ -320,7 +328,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
   const timeless = concurrency <= 1 && target.deterministic === true && meter.usesTargetEnergy === true;
   const wallUsed = restoredScored === 0 && !timeless ? scoredWall_ms : null;
   // What the report takes from beyond the cases, so `report FILE` gives this report (src/runner/run-measures.ts).
-  sink.note?.(runMeasuresLine(idle, suiteUsed, wallUsed));
+  sink.note?.(runMeasuresLine(idle, suiteUsed, wallUsed, opts.pue));
   // The run finished: a reader (or a later `run` on the same file) can tell a complete file from an interrupted one.
   sink.note?.({ record: 'end', scored: agg.scoredCount });
   sink.flush?.();
@@ -339,7 +347,9 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     ...(opts.prices !== undefined ? { prices: opts.prices } : {}),
     energy: { idle, suite: suiteUsed },
     scored_wall_ms: wallUsed,
+    ...(opts.pue !== undefined ? { pue: opts.pue } : {}),
   });
+  if (opts.trace) report.power_trace = opts.trace.summary();
   return { report, header, results: scored, energy: { idle, suite: suiteReading, gross_from } };
 }
 
@@ -374,7 +384,9 @@ function stopped(reason: string, sink: ResultsSink): JoulebenchError {
 }
 
 export function toSuiteWindow(r: EnergyReading): SuiteWindow {
-  return { joules: r.joules, source: r.source, by_domain: r.by_domain, window_ms: r.window_ms, below_floor: r.below_floor };
+  const w: SuiteWindow = { joules: r.joules, source: r.source, by_domain: r.by_domain, window_ms: r.window_ms, below_floor: r.below_floor };
+  if (r.validity) w.validity = r.validity;
+  return w;
 }
 
 /** How often a run of synchronous answers gives the event loop a turn, ms. */
@@ -599,6 +611,7 @@ export function caseResult(
   };
   if (answer?.usage?.cached_prompt_tokens != null) r.cached_prompt_tokens = answer.usage.cached_prompt_tokens;
   if (answer?.usage?.reasoning_tokens != null) r.reasoning_tokens = answer.usage.reasoning_tokens;
+  if (energy === reading && reading.validity?.valid === false) r.energy_invalid = reading.validity.reasons.join('; ');
   if (energy.by_domain && Object.keys(energy.by_domain).length > 0) r.by_domain = energy.by_domain;
   if (energy.range_j && energy.joules !== null) r.joules_range = { low: energy.range_j.low, high: energy.range_j.high };
   if (answer?.itl_ms) r.itl_ms = answer.itl_ms;

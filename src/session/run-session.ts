@@ -14,6 +14,7 @@ import { parseGridIntensity } from '../energy-model/grid.js';
 import type { CaseResult, StreamedSuite, Suite } from '../core/types.js';
 import { loadConfig, parseConfig, type LoadedConfig } from '../config/load.js';
 import { createMeter } from '../meters/registry.js';
+import { PowerTrace } from '../meters/power-trace.js';
 import { defaultHistoryPath, History, type HistoryInput } from '../report/history.js';
 import { buildReceipt, type Receipt } from '../report/receipt.js';
 import { JsonlResultsFile, truncateResultsFile, type ResultsSink } from '../runner/results-file.js';
@@ -108,6 +109,10 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
     const meter = opened.add(await createMeter(spec.meter ?? 'auto', spec.meter_options ?? {}), (m) => m.close?.());
     const probe = await meter.probe();
     if (!probe.available) throw new JoulebenchError('E_METER', `meter ${meter.id} cannot read here: ${probe.reason}${probe.fix ? ` (fix: ${probe.fix})` : ''}`);
+    if (spec.power_trace !== undefined && meter.usesTargetEnergy) {
+      throw new JoulebenchError('E_USAGE', `--power-trace: meter ${meter.id} reads no hardware (energy comes from the target); choose --meter rapl, nvml, amdsmi or one that reads here`);
+    }
+    const trace = spec.power_trace !== undefined ? new PowerTrace(meter) : null;
     if (resume) {
       opened.add(resume.finished, (f) => f.close());
       // A torn last line (SIGKILL mid-write) is cut off the file so the appended lines start clean.
@@ -152,6 +157,8 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
         ...(spec.shared ? { shared: true } : {}),
         ...(spec.cluster !== undefined ? { cluster: spec.cluster } : {}),
         ...(prices ? { prices } : {}),
+        ...(spec.pue !== undefined ? { pue: spec.pue } : {}),
+        ...(trace ? { trace } : {}),
         sink,
         ...(resume ? { resume: { header: resume.header, finished: resume.finished, path: resume.path } } : {}),
         ...(spec.idle_ms !== undefined ? { idle_ms: spec.idle_ms } : {}),
@@ -202,6 +209,7 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
       },
     });
     writeEnsured(paths.receipt, prettyJson(receipt));
+    if (trace && spec.power_trace !== undefined) writeEnsured(spec.power_trace, trace.csv());
     const history_id =
       spec.history === false
         ? null
@@ -250,6 +258,8 @@ class Opened {
  * resumed run continues, if any.
  */
 function checkRunFlags(spec: SessionSpec): string | undefined {
+  if (spec.load && spec.pue !== undefined) throw new JoulebenchError('E_USAGE', '--pue applies to closed-loop runs only, not to load runs (--request-rate)');
+  if (spec.load && spec.power_trace !== undefined) throw new JoulebenchError('E_USAGE', '--power-trace applies to closed-loop runs only, not to load runs (--request-rate)');
   if (spec.load && spec.resume) {
     throw new JoulebenchError('E_USAGE', '--resume cannot continue a load run (--request-rate): its schedule and timings would not be one run; start it again');
   }

@@ -31,6 +31,10 @@ export interface SessionSpec extends TargetFlags, JudgeFlags {
   shared?: boolean;
   /** `--cluster`: the intervals resample questions or subjects instead of cases. */
   cluster?: 'question' | 'subject';
+  /** `--pue`: the facility's PUE (the report's modelled facility layer). */
+  pue?: number;
+  /** `--power-trace FILE.csv`: where the power time series is written (also embedded, downsampled, in the report). */
+  power_trace?: string;
   /** Cases in flight at once (default 1). */
   concurrency?: number;
   /** Report JSON file; absent: the report is only returned. */

@@ -17,7 +17,7 @@ import { checkOutputPath } from '../output-file.js';
 import { planOutput, sideFileBase, writeByExtension } from '../outputs.js';
 import { runRenderings, RUN_FORMATS } from '../run-outputs.js';
 import { addMeterFlags, idleMsFrom, meterOptionsFrom, type MeterFlags } from '../meter-flags.js';
-import { intAtLeast, UNIT_LIMIT_HELP, unitLimit } from '../options.js';
+import { intAtLeast, numberInRange, UNIT_LIMIT_HELP, unitLimit } from '../options.js';
 import { DEFAULT_BOOTSTRAP_MAX_UNITS } from '../../stats/bootstrap.js';
 import { createProgress } from '../progress.js';
 import { addLoadFlags, loadOptionsFrom, strayDatasetFlag, strayLoadFlag, type LoadFlags } from '../load-flags.js';
@@ -46,6 +46,8 @@ export interface RunFlags extends TargetFlags, MeterFlags, Partial<LoadFlags>, J
   /** `--bootstrap-max-units N|inf` (absent: the default limit). */
   bootstrapMaxUnits?: number | 'inf';
   cluster?: 'question' | 'subject';
+  pue?: number;
+  powerTrace?: string;
   out?: string;
   results?: string;
   receipt?: string;
@@ -89,6 +91,8 @@ export function runCommand(io: CliIO, deps: RunDeps = {}): Command {
     .option('--bootstrap <n>', 'bootstrap resamples for the intervals in the report (0: off; Wilson still applies)', intAtLeast(0), 2000)
     .option('--bootstrap-max-units <n>', `${UNIT_LIMIT_HELP} (default: ${DEFAULT_BOOTSTRAP_MAX_UNITS})`, unitLimit)
     .addOption(new Option('--cluster <by>', 'resample clusters for the intervals, so correlated cases do not narrow them: question (a case with all its passes and turns; accuracy too) or subject (every case of one dataset, e.g. an MMLU subject)').choices(['question', 'subject']))
+    .option('--pue <x>', "the facility's power usage effectiveness: adds a modelled facility layer, (PUE − 1) × the measured energy, never summed into a measured figure", numberInRange(1, 100))
+    .option('--power-trace <file.csv>', 'write the power time series (t_utc, phase: idle/warmup/scored, watts per domain) here; also embedded, downsampled, in the report; needs a hardware meter')
     .option('-o, --out <file>', 'write the report here; the extension picks the format: .json, .md, .html, .csv (per case), .jsonl (per case), .txt (default: JSON on stdout, the table on stderr)')
     .option('--results <file>', 'results JSONL, one line per case as it finishes (default: next to the report)')
     .option('--receipt <file>', 'receipt JSON: host, versions, UTC times, digests (default: next to the report)')
@@ -325,6 +329,8 @@ export function sessionSpecFrom(flags: RunFlags, env: NodeJS.ProcessEnv, outPlan
     bootstrap: flags.bootstrap,
     ...(flags.bootstrapMaxUnits !== undefined ? { bootstrap_max_units: flags.bootstrapMaxUnits } : {}),
     ...(flags.cluster !== undefined ? { cluster: flags.cluster } : {}),
+    ...(flags.pue !== undefined ? { pue: flags.pue } : {}),
+    ...(flags.powerTrace !== undefined ? { power_trace: flags.powerTrace } : {}),
     concurrency: flags.concurrency,
     argv: process.argv.slice(2),
   };

@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { firstLine, type EnergyReading, type Meter, type MeterProbe, type MeterWindow } from '../meter.js';
 import { gpusSource, modeSource, shutdownQuietly, type GpuMode } from '../gpu.js';
 import { Poller } from '../poller.js';
+import { MAX_GAP_INTERVALS, WindowSamples } from '../validity.js';
 import { AMDSMI_LIBRARY, AMDSMI_STATUS_NOT_SUPPORTED, AmdSmiError, loadAmdSmiBinding, type AmdSmiBinding, type AmdSmiProcessor } from './binding.js';
 import { rocmVisibleDevices } from './visible.js';
 
@@ -65,6 +66,8 @@ export function createAmdSmiMeter(opts: AmdSmiOptions = {}): Meter {
   let ignored: string[] = [];
   let probed: MeterProbe | null = null;
   const poller = new Poller(sampleAll, poll_ms);
+  /** The open windows' sample records. */
+  const open = new Set<WindowSamples>();
 
   async function setUp(): Promise<MeterProbe> {
     if (probed) return probed;
@@ -147,42 +150,42 @@ export function createAmdSmiMeter(opts: AmdSmiOptions = {}): Meter {
     return { available: true, detail: list };
   }
 
-  /** Brings one GPU's running total up to now: counter delta (wrap-aware), or a power trapezoid. */
-  function sample(g: Gpu, t: number): void {
-    if (!binding) return;
+  /** Brings one GPU's running total up to now: counter delta (wrap-aware), or a power trapezoid. False: the read failed. */
+  function sample(g: Gpu, t: number): boolean {
+    if (!binding) return false;
     if (g.mode === 'power') {
       let w: number;
       try {
         w = binding.power_w(g.processor);
       } catch {
-        return; // the next sample spans the gap
+        return false; // the next sample spans the gap
       }
       if (g.last_w !== null && g.last_ms !== null) g.total_uj += ((g.last_w + w) / 2) * (t - g.last_ms) * 1000;
       g.last_w = w;
       g.last_ms = t;
-      return;
+      return true;
     }
     let ticks: bigint;
     try {
       ticks = binding.energyCount(g.processor).ticks;
     } catch (e) {
       fault(g, `the energy counter did not read (${firstLine(e)})`);
-      return;
+      return false;
     }
     const last = g.last_ticks;
     const dt_ms = g.last_ms === null ? null : t - g.last_ms;
     g.last_ticks = ticks;
     g.last_ms = t;
-    if (last === null) return;
+    if (last === null) return true;
     if (ticks >= last) {
       const delta_uj = Number(ticks - last) * g.resolution_uj!;
       // A garbage read (a glitch to a huge value) is refused, judged over at least a second (coarse refresh steps).
       if (dt_ms !== null && delta_uj / Math.max(dt_ms, 1000) / 1000 > max_watts) {
         fault(g, `the energy counter jumped by ${Math.round(delta_uj / 1e6)} J in ${Math.round(dt_ms)} ms (more than ${max_watts} W): not believed`);
-        return;
+        return false;
       }
       g.total_uj += delta_uj;
-      return;
+      return true;
     }
     // Backwards: a wrap only from below 2^32 and only if the energy it implies is possible in the time passed; else a reset.
     const wrapped_uj = Number(WRAP_32 - last + ticks) * g.resolution_uj!;
@@ -190,9 +193,10 @@ export function createAmdSmiMeter(opts: AmdSmiOptions = {}): Meter {
     if (plausible) {
       g.total_uj += wrapped_uj;
       g.wraps++;
-    } else {
-      fault(g, `the energy counter went backwards (${last} → ${ticks} ticks): a reset, not a wrap`);
+      return true;
     }
+    fault(g, `the energy counter went backwards (${last} → ${ticks} ticks): a reset, not a wrap`);
+    return false;
   }
 
   function fault(g: Gpu, why: string): void {
@@ -201,9 +205,13 @@ export function createAmdSmiMeter(opts: AmdSmiOptions = {}): Meter {
     g.last_ticks = null;
   }
 
-  function sampleAll(): void {
-    const t = now();
-    for (const g of gpus) sample(g, t);
+  function sampleAll(t = now()): void {
+    let failed = 0;
+    for (const g of gpus) if (!sample(g, t)) failed++;
+    for (const w of open) {
+      if (failed === 0) w.ok(t);
+      w.failed_reads += failed;
+    }
   }
 
   function floor(): number {
@@ -220,14 +228,18 @@ export function createAmdSmiMeter(opts: AmdSmiOptions = {}): Meter {
     async start(): Promise<MeterWindow> {
       const p = await setUp();
       if (!p.available) throw new Error(`amdsmi meter cannot read: ${p.reason}`);
-      poller.acquire();
-      sampleAll();
       const t0 = now();
+      const samples = new WindowSamples(t0, MAX_GAP_INTERVALS * poll_ms);
+      open.add(samples);
+      poller.acquire();
+      sampleAll(t0);
       const before = gpus.map((g) => ({ total_uj: g.total_uj, epoch: g.epoch, wraps: g.wraps }));
       return {
         async stop(): Promise<EnergyReading> {
-          sampleAll();
-          const window_ms = now() - t0;
+          const t1 = now();
+          sampleAll(t1);
+          const window_ms = t1 - t0;
+          open.delete(samples);
           poller.release();
           const by_domain: EnergyReading['by_domain'] = {};
           const warnings: string[] = [];
@@ -245,9 +257,11 @@ export function createAmdSmiMeter(opts: AmdSmiOptions = {}): Meter {
             by_domain[g.domain] = { joules: j, source: label };
             if (sum !== null) sum += j;
             const wraps = g.wraps - b.wraps;
+            samples.wraps += wraps;
             if (wraps > 0) warnings.push(`${g.domain}: the 32-bit energy counter wrapped ${wraps} time(s) in this window (counted)`);
           });
-          const reading: EnergyReading = { joules: sum, source: gpusSource(gpus, 'amdsmi'), by_domain, window_ms, below_floor: window_ms < floor() };
+          const validity = samples.judge('amdsmi', gpus.map((g) => g.domain), t1);
+          const reading: EnergyReading = { joules: sum, source: gpusSource(gpus, 'amdsmi'), by_domain, window_ms, below_floor: window_ms < floor(), validity };
           if (warnings.length > 0) reading.warnings = warnings;
           return reading;
         },

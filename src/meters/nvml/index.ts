@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { firstLine, type EnergyReading, type Meter, type MeterProbe, type MeterWindow } from '../meter.js';
 import { gpusSource, modeSource, shutdownQuietly, type GpuMode } from '../gpu.js';
 import { Poller } from '../poller.js';
+import { MAX_GAP_INTERVALS, WindowSamples } from '../validity.js';
 import { loadNvmlBinding, NVML_ERROR_NOT_SUPPORTED, NVML_LIBRARY, NvmlError, type NvmlBinding, type NvmlDevice } from './binding.js';
 import { visibleDevices } from './visible.js';
 
@@ -43,6 +44,8 @@ export function createNvmlMeter(opts: NvmlOptions = {}): Meter {
   let ignored: string[] = [];
   let probed: MeterProbe | null = null;
   const poller = new Poller(samplePower, poll_ms);
+  /** The open windows' sample records (power mode: every poll; counter mode: the two edge reads). */
+  const open = new Set<WindowSamples>();
 
   async function setUp(): Promise<MeterProbe> {
     if (probed) return probed;
@@ -113,20 +116,28 @@ export function createNvmlMeter(opts: NvmlOptions = {}): Meter {
   }
 
   /** Adds the energy since the previous power sample (trapezoid rule) for power-mode GPUs. */
-  function samplePower(): void {
-    const t = now();
+  function samplePower(t = now()): void {
+    let good = true;
     for (const g of gpus) {
       if (g.mode !== 'power' || !binding) continue;
       let mw: number;
       try {
         mw = binding.power_mw(g.device);
       } catch {
+        good = false;
+        for (const w of open) w.failed_reads++;
         continue; // the next sample spans the gap
       }
       if (g.last_mw !== null && g.last_ms !== null) g.integrated_mj += (((g.last_mw + mw) / 2) * (t - g.last_ms)) / 1000;
       g.last_mw = mw;
       g.last_ms = t;
     }
+    if (good && sampled()) for (const w of open) w.ok(t);
+  }
+
+  /** Power-mode GPUs are sampled on the poller; a counter alone is read at the window's edges. */
+  function sampled(): boolean {
+    return gpus.some((g) => g.mode === 'power');
   }
 
   function energies(): Map<string, number> {
@@ -143,15 +154,22 @@ export function createNvmlMeter(opts: NvmlOptions = {}): Meter {
     async start(): Promise<MeterWindow> {
       const p = await setUp();
       if (!p.available) throw new Error(`nvml meter cannot read: ${p.reason}`);
-      poller.acquire(gpus.some((g) => g.mode === 'power'));
-      samplePower();
       const t0 = now();
+      // A counter that cannot wrap needs no polling: its two edge reads cover the window whatever its length.
+      const samples = new WindowSamples(t0, sampled() ? MAX_GAP_INTERVALS * poll_ms : null);
+      open.add(samples);
+      poller.acquire(sampled());
+      samplePower(t0);
       const before = energies();
+      if (!sampled()) samples.ok(t0);
       return {
         async stop(): Promise<EnergyReading> {
-          samplePower();
+          const t1 = now();
+          samplePower(t1);
           const after = energies();
-          const window_ms = now() - t0;
+          const window_ms = t1 - t0;
+          if (!sampled()) samples.ok(t1);
+          open.delete(samples);
           poller.release();
           const by_domain: EnergyReading['by_domain'] = {};
           let sum = 0;
@@ -160,7 +178,8 @@ export function createNvmlMeter(opts: NvmlOptions = {}): Meter {
             by_domain[g.domain] = { joules: j, source: modeSource(g.mode, 'nvml') };
             sum += j;
           }
-          return { joules: sum, source: gpusSource(gpus, 'nvml'), by_domain, window_ms, below_floor: window_ms < NVML_FLOOR_MS };
+          const validity = samples.judge('nvml', gpus.map((g) => g.domain), t1);
+          return { joules: sum, source: gpusSource(gpus, 'nvml'), by_domain, window_ms, below_floor: window_ms < NVML_FLOOR_MS, validity };
         },
       };
     },

@@ -71,7 +71,7 @@ export function createRaplMeter(opts: RaplOptions = {}): Meter {
         fix: 'run without --rapl-dram to measure the package zones alone',
       };
     }
-    const sampler = new RaplSampler(selection.domains, read, poll_ms);
+    const sampler = new RaplSampler(selection.domains, read, poll_ms, now);
     const max_uj = sampler.maxRanges();
     for (const d of selection.domains) {
       const path = join(d.zone.dir, 'energy_uj');
@@ -110,12 +110,12 @@ export function createRaplMeter(opts: RaplOptions = {}): Meter {
     floor_ms: RAPL_FLOOR_MS,
     probe: async () => setUp(),
     async start(): Promise<MeterWindow> {
-      const { sampler } = ready();
+      const { sampler, selection } = ready();
       const t0 = now();
-      const before = sampler.acquire();
+      const { snap: before, samples } = sampler.acquire();
       return {
         async stop(): Promise<EnergyReading> {
-          const after = sampler.release();
+          const { snap: after, t1_ms } = sampler.release(samples);
           const window_ms = now() - t0;
           const by_domain: EnergyReading['by_domain'] = {};
           let sum = 0;
@@ -136,7 +136,8 @@ export function createRaplMeter(opts: RaplOptions = {}): Meter {
             by_domain[domain] = { joules: j, source: 'rapl' };
             sum += j;
           }
-          const reading: EnergyReading = { joules: known ? sum : null, source: 'rapl', by_domain, window_ms, below_floor: window_ms < RAPL_FLOOR_MS };
+          const devices = selection.domains.map((d) => d.domain);
+          const reading: EnergyReading = { joules: known ? sum : null, source: 'rapl', by_domain, window_ms, below_floor: window_ms < RAPL_FLOOR_MS, validity: samples.judge('rapl', devices, t1_ms) };
           if (warnings.length > 0) reading.warnings = warnings;
           return reading;
         },

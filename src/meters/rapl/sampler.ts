@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { Poller } from '../poller.js';
+import { MAX_GAP_INTERVALS, WindowSamples } from '../validity.js';
 import { counterDelta, parseCounter, parseMicrojoules } from './counter.js';
 import type { RaplDomain, ReadText } from './zones.js';
 
@@ -15,6 +16,8 @@ interface DomainState {
   energy_path: string;
   max_uj: number | null;
   last_uj: number | null;
+  /** When the counter last moved, ms. */
+  changed_ms: number;
   total_uj: number;
   dropped: number;
   read_errors: number;
@@ -26,17 +29,21 @@ export class RaplSampler {
   private readonly poller: Poller;
   /** Lines for a person: each distinct problem once. */
   readonly warnings = new Set<string>();
+  /** The open windows' sample records. */
+  private readonly open = new Set<WindowSamples>();
 
   constructor(
     domains: readonly RaplDomain[],
     private readonly read: ReadText,
     readonly poll_ms: number,
+    private readonly now: () => number,
   ) {
     this.states = domains.map((d) => ({
       domain: d.domain,
       energy_path: join(d.zone.dir, 'energy_uj'),
       max_uj: this.readMax(d),
       last_uj: null,
+      changed_ms: 0,
       total_uj: 0,
       dropped: 0,
       read_errors: 0,
@@ -50,22 +57,28 @@ export class RaplSampler {
   }
 
   /** Opens a window: polls now and keeps polling until the last window closes. */
-  acquire(): RaplSnapshot {
+  acquire(): { snap: RaplSnapshot; samples: WindowSamples } {
+    const t = this.now();
+    const samples = new WindowSamples(t, MAX_GAP_INTERVALS * this.poll_ms);
+    this.open.add(samples);
     this.poller.acquire();
-    this.sample();
-    return this.snapshot();
+    this.sample(t);
+    return { snap: this.snapshot(), samples };
   }
 
-  /** Closes a window: polls once more so the window ends at the latest counter value. */
-  release(): RaplSnapshot {
-    this.sample();
+  /** Closes a window: polls once more so the window ends at the latest counter value; `t1_ms` is that poll's time. */
+  release(samples: WindowSamples): { snap: RaplSnapshot; t1_ms: number } {
+    const t1_ms = this.now();
+    this.sample(t1_ms);
+    this.open.delete(samples);
     const snap = this.snapshot();
     this.poller.release();
-    return snap;
+    return { snap, t1_ms };
   }
 
   /** Reads every counter once and adds the deltas since the previous read. */
-  sample(): void {
+  sample(t = this.now()): void {
+    let good = true;
     for (const s of this.states) {
       let cur: number;
       try {
@@ -73,19 +86,27 @@ export class RaplSampler {
       } catch (e) {
         // Keep the previous value: the next good read covers the gap unless a wrap hid in it.
         s.read_errors++;
+        good = false;
+        for (const w of this.open) w.failed_reads++;
         this.warnings.add(`${s.domain}: could not read ${s.energy_path} (${errText(e)}); sample skipped`);
         continue;
       }
       if (s.last_uj !== null) {
         const d = counterDelta(s.last_uj, cur, s.max_uj);
-        if ('delta_uj' in d) s.total_uj += d.delta_uj;
-        else {
+        if ('delta_uj' in d) {
+          s.total_uj += d.delta_uj;
+          if (cur < s.last_uj) for (const w of this.open) w.wraps++;
+        } else {
           s.dropped++;
+          for (const w of this.open) w.dropped++;
           this.warnings.add(`${s.domain}: ${d.dropped} (energy since the previous poll is missing)`);
         }
-      }
+        if (cur === s.last_uj) for (const w of this.open) w.stall(s.changed_ms, t);
+        else s.changed_ms = t;
+      } else s.changed_ms = t;
       s.last_uj = cur;
     }
+    if (good) for (const w of this.open) w.ok(t);
   }
 
   snapshot(): RaplSnapshot {
