@@ -19,7 +19,7 @@ export class MissingAnswerError extends Error {
   }
 }
 
-/** Reads recorded answers from a results JSONL (first scored, non-errored line per case) or an `{id, answer}` fixture. */
+/** Reads recorded answers from a results JSONL (first scored, non-errored line per case), an `{id, answer}` fixture or FastChat's `model_answer/<model>.jsonl`. */
 export function readRecordedAnswers(path: string): Map<string, Recorded> {
   const text = readTextFile(path, 'E_INPUT', { where: `replay ${path}` });
   let rows: { row: unknown; where: string }[];
@@ -57,11 +57,27 @@ export function readRecordedAnswers(path: string): Map<string, Recorded> {
     }
     // Other lines of a results file (header, resume, rewarm, end) carry no answers.
     if (typeof r.record === 'string') continue;
+    if ('question_id' in r && 'choices' in r) {
+      const { id, turns } = fastChatAnswer(r, `replay ${path}: ${where}`);
+      if (!out.has(id)) out.set(id, { text: turns[turns.length - 1]!, stage: null, turns });
+      continue;
+    }
     if (typeof r.id !== 'string' || r.id === '') throw new JoulebenchError('E_INPUT', `replay ${path}: ${where}: id must be a non-empty string`);
     if (typeof r.answer !== 'string') throw new JoulebenchError('E_INPUT', `replay ${path}: ${where}: answer must be a string`);
     if (!out.has(r.id)) out.set(r.id, { text: r.answer, stage: null });
   }
   return out;
+}
+
+/** A FastChat model answer (`model_answer/<model>.jsonl`: question_id, choices[0].turns) as the MT-Bench case it answers. */
+function fastChatAnswer(r: Record<string, unknown>, where: string): { id: string; turns: string[] } {
+  const qid = r.question_id;
+  if (!(typeof qid === 'number' && Number.isInteger(qid)) && !(typeof qid === 'string' && qid !== '')) throw new JoulebenchError('E_INPUT', `${where}: question_id must be an integer or a non-empty string`);
+  const turns = Array.isArray(r.choices) ? (r.choices[0] as { turns?: unknown } | undefined)?.turns : undefined;
+  if (!Array.isArray(turns) || turns.length === 0 || !turns.every((t) => typeof t === 'string')) {
+    throw new JoulebenchError('E_INPUT', `${where}: choices[0].turns must be a non-empty list of strings`);
+  }
+  return { id: `mt-bench-${qid}`, turns: turns as string[] };
 }
 
 /** Answers from recorded answers, so a suite is re-scored offline; no energy, tokens or cost (none were spent). */

@@ -163,6 +163,35 @@ describe("the judge with FastChat's prompt file form, end to end through the CLI
     assert.deepEqual(out.models.map((x: { model: string }) => x.model), ['openai:sut', 'y', 'x'], 'sorted by average, highest first');
     assert.match(r.stderr, /y\s+9\.0000\s+5\.5000\s+6\.6667/);
     assert.match(r.stderr, /judge openai:jm/);
+
+    // `report` reads the same file and prints the same table (and the same JSON with --json).
+    const rep = await cli(['report', file, join(dir, 'run.results.jsonl')]);
+    assert.equal(rep.code, 0, rep.stderr);
+    assert.equal(rep.stdout, r.stderr);
+    const repJson = await cli(['report', file, join(dir, 'run.results.jsonl'), '--json']);
+    assert.deepEqual(JSON.parse(repJson.stdout), out);
+    const md = await cli(['report', file, '--md']);
+    assert.equal(md.code, 2);
+    assert.match(md.stderr, /gpt-4_single\.jsonl: a judgments file prints its per-model table/);
+  });
+
+  test("a published model's answers (model_answer/<model>.jsonl) replayed and judged by the same judge as our run", async () => {
+    const answers = join(dir, 'pub.jsonl');
+    const rows = QUESTIONS.map((q) => ({ question_id: q.question_id, answer_id: `a${q.question_id}`, model_id: 'pub', choices: [{ index: 0, turns: [`pub:${q.question_id}:t1`, `pub:${q.question_id}:t2`] }], tstamp: 1 }));
+    writeFileSync(answers, rows.map((x) => JSON.stringify(x)).join('\n') + '\n');
+    const before = judge.seen.length;
+    const r = await cli(['run', '--suite', 'mt-bench', '--data', questions, '--target', 'replay', '--answers', answers, '--config', cfg, '--meter', 'estimate', '--no-idle', '--no-history', '--out', join(dir, 'pub.json'), '-q'], {
+      env: { JOULEBENCH_ACTIVE_WATTS: '5' },
+    });
+    assert.equal(r.code, 0, r.stderr);
+    const asked = judge.seen.slice(before).map((x) => (x.body.messages as Msg[])[1]!.content);
+    assert.ok(asked.includes('G2 Q1<Write a haiku about frost.> A1<pub:81:t1> Q2<Now one about thaw.> A2<pub:81:t2>'), asked.join('\n'));
+    assert.ok(asked.includes('M1 Q<What is 6 times 7?> R<42> A<pub:111:t1>'), asked.join('\n'));
+    assert.equal(JSON.parse(readFileSync(join(dir, 'pub.json'), 'utf8')).mt_bench_turns.average.count, 4);
+    writeFileSync(join(dir, 'bad-answers.jsonl'), JSON.stringify({ question_id: 81, choices: [{ index: 0, turns: [] }] }) + '\n');
+    const bad = await cli(['run', '--suite', 'mt-bench', '--data', questions, '--target', 'replay', '--answers', join(dir, 'bad-answers.jsonl'), '--config', cfg, '--meter', 'estimate', '--no-idle', '--no-history', '-q']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /bad-answers\.jsonl: line 1: choices\[0\]\.turns must be a non-empty list of strings/);
   });
 
   test('fetch mt-bench pins judge_prompts.jsonl at the same commit as question.jsonl', () => {

@@ -104,7 +104,7 @@ interface ReportFlags {
 export function reportCommand(io: CliIO): Command {
   return new Command('report')
     .description('show one or more runs: a terminal table, Markdown for a PR (--md), or one self-contained HTML page (--html)')
-    .argument('<runs...>', 'report JSON files, results JSONL files, `code` results, `infer` run files or history run ids (12, #12, last)')
+    .argument('<runs...>', 'report JSON files, results JSONL files, `code` results, `infer` run files, history run ids (12, #12, last), or FastChat judgments (gpt-4_single.jsonl: the per-model table)')
     .option('--html <file>', 'write a self-contained HTML report (charts inlined, no network)')
     .option('--md', 'print Markdown instead of the terminal table')
     .option('--json', 'print the report JSON (aggregated, for a results file or a run id)')
@@ -113,6 +113,10 @@ export function reportCommand(io: CliIO): Command {
     .addOption(new Option('--cluster <by>', "rebuild each suite run from its results file with the intervals resampling clusters, as run --cluster does: question or subject").choices(['question', 'subject']))
     .action(async (specs: string[], flags: ReportFlags) => {
       if (flags.md && flags.json) throw new JoulebenchError('E_USAGE', '--md and --json are exclusive');
+      // FastChat's published judgments print show_result.py's per-model table, with any judged runs of ours beside it.
+      const { isFastChatJudgments } = await import('../../judge/fastchat-judgments.js');
+      const judgments = specs.filter(isFastChatJudgments);
+      if (judgments.length > 0) return leaderboardReport(io, judgments, specs, flags);
       const plan = flags.out ? planOutput(flags.out, REPORT_FORMATS) : null;
       if (flags.html) checkOutputPath(flags.html, '--html');
       // A sweep folder stands for its arms' runs, plus the sweep's comparison.
@@ -160,6 +164,14 @@ export function reportCommand(io: CliIO): Command {
       if (text === null) return;
       io.out(text);
     });
+}
+
+async function leaderboardReport(io: CliIO, judgments: string[], specs: string[], flags: ReportFlags): Promise<void> {
+  if (judgments.length > 1) throw new JoulebenchError('E_USAGE', `one judgments file at a time (${judgments.join(', ')})`);
+  if (flags.md || flags.html || flags.out || flags.cluster) throw new JoulebenchError('E_USAGE', `${judgments[0]}: a judgments file prints its per-model table (or --json); --md, --html, -o and --cluster do not apply`);
+  const { leaderboard } = await import('./rescore.js');
+  const { json, text } = leaderboard(judgments[0]!, specs.filter((s) => s !== judgments[0]));
+  io.out(flags.json ? json : text);
 }
 
 /** A suite run's scored cases a batch at a time, in file order: read again from its results file, or the cases in memory. */

@@ -114,22 +114,25 @@ export function rescoreCommand(io: CliIO): Command {
 /** `rescore --judgments FILE [RESULTS]`: show_result.py's per-model table of published judgments, with a judged run of ours beside them. */
 function publishedTable(io: CliIO, judgments: string, results: string | undefined, flags: RescoreFlags): void {
   if (flags.judge !== undefined || flags.against !== undefined) throw new JoulebenchError('E_USAGE', '--judgments reads judgments already made: --judge and --against do not apply');
-  const summary = summariseJudgments(judgments);
-  const notes: string[] = [];
-  if (results !== undefined) {
-    const { header, report } = rebuildReport(results);
-    if (!hasMtBench(report) || !report.mt_bench_turns) throw new JoulebenchError('E_RESULTS', `${results}: not a judged run (rescore it with --judge first)`);
-    const t = report.mt_bench_turns;
-    summary.models = sortRows([...summary.models, { model: header.target, source: results, turn_1: t.turn_1.score, turn_2: t.turn_2.score, average: t.average.score, ratings: t.average.count }]);
-    notes.push(`${header.target}: judge ${report.judge.model}, ${promptsText(report.judge)}; the published rows: judge ${summary.judges.join(', ')}`);
-  }
-  const json = prettyJson(summary);
-  if (!flags.quiet) {
-    const dropped = summary.dropped > 0 ? `${summary.dropped} row(s) with score -1 (no verdict) left out, as show_result.py does\n` : '';
-    io.err(renderLeaderboard(summary.models) + dropped + notes.map((n) => n + '\n').join(''));
-  }
+  const { json, text } = leaderboard(judgments, results === undefined ? [] : [results]);
+  if (!flags.quiet) io.err(text);
   if (flags.out) writeFileEnsured(flags.out, json);
   else io.out(json);
+}
+
+/** FastChat's per-model table from published judgments, with judged runs of ours placed beside it: the JSON and the table. */
+export function leaderboard(judgments: string, results: readonly string[]): { json: string; text: string } {
+  const summary = summariseJudgments(judgments);
+  const notes: string[] = [];
+  for (const path of results) {
+    const { header, report } = rebuildReport(path);
+    if (!hasMtBench(report) || !report.mt_bench_turns) throw new JoulebenchError('E_RESULTS', `${path}: not a judged run (rescore it with --judge first)`);
+    const t = report.mt_bench_turns;
+    summary.models = sortRows([...summary.models, { model: header.target, source: path, turn_1: t.turn_1.score, turn_2: t.turn_2.score, average: t.average.score, ratings: t.average.count }]);
+    notes.push(`${header.target}: judge ${report.judge.model}, ${promptsText(report.judge)}; the published rows: judge ${summary.judges.join(', ')}`);
+  }
+  const dropped = summary.dropped > 0 ? `${summary.dropped} row(s) with score -1 (no verdict) left out, as show_result.py does\n` : '';
+  return { json: prettyJson(summary), text: renderLeaderboard(summary.models) + dropped + notes.map((n) => n + '\n').join('') };
 }
 
 /** The run's idle calibration and suite window from the receipt beside an older results file; none when absent or for another config. */
