@@ -38,7 +38,7 @@ export const COMMANDS: Record<string, CommandEntry> = {
   fetch: {
     term: 'fetch [options] <dataset> [name]',
     summary:
-      "download a public dataset (mmlu: cais/mmlu as JSONL, for --suite mmlu --data; mt-bench: FastChat's question.jsonl and reference answers at a pinned commit, sha256-checked; swebench-verified: the Verified split as Parquet, for joulebench code --suite) or a GGUF model (model [NAME]: a pinned, sha256-checked file into $JOULEBENCH_HOME/models/default.gguf, the embedded default's neural stage)",
+      "download a public dataset (mmlu: cais/mmlu as JSONL, for --suite mmlu --data; mt-bench: FastChat's question.jsonl, reference answers and judge prompts at a pinned commit, sha256-checked; swebench-verified: the Verified split as Parquet, for joulebench code --suite) or a GGUF model (model [NAME]: a pinned, sha256-checked file into $JOULEBENCH_HOME/models/default.gguf, the embedded default's neural stage)",
     load: async () => (await import('./commands/fetch.js')).fetchCommand,
   },
   report: {
@@ -67,8 +67,8 @@ export const COMMANDS: Record<string, CommandEntry> = {
     load: async () => (await import('./commands/code.js')).codeCommand,
   },
   rescore: {
-    term: 'rescore [options] <results>',
-    summary: 'score a results file with an LLM judge (MT-Bench [[rating]]) into a new results file (--in-place: over it); cached judgements are not asked again',
+    term: 'rescore [options] [results]',
+    summary: "score a results file with an LLM judge (MT-Bench [[rating]]; cached judgements are not asked again) into a new results file (--in-place: over it), or with --judgments summarise FastChat's published judgments per model",
     load: async () => (await import('./commands/rescore.js')).rescoreCommand,
   },
   sweep: {
