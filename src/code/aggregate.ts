@@ -4,6 +4,7 @@ import { median, round } from '../core/stats.js';
 import type { EnergySource } from '../core/types.js';
 import { usdParts, type LocalPrices, type UsdParts } from '../core/usd-parts.js';
 import type { Datapoint } from './oracle.js';
+import { taskWallsMs } from './datapoints-file.js';
 import { passAtKCurve, resolutionUnderBudget, type PassAtKPoint, type TaskRollouts } from '../stats/pass-at-k.js';
 
 /** One solver's row of the frontier table. Best-of-N: a task is resolved when any rollout resolved it. */
@@ -167,11 +168,6 @@ function summarizeOne(solver: string, dps: readonly Datapoint[], budgetJ: number
     pareto_energy: false,
     pareto_usd: false,
   };
-}
-
-/** Each task's wall time over its valid rollouts (summed), ms: the one population of a solver's wall median and p95. */
-export function taskWallsMs(valid: readonly Datapoint[]): number[] {
-  return unique(valid.map((d) => d.task)).map((t) => sum(valid.filter((d) => d.task === t).map((d) => d.solver_run?.wall_ms ?? 0)));
 }
 
 /** The row with its dollars in parts, when a local price is given; token dollars alone otherwise. */

@@ -1,4 +1,3 @@
-import { closeSync, openSync, readSync } from 'node:fs';
 import { z } from 'zod';
 import { readJsonl } from '../suites/mt-bench.js';
 
@@ -69,24 +68,4 @@ export function summariseJudgments(path: string): JudgmentsSummary {
 /** Highest average first, as show_result.py sorts its average table. */
 export function sortRows(rows: LeaderboardRow[]): LeaderboardRow[] {
   return rows.sort((a, b) => (b.average ?? -Infinity) - (a.average ?? -Infinity) || a.model.localeCompare(b.model));
-}
-
-/** Whether a file is a FastChat judgments JSONL: its first line has `question_id`, `judge`, `score` and `turn` (and is no results line). */
-export function isFastChatJudgments(path: string): boolean {
-  if (!/\.jsonl$/i.test(path)) return false;
-  let head = '';
-  try {
-    const fd = openSync(path, 'r');
-    const buf = Buffer.alloc(64 * 1024);
-    head = buf.subarray(0, readSync(fd, buf, 0, buf.length, 0)).toString('utf8');
-    closeSync(fd);
-  } catch {
-    return false;
-  }
-  try {
-    const row = JSON.parse(head.split('\n')[0] ?? '') as Record<string, unknown>;
-    return row.record === undefined && 'question_id' in row && Array.isArray(row.judge) && 'score' in row && 'turn' in row;
-  } catch {
-    return false;
-  }
 }

@@ -5,6 +5,7 @@ import { JoulebenchError } from '../core/errors.js';
 import type { ChatMessage } from '../core/types.js';
 import { readTextFile } from '../read-text.js';
 import { readJsonl, REFERENCE_CATEGORIES } from '../suites/mt-bench.js';
+import { BUILTIN_PROMPTS_LABEL } from './summary.js';
 import type { JudgeMode } from './prompts.js';
 
 /**
@@ -38,7 +39,7 @@ export interface PromptSet {
   entries: ReadonlyMap<string, PromptEntry> | null;
 }
 
-export const BUILTIN_PROMPTS: PromptSet = { label: { source: 'builtin', path: null, sha256: null, comparable: false }, entries: null };
+export const BUILTIN_PROMPTS: PromptSet = { label: BUILTIN_PROMPTS_LABEL, entries: null };
 
 const entrySchema = z
   .object({

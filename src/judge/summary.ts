@@ -4,6 +4,9 @@ import type { CaseResult } from '../core/types.js';
 import type { PromptSetLabel } from './prompt-set.js';
 import type { CaseJudging, JudgeTally, PairVerdict } from './score.js';
 
+/** joulebench's own judge prompts: not FastChat's, so their scores are not comparable with published ones. */
+export const BUILTIN_PROMPTS_LABEL: PromptSetLabel = { source: 'builtin', path: null, sha256: null, comparable: false };
+
 /** MT-Bench figures for one category (or the whole run). */
 export interface MtBenchSlice {
   case_count: number;

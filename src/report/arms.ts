@@ -1,4 +1,5 @@
-import { taskWallsMs, type SolverSummary } from '../code/aggregate.js';
+import type { SolverSummary } from '../code/aggregate.js';
+import { taskWallsMs } from '../code/datapoints-file.js';
 import type { CodeResults } from '../code/results.js';
 import { armFrontiers, type Arm, type FrontierReport } from '../core/frontier.js';
 import { nearestRank } from '../core/stats.js';

@@ -2,8 +2,8 @@ import { closeSync, readSync } from 'node:fs';
 import { aggregatorOf, type Aggregator, reportContextOf, type BenchReport } from '../core/aggregate.js';
 import { JoulebenchError } from '../core/errors.js';
 import type { CaseResult, ResultsHeader } from '../core/types.js';
-import { mtBenchBlock } from '../judge/summary.js';
-import { BUILTIN_PROMPTS, type PromptSetLabel } from '../judge/prompt-set.js';
+import { BUILTIN_PROMPTS_LABEL, mtBenchBlock } from '../judge/summary.js';
+import type { PromptSetLabel } from '../judge/prompt-set.js';
 import type { JudgeTally } from '../judge/score.js';
 import { LoadBlockRebuild } from '../load/rebuild.js';
 import { openRegularFile } from '../read-text.js';
@@ -165,7 +165,7 @@ export function withJudgeBlock(report: BenchReport, scored: readonly CaseResult[
     Array.isArray(t.energy_sources) && typeof line.model === 'string' && typeof line.prompt_hash === 'string' && typeof line.pass === 'number';
   if (!ok) throw new JoulebenchError('E_RESULTS', `${path}: the judge line is malformed (model, prompt_hash, pass and tally are required)`);
   // A judge line without a prompts label was judged by joulebench's own prompts.
-  const prompts = typeof line.prompts === 'object' && line.prompts !== null ? (line.prompts as PromptSetLabel) : BUILTIN_PROMPTS.label;
+  const prompts = typeof line.prompts === 'object' && line.prompts !== null ? (line.prompts as PromptSetLabel) : BUILTIN_PROMPTS_LABEL;
   const info = { model: String(line.model), mode: String(line.mode), prompt_hash: String(line.prompt_hash), prompts, pass: Number(line.pass) };
   return { ...report, ...mtBenchBlock(scored, report, line.tally as JudgeTally, info) };
 }

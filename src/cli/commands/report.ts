@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { prettyJson } from '../../core/canonical.js';
 import { JoulebenchError } from '../../core/errors.js';
@@ -114,7 +114,6 @@ export function reportCommand(io: CliIO): Command {
     .action(async (specs: string[], flags: ReportFlags) => {
       if (flags.md && flags.json) throw new JoulebenchError('E_USAGE', '--md and --json are exclusive');
       // FastChat's published judgments print show_result.py's per-model table, with any judged runs of ours beside it.
-      const { isFastChatJudgments } = await import('../../judge/fastchat-judgments.js');
       const judgments = specs.filter(isFastChatJudgments);
       if (judgments.length > 0) return leaderboardReport(io, judgments, specs, flags);
       const plan = flags.out ? planOutput(flags.out, REPORT_FORMATS) : null;
@@ -219,4 +218,24 @@ async function sweepInputs(dirs: readonly string[], html: boolean): Promise<{ ru
     comparisons.push(compareSweep(loaded));
   }
   return { runs, comparisons };
+}
+
+/** Whether a file is a FastChat judgments JSONL: its first line has `question_id`, `judge`, `score` and `turn` (and is no results line). */
+function isFastChatJudgments(path: string): boolean {
+  if (!/\.jsonl$/i.test(path)) return false;
+  let head = '';
+  try {
+    const fd = openSync(path, 'r');
+    const buf = Buffer.alloc(64 * 1024);
+    head = buf.subarray(0, readSync(fd, buf, 0, buf.length, 0)).toString('utf8');
+    closeSync(fd);
+  } catch {
+    return false;
+  }
+  try {
+    const row = JSON.parse(head.split('\n')[0] ?? '') as Record<string, unknown>;
+    return row.record === undefined && 'question_id' in row && Array.isArray(row.judge) && 'score' in row && 'turn' in row;
+  } catch {
+    return false;
+  }
 }
