@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { Aggregator, type BenchReport } from '../core/aggregate.js';
+import type { LocalPrices } from '../core/usd-parts.js';
 import type { IdleCalibration } from '../core/energy.js';
 import { JoulebenchError } from '../core/errors.js';
 import type { Answer, AnswerRequest, CaseResult, Phase, ResultsHeader, Suite, Target } from '../core/types.js';
@@ -33,6 +34,8 @@ export interface LoadRunOptions {
   onResult?: (r: CaseResult, progress: RunProgress) => void;
   /** Extra settings that enter the config digest. */
   config?: Record<string, unknown>;
+  /** Electricity and hardware prices: the report's dollars in parts, as for a closed-loop run. */
+  prices?: LocalPrices;
 }
 
 export type LoadReport = BenchReport & { load: LoadBlock };
@@ -77,6 +80,7 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
     cases: n,
     concurrency: load.max_concurrency ?? load.num_requests,
     load: loadForDigest,
+    ...(o.prices ? { prices: o.prices } : {}),
   };
   sink.header(header);
   const total = warmup * n + load.num_requests;
@@ -296,6 +300,7 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
     concurrency: header.concurrency ?? 1,
     energy: { idle, suite: runReading ? toSuiteWindow(runReading) : null },
     per_case_energy: opens ? 'none' : 'target',
+    ...(o.prices ? { prices: o.prices } : {}),
   });
   const block = buildLoadBlock(load, records, {
     first_token_at_ms: firstTokens,

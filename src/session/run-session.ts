@@ -85,7 +85,6 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
   const cfg = configOf(spec.config);
   const grid = spec.grid_intensity !== undefined ? parseGridIntensity(spec.grid_intensity) : null;
   const prices = localPrices(spec.prices, cfg?.config.prices);
-  if (prices && spec.load) throw new JoulebenchError('E_USAGE', 'electricity and hardware prices apply to closed-loop runs: a load run (--request-rate) reports no price parts');
   const suite = sessionSuite(spec, cfg);
   const caseCount = isStreamed(suite) ? suite.stream.count : suite.cases.length;
   const targetSpec = datasetTarget(withTargetOptions(buildTargetSpec(spec, cfg, env), spec.target_options), spec);
@@ -138,6 +137,7 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
         sink,
         load,
         warmup,
+        ...(prices ? { prices } : {}),
         ...(spec.idle_ms !== undefined ? { idle_ms: spec.idle_ms } : {}),
         ...(hooks.signal ? { signal: hooks.signal } : {}),
         ...(hooks.onResult ? { onResult: hooks.onResult } : {}),

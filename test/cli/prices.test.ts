@@ -92,6 +92,21 @@ describe('prices: cached and reasoning tokens, electricity and hardware', () => 
     assert.match(table.stdout + table.stderr, /cost parts\s+tokens n\/a · energy \$\S+ \[estimate\] · hardware \$/);
   });
 
+  it('a load run (--request-rate) is priced the same way: tokens, its whole-run energy and its wall time; report FILE gives it back', async () => {
+    const r = await jb(['run', '--suite', 'suite.json', '--config', 'full.yaml', '--meter', 'estimate', '--request-rate', '50', '--num-requests', '6', '--electricity-usd-per-kwh', '0.3', '--hardware-usd-per-hour', '2', '--out', 'load.json']);
+    assert.equal(r.code, 0, r.stderr);
+    const rep = json('load.json');
+    assert.ok(rep.load, 'a load report');
+    assert.ok(Math.abs(rep.usd_tokens - (6 * (1200 * 3 + 80 * 15)) / 1e6) < 1e-12, String(rep.usd_tokens));
+    assert.equal(rep.usd_energy, Math.round((rep.total_joules / 3.6e6) * 0.3 * 1e9) / 1e9);
+    assert.equal(rep.usd_energy_source, 'estimate');
+    assert.equal(rep.usd_hardware, Math.round((rep.suite_window_ms / 3.6e6) * 2 * 1e9) / 1e9);
+    assert.ok(Math.abs(rep.total_usd - (rep.usd_tokens + rep.usd_energy + rep.usd_hardware)) < 2e-9);
+    const rebuilt = await jb(['report', '--json', 'load.results.jsonl']);
+    assert.equal(rebuilt.code, 0, rebuilt.stderr);
+    assert.deepEqual(JSON.parse(rebuilt.stdout), rep);
+  });
+
   it('prices measured RAPL energy from a powercap tree, labelled rapl; the same results file rebuilds the same report', async () => {
     const r = await jb(['run', '--suite', 'suite.json', '--target', 'ollama', '--model', 'm1', '--base-url', ollamaUrl, '--meter', 'rapl', '--electricity-usd-per-kwh', '0.5', '--out', 'rapl.json'], {
       JOULEBENCH_POWERCAP_ROOT: rapl.root,
