@@ -19,12 +19,8 @@ test('params.subjects naming no question: the message names the config file firs
   );
 });
 
-test('mode: mock without target.answers: the message names the config file first', () => {
+test('mode: mock without target.answers is the deterministic mock; with answers (config or command line), a replay', () => {
   const cfg = parseConfig({ target: { mode: 'mock' } }, path);
-  assert.throws(
-    () => buildTargetSpec({ suite: 'mt' }, cfg, {}),
-    (e: Error & { code?: string }) => e.code === 'E_CONFIG' && e.message.startsWith(`${path}: target.answers is required`),
-  );
-  // With the answers given on the command line, the config needs none.
+  assert.deepEqual(buildTargetSpec({ suite: 'mt' }, cfg, {}), { kind: 'mock' });
   assert.deepEqual(buildTargetSpec({ suite: 'mt', answers: 'a.jsonl' }, cfg, {}), { kind: 'replay', answers: 'a.jsonl' });
 });
