@@ -47,7 +47,8 @@ export interface TargetFlags {
  * `target` is the neural backend). The key `credentials_ref` names is read here and goes only to the target.
  */
 export function buildTargetSpec(flags: TargetFlags, cfg: LoadedConfig | null, env: NodeJS.ProcessEnv): TargetSpec {
-  const kind = flags.target ?? cfg?.kind ?? 'cascade';
+  // `mode: mock` with --answers given on the command line replays them, as `target.answers` in the config would.
+  const kind = flags.target ?? (cfg?.kind === 'mock' && flags.answers ? 'replay' : cfg?.kind) ?? 'cascade';
   const asked = flags.neural ?? (kind === 'cascade' && flags.target !== undefined ? cfg?.kind : undefined);
   // The embedded default: a real model as the neural stage when one was fetched, else the echo backend.
   const defaultModel = kind === 'cascade' && asked === undefined && !cfg ? findDefaultModel(env) : null;
