@@ -34,6 +34,7 @@ const OFFLINE_SKIP: Record<string, string> = {
   'joulebench meter --meter rapl --json -- ./bench.sh': 'your own program',
   'joulebench run --suite router --target openai --endpoint http://127.0.0.1:8000/v1 --model m --request-rate 4': '200 requests at 4/s: 50 s',
   'joulebench report sweep': 'the files of the rate sweep above',
+  'joulebench run --target openai --endpoint http://127.0.0.1:8000/v1 --model m --request-rate 8': '500 requests at 8/s: 62 s (test/cli/load-dataset.test.ts runs the random dataset)',
   'joulebench infer': 'needs an Ollama server on its default address',
   'joulebench run --suite mt-bench': 'needs the fetched MT-Bench questions and a judge endpoint',
   'joulebench rescore mtb.results.jsonl': 'the MT-Bench run above',
