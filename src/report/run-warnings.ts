@@ -5,13 +5,24 @@ import type { BenchReport } from '../core/aggregate.js';
  * Lines a person must see after a run, each once, whatever `--quiet` says: figures the report leaves
  * `null`/`n/a` for a reason the numbers alone do not show. Pure: the CLI prints them.
  */
-export function reportWarnings(r: Pick<BenchReport, 'cost_unknown_count' | 'total_usd' | 'target' | 'case_count'>): string[] {
+export function reportWarnings(
+  r: Pick<BenchReport, 'cost_unknown_count' | 'total_usd' | 'target' | 'case_count' | 'usd_tokens_source' | 'usd_energy' | 'electricity_usd_per_kwh' | 'usd_hardware' | 'hardware_usd_per_hour'>,
+): string[] {
   const out: string[] = [];
-  if (r.total_usd === null && r.cost_unknown_count > 0) {
+  if (r.total_usd !== null) return out;
+  // With an electricity or hardware price the parts say which one is missing; tokens are a part only when some case was billed.
+  const parts = r.electricity_usd_per_kwh !== undefined;
+  if (r.cost_unknown_count > 0 && (!parts || r.usd_tokens_source != null)) {
     out.push(
       `cost unknown for ${r.cost_unknown_count} of ${r.case_count} case(s) of ${r.target}: tokens were used but no price bills them ` +
         '(set prices.input_usd_per_mtok and prices.output_usd_per_mtok in the config; 0 for a free model)',
     );
+  }
+  if (parts && r.electricity_usd_per_kwh !== null && r.usd_energy === null) {
+    out.push(`cost unknown for ${r.target}: an electricity price is set but the run has no energy figure (see energy source and J/correct above)`);
+  }
+  if (parts && r.hardware_usd_per_hour !== null && r.usd_hardware === null) {
+    out.push(`cost unknown for ${r.target}: a hardware price is set but the run states no wall time (a resumed run has none)`);
   }
   return out;
 }
