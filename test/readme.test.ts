@@ -42,7 +42,7 @@ function bashBlocks(md: string): { marked: boolean; code: string; line: number }
   return out;
 }
 
-describe('README: a guide whose every command runs (issue 18)', () => {
+describe('README: a guide whose every command runs', () => {
   const work = mkdtempSync(join(tmpdir(), 'jb-readme-'));
   const shims = join(work, '.bin');
   let openai: FakeServer;

@@ -12,7 +12,7 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 const home = join(dir, 'home');
 const help = (cmd: string): string => jb([cmd, '--help'], { home, env: { COLUMNS: '300' } }).stdout;
 
-describe('consistent flags (issue 18)', () => {
+describe('consistent flags', () => {
   it('every command that meters takes the same meter-reading flags', () => {
     for (const cmd of ['run', 'meter', 'code', 'infer']) {
       const h = help(cmd);
@@ -44,7 +44,7 @@ describe('consistent flags (issue 18)', () => {
   });
 });
 
-describe('colour follows the stream written to; NO_COLOR and FORCE_COLOR (issue 18)', () => {
+describe('colour follows the stream written to; NO_COLOR and FORCE_COLOR', () => {
   it('colorFor: NO_COLOR wins, FORCE_COLOR forces, else the stream must be a terminal', () => {
     assert.equal(colorFor({ isTTY: true }, {}), true);
     assert.equal(colorFor({ isTTY: false }, {}), false);
@@ -97,7 +97,7 @@ describe('colour follows the stream written to; NO_COLOR and FORCE_COLOR (issue 
   });
 });
 
-describe('the infer table fits the terminal (issue 18)', () => {
+describe('the infer table fits the terminal', () => {
   it('folds into one block per arm at the terminal width; --wide keeps the full table; --json gives the file', async () => {
     const { FakeOllama } = await import('../helpers/fake-ollama.js');
     const { cli } = await import('../helpers/cli.js');

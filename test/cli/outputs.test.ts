@@ -48,7 +48,7 @@ writeFileSync(
   }),
 );
 
-describe('-o FILE writes the format its extension names (issue 18)', () => {
+describe('-o FILE writes the format its extension names', () => {
   before(() => mkdirSync(p('out'), { recursive: true }));
 
   it('run: .json .md .html .csv .jsonl .txt', () => {
@@ -120,7 +120,7 @@ describe('-o FILE writes the format its extension names (issue 18)', () => {
   });
 });
 
-describe('side files and output paths that cannot hold a report (issue 18)', () => {
+describe('side files and output paths that cannot hold a report', () => {
   it('-o /dev/null writes nothing beside it: results and receipt go to the run folder, and it says where', () => {
     const cwd = p('devnull');
     mkdirSync(cwd);
@@ -190,7 +190,7 @@ describe('side files and output paths that cannot hold a report (issue 18)', () 
   });
 });
 
-describe('--limit and --filter (issue 18)', () => {
+describe('--limit and --filter', () => {
   it('run: the selection is in the suite version and digest, so compare refuses a subset against the whole', () => {
     assert.equal(run(['run', '-q', '--no-history', '-s', 'router', '-o', p('whole.json')]).code, 0);
     const sub = run(['run', '-q', '--no-history', '-s', 'router', '--filter', '^rt-(kv|graph)', '--limit', '10', '-o', p('sub.json')]);

@@ -103,7 +103,7 @@ describe('history, report, frontier and compare from the CLI', () => {
     assert.deepEqual(f.frontiers.energy!.verdicts.find((v) => v.id === 'b')!.dominated_by, ['a']);
     assert.deepEqual(f.frontiers.cost!.frontier, ['a', 'b'], 'the reference cascade bills $0 (known): a tie, both optimal');
     // c ran the mt suite: its accuracy is over other questions, so it is withheld with that reason, and
-    // a and b (the comparable majority) are still ranked (issue 18).
+    // a and b (the comparable majority) are still ranked.
     const mixed = JSON.parse(jb(['frontier', p('a.json'), p('b.json'), p('c.json'), '--json'], { home }).stdout) as F;
     assert.deepEqual(mixed.frontiers.energy!.frontier, ['a']);
     assert.match(mixed.frontiers.energy!.verdicts.find((v) => v.id === 'c')!.excluded ?? '', /answered different questions/);

@@ -1,6 +1,6 @@
 /**
  * A hostile solver against the sandbox and the oracle, run as CI runs it (as root when the suite runs
- * as root). Each attack here succeeded against the oracle before issue 12.
+ * as root). Each attack here succeeded against the oracle before the oracle was hardened.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';

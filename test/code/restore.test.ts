@@ -39,7 +39,7 @@ describe('oracle: test files the solver locks', { skip: skip ?? false }, () => {
     ['an immutable test file (chattr +i)', 'echo true > test/check.sh && chattr +i test/check.sh'],
     ['an append-only tests folder (chattr +a)', 'echo true > test/check.sh && chattr +a test'],
   ] as const) {
-    // Grading runs on a fresh copy of the solver's tree (issue 12), where the flag does not follow:
+    // Grading runs on a fresh copy of the solver's tree, where the flag does not follow:
     // the pristine tests are restored there, so the lock changes nothing but the solver's own copy.
     test(`${label}: graded with the pristine tests, never resolved, and its workdir is removed`, async () => {
       const t = loadCodeTask(writeShellTask(suite, { name: `locked-${label.length}` }));

@@ -129,7 +129,7 @@ describe('armFrontiers: comparability', () => {
   });
 });
 
-describe('armFrontiers: a mixed list still ranks its comparable subset (issue 18)', () => {
+describe('armFrontiers: a mixed list still ranks its comparable subset', () => {
   const arm = (id: string, acc: number, jpc: number, source: string, asked: string): Arm => ({
     id,
     accuracy_pct: acc,
@@ -155,7 +155,7 @@ describe('armFrontiers: a mixed list still ranks its comparable subset (issue 18
   });
 });
 
-describe('frontier text says why a frontier is empty (issue 18)', () => {
+describe('frontier text says why a frontier is empty', () => {
   it('two arms over different questions: the reason, not "no arm has both figures"', async () => {
     const { renderFrontierTable } = await import('../../src/report/frontier-table.js');
     const arm = (id: string, asked: string): Arm => ({ id, accuracy_pct: 50, joules_per_correct: 1, usd_per_correct: 0, latency_p95_ms: 1, energy_source: 'model', below_floor_count: 0, asked });

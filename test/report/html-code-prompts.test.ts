@@ -10,7 +10,7 @@ import { cli } from '../helpers/cli.js';
 
 /**
  * The coding-agent page's per-task view: each task of the task × solver grid opens its prompt
- * (task.toml), read back from the suite only while the tasks still hash to the run's digest (issue 18).
+ * (task.toml), read back from the suite only while the tasks still hash to the run's digest.
  */
 describe('coding-agent tasks link to their prompts (headless Chromium)', { skip: browserSkip }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'jb-html-code-prompts-'));

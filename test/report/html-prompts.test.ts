@@ -12,7 +12,7 @@ import { startFakeOpenAI, type FakeServer } from '../helpers/fake-openai.js';
 const HOSTILE = `<script>window.__pwned = 1</script></details></td></tr>"quoted" 'single' </script><!-- <img src=x onerror="window.__pwned=2">`;
 
 /**
- * The per-case view links each case to its prompt, expected answer and answer (issue 18). Prompts are
+ * The per-case view links each case to its prompt, expected answer and answer. Prompts are
  * read back from the suite the run names, and only while that suite still hashes to the run's digest.
  */
 describe('each case links to its prompt, answer and expected (headless Chromium)', { skip: browserSkip }, () => {

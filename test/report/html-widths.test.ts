@@ -11,7 +11,7 @@ import { FakeOllama } from '../helpers/fake-ollama.js';
 /**
  * Every page type (suite runs, coding agents, local inference, all of them mixed) at 1280 and 800 px:
  * nothing wider than the window, no console error, no request leaving the file; screenshots kept in
- * this test's temp folder while it runs (issue 18).
+ * this test's temp folder while it runs.
  */
 describe('each HTML page type at 1280 and 800 px in headless Chromium', { skip: browserSkip }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'jb-html-widths-'));

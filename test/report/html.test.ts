@@ -107,7 +107,7 @@ describe('the HTML report in headless Chromium', { skip: !existsSync(CHROMIUM) &
       els.map((el) => ({ id: el.id, rendered: el.getAttribute('data-rendered'), shapes: el.querySelectorAll('svg path, svg rect, svg circle').length, w: el.getBoundingClientRect().width })),
     );
     // warm and cold are modelled (the cascade's cost model); endpoint has no J/correct here: the one
-    // frontier chart is the modelled one, its axis says so (issue 18).
+    // frontier chart is the modelled one, its axis says so.
     assert.deepEqual(charts.map((c) => c.id).sort(), ['chart-cost', 'chart-frontier', 'chart-latency', 'chart-stage-energy', 'chart-stages']);
     for (const c of charts) {
       assert.equal(c.rendered, '1', `${c.id} not rendered`);
@@ -166,8 +166,8 @@ describe('the HTML report in headless Chromium', { skip: !existsSync(CHROMIUM) &
     await p2.waitForSelector('body[data-ready="1"]', { timeout: 15_000 });
     assert.deepEqual(errs, []);
     const ids = await p2.$$eval('.chart[data-rendered="1"]', (els) => els.map((e) => e.id).sort());
-    // One run is one dot: no frontier chart, a note instead (issue 18).
-    // A known $0 everywhere is no chart either: the note says why (issue 18).
+    // One run is one dot: no frontier chart, a note instead.
+    // A known $0 everywhere is no chart either: the note says why.
     assert.deepEqual(ids, ['chart-latency', 'chart-stage-energy', 'chart-stages']);
     assert.match((await p2.textContent('#latency')) ?? '', /every run that reported a cost reported \$0\.00 \(a known zero/);
     assert.match((await p2.textContent('#frontier')) ?? '', /only one arm \(warm\) has figures, so there is nothing to trade off against/);

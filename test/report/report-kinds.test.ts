@@ -177,7 +177,7 @@ describe('report, frontier and history with code results and infer run files', (
         assert.ok(c.shapes > 3, `${c.id} has ${c.shapes} shapes`);
       }
       // The suite run has no J/correct (one case's energy is unknown), the solvers' joules are estimated:
-      // one placed arm is no chart (one dot shows no trade-off); the page says why instead (issue 18).
+      // one placed arm is no chart (one dot shows no trade-off); the page says why instead.
       assert.ok(!charts.some((c) => c.id.startsWith('chart-frontier')), charts.map((c) => c.id).join(' '));
       assert.match((await page.textContent('#frontier')) ?? '', /only one arm \(agents · reference\) has figures/);
       const code = await page.$eval('#code', (el) => el.textContent ?? '');

@@ -45,7 +45,7 @@ describe('whole-suite energy text', () => {
   });
 });
 
-describe('net below idle is not "idle unknown" (issue 18)', () => {
+describe('net below idle is not "idle unknown"', () => {
   const below = () =>
     aggregate([result({ joules: 1, energy_source: 'rapl' })], {
       ...CTX,
