@@ -54,6 +54,11 @@ arms:
     assert.ok(ci.filter((t) => /^95 % \[/.test(t)).length >= 8, ci.join(' | '));
     const verdicts = await page.$$eval('table.verdicts td.verdict', (els) => els.map((e) => e.textContent));
     assert.ok(verdicts.includes('better') && verdicts.includes('worse'), verdicts.join(', '));
+    // $/correct beside J/correct, each arm with its change and verdict.
+    const heads = await page.$$eval('table.verdicts th', (els) => els.map((e) => e.textContent));
+    assert.ok(heads.includes('$/correct Δ'), heads.join(', '));
+    const usd = await page.$$eval('table.verdicts td[data-k="usd_per_correct_pct"]', (els) => els.map((e) => e.textContent));
+    assert.equal(usd.length, 3);
     // The headline table shows each run's intervals too.
     const head = await page.$$eval('#headline .ci[data-ci="accuracy_pct"]', (els) => els.map((e) => e.textContent ?? ''));
     assert.equal(head.length, 4);

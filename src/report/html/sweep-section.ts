@@ -36,11 +36,12 @@ function suiteSection(c: SweepComparison, s: SweepComparison['suites'][number]):
     .join('');
   const vs = s.vs_baseline.length
     ? `<h3>Against the baseline ${esc(s.baseline ?? '')} (paired, α = ${c.alpha}${c.p_adjust === 'holm' ? ', Holm-adjusted' : ', no multiple-comparison correction'})</h3>
-      ${c.p_adjust === 'holm' ? `<p class="sub">McNemar p-values Holm-adjusted over this suite's comparisons with the baseline; J/correct and p95 verdicts from intervals at α/m (Bonferroni), m the arms paired.</p>` : ''}
-      <table class="verdicts"><thead><tr><th>arm</th><th>accuracy Δ</th><th>McNemar p${c.p_adjust === 'holm' ? ' (Holm)' : ''}</th><th>verdict</th><th>J/correct Δ</th><th>verdict</th><th>p95 Δ</th><th>verdict</th></tr></thead><tbody>${s.vs_baseline
+      ${c.p_adjust === 'holm' ? `<p class="sub">McNemar p-values Holm-adjusted over this suite's comparisons with the baseline; J/correct, $/correct and p95 verdicts from intervals at α/m (Bonferroni), m the arms paired.</p>` : ''}
+      <table class="verdicts"><thead><tr><th>arm</th><th>accuracy Δ</th><th>McNemar p${c.p_adjust === 'holm' ? ' (Holm)' : ''}</th><th>verdict</th><th>J/correct Δ</th><th>verdict</th><th>$/correct Δ</th><th>verdict</th><th>p95 Δ</th><th>verdict</th></tr></thead><tbody>${s.vs_baseline
       .map(
         (v) => `<tr data-arm="${esc(v.arm)}"><td>${esc(v.arm)}</td><td class="num">${esc(fmtSigned(v.accuracy_pp_delta, ' pp'))}</td><td class="num">${esc(fmtP(v.accuracy_p_adjusted ?? v.accuracy_p_value))}</td><td class="verdict">${esc(v.accuracy_verdict)}</td>
         <td class="num">${esc(fmtSigned(v.joules_per_correct_pct, ' %'))}</td><td class="verdict">${esc(v.joules_per_correct_verdict)}</td>
+        <td class="num" data-k="usd_per_correct_pct">${esc(fmtSigned(v.usd_per_correct_pct, ' %'))}</td><td class="verdict">${esc(v.usd_per_correct_verdict)}</td>
         <td class="num">${esc(fmtSigned(v.latency_p95_pct, ' %'))}</td><td class="verdict">${esc(v.latency_p95_verdict)}</td></tr>`,
       )
       .join('')}</tbody></table>`
