@@ -35,6 +35,8 @@ export interface LoadFlags {
   outputLen?: number;
   rangeRatio?: number;
   prefixLen?: number;
+  /** `--tokenizer FILE`: a GGUF file whose vocabulary sizes the dataset's prompts. */
+  tokenizer?: string;
 }
 
 /** The most repeats `--runs` takes. */
@@ -59,6 +61,7 @@ export function addLoadFlags(cmd: Command): Command {
     .option('--output-len <n>', 'with --dataset random: output tokens asked (max_tokens, with ignore_eos)', intAtLeast(1, MAX_TOKENS))
     .option('--range-ratio <r>', 'with --dataset random: prompt lengths uniform in input-len × [1 − r, 1 + r] (vLLM\'s --random-range-ratio), r in [0, 1)', boundedNumber('range-ratio', 0, 0.999), 0)
     .option('--prefix-len <n>', 'with --dataset random: a prefix of this many tokens shared by every prompt', intAtLeast(0, MAX_DATASET_LEN), 0)
+    .option('--tokenizer <file.gguf>', 'with --dataset: count prompt and reply tokens with this GGUF model\'s tokenizer (its vocabulary only is loaded) instead of words')
     .option('--cooldown-s <s>', 'rate sweeps, --find-max-rate and --runs: pause between runs, s', boundedNumber('cooldown-s', 0, MAX_TIMER_MS / 1000), 5);
 }
 
@@ -80,10 +83,14 @@ export function loadOptionsFrom(flags: LoadFlags, rate: number): Omit<LoadOption
 function datasetFrom(flags: LoadFlags): LoadDataset {
   if (flags.dataset === 'sharegpt') {
     if (flags.data === undefined) throw new JoulebenchError('E_USAGE', '--dataset sharegpt needs --data FILE (a ShareGPT JSON list of conversations)');
-    return { kind: 'sharegpt', path: resolve(flags.data), prompt_lengths: 'approx-words' };
+    return { kind: 'sharegpt', path: resolve(flags.data), ...lengthsBy(flags) };
   }
   if (flags.inputLen === undefined || flags.outputLen === undefined) throw new JoulebenchError('E_USAGE', '--dataset random needs --input-len and --output-len');
-  return { kind: 'random', input_len: flags.inputLen, output_len: flags.outputLen, range_ratio: flags.rangeRatio ?? 0, prefix_len: flags.prefixLen ?? 0, prompt_lengths: 'approx-words' };
+  return { kind: 'random', input_len: flags.inputLen, output_len: flags.outputLen, range_ratio: flags.rangeRatio ?? 0, prefix_len: flags.prefixLen ?? 0, ...lengthsBy(flags) };
+}
+
+function lengthsBy(flags: LoadFlags): Pick<LoadDataset, 'prompt_lengths' | 'tokenizer'> {
+  return flags.tokenizer === undefined ? { prompt_lengths: 'approx-words' } : { prompt_lengths: 'tokenizer', tokenizer: resolve(flags.tokenizer) };
 }
 
 /** True when a load-only flag was given without `--request-rate` (they would be silently ignored). */
@@ -97,8 +104,9 @@ export function strayLoadFlag(flags: Partial<LoadFlags>): string | null {
   return null;
 }
 
-/** A `--dataset random` length flag given without `--dataset` (it would be silently ignored). */
+/** A `--dataset random` length flag given without it, or `--tokenizer` without `--dataset` (each would be silently ignored). */
 export function strayDatasetFlag(flags: Partial<LoadFlags>): string | null {
+  if (flags.dataset === undefined && flags.tokenizer !== undefined) return '--tokenizer';
   if (flags.dataset === 'random') return null;
   for (const [flag, v] of [['--input-len', flags.inputLen], ['--output-len', flags.outputLen], ['--range-ratio', flags.rangeRatio || undefined], ['--prefix-len', flags.prefixLen || undefined]] as const) {
     if (v !== undefined) return flag;

@@ -25,6 +25,7 @@ export class LoadColumns {
   private readonly outTokens = new NumberColumn();
   private readonly from = new NumberColumn();
   private readonly promptTokens = new NumberColumn();
+  private readonly tokenizerTokens = new NumberColumn();
   private readonly timesAt = new NumberColumn();
   private readonly timesCount = new NumberColumn();
   private readonly times = new NumberColumn();
@@ -56,6 +57,7 @@ export class LoadColumns {
     this.outTokens.push(orNaN(r.output_tokens));
     this.from.push(FROM_CODE[r.output_tokens_from]);
     this.promptTokens.push(orNaN(r.prompt_tokens));
+    this.tokenizerTokens.push(r.tokenizer_tokens ?? NaN);
     this.timesAt.push(this.times.length);
     const t = r.token_times_ms;
     this.timesCount.push(t.length);
@@ -80,13 +82,14 @@ export class LoadColumns {
         output_tokens: orNull(this.outTokens.at(j)),
         output_tokens_from: FROM[this.from.at(j)]!,
         prompt_tokens: orNull(this.promptTokens.at(j)),
+        ...(this.tokenizerTokens.at(j) === this.tokenizerTokens.at(j) ? { tokenizer_tokens: this.tokenizerTokens.at(j) } : {}),
       };
     }
   }
 
   /** Bytes the columns hold (their typed arrays' capacity), for the bench and tests. */
   get byteLength(): number {
-    const cols = [this.request, this.ok, this.passed, this.planned, this.sent, this.queue, this.lag, this.ttft, this.e2e, this.outTokens, this.from, this.promptTokens, this.timesAt, this.timesCount, this.times];
+    const cols = [this.request, this.ok, this.passed, this.planned, this.sent, this.queue, this.lag, this.ttft, this.e2e, this.outTokens, this.from, this.promptTokens, this.tokenizerTokens, this.timesAt, this.timesCount, this.times];
     return cols.reduce((s, c) => s + c.byteLength, 0);
   }
 

@@ -203,6 +203,7 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
         token_times_ms: times.map((t) => r3(t - sent_at)),
         content_chunks: content,
         reasoning_chunks: reasoning,
+        ...(c.prompt_tokens !== undefined ? { tokenizer_tokens: c.prompt_tokens } : {}),
       };
       r.meta = { ...(r.meta ?? {}), load: meta };
       const settled = settle(r, 'scored');

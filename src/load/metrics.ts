@@ -20,6 +20,8 @@ export interface LoadRecord {
   output_tokens: number | null;
   output_tokens_from: 'usage' | 'chunks' | 'none';
   prompt_tokens: number | null;
+  /** The prompt's tokens by the load dataset's tokenizer, when it has one. */
+  tokenizer_tokens?: number;
 }
 
 /** Service-level objectives: a request is "good" when it meets every one given (ms). */

@@ -49,6 +49,7 @@ export function checkLoadHeader(load: unknown, bad: (key: string, want: string) 
   if (l.dataset !== undefined) {
     const d = l.dataset as Record<string, unknown>;
     if (typeof d !== 'object' || d === null || (d.kind !== 'random' && d.kind !== 'sharegpt')) bad('load.dataset', 'an object with kind "random" or "sharegpt"');
+    if (d.tokenizer !== undefined && typeof d.tokenizer !== 'string') bad('load.dataset.tokenizer', 'a file path');
     if (d.kind === 'sharegpt') {
       if (typeof d.path !== 'string') bad('load.dataset.path', 'a file path');
     } else {

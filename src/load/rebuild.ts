@@ -98,6 +98,7 @@ function checkLoadMeta(m: unknown, path: string): asserts m is LoadMeta {
   for (const k of TIMES) if (!isFiniteNumber(o[k])) bad(k, 'is not a finite number');
   for (const k of NULLABLE_TIMES) if (o[k] !== null && !isFiniteNumber(o[k])) bad(k, 'is neither null nor a finite number');
   for (const k of COUNTS) if (!Number.isSafeInteger(o[k]) || (o[k] as number) < 0) bad(k, 'is not a whole number ≥ 0');
+  if (o.tokenizer_tokens !== undefined && !(Number.isSafeInteger(o.tokenizer_tokens) && (o.tokenizer_tokens as number) >= 0)) bad('tokenizer_tokens', 'is not a whole number ≥ 0');
   const times = o.token_times_ms;
   if (!Array.isArray(times)) bad('token_times_ms', 'is not an array');
   for (let i = 0; i < (times as unknown[]).length; i++) if (!isFiniteNumber((times as unknown[])[i])) bad(`token_times_ms[${i}]`, 'is not a finite number');

@@ -17,6 +17,8 @@ export interface LoadMeta {
   token_times_ms: number[];
   content_chunks: number;
   reasoning_chunks: number;
+  /** The prompt's tokens by the dataset's tokenizer, when it has one. */
+  tokenizer_tokens?: number;
 }
 
 /** The per-request figures the serving metrics need, from a scored result and its load meta. */
@@ -36,5 +38,6 @@ export function loadRecordOf(r: CaseResult, m: LoadMeta, ttft_token: LoadOptions
     output_tokens: usage ?? (chunks > 0 ? chunks : null),
     output_tokens_from: usage !== null ? 'usage' : chunks > 0 ? 'chunks' : 'none',
     prompt_tokens: r.prompt_tokens,
+    ...(m.tokenizer_tokens !== undefined ? { tokenizer_tokens: m.tokenizer_tokens } : {}),
   };
 }

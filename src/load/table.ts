@@ -39,8 +39,8 @@ export function renderLoadTable(b: LoadBlock): string {
     const st = (x: typeof d.input, src: string | null): string => (x ? `mean ${fmt(x.mean, 1)}, p50 ${fmt(x.p50, 1)}, p99 ${fmt(x.p99, 1)} [${src}]` : 'unknown (no usage)');
     lines.push(
       d.asked.kind === 'random'
-        ? `  dataset random (prompts sized in words, one word ≈ one token): input asked ${d.asked.prefix_len > 0 ? `${d.asked.prefix_len} prefix + ` : ''}${d.asked.input_len}${d.asked.range_ratio > 0 ? ` ± ${d.asked.range_ratio * 100} %` : ''}, realised ${st(d.input, d.input_len_source)}; output asked ${d.asked.output_len}, realised ${st(d.output, d.output_len_source)}`
-        : `  dataset sharegpt ${d.asked.path} (output asked = each reply's words): input realised ${st(d.input, d.input_len_source)}; output realised ${st(d.output, d.output_len_source)}`,
+        ? `  dataset random (prompts sized ${d.asked.tokenizer !== undefined ? `by the tokenizer of ${d.asked.tokenizer}` : 'in words, one word ≈ one token'}): input asked ${d.asked.prefix_len > 0 ? `${d.asked.prefix_len} prefix + ` : ''}${d.asked.input_len}${d.asked.range_ratio > 0 ? ` ± ${d.asked.range_ratio * 100} %` : ''}, realised ${st(d.input, d.input_len_source)}${d.input_usage ? `, ${st(d.input_usage, 'usage')}` : ''}; output asked ${d.asked.output_len}, realised ${st(d.output, d.output_len_source)}`
+        : `  dataset sharegpt ${d.asked.path} (output asked = each reply's ${d.asked.tokenizer !== undefined ? 'tokens' : 'words'}): input realised ${st(d.input, d.input_len_source)}; output realised ${st(d.output, d.output_len_source)}`,
     );
   }
   const e = b.energy;

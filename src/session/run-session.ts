@@ -27,6 +27,7 @@ import { runLoad } from '../load/driver.js';
 import { buildSuite, buildTargetSpec, withTargetOptions } from './setup.js';
 import { selectCases } from '../suites/select.js';
 import { datasetSuite } from '../load/dataset.js';
+import { loadTokenizer } from '../load/tokenizer.js';
 import { suiteDigest } from '../suites/digest.js';
 import { isStreamed } from '../suites/jsonl-stream.js';
 import { suiteSourceOf, type SuiteSourceFields } from './suite-source.js';
@@ -85,6 +86,7 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
   const cfg = configOf(spec.config);
   const grid = spec.grid_intensity !== undefined ? parseGridIntensity(spec.grid_intensity) : null;
   const prices = localPrices(spec.prices, cfg?.config.prices);
+  if (spec.load?.dataset?.tokenizer !== undefined) await loadTokenizer(spec.load.dataset.tokenizer);
   const suite = sessionSuite(spec, cfg);
   const caseCount = isStreamed(suite) ? suite.stream.count : suite.cases.length;
   const targetSpec = datasetTarget(withTargetOptions(buildTargetSpec(spec, cfg, env), spec.target_options), spec);

@@ -4,6 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { datasetLengths, randomSuite, sharegptSuite, type RandomDataset } from '../../src/load/dataset.js';
+import { loadTokenizer } from '../../src/load/tokenizer.js';
+import { writeTinyGguf } from '../helpers/tiny-gguf.js';
 import { rec } from './record-fixture.js';
 
 const d = (p: Partial<RandomDataset>): RandomDataset => ({ kind: 'random', input_len: 100, output_len: 8, range_ratio: 0, prefix_len: 0, prompt_lengths: 'approx-words', ...p });
@@ -47,6 +49,29 @@ describe('random dataset: vLLM bench serve\'s random prompts, sized in words', (
       assert.deepEqual(sharegptSuite({ kind: 'sharegpt', path, prompt_lengths: 'approx-words' }, 1, 1).cases.length, 1);
       writeFileSync(path, '{"not": "a list"}');
       assert.throws(() => sharegptSuite({ kind: 'sharegpt', path, prompt_lengths: 'approx-words' }, 1, 1), /sharegpt .*sg\.json: expected a JSON list/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('random dataset with a tokenizer: prompts cut to the asked tokens', () => {
+  it('every prompt is exactly prefix + input tokens by node-llama-cpp, counted independently; the prefix is shared', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'jb-tok-'));
+    try {
+      const gguf = join(dir, 't.gguf');
+      writeTinyGguf(gguf);
+      const { getLlama } = await import('node-llama-cpp');
+      const model = await (await getLlama({ gpu: false, build: 'never' })).loadModel({ modelPath: gguf, vocabOnly: true });
+      const s = randomSuite(d({ input_len: 30, prefix_len: 4, prompt_lengths: 'tokenizer', tokenizer: gguf }), 6, 1, await loadTokenizer(gguf));
+      for (const c of s.cases) {
+        assert.equal(model.tokenize(c.prompt!).length, 34, c.prompt);
+        assert.equal(c.prompt_tokens, 34);
+      }
+      const prefix = model.detokenize(model.tokenize(s.cases[0]!.prompt!).slice(0, 4));
+      assert.ok(s.cases.every((c) => c.prompt!.startsWith(prefix)));
+      const l = datasetLengths(d({ prompt_lengths: 'tokenizer' }), [rec({ tokenizer_tokens: 34, prompt_tokens: 40 })]);
+      assert.deepEqual([l.input_len_source, l.input?.mean, l.input_usage?.mean], ['tokenizer', 34, 40]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -354,7 +354,7 @@ export function sessionSpecFrom(flags: RunFlags, env: NodeJS.ProcessEnv, outPlan
   const stray = strayLoadFlag(flags);
   if (stray) throw new JoulebenchError('E_USAGE', `${stray} applies to load runs only: add --request-rate`);
   const strayLen = strayDatasetFlag(flags);
-  if (strayLen) throw new JoulebenchError('E_USAGE', `${strayLen} goes with --dataset random`);
+  if (strayLen) throw new JoulebenchError('E_USAGE', `${strayLen} goes with --dataset ${strayLen === '--tokenizer' ? 'random or sharegpt' : 'random'}`);
   if (flags.requestRate?.length === 1) spec.load = loadOptionsFrom(flags as LoadFlags, flags.requestRate[0]!);
   if (flags.maxErrors !== undefined) spec.max_errors = flags.maxErrors;
   return spec;

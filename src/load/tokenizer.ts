@@ -1,0 +1,69 @@
+import { closeSync, openSync, readSync } from 'node:fs';
+import { JoulebenchError } from '../core/errors.js';
+import { firstLine, getLlamaInstance } from '../targets/llamacpp/binding.js';
+
+/** A model's tokenizer (a GGUF file's vocabulary, through llama.cpp), for sizing load prompts in its tokens. */
+export interface Tokenizer {
+  path: string;
+  count(text: string): number;
+  /** The text of `text`'s first `n` tokens. */
+  head(text: string, n: number): string;
+}
+
+const loaded = new Map<string, Tokenizer>();
+
+/** Loads the vocabulary of the GGUF file at `path` (not its weights); E_USAGE naming the file when it cannot. */
+export async function loadTokenizer(path: string): Promise<Tokenizer> {
+  const had = loaded.get(path);
+  if (had) return had;
+  // Checked here so that a wrong file is one line, not llama.cpp's log.
+  const magic = Buffer.alloc(4);
+  try {
+    const fd = openSync(path, 'r');
+    try {
+      readSync(fd, magic, 0, 4, 0);
+    } finally {
+      closeSync(fd);
+    }
+  } catch (e) {
+    throw new JoulebenchError('E_USAGE', `--tokenizer ${path}: ${firstLine(e)}`);
+  }
+  if (magic.toString('latin1') !== 'GGUF') throw new JoulebenchError('E_USAGE', `--tokenizer ${path}: not a GGUF file`);
+  const llama = await getLlamaInstance(false);
+  let model: Awaited<ReturnType<typeof llama.loadModel>>;
+  try {
+    model = await llama.loadModel({ modelPath: path, vocabOnly: true });
+  } catch (e) {
+    throw new JoulebenchError('E_USAGE', `--tokenizer ${path}: llama.cpp cannot read its vocabulary (${firstLine(e)})`);
+  }
+  const t: Tokenizer = {
+    path,
+    count: (text) => model.tokenize(text).length,
+    head: (text, n) => model.detokenize(model.tokenize(text).slice(0, n)),
+  };
+  loaded.set(path, t);
+  return t;
+}
+
+/** The tokenizer {@link loadTokenizer} loaded from `path`. */
+export function loadedTokenizer(path: string): Tokenizer {
+  const t = loaded.get(path);
+  if (!t) throw new JoulebenchError('E_USAGE', `--tokenizer ${path} is read by a load run itself, not by a queued sweep`);
+  return t;
+}
+
+/**
+ * `text` (at least `n` tokens) cut to a text of exactly `n` tokens where the tokenizer allows: a cut at a token
+ * boundary can retokenize differently, so the cut is moved by the difference a few times.
+ */
+export function cutToTokens(t: Tokenizer, text: string, n: number): { text: string; tokens: number } {
+  let cut = n;
+  let best = { text, tokens: t.count(text) };
+  for (let i = 0; i < 4 && best.tokens !== n; i++) {
+    const s = t.head(text, cut);
+    const k = t.count(s);
+    if (Math.abs(k - n) < Math.abs(best.tokens - n)) best = { text: s, tokens: k };
+    cut += n - k;
+  }
+  return best;
+}
