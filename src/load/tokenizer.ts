@@ -1,6 +1,5 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { JoulebenchError } from '../core/errors.js';
-import { firstLine, getLlamaInstance } from '../targets/llamacpp/binding.js';
 
 /** A model's tokenizer (a GGUF file's vocabulary, through llama.cpp), for sizing load prompts in its tokens. */
 export interface Tokenizer {
@@ -16,6 +15,8 @@ const loaded = new Map<string, Tokenizer>();
 export async function loadTokenizer(path: string): Promise<Tokenizer> {
   const had = loaded.get(path);
   if (had) return had;
+  // Loaded here, not at the top: a report of a load run reads this module but never a tokenizer.
+  const { firstLine, getLlamaInstance } = await import('../targets/llamacpp/binding.js');
   // Checked here so that a wrong file is one line, not llama.cpp's log.
   const magic = Buffer.alloc(4);
   try {
