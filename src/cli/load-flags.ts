@@ -35,6 +35,7 @@ export interface LoadFlags {
   outputLen?: number;
   rangeRatio?: number;
   prefixLen?: number;
+  thinkTimeMs?: number;
 }
 
 /** The most repeats `--runs` takes. */
@@ -59,6 +60,7 @@ export function addLoadFlags(cmd: Command): Command {
     .option('--output-len <n>', 'with --dataset random: output tokens asked (max_tokens, with ignore_eos)', intAtLeast(1, MAX_TOKENS))
     .option('--range-ratio <r>', 'with --dataset random: prompt lengths uniform in input-len × [1 − r, 1 + r] (vLLM\'s --random-range-ratio), r in [0, 1)', boundedNumber('range-ratio', 0, 0.999), 0)
     .option('--prefix-len <n>', 'with --dataset random: a prefix of this many tokens shared by every prompt', intAtLeast(0, MAX_DATASET_LEN), 0)
+    .option('--think-time-ms <ms>', 'load runs: multi-turn cases (MT-Bench) are conversations: each later turn is sent this long after the previous answer, after the model\'s own answers; --num-requests counts conversations', boundedNumber('think-time-ms', 0, MAX_TIMER_MS))
     .option('--cooldown-s <s>', 'rate sweeps, --find-max-rate and --runs: pause between runs, s', boundedNumber('cooldown-s', 0, MAX_TIMER_MS / 1000), 5);
 }
 
@@ -74,6 +76,7 @@ export function loadOptionsFrom(flags: LoadFlags, rate: number): Omit<LoadOption
     slo: flags.slo ?? null,
     ttft_token: flags.ttftToken,
     ...(flags.dataset ? { dataset: datasetFrom(flags) } : {}),
+    ...(flags.thinkTimeMs !== undefined ? { think_time_ms: flags.thinkTimeMs } : {}),
   };
 }
 
@@ -94,6 +97,7 @@ export function strayLoadFlag(flags: Partial<LoadFlags>): string | null {
   if (flags.numRequests !== undefined) return '--num-requests';
   if (flags.slo !== undefined) return '--slo';
   if (flags.runs !== undefined) return '--runs';
+  if (flags.thinkTimeMs !== undefined) return '--think-time-ms';
   return null;
 }
 
