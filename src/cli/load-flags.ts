@@ -66,6 +66,7 @@ export function addLoadFlags(cmd: Command): Command {
 
 /** The load options the flags ask for, or null without `--request-rate` (one rate; see {@link ratesOf}). */
 export function loadOptionsFrom(flags: LoadFlags, rate: number): Omit<LoadOptions, 'num_requests'> & { num_requests?: number } {
+  if (flags.thinkTimeMs !== undefined && flags.dataset !== undefined) throw new JoulebenchError('E_USAGE', `--think-time-ms needs multi-turn cases (a suite such as mt-bench); --dataset ${flags.dataset} prompts are single-turn`);
   return {
     request_rate: rate,
     burstiness: flags.burstiness,

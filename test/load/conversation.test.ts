@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Case, Suite } from '../../src/core/types.js';
 import { runLoad } from '../../src/load/driver.js';
@@ -7,7 +10,9 @@ import { loadBlockFromResults } from '../../src/load/rebuild.js';
 import { createModelMeter } from '../../src/meters/model.js';
 import { MemorySink } from '../../src/runner/results-file.js';
 import { OpenAITarget } from '../../src/targets/openai/target.js';
+import { cli } from '../helpers/cli.js';
 import { startLoadServer, type LoadServer } from '../helpers/load-server.js';
+import { QUESTIONS, writeMtBench } from '../judge/mt-bench-data.js';
 
 const THINK_MS = 150;
 
@@ -58,5 +63,30 @@ describe('load run with --think-time-ms: multi-turn cases are conversations', ()
     assert.deepEqual(out.report.load.conversations, { count: 3, turns_per_conversation_mean: 2, think_time_ms: THINK_MS });
     const rebuilt = loadBlockFromResults(out.header, sink.results, sink.notes);
     assert.deepEqual(rebuilt?.conversations, out.report.load.conversations);
+  });
+
+  it('the CLI asks MT-Bench as conversations under --think-time-ms and refuses it without a load run or with --dataset', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'jb-load-conv-'));
+    try {
+      const files = writeMtBench(dir);
+      const before = server.seen.length;
+      const base = ['run', '--target', 'openai', '--endpoint', server.url, '--model', 'm', '--no-history', '--idle-ms', '1', '-q'];
+      const r = await cli([...base, '--suite', 'mt-bench', '--data', files.questions, '--request-rate', 'inf', '--num-requests', '2', '--think-time-ms', '20', '-o', join(dir, 'load.json')]);
+      assert.equal(r.code, 0, r.stderr);
+      const sent = server.seen.slice(before);
+      assert.equal(sent.length, 4);
+      const second = sent.find((s) => s.prompt === QUESTIONS[0]!.turns[1])!;
+      assert.deepEqual(second.messages.map((m) => m.role), ['user', 'assistant', 'user']);
+      const report = JSON.parse(readFileSync(join(dir, 'load.json'), 'utf8')) as { load: { conversations: unknown } };
+      assert.deepEqual(report.load.conversations, { count: 2, turns_per_conversation_mean: 2, think_time_ms: 20 });
+      const closed = await cli([...base, '--suite', 'mt-bench', '--data', files.questions, '--think-time-ms', '20']);
+      assert.equal(closed.code, 2);
+      assert.match(closed.stderr, /--think-time-ms/);
+      const dataset = await cli([...base, '--request-rate', '10', '--num-requests', '2', '--dataset', 'random', '--input-len', '5', '--output-len', '5', '--think-time-ms', '20']);
+      assert.equal(dataset.code, 2);
+      assert.match(dataset.stderr, /--think-time-ms needs multi-turn cases/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
