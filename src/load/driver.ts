@@ -245,6 +245,7 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
         messages.push({ role: 'assistant', content: last.response }, { role: 'user', content: turns[k]! });
         const send = prepareTurn(i, k + 1, turns[k]!, messages.slice());
         await waitUntil(due);
+        if (stopped || o.signal?.aborted) break;
         results.push(await send(since(due), 0, performance.now()));
       }
       conversations.turns += results.length;

@@ -7,6 +7,7 @@ import type { Case, Suite } from '../../src/core/types.js';
 import { runLoad } from '../../src/load/driver.js';
 import type { LoadMeta } from '../../src/load/record.js';
 import { loadBlockFromResults } from '../../src/load/rebuild.js';
+import { renderLoadTable } from '../../src/load/table.js';
 import { createModelMeter } from '../../src/meters/model.js';
 import { MemorySink } from '../../src/runner/results-file.js';
 import { OpenAITarget } from '../../src/targets/openai/target.js';
@@ -62,7 +63,8 @@ describe('load run with --think-time-ms: multi-turn cases are conversations', ()
     assert.equal(out.report.load.serving.failed, 1);
     assert.deepEqual(out.report.load.conversations, { count: 3, turns_per_conversation_mean: 2, think_time_ms: THINK_MS });
     const rebuilt = loadBlockFromResults(out.header, sink.results, sink.notes);
-    assert.deepEqual(rebuilt?.conversations, out.report.load.conversations);
+    assert.deepEqual(rebuilt, out.report.load, 'the results file rebuilds the same load block');
+    assert.match(renderLoadTable(out.report.load), /load: 3 conversations at inf[^\n]*\n  3 conversations started, 2 turns each on average, 150 ms think time/);
   });
 
   it('the CLI asks MT-Bench as conversations under --think-time-ms and refuses it without a load run or with --dataset', async () => {
