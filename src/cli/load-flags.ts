@@ -37,6 +37,8 @@ export interface LoadFlags {
   prefixLen?: number;
   /** `--tokenizer FILE`: a GGUF file whose vocabulary sizes the dataset's prompts. */
   tokenizer?: string;
+  /** `--think-time-ms`: multi-turn cases are conversations, each later turn sent this long after the previous answer. */
+  thinkTimeMs?: number;
 }
 
 /** The most repeats `--runs` takes. */
@@ -62,11 +64,13 @@ export function addLoadFlags(cmd: Command): Command {
     .option('--range-ratio <r>', 'with --dataset random: prompt lengths uniform in input-len × [1 − r, 1 + r] (vLLM\'s --random-range-ratio), r in [0, 1)', boundedNumber('range-ratio', 0, 0.999), 0)
     .option('--prefix-len <n>', 'with --dataset random: a prefix of this many tokens shared by every prompt', intAtLeast(0, MAX_DATASET_LEN), 0)
     .option('--tokenizer <file.gguf>', 'with --dataset: count prompt and reply tokens with this GGUF model\'s tokenizer (its vocabulary only is loaded) instead of words')
+    .option('--think-time-ms <ms>', 'load runs: multi-turn cases (MT-Bench) are conversations: each later turn is sent this long after the previous answer, after the model\'s own answers; --num-requests counts conversations', boundedNumber('think-time-ms', 0, MAX_TIMER_MS))
     .option('--cooldown-s <s>', 'rate sweeps, --find-max-rate and --runs: pause between runs, s', boundedNumber('cooldown-s', 0, MAX_TIMER_MS / 1000), 5);
 }
 
 /** The load options the flags ask for, or null without `--request-rate` (one rate; see {@link ratesOf}). */
 export function loadOptionsFrom(flags: LoadFlags, rate: number): Omit<LoadOptions, 'num_requests'> & { num_requests?: number } {
+  if (flags.thinkTimeMs !== undefined && flags.dataset !== undefined) throw new JoulebenchError('E_USAGE', `--think-time-ms needs multi-turn cases (a suite such as mt-bench); --dataset ${flags.dataset} prompts are single-turn`);
   return {
     request_rate: rate,
     burstiness: flags.burstiness,
@@ -77,6 +81,7 @@ export function loadOptionsFrom(flags: LoadFlags, rate: number): Omit<LoadOption
     slo: flags.slo ?? null,
     ttft_token: flags.ttftToken,
     ...(flags.dataset ? { dataset: datasetFrom(flags) } : {}),
+    ...(flags.thinkTimeMs !== undefined ? { think_time_ms: flags.thinkTimeMs } : {}),
   };
 }
 
@@ -101,6 +106,7 @@ export function strayLoadFlag(flags: Partial<LoadFlags>): string | null {
   if (flags.numRequests !== undefined) return '--num-requests';
   if (flags.slo !== undefined) return '--slo';
   if (flags.runs !== undefined) return '--runs';
+  if (flags.thinkTimeMs !== undefined) return '--think-time-ms';
   return null;
 }
 

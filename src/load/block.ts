@@ -16,6 +16,8 @@ export interface LoadBlock {
   ttft_token: TtftToken;
   /** A synthetic workload's asked and realised lengths; absent for a suite's cases. */
   dataset?: DatasetLengths;
+  /** With `--think-time-ms`: conversations started, their mean turns sent, and the think time. */
+  conversations?: { count: number; turns_per_conversation_mean: number | null; think_time_ms: number };
   /** vLLM `bench serve` result fields (same names and definitions), plus correct goodput. */
   serving: ServingMetrics;
   scheduling: SchedulingLag;
@@ -41,6 +43,8 @@ export interface LoadMeasurements {
   run_end_ms: number;
   idle: Pick<IdleCalibration, 'status' | 'watts'>;
   floor_ms: number;
+  /** Conversations started and turns sent (`--think-time-ms`). */
+  conversations?: { count: number; turns: number };
 }
 
 /** Builds the `load` block from the records and readings. Pure. */
@@ -49,7 +53,8 @@ export function buildLoadBlock(o: LoadOptions, input: LoadColumns | readonly Loa
   const serving = servingMetrics(records, o.percentiles, o.slo);
   const scheduling = schedulingLag(records);
   const b = o.max_concurrency ?? 1;
-  const rule = steadyWindow(m.first_token_at_ms, b, o.num_requests);
+  // A conversation run's requests are its turns: the rule counts those sent.
+  const rule = steadyWindow(m.first_token_at_ms, b, o.think_time_ms !== undefined ? records.length : o.num_requests);
   const energy = steadyStateEnergy({
     window: 'reason' in rule ? null : (m.measured_window ?? null),
     window_reason: 'reason' in rule ? rule.reason : m.measured_window ? null : 'the steady-state window was not measured',
@@ -90,6 +95,7 @@ export function buildLoadBlock(o: LoadOptions, input: LoadColumns | readonly Loa
     num_requests: o.num_requests,
     ttft_token: o.ttft_token,
     ...(o.dataset ? { dataset: datasetLengths(o.dataset, records) } : {}),
+    ...(o.think_time_ms !== undefined ? { conversations: conversationsOf(m.conversations, o.think_time_ms) } : {}),
     serving,
     scheduling,
     energy,
@@ -98,4 +104,9 @@ export function buildLoadBlock(o: LoadOptions, input: LoadColumns | readonly Loa
     good_output_tokens_per_joule: goodTokens === null ? null : round(goodTokens / energy.joules!, 6),
     notes,
   };
+}
+
+function conversationsOf(c: { count: number; turns: number } | undefined, think_time_ms: number): NonNullable<LoadBlock['conversations']> {
+  const count = c?.count ?? 0;
+  return { count, turns_per_conversation_mean: count > 0 ? round(c!.turns / count, 6) : null, think_time_ms };
 }

@@ -3,7 +3,7 @@ import { Aggregator, type BenchReport } from '../core/aggregate.js';
 import type { LocalPrices } from '../core/usd-parts.js';
 import type { IdleCalibration } from '../core/energy.js';
 import { JoulebenchError } from '../core/errors.js';
-import type { Answer, AnswerRequest, CaseResult, Phase, ResultsHeader, Suite, Target } from '../core/types.js';
+import type { Answer, AnswerRequest, Case, CaseResult, ChatMessage, Phase, ResultsHeader, Suite, Target } from '../core/types.js';
 import { calibrateIdle, DEFAULT_IDLE_MS } from '../meters/idle.js';
 import type { EnergyReading, Meter, MeterWindow } from '../meters/meter.js';
 import { caseResult, checkCount, configDigest, NO_FAILURE, toSuiteWindow, type RunProgress } from '../runner/run.js';
@@ -83,7 +83,15 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
     ...(o.prices ? { prices: o.prices } : {}),
   };
   sink.header(header);
-  const total = warmup * n + load.num_requests;
+  // With --think-time-ms a multi-turn case is a conversation: arrival i sends its turns one after another,
+  // request number i·K + turn (K = the most turns of any case), each turn a request of its own.
+  const think = load.think_time_ms;
+  const turnsOf = (c: Case): number => (think !== undefined && target.conversational === true && c.turns !== undefined && c.turns.length > 1 ? c.turns.length : 1);
+  const K = suite.cases.reduce((k, c) => Math.max(k, turnsOf(c)), 1);
+  let plannedRequests = 0;
+  for (let i = 0; i < load.num_requests; i++) plannedRequests += turnsOf(suite.cases[i % n]!);
+  const conversations = { count: 0, turns: 0 };
+  const total = warmup * n + plannedRequests;
   let done = 0;
   const settle = (r: CaseResult, phase: Phase): CaseResult => {
     const c = suite.cases[r.index]!;
@@ -120,17 +128,17 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
   const records = new LoadColumns();
   // Aggregated in request order, so the report does not depend on which request finished first.
   const agg = new Aggregator({ concurrency: header.concurrency ?? 1 });
-  const waiting = new Map<number, CaseResult>();
+  const waiting = new Map<number, CaseResult[]>();
   let nextToAggregate = 0;
-  const aggregateInOrder = (i: number, r: CaseResult): void => {
+  const aggregateInOrder = (i: number, rs: CaseResult[]): void => {
     if (i !== nextToAggregate) {
-      waiting.set(i, r);
+      waiting.set(i, rs);
       return;
     }
-    agg.add(r);
+    for (const r of rs) agg.add(r);
     for (let next = waiting.get(++nextToAggregate); next !== undefined; next = waiting.get(++nextToAggregate)) {
       waiting.delete(nextToAggregate);
-      agg.add(next);
+      for (const r of next) agg.add(r);
     }
   };
   const firstTokens: number[] = [];
@@ -150,14 +158,14 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
     const k = firstTokens.length;
     if (!opens) return;
     if (k === b && st.start === null) st.start = { at_ms: since(at), window: meter.start() };
-    if (k === load.num_requests - b && st.start !== null && st.stop === null) {
+    if (k === plannedRequests - b && st.start !== null && st.stop === null) {
       const end_ms = since(at);
       st.stop = st.start.window.then(async (w) => ({ reading: await w.stop(), end_ms }));
     }
   };
 
-  /** Prepares request `i` ahead of its planned send time; the returned function sends it and records the result. */
-  const prepare = (i: number): ((planned_at: number, queue_ms: number, sent_at: number) => Promise<void>) => {
+  /** Prepares one request ahead of its send time; the returned function sends it and records its result. */
+  const prepareTurn = (i: number, turn: number | null, prompt: string, messages: ChatMessage[] | undefined): ((planned_at: number, queue_ms: number, sent_at: number) => Promise<CaseResult>) => {
     const index = i % n;
     const c = suite.cases[index]!;
     const times: number[] = [];
@@ -178,7 +186,8 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
         onFirstToken(now);
       }
     };
-    const req: AnswerRequest = { ...request(prompts[index]!, c, o.signal), onChunk };
+    const req: AnswerRequest = { ...request(prompt, c, o.signal), onChunk };
+    if (messages) req.messages = messages;
     const call = target.prepare ? target.prepare(req) : () => target.answer(req);
     return async (planned_at, queue_ms, sent_at) => {
       let answer: Answer | null = null;
@@ -192,7 +201,8 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
       const r = caseResult(c, index, 'scored', Math.floor(i / n), answer, failure, end - sent_at, null, false);
       const rel = (t: number | null): number | null => (t === null ? null : r3(t - sent_at));
       const meta: LoadMeta = {
-        request: i,
+        request: i * K + (turn ?? 1) - 1,
+        ...(turn !== null ? { turn } : {}),
         planned_at_ms: r3(planned_at),
         sent_at_ms: r3(since(sent_at)),
         queue_ms: r3(queue_ms),
@@ -207,8 +217,40 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
       };
       r.meta = { ...(r.meta ?? {}), load: meta };
       const settled = settle(r, 'scored');
-      records.add(loadRecordOf(settled, meta, load.ttft_token), i);
-      aggregateInOrder(i, settled);
+      records.add(loadRecordOf(settled, meta, load.ttft_token), meta.request);
+      return settled;
+    };
+  };
+
+  /**
+   * Prepares arrival `i`: one request, or a conversation whose first turn leaves on the schedule and each
+   * later turn `think` ms after the previous answer ended, after the messages so far (the model's own
+   * answers). A failed turn ends the conversation. The conversation holds its slot until it ends.
+   */
+  const prepare = (i: number): ((planned_at: number, queue_ms: number, sent_at: number) => Promise<void>) => {
+    const c = suite.cases[i % n]!;
+    const turns = turnsOf(c) > 1 ? c.turns! : null;
+    if (turns === null) {
+      const send = prepareTurn(i, null, prompts[i % n]!, undefined);
+      return async (p, q, s) => aggregateInOrder(i, [await send(p, q, s)]);
+    }
+    const messages: ChatMessage[] = [{ role: 'user', content: turns[0]! }];
+    const first = prepareTurn(i, 1, turns[0]!, messages.slice());
+    return async (planned_at, queue_ms, sent_at) => {
+      conversations.count++;
+      const results = [await first(planned_at, queue_ms, sent_at)];
+      for (let k = 1; k < turns.length; k++) {
+        const last = results[results.length - 1]!;
+        if (last.error !== null || last.response === null || stopped || o.signal?.aborted) break;
+        const due = performance.now() + think!;
+        messages.push({ role: 'assistant', content: last.response }, { role: 'user', content: turns[k]! });
+        const send = prepareTurn(i, k + 1, turns[k]!, messages.slice());
+        await waitUntil(due);
+        if (stopped || o.signal?.aborted) break;
+        results.push(await send(since(due), 0, performance.now()));
+      }
+      conversations.turns += results.length;
+      aggregateInOrder(i, results);
     };
   };
 
@@ -289,7 +331,7 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
     steady: steady && steadyAt !== null ? { ...windowOf(steady.reading), start_ms: r3(steadyAt), end_ms: r3(steady.end_ms) } : null,
     idle: { status: idle.status, watts: idle.watts },
   });
-  sink.note?.({ record: 'end', scored: load.num_requests });
+  sink.note?.({ record: 'end', scored: done - warmup * n });
   sink.flush?.();
 
   const base = agg.report({
@@ -311,6 +353,7 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
     run_end_ms,
     idle,
     floor_ms: meter.floor_ms,
+    ...(think !== undefined ? { conversations } : {}),
   });
   return { report: { ...base, load: block }, header, idle, run: runReading };
 }

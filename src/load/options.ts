@@ -21,6 +21,8 @@ export interface LoadOptions {
   ttft_token: TtftToken;
   /** A synthetic workload (`--dataset random`) instead of the suite's cases. */
   dataset?: LoadDataset;
+  /** Multi-turn cases are conversations: each later turn leaves this long after the previous answer ends. */
+  think_time_ms?: number;
 }
 
 export const DEFAULT_PERCENTILES = [90, 95, 99];
@@ -46,6 +48,7 @@ export function checkLoadHeader(load: unknown, bad: (key: string, want: string) 
   if (l.seed !== undefined && !whole(l.seed, 0)) bad('load.seed', 'a whole number >= 0');
   if (l.max_concurrency !== undefined && l.max_concurrency !== null && !whole(l.max_concurrency, 1)) bad('load.max_concurrency', 'null or a whole number >= 1');
   if (l.ttft_token !== undefined && l.ttft_token !== 'content' && l.ttft_token !== 'any') bad('load.ttft_token', '"content" or "any"');
+  if (l.think_time_ms !== undefined && !(typeof l.think_time_ms === 'number' && Number.isFinite(l.think_time_ms) && l.think_time_ms >= 0)) bad('load.think_time_ms', 'a number of ms >= 0');
   if (l.dataset !== undefined) {
     const d = l.dataset as Record<string, unknown>;
     if (typeof d !== 'object' || d === null || (d.kind !== 'random' && d.kind !== 'sharegpt')) bad('load.dataset', 'an object with kind "random" or "sharegpt"');

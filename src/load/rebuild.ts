@@ -23,6 +23,7 @@ type LoadEnergyLine = {
 export class LoadBlockRebuild {
   private readonly columns = new LoadColumns();
   private readonly opts: LoadOptions;
+  private readonly conversations = { count: 0, turns: 0 };
 
   private constructor(
     header: LoadHeader & { load: NonNullable<LoadHeader['load']> },
@@ -43,6 +44,10 @@ export class LoadBlockRebuild {
     const m = r.meta?.load;
     if (m === undefined) throw new JoulebenchError('E_RESULTS', `${this.path}: scored pass ${r.pass} case ${r.index} has no meta.load, which every request of a load run carries`);
     checkLoadMeta(m, this.path);
+    if (m.turn !== undefined) {
+      if (m.turn === 1) this.conversations.count++;
+      this.conversations.turns++;
+    }
     this.columns.add(loadRecordOf(r as CaseResult, m, this.opts.ttft_token), m.request);
   }
 
@@ -70,6 +75,7 @@ export class LoadBlockRebuild {
       run_end_ms: energy?.run_end_ms ?? end_ms,
       idle: energy?.idle ?? { status: 'skipped', watts: null },
       floor_ms: 0,
+      ...(this.opts.think_time_ms !== undefined ? { conversations: this.conversations } : {}),
     });
   }
 }
@@ -95,6 +101,7 @@ function checkLoadMeta(m: unknown, path: string): asserts m is LoadMeta {
   if (typeof m !== 'object' || m === null || Array.isArray(m)) bad('', 'is not an object');
   const o = m as Record<string, unknown>;
   if (!Number.isSafeInteger(o.request) || (o.request as number) < 0) bad('request', 'is not a whole number ≥ 0');
+  if (o.turn !== undefined && (!Number.isSafeInteger(o.turn) || (o.turn as number) < 1)) bad('turn', 'is not a whole number ≥ 1');
   for (const k of TIMES) if (!isFiniteNumber(o[k])) bad(k, 'is not a finite number');
   for (const k of NULLABLE_TIMES) if (o[k] !== null && !isFiniteNumber(o[k])) bad(k, 'is neither null nor a finite number');
   for (const k of COUNTS) if (!Number.isSafeInteger(o[k]) || (o[k] as number) < 0) bad(k, 'is not a whole number ≥ 0');

@@ -7,6 +7,8 @@ import type { LoadOptions } from './options.js';
 /** What each request of the schedule recorded, in the results file's `meta.load`. */
 export interface LoadMeta {
   request: number;
+  /** The turn of its conversation, from 1 (`--think-time-ms`); absent for a single request. */
+  turn?: number;
   planned_at_ms: number;
   sent_at_ms: number;
   queue_ms: number;

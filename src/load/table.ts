@@ -14,8 +14,10 @@ export function renderLoadTable(b: LoadBlock): string {
     .filter((p): p is string => p !== undefined);
   const lines: string[] = [];
   lines.push(
-    `load: ${b.num_requests} requests at ${b.request_rate === 'inf' ? 'inf' : `${b.request_rate}/s`} (burstiness ${b.burstiness}, seed ${b.seed}, max concurrency ${b.max_concurrency ?? 'unbounded'})`,
+    `load: ${b.num_requests} ${b.conversations ? 'conversations' : 'requests'} at ${b.request_rate === 'inf' ? 'inf' : `${b.request_rate}/s`} (burstiness ${b.burstiness}, seed ${b.seed}, max concurrency ${b.max_concurrency ?? 'unbounded'})`,
   );
+  const c = b.conversations;
+  if (c) lines.push(`  ${c.count} conversations started, ${fmt(c.turns_per_conversation_mean)} turns each on average, ${c.think_time_ms} ms think time between turns`);
   lines.push(
     `  completed ${s.completed}, failed ${s.failed}, duration ${fmt(s.duration)} s; throughput ${fmt(s.request_throughput)} req/s, ${fmt(s.output_throughput)} output tok/s (tokens from ${s.output_tokens_from})`,
   );

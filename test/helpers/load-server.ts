@@ -23,6 +23,8 @@ export interface StreamPlan {
    * keeps its spacing; `ready` not settled within 10 s sends it anyway (the test then fails, never hangs).
    */
   contentAfter?: { ready: Promise<unknown>; gap_ms: number };
+  /** Answer with this HTTP error status instead of a stream. */
+  status?: number;
 }
 
 export interface LoadServer {
@@ -32,7 +34,7 @@ export interface LoadServer {
    * written (`performance.now()`, the same clock as an in-process client): the ground truth a
    * client's timings are checked against on a machine whose timers run late.
    */
-  seen: { prompt: string; at_ms: number; writes: { kind: 'content' | 'reasoning'; at_ms: number }[] }[];
+  seen: { prompt: string; messages: { role: string; content: string }[]; at_ms: number; writes: { kind: 'content' | 'reasoning'; at_ms: number }[] }[];
   close(): Promise<void>;
 }
 
@@ -48,11 +50,12 @@ export async function startLoadServer(plan: (prompt: string) => StreamPlan): Pro
     req.setEncoding('utf8');
     req.on('data', (d: string) => (raw += d));
     req.on('end', () => {
-      const body = JSON.parse(raw) as { messages: { content: string }[]; model: string };
+      const body = JSON.parse(raw) as { messages: { role: string; content: string }[]; model: string };
       const prompt = body.messages.at(-1)?.content ?? '';
       const writes: LoadServer['seen'][number]['writes'] = [];
-      seen.push({ prompt, at_ms: t0, writes });
+      seen.push({ prompt, messages: body.messages, at_ms: t0, writes });
       const p = plan(prompt);
+      if (p.status !== undefined) return void res.writeHead(p.status, { 'content-type': 'application/json' }).end('{"error":{"message":"refused"}}');
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       res.write(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { role: 'assistant', content: '' } }] })}\n\n`);
       const events: { at: number; data: string; kind?: 'content' | 'reasoning' }[] = [];
