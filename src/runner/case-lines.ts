@@ -12,9 +12,13 @@ export class CaseLines {
   private sparse: Map<string, number> | null = null;
   private allSparse = false;
 
-  /** Records that key (rank 0 warmup, 1 scored) is on `line`; the line it was first on when it was seen before, else 0. */
-  add(rank: 0 | 1, pass: number, index: number, line: number): number {
+  /**
+   * Records that key (rank 0 warmup, 1 scored; `turn` > 1: a later turn of a load run's conversation) is on `line`;
+   * the line it was first on when it was seen before, else 0.
+   */
+  add(rank: 0 | 1, pass: number, index: number, line: number, turn = 1): number {
     this.lines++;
+    if (turn > 1) return this.addSparse(rank, pass, `${index} ${turn}`, line);
     if (this.allSparse || !(index >= 0 && index < MAX_DENSE_INDEX)) return this.addSparse(rank, pass, index, line);
     const passes = this.dense[rank];
     let set = passes.get(pass);
@@ -35,7 +39,7 @@ export class CaseLines {
     return first;
   }
 
-  private addSparse(rank: number, pass: number, index: number, line: number): number {
+  private addSparse(rank: number, pass: number, index: number | string, line: number): number {
     const sparse = (this.sparse ??= new Map());
     const key = `${rank} ${pass} ${index}`;
     const first = sparse.get(key);

@@ -271,11 +271,14 @@ export class ResultsLineParser {
       }
       checkCaseLine(r as unknown as Record<string, unknown>, path, n);
       if (!withinRun(r, this.limits)) throw new JoulebenchError('E_RESULTS', outsideRunReason(path, n, r, this.limits));
-      const first = this.keys.add(phaseRank(r.phase), r.pass, r.index, n);
+      // A load run's conversation writes a line a turn, each with the case's pass and index.
+      const t = (r.meta?.load as { turn?: unknown } | undefined)?.turn;
+      const turn = typeof t === 'number' && Number.isInteger(t) && t > 1 ? t : 1;
+      const first = this.keys.add(phaseRank(r.phase), r.pass, r.index, n, turn);
       if (first !== 0) {
         throw new JoulebenchError(
           'E_RESULTS',
-          `${path}:${first} and ${path}:${n}: two case lines for ${r.phase} pass ${r.pass} index ${r.index}; joulebench writes each case once (files joined or edited?): keep one of them`,
+          `${path}:${first} and ${path}:${n}: two case lines for ${r.phase} pass ${r.pass} index ${r.index}${turn > 1 ? ` turn ${turn}` : ''}; joulebench writes each case once (files joined or edited?): keep one of them`,
         );
       }
       this.on.case(r);

@@ -9,7 +9,7 @@ import type { LoadMeta } from '../../src/load/record.js';
 import { loadBlockFromResults } from '../../src/load/rebuild.js';
 import { renderLoadTable } from '../../src/load/table.js';
 import { createModelMeter } from '../../src/meters/model.js';
-import { MemorySink } from '../../src/runner/results-file.js';
+import { MemorySink, readResultsFile } from '../../src/runner/results-file.js';
 import { OpenAITarget } from '../../src/targets/openai/target.js';
 import { cli } from '../helpers/cli.js';
 import { startLoadServer, type LoadServer } from '../helpers/load-server.js';
@@ -81,6 +81,9 @@ describe('load run with --think-time-ms: multi-turn cases are conversations', ()
       assert.deepEqual(second.messages.map((m) => m.role), ['user', 'assistant', 'user']);
       const report = JSON.parse(readFileSync(join(dir, 'load.json'), 'utf8')) as { load: { conversations: unknown } };
       assert.deepEqual(report.load.conversations, { count: 2, turns_per_conversation_mean: 2, think_time_ms: 20 });
+      // The results file, a line a turn, reads back and rebuilds the same block.
+      const file = readResultsFile(join(dir, 'load.results.jsonl'));
+      assert.deepEqual(loadBlockFromResults(file.header!, file.results, file.other), report.load);
       const closed = await cli([...base, '--suite', 'mt-bench', '--data', files.questions, '--think-time-ms', '20']);
       assert.equal(closed.code, 2);
       assert.match(closed.stderr, /--think-time-ms/);

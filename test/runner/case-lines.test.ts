@@ -33,6 +33,15 @@ test('CaseLines: the same index in another pass or phase is not a repeat', () =>
   assert.equal(seen.add(1, 0, 5, 9), 2);
 });
 
+test('CaseLines: later turns of a conversation are keys of their own, each still caught when repeated', () => {
+  const seen = new CaseLines();
+  assert.equal(seen.add(1, 0, 5, 2), 0);
+  assert.equal(seen.add(1, 0, 5, 3, 2), 0);
+  assert.equal(seen.add(1, 0, 5, 4, 3), 0);
+  assert.equal(seen.add(1, 0, 5, 8, 2), 3);
+  assert.equal(seen.add(1, 0, 5, 9, 1), 2);
+});
+
 test('CaseLines on a hostile file: a huge index in a new pass each line stays small and exact', () => {
   const seen = new CaseLines();
   const t0 = process.hrtime.bigint();
