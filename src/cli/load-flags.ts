@@ -58,19 +58,19 @@ export function addLoadFlags(cmd: Command): Command {
     .option('--find-max-rate', 'load runs: search (doubling, then bisection) for the highest request rate whose goodput share meets --goodput-target under --slo; --request-rate is the first rate (default 1)')
     .option('--goodput-target <f>', 'with --find-max-rate: the share of requests that must meet every SLO', boundedNumber('goodput-target', Number.MIN_VALUE, 1), 0.9)
     .option('--max-request-rate <r>', 'with --find-max-rate: the highest rate tried, requests/s', positiveNumber('max-request-rate'))
-    .addOption(new Option('--dataset <kind>', 'load runs: a workload instead of the suite, one prompt per request (--num-requests): random (--input-len word prompts asking --output-len tokens with ignore_eos) or sharegpt (--data FILE: first turns, asking the reply\'s length)').choices(['random', 'sharegpt']))
+    .addOption(new Option('--dataset <kind>', 'load runs: a workload instead of the suite, one prompt per request (--num-requests): random (--input-len word prompts asking --output-len tokens with ignore_eos) or sharegpt (--data FILE: first turns, asking the reply\'s length; with --think-time-ms, whole conversations)').choices(['random', 'sharegpt']))
     .option('--input-len <n>', 'with --dataset random: prompt length, tokens (one word ≈ one token)', intAtLeast(1, MAX_DATASET_LEN))
     .option('--output-len <n>', 'with --dataset random: output tokens asked (max_tokens, with ignore_eos)', intAtLeast(1, MAX_TOKENS))
     .option('--range-ratio <r>', 'with --dataset random: prompt lengths uniform in input-len × [1 − r, 1 + r] (vLLM\'s --random-range-ratio), r in [0, 1)', boundedNumber('range-ratio', 0, 0.999), 0)
     .option('--prefix-len <n>', 'with --dataset random: a prefix of this many tokens shared by every prompt', intAtLeast(0, MAX_DATASET_LEN), 0)
     .option('--tokenizer <file.gguf>', 'with --dataset: count prompt and reply tokens with this GGUF model\'s tokenizer (its vocabulary only is loaded) instead of words')
-    .option('--think-time-ms <ms>', 'load runs: multi-turn cases (MT-Bench) are conversations: each later turn is sent this long after the previous answer, after the model\'s own answers; --num-requests counts conversations', boundedNumber('think-time-ms', 0, MAX_TIMER_MS))
+    .option('--think-time-ms <ms>', 'load runs: multi-turn cases (MT-Bench, --dataset sharegpt) are conversations: each later turn is sent this long after the previous answer, after the model\'s own answers; --num-requests counts conversations', boundedNumber('think-time-ms', 0, MAX_TIMER_MS))
     .option('--cooldown-s <s>', 'rate sweeps, --find-max-rate and --runs: pause between runs, s', boundedNumber('cooldown-s', 0, MAX_TIMER_MS / 1000), 5);
 }
 
 /** The load options the flags ask for, or null without `--request-rate` (one rate; see {@link ratesOf}). */
 export function loadOptionsFrom(flags: LoadFlags, rate: number): Omit<LoadOptions, 'num_requests'> & { num_requests?: number } {
-  if (flags.thinkTimeMs !== undefined && flags.dataset !== undefined) throw new JoulebenchError('E_USAGE', `--think-time-ms needs multi-turn cases (a suite such as mt-bench); --dataset ${flags.dataset} prompts are single-turn`);
+  if (flags.thinkTimeMs !== undefined && flags.dataset === 'random') throw new JoulebenchError('E_USAGE', '--think-time-ms needs multi-turn cases (--dataset sharegpt, or a suite such as mt-bench); --dataset random prompts are single-turn, with no replies to size later turns by');
   return {
     request_rate: rate,
     burstiness: flags.burstiness,

@@ -55,6 +55,8 @@ export interface Case {
   scorer?: ScorerName;
   /** Output tokens asked for this case (a load dataset's per-request length); else the target's own. */
   max_tokens?: number;
+  /** Output tokens asked of each turn, in a load run's conversation (a ShareGPT conversation's reply lengths). */
+  turn_max_tokens?: number[];
   /** The prompt's tokens by a load dataset's tokenizer (the server's chat template not included). */
   prompt_tokens?: number;
 }

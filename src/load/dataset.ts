@@ -28,8 +28,9 @@ export interface RandomDataset {
  * ShareGPT conversations (`--dataset sharegpt --data FILE`), as vLLM reads them: of each conversation with two
  * turns or more, the first turn is the prompt and the second's length is the output asked (`max_tokens`, with
  * `ignore_eos`); pairs under 4 tokens either side, prompts over 1024 or both over 2048 are left out; the rest
- * shuffled by the seed. Lengths are counted by `tokenizer` when given (`prompt_lengths: tokenizer`), else in
- * words (`prompt_lengths: approx-words`).
+ * shuffled by the seed. With `--think-time-ms`, a conversation's pairs in turn (see {@link sharegptSuite}).
+ * Lengths are counted by `tokenizer` when given (`prompt_lengths: tokenizer`), else in words
+ * (`prompt_lengths: approx-words`).
  */
 export interface ShareGptDataset {
   kind: 'sharegpt';
@@ -93,8 +94,12 @@ export function randomSuite(d: RandomDataset, n: number, seed: number, tok?: Tok
   };
 }
 
-/** A ShareGPT file's usable conversations, shuffled by `seed`, at most `n`; E_SUITE naming the file when none. */
-export function sharegptSuite(d: ShareGptDataset, n: number, seed: number, tok?: Tokenizer): Suite {
+/**
+ * A ShareGPT file's usable conversations, shuffled by `seed`, at most `n`; E_SUITE naming the file when none.
+ * `multiTurn` (`--think-time-ms`): each conversation's pairs (turns 1–2, 3–4, …) while every pair passes the
+ * filter, the request's whole context (earlier pairs + this one) within 2048: a case of one turn or more.
+ */
+export function sharegptSuite(d: ShareGptDataset, n: number, seed: number, tok?: Tokenizer, multiTurn = false): Suite {
   let rows: unknown;
   try {
     rows = JSON.parse(readFileSync(d.path, 'utf8'));
@@ -103,16 +108,21 @@ export function sharegptSuite(d: ShareGptDataset, n: number, seed: number, tok?:
   }
   if (!Array.isArray(rows)) throw new JoulebenchError('E_SUITE', `sharegpt ${d.path}: expected a JSON list of {conversations: [{from, value}, …]}`);
   const count = tok ? tok.count : wordCount;
-  const usable: { prompt: string; inLen: number; out: number; i: number }[] = [];
+  const usable: { pairs: { prompt: string; inLen: number; out: number }[]; i: number }[] = [];
   for (const [i, row] of rows.entries()) {
     const turns = (row as { conversations?: unknown } | null)?.conversations;
-    if (!Array.isArray(turns) || turns.length < 2) continue;
-    const [a, b] = turns as { value?: unknown }[];
-    if (typeof a?.value !== 'string' || typeof b?.value !== 'string') continue;
-    const inLen = count(a.value);
-    const out = count(b.value);
-    if (inLen < 4 || out < 4 || inLen > 1024 || inLen + out > 2048) continue;
-    usable.push({ prompt: a.value, inLen, out, i });
+    if (!Array.isArray(turns)) continue;
+    const pairs: { prompt: string; inLen: number; out: number }[] = [];
+    for (let k = 0, context = 0; k + 1 < turns.length && (multiTurn || k === 0); k += 2) {
+      const [a, b] = [turns[k], turns[k + 1]] as ({ value?: unknown } | null)[];
+      if (typeof a?.value !== 'string' || typeof b?.value !== 'string') break;
+      const inLen = count(a.value);
+      const out = count(b.value);
+      context += inLen + out;
+      if (inLen < 4 || out < 4 || inLen > 1024 || context > 2048) break;
+      pairs.push({ prompt: a.value, inLen, out });
+    }
+    if (pairs.length > 0) usable.push({ pairs, i });
   }
   if (usable.length === 0) throw new JoulebenchError('E_SUITE', `sharegpt ${d.path}: no conversation with a prompt and a reply of 4 to 1024 ${tok ? 'tokens' : 'words'} (2048 together)`);
   const rng = seededRng(seed);
@@ -120,18 +130,22 @@ export function sharegptSuite(d: ShareGptDataset, n: number, seed: number, tok?:
     const j = Math.floor(rng.uniform() * (i + 1));
     [usable[i], usable[j]] = [usable[j]!, usable[i]!];
   }
-  const cases = usable.slice(0, n).map((u): Case => ({ id: `sharegpt-${u.i}`, prompt: u.prompt, expected: null, dataset: 'sharegpt', weight: 1, tags: [], max_tokens: u.out, ...(tok ? { prompt_tokens: u.inLen } : {}) }));
-  return { name: 'sharegpt', version: `s${seed}-n${cases.length}`, scorer: 'exact', cases, source: d.path };
+  const cases = usable.slice(0, n).map(({ pairs, i }): Case => {
+    const [p] = pairs as [(typeof pairs)[number]];
+    const base = { id: `sharegpt-${i}`, expected: null, dataset: 'sharegpt', weight: 1, tags: [], max_tokens: p.out, ...(tok ? { prompt_tokens: p.inLen } : {}) };
+    return multiTurn ? { ...base, turns: pairs.map((q) => q.prompt), turn_max_tokens: pairs.map((q) => q.out) } : { ...base, prompt: p.prompt };
+  });
+  return { name: 'sharegpt', version: `s${seed}-n${cases.length}${multiTurn ? '-turns' : ''}`, scorer: 'exact', cases, source: d.path };
 }
 
 function wordCount(s: string): number {
   return s.split(/\s+/).filter((w) => w !== '').length;
 }
 
-/** The suite a dataset generates for `n` requests (its tokenizer, if any, loaded by {@link loadTokenizer} first). */
-export function datasetSuite(d: LoadDataset, n: number, seed: number): Suite {
+/** The suite a dataset generates for `n` requests or conversations (its tokenizer, if any, loaded by {@link loadTokenizer} first). */
+export function datasetSuite(d: LoadDataset, n: number, seed: number, multiTurn = false): Suite {
   const tok = d.tokenizer !== undefined ? loadedTokenizer(d.tokenizer) : undefined;
-  return d.kind === 'random' ? randomSuite(d, n, seed, tok) : sharegptSuite(d, n, seed, tok);
+  return d.kind === 'random' ? randomSuite(d, n, seed, tok) : sharegptSuite(d, n, seed, tok, multiTurn);
 }
 
 /** Realised input and output lengths over the completed requests. Pure. */

@@ -16,6 +16,7 @@ import { LoadColumns } from './columns.js';
 import { loadRecordOf, type LoadMeta } from './record.js';
 import { rateLabel, type LoadOptions } from './options.js';
 import { planSchedule } from './schedule.js';
+import { loadedTokenizer } from './tokenizer.js';
 import type { WindowReading } from './steady.js';
 
 export { loadRecordOf, type LoadMeta };
@@ -86,7 +87,9 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
   // With --think-time-ms a multi-turn case is a conversation: arrival i sends its turns one after another,
   // request number i·K + turn (K = the most turns of any case), each turn a request of its own.
   const think = load.think_time_ms;
-  const turnsOf = (c: Case): number => (think !== undefined && target.conversational === true && c.turns !== undefined && c.turns.length > 1 ? c.turns.length : 1);
+  // A dataset conversation (turn_max_tokens) is one even with a single turn.
+  const talks = (c: Case): boolean => think !== undefined && target.conversational === true && c.turns !== undefined && (c.turns.length > 1 || c.turn_max_tokens !== undefined);
+  const turnsOf = (c: Case): number => (talks(c) ? c.turns!.length : 1);
   const K = suite.cases.reduce((k, c) => Math.max(k, turnsOf(c)), 1);
   let plannedRequests = 0;
   for (let i = 0; i < load.num_requests; i++) plannedRequests += turnsOf(suite.cases[i % n]!);
@@ -164,10 +167,18 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
     }
   };
 
+  // A dataset conversation's turn asks its own reply's length; by the tokenizer, its input is the messages' text.
+  const tok = think !== undefined && load.dataset?.tokenizer !== undefined ? loadedTokenizer(load.dataset.tokenizer) : undefined;
+  const turnCase = (c: Case, turn: number | null, messages: ChatMessage[] | undefined): Case => {
+    const max_tokens = turn === null ? undefined : c.turn_max_tokens?.[turn - 1];
+    if (max_tokens === undefined) return c;
+    return { ...c, max_tokens, ...(tok && messages ? { prompt_tokens: messages.reduce((s, m) => s + tok.count(m.content), 0) } : {}) };
+  };
+
   /** Prepares one request ahead of its send time; the returned function sends it and records its result. */
   const prepareTurn = (i: number, turn: number | null, prompt: string, messages: ChatMessage[] | undefined): ((planned_at: number, queue_ms: number, sent_at: number) => Promise<CaseResult>) => {
     const index = i % n;
-    const c = suite.cases[index]!;
+    const c = turnCase(suite.cases[index]!, turn, messages);
     const times: number[] = [];
     let first: number | null = null;
     let firstContent: number | null = null;
@@ -229,7 +240,7 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
    */
   const prepare = (i: number): ((planned_at: number, queue_ms: number, sent_at: number) => Promise<void>) => {
     const c = suite.cases[i % n]!;
-    const turns = turnsOf(c) > 1 ? c.turns! : null;
+    const turns = talks(c) ? c.turns! : null;
     if (turns === null) {
       const send = prepareTurn(i, null, prompts[i % n]!, undefined);
       return async (p, q, s) => aggregateInOrder(i, [await send(p, q, s)]);

@@ -331,7 +331,7 @@ function sessionSuite(spec: SessionSpec, cfg: LoadedConfig | null): Suite | Stre
   const dataset = spec.load?.dataset;
   if (dataset) {
     if (spec.load?.num_requests === undefined) throw new JoulebenchError('E_USAGE', '--dataset needs --num-requests (one prompt per request)');
-    return datasetSuite(dataset, spec.load.num_requests, spec.load.seed);
+    return datasetSuite(dataset, spec.load.num_requests, spec.load.seed, spec.load.think_time_ms !== undefined);
   }
   const selection = { ...(spec.filter !== undefined ? { filter: spec.filter } : {}), ...(spec.limit !== undefined ? { limit: spec.limit } : {}) };
   // A JSONL suite file and MMLU data stream (checked and digested first, then read once per pass), except for a load

@@ -89,7 +89,7 @@ describe('load run with --think-time-ms: multi-turn cases are conversations', ()
       assert.match(closed.stderr, /--think-time-ms/);
       const dataset = await cli([...base, '--request-rate', '10', '--num-requests', '2', '--dataset', 'random', '--input-len', '5', '--output-len', '5', '--think-time-ms', '20']);
       assert.equal(dataset.code, 2);
-      assert.match(dataset.stderr, /--think-time-ms needs multi-turn cases/);
+      assert.match(dataset.stderr, /--think-time-ms needs multi-turn cases \(--dataset sharegpt, or a suite such as mt-bench\); --dataset random prompts are single-turn/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

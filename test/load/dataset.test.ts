@@ -55,6 +55,41 @@ describe('random dataset: vLLM bench serve\'s random prompts, sized in words', (
   });
 });
 
+describe('ShareGPT conversations (multiTurn, --think-time-ms)', () => {
+  it('keeps each conversation\'s pairs while each passes the filter and the context stays within 2048', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'jb-sharegpt-mt-'));
+    try {
+      const path = join(dir, 'sg.json');
+      const w = (k: number, x = 'w') => Array.from({ length: k }, () => x).join(' ');
+      const conv = (id: string, ...turns: string[]) => ({ id, conversations: turns.map((value, k) => ({ from: k % 2 === 0 ? 'human' : 'gpt', value })) });
+      writeFileSync(path, JSON.stringify([
+        conv('three', w(4, 'a'), w(5), w(6, 'b'), w(7), w(8, 'c'), w(9), 'an unanswered last turn'),
+        conv('short-reply', w(4, 'd'), w(5), w(6, 'e'), 'ok', w(8, 'f'), w(9)),
+        conv('context', w(4, 'g'), w(1000), w(4, 'h'), w(1000), w(4, 'i'), w(100)),
+        conv('one-pair', w(5, 'j'), w(5)),
+        conv('bad-first', 'hi', w(5), w(6, 'k'), w(7)),
+      ]));
+      const d = { kind: 'sharegpt' as const, path, prompt_lengths: 'approx-words' as const };
+      const s = sharegptSuite(d, 10, 1, undefined, true);
+      const byId = new Map(s.cases.map((c) => [c.id, c]));
+      assert.deepEqual([...byId.keys()].sort(), ['sharegpt-0', 'sharegpt-1', 'sharegpt-2', 'sharegpt-3']);
+      assert.deepEqual(byId.get('sharegpt-0')!.turns, [w(4, 'a'), w(6, 'b'), w(8, 'c')]);
+      assert.deepEqual(byId.get('sharegpt-0')!.turn_max_tokens, [5, 7, 9]);
+      // A turn whose reply is too short ends the conversation there.
+      assert.deepEqual([byId.get('sharegpt-1')!.turns, byId.get('sharegpt-1')!.turn_max_tokens], [[w(4, 'd')], [5]]);
+      // The third turn's request would hold 2008 + 104 words: cut before it.
+      assert.deepEqual([byId.get('sharegpt-2')!.turns, byId.get('sharegpt-2')!.turn_max_tokens], [[w(4, 'g'), w(4, 'h')], [1000, 1000]]);
+      // A conversation of one pair is a conversation of one turn.
+      assert.deepEqual([byId.get('sharegpt-3')!.turns, byId.get('sharegpt-3')!.turn_max_tokens], [[w(5, 'j')], [5]]);
+      assert.match(s.version, /-turns$/);
+      // Without multiTurn, the same file gives the first pairs as single requests.
+      assert.ok(sharegptSuite(d, 10, 1).cases.every((c) => c.turns === undefined && c.prompt !== undefined));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('random dataset with a tokenizer: prompts cut to the asked tokens', () => {
   it('every prompt is exactly prefix + input tokens by node-llama-cpp, counted independently; the prefix is shared', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'jb-tok-'));
