@@ -94,6 +94,20 @@ describe('prompts kept in the results file', () => {
     assert.ok(again.cases.every((c) => !('prompt' in c)));
   });
 
+  it('a file written before prompts were kept resumes as it began, without them', async () => {
+    const file = join(dir, 'old.results.jsonl');
+    const [head, first] = readFileSync(join(dir, 'text.results.jsonl'), 'utf8').split('\n').slice(0, 2).map((l) => JSON.parse(l) as Record<string, unknown>);
+    delete head!.prompts;
+    delete first!.prompt;
+    writeFileSync(file, `${JSON.stringify(head)}\n${JSON.stringify(first)}\n`);
+    const r = await cli([...base(), '--suite', join(dir, 's.jsonl'), '--resume', file, '-o', join(dir, 'old.json')], { env });
+    assert.equal(r.code, 0, r.stderr);
+    const { header, cases } = read(file);
+    assert.equal(header.prompts, undefined);
+    assert.equal(cases.length, 3);
+    assert.ok(cases.every((c) => !('prompt' in c)));
+  });
+
   it('a load run keeps each turn\'s messages as that request sent them', async () => {
     const out = join(dir, 'load.json');
     const r = await cli([...base(), '--suite', join(dir, 's.jsonl'), '--request-rate', 'inf', '--num-requests', '3', '--think-time-ms', '1', '-o', out], { env });
