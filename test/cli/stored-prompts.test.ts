@@ -130,4 +130,18 @@ describe('prompts kept in the results file', () => {
     assert.equal(shown.ok, true, JSON.stringify(shown));
     assert.ok(shown.ok && typeof shown.prompt === 'string' && shown.prompt.length > 0);
   });
+
+  it('sweep --no-store-prompts keeps none in any arm\'s results; without it each arm keeps them', async () => {
+    const plan = join(dir, 'plan.yaml');
+    writeFileSync(plan, `name: p\nsuites: [${JSON.stringify(join(dir, 's.jsonl'))}]\narms:\n  - name: a\n    kind: echo\n  - name: b\n    kind: echo\n`);
+    for (const [out, flags, want] of [['sweep-none', ['--no-store-prompts'], 'none'], ['sweep-text', [], 'text']] as const) {
+      const r = await cli(['sweep', plan, '--out-dir', join(dir, out), '--no-history', '--no-idle', '--bootstrap', '0', '-q', ...flags]);
+      assert.equal(r.code, 0, r.stderr);
+      for (const f of ['a/s.results.jsonl', 'b/s.results.jsonl']) {
+        const { header, cases } = read(join(dir, out, f));
+        assert.equal(header.prompts, want, f);
+        assert.equal(cases.every((c) => c.prompt !== undefined), want === 'text', f);
+      }
+    }
+  });
 });
