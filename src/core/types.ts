@@ -274,6 +274,11 @@ export interface CaseResult {
   meta?: Record<string, unknown>;
   /** A multi-turn case asked as a conversation, a request a turn; `response` is the last turn's, the figures are sums. */
   turns?: TurnResult[];
+  /**
+   * The prompt as the target was sent it: a string, or the chat messages of a conversation's last request
+   * (the earlier turns with the model's own answers). Absent when the run stores none (`ResultsHeader.prompts`).
+   */
+  prompt?: string | ChatMessage[];
 }
 
 /** One turn of a multi-turn case asked as a conversation (its own request, meter window and answer). */
@@ -324,4 +329,11 @@ export interface ResultsHeader {
   cluster?: 'question' | 'subject';
   /** Electricity and hardware prices the report's dollars were computed with; absent: none given. */
   prices?: LocalPrices;
+  /**
+   * Where each case's prompt is: `text` in the case lines (`prompt`), `index` read back from `suite_source`
+   * by digest (a bundled suite), `none` not kept (`--no-store-prompts`). Absent in files written before: as `index`.
+   */
+  prompts?: PromptStorage;
 }
+
+export type PromptStorage = 'text' | 'index' | 'none';

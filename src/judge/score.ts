@@ -47,6 +47,8 @@ export interface CaseJudging {
   /** Each rating is one turn's (false: one answer to all turns, rated once). */
   per_turn: boolean;
   prompts: string[];
+  /** The judge's whole reply to each prompt (its explanation and verdict), beside `ratings`; null where the request failed. */
+  replies: (string | null)[];
   error: string | null;
 }
 
@@ -94,7 +96,7 @@ export async function judgeResults(o: JudgeResultsOptions): Promise<{ results: C
     if (answers === null) {
       next.passed = false;
       next.score = null;
-      next.meta = { ...r.meta, judge: { mode: o.judge.mode, ratings: [], per_turn: false, prompts: [], error: 'no answer to judge (the target failed)' } satisfies CaseJudging };
+      next.meta = { ...r.meta, judge: { mode: o.judge.mode, ratings: [], per_turn: false, prompts: [], replies: [], error: 'no answer to judge (the target failed)' } satisfies CaseJudging };
       out.push(next);
       o.onCase?.(++done, judged);
       continue;
@@ -111,11 +113,13 @@ export async function judgeResults(o: JudgeResultsOptions): Promise<{ results: C
     // Asked as one prompt, the one answer is rated against all the turns at once.
     const asks = perTurn ? questions.map((_, k) => ask(questions.slice(0, k + 1), answers.slice(0, k + 1))) : [ask(fastchat ? [questions.join('\n\n')] : questions, answers)];
     const ratings: (number | null)[] = [];
+    const replies: (string | null)[] = [];
     let error: string | null = null;
     for (const a of asks) {
       const { judgement, cached } = await o.judge.ask(a.messages, 'rating');
       count(tally, judgement, cached);
       ratings.push(judgement.rating);
+      replies.push(judgement.text);
       if (judgement.error && error === null) error = judgement.error.message;
     }
     const known = ratings.filter((v): v is number => v !== null);
@@ -128,7 +132,7 @@ export async function judgeResults(o: JudgeResultsOptions): Promise<{ results: C
       next.weight = score;
       next.passed = score >= o.pass;
     }
-    next.meta = { ...r.meta, judge: { mode: o.judge.mode, ratings, per_turn: perTurn || questions.length === 1, prompts: asks.map((a) => a.kind), error } satisfies CaseJudging };
+    next.meta = { ...r.meta, judge: { mode: o.judge.mode, ratings, per_turn: perTurn || questions.length === 1, prompts: asks.map((a) => a.kind), replies, error } satisfies CaseJudging };
     out.push(next);
     o.onCase?.(++done, judged);
   }

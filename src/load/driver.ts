@@ -3,7 +3,7 @@ import { Aggregator, type BenchReport } from '../core/aggregate.js';
 import type { LocalPrices } from '../core/usd-parts.js';
 import type { IdleCalibration } from '../core/energy.js';
 import { JoulebenchError } from '../core/errors.js';
-import type { Answer, AnswerRequest, Case, CaseResult, ChatMessage, Phase, ResultsHeader, Suite, Target } from '../core/types.js';
+import type { Answer, AnswerRequest, Case, CaseResult, ChatMessage, Phase, PromptStorage, ResultsHeader, Suite, Target } from '../core/types.js';
 import { calibrateIdle, DEFAULT_IDLE_MS } from '../meters/idle.js';
 import type { EnergyReading, Meter, MeterWindow } from '../meters/meter.js';
 import { caseResult, checkCount, configDigest, NO_FAILURE, toSuiteWindow, type RunProgress } from '../runner/run.js';
@@ -37,6 +37,8 @@ export interface LoadRunOptions {
   config?: Record<string, unknown>;
   /** Electricity and hardware prices: the report's dollars in parts, as for a closed-loop run. */
   prices?: LocalPrices;
+  /** Where the prompts are kept (the header's `prompts`): `text` writes each request's prompt (a turn's messages) in its line. */
+  prompts?: PromptStorage;
 }
 
 export type LoadReport = BenchReport & { load: LoadBlock };
@@ -82,8 +84,10 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
     concurrency: load.max_concurrency ?? load.num_requests,
     load: loadForDigest,
     ...(o.prices ? { prices: o.prices } : {}),
+    ...(o.prompts !== undefined ? { prompts: o.prompts } : {}),
   };
   sink.header(header);
+  const keep = o.prompts === 'text';
   // With --think-time-ms a multi-turn case is a conversation: arrival i sends its turns one after another,
   // request number i·K + turn (K = the most turns of any case), each turn a request of its own.
   const think = load.think_time_ms;
@@ -119,7 +123,7 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
       } catch (e) {
         failure = e;
       }
-      settle(caseResult(suite.cases[i]!, i, 'warmup', pass, answer, failure, performance.now() - t0, null, false), 'warmup');
+      settle(caseResult(suite.cases[i]!, i, 'warmup', pass, answer, failure, performance.now() - t0, null, false, keep ? prompts[i] : undefined), 'warmup');
     }
   }
 
@@ -209,7 +213,7 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
         failure = e;
       }
       const end = performance.now();
-      const r = caseResult(c, index, 'scored', Math.floor(i / n), answer, failure, end - sent_at, null, false);
+      const r = caseResult(c, index, 'scored', Math.floor(i / n), answer, failure, end - sent_at, null, false, keep ? (messages ?? prompt) : undefined);
       const rel = (t: number | null): number | null => (t === null ? null : r3(t - sent_at));
       const meta: LoadMeta = {
         request: i * K + (turn ?? 1) - 1,

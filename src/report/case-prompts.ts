@@ -1,14 +1,45 @@
 import { existsSync } from 'node:fs';
-import type { Case, CaseResult, ResultsHeader, Suite } from '../core/types.js';
+import type { Case, CaseResult, ChatMessage, ResultsHeader, Suite } from '../core/types.js';
 import { suiteDigest } from '../suites/digest.js';
 import { isBundledSuite, loadSuite, loadSuiteFile } from '../suites/loader.js';
 import { loadMtBench } from '../suites/mt-bench.js';
 import { selectItems, type Selection } from '../suites/select.js';
 import { isJsonlSuitePath, streamJsonlSuite } from '../suites/jsonl-stream.js';
+import { promptOf } from '../suites/prompt.js';
+
+/** A case's prompt as the target was sent it (a string, or a conversation's messages), or why it cannot be shown. */
+export type CasePrompt = { ok: true; prompt: string | ChatMessage[]; source: string } | { ok: false; reason: string };
 
 /**
- * Each case's prompt, read back from the suite the results header names (results files store no prompts),
- * only while the suite hashes to the run's digest: a suite edited since never passes its new text off.
+ * The prompt to show for one case line: the line's own `prompt` when the run kept it (`prompts: "text"`),
+ * else read back through `lookup` ({@link resolvePrompts} of the same file, made once per file; `null`
+ * when none was made) for a run whose header says `index` or, written before the key, nothing. A
+ * conversation (the line's `turns`) is its last request's messages: each turn with the answer before the next.
+ */
+export function casePrompt(header: ResultsHeader | null | undefined, line: CaseResult, lookup: PromptLookup | null): CasePrompt {
+  if (line.prompt !== undefined) return { ok: true, prompt: line.prompt, source: 'results file' };
+  if (header?.prompts === 'none') return { ok: false, reason: 'prompts not stored: the run used --no-store-prompts' };
+  if (header?.prompts === 'text') return { ok: false, reason: 'prompt not stored: this case line has none, though the run kept prompts' };
+  if ((line.meta as { load?: { turn?: unknown } } | undefined)?.load?.turn !== undefined) {
+    return { ok: false, reason: "prompt not stored: a load run's conversation turn is not read back from the suite" };
+  }
+  if (lookup === null) return { ok: false, reason: 'prompts not stored in the results file, and the suite was not read back' };
+  if (!lookup.ok) return { ok: false, reason: lookup.reason };
+  const turns = lookup.turnsOf(line.index);
+  if (turns === null) return { ok: false, reason: `case ${line.index} is not in ${lookup.source}` };
+  if (line.turns === undefined) return { ok: true, prompt: promptOf({ turns }), source: lookup.source };
+  const asked = line.turns.length;
+  const messages: ChatMessage[] = [];
+  for (let k = 0; k < asked && k < turns.length; k++) {
+    if (k > 0) messages.push({ role: 'assistant', content: line.turns[k - 1]!.response ?? '' });
+    messages.push({ role: 'user', content: turns[k]! });
+  }
+  return { ok: true, prompt: messages, source: lookup.source };
+}
+
+/**
+ * Each case's prompt, read back from the suite the results header names (for a run that kept none in its
+ * case lines), only while the suite hashes to the run's digest: a suite edited since never passes its new text off.
  */
 export type PromptLookup =
   | { ok: true; source: string; turnsOf: (index: number) => string[] | null }

@@ -17,6 +17,7 @@ export function checkReportHeader(h: ResultsHeader, path: string): void {
   if (h.bootstrap_max_units !== undefined && !isMaxUnits(h.bootstrap_max_units)) bad('bootstrap_max_units', 'a whole number >= 0 or "inf"');
   if (h.shared !== undefined && typeof h.shared !== 'boolean') bad('shared', 'true or false');
   if (h.cluster !== undefined && h.cluster !== 'question' && h.cluster !== 'subject') bad('cluster', '"question" or "subject"');
+  if (h.prompts !== undefined && h.prompts !== 'text' && h.prompts !== 'index' && h.prompts !== 'none') bad('prompts', '"text", "index" or "none"');
   const prices = h.prices !== undefined ? localPriceProblem(h.prices) : null;
   if (prices !== null) bad('prices', `{electricity_usd_per_kwh, hardware_usd_per_hour} numbers >= 0 (it ${prices})`);
   const load = (h as { load?: unknown }).load;

@@ -21,6 +21,7 @@ const error: Rule = (v) => {
   return str(e.code) && str(e.message) && (e.status === undefined || num(e.status));
 };
 const traceStep: Rule = (v) => object(v) && str((v as Record<string, unknown>).stage) && bool((v as Record<string, unknown>).hit) && orNull(num)((v as Record<string, unknown>).energy_uj);
+const message: Rule = (v) => object(v) && str((v as Record<string, unknown>).role) && str((v as Record<string, unknown>).content);
 const range: Rule = (v) => object(v) && num((v as Record<string, unknown>).low) && num((v as Record<string, unknown>).high);
 
 /** Every key of a case line the report reads, with what it must hold (CaseResult in core/types.ts). */
@@ -58,6 +59,7 @@ const OPTIONAL: readonly [string, Rule, string][] = [
   ['trace', (v) => Array.isArray(v) && v.every(traceStep), 'a list of {stage, hit, energy_uj}'],
   ['meta', object, 'an object'],
   ['turns', (v) => Array.isArray(v) && v.every(object), 'a list of objects'],
+  ['prompt', (v) => str(v) || (Array.isArray(v) && v.every(message)), 'a string or a list of {role, content} strings'],
 ];
 
 /**

@@ -38,6 +38,8 @@ export interface NestedJson {
   metaValues?: readonly (string | number | boolean | null)[];
   metaBound?: number;
   turns?: string;
+  /** Only when the prompt is not a string (a conversation's messages). */
+  prompt?: string;
 }
 
 const NONE: NestedJson = Object.freeze({});
@@ -45,7 +47,7 @@ const NONE: NestedJson = Object.freeze({});
 /** Stringifies the nested parts of `r` once, for {@link caseLineBound} and {@link encodeCaseLine}. */
 export function nestedJson(r: CaseResult): NestedJson {
   const plainTrace = r.trace === undefined || isTrace(r.trace);
-  if (r.error == null && r.by_domain === undefined && r.joules_range === undefined && r.itl_ms === undefined && r.meta === undefined && r.turns === undefined && plainTrace) return NONE;
+  if (r.error == null && r.by_domain === undefined && r.joules_range === undefined && r.itl_ms === undefined && r.meta === undefined && r.turns === undefined && plainTrace && (r.prompt === undefined || typeof r.prompt === 'string')) return NONE;
   const out: NestedJson = {};
   if (r.error != null) out.error = JSON.stringify(r.error);
   if (r.by_domain !== undefined) out.by_domain = JSON.stringify(r.by_domain) ?? 'null';
@@ -54,6 +56,7 @@ export function nestedJson(r: CaseResult): NestedJson {
   if (!plainTrace) out.trace = JSON.stringify(r.trace) ?? 'null';
   if (r.meta !== undefined && !flatMeta(r.meta, out)) out.meta = JSON.stringify(r.meta) ?? 'null';
   if (r.turns !== undefined) out.turns = JSON.stringify(r.turns) ?? 'null';
+  if (r.prompt !== undefined && typeof r.prompt !== 'string') out.prompt = JSON.stringify(r.prompt) ?? 'null';
   return out;
 }
 
@@ -114,8 +117,8 @@ function isTrace(trace: unknown): trace is NonNullable<CaseResult['trace']> {
 export function caseLineBound(r: CaseResult, nested: NestedJson): number {
   let n = 1024;
   n += stringBound(r.phase) + stringBound(r.case_id) + stringBound(r.dataset) + stringBound(r.response);
-  n += stringBound(r.stage) + stringBound(r.expected) + stringBound(r.energy_source);
-  n += 3 * ((nested.error?.length ?? 0) + (nested.by_domain?.length ?? 0) + (nested.joules_range?.length ?? 0) + (nested.itl_ms?.length ?? 0) + (nested.trace?.length ?? 0) + (nested.meta?.length ?? 0) + (nested.turns?.length ?? 0));
+  n += stringBound(r.stage) + stringBound(r.expected) + stringBound(r.energy_source) + stringBound(r.prompt);
+  n += 3 * ((nested.error?.length ?? 0) + (nested.by_domain?.length ?? 0) + (nested.joules_range?.length ?? 0) + (nested.itl_ms?.length ?? 0) + (nested.trace?.length ?? 0) + (nested.meta?.length ?? 0) + (nested.turns?.length ?? 0) + (nested.prompt?.length ?? 0));
   n += nested.metaBound ?? 0;
   const trace = nested.trace === undefined ? r.trace : undefined;
   if (trace !== undefined) for (let i = 0; i < trace.length; i++) n += 96 + stringBound(trace[i]!.stage);
@@ -135,9 +138,10 @@ function stringBound(s: unknown): number {
 
 /**
  * How a field's value is written. `case`: the constant `"case"` (a results line's record kind);
- * `nested`: from {@link NestedJson}; `trace`: the cascade's trace; `meta`: a target's facts, flat or nested.
+ * `nested`: from {@link NestedJson}; `trace`: the cascade's trace; `meta`: a target's facts, flat or nested;
+ * `prompt`: a string, or messages from {@link NestedJson}.
  */
-type Kind = 'case' | 'string' | 'number' | 'boolean' | 'nested' | 'trace' | 'meta';
+type Kind = 'case' | 'string' | 'number' | 'boolean' | 'nested' | 'trace' | 'meta' | 'prompt';
 
 /**
  * Every CaseResult key in order; optional ones are written only when present. A string field may
@@ -178,6 +182,7 @@ const CASE_FIELDS = [
   ['trace', 'trace'],
   ['meta', 'meta'],
   ['turns', 'nested'],
+  ['prompt', 'prompt'],
 ] as const satisfies readonly (readonly [keyof CaseResult, Kind, (readonly string[])?])[];
 
 // Fails to compile when CaseResult gains a key that CASE_FIELDS does not write.
@@ -185,9 +190,9 @@ type Unwritten = Exclude<keyof CaseResult, (typeof CASE_FIELDS)[number][0]>;
 const everyKeyWritten: [Unwritten] extends [never] ? true : Unwritten = true;
 void everyKeyWritten;
 
-const OPTIONAL = new Set<string>(['parsed', 'cached_prompt_tokens', 'reasoning_tokens', 'energy_invalid', 'itl_ms', 'by_domain', 'joules_range', 'trace', 'meta', 'turns']);
+const OPTIONAL = new Set<string>(['parsed', 'cached_prompt_tokens', 'reasoning_tokens', 'energy_invalid', 'itl_ms', 'by_domain', 'joules_range', 'trace', 'meta', 'turns', 'prompt']);
 /** Optional fields whose presence is read off the result itself (the others, off their pre-encoded JSON). */
-const ON_RECORD = (kind: Kind): boolean => kind === 'trace' || kind === 'meta' || kind === 'string' || kind === 'number' || kind === 'boolean';
+const ON_RECORD = (kind: Kind): boolean => kind === 'trace' || kind === 'meta' || kind === 'prompt' || kind === 'string' || kind === 'number' || kind === 'boolean';
 
 /*
  * Each value's code ends with `after`: the constant text that follows the value (the next field's key,
@@ -238,6 +243,8 @@ function valueCode(key: string, kind: Kind, common: readonly string[] | undefine
       return `o=n.${key}===undefined?R(b,o,r.${key}):T(b,o,n.${key});${constantStoresCode(after)}`;
     case 'meta':
       return `o=n.${key}===undefined?M(b,o,n.metaKeys,n.metaValues):T(b,o,n.${key});${constantStoresCode(after)}`;
+    case 'prompt':
+      return `v=r.${key};if(typeof v==="string"){${inlineStringCode}}else o=T(b,o,n.${key});${constantStoresCode(after)}`;
   }
 }
 
@@ -304,6 +311,7 @@ function interpreted(r: CaseResult, n: NestedJson, b: Uint8Array, o: number): nu
     else if (kind === 'string') o = typeof v === 'string' ? writeJsonString(b, o, v) : writeNull(b, o);
     else if (kind === 'number') o = typeof v === 'number' ? writeJsonNumber(b, o, v) : writeNull(b, o);
     else if (kind === 'boolean') o = typeof v === 'boolean' ? writeAscii(b, o, String(v)) : writeNull(b, o);
+    else if (kind === 'prompt' && typeof v === 'string') o = writeJsonString(b, o, v);
     else if (nested[key] !== undefined) o = writeText(b, o, nested[key]);
     else if (kind === 'trace') o = interpretedTrace(b, o, r.trace!);
     else if (kind === 'meta') o = writeFlatMeta(b, o, n.metaKeys!, n.metaValues!);

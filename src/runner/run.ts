@@ -6,7 +6,7 @@ import { digestOf } from '../core/canonical.js';
 import type { IdleCalibration, SuiteWindow } from '../core/energy.js';
 import type { LocalPrices } from '../core/usd-parts.js';
 import { JoulebenchError } from '../core/errors.js';
-import type { Answer, AnswerRequest, Case, CaseResult, CaseStream, ChatMessage, Energy, Phase, ResultsHeader, StreamedSuite, Suite, Target } from '../core/types.js';
+import type { Answer, AnswerRequest, Case, CaseResult, CaseStream, ChatMessage, Energy, Phase, PromptStorage, ResultsHeader, StreamedSuite, Suite, Target } from '../core/types.js';
 import { calibrateIdle, DEFAULT_IDLE_MS } from '../meters/idle.js';
 import type { PowerTrace } from '../meters/power-trace.js';
 import type { EnergyReading, Meter, MeterWindow } from '../meters/meter.js';
@@ -87,6 +87,8 @@ export interface RunOptions {
   pue?: number;
   /** `--power-trace`: a power time series over idle, warmup and scored passes, embedded (downsampled) in the report. */
   trace?: PowerTrace;
+  /** Where the prompts are kept (the header's `prompts`): `text` writes each case's prompt in its line. Absent: not said, none written. */
+  prompts?: PromptStorage;
 }
 
 /** Consecutive target failures that stop a run unless `max_errors` says otherwise. */
@@ -129,8 +131,6 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
   if (!probe.available) {
     throw new JoulebenchError('E_METER', `meter ${meter.id} cannot read here: ${probe.reason}${probe.fix ? ` (fix: ${probe.fix})` : ''}`);
   }
-  // After the probe: it is what settles whether `auto` prefers the target's energy.
-  const ctx: CaseContext = { target, meter, clock, signal: opts.signal, preferTarget: meter.prefersTargetEnergy === true };
 
   const digest = 'stream' in suite ? suite.digest : suiteDigest(suite);
   const header: ResultsHeader = {
@@ -152,8 +152,13 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     ...(opts.shared ? { shared: true } : {}),
     ...(opts.cluster !== undefined ? { cluster: opts.cluster } : {}),
     ...(opts.prices !== undefined ? { prices: opts.prices } : {}),
+    ...(opts.prompts !== undefined ? { prompts: opts.prompts } : {}),
   };
   const finished = resumeIndex(opts.resume, header);
+  // A file written before prompts were kept goes on without them, as it began.
+  const keepPrompts = opts.prompts === 'text' && (opts.resume?.header == null || opts.resume.header.prompts === 'text');
+  // After the probe: it is what settles whether `auto` prefers the target's energy.
+  const ctx: CaseContext = { target, meter, clock, signal: opts.signal, preferTarget: meter.prefersTargetEnergy === true, keepPrompts };
   if (opts.resume?.header) {
     // The target's state is rebuilt by replaying the finished answers into it, or else by one re-warm pass (below).
     const how = target.restore ? 'restore' : warmup > 0 ? 'rewarm' : 'none';
@@ -400,6 +405,8 @@ interface CaseContext {
   signal: AbortSignal | undefined;
   /** The meter prefers the target's own energy figure to its window (auto without counters). */
   preferTarget: boolean;
+  /** Each case line keeps the prompt it was sent (`prompts: "text"`). */
+  keepPrompts: boolean;
 }
 
 function requestFor(ctx: CaseContext, c: Case, prompt: string, messages?: ChatMessage[]): AnswerRequest {
@@ -436,9 +443,9 @@ async function askTurn(ctx: CaseContext, c: Case, prompt: string, messages: Chat
   const t0 = ctx.clock.now();
   try {
     const answer = await ctx.target.answer(requestFor(ctx, c, prompt, messages));
-    return caseResult(c, index, phase, pass, answer, NO_FAILURE, ctx.clock.now() - t0, null, ctx.preferTarget);
+    return caseResult(c, index, phase, pass, answer, NO_FAILURE, ctx.clock.now() - t0, null, ctx.preferTarget, ctx.keepPrompts ? messages : undefined);
   } catch (e) {
-    return caseResult(c, index, phase, pass, null, e, ctx.clock.now() - t0, null, ctx.preferTarget);
+    return caseResult(c, index, phase, pass, null, e, ctx.clock.now() - t0, null, ctx.preferTarget, ctx.keepPrompts ? messages : undefined);
   }
 }
 
@@ -483,6 +490,7 @@ function combineTurns(parts: CaseResult[]): CaseResult {
   delete r.by_domain;
   delete r.meta;
   delete r.trace;
+  delete r.prompt;
   r.turns = parts.map((p) => ({
     response: p.response,
     latency_ms: p.latency_ms,
@@ -495,6 +503,8 @@ function combineTurns(parts: CaseResult[]): CaseResult {
     attempts: p.attempts,
     error: p.error,
   }));
+  // The last request's messages: every turn asked, with the answers before it.
+  if (last.prompt !== undefined) r.prompt = last.prompt;
   return r;
 }
 
@@ -510,21 +520,22 @@ function runCase(ctx: CaseContext, c: Case, prompt: string, index: number, phase
   if (c.turns !== undefined && asConversation(ctx, c)) return runConversation(ctx, c, index, phase, pass).then((r) => finish(r, c, phase));
   if (!ctx.meter.usesTargetEnergy) return runMeteredCase(ctx, c, prompt, index, phase, pass).then((r) => finish(r, c, phase));
   const { clock, preferTarget } = ctx;
+  const kept = ctx.keepPrompts ? prompt : undefined;
   const t0 = clock.now();
   let pending: Answer | Promise<Answer>;
   try {
     pending = ctx.target.answer(requestFor(ctx, c, prompt));
   } catch (e) {
-    return finish(caseResult(c, index, phase, pass, null, e, clock.now() - t0, null, preferTarget), c, phase);
+    return finish(caseResult(c, index, phase, pass, null, e, clock.now() - t0, null, preferTarget, kept), c, phase);
   }
   // An Answer always has its text; only something without one can be another library's promise.
   if (pending instanceof Promise || (pending != null && typeof (pending as Partial<Answer>).text !== 'string' && isThenable(pending))) {
     return Promise.resolve(pending).then(
-      (answer) => finish(caseResult(c, index, phase, pass, answer, NO_FAILURE, clock.now() - t0, null, preferTarget), c, phase),
-      (failure: unknown) => finish(caseResult(c, index, phase, pass, null, failure, clock.now() - t0, null, preferTarget), c, phase),
+      (answer) => finish(caseResult(c, index, phase, pass, answer, NO_FAILURE, clock.now() - t0, null, preferTarget, kept), c, phase),
+      (failure: unknown) => finish(caseResult(c, index, phase, pass, null, failure, clock.now() - t0, null, preferTarget, kept), c, phase),
     );
   }
-  return finish(caseResult(c, index, phase, pass, pending, NO_FAILURE, clock.now() - t0, null, preferTarget), c, phase);
+  return finish(caseResult(c, index, phase, pass, pending, NO_FAILURE, clock.now() - t0, null, preferTarget, kept), c, phase);
 }
 
 /** A case inside its own meter window, opened before the target is asked and closed after it answers. */
@@ -548,7 +559,7 @@ async function runMeteredCase(
   }
   const elapsed_ms = ctx.clock.now() - t0;
   const reading = await window.stop();
-  return caseResult(c, index, phase, pass, answer, failure, elapsed_ms, reading, ctx.preferTarget);
+  return caseResult(c, index, phase, pass, answer, failure, elapsed_ms, reading, ctx.preferTarget, ctx.keepPrompts ? (messages ?? prompt) : undefined);
 }
 
 const NONE_FAILED = Object.freeze({});
@@ -572,6 +583,8 @@ export function caseResult(
   elapsed_ms: number,
   reading: EnergyReading | null,
   preferTarget: boolean,
+  /** The prompt as sent, kept in the line (`prompts: "text"`). */
+  prompt?: string | ChatMessage[],
 ): CaseResult {
   const failedOutright = failure !== NO_FAILURE;
   const error = failedOutright ? toCaseError(failure) : null;
@@ -617,6 +630,7 @@ export function caseResult(
   if (answer?.itl_ms) r.itl_ms = answer.itl_ms;
   if (answer?.trace) r.trace = answer.trace;
   if (answer?.meta) r.meta = typeof r.completion_tokens === 'number' ? withEnergyPerToken(answer.meta, r.joules, r.completion_tokens) : answer.meta;
+  if (prompt !== undefined) r.prompt = prompt;
   return r;
 }
 
@@ -714,6 +728,12 @@ function resumeIndex(resume: RunOptions['resume'], header: ResultsHeader): Finis
     if (!Object.is(was, now)) {
       throw new JoulebenchError('E_RESULTS', `${file}: cannot resume: it was written with ${key} ${String(was)}, this run's is ${String(now)} (its report depends on it: give the same ${flag})`);
     }
+  }
+  // Kept prompts or not, the file is one or the other throughout (a file without the key, written before
+  // prompts were kept, goes on without them).
+  if (old.prompts !== undefined && old.prompts !== header.prompts) {
+    const fix = old.prompts === 'none' ? 'it was run with --no-store-prompts: give it again' : header.prompts === 'none' ? 'its case lines hold prompts: drop --no-store-prompts' : 'give the same suite and flags';
+    throw new JoulebenchError('E_RESULTS', `${file}: cannot resume: it was written with prompts ${old.prompts}, this run's are ${header.prompts ?? 'not said'} (${fix})`);
   }
   if ('finished' in resume) {
     if (resume.finished.outside) throw new JoulebenchError('E_RESULTS', resume.finished.outside);

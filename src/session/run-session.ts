@@ -11,7 +11,8 @@ import { MmluTally, type MeasurementBlock } from '../core/measurements.js';
 import { co2eOf, type Co2e } from '../core/co2e.js';
 import { localPrices } from '../core/usd-parts.js';
 import { parseGridIntensity } from '../energy-model/grid.js';
-import type { CaseResult, StreamedSuite, Suite } from '../core/types.js';
+import type { CaseResult, PromptStorage, StreamedSuite, Suite } from '../core/types.js';
+import { isBundledSuite } from '../suites/loader.js';
 import { loadConfig, parseConfig, type LoadedConfig } from '../config/load.js';
 import { createMeter } from '../meters/registry.js';
 import { PowerTrace } from '../meters/power-trace.js';
@@ -140,6 +141,7 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
         load,
         warmup,
         ...(prices ? { prices } : {}),
+        prompts: promptStorage(spec),
         ...(spec.idle_ms !== undefined ? { idle_ms: spec.idle_ms } : {}),
         ...(hooks.signal ? { signal: hooks.signal } : {}),
         ...(hooks.onResult ? { onResult: hooks.onResult } : {}),
@@ -161,6 +163,7 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
         ...(prices ? { prices } : {}),
         ...(spec.pue !== undefined ? { pue: spec.pue } : {}),
         ...(trace ? { trace } : {}),
+        prompts: promptStorage(spec),
         sink,
         ...(resume ? { resume: { header: resume.header, finished: resume.finished, path: resume.path } } : {}),
         ...(spec.idle_ms !== undefined ? { idle_ms: spec.idle_ms } : {}),
@@ -459,6 +462,16 @@ function datasetTarget(t: TargetSpec, spec: SessionSpec): TargetSpec {
   if (t.kind !== 'openai') throw new JoulebenchError('E_USAGE', `--dataset applies to --target openai (an OpenAI-compatible server), not "${t.kind}"`);
   if (spec.maxTokens !== undefined) throw new JoulebenchError('E_USAGE', '--dataset sets max_tokens (--output-len, or each ShareGPT reply\'s length): drop --max-tokens');
   return { ...t, ...(d.kind === 'random' ? { max_tokens: d.output_len } : {}), ignore_eos: true };
+}
+
+/**
+ * Where a session's prompts are kept: `none` with `--no-store-prompts`; `index` for a closed-loop run of a
+ * bundled suite (read back from it by digest: src/report/case-prompts.ts); else `text`, in the case lines
+ * (MMLU's digest covers its ids, not its question text, so it is not read back).
+ */
+function promptStorage(spec: SessionSpec): PromptStorage {
+  if (spec.store_prompts === false) return 'none';
+  return !spec.load && isBundledSuite(spec.suite) ? 'index' : 'text';
 }
 
 /** The results file as a session writes it: the header names where the suite can be read again; every record also goes to `onRecord`. */

@@ -57,6 +57,8 @@ export interface SessionSpec extends TargetFlags, JudgeFlags {
   grid_intensity?: string;
   /** The command line that asked for the run, for the receipt (default none). */
   argv?: string[];
+  /** `false` (`--no-store-prompts`): case lines keep no prompt, for private data (header `prompts: "none"`). */
+  store_prompts?: boolean;
   /** Stop after this many consecutive target failures (default 20; 0 never stops). */
   max_errors?: number;
   /** An open-loop load run (`--request-rate`); `num_requests` defaults to the suite's case count. */

@@ -4,7 +4,7 @@ import type { Case } from '../core/types.js';
 export const FOLLOW_UP = 'Follow-up:';
 
 /** The prompt as sent: `prompt`, or the turns joined so each later turn starts a `Follow-up:` line. */
-export function promptOf(c: Case): string {
+export function promptOf(c: Pick<Case, 'prompt' | 'turns'>): string {
   if (c.turns && c.turns.length > 0) return c.turns.join(`\n${FOLLOW_UP} `);
   return c.prompt ?? '';
 }

@@ -24,6 +24,8 @@ export interface SweepOptions {
   history?: false | { path?: string };
   /** Idle calibration window for each run, ms. */
   idle_ms?: number;
+  /** `false`: the runs keep no prompt in their results files (`run --no-store-prompts`). */
+  store_prompts?: boolean;
   argv?: string[];
   /** Run the arms on a queue (BullMQ on Redis) for `joulebench worker`s instead of here; the files land as a local sweep's. */
   queue?: import('../queue/connection.js').QueueConnection;
@@ -223,6 +225,7 @@ function entrySpec(state: SweepState, arm: ExpandedPlan['arms'][number], entry: 
     ...(opts.bootstrap !== undefined ? { bootstrap: opts.bootstrap } : {}),
     ...(opts.bootstrap_max_units !== undefined ? { bootstrap_max_units: opts.bootstrap_max_units } : {}),
     ...(opts.idle_ms !== undefined ? { idle_ms: opts.idle_ms } : {}),
+    ...(opts.store_prompts === false ? { store_prompts: false } : {}),
     labels: { sweep_id: state.id, sweep: state.plan.name, arm: entry.arm, suite: entry.suite },
   };
 }

@@ -105,6 +105,7 @@ describe('MT-Bench with a judge, end to end through the CLI', async () => {
         assert.equal(r.score, null, 'a judge_error is never a score');
         assert.equal(r.passed, null);
         assert.match(r.meta.judge.error, /could not be read twice/);
+        assert.equal(r.meta.judge.replies[0], 'I would rate this highly, maybe an eight.', 'the reply that could not be read is kept');
         continue;
       }
       const want = (rating(qid, 1) + rating(qid, 2)) / 2;
@@ -112,6 +113,10 @@ describe('MT-Bench with a judge, end to end through the CLI', async () => {
       assert.equal(r.weight, want);
       assert.equal(r.passed, want >= 7);
       assert.equal(r.turns.length, 2);
+      // The judge's replies (explanation and verdict) beside its ratings; the prompt kept through the judged rewrite.
+      assert.deepEqual(r.meta.judge.replies, [1, 2].map((t) => `Reasonable. [[${rating(qid, t)}]]`), r.case_id);
+      assert.deepEqual(r.prompt.map((m: Msg) => m.role), ['user', 'assistant', 'user']);
+      assert.equal(r.prompt[1].content, `ans:${qid}:t1`);
     }
     assert.equal(calls.get('6:1'), 2, 'a malformed verdict is asked once more, then recorded as judge_error');
     assert.equal(calls.get('7:2'), 2, 'an out-of-range verdict is retried and the retry read');

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import type { CaseResult, ResultsHeader, Suite } from '../../src/core/types.js';
-import { parseSelection, resolvePrompts } from '../../src/report/case-prompts.js';
+import { casePrompt, parseSelection, resolvePrompts } from '../../src/report/case-prompts.js';
 import { buildHtmlModel, renderHtmlPage } from '../../src/report/html/index.js';
 import { PROMPT_BUDGET_CHARS } from '../../src/report/html/model.js';
 import { run } from '../../src/runner/run.js';
@@ -218,5 +218,44 @@ describe('reading prompts back from a run\'s suite', () => {
     const bare = renderHtmlPage({ ...model, runs: model.runs.map((r) => ({ ...r, prompts: { ...r.prompts!, turns: {} } })) }, '/* echarts */');
     assert.ok(html.length - bare.length <= PROMPT_BUDGET_CHARS * 1.05, `prompts added ${html.length - bare.length} characters to ${bare.length}`);
     assert.match(html, new RegExp(`${p.omitted} prompts left out to keep this page small`));
+  });
+});
+
+describe('casePrompt: the prompt the viewer shows for one case line', () => {
+  const cases = [
+    { id: 'one', prompt: 'first', expected: 'x' },
+    { id: 'conv', turns: ['turn one', 'turn two', 'turn three'], expected: null },
+  ];
+  const path = suiteFile('case-prompt.json', cases);
+  const { header, results } = asRun(loadSuiteFile(path), path);
+
+  it('prefers the line\'s own prompt; says why when the run kept none or the line has none', () => {
+    const line = { ...results[0]!, prompt: 'as sent' };
+    assert.deepEqual(casePrompt({ ...header, prompts: 'text' }, line, null), { ok: true, prompt: 'as sent', source: 'results file' });
+    assert.deepEqual(casePrompt({ ...header, prompts: 'none' }, results[0]!, resolvePrompts(header, results)), { ok: false, reason: 'prompts not stored: the run used --no-store-prompts' });
+    assert.equal(casePrompt({ ...header, prompts: 'text' }, results[0]!, null).ok, false);
+  });
+
+  it('reads an index run back: a single prompt, a multi-turn case joined as sent, a conversation as its last request\'s messages', () => {
+    for (const h of [{ ...header, prompts: 'index' as const }, header]) {
+      const lookup = resolvePrompts(h, results);
+      assert.deepEqual(casePrompt(h, results[0]!, lookup), { ok: true, prompt: 'first', source: path });
+      assert.deepEqual(casePrompt(h, results[1]!, lookup), { ok: true, prompt: 'turn one\nFollow-up: turn two\nFollow-up: turn three', source: path });
+      // A conversation that stopped after its second turn failed: two requests were sent.
+      const turn = (response: string | null) => ({ response }) as NonNullable<CaseResult['turns']>[number];
+      const conv = { ...results[1]!, turns: [turn('answer one'), turn(null)] };
+      assert.deepEqual(casePrompt(h, conv, lookup), {
+        ok: true,
+        prompt: [
+          { role: 'user', content: 'turn one' },
+          { role: 'assistant', content: 'answer one' },
+          { role: 'user', content: 'turn two' },
+        ],
+        source: path,
+      });
+    }
+    assert.deepEqual(casePrompt(header, results[0]!, { ok: false, reason: 'why' }), { ok: false, reason: 'why' });
+    const loadTurn = { ...results[1]!, meta: { load: { turn: 2 } } };
+    assert.match((casePrompt(header, loadTurn, resolvePrompts(header, results)) as { reason: string }).reason, /load run's conversation turn/);
   });
 });

@@ -50,6 +50,9 @@ describe('caseLine', () => {
     ['an empty trace and large numbers', { trace: [], index: 123_456_789_012, latency_ms: 1e21, cost_usd: 1e-9 }],
     ['a trace that is not a list of entries', { trace: [null, 3, 'x'] as unknown as CaseResult['trace'] }],
     ['a null trace', { trace: null as unknown as CaseResult['trace'] }],
+    ['a stored prompt', { prompt: 'Q: what is "c"?\n\tüñí 🙂 \ud83d' }],
+    ['a conversation\'s messages as its prompt', { turns: [], prompt: [{ role: 'user', content: 'hi "there"' }, { role: 'assistant', content: 'línea\n2' }, { role: 'user', content: '\u0001?' }] }],
+    ['a prompt after meta and turns', { meta: { model: 'm' }, turns: [], prompt: '' }],
   ];
   for (const [name, over] of variants) {
     it(`writes ${name} byte for byte as JSON.stringify`, () => {
@@ -110,6 +113,7 @@ describe('caseLine', () => {
       if (rand() < 0.6) over.trace = Array.from({ length: Math.floor(rand() * 4) }, () => ({ stage: pick(stages), hit: rand() < 0.5, energy_uj: num() }));
       if (rand() < 0.2) over.meta = { model: text(), n: num() };
       else if (rand() < 0.2) over.meta = { [text()]: pick([text(), num(), true, false]), [String(Math.floor(rand() * 20))]: num(), ok: rand() < 0.5 };
+      if (rand() < 0.3) over.prompt = rand() < 0.5 ? text() : [{ role: 'user', content: text() }, { role: 'assistant', content: text() }];
       assert.equal(caseLine(result(over)), JSON.stringify(result(over)), `result #${i}`);
     }
   });
@@ -153,6 +157,7 @@ describe('caseLine', () => {
           passed: true, score: null, weight: 1, joules: null, energy_source: 'none', below_floor: false, latency_ms: 1.5, ttft_ms: null, tpot_ms: null,
           prompt_tokens: 3, completion_tokens: 1, cost_usd: null, attempts: 1, retry_overhead_ms: 0, error: null, meta };
         if (caseLine(r) !== JSON.stringify(r)) wrong.push(name);
+        for (const prompt of ['q "1"\\n', [{ role: 'user', content: 'q' }]]) if (caseLine({ ...r, prompt }) !== JSON.stringify({ ...r, prompt })) wrong.push(name + ' with a prompt');
       }
       console.log(JSON.stringify({ generated: codeGenerationAllowed(), wrong }));`;
     const out = execFileSync(process.execPath, ['--disallow-code-generation-from-strings', '--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });

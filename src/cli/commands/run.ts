@@ -57,6 +57,8 @@ export interface RunFlags extends TargetFlags, MeterFlags, Partial<LoadFlags>, J
   overwrite?: boolean;
   /** False with `--no-history`. */
   history: boolean;
+  /** False with `--no-store-prompts`. */
+  storePrompts?: boolean;
   /** `--max-errors N`: consecutive target failures that stop the run; 0 never stops. */
   maxErrors?: number;
   /** `--grid-intensity G|REGION`: adds gCO2e per correct answer from net energy. */
@@ -99,6 +101,7 @@ export function runCommand(io: CliIO, deps: RunDeps = {}): Command {
     .option('--resume [results]', 'continue an interrupted run from its results JSONL (default: the --results file)')
     .option('--overwrite', 'start afresh even if --results names an interrupted run (its finished cases are lost)')
     .option('--no-history', 'do not record this run in the history database ($JOULEBENCH_HOME/history.sqlite)')
+    .option('--no-store-prompts', 'keep no prompt in the results file (private data); by default each case line keeps the prompt it was sent, or a bundled suite is read back by digest')
     .option('-q, --quiet', 'no progress bar and no table')
     .option('--max-errors <n>', 'stop after this many cases in a row fail at the target (exit 1, finished cases kept); 0 never stops', intAtLeast(0), DEFAULT_MAX_ERRORS)
     .option('--grid-intensity <G|REGION>', 'add gCO2e per correct answer from net energy: gCO2e/kWh, or a country code (FRA, USA, WOR…; docs/energy-sources.md)')
@@ -348,6 +351,7 @@ export function sessionSpecFrom(flags: RunFlags, env: NodeJS.ProcessEnv, outPlan
     if (flags.receipt === undefined) spec.receipt = `${base}.receipt.json`;
   }
   if (!flags.history) spec.history = false;
+  if (flags.storePrompts === false) spec.store_prompts = false;
   if (flags.gridIntensity !== undefined) spec.grid_intensity = flags.gridIntensity;
   const prices = pricesOfFlags(flags);
   if (prices) spec.prices = prices;

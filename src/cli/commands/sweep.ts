@@ -23,6 +23,8 @@ interface SweepFlags {
   pAdjust: 'holm' | 'none';
   history: boolean;
   idle: boolean;
+  /** False with `--no-store-prompts`. */
+  storePrompts: boolean;
   quiet?: boolean;
 }
 
@@ -41,6 +43,7 @@ export function sweepCommand(io: CliIO): Command {
     .option('--queue-password-ref <env:NAME>', 'read the queue\'s Redis password from this environment variable')
     .option('--no-history', 'do not record the runs in the history database')
     .option('--no-idle', 'skip idle calibration before each run')
+    .option('--no-store-prompts', "keep no prompt in the runs' results files (private data)")
     .option('-q, --quiet', 'no progress lines and no table')
     .action(async (plan: string | undefined, flags: SweepFlags) => {
       if (!plan && !flags.resume) throw new JoulebenchError('E_USAGE', 'sweep needs a plan file, or --resume DIR');
@@ -94,6 +97,7 @@ export function sweepCommand(io: CliIO): Command {
         ...(flags.bootstrapMaxUnits !== undefined ? { bootstrap_max_units: flags.bootstrapMaxUnits } : {}),
         ...(flags.history ? {} : { history: false as const }),
         ...(flags.idle ? {} : { idle_ms: 0 }),
+        ...(flags.storePrompts === false ? { store_prompts: false } : {}),
         argv: process.argv.slice(2),
         comparison: {
           alpha: flags.alpha,
