@@ -6,6 +6,7 @@ import { serve } from '@hono/node-server';
 import { Hono, type Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { JoulebenchError } from '../core/errors.js';
+import { isLoopback, LOOPBACK } from './loopback.js';
 import { openSources, type ViewSources } from './sources.js';
 import { casesPage, comparePage, notFound, reportPage, runsPage, trendsPage } from './pages.js';
 
@@ -20,9 +21,6 @@ export interface ViewOptions {
 /** Off-origin loads of every kind refused; the report pages' own inline scripts and styles allowed. */
 const CSP = "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 const COOKIE = 'joulebench_view';
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
-
-export const isLoopback = (host: string): boolean => LOOPBACK.has(host);
 
 /** The only files served by name: the chart bundle, the report page's style, the viewer's own script and style. */
 const ASSETS: Record<string, [string, string]> = {

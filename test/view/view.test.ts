@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { browserSkip, launchChromium, overflow } from '../helpers/browser.js';
 import { BIN, cli } from '../helpers/cli.js';
+import { startFakeOpenAI, type FakeServer } from '../helpers/fake-openai.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'jb-view-'));
 const home = join(dir, 'home');
@@ -43,6 +44,7 @@ function stopView(child: ChildProcess): Promise<number | null> {
 describe('joulebench view', () => {
   let view: { child: ChildProcess; url: string };
   let browser: Browser | undefined;
+  let openai: FakeServer | undefined;
 
   before(async () => {
     // Two suites in the history (ids 1–3, in this order): router, and a JSONL suite run by echo (c1 right) and mock (c1 wrong).
@@ -57,14 +59,24 @@ describe('joulebench view', () => {
     writeFileSync(p('stored.results.jsonl'), withPrompt.map((l) => JSON.stringify(l)).join('\n') + '\n');
     const none = lines.map((l) => (l.record === 'header' ? { ...l, suite_source: p('gone.jsonl'), prompts: 'none' } : l));
     writeFileSync(p('none.results.jsonl'), none.map((l) => JSON.stringify(l)).join('\n') + '\n');
-    const code = await jb(['code', '-q', '--no-history', '--solvers', 'reference,noop', '--limit', '2', '--sandbox', 'none', '-o', p('agents.json')]);
-    assert.equal(code.code, 0, code.stderr);
-    // Named files are f0, f1, f2 in this order.
-    view = await startView([p('stored.results.jsonl'), p('none.results.jsonl'), p('agents.json')]);
+    // A code run, a sweep folder and a rate sweep (of a fake OpenAI endpoint), none in the history.
+    writeFileSync(p('plan.yaml'), 'name: v\nsuites: [router]\nbaseline: ref\narms:\n  - { name: ref, kind: cascade, meter: model }\n  - { name: small, kind: cascade, meter: model, cache_capacity: 1 }\n');
+    openai = await startFakeOpenAI(() => ({ kind: 'stream', text: 'alpha', usage: { prompt_tokens: 6, completion_tokens: 6 }, chunkDelay_ms: 1 }));
+    writeFileSync(p('rate-suite.jsonl'), '{"id":"r1","prompt":"say alpha","expected":"alpha"}\n');
+    const rate = ['run', '-q', '--no-history', '--suite', p('rate-suite.jsonl'), '--target', 'openai', '--endpoint', openai.url, '--model', 'm', '--meter', 'model', '--num-requests', '4', '--cooldown-s', '0', '--request-rate', '30,inf', '-o', p('rate.json')];
+    const others = await Promise.all([
+      jb(['code', '-q', '--no-history', '--solvers', 'reference,noop', '--limit', '2', '--sandbox', 'none', '-o', p('agents.json')]),
+      jb(['sweep', p('plan.yaml'), '--out-dir', p('sw'), '--no-idle', '--no-history', '--bootstrap', '200', '-q']),
+      jb(rate),
+    ]);
+    for (const r of others) assert.equal(r.code, 0, r.stderr);
+    // Named files are f0, f1, f2 in this order (then the sweep's arms); the sweep is s0, the rate sweep s1.
+    view = await startView([p('stored.results.jsonl'), p('none.results.jsonl'), p('agents.json'), p('sw'), p('rate.json')]);
     if (!browserSkip) browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();
+    await openai?.close();
     if (view) assert.equal(await stopView(view.child), 0, 'view ends with 0 on SIGTERM');
   });
 
@@ -114,7 +126,18 @@ describe('joulebench view', () => {
     assert.match(page, /1 broke · 1 unchanged/);
   });
 
-  const pages = ['/', '/run/h1', '/report?k=h2&k=h3', '/cases/h2', '/cases/f0', '/compare?k=h2&k=h3', '/trends', '/run/f2', '/cases/f2'];
+  it('a sweep folder and a rate sweep each have their page: the sweep table with its arms, the rate curves', async () => {
+    const list = await (await get('/')).text();
+    assert.match(list, /href="\/run\/s0">sw \(sweep /);
+    const sweep = await (await get('/run/s0')).text();
+    assert.match(sweep, /<table class="sweep-arms">/);
+    assert.match(sweep, /data-arm="small"/);
+    const rate = await (await get('/run/s1')).text();
+    assert.match(rate, /<section id="rate-sweep">/);
+    assert.match(rate, /data-chart="rate-latency"/);
+  });
+
+  const pages = ['/', '/run/h1', '/report?k=h2&k=h3', '/cases/h2', '/cases/f0', '/compare?k=h2&k=h3', '/trends', '/run/f2', '/cases/f2', '/run/s0', '/run/s1'];
   for (const path of pages) {
     for (const width of [1280, 800]) {
       it(`${path} at ${width} px in Chromium: no console error, no request off 127.0.0.1, no overflow`, { skip: browserSkip }, async () => {

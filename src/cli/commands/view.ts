@@ -4,6 +4,7 @@ import { JoulebenchError } from '../../core/errors.js';
 import { defaultHistoryPath } from '../../report/history.js';
 import type { CliIO } from '../io.js';
 import { intAtLeast } from '../options.js';
+import { isLoopback } from '../../view/loopback.js';
 
 interface ViewFlags {
   port: number;
@@ -31,9 +32,10 @@ export function viewCommand(io: CliIO): Command {
     .option('--token <secret>', 'require this token on every request (Authorization: Bearer, or ?token= once, which sets a cookie)')
     .option('--no-open', 'do not open a browser')
     .action(async (paths: string[], flags: ViewFlags) => {
-      const { isLoopback, startViewer } = await import('../../view/server.js');
       if (!isLoopback(flags.host) && !flags.token) throw new JoulebenchError('E_USAGE', `--host ${flags.host}: serving beyond this machine needs --token <secret>`);
       if (flags.token !== undefined && flags.token.length < 8) throw new JoulebenchError('E_USAGE', '--token: at least 8 characters');
+      // Loaded here: hono and the pages never slow another command or --help.
+      const { startViewer } = await import('../../view/server.js');
       const viewer = await startViewer({ paths, host: flags.host, port: flags.port, token: flags.token ?? null, historyPath: defaultHistoryPath() });
       io.out(`joulebench view: ${viewer.url}${flags.token ? ' (open it with ?token=<your token> once)' : ''}\n`);
       if (flags.open) openBrowser(viewer.url);
