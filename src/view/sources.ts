@@ -11,7 +11,7 @@ import { isSweepDir, readSweepState } from '../sweep/state.js';
 /** One run the viewer lists: a history row or a file named on the command line. Keys are the only handle a URL carries. */
 export interface ViewRun {
   key: string;
-  /** What `loadInputs` reads: a history id (`#12`) or a path given on the command line (or listed by a named sweep). */
+  /** What `loadInputs` reads: a history id (`#12`), or a path named on the command line or listed by a named sweep (its paths are relative to where the sweep ran, as `report SWEEP_DIR` reads them). */
   spec: string;
   origin: string;
   kind: string;
@@ -112,7 +112,7 @@ export async function openSources(paths: readonly string[], historyPath: string 
       const s = readSweepState(p);
       const group: ViewGroup = { key: `s${groups.length}`, kind: 'sweep', label: `${basename(p)} (sweep ${s.id})`, path: p, runs: [] };
       groups.push(group);
-      const arms = s.runs.filter((e) => e.status === 'done' && existsSync(e.report)).map((e) => resolve(p, e.report));
+      const arms = s.runs.filter((e) => e.status === 'done' && existsSync(e.report)).map((e) => resolve(e.report));
       files.push(...arms.map((spec) => ({ spec, sweep: s.id, group })));
     } else if (isRateSweepFile(p)) {
       const group: ViewGroup = { key: `s${groups.length}`, kind: 'load', label: basename(p), path: p, runs: [] };
