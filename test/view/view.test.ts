@@ -106,6 +106,10 @@ describe('joulebench view', () => {
     const keys = [...sorted.matchAll(/data-key="(\w+)"/g)].map((m) => m[1]);
     // echo (h2, 50 %) and the files copied from it above mock (h3, 0 %).
     assert.ok(keys.indexOf('h2') < keys.indexOf('h3'), keys.join(','));
+    // The model is the receipt's (the rate sweep's openai runs name model m; echo and mock name none).
+    const byModel = await (await get('/?model=m')).text();
+    assert.match(byModel, /<td>m<\/td>/);
+    assert.doesNotMatch(byModel, /data-key="h2"/);
   });
 
   it('a transcript shows the prompt: read back from the suite, stored in the line, or said to be unstored; an answer is text', async () => {
