@@ -43,6 +43,7 @@ const OFFLINE_SKIP: Record<string, string> = {
   'joulebench compare 11 12': 'history runs 11 and 12 of your own history',
   'joulebench compare a.json b.json': 'the load runs above',
   'joulebench sweep plan.yaml --queue': 'a Redis queue and workers on other machines',
+  'joulebench view': 'a web server that runs until stopped (test/view/view.test.ts starts it)',
 };
 
 interface Command {

@@ -61,6 +61,11 @@ export const COMMANDS: Record<string, CommandEntry> = {
     summary: 'list recorded runs, newest first ($JOULEBENCH_HOME/history.sqlite, default ~/.joulebench)',
     load: async () => (await import('./commands/history.js')).historyCommand,
   },
+  view: {
+    term: 'view [options] [paths...]',
+    summary: 'browse the history and named results, reports and sweep folders in a local read-only web viewer: runs, transcripts, compare, trends',
+    load: async () => (await import('./commands/view.js')).viewCommand,
+  },
   code: {
     term: 'code [options]',
     summary: 'coding agents graded by a test oracle: resolution, joules and dollars per resolved task, and their Pareto frontier',

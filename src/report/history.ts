@@ -118,9 +118,11 @@ export class History {
   ) {}
 
   /** Opens (creating if needed) the database at `path`. */
-  static async open(path: string = defaultHistoryPath(), opts: { busyTimeout_ms?: number } = {}): Promise<History> {
+  static async open(path: string = defaultHistoryPath(), opts: { busyTimeout_ms?: number; readonly?: boolean } = {}): Promise<History> {
     const { default: Database } = await import('better-sqlite3');
     try {
+      // Read-only (`view`): the file as it is, never created or migrated.
+      if (opts.readonly) return new History(path, new Database(path, { readonly: true, fileMustExist: true, timeout: opts.busyTimeout_ms ?? 15_000 }));
       mkdirSync(dirname(path), { recursive: true });
       const db = new Database(path, { timeout: opts.busyTimeout_ms ?? 15_000 });
       db.pragma('journal_mode = WAL');

@@ -66,3 +66,17 @@ describe('report, compare and frontier of a results file: lazy start-up', () => 
     assert.ok(j.loaded.some((u) => u.endsWith('/dist/report/load.js')) && j.loaded.some((u) => /\/node_modules\/zod\//.test(u)));
   });
 });
+
+describe('view: hono and the viewer load only when it serves', () => {
+  it('--help and a refused --host load neither hono nor the server', () => {
+    const server = (loaded: string[]) => loaded.filter((u) => /\/node_modules\/(hono|@hono)\/|\/dist\/view\/(server|pages|sources)\.js/.test(u));
+    const help = traced(['--help'], 'help');
+    assert.equal(help.code, 0, help.stderr);
+    assert.match(help.stdout, /view \[options\] \[paths\.\.\.\]/);
+    assert.deepEqual(server(help.loaded), []);
+    const refused = traced(['view', '--no-open', '--host', '0.0.0.0'], 'view-refused');
+    assert.equal(refused.code, 2);
+    assert.ok(refused.loaded.some((u) => u.endsWith('/dist/cli/commands/view.js')), 'the hook saw the command load');
+    assert.deepEqual(server(refused.loaded), []);
+  });
+});

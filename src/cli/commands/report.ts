@@ -192,7 +192,7 @@ function documentOf(r: ReportInput): unknown {
 }
 
 /** The runs of sweep folders as report inputs (labelled by arm, and suite when a sweep has several), with each sweep's comparison. */
-async function sweepInputs(dirs: readonly string[], html: boolean): Promise<{ runs: ReportInput[]; comparisons: SweepComparison[] }> {
+export async function sweepInputs(dirs: readonly string[], html: boolean): Promise<{ runs: ReportInput[]; comparisons: SweepComparison[] }> {
   const [{ loadSweep, compareSweep }, { readJsonIfExists }] = await Promise.all([import('../../sweep/load.js'), import('../../report/inputs.js')]);
   const runs: ReportInput[] = [];
   const comparisons: SweepComparison[] = [];
