@@ -1,8 +1,8 @@
-import type { CaseResult, ResultsHeader } from '../core/types.js';
+import type { CaseResult, ChatMessage, ResultsHeader } from '../core/types.js';
 import { compare } from '../core/compare.js';
 import { withPairedStats } from '../core/paired-compare.js';
 import type { Datapoint } from '../code/oracle.js';
-import { resolvePrompts } from '../report/case-prompts.js';
+import { casePrompt, resolvePrompts } from '../report/case-prompts.js';
 import { comparisonRows, pairedHow } from '../report/comparison-rows.js';
 import { esc, fmtJoules, fmtMs, fmtPct, fmtUsd } from '../report/format.js';
 import { buildHtmlReport } from '../report/html/index.js';
@@ -107,11 +107,9 @@ const outcomeOf = (r: CaseResult): string => (r.error ? 'error' : r.passed === t
 const matches = (r: CaseResult, o: Outcome): boolean => o === 'all' || (o === 'below-floor' ? r.below_floor : outcomeOf(r) === o);
 
 /** A prompt stored in the case line: text, or chat messages. */
-function storedPrompt(r: CaseResult): string | null {
-  const p = (r as { prompt?: unknown }).prompt;
-  if (typeof p === 'string') return p;
-  if (Array.isArray(p)) return p.map((m: { role?: unknown; content?: unknown }) => `${String(m?.role ?? '?')}: ${typeof m?.content === 'string' ? m.content : JSON.stringify(m?.content)}`).join('\n\n');
-  return null;
+/** A prompt as text: a string as is, messages one `role: content` paragraph each. */
+function promptText(p: string | ChatMessage[]): string {
+  return typeof p === 'string' ? p : p.map((m) => `${m.role}: ${m.content}`).join('\n\n');
 }
 
 /** One run's cases (or a code run's datapoints) with search and an outcome filter, a page at a time. */
@@ -130,22 +128,19 @@ export function casesPage(s: ViewSources, key: string, q: URLSearchParams): stri
     header: (h) => (header = h),
     case: (r) => {
       if (r.phase !== 'scored' || !matches(r, outcome)) return;
-      if (search && ![r.case_id, r.dataset, r.response, r.expected, r.error?.message, storedPrompt(r)].some((t) => t?.toLowerCase().includes(search))) return;
+      if (search && ![r.case_id, r.dataset, r.response, r.expected, r.error?.message, r.prompt === undefined ? undefined : promptText(r.prompt)].some((t) => t?.toLowerCase().includes(search))) return;
       if (matched >= page * PAGE_SIZE && matched < (page + 1) * PAGE_SIZE) shown.push(r);
       matched++;
     },
     other: () => {},
   });
   const h = header as ResultsHeader | null;
-  const none = (h as { prompts?: string } | null)?.prompts === 'none';
-  const lookup = none || shown.every((r) => storedPrompt(r) !== null) ? null : resolvePrompts(h, shown);
+  // The suite is read back only when some shown case kept no prompt and the run did not refuse to keep them.
+  const lookup = h?.prompts === 'none' || shown.every((r) => r.prompt !== undefined) ? null : resolvePrompts(h, shown);
   const promptOf = (r: CaseResult): string => {
-    const stored = storedPrompt(r);
-    if (stored !== null) return `<pre class="prompt">${esc(stored)}</pre>`;
-    if (none) return '<p class="note">prompts not stored (--no-store-prompts)</p>';
-    if (lookup && !lookup.ok) return `<p class="note warn">prompt not shown: ${esc(lookup.reason)}</p>`;
-    const turns = lookup?.ok ? lookup.turnsOf(r.index) : null;
-    return turns ? turns.map((t) => `<pre class="prompt">${esc(t)}</pre>`).join('') : '<p class="note">prompt not found in the suite</p>';
+    const p = casePrompt(h, r, lookup);
+    if (p.ok) return `<pre class="prompt">${esc(promptText(p.prompt))}</pre>`;
+    return h?.prompts === 'none' ? '<p class="note">prompts not stored (--no-store-prompts)</p>' : `<p class="note warn">prompt not shown: ${esc(p.reason)}</p>`;
   };
   const text = (v: string | null | undefined) => (v === null || v === undefined ? '<span class="sub">none</span>' : `<pre>${esc(v)}</pre>`);
   const items = shown.map((r) => {
