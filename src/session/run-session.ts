@@ -185,9 +185,7 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
 
     // MMLU's seed-003 measurements (with class and official flags) ride along as an extra block.
     const block = tally ? tally.block({ retry_enabled: Boolean(cfg?.config.params?.retry), prices_set: cfg?.config.prices?.input_usd_per_mtok !== undefined }) : null;
-    // A judged report is rebuilt from the file's cases, and carries the run's trace as `report FILE` does.
-    const pt = outcome.report.power_trace;
-    const base = judged && pt ? { ...judged, power_trace: pt } : (judged ?? outcome.report);
+    const base = judged ?? outcome.report;
     const withBlock: SessionReport = block ? { ...base, measurements: block.measurements, measurement_warnings: block.warnings } : base;
     // gCO2e from net energy, labelled with the intensity used; only when asked (other reports keep their bytes).
     const report: SessionReport = grid ? { ...withBlock, co2e: co2eOf(base, grid) } : withBlock;
