@@ -112,6 +112,6 @@ export async function judgeResultsFile(o: {
   // `report FILE` (src/report/rebuild.ts) do, not in the order a concurrent run wrote its lines: sums and
   // the bootstrap's draws depend on the order.
   const base = aggregate([...judged].sort(compareCaseOrder), ctx);
-  // The run's trace last, as `report FILE` gives it.
-  return { header, results: scored, tally, report: { ...base, ...mtBenchBlock(scored, base, tally, o.info), ...(traced ? { power_trace: traced } : {}) } };
+  // The run's trace where `report FILE` puts it: after the aggregate, before the MT-Bench block.
+  return { header, results: scored, tally, report: { ...base, ...(traced ? { power_trace: traced } : {}), ...mtBenchBlock(scored, base, tally, o.info) } };
 }

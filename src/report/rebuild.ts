@@ -142,16 +142,16 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
     load !== null ? (load as LoadBlockRebuild).reportContext(loadEnergy) : runMeasures !== null ? reportContextFromMeasures(runMeasures, path) : {};
   const ctx = { ...reportContextOf(h), ...beyondCases };
   const ordered = prefixEnd >= 0 ? inCaseOrder(path, h, prefixEnd, keys) : ((agg as Aggregator | null) ?? aggregatorOf(h));
-  const report = ordered.report(ctx);
+  const aggregated = ordered.report(ctx);
+  // Where the run puts it: after the aggregate, before the judge's and the load blocks.
+  const report = traced ? { ...aggregated, power_trace: traced } : aggregated;
   // A load run (--request-rate) carries its serving block, rebuilt from the same file.
   const loadBlock = (load as LoadBlockRebuild | null)?.block(loadEnergy) ?? null;
   // A judged results file (run with a judge, or rescored) carries its judge line: its MT-Bench block is rebuilt.
   const judgedReport = judgeLine ? withJudgeBlock(report, judged, judgeLine, path) : report;
-  const withLoad = loadBlock ? ({ ...judgedReport, load: loadBlock } as BenchReport) : judgedReport;
   return {
     header: h,
-    // Last, as the run adds it to its report.
-    report: traced ? { ...withLoad, power_trace: traced } : withLoad,
+    report: loadBlock ? ({ ...judgedReport, load: loadBlock } as BenchReport) : judgedReport,
     scored: keep === 'scored' ? scored : null,
     paired,
     in_order: inOrder,
