@@ -11,6 +11,8 @@ import { suiteDigest } from '../suites/digest.js';
 import type { Judge } from './judge.js';
 import { judgeResults, type JudgeTally } from './score.js';
 import { mtBenchBlock, type JudgeInfo, type MtBenchBlock } from './summary.js';
+import type { PowerTraceSummary } from '../core/energy.js';
+import { tracedBy } from '../runner/power-trace-line.js';
 
 /** A results file read for judging: its header, its case lines, and its raw lines (rewritten in place). */
 export interface JudgedRun {
@@ -73,6 +75,7 @@ export async function judgeResultsFile(o: {
   // Checked now too, for the same reason: a malformed line must not cost judge requests first.
   const measures = other.findLast((l) => l.record === 'run_measures');
   const fromMeasures = measures ? reportContextFromMeasures(measures, o.path) : {};
+  const traced = other.reduce<PowerTraceSummary | null>((t, l) => tracedBy(l, t, o.path), null);
   const cases = new Map(o.suite.cases.map((c) => [c.id, c]));
   const { results: judged, tally } = await judgeResults({
     results,
@@ -109,5 +112,6 @@ export async function judgeResultsFile(o: {
   // `report FILE` (src/report/rebuild.ts) do, not in the order a concurrent run wrote its lines: sums and
   // the bootstrap's draws depend on the order.
   const base = aggregate([...judged].sort(compareCaseOrder), ctx);
-  return { header, results: scored, tally, report: { ...base, ...mtBenchBlock(scored, base, tally, o.info) } };
+  // The run's trace where `report FILE` puts it: after the aggregate, before the MT-Bench block.
+  return { header, results: scored, tally, report: { ...base, ...(traced ? { power_trace: traced } : {}), ...mtBenchBlock(scored, base, tally, o.info) } };
 }

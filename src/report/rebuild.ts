@@ -13,6 +13,8 @@ import { streamResultLines } from '../runner/results-stream.js';
 import { MAX_PAIRED_PASS, PairedColumns } from '../stats/paired-columns.js';
 import { checkReportHeader } from './header-check.js';
 import { reportContextFromMeasures } from '../runner/run-measures.js';
+import { tracedBy } from '../runner/power-trace-line.js';
+import type { PowerTraceSummary } from '../core/energy.js';
 
 /** Per-case data kept beside the report: `none` (flat memory), `scored` (every scored case), `paired` (compare's seven figures). */
 export type KeepCases = 'none' | 'scored' | 'paired';
@@ -66,6 +68,7 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
   let loadEnergy: Record<string, unknown> | null = null;
   let runMeasures: Record<string, unknown> | null = null;
   let ended = false;
+  let traced: PowerTraceSummary | null = null;
   const scored: CaseResult[] = [];
   const paired = keep === 'paired' ? new PairedColumns() : null;
   /** A load run's file: its requests' `meta.load`, gathered into columns as they are read. */
@@ -107,6 +110,7 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
       if (typeof m?.judge === 'object' && m.judge !== null) judged.push({ phase: r.phase, dataset: r.dataset, score: r.score, meta: { judge: m.judge } } as unknown as CaseResult);
     },
     other: (o) => {
+      traced = tracedBy(o, traced, path);
       if (o.record === 'judge') judgeLine ??= o;
       else if (o.record === 'load_energy') loadEnergy ??= o;
       // The last one: a resumed run's final process wrote the report the file ends with.
@@ -138,7 +142,9 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
     load !== null ? (load as LoadBlockRebuild).reportContext(loadEnergy) : runMeasures !== null ? reportContextFromMeasures(runMeasures, path) : {};
   const ctx = { ...reportContextOf(h), ...beyondCases };
   const ordered = prefixEnd >= 0 ? inCaseOrder(path, h, prefixEnd, keys) : ((agg as Aggregator | null) ?? aggregatorOf(h));
-  const report = ordered.report(ctx);
+  const aggregated = ordered.report(ctx);
+  // Where the run puts it: after the aggregate, before the judge's and the load blocks.
+  const report = traced ? { ...aggregated, power_trace: traced } : aggregated;
   // A load run (--request-rate) carries its serving block, rebuilt from the same file.
   const loadBlock = (load as LoadBlockRebuild | null)?.block(loadEnergy) ?? null;
   // A judged results file (run with a judge, or rescored) carries its judge line: its MT-Bench block is rebuilt.

@@ -9,6 +9,7 @@ import { JoulebenchError } from '../core/errors.js';
 import type { Answer, AnswerRequest, Case, CaseResult, CaseStream, ChatMessage, Energy, Phase, PromptStorage, ResultsHeader, StreamedSuite, Suite, Target } from '../core/types.js';
 import { calibrateIdle, DEFAULT_IDLE_MS } from '../meters/idle.js';
 import type { PowerTrace } from '../meters/power-trace.js';
+import { powerTraceLine } from './power-trace-line.js';
 import type { EnergyReading, Meter, MeterWindow } from '../meters/meter.js';
 import { createModelMeter } from '../meters/model.js';
 import { getScorer } from '../scorers/index.js';
@@ -322,6 +323,8 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
   const scoredWall_ms = scoredStart_ms === null ? null : clock.now() - scoredStart_ms;
   if (suiteWindow) suiteReading = await suiteWindow.stop();
   await opts.trace?.end();
+  const traced = opts.trace?.summary();
+  if (traced) sink.note?.(powerTraceLine(traced));
 
   // With target energy preferred (auto's fallback), the window is the total only when some case needed it.
   const allFromTarget = meter.prefersTargetEnergy === true && fromWindow === 0;
@@ -354,7 +357,7 @@ export async function run(opts: RunOptions): Promise<RunOutcome> {
     scored_wall_ms: wallUsed,
     ...(opts.pue !== undefined ? { pue: opts.pue } : {}),
   });
-  if (opts.trace) report.power_trace = opts.trace.summary();
+  if (traced) report.power_trace = traced;
   return { report, header, results: scored, energy: { idle, suite: suiteReading, gross_from } };
 }
 

@@ -282,6 +282,20 @@ describe('MT-Bench with a judge, end to end through the CLI', async () => {
     assert.equal(readFileSync(bad, 'utf8'), text, 'the file was not rewritten');
   });
 
+  test("rescore of a traced run's file keeps its power_trace, as report FILE does", async () => {
+    const lines = readFileSync(results, 'utf8').split('\n');
+    const at = lines.findIndex((l) => l.includes('"record":"run_measures"'));
+    const power_trace = { interval_ms: 100, domains: ['gpu-0'], rows: [['2026-01-01T00:00:00.100Z', 'idle', 100, 40], ['2026-01-01T00:00:00.300Z', 'scored', 200, 250]] };
+    const traced = join(dir, 'traced.results.jsonl');
+    writeFileSync(traced, [...lines.slice(0, at), JSON.stringify({ record: 'power_trace', power_trace }), ...lines.slice(at)].join('\n'));
+    const r = await cli(['rescore', traced, '--judge', cfg, '--data', files.questions, '--references', files.references, '-q'], { env });
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout).power_trace, power_trace);
+    const back = await cli(['report', '--json', traced], { env });
+    assert.equal(back.code, 0, back.stderr);
+    assert.deepEqual(JSON.parse(back.stdout).power_trace, power_trace);
+  });
+
   test('rescore refuses a results file written for other questions', async () => {
     const other = join(dir, 'other-q.jsonl');
     writeFileSync(other, JSON.stringify(QUESTIONS[0]) + '\n');

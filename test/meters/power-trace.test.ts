@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -77,5 +77,32 @@ describe('power trace over a live powercap tree', () => {
     const bad = await cli(['run', '--suite', 'router', '--meter', 'model', '--power-trace', csv, '-q', '--no-history'], { env: { JOULEBENCH_HOME: home } });
     assert.equal(bad.code, 2, bad.stderr);
     assert.match(bad.stderr, /--power-trace/);
+  });
+  it('report RESULTS.jsonl gives the run its power_trace back; a resume line drops an earlier trace; a bad line is exit 2', async () => {
+    const out = join(home, 'rt.json');
+    const results = join(home, 'rt.results.jsonl');
+    const env = { env: { JOULEBENCH_HOME: home } };
+    const r = await cli(['run', '--suite', 'router', '--limit', '3', '--meter', 'rapl', '--powercap-root', tree.root, '--idle-ms', '50', '--power-trace', join(home, 'rt.csv'), '-q', '--no-history', '-o', out], env);
+    assert.equal(r.code, 0, r.stderr);
+    const back = await cli(['report', '--json', results], env);
+    assert.equal(back.code, 0, back.stderr);
+    assert.equal(back.stdout, readFileSync(out, 'utf8'), 'the whole report, byte for byte, power_trace included');
+    const lines = readFileSync(results, 'utf8').trim().split('\n');
+    const at = lines.findIndex((l) => l.startsWith('{"record":"power_trace"'));
+    assert.ok(at > 0, 'the trace is a line of the results file');
+    // A process that resumed the file wrote the report it ends with: a trace before its resume line is not that report's.
+    const resumed = join(home, 'resumed.results.jsonl');
+    writeFileSync(resumed, [...lines.slice(0, at + 1), '{"record":"resume","finished":3,"state":"none"}', ...lines.slice(at + 1)].join('\n') + '\n');
+    const after = await cli(['report', '--json', resumed], env);
+    assert.equal(after.code, 0, after.stderr);
+    assert.equal((JSON.parse(after.stdout) as { power_trace?: unknown }).power_trace, undefined);
+    const bad = join(home, 'bad.results.jsonl');
+    const line = JSON.parse(lines[at]!) as { power_trace: { rows: unknown[][] } };
+    line.power_trace.rows[0]![1] = 'busy';
+    writeFileSync(bad, [...lines.slice(0, at), JSON.stringify(line), ...lines.slice(at + 1)].join('\n') + '\n');
+    const refused = await cli(['report', '--json', bad], env);
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.equal(refused.stderr.trim().split('\n').length, 1, refused.stderr);
+    assert.match(refused.stderr, /bad\.results\.jsonl: the power_trace line's power_trace\.rows\[0\] is not/);
   });
 });

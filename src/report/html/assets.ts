@@ -19,9 +19,9 @@ export function readEchartsSource(): string {
 
 /**
  * The page's own browser code and style, plain files under src/report/html/assets (no build step): client.js
- * reads the embedded model, draws the charts and drives the case table; rate.js and mt-bench.js add their charts
+ * reads the embedded model, draws the charts and drives the case table; rate.js, mt-bench.js and power.js add their charts
  * inside its scope; page.css styles the page.
  */
-export function readPageAsset(name: 'client.js' | 'rate.js' | 'mt-bench.js' | 'page.css'): string {
+export function readPageAsset(name: 'client.js' | 'rate.js' | 'mt-bench.js' | 'power.js' | 'page.css'): string {
   return readShipped(`src/report/html/assets/${name}`);
 }

@@ -11,6 +11,7 @@ import { resolveCodePrompts } from '../code-prompts.js';
 import { inferTargetWhere } from '../../infer/where.js';
 import type { SweepComparison } from '../../sweep/comparison.js';
 import { rateCurvesOf, type RateCurveView } from './rate-section.js';
+import { energyViewsOf, type EnergyView } from './energy-section.js';
 
 /** One case row of the HTML table: a trimmed CaseResult (its prompt is `runs[…].prompts.turns[index]`). */
 type CaseFields = 'index' | 'dataset' | 'pass' | 'stage' | 'passed' | 'joules' | 'below_floor' | 'latency_ms' | 'ttft_ms' | 'cost_usd';
@@ -89,6 +90,8 @@ export interface HtmlModel {
   cases_omitted: number;
   /** Load runs (`run --request-rate`) grouped into rate curves: throughput, latency and J/output token per rate. */
   rate_curves: RateCurveView[];
+  /** Per input that has them: its power trace, its energy windows' validity and its boundary layers. */
+  energy: EnergyView[];
   /** Sweep comparisons (`report SWEEP_DIR --html`): intervals, frontier marks, verdicts against the baseline. */
   sweeps?: SweepComparison[];
 }
@@ -165,6 +168,7 @@ export function buildHtmlModel(loaded: readonly (LoadedRun | ReportInput)[], gen
     ),
     frontier: inputsFrontier(inputs),
     rate_curves: rateCurvesOf(runs),
+    energy: energyViewsOf(inputs),
     cases,
     cases_omitted: omitted,
   };

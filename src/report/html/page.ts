@@ -6,12 +6,13 @@ import { suiteEnergyText } from '../suite-energy.js';
 import { readPageAsset } from './assets.js';
 import { mtBenchSection } from './mt-bench-section.js';
 import { rateSection } from './rate-section.js';
+import { energySection } from './energy-section.js';
 
-/** The page script with the MT-Bench and rate charts added before the page marks itself ready (inside its scope). */
+/** The page script with the MT-Bench, rate and power charts added before the page marks itself ready (inside its scope). */
 const READY = "  document.body.setAttribute('data-ready', '1');";
 const CLIENT_SCRIPT = readPageAsset('client.js');
 if (!CLIENT_SCRIPT.includes(READY)) throw new Error('html: the page script lost its ready marker');
-const PAGE_SCRIPT = CLIENT_SCRIPT.replace(READY, readPageAsset('mt-bench.js') + readPageAsset('rate.js') + READY);
+const PAGE_SCRIPT = CLIENT_SCRIPT.replace(READY, readPageAsset('mt-bench.js') + readPageAsset('rate.js') + readPageAsset('power.js') + READY);
 const CSS = readPageAsset('page.css');
 import type { HtmlModel } from './model.js';
 import { sweepSection } from './sweep-section.js';
@@ -67,6 +68,7 @@ ${model.frontier.arms.length > 0 ? `<section id="frontier">
 ${mtBenchSection(model)}
 ${model.code.length > 0 ? codeSection(model) : ''}
 ${model.infer.length > 0 ? inferSection(model) : ''}
+${energySection(model.energy)}
 ${model.runs.length > 0 ? `${model.runs.some((r) => hasStages(r.report)) ? `<section id="stages" class="pair">
   <div><h2>Stage distribution</h2><div class="chart" id="chart-stages" data-chart="stages"></div></div>
   <div><h2>Energy per stage</h2><div class="chart" id="chart-stage-energy" data-chart="stage-energy"></div></div>
