@@ -2,6 +2,7 @@ import { closeSync, readSync } from 'node:fs';
 import { aggregatorOf, type Aggregator, reportContextOf, type BenchReport } from '../core/aggregate.js';
 import { JoulebenchError } from '../core/errors.js';
 import type { CaseResult, ResultsHeader } from '../core/types.js';
+import type { PowerTraceSummary } from '../core/energy.js';
 import { BUILTIN_PROMPTS_LABEL, mtBenchBlock } from '../judge/summary.js';
 import type { PromptSetLabel } from '../judge/prompt-set.js';
 import type { JudgeTally } from '../judge/score.js';
@@ -65,6 +66,7 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
   let judgeLine: Record<string, unknown> | null = null;
   let loadEnergy: Record<string, unknown> | null = null;
   let runMeasures: Record<string, unknown> | null = null;
+  let powerTrace: unknown;
   let ended = false;
   const scored: CaseResult[] = [];
   const paired = keep === 'paired' ? new PairedColumns() : null;
@@ -111,6 +113,7 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
       else if (o.record === 'load_energy') loadEnergy ??= o;
       // The last one: a resumed run's final process wrote the report the file ends with.
       else if (o.record === 'run_measures') runMeasures = o;
+      else if (o.record === 'power_trace') powerTrace = checkPowerTrace(o.power_trace, path);
       else if (o.record === 'end') ended = true;
     },
   });
@@ -138,7 +141,8 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
     load !== null ? (load as LoadBlockRebuild).reportContext(loadEnergy) : runMeasures !== null ? reportContextFromMeasures(runMeasures, path) : {};
   const ctx = { ...reportContextOf(h), ...beyondCases };
   const ordered = prefixEnd >= 0 ? inCaseOrder(path, h, prefixEnd, keys) : ((agg as Aggregator | null) ?? aggregatorOf(h));
-  const report = ordered.report(ctx);
+  const aggregated = ordered.report(ctx);
+  const report = powerTrace !== undefined ? { ...aggregated, power_trace: powerTrace as PowerTraceSummary } : aggregated;
   // A load run (--request-rate) carries its serving block, rebuilt from the same file.
   const loadBlock = (load as LoadBlockRebuild | null)?.block(loadEnergy) ?? null;
   // A judged results file (run with a judge, or rescored) carries its judge line: its MT-Bench block is rebuilt.
@@ -152,6 +156,15 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
     ended,
     torn_bytes: end.torn_bytes,
   };
+}
+
+/** A `power_trace` line's trace: its shape checked, not its numbers (they are never summed into a figure). */
+function checkPowerTrace(t: unknown, path: string): PowerTraceSummary {
+  const p = t as Partial<PowerTraceSummary> | null;
+  if (typeof p !== 'object' || p === null || !Array.isArray(p.domains) || !Array.isArray(p.rows) || !p.rows.every((r) => Array.isArray(r) && r.length === 3 + p.domains!.length)) {
+    throw new JoulebenchError('E_RESULTS', `${path}: the power_trace line's power_trace is not a trace (domains, and rows of [t_utc, phase, dt_ms, watts per domain])`);
+  }
+  return p as PowerTraceSummary;
 }
 
 /** Adds the MT-Bench block of a judged results file (its judge line, its judged cases in file order). */
