@@ -64,6 +64,7 @@ describe('run --request-rate --gpu-power-limits (fake libnvidia-ml.so)', { skip:
     const more = doc.arms[1].avg_power_w - doc.arms[0].avg_power_w;
     assert.ok(Math.abs(more - 50) < 5, `250 W arm − 200 W arm = ${more} W`);
     assert.ok(existsSync(join(dir, 'pl.pl-250W.results.jsonl')));
+    assert.deepEqual(JSON.parse(readFileSync(join(dir, 'pl.pl-250W.receipt.json'), 'utf8')).labels, { gpu_power_limit_w: '250' });
     assert.match(r.stderr, /GPU limit W/);
   });
 

@@ -52,6 +52,8 @@ export interface RunFlags extends TargetFlags, MeterFlags, Partial<LoadFlags>, J
   powerTrace?: string;
   /** `--gpu-power-limits 200,250`: one load run per limit, W. */
   gpuPowerLimits?: number[];
+  /** Written into the receipt (a power-limit arm's limit); no flag sets it. */
+  labels?: Record<string, string>;
   out?: string;
   results?: string;
   receipt?: string;
@@ -246,7 +248,7 @@ async function powerLimitsAction(flags: RunFlags, limits: number[], io: CliIO, w
   try {
     for (const [i, w] of limits.entries()) {
       if (i > 0 && (flags.cooldownS ?? 0) > 0) await wait(flags.cooldownS ?? 0);
-      const one: RunFlags = { ...flags };
+      const one: RunFlags = { ...flags, labels: { gpu_power_limit_w: String(w) } };
       delete one.gpuPowerLimits;
       for (const k of ['out', 'results', 'receipt', 'powerTrace'] as const) {
         const p = flags[k]?.replace(/(\.[A-Za-z0-9]+)?$/, (ext) => `.pl-${w}W${ext}`);
@@ -393,6 +395,7 @@ export function sessionSpecFrom(flags: RunFlags, env: NodeJS.ProcessEnv, outPlan
   }
   if (!flags.history) spec.history = false;
   if (flags.gridIntensity !== undefined) spec.grid_intensity = flags.gridIntensity;
+  if (flags.labels) spec.labels = flags.labels;
   const prices = pricesOfFlags(flags);
   if (prices) spec.prices = prices;
   const stray = strayLoadFlag(flags);
