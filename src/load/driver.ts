@@ -168,11 +168,12 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
     if (!opens) return;
     if (k === b && st.start === null) {
       st.start = { at_ms: since(at), window: meter.start() };
-      void trace?.phase('steady');
+      // A failed read surfaces from the trace's end(), not as an unhandled rejection here.
+      trace?.phase('steady').catch(() => undefined);
     }
     if (k === plannedRequests - b && st.start !== null && st.stop === null) {
       const end_ms = since(at);
-      void trace?.phase('scored');
+      trace?.phase('scored').catch(() => undefined);
       st.stop = st.start.window.then(async (w) => ({ reading: await w.stop(), end_ms }));
     }
   };
