@@ -1,6 +1,6 @@
 import type { LocalPrices } from '../core/usd-parts.js';
 import { JoulebenchError } from '../core/errors.js';
-import type { PowerLimiter } from '../meters/nvml/power-limit.js';
+import { underLimit, type PowerLimiter } from '../meters/nvml/power-limit.js';
 import { round } from '../core/stats.js';
 import type { Meter } from '../meters/meter.js';
 import { OllamaClient, type OllamaOptions } from '../targets/ollama/client.js';
@@ -181,17 +181,6 @@ export async function runPlan(
     arms.push(arm);
   }
   return { resumes, arms };
-}
-
-/** Runs `work` with every visible GPU at `limit_w`, the original limits restored afterwards however it ends. */
-async function underLimit<T>(limiter: PowerLimiter | undefined, limit_w: number | null, work: () => Promise<T>): Promise<T> {
-  if (limit_w === null || !limiter) return work();
-  limiter.set(limit_w);
-  try {
-    return await work();
-  } finally {
-    limiter.restore();
-  }
 }
 
 /** An infer run file from the parts that differ by target; the rest comes from the options. */

@@ -79,12 +79,13 @@ export function buildLoadBlock(o: LoadOptions, input: LoadColumns | readonly Loa
   if (serving.output_tokens_from === 'chunks' || serving.output_tokens_from === 'mixed') {
     notes.push('output tokens counted as streamed chunks where the server gave no usage (one chunk may hold several tokens)');
   }
-  const run = m.run;
+  // Energy per request or token only from a valid window (the readings stay in `energy`).
+  const run = m.run?.validity?.valid === false ? null : m.run;
   const runWatts = run && run.joules !== null && m.run_end_ms > 0 ? run.joules / (m.run_end_ms / 1000) : null;
   const good = serving.good_requests;
   const slo = o.slo;
   const goodTokens =
-    slo && energy.joules !== null && energy.joules > 0
+    slo && energy.joules !== null && energy.joules > 0 && energy.validity?.valid !== false
       ? tokensBetween(records, energy.steady_state ? energy.window_start_ms! : -Infinity, energy.steady_state ? energy.window_end_ms! : Infinity, (r) => meetsSlo(r, slo))
       : null;
   return {

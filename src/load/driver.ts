@@ -6,6 +6,8 @@ import { JoulebenchError } from '../core/errors.js';
 import type { Answer, AnswerRequest, Case, CaseResult, ChatMessage, Phase, PromptStorage, ResultsHeader, Suite, Target } from '../core/types.js';
 import { calibrateIdle, DEFAULT_IDLE_MS } from '../meters/idle.js';
 import type { EnergyReading, Meter, MeterWindow } from '../meters/meter.js';
+import type { PowerTrace } from '../meters/power-trace.js';
+import { powerTraceLine } from '../runner/power-trace-line.js';
 import { caseResult, checkCount, configDigest, NO_FAILURE, toSuiteWindow, type RunProgress } from '../runner/run.js';
 import type { ResultsSink } from '../runner/results-file.js';
 import { getScorer } from '../scorers/index.js';
@@ -39,6 +41,10 @@ export interface LoadRunOptions {
   prices?: LocalPrices;
   /** Where the prompts are kept (the header's `prompts`): `text` writes each request's prompt (a turn's messages) in its line. */
   prompts?: PromptStorage;
+  /** `--pue`: the facility's PUE, for the report's modelled facility layer. */
+  pue?: number;
+  /** `--power-trace`: a power time series over warmup, idle, the run and its steady-state window. */
+  trace?: PowerTrace;
 }
 
 export type LoadReport = BenchReport & { load: LoadBlock };
@@ -111,6 +117,8 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
     return r;
   };
 
+  const trace = o.trace;
+  await trace?.begin(warmup > 0 ? 'warmup' : 'idle');
   // Warmup: sequential and unmetered, before idle calibration and the schedule.
   for (let pass = 0; pass < warmup; pass++) {
     for (let i = 0; i < n; i++) {
@@ -127,6 +135,7 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
     }
   }
 
+  if (warmup > 0) await trace?.phase('idle');
   const idle = await calibrateIdle(meter, checkCount(o.idle_ms ?? DEFAULT_IDLE_MS, 'idle_ms', 0), o.idleWait);
   const planned = planSchedule(load);
   const b = load.max_concurrency ?? 1;
@@ -156,6 +165,7 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
   };
   let inFlight = 0;
 
+  await trace?.phase('scored');
   const runWindow = opens ? await meter.start() : null;
   const t0 = performance.now();
   const since = (t: number): number => t - t0;
@@ -164,9 +174,14 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
     firstTokens.push(since(at));
     const k = firstTokens.length;
     if (!opens) return;
-    if (k === b && st.start === null) st.start = { at_ms: since(at), window: meter.start() };
+    if (k === b && st.start === null) {
+      st.start = { at_ms: since(at), window: meter.start() };
+      // A failed read surfaces from the trace's end(), not as an unhandled rejection here.
+      trace?.phase('steady').catch(() => undefined);
+    }
     if (k === plannedRequests - b && st.start !== null && st.stop === null) {
       const end_ms = since(at);
+      trace?.phase('scored').catch(() => undefined);
       st.stop = st.start.window.then(async (w) => ({ reading: await w.stop(), end_ms }));
     }
   };
@@ -329,14 +344,19 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
     stopped = true;
     await settledAll();
     await runWindow?.stop().catch(() => undefined);
+    await trace?.end().catch(() => undefined);
     // The first failure says what went wrong (an abort that came after it does not).
     throw failed !== null ? (failed as { error: unknown }).error : e;
   }
   // Times to the µs, as the load_energy line writes them: the block rebuilt from the file is then this one.
   const run_end_ms = r3(since(performance.now()));
   const runReading = runWindow ? await runWindow.stop() : null;
+  await trace?.end();
   const steady = st.stop ? await st.stop : null;
-  if (!st.stop && st.start) await (await st.start.window).stop(); // opened, never closed: discarded
+  if (!st.stop && st.start) {
+    await (await st.start.window).stop(); // opened, never closed: discarded, and so are its trace rows' `steady`
+    trace?.relabel('steady', 'scored');
+  }
   const steadyAt = st.start?.at_ms ?? null;
 
   sink.note?.({
@@ -345,7 +365,10 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
     run_end_ms,
     steady: steady && steadyAt !== null ? { ...windowOf(steady.reading), start_ms: r3(steadyAt), end_ms: r3(steady.end_ms) } : null,
     idle: { status: idle.status, watts: idle.watts },
+    ...(o.pue !== undefined ? { pue: o.pue } : {}),
   });
+  const power_trace = trace?.summary();
+  if (power_trace) sink.note?.(powerTraceLine(power_trace));
   sink.note?.({ record: 'end', scored: done - warmup * n });
   sink.flush?.();
 
@@ -359,6 +382,7 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
     energy: { idle, suite: runReading ? toSuiteWindow(runReading) : null },
     per_case_energy: opens ? 'none' : 'target',
     ...(o.prices ? { prices: o.prices } : {}),
+    ...(o.pue !== undefined ? { pue: o.pue } : {}),
   });
   const block = buildLoadBlock(load, records, {
     first_token_at_ms: firstTokens,
@@ -370,7 +394,7 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
     floor_ms: meter.floor_ms,
     ...(think !== undefined ? { conversations } : {}),
   });
-  return { report: { ...base, load: block }, header, idle, run: runReading };
+  return { report: { ...base, ...(power_trace ? { power_trace } : {}), load: block }, header, idle, run: runReading };
 }
 
 function request(prompt: string, c: AnswerRequest['case'], signal: AbortSignal | undefined): AnswerRequest {

@@ -17,6 +17,7 @@ type LoadEnergyLine = {
   run_end_ms: number;
   steady: (WindowReading & { start_ms: number; end_ms: number }) | null;
   idle: { status: 'measured' | 'marginal' | 'skipped' | 'unusable'; watts: number | null };
+  pue?: number;
 };
 
 /** A load run's `load` block, rebuilt from its results file as the lines stream past (no line is kept). */
@@ -52,10 +53,10 @@ export class LoadBlockRebuild {
   }
 
   /** The run's suite window, idle calibration and per-case energy kind, from the `load_energy` line (none without it). */
-  reportContext(line: Record<string, unknown> | null): Pick<ReportContext, 'energy' | 'per_case_energy'> {
+  reportContext(line: Record<string, unknown> | null): Pick<ReportContext, 'energy' | 'per_case_energy' | 'pue'> {
     if (line === null) return {};
     const energy = checkLoadEnergy(line, this.path);
-    return { energy: { idle: energy.idle, suite: energy.run }, per_case_energy: energy.run !== null ? 'none' : 'target' };
+    return { energy: { idle: energy.idle, suite: energy.run }, per_case_energy: energy.run !== null ? 'none' : 'target', ...(energy.pue !== undefined ? { pue: energy.pue } : {}) };
   }
 
   /** The block, given the file's `load_energy` line (if it has one). */
@@ -124,5 +125,6 @@ function checkLoadEnergy(line: Record<string, unknown>, path: string): LoadEnerg
   }
   if (line.run_end_ms !== undefined && !isFiniteNumber(line.run_end_ms)) bad('run_end_ms', 'is not a finite number');
   checkIdle(line.idle, bad);
+  if (line.pue !== undefined && !(isFiniteNumber(line.pue) && line.pue >= 1)) bad('pue', 'is not a number ≥ 1');
   return line as unknown as LoadEnergyLine;
 }

@@ -60,6 +60,8 @@ export interface SteadyStateEnergy {
   avg_power_w: number | null;
   /** The used window's validity, when its meter kept samples; an invalid window gives no per-token figures. */
   validity?: WindowValidity;
+  /** The steady-state window's own validity when it was measured but the whole run is used instead. */
+  steady_window_validity?: WindowValidity;
 }
 
 /** The steady-state reading when usable (≥ 5 s and the meter's floor), else the whole run, flagged; per-token figures. Pure. */
@@ -98,6 +100,7 @@ export function steadyStateEnergy(input: {
     reason = 'the meter opens no windows (energy reported per request by the target)';
   }
   if (!steady && reason !== null) reason = `${reason}: the whole run is used`;
+  const unused = !steady && input.steady?.validity ? { steady_window_validity: input.steady.validity } : {};
   if (!reading) {
     return {
       steady_state: false,
@@ -113,6 +116,7 @@ export function steadyStateEnergy(input: {
       net_joules_per_output_token: null,
       output_tokens_per_joule: null,
       avg_power_w: null,
+      ...unused,
     };
   }
   const window_s = (end - start) / 1000;
@@ -137,6 +141,7 @@ export function steadyStateEnergy(input: {
     output_tokens_per_joule: invalid || gross === null || gross <= 0 || tokens === null ? null : round(tokens / gross, 6),
     avg_power_w: gross === null || window_s <= 0 ? null : round(gross / window_s, 6),
     ...(reading.validity ? { validity: reading.validity } : {}),
+    ...unused,
   };
 }
 

@@ -20,6 +20,24 @@ export interface RateSweepDoc {
   curve: RatePoint[];
 }
 
+/** The `format` of a GPU power-limit sweep's document. */
+export const POWER_LIMITS_FORMAT = 'joulebench-gpu-power-limits/1';
+
+/**
+ * What `run --request-rate R --gpu-power-limits W1,W2,…` writes (and prints): per limit, in the order run, its
+ * report and results files and one curve point with the limit and the window's average power beside it.
+ */
+export interface PowerLimitsDoc {
+  format: typeof POWER_LIMITS_FORMAT;
+  request_rate: number | 'inf';
+  gpu_power_limits_w: number[];
+  /** Each GPU's original limit and allowed range (NVML). */
+  gpus: Record<string, unknown>;
+  reports: (string | null)[];
+  results: string[];
+  arms: (RatePoint & { gpu_power_limit_w: number; avg_power_w: number | null })[];
+}
+
 /** The document with its paths made relative to `docPath`'s folder (for writing it there). */
 export function relativeTo<D extends { reports: (string | null)[]; results: string[] }>(doc: D, docPath: string): D {
   const dir = dirname(resolve(docPath));

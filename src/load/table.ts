@@ -63,10 +63,10 @@ export function renderLoadTable(b: LoadBlock): string {
 }
 
 /** A rate sweep's curve as a table. */
-export function renderCurveTable(points: readonly RatePoint[]): string {
-  const head = ['rate/s', 'acc %', 'req/s', 'out tok/s', 'p99 TTFT ms', 'p99 TPOT ms', 'goodput', 'correct goodput', 'J/out tok'];
+export function renderCurveTable<P extends RatePoint>(points: readonly P[], first: { head: string; cell: (p: P) => string } = { head: 'rate/s', cell: (p) => String(p.request_rate) }): string {
+  const head = [first.head, 'acc %', 'req/s', 'out tok/s', 'p99 TTFT ms', 'p99 TPOT ms', 'goodput', 'correct goodput', 'J/out tok'];
   const rows = points.map((p) => [
-    String(p.request_rate),
+    first.cell(p),
     fmt(p.accuracy_pct, 1),
     fmt(p.request_throughput),
     fmt(p.output_throughput),

@@ -68,6 +68,11 @@ export class PowerTrace {
     return this.chain;
   }
 
+  /** Renames the rows of one phase (a window the run opened and then discarded). */
+  relabel(from: TracePhase, to: TracePhase): void {
+    for (const r of this.rows) if (r.phase === from) r.phase = to;
+  }
+
   /** Every domain seen, in first-seen order. */
   domains(): string[] {
     const out = new Set<string>();

@@ -2,6 +2,7 @@ import { closeSync, readSync } from 'node:fs';
 import { aggregatorOf, type Aggregator, reportContextOf, type BenchReport } from '../core/aggregate.js';
 import { JoulebenchError } from '../core/errors.js';
 import type { CaseResult, ResultsHeader } from '../core/types.js';
+import type { PowerTraceSummary } from '../core/energy.js';
 import { BUILTIN_PROMPTS_LABEL, mtBenchBlock } from '../judge/summary.js';
 import type { PromptSetLabel } from '../judge/prompt-set.js';
 import type { JudgeTally } from '../judge/score.js';

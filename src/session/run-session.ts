@@ -114,7 +114,8 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
     if (spec.power_trace !== undefined && meter.usesTargetEnergy) {
       throw new JoulebenchError('E_USAGE', `--power-trace: meter ${meter.id} reads no hardware (energy comes from the target); choose --meter rapl, nvml, amdsmi or one that reads here`);
     }
-    const trace = spec.power_trace !== undefined ? new PowerTrace(meter) : null;
+    // Ended before the meter closes, also when the run throws (its timer would go on reading a closed meter).
+    const trace = spec.power_trace !== undefined ? opened.add(new PowerTrace(meter), (t) => t.end().catch(() => undefined)) : null;
     if (resume) {
       opened.add(resume.finished, (f) => f.close());
       // A torn last line (SIGKILL mid-write) is cut off the file so the appended lines start clean.
@@ -143,6 +144,8 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
         ...(prices ? { prices } : {}),
         prompts: promptStorage(spec),
         ...(spec.idle_ms !== undefined ? { idle_ms: spec.idle_ms } : {}),
+        ...(spec.pue !== undefined ? { pue: spec.pue } : {}),
+        ...(trace ? { trace } : {}),
         ...(hooks.signal ? { signal: hooks.signal } : {}),
         ...(hooks.onResult ? { onResult: hooks.onResult } : {}),
       });
@@ -263,8 +266,6 @@ class Opened {
  * resumed run continues, if any.
  */
 function checkRunFlags(spec: SessionSpec): string | undefined {
-  if (spec.load && spec.pue !== undefined) throw new JoulebenchError('E_USAGE', '--pue applies to closed-loop runs only, not to load runs (--request-rate)');
-  if (spec.load && spec.power_trace !== undefined) throw new JoulebenchError('E_USAGE', '--power-trace applies to closed-loop runs only, not to load runs (--request-rate)');
   if (spec.load && spec.resume) {
     throw new JoulebenchError('E_USAGE', '--resume cannot continue a load run (--request-rate): its schedule and timings would not be one run; start it again');
   }

@@ -127,6 +127,12 @@ describe('steady state: the ML.ENERGY window rule', () => {
     assert.equal(b.good_output_tokens_per_joule, 2); // 40 good tokens ÷ 20 J
     assert.equal(b.energy.output_tokens_per_joule, 7);
     assert.equal(buildLoadBlock({ ...opts, slo: null }, records, { first_token_at_ms: [], steady: null, measured_window: null, run, run_end_ms: 1000, idle: { status: 'skipped', watts: null }, floor_ms: 1 }).good_output_tokens_per_joule, null);
+    assert.equal(b.joules_per_good_request, 10);
+    // An invalid window gives no energy per good request or token; its reading stays.
+    const validity = { valid: false, reasons: ['1 failed read(s)'], meter: 'rapl', devices: ['package-0'], samples: 3, coverage_pct: 100, max_gap_ms: 400, wraps: 0, failed_reads: 1 };
+    const bad = buildLoadBlock(opts, records, { first_token_at_ms: [10, 30, 90], steady: null, measured_window: null, run: { ...run, validity }, run_end_ms: 1000, idle: { status: 'skipped', watts: null }, floor_ms: 1 });
+    assert.equal(bad.energy.joules, 20);
+    assert.deepEqual([bad.joules_per_good_request, bad.goodput_per_watt, bad.good_output_tokens_per_joule, bad.energy.joules_per_output_token], [null, null, null, null]);
   });
 
   it('the block names why: no steady part, no meter', () => {

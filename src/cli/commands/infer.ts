@@ -15,7 +15,7 @@ import { renderInferTable } from '../../infer/table.js';
 import type { MachinePeak, ThreadArm } from '../../infer/types.js';
 import type { Meter } from '../../meters/meter.js';
 import { createMeter, METERS } from '../../meters/registry.js';
-import { openPowerLimiter, type PowerLimiter } from '../../meters/nvml/power-limit.js';
+import { openPowerLimiter, restoreOnExit, type PowerLimiter } from '../../meters/nvml/power-limit.js';
 import { MAX_WATTS } from '../../core/bounds.js';
 import { DEFAULT_OLLAMA_URL } from '../../targets/ollama/client.js';
 import type { CliIO } from '../io.js';
@@ -190,13 +190,10 @@ export async function inferAction(flags: InferFlags, io: CliIO): Promise<void> {
   };
   const kept = (): string =>
     `${(resume?.run_lines ?? 0) + newRuns} finished runs (${(resume?.finished.size ?? 0) + newArms} whole arms) kept in ${journalPath}; to continue, run the same command with --out ${out} --resume`;
+  // The original GPU power limits go back on every way out, Ctrl-C included.
+  const unhook = limiter ? restoreOnExit(limiter, (line) => io.err(`joulebench: ${line}\n`)) : null;
   // Ctrl-C on an hours-long sweep: the journal already holds every finished run; say how to go on.
   const onSigint = (): void => {
-    try {
-      limiter?.restore();
-    } catch (e) {
-      io.err(`joulebench: ${(e as Error).message}; the GPU power limit was not restored: set it back with nvidia-smi -pl\n`);
-    }
     journal.close();
     io.err(`joulebench: interrupted; ${kept()}\n`);
     process.exit(130);
@@ -219,6 +216,7 @@ export async function inferAction(flags: InferFlags, io: CliIO): Promise<void> {
     throw new JoulebenchError(code, `${why}; ${kept()}`, { cause: e });
   } finally {
     process.removeListener('SIGINT', onSigint);
+    unhook?.();
     limiter?.close();
     await meter?.close?.();
   }

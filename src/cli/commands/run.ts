@@ -23,7 +23,9 @@ import { createProgress } from '../progress.js';
 import { addLoadFlags, loadOptionsFrom, strayDatasetFlag, strayLoadFlag, type LoadFlags } from '../load-flags.js';
 import type { LoadBlock } from '../../load/block.js';
 import { rateCurve } from '../../load/curve.js';
-import { RATE_SWEEP_FORMAT, relativeTo, type RateSweepDoc } from '../../load/sweep-file.js';
+import { POWER_LIMITS_FORMAT, RATE_SWEEP_FORMAT, relativeTo, type PowerLimitsDoc, type RateSweepDoc } from '../../load/sweep-file.js';
+import { openPowerLimiter, restoreOnExit, underLimit } from '../../meters/nvml/power-limit.js';
+import { gpuLibrary, powerLimitList } from './infer.js';
 import { loadInputsForCli } from '../load-runs.js';
 import { rateLabel } from '../../load/options.js';
 import { renderCurveTable, renderLoadTable, renderRepeatsTable, renderSearchTable } from '../../load/table.js';
@@ -48,6 +50,10 @@ export interface RunFlags extends TargetFlags, MeterFlags, Partial<LoadFlags>, J
   cluster?: 'question' | 'subject';
   pue?: number;
   powerTrace?: string;
+  /** `--gpu-power-limits 200,250`: one load run per limit, W. */
+  gpuPowerLimits?: number[];
+  /** Written into the receipt (a power-limit arm's limit); no flag sets it. */
+  labels?: Record<string, string>;
   out?: string;
   results?: string;
   receipt?: string;
@@ -94,7 +100,8 @@ export function runCommand(io: CliIO, deps: RunDeps = {}): Command {
     .option('--bootstrap-max-units <n>', `${UNIT_LIMIT_HELP} (default: ${DEFAULT_BOOTSTRAP_MAX_UNITS})`, unitLimit)
     .addOption(new Option('--cluster <by>', 'resample clusters for the intervals, so correlated cases do not narrow them: question (a case with all its passes and turns; accuracy too) or subject (every case of one dataset, e.g. an MMLU subject)').choices(['question', 'subject']))
     .option('--pue <x>', "the facility's power usage effectiveness: adds a modelled facility layer, (PUE − 1) × the measured energy, never summed into a measured figure", numberInRange(1, 100))
-    .option('--power-trace <file.csv>', 'write the power time series (t_utc, phase: idle/warmup/scored, watts per domain) here; also embedded, downsampled, in the report; needs a hardware meter')
+    .option('--power-trace <file.csv>', 'write the power time series (t_utc, phase: idle/warmup/scored, and steady inside a load run\'s steady-state window; watts per domain) here; also embedded, downsampled, in the report; needs a hardware meter')
+    .option('--gpu-power-limits <W,...>', 'load runs: one run per GPU power limit, set on every visible GPU through NVML (needs root) and restored after it, also on Ctrl-C; then J/output token and tok/s side by side', powerLimitList)
     .option('-o, --out <file>', 'write the report here; the extension picks the format: .json, .md, .html, .csv (per case), .jsonl (per case), .txt (default: JSON on stdout, the table on stderr)')
     .option('--results <file>', 'results JSONL, one line per case as it finishes (default: next to the report)')
     .option('--receipt <file>', 'receipt JSON: host, versions, UTC times, digests (default: next to the report)')
@@ -118,7 +125,8 @@ export function runCommand(io: CliIO, deps: RunDeps = {}): Command {
     const wait = deps.wait ?? sleepS;
     if (flags.runs !== undefined && rates && rates.length > 1) throw new JoulebenchError('E_USAGE', '--runs repeats one load run: give --request-rate one rate (repeat a rate sweep by running it again)');
     if (flags.maxRequestRate !== undefined && !flags.findMaxRate) throw new JoulebenchError('E_USAGE', '--max-request-rate applies to --find-max-rate only');
-    if (flags.findMaxRate) await findMaxRateAction(flags, io, wait);
+    if (flags.gpuPowerLimits) await powerLimitsAction(flags, flags.gpuPowerLimits, io, wait);
+    else if (flags.findMaxRate) await findMaxRateAction(flags, io, wait);
     else if (flags.runs !== undefined && rates) await loadRepeatsAction(flags, flags.runs, io, wait);
     else if (rates && rates.length > 1) await rateSweepAction(flags, rates, io, wait);
     else await runAction(flags, io);
@@ -208,7 +216,7 @@ async function rateSweepAction(flags: RunFlags, rates: number[], io: CliIO, wait
     const label = String(rateLabel(rate));
     const suffix = (path: string | undefined): string | undefined => (path ? path.replace(/(\.[A-Za-z0-9]+)?$/, (ext) => `.rate-${label}${ext}`) : undefined);
     const one: RunFlags = { ...flags, requestRate: [rate] };
-    for (const k of ['out', 'results', 'receipt'] as const) {
+    for (const k of ['out', 'results', 'receipt', 'powerTrace'] as const) {
       const p = suffix(flags[k]);
       if (p !== undefined) one[k] = p;
     }
@@ -225,6 +233,44 @@ async function rateSweepAction(flags: RunFlags, rates: number[], io: CliIO, wait
   }
   io.out(prettyJson(doc));
   if (!flags.quiet) io.err(renderCurveTable(curve) + (flags.out && (outPlan?.format === 'json' || outPlan?.format === 'html') ? `rate sweep ${flags.out}\n` : ''));
+}
+
+/**
+ * `--request-rate R --gpu-power-limits W1,W2,…` (Zeus's power-limit arms): one load run per limit, `--cooldown-s`
+ * apart, each with its own files (`NAME.pl-200W.json`), the limit set on every visible GPU before it and the
+ * original restored after it (also on Ctrl-C); then each arm's curve point with its limit.
+ */
+async function powerLimitsAction(flags: RunFlags, limits: number[], io: CliIO, wait: (seconds: number) => Promise<void>): Promise<void> {
+  const rates = flags.requestRate;
+  if (!rates || rates.length !== 1) throw new JoulebenchError('E_USAGE', '--gpu-power-limits runs one load run per limit: give --request-rate one rate');
+  if (flags.runs !== undefined || flags.findMaxRate) throw new JoulebenchError('E_USAGE', '--gpu-power-limits does not combine with --runs or --find-max-rate');
+  const outPlan = flags.out ? planOutput(flags.out, RUN_FORMATS) : null;
+  const limiter = await openPowerLimiter(limits, gpuLibrary(process.env));
+  const unhook = restoreOnExit(limiter, (line) => io.err(`joulebench: ${line}\n`));
+  const runs: { accuracy_pct: number | null; load: LoadBlock; out: string | null; results: string }[] = [];
+  try {
+    for (const [i, w] of limits.entries()) {
+      if (i > 0 && (flags.cooldownS ?? 0) > 0) await wait(flags.cooldownS ?? 0);
+      const one: RunFlags = { ...flags, labels: { gpu_power_limit_w: String(w) } };
+      delete one.gpuPowerLimits;
+      for (const k of ['out', 'results', 'receipt', 'powerTrace'] as const) {
+        const p = flags[k]?.replace(/(\.[A-Za-z0-9]+)?$/, (ext) => `.pl-${w}W${ext}`);
+        if (p !== undefined) one[k] = p;
+      }
+      if (!flags.quiet) io.err(`joulebench: GPU power limit ${w} W (${i + 1} of ${limits.length})\n`);
+      const r = await underLimit(limiter, w, () => runAction({ ...one, quiet: true }, { ...io, out: () => undefined }));
+      if (!r.load) throw new JoulebenchError('E_RUN', `the ${w} W arm wrote no load block (${r.results})`);
+      runs.push({ accuracy_pct: r.accuracy_pct, load: r.load, out: r.out, results: r.results });
+    }
+  } finally {
+    unhook();
+    limiter.close();
+  }
+  const arms = rateCurve(runs).map((p, i) => ({ gpu_power_limit_w: limits[i]!, ...p, avg_power_w: runs[i]!.load.energy.avg_power_w }));
+  const doc: PowerLimitsDoc = { format: POWER_LIMITS_FORMAT, request_rate: rateLabel(rates[0]!), gpu_power_limits_w: limits, gpus: limiter.describe(), reports: runs.map((r) => r.out), results: runs.map((r) => r.results), arms };
+  if (flags.out && outPlan?.format === 'json') writeFileEnsured(flags.out, prettyJson(relativeTo(doc, flags.out)), '--out');
+  io.out(prettyJson(doc));
+  if (!flags.quiet) io.err(renderCurveTable(arms, { head: 'GPU limit W', cell: (p) => String(p.gpu_power_limit_w) }) + (flags.out && outPlan?.format === 'json' ? `power-limit arms ${flags.out}\n` : ''));
 }
 
 /**
@@ -267,7 +313,7 @@ async function findMaxRateAction(flags: RunFlags, io: CliIO, wait: (seconds: num
     const k = steps.length + 1;
     const one: RunFlags = { ...flags, requestRate: [next.rate] };
     delete one.findMaxRate;
-    for (const key of ['out', 'results', 'receipt'] as const) {
+    for (const key of ['out', 'results', 'receipt', 'powerTrace'] as const) {
       const p = flags[key]?.replace(/(\.[A-Za-z0-9]+)?$/, (ext) => `.step-${k}${ext}`);
       if (p !== undefined) one[key] = p;
     }
@@ -295,7 +341,7 @@ async function loadRepeatsAction(flags: RunFlags, n: number, io: CliIO, wait: (s
     const suffix = (path: string | undefined): string | undefined => (path ? path.replace(/(\.[A-Za-z0-9]+)?$/, (ext) => `.run-${label}${ext}`) : undefined);
     const one: RunFlags = { ...flags };
     delete one.runs;
-    for (const k of ['out', 'results', 'receipt'] as const) {
+    for (const k of ['out', 'results', 'receipt', 'powerTrace'] as const) {
       const p = suffix(flags[k]);
       if (p !== undefined) one[k] = p;
     }
@@ -353,6 +399,7 @@ export function sessionSpecFrom(flags: RunFlags, env: NodeJS.ProcessEnv, outPlan
   if (!flags.history) spec.history = false;
   if (flags.storePrompts === false) spec.store_prompts = false;
   if (flags.gridIntensity !== undefined) spec.grid_intensity = flags.gridIntensity;
+  if (flags.labels) spec.labels = flags.labels;
   const prices = pricesOfFlags(flags);
   if (prices) spec.prices = prices;
   const stray = strayLoadFlag(flags);

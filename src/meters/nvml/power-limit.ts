@@ -23,6 +23,41 @@ interface Gpu {
   max_mw: number;
 }
 
+/** Runs `work` with every visible GPU at `limit_w`, the original limits restored afterwards however it ends. */
+export async function underLimit<T>(limiter: PowerLimiter | undefined, limit_w: number | null, work: () => Promise<T>): Promise<T> {
+  if (limit_w === null || !limiter) return work();
+  limiter.set(limit_w);
+  try {
+    return await work();
+  } finally {
+    limiter.restore();
+  }
+}
+
+/**
+ * Puts the original limits back when the process exits, whatever makes it (a signal handler's exit
+ * included); a Ctrl-C no other listener handles exits 130. `say` gets the line for a restore that failed.
+ * Returns the function that removes both hooks.
+ */
+export function restoreOnExit(limiter: PowerLimiter, say: (line: string) => void): () => void {
+  const onExit = (): void => {
+    try {
+      limiter.restore();
+    } catch (e) {
+      say(`${(e as Error).message}; the GPU power limit was not restored: set it back with nvidia-smi -pl`);
+    }
+  };
+  const onSigint = (): void => {
+    if (process.listenerCount('SIGINT') === 1) process.exit(130);
+  };
+  process.once('exit', onExit);
+  process.on('SIGINT', onSigint);
+  return () => {
+    process.off('exit', onExit);
+    process.off('SIGINT', onSigint);
+  };
+}
+
 /**
  * Zeus's power-limit arms: NVML's `nvmlDeviceSetPowerManagementLimit` on every GPU `CUDA_VISIBLE_DEVICES`
  * shows. Every asked-for limit is checked against each GPU's constraints before anything is set.
