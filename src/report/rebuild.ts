@@ -15,7 +15,6 @@ import { MAX_PAIRED_PASS, PairedColumns } from '../stats/paired-columns.js';
 import { checkReportHeader } from './header-check.js';
 import { reportContextFromMeasures } from '../runner/run-measures.js';
 import { tracedBy } from '../runner/power-trace-line.js';
-import type { PowerTraceSummary } from '../core/energy.js';
 
 /** Per-case data kept beside the report: `none` (flat memory), `scored` (every scored case), `paired` (compare's seven figures). */
 export type KeepCases = 'none' | 'scored' | 'paired';
