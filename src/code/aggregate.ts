@@ -2,7 +2,7 @@
 import { paretoVerdicts, type Objective } from '../core/pareto.js';
 import { median, round } from '../core/stats.js';
 import type { EnergySource } from '../core/types.js';
-import { energyLayers, type EnergyLayers, type IdleCalibration } from '../core/energy.js';
+import { energyLayers, roundLayers, windowsAsOne, type EnergyLayers, type IdleCalibration } from '../core/energy.js';
 import { usdParts, type LocalPrices, type UsdParts } from '../core/usd-parts.js';
 import type { Datapoint } from './oracle.js';
 import { taskWallsMs } from './datapoints-file.js';
@@ -171,7 +171,7 @@ function summarizeOne(solver: string, dps: readonly Datapoint[], opts: Summarize
               ? 'no task resolved'
               : null,
     energy_invalid_count: invalidEnergy.length,
-    ...layersOf(valid, resolved, useNet, invalidEnergy[0], opts),
+    ...layersOf(valid, resolved, useNet, opts),
     energy_basis: useNet ? 'net' : 'gross',
     energy_source: sources.length === 0 ? 'none' : sources.length === 1 ? sources[0]! : 'mixed',
     energy_missing_count: energyMissing,
@@ -198,25 +198,12 @@ function summarizeOne(solver: string, dps: readonly Datapoint[], opts: Summarize
   };
 }
 
-/** The solver windows as one: gross and domains summed, lengths added; invalid when any one is. */
-function layersOf(valid: readonly Datapoint[], resolved: number, net: boolean, invalid: Datapoint | undefined, opts: SummarizeOptions): Pick<SolverSummary, 'energy_layers'> {
+/** The solver windows as one (invalid when any one is), in layers per resolved task. */
+function layersOf(valid: readonly Datapoint[], resolved: number, net: boolean, opts: SummarizeOptions): Pick<SolverSummary, 'energy_layers'> {
   if (!valid.some((d) => d.by_domain) && opts.pue === undefined) return {};
-  const by_domain: Record<string, { joules: number | null; source: EnergySource }> = {};
-  for (const d of valid) {
-    for (const [k, v] of Object.entries(d.by_domain ?? {})) {
-      const had = by_domain[k];
-      by_domain[k] = { joules: had && (had.joules === null || v.joules === null) ? null : (had?.joules ?? 0) + v.joules!, source: v.source };
-    }
-  }
-  // A domain some window did not read is unknown over the whole.
-  for (const k of Object.keys(by_domain)) if (valid.some((d) => d.by_domain && !d.by_domain[k])) by_domain[k]!.joules = null;
-  const gross = valid.some((d) => d.joules === null) ? null : sum(valid.map((d) => d.joules!));
-  const window = { joules: gross, by_domain, window_ms: sum(valid.map((d) => d.window_ms ?? 0)), ...(invalid ? { validity: invalid.energy_validity! } : {}) };
-  const l = energyLayers(window, opts.idle ?? { status: 'skipped', watts: null }, resolved, opts.pue ?? null);
-  const r = <T extends { joules: number | null; joules_per_correct: number | null } | null>(x: T): T =>
-    x === null ? x : { ...x, joules: x.joules === null ? null : round(x.joules, 9), joules_per_correct: x.joules_per_correct === null ? null : round(x.joules_per_correct, 9) };
-  const facility = l.facility === null ? null : { ...r(l.facility), total_joules: l.facility.total_joules === null ? null : round(l.facility.total_joules, 9) };
-  return { energy_layers: { covered: l.covered, accelerator: r(l.accelerator), host: r(l.host), idle: l.idle === null ? null : { ...r(l.idle), subtracted: net }, facility } };
+  const window = windowsAsOne(valid.map((d) => ({ joules: d.joules, by_domain: d.by_domain ?? {}, window_ms: d.window_ms ?? 0, validity: d.energy_validity })));
+  const l = roundLayers(energyLayers(window, opts.idle ?? { status: 'skipped', watts: null }, resolved, opts.pue ?? null), (v) => round(v, 9));
+  return { energy_layers: { ...l, idle: l.idle === null ? null : { ...l.idle, subtracted: net } } };
 }
 
 /** The row with its dollars in parts, when a local price is given; token dollars alone otherwise. */

@@ -125,6 +125,7 @@ export function codeCommand(io: CliIO): Command {
   // The meters' shared flags; `auto` here takes hardware counters only (else joules are null, see energy.ts).
   return addPriceFlags(addMeterFlags(cmd)).action(async (flags: CodeFlags) => {
     if (flags.report) {
+      if (flags.powerTrace !== undefined) throw new JoulebenchError('E_USAGE', '--power-trace applies to a run, not to --report');
       const results = readCodeResults(flags.report);
       const prices = localPrices(pricesOfFlags(flags), results.config.prices);
       if (flags.energyBudget !== undefined || prices || flags.pue !== undefined) {
