@@ -39,7 +39,8 @@ function solver(id: string, during: () => Promise<void>): Solver {
   return { ...ref, id, solve: async (ctx) => (await Promise.all([ref.solve(ctx), during()]))[0] };
 }
 
-const POLL_MS = 20;
+// Long enough that a busy machine's late poll does not fail a healthy window (4 intervals = 400 ms).
+const POLL_MS = 100;
 
 describe('code: power trace, validity and energy layers over a live powercap tree', () => {
   test('idle then scored rows; the trace integrates to the solver windows\' gross joules within 1 %; layers per resolved task, facility modelled', async () => {
@@ -56,7 +57,7 @@ describe('code: power trace, validity and energy layers over a live powercap tre
       assert.deepEqual(pt.domains, ['package-0']);
       assert.deepEqual([...new Set(pt.rows.map((r) => r[1]))], ['idle', 'scored']);
       const gross = res.datapoints.reduce((t, d) => t + d.joules!, 0);
-      assert.ok(gross > 1, `gross ${gross}`);
+      assert.ok(gross > 0, `gross ${gross}`);
       const integral = pt.rows.reduce((t, r) => t + ((r[3] as number) * r[2]) / 1000, 0);
       assert.ok(Math.abs(integral - gross) / gross < 0.01, `trace ${integral} J vs solver windows ${gross} J`);
       assert.equal(trace.csv().trim().split('\n').length - 1, trace.rows.length);
@@ -83,7 +84,7 @@ describe('code: power trace, validity and energy layers over a live powercap tre
 
   test('a stalled counter and an unreadable one inside solver windows: each block says why, its energy is never summed, J per resolved is null with the reason', async () => {
     const log: { t: number; ok: boolean }[] = [];
-    let logging = false;
+    const hole = { from: 0, to: 0 };
     let last_ms = 0;
     const meter = createRaplMeter({
       root: tree.root,
@@ -92,10 +93,10 @@ describe('code: power trace, validity and energy layers over a live powercap tre
       read: (p) => {
         try {
           const text = readFileSync(p, 'utf8');
-          if (logging && p === energyPath) log.push({ t: last_ms, ok: true });
+          if (p === energyPath) log.push({ t: last_ms, ok: true });
           return text;
         } catch (e) {
-          if (logging && p === energyPath) log.push({ t: last_ms, ok: false });
+          if (p === energyPath) log.push({ t: last_ms, ok: false });
           throw e;
         }
       },
@@ -104,25 +105,25 @@ describe('code: power trace, validity and energy layers over a live powercap tre
       let stop = burn();
       await sleep(100);
       stop();
-      await sleep(500);
+      await sleep(900);
       stop = burn();
       await sleep(100);
       stop();
     });
     const gapper = solver('gapper', async () => {
-      logging = true;
       let stop = burn();
       await sleep(100);
       stop();
+      hole.from = performance.now();
       rmSync(energyPath);
       mkdirSync(energyPath); // reading a directory fails with EISDIR
-      await sleep(400);
+      await sleep(900);
       rmSync(energyPath, { recursive: true });
       writeFileSync(energyPath, `${uj}\n`);
+      hole.to = performance.now();
       stop = burn();
       await sleep(100);
       stop();
-      logging = false;
     });
     try {
       const res = await runCodeSuite({ suite: loadCodeSuite(suiteDir), solvers: [staller, gapper], rollouts: 1, meter, sandbox: noSandbox(), env: { PATH: process.env.PATH }, idle_ms: 0, preflight: false });
@@ -137,11 +138,10 @@ describe('code: power trace, validity and energy layers over a live powercap tre
       assert.equal(srow.joules_per_resolved, null);
       assert.match(srow.joules_per_resolved_reason!, /1 solver window\(s\) failed the validity checks \(one: .*stalled/);
       assert.equal(srow.energy_layers!.host!.joules_per_correct, null);
-      // The gap, from the reads the test logged while the solver ran.
-      const good = log.filter((l) => l.ok).map((l) => l.t);
-      let gap = 0;
-      for (let i = 1; i < good.length; i++) gap = Math.max(gap, good[i]! - good[i - 1]!);
-      assert.ok(gap >= 400, `the test's own gap: ${gap}`);
+      // The gap, from the reads the test logged: the last good one before the hole to the first after it.
+      const before = log.filter((l) => l.ok && l.t <= hole.from).at(-1)!.t;
+      const gap = log.find((l) => l.ok && l.t >= hole.to)!.t - before;
+      assert.ok(gap >= 900, `the test's own gap: ${gap}`);
       const v = g!.energy_validity!;
       assert.equal(v.valid, false);
       assert.equal(v.failed_reads, log.filter((l) => !l.ok).length);

@@ -28,7 +28,8 @@ async function burn(ms: number): Promise<void> {
   clearInterval(t);
 }
 
-const POLL_MS = 20;
+// Long enough that a busy machine's late poll does not fail a healthy window (4 intervals = 400 ms).
+const POLL_MS = 100;
 
 function options(url: string, over: Partial<InferOptions>): InferOptions {
   return {
@@ -72,7 +73,7 @@ describe('infer: power trace per arm, validity per request window, energy layers
         const integral = (phase: string) => pt.rows.filter((r) => r[1] === phase).reduce((t, r) => t + ((r[3] as number) * r[2]) / 1000, 0);
         const scored = arm.runs.reduce((t, r) => t + r.energy_j!, 0);
         const before = [...arm.cold_load, ...arm.warmup_discarded].reduce((t, r) => t + r.energy_j!, 0);
-        assert.ok(scored > 0.5, `scored ${scored} J`);
+        assert.ok(scored > 0 && before > 0, `scored ${scored} J, before ${before} J`);
         assert.ok(Math.abs(integral('scored') - scored) / scored < 0.01, `${arm.id}: trace ${integral('scored')} J vs scored runs ${scored} J`);
         assert.ok(Math.abs(integral('warmup') - before) / before < 0.01, `${arm.id}: trace ${integral('warmup')} J vs cold + warmup runs ${before} J`);
         assert.equal(integral('idle'), 0);
@@ -97,7 +98,7 @@ describe('infer: power trace per arm, validity per request window, energy layers
 
   it('a stalled counter and an unreadable one in scored request windows: each block says why, no per-token figure, the arm\'s J/token null with the reason', async () => {
     const log: { t: number; ok: boolean }[] = [];
-    let logging = false;
+    const hole = { from: 0, to: 0 };
     let last_ms = 0;
     const meter = createRaplMeter({
       root: tree.root,
@@ -106,10 +107,10 @@ describe('infer: power trace per arm, validity per request window, energy layers
       read: (p) => {
         try {
           const text = readFileSync(p, 'utf8');
-          if (logging && p === energyPath) log.push({ t: last_ms, ok: true });
+          if (p === energyPath) log.push({ t: last_ms, ok: true });
           return text;
         } catch (e) {
-          if (logging && p === energyPath) log.push({ t: last_ms, ok: false });
+          if (p === energyPath) log.push({ t: last_ms, ok: false });
           throw e;
         }
       },
@@ -117,18 +118,18 @@ describe('infer: power trace per arm, validity per request window, energy layers
     const during = async (n: number): Promise<void> => {
       if (n === 2) {
         await burn(50);
-        await sleep(400); // stalled: readable, not moving
+        await sleep(900); // stalled: readable, not moving
         await burn(50);
       } else if (n === 3) {
-        logging = true;
         await burn(50);
+        hole.from = performance.now();
         rmSync(energyPath);
         mkdirSync(energyPath); // reading a directory fails with EISDIR
-        await sleep(300);
+        await sleep(900);
         rmSync(energyPath, { recursive: true });
         writeFileSync(energyPath, `${uj}\n`);
+        hole.to = performance.now();
         await burn(50);
-        logging = false;
       } else await burn(100);
     };
     const fake = new FakeOllama({ models: { m1: { parameter_count: 1e6 } }, load_ms: 10, prefill_ms_per_token: 0.02, during });
@@ -143,11 +144,10 @@ describe('infer: power trace per arm, validity per request window, energy layers
       assert.ok(stalled!.energy_j! > 0, 'the gross reading stays beside its verdict');
       assert.equal(stalled!.j_per_decoded_token, null);
       assert.equal(stalled!.decoded_tokens_per_j, null);
-      // The gap, from the reads the test logged while the server worked.
-      const good = log.filter((l) => l.ok).map((l) => l.t);
-      let gap = 0;
-      for (let i = 1; i < good.length; i++) gap = Math.max(gap, good[i]! - good[i - 1]!);
-      assert.ok(gap >= 300, `the test's own gap: ${gap}`);
+      // The gap, from the reads the test logged: the last good one before the hole to the first after it.
+      const before = log.filter((l) => l.ok && l.t <= hole.from).at(-1)!.t;
+      const gap = log.find((l) => l.ok && l.t >= hole.to)!.t - before;
+      assert.ok(gap >= 900, `the test's own gap: ${gap}`);
       const v = gapped!.energy_validity!;
       assert.equal(v.valid, false);
       assert.equal(v.failed_reads, log.filter((l) => !l.ok).length);
