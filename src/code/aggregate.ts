@@ -2,6 +2,7 @@
 import { paretoVerdicts, type Objective } from '../core/pareto.js';
 import { median, round } from '../core/stats.js';
 import type { EnergySource } from '../core/types.js';
+import { energyLayers, roundLayers, windowsAsOne, type EnergyLayers, type IdleCalibration } from '../core/energy.js';
 import { usdParts, type LocalPrices, type UsdParts } from '../core/usd-parts.js';
 import type { Datapoint } from './oracle.js';
 import { taskWallsMs } from './datapoints-file.js';
@@ -22,8 +23,13 @@ export interface SolverSummary extends Partial<UsdParts> {
   invalid_count: number;
   /** Energy over every valid datapoint (all rollouts), J; `null` unless every one was measured. */
   total_joules: number | null;
-  /** total_joules ÷ resolved tasks; `null` when nothing resolved or energy unknown. */
+  /** total_joules ÷ resolved tasks; `null` when nothing resolved or energy unknown (`joules_per_resolved_reason` says why). */
   joules_per_resolved: number | null;
+  joules_per_resolved_reason: string | null;
+  /** Valid datapoints whose solver window failed the meter's validity checks: their energy is never summed. */
+  energy_invalid_count: number;
+  /** The boundary layers of the solver windows' energy (accelerator, host, idle, facility), each J per resolved task; absent when the meter has no domains and no `--pue` was given. */
+  energy_layers?: EnergyLayers;
   /** `net` (idle power × wall subtracted) when every datapoint has it, else `gross`. */
   energy_basis: 'net' | 'gross';
   energy_source: EnergySource;
@@ -83,18 +89,26 @@ export interface SummarizeOptions {
   energyBudgetJ?: number | null;
   /** Electricity and hardware prices: each row's dollars in parts. */
   prices?: LocalPrices;
+  /** The run's idle calibration (the idle layer) and `--pue` (the modelled facility layer). */
+  idle?: IdleCalibration | null;
+  pue?: number;
 }
 
-/** The options a results file's config calls for (its energy budget, its prices). */
-export function summaryOptionsOf(config: { energy_budget_j?: number; prices?: LocalPrices }): SummarizeOptions {
-  return { energyBudgetJ: config.energy_budget_j ?? null, ...(config.prices ? { prices: config.prices } : {}) };
+/** The options a results file's config calls for (its energy budget, its prices, its idle and PUE). */
+export function summaryOptionsOf(config: { energy_budget_j?: number; prices?: LocalPrices; idle?: IdleCalibration | null; pue?: number }): SummarizeOptions {
+  return {
+    energyBudgetJ: config.energy_budget_j ?? null,
+    ...(config.prices ? { prices: config.prices } : {}),
+    ...(config.idle ? { idle: config.idle } : {}),
+    ...(config.pue !== undefined ? { pue: config.pue } : {}),
+  };
 }
 
 /** Summaries per solver, in `order` (solvers absent from it follow in first-seen order), with frontier marks. */
 export function summarizeSolvers(datapoints: readonly Datapoint[], order: readonly string[] = [], opts: SummarizeOptions = {}): SolverSummary[] {
   const ids = [...order];
   for (const d of datapoints) if (!ids.includes(d.solver)) ids.push(d.solver);
-  const rows = ids.map((id) => withPrices(summarizeOne(id, datapoints.filter((d) => d.solver === id), opts.energyBudgetJ ?? null), opts.prices));
+  const rows = ids.map((id) => withPrices(summarizeOne(id, datapoints.filter((d) => d.solver === id), opts), opts.prices));
   const points = rows.map((r) => ({
     id: r.solver,
     values: { resolution_pct: r.resolution_pct, joules_per_resolved: r.joules_per_resolved, usd_per_resolved: r.usd_per_resolved },
@@ -108,7 +122,8 @@ export function summarizeSolvers(datapoints: readonly Datapoint[], order: readon
   return rows;
 }
 
-function summarizeOne(solver: string, dps: readonly Datapoint[], budgetJ: number | null): SolverSummary {
+function summarizeOne(solver: string, dps: readonly Datapoint[], opts: SummarizeOptions): SolverSummary {
+  const budgetJ = opts.energyBudgetJ ?? null;
   const tasks = unique(dps.map((d) => d.task));
   const valid = dps.filter((d) => d.valid);
   const validTasks = unique(valid.map((d) => d.task));
@@ -116,7 +131,10 @@ function summarizeOne(solver: string, dps: readonly Datapoint[], budgetJ: number
   const resolved = resolvedTasks.length;
 
   const useNet = valid.length > 0 && valid.every((d) => d.net_joules !== null);
-  const joules = valid.map((d) => (useNet ? d.net_joules : d.joules));
+  const invalidEnergy = valid.filter((d) => d.energy_validity?.valid === false);
+  // Energy only from valid windows: an invalid one is unknown, so every sum over it is too.
+  const energyOf = (d: Datapoint): number | null => (d.energy_validity?.valid === false ? null : useNet ? d.net_joules : d.joules);
+  const joules = valid.map(energyOf);
   const energyMissing = joules.filter((j) => j === null).length;
   const total_joules = valid.length > 0 && energyMissing === 0 ? round(sum(joules as number[]), 9) : null;
   const sources = unique(valid.filter((d) => d.solver_run !== null).map((d) => d.energy_source));
@@ -125,8 +143,6 @@ function summarizeOne(solver: string, dps: readonly Datapoint[], budgetJ: number
   const total_usd = valid.length > 0 && usdMissing === 0 ? round(sum(usd as number[]), 9) : null;
 
   const med = median(taskWallsMs(valid));
-
-  const energyOf = (d: Datapoint): number | null => (useNet ? d.net_joules : d.joules);
   const rollouts: TaskRollouts[] = validTasks.map((t) => {
     const ds = valid.filter((d) => d.task === t);
     return { resolved: ds.map((d) => d.resolved), joules: ds.map(energyOf), usd: ds.map((d) => d.cost_usd) };
@@ -144,6 +160,18 @@ function summarizeOne(solver: string, dps: readonly Datapoint[], budgetJ: number
     invalid_count: dps.length - valid.length,
     total_joules,
     joules_per_resolved: total_joules !== null && resolved > 0 ? round(total_joules / resolved, 9) : null,
+    joules_per_resolved_reason:
+      invalidEnergy.length > 0
+        ? `${invalidEnergy.length} solver window(s) failed the validity checks (${invalidEnergy[0]!.task}: ${invalidEnergy[0]!.energy_validity!.reasons.join('; ')})`
+        : valid.length === 0
+          ? 'no valid datapoint'
+          : energyMissing > 0
+            ? `${energyMissing} datapoint(s) without an energy reading`
+            : resolved === 0
+              ? 'no task resolved'
+              : null,
+    energy_invalid_count: invalidEnergy.length,
+    ...layersOf(valid, resolved, useNet, opts),
     energy_basis: useNet ? 'net' : 'gross',
     energy_source: sources.length === 0 ? 'none' : sources.length === 1 ? sources[0]! : 'mixed',
     energy_missing_count: energyMissing,
@@ -168,6 +196,14 @@ function summarizeOne(solver: string, dps: readonly Datapoint[], budgetJ: number
     pareto_energy: false,
     pareto_usd: false,
   };
+}
+
+/** The solver windows as one (invalid when any one is), in layers per resolved task. */
+function layersOf(valid: readonly Datapoint[], resolved: number, net: boolean, opts: SummarizeOptions): Pick<SolverSummary, 'energy_layers'> {
+  if (!valid.some((d) => d.by_domain) && opts.pue === undefined) return {};
+  const window = windowsAsOne(valid.map((d) => ({ joules: d.joules, by_domain: d.by_domain ?? {}, window_ms: d.window_ms ?? 0, validity: d.energy_validity })));
+  const l = roundLayers(energyLayers(window, opts.idle ?? { status: 'skipped', watts: null }, resolved, opts.pue ?? null), (v) => round(v, 9));
+  return { energy_layers: { ...l, idle: l.idle === null ? null : { ...l.idle, subtracted: net } } };
 }
 
 /** The row with its dollars in parts, when a local price is given; token dollars alone otherwise. */

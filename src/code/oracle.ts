@@ -7,7 +7,7 @@ import { JoulebenchError } from '../core/errors.js';
 import { round } from '../core/stats.js';
 import type { EnergySource } from '../core/types.js';
 import type { Meter } from '../meters/meter.js';
-import { netJoules, type IdleCalibration } from '../core/energy.js';
+import { netJoules, type IdleCalibration, type WindowValidity } from '../core/energy.js';
 import { DatapointInvalid, type ContainerTests } from './docker-runner.js';
 import { harnessChanges } from './harness.js';
 import { packageRoot } from './paths.js';
@@ -75,6 +75,10 @@ export interface Datapoint {
   /** The window was shorter than the meter's floor: the figure is noise-dominated (`~`). */
   below_floor: boolean;
   window_ms: number | null;
+  /** The solver window's reading per meter domain (absent when the meter has none): the report's energy layers. */
+  by_domain?: Record<string, { joules: number | null; source: EnergySource }>;
+  /** How far the solver window's samples can be trusted (absent when the meter keeps none); not valid: its energy is never summed. */
+  energy_validity?: WindowValidity;
   cost_usd: number | null;
   prompt_tokens: number | null;
   completion_tokens: number | null;
@@ -212,6 +216,8 @@ export async function runDatapoint(task: CodeTask, solver: Solver, rollout: numb
     dp.below_floor = reading.below_floor || (reading.joules !== null && reading.window_ms < opts.meter.floor_ms);
     dp.window_ms = round(reading.window_ms, 3);
     dp.net_joules = opts.idle ? netJoules(reading.joules, opts.idle, dp.window_ms) : null;
+    if (Object.keys(reading.by_domain).length > 0) dp.by_domain = reading.by_domain;
+    if (reading.validity) dp.energy_validity = reading.validity;
 
     if (outcome?.unavailable) return invalid(dp, `solver not available: ${outcome.unavailable}`);
     if (outcome?.memory_exceeded) return invalid(dp, `the solver passed the memory limit ${memoryFlag} and was stopped`);

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { JoulebenchError } from '../core/errors.js';
 import { summarizeSolvers, summaryOptionsOf, type SolverSummary } from './aggregate.js';
 import { localPriceProblem, type LocalPrices } from '../core/usd-parts.js';
-import type { IdleCalibration } from '../core/energy.js';
+import type { IdleCalibration, PowerTraceSummary } from '../core/energy.js';
 import { DATAPOINTS_FORMAT } from './datapoints-file.js';
 import type { Datapoint } from './oracle.js';
 import { readTextFile } from '../read-text.js';
@@ -34,9 +34,13 @@ export interface CodeResults {
     energy_budget_j?: number;
     /** `--electricity-usd-per-kwh`, `--hardware-usd-per-hour`: the rows' dollars in parts (absent: none). */
     prices?: LocalPrices;
+    /** `--pue`: the facility's PUE behind the rows' modelled facility layer (absent: none). */
+    pue?: number;
   };
   solvers: SolverSummary[];
   datapoints: Datapoint[];
+  /** `--power-trace`: the run's power over time, downsampled (the CSV has every row). */
+  power_trace?: PowerTraceSummary;
   /** Volatile facts (host, UTC times, versions), added by the CLI. */
   receipt?: Record<string, unknown>;
 }
@@ -45,7 +49,7 @@ export interface CodeResults {
 const resultsSchema = z.looseObject({
   format: z.literal('joulebench-code-results/1'),
   suite: z.looseObject({ name: z.string(), tasks: z.array(z.string()) }),
-  config: z.looseObject({ solvers: z.array(z.looseObject({ id: z.string() })), rollouts: z.number().int().positive(), energy_budget_j: z.number().positive().finite().optional(),
+  config: z.looseObject({ solvers: z.array(z.looseObject({ id: z.string() })), rollouts: z.number().int().positive(), energy_budget_j: z.number().positive().finite().optional(), pue: z.number().min(1).max(100).optional(),
     prices: z.unknown().refine((p) => p === undefined || localPriceProblem(p) === null, 'must be {electricity_usd_per_kwh, hardware_usd_per_hour} numbers >= 0').optional(),
   }),
   datapoints: z.array(

@@ -8,6 +8,7 @@ import type { CodeResults } from './results.js';
 import { DEFAULT_MEMORY_MB, type Sandbox } from './sandbox.js';
 import type { Solver } from './solvers/solver.js';
 import type { CodeSuite } from './task.js';
+import type { PowerTrace } from '../meters/power-trace.js';
 
 /** What a run hands every datapoint as it is. */
 type OracleFields = 'meter' | 'sandbox' | 'env' | 'timeout_s' | 'kill_grace_ms' | 'keep' | 'tmp_base' | 'memory_mb' | 'container' | 'run_id';
@@ -28,6 +29,10 @@ export interface CodeRunOptions extends Pick<OracleOptions, OracleFields> {
   energy_budget_j?: number;
   /** Electricity and hardware prices: the rows' dollars in parts (recorded in the config). */
   prices?: LocalPrices;
+  /** `--pue`: the facility's PUE, for the rows' modelled facility layer (recorded in the config). */
+  pue?: number;
+  /** `--power-trace`: power over the idle window, then `scored` from the preflight to the last datapoint graded. */
+  trace?: PowerTrace;
   /** Check every solver path and test interpreter inside the sandbox first (default true). */
   preflight?: boolean;
   /** Called with the preflight's problems (none: an empty list), before the first datapoint. */
@@ -45,7 +50,23 @@ export const DEFAULT_SOLVER_TIMEOUT_S = 900;
 
 /** Runs the suite sequentially (parallel solvers on shared hardware would pollute each other's energy). */
 export async function runCodeSuite(opts: CodeRunOptions): Promise<CodeResults> {
+  const traceIdle = (opts.idle_ms ?? 0) > 0;
+  await opts.trace?.begin(traceIdle ? 'idle' : 'scored');
+  try {
+    const results = await runTraced(opts, traceIdle);
+    if (opts.trace) {
+      await opts.trace.end();
+      results.power_trace = opts.trace.summary();
+    }
+    return results;
+  } finally {
+    await opts.trace?.end();
+  }
+}
+
+async function runTraced(opts: CodeRunOptions, traceIdle: boolean): Promise<CodeResults> {
   const idle = await calibrateCodeIdle(opts.meter, opts.idle_ms ?? 0);
+  if (traceIdle) await opts.trace?.phase('scored');
   const { meter, sandbox, env, timeout_s, kill_grace_ms, tmp_base, memory_mb, container } = opts;
   const default_timeout_s = opts.default_timeout_s ?? DEFAULT_SOLVER_TIMEOUT_S;
   const run_id = opts.run_id ?? `code-${new Date().toISOString()}-${randomBytes(4).toString('hex')}`;
@@ -69,6 +90,7 @@ export async function runCodeSuite(opts: CodeRunOptions): Promise<CodeResults> {
       ...(opts.container ? { runner: opts.container.describe() } : {}),
       ...(opts.energy_budget_j !== undefined ? { energy_budget_j: opts.energy_budget_j } : {}),
       ...(opts.prices ? { prices: opts.prices } : {}),
+      ...(opts.pue !== undefined ? { pue: opts.pue } : {}),
     },
   };
   const problems =
@@ -93,7 +115,7 @@ export async function runCodeSuite(opts: CodeRunOptions): Promise<CodeResults> {
   return {
     format: 'joulebench-code-results/1',
     ...start,
-    solvers: summarizeSolvers(datapoints, opts.solvers.map((s) => s.id), summaryOptionsOf({ ...(opts.energy_budget_j !== undefined ? { energy_budget_j: opts.energy_budget_j } : {}), ...(opts.prices ? { prices: opts.prices } : {}) })),
+    solvers: summarizeSolvers(datapoints, opts.solvers.map((s) => s.id), summaryOptionsOf(start.config)),
     datapoints,
   };
 }

@@ -133,6 +133,31 @@ export function energyLayers(
   return { covered, accelerator, host, idle: idleLayer, facility };
 }
 
+/**
+ * Windows read one after another, as one for {@link energyLayers}: gross and domains summed (a domain some
+ * window did not read is unknown), lengths added, and the first invalid verdict if any. Pure.
+ */
+export function windowsAsOne(
+  ws: readonly { joules: number | null; by_domain?: SuiteWindow['by_domain'] | undefined; window_ms: number; validity?: WindowValidity | undefined }[],
+): Pick<SuiteWindow, 'joules' | 'by_domain' | 'window_ms' | 'validity'> {
+  const by_domain: SuiteWindow['by_domain'] = {};
+  for (const k of new Set(ws.flatMap((w) => Object.keys(w.by_domain ?? {})))) {
+    const parts = ws.map((w) => w.by_domain?.[k]);
+    const known = parts.every((p) => p !== undefined && p.joules !== null);
+    by_domain[k] = { joules: known ? parts.reduce((t, p) => t + p!.joules!, 0) : null, source: parts.find((p) => p !== undefined)!.source };
+  }
+  const invalid = ws.find((w) => w.validity?.valid === false)?.validity;
+  const joules = ws.some((w) => w.joules === null) ? null : ws.reduce((t, w) => t + w.joules!, 0);
+  return { joules, by_domain, window_ms: ws.reduce((t, w) => t + w.window_ms, 0), ...(invalid ? { validity: invalid } : {}) };
+}
+
+/** The layers with every figure passed through `r` (a report's rounding). */
+export function roundLayers(l: EnergyLayers, r: (v: number) => number): EnergyLayers {
+  const o = (v: number | null): number | null => (v === null ? null : r(v));
+  const each = <T extends EnergyLayer | null>(x: T): T => (x === null ? x : { ...x, joules: o(x.joules), joules_per_correct: o(x.joules_per_correct) });
+  return { ...l, accelerator: each(l.accelerator), host: each(l.host), idle: each(l.idle), facility: l.facility === null ? null : { ...each(l.facility), total_joules: o(l.facility.total_joules) } };
+}
+
 /** What the run was doing during a row of the trace. */
 export type TracePhase = 'idle' | 'warmup' | 'scored' | 'steady';
 

@@ -3,6 +3,8 @@ import { JoulebenchError } from '../core/errors.js';
 import { underLimit, type PowerLimiter } from '../meters/nvml/power-limit.js';
 import { round } from '../core/stats.js';
 import type { Meter } from '../meters/meter.js';
+import { PowerTrace } from '../meters/power-trace.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { OllamaClient, type OllamaOptions } from '../targets/ollama/client.js';
 import { redactQuery } from '../targets/openai/redact.js';
 import { ratePerS } from '../targets/ollama/target.js';
@@ -60,6 +62,19 @@ export interface InferOptions {
   journal?: JournalSink;
   /** A journal read back: its finished arms are kept, not re-run; an arm it holds half-finished re-runs from cold. */
   resume?: JournalState;
+  /** `--pue`: the facility's PUE, for each arm's modelled facility layer (recorded in the file). */
+  pue?: number;
+  /** `--power-trace`: a trace per arm run (needs `meter`). */
+  power_trace?: ArmTraces;
+}
+
+/** Each arm's power trace: `idle_ms` with nothing sent, then `warmup` (cold and warmup runs), then `scored`. */
+export interface ArmTraces {
+  idle_ms: number;
+  /** The arm being traced now. */
+  current: PowerTrace | null;
+  /** The arms traced, in order. */
+  done: { arm: string; trace: PowerTrace }[];
 }
 
 /** A `joulebench infer` run file. */
@@ -90,6 +105,8 @@ export interface InferRunFile {
   summary: InferSummary;
   /** `--electricity-usd-per-kwh`, `--hardware-usd-per-hour` (absent: none given). */
   prices?: LocalPrices;
+  /** `--pue` (absent: none given). */
+  pue?: number;
 }
 
 /** `--threads` as given, duplicates removed. */
@@ -146,7 +163,7 @@ export const THREAD_ARMS_NOTE = 'thread arms differ in configuration: ratios bet
  * journaled. Also the resume records: the journal's, plus one for this start (journaled and announced).
  */
 export async function runPlan(
-  opts: Pick<InferOptions, 'journal' | 'onProgress' | 'resume' | 'power_limiter'>,
+  opts: Pick<InferOptions, 'journal' | 'onProgress' | 'resume' | 'power_limiter' | 'power_trace' | 'meter'>,
   models: readonly string[],
   p: { identity: JournalIdentity; now: () => Date; transforms: () => InferRunFile['receipts']['transforms'] },
   run: (model: string, num_thread: number | null, limit_w: number | null) => Promise<InferArm>,
@@ -176,11 +193,29 @@ export async function runPlan(
   for (const [k, { model, num_thread, limit_w, id }] of plan.entries()) {
     const done = resume?.finished.get(id);
     opts.onProgress?.(`arm ${k + 1}/${plan.length}: ${id}${done ? ' (finished before, kept)' : ''}`);
-    const arm = done ?? (await underLimit(opts.power_limiter, limit_w, () => run(model, num_thread, limit_w)));
+    const arm = done ?? (await underLimit(opts.power_limiter, limit_w, () => traced(opts, id, () => run(model, num_thread, limit_w))));
     if (!done) opts.journal?.write({ event: 'arm', arm, transforms: p.transforms() });
     arms.push(arm);
   }
   return { resumes, arms };
+}
+
+/** Runs an arm under its own power trace, when one is asked for; the summary goes in the arm. */
+async function traced(opts: Pick<InferOptions, 'power_trace' | 'meter'>, id: string, run: () => Promise<InferArm>): Promise<InferArm> {
+  const pt = opts.power_trace;
+  if (!pt || !opts.meter) return run();
+  const trace = (pt.current = new PowerTrace(opts.meter));
+  let arm: InferArm;
+  try {
+    await trace.begin('idle');
+    await sleep(pt.idle_ms);
+    arm = await run();
+  } finally {
+    await trace.end();
+    pt.current = null;
+  }
+  pt.done.push({ arm: id, trace });
+  return { ...arm, power_trace: trace.summary() };
 }
 
 /** An infer run file from the parts that differ by target; the rest comes from the options. */
@@ -212,20 +247,22 @@ export function inferFile(
       resumes: p.resumes,
     },
     arms: p.arms,
-    summary: summariseFile(p.arms, opts.peak, opts.cpu_default_peak, opts.prices),
+    summary: summariseFile(p.arms, opts.peak, opts.cpu_default_peak, opts.prices, opts.pue),
     ...(opts.prices ? { prices: opts.prices } : {}),
+    ...(opts.pue !== undefined ? { pue: opts.pue } : {}),
   };
 }
 
 /** `n` runs of one phase of an arm, each announced and journaled as it finishes. */
 export async function runPhase(
-  opts: Pick<InferOptions, 'journal' | 'onProgress'>,
+  opts: Pick<InferOptions, 'journal' | 'onProgress' | 'power_trace'>,
   id: string,
   phase: InferPhase,
   n: number,
   one: (i: number) => Promise<InferRun>,
 ): Promise<InferRun[]> {
   const out: InferRun[] = [];
+  if (n > 0) await opts.power_trace?.current?.phase(phase === 'scored' ? 'scored' : 'warmup');
   for (let i = 0; i < n; i++) {
     opts.onProgress?.(`${id}: ${phase === 'scored' ? 'run' : phase} ${i + 1}/${n}`);
     const r = await one(i);
@@ -255,19 +292,23 @@ export async function metered<T>(meter: Meter | null, decoded: (out: T) => numbe
   const reading = window ? await window.stop() : null;
   const energy_j = reading?.joules ?? null;
   const tokens = decoded(out);
-  const per = (a: number | null, b: number | null): number | null => (a === null || b === null || !(b > 0) ? null : round(a / b, 9));
+  // Per-token figures only from a valid window; the gross reading stays, beside its validity.
+  const invalid = reading?.validity?.valid === false;
+  const per = (a: number | null, b: number | null): number | null => (invalid || a === null || b === null || !(b > 0) ? null : round(a / b, 9));
   const energy: RunEnergy = {
     energy_j,
     energy_basis: 'gross',
     energy_source: energy_j === null ? 'none' : reading!.source,
     below_floor: reading?.below_floor ?? false,
+    ...(reading && Object.keys(reading.by_domain).length > 0 ? { by_domain: reading.by_domain } : {}),
+    ...(reading?.validity ? { energy_validity: reading.validity } : {}),
     j_per_decoded_token: per(energy_j, tokens),
     decoded_tokens_per_j: per(tokens, energy_j),
   };
   return { out, energy };
 }
 
-type RunEnergy = Pick<InferRun, 'energy_j' | 'energy_basis' | 'energy_source' | 'below_floor' | 'j_per_decoded_token' | 'decoded_tokens_per_j'>;
+type RunEnergy = Pick<InferRun, 'energy_j' | 'energy_basis' | 'energy_source' | 'below_floor' | 'by_domain' | 'energy_validity' | 'j_per_decoded_token' | 'decoded_tokens_per_j'>;
 
 /** What a journal is written for, from the options: a resume must match it (prompt, models, threads, URL, protocol). */
 export function inferIdentity(opts: InferOptions): JournalIdentity {

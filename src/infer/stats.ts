@@ -1,6 +1,7 @@
-import { median } from '../core/stats.js';
+import { median, round } from '../core/stats.js';
 import type { InferArm, InferRun, Labelled, MachinePeak, NamedRatio, PlausibilityCheck } from './types.js';
 import type { EnergySource } from '../core/types.js';
+import { energyLayers, roundLayers, windowsAsOne, type EnergyLayers } from '../core/energy.js';
 import { usdParts, type LocalPrices, type UsdParts } from '../core/usd-parts.js';
 
 /** The counting rules of seed 004 as pure functions of an arm's runs; every figure carries its rule's name. */
@@ -175,6 +176,15 @@ export interface ArmStats {
      * joules × $/kWh (labelled with the energy's source) and the median e2e × $/h. No token part.
      */
     usd_per_request_median?: UsdParts & { total_usd: number | null };
+    /** Scored runs whose window failed the meter's validity checks: then every energy figure above is null. */
+    invalid_windows: number;
+    /** Why the energy figures are null (an invalid window), else `null`. */
+    null_reason: string | null;
+    /**
+     * The boundary layers of the scored runs' energy; `joules_per_correct` is J per decoded token (their joules
+     * summed ÷ their eval_count summed). Absent when the meter has no domains and no `--pue` was given.
+     */
+    layers?: EnergyLayers;
   };
   scored_runs: number;
   cold_runs: number;
@@ -184,7 +194,7 @@ export interface ArmStats {
 }
 
 /** Computes an arm's statistics. `peak` null: no check (e.g. a model in VRAM with no GPU peak given). */
-export function armStats(arm: InferArm, peak: MachinePeak | null, prices?: LocalPrices): ArmStats {
+export function armStats(arm: InferArm, peak: MachinePeak | null, prices?: LocalPrices, pue?: number): ArmStats {
   const s = scored(arm);
   const decode = nums(s.map((r) => r.decode_tok_s));
   const ft = firstTokenNumbers(arm);
@@ -204,7 +214,10 @@ export function armStats(arm: InferArm, peak: MachinePeak | null, prices?: Local
     );
   }
   const sources = [...new Set(s.map((r) => r.energy_source))];
-  const joules_median = median(nums(s.map((r) => r.energy_j)));
+  // Energy only from valid windows: a median that skipped one would be biased, so one invalid window nulls them.
+  const invalid = s.filter((r) => r.energy_validity?.valid === false);
+  const valid = invalid.length === 0;
+  const joules_median = valid ? median(nums(s.map((r) => r.energy_j))) : null;
   const source: EnergySource = sources.length === 1 ? sources[0]! : sources.length === 0 ? 'none' : 'mixed';
   const usd = prices ? usdParts({ tokens_usd: null, tokens_billed: false, joules: joules_median, energy_source: source, wall_ms: median(s.map((r) => r.e2e_ms)) }, prices) : null;
   return {
@@ -230,19 +243,30 @@ export function armStats(arm: InferArm, peak: MachinePeak | null, prices?: Local
       cached_prefix: cachedCheck,
     },
     energy: {
-      j_per_decoded_token_median: median(nums(s.map((r) => r.j_per_decoded_token))),
-      decoded_tokens_per_j_median: median(nums(s.map((r) => r.decoded_tokens_per_j))),
+      j_per_decoded_token_median: valid ? median(nums(s.map((r) => r.j_per_decoded_token))) : null,
+      decoded_tokens_per_j_median: valid ? median(nums(s.map((r) => r.decoded_tokens_per_j))) : null,
       joules_median,
       basis: 'gross',
       source,
       note: 'gross whole-request energy (prefill + decode, no idle subtraction) ÷ eval_count, median of scored runs; null when unmeasured',
       ...(usd ? { usd_per_request_median: { ...usd.parts, total_usd: usd.total_usd } } : {}),
+      invalid_windows: invalid.length,
+      null_reason: valid ? null : `${invalid.length} of ${s.length} scored run window(s) failed the validity checks (run ${invalid[0]!.index + 1}: ${invalid[0]!.energy_validity!.reasons.join('; ')})`,
+      ...layersOf(s, pue),
     },
     scored_runs: s.length,
     cold_runs: cold(arm).length,
     warmup_discarded: arm.warmup_discarded.length,
     flags,
   };
+}
+
+/** The scored runs' windows as one, in layers per decoded token; gross (no idle is measured here). */
+function layersOf(s: readonly InferRun[], pue: number | undefined): { layers?: EnergyLayers } {
+  if (!s.some((r) => r.by_domain) && pue === undefined) return {};
+  const window = windowsAsOne(s.map((r) => ({ joules: r.energy_j, by_domain: r.by_domain ?? {}, window_ms: r.e2e_ms, validity: r.energy_validity })));
+  const tokens = s.some((r) => r.eval_count === null) ? 0 : s.reduce((t, r) => t + r.eval_count!, 0);
+  return { layers: roundLayers(energyLayers(window, { status: 'skipped', watts: null }, tokens, pue ?? null), (v) => round(v, 9)) };
 }
 
 /** One model's thread sweep (rule 4), over its clean arms. */
@@ -348,7 +372,7 @@ export function decodeCollapses(arms: readonly InferArm[]): { id: string; warnin
 }
 
 /** `peakFor` gives the peak that applies to an arm (null: no check). */
-export function summarise(arms: readonly InferArm[], peakFor: (arm: InferArm) => MachinePeak | null, prices?: LocalPrices): InferSummary {
+export function summarise(arms: readonly InferArm[], peakFor: (arm: InferArm) => MachinePeak | null, prices?: LocalPrices, pue?: number): InferSummary {
   // Thread arms are compared within one GPU power limit: a slower arm under a lower limit is not a thread effect.
   const limits = [...new Set(arms.map((a) => a.gpu_power_limit_w))];
   const groups = limits.map((w) => ({ w, arms: arms.filter((a) => a.gpu_power_limit_w === w) }));
@@ -364,7 +388,7 @@ export function summarise(arms: readonly InferArm[], peakFor: (arm: InferArm) =>
     num_thread: a.num_thread,
     contaminated: a.contaminated,
     cpu_only_receipt: a.receipts.cpu_only_receipt,
-    stats: a.contaminated ? null : armStats(a, peakFor(a), prices),
+    stats: a.contaminated ? null : armStats(a, peakFor(a), prices, pue),
   }));
   for (const c of collapses) rows.find((r) => r.id === c.id)?.stats?.flags.push(c.warning);
   return {

@@ -1,3 +1,4 @@
+import type { PowerTraceSummary, WindowValidity } from '../core/energy.js';
 import type { EnergySource } from '../core/types.js';
 
 /** The shape of a `joulebench infer` run file (`joulebench-infer/1`), seed 004's fields per arm. */
@@ -36,7 +37,11 @@ export interface InferRun {
   energy_basis: 'gross';
   energy_source: EnergySource;
   below_floor: boolean;
-  /** Whole-request joules ÷ eval_count. */
+  /** The reading per meter domain (absent when the meter has none): the arm's energy layers. */
+  by_domain?: Record<string, { joules: number | null; source: EnergySource }>;
+  /** How far the request window's samples can be trusted (absent when the meter keeps none); not valid: no per-token figures. */
+  energy_validity?: WindowValidity;
+  /** Whole-request joules ÷ eval_count; `null` when unmeasured or the window is not valid. */
   j_per_decoded_token: number | null;
   /** eval_count ÷ whole-request joules. */
   decoded_tokens_per_j: number | null;
@@ -92,6 +97,8 @@ export interface InferArm {
   warmup_discarded: InferRun[];
   runs: InferRun[];
   receipts: ArmReceipts;
+  /** `--power-trace`: the arm's power over time (idle, warmup: cold and warmup runs, scored), downsampled. */
+  power_trace?: PowerTraceSummary;
   /** A changed GPU snapshot: the arm is kept, named, and excluded from every summary. */
   contaminated: boolean;
   contamination: string | null;

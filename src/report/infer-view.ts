@@ -39,7 +39,7 @@ export const INFER_LEGEND = [
 
 /** The arms of an infer run file, in file order. Contaminated arms keep their name and no figure. */
 export function inferArmViews(label: string, file: InferRunFile): InferArmView[] {
-  const s = summariseFile(file.arms, file.receipts.machine_peak.configured, file.receipts.machine_peak.cpu_default, file.prices);
+  const s = summariseFile(file.arms, file.receipts.machine_peak.configured, file.receipts.machine_peak.cpu_default, file.prices, file.pue);
   const ids = inferArmIds(label, s.arms.map((a) => a.id));
   return s.arms.map((row, i) => {
     const arm = file.arms.find((a) => a.id === row.id)!;

@@ -28,6 +28,8 @@ export interface FakeOllamaOptions {
   version?: string;
   /** Called on every streamed generation (not unloads), 1-based. */
   onGeneration?: (n: number) => void;
+  /** Awaited at the start of every generation, 1-based: work the "server" does while the request is open. */
+  during?: (n: number) => Promise<void>;
   /** The reply text; default a few words. */
   reply?: (prompt: string) => string;
   /** Fields that replace the final chunk's own (e.g. an `eval_count` no real server would send). */
@@ -130,6 +132,7 @@ export class FakeOllama {
   private async generate(res: ServerResponse, path: string, model: string, prompt: string, options: Record<string, unknown>, stream: boolean): Promise<void> {
     this.generations++;
     this.opts.onGeneration?.(this.generations);
+    await this.opts.during?.(this.generations);
     const call = (this.calls.get(model) ?? 0) + 1;
     this.calls.set(model, call);
     const t0 = process.hrtime.bigint();

@@ -24,7 +24,8 @@ import { renderCodeTable } from '../../report/code-table.js';
 import { codeHistoryInput } from '../../report/history-inputs.js';
 import type { CliIO } from '../io.js';
 import { planOutput, sideFileBase, writeByExtension, type Renderings } from '../outputs.js';
-import { checkOutputPath } from '../output-file.js';
+import { checkOutputPath, writeOutputFile } from '../output-file.js';
+import { PowerTrace } from '../../meters/power-trace.js';
 import { addMeterFlags, idleMsFrom, meterOptionsFrom, type MeterFlags } from '../meter-flags.js';
 import { intAtLeast, numberInRange } from '../options.js';
 import { summarizeSolvers, summaryOptionsOf } from '../../code/aggregate.js';
@@ -66,6 +67,8 @@ export interface CodeFlags extends MeterFlags, PriceFlags {
   pull?: boolean;
   testTimeout?: number;
   energyBudget?: number;
+  pue?: number;
+  powerTrace?: string;
 }
 
 function collect(value: string, prev: string[]): string[] {
@@ -116,14 +119,18 @@ export function codeCommand(io: CliIO): Command {
     .option('--no-history', 'do not record this run in the history database ($JOULEBENCH_HOME/history.sqlite)')
     .option('-q, --quiet', 'no progress lines and no table')
     .option('--json', 'with --report: print the results JSON (aggregates recomputed) instead of the table')
-    .option('--energy-budget <J>', 'energy budget per task attempt, J: adds resolution under the budget (area under resolved-vs-joules up to it, ÷ it; docs/statistics.md); recorded in the results, and with --report applied to them', numberInRange(0, Number.MAX_VALUE, { exclusive: true }));
+    .option('--energy-budget <J>', 'energy budget per task attempt, J: adds resolution under the budget (area under resolved-vs-joules up to it, ÷ it; docs/statistics.md); recorded in the results, and with --report applied to them', numberInRange(0, Number.MAX_VALUE, { exclusive: true }))
+    .option('--pue <x>', "the facility's power usage effectiveness: adds a modelled facility layer to each solver's row, (PUE − 1) × the measured energy, never summed into a measured figure; with --report applied to the results", numberInRange(1, 100))
+    .option('--power-trace <file.csv>', 'write the power time series (t_utc, phase: idle, then scored from the preflight to the last datapoint graded, watts per domain) here; also embedded, downsampled, in the results; needs a hardware meter');
   // The meters' shared flags; `auto` here takes hardware counters only (else joules are null, see energy.ts).
   return addPriceFlags(addMeterFlags(cmd)).action(async (flags: CodeFlags) => {
     if (flags.report) {
+      if (flags.powerTrace !== undefined) throw new JoulebenchError('E_USAGE', '--power-trace applies to a run, not to --report');
       const results = readCodeResults(flags.report);
       const prices = localPrices(pricesOfFlags(flags), results.config.prices);
-      if (flags.energyBudget !== undefined || prices) {
+      if (flags.energyBudget !== undefined || prices || flags.pue !== undefined) {
         if (flags.energyBudget !== undefined) results.config.energy_budget_j = flags.energyBudget;
+        if (flags.pue !== undefined) results.config.pue = flags.pue;
         if (prices) results.config.prices = prices;
         results.solvers = summarizeSolvers(results.datapoints, results.config.solvers.map((s) => s.id), summaryOptionsOf(results.config));
       }
@@ -149,7 +156,13 @@ export async function codeAction(flags: CodeFlags, io: CliIO): Promise<void> {
     io.err(`joulebench: warning: running solvers WITHOUT a sandbox (${String(sandbox.describe().bwrap_unavailable ?? 'bwrap unavailable')}); see docs/safety.md\n`);
   }
   const { env, scrubbed } = scrubEnv(process.env, flags.passEnv);
+  if (flags.powerTrace !== undefined) checkOutputPath(flags.powerTrace, '--power-trace');
   const chosen = await chooseCodeMeter(flags.meter ?? 'auto', meterOptionsFrom(flags, process.env));
+  if (flags.powerTrace !== undefined && (chosen.meter.id === 'none' || chosen.meter.source === 'estimate')) {
+    await chosen.meter.close?.();
+    throw new JoulebenchError('E_USAGE', `--power-trace: meter ${chosen.meter.id} reads no hardware; choose --meter rapl, nvml, amdsmi or one that reads here`);
+  }
+  const trace = flags.powerTrace !== undefined ? new PowerTrace(chosen.meter) : null;
   if (!flags.quiet) {
     io.err(
       `joulebench code · ${suite.tasks.length} tasks × ${solvers.length} solvers × ${flags.rollouts} rollouts · sandbox ${sandbox.kind}${container ? ' · tests in docker' : ''} · meter ${chosen.meter.id}` +
@@ -193,6 +206,8 @@ export async function codeAction(flags: CodeFlags, io: CliIO): Promise<void> {
       memory_mb: flags.memoryMb,
       ...(container ? { container } : {}),
       idle_ms: idleMsFrom(flags),
+      ...(flags.pue !== undefined ? { pue: flags.pue } : {}),
+      ...(trace ? { trace } : {}),
       // Each problem is one line, even with -q: every datapoint it rules out would say the same.
       onPreflight: (problems) => {
         for (const p of problems) io.err(`joulebench: preflight: ${p.scope} ${p.name}: ${p.reason} — its datapoints are invalid, not 0 %\n`);
@@ -223,6 +238,7 @@ export async function codeAction(flags: CodeFlags, io: CliIO): Promise<void> {
     argv: process.argv.slice(2),
     extra: { meter_probe: chosen.probe, meters_tried: chosen.tried },
   });
+  if (trace && flags.powerTrace !== undefined) writeOutputFile(flags.powerTrace, trace.csv(), '--power-trace');
   const json = prettyJson(results);
   const format = flags.out ? await writeByExtension(flags.out, codeRenderings(results, suite.name, json)) : null;
   const runId =

@@ -7,7 +7,7 @@ import { JoulebenchError } from '../../core/errors.js';
 import { DEFAULT_GPU_SNAPSHOT_CMD, inferHostFacts, simdWidth } from '../../infer/host.js';
 import { identityMismatch, InferJournal, journalPathFor, readJournal, writeFileAtomic, type JournalEvent, type JournalState } from '../../infer/journal.js';
 import { readInferFile } from '../../infer/load.js';
-import { inferIdentity, runInfer, type InferOptions } from '../../infer/protocol.js';
+import { inferIdentity, runInfer, type ArmTraces, type InferOptions } from '../../infer/protocol.js';
 import { llamaInferIdentity, runInferLlamaCpp, type LlamaInferOptions } from '../../infer/llamacpp.js';
 import { DEFAULT_INFER_PROMPT } from '../../infer/prompt.js';
 import { defaultPeakFlops } from '../../infer/stats.js';
@@ -21,7 +21,9 @@ import { DEFAULT_OLLAMA_URL } from '../../targets/ollama/client.js';
 import type { CliIO } from '../io.js';
 import { addMeterReadFlags, meterOptionsFrom, type MeterFlags } from '../meter-flags.js';
 import { formatsOf, planOutput, writeByExtension } from '../outputs.js';
-import { checkOutputPath } from '../output-file.js';
+import { checkOutputPath, writeOutputFile } from '../output-file.js';
+import { DEFAULT_IDLE_MS } from '../../meters/idle.js';
+import { round } from '../../core/stats.js';
 import { intAtLeast, numberInRange, timerMs } from '../options.js';
 import { recordForCli } from '../load-runs.js';
 import { inferHistoryInput } from '../../report/history-inputs.js';
@@ -57,6 +59,8 @@ export interface InferFlags extends Omit<MeterFlags, 'meter'>, PriceFlags {
   json?: boolean;
   /** False with `--no-history`. */
   history?: boolean;
+  pue?: number;
+  powerTrace?: string;
 }
 
 export function inferCommand(io: CliIO): Command {
@@ -84,6 +88,8 @@ export function inferCommand(io: CliIO): Command {
     .option('--gpu-snapshot-cmd <cmd>', 'shell command whose output is the GPU snapshot compared before/after each arm ("" to skip)', DEFAULT_GPU_SNAPSHOT_CMD)
     .option('--peak-flops <flops>', 'machine peak FLOP/s for the prefill plausibility check (default: a CPU ceiling from cores and SIMD width)', numberInRange(0, Infinity, { exclusive: true }))
     .option('--unload-timeout-ms <ms>', 'how long to wait for a model to leave /api/ps after keep_alive 0', timerMs(1), 30_000)
+    .option('--pue <x>', "the facility's power usage effectiveness: adds a modelled facility layer to each arm, (PUE − 1) × the measured energy, never summed into a measured figure", numberInRange(1, 100))
+    .option('--power-trace <file.csv>', `write each arm's power time series (t_utc, arm, phase: idle ${DEFAULT_IDLE_MS} ms, warmup: cold and warmup runs, scored; watts per domain) here; also embedded, downsampled, in each arm; needs a hardware meter`)
     .option('--no-history', 'do not record this run in the history database ($JOULEBENCH_HOME/history.sqlite)')
     .option('-q, --quiet', 'no progress lines')
     .option('--wide', 'print the full table of arms even when it is wider than the terminal')
@@ -95,6 +101,7 @@ export function inferCommand(io: CliIO): Command {
 
 export async function inferAction(flags: InferFlags, io: CliIO): Promise<void> {
   if (flags.report) {
+    if (flags.pue !== undefined || flags.powerTrace !== undefined) throw new JoulebenchError('E_USAGE', `${flags.pue !== undefined ? '--pue' : '--power-trace'} applies to a run, not to --report`);
     if (flags.out) planOutput(flags.out, formatsOf((await import('../infer-outputs.js')).inferRenderings([])));
     const files = flags.report.map((path) => ({ path, file: readInferFile(path) }));
     if (flags.out) {
@@ -167,7 +174,14 @@ export async function inferAction(flags: InferFlags, io: CliIO): Promise<void> {
     const differs = identityMismatch(resume.identity, identity);
     if (differs) throw new JoulebenchError('E_USAGE', `--resume: ${journalPath} was written for a different run (${differs}); use another --out, or delete the journal to start over`);
   }
+  if (flags.powerTrace !== undefined) checkOutputPath(flags.powerTrace, '--power-trace');
   const { meter, note } = await pickMeter(flags.meter, flags, llama);
+  if (flags.powerTrace !== undefined && (!meter || meter.usesTargetEnergy || meter.source === 'estimate')) {
+    await meter?.close?.();
+    throw new JoulebenchError('E_USAGE', `--power-trace: meter ${meter?.id ?? flags.meter} reads no hardware${meter ? '' : ` (${note})`}; choose --meter rapl, nvml, amdsmi or one that reads here`);
+  }
+  const power_trace: ArmTraces | undefined = flags.powerTrace !== undefined ? { idle_ms: DEFAULT_IDLE_MS, current: null, done: [] } : undefined;
+  const extra = { ...(flags.pue !== undefined ? { pue: flags.pue } : {}), ...(power_trace ? { power_trace } : {}) };
   let journal: InferJournal;
   let limiter: PowerLimiter | undefined;
   try {
@@ -202,8 +216,8 @@ export async function inferAction(flags: InferFlags, io: CliIO): Promise<void> {
   let file;
   try {
     file = llamaOpts
-      ? await runInferLlamaCpp({ ...llamaOpts, meter, meter_note: note, journal: sink, ...(resume ? { resume } : {}), ...(limiter ? { power_limiter: limiter } : {}) })
-      : await runInfer({ ...base, meter, meter_note: note, journal: sink, ...(resume ? { resume } : {}), ...(limiter ? { power_limiter: limiter } : {}) });
+      ? await runInferLlamaCpp({ ...llamaOpts, ...extra, meter, meter_note: note, journal: sink, ...(resume ? { resume } : {}), ...(limiter ? { power_limiter: limiter } : {}) })
+      : await runInfer({ ...base, ...extra, meter, meter_note: note, journal: sink, ...(resume ? { resume } : {}), ...(limiter ? { power_limiter: limiter } : {}) });
   } catch (e) {
     const why = (e as Error)?.message ?? String(e);
     journal.write({ event: 'failed', utc: new Date().toISOString(), error: why });
@@ -221,12 +235,24 @@ export async function inferAction(flags: InferFlags, io: CliIO): Promise<void> {
     await meter?.close?.();
   }
   writeFileAtomic(out, prettyJson(file));
+  if (power_trace && flags.powerTrace !== undefined) writeOutputFile(flags.powerTrace, armTracesCsv(power_trace), '--power-trace');
   journal.remove();
   const runId = flags.history !== false ? await recordForCli(io, inferHistoryInput(file, resolve(out))) : null;
   if (flags.json) io.out(prettyJson(file));
   else io.out(renderInferTable([{ path: out, file }], tableWidth(flags)));
   for (const w of file.summary.warnings) io.err(`joulebench: warning: ${w}\n`);
   if (!flags.quiet) io.err(`run file ${out}\n${runId !== null ? `history  #${runId}\n` : ''}`);
+}
+
+/** Every traced arm's rows: `t_utc,arm,phase,<domain>_w…` (empty where a domain did not read). */
+function armTracesCsv(t: ArmTraces): string {
+  const domains = [...new Set(t.done.flatMap((d) => d.trace.domains()))];
+  const lines = [['t_utc', 'arm', 'phase', ...domains.map((d) => `${d}_w`)].join(',')];
+  for (const { arm, trace } of t.done) {
+    const cell = /[",\n]/.test(arm) ? `"${arm.replaceAll('"', '""')}"` : arm;
+    for (const r of trace.rows) lines.push([r.t_utc, cell, r.phase, ...domains.map((d) => (typeof r.watts[d] === 'number' ? String(round(r.watts[d], 3)) : ''))].join(','));
+  }
+  return `${lines.join('\n')}\n`;
 }
 
 /** `auto`: the hardware counters that read here, else null energy (an estimate would meter joulebench, not the server). */
