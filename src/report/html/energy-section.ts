@@ -22,24 +22,33 @@ interface EnergyFields {
   load?: { energy?: { steady_state?: boolean; validity?: WindowValidity } };
 }
 
-/** One view per input that carries any of these blocks, read by field name whatever the input's kind. Pure. */
+/** A code run's solver rows and an infer file's arms: each has its own layers (and an infer arm its own trace). */
+interface PartFields {
+  solvers?: { id: string; energy_layers?: EnergyLayers }[];
+  arms?: { id: string; power_trace?: PowerTraceSummary }[];
+  summary?: { arms?: { id: string; stats: { energy?: { layers?: EnergyLayers } } | null }[] };
+}
+
+/** One view per input (and per code solver or infer arm) that carries any of these blocks, read by field name. Pure. */
 export function energyViewsOf(inputs: readonly ReportInput[]): EnergyView[] {
   return inputs.flatMap((x) => {
-    const d = (x.kind === 'suite' ? x.report : x.kind === 'code' ? x.results : x.file) as EnergyFields;
+    const d = (x.kind === 'suite' ? x.report : x.kind === 'code' ? x.results : x.file) as EnergyFields & PartFields;
     const validity: EnergyView['validity'] = [];
     if (d.suite_window_validity) validity.push({ window: 'suite window', v: d.suite_window_validity });
     const le = d.load?.energy;
     if (le?.validity) validity.push({ window: le.steady_state ? 'steady-state window' : 'whole-run window', v: le.validity });
-    const pt = d.power_trace;
-    const view: EnergyView = {
-      label: x.label,
-      validity,
-      invalid_cases: d.energy_invalid_count ?? 0,
-      layers: d.energy_layers ?? null,
-      power_trace: pt && Array.isArray(pt.rows) && Array.isArray(pt.domains) && pt.rows.length > 0 ? pt : null,
-    };
-    return view.validity.length > 0 || view.invalid_cases > 0 || view.layers || view.power_trace ? [view] : [];
+    const whole = viewOf(x.label, validity, d.energy_invalid_count ?? 0, d.energy_layers, d.power_trace);
+    const solvers = (d.solvers ?? []).map((s) => viewOf(`${x.label} · ${s.id}`, [], 0, s.energy_layers, undefined));
+    const layersOfArm = new Map((d.summary?.arms ?? []).map((a) => [a.id, a.stats?.energy?.layers]));
+    const arms = (d.arms ?? []).map((a) => viewOf(`${x.label} · ${a.id}`, [], 0, layersOfArm.get(a.id), a.power_trace));
+    return [whole, ...solvers, ...arms].filter((v): v is EnergyView => v !== null);
   });
+}
+
+function viewOf(label: string, validity: EnergyView['validity'], invalid_cases: number, layers: EnergyLayers | undefined, pt: PowerTraceSummary | undefined): EnergyView | null {
+  const trace = pt && Array.isArray(pt.rows) && Array.isArray(pt.domains) && pt.rows.length > 0 ? pt : null;
+  const view: EnergyView = { label, validity, invalid_cases, layers: layers ?? null, power_trace: trace };
+  return view.validity.length > 0 || view.invalid_cases > 0 || view.layers || view.power_trace ? view : null;
 }
 
 /** Power over time (drawn by power.js), validity checks and boundary layers per input; empty when none has any. */
