@@ -82,6 +82,9 @@ export function runsPage(s: ViewSources, q: URLSearchParams): string {
 }
 
 /** The static report page of runs (or of a named sweep folder or rate sweep), rendered now, with the viewer's links on top. */
+/** The report pages load the ECharts bundle the server serves (cached by the browser) instead of inlining 1 MB each. */
+const ECHARTS = { src: '/assets/echarts.min.js' };
+
 export async function reportPage(s: ViewSources, keys: readonly string[]): Promise<string | null> {
   const group = keys.length === 1 ? s.groups.find((g) => g.key === keys[0]) : undefined;
   let html: string;
@@ -89,12 +92,12 @@ export async function reportPage(s: ViewSources, keys: readonly string[]): Promi
   if (group?.kind === 'sweep') {
     const { sweepInputs } = await import('../cli/commands/report.js');
     const sw = await sweepInputs([group.path], true);
-    html = buildHtmlReport(sw.runs, new Date(), sw.comparisons);
+    html = buildHtmlReport(sw.runs, new Date(), sw.comparisons, ECHARTS);
     runs = group.runs.map((k) => s.byKey.get(k)!);
   } else {
     runs = (group ? group.runs : keys).map((k) => s.byKey.get(k)).filter((r): r is ViewRun => r !== undefined);
     if (runs.length === 0 || (!group && runs.length !== keys.length)) return null;
-    html = buildHtmlReport(loadInputs(runs.map((r) => r.spec), s.history, { cases: true, casesLimit: HTML_CASE_ROWS }));
+    html = buildHtmlReport(loadInputs(runs.map((r) => r.spec), s.history, { cases: true, casesLimit: HTML_CASE_ROWS }), new Date(), [], ECHARTS);
   }
   const links = runs.filter((r) => r.results_path || r.kind === 'code').map((r) => `<a href="/cases/${esc(r.key)}">${r.kind === 'code' ? 'datapoints' : 'transcripts'} ${esc(r.key)}</a>`);
   const nav = `<link rel="icon" href="data:,"><style>nav.jbv{padding:.4rem 1rem;display:flex;flex-wrap:wrap;gap:1rem;border-bottom:1px solid #ddd}</style>${NAV.replace('</nav>', ` ${links.join(' ')}</nav>`)}`;
@@ -106,7 +109,6 @@ const OUTCOMES: Outcome[] = ['all', 'correct', 'incorrect', 'unscored', 'error',
 const outcomeOf = (r: CaseResult): string => (r.error ? 'error' : r.passed === true ? 'correct' : r.passed === false ? 'incorrect' : 'unscored');
 const matches = (r: CaseResult, o: Outcome): boolean => o === 'all' || (o === 'below-floor' ? r.below_floor : outcomeOf(r) === o);
 
-/** A prompt stored in the case line: text, or chat messages. */
 /** A prompt as text: a string as is, messages one `role: content` paragraph each. */
 function promptText(p: string | ChatMessage[]): string {
   return typeof p === 'string' ? p : p.map((m) => `${m.role}: ${m.content}`).join('\n\n');

@@ -8,8 +8,9 @@ export { buildHtmlModel, type HtmlCase, type HtmlModel } from './model.js';
 export { renderHtmlPage } from './page.js';
 
 /** One self-contained HTML file (ECharts inlined, no network) for suite runs, code results and infer run files. */
-export function buildHtmlReport(runs: readonly (LoadedRun | ReportInput)[], generated: Date = new Date(), sweeps: readonly SweepComparison[] = []): string {
+/** `echarts`: where a server serves the ECharts bundle; absent, the page inlines it (a file that reads offline). */
+export function buildHtmlReport(runs: readonly (LoadedRun | ReportInput)[], generated: Date = new Date(), sweeps: readonly SweepComparison[] = [], echarts?: { src: string }): string {
   const model = buildHtmlModel(runs, generated.toISOString());
   if (sweeps.length > 0) model.sweeps = [...sweeps];
-  return renderHtmlPage(model, readEchartsSource());
+  return renderHtmlPage(model, echarts ?? readEchartsSource());
 }

@@ -29,8 +29,9 @@ function scriptSafe(s: string): string {
 /**
  * The report page: static HTML for everything that is text (headline numbers, receipt), so it reads even
  * with scripts off; ECharts and the page script inlined for the charts and the case table. No network.
+ * `echarts`: the bundle's source to inline, or the same-origin address a server (`joulebench view`) serves it at.
  */
-export function renderHtmlPage(model: HtmlModel, echartsSource: string): string {
+export function renderHtmlPage(model: HtmlModel, echarts: string | { src: string }): string {
   const labels = [...model.runs.map((r) => r.label), ...model.code.map((c) => c.label), ...model.infer.map((f) => f.label)];
   const title = labels.length === 1 ? `joulebench · ${labels[0]!}` : `joulebench · ${labels.length} runs`;
   const anyCost = model.runs.some((r) => typeof r.report.total_usd === 'number' && r.report.total_usd > 0);
@@ -103,7 +104,7 @@ ${model.runs.length > 0 ? `${model.runs.some((r) => hasStages(r.report)) ? `<sec
 </section>
 </main>
 <script type="application/json" id="jb-data">${data}</script>
-<script>${scriptSafe(echartsSource)}</script>
+${typeof echarts === 'string' ? `<script>${scriptSafe(echarts)}</script>` : `<script src="${esc(echarts.src)}"></script>`}
 <script>${scriptSafe(PAGE_SCRIPT)}</script>
 </body>
 </html>
