@@ -11,23 +11,15 @@ export const maxTokens = () => z.number({ error: 'must be a number' }).int('must
 const credentialsRef = () => z.string({ error: 'must be a string' }).regex(/^env:[A-Za-z_][A-Za-z0-9_]*$/, 'must be env:NAME (the key is read from that environment variable)');
 const usdPerMtok = () => nonNegative().max(MAX_USD_PER_MTOK, `must be <= ${MAX_USD_PER_MTOK}`);
 
+const attempts = () => z.number({ error: 'must be a number' }).int('must be an integer').min(1, 'must be >= 1');
+const backoff = { backoff_base_s: timerSeconds().default(0.2), backoff_max_s: timerSeconds().default(5.0) };
+
 /** `params.retry` (seed 003): the measured-call retry policy. Present = enabled. */
-export const retrySchema = z
-  .object({
-    max_attempts: z.number({ error: 'must be a number' }).int('must be an integer').min(1, 'must be >= 1').max(MAX_ATTEMPTS, `must be <= ${MAX_ATTEMPTS}`),
-    backoff_base_s: timerSeconds().default(0.2),
-    backoff_max_s: timerSeconds().default(5.0),
-  })
-  .strict();
+export const retrySchema = z.object({ max_attempts: attempts().max(MAX_ATTEMPTS, `must be <= ${MAX_ATTEMPTS}`), ...backoff }).strict();
 
 /** `target.retries` (seed 003): accepted and validated so seed configs load; it never retries a measured call (`params.retry` does). */
-export const controlRetrySchema = z
-  .object({
-    max_attempts: z.number({ error: 'must be a number' }).int('must be an integer').min(1, 'must be >= 1').default(3),
-    backoff_base_s: timerSeconds().default(0.2),
-    backoff_max_s: timerSeconds().default(5.0),
-  })
-  .strict();
+export const controlRetrySchema = z.object({ max_attempts: attempts().default(3), ...backoff }).strict();
+
 
 const paramsOrRange = () =>
   z.union([

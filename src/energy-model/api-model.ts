@@ -1,20 +1,12 @@
 import { DEFAULT_PUE, ECOLOGITS_COEFFICIENTS, ECOLOGITS_VERSION, ecologitsRequestEnergy, H100_VLLM, type Range } from '../core/ecologits.js';
 import type { Energy } from '../core/types.js';
+import type { z } from 'zod';
+import type { energyModelSchema } from '../config/schema.js';
 import { lookupModelParams } from './params.js';
 
-/** `target.energy_model` in the config: overrides for the model:api estimate. */
-export interface EnergyModelConfig {
-  /** `false` turns the estimate off for this target. */
-  enabled?: boolean;
-  /** Active parameters, billions: a number, or `[low, high]` where only a range is known. */
-  active_params_b?: number | [number, number];
-  /** Total parameters, billions (sizes the GPU count); default: the table's, else the active count. */
-  total_params_b?: number | [number, number];
-  /** Data-centre PUE: a number or `[low, high]`; default 1.09–1.20. */
-  pue?: number | [number, number];
-  /** The hardware profile; EcoLogits 0.9.1 has one: `h100-vllm`. */
-  hardware?: 'h100-vllm';
-}
+/** `target.energy_model` in the config (docs/energy-sources.md): overrides for the model:api estimate, as its schema checks them. */
+export type EnergyModelConfig = z.infer<typeof energyModelSchema>;
+
 
 /** What the estimate rests on, for the receipt. */
 export interface ApiEnergyFacts {
@@ -36,10 +28,8 @@ export type ApiEnergyModel =
 
 const range = (v: number | [number, number]): Range => (typeof v === 'number' ? { low: v, high: v } : { low: v[0], high: v[1] });
 
-/**
- * Resolves the EcoLogits estimate for `model`: parameter counts from the config, else the committed
- * table; an unknown model has none (its energy stays null, never a guess).
- */
+/** The EcoLogits estimate for `model`: parameter counts from the config, else the committed table; else none, never a guess. */
+
 export function apiEnergyModel(model: string, cfg: EnergyModelConfig = {}): ApiEnergyModel {
   if (cfg.enabled === false) return { known: false, reason: 'target.energy_model.enabled is false' };
   const listed = lookupModelParams(model);

@@ -1,11 +1,8 @@
 import { z } from 'zod';
 import { readJsonl } from '../suites/mt-bench.js';
 
-/**
- * FastChat's published single-answer judgments (`model_judgment/gpt-4_single.jsonl`) summarised as its
- * show_result.py does: rows with score -1 (no verdict) dropped, then per model the mean score of turn 1,
- * of turn 2, and of all its rows.
- */
+// FastChat's published single-answer judgments summarised as show_result.py does (score -1 rows dropped).
+
 
 const lineSchema = z
   .object({

@@ -27,11 +27,10 @@ export interface JudgeOptions {
 const JUDGE_CASE: Case = Object.freeze({ id: 'judge', expected: null, dataset: 'judge', weight: 1, tags: [] }) as Case;
 
 /**
- * An LLM judge: asks a target for MT-Bench-format verdicts, read as FastChat reads them. An unreadable reply is
- * asked once more; a second unparsable reply (or a judge request that fails) is a `judge_error`,
- * never a score. Everything asking costs (energy, dollars, tokens, both attempts) is recorded on the
- * judgement, to be reported apart from the system under test.
+ * An LLM judge (MT-Bench verdicts, read as FastChat reads them): an unreadable reply is asked once more, then is a
+ * `judge_error`, never a score; what asking cost is recorded apart from the system under test.
  */
+
 export class Judge {
   readonly id: string;
   readonly prompt_hash: string;

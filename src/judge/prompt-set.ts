@@ -8,12 +8,7 @@ import { readJsonl, REFERENCE_CATEGORIES } from '../suites/mt-bench.js';
 import { BUILTIN_PROMPTS_LABEL } from './summary.js';
 import type { JudgeMode } from './prompts.js';
 
-/**
- * Judge prompts in FastChat's `judge_prompts.jsonl` form (lm-sys/FastChat, fastchat/llm_judge), used by
- * name the way FastChat's gen_judgment.py picks them: the reference categories get the `math` prompt
- * with the reference, every other category the general one; turn 2 gets the `-multi-turn` prompt.
- * No prompt text ships here: the file is fetched (`joulebench fetch mt-bench`) or given.
- */
+// Judge prompts in FastChat's `judge_prompts.jsonl` form, picked by name as gen_judgment.py picks them (docs/mt-bench.md).
 
 /** sha256 of `fastchat/llm_judge/data/judge_prompts.jsonl` at the commit question.jsonl is pinned to. */
 export const FASTCHAT_JUDGE_PROMPTS_SHA256 = 'fd283293406d024f44c174b094ef48031d0687a4682fd3a56b29b138f80281b6';
@@ -91,11 +86,7 @@ function pyFormat(template: string, values: Record<string, string>): string {
   return template.replace(/\{\{|\}\}|\{([^{}]*)\}/g, (m, k: string | undefined) => (k === undefined ? m[0]! : values[k]!));
 }
 
-/**
- * Reads a prompts file in FastChat's form and checks it holds the four prompts `mode` uses, each with
- * the output format FastChat parses and no field FastChat does not fill (a problem is one line naming
- * the file and the prompt).
- */
+/** Reads a FastChat-form prompts file and checks the four prompts `mode` uses (FastChat's output format, only its fields). */
 export function readPromptSet(path: string, mode: JudgeMode): PromptSet {
   const where = 'judge prompts';
   const sha256 = createHash('sha256').update(readTextFile(path, 'E_CONFIG', { where: `${where} ${path}` })).digest('hex');
@@ -132,11 +123,8 @@ export interface FastChatInput {
   reference?: readonly string[];
 }
 
-/**
- * The messages FastChat sends for turn `questions.length` (1 or 2): the prompt's system text, then its
- * template filled as run_judge_single / run_judge_pair fill it. Throws when a reference category has
- * no reference (FastChat cannot judge it either).
- */
+/** The messages FastChat sends for turn `questions.length` (1 or 2); throws for a reference category without a reference. */
+
 export function fastChatPrompt(set: PromptSet, input: FastChatInput): { kind: string; messages: ChatMessage[] } {
   const kind = input.answersB ? 'pairwise' : 'single';
   const turn2 = input.questions.length === 2;

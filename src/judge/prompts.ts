@@ -2,12 +2,9 @@ import { createHash } from 'node:crypto';
 import { canonicalJson } from '../core/canonical.js';
 import type { ChatMessage } from '../core/types.js';
 
-/**
- * joulebench's own judge prompts (`judge.prompts: builtin`) in MT-Bench's verdict format (Zheng et al. 2023):
- * `[[7]]`, or `[[A]]`, `[[B]]`, `[[C]]` (tie). Their scores are not comparable with MT-Bench's published ones
- * (those use FastChat's prompts, prompt-set.ts). The instructions show `[[N]]` and `[[X]]`, so a judge that
- * echoes them gives no verdict.
- */
+// joulebench's own judge prompts (`judge.prompts: builtin`) in MT-Bench's verdict format: not comparable with published
+// scores. The instructions show `[[N]]` and `[[X]]`, so a judge that echoes them gives no verdict.
+
 
 /** The rubric modes a judge runs in. */
 export const JUDGE_MODES = ['single', 'single-reference', 'pairwise'] as const;

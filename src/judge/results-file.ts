@@ -14,7 +14,8 @@ import { mtBenchBlock, type JudgeInfo, type MtBenchBlock } from './summary.js';
 import type { PowerTraceSummary } from '../core/energy.js';
 import { tracedBy } from '../runner/power-trace-line.js';
 
-/** A results file read for judging: its header, its case lines, and its raw lines (rewritten in place). */
+/** A judged results file: its header, scored results, the judging tally and the re-aggregated report. */
+
 export interface JudgedRun {
   header: ResultsHeader;
   results: CaseResult[];
@@ -28,10 +29,8 @@ export interface ResultsRead {
   contents: ResultsFileContents;
 }
 
-/**
- * Reads a results file (or takes the read a caller already made of it) and checks it was written for
- * `suite` (the judge needs the questions it asked).
- */
+/** Reads a results file (unless `read` is given) and checks it was written for `suite` (the judge needs its questions). */
+
 export function readResultsForSuite(
   path: string,
   suite: Suite,
@@ -50,13 +49,8 @@ export function readResultsForSuite(
 }
 
 /**
- * Judges the judged cases of a results file (see `judgeResults`) and writes it to `dest`, by default
- * in place (a temporary file renamed over it): each case line gets its `score`, `passed`, `weight` and
- * `meta.judge`, the system under test's measurements stay as they were, and one `record: "judge"`
- * line says which judge scored it (an older one is replaced). The report is re-aggregated from the
- * judged results, with the run's idle calibration, suite window and scored wall time from the file's
- * last `run_measures` line (a finished run wrote one), so it keeps the run's energy basis and
- * throughput; `energy`, when given, overrides the energy part (an older file's receipt).
+ * Judges a results file's judged cases and writes it to `dest` (default: in place, by rename), with one `record: "judge"`
+ * line; the report is re-aggregated with the energy basis of the file's last `run_measures` line (or `energy`).
  */
 export async function judgeResultsFile(o: {
   path: string;

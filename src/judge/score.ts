@@ -74,10 +74,7 @@ export interface JudgeResultsOptions {
   onCase?: (done: number, total: number) => void;
 }
 
-/**
- * Scores a run's judged cases (`single` / `single-reference`): `score` the mean 1–10 turn rating, `weight`
- * the score, `passed` at `score ≥ pass`; a failed target is not judged, a `judge_error` leaves it unscored.
- */
+/** Scores judged cases: `score` (and `weight`) the mean 1–10 turn rating, `passed` at `score ≥ pass`; a judge_error leaves it unscored. */
 export async function judgeResults(o: JudgeResultsOptions): Promise<{ results: CaseResult[]; tally: JudgeTally }> {
   if (o.judge.mode === 'pairwise') throw new JoulebenchError('E_USAGE', 'pairwise judging compares two runs: use rescore with --against');
   const tally = emptyTally();
@@ -169,10 +166,8 @@ export interface PairVerdict {
   error: string | null;
 }
 
-/**
- * Pairwise mode: each answer pair is judged in both orders (MT-Bench, against position bias); a win needs
- * both, disagreement is a tie, a `judge_error` in either leaves the turn undecided (null).
- */
+/** Pairwise: each pair judged in both orders (against position bias); a win needs both, disagreement is a tie. */
+
 export async function judgePairwise(o: {
   a: readonly CaseResult[];
   b: readonly CaseResult[];

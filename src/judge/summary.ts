@@ -1,5 +1,6 @@
 import { bootstrapCi, meanStatistic, type IntervalResult } from '../stats/index.js';
 import type { BenchReport } from '../core/aggregate.js';
+import { round } from '../core/stats.js';
 import type { CaseResult } from '../core/types.js';
 import type { PromptSetLabel } from './prompt-set.js';
 import type { CaseJudging, JudgeTally, PairVerdict } from './score.js';
@@ -47,11 +48,8 @@ export interface MtBenchBlock {
   /** Judged cases left without a score (a judge_error, or no answer from the target). */
   mt_bench_unscored_count: number;
   mt_bench_points: number;
-  /**
-   * The leaderboard's per-turn table (FastChat show_result.py): the mean rating of each turn over the
-   * ratings given (a judge_error is left out), and `average` the mean of all of them, each with its
-   * bootstrap interval. Only cases rated turn by turn enter it.
-   */
+  /** The per-turn table as FastChat's show_result.py makes it, with bootstrap intervals (cases rated turn by turn only). */
+
   mt_bench_turns: { turn_1: TurnScore; turn_2: TurnScore; average: TurnScore };
   joules_per_mt_bench_point: number | null;
   judge_pass: number;
@@ -126,10 +124,7 @@ function share(part: number | null, rest: number | null): number | null {
   return round(part / (part + rest), 6);
 }
 
-function round(v: number, digits = 6): number {
-  const f = 10 ** digits;
-  return Math.round(v * f) / f;
-}
+
 
 /** The report of a pairwise comparison: wins per run counted per compared turn, both orders agreeing. */
 export interface PairwiseBlock {

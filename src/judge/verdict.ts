@@ -1,9 +1,5 @@
-/**
- * Verdicts read as FastChat reads them (fastchat/llm_judge/common.py): the first `[[n]]`, or when there
- * is none the first `[n]`; pairwise `[[A]]`, else `[[B]]`, else `[[C]]` (a tie). One stricter rule: a
- * rating outside 1–10 is not read (FastChat keeps it). Nothing read is asked once more, then recorded as
- * `judge_error`, never as a score.
- */
+// Verdicts read as FastChat's fastchat/llm_judge/common.py reads them, but a rating outside 1–10 is not read (docs/mt-bench.md).
+
 
 const RATING = /\[\[(\d+\.?\d*)\]\]/;
 const RATING_BACKUP = /\[(\d+\.?\d*)\]/;

@@ -5,7 +5,7 @@ import { prettyJson } from '../core/canonical.js';
 import { JoulebenchError } from '../core/errors.js';
 import { checkQueueCredentials, redactQueue, redisOptions, type QueueConnection } from './connection.js';
 import { jobIdOf, queueNameFor, recordsKey, type ArmJob } from './job.js';
-import { recordKey } from './records.js';
+import { recordKey, streamField } from './records.js';
 import { suiteSourceOf } from '../session/suite-source.js';
 import type { ArmJobResult } from './worker.js';
 
@@ -57,10 +57,10 @@ interface ArmState {
 }
 
 /**
- * Runs arms on a BullMQ queue: one job per arm × suite under a stable id (a restart re-attaches), every
- * streamed record appended to the arm's results file as it arrives (each case once), so a Redis restart
- * loses nothing and a forgotten job is enqueued again with its cases streamed back first.
+ * Runs arms on a BullMQ queue, one job per arm × suite under a stable id, each streamed record appended to the
+ * arm's results file as it arrives (each case once): a restart loses nothing (docs/queue.md).
  */
+
 export async function runArmsOnQueue(o: CoordinatorOptions): Promise<QueueArmOutcome[]> {
   const { Queue, Job } = await import('bullmq');
   const { Redis } = await import('ioredis');
@@ -155,13 +155,13 @@ async function drain(redis: import('ioredis').Redis, s: ArmState, o: Coordinator
     const newKeys = new Set<string>();
     let header = s.header;
     for (const [, fields] of entries) {
-      let line = field(fields, 'r');
+      let line = streamField(fields, 'r');
       if (line === null) continue;
       let rec: Record<string, unknown>;
       try {
         rec = JSON.parse(line) as Record<string, unknown>;
       } catch {
-        log(`job ${s.jobId}: a record from worker ${field(fields, 'w') ?? '?'} is not JSON; skipped`);
+        log(`job ${s.jobId}: a record from worker ${streamField(fields, 'w') ?? '?'} is not JSON; skipped`);
         continue;
       }
       if (rec.record === 'header') {
@@ -174,17 +174,17 @@ async function drain(redis: import('ioredis').Redis, s: ArmState, o: Coordinator
         const k = recordKey(rec);
         if (s.keys.has(k) || newKeys.has(k)) continue;
         newKeys.add(k);
-        (s.caseWorkers ??= new Set()).add(field(fields, 'w') ?? '?');
+        (s.caseWorkers ??= new Set()).add(streamField(fields, 'w') ?? '?');
       } else if (rec.record === 'end') {
         continue; // written once, when the job is complete
       } else if (rec.record === 'run_measures') {
         // One worker's idle and suite window, over the cases it ran: kept, and combined with the other
         // workers' into the arm's line when the job completes (see finish).
-        (s.measures ??= new Map()).set(field(fields, 'w') ?? '?', rec as unknown as RunMeasures);
+        (s.measures ??= new Map()).set(streamField(fields, 'w') ?? '?', rec as unknown as RunMeasures);
         continue;
       }
       lines.push(line);
-      heard.push({ rec, worker: field(fields, 'w') ?? '?' });
+      heard.push({ rec, worker: streamField(fields, 'w') ?? '?' });
     }
     if (lines.length > 0) {
       mkdirSync(dirname(s.arm.results), { recursive: true });
@@ -255,7 +255,4 @@ function readLocal(path: string): { header: boolean; keys: Set<string>; ended: b
   return { header, keys, ended };
 }
 
-function field(fields: string[], name: string): string | null {
-  for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === name) return fields[i + 1]!;
-  return null;
-}
+

@@ -11,7 +11,7 @@ import type { SessionSpec } from '../session/spec.js';
 import { checkQueueCredentials, redactQueue, redisOptions, type QueueConnection } from './connection.js';
 import { jobIdOf, jobProblem, queuesServedBy, recordsKey, versionProblem, workerKey, type ArmJob, type Labels } from './job.js';
 import { VERSION } from '../version.js';
-import { recordKey } from './records.js';
+import { recordKey, streamField } from './records.js';
 
 export interface WorkerOptions {
   connection: QueueConnection;
@@ -137,7 +137,7 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
     let header: string | null = null;
     const caseLines: string[] = [];
     for (const [, fields] of earlier) {
-      const line = fieldOf(fields, 'r');
+      const line = streamField(fields, 'r');
       if (line === null) continue;
       const rec = JSON.parse(line) as Record<string, unknown>;
       if (rec.record === 'header') header ??= line;
@@ -203,7 +203,4 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   };
 }
 
-function fieldOf(fields: string[], name: string): string | null {
-  for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === name) return fields[i + 1]!;
-  return null;
-}
+

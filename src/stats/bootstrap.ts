@@ -1,10 +1,8 @@
 import { checkLevel, labelDegenerate, type IntervalMethod, type IntervalResult } from './interval.js';
+import { nearestRankAt } from './large-sample.js';
 import { seededRng } from './rng.js';
 
-/**
- * A statistic of one resample: `counts[i]` is how many times unit i was drawn; `resample` numbers it (statistics
- * may share work by it). `Infinity` (nothing correct in the resample) is allowed, NaN is not.
- */
+/** A statistic of one resample (`counts[i]`: draws of unit i); `Infinity` (nothing correct) is allowed, NaN is not. */
 export type ResampleStatistic = (counts: Uint32Array, resample: number) => number;
 
 export interface BootstrapOptions {
@@ -40,11 +38,8 @@ export function isMaxUnits(v: unknown): v is BootstrapMaxUnits {
 }
 
 /**
- * Percentile bootstrap intervals (Efron 1979; Efron & Tibshirani 1993, ch. 13) for several statistics
- * of the same `n` units, all evaluated on the same resamples: draw n units with replacement, evaluate
- * every statistic, repeat; each interval runs from the α/2 to the 1 − α/2 nearest-rank quantile of its
- * statistic's resampled values. Fewer than 2 units: no interval. An end that is not finite (a resample
- * with nothing correct) gives no interval, with the share of such resamples as the reason.
+ * Percentile bootstrap intervals (Efron & Tibshirani 1993, ch. 13) for several statistics over the same resamples
+ * of `n` units; a non-finite end gives a reason instead (docs/statistics.md).
  */
 export function bootstrapCis<K extends string>(n: number, statistics: Readonly<Record<K, ResampleStatistic>>, opts: BootstrapOptions): Record<K, IntervalResult> {
   const level = checkLevel(opts.level ?? 0.95);
@@ -84,9 +79,8 @@ export function bootstrapCi(n: number, statistic: ResampleStatistic, opts: Boots
 /** The α/2 and 1 − α/2 nearest-rank quantiles of resampled values sorted ascending. */
 export function percentileInterval(sorted: Float64Array, level: number, method: IntervalMethod): IntervalResult {
   const alpha = 1 - level;
-  const at = (q: number) => sorted[Math.min(sorted.length, Math.max(1, Math.ceil(q * sorted.length - 1e-9))) - 1]!;
-  const low = at(alpha / 2);
-  const high = at(1 - alpha / 2);
+  const low = nearestRankAt(sorted, alpha / 2);
+  const high = nearestRankAt(sorted, 1 - alpha / 2);
   if (!Number.isFinite(low) || !Number.isFinite(high)) {
     let bad = 0;
     for (const v of sorted) if (!Number.isFinite(v)) bad++;
@@ -116,11 +110,8 @@ export function meanStatistic(values: ArrayLike<number>): ResampleStatistic {
   return ratioStatistic(values, ones);
 }
 
-/**
- * Nearest-rank percentiles of observations grouped into resampled units, without sorting per resample.
- * `values` are the observations sorted ascending, `unitOf[j]` the unit observation j belongs to (a unit
- * may hold several: a case asked in several passes). Each percentile in `ps` gets its statistic.
- */
+/** Nearest-rank percentile statistics of sorted `values` grouped into units (`unitOf[j]`), without sorting per resample. */
+
 export function percentileStatistics(values: ArrayLike<number>, unitOf: ArrayLike<number>, ps: readonly number[]): ResampleStatistic[] {
   const order = ps.map((p, i) => ({ p, i })).sort((x, y) => x.p - y.p);
   let cachedFor = -1;

@@ -1,3 +1,5 @@
+import { sampleSd } from './student-t.js';
+
 /** Between-pass spread of one figure over repeated passes (`run --repeat N`). */
 export interface Spread {
   /** Passes with a value. */
@@ -14,6 +16,7 @@ export function spreadOf(values: readonly (number | null)[]): Spread | null {
   const xs = values.filter((v): v is number => v !== null && Number.isFinite(v));
   if (xs.length === 0) return null;
   const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
-  const sd = xs.length < 2 ? null : Math.sqrt(xs.reduce((a, x) => a + (x - mean) ** 2, 0) / (xs.length - 1));
+  const sd = xs.length < 2 ? null : sampleSd(xs, mean);
+
   return { n: xs.length, mean, sd, min: Math.min(...xs), max: Math.max(...xs) };
 }

@@ -1,11 +1,8 @@
 /** How a family of p-values is corrected for multiple comparisons. */
 export type PAdjust = 'holm' | 'none';
 
-/**
- * Holm's step-down adjusted p-values (Holm 1979): with the m known p-values sorted ascending,
- * p̃₍ᵢ₎ = max_{j ≤ i} min(1, (m − j + 1)·p₍ⱼ₎). Rejecting where p̃ < α controls the family-wise error rate
- * at α. `null` entries (no test) are not in the family and stay `null`; ties keep input order.
- */
+/** Holm's (1979) step-down p̃₍ᵢ₎ = max_{j ≤ i} min(1, (m − j + 1)·p₍ⱼ₎); `null` entries stay outside the family. */
+
 export function holmAdjust(pValues: readonly (number | null)[]): (number | null)[] {
   for (const p of pValues) {
     if (p !== null && !(p >= 0 && p <= 1)) throw new RangeError(`holmAdjust: p-values must be in [0, 1], got ${p}`);

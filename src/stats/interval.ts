@@ -1,8 +1,6 @@
-/**
- * How an interval was computed (DESIGN.md "Turn 2 additions"). Above the bootstrap's unit limit a
- * report's intervals are large-sample ones (`src/stats/large-sample.ts`): `delta` (a ratio estimator's
- * linearisation), `woodruff` (a percentile, by inverting the CDF's interval), and their paired forms.
- */
+import { round } from '../core/stats.js';
+
+/** How an interval was computed (docs/statistics.md); `delta` and `woodruff` are large-sample.ts's. */
 export type IntervalMethod = 'wilson' | 'bootstrap' | 'paired-bootstrap' | 'mcnemar-exact' | 'delta' | 'woodruff' | 'paired-delta' | 'paired-woodruff' | 'student-t' | 'paired-t' | 'degenerate';
 
 /** A two-sided confidence interval: `level` is its nominal coverage (0.95 for a 95 % interval). */
@@ -20,11 +18,8 @@ export interface NoInterval {
 
 export type IntervalResult = Interval | NoInterval;
 
-/**
- * An interval with nothing to vary — every resample gave one value, or the variance is 0 (identical
- * values over the cases) — is no statement of coverage: its method becomes `degenerate` and it is never
- * printed as a "95 %" interval. `level` keeps the level that was asked for.
- */
+/** An interval with nothing to vary (`pointMass`) states no coverage: its method becomes `degenerate`. */
+
 export function labelDegenerate(i: Interval, pointMass: boolean): Interval {
   return pointMass ? { ...i, method: 'degenerate' } : i;
 }
@@ -46,10 +41,6 @@ export function checkLevel(level: number): number {
 
 /** The interval with both ends rounded to `digits` decimals (reports are byte-compared). */
 export function roundInterval(i: Interval, digits: number): Interval {
-  const f = 10 ** digits;
-  const r = (v: number) => {
-    const x = Math.round(v * f) / f;
-    return Object.is(x, -0) ? 0 : x;
-  };
-  return { low: r(i.low), high: r(i.high), level: i.level, method: i.method };
+  return { low: round(i.low, digits), high: round(i.high, digits), level: i.level, method: i.method };
+
 }

@@ -1,12 +1,8 @@
 import { checkLevel, labelDegenerate, type Interval, type IntervalResult } from './interval.js';
 import { twoSidedZ } from './normal.js';
 
-/**
- * Large-sample (normal-theory) intervals over resampling units, for sizes where the bootstrap's
- * units × resamples work is too much (`DEFAULT_BOOTSTRAP_MAX_UNITS`). Each costs O(units) once the
- * observations are sorted, and treats a unit (a case with all its scored passes) as a cluster, as the
- * bootstrap does: passes of one case are not counted as independent.
- */
+// Large-sample intervals over units (a case with all its passes is one cluster), used above the bootstrap's
+// unit limit; the methods are in docs/statistics.md.
 
 /** Per-unit values: an array, or a function of the unit (a figure derived from columns, without a copy). */
 export type UnitValues = ArrayLike<number> | ((u: number) => number);
@@ -14,13 +10,8 @@ export type UnitValues = ArrayLike<number> | ((u: number) => number);
 const reader = (v: UnitValues): ((u: number) => number) => (typeof v === 'function' ? v : (u) => v[u]!);
 
 /**
- * The linearised variance of a ratio of per-unit totals, R̂ = Σ y_u / Σ x_u, with the n units a sample
- * drawn with replacement (Cochran, *Sampling Techniques*, 3rd ed. 1977, §6.3–6.4, with the
- * finite-population correction f = 0):
- *
- *     v(R̂) = n / (n − 1) · Σ_u (y_u − R̂ x_u)² / (Σ_u x_u)²
- *
- * Returns null when Σ x is 0 (no ratio) or there are fewer than 2 units.
+ * R̂ = Σ y / Σ x and its linearised variance n/(n − 1) · Σ (y_u − R̂ x_u)² / (Σ x)² (Cochran 1977, §6.3–6.4);
+ * null when Σ x is 0 or there are fewer than 2 units.
  */
 export function ratioVariance(y: ArrayLike<number>, x: UnitValues): { ratio: number; variance: number } | null {
   const n = y.length;
@@ -43,10 +34,8 @@ export function ratioVariance(y: ArrayLike<number>, x: UnitValues): { ratio: num
 }
 
 /**
- * The delta-method interval R̂ ± z·√v(R̂) of {@link ratioVariance} (e.g. joules per weighted correct
- * answer: y_u a unit's joules, x_u its weighted correct count). A reason instead when there is no ratio,
- * and when y and x are never negative yet the low end falls below 0: the normal approximation does not
- * hold then (too few units with x > 0), and an interval reaching below 0 would mislead.
+ * The delta-method interval R̂ ± z·√v(R̂); a reason instead when there is no ratio, or when non-negative data
+ * give a low end below 0 (too few units with x > 0 for the normal approximation).
  */
 export function ratioDeltaInterval(y: ArrayLike<number>, x: UnitValues, level: number): IntervalResult {
   checkLevel(level);
@@ -76,10 +65,8 @@ export function nearestRankAt(sorted: ArrayLike<number>, t: number): number {
 }
 
 /**
- * A percentile's linearisation over units: q̂ (nearest-rank), F̂(q̂) (the share of observations ≤ q̂,
- * ties included), and per unit e_u = a_u − F̂(q̂)·m_u, where a_u counts the unit's observations ≤ q̂ and
- * m_u all of them. F̂(q̂) is the ratio Σ a_u / Σ m_u, so its variance is {@link ratioVariance}'s:
- * n / (n − 1) · Σ e_u² / M². With one observation a unit it is the binomial F̂(1 − F̂)/M, times n/(n − 1).
+ * A percentile's linearisation over units: e_u = a_u − F̂(q̂)·m_u (a_u the unit's observations ≤ q̂, m_u all
+ * of them), so Var F̂(q̂) is {@link ratioVariance}'s n/(n − 1) · Σ e_u² / M².
  */
 export interface QuantileLinearisation {
   q: number;
@@ -95,11 +82,7 @@ export interface QuantileLinearisation {
   varianceOfShare: number;
 }
 
-/**
- * `sorted`: the observations ascending; `unitOf[j]` the unit (0 … units − 1) of the j-th, or null when
- * each observation is a unit of its own (one pass a case: no per-unit array is needed then); `units`
- * all the units resampled, those with no observation included (they are drawn too). `p` in (0, 100].
- */
+/** `unitOf[j]`: the unit of the j-th sorted observation (null: each is its own); `units` counts units without one too. */
 export function quantileLinearisation(sorted: ArrayLike<number>, unitOf: ArrayLike<number> | null, units: number, p: number): QuantileLinearisation {
   const m = sorted.length;
   const q = nearestRankAt(sorted, p / 100);
@@ -120,18 +103,13 @@ export function quantileLinearisation(sorted: ArrayLike<number>, unitOf: ArrayLi
   return { q, share, e, sumSquares: ss, count: m, varianceOfShare: units < 2 ? NaN : ((ss / (m * m)) * units) / (units - 1) };
 }
 
-/**
- * Woodruff's interval for a percentile (Woodruff, R. S. (1952). *Confidence intervals for medians and
- * other position measures.* JASA 47(260), 635–646): a normal interval for the CDF at the estimated
- * quantile, p ± z·SE(F̂(q̂)), carried back through the nearest-rank inverse of the empirical CDF:
- * [F̂⁻¹(p − z·SE), F̂⁻¹(p + z·SE)]. Both ends are observed values. SE is the cluster (unit) one of
- * {@link quantileLinearisation}, so repeated passes of a case widen the interval as they should.
- */
 function constant(sorted: ArrayLike<number>): boolean {
   return sorted.length > 0 && sorted[0] === sorted[sorted.length - 1];
 }
 
-export function woodruffInterval(lin: QuantileLinearisation, sorted: ArrayLike<number>, p: number, level: number): IntervalResult {
+/** Woodruff's (1952) percentile interval [F̂⁻¹(p − z·SE), F̂⁻¹(p + z·SE)], SE the unit-clustered one of {@link quantileLinearisation}. */
+export function woodruffInterval(
+lin: QuantileLinearisation, sorted: ArrayLike<number>, p: number, level: number): IntervalResult {
   checkLevel(level);
   if (!(lin.varianceOfShare >= 0)) return { reason: 'fewer than 2 units' };
   const half = twoSidedZ(level) * Math.sqrt(lin.varianceOfShare);

@@ -9,13 +9,7 @@ export interface McNemarResult {
   method: 'mcnemar-exact';
 }
 
-/**
- * McNemar's test (McNemar 1947) in its exact form: under "no difference", each of the n = b + c
- * discordant pairs is equally likely to favour either side, so min(b, c) ~ Binomial(n, 1/2) and the
- * two-sided p = min(1, 2·P(X ≤ min(b, c))). Concordant pairs carry no information and are not inputs.
- * With no discordant pair, p = 1. The binomial tail is summed in log space, so large n does not
- * overflow; p-values below ~1e-308 come out as 0.
- */
+/** McNemar's exact test (1947): p = min(1, 2·P(X ≤ min(b, c))), X ~ Binomial(b + c, 1/2); p = 1 with no discordant pair. */
 export function mcnemar(baselineOnly: number, candidateOnly: number): McNemarResult {
   for (const v of [baselineOnly, candidateOnly]) {
     if (!Number.isInteger(v) || v < 0) throw new RangeError(`mcnemar: discordant counts must be integers >= 0, got ${v}`);
@@ -26,10 +20,8 @@ export function mcnemar(baselineOnly: number, candidateOnly: number): McNemarRes
   return { baseline_only: baselineOnly, candidate_only: candidateOnly, p_value: p, method: 'mcnemar-exact' };
 }
 
-/**
- * P(X ≤ k) for X ~ Binomial(n, 1/2). Up to n = 1000 the terms C(n, i) are summed as doubles (they stay
- * below 1e300) and scaled by the exact power 2^-n; above, in log space with a log-sum-exp.
- */
+/** P(X ≤ k) for X ~ Binomial(n, 1/2): doubles up to n = 1000 (C(n, i) < 1e300), log-sum-exp above. */
+
 export function binomialHalfCdf(k: number, n: number): number {
   if (k >= n) return 1;
   if (k < 0) return 0;

@@ -11,11 +11,7 @@ const LATENCY_NULL = 16;
 export const MAX_PAIRED_PASS = 2 ** 20;
 const MAX_PASS = MAX_PAIRED_PASS;
 
-/**
- * One run's scored cases as a paired comparison reads them ({@link PairedCase}), held as columns rather
- * than an object a case. The key is `pass × 2^32 + index` for joulebench's `"pass:index"` keys; any other
- * key string gets a negative number from a table the two sides share ({@link KeyTable}).
- */
+/** One run's scored cases ({@link PairedCase}) as columns; keys are numbers ({@link pairKey}, else {@link KeyTable}'s). */
 export class PairedColumns {
   readonly key = new NumberColumn({ index: true });
   readonly unit = new NumberColumn({ index: true });
@@ -103,11 +99,8 @@ export function pairKey(pass: number, index: number): number {
   return pass * 2 ** 32 + index;
 }
 
-/**
- * Numbers for key strings: `"pass:index"` (both decimal, as pairedCaseOf writes them) as {@link pairKey}
- * gives it, so columns from a results file pair with cases given as objects; any other string gets a
- * negative number of its own, the same for the same string.
- */
+/** Numbers for key strings: `"pass:index"` as {@link pairKey} gives it, any other string a negative number of its own. */
+
 export class KeyTable {
   private readonly others = new Map<string, number>();
   private readonly names: string[] = [];

@@ -66,10 +66,8 @@ export interface PairedComparison {
 }
 
 /**
- * Compares two runs that asked the same questions, case by case: accuracy by an exact McNemar test
- * and a paired bootstrap interval of the difference; J/correct as a ratio and p95 latency as a
- * difference, each with a paired bootstrap interval (units drawn once, both runs' results for each
- * drawn case taken together, so what the cases share cancels). Pure and deterministic.
+ * Compares two runs case by case: accuracy by exact McNemar, the ratios and the p95 difference by a paired
+ * bootstrap (both runs' results of each drawn case taken together); docs/statistics.md.
  */
 export function pairedComparison(baseline: readonly PairedCase[] | PairedColumns, candidate: readonly PairedCase[] | PairedColumns, opts: PairedOptions): PairedComparison {
   const alpha = opts.alpha ?? 0.05;
@@ -279,11 +277,7 @@ export function pairedComparison(baseline: readonly PairedCase[] | PairedColumns
   };
 }
 
-/**
- * The linearised relative variance of R̂ = (Σ jc / Σ wc) / (Σ jb / Σ wb) over units drawn with
- * replacement (the delta method on log R̂): z_u = jc_u/Σjc − wc_u/Σwc − jb_u/Σjb + wb_u/Σwb, which sum to
- * 0, and Var(R̂)/R̂² ≈ n/(n − 1) · Σ z_u². Null when a total is 0.
- */
+/** R̂ = (Σ jc / Σ wc) / (Σ jb / Σ wb) and Var(R̂)/R̂² ≈ n/(n − 1) · Σ z_u² (delta method on log R̂); null when a total is 0. */
 function ratioOfRatiosVariance(jc: Float64Array, wc: Float64Array, jb: Float64Array, wb: Float64Array): { ratio: number; relVariance: number } | null {
   const n = jc.length;
   let a = 0, b = 0, c = 0, d = 0;
@@ -312,12 +306,8 @@ function pairedQuantileParts(tb: SortedTimes, tc: SortedTimes, units: number, p:
   return { b, c, tb, tc, p, rho: denom === 0 ? 0 : cross / denom };
 }
 
-/**
- * The difference of two paired percentiles, candidate − baseline: each side's standard error from its
- * Woodruff interval, SE = (high − low) / 2z (Sitter & Wu 2001), and the covariance from the correlation
- * of the two sides' CDF linearisations over the shared units (what the cases share cancels, as in the
- * paired bootstrap): d ± z·√(SEc² + SEb² − 2ρ·SEc·SEb).
- */
+/** Candidate − baseline percentile: d ± z·√(SEc² + SEb² − 2ρ·SEc·SEb), each SE from its Woodruff interval (Sitter & Wu 2001). */
+
 function pairedQuantileInterval(parts: ReturnType<typeof pairedQuantileParts>, level: number): IntervalResult {
   const z = twoSidedZ(level);
   const wb = woodruffInterval(parts.b, parts.tb.values, parts.p, level);

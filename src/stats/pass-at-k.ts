@@ -1,7 +1,6 @@
-/**
- * pass@k and pass^k from one set of n rollouts per task, and what they cost in energy and dollars.
- * Pure; deterministic.
- */
+import { round } from '../core/stats.js';
+
+/** pass@k and pass^k from n rollouts per task, and what they cost in energy and dollars. */
 
 function checkCounts(n: number, c: number, k: number, what: string): void {
   if (!Number.isInteger(n) || !Number.isInteger(c) || !Number.isInteger(k) || n < 1 || c < 0 || c > n || k < 1 || k > n) {
@@ -9,11 +8,7 @@ function checkCounts(n: number, c: number, k: number, what: string): void {
   }
 }
 
-/**
- * The unbiased estimator of pass@k (Chen et al. 2021): the chance that at least one of k rollouts drawn
- * without replacement from n, c of them correct, is correct — 1 − C(n−c, k)/C(n, k), computed as the
- * product 1 − Π_{i=n−c+1}^{n} (1 − k/i), which never forms a binomial coefficient.
- */
+/** Unbiased pass@k (Chen et al. 2021): 1 − C(n−c, k)/C(n, k) as the product 1 − Π_{i=n−c+1}^{n} (1 − k/i). */
 export function passAtK(n: number, c: number, k: number): number {
   checkCounts(n, c, k, 'passAtK');
   if (n - c < k) return 1;
@@ -60,11 +55,7 @@ export interface PassAtKPoint {
   usd_per_resolved_all_k: number | null;
 }
 
-/**
- * pass@k and pass^k for k = 1…K, K the fewest rollouts any task has (so every point averages the same
- * tasks), with the energy and dollars of k rollouts per task divided by the tasks expected to resolve.
- * A random k of a task's n rollouts spend k × (their mean) in expectation. Empty with no task.
- */
+/** pass@k and pass^k for k = 1…K (K the fewest rollouts of any task), with k rollouts' expected J and $ per resolved task. */
 export function passAtKCurve(tasks: readonly TaskRollouts[]): PassAtKPoint[] {
   if (tasks.length === 0) return [];
   for (const t of tasks) {
@@ -108,12 +99,10 @@ export function passAtKCurve(tasks: readonly TaskRollouts[]): PassAtKPoint[] {
 }
 
 /**
- * Resolution under an energy budget B per task attempt (after SWE-Effi's effectiveness-under-budget:
- * the area under resolve rate vs budget, divided by the budget). A rollout counts as resolved at budget
- * b when it resolved and spent at most b joules; rate(b) is the mean over tasks of the share of its
- * rollouts resolved at b; the figure is (1/B)∫₀ᴮ rate(b) db, in percent. In closed form each resolved
- * rollout that spent j ≤ B contributes (B − j)/B. `null` when a resolved rollout's energy is unknown.
+ * Resolution under an energy budget B J, percent (after SWE-Effi): (1/B)∫₀ᴮ rate(b) db, each resolved rollout
+ * that spent j ≤ B contributing (B − j)/B; `null` when a resolved rollout's energy is unknown.
  */
+
 export function resolutionUnderBudget(tasks: readonly TaskRollouts[], budgetJ: number): number | null {
   if (!(Number.isFinite(budgetJ) && budgetJ > 0)) throw new RangeError(`resolutionUnderBudget: budget must be a positive number of joules, got ${budgetJ}`);
   if (tasks.length === 0) return null;
@@ -129,9 +118,4 @@ export function resolutionUnderBudget(tasks: readonly TaskRollouts[], budgetJ: n
     total += share / t.resolved.length;
   }
   return round((total * 100) / tasks.length, 6);
-}
-
-function round(v: number, digits: number): number {
-  const f = 10 ** digits;
-  return Math.round(v * f) / f;
 }

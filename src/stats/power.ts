@@ -1,5 +1,6 @@
 /** Sample sizes for paired comparisons, planned from a pilot run. Pure; deterministic. */
 import { normalQuantile } from './normal.js';
+import { sampleSd } from './student-t.js';
 
 function checkAlphaPower(alpha: number, power: number): void {
   if (!(alpha > 0 && alpha < 1)) throw new RangeError(`alpha must be in (0, 1), got ${alpha}`);
@@ -21,11 +22,7 @@ export function mcnemarSampleSize(opts: { discordance: number; delta: number; al
   return Math.ceil(((za * Math.sqrt(psi) + zb * Math.sqrt(psi - delta * delta)) ** 2) / (delta * delta) - 1e-9);
 }
 
-/**
- * Pairs a two-sided paired t test needs to detect a mean difference `delta` when the paired differences
- * have standard deviation `sdDiff`: the normal approximation n = ((z₁₋α/₂ + z₁₋β)·σ_d/Δ)² plus Guenther's
- * (1981) correction z²₁₋α/₂/2 for estimating σ_d, rounded up.
- */
+/** Pairs a two-sided paired t test needs: ⌈((z₁₋α/₂ + z₁₋β)·σ_d/Δ)² + z²₁₋α/₂/2⌉ (Guenther 1981). */
 export function pairedMeanSampleSize(opts: { sdDiff: number; delta: number; alpha: number; power: number }): number {
   const { sdDiff, alpha, power } = opts;
   const delta = Math.abs(opts.delta);
@@ -77,12 +74,10 @@ export interface PowerPlan {
 }
 
 /**
- * A paired comparison's plan from a pilot: for each accuracy difference (points) and joules difference
- * (% of the pilot's mean per-case joules), the cases needed. With a candidate pilot on the same cases the
- * discordance ψ and the SD of per-case joule differences are observed; with one run they are assumed from
- * independent outcomes: ψ = p(1 − p′) + p′(1 − p) with p′ = p + δ (p − δ when that passes 1), and
- * σ_d = σ·√2 (systems that agree on which cases are hard need fewer).
+ * The cases a paired comparison needs per accuracy (points) and joules (% of mean) difference: ψ and σ_d observed
+ * from a candidate pilot, else assumed from independent outcomes (docs/statistics.md).
  */
+
 export function powerPlan(
   baseline: readonly PilotCase[],
   candidate: readonly PilotCase[] | null,
@@ -169,10 +164,7 @@ function mean(xs: readonly number[]): number {
   return xs.reduce((a, b) => a + b, 0) / xs.length;
 }
 
-function sampleSd(xs: readonly number[]): number {
-  const m = mean(xs);
-  return Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length - 1));
-}
+
 
 function fmt(v: number): string {
   return String(Math.round(v * 1e4) / 1e4);

@@ -1,34 +1,23 @@
-import { nearestRankSorted } from '../core/stats.js';
+import { nearestRankSorted, round } from '../core/stats.js';
+
 import { spreadOf, type Spread } from './describe.js';
 import type { CaseColumns } from './report-ci.js';
 
-/** One figure's spread over passes, rounded for the report. */
-export type RoundedSpread = Spread;
-
-/**
- * Between-pass spread (`run --repeat N`): each scored pass's own figure, then mean, sample sd and
- * min–max over passes. This is the environment's variation (the same questions asked again), beside the
- * within-run bootstrap, which is the questions' variation. A figure unknown in any pass is null.
- */
+/** Between-pass spread (`run --repeat N`): the environment's variation, beside the bootstrap's; null when unknown in a pass. */
 export interface RepeatSpread {
   passes: number;
   /** Σ case joules per pass. */
-  total_joules: RoundedSpread | null;
-  joules_per_correct: RoundedSpread | null;
-  latency_p50_ms: RoundedSpread | null;
-  latency_p95_ms: RoundedSpread | null;
+  total_joules: Spread | null;
+  joules_per_correct: Spread | null;
+  latency_p50_ms: Spread | null;
+  latency_p95_ms: Spread | null;
   /** Why an energy figure is null. */
   reasons: Partial<Record<'total_joules' | 'joules_per_correct' | 'latency_p50_ms' | 'latency_p95_ms', string>>;
 }
 
-/**
- * `no_pass_energy`: why no pass has joules of its own (cases overlapped, or the total is one suite-window
- * reading), `null` when each case's joules are its own.
- */
+/** `no_pass_energy`: why no pass has joules of its own (overlapped cases, one suite-window reading), else `null`. */
 export function repeatSpread(cols: CaseColumns, opts: { no_pass_energy: string | null }): RepeatSpread | null {
-  // Each column read once (a column may be materialised on each read), then one walk over the cases
-  // that adds each to its own pass: per pass, the same cases in the same order as a walk per pass, so
-  // the same sums, at O(cases) rather than O(passes × cases) (a load run cycling a small suite has hundreds).
+  // Each column read once (it may be materialised per read); one walk adds each case to its pass: O(cases).
   const pass = cols.pass;
   const joules = cols.joules;
   const passed = cols.passed;
@@ -86,7 +75,6 @@ export function repeatSpread(cols: CaseColumns, opts: { no_pass_energy: string |
 
 function rounded(s: Spread | null, digits: number): Spread | null {
   if (!s) return null;
-  const f = 10 ** digits;
-  const r = (v: number) => Math.round(v * f) / f;
+  const r = (v: number) => round(v, digits);
   return { n: s.n, mean: r(s.mean), sd: s.sd === null ? null : r(s.sd), min: r(s.min), max: r(s.max) };
 }

@@ -72,10 +72,7 @@ export interface ReportCiOptions {
   usdUnknown: string | null;
 }
 
-/**
- * Intervals for a report (pure and deterministic): Wilson for accuracy; a percentile bootstrap over cases for
- * J/correct, $/correct and the latency percentiles, or above `maxUnits` the delta method and Woodruff's.
- */
+/** A report's intervals: Wilson for accuracy, a bootstrap over cases for the rest (above `maxUnits`: delta and Woodruff). */
 export function reportCi(cols: CaseColumns, opts: ReportCiOptions): ReportCi {
   const level = opts.level ?? 0.95;
   const results: Partial<Record<CiFigure, IntervalResult>> = {};
@@ -216,8 +213,7 @@ function oneObservationEach(cols: CaseColumns): Inputs {
 /** Dense units (a case with all its passes), per-unit sums for the ratio statistics, and the timed cases sorted by latency. */
 function resamplingInputs(cols: CaseColumns, dense: { u: Uint32Array; units: number }): Inputs & { wc: Float64Array } {
   const { u, units } = dense;
-  // One observation a unit, in unit order (one pass): the per-unit sums are the columns themselves
-  // (0 + x is x, and a -0 adds nothing to a resample's sum either way), not two more copies.
+  // One observation a unit, in order: the per-unit sums are the columns themselves, not two more copies.
   const own = units === u.length && u.every((k, j) => k === j);
   const J = own ? cols.joules : new Float64Array(units);
   const usd = own ? cols.usd : new Float64Array(units);
@@ -280,10 +276,8 @@ export function denseUnits(unit: ArrayLike<number>): { u: Uint32Array; units: nu
   return { u, units: index.size };
 }
 
-/**
- * The timed observations (latency not NaN) sorted by latency, ties in observation order, with each one's
- * unit. Whole-millisecond latencies are sorted as packed keys (latency · 2^bits + position).
- */
+/** Timed observations by latency (ties in order) with their units; whole ms sort as packed keys latency · 2^bits + position. */
+
 export function timedByLatency(latency: ArrayLike<number>, u: Uint32Array): { values: Float64Array; units: Uint32Array } {
   const n = latency.length;
   let m = 0;

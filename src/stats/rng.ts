@@ -1,8 +1,5 @@
-/**
- * A small seeded generator for resampling: xoshiro128** (Blackman & Vigna, 2018), 32-bit state words,
- * seeded through splitmix32 from a 32-bit FNV-1a hash of a string. Reports seed it from the suite digest,
- * so the same results give the same intervals byte for byte. Not for anything secret.
- */
+/** A seeded generator for resampling (xoshiro128**, seeded by splitmix32 from FNV-1a): same seed, same intervals. Not for secrets. */
+
 export interface Rng {
   /** The next 32-bit unsigned integer. */
   nextU32(): number;

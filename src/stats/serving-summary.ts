@@ -1,7 +1,5 @@
-/**
- * Summary statistics as vLLM `bench serve` computes them (numpy: population sd, linear-interpolated percentiles),
- * so result JSON diffs against vLLM's; empty input gives `null` where vLLM writes 0.
- */
+/** Summary statistics as vLLM `bench serve` computes them (numpy: population sd, linear percentiles); `null` where vLLM writes 0. */
+
 export interface Summary {
   mean: number | null;
   median: number | null;

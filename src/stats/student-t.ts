@@ -1,10 +1,6 @@
 import { checkLevel, type Interval, type NoInterval } from './interval.js';
 
-/**
- * Student's t distribution and the t-intervals of a few repeated runs (`run --request-rate R --runs N`):
- * each run gives one value of a figure, and the interval is the one for the mean of N normal draws of
- * unknown variance, mean ± t(1 − α/2, N − 1)·s/√N (the interval AIPerf reports over its profile runs).
- */
+// Student's t and the t-intervals of repeated load runs (`--runs N`), as AIPerf reports over its profile runs.
 
 /** ln Γ(x) for x > 0 (Lanczos, g = 7, 9 terms: ~15 significant digits). */
 function lnGamma(x: number): number {
@@ -96,7 +92,9 @@ export function coefficientOfVariation(values: readonly number[]): number | null
   return sampleSd(values, mean) / Math.abs(mean);
 }
 
-function sampleSd(values: readonly number[], mean: number): number {
+/** Sample standard deviation (n − 1 in the denominator) about `mean`. */
+export function sampleSd(values: readonly number[], mean = values.reduce((s, v) => s + v, 0) / values.length): number {
+
   let ss = 0;
   for (const v of values) ss += (v - mean) ** 2;
   return Math.sqrt(ss / (values.length - 1));
@@ -115,11 +113,7 @@ export interface TInterval extends Interval {
   t_critical: number;
 }
 
-/**
- * The Student-t interval for the mean of `values` at `level` (0.95: 95 %): mean ± t(1 − α/2, n − 1)·sd/√n.
- * Fewer than 2 values, or a value that is not a finite number, give a reason instead. Values that are
- * all equal give a zero-width interval marked `degenerate` (no statement of coverage).
- */
+/** mean ± t(1 − α/2, n − 1)·sd/√n; a reason for fewer than 2 finite values; `degenerate` when all are equal. */
 export function tInterval(values: readonly number[], level = 0.95, method: 'student-t' | 'paired-t' = 'student-t'): TInterval | NoInterval {
   checkLevel(level);
   const n = values.length;
@@ -132,10 +126,7 @@ export function tInterval(values: readonly number[], level = 0.95, method: 'stud
   return { low: mean - t * se, high: mean + t * se, level, method: sd === 0 ? 'degenerate' : method, n, mean, sd, se, t_critical: t };
 }
 
-/**
- * The paired t-interval of `b[i] − a[i]` (run i of A with run i of B): the t-interval of the
- * differences. The two lists must be the same length (the caller pairs them).
- */
+/** The t-interval of the differences `b[i] − a[i]` (run i of A with run i of B). */
 export function pairedTInterval(a: readonly number[], b: readonly number[], level = 0.95): TInterval | NoInterval {
   if (a.length !== b.length) throw new RangeError(`paired lists differ in length (${a.length} and ${b.length})`);
   return tInterval(

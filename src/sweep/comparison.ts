@@ -86,21 +86,12 @@ export interface SweepComparison {
   format: 'joulebench-sweep-comparison/1';
   sweep: { id: string; name: string };
   alpha: number;
-  /**
-   * The multiple-comparison correction over each suite's arms against the baseline: `holm` adjusts
-   * McNemar's p-values (Holm 1979) and judges J/correct, $/correct, total $ and p95 by (1 − α/m) intervals (Bonferroni),
-   * m the arms that can be paired; `none` tests each at α.
-   */
+  /** `holm`: McNemar's p-values Holm-adjusted, the other verdicts by (1 − α/m) intervals over the m arms paired; `none`: each at α. */
   p_adjust: PAdjust;
   suites: SweepSuiteComparison[];
   /** Arm × suite runs that did not finish, with why. */
   missing: { arm: string; suite: string; reason: string }[];
 }
-
-const AXES: Record<'energy' | 'cost', { field: 'joules_per_correct' | 'usd_per_correct' }> = {
-  energy: { field: 'joules_per_correct' },
-  cost: { field: 'usd_per_correct' },
-};
 
 /** The sweep's comparison per suite: arms with intervals, the J/correct and $/correct frontiers, pairs against the baseline. */
 export function sweepComparison(
@@ -124,9 +115,10 @@ export function sweepComparison(
       asked: r.report.suite?.digest ?? null,
     }));
     const fr = armFrontiers(arms);
-    const frontiers = Object.fromEntries(
-      (Object.keys(AXES) as ('energy' | 'cost')[]).map((axis) => [axis, frontierOf(fr.frontiers[axis as FrontierAxis], rows, AXES[axis].field)]),
-    ) as Record<'energy' | 'cost', SweepFrontier>;
+    const frontiers = {
+      energy: frontierOf(fr.frontiers.energy, rows, 'joules_per_correct'),
+      cost: frontierOf(fr.frontiers.cost, rows, 'usd_per_correct'),
+    };
     const base = sweep.baseline ? here.find((r) => r.arm === sweep.baseline) : undefined;
     // The family: arms that can be paired with the baseline (same digest, per-case figures on both sides).
     const pairable = (r: SweepArmRun): boolean =>

@@ -55,29 +55,9 @@ export const planSchema = z.strictObject({
   cluster: clusterSchema.optional(),
 });
 
-/** An arm after matrix expansion: no `matrix` key left. */
-export interface PlanArm {
-  name: string;
-  kind: string;
-  endpoint?: string;
-  model?: string;
-  credentials_ref?: string;
-  max_tokens?: number;
-  stream?: boolean;
-  answers?: string;
-  base_url?: string;
-  params?: Record<string, unknown>;
-  prices?: Record<string, unknown>;
-  timeouts?: Record<string, unknown>;
-  meter?: string;
-  meter_options?: Record<string, unknown>;
-  warmup?: number;
-  repeat?: number;
-  concurrency?: number;
-  cluster?: 'question' | 'subject';
-  /** Anything else goes to the target (cache_capacity, neural, num_thread…). */
-  [key: string]: unknown;
-}
+/** An arm after matrix expansion (no `matrix` key left); keys the schema does not name go to the target. */
+export type PlanArm = z.infer<typeof armSchema> & { matrix?: never };
+
 
 /** A plan with its matrices expanded: every arm named and concrete. */
 export interface ExpandedPlan {

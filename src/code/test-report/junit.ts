@@ -1,11 +1,7 @@
 import { XMLParser } from 'fast-xml-parser';
 import type { ParsedReport, ReportedTest, TestOutcome } from './types.js';
 
-/**
- * JUnit XML as node:test's `junit` reporter and pytest's `--junitxml` write it: `<testcase>` elements
- * (in nested `<testsuite>`s) whose `<failure>`, `<error>` or `<skipped>` (`type="todo"`) child says how
- * the test ended (none: passed).
- */
+// JUnit XML as node:test's `junit` reporter and pytest's `--junitxml` write it (docs/coding-agents.md).
 
 const parser = new XMLParser({
   ignoreAttributes: false,
@@ -55,10 +51,8 @@ function testOf(c: Node, suites: string[], flavor: JUnitFlavor): ReportedTest {
   return { id: pytestNodeId(file, classname, name), outcome, aliases };
 }
 
-/**
- * pytest's node id from a JUnit test case: `tests/test_x.py` + `tests.test_x.TestY` + `test_z[1]` is
- * `tests/test_x.py::TestY::test_z[1]`; without `file` (xunit2), the dotted class name is the best there is.
- */
+/** pytest's node id (`tests/test_x.py::TestY::test_z[1]`); without `file` (xunit2), from the dotted class name. */
+
 export function pytestNodeId(file: string | null, classname: string, name: string): string {
   if (!file) return classname ? `${classname}::${name}` : name;
   const module = file.replace(/\.py$/, '').split('/').join('.');

@@ -1,10 +1,7 @@
 import type { TestOutcome } from './types.js';
 
-/**
- * The grading rule, SWE-bench's made per test: resolved iff every FAIL_TO_PASS and PASS_TO_PASS test is
- * reported passed, every test the baseline ran is reported again, not skipped or todo, and no fewer tests
- * are reported than before; without named tests, every reported test must pass. Pure.
- */
+// The grading rule, SWE-bench's made per test (docs/coding-agents.md).
+
 
 /** A named test's status in one run (a FAIL_TO_PASS / PASS_TO_PASS entry). */
 export type NamedStatus = 'pass' | 'fail' | 'timeout' | 'skipped' | 'missing';

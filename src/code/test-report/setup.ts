@@ -5,11 +5,8 @@ import { parseTap } from './tap.js';
 /** The variable every test command gets: where its report goes (outside the tree under test). */
 export const REPORT_ENV = 'JOULEBENCH_TEST_REPORT';
 
-/**
- * `env` plus what makes a test command write its report to `path`: node:test's `junit` reporter through
- * NODE_OPTIONS (so `node --test` and `npm test` report too); pytest's `--junitxml`, `xunit1` family (its
- * `file` attribute gives node ids), through PYTEST_ADDOPTS; a `tap` command writes `$JOULEBENCH_TEST_REPORT`.
- */
+/** `env` plus what makes a test command report to `path`: NODE_OPTIONS for node:test, PYTEST_ADDOPTS (xunit1: node ids) for pytest. */
+
 export function withReportEnv(format: TestFormat, path: string, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = { ...env, [REPORT_ENV]: path };
   if (format === 'node-test') {

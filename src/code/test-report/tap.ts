@@ -1,11 +1,8 @@
 import { Parser, type Result } from 'tap-parser';
 import type { ParsedReport, ReportedTest } from './types.js';
 
-/**
- * A TAP stream (versions 13 and 14, node:test's `tap` reporter): every test point, subtests included,
- * named by its path (`parent > child`). `# SKIP` and `# TODO` directives are their own outcomes. A
- * stream that bails out, has no plan, or holds another count than its plan is not a report to grade from.
- */
+/** A TAP 13/14 stream's test points named by path (`parent > child`); a bail-out or a count off its plan is no report. */
+
 export function parseTap(text: string): ParsedReport {
   if (text.trim() === '') return { ok: false, error: 'the TAP report is empty' };
   const tests: ReportedTest[] = [];

@@ -1,4 +1,5 @@
 import type { Answer, AnswerRequest, Energy, RecordedAnswer, Stage, StageResult, Target, Usage } from '../../core/types.js';
+import { PASSED_ON } from './neural.js';
 
 /** A stage that wants to see answers produced by later stages (the cache). */
 interface ObservingStage extends Stage {
@@ -71,11 +72,8 @@ export class Cascade implements Target {
     if (r.usage && 'backend' in stage) answer.usage = r.usage as Usage;
     if (r.meta) {
       const m = r.meta;
-      if (typeof m.ttft_ms === 'number') answer.ttft_ms = m.ttft_ms;
-      if (typeof m.tpot_ms === 'number') answer.tpot_ms = m.tpot_ms;
-      if (typeof m.cost_usd === 'number') answer.cost_usd = m.cost_usd;
-      if (typeof m.attempts === 'number') answer.attempts = m.attempts;
-      if (typeof m.retry_overhead_ms === 'number') answer.retry_overhead_ms = m.retry_overhead_ms;
+      for (const k of PASSED_ON) if (typeof m[k] === 'number') answer[k] = m[k];
+
       const own = m.answer_meta;
       if (own !== null && typeof own === 'object' && !Array.isArray(own)) answer.meta = own as Record<string, unknown>;
     }

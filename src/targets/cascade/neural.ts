@@ -1,5 +1,8 @@
 import type { AnswerRequest, Stage, StageResult, Target } from '../../core/types.js';
 
+/** The backend's Answer figures a cascade's answer carries as its own (through the stage's `meta`). */
+export const PASSED_ON = ['ttft_ms', 'tpot_ms', 'cost_usd', 'attempts', 'retry_overhead_ms'] as const;
+
 /** Stage 4: delegates to any Target; its energy is what the backend reports, `null` (never 0) when none. */
 export class NeuralStage implements Stage {
   readonly id = 'neural';
@@ -11,11 +14,8 @@ export class NeuralStage implements Stage {
     const out: StageResult = { text: a.text, energy_uj: j === null || j === undefined ? null : Math.round(j * 1e6) };
     if (a.usage) out.usage = a.usage;
     const meta: Record<string, unknown> = { backend: this.backend.id };
-    if (a.ttft_ms !== undefined) meta.ttft_ms = a.ttft_ms;
-    if (a.cost_usd !== undefined) meta.cost_usd = a.cost_usd;
-    if (a.attempts !== undefined) meta.attempts = a.attempts;
-    if (a.retry_overhead_ms !== undefined) meta.retry_overhead_ms = a.retry_overhead_ms;
-    if (a.tpot_ms !== undefined) meta.tpot_ms = a.tpot_ms;
+    for (const k of PASSED_ON) if (a[k] !== undefined) meta[k] = a[k];
+
     // The backend's own counters (a local model's `llamacpp` timings) travel on to the case's results line.
     if (a.meta !== undefined) meta.answer_meta = a.meta;
     out.meta = meta;

@@ -3,25 +3,17 @@ import { round } from '../../core/stats.js';
 import type { Answer, Case, Target } from '../../core/types.js';
 import type { TargetSpec } from '../registry.js';
 import { NODE_LLAMA_CPP_VERSION } from './binding.js';
-import { LlamaEngine, type LlamaGeneration } from './engine.js';
+import { LlamaEngine, type LlamaEngineOptions, type LlamaGeneration } from './engine.js';
 import { firstCaseCollapse } from './threads.js';
 
-/** Settings of the `llamacpp` target (flat keys of its TargetSpec). */
-export interface LlamaCppTargetOptions {
-  model_path: string;
-  threads?: number;
-  ctx?: number;
-  gpu_layers?: number;
+/** Settings of the `llamacpp` target (flat keys of its TargetSpec); the engine's are passed to it as they are. */
+export interface LlamaCppTargetOptions extends Pick<LlamaEngineOptions, 'model_path' | 'threads' | 'ctx' | 'gpu_layers' | 'module' | 'cpu_root'> {
   /** Tokens to generate at most; absent: {@link defaultMaxTokens} per case. */
   max_tokens?: number;
   /** Default 0 (greedy). */
   temperature?: number;
   /** Default 42. */
   seed?: number;
-  /** Module to import instead of node-llama-cpp (tests only). */
-  module?: string;
-  /** Root the CPU topology, affinity and cgroup files are read under for the default thread count (tests). */
-  cpu_root?: string;
 }
 
 /** `max_tokens` when none is configured: a letter for multiple choice, short facts for the router suite, else writing. */
@@ -68,19 +60,12 @@ export function llamaCppOptionsFromSpec(spec: TargetSpec): LlamaCppTargetOptions
 }
 
 /**
- * A GGUF model run in this process by llama.cpp, so the meter measures the inference. The model loads
- * once, at creation (its load time is reported, never inside a case's window); each case is one
- * chat-templated message, greedy by default, seeded.
+ * A GGUF model run in this process by llama.cpp, so the meter measures the inference; it loads once, at creation
+ * (its load time reported, never inside a case's window).
  */
 export async function createLlamaCppTarget(opts: LlamaCppTargetOptions): Promise<Target> {
-  const engine = new LlamaEngine({
-    model_path: opts.model_path,
-    ...(opts.threads !== undefined ? { threads: opts.threads } : {}),
-    ...(opts.ctx !== undefined ? { ctx: opts.ctx } : {}),
-    ...(opts.gpu_layers !== undefined ? { gpu_layers: opts.gpu_layers } : {}),
-    ...(opts.module !== undefined ? { module: opts.module } : {}),
-    ...(opts.cpu_root !== undefined ? { cpu_root: opts.cpu_root } : {}),
-  });
+  const engine = new LlamaEngine(opts);
+
   await engine.load();
   const temperature = opts.temperature ?? 0;
   const seed = opts.seed ?? 42;

@@ -58,10 +58,8 @@ export interface OllamaParams {
   source: 'model_info.general.parameter_count' | 'details.parameter_size' | 'unknown';
 }
 
-/**
- * A small client for Ollama's native API over undici's fetch and the targets' dispatcher. Raw HTTP, not
- * the `ollama` package: the fields are needed exactly as sent, and the first chunk's arrival time.
- */
+/** A client for Ollama's native API over undici (not the `ollama` package: fields exactly as sent, first-chunk timing). */
+
 export class OllamaClient {
   readonly baseUrl: string;
   constructor(

@@ -6,17 +6,12 @@ import type { TargetSpec } from '../registry.js';
 import { DEFAULT_OLLAMA_URL, OllamaClient, type OllamaOptions } from './client.js';
 
 /** Settings of the `ollama` target (flat keys of its TargetSpec). */
-export interface OllamaTargetOptions {
+export interface OllamaTargetOptions extends OllamaOptions {
   model: string;
   /** Default `http://127.0.0.1:11434`. */
   base_url?: string;
   /** Which native endpoint to use; default `chat`. */
   api?: 'chat' | 'generate';
-  num_thread?: number;
-  num_ctx?: number;
-  seed?: number;
-  temperature?: number;
-  num_predict?: number;
   /** Passed as Ollama's `keep_alive` when given (e.g. "5m", 0). */
   keep_alive?: string | number;
   /** Per-request timeout, ms; default 600 000. */
@@ -64,10 +59,8 @@ export function ollamaOptionsFromSpec(spec: TargetSpec): OllamaTargetOptions {
   return out;
 }
 
-/**
- * A model served by Ollama's native API: its own timings (ns) in `meta.ollama`, the client-side TTFT.
- * Ollama reports no energy: it comes from the run's meter, or stays `null`.
- */
+/** A model served by Ollama's native API: its timings (ns) in `meta.ollama`, client-side TTFT; energy from the run's meter. */
+
 export function createOllamaTarget(opts: OllamaTargetOptions): Target {
   const base_url = opts.base_url ?? DEFAULT_OLLAMA_URL;
   const api = opts.api ?? 'chat';
