@@ -57,7 +57,7 @@ describe('joulebench view', () => {
     const lines = readFileSync(p('e.results.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     const withPrompt = lines.map((l) => (l.record === 'case' && l.case_id === 'c1' ? { ...l, prompt: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'stored question: two plus two?' }] } : l));
     writeFileSync(p('stored.results.jsonl'), withPrompt.map((l) => JSON.stringify(l)).join('\n') + '\n');
-    const none = lines.map((l) => (l.record === 'header' ? { ...l, suite_source: p('gone.jsonl'), prompts: 'none' } : l));
+    const none = lines.map(({ prompt: _, ...l }) => (l.record === 'header' ? { ...l, suite_source: p('gone.jsonl'), prompts: 'none' } : l));
     writeFileSync(p('none.results.jsonl'), none.map((l) => JSON.stringify(l)).join('\n') + '\n');
     // A code run, a sweep folder and a rate sweep (of a fake OpenAI endpoint), none in the history.
     writeFileSync(p('plan.yaml'), 'name: v\nsuites: [router]\nbaseline: ref\narms:\n  - { name: ref, kind: cascade, meter: model }\n  - { name: small, kind: cascade, meter: model, cache_capacity: 1 }\n');
@@ -113,10 +113,14 @@ describe('joulebench view', () => {
   });
 
   it('a transcript shows the prompt: read back from the suite, stored in the line, or said to be unstored; an answer is text', async () => {
-    const indexed = await (await get('/cases/h2')).text();
-    assert.match(indexed, /<h4>prompt<\/h4><pre class="prompt">4<\/pre>/);
-    assert.match(indexed, /&lt;script&gt;alert\(1\)&lt;\/script&gt;/);
-    assert.doesNotMatch(indexed, /<script>alert/);
+    // A bundled suite's run keeps no prompt text (header prompts: index): it is read back from the suite.
+    const indexed = await (await get('/cases/h1')).text();
+    assert.match(indexed, /<h4>prompt<\/h4><pre class="prompt">[^<]+<\/pre>/);
+    assert.doesNotMatch(indexed, /prompt not shown/);
+    const run = await (await get('/cases/h2')).text();
+    assert.match(run, /<h4>prompt<\/h4><pre class="prompt">4<\/pre>/);
+    assert.match(run, /&lt;script&gt;alert\(1\)&lt;\/script&gt;/);
+    assert.doesNotMatch(run, /<script>alert/);
     const stored = await (await get('/cases/f0?q=c1')).text();
     assert.match(stored, /system: be brief\s+user: stored question: two plus two\?/);
     assert.match(await (await get('/cases/f1')).text(), /prompts not stored \(--no-store-prompts\)/);

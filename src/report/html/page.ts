@@ -42,7 +42,7 @@ export function renderHtmlPage(model: HtmlModel, echarts: string | { src: string
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src${typeof echarts === 'string' ? '' : " 'self'"} 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
 <title>${esc(title)}</title>
 <style>${CSS}</style>
 </head>
