@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { after, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runCodeSuite } from '../../src/code/run.js';
@@ -13,7 +12,7 @@ import { PowerTrace } from '../../src/meters/power-trace.js';
 import { createRaplMeter } from '../../src/meters/rapl/index.js';
 import { MAX_GAP_INTERVALS } from '../../src/meters/validity.js';
 import { cli } from '../helpers/cli.js';
-import { setEnergy, writePowercapTree } from '../meters/powercap-tree.js';
+import { gapAcross, loggedReads, setEnergy, unreadableFor, writePowercapTree } from '../meters/powercap-tree.js';
 import { tempDir, writeShellTask } from './helpers.js';
 
 const tmp = tempDir('jb-code-trace-');
@@ -83,24 +82,9 @@ describe('code: power trace, validity and energy layers over a live powercap tre
   });
 
   test('a stalled counter and an unreadable one inside solver windows: each block says why, its energy is never summed, J per resolved is null with the reason', async () => {
-    const log: { t: number; ok: boolean }[] = [];
-    const hole = { from: 0, to: 0 };
-    let last_ms = 0;
-    const meter = createRaplMeter({
-      root: tree.root,
-      poll_ms: POLL_MS,
-      now: () => (last_ms = performance.now()),
-      read: (p) => {
-        try {
-          const text = readFileSync(p, 'utf8');
-          if (p === energyPath) log.push({ t: last_ms, ok: true });
-          return text;
-        } catch (e) {
-          if (p === energyPath) log.push({ t: last_ms, ok: false });
-          throw e;
-        }
-      },
-    });
+    const { log, now, read } = loggedReads(energyPath);
+    let hole = { from: 0, to: 0 };
+    const meter = createRaplMeter({ root: tree.root, poll_ms: POLL_MS, now, read });
     const staller = solver('staller', async () => {
       let stop = burn();
       await sleep(100);
@@ -114,13 +98,7 @@ describe('code: power trace, validity and energy layers over a live powercap tre
       let stop = burn();
       await sleep(100);
       stop();
-      hole.from = performance.now();
-      rmSync(energyPath);
-      mkdirSync(energyPath); // reading a directory fails with EISDIR
-      await sleep(900);
-      rmSync(energyPath, { recursive: true });
-      writeFileSync(energyPath, `${uj}\n`);
-      hole.to = performance.now();
+      hole = await unreadableFor(energyPath, 900, () => uj);
       stop = burn();
       await sleep(100);
       stop();
@@ -139,8 +117,7 @@ describe('code: power trace, validity and energy layers over a live powercap tre
       assert.match(srow.joules_per_resolved_reason!, /1 solver window\(s\) failed the validity checks \(one: .*stalled/);
       assert.equal(srow.energy_layers!.host!.joules_per_correct, null);
       // The gap, from the reads the test logged: the last good one before the hole to the first after it.
-      const before = log.filter((l) => l.ok && l.t <= hole.from).at(-1)!.t;
-      const gap = log.find((l) => l.ok && l.t >= hole.to)!.t - before;
+      const gap = gapAcross(log, hole);
       assert.ok(gap >= 900, `the test's own gap: ${gap}`);
       const v = g!.energy_validity!;
       assert.equal(v.valid, false);

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runInfer, type ArmTraces, type InferOptions } from '../../src/infer/protocol.js';
@@ -9,7 +8,7 @@ import { DEFAULT_INFER_PROMPT } from '../../src/infer/prompt.js';
 import { createRaplMeter } from '../../src/meters/rapl/index.js';
 import { cli } from '../helpers/cli.js';
 import { FakeOllama } from '../helpers/fake-ollama.js';
-import { setEnergy, writePowercapTree } from '../meters/powercap-tree.js';
+import { gapAcross, loggedReads, setEnergy, unreadableFor, writePowercapTree } from '../meters/powercap-tree.js';
 import { tempDir } from '../code/helpers.js';
 
 const tmp = tempDir('jb-infer-trace-');
@@ -97,24 +96,9 @@ describe('infer: power trace per arm, validity per request window, energy layers
   });
 
   it('a stalled counter and an unreadable one in scored request windows: each block says why, no per-token figure, the arm\'s J/token null with the reason', async () => {
-    const log: { t: number; ok: boolean }[] = [];
-    const hole = { from: 0, to: 0 };
-    let last_ms = 0;
-    const meter = createRaplMeter({
-      root: tree.root,
-      poll_ms: POLL_MS,
-      now: () => (last_ms = performance.now()),
-      read: (p) => {
-        try {
-          const text = readFileSync(p, 'utf8');
-          if (p === energyPath) log.push({ t: last_ms, ok: true });
-          return text;
-        } catch (e) {
-          if (p === energyPath) log.push({ t: last_ms, ok: false });
-          throw e;
-        }
-      },
-    });
+    const { log, now, read } = loggedReads(energyPath);
+    let hole = { from: 0, to: 0 };
+    const meter = createRaplMeter({ root: tree.root, poll_ms: POLL_MS, now, read });
     const during = async (n: number): Promise<void> => {
       if (n === 2) {
         await burn(50);
@@ -122,13 +106,7 @@ describe('infer: power trace per arm, validity per request window, energy layers
         await burn(50);
       } else if (n === 3) {
         await burn(50);
-        hole.from = performance.now();
-        rmSync(energyPath);
-        mkdirSync(energyPath); // reading a directory fails with EISDIR
-        await sleep(900);
-        rmSync(energyPath, { recursive: true });
-        writeFileSync(energyPath, `${uj}\n`);
-        hole.to = performance.now();
+        hole = await unreadableFor(energyPath, 900, () => uj);
         await burn(50);
       } else await burn(100);
     };
@@ -145,8 +123,7 @@ describe('infer: power trace per arm, validity per request window, energy layers
       assert.equal(stalled!.j_per_decoded_token, null);
       assert.equal(stalled!.decoded_tokens_per_j, null);
       // The gap, from the reads the test logged: the last good one before the hole to the first after it.
-      const before = log.filter((l) => l.ok && l.t <= hole.from).at(-1)!.t;
-      const gap = log.find((l) => l.ok && l.t >= hole.to)!.t - before;
+      const gap = gapAcross(log, hole);
       assert.ok(gap >= 900, `the test's own gap: ${gap}`);
       const v = gapped!.energy_validity!;
       assert.equal(v.valid, false);
