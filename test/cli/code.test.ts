@@ -79,14 +79,12 @@ describe('joulebench code (built CLI)', async () => {
   test('bad input exits 2 with one line naming the file and key', async () => {
     const bad = join(tmp, 'bad');
     writeShellTask(bad, { name: 'x', toml: 'name = "x"\nprompt = "p"\ntest_cmd = "true"\ntest_files = ["test/check.sh"]\ntimeout = 3' });
-    const r = await cli(['--suite', bad, '--solvers', 'noop']);
+    // (Unknown solvers and --meter model are usage errors too; their messages are tested in the library tests.)
+    writeFileSync(join(tmp, 'junk.json'), '{"format":"other"}');
+    const [r, rep] = await Promise.all([cli(['--suite', bad, '--solvers', 'noop']), cli(['--report', join(tmp, 'junk.json')])]);
     assert.equal(r.code, 2);
     assert.match(r.stderr, /^joulebench: .*bad\/x\/task\.toml: timeout: unknown key/);
     assert.equal(r.stderr.trim().split('\n').length, 1);
-
-    // (Unknown solvers and --meter model are usage errors too; their messages are tested in the library tests.)
-    writeFileSync(join(tmp, 'junk.json'), '{"format":"other"}');
-    const rep = await cli(['--report', join(tmp, 'junk.json')]);
     assert.equal(rep.code, 2);
     assert.match(rep.stderr, /junk\.json: format:/);
   });
@@ -208,10 +206,11 @@ describe('joulebench code (built CLI)', async () => {
   });
 
   test('a bad --test-timeout or --timeout is refused naming the flag given (exit 2)', async () => {
-    for (const flag of ['--test-timeout', '--timeout']) {
-      const r = await cli(['--suite', suite, flag, '0']);
-      assert.equal(r.code, 2, r.stderr);
-      assert.match(r.stderr, new RegExp(`^joulebench: ${flag}: must be a number of seconds > 0, got "0"`, 'm'));
+    const flags = ['--test-timeout', '--timeout'];
+    const rs = await Promise.all(flags.map((flag) => cli(['--suite', suite, flag, '0'])));
+    for (const [i, flag] of flags.entries()) {
+      assert.equal(rs[i]!.code, 2, rs[i]!.stderr);
+      assert.match(rs[i]!.stderr, new RegExp(`^joulebench: ${flag}: must be a number of seconds > 0, got "0"`, 'm'));
     }
   });
 });

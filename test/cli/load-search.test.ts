@@ -59,10 +59,9 @@ describe('joulebench run --find-max-rate: the highest rate that meets the SLO', 
 
   it('refuses --find-max-rate without --slo, and --max-request-rate without --find-max-rate, in one line', async () => {
     const base = ['run', '--suite', join(dir, 'suite.jsonl'), '--target', 'openai', '--endpoint', server.url, '--model', 'm', '--no-history'];
-    const noSlo = await cli([...base, '--find-max-rate']);
+    const [noSlo, stray] = await Promise.all([cli([...base, '--find-max-rate']), cli([...base, '--request-rate', '5', '--max-request-rate', '10'])]);
     assert.equal(noSlo.code, 2);
     assert.match(noSlo.stderr, /--find-max-rate needs --slo/);
-    const stray = await cli([...base, '--request-rate', '5', '--max-request-rate', '10']);
     assert.equal(stray.code, 2);
     assert.match(stray.stderr, /--max-request-rate applies to --find-max-rate only/);
   });

@@ -126,10 +126,10 @@ describe('--runner docker (SWE-bench instance images, against a fake docker clie
     assert.deepEqual(docker.containers(), [], 'no container is left');
     assert.ok(!calls.some((c) => c[0] === 'pull'), 'nothing pulled without --pull');
 
-    const table = await cli(['code', '--report', out]);
-    assert.match(table.stdout, /tests in docker/);
     const csv = join(tmp, 'r.csv');
-    assert.equal((await cli(['code', '--report', out, '--out', csv])).code, 0);
+    const [table, toCsv] = await Promise.all([cli(['code', '--report', out]), cli(['code', '--report', out, '--out', csv])]);
+    assert.match(table.stdout, /tests in docker/);
+    assert.equal(toCsv.code, 0);
     assert.match(readFileSync(csv, 'utf8'), new RegExp(imageOf('acme__calc-1').replace(/[.]/g, '\\.')));
   });
 
@@ -234,14 +234,16 @@ describe('--runner docker (SWE-bench instance images, against a fake docker clie
   });
 
   test('no engine, or no client: one line, exit 2; --runner docker on a task folder: one line, exit 2', async () => {
-    const noEngine = await run([], { FAKE_DOCKER_NO_ENGINE: '1' });
+    const [noEngine, noClient, folder] = await Promise.all([
+      run([], { FAKE_DOCKER_NO_ENGINE: '1' }),
+      run([], { JOULEBENCH_DOCKER_BIN: join(tmp, 'no-such-docker') }),
+      cli(['code', '--suite', 'smoke', '--runner', 'docker', '--no-history'], { env: docker.env }),
+    ]);
     assert.equal(noEngine.code, 2);
     assert.equal(noEngine.stderr.trim().split('\n').length, 1, noEngine.stderr);
     assert.match(noEngine.stderr, /^joulebench: --runner docker: docker cannot reach an engine \(Cannot connect to the Docker daemon/);
-    const noClient = await run([], { JOULEBENCH_DOCKER_BIN: join(tmp, 'no-such-docker') });
     assert.equal(noClient.code, 2);
     assert.match(noClient.stderr, /^joulebench: --runner docker: docker is not installed; use --runner local\n$/);
-    const folder = await cli(['code', '--suite', 'smoke', '--runner', 'docker', '--no-history'], { env: docker.env });
     assert.equal(folder.code, 2);
     assert.match(folder.stderr, /^joulebench: --runner docker applies to SWE-bench instances/);
   });

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 export const CHROMIUM = '/usr/bin/chromium';
 
@@ -16,9 +16,14 @@ export function launchChromium(): Promise<Browser> {
   });
 }
 
+// One context per browser: a new page in it costs far less than a new context (report pages keep no storage).
+const contexts = new WeakMap<Browser, Promise<BrowserContext>>();
+
 /** A report page opened at `width` px (and `hash`), ready; console errors and requests leaving the file are recorded. */
 export async function openReport(browser: Browser, file: string, width: number, hash = ''): Promise<{ page: Page; problems: string[]; requests: string[] }> {
-  const page = await browser.newPage({ viewport: { width, height: 900 } });
+  if (!contexts.has(browser)) contexts.set(browser, browser.newContext());
+  const page = await (await contexts.get(browser)!).newPage();
+  await page.setViewportSize({ width, height: 900 });
   const problems: string[] = [];
   const requests: string[] = [];
   page.on('console', (m) => {

@@ -62,7 +62,8 @@ describe('HTML pages read at a glance (headless Chromium)', { skip: browserSkip 
       const m = (await page.evaluate('({ doc: document.documentElement.scrollWidth, inner: window.innerWidth })')) as { doc: number; inner: number };
       assert.ok(m.doc <= m.inner, `page wider than the window: ${JSON.stringify(m)}`);
       await check(page);
-      await page.screenshot({ path: p(`${file}-${width}.png`), fullPage: true });
+      // Only taken to be kept: a full-page screenshot costs more than the checks.
+      if (process.env.JOULEBENCH_KEEP_SCREENSHOTS) await page.screenshot({ path: p(`${file}-${width}.png`), fullPage: true });
       assert.deepEqual(problems, []);
       assert.deepEqual(requests, []);
     } finally {

@@ -69,7 +69,7 @@ describe('each case links to its prompt, answer and expected (headless Chromium)
   after(async () => {
     await browser?.close();
     await server?.close();
-    rmSync(dir, { recursive: true, force: true });
+    if (!process.env.JOULEBENCH_KEEP_SCREENSHOTS) rmSync(dir, { recursive: true, force: true });
   });
 
   const open = (width: number, hash = ''): Promise<{ page: Page; problems: string[]; requests: string[] }> => openReport(browser, html, width, hash);
@@ -173,7 +173,8 @@ describe('each case links to its prompt, answer and expected (headless Chromium)
       for (const a of await page.$$('tr.case:not([data-key*="many-run"]) a.case-link')) await a.click();
       assert.equal(await page.$$eval('tr.case-detail', (rows) => rows.length), 7);
       const m = await overflow(page);
-      await page.screenshot({ path: join(dir, `cases-${width}.png`), fullPage: true });
+      // Only taken to be kept: a full-page screenshot costs more than the checks.
+      if (process.env.JOULEBENCH_KEEP_SCREENSHOTS) await page.screenshot({ path: join(dir, `cases-${width}.png`), fullPage: true });
       assert.ok(m.ok, `page wider than the window: ${JSON.stringify(m)}`);
       assert.deepEqual(problems, []);
       assert.deepEqual(requests, []);

@@ -39,12 +39,9 @@ describe('each HTML page type at 1280 and 800 px in headless Chromium', { skip: 
       infer: [p('local.json')],
       mixed: [p('warm-cascade-with-a-long-name.json'), p('agents.json'), p('local.json')],
     };
-    for (const [kind, files] of Object.entries(specs)) {
-      const out = p(`${kind}.html`);
-      const r = await jb(['report', ...files, '-o', out]);
-      assert.equal(r.code, 0, r.stderr);
-      pages[kind] = out;
-    }
+    for (const kind of Object.keys(specs)) pages[kind] = p(`${kind}.html`);
+    const reports = await Promise.all(Object.entries(specs).map(([kind, files]) => jb(['report', ...files, '-o', pages[kind]!])));
+    for (const r of reports) assert.equal(r.code, 0, r.stderr);
     browser = await launchChromium();
   });
   after(async () => {
