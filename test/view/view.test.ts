@@ -13,7 +13,7 @@ import { startFakeOpenAI, type FakeServer } from '../helpers/fake-openai.js';
 const dir = mkdtempSync(join(tmpdir(), 'jb-view-'));
 const home = join(dir, 'home');
 const p = (f: string): string => join(dir, f);
-const env = { ...process.env, NO_COLOR: '1', JOULEBENCH_HOME: home };
+const env = { ...process.env, NO_COLOR: '1', JOULEBENCH_HOME: home, JB_VIEW_TOKEN: 'from-the-environment' };
 const jb = (args: string[]) => cli(args, { cwd: dir, env: { JOULEBENCH_HOME: home } });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -176,6 +176,9 @@ describe('joulebench view: binding and the token', () => {
     assert.equal(r.code, 2);
     assert.match(r.stderr, /^joulebench: --host 0\.0\.0\.0: serving beyond this machine needs --token/);
     assert.equal(r.stderr.trim().split('\n').length, 1);
+    const unset = await jb(['view', '--no-open', '--host', '0.0.0.0', '--token', 'env:JB_VIEW_UNSET_TOKEN']);
+    assert.equal(unset.code, 2);
+    assert.match(unset.stderr, /^joulebench: --token env:JB_VIEW_UNSET_TOKEN: that environment variable is not set/);
   });
 
   it('with --token every request needs it: 401 without; Bearer, or ?token= once (then an HttpOnly SameSite=Strict cookie)', async () => {
@@ -193,6 +196,15 @@ describe('joulebench view: binding and the token', () => {
       assert.equal((await fetch(new URL('/trends', url), { headers: { cookie: cookie.split(';')[0]! } })).status, 200);
     } finally {
       await stopView(child);
+    }
+    // env:NAME: the token is read from the environment, never from the command line.
+    const fromEnv = await startView(['--token', 'env:JB_VIEW_TOKEN']);
+    try {
+      assert.equal((await fetch(fromEnv.url)).status, 401);
+      assert.equal((await fetch(new URL('/?token=env:JB_VIEW_TOKEN', fromEnv.url))).status, 401);
+      assert.equal((await fetch(fromEnv.url, { headers: { authorization: 'Bearer from-the-environment' } })).status, 200);
+    } finally {
+      await stopView(fromEnv.child);
     }
   });
 });

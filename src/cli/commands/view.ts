@@ -29,9 +29,14 @@ export function viewCommand(io: CliIO): Command {
     .argument('[paths...]', 'results JSONL, report JSON, code results, infer run files, sweep folders or rate-sweep documents to serve beside the history')
     .option('--port <n>', 'port to listen on (0: any free port)', intAtLeast(0, 65535), 7411)
     .option('--host <address>', 'address to bind; anything but loopback needs --token', '127.0.0.1')
-    .option('--token <secret>', 'require this token on every request (Authorization: Bearer, or ?token= once, which sets a cookie)')
+    .option('--token <secret>', 'require this token on every request (Authorization: Bearer, or ?token= once, which sets a cookie); env:NAME reads it from that variable, out of the process list')
     .option('--no-open', 'do not open a browser')
     .action(async (paths: string[], flags: ViewFlags) => {
+      const name = flags.token === undefined ? null : /^env:([A-Za-z_][A-Za-z0-9_]*)$/.exec(flags.token)?.[1];
+      if (name) {
+        if (!process.env[name]) throw new JoulebenchError('E_USAGE', `--token env:${name}: that environment variable is not set`);
+        flags.token = process.env[name];
+      }
       if (!isLoopback(flags.host) && !flags.token) throw new JoulebenchError('E_USAGE', `--host ${flags.host}: serving beyond this machine needs --token <secret>`);
       if (flags.token !== undefined && flags.token.length < 8) throw new JoulebenchError('E_USAGE', '--token: at least 8 characters');
       // Loaded here: hono and the pages never slow another command or --help.
