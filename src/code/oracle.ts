@@ -22,6 +22,7 @@ import type { CacheOrigin } from './solvers/cascade.js';
 import { listFiles, type CodeTask } from './task.js';
 import { diffSnapshots, snapshotTrees } from './watch.js';
 import { changedHiddenTests, changedTestFiles, copyTree, keepDirs, layPaths, lstatOrNull, prepareWorkdir, removeDirs, restoreTestFilesOrWhy } from './workdir.js';
+import { treeDiff } from './tree-diff.js';
 
 /** One run of the task's tests: what the grading rule reads, its wall time and the end of its output. */
 export interface TestRun extends GradedRun {
@@ -61,6 +62,14 @@ export interface Datapoint {
   tests_modified: string[];
   /** The harness entries of `tests_modified` (any one fails the datapoint). */
   harness_modified?: string[];
+  /**
+   * What the solver changed: the unified diff from before/ to its workdir (SWE-bench's `model_patch`), for
+   * reading; clipped at {@link DIFF_KEEP_BYTES}, `diff_bytes` its whole size. Grading never reads it.
+   */
+  diff?: string | null;
+  diff_bytes?: number;
+  /** Why `diff` is null (git missing or failing): shown, never counted against the solver. */
+  diff_error?: string;
   /** The `cascade:` cache: `hit` (a stored diff was replayed), `miss`, or absent for other solvers. */
   cache?: 'hit' | 'miss';
   /** For a hit: where the replayed fix came from (the solver that stored it, its task and run). */
@@ -118,6 +127,23 @@ export interface OracleOptions {
   container?: ContainerTests;
   /** The run's id, handed to solvers (a cached fix records it). */
   run_id?: string;
+}
+
+/** The most of a solver's diff a datapoint keeps, bytes: enough to read a fix, not a vendored tree. */
+export const DIFF_KEEP_BYTES = 64 * 1024;
+
+/** Records the solver's diff on `dp`, outside the energy window; a failure to make it is noted, not a verdict. */
+export function keepDiff(dp: Pick<Datapoint, 'diff' | 'diff_bytes' | 'diff_error'>, beforeDir: string, workdir: string): void {
+  try {
+    const diff = Buffer.from(treeDiff(beforeDir, workdir));
+    dp.diff_bytes = diff.length;
+    // Cut at a line end so the kept part is whole lines.
+    const cut = diff.length <= DIFF_KEEP_BYTES ? diff.length : diff.lastIndexOf(0x0a, DIFF_KEEP_BYTES - 1) + 1;
+    dp.diff = diff.subarray(0, cut).toString('utf8');
+  } catch (e) {
+    dp.diff = null;
+    dp.diff_error = `the diff could not be made: ${(e as Error).message.split('\n')[0]}`;
+  }
 }
 
 /**
@@ -231,6 +257,7 @@ export async function runDatapoint(task: CodeTask, solver: Solver, rollout: numb
     const harness = harnessChanges(task.before_dir, dirs.workdir);
     dp.tests_modified = [...new Set([...changedTestFiles(task, dirs.workdir), ...changedHiddenTests(task, dirs.workdir), ...harness])].sort();
     if (harness.length > 0) dp.harness_modified = harness;
+    keepDiff(dp, task.before_dir, dirs.workdir);
     // Grade a fresh copy: nothing the solver left running (or still holding a path) can reach it.
     copyTree(dirs.workdir, gradeDir);
     const unrestored = restoreTestFilesOrWhy(task, gradeDir);

@@ -177,7 +177,16 @@ export function casesPage(s: ViewSources, key: string, q: URLSearchParams): stri
   );
 }
 
-/** A code run's datapoints: per-test outcomes, the solver's output tail, files it touched. */
+/** The solver's diff as the datapoint keeps it (clipped), or why there is none. */
+function diffOf(d: Datapoint): string {
+  if (d.diff === undefined) return '<p class="note">no diff in these results (they were written before datapoints kept one, or the solver never ran)</p>';
+  if (d.diff === null) return `<p class="note warn">${esc(d.diff_error ?? 'no diff')}</p>`;
+  if (d.diff === '') return '<p class="sub">the solver changed nothing</p>';
+  const clipped = d.diff_bytes !== undefined && d.diff_bytes > Buffer.byteLength(d.diff) ? `<p class="note">first ${Buffer.byteLength(d.diff)} of ${d.diff_bytes} bytes</p>` : '';
+  return `<pre class="diff">${esc(d.diff)}</pre>${clipped}`;
+}
+
+/** A code run's datapoints: the solver's diff, per-test outcomes, its output tail, files it touched. */
 function datapointsPage(s: ViewSources, run: ViewRun): string {
   const input = loadInputs([run.spec], s.history, { cases: false })[0]!;
   if (input.kind !== 'code') return notFound();
@@ -186,7 +195,8 @@ function datapointsPage(s: ViewSources, run: ViewRun): string {
   const items = input.results.datapoints.map(
     (d) => `<details class="case" data-task="${esc(d.task)}"><summary><span class="mono">${esc(d.task)}</span> · ${esc(d.solver)} · rollout ${d.rollout} · ${d.resolved ? 'resolved' : d.valid ? 'not resolved' : `invalid (${esc(d.invalid_reason ?? '?')})`} · ${esc(fmtJoules(d.joules))} [${esc(d.energy_source)}]</summary>
     <dl><dt>files changed outside the tests</dt><dd>${esc(d.escapes.join(', ') || 'none outside the workdir')}</dd><dt>test files changed (restored)</dt><dd>${esc(d.tests_modified.join(', ') || 'none')}</dd>
-    <dt>diff</dt><dd>${d.workdir ? `kept in ${esc(d.workdir)}` : 'not stored in the results (run code --keep to keep the workdir)'}</dd>${d.grade_reason ? `<dt>why not resolved</dt><dd>${esc(d.grade_reason)}</dd>` : ''}${d.error ? `<dt>error</dt><dd>${esc(d.error)}</dd>` : ''}</dl>
+    ${d.workdir ? `<dt>workdir</dt><dd>kept in ${esc(d.workdir)}</dd>` : ''}${d.grade_reason ? `<dt>why not resolved</dt><dd>${esc(d.grade_reason)}</dd>` : ''}${d.error ? `<dt>error</dt><dd>${esc(d.error)}</dd>` : ''}</dl>
+    <h4>diff</h4>${diffOf(d)}
     <h4>tests after the solver</h4>${tests(d.grade)}<h4>solver output (tail)</h4><pre>${esc(d.solver_run?.output_tail ?? 'none')}</pre></details>`,
   );
   return layout(`joulebench · datapoints of ${run.key}`, `<p class="sub">${esc(run.suite ?? '?')} · <a href="/run/${esc(run.key)}">figures</a></p>${items.join('\n')}`);

@@ -35,6 +35,11 @@ test('the whole smoke suite: reference resolves every task, noop resolves none, 
   assert.deepEqual(results.datapoints.filter((d) => d.tests_modified.length > 0).map((d) => `${d.solver}:${d.task}`), []);
   // Every fixed tree's tests are reported by name.
   assert.ok(results.datapoints.filter((d) => d.solver === 'reference').every((d) => Object.keys(d.grade?.reported ?? {}).length > 0), 'each fixed grade names its tests');
+  // Each datapoint keeps the solver's diff (SWE-bench's model_patch): the reference's fix, nothing from noop.
+  for (const d of results.datapoints) {
+    if (d.solver === 'noop') assert.equal(d.diff, '', `${d.task}: noop changed nothing`);
+    else assert.ok(d.diff?.startsWith('diff --git ') && d.diff_bytes === Buffer.byteLength(d.diff), `${d.task}: ${d.diff_error ?? d.diff}`);
+  }
   // No meter reads here: joules are null, never 0.
   assert.equal(ref?.total_joules, null);
   assert.ok(results.datapoints.every((d) => d.joules === null));

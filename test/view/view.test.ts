@@ -128,6 +128,12 @@ describe('joulebench view', () => {
     assert.match(wrong, /0 scored case\(s\) match/);
   });
 
+  it("a code run's datapoints show the solver's diff", async () => {
+    const page = await (await get('/cases/f2')).text();
+    assert.match(page, /<h4>diff<\/h4><pre class="diff">diff --git /);
+    assert.match(page, /the solver changed nothing/);
+  });
+
   it('compare shows the flipped case', async () => {
     const page = await (await get('/compare?k=h2&k=h3')).text();
     assert.match(page, /data-case="c1"[^]*broke: correct → wrong/);
