@@ -35,7 +35,8 @@ export class PowerTrace {
   async begin(phase: TracePhase): Promise<void> {
     this.current = phase;
     this.window = await this.meter.start();
-    this.timer = setInterval(() => void this.rotate(this.current), this.interval_ms);
+    // A failed read leaves the chain rejected: the next phase() or end() throws it, never an unhandled rejection here.
+    this.timer = setInterval(() => this.rotate(this.current).catch(() => undefined), this.interval_ms);
     this.timer.unref();
   }
 

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Answer, Case, Suite, Target } from '../../src/core/types.js';
+import type { Meter } from '../../src/meters/meter.js';
 import { PowerTrace } from '../../src/meters/power-trace.js';
 import { createRaplMeter } from '../../src/meters/rapl/index.js';
 import { run } from '../../src/runner/run.js';
@@ -105,4 +106,30 @@ describe('power trace over a live powercap tree', () => {
     assert.equal(refused.stderr.trim().split('\n').length, 1, refused.stderr);
     assert.match(refused.stderr, /bad\.results\.jsonl: the power_trace line's power_trace\.rows\[0\] is not/);
   });
+});
+
+it("a meter read that fails between phases surfaces from the trace's end(), not as an unhandled rejection", async () => {
+  let starts = 0;
+  const window = { stop: async () => ({ joules: 1, window_ms: 10, by_domain: {} }) };
+  const meter = {
+    id: 'failing',
+    floor_ms: 1,
+    start: async () => {
+      if (++starts === 3) throw new Error('counter unreadable');
+      return window;
+    },
+  } as unknown as Meter;
+  const unhandled: unknown[] = [];
+  const onUnhandled = (e: unknown): void => void unhandled.push(e);
+  process.on('unhandledRejection', onUnhandled);
+  try {
+    const trace = new PowerTrace(meter, 5);
+    await trace.begin('scored');
+    await sleep(60);
+    await assert.rejects(trace.end(), /counter unreadable/);
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(unhandled, []);
+  } finally {
+    process.off('unhandledRejection', onUnhandled);
+  }
 });
