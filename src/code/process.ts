@@ -150,14 +150,14 @@ function groupSize(pgid: number | undefined): number {
     return 0;
   }
   const procs = listProcs();
-  return procs === null ? 1 : procs.filter((p) => p.pgrp === pgid && !p.zombie).length;
+  return procs === null ? 1 : procs.filter((p) => p.pgrp === pgid && !p.exited).length;
 }
 
 /** Kills every process whose cwd is inside `dir` (a child that left its group with setsid); returns the count. */
 function killProcessesIn(dir: string): number {
   let n = 0;
   for (const p of listProcs() ?? []) {
-    if (p.pid === process.pid || p.zombie || !cwdInside(p.pid, dir)) continue;
+    if (p.pid === process.pid || p.exited || !cwdInside(p.pid, dir)) continue;
     try {
       process.kill(p.pid, 'SIGKILL');
       n++;

@@ -1,4 +1,4 @@
-import { cwdInside, isZombie, listProcs } from './proc-state.js';
+import { cwdInside, hasExited, listProcs } from './proc-state.js';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
@@ -141,7 +141,7 @@ export class ProcessTracker {
       if (live.length === 0) break;
       // Read before any signal: an exited process waiting to be reaped (bwrap's, say) is no straggler,
       // while one killed just below becomes one, and must still count.
-      const running = live.filter((p) => !isZombie(p));
+      const running = live.filter((p) => !hasExited(p));
       if (this.cgroup && existsSync(join(this.cgroup, 'cgroup.kill'))) {
         try {
           writeFileSync(join(this.cgroup, 'cgroup.kill'), '1');
@@ -216,7 +216,7 @@ export class ProcessTracker {
         }
       }
     }
-    for (const p of procs) if (p.zombie) live.delete(p.pid);
+    for (const p of procs) if (p.exited) live.delete(p.pid);
     return live;
   }
 

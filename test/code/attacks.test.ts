@@ -136,6 +136,46 @@ describe('attacks on the oracle without a sandbox (--sandbox none)', () => {
     });
   }
 
+  // Its main thread exits at once, so /proc shows it as a zombie ("Z") while a thread keeps rewriting the test file.
+  const threadSurvivor = join(tmp, 'thread-survivor.py');
+  writeFileSync(
+    threadSurvivor,
+    [
+      'import ctypes, os, sys, threading, time',
+      'w = os.getcwd()',
+      'def loop():',
+      "    os.chdir('/')",
+      "    while open('/proc/self/stat').read().rsplit(')', 1)[1].split()[0] != 'Z':",
+      '        time.sleep(0.01)',
+      "    open(sys.argv[1], 'w').close()",
+      '    while True:',
+      '        try:',
+      "            open(w + '/test/check.sh', 'w').write('exit 0\\n')",
+      '        except OSError:',
+      '            pass',
+      '        time.sleep(0.01)',
+      'threading.Thread(target=loop).start()',
+      'ctypes.CDLL(None).pthread_exit(None)',
+      '',
+    ].join('\n'),
+  );
+  for (const cgroup of [true, false]) {
+    test(`a survivor whose main thread exited (a zombie in /proc, a live thread) is killed and counted (${cgroup ? 'cgroup when writable' : 'process tree'})`, { skip: !hasPython && 'python3 not installed' }, async () => {
+      setCgroupTracking(cgroup);
+      try {
+        const t = task(`thread-survivor-${cgroup}`);
+        // The solver ends only once the main thread is gone (the thread writes `ready` when /proc says "Z").
+        const ready = join(tmp, `thread-survivor-${cgroup}.ready`);
+        const solver = `cmd:setsid python3 ${threadSurvivor} ${ready} >/dev/null 2>&1 & while [ ! -e ${ready} ]; do sleep 0.02; done`;
+        const d = await runDatapoint(t, createSolver(solver), 0, opts());
+        assert.equal(d.resolved, false, 'the rewritten test must not grade the broken code as fixed');
+        assert.ok((d.solver_run?.stragglers_killed ?? 0) >= 1, `killed ${d.solver_run?.stragglers_killed}`);
+      } finally {
+        setCgroupTracking(true);
+      }
+    });
+  }
+
   test('a fix that patches node:assert from the code under test is not a fix (the guard freezes it)', async () => {
     const t = loadCodeTask(
       writeShellTask(suite, {

@@ -3,6 +3,8 @@ import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { execTree } from '../../src/code/process.js';
+import { parseProcStat } from '../../src/code/proc-state.js';
+
 import { tempDir } from './helpers.js';
 
 const tmp = tempDir();
@@ -81,5 +83,24 @@ describe('execTree', () => {
     const r = await execTree(['/nonexistent/agent'], { cwd: tmp, env: process.env, timeout_ms: 1000 });
     assert.match(r.spawn_error ?? '', /ENOENT/);
     assert.equal(r.exit_code, null);
+  });
+});
+
+describe('parseProcStat: which processes are stragglers', () => {
+  // Field 3 is the state, 9 the kernel flags, 20 the thread count (proc(5)); comm may hold spaces and ")".
+  const stat = (state: string, flags: number, threads: number) =>
+    `9716 (a) b) ${state} 1 9715 9715 0 -1 ${flags} 98 0 0 0 0 0 0 0 20 0 ${threads} 0 4336709 3133440 393 18446744073709551615`;
+
+  test('running, zombie and mid-exit processes', () => {
+    assert.equal(parseProcStat(9716, stat('R', 0x400000, 1)).exited, false);
+    assert.equal(parseProcStat(9716, stat('Z', 0x40804c, 1)).exited, true);
+    // Seen under bwrap: the outer process has ended, its PID-namespace init is still running do_exit (PF_EXITING).
+    assert.equal(parseProcStat(9716, stat('R', 4194636, 1)).exited, true);
+    const p = parseProcStat(9716, stat('S', 0x400000, 1));
+    assert.deepEqual([p.ppid, p.pgrp, p.start], [1, 9715, '4336709']);
+  });
+
+  test('a process whose main thread exited while another runs is no zombie', () => {
+    assert.equal(parseProcStat(9716, stat('Z', 0x40800c, 2)).exited, false);
   });
 });
