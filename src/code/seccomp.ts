@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { arch, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -63,7 +63,9 @@ export function seccompFile(): string | null {
   if (staged !== undefined && (staged === null || existsSync(staged))) return staged;
   const program = seccompProgram();
   if (!program) return (staged = null);
-  const path = join(mkdtempSync(join(tmpdir(), 'joulebench-seccomp-')), 'filter.bpf');
+  const dir = mkdtempSync(join(tmpdir(), 'joulebench-seccomp-'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, 'filter.bpf');
   writeFileSync(path, program, { mode: 0o644 });
   return (staged = path);
 }
