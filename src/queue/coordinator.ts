@@ -51,7 +51,7 @@ interface ArmState {
   resultless?: number;
   /** Each worker's `run_measures` line (over the cases it ran), combined into the arm's at the end. */
   measures?: Map<string, RunMeasures>;
-  /** Workers whose cases reached the file, and whether cases came from an earlier coordinator's file. */
+  /** Workers whose cases reached the file, and whether cases came from an earlier coordinator's file or a lost job. */
   caseWorkers?: Set<string>;
   casesFromDisk?: boolean;
 }
@@ -107,6 +107,8 @@ export async function runArmsOnQueue(o: CoordinatorOptions): Promise<QueueArmOut
             log(`job ${s.jobId} is gone from Redis: enqueued again, resuming from the ${s.keys.size} case(s) on disk`);
             await restream(redis, s);
             await enqueue(s);
+            // Its cases now come from more than one run of the job: no worker's measures are the arm's.
+            s.casesFromDisk = true;
             continue;
           }
           const state = await job.getState();
