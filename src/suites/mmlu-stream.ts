@@ -1,9 +1,9 @@
 import { createHash, type Hash } from 'node:crypto';
 import { extname } from 'node:path';
+import { Parser } from 'csv-parse';
 import { JoulebenchError } from '../core/errors.js';
 import { pythonJsonString } from '../core/py-json.js';
 import type { Case, StreamedSuite, Suite } from '../core/types.js';
-import { CsvParser, type CsvRecord } from './csv.js';
 import { SuiteDigester } from './digest.js';
 import { IdFingerprints, inMemory, STREAM_BATCH } from './jsonl-stream.js';
 import { fileText, type FileStamp } from './lines.js';
@@ -248,33 +248,42 @@ function* fileRows(file: string, pieces: Iterable<string>): Generator<MmluRow, v
   throw unknownFileType(file, ext);
 }
 
+/** A Hendrycks CSV file's rows, parsed a piece at a time by csv-parse (RFC 4180; blank lines skipped). */
 function* csvFileRows(file: string, pieces: Iterable<string>): Generator<MmluRow, void, undefined> {
   const subject = csvSubject(file);
-  const csv = new CsvParser();
+  const rows: MmluRow[] = [];
   let first = true;
   let n = 0;
+  let crlfInside = 0;
   let problem: unknown = null;
-  const rowsOf = (recs: CsvRecord[]): MmluRow[] => {
-    const out: MmluRow[] = [];
-    for (const rec of recs) {
-      if (first) {
-        first = false;
-        if (isCsvHeader(rec.fields)) continue;
-      }
-      try {
-        out.push(csvRow(file, subject, rec, n++));
-      } catch (e) {
-        problem = e;
-        break;
-      }
+  const onRecord = (fields: string[], info: { lines: number }): null => {
+    const header = first && isCsvHeader(fields);
+    first = false;
+    if (problem !== null || header) return null;
+    // csv-parse counts to the record's last line, a CRLF inside quotes as two: the message names the line it starts on.
+    const breaks = (re: RegExp): number => fields.reduce((k, f) => k + (f.match(re)?.length ?? 0), 0);
+    crlfInside += breaks(/\r\n/g);
+    const line = info.lines - crlfInside - breaks(/\r\n|\r|\n/g);
+    try {
+      rows.push(csvRow(file, subject, line, fields, n++));
+    } catch (e) {
+      problem = e;
     }
-    return out;
+    return null;
+  };
+  const csv = new Parser({ bom: true, relax_column_count: true, relax_quotes: true, skip_empty_lines: true, record_delimiter: ['\r\n', '\n', '\r'], on_record: onRecord });
+  csv.on('error', () => undefined); // read from `errored` below
+  const parsed = (): MmluRow[] => {
+    if (problem === null && csv.errored) problem = new JoulebenchError('E_INPUT', `mmlu ${file}: not valid CSV (${csv.errored.message})`);
+    return rows.splice(0);
   };
   for (const piece of pieces) {
     if (problem !== null) continue; // read on: bad UTF-8 further on comes first
-    yield* rowsOf(csv.push(piece));
+    csv.write(piece);
+    yield* parsed();
   }
-  if (problem === null) yield* rowsOf(csv.end());
+  if (problem === null) csv.end();
+  yield* parsed();
   if (problem !== null) throw problem;
 }
 

@@ -5,7 +5,6 @@ import { createHash } from 'node:crypto';
 import { pythonJsonDumps } from '../core/py-json.js';
 import { JoulebenchError } from '../core/errors.js';
 import type { Case } from '../core/types.js';
-import type { CsvRecord } from './csv.js';
 
 /** The four option letters, in order. */
 export const MMLU_LETTERS = ['A', 'B', 'C', 'D'] as const;
@@ -106,7 +105,7 @@ export function isCsvHeader(fields: readonly string[]): boolean {
 }
 
 /** The `n`-th question (from 0, after any header) of a CSV file. */
-export function csvRow(file: string, subject: string, { line, fields }: CsvRecord, n: number): MmluRow {
+export function csvRow(file: string, subject: string, line: number, fields: readonly string[], n: number): MmluRow {
   const where = `mmlu ${file}: line ${line}`;
   if (fields.length !== 6) throw new JoulebenchError('E_INPUT', `${where}: expected 6 fields (question,A,B,C,D,answer), got ${fields.length}`);
   const [question, a, b, c, d, answer] = fields as [string, string, string, string, string, string];
