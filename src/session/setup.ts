@@ -6,7 +6,7 @@ import { tokenPricesOf } from '../config/schema.js';
 import { isBundledSuite, loadSuite } from '../suites/loader.js';
 import { isJsonlSuitePath, streamJsonlSuite } from '../suites/jsonl-stream.js';
 import type { Selection } from '../suites/select.js';
-import { loadMmlu, streamMmlu } from '../suites/mmlu-stream.js';
+import { loadMmlu, streamMmlu } from '../suites/mmlu.js';
 import { withRetryLabel } from '../suites/retry-label.js';
 import { loadMtBench } from '../suites/mt-bench.js';
 import { findDefaultModel } from '../targets/llamacpp/default-model.js';
@@ -212,6 +212,6 @@ export function buildSuite(flags: TargetFlags, cfg: LoadedConfig | null, stream?
     ...(p?.retry ? { retry_max_attempts: p.retry.max_attempts } : {}),
     ...(p?.suite_version !== undefined ? { version: p.suite_version } : {}),
   };
-  // Streamed like a JSONL suite file: checked and digested first, read again per pass (mmlu-stream.ts).
+  // Streamed like a JSONL suite file: checked and digested first, read again per pass (suites/mmlu.ts).
   return stream ? streamMmlu(data, { ...mmluOpts, selection: stream.selection }) : loadMmlu(data, mmluOpts);
 }

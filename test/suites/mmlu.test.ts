@@ -6,8 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { getScorer } from '../../src/scorers/index.js';
 import { suiteDigest } from '../../src/suites/digest.js';
-import { mmluDigest, mmluPrompt } from '../../src/suites/mmlu.js';
-import { loadMmlu, readMmluRows } from '../../src/suites/mmlu-stream.js';
+import { loadMmlu, mmluDigest, mmluPrompt, readMmluRows } from '../../src/suites/mmlu.js';
 
 // Our own MMLU-format items (no real MMLU text is bundled or used).
 const rows = [
