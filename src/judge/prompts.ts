@@ -5,7 +5,6 @@ import type { ChatMessage } from '../core/types.js';
 // joulebench's own judge prompts (`judge.prompts: builtin`) in MT-Bench's verdict format: not comparable with published
 // scores. The instructions show `[[N]]` and `[[X]]`, so a judge that echoes them gives no verdict.
 
-
 /** The rubric modes a judge runs in. */
 export const JUDGE_MODES = ['single', 'single-reference', 'pairwise'] as const;
 export type JudgeMode = (typeof JUDGE_MODES)[number];

@@ -289,7 +289,6 @@ function checkOutputPaths(paths: { report?: string | undefined; results?: string
   if (paths.receipt) checkWritePath(paths.receipt, '--receipt');
 }
 
-
 /**
  * The `judge:` block a suite with judged cases (`scorer: judge`, per suite or case) needs, and the file
  * that holds it; without one, judged cases stay unscored and the caller is told how to score them later.
