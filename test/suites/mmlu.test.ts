@@ -94,3 +94,11 @@ test('bad rows fail with one line naming the file, line and key', () => {
   assert.throws(() => loadMmlu(jsonl, { subjects: ['nope'] }), /params\.subjects: no questions for "nope"/);
   assert.throws(() => readMmluRows(join(dir, 'missing.jsonl')), /no such file/);
 });
+
+test('a CSV row is named by the line it starts on (a quoted field may span lines, CRLF or LF); an unclosed quote is refused', () => {
+  const csv = join(dir, 'spans_test.csv');
+  writeFileSync(csv, 'question,A,B,C,D,answer\r\n"q\r\nmore",a,b,c,d,A\r\n"q\r\n\r\nmore",a,b,c,d,B\r\n\r\nbad,row\r\n');
+  assert.throws(() => readMmluRows(csv), /spans_test\.csv: line 8: expected 6 fields \(question,A,B,C,D,answer\), got 2/);
+  writeFileSync(csv, 'q,a,b,c,d,A\n"open,a,b,c,d,A\n');
+  assert.throws(() => readMmluRows(csv), /spans_test\.csv: not valid CSV \(Quote Not Closed/);
+});
