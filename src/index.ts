@@ -142,8 +142,7 @@ export { backoffDelay_s, isRetryable, NO_RETRY, RETRY_DEFAULTS, type RetryPolicy
 export { createReplayTarget, readRecordedAnswers, MissingAnswerError } from './targets/replay.js';
 export { loadConfig, parseConfig, type LoadedConfig } from './config/load.js';
 export { configSchema, type RunConfig } from './config/schema.js';
-export { mmluDigest, mmluPrompt, MMLU_LETTERS, type MmluRow, type MmluOptions } from './suites/mmlu.js';
-export { loadMmlu, readMmluRows, streamMmlu, type MmluStreamOptions } from './suites/mmlu-stream.js';
+export { loadMmlu, mmluDigest, mmluPrompt, MMLU_LETTERS, readMmluRows, streamMmlu, type MmluOptions, type MmluRow, type MmluStreamOptions } from './suites/mmlu.js';
 export { mmluMeasurements, MmluTally, type Measurement, type MeasurementBlock, type MeasurementClass } from './core/measurements.js';
 export { fetchMmluJsonl, MMLU_ROWS_API, type FetchMmluOptions } from './suites/mmlu-fetch.js';
 // ---- MT-Bench, the LLM judge, multi-turn ----

@@ -3,7 +3,6 @@ import { readJsonl } from '../suites/mt-bench.js';
 
 // FastChat's published single-answer judgments summarised as show_result.py does (score -1 rows dropped).
 
-
 const lineSchema = z
   .object({
     question_id: z.union([z.number().int(), z.string().min(1)], { error: 'must be an integer or a non-empty string' }),

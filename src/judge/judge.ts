@@ -30,7 +30,6 @@ const JUDGE_CASE: Case = Object.freeze({ id: 'judge', expected: null, dataset: '
  * An LLM judge (MT-Bench verdicts, read as FastChat reads them): an unreadable reply is asked once more, then is a
  * `judge_error`, never a score; what asking cost is recorded apart from the system under test.
  */
-
 export class Judge {
   readonly id: string;
   readonly prompt_hash: string;

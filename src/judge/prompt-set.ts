@@ -124,7 +124,6 @@ export interface FastChatInput {
 }
 
 /** The messages FastChat sends for turn `questions.length` (1 or 2); throws for a reference category without a reference. */
-
 export function fastChatPrompt(set: PromptSet, input: FastChatInput): { kind: string; messages: ChatMessage[] } {
   const kind = input.answersB ? 'pairwise' : 'single';
   const turn2 = input.questions.length === 2;

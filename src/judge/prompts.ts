@@ -5,13 +5,15 @@ import type { ChatMessage } from '../core/types.js';
 // joulebench's own judge prompts (`judge.prompts: builtin`) in MT-Bench's verdict format: not comparable with published
 // scores. The instructions show `[[N]]` and `[[X]]`, so a judge that echoes them gives no verdict.
 
-
 /** The rubric modes a judge runs in. */
 export const JUDGE_MODES = ['single', 'single-reference', 'pairwise'] as const;
 export type JudgeMode = (typeof JUDGE_MODES)[number];
 
 /** Which template a judgement used (recorded with it). */
 export type PromptKind = 'rate' | 'rate-ref' | 'rate-turn' | 'rate-turn-ref' | 'compare' | 'compare-turn';
+
+/** The messages of one judge request and the template they came from. */
+type JudgePrompt = { kind: PromptKind; messages: ChatMessage[] };
 
 const SYSTEM_RATE =
   'You grade answers written by an AI assistant. Judge how helpful, correct, relevant, deep and clear the answer is, ' +
@@ -88,10 +90,7 @@ function transcript(questions: readonly string[], answers: readonly string[]): s
 }
 
 /** Messages asking for a 1–10 rating: with an answer per turn, the last turn in the conversation's context (MT-Bench's turn 2). */
-export function ratingPrompt(input: { questions: readonly string[]; answers: readonly string[]; reference?: readonly string[] }): {
-  kind: PromptKind;
-  messages: ChatMessage[];
-} {
+export function ratingPrompt(input: { questions: readonly string[]; answers: readonly string[]; reference?: readonly string[] }): JudgePrompt {
   const { questions, answers, reference } = input;
   const ref = reference && reference.length > 0 ? reference : undefined;
   if (questions.length > 1 && answers.length === questions.length) {
@@ -109,10 +108,7 @@ export function ratingPrompt(input: { questions: readonly string[]; answers: rea
 }
 
 /** Messages asking which of two answers (A shown first) is better: `[[A]]`, `[[B]]` or `[[C]]`. */
-export function comparePrompt(input: { questions: readonly string[]; answersA: readonly string[]; answersB: readonly string[] }): {
-  kind: PromptKind;
-  messages: ChatMessage[];
-} {
+export function comparePrompt(input: { questions: readonly string[]; answersA: readonly string[]; answersB: readonly string[] }): JudgePrompt {
   const { questions, answersA, answersB } = input;
   if (questions.length > 1 && answersA.length === questions.length && answersB.length === questions.length) {
     return {

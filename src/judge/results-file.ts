@@ -5,7 +5,7 @@ import type { CaseResult, ResultsHeader, Suite } from '../core/types.js';
 import { checkReportHeader } from '../report/header-check.js';
 import { compareCaseOrder } from '../runner/case-key.js';
 import { caseLine } from '../runner/case-line.js';
-import { readResultsFileText, type ResultsFileContents } from '../runner/results-file.js';
+import { readResultsFileText } from '../runner/results-file.js';
 import { reportContextFromMeasures } from '../runner/run-measures.js';
 import { suiteDigest } from '../suites/digest.js';
 import type { Judge } from './judge.js';
@@ -15,7 +15,6 @@ import type { PowerTraceSummary } from '../core/energy.js';
 import { tracedBy } from '../runner/power-trace-line.js';
 
 /** A judged results file: its header, scored results, the judging tally and the re-aggregated report. */
-
 export interface JudgedRun {
   header: ResultsHeader;
   results: CaseResult[];
@@ -23,14 +22,10 @@ export interface JudgedRun {
   report: BenchReport & MtBenchBlock;
 }
 
-/** A results file read whole for judging (readResultsFileText): its text (the judged file is rewritten from it) and its lines. */
-export interface ResultsRead {
-  text: string;
-  contents: ResultsFileContents;
-}
+/** A results file read whole for judging: its text (the judged file is rewritten from it) and its lines. */
+export type ResultsRead = ReturnType<typeof readResultsFileText>;
 
 /** Reads a results file (unless `read` is given) and checks it was written for `suite` (the judge needs its questions). */
-
 export function readResultsForSuite(
   path: string,
   suite: Suite,

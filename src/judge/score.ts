@@ -167,7 +167,6 @@ export interface PairVerdict {
 }
 
 /** Pairwise: each pair judged in both orders (against position bias); a win needs both, disagreement is a tie. */
-
 export async function judgePairwise(o: {
   a: readonly CaseResult[];
   b: readonly CaseResult[];

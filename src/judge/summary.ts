@@ -124,8 +124,6 @@ function share(part: number | null, rest: number | null): number | null {
   return round(part / (part + rest), 6);
 }
 
-
-
 /** The report of a pairwise comparison: wins per run counted per compared turn, both orders agreeing. */
 export interface PairwiseBlock {
   judge: JudgeInfo & { temperature: 0; judgements: number; cached: number; requests: number; error_count: number };

@@ -1,6 +1,5 @@
 // Verdicts read as FastChat's fastchat/llm_judge/common.py reads them, but a rating outside 1–10 is not read (docs/mt-bench.md).
 
-
 const RATING = /\[\[(\d+\.?\d*)\]\]/;
 const RATING_BACKUP = /\[(\d+\.?\d*)\]/;
 

@@ -1,9 +1,6 @@
 import type { CaseResult, Phase, ResultsHeader } from '../core/types.js';
 
-/**
- * A case line's key is (phase, pass, index); warmup passes come before scored ones. This is the rank of
- * the phase in that order: the runner aggregates in case order, and so do `report FILE` and the judge.
- */
+/** The phase's rank in case order (phase, pass, index; warmup first), which the runner, `report FILE` and the judge aggregate in. */
 export function phaseRank(phase: Phase): 0 | 1 {
   return phase === 'warmup' ? 0 : 1;
 }
@@ -33,10 +30,7 @@ export function caseLimits(h: ResultsHeader): CaseLimits {
 /** Before the header is read: nothing is known (a plain object like caseLimits' own, so `withinRun` sees one shape). */
 export const NO_LIMITS: CaseLimits = { warmup: Infinity, scored: Infinity, cases: Infinity };
 
-/**
- * Whether a case line can be one of its run's: pass and index from 0, the pass within the header's
- * warmup or repeats, the index within its cases. Four comparisons: it runs on every line of a rebuild.
- */
+/** Whether a case line can be its run's: pass and index from 0, within the header's passes and cases (run on every line). */
 export function withinRun(r: Pick<CaseResult, 'phase' | 'pass' | 'index'>, limits: CaseLimits): boolean {
   return r.pass >= 0 && r.index >= 0 && r.index < limits.cases && r.pass < (r.phase === 'warmup' ? limits.warmup : limits.scored);
 }

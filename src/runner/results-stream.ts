@@ -1,15 +1,10 @@
 import { closeSync } from 'node:fs';
 import { JoulebenchError } from '../core/errors.js';
 import { LineChunks, openRegularFile } from '../read-text.js';
-import { ResultsLineParser, type ResultsLineHandlers } from './results-file.js';
+import { ResultsLineParser, type ResultsFileContents, type ResultsLineHandlers } from './results-file.js';
 
-/** Where a streamed results file ended: as `ResultsFileContents`' byte counts. */
-export interface ResultsStreamEnd {
-  /** Bytes up to and including the last complete line. */
-  good_bytes: number;
-  /** Bytes after the last newline (a line torn by a kill); not parsed. */
-  torn_bytes: number;
-}
+/** Where a streamed results file ended (a torn last line is not parsed). */
+export type ResultsStreamEnd = Pick<ResultsFileContents, 'good_bytes' | 'torn_bytes'>;
 
 /**
  * Reads a results JSONL line by line, handing each record to `on`: memory stays at one 64 KiB buffer plus

@@ -4,18 +4,15 @@ import type { CaseResult, Phase, ResultsHeader } from '../core/types.js';
 import { fileLines } from '../suites/lines.js';
 import { pastSuiteReason } from './case-key.js';
 import { ResultsLineParser } from './results-file.js';
+import type { ResultsStreamEnd } from './results-stream.js';
 import type { FinishedLookup } from './run.js';
 
 /** An interrupted run's results file, read for `--resume` without holding its lines. */
-export interface ResumeFile {
+export interface ResumeFile extends ResultsStreamEnd {
   header: ResultsHeader | null;
   finished: FinishedCases;
   /** Case lines in the file (warmup and scored): the receipt's `finished_before`. */
   case_lines: number;
-  /** Bytes up to and including the last complete line. */
-  good_bytes: number;
-  /** Bytes after the last newline: a line torn by a kill; not parsed. */
-  torn_bytes: number;
 }
 
 /**
@@ -55,7 +52,7 @@ export function readResumeFile(path: string, count: number): ResumeFile {
   let lineBytes = 0;
   let lineNo = 0;
   let outside: string | null = null;
-  let end = { good_bytes: 0, torn_bytes: 0 };
+  let end: ResultsStreamEnd = { good_bytes: 0, torn_bytes: 0 };
   for (const { line, n, offset, bytes } of fileLines(path, { code: 'E_RESULTS', where: path, torn: { onEnd: (e) => (end = e) } })) {
     lineOffset = offset;
     lineBytes = bytes;

@@ -434,22 +434,12 @@ async function runConversation(ctx: CaseContext, c: Case, index: number, phase: 
   for (const turn of turns) {
     messages.push({ role: 'user', content: turn });
     const sent = messages.slice();
-    const part = ctx.meter.usesTargetEnergy ? await askTurn(ctx, c, turn, sent, index, phase, pass) : await runMeteredCase(ctx, c, turn, index, phase, pass, sent);
+    const part = await runMeteredCase(ctx, c, turn, index, phase, pass, sent);
     parts.push(part);
     if (part.error !== null || part.response === null) break;
     messages.push({ role: 'assistant', content: part.response });
   }
   return combineTurns(parts);
-}
-
-async function askTurn(ctx: CaseContext, c: Case, prompt: string, messages: ChatMessage[], index: number, phase: Phase, pass: number): Promise<CaseResult> {
-  const t0 = ctx.clock.now();
-  try {
-    const answer = await ctx.target.answer(requestFor(ctx, c, prompt, messages));
-    return caseResult(c, index, phase, pass, answer, NO_FAILURE, ctx.clock.now() - t0, null, ctx.preferTarget, ctx.keepPrompts ? messages : undefined);
-  } catch (e) {
-    return caseResult(c, index, phase, pass, null, e, ctx.clock.now() - t0, null, ctx.preferTarget, ctx.keepPrompts ? messages : undefined);
-  }
 }
 
 /** Sums a conversation's turns into one case result; a figure unknown for any turn is unknown (null) for the case. */
@@ -541,7 +531,7 @@ function runCase(ctx: CaseContext, c: Case, prompt: string, index: number, phase
   return finish(caseResult(c, index, phase, pass, pending, NO_FAILURE, clock.now() - t0, null, preferTarget, kept), c, phase);
 }
 
-/** A case inside its own meter window, opened before the target is asked and closed after it answers. */
+/** A case, inside its own meter window when the meter opens them (opened before the ask, closed after the answer). */
 async function runMeteredCase(
   ctx: CaseContext,
   c: Case,
@@ -551,7 +541,7 @@ async function runMeteredCase(
   pass: number,
   messages?: ChatMessage[],
 ): Promise<CaseResult> {
-  const window = await ctx.meter.start();
+  const window = ctx.meter.usesTargetEnergy ? null : await ctx.meter.start();
   let answer: Answer | null = null;
   let failure: unknown = NO_FAILURE;
   const t0 = ctx.clock.now();
@@ -561,7 +551,7 @@ async function runMeteredCase(
     failure = e;
   }
   const elapsed_ms = ctx.clock.now() - t0;
-  const reading = await window.stop();
+  const reading = window ? await window.stop() : null;
   return caseResult(c, index, phase, pass, answer, failure, elapsed_ms, reading, ctx.preferTarget, ctx.keepPrompts ? (messages ?? prompt) : undefined);
 }
 

@@ -261,10 +261,7 @@ class Opened {
   }
 }
 
-/**
- * The flags that cannot go together, checked before anything is opened; returns the results file a
- * resumed run continues, if any.
- */
+/** The flags that cannot go together, checked before anything is opened; the results file a resumed run continues. */
 function checkRunFlags(spec: SessionSpec): string | undefined {
   if (spec.load && spec.resume) {
     throw new JoulebenchError('E_USAGE', '--resume cannot continue a load run (--request-rate): its schedule and timings would not be one run; start it again');
@@ -288,7 +285,6 @@ function checkOutputPaths(paths: { report?: string | undefined; results?: string
   if (paths.results) checkWritePath(paths.results, '--results');
   if (paths.receipt) checkWritePath(paths.receipt, '--receipt');
 }
-
 
 /**
  * The `judge:` block a suite with judged cases (`scorer: judge`, per suite or case) needs, and the file
@@ -417,10 +413,7 @@ function refuseToClobber(path: string): void {
   }
 }
 
-/**
- * Reads an interrupted run's results for resuming, line by line, keeping where each finished case's line
- * is (resume-index.ts), not the lines; a missing file is an error (nothing to continue).
- */
+/** An interrupted run's results file, indexed for resuming (resume-index.ts); a missing file is an error. */
 function readForResume(path: string, count: number): ResumeFile & { path: string } {
   if (!existsSync(path)) throw new JoulebenchError('E_RESULTS', `${path}: no such file to resume`);
   return { ...readResumeFile(path, count), path };

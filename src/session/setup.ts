@@ -6,7 +6,7 @@ import { tokenPricesOf } from '../config/schema.js';
 import { isBundledSuite, loadSuite } from '../suites/loader.js';
 import { isJsonlSuitePath, streamJsonlSuite } from '../suites/jsonl-stream.js';
 import type { Selection } from '../suites/select.js';
-import { loadMmlu, streamMmlu } from '../suites/mmlu-stream.js';
+import { loadMmlu, streamMmlu } from '../suites/mmlu.js';
 import { withRetryLabel } from '../suites/retry-label.js';
 import { loadMtBench } from '../suites/mt-bench.js';
 import { findDefaultModel } from '../targets/llamacpp/default-model.js';
@@ -88,24 +88,18 @@ export function buildTargetSpec(flags: TargetFlags, cfg: LoadedConfig | null, en
     }
     if (k === 'ollama') {
       const spec: TargetSpec = { kind: 'ollama' };
-      const t = cfg?.config.target;
-      const model = flags.model ?? t?.model;
-      const baseUrl = flags.baseUrl ?? t?.base_url;
-      if (model !== undefined) spec.model = model;
-      if (baseUrl !== undefined) spec.base_url = baseUrl;
+      setDefined(spec, 'model', flags.model ?? cfg?.config.target?.model);
+      setDefined(spec, 'base_url', flags.baseUrl ?? cfg?.config.target?.base_url);
       return spec;
     }
     if (k === 'llamacpp') {
       const spec: TargetSpec = { kind: 'llamacpp' };
-      const t = cfg?.config.target;
-      const set = (key: string, v: unknown): void => {
-        if (v !== undefined) spec[key] = v;
-      };
+      const set = (key: string, v: unknown): void => setDefined(spec, key, v);
       set('model_path', flags.modelPath ?? defaultModel ?? undefined);
       set('threads', flags.threads);
       set('ctx', flags.ctx);
       set('gpu_layers', flags.gpuLayers);
-      set('max_tokens', flags.maxTokens ?? t?.max_tokens);
+      set('max_tokens', flags.maxTokens ?? cfg?.config.target?.max_tokens);
       return spec;
     }
     return { kind: k };
@@ -119,6 +113,11 @@ export function buildTargetSpec(flags: TargetFlags, cfg: LoadedConfig | null, en
     return neural && cfg?.kind === neuralKind ? { kind, neural: withTargetOptions(neural, opts) } : base;
   }
   return cfg?.kind === kind ? withTargetOptions(specFor(kind), opts) : specFor(kind);
+}
+
+/** Sets `spec[key]` only when `v` is given (a key set to undefined would still be a key of the spec). */
+function setDefined(spec: TargetSpec, key: string, v: unknown): void {
+  if (v !== undefined) spec[key] = v;
 }
 
 /** The target spec with `options` merged in; a `neural` object merges into the cascade's neural spec. */
@@ -138,9 +137,7 @@ export function withTargetOptions(t: TargetSpec, options: Record<string, unknown
 function openaiSpec(flags: TargetFlags, cfg: LoadedConfig | null, env: NodeJS.ProcessEnv): TargetSpec {
   const t = cfg?.config.target ?? {};
   const spec: TargetSpec = { kind: 'openai' };
-  const set = (k: string, v: unknown): void => {
-    if (v !== undefined) spec[k] = v;
-  };
+  const set = (k: string, v: unknown): void => setDefined(spec, k, v);
   // As the OpenAI SDK resolves them: flag, then config, then OPENAI_BASE_URL, then OpenAI's own API.
   const envBase = env.OPENAI_BASE_URL !== undefined && env.OPENAI_BASE_URL !== '' ? env.OPENAI_BASE_URL : undefined;
   if (flags.endpoint === undefined && t.endpoint === undefined && envBase !== undefined) checkEndpoint(envBase, 'environment OPENAI_BASE_URL');
@@ -180,10 +177,10 @@ export function buildSuite(flags: TargetFlags, cfg: LoadedConfig | null, stream?
 export function buildSuite(flags: TargetFlags, cfg: LoadedConfig | null, stream?: { selection: Selection }): Suite | StreamedSuite {
   const p = cfg?.config.params;
   if (flags.references !== undefined && flags.suite !== 'mt-bench') throw new JoulebenchError('E_USAGE', '--references applies to --suite mt-bench');
+  if (flags.suite !== 'mmlu' && (p?.subjects || p?.limit !== undefined || p?.data)) {
+    throw new JoulebenchError('E_CONFIG', `${cfg?.path}: params.subjects, params.limit and params.data apply to --suite mmlu only`);
+  }
   if (flags.suite === 'mt-bench') {
-    if (p?.subjects || p?.limit !== undefined || p?.data) {
-      throw new JoulebenchError('E_CONFIG', `${cfg?.path}: params.subjects, params.limit and params.data apply to --suite mmlu only`);
-    }
     if (!flags.data) {
       throw new JoulebenchError('E_USAGE', "--suite mt-bench needs --data question.jsonl (FastChat's form; none ship with joulebench: joulebench fetch mt-bench)");
     }
@@ -191,9 +188,6 @@ export function buildSuite(flags: TargetFlags, cfg: LoadedConfig | null, stream?
     return p?.retry ? { ...mt, version: withRetryLabel(mt.version, p.retry.max_attempts) } : mt;
   }
   if (flags.suite !== 'mmlu') {
-    if (p?.subjects || p?.limit !== undefined || p?.data) {
-      throw new JoulebenchError('E_CONFIG', `${cfg?.path}: params.subjects, params.limit and params.data apply to --suite mmlu only`);
-    }
     if (flags.data) throw new JoulebenchError('E_USAGE', '--data applies to --suite mmlu and --suite mt-bench');
     if (p?.suite_version !== undefined) throw new JoulebenchError('E_CONFIG', `${cfg?.path}: params.suite_version applies to --suite mmlu only`);
     if (stream && !isBundledSuite(flags.suite) && isJsonlSuitePath(flags.suite)) {
@@ -212,6 +206,6 @@ export function buildSuite(flags: TargetFlags, cfg: LoadedConfig | null, stream?
     ...(p?.retry ? { retry_max_attempts: p.retry.max_attempts } : {}),
     ...(p?.suite_version !== undefined ? { version: p.suite_version } : {}),
   };
-  // Streamed like a JSONL suite file: checked and digested first, read again per pass (mmlu-stream.ts).
+  // Streamed like a JSONL suite file: checked and digested first, read again per pass (suites/mmlu.ts).
   return stream ? streamMmlu(data, { ...mmluOpts, selection: stream.selection }) : loadMmlu(data, mmluOpts);
 }

@@ -1,11 +1,16 @@
+import { createHash, type Hash } from 'node:crypto';
 import { readdirSync, statSync } from 'node:fs';
-import { quote } from '../core/one-line.js';
 import { basename, extname, join } from 'node:path';
-import { createHash } from 'node:crypto';
-import { pythonJsonDumps } from '../core/py-json.js';
+import { Parser } from 'csv-parse';
 import { JoulebenchError } from '../core/errors.js';
-import type { Case } from '../core/types.js';
-import type { CsvRecord } from './csv.js';
+import { quote } from '../core/one-line.js';
+import { pythonJsonDumps, pythonJsonString } from '../core/py-json.js';
+import type { Case, StreamedSuite, Suite } from '../core/types.js';
+import { SuiteDigester } from './digest.js';
+import { IdFingerprints, inMemory, STREAM_BATCH } from './jsonl-stream.js';
+import { fileText, type FileStamp } from './lines.js';
+import { withRetryLabel } from './retry-label.js';
+import { compileFilter, describeSelection, type Selection } from './select.js';
 
 /** The four option letters, in order. */
 export const MMLU_LETTERS = ['A', 'B', 'C', 'D'] as const;
@@ -37,13 +42,8 @@ export function mmluDigest(ids: readonly string[], version: string): string {
   return 'sha256:' + createHash('sha256').update(pythonJsonDumps({ ids: [...ids], version }), 'utf8').digest('hex');
 }
 
-/** The default version label from the digest of every row's content (`sha256:…`): `mmlu/local-<12 hex>`. */
-export function mmluLocalVersion(contentDigest: string): string {
-  return `mmlu/local-${contentDigest.slice(7, 19)}`;
-}
-
 /** One row as the runner asks it. */
-export function mmluCase(r: MmluRow): Case {
+function mmluCase(r: MmluRow): Case {
   return { id: r.id, prompt: mmluPrompt(r), expected: r.answer, dataset: r.subject, choices: [...r.choices], weight: 1, tags: ['mmlu', r.subject] };
 }
 
@@ -61,19 +61,19 @@ export function mmluPrompt(r: Pick<MmluRow, 'subject' | 'question' | 'choices'>)
 }
 
 /** `params.subjects` names subjects the data does not hold; `firstKnown`: its first nine subjects, sorted. */
-export function missingSubjects(opts: Pick<MmluOptions, 'config_path'>, path: string, missing: readonly string[], firstKnown: readonly string[]): JoulebenchError {
+function missingSubjects(opts: Pick<MmluOptions, 'config_path'>, path: string, missing: readonly string[], firstKnown: readonly string[]): JoulebenchError {
   const some = firstKnown.slice(0, 8).join(', ');
   const where = opts.config_path ? `${opts.config_path}: ` : '';
   return new JoulebenchError('E_CONFIG', `${where}params.subjects: no questions for ${missing.map((m) => quote(m)).join(', ')} in ${path} (subjects there: ${some}${firstKnown.length > 8 ? ', …' : ''})`);
 }
 
 /** A row repeats an earlier row's id. */
-export function mmluDuplicate(path: string, id: string): JoulebenchError {
+function mmluDuplicate(path: string, id: string): JoulebenchError {
   return new JoulebenchError('E_INPUT', `mmlu ${path}: id ${quote(id)} appears twice`);
 }
 
 /** The data files `path` names: itself, or a directory's .csv, .json and .jsonl files sorted by name. */
-export function listMmluFiles(path: string): string[] {
+function listMmluFiles(path: string): string[] {
   let isDir: boolean;
   try {
     isDir = statSync(path).isDirectory();
@@ -90,36 +90,16 @@ export function listMmluFiles(path: string): string[] {
   return files;
 }
 
-/** A data file that is neither .json, .jsonl nor .csv. */
-export function unknownFileType(file: string, ext: string): JoulebenchError {
-  return new JoulebenchError('E_INPUT', `mmlu ${file}: unknown file type ${quote(ext)} (use .json, .jsonl or .csv)`);
-}
-
-/** A Hendrycks CSV file's subject: its name without `_test` (or `_dev`, `_val`, …). */
-export function csvSubject(file: string): string {
-  return basename(file, extname(file)).replace(/_(test|dev|val|validation|train|auxiliary_train)$/i, '');
-}
-
-/** Whether a CSV file's first record is the optional header `question,A,B,C,D,answer`. */
-export function isCsvHeader(fields: readonly string[]): boolean {
-  return fields.map((f) => f.trim().toLowerCase()).join(',') === 'question,a,b,c,d,answer';
-}
-
 /** The `n`-th question (from 0, after any header) of a CSV file. */
-export function csvRow(file: string, subject: string, { line, fields }: CsvRecord, n: number): MmluRow {
+function csvRow(file: string, subject: string, line: number, fields: readonly string[], n: number): MmluRow {
   const where = `mmlu ${file}: line ${line}`;
   if (fields.length !== 6) throw new JoulebenchError('E_INPUT', `${where}: expected 6 fields (question,A,B,C,D,answer), got ${fields.length}`);
   const [question, a, b, c, d, answer] = fields as [string, string, string, string, string, string];
   return row(where, { id: `${subject}-${n}`, subject, question, choices: [a, b, c, d], answer });
 }
 
-/** Whether a .jsonl file's text is one JSON array rather than a row per line (it starts with `[`). */
-export function isJsonArrayText(text: string): boolean {
-  return text.trimStart().startsWith('[');
-}
-
 /** A .json file (or a .jsonl holding one array): the array, or a `{rows: […]}` object's. */
-export function jsonDocumentItems(file: string, text: string): { value: unknown; where: string }[] {
+function jsonDocumentItems(file: string, text: string): { value: unknown; where: string }[] {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -131,13 +111,8 @@ export function jsonDocumentItems(file: string, text: string): { value: unknown;
   return list.map((value, i) => ({ value, where: `mmlu ${file}: item ${i}` }));
 }
 
-/** Line `n` (from 1) of a JSONL file is not JSON. */
-export function jsonLineError(file: string, n: number, e: unknown): JoulebenchError {
-  return new JoulebenchError('E_INPUT', `mmlu ${file}: line ${n}: not valid JSON (${(e as Error).message})`);
-}
-
 /** One cais/mmlu-style row; `perSubject` counts rows per subject, for ids of rows without one (`<subject>-<n>`). */
-export function jsonRow(value: unknown, where: string, perSubject: Map<string, number>): MmluRow {
+function jsonRow(value: unknown, where: string, perSubject: Map<string, number>): MmluRow {
   const o = (value ?? {}) as Record<string, unknown>;
   if (typeof o.subject !== 'string' || o.subject === '') throw new JoulebenchError('E_INPUT', `${where}: subject must be a non-empty string`);
   const n = perSubject.get(o.subject) ?? 0;
@@ -164,4 +139,337 @@ function letterOf(answer: unknown, where: string): MmluLetter {
     if ((MMLU_LETTERS as readonly string[]).includes(s)) return s as MmluLetter;
   }
   throw new JoulebenchError('E_INPUT', `${where}: answer must be an index 0-3 or a letter A-D, got ${JSON.stringify(answer)}`);
+}
+
+/** MMLU questions (cais/mmlu JSON or JSONL rows, Hendrycks CSVs, or a directory of them) in memory: {@link streamMmlu}'s cases. */
+export function loadMmlu(path: string, opts: MmluOptions = {}): Suite {
+  return inMemory(streamMmlu(path, opts), true);
+}
+
+/** Every row of a file or a directory of files, as {@link streamMmlu} reads them; problems name the file, line and key. */
+export function readMmluRows(path: string): MmluRow[] {
+  const rows = listMmluFiles(path).flatMap((file) => [...fileRows(file, fileText(file, { code: 'E_INPUT', where: `mmlu ${file}` }))]);
+  if (rows.length === 0) throw new JoulebenchError('E_INPUT', `mmlu ${path}: no questions`);
+  const seen = new Set<string>();
+  for (const r of rows) {
+    if (seen.has(r.id)) throw mmluDuplicate(path, r.id);
+    seen.add(r.id);
+  }
+  return rows;
+}
+
+export interface MmluStreamOptions extends MmluOptions {
+  /** `--filter` / `--limit`, after `params.subjects` / `params.limit`. */
+  selection?: Selection;
+  chunkBytes?: number;
+}
+
+/**
+ * MMLU data (`--suite mmlu --data`) read as a stream in two passes, like a JSONL suite: now every row
+ * is checked (the whole-file reader's precedence) and the version and digest hashed; per pass of the
+ * run the files are read again, their stamps and digests compared. A `.json` document is held whole.
+ */
+export function streamMmlu(path: string, opts: MmluStreamOptions = {}): StreamedSuite {
+  const files = listMmluFiles(path);
+  const sel = opts.selection ?? {};
+  const what = describeSelection(sel);
+  const read = (file: string, onOpen?: (s: FileStamp) => void): Iterable<string> =>
+    fileText(file, { code: 'E_INPUT', where: `mmlu ${file}`, ...(onOpen ? { onOpen } : {}), ...(opts.chunkBytes !== undefined ? { chunkBytes: opts.chunkBytes } : {}) });
+  const scanOpts: ScanOptions = {
+    subjects: opts.subjects && opts.subjects.length > 0 ? new Set(opts.subjects) : null,
+    limit: opts.limit ?? Infinity,
+    selection: what === '' ? null : { re: sel.filter !== undefined ? compileFilter(sel.filter) : null, limit: sel.limit ?? Infinity },
+  };
+
+  // Pass 1: check everything, hash the content and the selection.
+  const stamps: (FileStamp | null)[] = files.map(() => null);
+  const scan = new MmluScan(scanOpts);
+  const ids = new IdFingerprints();
+  const known = scanOpts.subjects ? new FirstSubjects(scanOpts.subjects) : null;
+  for (let f = 0; f < files.length; f++) {
+    for (const r of fileRows(files[f]!, read(files[f]!, (s) => (stamps[f] = s)))) {
+      ids.add(r.id);
+      known?.add(r.subject);
+      scan.add(r);
+    }
+  }
+  if (scan.rows === 0) throw new JoulebenchError('E_INPUT', `mmlu ${path}: no questions`);
+  const suspects = ids.repeated();
+  if (suspects.size > 0) {
+    const dup = firstDuplicate(files, read, suspects);
+    if (dup !== null) throw mmluDuplicate(path, dup);
+  }
+  if (known && opts.subjects) {
+    const missing = opts.subjects.filter((s) => !known.found.has(s));
+    if (missing.length > 0) throw missingSubjects(opts, path, missing, known.first);
+  }
+  const content = scan.contentDigest();
+  const base = withRetryLabel(opts.version ?? `mmlu/local-${content.slice(7, 19)}`, opts.retry_max_attempts);
+  if (scanOpts.selection && scan.count === 0) throw new JoulebenchError('E_USAGE', `--filter/--limit (${what}) selected no case of suite mmlu (${scan.picked} cases)`);
+  const version = what === '' ? base : `${base}+${what}`;
+  const digest = scan.digest(version);
+  const count = scan.count;
+
+  const changed = (why: string): JoulebenchError =>
+    new JoulebenchError('E_INPUT', `mmlu ${path}: changed on disk since the run checked it (${why}); this run is incomplete: run it again`);
+
+  // Pass 2, once per pass of the run.
+  function* batches(): Generator<readonly Case[], void, undefined> {
+    const again = new MmluScan(scanOpts);
+    let batch: Case[] = [];
+    for (let f = 0; f < files.length; f++) {
+      const file = files[f]!;
+      const checked = stamps[f];
+      const onOpen = (s: FileStamp): void => {
+        if (checked && (s.size !== checked.size || s.mtime_ns !== checked.mtime_ns || s.ino !== checked.ino)) throw changed(`${file}: size, modification time or inode differ`);
+      };
+      const rows = fileRows(file, read(file, onOpen));
+      try {
+        for (;;) {
+          let next: IteratorResult<MmluRow, void>;
+          try {
+            next = rows.next();
+          } catch (e) {
+            throw e instanceof JoulebenchError && !e.message.includes('changed on disk') ? changed(e.message) : e;
+          }
+          if (next.done) break;
+          const r = next.value;
+          if (!again.add(r)) continue;
+          batch.push(mmluCase(r));
+          if (batch.length === STREAM_BATCH && again.count < count) {
+            yield batch;
+            batch = [];
+          }
+        }
+      } finally {
+        rows.return(); // a pass that stops early (a stopped run) closes the file now
+      }
+    }
+    if (again.count !== count || again.contentDigest() !== content || again.digest(version) !== digest) throw changed('its rows no longer have the digest checked');
+    if (batch.length > 0) yield batch;
+  }
+
+  return { name: 'mmlu', version, scorer: 'choice', source: `mmlu ${path}`, digest, judged: false, stream: { count, batches } };
+}
+
+interface ScanOptions {
+  /** `params.subjects` (null: every subject) and `params.limit`; `selection`: `--filter` / `--limit`. */
+  subjects: ReadonlySet<string> | null;
+  limit: number;
+  selection: { re: RegExp | null; limit: number } | null;
+}
+
+/** What one pass over the rows adds up without keeping them: the content hash, the selection and its digest. */
+class MmluScan {
+  private readonly content = new BufferedHash('[');
+  private readonly ids = new BufferedHash('{"ids": [');
+  private readonly cases: SuiteDigester | null;
+  rows = 0;
+  /** Rows through `params.subjects` and `params.limit`. */
+  picked = 0;
+
+  constructor(private readonly o: ScanOptions) {
+    this.cases = o.selection ? new SuiteDigester() : null;
+  }
+
+  get count(): number {
+    return this.cases ? this.cases.count : this.picked;
+  }
+
+  /** Adds the next row; true when it is asked. */
+  add(r: MmluRow): boolean {
+    this.content.add((this.rows++ === 0 ? '' : ',') + canonicalContent(r));
+    if (this.o.subjects !== null && !this.o.subjects.has(r.subject)) return false;
+    if (this.picked >= this.o.limit) return false;
+    this.ids.add((this.picked++ === 0 ? '' : ', ') + pythonJsonString(r.id));
+    const sel = this.o.selection;
+    if (sel === null || this.cases === null) return true;
+    if (this.cases.count >= sel.limit) return false;
+    // selectCases' keys: the id, the dataset (the subject) and the tags (`mmlu`, the subject).
+    if (sel.re !== null && !(sel.re.test(r.id) || sel.re.test(r.subject) || sel.re.test('mmlu'))) return false;
+    this.cases.add(mmluCase(r));
+    return true;
+  }
+
+  /** The digest of every row's content but its id: what the default version label is cut from. */
+  contentDigest(): string {
+    return this.content.digest(']');
+  }
+
+  /** `mmluDigest(pickedIds, version)`, or the selected cases' `suiteDigest` under `version`. */
+  digest(version: string): string {
+    if (this.cases) return this.cases.digest({ name: 'mmlu', scorer: 'choice', version });
+    return this.ids.digest(`], "version": ${pythonJsonString(version)}}`);
+  }
+}
+
+/** The canonical JSON of a row's content (no id), written directly: keys in sorted order. */
+function canonicalContent(r: MmluRow): string {
+  const [a, b, c, d] = r.choices;
+  const q = JSON.stringify;
+  return `{"answer":${q(r.answer)},"choices":[${q(a)},${q(b)},${q(c)},${q(d)}],"question":${q(r.question)},"subject":${q(r.subject)}}`;
+}
+
+/** A sha256 fed text in pieces of about 64 KiB (a hash update per row costs more than the hashing). */
+class BufferedHash {
+  private readonly hash: Hash = createHash('sha256');
+  private pending: string;
+
+  constructor(first: string) {
+    this.pending = first;
+  }
+
+  add(text: string): void {
+    this.pending += text;
+    if (this.pending.length >= 1 << 16) {
+      this.hash.update(this.pending, 'utf8');
+      this.pending = '';
+    }
+  }
+
+  /** `sha256:` + hex of everything added, then `last`; adding may go on. */
+  digest(last: string): string {
+    return 'sha256:' + this.hash.copy().update(this.pending + last, 'utf8').digest('hex');
+  }
+}
+
+/** For `params.subjects`: which of the asked subjects the data holds, and its first nine subjects in sorted order (the message's). */
+class FirstSubjects {
+  readonly first: string[] = [];
+  readonly found = new Set<string>();
+
+  constructor(private readonly asked: ReadonlySet<string>) {}
+
+  add(subject: string): void {
+    if (this.asked.has(subject)) this.found.add(subject);
+    const f = this.first;
+    if (f.length === 9 && subject >= f[8]!) return;
+    if (f.includes(subject)) return;
+    let i = f.length;
+    while (i > 0 && f[i - 1]! > subject) i--;
+    f.splice(i, 0, subject);
+    if (f.length > 9) f.pop();
+  }
+}
+
+/** The rows of one data file; a problem is thrown once the file is read to its end (the whole-file reader's precedence). */
+function* fileRows(file: string, pieces: Iterable<string>): Generator<MmluRow, void, undefined> {
+  const ext = extname(file).toLowerCase();
+  if (ext === '.csv') return yield* csvFileRows(file, pieces);
+  if (ext === '.json' || ext === '.jsonl') return yield* jsonFileRows(file, ext, pieces);
+  // The whole-file reader reads the file before it looks at its type: its problems come first.
+  for (const _ of pieces);
+  throw new JoulebenchError('E_INPUT', `mmlu ${file}: unknown file type ${quote(ext)} (use .json, .jsonl or .csv)`);
+}
+
+/** A Hendrycks CSV file's rows, parsed a piece at a time by csv-parse (RFC 4180; blank lines skipped). */
+function* csvFileRows(file: string, pieces: Iterable<string>): Generator<MmluRow, void, undefined> {
+  // Hendrycks' file names: the subject, then `_test` (or `_dev`, `_val`, …).
+  const subject = basename(file, extname(file)).replace(/_(test|dev|val|validation|train|auxiliary_train)$/i, '');
+  const rows: MmluRow[] = [];
+  let first = true;
+  let n = 0;
+  let crlfInside = 0;
+  let problem: unknown = null;
+  const onRecord = (fields: string[], info: { lines: number }): null => {
+    // The optional header `question,A,B,C,D,answer`.
+    const header = first && fields.map((f) => f.trim().toLowerCase()).join(',') === 'question,a,b,c,d,answer';
+    first = false;
+    if (problem !== null || header) return null;
+    // csv-parse counts to the record's last line, a CRLF inside quotes as two: the message names the line it starts on.
+    const breaks = (re: RegExp): number => fields.reduce((k, f) => k + (f.match(re)?.length ?? 0), 0);
+    crlfInside += breaks(/\r\n/g);
+    const line = info.lines - crlfInside - breaks(/\r\n|\r|\n/g);
+    try {
+      rows.push(csvRow(file, subject, line, fields, n++));
+    } catch (e) {
+      problem = e;
+    }
+    return null;
+  };
+  const csv = new Parser({ bom: true, relax_column_count: true, relax_quotes: true, skip_empty_lines: true, record_delimiter: ['\r\n', '\n', '\r'], on_record: onRecord });
+  csv.on('error', () => undefined); // read from `errored` below
+  const parsed = (): MmluRow[] => {
+    if (problem === null && csv.errored) problem = new JoulebenchError('E_INPUT', `mmlu ${file}: not valid CSV (${csv.errored.message})`);
+    return rows.splice(0);
+  };
+  for (const piece of pieces) {
+    if (problem !== null) continue; // read on: bad UTF-8 further on comes first
+    csv.write(piece);
+    yield* parsed();
+  }
+  if (problem === null) csv.end();
+  yield* parsed();
+  if (problem !== null) throw problem;
+}
+
+function* jsonFileRows(file: string, ext: string, pieces: Iterable<string>): Generator<MmluRow, void, undefined> {
+  // A .json file is one document; a .jsonl file is one too when its first non-blank character is `[`.
+  let doc: boolean | null = ext === '.json' ? true : null;
+  const held: string[] = [];
+  let partial = '';
+  let lineNo = 0;
+  let jsonProblem: unknown = null;
+  let rowProblem: unknown = null;
+  const perSubject = new Map<string, number>();
+  const line = (text: string): MmluRow | null => {
+    lineNo++;
+    if (text.trim() === '' || jsonProblem !== null) return null;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (e) {
+      jsonProblem = new JoulebenchError('E_INPUT', `mmlu ${file}: line ${lineNo}: not valid JSON (${(e as Error).message})`);
+      return null;
+    }
+    if (rowProblem !== null) return null;
+    try {
+      return jsonRow(value, `mmlu ${file}: line ${lineNo}`, perSubject);
+    } catch (e) {
+      rowProblem = e;
+      return null;
+    }
+  };
+  const linesOf = (text: string): MmluRow[] => {
+    const parts = text.split('\n');
+    parts[0] = partial + parts[0]!;
+    partial = parts.pop()!;
+    const out: MmluRow[] = [];
+    for (const p of parts) {
+      const r = line(p);
+      if (r !== null) out.push(r);
+    }
+    return out;
+  };
+  for (const piece of pieces) {
+    if (doc === null) {
+      held.push(piece);
+      if (piece.trimStart() === '') continue; // blank so far: not decided
+      doc = piece.trimStart().startsWith('[');
+      if (doc) continue;
+      yield* linesOf(held.join(''));
+      held.length = 0;
+    } else if (doc) held.push(piece);
+    else yield* linesOf(piece);
+  }
+  if (doc) {
+    for (const { value, where } of jsonDocumentItems(file, held.join(''))) yield jsonRow(value, where, perSubject);
+    return;
+  }
+  const last = line(held.join('') + partial);
+  if (last !== null) yield last;
+  if (jsonProblem !== null || rowProblem !== null) throw jsonProblem ?? rowProblem;
+}
+
+/** One more pass when an id fingerprint repeated: the first id that really repeats. */
+function firstDuplicate(files: readonly string[], read: (file: string) => Iterable<string>, suspects: ReadonlySet<string>): string | null {
+  const seen = new Set<string>();
+  for (const file of files) {
+    for (const r of fileRows(file, read(file))) {
+      if (!suspects.has(IdFingerprints.key(r.id))) continue;
+      if (seen.has(r.id)) return r.id;
+      seen.add(r.id);
+    }
+  }
+  return null;
 }

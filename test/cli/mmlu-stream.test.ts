@@ -101,7 +101,7 @@ it('a whole run of 60,000 MMLU rows (checked, then read in batches, results writ
        if (r.report.case_count !== 60000 || r.report.measurements['mmlu.accuracy'] === undefined) throw new Error('ran ' + r.report.case_count);`,
     );
     assert.equal(ran.status, 0, `${fmt}: the streamed run in a 48 MB heap: ${ran.stderr.slice(-400)}`);
-    const held = inHeap(48, `const { loadMmlu, readMmluRows } = await import(dist + 'suites/mmlu-stream.js'); globalThis.held = [readMmluRows(${JSON.stringify(data)}), loadMmlu(${JSON.stringify(data)})];`);
+    const held = inHeap(48, `const { loadMmlu, readMmluRows } = await import(dist + 'suites/mmlu.js'); globalThis.held = [readMmluRows(${JSON.stringify(data)}), loadMmlu(${JSON.stringify(data)})];`);
     assert.notEqual(held.status, 0, `${fmt}: every row and case held fit in 48 MB: the bound proves nothing`);
     assert.match(held.stderr, /heap out of memory/);
     rmSync(data);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { pythonJsonDumps } from '../../src/core/py-json.js';
-import { loadMmlu } from '../../src/suites/mmlu-stream.js';
+import { loadMmlu } from '../../src/suites/mmlu.js';
 import { retryDifference } from '../../src/suites/retry-label.js';
 import { cli } from '../helpers/cli.js';
 import { startFakeOpenAI, type FakeServer } from '../helpers/fake-openai.js';

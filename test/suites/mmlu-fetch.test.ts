@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { fetchMmluJsonl } from '../../src/suites/mmlu-fetch.js';
-import { loadMmlu } from '../../src/suites/mmlu-stream.js';
+import { loadMmlu } from '../../src/suites/mmlu.js';
 import { cli } from '../helpers/cli.js';
 
 // A loopback stand-in for the dataset viewer's /rows API, serving 230 of our own MMLU-format rows.

@@ -11,9 +11,7 @@ import { createModelMeter } from '../../src/meters/model.js';
 import { MemorySink } from '../../src/runner/results-file.js';
 import { run } from '../../src/runner/run.js';
 import { suiteDigest } from '../../src/suites/digest.js';
-import type { MmluOptions } from '../../src/suites/mmlu.js';
-import { loadMmlu } from '../../src/suites/mmlu-stream.js';
-import { streamMmlu } from '../../src/suites/mmlu-stream.js';
+import { loadMmlu, streamMmlu, type MmluOptions } from '../../src/suites/mmlu.js';
 import { selectCases, type Selection } from '../../src/suites/select.js';
 import { csvLine, generatedRows, TOY_ROWS, writeMmluFixtures } from '../helpers/mmlu-fixtures.js';
 

@@ -6,8 +6,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { getScorer } from '../../src/scorers/index.js';
 import { suiteDigest } from '../../src/suites/digest.js';
-import { mmluDigest, mmluPrompt } from '../../src/suites/mmlu.js';
-import { loadMmlu, readMmluRows } from '../../src/suites/mmlu-stream.js';
+import { loadMmlu, mmluDigest, mmluPrompt, readMmluRows } from '../../src/suites/mmlu.js';
 
 // Our own MMLU-format items (no real MMLU text is bundled or used).
 const rows = [
@@ -94,4 +93,12 @@ test('bad rows fail with one line naming the file, line and key', () => {
   assert.throws(() => readMmluRows(bad), /line 1: choices must be a list of 4 strings/);
   assert.throws(() => loadMmlu(jsonl, { subjects: ['nope'] }), /params\.subjects: no questions for "nope"/);
   assert.throws(() => readMmluRows(join(dir, 'missing.jsonl')), /no such file/);
+});
+
+test('a CSV row is named by the line it starts on (a quoted field may span lines, CRLF or LF); an unclosed quote is refused', () => {
+  const csv = join(dir, 'spans_test.csv');
+  writeFileSync(csv, 'question,A,B,C,D,answer\r\n"q\r\nmore",a,b,c,d,A\r\n"q\r\n\r\nmore",a,b,c,d,B\r\n\r\nbad,row\r\n');
+  assert.throws(() => readMmluRows(csv), /spans_test\.csv: line 8: expected 6 fields \(question,A,B,C,D,answer\), got 2/);
+  writeFileSync(csv, 'q,a,b,c,d,A\n"open,a,b,c,d,A\n');
+  assert.throws(() => readMmluRows(csv), /spans_test\.csv: not valid CSV \(Quote Not Closed/);
 });
