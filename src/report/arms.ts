@@ -30,9 +30,8 @@ export interface InputsFrontier extends FrontierReport {
 export type CodeCurve = Pick<SolverSummary, 'pass_at_k' | 'unresolved_task_count' | 'unresolved_joules' | 'unresolved_usd' | 'resolution_under_budget_pct'>;
 
 /**
- * Arms of a coding-agent results file: one per solver, named `label · solver`. accuracy = resolution %,
- * J/correct = J per resolved task, $/correct = $ per resolved task, p95 = nearest-rank p95 of the solver's
- * wall time per task (its valid rollouts summed), the population of SolverSummary's median_wall_ms.
+ * Arms of a coding-agent results file, one per solver: accuracy = resolution %, J and $ per resolved task,
+ * p95 = nearest-rank p95 of the solver's wall time per task (its valid rollouts summed).
  */
 export function codeArms(label: string, r: CodeResults): Arm[] {
   return r.solvers.map((s) => {

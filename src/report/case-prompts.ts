@@ -10,10 +10,7 @@ import { promptOf } from '../suites/prompt.js';
 /** A case's prompt as the target was sent it (a string, or a conversation's messages), or why it cannot be shown. */
 export type CasePrompt = { ok: true; prompt: string | ChatMessage[]; source: string } | { ok: false; reason: string };
 
-/**
- * The prompt to show for one case line: its own `prompt`, else read back through `lookup` (null: none made).
- * A conversation is its last request's messages: each turn with the answer before the next.
- */
+/** A case line's prompt: its own, else read back through `lookup`; a conversation is its last request's messages. */
 export function casePrompt(header: ResultsHeader | null | undefined, line: CaseResult, lookup: PromptLookup | null): CasePrompt {
   if (line.prompt !== undefined) return { ok: true, prompt: line.prompt, source: 'results file' };
   if (header?.prompts === 'none') return { ok: false, reason: 'prompts not stored: the run used --no-store-prompts' };
@@ -68,8 +65,7 @@ export function resolvePrompts(header: ResultsHeader | null | undefined, results
     try {
       suite = loadSuiteFile(source);
     } catch {
-      // The loader's message is not repeated: it can quote the file, and a results file (which names
-      // the path) may come from someone else — the page must not carry pieces of a local file.
+      // Not the loader's message: it can quote the file, and the page must not carry pieces of a local file.
       return { ok: false, reason: `suite does not load now: ${source} (joulebench run -s ${source} says why)` };
     }
   }

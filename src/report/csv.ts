@@ -7,10 +7,7 @@ import type { CaseResult } from '../core/types.js';
 /** A cell: text, a number, a boolean, or `null` (an empty field: unknown, never 0). */
 export type Cell = string | number | boolean | null;
 
-/**
- * RFC 4180 CSV through csv-stringify: a header row, CRLF line ends, fields holding a comma, a quote
- * or a line break quoted with quotes doubled. `null` is an empty field.
- */
+/** RFC 4180 CSV (csv-stringify): a header row, CRLF line ends; `null` is an empty field. */
 export function toCsv(header: readonly string[], rows: readonly (readonly Cell[])[]): string {
   return csvRows([header, ...rows]);
 }

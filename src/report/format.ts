@@ -16,10 +16,7 @@ export function fmtPct(p: number | null, digits = 1): string {
   return p === null ? 'n/a' : `${p.toFixed(digits)} %`;
 }
 
-/**
- * Cases no scorer decided, shown beside accuracy (which leaves them out): `unscored_count`, or
- * `case_count − scored_count` for a report written without it; `null` when the report says neither.
- */
+/** Cases no scorer decided: `unscored_count`, or `case_count − scored_count` for older reports; null when neither. */
 export function unscoredOf(r: { case_count?: number; scored_count?: number; unscored_count?: number }): number | null {
   if (typeof r.unscored_count === 'number') return r.unscored_count;
   return typeof r.case_count === 'number' && typeof r.scored_count === 'number' ? r.case_count - r.scored_count : null;

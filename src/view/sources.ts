@@ -98,10 +98,7 @@ function fileRow(key: string, spec: string, input: ReportInput, sweep: string | 
   };
 }
 
-/**
- * Everything the viewer may show: the history's runs (read-only) and the paths named on the command line
- * (results/report/code/infer files, sweep folders, rate-sweep documents). Nothing else is ever read.
- */
+/** Everything the viewer may show: the history's runs (read-only) and the paths named on the command line; nothing else. */
 export async function openSources(paths: readonly string[], historyPath: string | null): Promise<ViewSources> {
   const history = historyPath && existsSync(historyPath) ? await History.open(historyPath, { readonly: true }) : null;
   const runs: ViewRun[] = (history?.list() ?? []).map((h) => ({ ...historyRow(h), model: modelOf(history!.get(h.id)?.receipt ?? null) }));

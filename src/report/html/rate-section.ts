@@ -21,11 +21,7 @@ export interface RateCurveView {
 
 type LoadRun = { label: string; report: BenchReport & { load?: LoadBlock } };
 
-/**
- * The rate curves among the runs: runs carrying a `load` block are grouped by what a rate sweep keeps
- * fixed (target, suite digest, arrival shape, concurrency, request count, seed, TTFT token), and each
- * group is one curve ordered by rate. Pure.
- */
+/** Load runs grouped by what a rate sweep keeps fixed (target, suite, load shape…): one curve per group, by rate. */
 export function rateCurvesOf(runs: readonly LoadRun[]): RateCurveView[] {
   const groups = new Map<string, LoadRun[]>();
   for (const r of runs) {
