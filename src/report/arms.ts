@@ -70,14 +70,8 @@ export function inputsFrontier(inputs: readonly ReportInput[]): InputsFrontier {
       codeArms(input.label, input.results).forEach((a, i) => {
         arms.push(a);
         kinds[a.id] = 'code';
-        const s = solvers[i]!;
-        curves[a.id] = {
-          pass_at_k: s.pass_at_k,
-          unresolved_task_count: s.unresolved_task_count,
-          unresolved_joules: s.unresolved_joules,
-          unresolved_usd: s.unresolved_usd,
-          resolution_under_budget_pct: s.resolution_under_budget_pct,
-        };
+        const { pass_at_k, unresolved_task_count, unresolved_joules, unresolved_usd, resolution_under_budget_pct } = solvers[i]!;
+        curves[a.id] = { pass_at_k, unresolved_task_count, unresolved_joules, unresolved_usd, resolution_under_budget_pct };
       });
     } else {
       for (const id of inferArmIds(input.label, input.file.arms.map((a) => a.id))) notPlaced.push({ id, kind: 'infer', reason: INFER_NOT_PLACED });

@@ -145,17 +145,7 @@ function casesAsRun(suite: Suite, header: ResultsHeader): Case[] | null {
 
 /** `filter=/x/,limit=5`, `filter=/x/`, `limit=5` (describeSelection's text) back to a selection. */
 export function parseSelection(text: string): Selection | null {
-  let rest = text;
-  const sel: Selection = {};
-  const lim = /(?:^|,)limit=(\d+)$/.exec(rest);
-  if (lim) {
-    sel.limit = Number(lim[1]);
-    rest = rest.slice(0, lim.index);
-  }
-  if (rest !== '') {
-    const f = /^filter=\/([\s\S]*)\/$/.exec(rest);
-    if (!f) return null;
-    sel.filter = f[1]!;
-  }
-  return sel.filter === undefined && sel.limit === undefined ? null : sel;
+  const m = /^(?:filter=\/([\s\S]*)\/)?(?:(?:^|,)limit=(\d+))?$/.exec(text);
+  if (!m || (m[1] === undefined && m[2] === undefined)) return null;
+  return { ...(m[2] !== undefined ? { limit: Number(m[2]) } : {}), ...(m[1] !== undefined ? { filter: m[1] } : {}) };
 }

@@ -45,19 +45,11 @@ export function fmtSigned(v: number | null, unit: string, digits = 2): string {
 export function table(rows: string[][], align: readonly ('l' | 'r')[] = [], indent = '  '): string {
   const widths: number[] = [];
   for (const r of rows) r.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, stripColors(cell).length)));
-  return rows
-    .map(
-      (r) =>
-        indent +
-        r
-          .map((cell, i) => {
-            const pad = ' '.repeat((widths[i] ?? 0) - stripColors(cell).length);
-            return (align[i] ?? (i === 0 ? 'l' : 'r')) === 'l' ? cell + pad : pad + cell;
-          })
-          .join('  ')
-          .trimEnd(),
-    )
-    .join('\n');
+  const padded = (cell: string, i: number): string => {
+    const pad = ' '.repeat((widths[i] ?? 0) - stripColors(cell).length);
+    return (align[i] ?? (i === 0 ? 'l' : 'r')) === 'l' ? cell + pad : pad + cell;
+  };
+  return rows.map((r) => indent + r.map(padded).join('  ').trimEnd()).join('\n');
 }
 
 /** A Markdown table row, each cell escaped (pipes and newlines would break the row). */

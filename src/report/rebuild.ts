@@ -57,9 +57,7 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
   let inOrder = true;
   /** Where the first line out of order starts (the lines before it are in case order). */
   let prefixEnd = -1;
-  let lastRank = -1;
-  let lastPass = 0;
-  let lastIndex = 0;
+  let last: CaseKey = [-1, 0, 0];
   let judgeLine: Record<string, unknown> | null = null;
   let loadEnergy: Record<string, unknown> | null = null;
   let runMeasures: Record<string, unknown> | null = null;
@@ -80,20 +78,16 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
       agg = aggregatorOf(h);
     },
     case: (r) => {
-      const rank = phaseRank(r.phase);
-      const before = rank < lastRank || (rank === lastRank && (r.pass < lastPass || (r.pass === lastPass && r.index < lastIndex)));
+      const key: CaseKey = [phaseRank(r.phase), r.pass, r.index];
+      const before = sortsBefore(key, last);
       if (before) inOrder = false;
-      else {
-        lastRank = rank;
-        lastPass = r.pass;
-        lastIndex = r.index;
-      }
+      else last = key;
       if (prefixEnd < 0 && before) {
         agg = null;
         prefixEnd = lineOffset;
       }
       if (prefixEnd < 0) agg!.add(r);
-      else keys.push(rank, r.pass, r.index, lineOffset);
+      else keys.push(key[0], r.pass, r.index, lineOffset);
       if (r.phase !== 'scored') return;
       onScored?.(r);
       if (keep === 'scored') scored.push(r);
@@ -176,14 +170,12 @@ function inCaseOrder(path: string, h: ResultsHeader, prefixEnd: number, keys: Ca
     throw new JoulebenchError('E_RESULTS', `${path}: changed while being read (the line at byte ${offset} is not the one read before)`);
   };
   let k = 0;
-  /** Adds the kept lines whose keys sort before (rank, pass, index); all of them when rank is Infinity. */
-  const restBefore = (rank: number, pass: number, index: number): void => {
+  /** Adds the kept lines whose keys sort before `key`; all of them when its rank is Infinity. */
+  const restBefore = (key: CaseKey): void => {
     for (; k < order.length; k++) {
       const i = order[k]!;
-      const kr = keys.rank(i);
-      const kp = keys.pass(i);
-      const ki = keys.index(i);
-      if (!(kr < rank || (kr === rank && (kp < pass || (kp === pass && ki < index))))) return;
+      const [kr, kp, ki] = [keys.rank(i), keys.pass(i), keys.index(i)];
+      if (!sortsBefore([kr, kp, ki], key)) return;
       const { buf, start, end } = rest.lineAt(keys.offset(i));
       const r = caseIn(buf, start, end);
       if (r === null || phaseRank(r.phase) !== kr || r.pass !== kp || r.index !== ki) changed(keys.offset(i));
@@ -200,18 +192,23 @@ function inCaseOrder(path: string, h: ResultsHeader, prefixEnd: number, keys: Ca
       }
       const r = caseIn(buf, start, end);
       if (r !== null) {
-        restBefore(phaseRank(r.phase), r.pass, r.index);
+        restBefore([phaseRank(r.phase), r.pass, r.index]);
         agg.add(r);
       }
       offset = next;
     }
-    restBefore(Infinity, 0, 0);
+    restBefore([Infinity, 0, 0]);
   } finally {
     prefix.close();
     rest.close();
   }
   return agg;
 }
+
+/** A case line's place in case order: phase rank, pass, index. */
+type CaseKey = readonly [rank: number, pass: number, index: number];
+
+const sortsBefore = ([r1, p1, i1]: CaseKey, [r2, p2, i2]: CaseKey): boolean => r1 < r2 || (r1 === r2 && (p1 < p2 || (p1 === p2 && i1 < i2)));
 
 /** A line's case result (null for any other line), read again after the first pass validated it. */
 function caseIn(buf: Buffer, start: number, end: number): CaseResult | null {

@@ -218,15 +218,9 @@ export async function comparePage(s: ViewSources, keys: readonly string[]): Prom
   const flips: string[] = [];
   for (const r of same ? (cand!.results ?? []) : []) {
     const b = before.get(`${r.pass}:${r.index}`);
-    if (!b || b.passed === null || r.passed === null) {
-      tally.unpaired++;
-      continue;
-    }
-    if (b.passed === r.passed) {
-      tally.same++;
-      continue;
-    }
-    tally[r.passed ? 'fixed' : 'broke']++;
+    const kind = !b || b.passed === null || r.passed === null ? 'unpaired' : b.passed === r.passed ? 'same' : r.passed ? 'fixed' : 'broke';
+    tally[kind]++;
+    if (!b || (kind !== 'fixed' && kind !== 'broke')) continue;
     const caseLink = (k: string) => `/cases/${encodeURIComponent(k)}?q=${encodeURIComponent(r.case_id)}`;
     flips.push(`<tr class="flip ${r.passed ? 'fixed' : 'broke'}" data-case="${esc(r.case_id)}"><td class="mono">${esc(r.case_id)}${r.pass > 0 ? ` (pass ${r.pass})` : ''}</td><td>${r.passed ? 'fixed: wrong → correct' : 'broke: correct → wrong'}</td>
       <td class="num">${esc(fmtJoules(b.joules))} → ${esc(fmtJoules(r.joules))}</td><td class="num">${esc(fmtMs(Number(b.latency_ms.toFixed(1))))} → ${esc(fmtMs(Number(r.latency_ms.toFixed(1))))}</td>
