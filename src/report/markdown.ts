@@ -19,7 +19,6 @@ function mdTable(head: string[], rows: string[][], align?: ('l' | 'r')[]): strin
   return [mdRow(head), `| ${sep.join(' | ')} |`, ...rows.map(mdRow)].join('\n');
 }
 
-/** The energy figure with its source label, and a warning when some readings were below the meter floor. */
 function energy(j: number | null, r: BenchReport): string {
   const floor = r.below_floor_count > 0 ? ` ⚠ ${r.below_floor_count} below floor` : '';
   return `${fmtJoules(j)} \`${r.energy_source}\`${floor}`;

@@ -81,10 +81,10 @@ export function runsPage(s: ViewSources, q: URLSearchParams): string {
   );
 }
 
-/** The static report page of runs (or of a named sweep folder or rate sweep), rendered now, with the viewer's links on top. */
 /** The report pages load the ECharts bundle the server serves (cached by the browser) instead of inlining 1 MB each. */
 const ECHARTS = { src: '/assets/echarts.min.js' };
 
+/** The static report page of runs (or of a named sweep folder or rate sweep), rendered now, with the viewer's links on top. */
 export async function reportPage(s: ViewSources, keys: readonly string[]): Promise<string | null> {
   const group = keys.length === 1 ? s.groups.find((g) => g.key === keys[0]) : undefined;
   let html: string;
@@ -109,7 +109,6 @@ const OUTCOMES: Outcome[] = ['all', 'correct', 'incorrect', 'unscored', 'error',
 const outcomeOf = (r: CaseResult): string => (r.error ? 'error' : r.passed === true ? 'correct' : r.passed === false ? 'incorrect' : 'unscored');
 const matches = (r: CaseResult, o: Outcome): boolean => o === 'all' || (o === 'below-floor' ? r.below_floor : outcomeOf(r) === o);
 
-/** A prompt as text: a string as is, messages one `role: content` paragraph each. */
 function promptText(p: string | ChatMessage[]): string {
   return typeof p === 'string' ? p : p.map((m) => `${m.role}: ${m.content}`).join('\n\n');
 }
