@@ -30,9 +30,8 @@ export interface InputsFrontier extends FrontierReport {
 export type CodeCurve = Pick<SolverSummary, 'pass_at_k' | 'unresolved_task_count' | 'unresolved_joules' | 'unresolved_usd' | 'resolution_under_budget_pct'>;
 
 /**
- * Arms of a coding-agent results file: one per solver, named `label · solver`. accuracy = resolution %,
- * J/correct = J per resolved task, $/correct = $ per resolved task, p95 = nearest-rank p95 of the solver's
- * wall time per task (its valid rollouts summed), the population of SolverSummary's median_wall_ms.
+ * Arms of a coding-agent results file, one per solver: accuracy = resolution %, J and $ per resolved task,
+ * p95 = nearest-rank p95 of the solver's wall time per task (its valid rollouts summed).
  */
 export function codeArms(label: string, r: CodeResults): Arm[] {
   return r.solvers.map((s) => {
@@ -71,14 +70,8 @@ export function inputsFrontier(inputs: readonly ReportInput[]): InputsFrontier {
       codeArms(input.label, input.results).forEach((a, i) => {
         arms.push(a);
         kinds[a.id] = 'code';
-        const s = solvers[i]!;
-        curves[a.id] = {
-          pass_at_k: s.pass_at_k,
-          unresolved_task_count: s.unresolved_task_count,
-          unresolved_joules: s.unresolved_joules,
-          unresolved_usd: s.unresolved_usd,
-          resolution_under_budget_pct: s.resolution_under_budget_pct,
-        };
+        const { pass_at_k, unresolved_task_count, unresolved_joules, unresolved_usd, resolution_under_budget_pct } = solvers[i]!;
+        curves[a.id] = { pass_at_k, unresolved_task_count, unresolved_joules, unresolved_usd, resolution_under_budget_pct };
       });
     } else {
       for (const id of inferArmIds(input.label, input.file.arms.map((a) => a.id))) notPlaced.push({ id, kind: 'infer', reason: INFER_NOT_PLACED });

@@ -10,12 +10,7 @@ import { promptOf } from '../suites/prompt.js';
 /** A case's prompt as the target was sent it (a string, or a conversation's messages), or why it cannot be shown. */
 export type CasePrompt = { ok: true; prompt: string | ChatMessage[]; source: string } | { ok: false; reason: string };
 
-/**
- * The prompt to show for one case line: the line's own `prompt` when the run kept it (`prompts: "text"`),
- * else read back through `lookup` ({@link resolvePrompts} of the same file, made once per file; `null`
- * when none was made) for a run whose header says `index` or, written before the key, nothing. A
- * conversation (the line's `turns`) is its last request's messages: each turn with the answer before the next.
- */
+/** A case line's prompt: its own, else read back through `lookup`; a conversation is its last request's messages. */
 export function casePrompt(header: ResultsHeader | null | undefined, line: CaseResult, lookup: PromptLookup | null): CasePrompt {
   if (line.prompt !== undefined) return { ok: true, prompt: line.prompt, source: 'results file' };
   if (header?.prompts === 'none') return { ok: false, reason: 'prompts not stored: the run used --no-store-prompts' };
@@ -37,10 +32,7 @@ export function casePrompt(header: ResultsHeader | null | undefined, line: CaseR
   return { ok: true, prompt: messages, source: lookup.source };
 }
 
-/**
- * Each case's prompt, read back from the suite the results header names (for a run that kept none in its
- * case lines), only while the suite hashes to the run's digest: a suite edited since never passes its new text off.
- */
+/** Each case's prompt, read back from the header's suite only while it hashes to the run's digest. */
 export type PromptLookup =
   | { ok: true; source: string; turnsOf: (index: number) => string[] | null }
   | { ok: false; reason: string };
@@ -67,16 +59,13 @@ export function resolvePrompts(header: ResultsHeader | null | undefined, results
     } catch {
       return { ok: false, reason: `suite does not load now: ${files.join(' or ')} (joulebench run --suite mt-bench --data … says why)` };
     }
-  } else if (isJsonlSuitePath(source)) {
-    if (!existsSync(source)) return { ok: false, reason: `suite file not found: ${source}` };
-    return streamedPrompts(source, header, results);
   } else {
     if (!existsSync(source)) return { ok: false, reason: `suite file not found: ${source}` };
+    if (isJsonlSuitePath(source)) return streamedPrompts(source, header, results);
     try {
       suite = loadSuiteFile(source);
     } catch {
-      // The loader's message is not repeated: it can quote the file, and a results file (which names
-      // the path) may come from someone else — the page must not carry pieces of a local file.
+      // Not the loader's message: it can quote the file, and the page must not carry pieces of a local file.
       return { ok: false, reason: `suite does not load now: ${source} (joulebench run -s ${source} says why)` };
     }
   }
@@ -86,20 +75,11 @@ export function resolvePrompts(header: ResultsHeader | null | undefined, results
     const where = isBundledSuite(source) ? 'bundled suite' : source === 'mt-bench' ? (header.suite_data ?? source) : source;
     return { ok: false, reason: digestChanged(header.suite_digest, where, now) };
   }
-  // The digest pins each case's id to its index; a results line that disagrees is not this run's.
-  for (const r of results) {
-    if (matched[r.index]?.id !== r.case_id) {
-      return { ok: false, reason: `case ${r.index} of the results is "${r.case_id}", the suite's is "${matched[r.index]?.id ?? '(none)'}"` };
-    }
-  }
   const shown = isBundledSuite(source) ? `bundled suite "${source}"` : source === 'mt-bench' ? `MT-Bench questions ${header.suite_data ?? ''}` : source;
-  return { ok: true, source: shown, turnsOf: (index) => turnsOf(matched[index]) };
+  return checkedLookup(shown, results, (i) => matched[i]);
 }
 
-/**
- * {@link resolvePrompts} for a JSONL suite, which `run` streamed: checked and digested as the run did,
- * keeping only the cases `results` name as it streams past. Same answers and reasons as loading it whole.
- */
+/** {@link resolvePrompts} for a JSONL suite: streamed and digested as `run` did, keeping only the cases `results` name. */
 function streamedPrompts(source: string, header: ResultsHeader, results: readonly CaseResult[]): PromptLookup {
   const run = header.suite_version;
   const plus = run.indexOf('+');
@@ -130,17 +110,15 @@ function streamedPrompts(source: string, header: ResultsHeader, results: readonl
     }
     return { ok: false, reason: digestChanged(header.suite_digest, source, now) };
   }
-  for (const r of results) {
-    if (byIndex.get(r.index)?.id !== r.case_id) {
-      return { ok: false, reason: `case ${r.index} of the results is "${r.case_id}", the suite's is "${byIndex.get(r.index)?.id ?? '(none)'}"` };
-    }
-  }
-  return { ok: true, source, turnsOf: (index) => turnsOf(byIndex.get(index)) };
+  return checkedLookup(source, results, (i) => byIndex.get(i));
 }
 
-function turnsOf(c: Case | undefined): string[] | null {
-  if (!c) return null;
-  return c.turns && c.turns.length > 0 ? [...c.turns] : [c.prompt ?? ''];
+/** The digest pins each case's id to its index: a results line that disagrees is not this run's. */
+function checkedLookup(source: string, results: readonly CaseResult[], caseAt: (index: number) => Case | undefined): PromptLookup {
+  const bad = results.find((r) => caseAt(r.index)?.id !== r.case_id);
+  if (bad) return { ok: false, reason: `case ${bad.index} of the results is "${bad.case_id}", the suite's is "${caseAt(bad.index)?.id ?? '(none)'}"` };
+  const turnsOf = (c: Case | undefined): string[] | null => (!c ? null : c.turns?.length ? [...c.turns] : [c.prompt ?? '']);
+  return { ok: true, source, turnsOf: (index) => turnsOf(caseAt(index)) };
 }
 
 /** Why a suite's prompts are not shown: it hashes differently now (`where` names it). */
@@ -149,11 +127,7 @@ export function digestChanged(run: string, where: string, now: string): string {
   return `suite changed since the run: digest differs (run ${short(run)}, ${where} now ${short(now)})`;
 }
 
-/**
- * The cases the run asked, when the suite as it is now hashes to the run's digest. The run's version
- * may carry a retry label (`/retry-N`) and its `--filter`/`--limit` selection (`+filter=/x/,limit=5`),
- * both written after the suite's own version: the selection is applied again from it.
- */
+/** The cases the run asked, when the suite now hashes to the run's digest (its `/retry-N` and `+filter…` selection reapplied). */
 function casesAsRun(suite: Suite, header: ResultsHeader): Case[] | null {
   const run = header.suite_version;
   if (!(run === suite.version || run.startsWith(`${suite.version}/retry-`) || run.startsWith(`${suite.version}+`))) return null;
@@ -171,17 +145,7 @@ function casesAsRun(suite: Suite, header: ResultsHeader): Case[] | null {
 
 /** `filter=/x/,limit=5`, `filter=/x/`, `limit=5` (describeSelection's text) back to a selection. */
 export function parseSelection(text: string): Selection | null {
-  let rest = text;
-  const sel: Selection = {};
-  const lim = /(?:^|,)limit=(\d+)$/.exec(rest);
-  if (lim) {
-    sel.limit = Number(lim[1]);
-    rest = rest.slice(0, lim.index);
-  }
-  if (rest !== '') {
-    const f = /^filter=\/([\s\S]*)\/$/.exec(rest);
-    if (!f) return null;
-    sel.filter = f[1]!;
-  }
-  return sel.filter === undefined && sel.limit === undefined ? null : sel;
+  const m = /^(?:filter=\/([\s\S]*)\/)?(?:(?:^|,)limit=(\d+))?$/.exec(text);
+  if (!m || (m[1] === undefined && m[2] === undefined)) return null;
+  return { ...(m[2] !== undefined ? { limit: Number(m[2]) } : {}), ...(m[1] !== undefined ? { filter: m[1] } : {}) };
 }

@@ -4,7 +4,6 @@ import { CI_FIGURES, type CiFigure, type ReportCi } from '../stats/report-ci.js'
 import type { Interval } from '../stats/interval.js';
 import { fmtJoules, fmtMs, fmtPct, fmtUsd, table } from './format.js';
 
-/** Each figure's label and formatter. */
 const FIGURES: Record<CiFigure, [label: string, fmt: (v: number) => string]> = {
   accuracy_pct: ['accuracy', fmtPct],
   joules_per_correct: ['J / correct', fmtJoules],
@@ -21,7 +20,6 @@ export function fmtInterval(f: CiFigure, i: Interval | null | undefined): string
   return i.method === 'degenerate' ? `degenerate (all ${fmt(i.low)})` : `[${fmt(i.low)}, ${fmt(i.high)}]`;
 }
 
-/** How an interval was computed, for people. */
 function howText(i: Interval, ci: ReportCi): string {
   if (i.method === 'degenerate') return 'identical values: no interval to state';
   const over = ci.unit === 'subject' ? `${ci.clusters ?? '?'} subjects (clustered)` : ci.unit === 'question' ? `${ci.clusters ?? '?'} questions (clustered)` : 'cases';

@@ -3,10 +3,7 @@ import type { CodeResults } from '../code/results.js';
 import { loadCodeSuite } from '../code/task.js';
 import { digestChanged } from './case-prompts.js';
 
-/**
- * Each coding task's prompt (task.toml `prompt`), read back from the suite a `code` run names only while
- * its tasks hash to the run's suite digest, so a task edited after the run never shows its new text.
- */
+/** Each task's prompt (task.toml), read back only while the tasks hash to the run's suite digest. */
 export type CodePromptLookup = { ok: true; source: string; prompts: Record<string, string> } | { ok: false; reason: string };
 
 export function resolveCodePrompts(suite: CodeResults['suite']): CodePromptLookup {

@@ -2,10 +2,7 @@ import { pc } from './colors.js';
 import type { CodeResults } from '../code/results.js';
 import { fmtJoules, fmtPct, fmtUsd, table } from './format.js';
 
-/**
- * The resolution × energy × $ frontier table. `~` marks energy measured over windows shorter than the
- * meter's floor (noise-dominated, not comparable); `E` and `$` mark the Pareto-optimal solvers.
- */
+/** The solvers' resolution, energy and $ table: `~` marks energy below the meter's floor, `E`/`$` the Pareto-optimal. */
 export function renderCodeTable(r: CodeResults): string {
   const lines: string[] = [];
   const sandbox = String(r.config.sandbox.kind ?? '?');
@@ -65,10 +62,7 @@ export function renderCodeTable(r: CodeResults): string {
   return lines.join('\n') + '\n';
 }
 
-/**
- * pass@k and pass^k for k = 1…K from the same rollouts, with J and $ per expected resolved task at each k
- * (expected energy of k rollouts per task ÷ expected tasks resolved), and resolution under the energy budget.
- */
+/** pass@k and pass^k for k = 1…K with J and $ per expected resolved task, and resolution under the energy budget. */
 function passAtKLines(r: CodeResults): string[] {
   const lines: string[] = [];
   const budget = r.config.energy_budget_j;

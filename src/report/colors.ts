@@ -3,9 +3,8 @@ import picocolors from 'picocolors';
 type Colors = ReturnType<typeof picocolors.createColors>;
 
 /**
- * The colours every renderer uses. A library caller gets picocolors' own choice; the CLI switches to
- * always emitting codes and strips them per stream (`src/cli/color.ts`), because a table is written to
- * stderr as often as to stdout and picocolors decides by stdout alone.
+ * The colours every renderer uses. The CLI always emits codes and strips them per stream (src/cli/color.ts):
+ * picocolors decides by stdout alone, and tables go to stderr as often.
  */
 export let pc: Colors = picocolors;
 

@@ -7,10 +7,7 @@ import type { CaseResult } from '../core/types.js';
 /** A cell: text, a number, a boolean, or `null` (an empty field: unknown, never 0). */
 export type Cell = string | number | boolean | null;
 
-/**
- * RFC 4180 CSV through csv-stringify: a header row, CRLF line ends, fields holding a comma, a quote
- * or a line break quoted with quotes doubled. `null` is an empty field.
- */
+/** RFC 4180 CSV (csv-stringify): a header row, CRLF line ends; `null` is an empty field. */
 export function toCsv(header: readonly string[], rows: readonly (readonly Cell[])[]): string {
   return csvRows([header, ...rows]);
 }
@@ -32,9 +29,7 @@ const CASE_COLUMNS = [
 
 /** Per-case results, one row per case and pass, under a `run` column naming where each came from. */
 export function casesCsv(runs: readonly { label: string; results: readonly CaseResult[] }[]): string {
-  let out = casesCsvHeader();
-  for (const { label, results } of runs) out += casesCsvRows(label, results);
-  return out;
+  return casesCsvHeader() + runs.map(({ label, results }) => casesCsvRows(label, results)).join('');
 }
 
 /** The header row of {@link casesCsv}; with {@link casesCsvRows} of each batch of cases, the same text a piece at a time. */
@@ -85,26 +80,23 @@ export function comparisonCsv(c: Comparison): string {
 
 /** A coding-agent run's datapoints: one row per task × solver × rollout. */
 export function datapointsCsv(runs: readonly { label: string; datapoints: readonly Datapoint[] }[]): string {
-  const rows: Cell[][] = [];
-  for (const { label, datapoints } of runs) {
-    for (const d of datapoints) {
-      rows.push([
-        label,
-        d.task,
-        d.solver,
-        d.rollout,
-        d.valid,
-        d.invalid_reason,
-        d.resolved,
-        d.solver_run?.wall_ms ?? null,
-        d.solver_run?.exit_code ?? null,
-        d.solver_run?.timed_out ?? null,
-        d.joules,
-        d.tests_modified.join(' '),
-        d.escapes.join(' '),
-        d.image ?? null,
-      ]);
-    }
-  }
+  const rows = runs.flatMap(({ label, datapoints }) =>
+    datapoints.map((d): Cell[] => [
+      label,
+      d.task,
+      d.solver,
+      d.rollout,
+      d.valid,
+      d.invalid_reason,
+      d.resolved,
+      d.solver_run?.wall_ms ?? null,
+      d.solver_run?.exit_code ?? null,
+      d.solver_run?.timed_out ?? null,
+      d.joules,
+      d.tests_modified.join(' '),
+      d.escapes.join(' '),
+      d.image ?? null,
+    ]),
+  );
   return toCsv(['run', 'task', 'solver', 'rollout', 'valid', 'invalid_reason', 'resolved', 'wall_ms', 'exit_code', 'timed_out', 'joules', 'tests_modified', 'escapes', 'image'], rows);
 }

@@ -2,11 +2,7 @@ import type { CaseResult } from '../core/types.js';
 import { NumberColumn, nearestRanks } from '../core/number-column.js';
 
 /** Nearest-rank latency percentiles over scored cases that did not fail, ms. */
-export interface CaseLatency {
-  p50: number | null;
-  p95: number | null;
-  p99: number | null;
-}
+export type CaseLatency = Record<'p50' | 'p95' | 'p99', number | null>;
 
 /** The first `limit` scored cases whole, as they stream past, and every scored case's latency. */
 export class FirstCases {

@@ -16,10 +16,7 @@ export function fmtPct(p: number | null, digits = 1): string {
   return p === null ? 'n/a' : `${p.toFixed(digits)} %`;
 }
 
-/**
- * Cases no scorer decided, shown beside accuracy (which leaves them out): `unscored_count`, or
- * `case_count − scored_count` for a report written without it; `null` when the report says neither.
- */
+/** Cases no scorer decided: `unscored_count`, or `case_count − scored_count` for older reports; null when neither. */
 export function unscoredOf(r: { case_count?: number; scored_count?: number; unscored_count?: number }): number | null {
   if (typeof r.unscored_count === 'number') return r.unscored_count;
   return typeof r.case_count === 'number' && typeof r.scored_count === 'number' ? r.case_count - r.scored_count : null;
@@ -48,19 +45,11 @@ export function fmtSigned(v: number | null, unit: string, digits = 2): string {
 export function table(rows: string[][], align: readonly ('l' | 'r')[] = [], indent = '  '): string {
   const widths: number[] = [];
   for (const r of rows) r.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, stripColors(cell).length)));
-  return rows
-    .map(
-      (r) =>
-        indent +
-        r
-          .map((cell, i) => {
-            const pad = ' '.repeat((widths[i] ?? 0) - stripColors(cell).length);
-            return (align[i] ?? (i === 0 ? 'l' : 'r')) === 'l' ? cell + pad : pad + cell;
-          })
-          .join('  ')
-          .trimEnd(),
-    )
-    .join('\n');
+  const padded = (cell: string, i: number): string => {
+    const pad = ' '.repeat((widths[i] ?? 0) - stripColors(cell).length);
+    return (align[i] ?? (i === 0 ? 'l' : 'r')) === 'l' ? cell + pad : pad + cell;
+  };
+  return rows.map((r) => indent + r.map(padded).join('  ').trimEnd()).join('\n');
 }
 
 /** A Markdown table row, each cell escaped (pipes and newlines would break the row). */

@@ -71,10 +71,7 @@ export function renderNotPlaced(list: readonly NotPlacedArm[], as: 'text' | 'md'
   return `\n  ${pc.bold('not placed')}: ${ids}\n${reasons.map((r) => pc.dim(`    ${r}`)).join('\n')}\n`;
 }
 
-/**
- * Code arms beyond best-of-N: pass@k and pass^k at each k with J per expected resolved task, expensive
- * failures and resolution under the energy budget; empty when there is no code arm.
- */
+/** Code arms beyond best-of-N: pass@k / pass^k with J per resolved, expensive failures, resolution under budget. */
 export function renderCodeCurves(curves: Record<string, CodeCurve> | undefined): string {
   if (!curves) return '';
   const lines: string[] = ['', `  ${pc.bold('code arms: pass@k / pass^k over the same rollouts')} ${pc.dim('(J/resolved@k = expected J of k rollouts per task ÷ expected resolved)')}`];

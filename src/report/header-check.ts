@@ -4,10 +4,7 @@ import { checkLoadHeader } from '../load/options.js';
 import { isMaxUnits } from '../stats/bootstrap.js';
 import { localPriceProblem } from '../core/usd-parts.js';
 
-/**
- * Checks the results-header fields a report is built from: a bad one is a line naming the file and key
- * (E_RESULTS, exit 2), never a report computed from a nonsense setting.
- */
+/** Checks the header fields a report is built from: a bad one is one line naming file and key (E_RESULTS). */
 export function checkReportHeader(h: ResultsHeader, path: string): void {
   const bad = (key: string, want: string): never => {
     throw new JoulebenchError('E_RESULTS', `${path}: line 1: header key ${key} must be ${want}`);

@@ -3,10 +3,7 @@ import type { InferRunFile } from '../infer/protocol.js';
 import type { HistoryInput } from './history.js';
 import { inferArmViews } from './infer-view.js';
 
-/**
- * A `joulebench code` run for the history: accuracy, J/correct and $/correct (per resolved task) are
- * listed only when one solver ran, since a row has one value and several solvers have several.
- */
+/** A `joulebench code` run for the history: accuracy, J and $ per resolved task are listed only when one solver ran. */
 export function codeHistoryInput(results: CodeResults, paths: { results?: string | null; datapoints?: string | null } = {}): HistoryInput {
   const one = results.solvers.length === 1 ? results.solvers[0]! : null;
   const sources = [...new Set(results.solvers.map((s) => s.energy_source))];

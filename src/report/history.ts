@@ -4,33 +4,37 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { JoulebenchError } from '../core/errors.js';
 import { joulebenchHome } from '../home.js';
 
-/** One run as the history database keeps it; numbers are copied out of the report for listing. */
-export interface HistoryRun {
-  id: number;
+/** The columns listed for each run after `id`, in table order, with their SQLite types. */
+const COLUMNS = {
   /** When the row was written, UTC (Z-stamped). */
-  recorded_utc: string;
-  started_utc: string | null;
-  finished_utc: string | null;
+  recorded_utc: 'TEXT NOT NULL',
+  started_utc: 'TEXT',
+  finished_utc: 'TEXT',
   /** The report's `format` (e.g. `joulebench-report/1`), so other report kinds can share the table. */
-  kind: string;
-  suite: string | null;
-  suite_digest: string | null;
-  config_digest: string | null;
-  target: string | null;
-  meter: string | null;
-  case_count: number | null;
-  accuracy_pct: number | null;
-  joules_per_correct: number | null;
-  usd_per_correct: number | null;
-  latency_p95_ms: number | null;
-  energy_source: string | null;
-  below_floor_count: number | null;
-  report_path: string | null;
-  results_path: string | null;
-  receipt_path: string | null;
+  kind: 'TEXT NOT NULL',
+  suite: 'TEXT',
+  suite_digest: 'TEXT',
+  config_digest: 'TEXT',
+  target: 'TEXT',
+  meter: 'TEXT',
+  case_count: 'INTEGER',
+  accuracy_pct: 'REAL',
+  joules_per_correct: 'REAL',
+  usd_per_correct: 'REAL',
+  latency_p95_ms: 'REAL',
+  energy_source: 'TEXT',
+  below_floor_count: 'INTEGER',
+  report_path: 'TEXT',
+  results_path: 'TEXT',
+  receipt_path: 'TEXT',
   /** The sweep this run belongs to (its receipt's `labels.sweep_id`), else null. */
-  sweep_id: string | null;
-}
+  sweep_id: 'TEXT',
+} as const;
+
+type ColumnValue<T> = T extends 'TEXT NOT NULL' ? string : T extends 'TEXT' ? string | null : number | null;
+
+/** One run as the history database keeps it; numbers are copied out of the report for listing. */
+export type HistoryRun = { id: number } & { -readonly [K in keyof typeof COLUMNS]: ColumnValue<(typeof COLUMNS)[K]> };
 
 /** A run with its stored documents. */
 export interface HistoryEntry extends HistoryRun {
@@ -45,21 +49,8 @@ export interface HistoryInput {
   config_digest?: string | null;
   paths?: { report?: string | null; results?: string | null; receipt?: string | null };
   /** Listed columns set by the caller, for report kinds whose fields are named differently (code, infer). */
-  fields?: Partial<Pick<HistoryRun, ListedField>>;
+  fields?: Partial<Omit<HistoryRun, 'id' | 'recorded_utc' | 'started_utc' | 'finished_utc' | 'kind' | 'config_digest' | `${string}_path` | 'sweep_id'>>;
 }
-
-type ListedField =
-  | 'suite'
-  | 'suite_digest'
-  | 'target'
-  | 'meter'
-  | 'case_count'
-  | 'accuracy_pct'
-  | 'joules_per_correct'
-  | 'usd_per_correct'
-  | 'latency_p95_ms'
-  | 'energy_source'
-  | 'below_floor_count';
 
 /** The short kind of a stored run from its `format`: `suite`, `code`, `infer`, or the format itself. */
 export function historyKind(format: string): string {
@@ -77,39 +68,18 @@ export function defaultHistoryPath(env: NodeJS.ProcessEnv = process.env): string
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS runs (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
-  recorded_utc TEXT NOT NULL,
-  started_utc TEXT,
-  finished_utc TEXT,
-  kind TEXT NOT NULL,
-  suite TEXT,
-  suite_digest TEXT,
-  config_digest TEXT,
-  target TEXT,
-  meter TEXT,
-  case_count INTEGER,
-  accuracy_pct REAL,
-  joules_per_correct REAL,
-  usd_per_correct REAL,
-  latency_p95_ms REAL,
-  energy_source TEXT,
-  below_floor_count INTEGER,
-  report_path TEXT,
-  results_path TEXT,
-  receipt_path TEXT,
+  ${Object.entries(COLUMNS).map(([name, type]) => `${name} ${type},`).join('\n  ')}
   report_json TEXT NOT NULL,
   receipt_json TEXT
 );
 CREATE INDEX IF NOT EXISTS runs_suite_digest ON runs (suite_digest);
 `;
 
-const LIST_COLUMNS =
-  'id, recorded_utc, started_utc, finished_utc, kind, suite, suite_digest, config_digest, target, meter, case_count, ' +
-  'accuracy_pct, joules_per_correct, usd_per_correct, latency_p95_ms, energy_source, below_floor_count, report_path, results_path, receipt_path, sweep_id';
+const LIST_COLUMNS = ['id', ...Object.keys(COLUMNS)].join(', ');
 
 /**
- * The run history: one SQLite file (better-sqlite3, loaded lazily so commands that never touch it never
- * load the native module). WAL journal plus a busy timeout, and one IMMEDIATE transaction per insert,
- * so two runs finishing at once both land: the second waits for the first's write lock instead of failing.
+ * The run history: one SQLite file (better-sqlite3, loaded lazily). WAL, a busy timeout and one IMMEDIATE
+ * transaction per insert, so two runs finishing at once both land: the second waits for the write lock.
  */
 export class History {
   private constructor(
@@ -127,8 +97,7 @@ export class History {
       const db = new Database(path, { timeout: opts.busyTimeout_ms ?? 15_000 });
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
-      // One IMMEDIATE transaction (it waits for the write lock, then reads): two processes opening the
-      // same database at once would otherwise both see the sweep column missing and the second ALTER fail.
+      // IMMEDIATE: two processes opening at once would otherwise both see sweep_id missing and both ALTER.
       db.transaction(() => {
         db.exec(SCHEMA);
         // Databases written before sweeps lack the sweep column: add it in place.
@@ -184,8 +153,7 @@ export class History {
     };
     const cols = Object.keys(row);
     const insert = this.db.prepare(`INSERT INTO runs (${cols.join(', ')}) VALUES (${cols.map((c) => '@' + c).join(', ')})`);
-    const tx = this.db.transaction(() => Number(insert.run(row).lastInsertRowid));
-    return tx.immediate();
+    return this.db.transaction(() => Number(insert.run(row).lastInsertRowid)).immediate();
   }
 
   /** Runs, newest first. */
@@ -208,8 +176,7 @@ export class History {
 
   /** The newest run's id, or null when the history is empty. */
   latestId(): number | null {
-    const row = this.db.prepare('SELECT MAX(id) AS id FROM runs').get() as { id: number | null };
-    return row.id;
+    return (this.db.prepare('SELECT MAX(id) AS id FROM runs').get() as { id: number | null }).id;
   }
 
   close(): void {

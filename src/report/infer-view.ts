@@ -1,34 +1,10 @@
 import type { InferRunFile } from '../infer/protocol.js';
 import { summariseFile } from '../infer/summary-file.js';
 import { SPREAD_OVER_MEDIAN } from '../infer/stats.js';
-import type { Labelled } from '../infer/types.js';
 import { inferArmIds } from './arms.js';
 
 /** One infer arm (model × threads) as the HTML and Markdown reports show it. Every figure is recomputed from the runs. */
-export interface InferArmView {
-  /** `label · model@t=…`. */
-  id: string;
-  file: string;
-  model: string;
-  /** `null`: the default arm. */
-  num_thread: number | null;
-  decode_tok_s_median: number | null;
-  /** (max − min) ÷ median of scored decode tok/s, as a fraction. */
-  decode_spread: number | null;
-  /** Median over cold runs; null when there were none or it was flagged implausible (see `flags`). */
-  prefill_tok_s_cold: number | null;
-  /** Rule 3's four numbers, each with its label and rule. */
-  first_token: { cached_prefix_ms: Labelled; fresh_prompt_model_loaded_ms: Labelled; fully_cold_ms: Labelled; decode_tok_s: Labelled } | null;
-  j_per_decoded_token: number | null;
-  energy_source: string;
-  /** `CPU-only`, `GPU (size_vram N)` or `size_vram n/a`. */
-  receipt: string;
-  contaminated: boolean;
-  /** Why figures are missing or flagged (contamination, implausible prefill, no energy). */
-  flags: string[];
-  scored_runs: number;
-  cold_runs: number;
-}
+export type InferArmView = ReturnType<typeof inferArmViews>[number];
 
 /** The legend lines printed under the infer table. */
 export const INFER_LEGEND = [
@@ -38,7 +14,7 @@ export const INFER_LEGEND = [
 ];
 
 /** The arms of an infer run file, in file order. Contaminated arms keep their name and no figure. */
-export function inferArmViews(label: string, file: InferRunFile): InferArmView[] {
+export function inferArmViews(label: string, file: InferRunFile) {
   const s = summariseFile(file.arms, file.receipts.machine_peak.configured, file.receipts.machine_peak.cpu_default, file.prices, file.pue);
   const ids = inferArmIds(label, s.arms.map((a) => a.id));
   return s.arms.map((row, i) => {
@@ -49,13 +25,18 @@ export function inferArmViews(label: string, file: InferRunFile): InferArmView[]
     const flags = st ? [...st.flags] : [`contaminated: ${arm.contamination ?? 'GPU snapshot changed'}; excluded from every summary`];
     if (st && st.energy.j_per_decoded_token_median === null) flags.push(`energy n/a: ${st.energy.source === 'none' ? 'no meter measured this arm' : 'no scored run has a reading'}`);
     return {
+      /** `label · model@t=…`. */
       id: ids[i]!,
       file: label,
       model: row.model,
+      /** `null`: the default arm. */
       num_thread: row.num_thread,
       decode_tok_s_median: st?.decode_tok_s_median.value ?? null,
+      /** (max − min) ÷ median of scored decode tok/s, as a fraction. */
       decode_spread: st?.decode_spread.value ?? null,
+      /** Median over cold runs; null when there were none or it was flagged implausible (see `flags`). */
       prefill_tok_s_cold: st?.prefill_tok_s_cold.value ?? null,
+      /** Rule 3's four numbers, each with its label and rule. */
       first_token: st ? st.first_token : null,
       j_per_decoded_token: st?.energy.j_per_decoded_token_median ?? null,
       energy_source: st?.energy.source ?? 'none',

@@ -1,5 +1,4 @@
-import { existsSync } from 'node:fs';
-import { closeSync, readSync } from 'node:fs';
+import { closeSync, existsSync, readSync } from 'node:fs';
 import { openRegularFile, readTextFile, utf8BomLength } from '../read-text.js';
 import { basename } from 'node:path';
 import type { BenchReport } from '../core/aggregate.js';
@@ -41,23 +40,13 @@ export interface LoadedRun {
 
 export type { CaseLatency } from './first-cases.js';
 
+type InputOrigin = Pick<LoadedRun, 'label' | 'origin' | 'run_id'>;
+
 /** A `joulebench code` results file (or its streamed datapoints JSONL) loaded for `report`/`frontier`. */
-export interface LoadedCode {
-  kind: 'code';
-  label: string;
-  origin: string;
-  results: CodeResults;
-  run_id: number | null;
-}
+export type LoadedCode = InputOrigin & { kind: 'code'; results: CodeResults };
 
 /** A `joulebench infer` run file loaded for `report`/`frontier`. */
-export interface LoadedInfer {
-  kind: 'infer';
-  label: string;
-  origin: string;
-  file: InferRunFile;
-  run_id: number | null;
-}
+export type LoadedInfer = InputOrigin & { kind: 'infer'; file: InferRunFile };
 
 /** Any input `report` and `frontier` take: a suite run, a coding-agent results file, or an infer run file. */
 export type ReportInput = ({ kind: 'suite' } & LoadedRun) | LoadedCode | LoadedInfer;
@@ -145,10 +134,7 @@ export interface LoadOptions {
   paired?: boolean;
   /** With `cases: true`: keep only the first this many scored cases whole; the rest stream past, never held. */
   casesLimit?: number;
-  /**
-   * `report --cluster`: suite runs are rebuilt from their results files with the intervals resampling
-   * these clusters; a report or history run without its results file is refused (E_INPUT).
-   */
+  /** `report --cluster`: suite runs are rebuilt from their results files, resampling these clusters. */
   cluster?: 'question' | 'subject';
 }
 
@@ -156,10 +142,7 @@ function keepOf(opts: LoadOptions): KeepCases {
   return (opts.cases ?? true) ? 'scored' : opts.paired ? 'paired' : 'none';
 }
 
-/**
- * Inputs that share a label (runs of one suite, files of one name) are told apart by the model they ran
- * (the report's target), else by the path given, else by their place on the command line.
- */
+/** Inputs that share a label are told apart by their target, else their path, else their place on the command line. */
 function uniqueLabels<T extends { label: string; origin: string; report?: { target?: string | null } }>(runs: T[]): T[] {
   const base = runs.map((r) => r.label);
   const ways: ((r: T, i: number) => string)[] = [(r, i) => `${base[i]!} · ${r.report?.target ?? '?'}`, (r) => r.origin, (r, i) => `${r.origin} · input ${i + 1}`];
@@ -183,7 +166,7 @@ function loadInput(readers: InputReaders, { spec, kind, entry }: ResolvedSpec, o
         throw new JoulebenchError('E_INPUT', `${spec}: --cluster rebuilds the report from its results file, and ${resultsPath ? `${resultsPath} does not exist` : 'this run has none recorded'}`);
       }
       const run = loadResultsFile(resultsPath, opts);
-      return { kind: 'suite', ...run, ...(entry === null ? { label: basename(spec).replace(/\.json$/i, ''), origin: spec } : { label: `#${entry.id}`, origin: `history #${entry.id}`, run_id: entry.id }) };
+      return { kind: 'suite', ...run, ...(entry === null ? { label: basename(spec).replace(/\.json$/i, ''), origin: spec } : fromHistory(entry)) };
     }
   }
   if (entry === null) {
@@ -199,13 +182,14 @@ function loadInput(readers: InputReaders, { spec, kind, entry }: ResolvedSpec, o
     const results = entry.report as unknown as CodeResults;
     // Aggregates are recomputed from the datapoints, as readCodeResults does for a file.
     results.solvers = readers.summarizeSolvers(results.datapoints, results.config.solvers.map((s) => s.id), { energyBudgetJ: results.config.energy_budget_j ?? null, ...(results.config.prices ? { prices: results.config.prices } : {}) });
-    return { kind: 'code', label: `#${entry.id}`, origin: `history #${entry.id}`, results, run_id: entry.id };
+    return { kind: 'code', ...fromHistory(entry), results };
   }
-  if (kind === 'infer') {
-    return { kind: 'infer', label: `#${entry.id}`, origin: `history #${entry.id}`, file: entry.report as unknown as InferRunFile, run_id: entry.id };
-  }
-  return { kind: 'suite', ...loadHistoryRun(entry, opts) };
+  if (kind === 'infer') return { kind: 'infer', ...fromHistory(entry), file: entry.report as unknown as InferRunFile };
+  const report = entry.report as unknown as BenchReport;
+  return { kind: 'suite', ...fromHistory(entry), report, ...casesOf(entry.results_path, opts), receipt: entry.receipt };
 }
+
+const fromHistory = (e: HistoryEntry): InputOrigin => ({ label: `#${e.id}`, origin: `history #${e.id}`, run_id: e.id });
 
 function historyEntry(spec: string, id: number | 'last', history: History): HistoryEntry {
   const runId = id === 'last' ? history.latestId() : id;
@@ -214,14 +198,9 @@ function historyEntry(spec: string, id: number | 'last', history: History): Hist
   return entry;
 }
 
-/** How much of a file's start `fileKind` reads for its first line. */
 const HEAD_BYTES = 1 << 20;
 
-/**
- * What a file holds, by its header line (JSONL: only the file's start is read, never a whole results
- * file) or its `format` (a JSON document, read whole as its reader will). A results JSONL is one by name
- * or by its first line (a `header` record); anything else unrecognised is read as a report.
- */
+/** What a file holds, by its first line (only the start of a JSONL is read) or its `format`; else a report. */
 function fileKind(path: string): Exclude<ResolvedSpec['kind'], 'suite'> {
   let head: string;
   try {
@@ -245,12 +224,6 @@ function fileKind(path: string): Exclude<ResolvedSpec['kind'], 'suite'> {
     // readReportFile gives the precise message
   }
   return 'report';
-}
-
-function loadHistoryRun(entry: HistoryEntry, opts: LoadOptions): LoadedRun {
-  const report = entry.report as unknown as BenchReport;
-  const label = `#${entry.id}`;
-  return { label, origin: `history ${label}`, report, ...casesOf(entry.results_path, opts), receipt: entry.receipt, run_id: entry.id };
 }
 
 /** A results JSONL: streamed, and aggregated in case order whatever order the lines were written in (src/report/rebuild.ts). */

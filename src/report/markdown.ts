@@ -1,5 +1,5 @@
 import { hasStages } from './stages.js';
-import { perCorrectUnknown } from './table.js';
+import { datasetRows, perCorrectUnknown, stageRows } from './table.js';
 import type { BenchReport } from '../core/aggregate.js';
 import type { Comparison } from '../core/compare.js';
 import type { PairedComparisonReport } from '../core/paired-compare.js';
@@ -19,7 +19,6 @@ function mdTable(head: string[], rows: string[][], align?: ('l' | 'r')[]): strin
   return [mdRow(head), `| ${sep.join(' | ')} |`, ...rows.map(mdRow)].join('\n');
 }
 
-/** The energy figure with its source label, and a warning when some readings were below the meter floor. */
 function energy(j: number | null, r: BenchReport): string {
   const floor = r.below_floor_count > 0 ? ` ⚠ ${r.below_floor_count} below floor` : '';
   return `${fmtJoules(j)} \`${r.energy_source}\`${floor}`;
@@ -33,14 +32,13 @@ function wholeSuite(r: BenchReport): string[] {
 
 /** A report as Markdown for a PR: headline table, stages, datasets; every energy figure labelled. */
 export function renderReportMarkdown(r: BenchReport, opts: { title?: string; receipt?: Record<string, unknown> | null } = {}): string {
-  const out: string[] = [];
-  out.push(`### ${opts.title ?? `joulebench · ${r.suite.name}`}`);
-  out.push('');
-  out.push(
+  const out = [
+    `### ${opts.title ?? `joulebench · ${r.suite.name}`}`,
+    '',
     `Suite \`${r.suite.name}\` ${r.suite.version} (\`${r.suite.digest.slice(0, 19)}…\`) · target \`${r.target}\` · meter \`${r.meter}\` · ` +
       `${r.case_count} cases × ${r.repeats} scored pass${r.repeats === 1 ? '' : 'es'}, ${r.warmup} warmup not scored`,
-  );
-  out.push('');
+    '',
+  ];
   const head: string[][] = [
     ['accuracy', fmtPct(r.accuracy_pct), `${r.correct_count}/${r.scored_count} scored cases correct${(unscoredOf(r) ?? 0) > 0 ? `, ${unscoredOf(r)} unscored` : ''}`],
     ['J / correct', energy(r.joules_per_correct, r), r.joules_per_correct === null ? perCorrectUnknown(r) : 'total energy ÷ weighted correct'],
@@ -55,28 +53,14 @@ export function renderReportMarkdown(r: BenchReport, opts: { title?: string; rec
   else if ((r.cost_unknown_count ?? 0) > 0) head.push(['cost', 'n/a', `unknown for ${r.cost_unknown_count} case(s): no price, or no usage, to bill them`]);
   if (r.error_count > 0) head.push(['errors', String(r.error_count), 'cases the target failed']);
   out.push(mdTable(['metric', 'value', 'note'], head, ['l', 'r', 'l']));
-  if (hasStages(r)) {
-    out.push('');
-    const total = r.case_count || 1;
-    const stages = Object.entries(r.stage_distribution).map(([s, n]) => [s, String(n), fmtPct((n * 100) / total), fmtJoules(r.stage_joules[s] ?? null)]);
-    out.push(mdTable(['stage', 'cases', 'share', 'energy'], stages));
-  }
-  const datasets = Object.entries(r.by_dataset);
-  if (datasets.length > 1) {
-    out.push('');
-    out.push(
-      mdTable(
-        ['dataset', 'cases', 'accuracy', 'energy', 'J / correct'],
-        datasets.map(([n, d]) => [n, String(d.case_count), fmtPct(d.accuracy_pct), fmtJoules(d.total_joules), fmtJoules(d.joules_per_correct)]),
-      ),
-    );
-  }
+  if (hasStages(r)) out.push('', mdTable(['stage', 'cases', 'share', 'energy'], stageRows(r)));
+  if (Object.keys(r.by_dataset).length > 1) out.push('', mdTable(['dataset', 'cases', 'accuracy', 'energy', 'J / correct'], datasetRows(r)));
   if (hasMtBench(r)) out.push('', renderMtBenchMarkdown(r).trimEnd());
   const rc = opts.receipt;
   if (rc) {
-    out.push('');
     const host = (rc.host ?? {}) as { hostname?: string; cpu_model?: string | null };
     out.push(
+      '',
       `<sub>receipt: ${String(rc.started_utc ?? '?')} → ${String(rc.finished_utc ?? '?')} · joulebench ${String(rc.joulebench_version ?? '?')} · ` +
         `node ${String(rc.node_version ?? '?')} · host ${host.hostname ?? '?'} (${host.cpu_model ?? 'cpu n/a'})</sub>`,
     );
@@ -86,9 +70,7 @@ export function renderReportMarkdown(r: BenchReport, opts: { title?: string; rec
 
 /** A comparison as Markdown, with the gate verdict when `--fail-on` was given. */
 export function renderComparisonMarkdown(c: Comparison | PairedComparisonReport, opts: { baseline?: string; candidate?: string; gate?: GateFailure[] | null } = {}): string {
-  const out: string[] = [];
-  out.push(`### joulebench compare: ${opts.baseline ?? 'baseline'} → ${opts.candidate ?? 'candidate'}`);
-  out.push('');
+  const out = [`### joulebench compare: ${opts.baseline ?? 'baseline'} → ${opts.candidate ?? 'candidate'}`, ''];
   const p = 'significant' in c ? c : null;
   const rows = comparisonRows(c).map((r) => [
     r.metric,
@@ -103,8 +85,8 @@ export function renderComparisonMarkdown(c: Comparison | PairedComparisonReport,
   if (how) out.push('', how);
   else if (p?.paired_reason) out.push('', `No intervals: ${p.paired_reason}.`);
   if (opts.gate) {
-    out.push('');
-    out.push(opts.gate.length === 0 ? '**Gate: passed.**' : `**Gate: failed** — ${opts.gate.map((f) => `\`${f.message}\``).join(', ')}`);
+    const gate = opts.gate.length === 0 ? '**Gate: passed.**' : `**Gate: failed** — ${opts.gate.map((f) => `\`${f.message}\``).join(', ')}`;
+    out.push('', gate);
   }
   return out.join('\n') + '\n';
 }
@@ -130,14 +112,13 @@ export function renderFrontierMarkdown(f: FrontierReport): string {
 
 /** A coding-agent results file as Markdown: one row per solver (an arm), resolution and energy per resolved task. */
 export function renderCodeMarkdown(r: CodeResults, opts: { title?: string } = {}): string {
-  const out: string[] = [];
-  out.push(`### ${opts.title ?? `joulebench code · ${r.suite.name}`}`);
-  out.push('');
-  out.push(
+  const out = [
+    `### ${opts.title ?? `joulebench code · ${r.suite.name}`}`,
+    '',
     `Coding suite \`${r.suite.name}\`${r.suite.digest ? ` (\`${r.suite.digest.slice(0, 19)}…\`)` : ''} · ${r.suite.tasks.length} tasks · ` +
       `${r.config.rollouts} rollout${r.config.rollouts === 1 ? '' : 's'} (best-of-${r.config.rollouts}) · meter \`${r.config.meter.id}\``,
-  );
-  out.push('');
+    '',
+  ];
   const rows = r.solvers.map((s) => [
     s.solver,
     `${s.resolved_count}/${s.valid_task_count}`,
@@ -148,21 +129,23 @@ export function renderCodeMarkdown(r: CodeResults, opts: { title?: string } = {}
     String(s.invalid_count),
     [s.pareto_energy ? 'E' : '', s.pareto_usd ? '$' : ''].filter(Boolean).join(' ') || '',
   ]);
-  out.push(mdTable(['solver (arm)', 'resolved', 'resolution', 'J / resolved', '$ / resolved', 'median wall', 'invalid', 'frontier'], rows));
-  out.push('');
+  out.push(mdTable(['solver (arm)', 'resolved', 'resolution', 'J / resolved', '$ / resolved', 'median wall', 'invalid', 'frontier'], rows), '');
   out.push('<sub>resolution = accuracy of a solver arm (resolved ÷ valid tasks); J and $ per resolved task are its J and $ per correct; n/a = unknown or nothing resolved; ~ = below the meter floor</sub>');
   return out.join('\n') + '\n';
 }
 
 /** An infer run file as Markdown: one row per arm (model × threads). No accuracy: nothing is graded. */
 export function renderInferMarkdown(label: string, file: InferRunFile, opts: { title?: string } = {}): string {
-  const out: string[] = [];
-  out.push(`### ${opts.title ?? `joulebench infer · ${label}`}`);
-  out.push('');
-  out.push(`Prompt \`sha256:${file.prompt_sha256.slice(0, 12)}…\` · ${file.target.kind} ${inferTargetWhere(file.target)} · ${file.started_utc} → ${file.finished_utc}`);
-  out.push('');
+  const out = [
+    `### ${opts.title ?? `joulebench infer · ${label}`}`,
+    '',
+    `Prompt \`sha256:${file.prompt_sha256.slice(0, 12)}…\` · ${file.target.kind} ${inferTargetWhere(file.target)} · ` +
+      `${file.started_utc} → ${file.finished_utc}`,
+    '',
+  ];
   const n = (v: number | null | undefined, digits = 2): string => (v === null || v === undefined ? 'n/a' : v.toFixed(digits));
-  const rows = inferArmViews(label, file).map((a) => [
+  const views = inferArmViews(label, file);
+  const rows = views.map((a) => [
     a.id,
     n(a.decode_tok_s_median),
     a.decode_spread === null ? 'n/a' : `${(a.decode_spread * 100).toFixed(2)} %`,
@@ -176,9 +159,8 @@ export function renderInferMarkdown(label: string, file: InferRunFile, opts: { t
   out.push(
     mdTable(['arm', 'decode tok/s', 'spread', 'cold prefill tok/s', 'cached-prefix ms', 'fresh, loaded ms', 'fully cold ms', 'J / decoded token', 'receipt'], rows),
   );
-  const flags = inferArmViews(label, file).flatMap((a) => a.flags.map((f) => `- ${a.id}: ${f}`));
+  const flags = views.flatMap((a) => a.flags.map((f) => `- ${a.id}: ${f}`));
   if (flags.length) out.push('', ...flags);
-  out.push('');
-  out.push(`<sub>${[...INFER_LEGEND, 'no accuracy: an infer arm is not on the accuracy frontiers'].join(' · ')}</sub>`);
+  out.push('', `<sub>${[...INFER_LEGEND, 'no accuracy: an infer arm is not on the accuracy frontiers'].join(' · ')}</sub>`);
   return out.join('\n') + '\n';
 }

@@ -43,10 +43,7 @@ function turnRows(r: MtBenchBlock): [string, string, string][] {
   ];
 }
 
-/**
- * The judge's part of a report, for a terminal: MT-Bench score, joules per point, and the judge's
- * own energy and dollars — beside the system under test's, never added to them.
- */
+/** The judge's part of a report for a terminal; its energy and dollars stand beside the system's, never added to them. */
 export function renderMtBenchTable(r: MtBenchBlock): string {
   const j = r.judge;
   const rows: string[][] = [

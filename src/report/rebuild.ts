@@ -45,11 +45,8 @@ export interface RebuiltRun {
 }
 
 /**
- * The report of a results file, rebuilt as it streams past: byte-identical to the run's own report,
- * whatever order its case lines were written in, without holding the file or its line objects.
- * Aggregation must see cases in case order (phase, pass, index), since floating-point sums depend on
- * order: lines in order are aggregated as read; from the first line out of order on, each case line's
- * key and byte offset are kept (25 bytes a case) and the lines are read back in case order at the end.
+ * The report of a results file, rebuilt as it streams past, byte-identical to the run's own. Floating-point
+ * sums depend on order: from the first case line out of order on, keys and offsets are kept and read back in case order.
  */
 export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltRun {
   const keep = opts.keep ?? 'none';
@@ -57,13 +54,10 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
   const keys = new CaseKeys();
   let header: ResultsHeader | null = null;
   let agg: Aggregator | null = null;
-  /** False once a case line came before the one above it. */
   let inOrder = true;
-  /** Once a line is out of order: where it starts (the lines before it are in case order). */
+  /** Where the first line out of order starts (the lines before it are in case order). */
   let prefixEnd = -1;
-  let lastRank = -1;
-  let lastPass = 0;
-  let lastIndex = 0;
+  let last: CaseKey = [-1, 0, 0];
   let judgeLine: Record<string, unknown> | null = null;
   let loadEnergy: Record<string, unknown> | null = null;
   let runMeasures: Record<string, unknown> | null = null;
@@ -71,7 +65,6 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
   let traced: PowerTraceSummary | null = null;
   const scored: CaseResult[] = [];
   const paired = keep === 'paired' ? new PairedColumns() : null;
-  /** A load run's file: its requests' `meta.load`, gathered into columns as they are read. */
   let load: LoadBlockRebuild | null = null;
   const judged: CaseResult[] = [];
   let lineOffset = 0;
@@ -85,28 +78,22 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
       agg = aggregatorOf(h);
     },
     case: (r) => {
-      const rank = phaseRank(r.phase);
-      const before = rank < lastRank || (rank === lastRank && (r.pass < lastPass || (r.pass === lastPass && r.index < lastIndex)));
+      const key: CaseKey = [phaseRank(r.phase), r.pass, r.index];
+      const before = sortsBefore(key, last);
       if (before) inOrder = false;
-      else {
-        lastRank = rank;
-        lastPass = r.pass;
-        lastIndex = r.index;
-      }
+      else last = key;
       if (prefixEnd < 0 && before) {
         agg = null;
         prefixEnd = lineOffset;
       }
       if (prefixEnd < 0) agg!.add(r);
-      else keys.push(rank, r.pass, r.index, lineOffset);
+      else keys.push(key[0], r.pass, r.index, lineOffset);
       if (r.phase !== 'scored') return;
       onScored?.(r);
       if (keep === 'scored') scored.push(r);
       else if (paired !== null) pushPaired(paired, r, path);
-      // A load run's every scored line is a request (one without meta.load is refused there).
       if (load !== null) (load as LoadBlockRebuild).add(r);
       const m = r.meta as { judge?: unknown } | undefined;
-      // What the judge block reads, nothing more.
       if (typeof m?.judge === 'object' && m.judge !== null) judged.push({ phase: r.phase, dataset: r.dataset, score: r.score, meta: { judge: m.judge } } as unknown as CaseResult);
     },
     other: (o) => {
@@ -136,8 +123,7 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
   );
   const h = header as ResultsHeader | null;
   if (!h) throw new JoulebenchError('E_RESULTS', `${path}: results file has no header line`);
-  // What the run's report took from beyond the cases: a load run's load_energy line holds its whole-run
-  // window and idle calibration; any other finished run wrote a run_measures line (idle, suite window, wall time).
+  // Beyond the cases: a load run's load_energy line (window, idle), else a finished run's run_measures line.
   const beyondCases =
     load !== null ? (load as LoadBlockRebuild).reportContext(loadEnergy) : runMeasures !== null ? reportContextFromMeasures(runMeasures, path) : {};
   const ctx = { ...reportContextOf(h), ...beyondCases };
@@ -145,9 +131,7 @@ export function rebuildReport(path: string, opts: RebuildOptions = {}): RebuiltR
   const aggregated = ordered.report(ctx);
   // Where the run puts it: after the aggregate, before the judge's and the load blocks.
   const report = traced ? { ...aggregated, power_trace: traced } : aggregated;
-  // A load run (--request-rate) carries its serving block, rebuilt from the same file.
   const loadBlock = (load as LoadBlockRebuild | null)?.block(loadEnergy) ?? null;
-  // A judged results file (run with a judge, or rescored) carries its judge line: its MT-Bench block is rebuilt.
   const judgedReport = judgeLine ? withJudgeBlock(report, judged, judgeLine, path) : report;
   return {
     header: h,
@@ -176,11 +160,7 @@ export function withJudgeBlock(report: BenchReport, scored: readonly CaseResult[
   return { ...report, ...mtBenchBlock(scored, report, line.tally as JudgeTally, info) };
 }
 
-/**
- * The aggregate of a file whose case lines are out of order: the lines before `prefixEnd` (in order) are
- * read again and merged with the kept lines, sorted by key. A concurrent run's lines are nearly in
- * order, so reads mostly hit the current block.
- */
+/** The aggregate of an out-of-order file: the in-order lines before `prefixEnd` merged with the kept lines, by key. */
 function inCaseOrder(path: string, h: ResultsHeader, prefixEnd: number, keys: CaseKeys): Aggregator {
   const agg = aggregatorOf(h);
   const order = keys.sortedOrder();
@@ -190,21 +170,19 @@ function inCaseOrder(path: string, h: ResultsHeader, prefixEnd: number, keys: Ca
     throw new JoulebenchError('E_RESULTS', `${path}: changed while being read (the line at byte ${offset} is not the one read before)`);
   };
   let k = 0;
-  /** Adds the kept lines whose keys sort before (rank, pass, index); all of them when rank is Infinity. */
-  const restBefore = (rank: number, pass: number, index: number): void => {
+  /** Adds the kept lines whose keys sort before `key`; all of them when its rank is Infinity. */
+  const restBefore = (key: CaseKey): void => {
     for (; k < order.length; k++) {
       const i = order[k]!;
-      const kr = keys.rank(i);
-      const kp = keys.pass(i);
-      const ki = keys.index(i);
-      if (!(kr < rank || (kr === rank && (kp < pass || (kp === pass && ki < index))))) return;
-      const r = caseAt(rest, keys.offset(i));
+      const [kr, kp, ki] = [keys.rank(i), keys.pass(i), keys.index(i)];
+      if (!sortsBefore([kr, kp, ki], key)) return;
+      const { buf, start, end } = rest.lineAt(keys.offset(i));
+      const r = caseIn(buf, start, end);
       if (r === null || phaseRank(r.phase) !== kr || r.pass !== kp || r.index !== ki) changed(keys.offset(i));
       agg.add(r!);
     }
   };
   try {
-    // The in-order lines, read again in file order (the header and other records are passed over).
     for (let offset = 0; offset < prefixEnd; ) {
       const { buf, start, end } = prefix.lineAt(offset);
       const next = offset + (end - start) + 1;
@@ -214,12 +192,12 @@ function inCaseOrder(path: string, h: ResultsHeader, prefixEnd: number, keys: Ca
       }
       const r = caseIn(buf, start, end);
       if (r !== null) {
-        restBefore(phaseRank(r.phase), r.pass, r.index);
+        restBefore([phaseRank(r.phase), r.pass, r.index]);
         agg.add(r);
       }
       offset = next;
     }
-    restBefore(Infinity, 0, 0);
+    restBefore([Infinity, 0, 0]);
   } finally {
     prefix.close();
     rest.close();
@@ -227,11 +205,10 @@ function inCaseOrder(path: string, h: ResultsHeader, prefixEnd: number, keys: Ca
   return agg;
 }
 
-/** The case line at `offset`, or null when the line there is not a case line. */
-function caseAt(reader: LineReader, offset: number): CaseResult | null {
-  const { buf, start, end } = reader.lineAt(offset);
-  return caseIn(buf, start, end);
-}
+/** A case line's place in case order: phase rank, pass, index. */
+type CaseKey = readonly [rank: number, pass: number, index: number];
+
+const sortsBefore = ([r1, p1, i1]: CaseKey, [r2, p2, i2]: CaseKey): boolean => r1 < r2 || (r1 === r2 && (p1 < p2 || (p1 === p2 && i1 < i2)));
 
 /** A line's case result (null for any other line), read again after the first pass validated it. */
 function caseIn(buf: Buffer, start: number, end: number): CaseResult | null {
@@ -244,10 +221,9 @@ function caseIn(buf: Buffer, start: number, end: number): CaseResult | null {
   return (o as { record?: unknown } | null)?.record === 'case' ? (o as CaseResult) : null;
 }
 
-/** Fixed-size pages of typed arrays: grows without copying, 25 bytes a case line (kept after the first line out of order). */
 const PAGE = 1 << 16;
 
-/** Every case line's key (phase rank, pass, index) and byte offset, in file order. */
+/** Case lines' keys (phase rank, pass, index) and byte offsets in file order: pages of typed arrays, 25 bytes a line. */
 class CaseKeys {
   private readonly ranks: Uint8Array[] = [];
   private readonly passes: Float64Array[] = [];
@@ -297,8 +273,7 @@ class LineReader {
       const nl = this.buf.indexOf(0x0a, start);
       if (nl >= 0 && nl < this.len) return { buf: this.buf, start, end: nl };
     }
-    // Read a block around the line (a quarter of it before: a concurrent run's lines step back a
-    // little as often as forward); grow it for a line longer than the rest of the block.
+    // A block around the line (a concurrent run's lines step back as often as forward), grown for a long line.
     for (;;) {
       const base = Math.max(0, offset - (this.buf.length >> 2));
       this.len = 0;

@@ -2,10 +2,7 @@ import { arch, cpus, hostname, platform, release, totalmem } from 'node:os';
 import { redactQuery } from '../targets/openai/redact.js';
 import { VERSION } from '../version.js';
 
-/**
- * The receipt: the volatile facts of a run (host, versions, UTC timestamps, digests, meters), kept
- * out of the report so the report stays byte-identical between identical runs.
- */
+/** A run's volatile facts (host, versions, times), kept out of the report so identical runs give byte-identical reports. */
 export interface Receipt {
   format: 'joulebench-receipt/1';
   joulebench_version: string;

@@ -1,10 +1,7 @@
 import type { CaseResult } from '../core/types.js';
 import type { BenchReport } from '../core/aggregate.js';
 
-/**
- * Lines a person must see after a run, each once, whatever `--quiet` says: figures the report leaves
- * `null`/`n/a` for a reason the numbers alone do not show. Pure: the CLI prints them.
- */
+/** Lines shown after a run whatever `--quiet` says: why a figure is n/a when the numbers alone do not show it. */
 export function reportWarnings(
   r: Pick<BenchReport, 'cost_unknown_count' | 'total_usd' | 'target' | 'case_count' | 'usd_tokens_source' | 'usd_energy' | 'electricity_usd_per_kwh' | 'usd_hardware' | 'hardware_usd_per_hour'>,
 ): string[] {

@@ -27,10 +27,7 @@ export function suiteEnergyText(r: Partial<BenchReport>): SuiteEnergyText {
   return { gross, net, net_per_correct, idle, unknown: n > 0 ? `energy unknown for ${n} case${n === 1 ? '' : 's'}` : null };
 }
 
-/**
- * Why net energy is missing. Net below idle (a known idle power larger than the whole signal) is not
- * "idle unknown": it says the run's energy is within idle noise.
- */
+/** Why net energy is missing; net below idle is not "idle unknown": the run's energy is within idle noise. */
 export function netMissingWhy(r: Partial<BenchReport>): string {
   if (r.gross_joules === null || r.gross_joules === undefined) return 'gross unknown';
   if (r.net_below_idle) return `net below idle: gross < idle ${r.idle_watts ?? '?'} W × ${r.suite_window_ms ?? '?'} ms, within idle noise`;

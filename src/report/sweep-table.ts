@@ -66,7 +66,6 @@ export function renderSweepTable(c: SweepComparison, opts: { failuresShown?: boo
   return out.join('\n') + '\n';
 }
 
-/** How the header states the multiple-comparison correction. */
 function pAdjustText(c: SweepComparison): string {
   return c.p_adjust === 'holm' ? ", Holm-adjusted over each suite's comparisons with the baseline" : ', each comparison at α (no multiple-comparison correction)';
 }

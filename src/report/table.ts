@@ -24,19 +24,15 @@ const SOURCE_NOTES: Partial<Record<string, string>> = {
 /** The run report as people read it in a terminal. Every energy figure shows its source. */
 export function renderReportTable(r: BenchReport): string {
   const src = pc.dim(`[${r.energy_source}]`);
-  const lines: string[] = [];
-  lines.push(
-    pc.bold(`joulebench · suite ${r.suite.name}`) +
-      pc.dim(` (${r.suite.version}, ${r.suite.digest.slice(0, 19)}…)`) +
+  const lines = [
+    pc.bold(`joulebench · suite ${r.suite.name}`) + pc.dim(` (${r.suite.version}, ${r.suite.digest.slice(0, 19)}…)`) +
       ` · target ${r.target} · meter ${r.meter}`,
-  );
-  lines.push(
     pc.dim(
       `${r.case_count} scored results (${r.repeats} pass${r.repeats === 1 ? '' : 'es'})` +
         ` · ${r.warmup} warmup pass${r.warmup === 1 ? '' : 'es'} recorded, not scored`,
     ),
-  );
-  lines.push('');
+    '',
+  ];
   const unscored = unscoredOf(r) ?? 0;
   const head: string[][] = [
     ['accuracy', fmtPct(r.accuracy_pct), pc.dim(`${r.correct_count}/${r.scored_count} scored cases correct`) + (unscored > 0 ? pc.yellow(`, ${unscored} unscored`) : '')],
@@ -100,28 +96,16 @@ export function renderReportTable(r: BenchReport): string {
     ]);
   }
   if (r.retry_count > 0) head.push(['retries', String(r.retry_count), pc.dim(`${r.retry_overhead_ms} ms on failed attempts and backoff`)]);
-  lines.push(table(head, ['l', 'r', 'l']));
-  lines.push('');
+  lines.push(table(head, ['l', 'r', 'l']), '');
   const ci = renderCiTable(r);
   if (ci) lines.push(ci, '');
 
   if (hasStages(r)) {
-    const total = r.case_count || 1;
-    const stageRows: string[][] = [[pc.dim('stage'), pc.dim('cases'), pc.dim('share'), pc.dim(`energy [${r.stage_joules_source ?? r.energy_source}]`)]];
-    for (const [stage, n] of Object.entries(r.stage_distribution)) {
-      stageRows.push([stage, String(n), fmtPct((n * 100) / total), fmtJoules(r.stage_joules[stage] ?? null)]);
-    }
-    lines.push(table(stageRows));
+    const head = ['stage', 'cases', 'share', `energy [${r.stage_joules_source ?? r.energy_source}]`].map((h) => pc.dim(h));
+    lines.push(table([head, ...stageRows(r)]));
   }
-
-  const datasets = Object.entries(r.by_dataset);
-  if (datasets.length > 1) {
-    lines.push('');
-    const rows: string[][] = [[pc.dim('dataset'), pc.dim('cases'), pc.dim('accuracy'), pc.dim('energy'), pc.dim('J / correct')]];
-    for (const [name, d] of datasets) {
-      rows.push([name, String(d.case_count), fmtPct(d.accuracy_pct), fmtJoules(d.total_joules), fmtJoules(d.joules_per_correct)]);
-    }
-    lines.push(table(rows));
+  if (Object.keys(r.by_dataset).length > 1) {
+    lines.push('', table([['dataset', 'cases', 'accuracy', 'energy', 'J / correct'].map((h) => pc.dim(h)), ...datasetRows(r)]));
   }
   if (hasMtBench(r)) lines.push('', renderMtBenchTable(r).trimEnd());
   const note = SOURCE_NOTES[r.energy_source];
@@ -129,18 +113,23 @@ export function renderReportTable(r: BenchReport): string {
   return lines.join('\n') + '\n';
 }
 
+/** The stage table's rows: stage, cases, share, energy. */
+export function stageRows(r: BenchReport): string[][] {
+  const total = r.case_count || 1;
+  return Object.entries(r.stage_distribution).map(([s, n]) => [s, String(n), fmtPct((n * 100) / total), fmtJoules(r.stage_joules[s] ?? null)]);
+}
+
+/** The per-dataset rows: dataset, cases, accuracy, energy, J / correct. */
+export function datasetRows(r: BenchReport): string[][] {
+  const datasets = Object.entries(r.by_dataset);
+  return datasets.map(([n, d]) => [n, String(d.case_count), fmtPct(d.accuracy_pct), fmtJoules(d.total_joules), fmtJoules(d.joules_per_correct)]);
+}
+
 /** How the net figure was reached, in a few words. */
 function idleText(r: BenchReport): string {
-  switch (r.idle) {
-    case 'measured':
-      return `net = gross − idle ${r.idle_watts} W × ${r.suite_window_ms} ms`;
-    case 'marginal':
-      return 'marginal source: net = gross';
-    case 'skipped':
-      return 'no idle window (--no-idle): net unknown';
-    case 'unusable':
-      return 'idle window unusable: net unknown';
-  }
+  if (r.idle === 'measured') return `net = gross − idle ${r.idle_watts} W × ${r.suite_window_ms} ms`;
+  if (r.idle === 'marginal') return 'marginal source: net = gross';
+  return r.idle === 'skipped' ? 'no idle window (--no-idle): net unknown' : 'idle window unusable: net unknown';
 }
 
 /** A comparison for people: both sides and each change, with which direction is better and, once paired, its interval, p-value and verdict. */

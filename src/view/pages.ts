@@ -81,10 +81,10 @@ export function runsPage(s: ViewSources, q: URLSearchParams): string {
   );
 }
 
-/** The static report page of runs (or of a named sweep folder or rate sweep), rendered now, with the viewer's links on top. */
 /** The report pages load the ECharts bundle the server serves (cached by the browser) instead of inlining 1 MB each. */
 const ECHARTS = { src: '/assets/echarts.min.js' };
 
+/** The static report page of runs (or of a named sweep folder or rate sweep), rendered now, with the viewer's links on top. */
 export async function reportPage(s: ViewSources, keys: readonly string[]): Promise<string | null> {
   const group = keys.length === 1 ? s.groups.find((g) => g.key === keys[0]) : undefined;
   let html: string;
@@ -109,7 +109,6 @@ const OUTCOMES: Outcome[] = ['all', 'correct', 'incorrect', 'unscored', 'error',
 const outcomeOf = (r: CaseResult): string => (r.error ? 'error' : r.passed === true ? 'correct' : r.passed === false ? 'incorrect' : 'unscored');
 const matches = (r: CaseResult, o: Outcome): boolean => o === 'all' || (o === 'below-floor' ? r.below_floor : outcomeOf(r) === o);
 
-/** A prompt as text: a string as is, messages one `role: content` paragraph each. */
 function promptText(p: string | ChatMessage[]): string {
   return typeof p === 'string' ? p : p.map((m) => `${m.role}: ${m.content}`).join('\n\n');
 }
@@ -218,15 +217,9 @@ export async function comparePage(s: ViewSources, keys: readonly string[]): Prom
   const flips: string[] = [];
   for (const r of same ? (cand!.results ?? []) : []) {
     const b = before.get(`${r.pass}:${r.index}`);
-    if (!b || b.passed === null || r.passed === null) {
-      tally.unpaired++;
-      continue;
-    }
-    if (b.passed === r.passed) {
-      tally.same++;
-      continue;
-    }
-    tally[r.passed ? 'fixed' : 'broke']++;
+    const kind = !b || b.passed === null || r.passed === null ? 'unpaired' : b.passed === r.passed ? 'same' : r.passed ? 'fixed' : 'broke';
+    tally[kind]++;
+    if (!b || (kind !== 'fixed' && kind !== 'broke')) continue;
     const caseLink = (k: string) => `/cases/${encodeURIComponent(k)}?q=${encodeURIComponent(r.case_id)}`;
     flips.push(`<tr class="flip ${r.passed ? 'fixed' : 'broke'}" data-case="${esc(r.case_id)}"><td class="mono">${esc(r.case_id)}${r.pass > 0 ? ` (pass ${r.pass})` : ''}</td><td>${r.passed ? 'fixed: wrong → correct' : 'broke: correct → wrong'}</td>
       <td class="num">${esc(fmtJoules(b.joules))} → ${esc(fmtJoules(r.joules))}</td><td class="num">${esc(fmtMs(Number(b.latency_ms.toFixed(1))))} → ${esc(fmtMs(Number(r.latency_ms.toFixed(1))))}</td>

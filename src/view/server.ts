@@ -31,7 +31,8 @@ const ASSETS: Record<string, [string, string]> = {
 };
 const shipped = (rel: string): string => fileURLToPath(new URL(`../../${rel}`, import.meta.url));
 
-function sameSecret(a: string, b: string): boolean {
+function sameSecret(a: string | undefined, b: string): boolean {
+  if (a === undefined) return false;
   const x = Buffer.from(a);
   const y = Buffer.from(b);
   return x.length === y.length && timingSafeEqual(x, y);
@@ -50,16 +51,14 @@ export function viewApp(sources: ViewSources, opts: Pick<ViewOptions, 'host' | '
     if (opts.token !== null) {
       const token = opts.token;
       const bearer = /^Bearer (.+)$/.exec(c.req.header('authorization') ?? '')?.[1];
-      const cookie = getCookie(c, COOKIE);
-      const query = c.req.query('token');
-      if (query !== undefined && sameSecret(query, token)) {
+      if (sameSecret(c.req.query('token'), token)) {
         // The token leaves the address bar: a cookie carries it from here on.
         setCookie(c, COOKIE, token, { httpOnly: true, sameSite: 'Strict', path: '/' });
         const url = new URL(c.req.url);
         url.searchParams.delete('token');
         return c.redirect(url.pathname + url.search, 302);
       }
-      if (!(bearer !== undefined && sameSecret(bearer, token)) && !(cookie !== undefined && sameSecret(cookie, token))) return c.text('unauthorized: pass the token (Authorization: Bearer, or ?token= once)', 401);
+      if (!sameSecret(bearer, token) && !sameSecret(getCookie(c, COOKIE), token)) return c.text('unauthorized: pass the token (Authorization: Bearer, or ?token= once)', 401);
     }
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD') return c.text('read-only', 405);
     return next();

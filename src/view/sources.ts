@@ -8,26 +8,19 @@ import type { ReportInput } from '../report/inputs.js';
 import { isRateSweepFile, rateSweepRunFiles } from '../load/sweep-file.js';
 import { isSweepDir, readSweepState } from '../sweep/state.js';
 
+type Listed = 'suite' | 'target' | 'accuracy_pct' | 'joules_per_correct' | 'usd_per_correct' | 'latency_p95_ms' | 'energy_source' | 'results_path';
+
 /** One run the viewer lists: a history row or a file named on the command line. Keys are the only handle a URL carries. */
-export interface ViewRun {
+export type ViewRun = Pick<HistoryRun, Listed> & {
   key: string;
-  /** What `loadInputs` reads: a history id (`#12`), or a path named on the command line or listed by a named sweep (its paths are relative to where the sweep ran, as `report SWEEP_DIR` reads them). */
+  /** What `loadInputs` reads: a history id (`#12`), or a path (a named sweep's are relative to where it ran). */
   spec: string;
   origin: string;
   kind: string;
   date: string | null;
-  suite: string | null;
-  target: string | null;
   model: string | null;
   sweep: string | null;
-  accuracy_pct: number | null;
-  joules_per_correct: number | null;
-  usd_per_correct: number | null;
-  latency_p95_ms: number | null;
-  energy_source: string | null;
-  /** The run's results JSONL (its cases), when there is one. */
-  results_path: string | null;
-}
+};
 
 /** A named sweep folder or rate-sweep document: several runs shown on one page. */
 export interface ViewGroup {
@@ -52,24 +45,12 @@ function modelOf(receipt: Record<string, unknown> | null): string | null {
   return typeof m === 'string' ? m : null;
 }
 
-function historyRow(h: HistoryRun): ViewRun {
-  return {
-    key: `h${h.id}`,
-    spec: `#${h.id}`,
-    origin: h.report_path ?? h.results_path ?? `history #${h.id}`,
-    kind: historyKind(h.kind),
-    date: h.finished_utc ?? h.started_utc ?? h.recorded_utc,
-    suite: h.suite,
-    target: h.target,
-    model: null,
-    sweep: h.sweep_id,
-    accuracy_pct: h.accuracy_pct,
-    joules_per_correct: h.joules_per_correct,
-    usd_per_correct: h.usd_per_correct,
-    latency_p95_ms: h.latency_p95_ms,
-    energy_source: h.energy_source,
-    results_path: h.results_path,
-  };
+function historyRow(h: HistoryRun, model: string | null): ViewRun {
+  const { suite, target, accuracy_pct, joules_per_correct, usd_per_correct, latency_p95_ms, energy_source, results_path } = h;
+  const listed = { suite, target, accuracy_pct, joules_per_correct, usd_per_correct, latency_p95_ms, energy_source, results_path };
+  const date = h.finished_utc ?? h.started_utc ?? h.recorded_utc;
+  const origin = h.report_path ?? h.results_path ?? `history #${h.id}`;
+  return { key: `h${h.id}`, spec: `#${h.id}`, origin, kind: historyKind(h.kind), date, model, sweep: h.sweep_id, ...listed };
 }
 
 /** A file's row from its loaded input (the same figures the history would list for it). */
@@ -98,13 +79,10 @@ function fileRow(key: string, spec: string, input: ReportInput, sweep: string | 
   };
 }
 
-/**
- * Everything the viewer may show: the history's runs (read-only) and the paths named on the command line
- * (results/report/code/infer files, sweep folders, rate-sweep documents). Nothing else is ever read.
- */
+/** Everything the viewer may show: the history's runs (read-only) and the paths named on the command line; nothing else. */
 export async function openSources(paths: readonly string[], historyPath: string | null): Promise<ViewSources> {
   const history = historyPath && existsSync(historyPath) ? await History.open(historyPath, { readonly: true }) : null;
-  const runs: ViewRun[] = (history?.list() ?? []).map((h) => ({ ...historyRow(h), model: modelOf(history!.get(h.id)?.receipt ?? null) }));
+  const runs: ViewRun[] = (history?.list() ?? []).map((h) => historyRow(h, modelOf(history!.get(h.id)?.receipt ?? null)));
   const groups: ViewGroup[] = [];
   const files: { spec: string; sweep: string | null; group: ViewGroup | null }[] = [];
   for (const p of paths.map((x) => resolve(x))) {

@@ -17,11 +17,7 @@ export function readEchartsSource(): string {
   return readShipped('vendor/echarts/echarts.min.js');
 }
 
-/**
- * The page's own browser code and style, plain files under src/report/html/assets (no build step): client.js
- * reads the embedded model, draws the charts and drives the case table; rate.js, mt-bench.js and power.js add their charts
- * inside its scope; page.css styles the page.
- */
+/** The page's browser code and style, plain files under src/report/html/assets (no build step). */
 export function readPageAsset(name: 'client.js' | 'rate.js' | 'mt-bench.js' | 'power.js' | 'page.css'): string {
   return readShipped(`src/report/html/assets/${name}`);
 }

@@ -4,8 +4,8 @@ import type { SolverSummary } from '../../code/aggregate.js';
 import { nearestRank } from '../../core/stats.js';
 import type { CaseResult } from '../../core/types.js';
 import { codeArms, inputsFrontier, type InputsFrontier } from '../arms.js';
-import { inferArmViews, type InferArmView } from '../infer-view.js';
-import type { CaseLatency, LoadedRun, ReportInput } from '../inputs.js';
+import { inferArmViews } from '../infer-view.js';
+import type { CaseLatency, LoadedInfer, LoadedRun, ReportInput } from '../inputs.js';
 import { resolvePrompts } from '../case-prompts.js';
 import { resolveCodePrompts } from '../code-prompts.js';
 import { inferTargetWhere } from '../../infer/where.js';
@@ -74,16 +74,7 @@ export interface HtmlModel {
     receipt: Record<string, unknown> | null;
   }[];
   /** Infer run files: arms (model × threads) with no accuracy, so never on a frontier. */
-  infer: {
-    label: string;
-    origin: string;
-    prompt_sha256: string;
-    target: string;
-    started_utc: string;
-    finished_utc: string;
-    arms: InferArmView[];
-    receipt: Record<string, unknown>;
-  }[];
+  infer: ReturnType<typeof inferModel>[];
   frontier: InputsFrontier;
   cases: HtmlCase[];
   /** Cases dropped from the table to keep the file small (never from any figure). */
@@ -150,28 +141,20 @@ export function buildHtmlModel(loaded: readonly (LoadedRun | ReportInput)[], gen
       case_latency_ms: r.case_latency_ms ?? (r.results ? caseLatency(r.results) : null),
     })),
     code: inputs.flatMap((x) => (x.kind === 'code' ? [codeModel(x)] : [])),
-    infer: inputs.flatMap((x) =>
-      x.kind === 'infer'
-        ? [
-            {
-              label: x.label,
-              origin: x.origin,
-              prompt_sha256: x.file.prompt_sha256,
-              target: `${x.file.target.kind} ${inferTargetWhere(x.file.target)}`,
-              started_utc: x.file.started_utc,
-              finished_utc: x.file.finished_utc,
-              arms: inferArmViews(x.label, x.file),
-              receipt: x.file.receipts as unknown as Record<string, unknown>,
-            },
-          ]
-        : [],
-    ),
+    infer: inputs.flatMap((x) => (x.kind === 'infer' ? [inferModel(x)] : [])),
     frontier: inputsFrontier(inputs),
     rate_curves: rateCurvesOf(runs),
     energy: energyViewsOf(inputs),
     cases,
     cases_omitted: omitted,
   };
+}
+
+function inferModel({ label, origin, file }: LoadedInfer) {
+  const target = `${file.target.kind} ${inferTargetWhere(file.target)}`;
+  const { prompt_sha256, started_utc, finished_utc } = file;
+  const receipt = file.receipts as unknown as Record<string, unknown>;
+  return { label, origin, prompt_sha256, target, started_utc, finished_utc, arms: inferArmViews(label, file), receipt };
 }
 
 function codeModel(x: Extract<ReportInput, { kind: 'code' }>): HtmlModel['code'][number] {

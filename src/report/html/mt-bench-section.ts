@@ -2,10 +2,7 @@ import { fmtScore, fmtShare as share, fmtTurn, hasMtBench, promptsText } from '.
 import { esc, fmtJoules, fmtUsd } from '../format.js';
 import type { HtmlModel } from './model.js';
 
-/**
- * The MT-Bench section for judged runs: per-category score bars per arm (MT-Bench's published plot) and
- * a static table with J per point and the judge's own energy and dollars, apart. Empty when none was judged.
- */
+/** Judged runs' MT-Bench section: category score bars per arm and a table with J per point and the judge's own figures apart. */
 export function mtBenchSection(model: HtmlModel): string {
   const judged = model.runs.filter((r) => hasMtBench(r.report));
   if (judged.length === 0) return '';

@@ -27,9 +27,8 @@ function scriptSafe(s: string): string {
 }
 
 /**
- * The report page: static HTML for everything that is text (headline numbers, receipt), so it reads even
- * with scripts off; ECharts and the page script inlined for the charts and the case table. No network.
- * `echarts`: the bundle's source to inline, or the same-origin address a server (`joulebench view`) serves it at.
+ * The report page: text as static HTML (it reads with scripts off), charts by inlined ECharts and page script. No network.
+ * `echarts`: the bundle's source to inline, or the same-origin address `joulebench view` serves it at.
  */
 export function renderHtmlPage(model: HtmlModel, echarts: string | { src: string }): string {
   const labels = [...model.runs.map((r) => r.label), ...model.code.map((c) => c.label), ...model.infer.map((f) => f.label)];
@@ -180,11 +179,7 @@ function headlineTable(model: HtmlModel): string {
 /** Energy sources that are not measurements: a cost model or a coefficient. */
 const MODELLED = new Set(['model', 'model:api', 'estimate']);
 
-/**
- * The frontier chart(s): measured and modelled energy each on their own axis (two charts when both
- * are present). A chart with fewer than two placed arms is not drawn (one dot shows no trade-off): a
- * note says why instead.
- */
+/** The frontier chart(s), measured and modelled energy on separate axes; fewer than two placed arms get a note instead. */
 function frontierCharts(model: HtmlModel): string {
   const excluded = new Set(model.frontier.frontiers.energy.verdicts.filter((v) => v.excluded).map((v) => v.id));
   const placed = model.frontier.arms.filter((a) => a.accuracy_pct !== null && a.joules_per_correct !== null && !excluded.has(a.id));

@@ -3,10 +3,7 @@ import { esc, fmtJoules, fmtPct, fmtUsd } from '../format.js';
 
 const COLORS = ['#2563eb', '#dc2626', '#16a34a', '#9333ea', '#ea580c', '#0891b2', '#4b5563', '#ca8a04'];
 
-/**
- * pass@k (solid) and pass^k (dashed) against k per solver as inline SVG, with their table, expensive
- * failures and resolution under the energy budget. Empty when no solver has two or more rollouts.
- */
+/** pass@k (solid) and pass^k (dashed) per solver as inline SVG, with their table; empty without two or more rollouts. */
 export function passAtKSection(solvers: readonly SolverSummary[], budgetJ: number | null): string {
   const withCurve = solvers.filter((s) => s.pass_at_k.length >= 2);
   const failures = solvers.filter((s) => s.unresolved_task_count > 0);

@@ -21,11 +21,7 @@ export interface RateCurveView {
 
 type LoadRun = { label: string; report: BenchReport & { load?: LoadBlock } };
 
-/**
- * The rate curves among the runs: runs carrying a `load` block are grouped by what a rate sweep keeps
- * fixed (target, suite digest, arrival shape, concurrency, request count, seed, TTFT token), and each
- * group is one curve ordered by rate. Pure.
- */
+/** Load runs grouped by what a rate sweep keeps fixed (target, suite, load shape…): one curve per group, by rate. */
 export function rateCurvesOf(runs: readonly LoadRun[]): RateCurveView[] {
   const groups = new Map<string, LoadRun[]>();
   for (const r of runs) {
@@ -71,13 +67,10 @@ function energyCharts(points: readonly RatePoint[]): Pick<RateCurveView, 'energy
     if (mine.length === 0) continue;
     const sources = [...new Set(mine.map((p) => p.energy_source))];
     const drawn = mine.length >= 2;
-    energy.push({
-      kind,
-      sources,
-      points: mine.length,
-      drawn,
-      why: drawn ? null : `only one rate (${rateText(mine[0]!.request_rate)}) has a ${kind} J/output-token figure [${sources.join(', ')}]; one point shows no trend, so no chart: its figure is in the table`,
-    });
+    const why =
+      `only one rate (${rateText(mine[0]!.request_rate)}) has a ${kind} J/output-token figure [${sources.join(', ')}]; ` +
+      'one point shows no trend, so no chart: its figure is in the table';
+    energy.push({ kind, sources, points: mine.length, drawn, why: drawn ? null : why });
   }
   if (energy.length > 0) {
     const unplaced = withJ.filter((p) => energyKind(p.energy_source) === null);
