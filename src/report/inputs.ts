@@ -4,7 +4,6 @@ import { basename } from 'node:path';
 import type { BenchReport } from '../core/aggregate.js';
 import { JoulebenchError } from '../core/errors.js';
 import type { CaseResult, ResultsHeader } from '../core/types.js';
-import { streamResultsFile } from '../runner/results-stream.js';
 import { DATAPOINTS_FORMAT } from '../code/datapoints-file.js';
 import type { CodeResults } from '../code/results.js';
 import type { SummarizeOptions } from '../code/aggregate.js';
@@ -276,16 +275,14 @@ function casesOf(path: string | null, opts: LoadOptions): Pick<LoadedRun, CaseFi
   const keep = keepOf(opts);
   const limit = opts.casesLimit;
   if (keep === 'none') return { ...NO_CASES, results_path: path };
-  let header: ResultsHeader | null = null;
   if (keep === 'scored' && limit !== undefined) {
     const first = new FirstCases(limit);
     const rebuilt = rebuildReport(path, { keep: 'none', onScored: first.add });
     return { results: first.cases, header: rebuilt.header, ...first.summary(), results_path: path };
   }
   if (keep === 'scored') {
-    const scored: CaseResult[] = [];
-    streamResultsFile(path, { header: (h) => (header = h), case: (r) => r.phase === 'scored' && scored.push(r), other: () => {} });
-    return { results: scored, header, results_path: path };
+    const rebuilt = rebuildReport(path, { keep: 'scored' });
+    return { results: rebuilt.scored, header: rebuilt.header, results_path: path };
   }
   // The paired figures stream into columns (a million cases a side in compare).
   const rebuilt = rebuildReport(path, { keep: 'paired' });
