@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { JoulebenchError } from '../core/errors.js';
 import type { Target } from '../core/types.js';
 import { quote } from '../core/one-line.js';
@@ -8,6 +9,19 @@ export interface TargetSpec {
   /** For a cascade: the target its neural stage delegates to. */
   neural?: TargetSpec;
   [key: string]: unknown;
+}
+
+/** A zod message that names the value it refused: `must be WHAT, got VALUE`. */
+export function got(what: string): { error: (issue: { input: unknown }) => string } {
+  return { error: (issue) => `must be ${what}, got ${JSON.stringify(issue.input)}` };
+}
+
+/** A kind's own keys of a spec checked by `schema`: the first problem is E_CONFIG `target.KEY: message`. */
+export function parseSpec<S extends z.ZodType>(schema: S, spec: TargetSpec): z.infer<S> {
+  const r = schema.safeParse(spec);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0]!;
+  throw new JoulebenchError('E_CONFIG', `target.${issue.path.join('.')}: ${issue.message}`);
 }
 
 export interface TargetFactory {
