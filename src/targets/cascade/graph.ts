@@ -10,11 +10,6 @@ export interface Triple {
   aliases?: string[];
 }
 
-export interface GraphStageOptions {
-  /** Modelled energy of one query, µJ. */
-  energy_uj?: number;
-}
-
 interface IndexedTriple {
   triple: Triple;
   phrases: string[];
@@ -28,7 +23,8 @@ export class GraphStage implements Stage {
   private readonly energyUj: number;
   readonly size: number;
 
-  constructor(triples: readonly Triple[], opts: GraphStageOptions = {}) {
+  /** `energy_uj`: modelled energy of one query, µJ. */
+  constructor(triples: readonly Triple[], opts: { energy_uj?: number } = {}) {
     let maxWords = 1;
     for (const t of triples) {
       const key = normalizeText(t.subject);
