@@ -33,24 +33,11 @@ export function defaultThreadChoice(opts: CpuReadOptions = {}): ThreadChoice & {
   const allowed = allowedList === null ? null : parseCpuList(allowedList);
   const cores = physicalCores(root, allowed);
   const quota = cgroupQuota(root);
-
-  const caps: number[] = [parallelism];
-  const parts: string[] = [];
-  if (allowed !== null) parts.push(`affinity ${allowedList} (${allowed.length} logical CPUs)`);
-  else parts.push('affinity unreadable');
-  if (cores !== null) {
-    caps.push(cores.count);
-    parts.push(`${cores.count} physical cores among them (${cores.from})`);
-  } else if (allowed !== null) {
-    caps.push(allowed.length);
-    parts.push('physical cores unreadable: logical CPUs counted');
-  } else parts.push('physical cores unreadable');
-  if (quota !== null) {
-    caps.push(Math.max(1, Math.floor(quota.cpus)));
-    parts.push(`cgroup quota ${quota.cpus.toFixed(1)} (${quota.from})`);
-  } else parts.push('cgroup quota none');
-  parts.push(`availableParallelism ${parallelism}`);
-  const threads = Math.max(1, Math.min(...caps));
+  const parts = [allowed !== null ? `affinity ${allowedList} (${allowed.length} logical CPUs)` : 'affinity unreadable'];
+  if (cores !== null) parts.push(`${cores.count} physical cores among them (${cores.from})`);
+  else parts.push(allowed !== null ? 'physical cores unreadable: logical CPUs counted' : 'physical cores unreadable');
+  parts.push(quota !== null ? `cgroup quota ${quota.cpus.toFixed(1)} (${quota.from})` : 'cgroup quota none', `availableParallelism ${parallelism}`);
+  const threads = Math.max(1, Math.min(parallelism, cores?.count ?? allowed?.length ?? Infinity, quota ? Math.floor(quota.cpus) : Infinity));
   return { threads, threads_source: `physical cores allowed (${parts.join('; ')})`, allowed };
 }
 
@@ -115,14 +102,10 @@ export function firstCaseCollapse(first_case_tok_s: number | null, probe_tok_s: 
   if (first_case_tok_s === null || probe_tok_s === null || !(probe_tok_s > 0) || threads <= 1) return null;
   if (first_case_tok_s >= probe_tok_s * COLLAPSE_FRACTION) return null;
   return (
-    `llama.cpp decoded the first case at ${sig(first_case_tok_s)} tok/s with ${threads} threads, under ${COLLAPSE_FRACTION} of the ` +
-    `${sig(probe_tok_s)} tok/s one thread did on the same model: oversubscribed threads (more llama.cpp threads than free cores; ` +
+    `llama.cpp decoded the first case at ${first_case_tok_s.toPrecision(3)} tok/s with ${threads} threads, under ${COLLAPSE_FRACTION} of the ` +
+    `${probe_tok_s.toPrecision(3)} tok/s one thread did on the same model: oversubscribed threads (more llama.cpp threads than free cores; ` +
     `they spin against each other and against other processes); every timing and joule of this run carries it (try --threads 1)`
   );
-}
-
-function sig(v: number): string {
-  return v.toPrecision(3);
 }
 
 function readText(path: string): string | null {
@@ -157,38 +140,23 @@ export function parseCpuList(list: string): number[] | null {
 function physicalCores(root: string, allowed: number[] | null): { count: number; from: string } | null {
   const sysDir = join(root, 'sys', 'devices', 'system', 'cpu');
   let cpus = allowed;
-  if (cpus === null) {
-    try {
-      cpus = readdirSync(sysDir)
-        .map((d) => /^cpu(\d+)$/.exec(d)?.[1])
-        .filter((d): d is string => d !== undefined)
-        .map(Number);
-    } catch {
-      cpus = null;
-    }
+  try {
+    cpus ??= readdirSync(sysDir).flatMap((d) => /^cpu(\d+)$/.exec(d)?.[1] ?? []).map(Number);
+  } catch {
+    // no sysfs: /proc/cpuinfo below
   }
-  if (cpus !== null && cpus.length > 0) {
-    const keys = new Set<string>();
-    let ok = true;
-    for (const c of cpus) {
-      const t = join(sysDir, `cpu${c}`, 'topology');
-      const pkg = readText(join(t, 'physical_package_id'));
-      const core = readText(join(t, 'core_id'));
-      if (pkg === null || core === null) {
-        ok = false;
-        break;
-      }
-      keys.add(`${pkg.trim()}:${core.trim()}`);
-    }
-    if (ok) return { count: keys.size, from: 'sysfs topology' };
-  }
+  const sysKeys = (cpus ?? []).map((c) => {
+    const t = join(sysDir, `cpu${c}`, 'topology');
+    const [pkg, core] = [readText(join(t, 'physical_package_id')), readText(join(t, 'core_id'))];
+    return pkg === null || core === null ? null : `${pkg.trim()}:${core.trim()}`;
+  });
+  if (sysKeys.length > 0 && !sysKeys.includes(null)) return { count: new Set(sysKeys).size, from: 'sysfs topology' };
   const info = readText(join(root, 'proc', 'cpuinfo'));
   if (info === null) return null;
   const keys = new Set<string>();
   for (const block of info.split(/\n\s*\n/)) {
     const proc = /^processor\s*:\s*(\d+)/m.exec(block)?.[1];
-    if (proc === undefined) continue;
-    if (allowed !== null && !allowed.includes(Number(proc))) continue;
+    if (proc === undefined || (allowed !== null && !allowed.includes(Number(proc)))) continue;
     const pkg = /^physical id\s*:\s*(\d+)/m.exec(block)?.[1];
     const core = /^core id\s*:\s*(\d+)/m.exec(block)?.[1];
     if (pkg === undefined || core === undefined) return null;

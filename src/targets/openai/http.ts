@@ -31,10 +31,7 @@ export interface ChatResult {
   /** Request sent to last byte, ms. */
   e2e_ms: number;
   streamed: boolean;
-  /**
-   * Gaps between successive token-bearing chunks from the first content chunk on, ms (vLLM's ITL);
-   * `null` for a plain reply.
-   */
+  /** Gaps between successive token-bearing chunks from the first content chunk on, ms (vLLM's ITL); `null` for a plain reply. */
   itl_ms: number[] | null;
 }
 
@@ -46,7 +43,6 @@ interface PostTarget {
   stream: boolean;
   apiKey?: string;
   timeout_ms: number;
-  /** The target's connections ({@link createPool}). */
   pool: HttpPool;
   signal?: AbortSignal;
   /** A reply body larger than this is cut off and recorded as an error; default {@link DEFAULT_MAX_REPLY_BYTES}. */
@@ -57,10 +53,9 @@ interface PostTarget {
 
 /** One target's connections: an undici dispatcher ({@link createDispatcher}) and its requests' deadlines. */
 export class HttpPool {
-  /** The per-attempt deadlines of this pool's requests, one timer for all. */
   readonly deadlines = new Deadlines();
   private d: Dispatcher | null = null;
-  /** Whether a proxy was configured when the dispatcher was made: then hosts are checked here ({@link HttpPool.hostCheck}). */
+  /** Whether a proxy was configured when the dispatcher was made: then hosts are checked here. */
   private proxied = false;
   private readonly checked = new Map<string, Promise<void>>();
 
@@ -91,11 +86,6 @@ export class HttpPool {
   }
 }
 
-/** Keep-alive connections sized for concurrency; one pool per target. */
-export function createPool(): HttpPool {
-  return new HttpPool();
-}
-
 /**
  * POSTs one chat-completions request (no redirect followed), streaming (SSE) when asked and timing the
  * first content token as its bytes arrive. One limit covers the whole attempt. Throws AttemptFailure.
@@ -124,7 +114,7 @@ interface RequestHeaders {
   lists: [plain: string[], stream: string[]];
 }
 
-/** Per URL object (a target keeps one), worked out again if the URL or the key changes. */
+/** Per URL object (a target keeps one); worked out again if the URL or the key changes. */
 const byUrl = new WeakMap<URL, RequestHeaders>();
 
 /** A header value may hold visible ASCII, space and tab (no CR/LF smuggling). */
@@ -187,7 +177,6 @@ class ChatExchange implements Dispatcher.DispatchHandler, Timed {
   t0 = 0;
   private settled = false;
   private controller: Dispatcher.DispatchController | null = null;
-  /** When the attempt runs out of time (`performance.now()`): the pool's one timer watches it. */
   readonly deadline_ms: number;
   private readonly limit: number;
   private mode = PLAIN;
@@ -212,7 +201,7 @@ class ChatExchange implements Dispatcher.DispatchHandler, Timed {
     if (o.signal !== undefined) watchAbort(o.signal, this);
   }
 
-  /** Hands the request to undici (unless it already timed out or was aborted while its host was checked). */
+  /** Hands the request to undici, unless it timed out or was aborted while its host was checked. */
   send(dispatcher: Dispatcher, h: RequestHeaders, body: string): void {
     if (this.settled) return;
     this.t0 = performance.now();

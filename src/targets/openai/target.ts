@@ -7,7 +7,7 @@ import { backoffDelay_s, isRetryable, NO_RETRY, type RetryPolicy } from '../retr
 import { openaiCounts, openaiUsage, usagePartProblem, usageProblem } from '../usage.js';
 import { costOf, type Prices } from './cost.js';
 import { checkEndpoint } from './endpoint.js';
-import { AttemptFailure, createPool, postChat, type ChatResult, type HttpPool, type PostOptions } from './http.js';
+import { AttemptFailure, HttpPool, postChat, type ChatResult, type PostOptions } from './http.js';
 import { redact, redactDeep, redactQuery, redactText } from './redact.js';
 
 export { checkEndpoint };
@@ -94,7 +94,7 @@ export class OpenAITarget implements Target {
     this.url.pathname = `${base.pathname.replace(/\/+$/, '')}/chat/completions`;
     this.id = `openai:${o.model}`;
     this.energyModel = apiEnergyModel(o.model, o.energy_model);
-    this.pool = createPool();
+    this.pool = new HttpPool();
     this.stream = o.stream ?? true;
     this.retry = o.retry ?? NO_RETRY;
     this.timeout_ms = Math.round((o.request_timeout_s ?? 120) * 1000);
