@@ -106,10 +106,7 @@ export async function createTarget(spec: TargetSpec): Promise<Target> {
   return factoryOf(spec.kind).create(spec);
 }
 
-/**
- * Checks a target spec as {@link createTarget} would: made and closed again, except a llamacpp model,
- * whose file need only be a regular file (loading gigabytes to check would cost as much as the run).
- */
+/** Checks a spec as {@link createTarget} would; a llamacpp model need only be a regular file (loading it costs a run). */
 export async function checkTarget(spec: TargetSpec): Promise<void> {
   factoryOf(spec.kind);
   if (spec.kind === 'llamacpp') {

@@ -104,10 +104,7 @@ export function createReplayTarget(path: string): Target {
   };
 }
 
-/**
- * `mode: mock` without recorded answers: every case is answered with the letter `"ABCD"[sha256(case id)[0] mod 4]`,
- * the same on every machine, so the whole pipeline runs offline; it measures joulebench, not a model.
- */
+/** `mode: mock` without answers: each case gets `"ABCD"[sha256(case id)[0] mod 4]`, so the pipeline runs offline. */
 export function createMockTarget(): Target {
   return {
     id: 'mock',

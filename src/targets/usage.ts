@@ -13,10 +13,7 @@ export interface ReportedCount {
   cap?: number;
 }
 
-/**
- * Why a server's token count cannot be used, one line naming the field, or `null` when every count is
- * absent or a whole number >= 0 within {@link COMPLETION_OVER_CAP} × its cap.
- */
+/** Why a server's token count cannot be used (one line naming the field), or `null`: absent, or a whole number within its cap. */
 export function usageProblem(counts: readonly ReportedCount[]): string | null {
   for (const { field, value, cap } of counts) {
     if (value === undefined || value === null) continue;

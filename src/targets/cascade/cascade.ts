@@ -8,10 +8,7 @@ type HookedStage = Stage & {
   backend?: Target;
 };
 
-/**
- * Tries stages in order; the first that answers resolves the case. The case's energy is the sum of every
- * tried stage's modelled energy, or `null` if any is unknown. Earlier observing stages see the answer.
- */
+/** Tries stages in order until one answers; energy is the sum over the stages tried, `null` if any is unknown. */
 export class Cascade implements Target {
   readonly kind = 'cascade';
   constructor(

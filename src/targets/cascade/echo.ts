@@ -1,9 +1,6 @@
 import type { Answer, Target } from '../../core/types.js';
 
-/**
- * The default neural backend: answers with the prompt itself, at a modelled constant energy labelled `model`
- * (`energy_j` per inference; seed 000 §4: 50 J, deliberately high, to show the cost spread).
- */
+/** The default neural backend: echoes the prompt at a modelled `energy_j` (seed 000 §4: 50 J, high to show the spread). */
 export function createEchoTarget(opts: { energy_j?: number } = {}): Target {
   const energy_j = opts.energy_j ?? 50;
   return {

@@ -36,10 +36,7 @@ export async function importNodeLlamaCpp(specifier = 'node-llama-cpp'): Promise<
 
 const instances = new Map<string, Promise<Llama>>();
 
-/**
- * One llama.cpp instance per GPU choice, per process, from the prebuilt binary `npm ci` (or `joulebench
- * setup llamacpp --gpu …`) installed: never downloaded or compiled here. `gpu` false: CPU only.
- */
+/** One llama.cpp instance per GPU choice and process, from the installed prebuilt binary (never built here); `gpu` false: CPU. */
 export function getLlamaInstance(gpu: false | 'auto', specifier = 'node-llama-cpp'): Promise<Llama> {
   const key = `${specifier}\0${gpu}`;
   let p = instances.get(key);

@@ -24,10 +24,7 @@ const PREBUILT: Record<string, Partial<Record<SetupGpu | 'cpu', string[]>>> = {
   'darwin-x64': { cpu: ['mac-x64'] },
 };
 
-/**
- * The prebuilt packages node-llama-cpp looks for (`getPrebuiltBinariesPackageDirectoryForBuildOptions`);
- * `gpu` false: the CPU build. null: no such build is published.
- */
+/** The prebuilt packages node-llama-cpp looks for; `gpu` false: the CPU build. null: no such build is published. */
 export function prebuiltPackages(platform: NodeJS.Platform, arch: string, gpu: SetupGpu | false): string[] | null {
   const names = Object.hasOwn(PREBUILT, `${platform}-${arch}`) ? PREBUILT[`${platform}-${arch}`]![gpu || 'cpu'] : undefined;
   return names ? names.map((n) => `@node-llama-cpp/${n}`) : null;
@@ -80,10 +77,7 @@ export interface SetupResult {
   installed: boolean;
 }
 
-/**
- * Adds the prebuilt llama.cpp build(s) for `gpu` beside node-llama-cpp, at its exact version: `npm pack`
- * (the user's registry and its integrity check), unpacked over the empty stand-in a CPU-only `npm ci` links.
- */
+/** Adds the prebuilt llama.cpp build(s) for `gpu` at node-llama-cpp's version (`npm pack`), over the CPU install's stand-in. */
 export async function setupLlamaCpp(gpu: SetupGpu | false, opts: SetupOptions = {}): Promise<SetupResult[]> {
   const packages = prebuiltPackages(process.platform, process.arch, gpu);
   if (!packages) {

@@ -43,10 +43,7 @@ export function llamaCppOptionsFromSpec(spec: TargetSpec): LlamaCppTargetOptions
   return parseSpec(llamaCppSpecSchema, spec);
 }
 
-/**
- * A GGUF model run in this process by llama.cpp, so the meter measures the inference; it loads once, at creation
- * (its load time reported, never inside a case's window).
- */
+/** A GGUF model run in this process by llama.cpp; it loads once, at creation, never inside a case's window. */
 export async function createLlamaCppTarget(opts: LlamaCppTargetOptions): Promise<Target> {
   const engine = new LlamaEngine(opts);
 

@@ -44,10 +44,7 @@ export function defaultThreadChoice(opts: CpuReadOptions = {}): ThreadChoice & {
 /** How long the idle CPUs are sampled before the model loads, ms. */
 export const IDLE_SAMPLE_MS = 250;
 
-/**
- * The CPUs among `allowed` (all when `null`) that sat idle over `window_ms`, from two readings of
- * `/proc/stat` (idle + iowait over all time, per CPU); `null` when it cannot be read.
- */
+/** The CPUs among `allowed` (all when `null`) idle over `window_ms`, from two reads of `/proc/stat`; `null`: unreadable. */
 export async function idleCpus(root: string, allowed: number[] | null, window_ms = IDLE_SAMPLE_MS, wait = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))): Promise<number | null> {
   const first = readCpuTimes(root);
   if (first === null) return null;
@@ -67,10 +64,7 @@ export async function idleCpus(root: string, allowed: number[] | null, window_ms
   return counted === 0 ? null : idle;
 }
 
-/**
- * Caps a default choice at the allowed CPUs other processes left idle (rounded, at least 1): llama.cpp's
- * spinning threads collapse when one of them has to wait for a core. Recorded in `threads_source`.
- */
+/** Caps a default choice at the allowed CPUs left idle (at least 1): spinning llama.cpp threads collapse waiting for a core. */
 export function capAtIdle(choice: ThreadChoice, idle: number | null, window_ms = IDLE_SAMPLE_MS): ThreadChoice {
   if (idle === null) return { ...choice, threads_source: `${choice.threads_source}; idle CPUs unreadable` };
   const free = Math.max(1, Math.round(idle));

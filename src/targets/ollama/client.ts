@@ -14,13 +14,7 @@ const loadHttp = () => (http ??= Promise.all([import('undici'), import('../dispa
 export const DEFAULT_OLLAMA_URL = 'http://127.0.0.1:11434';
 
 /** The runner options joulebench passes through to Ollama (`options` in the request body). */
-export interface OllamaOptions {
-  num_thread?: number;
-  num_ctx?: number;
-  seed?: number;
-  temperature?: number;
-  num_predict?: number;
-}
+export type OllamaOptions = { [K in 'num_thread' | 'num_ctx' | 'seed' | 'temperature' | 'num_predict']?: number };
 
 /** Our name of each of Ollama's timings in its final chunk, and Ollama's (durations in nanoseconds, as Ollama reports them). */
 const TIMINGS = {

@@ -10,10 +10,7 @@ export interface Timed {
 /** Longest delay `setTimeout` takes (a longer one fires after 1 ms, with a warning). */
 const MAX_DELAY_MS = 2 ** 31 - 1;
 
-/**
- * The per-attempt deadlines of one pool's requests, one timer for all (a timer a request cost about
- * as much as parsing the reply). The process is kept alive only while a request is in flight.
- */
+/** The per-attempt deadlines of one pool, one timer for all (a timer a request cost about as much as parsing the reply). */
 export class Deadlines {
   private readonly live = new Set<Timed>();
   private timer: NodeJS.Timeout | null = null;

@@ -67,10 +67,7 @@ export class HttpPool {
     return this.d;
   }
 
-  /**
-   * Through a proxy the proxy resolves the name, out of reach of the lookup hook: resolved here too,
-   * once per host, and refused if any address is forbidden. `null`: nothing to wait for.
-   */
+  /** Through a proxy the proxy resolves the name: checked here too, once per host. `null`: nothing to wait for. */
   hostCheck(hostname: string): Promise<void> | null {
     if (!this.proxied) return null;
     let c = this.checked.get(hostname);
@@ -86,10 +83,7 @@ export class HttpPool {
   }
 }
 
-/**
- * POSTs one chat-completions request (no redirect followed), streaming (SSE) when asked and timing the
- * first content token as its bytes arrive. One limit covers the whole attempt. Throws AttemptFailure.
- */
+/** POSTs one chat-completions request (SSE when asked; no redirect; one limit a whole attempt). Throws AttemptFailure. */
 export function postChat(o: PostOptions): Promise<ChatResult> {
   return new Promise<ChatResult>((resolve, reject) => {
     const headers = headersOf(o.url, o.apiKey);

@@ -14,19 +14,29 @@ const TIMER_RANGE = `must be from 0.001 to ${MAX_TIMER_S} s (a Node.js timer hol
 
 /** The keys of an `openai` spec; library callers pass the blocks directly, so they get the config file's schema. */
 const openaiSpecSchema = z.object({
+  /** Base URL, e.g. `http://127.0.0.1:8000/v1`; `/chat/completions` is appended. */
   endpoint: text,
   model: text,
   api_key: text,
+  /** Where the key came from (`env:NAME`), for the receipt; never the key. */
   credentials_ref: text,
+  /** Default 256. */
   max_tokens: positiveInt,
+  /** Sends `ignore_eos: true` (vLLM, SGLang, llama.cpp's server): every reply runs to `max_tokens`. */
   ignore_eos: bool,
+  /** Cap on one reply's body, bytes (default 4 MiB); a larger reply is cut off and recorded as an error. */
   max_reply_bytes: positiveInt,
+  /** Default true; a server that refuses streaming is asked again plainly. */
   stream: bool,
+  /** Per-attempt limit, s (default 120). */
   request_timeout_s: z.number({ error: 'must be > 0' }).gt(0, 'must be > 0').min(0.001, TIMER_RANGE).max(MAX_TIMER_S, TIMER_RANGE).optional(),
   retry: retrySchema.optional(),
   prices: tokenPricesSchema.optional(),
+  /** Overrides for the modelled per-request energy (`model:api`); without it, only tabled models get one. */
   energy_model: energyModelSchema.optional(),
 });
+
+export type OpenAISpec = z.infer<typeof openaiSpecSchema>;
 
 /** The config key a spec key comes from, where it is not `target.KEY`. */
 const CONFIG_KEYS: Record<string, string> = { request_timeout_s: 'timeouts.request_s', retry: 'params.retry', prices: 'prices' };

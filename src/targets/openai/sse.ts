@@ -1,7 +1,4 @@
-/**
- * Reads an OpenAI chat-completions SSE stream, validated as strictly as a plain reply (a failure names
- * what was wrong, never an empty answer). Linear in the stream's size.
- */
+/** Reads an OpenAI chat-completions SSE stream, validated as strictly as a plain reply; linear in the stream's size. */
 export class SseChatReader {
   /** Pieces of a line split across network chunks; joined when its newline arrives. */
   private partial: string[] = [];

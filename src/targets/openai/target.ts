@@ -1,41 +1,20 @@
-import { apiEnergyModel, type ApiEnergyModel, type EnergyModelConfig } from '../../energy-model/api-model.js';
+import { apiEnergyModel, type ApiEnergyModel } from '../../energy-model/api-model.js';
 import { round } from '../../core/stats.js';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Answer, AnswerRequest, Target } from '../../core/types.js';
 import { backoffDelay_s, isRetryable, NO_RETRY, type RetryPolicy } from '../retry.js';
 import { openaiCounts, openaiUsage, usagePartProblem, usageProblem } from '../usage.js';
-import { costOf, type Prices } from './cost.js';
+import { costOf } from './cost.js';
+import type { OpenAISpec } from './spec.js';
 import { checkEndpoint } from './endpoint.js';
 import { AttemptFailure, HttpPool, postChat, type ChatResult, type PostOptions } from './http.js';
 import { redact, redactDeep, redactQuery, redactText } from './redact.js';
 
 export { checkEndpoint };
 
-/** Settings of an `openai` target (already validated by the config schema or the CLI). */
-export interface OpenAITargetOptions {
-  /** Base URL, e.g. `http://127.0.0.1:8000/v1`; `/chat/completions` is appended. */
-  endpoint: string;
-  model: string;
-  /** The resolved key (never the reference); sent as a Bearer header only when present. */
-  apiKey?: string;
-  /** Where the key came from (`env:NAME`), for the receipt; never the key. */
-  credentials_ref?: string;
-  /** Default 256. */
-  max_tokens?: number;
-  /** Sends `ignore_eos: true` (vLLM, SGLang, llama.cpp's server): every reply runs to `max_tokens`. */
-  ignore_eos?: boolean;
-  /** Default true; a server that refuses streaming is asked again plainly. */
-  stream?: boolean;
-  /** Per-attempt limit, s (default 120). */
-  request_timeout_s?: number;
-  retry?: RetryPolicy;
-  prices?: Prices;
-  /** `target.energy_model`: overrides for the modelled per-request energy (`model:api`); without it, only tabled models get one. */
-  energy_model?: EnergyModelConfig;
-  /** Cap on one reply's body, bytes (default 4 MiB); a larger reply is cut off and recorded as an error. */
-  max_reply_bytes?: number;
-}
+/** Settings of an `openai` target: a spec's keys ({@link OpenAISpec}), with the key resolved (sent as a Bearer header when present). */
+export type OpenAITargetOptions = Omit<OpenAISpec, 'endpoint' | 'model' | 'api_key'> & { endpoint: string; model: string; apiKey?: string };
 
 /** A failure after every allowed attempt: what the runner records on the case. */
 export class TargetFailure extends Error {
@@ -62,10 +41,7 @@ const CODES: Record<AttemptFailure['kind'], string> = {
   aborted: 'E_ABORTED',
 };
 
-/**
- * Any OpenAI-compatible chat-completions endpoint. Temperature 0; streams to time the first token; retries
- * when asked. Latency is the successful attempt's; failed attempts and backoff are `retry_overhead_ms`.
- */
+/** Any OpenAI-compatible chat-completions endpoint at temperature 0; failed attempts and backoff are `retry_overhead_ms`. */
 export class OpenAITarget implements Target {
   readonly kind = 'openai';
   /** Multi-turn cases are asked turn by turn with the model's own earlier answers (MT-Bench). */
