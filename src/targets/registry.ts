@@ -97,9 +97,8 @@ export const TARGETS: Record<string, TargetFactory> = {
 };
 
 function factoryOf(kind: string): TargetFactory {
-  const factory = Object.hasOwn(TARGETS, kind) ? TARGETS[kind] : undefined;
-  if (!factory) throw new JoulebenchError('E_CONFIG', `target.kind: unknown target ${quote(kind)} (known: ${Object.keys(TARGETS).join(', ')})`);
-  return factory;
+  if (Object.hasOwn(TARGETS, kind)) return TARGETS[kind]!;
+  throw new JoulebenchError('E_CONFIG', `target.kind: unknown target ${quote(kind)} (known: ${Object.keys(TARGETS).join(', ')})`);
 }
 
 export async function createTarget(spec: TargetSpec): Promise<Target> {
@@ -117,7 +116,7 @@ export async function checkTarget(spec: TargetSpec): Promise<void> {
     try {
       file = statSync(model_path).isFile();
     } catch {
-      file = false;
+      // unreadable: refused below
     }
     if (!file) throw new JoulebenchError('E_CONFIG', `target.model_path: ${quote(model_path)} is not a readable GGUF file`);
     return;

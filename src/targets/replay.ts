@@ -92,13 +92,10 @@ export function createReplayTarget(path: string): Target {
     async answer(req: AnswerRequest): Promise<Answer> {
       const a = answers.get(req.case.id);
       if (!a) throw new MissingAnswerError(req.case.id, path);
-      if (req.messages) {
-        const turn = req.messages.filter((m) => m.role === 'user').length - 1;
-        const text = a.turns?.[turn];
-        if (text === undefined) throw new MissingAnswerError(`${req.case.id}" turn "${turn + 1}`, path);
-        return a.stage === null ? { text } : { text, stage: a.stage };
-      }
-      return a.stage === null ? { text: a.text } : { text: a.text, stage: a.stage };
+      const turn = req.messages ? req.messages.filter((m) => m.role === 'user').length - 1 : null;
+      const text = turn === null ? a.text : a.turns?.[turn];
+      if (text === undefined) throw new MissingAnswerError(`${req.case.id}" turn "${turn! + 1}`, path);
+      return a.stage === null ? { text } : { text, stage: a.stage };
     },
     describe: () => ({ kind: 'replay', answers: path, answer_count: answers.size }),
   };

@@ -27,7 +27,7 @@ export class SseChatReader {
         line = this.partial.join('');
         this.partial = [];
       }
-      this.onLine(line.endsWith('\r') ? line.slice(0, -1) : line);
+      this.onLine(line);
       start = nl + 1;
     }
     if (start < d.length) this.partial.push(d.slice(start));
@@ -35,11 +35,7 @@ export class SseChatReader {
 
   /** The stream ended: the answer, or why the stream is not a valid reply. */
   end(): { text: string } | { error: string } {
-    if (this.partial.length > 0) {
-      const last = this.partial.join('');
-      this.partial = [];
-      this.onLine(last.endsWith('\r') ? last.slice(0, -1) : last);
-    }
+    if (this.partial.length > 0) this.onLine(this.partial.splice(0).join(''));
     if (this.problem !== null) return { error: this.problem };
     if (this.chunks === 0 && !this.done) return { error: 'stream ended without any data chunk' };
     if (!this.done && this.finishReason === null) {
@@ -54,6 +50,7 @@ export class SseChatReader {
 
   private onLine(line: string): void {
     if (this.done || this.problem !== null || !line.startsWith('data:')) return;
+    // A CR before the newline is dropped by the trim.
     const data = line.slice(5).trim();
     if (data === '[DONE]') {
       this.done = true;
