@@ -121,14 +121,13 @@ export async function checkTarget(spec: TargetSpec): Promise<void> {
     if (!file) throw new JoulebenchError('E_CONFIG', `target.model_path: ${quote(model_path)} is not a readable GGUF file`);
     return;
   }
+  let own = spec;
   if (spec.kind === 'cascade' && spec.neural) {
     await checkTarget(spec.neural);
-    const { neural: _n, ...rest } = spec;
     // The cascade with its default neural stage: the settings of its own are checked the same way.
-    const t = await createTarget(rest);
-    await t.close?.();
-    return;
+    const { neural: _n, ...rest } = spec;
+    own = rest;
   }
-  const t = await createTarget(spec);
+  const t = await createTarget(own);
   await t.close?.();
 }

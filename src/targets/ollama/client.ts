@@ -61,7 +61,6 @@ export class OllamaClient {
   constructor(
     baseUrl: string = DEFAULT_OLLAMA_URL,
     private readonly timeoutMs = 600_000,
-    private readonly now: () => number = () => performance.now(),
   ) {
     checkEndpoint(baseUrl, 'base URL');
     this.baseUrl = baseUrl.replace(/\/+$/, '');
@@ -73,7 +72,7 @@ export class OllamaClient {
 
   /** Streams `/api/chat` or `/api/generate` (NDJSON) and returns the text, Ollama's timings and client TTFT. */
   async stream(path: '/api/chat' | '/api/generate', body: Record<string, unknown>, signal?: AbortSignal): Promise<OllamaStreamResult> {
-    const t0 = this.now();
+    const t0 = performance.now();
     const res = await this.request(path, { method: 'POST', body: JSON.stringify({ ...body, stream: true }) }, signal);
     if (!res.body) throw new JoulebenchError('E_TARGET', `ollama ${this.shownUrl}${path}: empty response body`);
     let text = '';
@@ -92,7 +91,7 @@ export class OllamaClient {
       if (typeof chunk.error === 'string') throw new JoulebenchError('E_TARGET', `ollama ${this.shownUrl}${path}: ${chunk.error}`);
       const piece = contentOf(chunk);
       if (piece !== '') {
-        if (ttft_ms === null) ttft_ms = this.now() - t0;
+        if (ttft_ms === null) ttft_ms = performance.now() - t0;
         text += piece;
       }
       if (chunk.done === true) final = chunk;
@@ -106,7 +105,7 @@ export class OllamaClient {
       }
     }
     onLine(buffered + decoder.decode());
-    const e2e_ms = this.now() - t0;
+    const e2e_ms = performance.now() - t0;
     if (final === null) throw new JoulebenchError('E_TARGET', `ollama ${this.shownUrl}${path}: stream ended without a done chunk`);
     const f: Record<string, unknown> = final;
     // Token counts that cannot be counts fail the request rather than enter rates, tokens or dollars.

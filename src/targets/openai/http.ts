@@ -283,8 +283,7 @@ class ChatExchange implements Dispatcher.DispatchHandler, Timed {
       const out = reader.end();
       if ('error' in out) return this.fail(new AttemptFailure('malformed', out.error));
       const t = this.tokenTimes;
-      const itl_ms: number[] = [];
-      for (let i = 1; i < t.length; i++) itl_ms.push(t[i]! - t[i - 1]!);
+      const itl_ms = t.slice(1).map((at, i) => at - t[i]!);
       return this.done({ text: out.text, usage: reader.usage, ttft_ms: this.ttft_ms, e2e_ms, streamed: true, itl_ms });
     }
     const body = (this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.received)).toString('utf8');
