@@ -55,7 +55,7 @@ export function createOllamaTarget(opts: OllamaTargetOptions): Target {
       if (opts.keep_alive !== undefined) body.keep_alive = opts.keep_alive;
       const r = await client.stream(api === 'chat' ? '/api/chat' : '/api/generate', body, req.signal);
       const t = r.timings;
-      const answer: Answer = {
+      return {
         text: r.text,
         usage: { prompt_tokens: t.prompt_eval_count, completion_tokens: t.eval_count },
         ttft_ms: r.ttft_ms === null ? null : round(r.ttft_ms, 3),
@@ -69,7 +69,6 @@ export function createOllamaTarget(opts: OllamaTargetOptions): Target {
           cached_prefix_or_cold_prefill_tok_s: ratePerS(t.prompt_eval_count, t.prompt_eval_duration_ns),
         },
       };
-      return answer;
     },
     describe: () => ({
       kind: 'ollama',
