@@ -70,12 +70,8 @@ export interface SetupOptions {
   log?: (line: string) => void;
 }
 
-export interface SetupResult {
-  package: string;
-  dir: string;
-  /** false: that version was there already. */
-  installed: boolean;
-}
+/** One package set up; `installed` false: that version was there already. */
+type SetupResult = { package: string; dir: string; installed: boolean };
 
 /** Adds the prebuilt llama.cpp build(s) for `gpu` at node-llama-cpp's version (`npm pack`), over the CPU install's stand-in. */
 export async function setupLlamaCpp(gpu: SetupGpu | false, opts: SetupOptions = {}): Promise<SetupResult[]> {

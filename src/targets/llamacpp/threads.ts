@@ -3,17 +3,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 
 /** The thread count llama.cpp gets when none is configured, and how it was chosen (for the receipt). */
-export interface ThreadChoice {
-  threads: number;
-  threads_source: string;
-}
-
-export interface CpuReadOptions {
-  /** Where `proc/` and `sys/` are read from: `/` on a real machine, a folder a test writes otherwise. */
-  root?: string;
-  /** `os.availableParallelism()` unless given (tests). */
-  available_parallelism?: number;
-}
+export type ThreadChoice = { threads: number; threads_source: string };
 
 /** `$JOULEBENCH_CPU_ROOT`, else `/`: the root the CPU topology, affinity and cgroup files are read under. */
 export function defaultCpuRoot(env: NodeJS.ProcessEnv = process.env): string {
@@ -25,8 +15,9 @@ export function defaultCpuRoot(env: NodeJS.ProcessEnv = process.env): string {
  * llama.cpp's threads spin while they wait, so more threads than cores fight each other (10^4× slower
  * seen). The default: physical cores the affinity mask allows, capped by the cgroup quota and
  * `os.availableParallelism()`; the engine then caps it at the CPUs found idle ({@link capAtIdle}).
+ * `root`: where `proc/` and `sys/` are read (a folder a test writes); `available_parallelism`: tests.
  */
-export function defaultThreadChoice(opts: CpuReadOptions = {}): ThreadChoice & { allowed: number[] | null } {
+export function defaultThreadChoice(opts: { root?: string; available_parallelism?: number } = {}): ThreadChoice & { allowed: number[] | null } {
   const root = opts.root ?? '/';
   const parallelism = opts.available_parallelism ?? availableParallelism();
   const allowedList = readAllowedList(root);

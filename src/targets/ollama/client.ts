@@ -50,10 +50,7 @@ export interface OllamaPsModel {
 }
 
 /** The parameter count of a model and where it was read. */
-interface OllamaParams {
-  parameter_count: number | null;
-  source: 'model_info.general.parameter_count' | 'details.parameter_size' | 'unknown';
-}
+type OllamaParams = { parameter_count: number | null; source: 'model_info.general.parameter_count' | 'details.parameter_size' | 'unknown' };
 
 /** A client for Ollama's native API over undici (not the `ollama` package: fields exactly as sent, first-chunk timing). */
 export class OllamaClient {
