@@ -23,8 +23,7 @@ export class MissingAnswerError extends Error {
 export function readRecordedAnswers(path: string): Map<string, Recorded> {
   const text = readTextFile(path, 'E_INPUT', { where: `replay ${path}` });
   let rows: { row: unknown; where: string }[];
-  const trimmed = text.trimStart();
-  if (trimmed.startsWith('[')) {
+  if (text.trimStart().startsWith('[')) {
     let arr: unknown;
     try {
       arr = JSON.parse(text);

@@ -10,15 +10,11 @@ export interface Triple {
   aliases?: string[];
 }
 
-interface IndexedTriple {
-  triple: Triple;
-  phrases: string[];
-}
-
 /** Stage 3: a triple store; a question naming a subject and one of its predicates is answered, longest subject first. */
 export class GraphStage implements Stage {
   readonly id = 'graph';
-  private readonly bySubject = new Map<string, IndexedTriple[]>();
+  /** Each subject's triples, with the phrases (padded with spaces) that ask for their predicate. */
+  private readonly bySubject = new Map<string, { triple: Triple; phrases: string[] }[]>();
   private readonly maxSubjectWords: number;
   private readonly energyUj: number;
   readonly size: number;

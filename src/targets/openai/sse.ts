@@ -3,7 +3,6 @@ export class SseChatReader {
   /** Pieces of a line split across network chunks; joined when its newline arrives. */
   private partial: string[] = [];
   private readonly pieces: string[] = [];
-  private textLength = 0;
   private done = false;
   private finishReason: string | null = null;
   private problem: string | null = null;
@@ -39,7 +38,8 @@ export class SseChatReader {
     if (this.problem !== null) return { error: this.problem };
     if (this.chunks === 0 && !this.done) return { error: 'stream ended without any data chunk' };
     if (!this.done && this.finishReason === null) {
-      return { error: `stream ended without [DONE] and without a finish_reason (${this.textLength} characters received: a truncated reply)` };
+      const received = this.pieces.join('').length;
+      return { error: `stream ended without [DONE] and without a finish_reason (${received} characters received: a truncated reply)` };
     }
     return { text: this.pieces.join('') };
   }
@@ -101,7 +101,6 @@ export class SseChatReader {
       if (this.pieces.length === 0) this.onFirstContent?.();
       this.onToken?.('content');
       this.pieces.push(content);
-      this.textLength += content.length;
     }
   }
 }
