@@ -48,7 +48,7 @@ export class OpenAITarget implements Target {
   readonly conversational = true;
   readonly id: string;
   private readonly url: URL;
-  private readonly pool: HttpPool;
+  private readonly pool = new HttpPool();
   private stream: boolean;
   private readonly retry: RetryPolicy;
   private readonly timeout_ms: number;
@@ -70,7 +70,6 @@ export class OpenAITarget implements Target {
     this.url.pathname = `${base.pathname.replace(/\/+$/, '')}/chat/completions`;
     this.id = `openai:${o.model}`;
     this.energyModel = apiEnergyModel(o.model, o.energy_model);
-    this.pool = new HttpPool();
     this.stream = o.stream ?? true;
     this.retry = o.retry ?? NO_RETRY;
     this.timeout_ms = Math.round((o.request_timeout_s ?? 120) * 1000);
