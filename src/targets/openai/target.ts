@@ -30,17 +30,6 @@ export class TargetFailure extends Error {
   }
 }
 
-/** The error codes an attempt's kind maps to. */
-const CODES: Record<AttemptFailure['kind'], string> = {
-  http: 'E_HTTP',
-  timeout: 'E_TIMEOUT',
-  connection: 'E_CONNECTION',
-  malformed: 'E_MALFORMED',
-  redirect: 'E_REDIRECT',
-  forbidden: 'E_FORBIDDEN_ADDRESS',
-  aborted: 'E_ABORTED',
-};
-
 /** Any OpenAI-compatible chat-completions endpoint at temperature 0; failed attempts and backoff are `retry_overhead_ms`. */
 export class OpenAITarget implements Target {
   readonly kind = 'openai';
@@ -114,7 +103,7 @@ export class OpenAITarget implements Target {
       } catch (e) {
         const f = e instanceof AttemptFailure ? e : new AttemptFailure('connection', String((e as Error)?.message ?? e));
         if (attempt >= this.retry.max_attempts || !isRetryable(f.kind, f.status) || req.signal?.aborted) {
-          throw new TargetFailure(CODES[f.kind], redact(f.message, this.o.apiKey), attempt, round(started - first, 3), f.status);
+          throw new TargetFailure(codeOf(f.kind), redact(f.message, this.o.apiKey), attempt, round(started - first, 3), f.status);
         }
         await this.sleep(backoffDelay_s(attempt, this.retry) * 1000, req.signal);
       }
@@ -188,6 +177,11 @@ export class OpenAITarget implements Target {
   async close(): Promise<void> {
     this.pool.destroy();
   }
+}
+
+/** The error code of an attempt's kind: `E_HTTP`, `E_TIMEOUT`, … and `E_FORBIDDEN_ADDRESS` for a metadata address. */
+function codeOf(kind: AttemptFailure['kind']): string {
+  return kind === 'forbidden' ? 'E_FORBIDDEN_ADDRESS' : `E_${kind.toUpperCase()}`;
 }
 
 /** Waits `ms`, or until `signal` aborts (then resolves early: the caller sees the abort itself). */
