@@ -35,7 +35,7 @@ const { createModelMeter } = (await import(`${DIST}meters/model.js`)) as typeof 
 const { JsonlResultsFile } = (await import(`${DIST}runner/results-file.js`)) as typeof import('../src/runner/results-file.js');
 const { run } = (await import(`${DIST}runner/run.js`)) as typeof import('../src/runner/run.js');
 const { createTarget } = (await import(`${DIST}targets/registry.js`)) as typeof import('../src/targets/registry.js');
-const { createPool, postChat } = (await import(`${DIST}targets/openai/http.js`)) as typeof import('../src/targets/openai/http.js');
+const { HttpPool, postChat } = (await import(`${DIST}targets/openai/http.js`)) as typeof import('../src/targets/openai/http.js');
 const { caseLineBound, encodeCaseLine, nestedJson } = (await import(`${DIST}runner/case-line.js`)) as typeof import('../src/runner/case-line.js');
 
 /** Another build's run path (its runner, target and client), measured in the same rounds when given. */
@@ -96,7 +96,7 @@ async function main(): Promise<void> {
   // joulebench's client alone: the request the target builds for a case (the prompt spliced into a body
   // serialized once, as target.ts does), one pool.
   const clientUrl = new URL(`${base}/chat/completions`);
-  const clientPool = createPool();
+  const clientPool = new HttpPool();
   const clientCall = (stream: boolean) => (): Promise<unknown> => {
     const end = stream ? ',"temperature":0,"max_tokens":4,"stream":true,"stream_options":{"include_usage":true}}' : ',"temperature":0,"max_tokens":4}';
     const payload = `{"model":"m","messages":[{"role":"user","content":${JSON.stringify(prompt)}}]${end}`;

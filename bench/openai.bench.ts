@@ -16,7 +16,7 @@ import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import OpenAI from 'openai';
 import { median, nearestRank } from '../src/core/stats.js';
-import { createPool, postChat } from '../src/targets/openai/http.js';
+import { HttpPool, postChat } from '../src/targets/openai/http.js';
 import { startMinimalServer } from './minimal-server.js';
 
 const N = Number(process.env.BENCH_N ?? 1000);
@@ -45,7 +45,7 @@ async function main(): Promise<void> {
       req.end(payload);
     });
   const url = new URL(`${base}/chat/completions`);
-  const pool = createPool();
+  const pool = new HttpPool();
   const ours = (stream: boolean): Call => () =>
     postChat({ url, body: stream ? { ...body, stream: true, stream_options: { include_usage: true } } : body, stream, timeout_ms: 10_000, pool });
   const sdk = new OpenAI({ baseURL: base, apiKey: 'none', maxRetries: 0 });

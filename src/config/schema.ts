@@ -2,28 +2,32 @@ import { z } from 'zod';
 import { TARGETS } from '../targets/registry.js';
 import { MAX_ATTEMPTS, MAX_CASE_LIMIT, MAX_TIMER_S, MAX_TOKENS, MAX_USD_PER_MTOK, timerLimitText } from '../core/bounds.js';
 
-const nonNegative = () => z.number({ error: 'must be a number' }).finite('must be finite').min(0, 'must be >= 0');
+const number = () => z.number({ error: 'must be a number' });
+const nonNegative = () => number().finite('must be finite').min(0, 'must be >= 0');
+const positive = () => number().finite('must be finite').gt(0, 'must be > 0');
+/** An integer >= 1. */
+const count = () => number().int('must be an integer').min(1, 'must be >= 1');
+const text = () => z.string({ error: 'must be a string' }).min(1, 'must not be empty');
+const bool = () => z.boolean({ error: 'must be true or false' });
 /** Seconds that end up in a timer: bounded by Node's 2^31−1 ms. */
 const timerSeconds = () => nonNegative().max(MAX_TIMER_S, timerLimitText('s'));
 /** Tokens one answer may generate. */
-export const maxTokens = () => z.number({ error: 'must be a number' }).int('must be an integer').min(1, 'must be >= 1').max(MAX_TOKENS, `must be <= ${MAX_TOKENS}`);
+export const maxTokens = () => count().max(MAX_TOKENS, `must be <= ${MAX_TOKENS}`);
 /** `env:NAME`: a key is named, never written in a config. */
 const credentialsRef = () => z.string({ error: 'must be a string' }).regex(/^env:[A-Za-z_][A-Za-z0-9_]*$/, 'must be env:NAME (the key is read from that environment variable)');
 const usdPerMtok = () => nonNegative().max(MAX_USD_PER_MTOK, `must be <= ${MAX_USD_PER_MTOK}`);
 
-const attempts = () => z.number({ error: 'must be a number' }).int('must be an integer').min(1, 'must be >= 1');
 const backoff = { backoff_base_s: timerSeconds().default(0.2), backoff_max_s: timerSeconds().default(5.0) };
 
 /** `params.retry` (seed 003): the measured-call retry policy. Present = enabled. */
-export const retrySchema = z.object({ max_attempts: attempts().max(MAX_ATTEMPTS, `must be <= ${MAX_ATTEMPTS}`), ...backoff }).strict();
+export const retrySchema = z.object({ max_attempts: count().max(MAX_ATTEMPTS, `must be <= ${MAX_ATTEMPTS}`), ...backoff }).strict();
 
 /** `target.retries` (seed 003): accepted and validated so seed configs load; it never retries a measured call (`params.retry` does). */
-export const controlRetrySchema = z.object({ max_attempts: attempts().default(3), ...backoff }).strict();
-
+export const controlRetrySchema = z.object({ max_attempts: count().default(3), ...backoff }).strict();
 
 const paramsOrRange = () =>
   z.union([
-    z.number({ error: 'must be a number' }).finite('must be finite').gt(0, 'must be > 0'),
+    positive(),
     z
       .tuple([z.number().finite().gt(0), z.number().finite().gt(0)], { error: 'must be a number or [low, high]' })
       .refine(([lo, hi]) => lo <= hi, 'must be [low, high] with low <= high'),
@@ -32,12 +36,12 @@ const paramsOrRange = () =>
 /** `target.energy_model`: overrides for the modelled energy of a remote endpoint (model:api, EcoLogits). */
 export const energyModelSchema = z
   .object({
-    enabled: z.boolean({ error: 'must be true or false' }).optional(),
+    enabled: bool().optional(),
     active_params_b: paramsOrRange().optional(),
     total_params_b: paramsOrRange().optional(),
     pue: z
       .union([
-        z.number({ error: 'must be a number' }).finite().min(1, 'must be >= 1'),
+        number().finite().min(1, 'must be >= 1'),
         z.tuple([z.number().finite().min(1), z.number().finite().min(1)]).refine(([lo, hi]) => lo <= hi, 'must be [low, high] with low <= high'),
       ], { error: 'must be a number >= 1 or [low, high]' })
       .optional(),
@@ -50,17 +54,17 @@ export const targetSchema = z
     kind: z.string({ error: 'must be a string' }).refine((k) => Object.hasOwn(TARGETS, k), { message: `must be one of ${Object.keys(TARGETS).join(', ')}` }).optional(),
     /** Seed 003: `runtime` = the endpoint (openai), `mock` = replay with `answers`, else the mock target. */
     mode: z.enum(['runtime', 'mock'], { error: 'must be "runtime" or "mock"' }).optional(),
-    endpoint: z.string({ error: 'must be a string' }).min(1, 'must not be empty').optional(),
-    model: z.string({ error: 'must be a string' }).min(1, 'must not be empty').optional(),
+    endpoint: text().optional(),
+    model: text().optional(),
     credentials_ref: credentialsRef().optional(),
     max_tokens: maxTokens().optional(),
-    stream: z.boolean({ error: 'must be true or false' }).optional(),
+    stream: bool().optional(),
     /** Cap on one reply's body, bytes (default 4 MiB): a larger reply is cut off and recorded as an error. */
-    max_reply_bytes: z.number({ error: 'must be a number' }).int('must be an integer').min(1, 'must be >= 1').optional(),
+    max_reply_bytes: count().optional(),
     /** Replay: a results JSONL or a fixture of {id, answer}. */
-    answers: z.string({ error: 'must be a string' }).min(1, 'must not be empty').optional(),
+    answers: text().optional(),
     /** A model server's address (ollama). */
-    base_url: z.string({ error: 'must be a string' }).min(1, 'must not be empty').optional(),
+    base_url: text().optional(),
     retries: controlRetrySchema.optional(),
     energy_model: energyModelSchema.optional(),
   })
@@ -69,12 +73,12 @@ export const targetSchema = z
 export const paramsSchema = z
   .object({
     subjects: z.array(z.string({ error: 'must be a list of strings' }).min(1), { error: 'must be a list of strings' }).optional(),
-    limit: z.number({ error: 'must be a number' }).int('must be an integer').min(1, 'must be >= 1').max(MAX_CASE_LIMIT, `must be <= ${MAX_CASE_LIMIT}`).optional(),
+    limit: count().max(MAX_CASE_LIMIT, `must be <= ${MAX_CASE_LIMIT}`).optional(),
     /** MMLU data path (file or directory); `--data` overrides. */
-    data: z.string({ error: 'must be a string' }).min(1, 'must not be empty').optional(),
+    data: text().optional(),
     retry: retrySchema.optional(),
     /** MMLU's dataset version label, e.g. `cais-mmlu/sample-v1` (the peer's); default: a content label. */
-    suite_version: z.string({ error: 'must be a string' }).min(1, 'must not be empty').optional(),
+    suite_version: text().optional(),
   })
   .strict();
 
@@ -118,13 +122,7 @@ export function tokenPricesOf(p: z.infer<typeof pricesSchema> | undefined): z.in
 export const timeoutsSchema = z
   .object({
     /** Limit on one attempt, request sent to last byte, s. */
-    request_s: z
-      .number({ error: 'must be a number' })
-      .finite('must be finite')
-      .gt(0, 'must be > 0')
-      .min(0.001, 'must be >= 0.001 (1 ms, the shortest timer)')
-      .max(MAX_TIMER_S, timerLimitText('s'))
-      .optional(),
+    request_s: positive().min(0.001, 'must be >= 0.001 (1 ms, the shortest timer)').max(MAX_TIMER_S, timerLimitText('s')).optional(),
   })
   .strict();
 
@@ -132,22 +130,22 @@ export const timeoutsSchema = z
 export const judgeSchema = z
   .object({
     kind: z.string({ error: 'must be a target kind (e.g. openai, ollama)' }).min(1, 'must not be empty'),
-    endpoint: z.string({ error: 'must be a string' }).min(1, 'must not be empty').optional(),
-    model: z.string({ error: 'must be a string' }).min(1, 'must not be empty').optional(),
+    endpoint: text().optional(),
+    model: text().optional(),
     credentials_ref: credentialsRef().optional(),
-    max_tokens: z.number({ error: 'must be a number' }).int('must be an integer').min(1, 'must be >= 1').optional(),
-    stream: z.boolean({ error: 'must be true or false' }).optional(),
-    request_timeout_s: z.number({ error: 'must be a number' }).finite('must be finite').gt(0, 'must be > 0').optional(),
+    max_tokens: count().optional(),
+    stream: bool().optional(),
+    request_timeout_s: positive().optional(),
     prices: tokenPricesSchema.optional(),
     /** Ollama's server address and API (a local judge). */
-    base_url: z.string({ error: 'must be a string' }).min(1, 'must not be empty').optional(),
+    base_url: text().optional(),
     api: z.enum(['chat', 'generate'], { error: 'must be "chat" or "generate"' }).optional(),
-    num_ctx: z.number({ error: 'must be a number' }).int('must be an integer').min(1, 'must be >= 1').optional(),
+    num_ctx: count().optional(),
     /** Recorded judge replies (a results JSONL or fixture), for offline tests of a judging set-up. */
-    answers: z.string({ error: 'must be a string' }).min(1, 'must not be empty').optional(),
+    answers: text().optional(),
     mode: z.enum(['single', 'single-reference', 'pairwise'], { error: 'must be "single", "single-reference" or "pairwise"' }).default('single'),
-    pass: z.number({ error: 'must be a number' }).min(1, 'must be >= 1').max(10, 'must be <= 10').optional(),
-    cache: z.string({ error: 'must be a string' }).min(1, 'must not be empty').optional(),
+    pass: number().min(1, 'must be >= 1').max(10, 'must be <= 10').optional(),
+    cache: text().optional(),
     /** Judge prompts in FastChat's judge_prompts.jsonl form, or `builtin` for joulebench's own. */
     prompts: z.string({ error: 'must be a path or "builtin"' }).min(1, 'must not be empty').optional(),
   })

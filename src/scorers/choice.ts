@@ -1,28 +1,20 @@
 import type { Scorer } from '../core/types.js';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
-const patterns = new Map<number, RegExp>();
+/** `\b([A-A])\b` for one option … `\b([A-D])\b` for four … `\b([A-Z])\b` for 26. */
+const LETTER_PATTERNS = [...ALPHABET].map((last) => new RegExp(`\\b([A-${last}])\\b`));
 
-/** `\b([A-D])\b` for four options, `\b([A-E])\b` for five, and so on. */
-function letterPattern(options: number): RegExp {
-  const n = Math.min(26, Math.max(1, options));
-  let re = patterns.get(n);
-  if (!re) {
-    re = new RegExp(`\\b([A-${ALPHABET[n - 1]}])\\b`);
-    patterns.set(n, re);
-  }
-  return re;
+/** How many option letters a case has: its choices (four when it lists none), 1 to 26. */
+function optionCount(choices: readonly string[] | undefined): number {
+  return Math.min(26, Math.max(1, choices?.length ?? 4));
 }
 
-/**
- * Multiple choice: the predicted answer is the first standalone option letter in the upper-cased
- * reply (seed 003: `\b([A-D])\b` for four choices). `expected` is the letter.
- */
+/** Multiple choice: the first standalone option letter in the upper-cased reply (seed 003: `\b([A-D])\b`) against `expected`. */
 export const choiceScorer: Scorer = {
   name: 'choice',
   score(c, answer) {
     if (c.expected === null) return { passed: null };
-    const m = letterPattern(c.choices?.length ?? 4).exec(answer.toUpperCase());
+    const m = LETTER_PATTERNS[optionCount(c.choices) - 1]!.exec(answer.toUpperCase());
     const extracted = m?.[1] ?? null;
     return { passed: extracted !== null && extracted === c.expected.trim().toUpperCase(), extracted };
   },
@@ -30,8 +22,7 @@ export const choiceScorer: Scorer = {
 
 /** Why `expected` is not one of the case's option letters (A–D when it lists none), or `null`: it could never match. */
 export function choiceProblem(expected: string, choices: readonly string[] | undefined): string | null {
-  const n = Math.min(26, Math.max(1, choices?.length ?? 4));
-  const letters = ALPHABET.slice(0, n);
+  const letters = ALPHABET.slice(0, optionCount(choices));
   const e = expected.trim().toUpperCase();
   if (e.length === 1 && letters.includes(e)) return null;
   const asText = choices?.findIndex((ch) => ch.trim().toLowerCase() === expected.trim().toLowerCase()) ?? -1;

@@ -43,24 +43,14 @@ export function containsToken(haystack: string, needle: string): boolean {
 
 function boundaryBefore(s: string, at: number, numeric: boolean): boolean {
   if (at === 0) return true;
-  const code = s.charCodeAt(at - 1);
-  if (code < 0x80) {
-    // The same rules as below, for an ASCII character (no string made).
-    if (asciiWord(code)) return false;
-    if (!numeric) return true;
-    const before = at - 1;
-    if ((code === 0x2e || code === 0x2c || code === 0x2f) && before > 0 && digitBefore(s, before)) return false;
-    if ((code === 0x2d || code === 0x2b) && (before === 0 || !wordBefore(s, before))) return false;
-    return true;
-  }
   const prev = charBefore(s, at);
   if (WORD.test(prev)) return false;
   if (!numeric) return true;
   const before = at - prev.length;
   // `3.4`, `1,400`, `3/4`: the expected number would be the tail of a longer one (or a fraction's denominator).
-  if ((prev === '.' || prev === ',' || prev === '/' || prev === '\u2044') && before > 0 && DIGIT.test(charBefore(s, before))) return false;
+  if ((prev === '.' || prev === ',' || prev === '/' || prev === '\u2044') && before > 0 && digitBefore(s, before)) return false;
   // `-4`, `−4`: a sign makes another number (a hyphen inside a word, `ISO-4`, is not a sign).
-  if ((prev === '-' || prev === '\u2212' || prev === '+') && (before === 0 || !WORD.test(charBefore(s, before)))) return false;
+  if ((prev === '-' || prev === '\u2212' || prev === '+') && (before === 0 || !wordBefore(s, before))) return false;
   return true;
 }
 
@@ -73,38 +63,24 @@ function boundaryAfter(s: string, end: number, numeric: boolean): boolean {
   return true;
 }
 
-/** Whether the character at `i` (or ending before it) is a word character or a digit; ASCII by code, for speed. */
+/** Whether the code point at `i` (or ending before `i`) is a word character or a digit. */
 function wordAt(s: string, i: number): boolean {
-  const code = s.charCodeAt(i);
-  return code < 0x80 ? asciiWord(code) : WORD.test(charAt(s, i));
+  return WORD.test(String.fromCodePoint(s.codePointAt(i) ?? 0));
 }
 
 function wordBefore(s: string, i: number): boolean {
-  const code = s.charCodeAt(i - 1);
-  return code < 0x80 ? asciiWord(code) : WORD.test(charBefore(s, i));
+  return WORD.test(charBefore(s, i));
 }
 
 function digitAt(s: string, i: number): boolean {
-  const code = s.charCodeAt(i);
-  return code < 0x80 ? code >= 0x30 && code <= 0x39 : DIGIT.test(charAt(s, i));
+  return DIGIT.test(String.fromCodePoint(s.codePointAt(i) ?? 0));
 }
 
 function digitBefore(s: string, i: number): boolean {
-  const code = s.charCodeAt(i - 1);
-  return code < 0x80 ? code >= 0x30 && code <= 0x39 : DIGIT.test(charBefore(s, i));
+  return DIGIT.test(charBefore(s, i));
 }
 
-/** `[A-Za-z0-9_]`: the ASCII members of {@link WORD}. */
-function asciiWord(code: number): boolean {
-  return (code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a) || (code >= 0x30 && code <= 0x39) || code === 0x5f;
-}
-
-/** The whole code point starting at `i` (a surrogate pair is one character). */
-function charAt(s: string, i: number): string {
-  return String.fromCodePoint(s.codePointAt(i) ?? 0);
-}
-
-/** The whole code point ending just before `i`. */
+/** The whole code point ending just before `i` (a surrogate pair is one character). */
 function charBefore(s: string, i: number): string {
   const lo = s.charCodeAt(i - 1);
   if (lo >= 0xdc00 && lo <= 0xdfff && i >= 2) return s.slice(i - 2, i);

@@ -1,12 +1,7 @@
 import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
 import { guardedLookup } from './openai/guard.js';
 
-/**
- * The HTTP client every target's requests go through: undici's keep-alive pools, through `HTTP(S)_PROXY`
- * except for `NO_PROXY` hosts (a plain `Agent` when no proxy is set). Every connection, to a server or a
- * proxy, resolves through {@link guardedLookup}. No redirect is followed and undici's per-phase timers
- * are off: callers set one limit for the whole attempt.
- */
+/** The undici dispatcher of every target: keep-alive pools, `HTTP(S)_PROXY`/`NO_PROXY`, the guarded lookup, no per-phase timers. */
 export function createDispatcher(): Dispatcher {
   const guard = { lookup: guardedLookup };
   const options = { connect: guard, headersTimeout: 0, bodyTimeout: 0 };

@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { JoulebenchError } from '../core/errors.js';
 import type { Target } from '../core/types.js';
 import { quote } from '../core/one-line.js';
@@ -8,6 +9,19 @@ export interface TargetSpec {
   /** For a cascade: the target its neural stage delegates to. */
   neural?: TargetSpec;
   [key: string]: unknown;
+}
+
+/** A zod message that names the value it refused: `must be WHAT, got VALUE`. */
+export function got(what: string): { error: (issue: { input: unknown }) => string } {
+  return { error: (issue) => `must be ${what}, got ${JSON.stringify(issue.input)}` };
+}
+
+/** A kind's own keys of a spec checked by `schema`: the first problem is E_CONFIG `target.KEY: message`. */
+export function parseSpec<S extends z.ZodType>(schema: S, spec: TargetSpec): z.infer<S> {
+  const r = schema.safeParse(spec);
+  if (r.success) return r.data;
+  const issue = r.error.issues[0]!;
+  throw new JoulebenchError('E_CONFIG', `target.${issue.path.join('.')}: ${issue.message}`);
 }
 
 export interface TargetFactory {
@@ -83,19 +97,15 @@ export const TARGETS: Record<string, TargetFactory> = {
 };
 
 function factoryOf(kind: string): TargetFactory {
-  const factory = Object.hasOwn(TARGETS, kind) ? TARGETS[kind] : undefined;
-  if (!factory) throw new JoulebenchError('E_CONFIG', `target.kind: unknown target ${quote(kind)} (known: ${Object.keys(TARGETS).join(', ')})`);
-  return factory;
+  if (Object.hasOwn(TARGETS, kind)) return TARGETS[kind]!;
+  throw new JoulebenchError('E_CONFIG', `target.kind: unknown target ${quote(kind)} (known: ${Object.keys(TARGETS).join(', ')})`);
 }
 
 export async function createTarget(spec: TargetSpec): Promise<Target> {
   return factoryOf(spec.kind).create(spec);
 }
 
-/**
- * Checks a target spec as {@link createTarget} would: made and closed again, except a llamacpp model,
- * whose file need only be a regular file (loading gigabytes to check would cost as much as the run).
- */
+/** Checks a spec as {@link createTarget} would; a llamacpp model need only be a regular file (loading it costs a run). */
 export async function checkTarget(spec: TargetSpec): Promise<void> {
   factoryOf(spec.kind);
   if (spec.kind === 'llamacpp') {
@@ -106,19 +116,18 @@ export async function checkTarget(spec: TargetSpec): Promise<void> {
     try {
       file = statSync(model_path).isFile();
     } catch {
-      file = false;
+      // unreadable: refused below
     }
     if (!file) throw new JoulebenchError('E_CONFIG', `target.model_path: ${quote(model_path)} is not a readable GGUF file`);
     return;
   }
+  let own = spec;
   if (spec.kind === 'cascade' && spec.neural) {
     await checkTarget(spec.neural);
-    const { neural: _n, ...rest } = spec;
     // The cascade with its default neural stage: the settings of its own are checked the same way.
-    const t = await createTarget(rest);
-    await t.close?.();
-    return;
+    const { neural: _n, ...rest } = spec;
+    own = rest;
   }
-  const t = await createTarget(spec);
+  const t = await createTarget(own);
   await t.close?.();
 }

@@ -23,8 +23,7 @@ export class MissingAnswerError extends Error {
 export function readRecordedAnswers(path: string): Map<string, Recorded> {
   const text = readTextFile(path, 'E_INPUT', { where: `replay ${path}` });
   let rows: { row: unknown; where: string }[];
-  const trimmed = text.trimStart();
-  if (trimmed.startsWith('[')) {
+  if (text.trimStart().startsWith('[')) {
     let arr: unknown;
     try {
       arr = JSON.parse(text);
@@ -92,22 +91,16 @@ export function createReplayTarget(path: string): Target {
     async answer(req: AnswerRequest): Promise<Answer> {
       const a = answers.get(req.case.id);
       if (!a) throw new MissingAnswerError(req.case.id, path);
-      if (req.messages) {
-        const turn = req.messages.filter((m) => m.role === 'user').length - 1;
-        const text = a.turns?.[turn];
-        if (text === undefined) throw new MissingAnswerError(`${req.case.id}" turn "${turn + 1}`, path);
-        return a.stage === null ? { text } : { text, stage: a.stage };
-      }
-      return a.stage === null ? { text: a.text } : { text: a.text, stage: a.stage };
+      const turn = req.messages ? req.messages.filter((m) => m.role === 'user').length - 1 : null;
+      const text = turn === null ? a.text : a.turns?.[turn];
+      if (text === undefined) throw new MissingAnswerError(`${req.case.id}" turn "${turn! + 1}`, path);
+      return a.stage === null ? { text } : { text, stage: a.stage };
     },
     describe: () => ({ kind: 'replay', answers: path, answer_count: answers.size }),
   };
 }
 
-/**
- * `mode: mock` without recorded answers: every case is answered with the letter `"ABCD"[sha256(case id)[0] mod 4]`,
- * the same on every machine, so the whole pipeline runs offline; it measures joulebench, not a model.
- */
+/** `mode: mock` without answers: each case gets `"ABCD"[sha256(case id)[0] mod 4]`, so the pipeline runs offline. */
 export function createMockTarget(): Target {
   return {
     id: 'mock',

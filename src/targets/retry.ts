@@ -1,15 +1,8 @@
-/**
- * The measured-call retry policy (`params.retry`, not the control plane's `target.retries`): opt-in, and
- * only a 429, a 5xx, a timeout or a connection error is retried.
- */
-export interface RetryPolicy {
-  /** Total attempts including the first, >= 1. */
-  max_attempts: number;
-  /** Wait after the first failure, s (default 0.2). */
-  backoff_base_s: number;
-  /** Cap on any one wait, s (default 5.0). */
-  backoff_max_s: number;
-}
+import type { z } from 'zod';
+import type { retrySchema } from '../config/schema.js';
+
+/** The measured-call retry policy (`params.retry`): total attempts, then waits from `backoff_base_s` capped at `backoff_max_s`, s. */
+export type RetryPolicy = z.infer<typeof retrySchema>;
 
 /** The seed's defaults for the two backoff keys. */
 export const RETRY_DEFAULTS = { backoff_base_s: 0.2, backoff_max_s: 5.0 } as const;

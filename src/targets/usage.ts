@@ -13,10 +13,7 @@ export interface ReportedCount {
   cap?: number;
 }
 
-/**
- * Why a server's token count cannot be used, one line naming the field, or `null` when every count is
- * absent or a whole number >= 0 within {@link COMPLETION_OVER_CAP} × its cap.
- */
+/** Why a server's token count cannot be used (one line naming the field), or `null`: absent, or a whole number within its cap. */
 export function usageProblem(counts: readonly ReportedCount[]): string | null {
   for (const { field, value, cap } of counts) {
     if (value === undefined || value === null) continue;
@@ -42,19 +39,12 @@ export function usagePartProblem(u: Usage): string | null {
   return null;
 }
 
-/** A count already checked by {@link usageProblem}: the number, or `null` when the server did not say. */
-function countOf(value: unknown): number | null {
-  return typeof value === 'number' ? value : null;
-}
-
-/** The `Usage` of an OpenAI `usage` object already checked by {@link usageProblem}. */
+/** The `Usage` of an OpenAI `usage` object already checked by {@link usageProblem}; a count not sent is `null`. */
 export function openaiUsage(u: unknown): Usage {
-  const o = (u ?? {}) as OpenaiUsage;
-  const out: Usage = { prompt_tokens: countOf(o.prompt_tokens), completion_tokens: countOf(o.completion_tokens) };
-  const cached = countOf(o.prompt_tokens_details?.cached_tokens);
-  const reasoning = countOf(o.completion_tokens_details?.reasoning_tokens);
-  if (cached !== null) out.cached_prompt_tokens = cached;
-  if (reasoning !== null) out.reasoning_tokens = reasoning;
+  const [prompt, completion, cached, reasoning] = openaiCounts(u, 0).map(({ value }) => (typeof value === 'number' ? value : null));
+  const out: Usage = { prompt_tokens: prompt ?? null, completion_tokens: completion ?? null };
+  if (cached != null) out.cached_prompt_tokens = cached;
+  if (reasoning != null) out.reasoning_tokens = reasoning;
   return out;
 }
 

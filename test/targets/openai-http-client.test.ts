@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { AttemptFailure, createPool, postChat, type ChatResult } from '../../src/targets/openai/http.js';
+import { AttemptFailure, HttpPool, postChat, type ChatResult } from '../../src/targets/openai/http.js';
 import { hasBwrap } from '../helpers/bwrap.js';
 import { hasOpenssl, testCertificate } from '../helpers/test-cert.js';
 
@@ -87,8 +87,8 @@ async function failure(p: Promise<unknown>): Promise<AttemptFailure> {
 }
 
 /** A pool closed when the file's tests end. */
-function newPool(): ReturnType<typeof createPool> {
-  const pool = createPool();
+function newPool(): HttpPool {
+  const pool = new HttpPool();
   closers.push(() => pool.destroy());
   return pool;
 }
@@ -239,10 +239,10 @@ describe('HTTP client: limits and timing', () => {
   test('the pool\'s timer does not keep the process alive once no request is in flight', async () => {
     const script = `
 import net from 'node:net';
-import { createPool, postChat } from ${JSON.stringify(new URL('../../src/targets/openai/http.ts', import.meta.url).href)};
+import { HttpPool, postChat } from ${JSON.stringify(new URL('../../src/targets/openai/http.ts', import.meta.url).href)};
 const server = net.createServer((s) => s.once('data', () => s.end('HTTP/1.1 200 OK\\r\\nContent-Length: ${PLAIN.length}\\r\\n\\r\\n${PLAIN.replace(/"/g, '\\"')}')));
 await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
-const pool = createPool();
+const pool = new HttpPool();
 const r = await postChat({ url: new URL('http://127.0.0.1:' + server.address().port + '/v1/chat/completions'), body: {}, stream: false, timeout_ms: 600000, pool });
 server.close();
 console.log(r.text);

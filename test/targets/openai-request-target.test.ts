@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import type { AnswerRequest, Case, ChatMessage } from '../../src/core/types.js';
-import { createPool, postChat } from '../../src/targets/openai/http.js';
+import { HttpPool, postChat } from '../../src/targets/openai/http.js';
 import { OpenAITarget } from '../../src/targets/openai/target.js';
 import { startFakeOpenAI } from '../helpers/fake-openai.js';
 
@@ -37,7 +37,7 @@ test('postChat: path with query, Host, IPv6 literal, and a URL object changed be
   const s = await recordingServer('127.0.0.1');
   t.after(() => s.close());
   const url = new URL(`http://127.0.0.1:${s.port}/v1/chat/completions?api-version=2024-06-01`);
-  const pool = createPool();
+  const pool = new HttpPool();
   t.after(() => pool.destroy());
   const ask = () => postChat({ url, body: { model: 'm', messages: [] }, stream: false, timeout_ms: 5000, pool });
   assert.equal((await ask()).text, 'ok');
@@ -57,7 +57,7 @@ test('postChat: path with query, Host, IPv6 literal, and a URL object changed be
   }
   t.after(() => v6.close());
   const url6 = new URL(`http://[::1]:${v6.port}/v1/chat/completions`);
-  const pool6 = createPool();
+  const pool6 = new HttpPool();
   t.after(() => pool6.destroy());
   assert.equal((await postChat({ url: url6, body: {}, stream: false, timeout_ms: 5000, pool: pool6 })).text, 'ok');
   assert.deepEqual(v6.seen, [{ url: '/v1/chat/completions', host: `[::1]:${v6.port}` }]);

@@ -5,11 +5,11 @@ export interface CacheStageOptions {
   capacity?: number;
   /** Modelled energy of one lookup, µJ. */
   energy_uj?: number;
-  /** Stages whose answers the cache may admit. Default: only `neural`. */
-  admitFrom?: readonly string[];
-  /** Longest prompt admitted, in characters. Default 80. */
-  maxPromptChars?: number;
 }
+
+/** The stages whose answers the cache admits, and the longest prompt admitted, characters. */
+const ADMIT_FROM = ['neural'];
+const MAX_PROMPT_CHARS = 80;
 
 /**
  * Stage 1: an LRU memo of later stages' answers. Only `neural` answers (KV and graph are already cheap)
@@ -20,8 +20,6 @@ export class CacheStage implements Stage {
   readonly capacity: number;
   private readonly entries = new Map<string, string>();
   private readonly energyUj: number;
-  private readonly admitFrom: ReadonlySet<string>;
-  private readonly maxPromptChars: number;
   /** Counters for the receipt and tests. */
   hits = 0;
   misses = 0;
@@ -31,8 +29,6 @@ export class CacheStage implements Stage {
     this.capacity = opts.capacity ?? 1024;
     if (!Number.isInteger(this.capacity) || this.capacity < 1) throw new RangeError('cache capacity must be an integer >= 1');
     this.energyUj = opts.energy_uj ?? 1_000;
-    this.admitFrom = new Set(opts.admitFrom ?? ['neural']);
-    this.maxPromptChars = opts.maxPromptChars ?? 80;
   }
 
   tryAnswer(prompt: string): StageResult {
@@ -50,7 +46,7 @@ export class CacheStage implements Stage {
 
   /** Called by the cascade after a later stage answered; admits per the policy above. */
   observe(prompt: string, text: string, stageId: string): void {
-    if (!this.admitFrom.has(stageId) || prompt.length > this.maxPromptChars) return;
+    if (!ADMIT_FROM.includes(stageId) || prompt.length > MAX_PROMPT_CHARS) return;
     this.entries.delete(prompt);
     this.entries.set(prompt, text);
     if (this.entries.size > this.capacity) {
@@ -87,8 +83,8 @@ export class CacheStage implements Stage {
       policy: 'lru',
       capacity: this.capacity,
       energy_uj: this.energyUj,
-      admit_from: [...this.admitFrom],
-      max_prompt_chars: this.maxPromptChars,
+      admit_from: [...ADMIT_FROM],
+      max_prompt_chars: MAX_PROMPT_CHARS,
     };
   }
 }

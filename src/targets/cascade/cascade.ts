@@ -1,33 +1,19 @@
 import type { Answer, AnswerRequest, Energy, RecordedAnswer, Stage, StageResult, Target, Usage } from '../../core/types.js';
 import { PASSED_ON } from './neural.js';
 
-/** A stage that wants to see answers produced by later stages (the cache). */
-interface ObservingStage extends Stage {
-  observe(prompt: string, text: string, stageId: string): void;
-}
+/** A stage's optional hooks: `observe` sees answers of later stages (the cache), `replayHit` replays a hit's LRU recency. */
+type HookedStage = Stage & {
+  observe?(prompt: string, text: string, stageId: string): void;
+  replayHit?(prompt: string): void;
+  backend?: Target;
+};
 
-function observes(s: Stage): s is ObservingStage {
-  return typeof (s as Partial<ObservingStage>).observe === 'function';
-}
-
-/** A stage whose state changes when it answers (the cache's LRU recency). */
-interface ReplayingStage extends Stage {
-  replayHit(prompt: string): void;
-}
-
-function replays(s: Stage): s is ReplayingStage {
-  return typeof (s as Partial<ReplayingStage>).replayHit === 'function';
-}
-
-/**
- * Tries stages in order; the first that answers resolves the case. The case's energy is the sum of every
- * tried stage's modelled energy, or `null` if any is unknown. Earlier observing stages see the answer.
- */
+/** Tries stages in order until one answers; energy is the sum over the stages tried, `null` if any is unknown. */
 export class Cascade implements Target {
   readonly kind = 'cascade';
   constructor(
     readonly id: string,
-    readonly stages: readonly Stage[],
+    readonly stages: readonly HookedStage[],
     readonly deterministic = false,
   ) {
     if (stages.length === 0) throw new RangeError('a cascade needs at least one stage');
@@ -42,7 +28,7 @@ export class Cascade implements Target {
       const answer = this.step(req, trace, i, maybe);
       if (answer) return answer;
     }
-    return { text: '', stage: 'none', trace, energy: energyOf(trace) };
+    return unanswered(trace);
   }
 
   private async continueAsync(req: AnswerRequest, trace: Trace, from: number, pending: Promise<StageResult>): Promise<Answer> {
@@ -51,7 +37,7 @@ export class Cascade implements Target {
       const answer = this.step(req, trace, i, maybe instanceof Promise ? await maybe : maybe);
       if (answer) return answer;
     }
-    return { text: '', stage: 'none', trace, energy: energyOf(trace) };
+    return unanswered(trace);
   }
 
   /** Records stage `i`'s attempt; on a hit, shows the answer to earlier stages and returns it. */
@@ -60,10 +46,7 @@ export class Cascade implements Target {
     const hit = r.text !== null;
     trace.push({ stage: stage.id, hit, energy_uj: r.energy_uj });
     if (!hit) return null;
-    for (let j = 0; j < i; j++) {
-      const earlier = this.stages[j]!;
-      if (observes(earlier)) earlier.observe(req.prompt, r.text!, stage.id);
-    }
+    for (let j = 0; j < i; j++) this.stages[j]!.observe?.(req.prompt, r.text!, stage.id);
     // A store's answer: no model ran, so known zero tokens and $0 (one literal: no extra allocation a case).
     const answer: Answer =
       'backend' in stage
@@ -85,12 +68,8 @@ export class Cascade implements Target {
     if (recorded.error !== null || recorded.response === null || recorded.stage === null) return;
     const i = this.stages.findIndex((s) => s.id === recorded.stage);
     if (i < 0) return;
-    const resolver = this.stages[i]!;
-    if (replays(resolver)) resolver.replayHit(req.prompt);
-    for (let j = 0; j < i; j++) {
-      const earlier = this.stages[j]!;
-      if (observes(earlier)) earlier.observe(req.prompt, recorded.response, resolver.id);
-    }
+    this.stages[i]!.replayHit?.(req.prompt);
+    for (let j = 0; j < i; j++) this.stages[j]!.observe?.(req.prompt, recorded.response, recorded.stage);
   }
 
   describe(): Record<string, unknown> {
@@ -99,14 +78,11 @@ export class Cascade implements Target {
   }
 
   warnings(): string[] {
-    return this.stages.flatMap((s) => (s as { backend?: Target }).backend?.warnings?.() ?? []);
+    return this.stages.flatMap((s) => s.backend?.warnings?.() ?? []);
   }
 
   async close(): Promise<void> {
-    for (const s of this.stages) {
-      const backend = (s as { backend?: Target }).backend;
-      if (backend?.close) await backend.close();
-    }
+    for (const s of this.stages) await s.backend?.close?.();
   }
 }
 
@@ -116,13 +92,17 @@ type Trace = NonNullable<Answer['trace']>;
 /** A store's answer used no model: known zero tokens (shared, so frozen). */
 const NO_TOKENS: Usage = Object.freeze({ prompt_tokens: 0, completion_tokens: 0 });
 
+/** No stage answered. */
+function unanswered(trace: Trace): Answer {
+  return { text: '', stage: 'none', trace, energy: energyOf(trace) };
+}
+
 /** The cascade's total: modelled joules, or unknown (`none`) when any stage tried could not say. */
 function energyOf(trace: Trace): Energy {
   let total_uj = 0;
-  for (let i = 0; i < trace.length; i++) {
-    const uj = trace[i]!.energy_uj;
-    if (uj === null) return { joules: null, source: 'none' };
-    total_uj += uj;
+  for (const { energy_uj } of trace) {
+    if (energy_uj === null) return { joules: null, source: 'none' };
+    total_uj += energy_uj;
   }
   return { joules: total_uj / 1e6, source: 'model' };
 }

@@ -1,12 +1,7 @@
 import type { Answer, Target } from '../../core/types.js';
 
-export interface EchoOptions {
-  /** Modelled energy per inference, J. Seed 000 §4: 50 J — deliberately high, to show the cost spread. */
-  energy_j?: number;
-}
-
-/** The default neural backend: answers with the prompt itself, at a modelled constant energy labelled `model`. */
-export function createEchoTarget(opts: EchoOptions = {}): Target {
+/** The default neural backend: echoes the prompt at a modelled `energy_j` (seed 000 §4: 50 J, high to show the spread). */
+export function createEchoTarget(opts: { energy_j?: number } = {}): Target {
   const energy_j = opts.energy_j ?? 50;
   return {
     id: 'echo',

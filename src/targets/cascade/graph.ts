@@ -10,25 +10,17 @@ export interface Triple {
   aliases?: string[];
 }
 
-export interface GraphStageOptions {
-  /** Modelled energy of one query, µJ. */
-  energy_uj?: number;
-}
-
-interface IndexedTriple {
-  triple: Triple;
-  phrases: string[];
-}
-
 /** Stage 3: a triple store; a question naming a subject and one of its predicates is answered, longest subject first. */
 export class GraphStage implements Stage {
   readonly id = 'graph';
-  private readonly bySubject = new Map<string, IndexedTriple[]>();
+  /** Each subject's triples, with the phrases (padded with spaces) that ask for their predicate. */
+  private readonly bySubject = new Map<string, { triple: Triple; phrases: string[] }[]>();
   private readonly maxSubjectWords: number;
   private readonly energyUj: number;
   readonly size: number;
 
-  constructor(triples: readonly Triple[], opts: GraphStageOptions = {}) {
+  /** `energy_uj`: modelled energy of one query, µJ. */
+  constructor(triples: readonly Triple[], opts: { energy_uj?: number } = {}) {
     let maxWords = 1;
     for (const t of triples) {
       const key = normalizeText(t.subject);

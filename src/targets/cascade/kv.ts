@@ -1,18 +1,14 @@
 import type { Stage, StageResult } from '../../core/types.js';
 import { normalizeKey } from './normalize.js';
 
-export interface KvStageOptions {
-  /** Modelled energy of one lookup, µJ. */
-  energy_uj?: number;
-}
-
 /** Stage 2: exact-key lookups of well-known constants. Keys compare after `normalizeKey`. */
 export class KvStage implements Stage {
   readonly id = 'kv';
   private readonly map = new Map<string, string>();
   private readonly energyUj: number;
 
-  constructor(entries: Record<string, string>, opts: KvStageOptions = {}) {
+  /** `energy_uj`: modelled energy of one lookup, µJ. */
+  constructor(entries: Record<string, string>, opts: { energy_uj?: number } = {}) {
     for (const [k, v] of Object.entries(entries)) this.map.set(normalizeKey(k), v);
     this.energyUj = opts.energy_uj ?? 5_000;
   }

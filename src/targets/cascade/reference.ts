@@ -10,14 +10,8 @@ import { NeuralStage } from './neural.js';
 /** Modelled energy per stage attempt, µJ: constants of the reference cost model, not measurements. */
 export const REFERENCE_STAGE_ENERGY_UJ = { cache: 1_000, kv: 5_000, graph: 50_000 } as const;
 
-export interface ReferenceCascadeOptions {
-  /** The neural backend; default: the echo backend at 50 J per inference. */
-  neural?: Target;
-  cache?: CacheStageOptions;
-}
-
-/** The cascade `joulebench run` uses by default: cache → KV → graph → neural on fixture data. */
-export function createReferenceCascade(opts: ReferenceCascadeOptions = {}): Cascade {
+/** The cascade `joulebench run` uses by default: cache → KV → graph → neural (default: echo, 50 J) on fixture data. */
+export function createReferenceCascade(opts: { neural?: Target; cache?: CacheStageOptions } = {}): Cascade {
   const neural = opts.neural ?? createEchoTarget();
   return new Cascade(`cascade:reference+${neural.id}`, [
     new CacheStage({ capacity: 1024, energy_uj: REFERENCE_STAGE_ENERGY_UJ.cache, ...opts.cache }),

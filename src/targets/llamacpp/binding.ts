@@ -4,11 +4,14 @@ import { JoulebenchError } from '../../core/errors.js';
 /** The exact version joulebench pins (package.json `optionalDependencies`). */
 export const NODE_LLAMA_CPP_VERSION = '3.21.1';
 
-export type NodeLlamaCpp = typeof import('node-llama-cpp');
+/** The one line for a missing node-llama-cpp. */
+export const NOT_INSTALLED = `the llamacpp target needs the optional dependency node-llama-cpp@${NODE_LLAMA_CPP_VERSION}, which is not installed here (npm install node-llama-cpp@${NODE_LLAMA_CPP_VERSION})`;
 
-/** llama.cpp's log lines, routed to whoever is listening (the perf counters are read from them). */
-export type LogListener = (message: string) => void;
+type NodeLlamaCpp = typeof import('node-llama-cpp');
 
+type LogListener = (message: string) => void;
+
+/** llama.cpp's log lines go to this one listener (the perf counters are read from them). */
 let listener: LogListener | null = null;
 
 /** Sets (or clears) the one listener of llama.cpp's log; returns the previous one. */
@@ -25,11 +28,7 @@ export async function importNodeLlamaCpp(specifier = 'node-llama-cpp'): Promise<
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') {
-      throw new JoulebenchError(
-        'E_TARGET',
-        `the llamacpp target needs the optional dependency node-llama-cpp@${NODE_LLAMA_CPP_VERSION}, which is not installed here (npm install node-llama-cpp@${NODE_LLAMA_CPP_VERSION})`,
-        { cause: e },
-      );
+      throw new JoulebenchError('E_TARGET', NOT_INSTALLED, { cause: e });
     }
     throw new JoulebenchError('E_TARGET', `node-llama-cpp failed to load: ${firstLine(e)}`, { cause: e });
   }
@@ -37,10 +36,7 @@ export async function importNodeLlamaCpp(specifier = 'node-llama-cpp'): Promise<
 
 const instances = new Map<string, Promise<Llama>>();
 
-/**
- * One llama.cpp instance per GPU choice, per process, from the prebuilt binary `npm ci` (or `joulebench
- * setup llamacpp --gpu …`) installed: never downloaded or compiled here. `gpu` false: CPU only.
- */
+/** One llama.cpp instance per GPU choice and process, from the installed prebuilt binary (never built here); `gpu` false: CPU. */
 export function getLlamaInstance(gpu: false | 'auto', specifier = 'node-llama-cpp'): Promise<Llama> {
   const key = `${specifier}\0${gpu}`;
   let p = instances.get(key);
@@ -86,8 +82,9 @@ export function getLlamaInstance(gpu: false | 'auto', specifier = 'node-llama-cp
   return p;
 }
 
-/** The first non-empty line of an error's message, at most 300 characters. */
+/** The first non-empty line of an error's stderr (a child process) or message, npm's warnings skipped; at most 300 characters. */
 export function firstLine(e: unknown): string {
-  const m = e instanceof Error ? e.message : String(e);
-  return (m.split('\n').find((l) => l.trim() !== '') ?? 'unknown error').trim().slice(0, 300);
+  const err = e as { stderr?: unknown; message?: unknown };
+  const text = typeof err?.stderr === 'string' && err.stderr.trim() !== '' ? err.stderr : e instanceof Error ? e.message : String(e);
+  return (text.split('\n').find((l) => l.trim() !== '' && !/^npm (warn|notice)/.test(l)) ?? 'unknown error').trim().slice(0, 300);
 }

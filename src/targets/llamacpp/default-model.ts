@@ -1,22 +1,17 @@
-import { existsSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { joulebenchHome } from '../../home.js';
 
-/** `$JOULEBENCH_HOME/models` (default `~/.joulebench/models`): where `joulebench fetch model` writes. */
-export function modelsDir(env: NodeJS.ProcessEnv): string {
-  return join(joulebenchHome(env), 'models');
-}
-
-/** The model the embedded default uses as its neural stage, when present. */
+/** The default neural stage's model, `$JOULEBENCH_HOME/models/default.gguf` (where `joulebench fetch model` writes). */
 export function defaultModelPath(env: NodeJS.ProcessEnv): string {
-  return join(modelsDir(env), 'default.gguf');
+  return join(joulebenchHome(env), 'models', 'default.gguf');
 }
 
 /** The default model's path when it is a regular file, else `null` (the echo backend is used). */
 export function findDefaultModel(env: NodeJS.ProcessEnv): string | null {
   const p = defaultModelPath(env);
   try {
-    return existsSync(p) && statSync(p).isFile() ? p : null;
+    return statSync(p, { throwIfNoEntry: false })?.isFile() ? p : null;
   } catch {
     return null;
   }

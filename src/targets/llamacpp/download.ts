@@ -11,7 +11,7 @@ import { assertHostAllowed } from '../openai/guard.js';
 import { redactQuery } from '../openai/redact.js';
 
 /** What to fetch and where: the bytes at `url` are kept only when they hash to `sha256` (and count `bytes`). */
-export interface DownloadOptions {
+interface DownloadOptions {
   url: string;
   /** Expected sha256, 64 hex digits. */
   sha256: string;
@@ -27,17 +27,17 @@ export interface DownloadOptions {
   max_redirects?: number;
 }
 
-/** The verified file. `downloaded` is false when it was already there with the right hash. */
-export interface DownloadResult {
-  path: string;
-  sha256: string;
-  bytes: number;
-  downloaded: boolean;
-}
+/** The verified file; `downloaded` is false when it was already there with the right hash. */
+type DownloadResult = { path: string; sha256: string; bytes: number; downloaded: boolean };
 
 /** One line about a failure: no stack, no credential-shaped query parameter (a signed CDN URL carries some). */
 function fail(code: 'E_INPUT' | 'E_RUN' | 'E_OUTPUT' | 'E_USAGE', message: string): JoulebenchError {
   return new JoulebenchError(code, redactQuery(`fetch model: ${message}`).replace(/\s*[\r\n]+\s*/g, ' '));
+}
+
+/** An fs error's code, else its message. */
+function why(e: unknown): string {
+  return (e as NodeJS.ErrnoException).code ?? (e as Error).message;
 }
 
 /** sha256 of a file, hex, streamed (a model is hundreds of MB). */
@@ -68,7 +68,7 @@ export async function downloadVerified(o: DownloadOptions): Promise<DownloadResu
   try {
     existing = lstatSync(o.dest, { throwIfNoEntry: false });
   } catch (e) {
-    throw fail('E_OUTPUT', `cannot inspect ${o.dest} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    throw fail('E_OUTPUT', `cannot inspect ${o.dest} (${why(e)})`);
   }
   if (existing) {
     if (!existing.isFile()) throw fail('E_OUTPUT', `${o.dest} exists and is not a regular file (a link or a folder): refused`);
@@ -84,12 +84,13 @@ export async function downloadVerified(o: DownloadOptions): Promise<DownloadResu
     mkdirSync(dirname(o.dest), { recursive: true });
     fh = await open(part, 'wx', 0o644);
   } catch (e) {
-    throw fail('E_OUTPUT', `cannot create ${part} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    throw fail('E_OUTPUT', `cannot create ${part} (${why(e)})`);
   }
   const dispatcher = createDispatcher();
   try {
     const { headers, body: res } = await follow(dispatcher, url, o.max_redirects ?? 5, o.idle_timeout_ms ?? 60_000);
-    const declared = contentLength(headers);
+    const length = headers['content-length'];
+    const declared = typeof length === 'string' && /^\d+$/.test(length) ? Number(length) : null;
     if (bytes !== null && declared !== null && declared !== bytes) {
       res.destroy();
       throw fail('E_INPUT', `the server offers ${declared} bytes, the pinned file has ${bytes}: refused (nothing kept)`);
@@ -115,8 +116,7 @@ export async function downloadVerified(o: DownloadOptions): Promise<DownloadResu
       }
     } catch (e) {
       if (e instanceof JoulebenchError) throw e;
-      const err = e as NodeJS.ErrnoException;
-      throw fail('E_RUN', `the download broke off after ${received} bytes (${err.code ?? err.message}); nothing kept`);
+      throw fail('E_RUN', `the download broke off after ${received} bytes (${why(e)}); nothing kept`);
     }
     o.onProgress?.(received, total);
     if (declared !== null && received !== declared) throw fail('E_RUN', `the download broke off: ${received} of ${declared} bytes; nothing kept`);
@@ -139,17 +139,9 @@ export async function downloadVerified(o: DownloadOptions): Promise<DownloadResu
 
 /** Writes all of `chunk` at the file's position (writeFile repeats a partial write); a failure is E_OUTPUT naming the file. */
 async function writeAll(fh: FileHandle, chunk: Buffer, path: string): Promise<void> {
-  try {
-    await fh.writeFile(chunk);
-  } catch (e) {
-    throw fail('E_OUTPUT', `cannot write ${path} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
-  }
-}
-
-function contentLength(headers: Dispatcher.ResponseData['headers']): number | null {
-  const v = headers['content-length'];
-  if (typeof v !== 'string' || !/^\d+$/.test(v)) return null;
-  return Number(v);
+  await fh.writeFile(chunk).catch((e: unknown) => {
+    throw fail('E_OUTPUT', `cannot write ${path} (${why(e)})`);
+  });
 }
 
 /** GETs `start`, following up to `max` redirects (each guarded, http(s) only, never https to http); body unread. */
@@ -199,8 +191,7 @@ async function get(dispatcher: Dispatcher, url: URL, idle_ms: number): Promise<D
       bodyTimeout: idle_ms,
     });
   } catch (e) {
-    const err = e as NodeJS.ErrnoException;
-    if (err.code === 'E_FORBIDDEN_ADDRESS') throw fail('E_INPUT', err.message);
-    throw fail('E_RUN', `cannot reach ${url.host} (${err.code ?? err.message})`);
+    if ((e as NodeJS.ErrnoException).code === 'E_FORBIDDEN_ADDRESS') throw fail('E_INPUT', (e as Error).message);
+    throw fail('E_RUN', `cannot reach ${url.host} (${why(e)})`);
   }
 }

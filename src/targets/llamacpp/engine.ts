@@ -13,15 +13,15 @@ export interface LlamaEngineOptions {
   threads?: number;
   /** How `threads` was chosen, when a caller resolved the default once for several engines; default `configured`. */
   threads_source?: string;
-  /** Root the CPU topology, affinity and cgroup files are read under for the default (tests); `$JOULEBENCH_CPU_ROOT` or `/`. */
+  /** Root the CPU files are read under for the default (tests); `$JOULEBENCH_CPU_ROOT` or `/`. */
   cpu_root?: string;
-  /** Context size in tokens; default the smaller of the model's training context and 4096. */
+  /** Context size, tokens; default the smaller of the model's training context and 4096. */
   ctx?: number;
   /** Layers offloaded to a GPU; default 0 (CPU only: the GPU backend is not even loaded). */
   gpu_layers?: number;
   /** Module to import instead of `node-llama-cpp` (tests of the failure messages only). */
   module?: string;
-  /** Caps every context's thread count (`llama.maxThreads`, process-wide); library users and tests only. */
+  /** Caps every context's thread count (`llama.maxThreads`, process-wide). */
   max_threads?: number;
 }
 
@@ -48,15 +48,8 @@ export interface LlamaGeneration {
   e2e_ms: number;
   /** Each generated token's arrival, ms after request start. */
   token_times_ms: number[];
-  /** Threads llama.cpp used for this call. */
   threads_used: number;
   stop_reason: string;
-}
-
-export interface GenerateOptions {
-  max_tokens: number;
-  temperature: number;
-  seed: number;
 }
 
 /** A loaded model with one context sequence; generations on it reuse its KV cache for a shared prefix. */
@@ -69,7 +62,6 @@ export class LlamaEngine {
   private session: LlamaChatSession | null = null;
   private llama: Llama | null = null;
   private wrapper: ChatWrapper | null = null;
-  /** The thread count asked of llama.cpp and how it was chosen. */
   threads: ThreadChoice;
   /** Set while the default still awaits its idle-CPU cap (taken once, at the first load). */
   private idleCheck: { root: string; allowed: number[] | null } | null = null;
@@ -84,7 +76,9 @@ export class LlamaEngine {
       this.idleCheck = { root, allowed };
     }
     const cap = opts.max_threads;
-    if (cap !== undefined && cap > 0 && this.threads.threads > cap) this.threads = { threads: cap, threads_source: `${this.threads.threads_source}; capped at max_threads ${cap}` };
+    if (cap !== undefined && cap > 0 && this.threads.threads > cap) {
+      this.threads = { threads: cap, threads_source: `${this.threads.threads_source}; capped at max_threads ${cap}` };
+    }
   }
 
   /** The thread count, the default capped once at the CPUs found idle (the first load does it). */
@@ -153,12 +147,8 @@ export class LlamaEngine {
     return this.load_ms;
   }
 
-  get loaded(): boolean {
-    return this.session !== null;
-  }
-
   /** One chat-templated generation: the prompt is the only message (no history from earlier calls). */
-  async generate(prompt: string, g: GenerateOptions, signal?: AbortSignal): Promise<LlamaGeneration> {
+  async generate(prompt: string, g: { max_tokens: number; temperature: number; seed: number }, signal?: AbortSignal): Promise<LlamaGeneration> {
     if (!this.session || !this.sequence || !this.context || !this.model) await this.load();
     const session = this.session!;
     const sequence = this.sequence!;
@@ -197,18 +187,16 @@ export class LlamaEngine {
     }
     const e2e_ms = performance.now() - t0;
     const perf = await this.readPerf();
-    const used = sequence.tokenMeter.diff(meter0);
     // llama.cpp prints max(1, n): a printed 1 with no time is nothing evaluated.
     const prompt_tokens_evaluated = perf.prompt_eval_ms > 0 ? perf.prompt_eval_tokens_printed : 0;
-    const decode_evals = perf.eval_ms > 0 ? perf.eval_runs_printed : 0;
     return {
       text,
       prompt_tokens,
       prompt_tokens_evaluated,
       prompt_tokens_reused: Math.max(0, prompt_tokens - prompt_tokens_evaluated),
       prefill_ms: perf.prompt_eval_ms,
-      decode_tokens: used.usedOutputTokens,
-      decode_evals,
+      decode_tokens: sequence.tokenMeter.diff(meter0).usedOutputTokens,
+      decode_evals: perf.eval_ms > 0 ? perf.eval_runs_printed : 0,
       decode_ms: perf.eval_ms,
       ttft_ms: token_times_ms[0] ?? null,
       e2e_ms,
@@ -218,10 +206,7 @@ export class LlamaEngine {
     };
   }
 
-  /**
-   * Decode rate at one thread, tok/s, on a second small context (client clock, so it errs low): the
-   * reference for oversubscribed threads. `null` when the model stops before two tokens.
-   */
+  /** Decode rate at one thread on a second small context, tok/s (client clock: errs low); `null` under two tokens. */
   async probeOneThread(tokens = 8): Promise<number | null> {
     if (!this.model) await this.load();
     const model = this.model!;
@@ -258,7 +243,7 @@ export class LlamaEngine {
     return perf;
   }
 
-  /** Frees the context and the model (the next generation loads them again: a cold start). */
+  /** Frees the context and the model (the next generation loads them again). */
   async unload(): Promise<void> {
     const ctx = this.context;
     const model = this.model;

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { JoulebenchError } from '../../core/errors.js';
-import { NODE_LLAMA_CPP_VERSION } from './binding.js';
+import { firstLine, NODE_LLAMA_CPP_VERSION, NOT_INSTALLED } from './binding.js';
 
 const run = promisify(execFile);
 
@@ -12,40 +12,22 @@ const run = promisify(execFile);
 export const SETUP_GPUS = ['cuda', 'vulkan'] as const;
 export type SetupGpu = (typeof SETUP_GPUS)[number];
 
-/** The command that adds a llama.cpp build (the CPU one for this platform, or a GPU one). */
-export function setupCommand(gpu?: SetupGpu): string {
-  return gpu === undefined ? 'joulebench setup llamacpp' : `joulebench setup llamacpp --gpu ${gpu}`;
-}
+/** Prebuilt packages by `platform-arch`: the CPU build (Metal on macOS arm64), then the CUDA and Vulkan builds. */
+const PREBUILT: Record<string, Partial<Record<SetupGpu | 'cpu', string[]>>> = {
+  'linux-x64': { cpu: ['linux-x64'], cuda: ['linux-x64-cuda', 'linux-x64-cuda-ext'], vulkan: ['linux-x64-vulkan'] },
+  'linux-arm64': { cpu: ['linux-arm64'] },
+  'linux-arm': { cpu: ['linux-armv7l'] },
+  'linux-riscv64': { cpu: ['linux-riscv64'] },
+  'win32-x64': { cpu: ['win-x64'], cuda: ['win-x64-cuda', 'win-x64-cuda-ext'], vulkan: ['win-x64-vulkan'] },
+  'win32-arm64': { cpu: ['win-arm64'] },
+  'darwin-arm64': { cpu: ['mac-arm64-metal'] },
+  'darwin-x64': { cpu: ['mac-x64'] },
+};
 
-/**
- * The prebuilt packages node-llama-cpp looks for (`getPrebuiltBinariesPackageDirectoryForBuildOptions`);
- * `gpu` false: the CPU build (Metal on macOS arm64). null: no such build is published.
- */
+/** The prebuilt packages node-llama-cpp looks for; `gpu` false: the CPU build. null: no such build is published. */
 export function prebuiltPackages(platform: NodeJS.Platform, arch: string, gpu: SetupGpu | false): string[] | null {
-  const p = (n: string): string => `@node-llama-cpp/${n}`;
-  const gpuBuilds = (os: string): string[] | null => {
-    if (gpu === 'cuda') return [p(`${os}-x64-cuda`), p(`${os}-x64-cuda-ext`)];
-    if (gpu === 'vulkan') return [p(`${os}-x64-vulkan`)];
-    return [p(`${os}-x64`)];
-  };
-  if (platform === 'linux') {
-    if (arch === 'x64') return gpuBuilds('linux');
-    if (gpu !== false) return null;
-    if (arch === 'arm64') return [p('linux-arm64')];
-    if (arch === 'arm') return [p('linux-armv7l')];
-    if (arch === 'riscv64') return [p('linux-riscv64')];
-    return null;
-  }
-  if (platform === 'win32') {
-    if (arch === 'x64') return gpuBuilds('win');
-    if (gpu === false && arch === 'arm64') return [p('win-arm64')];
-    return null;
-  }
-  if (platform === 'darwin' && gpu === false) {
-    if (arch === 'arm64') return [p('mac-arm64-metal')];
-    if (arch === 'x64') return [p('mac-x64')];
-  }
-  return null;
+  const names = Object.hasOwn(PREBUILT, `${platform}-${arch}`) ? PREBUILT[`${platform}-${arch}`]![gpu || 'cpu'] : undefined;
+  return names ? names.map((n) => `@node-llama-cpp/${n}`) : null;
 }
 
 /** The folder node-llama-cpp is installed in, as Node resolves it from joulebench; E_TARGET when it is not. */
@@ -54,10 +36,7 @@ export function nodeLlamaCppDir(): string {
   try {
     entry = fileURLToPath(import.meta.resolve('node-llama-cpp'));
   } catch {
-    throw new JoulebenchError(
-      'E_TARGET',
-      `the llamacpp target needs the optional dependency node-llama-cpp@${NODE_LLAMA_CPP_VERSION}, which is not installed here (npm install node-llama-cpp@${NODE_LLAMA_CPP_VERSION})`,
-    );
+    throw new JoulebenchError('E_TARGET', NOT_INSTALLED);
   }
   for (let d = dirname(entry); d !== dirname(d); d = dirname(d)) {
     const manifest = join(d, 'package.json');
@@ -69,7 +48,7 @@ export function nodeLlamaCppDir(): string {
 /** Where node-llama-cpp's `import(pkg)` finds `pkg`: its own node_modules, else the one it sits in. */
 export function prebuiltPackageDir(llamaDir: string, pkg: string): string {
   const nested = join(llamaDir, 'node_modules', pkg);
-  return lstatExists(nested) ? nested : join(dirname(llamaDir), pkg);
+  return lstatSync(nested, { throwIfNoEntry: false }) ? nested : join(dirname(llamaDir), pkg);
 }
 
 /** The version of the package installed at `dir`, or null (absent, or the empty stand-in a CPU-only install links there). */
@@ -91,17 +70,10 @@ export interface SetupOptions {
   log?: (line: string) => void;
 }
 
-export interface SetupResult {
-  package: string;
-  dir: string;
-  /** false: that version was there already. */
-  installed: boolean;
-}
+/** One package set up; `installed` false: that version was there already. */
+type SetupResult = { package: string; dir: string; installed: boolean };
 
-/**
- * Adds the prebuilt llama.cpp build(s) for `gpu` beside node-llama-cpp, at its exact version: `npm pack`
- * (the user's registry and its integrity check), unpacked over the empty stand-in a CPU-only `npm ci` links.
- */
+/** Adds the prebuilt llama.cpp build(s) for `gpu` at node-llama-cpp's version (`npm pack`), over the CPU install's stand-in. */
 export async function setupLlamaCpp(gpu: SetupGpu | false, opts: SetupOptions = {}): Promise<SetupResult[]> {
   const packages = prebuiltPackages(process.platform, process.arch, gpu);
   if (!packages) {
@@ -138,10 +110,9 @@ export async function setupLlamaCpp(gpu: SetupGpu | false, opts: SetupOptions = 
       const unpacked = join(staging, 'package');
       if (installedVersion(unpacked, pkg) !== NODE_LLAMA_CPP_VERSION) throw new JoulebenchError('E_TARGET', `setup llamacpp: ${tgz} is not ${spec}`);
       // The stand-in is a link to the repository's stubs/empty: remove the link, never its target.
-      if (lstatExists(dir)) {
-        if (lstatSync(dir).isSymbolicLink()) unlinkSync(dir);
-        else rmSync(dir, { recursive: true, force: true });
-      }
+      const stand_in = lstatSync(dir, { throwIfNoEntry: false });
+      if (stand_in?.isSymbolicLink()) unlinkSync(dir);
+      else if (stand_in) rmSync(dir, { recursive: true, force: true });
       renameSync(unpacked, dir);
       results.push({ package: pkg, dir, installed: true });
     } finally {
@@ -149,19 +120,4 @@ export async function setupLlamaCpp(gpu: SetupGpu | false, opts: SetupOptions = 
     }
   }
   return results;
-}
-
-function lstatExists(p: string): boolean {
-  try {
-    lstatSync(p);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function firstLine(e: unknown): string {
-  const err = e as { stderr?: unknown; message?: unknown };
-  const text = typeof err.stderr === 'string' && err.stderr.trim() !== '' ? err.stderr : String(err.message ?? e);
-  return (text.split('\n').find((l) => l.trim() !== '' && !/^npm (warn|notice)/.test(l)) ?? 'unknown error').trim().slice(0, 300);
 }

@@ -1,20 +1,10 @@
-import { JoulebenchError } from '../../core/errors.js';
+import { z } from 'zod';
 import { round } from '../../core/stats.js';
 import type { Answer, Case, Target } from '../../core/types.js';
-import type { TargetSpec } from '../registry.js';
+import { got, parseSpec, type TargetSpec } from '../registry.js';
 import { NODE_LLAMA_CPP_VERSION } from './binding.js';
 import { LlamaEngine, type LlamaEngineOptions, type LlamaGeneration } from './engine.js';
 import { firstCaseCollapse } from './threads.js';
-
-/** Settings of the `llamacpp` target (flat keys of its TargetSpec); the engine's are passed to it as they are. */
-export interface LlamaCppTargetOptions extends Pick<LlamaEngineOptions, 'model_path' | 'threads' | 'ctx' | 'gpu_layers' | 'module' | 'cpu_root'> {
-  /** Tokens to generate at most; absent: {@link defaultMaxTokens} per case. */
-  max_tokens?: number;
-  /** Default 0 (greedy). */
-  temperature?: number;
-  /** Default 42. */
-  seed?: number;
-}
 
 /** `max_tokens` when none is configured: a letter for multiple choice, short facts for the router suite, else writing. */
 export function defaultMaxTokens(c: Pick<Case, 'choices' | 'dataset'>): number {
@@ -23,46 +13,37 @@ export function defaultMaxTokens(c: Pick<Case, 'choices' | 'dataset'>): number {
   return 256;
 }
 
-const INT_KEYS = [
-  ['threads', 1],
-  ['ctx', 1],
-  ['gpu_layers', 0],
-  ['max_tokens', 1],
-  ['seed', 0],
-] as const;
+function int(min: number) {
+  const error = got(`an integer >= ${min}`);
+  return z.number(error).int(error).min(min, error).optional();
+}
+
+const NEED_MODEL = { error: 'the llamacpp target needs a GGUF file (--model-path FILE)' };
+
+/** Settings of the `llamacpp` target (flat keys of its TargetSpec); the engine's are passed to it as they are. */
+const llamaCppSpecSchema = z.object({
+  model_path: z.string(NEED_MODEL).refine((p) => p.trim() !== '', NEED_MODEL),
+  threads: int(1),
+  ctx: int(1),
+  gpu_layers: int(0),
+  /** Tokens to generate at most; absent: {@link defaultMaxTokens} per case. */
+  max_tokens: int(1),
+  /** Default 42. */
+  seed: int(0),
+  /** Default 0 (greedy). */
+  temperature: z.number(got('a number >= 0')).min(0, got('a number >= 0')).optional(),
+  module: z.string({ error: 'must be a string' }).optional(),
+});
+
+/** The spec's settings, and where the CPU files are read (tests). */
+type LlamaCppTargetOptions = z.infer<typeof llamaCppSpecSchema> & Pick<LlamaEngineOptions, 'cpu_root'>;
 
 /** Validates a TargetSpec for `llamacpp`; throws E_CONFIG naming the key. */
 export function llamaCppOptionsFromSpec(spec: TargetSpec): LlamaCppTargetOptions {
-  const path = spec.model_path;
-  if (typeof path !== 'string' || path.trim() === '') {
-    throw new JoulebenchError('E_CONFIG', 'target.model_path: the llamacpp target needs a GGUF file (--model-path FILE)');
-  }
-  const out: LlamaCppTargetOptions = { model_path: path };
-  for (const [key, min] of INT_KEYS) {
-    const v = spec[key];
-    if (v === undefined) continue;
-    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min) {
-      throw new JoulebenchError('E_CONFIG', `target.${key}: must be an integer >= ${min}, got ${JSON.stringify(v)}`);
-    }
-    out[key] = v;
-  }
-  if (spec.temperature !== undefined) {
-    if (typeof spec.temperature !== 'number' || !Number.isFinite(spec.temperature) || spec.temperature < 0) {
-      throw new JoulebenchError('E_CONFIG', `target.temperature: must be a number >= 0, got ${JSON.stringify(spec.temperature)}`);
-    }
-    out.temperature = spec.temperature;
-  }
-  if (spec.module !== undefined) {
-    if (typeof spec.module !== 'string') throw new JoulebenchError('E_CONFIG', 'target.module: must be a string');
-    out.module = spec.module;
-  }
-  return out;
+  return parseSpec(llamaCppSpecSchema, spec);
 }
 
-/**
- * A GGUF model run in this process by llama.cpp, so the meter measures the inference; it loads once, at creation
- * (its load time reported, never inside a case's window).
- */
+/** A GGUF model run in this process by llama.cpp; it loads once, at creation, never inside a case's window. */
 export async function createLlamaCppTarget(opts: LlamaCppTargetOptions): Promise<Target> {
   const engine = new LlamaEngine(opts);
 

@@ -3,17 +3,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 
 /** The thread count llama.cpp gets when none is configured, and how it was chosen (for the receipt). */
-export interface ThreadChoice {
-  threads: number;
-  threads_source: string;
-}
-
-export interface CpuReadOptions {
-  /** Where `proc/` and `sys/` are read from: `/` on a real machine, a folder a test writes otherwise. */
-  root?: string;
-  /** `os.availableParallelism()` unless given (tests). */
-  available_parallelism?: number;
-}
+export type ThreadChoice = { threads: number; threads_source: string };
 
 /** `$JOULEBENCH_CPU_ROOT`, else `/`: the root the CPU topology, affinity and cgroup files are read under. */
 export function defaultCpuRoot(env: NodeJS.ProcessEnv = process.env): string {
@@ -25,42 +15,27 @@ export function defaultCpuRoot(env: NodeJS.ProcessEnv = process.env): string {
  * llama.cpp's threads spin while they wait, so more threads than cores fight each other (10^4× slower
  * seen). The default: physical cores the affinity mask allows, capped by the cgroup quota and
  * `os.availableParallelism()`; the engine then caps it at the CPUs found idle ({@link capAtIdle}).
+ * `root`: where `proc/` and `sys/` are read (a folder a test writes); `available_parallelism`: tests.
  */
-export function defaultThreadChoice(opts: CpuReadOptions = {}): ThreadChoice & { allowed: number[] | null } {
+export function defaultThreadChoice(opts: { root?: string; available_parallelism?: number } = {}): ThreadChoice & { allowed: number[] | null } {
   const root = opts.root ?? '/';
   const parallelism = opts.available_parallelism ?? availableParallelism();
   const allowedList = readAllowedList(root);
   const allowed = allowedList === null ? null : parseCpuList(allowedList);
   const cores = physicalCores(root, allowed);
   const quota = cgroupQuota(root);
-
-  const caps: number[] = [parallelism];
-  const parts: string[] = [];
-  if (allowed !== null) parts.push(`affinity ${allowedList} (${allowed.length} logical CPUs)`);
-  else parts.push('affinity unreadable');
-  if (cores !== null) {
-    caps.push(cores.count);
-    parts.push(`${cores.count} physical cores among them (${cores.from})`);
-  } else if (allowed !== null) {
-    caps.push(allowed.length);
-    parts.push('physical cores unreadable: logical CPUs counted');
-  } else parts.push('physical cores unreadable');
-  if (quota !== null) {
-    caps.push(Math.max(1, Math.floor(quota.cpus)));
-    parts.push(`cgroup quota ${quota.cpus.toFixed(1)} (${quota.from})`);
-  } else parts.push('cgroup quota none');
-  parts.push(`availableParallelism ${parallelism}`);
-  const threads = Math.max(1, Math.min(...caps));
+  const parts = [allowed !== null ? `affinity ${allowedList} (${allowed.length} logical CPUs)` : 'affinity unreadable'];
+  if (cores !== null) parts.push(`${cores.count} physical cores among them (${cores.from})`);
+  else parts.push(allowed !== null ? 'physical cores unreadable: logical CPUs counted' : 'physical cores unreadable');
+  parts.push(quota !== null ? `cgroup quota ${quota.cpus.toFixed(1)} (${quota.from})` : 'cgroup quota none', `availableParallelism ${parallelism}`);
+  const threads = Math.max(1, Math.min(parallelism, cores?.count ?? allowed?.length ?? Infinity, quota ? Math.floor(quota.cpus) : Infinity));
   return { threads, threads_source: `physical cores allowed (${parts.join('; ')})`, allowed };
 }
 
 /** How long the idle CPUs are sampled before the model loads, ms. */
 export const IDLE_SAMPLE_MS = 250;
 
-/**
- * The CPUs among `allowed` (all when `null`) that sat idle over `window_ms`, from two readings of
- * `/proc/stat` (idle + iowait over all time, per CPU); `null` when it cannot be read.
- */
+/** The CPUs among `allowed` (all when `null`) idle over `window_ms`, from two reads of `/proc/stat`; `null`: unreadable. */
 export async function idleCpus(root: string, allowed: number[] | null, window_ms = IDLE_SAMPLE_MS, wait = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))): Promise<number | null> {
   const first = readCpuTimes(root);
   if (first === null) return null;
@@ -80,10 +55,7 @@ export async function idleCpus(root: string, allowed: number[] | null, window_ms
   return counted === 0 ? null : idle;
 }
 
-/**
- * Caps a default choice at the allowed CPUs other processes left idle (rounded, at least 1): llama.cpp's
- * spinning threads collapse when one of them has to wait for a core. Recorded in `threads_source`.
- */
+/** Caps a default choice at the allowed CPUs left idle (at least 1): spinning llama.cpp threads collapse waiting for a core. */
 export function capAtIdle(choice: ThreadChoice, idle: number | null, window_ms = IDLE_SAMPLE_MS): ThreadChoice {
   if (idle === null) return { ...choice, threads_source: `${choice.threads_source}; idle CPUs unreadable` };
   const free = Math.max(1, Math.round(idle));
@@ -115,14 +87,10 @@ export function firstCaseCollapse(first_case_tok_s: number | null, probe_tok_s: 
   if (first_case_tok_s === null || probe_tok_s === null || !(probe_tok_s > 0) || threads <= 1) return null;
   if (first_case_tok_s >= probe_tok_s * COLLAPSE_FRACTION) return null;
   return (
-    `llama.cpp decoded the first case at ${sig(first_case_tok_s)} tok/s with ${threads} threads, under ${COLLAPSE_FRACTION} of the ` +
-    `${sig(probe_tok_s)} tok/s one thread did on the same model: oversubscribed threads (more llama.cpp threads than free cores; ` +
+    `llama.cpp decoded the first case at ${first_case_tok_s.toPrecision(3)} tok/s with ${threads} threads, under ${COLLAPSE_FRACTION} of the ` +
+    `${probe_tok_s.toPrecision(3)} tok/s one thread did on the same model: oversubscribed threads (more llama.cpp threads than free cores; ` +
     `they spin against each other and against other processes); every timing and joule of this run carries it (try --threads 1)`
   );
-}
-
-function sig(v: number): string {
-  return v.toPrecision(3);
 }
 
 function readText(path: string): string | null {
@@ -157,38 +125,23 @@ export function parseCpuList(list: string): number[] | null {
 function physicalCores(root: string, allowed: number[] | null): { count: number; from: string } | null {
   const sysDir = join(root, 'sys', 'devices', 'system', 'cpu');
   let cpus = allowed;
-  if (cpus === null) {
-    try {
-      cpus = readdirSync(sysDir)
-        .map((d) => /^cpu(\d+)$/.exec(d)?.[1])
-        .filter((d): d is string => d !== undefined)
-        .map(Number);
-    } catch {
-      cpus = null;
-    }
+  try {
+    cpus ??= readdirSync(sysDir).flatMap((d) => /^cpu(\d+)$/.exec(d)?.[1] ?? []).map(Number);
+  } catch {
+    // no sysfs: /proc/cpuinfo below
   }
-  if (cpus !== null && cpus.length > 0) {
-    const keys = new Set<string>();
-    let ok = true;
-    for (const c of cpus) {
-      const t = join(sysDir, `cpu${c}`, 'topology');
-      const pkg = readText(join(t, 'physical_package_id'));
-      const core = readText(join(t, 'core_id'));
-      if (pkg === null || core === null) {
-        ok = false;
-        break;
-      }
-      keys.add(`${pkg.trim()}:${core.trim()}`);
-    }
-    if (ok) return { count: keys.size, from: 'sysfs topology' };
-  }
+  const sysKeys = (cpus ?? []).map((c) => {
+    const t = join(sysDir, `cpu${c}`, 'topology');
+    const [pkg, core] = [readText(join(t, 'physical_package_id')), readText(join(t, 'core_id'))];
+    return pkg === null || core === null ? null : `${pkg.trim()}:${core.trim()}`;
+  });
+  if (sysKeys.length > 0 && !sysKeys.includes(null)) return { count: new Set(sysKeys).size, from: 'sysfs topology' };
   const info = readText(join(root, 'proc', 'cpuinfo'));
   if (info === null) return null;
   const keys = new Set<string>();
   for (const block of info.split(/\n\s*\n/)) {
     const proc = /^processor\s*:\s*(\d+)/m.exec(block)?.[1];
-    if (proc === undefined) continue;
-    if (allowed !== null && !allowed.includes(Number(proc))) continue;
+    if (proc === undefined || (allowed !== null && !allowed.includes(Number(proc)))) continue;
     const pkg = /^physical id\s*:\s*(\d+)/m.exec(block)?.[1];
     const core = /^core id\s*:\s*(\d+)/m.exec(block)?.[1];
     if (pkg === undefined || core === undefined) return null;

@@ -14,23 +14,20 @@ const loadHttp = () => (http ??= Promise.all([import('undici'), import('../dispa
 export const DEFAULT_OLLAMA_URL = 'http://127.0.0.1:11434';
 
 /** The runner options joulebench passes through to Ollama (`options` in the request body). */
-export interface OllamaOptions {
-  num_thread?: number;
-  num_ctx?: number;
-  seed?: number;
-  temperature?: number;
-  num_predict?: number;
-}
+export type OllamaOptions = { [K in 'num_thread' | 'num_ctx' | 'seed' | 'temperature' | 'num_predict']?: number };
 
-/** Ollama's own timings from the final chunk, durations in nanoseconds as Ollama reports them; `null` when absent. */
-export interface OllamaTimings {
-  load_duration_ns: number | null;
-  prompt_eval_count: number | null;
-  prompt_eval_duration_ns: number | null;
-  eval_count: number | null;
-  eval_duration_ns: number | null;
-  total_duration_ns: number | null;
-}
+/** Our name of each of Ollama's timings in its final chunk, and Ollama's (durations in nanoseconds, as Ollama reports them). */
+const TIMINGS = {
+  load_duration_ns: 'load_duration',
+  prompt_eval_count: 'prompt_eval_count',
+  prompt_eval_duration_ns: 'prompt_eval_duration',
+  eval_count: 'eval_count',
+  eval_duration_ns: 'eval_duration',
+  total_duration_ns: 'total_duration',
+} as const;
+
+/** Ollama's own timings from the final chunk; `null` when absent. */
+export type OllamaTimings = Record<keyof typeof TIMINGS, number | null>;
 
 /** One streamed request, timed on the client. */
 export interface OllamaStreamResult {
@@ -53,19 +50,14 @@ export interface OllamaPsModel {
 }
 
 /** The parameter count of a model and where it was read. */
-export interface OllamaParams {
-  parameter_count: number | null;
-  source: 'model_info.general.parameter_count' | 'details.parameter_size' | 'unknown';
-}
+type OllamaParams = { parameter_count: number | null; source: 'model_info.general.parameter_count' | 'details.parameter_size' | 'unknown' };
 
 /** A client for Ollama's native API over undici (not the `ollama` package: fields exactly as sent, first-chunk timing). */
-
 export class OllamaClient {
   readonly baseUrl: string;
   constructor(
     baseUrl: string = DEFAULT_OLLAMA_URL,
     private readonly timeoutMs = 600_000,
-    private readonly now: () => number = () => performance.now(),
   ) {
     checkEndpoint(baseUrl, 'base URL');
     this.baseUrl = baseUrl.replace(/\/+$/, '');
@@ -77,7 +69,7 @@ export class OllamaClient {
 
   /** Streams `/api/chat` or `/api/generate` (NDJSON) and returns the text, Ollama's timings and client TTFT. */
   async stream(path: '/api/chat' | '/api/generate', body: Record<string, unknown>, signal?: AbortSignal): Promise<OllamaStreamResult> {
-    const t0 = this.now();
+    const t0 = performance.now();
     const res = await this.request(path, { method: 'POST', body: JSON.stringify({ ...body, stream: true }) }, signal);
     if (!res.body) throw new JoulebenchError('E_TARGET', `ollama ${this.shownUrl}${path}: empty response body`);
     let text = '';
@@ -96,7 +88,7 @@ export class OllamaClient {
       if (typeof chunk.error === 'string') throw new JoulebenchError('E_TARGET', `ollama ${this.shownUrl}${path}: ${chunk.error}`);
       const piece = contentOf(chunk);
       if (piece !== '') {
-        if (ttft_ms === null) ttft_ms = this.now() - t0;
+        if (ttft_ms === null) ttft_ms = performance.now() - t0;
         text += piece;
       }
       if (chunk.done === true) final = chunk;
@@ -110,7 +102,7 @@ export class OllamaClient {
       }
     }
     onLine(buffered + decoder.decode());
-    const e2e_ms = this.now() - t0;
+    const e2e_ms = performance.now() - t0;
     if (final === null) throw new JoulebenchError('E_TARGET', `ollama ${this.shownUrl}${path}: stream ended without a done chunk`);
     const f: Record<string, unknown> = final;
     // Token counts that cannot be counts fail the request rather than enter rates, tokens or dollars.
@@ -121,16 +113,10 @@ export class OllamaClient {
       { field: 'eval_count', value: f.eval_count, ...(num_predict !== undefined && num_predict > 0 ? { cap: num_predict } : {}) },
     ]);
     if (problem !== null) throw new JoulebenchError('E_TARGET', `ollama ${this.shownUrl}${path}: ${problem}`);
+    const timings = Object.fromEntries(Object.entries(TIMINGS).map(([ours, theirs]) => [ours, num(f[theirs])])) as OllamaTimings;
     return {
       text,
-      timings: {
-        load_duration_ns: num(f.load_duration),
-        prompt_eval_count: num(f.prompt_eval_count),
-        prompt_eval_duration_ns: num(f.prompt_eval_duration),
-        eval_count: num(f.eval_count),
-        eval_duration_ns: num(f.eval_duration),
-        total_duration_ns: num(f.total_duration),
-      },
+      timings,
       ttft_ms,
       e2e_ms,
       done_reason: typeof f.done_reason === 'string' ? f.done_reason : null,
@@ -209,11 +195,10 @@ export class OllamaClient {
         const j = JSON.parse(detail) as { error?: unknown };
         if (typeof j.error === 'string') message = j.error;
       } catch {
-        /* not JSON: keep the text */
+        // not JSON: keep the text
       }
       const err = new JoulebenchError('E_TARGET', `ollama ${this.shownUrl}${path}: HTTP ${res.status}${message ? `: ${message.split('\n')[0]}` : ''}`);
-      (err as JoulebenchError & { status?: number }).status = res.status;
-      throw err;
+      throw Object.assign(err, { status: res.status });
     }
     return res;
   }

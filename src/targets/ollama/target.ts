@@ -1,66 +1,41 @@
-import { JoulebenchError } from '../../core/errors.js';
+import { z } from 'zod';
 import { round } from '../../core/stats.js';
 import { redactQuery } from '../openai/redact.js';
 import type { Answer, Target } from '../../core/types.js';
-import type { TargetSpec } from '../registry.js';
+import { got, parseSpec, type TargetSpec } from '../registry.js';
 import { DEFAULT_OLLAMA_URL, OllamaClient, type OllamaOptions } from './client.js';
 
+const NEED_MODEL = { error: 'the ollama target needs a model name (--model)' };
+const count = z.number(got('an integer >= 0')).int(got('an integer >= 0'));
+
 /** Settings of the `ollama` target (flat keys of its TargetSpec). */
-export interface OllamaTargetOptions extends OllamaOptions {
-  model: string;
+const ollamaSpecSchema = z.object({
+  model: z.string(NEED_MODEL).refine((m) => m.trim() !== '', NEED_MODEL),
   /** Default `http://127.0.0.1:11434`. */
-  base_url?: string;
+  base_url: z.string(got('an http(s) URL')).regex(/^https?:\/\/[^\s]+$/, got('an http(s) URL')).optional(),
   /** Which native endpoint to use; default `chat`. */
-  api?: 'chat' | 'generate';
+  api: z.enum(['chat', 'generate'], { error: 'must be "chat" or "generate"' }).optional(),
+  num_thread: count.min(0, got('an integer >= 0')).optional(),
+  num_ctx: count.min(0, got('an integer >= 0')).optional(),
+  seed: count.optional(),
+  temperature: z.number(got('a number >= 0')).min(0, got('a number >= 0')).optional(),
+  num_predict: count.min(0, got('an integer >= 0')).optional(),
   /** Passed as Ollama's `keep_alive` when given (e.g. "5m", 0). */
-  keep_alive?: string | number;
+  keep_alive: z.union([z.string(), z.number()], { error: 'must be a duration string or a number of seconds' }).optional(),
   /** Per-request timeout, ms; default 600 000. */
-  timeout_ms?: number;
-}
+  timeout_ms: z.number({ error: 'must be a number > 0' }).gt(0, 'must be a number > 0').optional(),
+});
+
+export type OllamaTargetOptions = z.infer<typeof ollamaSpecSchema>;
 
 const OPTION_KEYS = ['num_thread', 'num_ctx', 'seed', 'temperature', 'num_predict'] as const;
 
 /** Validates a TargetSpec for `ollama`; throws E_CONFIG naming the key. */
 export function ollamaOptionsFromSpec(spec: TargetSpec): OllamaTargetOptions {
-  const model = spec.model;
-  if (typeof model !== 'string' || model.trim() === '') {
-    throw new JoulebenchError('E_CONFIG', 'target.model: the ollama target needs a model name (--model)');
-  }
-  const out: OllamaTargetOptions = { model };
-  if (spec.base_url !== undefined) {
-    if (typeof spec.base_url !== 'string' || !/^https?:\/\/[^\s]+$/.test(spec.base_url)) {
-      throw new JoulebenchError('E_CONFIG', `target.base_url: must be an http(s) URL, got ${JSON.stringify(spec.base_url)}`);
-    }
-    out.base_url = spec.base_url;
-  }
-  if (spec.api !== undefined) {
-    if (spec.api !== 'chat' && spec.api !== 'generate') throw new JoulebenchError('E_CONFIG', 'target.api: must be "chat" or "generate"');
-    out.api = spec.api;
-  }
-  for (const key of OPTION_KEYS) {
-    const v = spec[key];
-    if (v === undefined) continue;
-    const integer = key !== 'temperature';
-    if (typeof v !== 'number' || !Number.isFinite(v) || (integer && !Number.isInteger(v)) || v < (key === 'seed' ? -Infinity : 0)) {
-      throw new JoulebenchError('E_CONFIG', `target.${key}: must be ${integer ? 'an integer' : 'a number'} >= 0, got ${JSON.stringify(v)}`);
-    }
-    out[key] = v;
-  }
-  if (spec.keep_alive !== undefined) {
-    if (typeof spec.keep_alive !== 'string' && typeof spec.keep_alive !== 'number') {
-      throw new JoulebenchError('E_CONFIG', 'target.keep_alive: must be a duration string or a number of seconds');
-    }
-    out.keep_alive = spec.keep_alive;
-  }
-  if (spec.timeout_ms !== undefined) {
-    if (typeof spec.timeout_ms !== 'number' || !(spec.timeout_ms > 0)) throw new JoulebenchError('E_CONFIG', 'target.timeout_ms: must be a number > 0');
-    out.timeout_ms = spec.timeout_ms;
-  }
-  return out;
+  return parseSpec(ollamaSpecSchema, spec);
 }
 
 /** A model served by Ollama's native API: its timings (ns) in `meta.ollama`, client-side TTFT; energy from the run's meter. */
-
 export function createOllamaTarget(opts: OllamaTargetOptions): Target {
   const base_url = opts.base_url ?? DEFAULT_OLLAMA_URL;
   const api = opts.api ?? 'chat';
@@ -80,7 +55,7 @@ export function createOllamaTarget(opts: OllamaTargetOptions): Target {
       if (opts.keep_alive !== undefined) body.keep_alive = opts.keep_alive;
       const r = await client.stream(api === 'chat' ? '/api/chat' : '/api/generate', body, req.signal);
       const t = r.timings;
-      const answer: Answer = {
+      return {
         text: r.text,
         usage: { prompt_tokens: t.prompt_eval_count, completion_tokens: t.eval_count },
         ttft_ms: r.ttft_ms === null ? null : round(r.ttft_ms, 3),
@@ -94,7 +69,6 @@ export function createOllamaTarget(opts: OllamaTargetOptions): Target {
           cached_prefix_or_cold_prefill_tok_s: ratePerS(t.prompt_eval_count, t.prompt_eval_duration_ns),
         },
       };
-      return answer;
     },
     describe: () => ({
       kind: 'ollama',

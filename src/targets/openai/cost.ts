@@ -1,14 +1,9 @@
+import type { z } from 'zod';
+import type { tokenPricesSchema } from '../../config/schema.js';
 import type { Usage } from '../../core/types.js';
 
-/** Token prices, USD per million tokens. */
-export interface Prices {
-  input_usd_per_mtok: number;
-  output_usd_per_mtok: number;
-  /** Prompt tokens served from the provider's cache (`cached_prompt_tokens`); absent: billed at the input price. */
-  cached_input_usd_per_mtok?: number;
-  /** Reasoning tokens (`reasoning_tokens`); absent: billed at the output price, as part of the completion. */
-  reasoning_usd_per_mtok?: number;
-}
+/** Token prices, USD per million tokens (`prices:`); a cached or reasoning price absent: its whole's price. */
+export type Prices = z.infer<typeof tokenPricesSchema>;
 
 /**
  * Cost of one call, USD, as providers bill it: cached prompt tokens at the cached price, reasoning tokens

@@ -10,10 +10,7 @@ export interface Timed {
 /** Longest delay `setTimeout` takes (a longer one fires after 1 ms, with a warning). */
 const MAX_DELAY_MS = 2 ** 31 - 1;
 
-/**
- * The per-attempt deadlines of one pool's requests, one timer for all (a timer a request cost about
- * as much as parsing the reply). The process is kept alive only while a request is in flight.
- */
+/** The per-attempt deadlines of one pool, one timer for all (a timer a request cost about as much as parsing the reply). */
 export class Deadlines {
   private readonly live = new Set<Timed>();
   private timer: NodeJS.Timeout | null = null;
@@ -55,24 +52,17 @@ export class Deadlines {
     this.armed_ms = Infinity;
     this.refed = false;
     const now = performance.now();
-    let next = Infinity;
-    const due: Timed[] = [];
-    for (const t of this.live) {
-      if (t.deadline_ms <= now) due.push(t);
-      else if (t.deadline_ms < next) next = t.deadline_ms;
-    }
-    for (const t of due) {
+    for (const t of [...this.live]) {
+      if (t.deadline_ms > now) continue;
       this.live.delete(t);
       t.onDeadline();
     }
     // Requests added by the ones just told (a retry) armed the timer themselves if earlier.
-    if (next < this.armed_ms && next !== Infinity) {
-      for (const t of this.live) if (t.deadline_ms < next) next = t.deadline_ms;
-      this.arm(next);
-    }
-    const timer = this.timer as NodeJS.Timeout | null; // set again by arm(), through add() or above
-    if (this.live.size === 0 && timer !== null && this.refed) {
-      timer.unref();
+    let next = Infinity;
+    for (const t of this.live) next = Math.min(next, t.deadline_ms);
+    if (next < this.armed_ms) this.arm(next);
+    if (this.live.size === 0 && this.refed) {
+      this.timer!.unref();
       this.refed = false;
     }
   }

@@ -45,10 +45,7 @@ export function guardedLookup(hostname: string, options: object, callback: Looku
   }) as never);
 }
 
-/**
- * For clients without a `lookup` hook: throws {@link ForbiddenAddressError} when any address of `hostname`
- * is forbidden. DNS rebinding between this check and the connection is the residual risk (docs/integrity.md).
- */
+/** Throws {@link ForbiddenAddressError} when any address of `hostname` is forbidden (for requests through a proxy). */
 export async function assertHostAllowed(hostname: string): Promise<void> {
   const bare = hostname.replace(/^\[|\]$/g, '');
   if (isIP(bare)) {

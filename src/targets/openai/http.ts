@@ -31,10 +31,7 @@ export interface ChatResult {
   /** Request sent to last byte, ms. */
   e2e_ms: number;
   streamed: boolean;
-  /**
-   * Gaps between successive token-bearing chunks from the first content chunk on, ms (vLLM's ITL);
-   * `null` for a plain reply.
-   */
+  /** Gaps between successive token-bearing chunks from the first content chunk on, ms (vLLM's ITL); `null` for a plain reply. */
   itl_ms: number[] | null;
 }
 
@@ -46,7 +43,6 @@ interface PostTarget {
   stream: boolean;
   apiKey?: string;
   timeout_ms: number;
-  /** The target's connections ({@link createPool}). */
   pool: HttpPool;
   signal?: AbortSignal;
   /** A reply body larger than this is cut off and recorded as an error; default {@link DEFAULT_MAX_REPLY_BYTES}. */
@@ -57,10 +53,9 @@ interface PostTarget {
 
 /** One target's connections: an undici dispatcher ({@link createDispatcher}) and its requests' deadlines. */
 export class HttpPool {
-  /** The per-attempt deadlines of this pool's requests, one timer for all. */
   readonly deadlines = new Deadlines();
   private d: Dispatcher | null = null;
-  /** Whether a proxy was configured when the dispatcher was made: then hosts are checked here ({@link HttpPool.hostCheck}). */
+  /** Whether a proxy was configured when the dispatcher was made: then hosts are checked here. */
   private proxied = false;
   private readonly checked = new Map<string, Promise<void>>();
 
@@ -72,10 +67,7 @@ export class HttpPool {
     return this.d;
   }
 
-  /**
-   * Through a proxy the proxy resolves the name, out of reach of the lookup hook: resolved here too,
-   * once per host, and refused if any address is forbidden. `null`: nothing to wait for.
-   */
+  /** Through a proxy the proxy resolves the name: checked here too, once per host. `null`: nothing to wait for. */
   hostCheck(hostname: string): Promise<void> | null {
     if (!this.proxied) return null;
     let c = this.checked.get(hostname);
@@ -91,15 +83,7 @@ export class HttpPool {
   }
 }
 
-/** Keep-alive connections sized for concurrency; one pool per target. */
-export function createPool(): HttpPool {
-  return new HttpPool();
-}
-
-/**
- * POSTs one chat-completions request (no redirect followed), streaming (SSE) when asked and timing the
- * first content token as its bytes arrive. One limit covers the whole attempt. Throws AttemptFailure.
- */
+/** POSTs one chat-completions request (SSE when asked; no redirect; one limit a whole attempt). Throws AttemptFailure. */
 export function postChat(o: PostOptions): Promise<ChatResult> {
   return new Promise<ChatResult>((resolve, reject) => {
     const headers = headersOf(o.url, o.apiKey);
@@ -124,7 +108,7 @@ interface RequestHeaders {
   lists: [plain: string[], stream: string[]];
 }
 
-/** Per URL object (a target keeps one), worked out again if the URL or the key changes. */
+/** Per URL object (a target keeps one); worked out again if the URL or the key changes. */
 const byUrl = new WeakMap<URL, RequestHeaders>();
 
 /** A header value may hold visible ASCII, space and tab (no CR/LF smuggling). */
@@ -187,7 +171,6 @@ class ChatExchange implements Dispatcher.DispatchHandler, Timed {
   t0 = 0;
   private settled = false;
   private controller: Dispatcher.DispatchController | null = null;
-  /** When the attempt runs out of time (`performance.now()`): the pool's one timer watches it. */
   readonly deadline_ms: number;
   private readonly limit: number;
   private mode = PLAIN;
@@ -212,7 +195,7 @@ class ChatExchange implements Dispatcher.DispatchHandler, Timed {
     if (o.signal !== undefined) watchAbort(o.signal, this);
   }
 
-  /** Hands the request to undici (unless it already timed out or was aborted while its host was checked). */
+  /** Hands the request to undici, unless it timed out or was aborted while its host was checked. */
   send(dispatcher: Dispatcher, h: RequestHeaders, body: string): void {
     if (this.settled) return;
     this.t0 = performance.now();
@@ -300,8 +283,7 @@ class ChatExchange implements Dispatcher.DispatchHandler, Timed {
       const out = reader.end();
       if ('error' in out) return this.fail(new AttemptFailure('malformed', out.error));
       const t = this.tokenTimes;
-      const itl_ms: number[] = [];
-      for (let i = 1; i < t.length; i++) itl_ms.push(t[i]! - t[i - 1]!);
+      const itl_ms = t.slice(1).map((at, i) => at - t[i]!);
       return this.done({ text: out.text, usage: reader.usage, ttft_ms: this.ttft_ms, e2e_ms, streamed: true, itl_ms });
     }
     const body = (this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.received)).toString('utf8');

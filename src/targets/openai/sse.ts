@@ -1,12 +1,8 @@
-/**
- * Reads an OpenAI chat-completions SSE stream, validated as strictly as a plain reply (a failure names
- * what was wrong, never an empty answer). Linear in the stream's size.
- */
+/** Reads an OpenAI chat-completions SSE stream, validated as strictly as a plain reply; linear in the stream's size. */
 export class SseChatReader {
   /** Pieces of a line split across network chunks; joined when its newline arrives. */
   private partial: string[] = [];
   private readonly pieces: string[] = [];
-  private textLength = 0;
   private done = false;
   private finishReason: string | null = null;
   private problem: string | null = null;
@@ -30,7 +26,7 @@ export class SseChatReader {
         line = this.partial.join('');
         this.partial = [];
       }
-      this.onLine(line.endsWith('\r') ? line.slice(0, -1) : line);
+      this.onLine(line);
       start = nl + 1;
     }
     if (start < d.length) this.partial.push(d.slice(start));
@@ -38,15 +34,12 @@ export class SseChatReader {
 
   /** The stream ended: the answer, or why the stream is not a valid reply. */
   end(): { text: string } | { error: string } {
-    if (this.partial.length > 0) {
-      const last = this.partial.join('');
-      this.partial = [];
-      this.onLine(last.endsWith('\r') ? last.slice(0, -1) : last);
-    }
+    if (this.partial.length > 0) this.onLine(this.partial.splice(0).join(''));
     if (this.problem !== null) return { error: this.problem };
     if (this.chunks === 0 && !this.done) return { error: 'stream ended without any data chunk' };
     if (!this.done && this.finishReason === null) {
-      return { error: `stream ended without [DONE] and without a finish_reason (${this.textLength} characters received: a truncated reply)` };
+      const received = this.pieces.join('').length;
+      return { error: `stream ended without [DONE] and without a finish_reason (${received} characters received: a truncated reply)` };
     }
     return { text: this.pieces.join('') };
   }
@@ -57,6 +50,7 @@ export class SseChatReader {
 
   private onLine(line: string): void {
     if (this.done || this.problem !== null || !line.startsWith('data:')) return;
+    // A CR before the newline is dropped by the trim.
     const data = line.slice(5).trim();
     if (data === '[DONE]') {
       this.done = true;
@@ -107,7 +101,6 @@ export class SseChatReader {
       if (this.pieces.length === 0) this.onFirstContent?.();
       this.onToken?.('content');
       this.pieces.push(content);
-      this.textLength += content.length;
     }
   }
 }

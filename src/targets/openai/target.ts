@@ -1,41 +1,20 @@
-import { apiEnergyModel, type ApiEnergyModel, type EnergyModelConfig } from '../../energy-model/api-model.js';
+import { apiEnergyModel, type ApiEnergyModel } from '../../energy-model/api-model.js';
 import { round } from '../../core/stats.js';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Answer, AnswerRequest, Target } from '../../core/types.js';
 import { backoffDelay_s, isRetryable, NO_RETRY, type RetryPolicy } from '../retry.js';
 import { openaiCounts, openaiUsage, usagePartProblem, usageProblem } from '../usage.js';
-import { costOf, type Prices } from './cost.js';
+import { costOf } from './cost.js';
+import type { OpenAISpec } from './spec.js';
 import { checkEndpoint } from './endpoint.js';
-import { AttemptFailure, createPool, postChat, type ChatResult, type HttpPool, type PostOptions } from './http.js';
+import { AttemptFailure, HttpPool, postChat, type ChatResult, type PostOptions } from './http.js';
 import { redact, redactDeep, redactQuery, redactText } from './redact.js';
 
 export { checkEndpoint };
 
-/** Settings of an `openai` target (already validated by the config schema or the CLI). */
-export interface OpenAITargetOptions {
-  /** Base URL, e.g. `http://127.0.0.1:8000/v1`; `/chat/completions` is appended. */
-  endpoint: string;
-  model: string;
-  /** The resolved key (never the reference); sent as a Bearer header only when present. */
-  apiKey?: string;
-  /** Where the key came from (`env:NAME`), for the receipt; never the key. */
-  credentials_ref?: string;
-  /** Default 256. */
-  max_tokens?: number;
-  /** Sends `ignore_eos: true` (vLLM, SGLang, llama.cpp's server): every reply runs to `max_tokens`. */
-  ignore_eos?: boolean;
-  /** Default true; a server that refuses streaming is asked again plainly. */
-  stream?: boolean;
-  /** Per-attempt limit, s (default 120). */
-  request_timeout_s?: number;
-  retry?: RetryPolicy;
-  prices?: Prices;
-  /** `target.energy_model`: overrides for the modelled per-request energy (`model:api`); without it, only tabled models get one. */
-  energy_model?: EnergyModelConfig;
-  /** Cap on one reply's body, bytes (default 4 MiB); a larger reply is cut off and recorded as an error. */
-  max_reply_bytes?: number;
-}
+/** Settings of an `openai` target: a spec's keys ({@link OpenAISpec}), with the key resolved (sent as a Bearer header when present). */
+export type OpenAITargetOptions = Omit<OpenAISpec, 'endpoint' | 'model' | 'api_key'> & { endpoint: string; model: string; apiKey?: string };
 
 /** A failure after every allowed attempt: what the runner records on the case. */
 export class TargetFailure extends Error {
@@ -51,28 +30,14 @@ export class TargetFailure extends Error {
   }
 }
 
-/** The error codes an attempt's kind maps to. */
-const CODES: Record<AttemptFailure['kind'], string> = {
-  http: 'E_HTTP',
-  timeout: 'E_TIMEOUT',
-  connection: 'E_CONNECTION',
-  malformed: 'E_MALFORMED',
-  redirect: 'E_REDIRECT',
-  forbidden: 'E_FORBIDDEN_ADDRESS',
-  aborted: 'E_ABORTED',
-};
-
-/**
- * Any OpenAI-compatible chat-completions endpoint. Temperature 0; streams to time the first token; retries
- * when asked. Latency is the successful attempt's; failed attempts and backoff are `retry_overhead_ms`.
- */
+/** Any OpenAI-compatible chat-completions endpoint at temperature 0; failed attempts and backoff are `retry_overhead_ms`. */
 export class OpenAITarget implements Target {
   readonly kind = 'openai';
   /** Multi-turn cases are asked turn by turn with the model's own earlier answers (MT-Bench). */
   readonly conversational = true;
   readonly id: string;
   private readonly url: URL;
-  private readonly pool: HttpPool;
+  private readonly pool = new HttpPool();
   private stream: boolean;
   private readonly retry: RetryPolicy;
   private readonly timeout_ms: number;
@@ -94,7 +59,6 @@ export class OpenAITarget implements Target {
     this.url.pathname = `${base.pathname.replace(/\/+$/, '')}/chat/completions`;
     this.id = `openai:${o.model}`;
     this.energyModel = apiEnergyModel(o.model, o.energy_model);
-    this.pool = createPool();
     this.stream = o.stream ?? true;
     this.retry = o.retry ?? NO_RETRY;
     this.timeout_ms = Math.round((o.request_timeout_s ?? 120) * 1000);
@@ -139,7 +103,7 @@ export class OpenAITarget implements Target {
       } catch (e) {
         const f = e instanceof AttemptFailure ? e : new AttemptFailure('connection', String((e as Error)?.message ?? e));
         if (attempt >= this.retry.max_attempts || !isRetryable(f.kind, f.status) || req.signal?.aborted) {
-          throw new TargetFailure(CODES[f.kind], redact(f.message, this.o.apiKey), attempt, round(started - first, 3), f.status);
+          throw new TargetFailure(codeOf(f.kind), redact(f.message, this.o.apiKey), attempt, round(started - first, 3), f.status);
         }
         await this.sleep(backoffDelay_s(attempt, this.retry) * 1000, req.signal);
       }
@@ -213,6 +177,11 @@ export class OpenAITarget implements Target {
   async close(): Promise<void> {
     this.pool.destroy();
   }
+}
+
+/** The error code of an attempt's kind: `E_HTTP`, `E_TIMEOUT`, … and `E_FORBIDDEN_ADDRESS` for a metadata address. */
+function codeOf(kind: AttemptFailure['kind']): string {
+  return kind === 'forbidden' ? 'E_FORBIDDEN_ADDRESS' : `E_${kind.toUpperCase()}`;
 }
 
 /** Waits `ms`, or until `signal` aborts (then resolves early: the caller sees the abort itself). */

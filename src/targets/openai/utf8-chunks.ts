@@ -1,9 +1,6 @@
 import { StringDecoder } from 'node:string_decoder';
 
-/**
- * Decodes chunked bytes exactly as one `StringDecoder('utf8')` would, but makes the decoder only once a
- * chunk ends inside a character (an SSE chunk ends in `\n`): until then each is decoded with `toString`.
- */
+/** Decodes chunks as one `StringDecoder('utf8')` would, making the decoder only once a chunk ends inside a character. */
 export class Utf8Chunks {
   private decoder: StringDecoder | null = null;
 
