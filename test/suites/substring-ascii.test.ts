@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { containsToken } from '../../src/scorers/substring.js';
 
-// The scorer decides ASCII characters by their codes and everything else by Unicode classes. This is
-// the rule written with the Unicode classes alone (the scorer before its ASCII path): both must agree.
+// The word-boundary rule written independently, with Unicode classes and code points: the scorer must agree
+// with it on ASCII and non-ASCII text alike.
 const WORD = /[\p{L}\p{N}\p{M}_]/u;
 const DIGIT = /\p{Nd}/u;
 const charAt = (s: string, i: number) => String.fromCodePoint(s.codePointAt(i) ?? 0);
