@@ -597,7 +597,8 @@ export function caseResult(
     dataset: c.dataset,
     response: answer?.text ?? null,
     // `==`: a target may hand back nothing at all (no answer, no stage).
-    stage: answer == null ? null : stageOf(answer),
+    // The stage that answered: a cascade names it; a target that names none is one model, counted `neural`.
+    stage: answer == null ? null : (answer.stage ?? 'neural'),
     expected: c.expected,
     passed: null,
     score: null,
@@ -625,11 +626,6 @@ export function caseResult(
   if (answer?.meta) r.meta = typeof r.completion_tokens === 'number' ? withEnergyPerToken(answer.meta, r.joules, r.completion_tokens) : answer.meta;
   if (prompt !== undefined) r.prompt = prompt;
   return r;
-}
-
-/** The stage that answered: a cascade names it; a target that names none is one model, counted `neural`. */
-export function stageOf(answer: Answer): string {
-  return answer.stage ?? 'neural';
 }
 
 /** Joules per output token and output tokens per joule of the case; `null` when either is unknown or 0. */
