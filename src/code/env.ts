@@ -11,7 +11,7 @@ export const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENT
 const ALWAYS_DROP = /^(NODE_TEST_CONTEXT|NODE_TEST_.*|NODE_CHANNEL_FD|NODE_UNIQUE_ID)$/;
 
 /** The cleaned environment and the names removed (names only, never values). */
-export interface ScrubbedEnv {
+interface ScrubbedEnv {
   env: NodeJS.ProcessEnv;
   scrubbed: string[];
 }

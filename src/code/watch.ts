@@ -6,7 +6,7 @@ import { join, relative, resolve, sep } from 'node:path';
 type Fingerprint = string;
 
 /** A snapshot of some folders, keyed by absolute path. */
-export type TreeSnapshot = Map<string, Fingerprint>;
+type TreeSnapshot = Map<string, Fingerprint>;
 
 const HASH_LIMIT_BYTES = 1024 * 1024;
 

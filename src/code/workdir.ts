@@ -7,7 +7,7 @@ import { listFiles, type CodeTask } from './task.js';
 import { relativeSnapshot } from './watch.js';
 
 /** A datapoint's private folder: `root/work` is the solver's workdir; `root` also holds a canary. */
-export interface DatapointDirs {
+interface DatapointDirs {
   root: string;
   workdir: string;
 }

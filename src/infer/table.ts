@@ -96,7 +96,7 @@ export function inferTableRows(files: readonly { path: string; file: InferRunFil
 }
 
 /** An arm's name in the table; the default arm says whose default it is (`model@t=default (llama.cpp's default: 2 threads)`). */
-export function armLabel(arm: Pick<InferArm, 'id' | 'num_thread' | 'threads'>): string {
+function armLabel(arm: Pick<InferArm, 'id' | 'num_thread' | 'threads'>): string {
   if (arm.num_thread !== null) return arm.id;
   return arm.threads !== undefined ? `${arm.id} (llama.cpp's default: ${arm.threads} thread${arm.threads === 1 ? '' : 's'})` : `${arm.id} (Ollama's default)`;
 }

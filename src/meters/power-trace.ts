@@ -3,7 +3,7 @@ import type { Meter, MeterWindow } from './meter.js';
 
 
 /** One interval of the trace: the watts each domain drew over it (its joules ÷ its length). */
-export interface TraceRow {
+interface TraceRow {
   t_utc: string;
   phase: TracePhase;
   dt_ms: number;
@@ -12,7 +12,7 @@ export interface TraceRow {
 
 
 /** Default interval between rows, ms. */
-export const POWER_TRACE_INTERVAL_MS = 100;
+const POWER_TRACE_INTERVAL_MS = 100;
 
 /**
  * A power time series over a run: back-to-back meter windows, each one row, a new one at every phase change

@@ -87,7 +87,7 @@ export function renderCodeCurves(curves: Record<string, CodeCurve> | undefined):
 }
 
 /** Why a frontier has no arm: the one reason every arm shares, else the distinct reasons. */
-export function whyEmpty(fr: { verdicts: readonly { excluded: string | null }[] }): string {
+function whyEmpty(fr: { verdicts: readonly { excluded: string | null }[] }): string {
   const reasons = [...new Set(fr.verdicts.map((v) => v.excluded).filter((r): r is string => r !== null))];
   if (fr.verdicts.length === 0) return 'no arms';
   if (reasons.length === 0) return 'no arm has both figures';

@@ -21,7 +21,7 @@ export interface ResultsSink {
   close(): void;
 }
 
-export interface JsonlResultsFileOptions {
+interface JsonlResultsFileOptions {
   /** Append to an existing file (resume) instead of truncating. */
   append?: boolean;
   /** Longest a finished result may wait in memory before it is written, ms (default 2; 0: every line at once). */

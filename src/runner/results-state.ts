@@ -2,7 +2,7 @@ import { ResultsLineParser } from './results-file.js';
 import { streamResultLines } from './results-stream.js';
 
 /** What a results file holds, as far as starting a new run over it is concerned. */
-export interface ResultsFileState {
+interface ResultsFileState {
   /** Case lines (warmup and scored). */
   cases: number;
   /** Whether an `end` record says the run finished. */

@@ -628,7 +628,7 @@ export function caseResult(
 }
 
 /** The stage that answered: a cascade names it; a target that names none is one model, counted `neural`. */
-export function stageOf(answer: Answer): string {
+function stageOf(answer: Answer): string {
   return answer.stage ?? 'neural';
 }
 

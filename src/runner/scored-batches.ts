@@ -2,7 +2,7 @@ import type { CaseResult } from '../core/types.js';
 import { streamResultsFile } from './results-stream.js';
 
 /** Cases handed over at a time by {@link forEachScoredBatch}. */
-export const SCORED_BATCH = 1024;
+const SCORED_BATCH = 1024;
 
 /**
  * A results file's scored cases, parsed, {@link SCORED_BATCH} at a time in file order: per-case output

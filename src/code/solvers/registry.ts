@@ -37,7 +37,7 @@ export const AGENT_PRESETS = {
   },
 } as const satisfies Record<string, AgentPreset>;
 
-export type AgentPresetName = keyof typeof AGENT_PRESETS;
+type AgentPresetName = keyof typeof AGENT_PRESETS;
 const BUILTIN = ['reference', 'noop'] as const;
 
 /** Every solver name that is not a `cmd:` template. */
@@ -65,7 +65,7 @@ export function splitSolverList(list: string): string[] {
 }
 
 /** Where solvers keep state between runs. */
-export interface SolverOptions {
+interface SolverOptions {
   /** The `cascade:` cache folder (default `$JOULEBENCH_HOME/code-cache`). */
   cache_dir?: string;
 }

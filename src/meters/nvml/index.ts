@@ -8,9 +8,9 @@ import { loadNvmlBinding, NVML_ERROR_NOT_SUPPORTED, NVML_LIBRARY, NvmlError, typ
 import { visibleDevices } from './visible.js';
 
 /** NVML's energy counter refreshes every ~20–100 ms: a shorter window can read 0. */
-export const NVML_FLOOR_MS = 100;
+const NVML_FLOOR_MS = 100;
 /** Power sampling interval when the energy counter is unsupported, ms. */
-export const NVML_DEFAULT_POLL_MS = 100;
+const NVML_DEFAULT_POLL_MS = 100;
 
 export interface NvmlOptions {
   /** Injected in tests; default: koffi onto `libnvidia-ml.so.1`, loaded on first probe. */
