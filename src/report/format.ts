@@ -28,7 +28,8 @@ export function fmtUsd(usd: number | null): string {
 }
 
 /** A p-value: two significant digits, exponent form below 1e-4. */
-export const fmtP = (p: number | null): string => (p === null ? 'n/a' : p < 1e-4 ? p.toExponential(1) : p.toPrecision(2));
+export const fmtP = (p: number | null): string =>
+  p === null ? 'n/a' : p < 1e-4 ? p.toExponential(1) : p.toPrecision(2);
 
 export const fmtSigned = (v: number | null, unit: string, digits = 2): string =>
   v === null ? 'n/a' : `${v > 0 ? '+' : ''}${v.toFixed(digits)}${unit}`;

@@ -169,17 +169,19 @@ function codeModel(x: Extract<ReportInput, { kind: 'code' }>) {
   };
 }
 
-function codePrompts(suite: Extract<ReportInput, { kind: 'code' }>['results']['suite']): { source: string | null; missing: string | null; by_task: Record<string, string> } {
+function codePrompts(suite: Extract<ReportInput, { kind: 'code' }>['results']['suite']) {
   const p = resolveCodePrompts(suite);
-  if (!p.ok) return { source: null, missing: p.reason, by_task: {} };
+  if (!p.ok) return { source: null, missing: p.reason, by_task: {} as Record<string, string> };
   return { source: p.source, missing: null, by_task: Object.fromEntries(Object.entries(p.prompts).map(([k, v]) => [k, clipPrompt(v)])) };
 }
+
+type GridCell = { outcome: 'resolved' | 'not' | 'invalid'; resolved: number; rollouts: number };
 
 /** Task × solver outcome over the rollouts: resolved (any rollout), invalid (every rollout), else not resolved. */
 function taskGrid(r: Extract<ReportInput, { kind: 'code' }>['results']) {
   const solvers = r.solvers.map((s) => s.solver);
   const tasks = [...r.suite.tasks];
-  const cells: Record<string, Record<string, { outcome: 'resolved' | 'not' | 'invalid'; resolved: number; rollouts: number }>> = {};
+  const cells: Record<string, Record<string, GridCell>> = {};
   for (const t of tasks) {
     cells[t] = {};
     for (const s of solvers) {
@@ -219,10 +221,7 @@ function toRow(run: string, r: CaseResult): HtmlCase {
   };
 }
 
-function clipPrompt(s: string): string {
-  return s.length <= MAX_PROMPT_TURN ? s : `${s.slice(0, MAX_PROMPT_TURN)}… (${s.length - MAX_PROMPT_TURN} more characters)`;
-}
-
-function clip(s: string | null): string | null {
-  return s === null || s.length <= MAX_TEXT ? s : `${s.slice(0, MAX_TEXT)}…`;
-}
+const clipPrompt = (s: string): string =>
+  s.length <= MAX_PROMPT_TURN ? s : `${s.slice(0, MAX_PROMPT_TURN)}… (${s.length - MAX_PROMPT_TURN} more characters)`;
+const clip = (s: string | null): string | null =>
+  s === null || s.length <= MAX_TEXT ? s : `${s.slice(0, MAX_TEXT)}…`;
