@@ -45,12 +45,6 @@ function nodeLlamaCppDir(): string {
   throw new JoulebenchError('E_TARGET', `node-llama-cpp: no package.json above ${entry}`);
 }
 
-/** Where node-llama-cpp's `import(pkg)` finds `pkg`: its own node_modules, else the one it sits in. */
-function prebuiltPackageDir(llamaDir: string, pkg: string): string {
-  const nested = join(llamaDir, 'node_modules', pkg);
-  return lstatSync(nested, { throwIfNoEntry: false }) ? nested : join(dirname(llamaDir), pkg);
-}
-
 /** The version of the package installed at `dir`, or null (absent, or the empty stand-in a CPU-only install links there). */
 function installedVersion(dir: string, pkg: string): string | null {
   try {
@@ -83,7 +77,9 @@ export async function setupLlamaCpp(gpu: SetupGpu | false, opts: SetupOptions = 
   const npm = opts.npm ?? (process.platform === 'win32' ? 'npm.cmd' : 'npm');
   const results: SetupResult[] = [];
   for (const pkg of packages) {
-    const dir = prebuiltPackageDir(llamaDir, pkg);
+    // Where node-llama-cpp's `import(pkg)` finds `pkg`: its own node_modules, else the one it sits in.
+    const nested = join(llamaDir, 'node_modules', pkg);
+    const dir = lstatSync(nested, { throwIfNoEntry: false }) ? nested : join(dirname(llamaDir), pkg);
     if (installedVersion(dir, pkg) === NODE_LLAMA_CPP_VERSION) {
       results.push({ package: pkg, dir, installed: false });
       continue;
