@@ -100,7 +100,6 @@ function pairKey(pass: number, index: number): number {
 }
 
 /** Numbers for key strings: `"pass:index"` as {@link pairKey} gives it, any other string a negative number of its own. */
-
 export class KeyTable {
   private readonly others = new Map<string, number>();
   private readonly names: string[] = [];
