@@ -1,7 +1,6 @@
 import type { PowerTraceSummary, TracePhase } from '../core/energy.js';
 import type { Meter, MeterWindow } from './meter.js';
 
-
 /** One interval of the trace: the watts each domain drew over it (its joules ÷ its length). */
 export interface TraceRow {
   t_utc: string;
@@ -9,7 +8,6 @@ export interface TraceRow {
   dt_ms: number;
   watts: Record<string, number | null>;
 }
-
 
 /** Default interval between rows, ms. */
 export const POWER_TRACE_INTERVAL_MS = 100;
