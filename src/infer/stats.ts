@@ -405,6 +405,7 @@ function fmt(v: number | null): string {
 function fmtE(v: number | null): string {
   return v === null ? 'n/a' : v.toExponential(2);
 }
-function pct(v: number | null): string {
+/** A fraction as a percentage with two decimals; `n/a` for none. */
+export function pct(v: number | null): string {
   return v === null ? 'n/a' : `${(v * 100).toFixed(2)}%`;
 }

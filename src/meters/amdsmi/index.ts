@@ -69,11 +69,7 @@ export function createAmdSmiMeter(opts: AmdSmiOptions = {}): Meter {
   /** The open windows' sample records. */
   const open = new Set<WindowSamples>();
 
-  async function setUp(): Promise<MeterProbe> {
-    if (probed) return probed;
-    probed = await inspect();
-    return probed;
-  }
+  const setUp = async (): Promise<MeterProbe> => (probed ??= await inspect());
 
   async function inspect(): Promise<MeterProbe> {
     try {

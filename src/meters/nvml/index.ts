@@ -47,11 +47,7 @@ export function createNvmlMeter(opts: NvmlOptions = {}): Meter {
   /** The open windows' sample records (power mode: every poll; counter mode: the two edge reads). */
   const open = new Set<WindowSamples>();
 
-  async function setUp(): Promise<MeterProbe> {
-    if (probed) return probed;
-    probed = await inspect();
-    return probed;
-  }
+  const setUp = async (): Promise<MeterProbe> => (probed ??= await inspect());
 
   async function inspect(): Promise<MeterProbe> {
     try {

@@ -40,11 +40,7 @@ export function createRaplMeter(opts: RaplOptions = {}): Meter {
   let state: { selection: RaplSelection; sampler: RaplSampler } | null = null;
   let probed: MeterProbe | null = null;
 
-  function setUp(): MeterProbe {
-    if (probed) return probed;
-    probed = inspect();
-    return probed;
-  }
+  const setUp = (): MeterProbe => (probed ??= inspect());
 
   function inspect(): MeterProbe {
     if (!existsSync(root)) {
