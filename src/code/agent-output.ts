@@ -123,7 +123,7 @@ function fromGeneric(objects: Record<string, unknown>[]): AgentUsage {
  * Aider prints, per message, `Tokens: 2.3k sent, 114 received. Cost: $0.0012 message, $0.0050 session.`
  * The last session cost is the run's; tokens are summed over messages (aider rounds them to 0.1k).
  */
-export function parseAider(text: string): AgentUsage {
+function parseAider(text: string): AgentUsage {
   const re = /Tokens:\s*([\d.,]+)(k?)\s*sent,\s*([\d.,]+)(k?)\s*received\.(?:\s*Cost:\s*\$([\d.]+)\s*message,\s*\$([\d.]+)\s*session)?/g;
   let sent = 0;
   let received = 0;

@@ -14,7 +14,7 @@ import { treeDiff } from './tree-diff.js';
  */
 
 /** How the docker runner names images and confines containers. */
-export interface DockerRunnerOptions {
+interface DockerRunnerOptions {
   /** The docker client executable. */
   bin: string;
   /** Image namespace (SWE-bench's `--namespace`, default `swebench`); `null`: locally built images, no namespace. */
@@ -32,7 +32,7 @@ export interface DockerRunnerOptions {
 }
 
 /** Where SWE-bench images keep the repository. */
-export const CONTAINER_WORKDIR = '/testbed';
+const CONTAINER_WORKDIR = '/testbed';
 
 /** How an invalid reason starts when the instance's image is not there (the CLI counts these as "not available"). */
 export const IMAGE_UNAVAILABLE = 'image not available: ';
@@ -53,7 +53,7 @@ export interface ContainerTests {
 }
 
 /** The `docker run` flags every container gets (tested against the argv a fake docker saw). */
-export function containerFlags(o: Pick<DockerRunnerOptions, 'memory_mb' | 'pids_limit'>): string[] {
+function containerFlags(o: Pick<DockerRunnerOptions, 'memory_mb' | 'pids_limit'>): string[] {
   return [
     '--pull', 'never',
     '--network', 'none',
@@ -199,7 +199,7 @@ function reportExports(task: CodeTask, path: string): string {
 }
 
 /** The longest a phase may take, seconds: every test run at its limit, plus time for the patches. */
-export function phaseBudgetS(task: CodeTask): number {
+function phaseBudgetS(task: CodeTask): number {
   const runs = Math.max(1, new Set([...task.fail_to_pass, ...task.pass_to_pass]).size);
   return Math.ceil(runs * task.test_timeout_s + 900);
 }

@@ -340,7 +340,7 @@ function invalid(dp: Datapoint, reason: string): Datapoint {
 }
 
 /** Lays the task's hidden tests (tests/) over a tree, file by file, replacing whatever the solver put there. */
-export function overlayHiddenTests(task: CodeTask, dir: string): void {
+function overlayHiddenTests(task: CodeTask, dir: string): void {
   if (task.tests_dir) layPaths(task.tests_dir, listFiles(task.tests_dir), dir);
 }
 

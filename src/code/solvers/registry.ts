@@ -37,7 +37,7 @@ export const AGENT_PRESETS = {
   },
 } as const satisfies Record<string, AgentPreset>;
 
-export type AgentPresetName = keyof typeof AGENT_PRESETS;
+type AgentPresetName = keyof typeof AGENT_PRESETS;
 const BUILTIN = ['reference', 'noop'] as const;
 
 /** Every solver name that is not a `cmd:` template. */

@@ -23,7 +23,7 @@ export interface GradedRun {
 }
 
 /** The named tests of a task. */
-export interface NamedTests {
+interface NamedTests {
   fail_to_pass: readonly string[];
   pass_to_pass: readonly string[];
 }
@@ -53,7 +53,7 @@ export function baselineProblem(task: NamedTests & { test_timeout_s: number }, b
 }
 
 /** The verdict on a grading run against its baseline. */
-export interface GradeVerdict {
+interface GradeVerdict {
   resolved: boolean;
   /** Why not resolved (the first reason), `null` when resolved. */
   reason: string | null;
