@@ -111,7 +111,7 @@ export async function readSwebenchInstances(path: string): Promise<SwebenchInsta
 }
 
 /** The mirror of `owner/name` under `dir`. */
-export function mirrorPath(dir: string, repo: string): string {
+function mirrorPath(dir: string, repo: string): string {
   for (const p of [join(dir, repo.replace('/', '__')), join(dir, repo)]) if (existsSync(p)) return p;
   throw new JoulebenchError('E_SUITE', `--repos ${dir}: no git mirror of ${repo} (expected ${repo.replace('/', '__')}/ or ${repo}/)`);
 }
