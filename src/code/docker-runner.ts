@@ -150,7 +150,6 @@ export function dockerRunner(opts: DockerRunnerOptions): ContainerTests {
   };
 }
 
-/** One running container. */
 class Container {
   /** Set once the container was killed (a timeout): nothing more runs in it. */
   private dead = false;
@@ -187,7 +186,7 @@ class Container {
       report = read.code === 0 ? read.stdout : null;
     }
     const output = `${r.stdout}${r.stderr ? `\n[stderr]\n${r.stderr}` : ''}`;
-    return { exit_code: r.code, timed_out: r.timed_out, wall_ms: r.wall_ms, report, code_in_output: output.includes(`${CONTAINER_WORKDIR}/`), output_tail: output.length > OUTPUT_TAIL_CHARS ? output.slice(-OUTPUT_TAIL_CHARS) : output };
+    return { exit_code: r.code, timed_out: r.timed_out, wall_ms: r.wall_ms, report, code_in_output: output.includes(`${CONTAINER_WORKDIR}/`), output_tail: output.slice(-OUTPUT_TAIL_CHARS) };
   }
 }
 

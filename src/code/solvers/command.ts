@@ -158,7 +158,7 @@ export function commandSolver(opts: CommandSolverOptions): Solver {
         completion_tokens: usage.completion_tokens,
         usage_parsed_from: usage.parsed_from,
         error: r.spawn_error,
-        output_tail: tail.length > TAIL_CHARS ? tail.slice(-TAIL_CHARS) : tail,
+        output_tail: tail.slice(-TAIL_CHARS),
         unavailable: r.spawn_error ?? notFound,
         memory_exceeded: r.tracking?.memory_exceeded_bytes != null,
         tracking: r.tracking?.method ?? null,

@@ -52,7 +52,6 @@ function testOf(c: Node, suites: string[], flavor: JUnitFlavor): ReportedTest {
 }
 
 /** pytest's node id (`tests/test_x.py::TestY::test_z[1]`); without `file` (xunit2), from the dotted class name. */
-
 function pytestNodeId(file: string | null, classname: string, name: string): string {
   if (!file) return classname ? `${classname}::${name}` : name;
   const module = file.replace(/\.py$/, '').split('/').join('.');

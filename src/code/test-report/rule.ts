@@ -2,7 +2,6 @@ import type { TestOutcome } from './types.js';
 
 // The grading rule, SWE-bench's made per test (docs/coding-agents.md).
 
-
 /** A named test's status in one run (a FAIL_TO_PASS / PASS_TO_PASS entry). */
 export type NamedStatus = 'pass' | 'fail' | 'timeout' | 'skipped' | 'missing';
 
