@@ -35,7 +35,10 @@ export class SuiteDigester {
   count = 0;
 
   add(c: Case): void {
-    this.hash.update((this.count++ > 0 ? ',' : '') + canonicalJson(caseDescriptor(c)));
+    // canonicalJson(caseDescriptor(c)), its keys written in sorted order: one JSON.stringify, no key sort.
+    const { choices, dataset, expected, id, reference, scorer, weight } = c;
+    const d = { choices, dataset, expected, id, prompt: promptOf(c), reference, scorer, weight };
+    this.hash.update((this.count++ > 0 ? ',' : '') + JSON.stringify(d));
   }
 
   /** The digest of the cases added so far under this name, scorer and version. */
