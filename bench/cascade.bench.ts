@@ -36,7 +36,7 @@ import type { ResultsSink } from '../src/runner/results-file.js';
 const DIST = new URL('../dist/', import.meta.url).href;
 const { median } = (await import(`${DIST}core/stats.js`)) as typeof import('../src/core/stats.js');
 const { Aggregator } = (await import(`${DIST}core/aggregate.js`)) as typeof import('../src/core/aggregate.js');
-const { caseLineBound, encodeCaseLine, nestedJson } = (await import(`${DIST}runner/case-line.js`)) as typeof import('../src/runner/case-line.js');
+const { caseLine } = (await import(`${DIST}runner/case-line.js`)) as typeof import('../src/runner/case-line.js');
 const { run } = (await import(`${DIST}runner/run.js`)) as typeof import('../src/runner/run.js');
 const { JsonlResultsFile } = (await import(`${DIST}runner/results-file.js`)) as typeof import('../src/runner/results-file.js');
 const { suiteDigest } = (await import(`${DIST}suites/digest.js`)) as typeof import('../src/suites/digest.js');
@@ -182,9 +182,9 @@ async function encodeOnly(): Promise<Timing> {
   let at = 0;
   for (let i = 0; i < N; i++) {
     const r = madeResults[i % RING]!;
-    const nested = nestedJson(r);
-    if (at + caseLineBound(r, nested) + 1 > lineBuffer.length) at = 0;
-    at = encodeCaseLine(r, nested, lineBuffer, at);
+    const line = caseLine(r);
+    if (at + line.length * 3 + 1 > lineBuffer.length) at = 0;
+    at += lineBuffer.write(line, at);
     lineBuffer[at++] = 0x0a;
   }
   return stop();

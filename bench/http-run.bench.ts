@@ -36,7 +36,6 @@ const { JsonlResultsFile } = (await import(`${DIST}runner/results-file.js`)) as 
 const { run } = (await import(`${DIST}runner/run.js`)) as typeof import('../src/runner/run.js');
 const { createTarget } = (await import(`${DIST}targets/registry.js`)) as typeof import('../src/targets/registry.js');
 const { HttpPool, postChat } = (await import(`${DIST}targets/openai/http.js`)) as typeof import('../src/targets/openai/http.js');
-const { caseLineBound, encodeCaseLine, nestedJson } = (await import(`${DIST}runner/case-line.js`)) as typeof import('../src/runner/case-line.js');
 
 /** Another build's run path (its runner, target and client), measured in the same rounds when given. */
 const BEFORE = process.env.BENCH_BEFORE_DIST ? new URL(`${process.env.BENCH_BEFORE_DIST.replace(/\/?$/, '/')}`, 'file:///').href : null;
@@ -193,48 +192,10 @@ async function main(): Promise<void> {
     `goal 5: run path ≥ 0.85× raw req/s — worst ${worst((r) => r.runX, Math.min).toFixed(2)}× (${worst((r) => r.runX, Math.min) >= 0.85 ? 'met' : 'NOT met'}); ` +
       `run-path CPU ≤ server's — worst ${worst((r) => r.srvX[2], Math.max).toFixed(2)} : 1 (${worst((r) => r.srvX[2], Math.max) <= 1 ? 'met' : 'NOT met'}); load average after: ${load()}`,
   );
-  await lineCost(base, suite, createTarget);
   clientPool.destroy();
   server.close();
   rawAgent.destroy();
   rmSync(dir, { recursive: true, force: true });
-}
-
-/**
- * One part of the run path's CPU on its own: an HTTP case's results line (its target's `meta` facts
- * included), encoded as `JsonlResultsFile` does, against `JSON.stringify` of the same result written
- * into the same buffer, alternated, 100,000 lines a trial.
- */
-async function lineCost(base: string, suite: Suite, make: typeof createTarget): Promise<void> {
-  const target = await make({ kind: 'openai', endpoint: base, model: 'm', max_tokens: 4, stream: false });
-  const made = (await run({ suite: { ...suite, cases: suite.cases.slice(0, 64) }, target, meter: createModelMeter(), warmup: 0, idle_ms: 0, bootstrap: 0 })).results;
-  await target.close?.();
-  const buf = Buffer.allocUnsafe(1 << 20);
-  const LINES = 100_000;
-  const time = (f: (i: number, at: number) => number): number => {
-    const c0 = process.cpuUsage();
-    let at = 0;
-    for (let i = 0; i < LINES; i++) {
-      if (at > buf.length - 4096) at = 0;
-      at = f(i, at);
-    }
-    const c = process.cpuUsage(c0);
-    return (c.user + c.system) / LINES;
-  };
-  const encoder = (i: number, at: number): number => {
-    const r = made[i % made.length]!;
-    const nested = nestedJson(r);
-    if (caseLineBound(r, nested) > 4096) throw new Error('bench lines are short');
-    return encodeCaseLine(r, nested, buf, at);
-  };
-  const stringify = (i: number, at: number): number => at + buf.write(JSON.stringify(made[i % made.length]!), at);
-  const trials: [number, number][] = [];
-  for (let t = 0; t < 9; t++) trials.push([time(encoder), time(stringify)]);
-  const tail = trials.slice(2);
-  console.log(
-    `an HTTP case's results line (meta included): encoder ${median(tail.map((t) => t[0]))!.toFixed(2)} µs, JSON.stringify + write ${median(tail.map((t) => t[1]))!.toFixed(2)} µs; ` +
-      `ratio ${median(tail.map((t) => t[0] / t[1]))!.toFixed(2)}× (median of 7 alternated trials after 2 untimed, 100,000 lines each)`,
-  );
 }
 
 await main();

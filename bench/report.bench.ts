@@ -86,7 +86,7 @@ process.stdout.write(String(n));`;
     'streamed, meta on every line (HTTP)': [BIN, 'report', '--json', httpShaped],
     'bare JSON.parse loop, in case order': ['--input-type=module', '-e', bareLoop, file],
     'bare JSON.parse loop, concurrent order': ['--input-type=module', '-e', bareLoop, concurrent],
-    'whole file (old path)': ['--input-type=module', '-e', wholeFile, file],
+    'whole file (readResultsFile)': ['--input-type=module', '-e', wholeFile, file],
     [`streamed, N/10 cases, bootstrap 2000`]: [BIN, 'report', '--json', withBootstrap],
     // The other commands that read every line: a paired comparison of the two N-case files, and the HTML page (its first 20,000 cases kept).
     'compare, in order vs concurrent': [BIN, 'compare', '-q', file, concurrent],
@@ -138,7 +138,7 @@ process.stdout.write(String(n));`;
   console.log(`load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} (at the end)`);
   console.log(`report rebuild from ${N.toLocaleString('en')} cases (${mb.toFixed(0)} MB; bootstrap variant ${Math.round(N / 10).toLocaleString('en')} cases), median of ${TRIALS} alternated trials, Node ${process.version}`);
   for (const [name, why] of Object.entries(failed)) console.log(`  ${name.padEnd(38)} failed: ${why.slice(0, 160)}`);
-  const base = samples['whole file (old path)']!.length > 0 ? samples['whole file (old path)']! : samples['streamed, in case order']!;
+  const base = samples['whole file (readResultsFile)']!.length > 0 ? samples['whole file (readResultsFile)']! : samples['streamed, in case order']!;
   for (const [name, s] of Object.entries(samples)) {
     if (s.length === 0) continue;
     const w = median(s.map((x) => x.wall_s))!;

@@ -30,10 +30,10 @@ export function inputLimits(): Readonly<InputLimits> {
 }
 
 /** Which limit applies: `config` for run configs, `input` for everything else. */
-export type InputKind = 'input' | 'config';
+type InputKind = 'input' | 'config';
 
 /** `where`: how messages name the file (default: the path); `missing` replaces "no such file", `suffix` follows it. */
-export interface ReadTextOptions {
+interface ReadTextOptions {
   where?: string;
   missing?: string;
   suffix?: string;
@@ -130,7 +130,7 @@ function tooLarge(size: number, max: number, kind: InputKind): string {
 }
 
 /** The text of UTF-8 bytes without a leading BOM, refused with the offset of the first bad sequence. */
-export function decodeUtf8(bytes: Buffer, fail: (why: string) => never): string {
+function decodeUtf8(bytes: Buffer, fail: (why: string) => never): string {
   if (!isUtf8(bytes)) {
     const at = firstInvalidUtf8(bytes);
     return fail(`not valid UTF-8 (first bad byte sequence at byte offset ${at}); save the file as UTF-8`);
@@ -190,7 +190,7 @@ export function fileKind(st: Stats): string {
 }
 
 /** `1 MiB`, `2 GiB`, `1536 bytes`: exact binary units where they divide, else bytes. */
-export function formatBytes(n: number): string {
+function formatBytes(n: number): string {
   for (const [unit, size] of [['GiB', 1024 ** 3], ['MiB', 1024 ** 2], ['KiB', 1024]] as const) {
     if (n >= size && n % size === 0) return `${n / size} ${unit}`;
   }

@@ -4,7 +4,7 @@ import { JoulebenchError } from './core/errors.js';
 import { fileKind } from './read-text.js';
 
 /** What is at an output path before anything is written. */
-export interface WriteTarget {
+interface WriteTarget {
   path: string;
   /** False only for `/dev/null`: no side files go beside it. */
   regular: boolean;

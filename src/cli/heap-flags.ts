@@ -9,7 +9,7 @@
 /** The new space's cap (two 4 MiB semi-spaces), bytes: where its CPU cost stopped being measurable. */
 export const NEW_SPACE_CAP = 8 * 2 ** 20;
 /** The old generation grows by at most this percentage over what survived a full collection. */
-export const HEAP_GROWING_PERCENT = 50;
+const HEAP_GROWING_PERCENT = 50;
 
 /** The flags to set at start, given the process's own (nothing when the user sized the heap's generations). */
 export function heapFlags(execArgv: readonly string[], nodeOptions: string | undefined): string[] {

@@ -42,7 +42,7 @@ export interface LoadFlags {
 }
 
 /** The most repeats `--runs` takes. */
-export const MAX_LOAD_RUNS = 100;
+const MAX_LOAD_RUNS = 100;
 
 export function addLoadFlags(cmd: Command): Command {
   return cmd

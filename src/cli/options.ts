@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from 'commander';
 import { quote } from '../core/one-line.js';
-import { MAX_TIMER_MS, MAX_TIMER_S, timerLimitText } from '../core/bounds.js';
+import { MAX_TIMER_MS, timerLimitText } from '../core/bounds.js';
 
 /** A commander parser for integers >= min (and <= max when given); the message names the option through commander. */
 export function intAtLeast(min: number, max?: number, maxText?: string): (value: string) => number {
@@ -36,9 +36,6 @@ export function probability(v: string): number {
   if (v.trim() === '' || !(n > 0 && n < 1)) throw new InvalidArgumentError(`must be a number between 0 and 1, got ${quote(v)}`);
   return n;
 }
-
-/** Seconds for a timer: > 0 and at most 2^31−1 ms. */
-export const timerSeconds = numberInRange(0, MAX_TIMER_S, { exclusive: true, maxText: timerLimitText('s') });
 
 /** `--bootstrap-max-units`: a whole number >= 0, or `inf` (bootstrap at any size). */
 export function unitLimit(value: string): number | 'inf' {

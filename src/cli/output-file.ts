@@ -104,7 +104,7 @@ const REASONS: Record<string, string> = {
 };
 
 /** The one-line error for a failed write: the path, the flag and the reason (never a stack). */
-export function outputError(path: string, e: unknown, flag = '--out'): JoulebenchError {
+function outputError(path: string, e: unknown, flag = '--out'): JoulebenchError {
   const code = (e as NodeJS.ErrnoException)?.code ?? '';
   const reason = REASONS[code] ?? ((e as Error)?.message ?? String(e)).split('\n')[0];
   return new JoulebenchError('E_OUTPUT', `${flag} ${path}: cannot write: ${reason}${code ? ` (${code})` : ''}`);

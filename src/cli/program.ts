@@ -7,7 +7,7 @@ import type { CliIO } from './io.js';
 export const PROGRAM_DESCRIPTION = 'joules, dollars and milliseconds per correct answer from a language-model system';
 
 /** One command: its usage term and summary (as `--help` lists them) and its implementation, loaded on demand. */
-export interface CommandEntry {
+interface CommandEntry {
   term: string;
   summary: string;
   load: () => Promise<(io: CliIO) => Command>;

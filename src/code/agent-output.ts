@@ -123,7 +123,7 @@ function fromGeneric(objects: Record<string, unknown>[]): AgentUsage {
  * Aider prints, per message, `Tokens: 2.3k sent, 114 received. Cost: $0.0012 message, $0.0050 session.`
  * The last session cost is the run's; tokens are summed over messages (aider rounds them to 0.1k).
  */
-export function parseAider(text: string): AgentUsage {
+function parseAider(text: string): AgentUsage {
   const re = /Tokens:\s*([\d.,]+)(k?)\s*sent,\s*([\d.,]+)(k?)\s*received\.(?:\s*Cost:\s*\$([\d.]+)\s*message,\s*\$([\d.]+)\s*session)?/g;
   let sent = 0;
   let received = 0;
@@ -160,7 +160,7 @@ function num(v: unknown): number | null {
   return typeof v === 'number' && Number.isFinite(v) ? v : null;
 }
 
-function sumOrNull(values: (number | null)[]): number | null {
+export function sumOrNull(values: readonly (number | null)[]): number | null {
   const known = values.filter((v): v is number => v !== null);
   return known.length === 0 ? null : known.reduce((a, b) => a + b, 0);
 }

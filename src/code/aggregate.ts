@@ -5,6 +5,7 @@ import type { EnergySource } from '../core/types.js';
 import { energyLayers, roundLayers, windowsAsOne, type EnergyLayers, type IdleCalibration } from '../core/energy.js';
 import { usdParts, type LocalPrices, type UsdParts } from '../core/usd-parts.js';
 import type { Datapoint } from './oracle.js';
+import { sumOrNull } from './agent-output.js';
 import { taskWallsMs } from './datapoints-file.js';
 import { passAtKCurve, resolutionUnderBudget, type PassAtKPoint, type TaskRollouts } from '../stats/pass-at-k.js';
 
@@ -182,8 +183,9 @@ function summarizeOne(solver: string, dps: readonly Datapoint[], opts: Summarize
     total_usd,
     usd_per_resolved: total_usd !== null && resolved > 0 ? round(total_usd / resolved, 9) : null,
     usd_missing_count: usdMissing,
-    prompt_tokens: sumKnown(valid.map((d) => d.prompt_tokens)),
-    completion_tokens: sumKnown(valid.map((d) => d.completion_tokens)),
+    // Tokens are informational: summed over the datapoints that reported them, `null` when none did.
+    prompt_tokens: sumOrNull(valid.map((d) => d.prompt_tokens)),
+    completion_tokens: sumOrNull(valid.map((d) => d.completion_tokens)),
     timeout_count: valid.filter((d) => d.solver_run?.timed_out === true).length,
     escape_count: dps.filter((d) => d.escapes.length > 0).length,
     tests_modified_count: valid.filter((d) => d.tests_modified.length > 0).length,
@@ -221,10 +223,4 @@ function unique<T>(xs: readonly T[]): T[] {
 
 function sum(xs: readonly number[]): number {
   return xs.reduce((a, b) => a + b, 0);
-}
-
-/** Tokens are informational: summed over the datapoints that reported them, `null` when none did. */
-function sumKnown(xs: readonly (number | null)[]): number | null {
-  const known = xs.filter((x): x is number => x !== null);
-  return known.length === 0 ? null : sum(known);
 }

@@ -26,7 +26,6 @@ export class DatapointsFile {
     writeFileSync(this.path, JSON.stringify({ record: 'header', format: DATAPOINTS_FORMAT, ...start }) + '\n');
   }
 
-  /** Appends one datapoint. */
   write(d: Datapoint): void {
     appendFileSync(this.path, JSON.stringify({ record: 'datapoint', ...d }) + '\n');
   }

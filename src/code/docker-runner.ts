@@ -14,7 +14,7 @@ import { treeDiff } from './tree-diff.js';
  */
 
 /** How the docker runner names images and confines containers. */
-export interface DockerRunnerOptions {
+interface DockerRunnerOptions {
   /** The docker client executable. */
   bin: string;
   /** Image namespace (SWE-bench's `--namespace`, default `swebench`); `null`: locally built images, no namespace. */
@@ -32,7 +32,7 @@ export interface DockerRunnerOptions {
 }
 
 /** Where SWE-bench images keep the repository. */
-export const CONTAINER_WORKDIR = '/testbed';
+const CONTAINER_WORKDIR = '/testbed';
 
 /** How an invalid reason starts when the instance's image is not there (the CLI counts these as "not available"). */
 export const IMAGE_UNAVAILABLE = 'image not available: ';
@@ -53,7 +53,7 @@ export interface ContainerTests {
 }
 
 /** The `docker run` flags every container gets (tested against the argv a fake docker saw). */
-export function containerFlags(o: Pick<DockerRunnerOptions, 'memory_mb' | 'pids_limit'>): string[] {
+function containerFlags(o: Pick<DockerRunnerOptions, 'memory_mb' | 'pids_limit'>): string[] {
   return [
     '--pull', 'never',
     '--network', 'none',
@@ -150,7 +150,6 @@ export function dockerRunner(opts: DockerRunnerOptions): ContainerTests {
   };
 }
 
-/** One running container. */
 class Container {
   /** Set once the container was killed (a timeout): nothing more runs in it. */
   private dead = false;
@@ -187,7 +186,7 @@ class Container {
       report = read.code === 0 ? read.stdout : null;
     }
     const output = `${r.stdout}${r.stderr ? `\n[stderr]\n${r.stderr}` : ''}`;
-    return { exit_code: r.code, timed_out: r.timed_out, wall_ms: r.wall_ms, report, code_in_output: output.includes(`${CONTAINER_WORKDIR}/`), output_tail: output.length > OUTPUT_TAIL_CHARS ? output.slice(-OUTPUT_TAIL_CHARS) : output };
+    return { exit_code: r.code, timed_out: r.timed_out, wall_ms: r.wall_ms, report, code_in_output: output.includes(`${CONTAINER_WORKDIR}/`), output_tail: output.slice(-OUTPUT_TAIL_CHARS) };
   }
 }
 
@@ -199,7 +198,7 @@ function reportExports(task: CodeTask, path: string): string {
 }
 
 /** The longest a phase may take, seconds: every test run at its limit, plus time for the patches. */
-export function phaseBudgetS(task: CodeTask): number {
+function phaseBudgetS(task: CodeTask): number {
   const runs = Math.max(1, new Set([...task.fail_to_pass, ...task.pass_to_pass]).size);
   return Math.ceil(runs * task.test_timeout_s + 900);
 }

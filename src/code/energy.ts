@@ -24,7 +24,7 @@ export function createNullMeter(why = 'no energy counter readable here'): Meter 
 }
 
 /** The meter chosen for a coding run, its probe, and what was tried. */
-export interface ChosenMeter {
+interface ChosenMeter {
   meter: Meter;
   probe: MeterProbe;
   tried: { name: string; result: string }[];

@@ -10,14 +10,8 @@ export const SECRET_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|CREDENT
 /** Variables dropped because they belong to the process running joulebench, not to the task. */
 const ALWAYS_DROP = /^(NODE_TEST_CONTEXT|NODE_TEST_.*|NODE_CHANNEL_FD|NODE_UNIQUE_ID)$/;
 
-/** The cleaned environment and the names removed (names only, never values). */
-export interface ScrubbedEnv {
-  env: NodeJS.ProcessEnv;
-  scrubbed: string[];
-}
-
-/** Drops secret-looking variables except those in `pass` (exact names). */
-export function scrubEnv(base: NodeJS.ProcessEnv, pass: readonly string[] = []): ScrubbedEnv {
+/** Drops secret-looking variables except those in `pass` (exact names); `scrubbed`: the names removed, never values. */
+export function scrubEnv(base: NodeJS.ProcessEnv, pass: readonly string[] = []): { env: NodeJS.ProcessEnv; scrubbed: string[] } {
   const keep = new Set(pass);
   const env: NodeJS.ProcessEnv = {};
   const scrubbed: string[] = [];

@@ -18,7 +18,6 @@ import { baselineProblem, gradeVerdict, type GradedRun } from './test-report/rul
 import { withReportEnv } from './test-report/setup.js';
 import { ProcessTracker } from './tracker.js';
 import type { SolveOutcome, Solver } from './solvers/solver.js';
-import type { CacheOrigin } from './solvers/cascade.js';
 import { listFiles, type CodeTask } from './task.js';
 import { diffSnapshots, snapshotTrees } from './watch.js';
 import { changedHiddenTests, changedTestFiles, copyTree, keepDirs, layPaths, lstatOrNull, prepareWorkdir, removeDirs, restoreTestFilesOrWhy } from './workdir.js';
@@ -32,11 +31,11 @@ export interface TestRun extends GradedRun {
 }
 
 /** What a datapoint keeps of the solver's outcome. */
-type SolverRunFields = Pick<SolveOutcome, 'exit_code' | 'signal' | 'timed_out' | 'stragglers_killed' | 'error' | 'output_tail'> &
-  Pick<SolveOutcome, 'tracking' | 'peak_rss_bytes'>;
+type SolverRunFields = Pick<SolveOutcome, 'exit_code' | 'signal' | 'timed_out' | 'stragglers_killed' | 'error' | 'output_tail' | 'tracking' | 'peak_rss_bytes'>;
 
-/** Everything known about one (task, solver, rollout). */
-export interface Datapoint {
+/** Everything known about one (task, solver, rollout); cost, tokens and the `cascade:` cache fields as the solver gave them. */
+export interface Datapoint
+  extends Pick<SolveOutcome, 'cost_usd' | 'prompt_tokens' | 'completion_tokens' | 'usage_parsed_from' | 'cache' | 'cache_origin'> {
   task: string;
   solver: string;
   /** 0-based rollout number. */
@@ -70,10 +69,6 @@ export interface Datapoint {
   diff_bytes?: number;
   /** Why `diff` is null (git missing or failing): shown, never counted against the solver. */
   diff_error?: string;
-  /** The `cascade:` cache: `hit` (a stored diff was replayed), `miss`, or absent for other solvers. */
-  cache?: 'hit' | 'miss';
-  /** For a hit: where the replayed fix came from (the solver that stored it, its task and run). */
-  cache_origin?: CacheOrigin;
   /** Paths outside the workdir this datapoint changed; any entry fails it. */
   escapes: string[];
   /** Energy over the solver's window, gross; `null` when not measured (never 0 for unknown). */
@@ -88,10 +83,6 @@ export interface Datapoint {
   by_domain?: Record<string, { joules: number | null; source: EnergySource }>;
   /** How far the solver window's samples can be trusted (absent when the meter keeps none); not valid: its energy is never summed. */
   energy_validity?: WindowValidity;
-  cost_usd: number | null;
-  prompt_tokens: number | null;
-  completion_tokens: number | null;
-  usage_parsed_from: string | null;
   sandbox: SandboxKind;
   /** Where the tests ran: absent for the local sandbox, `docker` for the instance's container (`--runner docker`). */
   runner?: 'docker';
@@ -332,7 +323,6 @@ export function newDatapoint(task: CodeTask, solver: Solver, rollout: number, sa
   };
 }
 
-/** Marks a datapoint invalid (it cannot count) with the reason; returns it. */
 function invalid(dp: Datapoint, reason: string): Datapoint {
   dp.valid = false;
   dp.invalid_reason = reason;
@@ -340,7 +330,7 @@ function invalid(dp: Datapoint, reason: string): Datapoint {
 }
 
 /** Lays the task's hidden tests (tests/) over a tree, file by file, replacing whatever the solver put there. */
-export function overlayHiddenTests(task: CodeTask, dir: string): void {
+function overlayHiddenTests(task: CodeTask, dir: string): void {
   if (task.tests_dir) layPaths(task.tests_dir, listFiles(task.tests_dir), dir);
 }
 
@@ -389,7 +379,7 @@ async function runTests(task: CodeTask, dir: string, reportDir: string, phase: s
       wall_ms: r.wall_ms,
       report: readReport(reportPath),
       code_in_output: output.includes(`${dir}/`),
-      output_tail: output.length > OUTPUT_TAIL_CHARS ? output.slice(-OUTPUT_TAIL_CHARS) : output,
+      output_tail: output.slice(-OUTPUT_TAIL_CHARS),
       ...(r.tracking?.memory_exceeded_bytes != null ? { memory_exceeded: true } : {}),
     };
   };

@@ -26,7 +26,7 @@ export interface PreflightProblem {
 /** Interpreters worth starting (`--version`) rather than only testing for the exec bit: a shim that fails shows here. */
 const START_TO_CHECK = /^(node|nodejs|python[\d.]*|pytest|py\.test|npm|npx|deno|bun)$/;
 
-export interface PreflightOptions {
+interface PreflightOptions {
   solvers: readonly Solver[];
   /** Tasks whose tests run in the local sandbox (not a container runner). */
   tasks: readonly CodeTask[];
@@ -64,7 +64,7 @@ export function runPreflight(o: PreflightOptions): PreflightProblem[] {
 }
 
 /** The program a test command starts (after `VAR=value` words and `env`/`exec`), as a check; `null` for a script inside the tree. */
-export function interpreterOf(testCmd: string, env: NodeJS.ProcessEnv): PreflightCheck | null {
+function interpreterOf(testCmd: string, env: NodeJS.ProcessEnv): PreflightCheck | null {
   const words = commandWords(testCmd).filter((w) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w));
   while (words[0] === 'env' || words[0] === 'exec' || words[0] === 'command') words.shift();
   const word = words[0];

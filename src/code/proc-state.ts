@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 /** One process as /proc/PID/stat gives it. */
-export interface ProcInfo {
+interface ProcInfo {
   pid: number;
   ppid: number;
   pgrp: number;
@@ -15,7 +15,7 @@ export interface ProcInfo {
 const PF_EXITING = 0x4;
 
 /** A process's /proc/PID/stat, or `null` when it is gone. */
-export function processStat(pid: number): ProcInfo | null {
+function processStat(pid: number): ProcInfo | null {
   try {
     return parseProcStat(pid, readFileSync(`/proc/${pid}/stat`, 'utf8'));
   } catch {

@@ -132,7 +132,7 @@ export function execTree(argv: readonly string[], opts: ExecTreeOptions): Promis
 }
 
 /** Signals a whole process group; a group that is already gone is fine. */
-export function signalGroup(pgid: number | undefined, signal: NodeJS.Signals): void {
+function signalGroup(pgid: number | undefined, signal: NodeJS.Signals): void {
   if (pgid === undefined) return;
   try {
     process.kill(-pgid, signal);

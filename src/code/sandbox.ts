@@ -12,7 +12,7 @@ export type SandboxKind = 'bwrap' | 'none';
 export const SANDBOX_MODES: readonly SandboxMode[] = ['auto', 'bwrap', 'none'];
 
 /** The uid/gid a root-started sandbox runs its commands as (nobody/nogroup on Debian). */
-export const SANDBOX_UID = 65534;
+const SANDBOX_UID = 65534;
 /** Default cap on processes (threads count) the sandboxed uid may hold. */
 export const DEFAULT_MAX_PROCS = 1024;
 /** Default memory limit of one solver or test run, MiB. */
@@ -58,7 +58,7 @@ export function noSandbox(why?: string): Sandbox {
 }
 
 /** How bubblewrap is started. */
-export interface BwrapOptions {
+interface BwrapOptions {
   bin?: string;
   writable?: readonly string[];
   /**
@@ -175,7 +175,7 @@ function probe(sandbox: Sandbox): string | null {
   }
 }
 
-export type ResolveSandboxOptions = Omit<BwrapOptions, 'uid_mode' | 'seccomp_file'>;
+type ResolveSandboxOptions = Omit<BwrapOptions, 'uid_mode' | 'seccomp_file'>;
 
 /** The hardened bwrap sandbox that starts here, or why none does. Root first tries to drop to uid 65534. */
 export function bwrapFor(opts: ResolveSandboxOptions = {}): { sandbox: Sandbox | null; problem: string | null } {

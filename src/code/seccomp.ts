@@ -28,7 +28,7 @@ const X32_BIT = 0x40000000;
 type Insn = [code: number, jt: number, jf: number, k: number];
 
 /** The filter program for this machine's architecture; `null` where none is defined (the filter is then skipped). */
-export function seccompProgram(machine: string = arch()): Buffer | null {
+function seccompProgram(machine: string = arch()): Buffer | null {
   const a = ARCHES[machine];
   if (!a) return null;
   const prog: Insn[] = [];

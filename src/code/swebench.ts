@@ -33,7 +33,7 @@ const testList = z.union([
 ]);
 
 /** One instance, as SWE-bench publishes it (other fields pass through). */
-export const swebenchInstanceSchema = z.looseObject({
+const swebenchInstanceSchema = z.looseObject({
   instance_id: z.string().min(1),
   repo: z.string().regex(/^[A-Za-z0-9._-]+\/[A-Za-z0-9._-]+$/, 'must be owner/name'),
   base_commit: z.string().regex(/^[0-9a-f]{7,40}$/, 'must be a commit hash'),
@@ -111,7 +111,7 @@ export async function readSwebenchInstances(path: string): Promise<SwebenchInsta
 }
 
 /** The mirror of `owner/name` under `dir`. */
-export function mirrorPath(dir: string, repo: string): string {
+function mirrorPath(dir: string, repo: string): string {
   for (const p of [join(dir, repo.replace('/', '__')), join(dir, repo)]) if (existsSync(p)) return p;
   throw new JoulebenchError('E_SUITE', `--repos ${dir}: no git mirror of ${repo} (expected ${repo.replace('/', '__')}/ or ${repo}/)`);
 }
@@ -236,7 +236,7 @@ export function dockerProblem(bin = 'docker'): string | null {
 }
 
 /** Where `joulebench fetch swebench-verified` downloads from: the Verified split's Parquet file on Hugging Face. */
-export const SWEBENCH_VERIFIED_URL = 'https://huggingface.co/datasets/princeton-nlp/SWE-bench_Verified/resolve/main/data/test-00000-of-00001.parquet';
+const SWEBENCH_VERIFIED_URL = 'https://huggingface.co/datasets/princeton-nlp/SWE-bench_Verified/resolve/main/data/test-00000-of-00001.parquet';
 
 /** Downloads a SWE-bench Parquet file and checks it reads as instances; returns the bytes and the instance count. */
 export async function fetchSwebenchParquet(url: string = SWEBENCH_VERIFIED_URL): Promise<{ bytes: Buffer; count: number }> {

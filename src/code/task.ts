@@ -67,7 +67,7 @@ const relPath = z
   .refine((p) => !p.startsWith('/') && !p.split(/[\\/]/).includes('..'), 'must be a relative path inside before/ (no "/" start, no "..")');
 
 /** task.toml as written. Unknown keys are errors, so a typo never passes silently. */
-export const taskTomlSchema = z
+const taskTomlSchema = z
   .object({
     name: z.string().regex(/^[A-Za-z0-9._-]+$/, 'must be letters, digits, ".", "_" or "-"'),
     prompt: z.string().trim().min(1, 'must be a non-empty string'),

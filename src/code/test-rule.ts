@@ -2,7 +2,7 @@ import { round } from '../core/stats.js';
 import type { TestRun } from './oracle.js';
 import { shellQuote } from './solvers/command.js';
 import type { CodeTask } from './task.js';
-import type { NamedStatus } from './test-report/rule.js';
+import type { GradedRun, NamedStatus } from './test-report/rule.js';
 import { parseReport } from './test-report/setup.js';
 import type { ReportedTest, TestOutcome } from './test-report/types.js';
 
@@ -10,12 +10,8 @@ import type { ReportedTest, TestOutcome } from './test-report/types.js';
 export const OUTPUT_TAIL_CHARS = 4096;
 
 /** One run of a test command, wherever it ran (the local sandbox or a container). */
-export interface CommandRun {
-  exit_code: number | null;
-  timed_out: boolean;
+export interface CommandRun extends Pick<GradedRun, 'exit_code' | 'timed_out' | 'memory_exceeded'> {
   wall_ms: number;
-  /** The run passed the memory limit and was stopped. */
-  memory_exceeded?: boolean;
   /** The report file's text as the run left it; `null` when it wrote none. */
   report: string | null;
   /** The end of its output (stdout, then stderr), for diagnosis. */

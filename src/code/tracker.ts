@@ -12,7 +12,7 @@ import { join } from 'node:path';
  */
 
 /** Environment variable each tracked process inherits; its value is unique per command. */
-export const MARKER_ENV = 'JOULEBENCH_TRACK';
+const MARKER_ENV = 'JOULEBENCH_TRACK';
 
 const POLL_MS = 100;
 const PAGE_BYTES = 4096;

@@ -2,11 +2,8 @@ import { createHash } from 'node:crypto';
 import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 
-/** One entry's fingerprint: type, mode, size and a content hash (files) or target (links). */
-type Fingerprint = string;
-
-/** A snapshot of some folders, keyed by absolute path. */
-export type TreeSnapshot = Map<string, Fingerprint>;
+/** A snapshot of some folders: absolute path → fingerprint (type, mode, size and a content hash, or a link's target). */
+type TreeSnapshot = Map<string, string>;
 
 const HASH_LIMIT_BYTES = 1024 * 1024;
 

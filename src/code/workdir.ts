@@ -7,10 +7,7 @@ import { listFiles, type CodeTask } from './task.js';
 import { relativeSnapshot } from './watch.js';
 
 /** A datapoint's private folder: `root/work` is the solver's workdir; `root` also holds a canary. */
-export interface DatapointDirs {
-  root: string;
-  workdir: string;
-}
+type DatapointDirs = ReturnType<typeof prepareWorkdir>;
 
 /** Datapoint folders created and not yet removed (so an interrupted run can remove them). */
 const liveRoots = new Set<string>();
@@ -24,7 +21,7 @@ export function removeLiveDirs(): number {
 }
 
 /** Creates a fresh private folder and copies the task's before/ tree into its workdir. */
-export function prepareWorkdir(task: CodeTask, tmpBase: string = tmpdir()): DatapointDirs {
+export function prepareWorkdir(task: CodeTask, tmpBase: string = tmpdir()) {
   mkdirSync(tmpBase, { recursive: true });
   const root = mkdtempSync(join(resolve(tmpBase), `joulebench-code-${task.name}-`));
   const workdir = join(root, 'work');
@@ -104,7 +101,6 @@ export function restoreTestFilesOrWhy(task: CodeTask, workdir: string): string |
   }
 }
 
-/** Removes a datapoint's folder. */
 export function removeDirs(dirs: DatapointDirs): void {
   try {
     rmSync(dirs.root, { recursive: true, force: true, maxRetries: 3 });

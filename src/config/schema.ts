@@ -23,7 +23,7 @@ const backoff = { backoff_base_s: timerSeconds().default(0.2), backoff_max_s: ti
 export const retrySchema = z.object({ max_attempts: count().max(MAX_ATTEMPTS, `must be <= ${MAX_ATTEMPTS}`), ...backoff }).strict();
 
 /** `target.retries` (seed 003): accepted and validated so seed configs load; it never retries a measured call (`params.retry` does). */
-export const controlRetrySchema = z.object({ max_attempts: count().default(3), ...backoff }).strict();
+const controlRetrySchema = z.object({ max_attempts: count().default(3), ...backoff }).strict();
 
 const paramsOrRange = () =>
   z.union([
@@ -70,7 +70,7 @@ export const targetSchema = z
   })
   .strict();
 
-export const paramsSchema = z
+const paramsSchema = z
   .object({
     subjects: z.array(z.string({ error: 'must be a list of strings' }).min(1), { error: 'must be a list of strings' }).optional(),
     limit: count().max(MAX_CASE_LIMIT, `must be <= ${MAX_CASE_LIMIT}`).optional(),
@@ -119,7 +119,7 @@ export function tokenPricesOf(p: z.infer<typeof pricesSchema> | undefined): z.in
   return token as z.infer<typeof tokenPricesSchema>;
 }
 
-export const timeoutsSchema = z
+const timeoutsSchema = z
   .object({
     /** Limit on one attempt, request sent to last byte, s. */
     request_s: positive().min(0.001, 'must be >= 0.001 (1 ms, the shortest timer)').max(MAX_TIMER_S, timerLimitText('s')).optional(),

@@ -824,13 +824,9 @@ class GrowableInt8 {
   }
 }
 
-// stageSlot below spells out STAGE_IDS' order: this fails to compile if that order changes.
-const SLOT_ORDER: readonly ['cache', 'kv', 'graph', 'neural'] = STAGE_IDS;
-void SLOT_ORDER;
-
 /** The slot of a cascade stage (STAGE_IDS order), -1 for any other stage name. */
 function stageSlot(stage: string): number {
-  return stage === 'cache' ? 0 : stage === 'kv' ? 1 : stage === 'graph' ? 2 : stage === 'neural' ? 3 : -1;
+  return (STAGE_IDS as readonly string[]).indexOf(stage);
 }
 
 /** The report context a results file's header describes (the suite, target, meter, passes and concurrency it was run with). */

@@ -26,7 +26,7 @@ export interface Co2e {
 }
 
 /** The report fields the conversion reads. */
-export interface Co2eInput {
+interface Co2eInput {
   net_joules: number | null;
   net_joules_per_correct: number | null;
   energy_source: EnergySource;

@@ -47,22 +47,16 @@ export function compare(baseline: CompareSide, candidate: CompareSide): Comparis
     return side;
   };
   const match = sourcesMatch(baseline, candidate);
-  const jpc = match === false ? null : pctChange(baseline.joules_per_correct, candidate.joules_per_correct);
-  const p95 = pctChange(baseline.latency_p95_ms, candidate.latency_p95_ms);
-  const upc = pctChange(baseline.usd_per_correct ?? null, candidate.usd_per_correct ?? null);
-  const usd = pctChange(baseline.total_usd ?? null, candidate.total_usd ?? null);
-  const acc =
-    baseline.accuracy_pct === null || candidate.accuracy_pct === null
-      ? null
-      : candidate.accuracy_pct - baseline.accuracy_pct;
+  const round4 = (v: number | null) => (v === null ? null : round(v, 4));
   return {
     baseline: pick(baseline),
     candidate: pick(candidate),
-    joules_per_correct_pct: jpc === null ? null : round(jpc, 4),
-    latency_p95_pct: p95 === null ? null : round(p95, 4),
-    accuracy_pp_delta: acc === null ? null : round(acc, 4),
-    usd_per_correct_pct: upc === null ? null : round(upc, 4),
-    total_usd_pct: usd === null ? null : round(usd, 4),
+    joules_per_correct_pct: match === false ? null : round4(pctChange(baseline.joules_per_correct, candidate.joules_per_correct)),
+    latency_p95_pct: round4(pctChange(baseline.latency_p95_ms, candidate.latency_p95_ms)),
+    accuracy_pp_delta:
+      baseline.accuracy_pct === null || candidate.accuracy_pct === null ? null : round(candidate.accuracy_pct - baseline.accuracy_pct, 4),
+    usd_per_correct_pct: round4(pctChange(baseline.usd_per_correct ?? null, candidate.usd_per_correct ?? null)),
+    total_usd_pct: round4(pctChange(baseline.total_usd ?? null, candidate.total_usd ?? null)),
     energy_sources_match: match,
   };
 }

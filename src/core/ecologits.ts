@@ -23,7 +23,7 @@ export interface Range {
 }
 
 /** The hardware profile EcoLogits 0.9.1 assumes for every hosted model. */
-export interface HardwareProfile {
+interface HardwareProfile {
   name: string;
   gpu_memory_gb: number;
   server_gpus: number;
@@ -71,7 +71,7 @@ export interface ApiRequestInput {
   profile?: HardwareProfile;
 }
 
-export interface ApiRequestEnergy {
+interface ApiRequestEnergy {
   /** Midpoint of the range, J. */
   joules: number;
   range_j: Range;

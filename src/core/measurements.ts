@@ -22,7 +22,7 @@ export interface MeasurementBlock {
   warnings: string[];
 }
 
-export interface MmluMeasurementOptions {
+interface MmluMeasurementOptions {
   /** `params.retry` was set: adds `mmlu.retry_count` and `mmlu.retry_overhead_ms`. */
   retry_enabled: boolean;
   /** Both token prices were given. */

@@ -2,7 +2,7 @@
 export const QUOTE_MAX_CHARS = 200;
 
 /** The longest one error line may be, characters (after escaping), before it is cut with an ellipsis. */
-export const LINE_MAX_CHARS = 1000;
+const LINE_MAX_CHARS = 1000;
 
 // C0 controls, DEL, C1 controls, and the Unicode line/paragraph separators: each could end the line
 // or drive the terminal (ESC [ … rewrites what is on screen; U+009B is a one-character CSI).

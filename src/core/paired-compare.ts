@@ -40,7 +40,7 @@ export interface PairedFields {
 
 export type PairedComparisonReport = Comparison & PairedFields;
 
-export interface PairRunsInput {
+interface PairRunsInput {
   /** Suite digests; runs pair only when they match. */
   digest: string | undefined;
   results: readonly CaseResult[] | null;

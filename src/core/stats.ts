@@ -4,10 +4,7 @@
  * `p` in (0, 100].
  */
 export function nearestRank(values: readonly number[], p: number): number | null {
-  return nearestRankSorted(
-    [...values].sort((a, b) => a - b),
-    p,
-  );
+  return nearestRankSorted([...values].sort((a, b) => a - b), p);
 }
 
 /** `nearestRank` over values already sorted ascending (no copy, no sort). */

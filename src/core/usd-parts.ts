@@ -26,7 +26,7 @@ export interface UsdParts {
 }
 
 /** What the parts are computed from. */
-export interface UsdInput {
+interface UsdInput {
   /** Σ case cost; null when unknown. */
   tokens_usd: number | null;
   /** Whether any case reported a cost (tokens are a part of the total only then). */

@@ -7,7 +7,6 @@ import { lookupModelParams } from './params.js';
 /** `target.energy_model` in the config (docs/energy-sources.md): overrides for the model:api estimate, as its schema checks them. */
 export type EnergyModelConfig = z.infer<typeof energyModelSchema>;
 
-
 /** What the estimate rests on, for the receipt. */
 export interface ApiEnergyFacts {
   method: string;
@@ -29,29 +28,17 @@ export type ApiEnergyModel =
 const range = (v: number | [number, number]): Range => (typeof v === 'number' ? { low: v, high: v } : { low: v[0], high: v[1] });
 
 /** The EcoLogits estimate for `model`: parameter counts from the config, else the committed table; else none, never a guess. */
-
 export function apiEnergyModel(model: string, cfg: EnergyModelConfig = {}): ApiEnergyModel {
   if (cfg.enabled === false) return { known: false, reason: 'target.energy_model.enabled is false' };
   const listed = lookupModelParams(model);
-  let active: Range;
-  let total: Range;
-  let from: ApiEnergyFacts['params_from'];
-  if (cfg.active_params_b !== undefined) {
-    active = range(cfg.active_params_b);
-    total = cfg.total_params_b !== undefined ? range(cfg.total_params_b) : listed ? { low: listed.total_b, high: listed.total_b } : active;
-    from = 'config';
-  } else if (listed) {
-    active = { low: listed.active_b, high: listed.active_b };
-    total = cfg.total_params_b !== undefined ? range(cfg.total_params_b) : { low: listed.total_b, high: listed.total_b };
-    from = 'table';
-  } else {
-    return { known: false, reason: `no parameter count for model "${model}" (set target.energy_model.active_params_b)` };
-  }
+  const active = cfg.active_params_b !== undefined ? range(cfg.active_params_b) : listed && range(listed.active_b);
+  if (!active) return { known: false, reason: `no parameter count for model "${model}" (set target.energy_model.active_params_b)` };
+  const total = cfg.total_params_b !== undefined ? range(cfg.total_params_b) : listed ? range(listed.total_b) : active;
   const pue = cfg.pue !== undefined ? range(cfg.pue) : DEFAULT_PUE;
   const facts: ApiEnergyFacts = {
     method: `EcoLogits ${ECOLOGITS_VERSION} (per request, output tokens)`,
     model,
-    params_from: from,
+    params_from: cfg.active_params_b !== undefined ? 'config' : 'table',
     active_params_b: active,
     total_params_b: total,
     pue,

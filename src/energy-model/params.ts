@@ -3,7 +3,7 @@
  * Face. Mixture-of-experts models list total and active parameters. A name not here has no modelled
  * energy (`n/a`) unless the config gives `target.energy_model.active_params_b`.
  */
-export interface ModelParams {
+interface ModelParams {
   /** The canonical name. */
   name: string;
   total_b: number;

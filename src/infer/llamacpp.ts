@@ -75,18 +75,12 @@ async function runArm(opts: LlamaInferOptions, model: string, num_thread: number
   const started = now();
   opts.journal?.write({ event: 'arm-start', arm: id, utc: started.toISOString() });
   const before = opts.gpu_snapshot_cmd ? await gpuSnapshot(opts.gpu_snapshot_cmd) : null;
-  let engineOpts: LlamaEngineOptions = {
-    model_path: model,
-    ...(num_thread !== null ? { threads: num_thread } : {}),
-    ...(opts.ctx !== undefined ? { ctx: opts.ctx } : {}),
-    ...(opts.gpu_layers !== undefined ? { gpu_layers: opts.gpu_layers } : {}),
-    ...(opts.module !== undefined ? { module: opts.module } : {}),
-    ...(opts.max_threads !== undefined ? { max_threads: opts.max_threads } : {}),
-    ...(opts.cpu_root !== undefined ? { cpu_root: opts.cpu_root } : {}),
-  };
+  // An option left undefined (the default arm's threads among them) takes the engine's default.
+  const { ctx, gpu_layers, module, max_threads, cpu_root } = opts;
+  const base: LlamaEngineOptions = { model_path: model, ctx, gpu_layers, module, max_threads, cpu_root };
   // One count for every engine of the arm (cold and warm): the default is resolved once.
-  const { threads, threads_source } = await new LlamaEngine(engineOpts).resolveThreads();
-  engineOpts = { ...engineOpts, threads, threads_source };
+  const { threads, threads_source } = await new LlamaEngine({ ...base, threads: num_thread ?? undefined }).resolveThreads();
+  const engineOpts: LlamaEngineOptions = { ...base, threads, threads_source };
   const gen = { max_tokens: opts.num_predict, temperature: opts.temperature, seed: opts.seed };
   let parameter_count: number | null = null;
   let gpu = 'false';

@@ -110,7 +110,7 @@ export interface InferRunFile {
 }
 
 /** `--threads` as given, duplicates removed. */
-export function uniqueThreads(threads: readonly ThreadArm[]): ThreadArm[] {
+function uniqueThreads(threads: readonly ThreadArm[]): ThreadArm[] {
   return threads.filter((t, i, all) => all.indexOf(t) === i);
 }
 

@@ -14,7 +14,7 @@ export const SPREAD_OVER_WORST = '(best − worst) ÷ worst';
 export const THREAD_TIE_FRACTION = 0.01;
 
 /** An arm decoding under this fraction of another arm of the same model has collapsed (threads fighting), not merely lost. */
-export const DECODE_COLLAPSE_FRACTION = 0.1;
+const DECODE_COLLAPSE_FRACTION = 0.1;
 
 /** (max − min) ÷ median of the values; `null` for none or a zero median. */
 export function spreadOverMedian(values: readonly number[]): number | null {
@@ -91,7 +91,7 @@ export function firstTokenNumbers(arm: Pick<InferArm, 'runs' | 'cold_load'>): Fi
 }
 
 /** Rule 3's two multipliers, each naming the pair it divides. */
-export interface FirstTokenRatios {
+interface FirstTokenRatios {
   model_loaded_rule: NamedRatio;
   cold_start_rule: NamedRatio;
   /** Which statistic each side is. */
@@ -142,7 +142,7 @@ export function checkPrefill(prefill_tok_s: number | null, parameter_count: numb
 }
 
 /** Every cold run carries its proof of coldness: the unload confirmed by `/api/ps`, or a fresh model load in this process. */
-export function coldConfirmed(arm: Pick<InferArm, 'cold_load'>): boolean {
+function coldConfirmed(arm: Pick<InferArm, 'cold_load'>): boolean {
   const c = cold(arm);
   return c.length > 0 && c.every((r) => r.fresh_load === true || r.unload?.absent_from_ps === true);
 }
@@ -348,7 +348,7 @@ export interface InferSummary {
 }
 
 /** Per model, a warning for each clean arm decoding under {@link DECODE_COLLAPSE_FRACTION} of the fastest one's. */
-export function decodeCollapses(arms: readonly InferArm[]): { id: string; warning: string }[] {
+function decodeCollapses(arms: readonly InferArm[]): { id: string; warning: string }[] {
   const out: { id: string; warning: string }[] = [];
   for (const model of new Set(arms.map((a) => a.model))) {
     const rows = arms
@@ -405,6 +405,7 @@ function fmt(v: number | null): string {
 function fmtE(v: number | null): string {
   return v === null ? 'n/a' : v.toExponential(2);
 }
-function pct(v: number | null): string {
+/** A fraction as a percentage with two decimals; `n/a` for none. */
+export function pct(v: number | null): string {
   return v === null ? 'n/a' : `${(v * 100).toFixed(2)}%`;
 }

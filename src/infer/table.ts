@@ -3,7 +3,7 @@ import { table } from '../report/format.js';
 import type { InferRunFile } from './protocol.js';
 import type { InferArm } from './types.js';
 import { summariseFile } from './summary-file.js';
-import { SPREAD_OVER_MEDIAN } from './stats.js';
+import { pct, SPREAD_OVER_MEDIAN } from './stats.js';
 
 /** The table of arms, statistics recomputed from each file's runs (never its summary); contaminated arms named, no figures. */
 export function renderInferTable(files: readonly { path: string; file: InferRunFile }[], width: number | null = null): string {
@@ -96,7 +96,7 @@ export function inferTableRows(files: readonly { path: string; file: InferRunFil
 }
 
 /** An arm's name in the table; the default arm says whose default it is (`model@t=default (llama.cpp's default: 2 threads)`). */
-export function armLabel(arm: Pick<InferArm, 'id' | 'num_thread' | 'threads'>): string {
+function armLabel(arm: Pick<InferArm, 'id' | 'num_thread' | 'threads'>): string {
   if (arm.num_thread !== null) return arm.id;
   return arm.threads !== undefined ? `${arm.id} (llama.cpp's default: ${arm.threads} thread${arm.threads === 1 ? '' : 's'})` : `${arm.id} (Ollama's default)`;
 }
@@ -105,9 +105,6 @@ function fx(v: number | null): string {
   if (v === null) return 'n/a';
   const a = Math.abs(v);
   return a >= 100 ? v.toFixed(1) : a >= 1 ? v.toFixed(2) : v.toPrecision(3);
-}
-function pct(v: number | null): string {
-  return v === null ? 'n/a' : `${(v * 100).toFixed(2)}%`;
 }
 function sci(v: number | null): string {
   return v === null ? 'n/a' : v.toPrecision(3);

@@ -115,7 +115,7 @@ export function promptSetHash(set: PromptSet, mode: JudgeMode): string {
 }
 
 /** What FastChat fills a judge prompt from: the question turns, the answers (A and B when pairwise), the case's category and references. */
-export interface FastChatInput {
+interface FastChatInput {
   category: string;
   questions: readonly string[];
   answers: readonly string[];

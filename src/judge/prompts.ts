@@ -10,7 +10,7 @@ export const JUDGE_MODES = ['single', 'single-reference', 'pairwise'] as const;
 export type JudgeMode = (typeof JUDGE_MODES)[number];
 
 /** Which template a judgement used (recorded with it). */
-export type PromptKind = 'rate' | 'rate-ref' | 'rate-turn' | 'rate-turn-ref' | 'compare' | 'compare-turn';
+type PromptKind = 'rate' | 'rate-ref' | 'rate-turn' | 'rate-turn-ref' | 'compare' | 'compare-turn';
 
 /** The messages of one judge request and the template they came from. */
 type JudgePrompt = { kind: PromptKind; messages: ChatMessage[] };

@@ -15,7 +15,7 @@ import type { PowerTraceSummary } from '../core/energy.js';
 import { tracedBy } from '../runner/power-trace-line.js';
 
 /** A judged results file: its header, scored results, the judging tally and the re-aggregated report. */
-export interface JudgedRun {
+interface JudgedRun {
   header: ResultsHeader;
   results: CaseResult[];
   tally: JudgeTally;
@@ -23,7 +23,7 @@ export interface JudgedRun {
 }
 
 /** A results file read whole for judging: its text (the judged file is rewritten from it) and its lines. */
-export type ResultsRead = ReturnType<typeof readResultsFileText>;
+type ResultsRead = ReturnType<typeof readResultsFileText>;
 
 /** Reads a results file (unless `read` is given) and checks it was written for `suite` (the judge needs its questions). */
 export function readResultsForSuite(

@@ -23,7 +23,7 @@ export interface JudgeTally {
   completion_tokens: number | null;
 }
 
-export function emptyTally(): JudgeTally {
+function emptyTally(): JudgeTally {
   return { judgements: 0, cached: 0, requests: 0, errors: 0, joules: 0, energy_sources: [], usd: 0, prompt_tokens: 0, completion_tokens: 0 };
 }
 
@@ -63,7 +63,7 @@ function answersOf(r: CaseResult): string[] | null {
   return r.response === null ? null : [r.response];
 }
 
-export interface JudgeResultsOptions {
+interface JudgeResultsOptions {
   results: readonly CaseResult[];
   /** The suite's cases by id (the questions and references the results file does not hold). */
   cases: ReadonlyMap<string, Case>;

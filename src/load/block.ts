@@ -33,7 +33,7 @@ export interface LoadBlock {
 }
 
 /** What the driver measured besides the per-request records. */
-export interface LoadMeasurements {
+interface LoadMeasurements {
   /** First-token moments used for the steady-state rule, ms since the run started. */
   first_token_at_ms: ArrayLike<number>;
   steady: WindowReading | null;

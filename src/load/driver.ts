@@ -23,7 +23,7 @@ import type { WindowReading } from './steady.js';
 
 export { loadRecordOf, type LoadMeta };
 
-export interface LoadRunOptions {
+interface LoadRunOptions {
   suite: Suite;
   target: Target;
   meter: Meter;
@@ -47,9 +47,9 @@ export interface LoadRunOptions {
   trace?: PowerTrace;
 }
 
-export type LoadReport = BenchReport & { load: LoadBlock };
+type LoadReport = BenchReport & { load: LoadBlock };
 
-export interface LoadOutcome {
+interface LoadOutcome {
   report: LoadReport;
   header: ResultsHeader;
   idle: IdleCalibration;

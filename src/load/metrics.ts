@@ -33,7 +33,7 @@ export interface Slo {
 
 /** The four latency families vLLM reports, each as mean/median/std/percentiles. */
 export const LATENCY_FAMILIES = ['ttft', 'tpot', 'itl', 'e2el'] as const;
-export type LatencyFamily = (typeof LATENCY_FAMILIES)[number];
+type LatencyFamily = (typeof LATENCY_FAMILIES)[number];
 
 /** vLLM `bench serve`'s result fields (same names), plus joulebench's correctness-aware additions. */
 export interface ServingMetrics {
@@ -79,7 +79,7 @@ export interface SchedulingLag {
 }
 
 /** A p99 scheduling lag above this means the client could not keep the schedule. */
-export const CLIENT_BOTTLENECK_LAG_MS = 10;
+const CLIENT_BOTTLENECK_LAG_MS = 10;
 
 /** TPOT of one request: (e2e − TTFT) ÷ (output tokens − 1); none for one output token or without TTFT. */
 export function tpotOf(r: LoadRecord): number | null {

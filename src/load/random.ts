@@ -2,7 +2,7 @@
  * A seeded pseudo-random source, so a seed gives the same schedule on every machine (Math.random cannot be
  * seeded): sfc32 (Doty-Humphrey's Small Fast Counter) seeded through splitmix32 so nearby seeds are unrelated.
  */
-export interface Rng {
+interface Rng {
   /** A uniform double in [0, 1). */
   uniform(): number;
 }
@@ -38,7 +38,7 @@ export function seededRng(seed: number): Rng {
 }
 
 /** A standard normal draw (Marsaglia's polar method). */
-export function normal(rng: Rng): number {
+function normal(rng: Rng): number {
   for (;;) {
     const u = 2 * rng.uniform() - 1;
     const v = 2 * rng.uniform() - 1;

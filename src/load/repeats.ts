@@ -44,7 +44,7 @@ export interface LoadRepeatsDoc {
 const ENERGY_FIGURES = ['joules_per_output_token', 'net_joules_per_output_token', 'output_tokens_per_joule', 'avg_power_w'] as const;
 
 /** Every figure of one run, by name, in a fixed order (`accuracy_pct`, the serving block's numbers, energy). */
-export function runFigures(r: RepeatRun): Map<string, number | null> {
+function runFigures(r: RepeatRun): Map<string, number | null> {
   const out = new Map<string, number | null>();
   out.set('accuracy_pct', r.accuracy_pct);
   for (const [k, v] of Object.entries(r.load.serving)) if (typeof v === 'number' || (v === null && k !== 'slo')) out.set(k, v as number | null);

@@ -1,7 +1,7 @@
 import { gamma, seededRng } from './random.js';
 
 /** How requests arrive in an open-loop load run. */
-export interface ScheduleOptions {
+interface ScheduleOptions {
   /** Mean requests per second; `Infinity` sends every request at once. */
   request_rate: number;
   /** Gamma shape of the inter-arrival gaps (vLLM's `--burstiness`): 1 is Poisson, below 1 burstier, above 1 more even. */

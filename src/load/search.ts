@@ -10,7 +10,7 @@ export interface RateSearchRule {
 }
 
 /** Bisection stops when the lowest failing rate is within this fraction above the highest passing one. */
-export const SEARCH_TOLERANCE = 0.05;
+const SEARCH_TOLERANCE = 0.05;
 /** The search stops after this many load runs whatever it found. */
 export const SEARCH_MAX_STEPS = 20;
 /** Halving from a failing start stops below start ÷ this. */

@@ -5,7 +5,7 @@ import { type LoadRecord } from './metrics.js';
 import { round } from '../stats/serving-summary.js';
 
 /** A steady-state window shorter than this falls back to the whole run (ms). */
-export const MIN_STEADY_WINDOW_MS = 5000;
+const MIN_STEADY_WINDOW_MS = 5000;
 
 /**
  * ML.ENERGY's steady-state rule: with at most B in flight, measure from the B-th first token to the (N−B)-th,

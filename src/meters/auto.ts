@@ -70,8 +70,7 @@ export function createAutoMeter(parts: AutoParts): Meter {
         if (t && !t.available) return t;
       }
       const p = await m.probe();
-      if (!p.available) return p;
-      if (!fallback) return p;
+      if (!p.available || !fallback) return p;
       const why = hardwareReason();
       const what = parts.fallback === 'model' ? "the target's own energy (null where it reports none; --meter estimate for an estimate)" : 'the estimate';
       return { available: true, detail: `no hardware counter reads (${why}); using ${what}` };

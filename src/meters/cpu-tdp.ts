@@ -17,14 +17,14 @@ export interface CpuCoefficient {
 }
 
 /** The facts /proc/cpuinfo gives: the first model name, packages (distinct `physical id`), logical CPUs. */
-export interface CpuInfo {
+interface CpuInfo {
   model: string | null;
   sockets: number;
   logical_cpus: number;
 }
 
 /** Lower case, `(R)`/`(TM)`/`CPU`/`@ x GHz`/`N-Core Processor` dropped, punctuation removed (as CodeCarbon normalises). */
-export function normaliseCpuName(name: string): string[] {
+function normaliseCpuName(name: string): string[] {
   return name
     .replace(/\((r|tm)\)/gi, '')
     .replace(/@.*$/, '')

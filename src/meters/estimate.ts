@@ -6,10 +6,10 @@ import type { EnergyReading, Meter, MeterWindow } from './meter.js';
 /** Default watts per busy core: a round coefficient, not a measurement of any machine. */
 export const DEFAULT_CPU_WATTS_PER_CORE = 10;
 /** CPU time is accounted in scheduler ticks (children in 10 ms units): shorter windows are noise. */
-export const ESTIMATE_FLOOR_MS = 10;
+const ESTIMATE_FLOOR_MS = 10;
 
 /** Whose CPU time the estimate counts (see {@link EstimateOptions.cpu_scope}). */
-export type EstimateCpuScope = 'process' | 'children';
+type EstimateCpuScope = 'process' | 'children';
 
 export interface EstimateOptions {
   /** Watts per busy core, multiplied by CPU time (`JOULEBENCH_CPU_WATTS_PER_CORE`). */

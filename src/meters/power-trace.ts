@@ -1,18 +1,17 @@
+import { round } from '../core/stats.js';
 import type { PowerTraceSummary, TracePhase } from '../core/energy.js';
 import type { Meter, MeterWindow } from './meter.js';
 
-
 /** One interval of the trace: the watts each domain drew over it (its joules ÷ its length). */
-export interface TraceRow {
+interface TraceRow {
   t_utc: string;
   phase: TracePhase;
   dt_ms: number;
   watts: Record<string, number | null>;
 }
 
-
 /** Default interval between rows, ms. */
-export const POWER_TRACE_INTERVAL_MS = 100;
+const POWER_TRACE_INTERVAL_MS = 100;
 
 /**
  * A power time series over a run: back-to-back meter windows, each one row, a new one at every phase change
@@ -100,9 +99,9 @@ export class PowerTrace {
       const dt = group.reduce((t, r) => t + r.dt_ms, 0);
       const w = domains.map((d) => {
         if (group.some((r) => r.watts[d] === null || r.watts[d] === undefined)) return null;
-        return dt > 0 ? round(group.reduce((t, r) => t + r.watts[d]! * r.dt_ms, 0) / dt) : null;
+        return dt > 0 ? round(group.reduce((t, r) => t + r.watts[d]! * r.dt_ms, 0) / dt, 3) : null;
       });
-      rows.push([group.at(-1)!.t_utc, group[0]!.phase, round(dt), ...w]);
+      rows.push([group.at(-1)!.t_utc, group[0]!.phase, round(dt, 3), ...w]);
       group = [];
     };
     for (const r of this.rows) {
@@ -114,10 +113,6 @@ export class PowerTrace {
   }
 }
 
-function round(v: number): number {
-  return Math.round(v * 1000) / 1000;
-}
-
 function fmt(v: number | null | undefined): string {
-  return v === null || v === undefined ? '' : String(round(v));
+  return v === null || v === undefined ? '' : String(round(v, 3));
 }

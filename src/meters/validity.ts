@@ -1,3 +1,4 @@
+import { round } from '../core/stats.js';
 import type { WindowValidity } from '../core/energy.js';
 
 /** A window is valid when at least this % of it lies between its first and last good sample. */
@@ -42,10 +43,10 @@ export class WindowSamples {
     const coverage_pct = !two ? null : window_ms > 0 ? Math.min(100, ((this.last! - this.first!) * 100) / window_ms) : 100;
     const reasons = [...extra];
     if (!two) reasons.push(`${this.samples} good sample(s): a window needs two`);
-    else if (coverage_pct! < MIN_COVERAGE_PCT) reasons.push(`samples cover ${r1(coverage_pct!)} % of the window (under ${MIN_COVERAGE_PCT} %)`);
+    else if (coverage_pct! < MIN_COVERAGE_PCT) reasons.push(`samples cover ${round(coverage_pct!, 1)} % of the window (under ${MIN_COVERAGE_PCT} %)`);
     const limit = this.gap_limit_ms;
-    if (two && limit !== null && this.max_gap > limit) reasons.push(`a ${r1(this.max_gap)} ms gap between samples (over ${r1(limit)} ms, ${MAX_GAP_INTERVALS} sampling intervals)`);
-    if (limit !== null && this.stalled_ms > limit) reasons.push(`a counter did not move for ${r1(this.stalled_ms)} ms (over ${r1(limit)} ms): stalled`);
+    if (two && limit !== null && this.max_gap > limit) reasons.push(`a ${round(this.max_gap, 1)} ms gap between samples (over ${round(limit, 1)} ms, ${MAX_GAP_INTERVALS} sampling intervals)`);
+    if (limit !== null && this.stalled_ms > limit) reasons.push(`a counter did not move for ${round(this.stalled_ms, 1)} ms (over ${round(limit, 1)} ms): stalled`);
     if (this.failed_reads > 0) reasons.push(`${this.failed_reads} failed read(s)`);
     if (this.dropped > 0) reasons.push(`${this.dropped} sample(s) dropped at a wrap that could not be counted`);
     return {
@@ -54,8 +55,8 @@ export class WindowSamples {
       meter,
       devices,
       samples: this.samples,
-      coverage_pct: coverage_pct === null ? null : r1(coverage_pct),
-      max_gap_ms: two ? r1(this.max_gap) : null,
+      coverage_pct: coverage_pct === null ? null : round(coverage_pct, 1),
+      max_gap_ms: two ? round(this.max_gap, 1) : null,
       wraps: this.wraps,
       failed_reads: this.failed_reads,
     };
@@ -80,8 +81,4 @@ export function combineValidity(parts: readonly (WindowValidity | undefined)[], 
     wraps: ps.reduce((t, p) => t + p.wraps, 0),
     failed_reads: ps.reduce((t, p) => t + p.failed_reads, 0),
   };
-}
-
-function r1(v: number): number {
-  return Math.round(v * 10) / 10;
 }

@@ -17,14 +17,14 @@ export interface QueueArm {
   receipt: string;
 }
 
-export interface QueueArmOutcome {
+interface QueueArmOutcome {
   arm: QueueArm;
   /** `null` when the job failed (see `error`). */
   result: ArmJobResult | null;
   error: string | null;
 }
 
-export interface CoordinatorOptions {
+interface CoordinatorOptions {
   connection: QueueConnection;
   arms: QueueArm[];
   /** How often the records streams and job states are read, ms (default 200). */

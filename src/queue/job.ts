@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /** The one BullMQ queue name prefix joulebench uses; a routing suffix names required labels. */
-export const QUEUE_PREFIX = 'joulebench-arms';
+const QUEUE_PREFIX = 'joulebench-arms';
 
 /** Labels a job requires / a worker offers, e.g. `{gpu: 'h100', site: 'a'}`. */
 export type Labels = Record<string, string>;

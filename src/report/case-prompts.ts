@@ -8,7 +8,7 @@ import { isJsonlSuitePath, streamJsonlSuite } from '../suites/jsonl-stream.js';
 import { promptOf } from '../suites/prompt.js';
 
 /** A case's prompt as the target was sent it (a string, or a conversation's messages), or why it cannot be shown. */
-export type CasePrompt = { ok: true; prompt: string | ChatMessage[]; source: string } | { ok: false; reason: string };
+type CasePrompt = { ok: true; prompt: string | ChatMessage[]; source: string } | { ok: false; reason: string };
 
 /** A case line's prompt: its own, else read back through `lookup`; a conversation is its last request's messages. */
 export function casePrompt(header: ResultsHeader | null | undefined, line: CaseResult, lookup: PromptLookup | null): CasePrompt {
@@ -33,7 +33,7 @@ export function casePrompt(header: ResultsHeader | null | undefined, line: CaseR
 }
 
 /** Each case's prompt, read back from the header's suite only while it hashes to the run's digest. */
-export type PromptLookup =
+type PromptLookup =
   | { ok: true; source: string; turnsOf: (index: number) => string[] | null }
   | { ok: false; reason: string };
 

@@ -4,7 +4,7 @@ import { loadCodeSuite } from '../code/task.js';
 import { digestChanged } from './case-prompts.js';
 
 /** Each task's prompt (task.toml), read back only while the tasks hash to the run's suite digest. */
-export type CodePromptLookup = { ok: true; source: string; prompts: Record<string, string> } | { ok: false; reason: string };
+type CodePromptLookup = { ok: true; source: string; prompts: Record<string, string> } | { ok: false; reason: string };
 
 export function resolveCodePrompts(suite: CodeResults['suite']): CodePromptLookup {
   if (/\.(jsonl|json|parquet)$/i.test(suite.source)) {

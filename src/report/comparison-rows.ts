@@ -4,7 +4,7 @@ import type { Interval } from '../stats/interval.js';
 import { fmtJoules, fmtMs, fmtP, fmtPct, fmtSigned, fmtUsd } from './format.js';
 
 /** One figure of a comparison as the terminal table and the Markdown show it. */
-export interface ComparisonRow {
+interface ComparisonRow {
   metric: string;
   baseline: string;
   candidate: string;

@@ -5,7 +5,7 @@ import type { Arm, FrontierAxis, FrontierReport } from '../core/frontier.js';
 import type { CaseResult } from '../core/types.js';
 
 /** A cell: text, a number, a boolean, or `null` (an empty field: unknown, never 0). */
-export type Cell = string | number | boolean | null;
+type Cell = string | number | boolean | null;
 
 /** RFC 4180 CSV (csv-stringify): a header row, CRLF line ends; `null` is an empty field. */
 export function toCsv(header: readonly string[], rows: readonly (readonly Cell[])[]): string {

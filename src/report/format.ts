@@ -12,9 +12,7 @@ export function fmtJoules(j: number | null): string {
   return `${(j * 1e6).toFixed(1)} µJ`;
 }
 
-export function fmtPct(p: number | null, digits = 1): string {
-  return p === null ? 'n/a' : `${p.toFixed(digits)} %`;
-}
+export const fmtPct = (p: number | null, digits = 1): string => (p === null ? 'n/a' : `${p.toFixed(digits)} %`);
 
 /** Cases no scorer decided: `unscored_count`, or `case_count − scored_count` for older reports; null when neither. */
 export function unscoredOf(r: { case_count?: number; scored_count?: number; unscored_count?: number }): number | null {
@@ -22,9 +20,7 @@ export function unscoredOf(r: { case_count?: number; scored_count?: number; unsc
   return typeof r.case_count === 'number' && typeof r.scored_count === 'number' ? r.case_count - r.scored_count : null;
 }
 
-export function fmtMs(ms: number | null): string {
-  return ms === null ? 'n/a' : `${ms} ms`;
-}
+export const fmtMs = (ms: number | null): string => (ms === null ? 'n/a' : `${ms} ms`);
 
 export function fmtUsd(usd: number | null): string {
   if (usd === null) return 'n/a';
@@ -32,14 +28,11 @@ export function fmtUsd(usd: number | null): string {
 }
 
 /** A p-value: two significant digits, exponent form below 1e-4. */
-export function fmtP(p: number | null): string {
-  return p === null ? 'n/a' : p < 1e-4 ? p.toExponential(1) : p.toPrecision(2);
-}
+export const fmtP = (p: number | null): string =>
+  p === null ? 'n/a' : p < 1e-4 ? p.toExponential(1) : p.toPrecision(2);
 
-export function fmtSigned(v: number | null, unit: string, digits = 2): string {
-  if (v === null) return 'n/a';
-  return `${v > 0 ? '+' : ''}${v.toFixed(digits)}${unit}`;
-}
+export const fmtSigned = (v: number | null, unit: string, digits = 2): string =>
+  v === null ? 'n/a' : `${v > 0 ? '+' : ''}${v.toFixed(digits)}${unit}`;
 
 /** Aligns columns: by default the first left and the rest right; `align` overrides per column. */
 export function table(rows: string[][], align: readonly ('l' | 'r')[] = [], indent = '  '): string {

@@ -29,26 +29,12 @@ const AXIS_TITLE: Record<FrontierAxis, string> = {
 /** The frontier for a terminal: every arm, then per trade-off which arms are optimal (★) and why others are not. */
 export function renderFrontierTable(f: FrontierReport): string {
   const lines: string[] = [];
-  const mark = (axis: FrontierAxis, id: string): string => {
-    const v = f.frontiers[axis].verdicts.find((x) => x.id === id);
-    return v?.excluded ? pc.dim('n/a') : v?.optimal ? pc.green('★') : pc.dim('·');
+  const head = ['arm', 'accuracy', 'J / correct', '$ / correct', 'p95', 'J', '$', 'p95'].map((h) => pc.dim(h));
+  const energy = (a: Arm): string => {
+    const floor = a.below_floor_count > 0 ? pc.yellow(` ⚠${a.below_floor_count} below floor`) : '';
+    return `${fmtJoules(a.joules_per_correct)} ${pc.dim(`[${a.energy_source}]`)}${floor}`;
   };
-  const rows: string[][] = [
-    [pc.dim('arm'), pc.dim('accuracy'), pc.dim('J / correct'), pc.dim('$ / correct'), pc.dim('p95'), pc.dim('J'), pc.dim('$'), pc.dim('p95')],
-  ];
-  for (const a of f.arms) {
-    rows.push([
-      a.id,
-      fmtPct(a.accuracy_pct),
-      `${fmtJoules(a.joules_per_correct)} ${pc.dim(`[${a.energy_source}]`)}${a.below_floor_count > 0 ? pc.yellow(` ⚠${a.below_floor_count} below floor`) : ''}`,
-      fmtUsd(a.usd_per_correct),
-      fmtMs(a.latency_p95_ms),
-      mark('energy', a.id),
-      mark('cost', a.id),
-      mark('latency', a.id),
-    ]);
-  }
-  lines.push(table(rows));
+  lines.push(table([head, ...frontierRows(f, energy, [pc.dim('n/a'), pc.green('★'), pc.dim('·')])]));
   lines.push('');
   for (const axis of Object.keys(AXIS_TITLE) as FrontierAxis[]) {
     const fr = f.frontiers[axis];
@@ -60,6 +46,25 @@ export function renderFrontierTable(f: FrontierReport): string {
     }
   }
   return lines.join('\n') + '\n';
+}
+
+/**
+ * One row per arm: id, accuracy, J / correct as `energy` writes it, $ / correct, p95, then its mark on each
+ * trade-off (energy, cost, latency): `marks` is [not placed, optimal, dominated].
+ */
+export function frontierRows(f: FrontierReport, energy: (a: Arm) => string, marks: readonly [string, string, string]): string[][] {
+  const [excluded, optimal, dominated] = marks;
+  return f.arms.map((a) => [
+    a.id,
+    fmtPct(a.accuracy_pct),
+    energy(a),
+    fmtUsd(a.usd_per_correct),
+    fmtMs(a.latency_p95_ms),
+    ...(['energy', 'cost', 'latency'] as const).map((axis) => {
+      const v = f.frontiers[axis].verdicts.find((x) => x.id === a.id);
+      return v?.excluded ? excluded : v?.optimal ? optimal : dominated;
+    }),
+  ]);
 }
 
 /** The arms loaded but not placed on any frontier (infer arms), each with its reason; empty when none. */
@@ -87,7 +92,7 @@ export function renderCodeCurves(curves: Record<string, CodeCurve> | undefined):
 }
 
 /** Why a frontier has no arm: the one reason every arm shares, else the distinct reasons. */
-export function whyEmpty(fr: { verdicts: readonly { excluded: string | null }[] }): string {
+function whyEmpty(fr: { verdicts: readonly { excluded: string | null }[] }): string {
   const reasons = [...new Set(fr.verdicts.map((v) => v.excluded).filter((r): r is string => r !== null))];
   if (fr.verdicts.length === 0) return 'no arms';
   if (reasons.length === 0) return 'no arm has both figures';

@@ -184,10 +184,5 @@ export class History {
   }
 }
 
-function str(v: unknown): string | null {
-  return typeof v === 'string' ? v : null;
-}
-
-function num(v: unknown): number | null {
-  return typeof v === 'number' && Number.isFinite(v) ? v : null;
-}
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);

@@ -4,7 +4,7 @@ import type { BenchReport } from '../core/aggregate.js';
 import type { Comparison } from '../core/compare.js';
 import type { PairedComparisonReport } from '../core/paired-compare.js';
 import { comparisonRows, pairedHow } from './comparison-rows.js';
-import type { FrontierReport } from '../core/frontier.js';
+import type { Arm, FrontierReport } from '../core/frontier.js';
 import type { GateFailure } from '../core/gate.js';
 import type { CodeResults } from '../code/results.js';
 import type { InferRunFile } from '../infer/protocol.js';
@@ -12,6 +12,7 @@ import { suiteEnergyText } from './suite-energy.js';
 import { INFER_LEGEND, inferArmViews } from './infer-view.js';
 import { fmtJoules, fmtMs, fmtPct, fmtUsd, mdRow, unscoredOf } from './format.js';
 import { hasMtBench, renderMtBenchMarkdown } from './mt-bench-table.js';
+import { frontierRows } from './frontier-table.js';
 import { inferTargetWhere } from '../infer/where.js';
 
 function mdTable(head: string[], rows: string[][], align?: ('l' | 'r')[]): string {
@@ -93,20 +94,8 @@ export function renderComparisonMarkdown(c: Comparison | PairedComparisonReport,
 
 /** The frontier as Markdown: one table of arms with a ✓ per trade-off it is optimal on. */
 export function renderFrontierMarkdown(f: FrontierReport): string {
-  const mark = (axis: keyof FrontierReport['frontiers'], id: string): string => {
-    const v = f.frontiers[axis].verdicts.find((x) => x.id === id);
-    return v?.excluded ? 'n/a' : v?.optimal ? '✓' : '';
-  };
-  const rows = f.arms.map((a) => [
-    a.id,
-    fmtPct(a.accuracy_pct),
-    `${fmtJoules(a.joules_per_correct)} \`${a.energy_source}\`${a.below_floor_count > 0 ? ' ⚠' : ''}`,
-    fmtUsd(a.usd_per_correct),
-    fmtMs(a.latency_p95_ms),
-    mark('energy', a.id),
-    mark('cost', a.id),
-    mark('latency', a.id),
-  ]);
+  const energy = (a: Arm): string => `${fmtJoules(a.joules_per_correct)} \`${a.energy_source}\`${a.below_floor_count > 0 ? ' ⚠' : ''}`;
+  const rows = frontierRows(f, energy, ['n/a', '✓', '']);
   return mdTable(['arm', 'accuracy', 'J / correct', '$ / correct', 'p95', 'J front', '$ front', 'p95 front'], rows) + '\n';
 }
 

@@ -9,13 +9,8 @@ export function hasMtBench(r: object): r is MtBenchBlock {
   return 'mt_bench_score' in r && 'judge' in r;
 }
 
-export function fmtScore(v: number | null): string {
-  return v === null ? 'n/a' : v.toFixed(2);
-}
-
-export function fmtShare(v: number | null): string {
-  return v === null ? 'n/a' : `${(v * 100).toFixed(1)} %`;
-}
+export const fmtScore = (v: number | null): string => (v === null ? 'n/a' : v.toFixed(2));
+export const fmtShare = (v: number | null): string => (v === null ? 'n/a' : `${(v * 100).toFixed(1)} %`);
 
 /** A turn's score with its interval: `7.12 [6.80, 7.41]`, or the score alone when there is none. */
 export function fmtTurn(t: TurnScore | undefined): string {

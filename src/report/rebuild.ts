@@ -19,7 +19,7 @@ import { tracedBy } from '../runner/power-trace-line.js';
 /** Per-case data kept beside the report: `none` (flat memory), `scored` (every scored case), `paired` (compare's seven figures). */
 export type KeepCases = 'none' | 'scored' | 'paired';
 
-export interface RebuildOptions {
+interface RebuildOptions {
   keep?: KeepCases;
   /** Read buffer, bytes (tests use small ones to cross chunk edges). */
   chunkBytes?: number;

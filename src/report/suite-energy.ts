@@ -2,7 +2,7 @@ import type { BenchReport } from '../core/aggregate.js';
 import { fmtJoules } from './format.js';
 
 /** The whole-suite energy of a report as text parts (`gross 12.30 J [rapl]`, `net 9.10 J`…); older reports say n/a, never 0. */
-export interface SuiteEnergyText {
+interface SuiteEnergyText {
   gross: string;
   net: string;
   net_per_correct: string;
@@ -28,7 +28,7 @@ export function suiteEnergyText(r: Partial<BenchReport>): SuiteEnergyText {
 }
 
 /** Why net energy is missing; net below idle is not "idle unknown": the run's energy is within idle noise. */
-export function netMissingWhy(r: Partial<BenchReport>): string {
+function netMissingWhy(r: Partial<BenchReport>): string {
   if (r.gross_joules === null || r.gross_joules === undefined) return 'gross unknown';
   if (r.net_below_idle) return `net below idle: gross < idle ${r.idle_watts ?? '?'} W × ${r.suite_window_ms ?? '?'} ms, within idle noise`;
   if (r.idle_watts === null || r.idle_watts === undefined) return r.idle === 'skipped' ? 'idle skipped (--no-idle)' : 'idle power unknown';

@@ -47,14 +47,8 @@ export function renderSweepTable(c: SweepComparison, opts: { failuresShown?: boo
           fmtSigned(v.accuracy_pp_delta, ' pp'),
           fmtP(v.accuracy_p_adjusted ?? v.accuracy_p_value),
           v.accuracy_verdict,
-          fmtSigned(v.joules_per_correct_pct, ' %'),
-          v.joules_per_correct_verdict,
-          fmtSigned(v.latency_p95_pct, ' %'),
-          v.latency_p95_verdict,
-          fmtSigned(v.usd_per_correct_pct, ' %'),
-          v.usd_per_correct_verdict,
-          fmtSigned(v.total_usd_pct, ' %'),
-          v.total_usd_verdict,
+          ...(['joules_per_correct', 'latency_p95', 'usd_per_correct', 'total_usd'] as const)
+            .flatMap((k) => [fmtSigned(v[`${k}_pct`], ' %'), v[`${k}_verdict`]]),
         ]);
       }
       out.push(table(vr, ['l', 'r', 'r', 'l', 'r', 'l', 'r', 'l', 'r', 'l', 'r', 'l']));

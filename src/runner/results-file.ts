@@ -4,7 +4,7 @@ import { performance } from 'node:perf_hooks';
 import { JoulebenchError } from '../core/errors.js';
 import type { CaseResult, ResultsHeader } from '../core/types.js';
 import { readTextFileBom } from '../read-text.js';
-import { caseLineBound, encodeCaseLine, nestedJson } from './case-line.js';
+import { caseLine } from './case-line.js';
 import { checkCaseLine } from './case-check.js';
 import { caseLimits, NO_LIMITS, outsideRunReason, phaseRank, withinRun, type CaseLimits } from './case-key.js';
 import { CaseLines } from './case-lines.js';
@@ -21,7 +21,7 @@ export interface ResultsSink {
   close(): void;
 }
 
-export interface JsonlResultsFileOptions {
+interface JsonlResultsFileOptions {
   /** Append to an existing file (resume) instead of truncating. */
   append?: boolean;
   /** Longest a finished result may wait in memory before it is written, ms (default 2; 0: every line at once). */
@@ -34,7 +34,7 @@ export interface JsonlResultsFileOptions {
  */
 export class JsonlResultsFile implements ResultsSink {
   private fd: number;
-  /** Lines are encoded straight into this reusable buffer (case lines byte by byte, see case-line.ts). */
+  /** Lines wait in this reusable buffer until the next write. */
   private buffer = Buffer.allocUnsafe(BUFFER_BYTES);
   private used = 0;
   private lastFlush = performance.now();
@@ -66,26 +66,20 @@ export class JsonlResultsFile implements ResultsSink {
   }
 
   write(r: CaseResult, now_ms?: number): void {
-    const nested = nestedJson(r);
-    this.reserve(caseLineBound(r, nested) + 1);
-    this.used = encodeCaseLine(r, nested, this.buffer, this.used);
-    // A typed array drops writes past its end without a word: a wrong bound must not become a torn line.
-    if (this.used >= this.buffer.length) throw new Error(`results file: the line for case ${r.case_id} overran its bound`);
-    this.buffer[this.used++] = 0x0a;
     // The caller's reading is used only if no flush has happened since it was taken.
-    this.written(now_ms !== undefined && now_ms >= this.lastFlush ? now_ms : performance.now());
+    this.append(caseLine(r), now_ms !== undefined && now_ms >= this.lastFlush ? now_ms : undefined);
   }
   note(line: Record<string, unknown>): void {
     this.append(JSON.stringify(line));
   }
 
-  /** Adds `json` and a newline. */
-  private append(json: string): void {
+  /** Adds `json` and a newline; `now_ms`: the clock's reading, if the caller has one. */
+  private append(json: string, now_ms = performance.now()): void {
     // A UTF-16 code unit is at most 3 bytes of UTF-8.
     this.reserve(json.length * 3 + 1);
     this.used += this.buffer.write(json, this.used);
     this.buffer[this.used++] = 0x0a;
-    this.written(performance.now());
+    this.written(now_ms);
   }
 
   /** Makes room for `bytes` more (writing out or growing the buffer); the flush clock is left alone. */

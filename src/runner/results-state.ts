@@ -2,20 +2,20 @@ import { ResultsLineParser } from './results-file.js';
 import { streamResultLines } from './results-stream.js';
 
 /** What a results file holds, as far as starting a new run over it is concerned. */
-export interface ResultsFileState {
+interface ResultsFileState {
   /** Case lines (warmup and scored). */
   cases: number;
   /** Whether an `end` record says the run finished. */
   ended: boolean;
 }
 
-// How the runner's encoder starts every case line (case-line.ts).
+// How every case line starts (caseLine writes `record` first).
 const CASE_PREFIX = Buffer.from('{"record":"case",');
 
 /**
  * Counts a results file's case lines and finds its `end` record, streaming. The header and every line
  * that is not a case line go through ResultsLineParser (its rules and messages: a file that is not a
- * results file throws); a case line is only recognised by how the encoder starts it, not parsed: a
+ * results file throws); a case line is only recognised by how caseLine starts it, not parsed: a
  * million-case file was JSON-parsed line by line (~4 s) before a new run could start over it.
  */
 export function resultsFileState(path: string): ResultsFileState {

@@ -26,7 +26,7 @@ export function streamResultsFile(path: string, on: ResultsLineHandlers, chunkBy
 }
 
 /** What {@link streamResultLines} hands over: the bytes of complete lines, already checked as UTF-8. */
-export interface ResultLineSink {
+interface ResultLineSink {
   /** `buf[start, end)`: complete lines (1-based `firstLine` at file byte `offset`), valid only during the call. */
   region(buf: Buffer, start: number, end: number, firstLine: number, offset: number): void;
 }

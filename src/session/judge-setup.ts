@@ -32,7 +32,7 @@ export interface JudgeFlags {
 export const DEFAULT_JUDGE_PASS = 7;
 
 /** A ready judge, with what the receipt says about it. */
-export interface JudgeSetup {
+interface JudgeSetup {
   judge: Judge;
   info: JudgeInfo;
   /** For the receipt: the judge target's description (no secrets), mode, prompt hash, cache. */

@@ -14,11 +14,11 @@ import type { TargetSpec } from '../targets/registry.js';
 import { checkEndpoint } from '../targets/openai/endpoint.js';
 
 /** `--suite mmlu` without data: 24 MMLU-format questions written for joulebench (4 subjects × 6, cais/mmlu rows). */
-export const MMLU_SAMPLE = fileURLToPath(new URL('../../src/suites/data/mmlu-sample.jsonl', import.meta.url));
-export const MMLU_SAMPLE_VERSION = 'joulebench-mmlu/sample-1';
+const MMLU_SAMPLE = fileURLToPath(new URL('../../src/suites/data/mmlu-sample.jsonl', import.meta.url));
+const MMLU_SAMPLE_VERSION = 'joulebench-mmlu/sample-1';
 
 /** The OpenAI SDK's base URL when neither a flag, the config nor OPENAI_BASE_URL names one. */
-export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
 /** The settings that pick the suite and the target (`run`'s flags, or a session spec's). */
 export interface TargetFlags {

@@ -17,6 +17,5 @@ export function spreadOf(values: readonly (number | null)[]): Spread | null {
   if (xs.length === 0) return null;
   const mean = xs.reduce((a, b) => a + b, 0) / xs.length;
   const sd = xs.length < 2 ? null : sampleSd(xs, mean);
-
   return { n: xs.length, mean, sd, min: Math.min(...xs), max: Math.max(...xs) };
 }

@@ -1,5 +1,4 @@
 /** The standard normal quantile Φ⁻¹(p), by P. J. Acklam's rational approximation (relative error < 1.15e-9). */
-
 export function normalQuantile(p: number): number {
   if (!(p > 0 && p < 1)) throw new RangeError(`normalQuantile: p must be in (0, 1), got ${p}`);
   const a = [-3.969683028665376e1, 2.209460984245205e2, -2.759285104469687e2, 1.38357751867269e2, -3.066479806614716e1, 2.506628277459239];

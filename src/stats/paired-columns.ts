@@ -92,7 +92,7 @@ export class PairedColumns {
 export const PAIRED_FLAGS = { PASSED_MASK, JOULES_NULL, USD_NULL, LATENCY_NULL } as const;
 
 /** `pass × 2^32 + index`: the numeric form of the key `"pass:index"`. */
-export function pairKey(pass: number, index: number): number {
+function pairKey(pass: number, index: number): number {
   if (!(Number.isInteger(pass) && pass >= 0 && pass < MAX_PASS && Number.isInteger(index) && index >= 0 && index < 2 ** 32)) {
     throw new RangeError(`paired case: pass ${pass} and index ${index} must be whole numbers below ${MAX_PASS} and 2^32`);
   }
@@ -100,7 +100,6 @@ export function pairKey(pass: number, index: number): number {
 }
 
 /** Numbers for key strings: `"pass:index"` as {@link pairKey} gives it, any other string a negative number of its own. */
-
 export class KeyTable {
   private readonly others = new Map<string, number>();
   private readonly names: string[] = [];

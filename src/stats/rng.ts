@@ -8,7 +8,7 @@ export interface Rng {
 }
 
 /** 32-bit FNV-1a of the UTF-16 code units of `s`. */
-export function fnv1a32(s: string): number {
+function fnv1a32(s: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < s.length; i++) {
     h ^= s.charCodeAt(i);

@@ -15,7 +15,7 @@ import { inMemory, streamJsonlSuite } from './jsonl-stream.js';
 
 /** The bundled suites; `all` is mt then router (the 30-case one). */
 export const BUNDLED_SUITES = ['mt', 'router', 'router-250', 'all'] as const;
-export type BundledSuite = (typeof BUNDLED_SUITES)[number];
+type BundledSuite = (typeof BUNDLED_SUITES)[number];
 
 export function isBundledSuite(name: string): name is BundledSuite {
   return (BUNDLED_SUITES as readonly string[]).includes(name);

@@ -14,7 +14,7 @@ import { compileFilter, describeSelection, type Selection } from './select.js';
 
 /** The four option letters, in order. */
 export const MMLU_LETTERS = ['A', 'B', 'C', 'D'] as const;
-export type MmluLetter = (typeof MMLU_LETTERS)[number];
+type MmluLetter = (typeof MMLU_LETTERS)[number];
 
 /** One MMLU question as loaded, whatever the file format. */
 export interface MmluRow {

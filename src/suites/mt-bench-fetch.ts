@@ -26,7 +26,7 @@ export const MT_BENCH_FILES: readonly PinnedFile[] = [
   { url: `${DATA}/judge_prompts.jsonl`, sha256: FASTCHAT_JUDGE_PROMPTS_SHA256, name: 'judge_prompts.jsonl' },
 ];
 
-export interface FetchMtBenchOptions {
+interface FetchMtBenchOptions {
   /** Injected fetch (default: the global one). */
   fetchFn?: typeof fetch;
   /** The files (tests pin their own). */

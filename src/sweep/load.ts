@@ -16,13 +16,13 @@ export interface LoadedSweep {
 }
 
 /** An arm's run; with `casesLimit`, also its first scored cases for the HTML page, read in the same pass. */
-export interface LoadedSweepRun extends SweepArmRun {
+interface LoadedSweepRun extends SweepArmRun {
   cases?: { results: CaseResultList; header: ResultsHeader; scored_total: number; case_latency_ms: CaseLatency };
 }
 
 type CaseResultList = FirstCases['cases'];
 
-export interface LoadSweepOptions {
+interface LoadSweepOptions {
   /**
    * Keep each arm's first `casesLimit` scored cases whole (and count all, with their latency
    * percentiles), from the same pass over its results file that reads the paired figures.

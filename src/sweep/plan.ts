@@ -20,7 +20,7 @@ const count = (min: number, max: number) =>
 const clusterSchema = z.enum(['question', 'subject'], { error: 'must be "question" or "subject"' });
 
 /** One arm as a plan writes it: a target spec as in `run --config`, with a name. Unknown keys go to the target. */
-export const armSchema = z.looseObject({
+const armSchema = z.looseObject({
   name: z.string({ error: 'must be a string' }).regex(NAME, 'must be letters, digits, . _ = - (it names a folder)'),
   kind: z.string({ error: 'must be a string' }).refine((k) => Object.hasOwn(TARGETS, k), { message: `must be one of ${Object.keys(TARGETS).join(', ')}` }),
   endpoint: z.string().optional(),
@@ -45,7 +45,7 @@ export const armSchema = z.looseObject({
   where: z.record(z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/), z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/)).optional(),
 });
 
-export const planSchema = z.strictObject({
+const planSchema = z.strictObject({
   name: z.string({ error: 'must be a string' }).regex(NAME, 'must be letters, digits, . _ = - (it names a folder)'),
   suites: z.array(z.string({ error: 'must be a list of suite names or files' }).min(1), { error: 'must be a list of suite names or files' }).min(1, 'must name at least one suite'),
   arms: z.array(armSchema, { error: 'must be a list of arms' }).min(1, 'must list at least one arm'),

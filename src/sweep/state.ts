@@ -4,7 +4,7 @@ import { JoulebenchError } from '../core/errors.js';
 import type { ExpandedPlan } from './plan.js';
 
 export const SWEEP_FORMAT = 'joulebench-sweep/1';
-export const STATE_FILE = 'sweep.json';
+const STATE_FILE = 'sweep.json';
 
 /** One arm × suite of a sweep: an ordinary run with its own files. */
 export interface SweepRunEntry {

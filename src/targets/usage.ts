@@ -1,10 +1,10 @@
 import type { Usage } from '../core/types.js';
 
 /** A reported completion above this many times the request's cap is not a count of this reply (a few over is normal). */
-export const COMPLETION_OVER_CAP = 10;
+const COMPLETION_OVER_CAP = 10;
 
 /** One token count as a server sent it, under the name the server gave it (for the message). */
-export interface ReportedCount {
+interface ReportedCount {
   /** The field as the reply names it, e.g. `usage.completion_tokens`, `eval_count`. */
   field: string;
   /** The value as sent; `undefined` or `null`: the server did not say. */

@@ -109,9 +109,8 @@ const OUTCOMES: Outcome[] = ['all', 'correct', 'incorrect', 'unscored', 'error',
 const outcomeOf = (r: CaseResult): string => (r.error ? 'error' : r.passed === true ? 'correct' : r.passed === false ? 'incorrect' : 'unscored');
 const matches = (r: CaseResult, o: Outcome): boolean => o === 'all' || (o === 'below-floor' ? r.below_floor : outcomeOf(r) === o);
 
-function promptText(p: string | ChatMessage[]): string {
-  return typeof p === 'string' ? p : p.map((m) => `${m.role}: ${m.content}`).join('\n\n');
-}
+const promptText = (p: string | ChatMessage[]): string =>
+  typeof p === 'string' ? p : p.map((m) => `${m.role}: ${m.content}`).join('\n\n');
 
 /** One run's cases (or a code run's datapoints) with search and an outcome filter, a page at a time. */
 export function casesPage(s: ViewSources, key: string, q: URLSearchParams): string | null {

@@ -10,7 +10,7 @@ import { isLoopback, LOOPBACK } from './loopback.js';
 import { openSources, type ViewSources } from './sources.js';
 import { casesPage, comparePage, notFound, reportPage, runsPage, trendsPage } from './pages.js';
 
-export interface ViewOptions {
+interface ViewOptions {
   paths: readonly string[];
   host: string;
   port: number;
@@ -39,7 +39,7 @@ function sameSecret(a: string | undefined, b: string): boolean {
 }
 
 /** The viewer's routes over `sources`; every request passes the host and token checks first. Read-only: GET only. */
-export function viewApp(sources: ViewSources, opts: Pick<ViewOptions, 'host' | 'token'>): Hono {
+function viewApp(sources: ViewSources, opts: Pick<ViewOptions, 'host' | 'token'>): Hono {
   const app = new Hono();
   app.use('*', async (c, next) => {
     c.header('Content-Security-Policy', CSP);

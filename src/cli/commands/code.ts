@@ -35,7 +35,7 @@ import { recordForCli } from '../load-runs.js';
 import { describeSelection, selectItems } from '../../suites/select.js';
 
 /** `joulebench code` options as commander parses them. */
-export interface CodeFlags extends MeterFlags, PriceFlags {
+interface CodeFlags extends MeterFlags, PriceFlags {
   suite: string;
   solvers: string;
   tasks?: string;
@@ -143,7 +143,7 @@ export function codeCommand(io: CliIO): Command {
 }
 
 /** Runs the suite, writes the results JSON and prints the frontier table. */
-export async function codeAction(flags: CodeFlags, io: CliIO): Promise<void> {
+async function codeAction(flags: CodeFlags, io: CliIO): Promise<void> {
   const started = new Date();
   const outPlan = flags.out ? planOutput(flags.out, ['json', 'md', 'html', 'csv', 'jsonl', 'txt']) : null;
   const only = flags.tasks?.split(',').map((s) => s.trim()).filter(Boolean);

@@ -56,6 +56,6 @@ function noAccuracy(r: HistoryRun): string {
 }
 
 /** A digest short enough for a table column: 8 hex digits, no algorithm prefix (`--json` has it whole). */
-export function shortDigest(digest: string): string {
+function shortDigest(digest: string): string {
   return digest.replace(/^sha256:/, '').slice(0, 8);
 }

@@ -29,7 +29,7 @@ import { recordForCli } from '../load-runs.js';
 import { inferHistoryInput } from '../../report/history-inputs.js';
 import { quote } from '../../core/one-line.js';
 
-export interface InferFlags extends Omit<MeterFlags, 'meter'>, PriceFlags {
+interface InferFlags extends Omit<MeterFlags, 'meter'>, PriceFlags {
   target: string;
   /** llamacpp: GGUF files, comma-separated. */
   modelPath?: string;
@@ -99,7 +99,7 @@ export function inferCommand(io: CliIO): Command {
   });
 }
 
-export async function inferAction(flags: InferFlags, io: CliIO): Promise<void> {
+async function inferAction(flags: InferFlags, io: CliIO): Promise<void> {
   if (flags.report) {
     if (flags.pue !== undefined || flags.powerTrace !== undefined) throw new JoulebenchError('E_USAGE', `${flags.pue !== undefined ? '--pue' : '--power-trace'} applies to a run, not to --report`);
     if (flags.out) planOutput(flags.out, formatsOf((await import('../infer-outputs.js')).inferRenderings([])));

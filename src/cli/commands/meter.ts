@@ -8,7 +8,7 @@ import { measureCommand, type CommandMeasurement } from '../../runner/measure-co
 import { ExitWith, type CliIO } from '../io.js';
 import { addMeterFlags, idleMsFrom, meterOptionsFrom, type MeterFlags } from '../meter-flags.js';
 
-export interface MeterCommandFlags extends MeterFlags {
+interface MeterCommandFlags extends MeterFlags {
   json?: boolean;
 }
 
@@ -25,7 +25,7 @@ export function meterCommand(io: CliIO): Command {
 }
 
 /** Runs the command under the meter, prints the measurement, and returns the command's exit code. */
-export async function meterAction(command: string[], flags: MeterCommandFlags, io: CliIO): Promise<number> {
+async function meterAction(command: string[], flags: MeterCommandFlags, io: CliIO): Promise<number> {
   if (flags.meter === 'model') {
     throw new JoulebenchError('E_USAGE', '--meter model: a bare command reports no energy of its own; use auto, rapl, nvml, composite or estimate');
   }
@@ -56,7 +56,7 @@ export async function meterAction(command: string[], flags: MeterCommandFlags, i
 }
 
 /** The measurement as people read it (on stderr, like `time` and `perf stat`). */
-export function renderMeasurement(m: CommandMeasurement): string {
+function renderMeasurement(m: CommandMeasurement): string {
   const lines: string[] = [];
   lines.push(pc.bold(`joulebench meter · ${m.command.join(' ')}`) + pc.dim(` · meter ${m.meter}`));
   const head: string[][] = [

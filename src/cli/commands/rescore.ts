@@ -35,7 +35,7 @@ interface RescoreFlags extends JudgeFlags {
 }
 
 /** Where rescore writes the judged results: `X.rescored.results.jsonl` beside `X.results.jsonl`, or over it with `--in-place`. */
-export function rescoredPath(path: string, inPlace: boolean | undefined): string {
+function rescoredPath(path: string, inPlace: boolean | undefined): string {
   return inPlace ? path : path.replace(/(\.results)?\.jsonl$/i, '') + '.rescored.results.jsonl';
 }
 

@@ -34,7 +34,7 @@ import { addJudgeFlags } from '../judge-flags.js';
 import { nextRate, RATE_SEARCH_FORMAT, searchStep, stoppingRule, type RateSearch, type RateSearchRule, type RateSearchStep } from '../../load/search.js';
 import type { JudgeFlags } from '../../session/judge-setup.js';
 
-export interface RunFlags extends TargetFlags, MeterFlags, Partial<LoadFlags>, JudgeFlags, PriceFlags {
+interface RunFlags extends TargetFlags, MeterFlags, Partial<LoadFlags>, JudgeFlags, PriceFlags {
   config?: string;
   concurrency: number;
   /** Absent: 1 for the cascade (its cache is meant to be warm), 0 for other targets (a paid endpoint would bill every question twice). */
@@ -72,7 +72,7 @@ export interface RunFlags extends TargetFlags, MeterFlags, Partial<LoadFlags>, J
 }
 
 /** What `run` waits with between the runs of a rate sweep or of `--runs` (tests inject their own). */
-export interface RunDeps {
+interface RunDeps {
   wait?: (seconds: number) => Promise<void>;
 }
 
@@ -133,7 +133,7 @@ export function runCommand(io: CliIO, deps: RunDeps = {}): Command {
   });
 }
 
-export async function runAction(flags: RunFlags, io: CliIO): Promise<{ accuracy_pct: number | null; load?: LoadBlock; out: string | null; results: string }> {
+async function runAction(flags: RunFlags, io: CliIO): Promise<{ accuracy_pct: number | null; load?: LoadBlock; out: string | null; results: string }> {
   // A bad output path or extension is refused before the run spends anything.
   const outPlan = flags.out ? planOutput(flags.out, RUN_FORMATS) : null;
   if (flags.results) checkOutputPath(flags.results, '--results');
@@ -368,7 +368,7 @@ async function loadRepeatsAction(flags: RunFlags, n: number, io: CliIO, wait: (s
 }
 
 /** The session spec `run`'s flags ask for (meter settings resolved from flags and environment here). */
-export function sessionSpecFrom(flags: RunFlags, env: NodeJS.ProcessEnv, outPlan: { format: string; regular: boolean } | null = null): SessionSpec {
+function sessionSpecFrom(flags: RunFlags, env: NodeJS.ProcessEnv, outPlan: { format: string; regular: boolean } | null = null): SessionSpec {
   const spec: SessionSpec = {
     suite: flags.suite,
     meter: flags.meter ?? 'auto',

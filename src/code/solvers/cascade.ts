@@ -35,12 +35,12 @@ export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** A digest of a solver's identity: its id and what it describes of itself (the command, the preset). */
-export function solverDigest(solver: Solver): string {
+function solverDigest(solver: Solver): string {
   return 'sha256:' + createHash('sha256').update(JSON.stringify([solver.id, solver.describe()])).digest('hex');
 }
 
 /** A digest of what a task asks and how it is graded: prompt, before/, hidden tests, test command and format (not its name). */
-export function taskContentDigest(task: CodeTask): string {
+function taskContentDigest(task: CodeTask): string {
   const tree = (root: string | null) => (root ? treeDigest(listFiles(root).map((f) => [f, readFileSync(join(root, f))] as [string, Buffer])) : '-');
   return (
     'sha256:' +

@@ -6,7 +6,7 @@ import { ProcessTracker } from '../tracker.js';
 import { inProcessOutcome, type PreflightCheck, type SolveOutcome, type Solver } from './solver.js';
 
 /** A solver that runs an agent CLI in the workdir. */
-export interface CommandSolverOptions {
+interface CommandSolverOptions {
   id: string;
   /** Shell command; `{prompt}`, `{workdir}` and `{task}` are replaced by shell-quoted values. */
   template: string;
@@ -34,7 +34,7 @@ export function expandTemplate(template: string, values: { prompt: string; workd
  * A command word that is a path is made absolute against `cwd` (`./agent.sh` is the user's, not the workdir's):
  * the rewritten template and that path (bound read-only into the sandbox), or `null` for a bare name on PATH.
  */
-export function resolveCommandPath(template: string, cwd: string): { template: string; path: string | null } {
+function resolveCommandPath(template: string, cwd: string): { template: string; path: string | null } {
   const m = /^(\s*)('([^']*)'|"([^"$`\\]*)"|([^\s'"()|&;<>]+))/.exec(template);
   const word = m ? (m[3] ?? m[4] ?? m[5] ?? '') : '';
   if (!m || !word.includes('/') || word.includes('{')) return { template, path: null };
@@ -63,7 +63,7 @@ export function commandWords(line: string): string[] {
 }
 
 /** Absolute paths a command line names that exist (each is bound read-only into the sandbox at its own path). */
-export function pathsNamed(line: string): string[] {
+function pathsNamed(line: string): string[] {
   return [...new Set(commandWords(line).filter((w) => isAbsolute(w) && existsSync(w)))];
 }
 
@@ -158,7 +158,7 @@ export function commandSolver(opts: CommandSolverOptions): Solver {
         completion_tokens: usage.completion_tokens,
         usage_parsed_from: usage.parsed_from,
         error: r.spawn_error,
-        output_tail: tail.length > TAIL_CHARS ? tail.slice(-TAIL_CHARS) : tail,
+        output_tail: tail.slice(-TAIL_CHARS),
         unavailable: r.spawn_error ?? notFound,
         memory_exceeded: r.tracking?.memory_exceeded_bytes != null,
         tracking: r.tracking?.method ?? null,

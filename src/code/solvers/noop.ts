@@ -5,9 +5,7 @@ export function noopSolver(): Solver {
   return {
     id: 'noop',
     kind: 'noop',
-    async solve() {
-      return inProcessOutcome();
-    },
+    solve: async () => inProcessOutcome(),
     describe: () => ({ kind: 'noop', note: 'changes nothing' }),
   };
 }

@@ -37,7 +37,7 @@ export const AGENT_PRESETS = {
   },
 } as const satisfies Record<string, AgentPreset>;
 
-export type AgentPresetName = keyof typeof AGENT_PRESETS;
+type AgentPresetName = keyof typeof AGENT_PRESETS;
 const BUILTIN = ['reference', 'noop'] as const;
 
 /** Every solver name that is not a `cmd:` template. */
@@ -64,11 +64,8 @@ export function splitSolverList(list: string): string[] {
   return out.filter((s) => s !== '');
 }
 
-/** Where solvers keep state between runs. */
-export interface SolverOptions {
-  /** The `cascade:` cache folder (default `$JOULEBENCH_HOME/code-cache`). */
-  cache_dir?: string;
-}
+/** Where solvers keep state between runs: `cache_dir`, the `cascade:` cache folder (default `$JOULEBENCH_HOME/code-cache`). */
+type SolverOptions = { cache_dir?: string };
 
 /** Makes a solver from `[label=][cascade:]reference|noop|claude|gemini|codex|aider|cmd:<template>`. */
 export function createSolver(spec: string, opts: SolverOptions = {}): Solver {

@@ -15,7 +15,7 @@ const parser = new XMLParser({
 type Node = Record<string, unknown>;
 
 /** How a JUnit test's id is spelled: node:test's suite path, or pytest's node id (`file::Class::name`). */
-export type JUnitFlavor = 'node-test' | 'pytest';
+type JUnitFlavor = 'node-test' | 'pytest';
 
 export function parseJUnit(text: string, flavor: JUnitFlavor): ParsedReport {
   if (text.trim() === '') return { ok: false, error: 'the JUnit report is empty' };
@@ -52,8 +52,7 @@ function testOf(c: Node, suites: string[], flavor: JUnitFlavor): ReportedTest {
 }
 
 /** pytest's node id (`tests/test_x.py::TestY::test_z[1]`); without `file` (xunit2), from the dotted class name. */
-
-export function pytestNodeId(file: string | null, classname: string, name: string): string {
+function pytestNodeId(file: string | null, classname: string, name: string): string {
   if (!file) return classname ? `${classname}::${name}` : name;
   const module = file.replace(/\.py$/, '').split('/').join('.');
   const rest = classname === module ? '' : classname.startsWith(`${module}.`) ? classname.slice(module.length + 1) : '';

@@ -2,7 +2,6 @@ import type { TestOutcome } from './types.js';
 
 // The grading rule, SWE-bench's made per test (docs/coding-agents.md).
 
-
 /** A named test's status in one run (a FAIL_TO_PASS / PASS_TO_PASS entry). */
 export type NamedStatus = 'pass' | 'fail' | 'timeout' | 'skipped' | 'missing';
 
@@ -23,7 +22,7 @@ export interface GradedRun {
 }
 
 /** The named tests of a task. */
-export interface NamedTests {
+interface NamedTests {
   fail_to_pass: readonly string[];
   pass_to_pass: readonly string[];
 }
@@ -53,7 +52,7 @@ export function baselineProblem(task: NamedTests & { test_timeout_s: number }, b
 }
 
 /** The verdict on a grading run against its baseline. */
-export interface GradeVerdict {
+interface GradeVerdict {
   resolved: boolean;
   /** Why not resolved (the first reason), `null` when resolved. */
   reason: string | null;

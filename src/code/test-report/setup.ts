@@ -6,7 +6,6 @@ import { parseTap } from './tap.js';
 export const REPORT_ENV = 'JOULEBENCH_TEST_REPORT';
 
 /** `env` plus what makes a test command report to `path`: NODE_OPTIONS for node:test, PYTEST_ADDOPTS (xunit1: node ids) for pytest. */
-
 export function withReportEnv(format: TestFormat, path: string, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = { ...env, [REPORT_ENV]: path };
   if (format === 'node-test') {

@@ -2,7 +2,6 @@ import { Parser, type Result } from 'tap-parser';
 import type { ParsedReport, ReportedTest } from './types.js';
 
 /** A TAP 13/14 stream's test points named by path (`parent > child`); a bail-out or a count off its plan is no report. */
-
 export function parseTap(text: string): ParsedReport {
   if (text.trim() === '') return { ok: false, error: 'the TAP report is empty' };
   const tests: ReportedTest[] = [];

@@ -1,7 +1,7 @@
 /** AMD SMI's "not supported on this device" status (`AMDSMI_STATUS_NOT_SUPPORTED`). */
 export const AMDSMI_STATUS_NOT_SUPPORTED = 2;
 /** `AMDSMI_INIT_AMD_GPUS`: initialise for GPUs only. */
-export const AMDSMI_INIT_AMD_GPUS = 1 << 1;
+const AMDSMI_INIT_AMD_GPUS = 1 << 1;
 
 /** An AMD SMI call that returned a non-success status. */
 export class AmdSmiError extends Error {

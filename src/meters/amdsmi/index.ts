@@ -8,14 +8,14 @@ import { AMDSMI_LIBRARY, AMDSMI_STATUS_NOT_SUPPORTED, AmdSmiError, loadAmdSmiBin
 import { rocmVisibleDevices } from './visible.js';
 
 /** The shortest window the energy counter resolves, ms: conservative, as AMD does not document its refresh period. */
-export const AMDSMI_FLOOR_MS = 100;
+const AMDSMI_FLOOR_MS = 100;
 /** Background sampling interval while a window is open, ms (power integration, and seeing every wrap). */
-export const AMDSMI_DEFAULT_POLL_MS = 100;
+const AMDSMI_DEFAULT_POLL_MS = 100;
 /**
  * Per GPU, above this power a backwards step is a reset (dropped), not a 32-bit wrap, and a forward step
  * (over at least 1 s) a garbage read (dropped). Well above any AMD board power (MI300X: 750 W).
  */
-export const AMDSMI_DEFAULT_MAX_WATTS = 2000;
+const AMDSMI_DEFAULT_MAX_WATTS = 2000;
 
 const WRAP_32 = 2n ** 32n;
 
@@ -69,11 +69,7 @@ export function createAmdSmiMeter(opts: AmdSmiOptions = {}): Meter {
   /** The open windows' sample records. */
   const open = new Set<WindowSamples>();
 
-  async function setUp(): Promise<MeterProbe> {
-    if (probed) return probed;
-    probed = await inspect();
-    return probed;
-  }
+  const setUp = async (): Promise<MeterProbe> => (probed ??= await inspect());
 
   async function inspect(): Promise<MeterProbe> {
     try {

@@ -8,9 +8,9 @@ import { loadNvmlBinding, NVML_ERROR_NOT_SUPPORTED, NVML_LIBRARY, NvmlError, typ
 import { visibleDevices } from './visible.js';
 
 /** NVML's energy counter refreshes every ~20–100 ms: a shorter window can read 0. */
-export const NVML_FLOOR_MS = 100;
+const NVML_FLOOR_MS = 100;
 /** Power sampling interval when the energy counter is unsupported, ms. */
-export const NVML_DEFAULT_POLL_MS = 100;
+const NVML_DEFAULT_POLL_MS = 100;
 
 export interface NvmlOptions {
   /** Injected in tests; default: koffi onto `libnvidia-ml.so.1`, loaded on first probe. */
@@ -47,11 +47,7 @@ export function createNvmlMeter(opts: NvmlOptions = {}): Meter {
   /** The open windows' sample records (power mode: every poll; counter mode: the two edge reads). */
   const open = new Set<WindowSamples>();
 
-  async function setUp(): Promise<MeterProbe> {
-    if (probed) return probed;
-    probed = await inspect();
-    return probed;
-  }
+  const setUp = async (): Promise<MeterProbe> => (probed ??= await inspect());
 
   async function inspect(): Promise<MeterProbe> {
     try {

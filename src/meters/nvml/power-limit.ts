@@ -1,4 +1,5 @@
 import { JoulebenchError } from '../../core/errors.js';
+import { shutdownQuietly } from '../gpu.js';
 import { firstLine } from '../meter.js';
 import { loadNvmlBinding, NVML_LIBRARY, type NvmlDevice, type NvmlPowerBinding } from './binding.js';
 import { visibleDevices } from './visible.js';
@@ -101,12 +102,6 @@ export async function openPowerLimiter(limits_w: readonly number[], opts: { libr
     set: (w) => setAll(() => w * 1000),
     restore: () => setAll((g) => g.original_mw),
     describe: () => ({ library, gpus: gpus.map((g) => ({ nvml_index: g.index, uuid: g.uuid, original_limit_w: g.original_mw / 1000, min_w: g.min_mw / 1000, max_w: g.max_mw / 1000 })) }),
-    close: () => {
-      try {
-        b.shutdown();
-      } catch {
-        // nothing to undo
-      }
-    },
+    close: () => shutdownQuietly(b, true),
   };
 }

@@ -5,7 +5,7 @@ import { integrateSamples, type TimedSample } from './integrate.js';
 import { parsePowerSample, PowermetricsParseError } from './parse.js';
 
 /** Default sample interval, ms: the meter's floor, and the longest a window's end waits for its sample. */
-export const POWERMETRICS_DEFAULT_INTERVAL_MS = 100;
+const POWERMETRICS_DEFAULT_INTERVAL_MS = 100;
 /** A window whose samples cover less than this share of it (samples missing or refused) reads null. */
 const MIN_COVERAGE = 0.9;
 

@@ -9,9 +9,9 @@ import { listZones, selectDomains, type RaplSelection, type ReadText } from './z
 /** The default powercap root; containers often bind-mount it elsewhere. */
 export const DEFAULT_POWERCAP_ROOT = '/sys/class/powercap';
 /** RAPL counters update about every millisecond; a shorter window reads noise. */
-export const RAPL_FLOOR_MS = 1;
+const RAPL_FLOOR_MS = 1;
 /** Background poll interval, ms: far shorter than the fastest wrap (about a minute under heavy load). */
-export const RAPL_DEFAULT_POLL_MS = 500;
+const RAPL_DEFAULT_POLL_MS = 500;
 
 export interface RaplOptions {
   /** Default `/sys/class/powercap` (`--powercap-root`, `JOULEBENCH_POWERCAP_ROOT`). */
@@ -40,11 +40,7 @@ export function createRaplMeter(opts: RaplOptions = {}): Meter {
   let state: { selection: RaplSelection; sampler: RaplSampler } | null = null;
   let probed: MeterProbe | null = null;
 
-  function setUp(): MeterProbe {
-    if (probed) return probed;
-    probed = inspect();
-    return probed;
-  }
+  const setUp = (): MeterProbe => (probed ??= inspect());
 
   function inspect(): MeterProbe {
     if (!existsSync(root)) {

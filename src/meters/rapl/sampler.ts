@@ -5,7 +5,7 @@ import { counterDelta, parseCounter, parseMicrojoules } from './counter.js';
 import type { RaplDomain, ReadText } from './zones.js';
 
 /** Accumulated energy per domain since the sampler started, and the samples it had to drop. */
-export interface RaplSnapshot {
+interface RaplSnapshot {
   total_uj: Record<string, number>;
   dropped: Record<string, number>;
   read_errors: Record<string, number>;

@@ -1,6 +1,5 @@
 import type { BenchReport } from '../../core/aggregate.js';
 import { HTML_CASE_ROWS } from '../page-limits.js';
-import type { SolverSummary } from '../../code/aggregate.js';
 import { nearestRank } from '../../core/stats.js';
 import type { CaseResult } from '../../core/types.js';
 import { codeArms, inputsFrontier, type InputsFrontier } from '../arms.js';
@@ -55,24 +54,7 @@ export interface HtmlModel {
     case_latency_ms: CaseLatency | null;
   }[];
   /** Coding-agent results files: each solver is an arm (accuracy = resolution %). */
-  code: {
-    label: string;
-    origin: string;
-    suite: { name: string; digest: string; tasks: number };
-    rollouts: number;
-    /** `--energy-budget` of the results, J per task attempt; null when none. */
-    energy_budget_j: number | null;
-    meter: string;
-    sandbox: string;
-    solvers: (SolverSummary & { arm: string; wall_p95_ms: number | null })[];
-    /** Reasons datapoints were invalid, per solver. */
-    invalid_reasons: Record<string, string[]>;
-    /** Task × solver outcome over the rollouts: resolved (any rollout), invalid (every rollout), else not resolved. */
-    grid: { tasks: string[]; solvers: string[]; cells: Record<string, Record<string, { outcome: 'resolved' | 'not' | 'invalid'; resolved: number; rollouts: number }>> };
-    /** Each task's prompt (task.toml) read back from the suite while its digest matches, or why not. */
-    prompts: { source: string | null; missing: string | null; by_task: Record<string, string> };
-    receipt: Record<string, unknown> | null;
-  }[];
+  code: ReturnType<typeof codeModel>[];
   /** Infer run files: arms (model × threads) with no accuracy, so never on a frontier. */
   infer: ReturnType<typeof inferModel>[];
   frontier: InputsFrontier;
@@ -157,7 +139,8 @@ function inferModel({ label, origin, file }: LoadedInfer) {
   return { label, origin, prompt_sha256, target, started_utc, finished_utc, arms: inferArmViews(label, file), receipt };
 }
 
-function codeModel(x: Extract<ReportInput, { kind: 'code' }>): HtmlModel['code'][number] {
+/** A coding-agent results file as the page shows it; `grid` is task × solver over the rollouts. */
+function codeModel(x: Extract<ReportInput, { kind: 'code' }>) {
   const r = x.results;
   const arms = codeArms(x.label, r);
   const invalid: Record<string, string[]> = {};
@@ -172,27 +155,33 @@ function codeModel(x: Extract<ReportInput, { kind: 'code' }>): HtmlModel['code']
     origin: x.origin,
     suite: { name: r.suite.name, digest: r.suite.digest ?? '', tasks: r.suite.tasks.length },
     rollouts: r.config.rollouts,
+    /** `--energy-budget` of the results, J per task attempt; null when none. */
     energy_budget_j: r.config.energy_budget_j ?? null,
     meter: r.config.meter.id,
     sandbox: String(r.config.sandbox?.kind ?? 'n/a'),
     solvers: r.solvers.map((s, i) => ({ ...s, arm: arms[i]!.id, wall_p95_ms: arms[i]!.latency_p95_ms })),
+    /** Reasons datapoints were invalid, per solver. */
     invalid_reasons: invalid,
     grid: taskGrid(r),
+    /** Each task's prompt (task.toml) read back from the suite while its digest matches, or why not. */
     prompts: codePrompts(r.suite),
     receipt: r.receipt ?? null,
   };
 }
 
-function codePrompts(suite: Extract<ReportInput, { kind: 'code' }>['results']['suite']): HtmlModel['code'][number]['prompts'] {
+function codePrompts(suite: Extract<ReportInput, { kind: 'code' }>['results']['suite']) {
   const p = resolveCodePrompts(suite);
-  if (!p.ok) return { source: null, missing: p.reason, by_task: {} };
+  if (!p.ok) return { source: null, missing: p.reason, by_task: {} as Record<string, string> };
   return { source: p.source, missing: null, by_task: Object.fromEntries(Object.entries(p.prompts).map(([k, v]) => [k, clipPrompt(v)])) };
 }
 
-function taskGrid(r: Extract<ReportInput, { kind: 'code' }>['results']): HtmlModel['code'][number]['grid'] {
+type GridCell = { outcome: 'resolved' | 'not' | 'invalid'; resolved: number; rollouts: number };
+
+/** Task × solver outcome over the rollouts: resolved (any rollout), invalid (every rollout), else not resolved. */
+function taskGrid(r: Extract<ReportInput, { kind: 'code' }>['results']) {
   const solvers = r.solvers.map((s) => s.solver);
   const tasks = [...r.suite.tasks];
-  const cells: HtmlModel['code'][number]['grid']['cells'] = {};
+  const cells: Record<string, Record<string, GridCell>> = {};
   for (const t of tasks) {
     cells[t] = {};
     for (const s of solvers) {
@@ -232,10 +221,7 @@ function toRow(run: string, r: CaseResult): HtmlCase {
   };
 }
 
-function clipPrompt(s: string): string {
-  return s.length <= MAX_PROMPT_TURN ? s : `${s.slice(0, MAX_PROMPT_TURN)}… (${s.length - MAX_PROMPT_TURN} more characters)`;
-}
-
-function clip(s: string | null): string | null {
-  return s === null || s.length <= MAX_TEXT ? s : `${s.slice(0, MAX_TEXT)}…`;
-}
+const clipPrompt = (s: string): string =>
+  s.length <= MAX_PROMPT_TURN ? s : `${s.slice(0, MAX_PROMPT_TURN)}… (${s.length - MAX_PROMPT_TURN} more characters)`;
+const clip = (s: string | null): string | null =>
+  s === null || s.length <= MAX_TEXT ? s : `${s.slice(0, MAX_TEXT)}…`;

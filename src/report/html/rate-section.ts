@@ -89,9 +89,7 @@ function energyCharts(points: readonly RatePoint[]): Pick<RateCurveView, 'energy
   return { energy: [], energy_missing: why };
 }
 
-function rateText(rate: number | 'inf' | null): string {
-  return rate === null ? '?' : rate === 'inf' ? 'inf' : `${rate}/s`;
-}
+const rateText = (rate: number | 'inf' | null): string => (rate === null ? '?' : rate === 'inf' ? 'inf' : `${rate}/s`);
 
 const num = (v: number | null, digits = 2): string => (v === null ? 'n/a' : Number.isInteger(v) ? String(v) : v.toFixed(digits));
 

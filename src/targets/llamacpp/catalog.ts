@@ -1,5 +1,5 @@
 /** One downloadable GGUF: where it is (pinned to a revision), what its bytes hash to, how many there are. */
-export interface CatalogModel {
+interface CatalogModel {
   /** The name `joulebench fetch model NAME` takes. */
   name: string;
   /** A URL pinned to a repository revision, so the bytes behind it cannot change. */

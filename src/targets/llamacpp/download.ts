@@ -107,7 +107,10 @@ export async function downloadVerified(o: DownloadOptions): Promise<DownloadResu
           throw fail('E_INPUT', `the server sent more than the pinned ${bytes} bytes: refused (nothing kept)`);
         }
         h.update(chunk);
-        await writeAll(fh, chunk, part);
+        // writeFile repeats a partial write until all of the chunk is at the file's position.
+        await fh.writeFile(chunk).catch((e: unknown) => {
+          throw fail('E_OUTPUT', `cannot write ${part} (${why(e)})`);
+        });
         const now = Date.now();
         if (o.onProgress && now - lastReport >= 200) {
           lastReport = now;
@@ -135,13 +138,6 @@ export async function downloadVerified(o: DownloadOptions): Promise<DownloadResu
   } finally {
     void dispatcher.destroy().catch(() => undefined);
   }
-}
-
-/** Writes all of `chunk` at the file's position (writeFile repeats a partial write); a failure is E_OUTPUT naming the file. */
-async function writeAll(fh: FileHandle, chunk: Buffer, path: string): Promise<void> {
-  await fh.writeFile(chunk).catch((e: unknown) => {
-    throw fail('E_OUTPUT', `cannot write ${path} (${why(e)})`);
-  });
 }
 
 /** GETs `start`, following up to `max` redirects (each guarded, http(s) only, never https to http); body unread. */

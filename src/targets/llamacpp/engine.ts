@@ -257,7 +257,7 @@ export class LlamaEngine {
 }
 
 /** Parameters in the GGUF: the sum over its tensors of the product of their dimensions. */
-export function parameterCount(model: Pick<LlamaModel, 'fileInfo'>): number | null {
+function parameterCount(model: Pick<LlamaModel, 'fileInfo'>): number | null {
   const tensors = model.fileInfo.tensorInfo;
   if (!tensors || tensors.length === 0) return null;
   let n = 0;

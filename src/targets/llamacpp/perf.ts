@@ -2,7 +2,7 @@
  * llama.cpp's counters as `llama_perf_context_print` writes them. It prints `max(1, n)` for both counts,
  * so a printed 1 with 0.00 ms means nothing: token counts come from node-llama-cpp's token meter.
  */
-export interface LlamaPerf {
+interface LlamaPerf {
   /** Prompt evaluation (batches of more than one token), ms. */
   prompt_eval_ms: number;
   /** Tokens in those batches, as printed (at least 1). */

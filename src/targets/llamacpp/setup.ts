@@ -10,7 +10,7 @@ const run = promisify(execFile);
 
 /** The GPU builds `joulebench setup llamacpp --gpu` can add. */
 export const SETUP_GPUS = ['cuda', 'vulkan'] as const;
-export type SetupGpu = (typeof SETUP_GPUS)[number];
+type SetupGpu = (typeof SETUP_GPUS)[number];
 
 /** Prebuilt packages by `platform-arch`: the CPU build (Metal on macOS arm64), then the CUDA and Vulkan builds. */
 const PREBUILT: Record<string, Partial<Record<SetupGpu | 'cpu', string[]>>> = {
@@ -31,7 +31,7 @@ export function prebuiltPackages(platform: NodeJS.Platform, arch: string, gpu: S
 }
 
 /** The folder node-llama-cpp is installed in, as Node resolves it from joulebench; E_TARGET when it is not. */
-export function nodeLlamaCppDir(): string {
+function nodeLlamaCppDir(): string {
   let entry: string;
   try {
     entry = fileURLToPath(import.meta.resolve('node-llama-cpp'));
@@ -45,14 +45,8 @@ export function nodeLlamaCppDir(): string {
   throw new JoulebenchError('E_TARGET', `node-llama-cpp: no package.json above ${entry}`);
 }
 
-/** Where node-llama-cpp's `import(pkg)` finds `pkg`: its own node_modules, else the one it sits in. */
-export function prebuiltPackageDir(llamaDir: string, pkg: string): string {
-  const nested = join(llamaDir, 'node_modules', pkg);
-  return lstatSync(nested, { throwIfNoEntry: false }) ? nested : join(dirname(llamaDir), pkg);
-}
-
 /** The version of the package installed at `dir`, or null (absent, or the empty stand-in a CPU-only install links there). */
-export function installedVersion(dir: string, pkg: string): string | null {
+function installedVersion(dir: string, pkg: string): string | null {
   try {
     const m = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: unknown; version?: unknown };
     return m.name === pkg && typeof m.version === 'string' ? m.version : null;
@@ -61,7 +55,7 @@ export function installedVersion(dir: string, pkg: string): string | null {
   }
 }
 
-export interface SetupOptions {
+interface SetupOptions {
   /** Where node-llama-cpp is installed (default: found from joulebench, nodeLlamaCppDir()). */
   llamaDir?: string;
   /** The npm executable (default `npm`; `npm.cmd` on Windows). */
@@ -83,7 +77,9 @@ export async function setupLlamaCpp(gpu: SetupGpu | false, opts: SetupOptions = 
   const npm = opts.npm ?? (process.platform === 'win32' ? 'npm.cmd' : 'npm');
   const results: SetupResult[] = [];
   for (const pkg of packages) {
-    const dir = prebuiltPackageDir(llamaDir, pkg);
+    // Where node-llama-cpp's `import(pkg)` finds `pkg`: its own node_modules, else the one it sits in.
+    const nested = join(llamaDir, 'node_modules', pkg);
+    const dir = lstatSync(nested, { throwIfNoEntry: false }) ? nested : join(dirname(llamaDir), pkg);
     if (installedVersion(dir, pkg) === NODE_LLAMA_CPP_VERSION) {
       results.push({ package: pkg, dir, installed: false });
       continue;

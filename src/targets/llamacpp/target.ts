@@ -89,7 +89,7 @@ export async function createLlamaCppTarget(opts: LlamaCppTargetOptions): Promise
 }
 
 /** The Answer for one generation: usage and TTFT/TPOT at the top, the library's counters in `meta.llamacpp`. */
-export function answerOf(g: LlamaGeneration, model_load_ms: number, max_tokens: number): Answer {
+function answerOf(g: LlamaGeneration, model_load_ms: number, max_tokens: number): Answer {
   const last = g.token_times_ms[g.token_times_ms.length - 1];
   return {
     text: g.text,

@@ -33,7 +33,7 @@ export function defaultThreadChoice(opts: { root?: string; available_parallelism
 }
 
 /** How long the idle CPUs are sampled before the model loads, ms. */
-export const IDLE_SAMPLE_MS = 250;
+const IDLE_SAMPLE_MS = 250;
 
 /** The CPUs among `allowed` (all when `null`) idle over `window_ms`, from two reads of `/proc/stat`; `null`: unreadable. */
 export async function idleCpus(root: string, allowed: number[] | null, window_ms = IDLE_SAMPLE_MS, wait = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))): Promise<number | null> {
@@ -80,7 +80,7 @@ function readCpuTimes(root: string): Map<number, { idle: number; total: number }
 }
 
 /** A decode rate below this fraction of another at the same model is a collapse, not a configuration difference. */
-export const COLLAPSE_FRACTION = 0.1;
+const COLLAPSE_FRACTION = 0.1;
 
 /** The warning for a first case decoding far slower than one thread did: oversubscribed threads; else `null`. */
 export function firstCaseCollapse(first_case_tok_s: number | null, probe_tok_s: number | null, threads: number): string | null {

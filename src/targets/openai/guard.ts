@@ -25,7 +25,7 @@ export function isForbiddenAddress(ip: string): boolean {
 }
 
 /** An error raised when a connection would go to a forbidden address. */
-export class ForbiddenAddressError extends Error {
+class ForbiddenAddressError extends Error {
   readonly code = 'E_FORBIDDEN_ADDRESS';
   constructor(readonly host: string, readonly address: string) {
     super(`refusing to connect to ${host} (${address}): link-local and cloud-metadata addresses are never contacted`);

@@ -1,5 +1,5 @@
 /** What replaces a secret in any message. */
-export const REDACTED = '[REDACTED]';
+const REDACTED = '[REDACTED]';
 
 /** Removes a secret, and anything shaped like a bearer token or an `sk-` key, from a message; one line out. */
 export function redact(message: string, secret: string | undefined): string {
