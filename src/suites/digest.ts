@@ -3,18 +3,13 @@ import { canonicalJson } from '../core/canonical.js';
 import type { Case, Suite } from '../core/types.js';
 import { promptOf } from './prompt.js';
 
-/** How one case is asked and scored: the part of it the digest covers. */
+/**
+ * How one case is asked and scored: the part of it the digest covers. Its keys are in sorted order, so
+ * JSON.stringify of it is its canonical JSON (every value is a string, a number, null or a string list).
+ */
 export function caseDescriptor(c: Case): Record<string, unknown> {
-  return {
-    id: c.id,
-    dataset: c.dataset,
-    prompt: promptOf(c),
-    expected: c.expected,
-    choices: c.choices,
-    weight: c.weight,
-    reference: c.reference,
-    scorer: c.scorer,
-  };
+  const { choices, dataset, expected, id, reference, scorer, weight } = c;
+  return { choices, dataset, expected, id, prompt: promptOf(c), reference, scorer, weight };
 }
 
 /**
@@ -35,10 +30,7 @@ export class SuiteDigester {
   count = 0;
 
   add(c: Case): void {
-    // canonicalJson(caseDescriptor(c)), its keys written in sorted order: one JSON.stringify, no key sort.
-    const { choices, dataset, expected, id, reference, scorer, weight } = c;
-    const d = { choices, dataset, expected, id, prompt: promptOf(c), reference, scorer, weight };
-    this.hash.update((this.count++ > 0 ? ',' : '') + JSON.stringify(d));
+    this.hash.update((this.count++ > 0 ? ',' : '') + JSON.stringify(caseDescriptor(c)));
   }
 
   /** The digest of the cases added so far under this name, scorer and version. */
