@@ -1,8 +1,8 @@
 /**
  * Rebuilding a report from a results file (`joulebench report --json FILE`, what the CLI does), on
  * the same N-case file, alternated, in one run: lines in case order (a sequential run), the same lines
- * in a concurrent run's order (each written up to 32 places late), and the whole-file path (read the
- * file, parse every line into an object, sort, aggregate). Beside them, the floor any JSON-lines reader
+ * in a concurrent run's order (each written up to 32 places late), and the all-in-memory path (read
+ * every line into an object with readResultsFile, sort, aggregate). Beside them, the floor any JSON-lines reader
  * pays: a bare loop that reads the file in 64 KiB chunks, splits it into lines and JSON.parses each,
  * nothing more. The N-case files' headers say `bootstrap: 0` (as `run --bootstrap 0` writes it): the
  * 2000-resample bootstrap's cost grows with cases × resamples and is measured apart, on N/10 cases with
@@ -72,7 +72,7 @@ try {
   const small = write('small.results.jsonl', 60, 0, null);
   const withBootstrap = write('bootstrap.results.jsonl', Math.round(N / 10), 0, null);
 
-  const wholeFile = `const { readResultsFile } = await import('${DIST}runner/results-file.js'); const { aggregate, reportContextOf } = await import('${DIST}core/aggregate.js');
+  const inMemory = `const { readResultsFile } = await import('${DIST}runner/results-stream.js'); const { aggregate, reportContextOf } = await import('${DIST}core/aggregate.js');
 const f = readResultsFile(process.argv[1]); const rank = { warmup: 0, scored: 1 };
 const sorted = f.results.sort((a, b) => rank[a.phase] - rank[b.phase] || a.pass - b.pass || a.index - b.index);
 process.stdout.write(JSON.stringify(aggregate(sorted, reportContextOf(f.header))).slice(0, 40));`;
@@ -86,7 +86,7 @@ process.stdout.write(String(n));`;
     'streamed, meta on every line (HTTP)': [BIN, 'report', '--json', httpShaped],
     'bare JSON.parse loop, in case order': ['--input-type=module', '-e', bareLoop, file],
     'bare JSON.parse loop, concurrent order': ['--input-type=module', '-e', bareLoop, concurrent],
-    'whole file (readResultsFile)': ['--input-type=module', '-e', wholeFile, file],
+    'all in memory (readResultsFile)': ['--input-type=module', '-e', inMemory, file],
     [`streamed, N/10 cases, bootstrap 2000`]: [BIN, 'report', '--json', withBootstrap],
     // The other commands that read every line: a paired comparison of the two N-case files, and the HTML page (its first 20,000 cases kept).
     'compare, in order vs concurrent': [BIN, 'compare', '-q', file, concurrent],
@@ -113,7 +113,7 @@ process.stdout.write(String(n));`;
       const r = spawnSync('/usr/bin/time', ['-f', '%U %S %M', process.execPath, '--max-old-space-size=8192', ...variants[name]!], { env, encoding: 'utf8', maxBuffer: 1 << 26 });
       const wall_s = Number(process.hrtime.bigint() - t0) / 1e9;
       if (r.status !== 0) {
-        if (!name.startsWith('whole')) throw new Error(`${name}: ${r.stderr.slice(0, 500)}`);
+        if (!name.startsWith('all in memory')) throw new Error(`${name}: ${r.stderr.slice(0, 500)}`);
         failed[name] = r.stderr.split('\n').find((l) => /^\S*Error|^joulebench:/.test(l)) ?? `exit ${r.status}`;
         continue;
       }
@@ -138,7 +138,7 @@ process.stdout.write(String(n));`;
   console.log(`load average ${loadavg().map((l) => l.toFixed(1)).join(' ')} (at the end)`);
   console.log(`report rebuild from ${N.toLocaleString('en')} cases (${mb.toFixed(0)} MB; bootstrap variant ${Math.round(N / 10).toLocaleString('en')} cases), median of ${TRIALS} alternated trials, Node ${process.version}`);
   for (const [name, why] of Object.entries(failed)) console.log(`  ${name.padEnd(38)} failed: ${why.slice(0, 160)}`);
-  const base = samples['whole file (readResultsFile)']!.length > 0 ? samples['whole file (readResultsFile)']! : samples['streamed, in case order']!;
+  const base = samples['all in memory (readResultsFile)']!.length > 0 ? samples['all in memory (readResultsFile)']! : samples['streamed, in case order']!;
   for (const [name, s] of Object.entries(samples)) {
     if (s.length === 0) continue;
     const w = median(s.map((x) => x.wall_s))!;

@@ -1,13 +1,8 @@
 import { closeSync, mkdirSync, openSync, truncateSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { JoulebenchError } from '../core/errors.js';
 import type { CaseResult, ResultsHeader } from '../core/types.js';
-import { readTextFileBom } from '../read-text.js';
 import { caseLine } from './case-line.js';
-import { checkCaseLine } from './case-check.js';
-import { caseLimits, NO_LIMITS, outsideRunReason, phaseRank, withinRun, type CaseLimits } from './case-key.js';
-import { CaseLines } from './case-lines.js';
 
 /** Where the runner sends each result as soon as it is known. */
 export interface ResultsSink {
@@ -166,128 +161,6 @@ export class MemorySink implements ResultsSink {
     this.notes.push(line);
   }
   close(): void {}
-}
-
-/** A results JSONL as read back: its header, its case lines, and what a crash left behind. */
-export interface ResultsFileContents {
-  header: ResultsHeader | null;
-  /** `record: "case"` lines in file order (warmup and scored). */
-  results: CaseResult[];
-  /** Bytes up to and including the last complete line. */
-  good_bytes: number;
-  /** Bytes after the last newline: a line torn by a kill (SIGKILL mid-write); dropped. */
-  torn_bytes: number;
-  /** Lines of other record kinds (e.g. `resume`, `rewarm`), kept for the receipt. */
-  other: Record<string, unknown>[];
-}
-
-/**
- * Reads a results JSONL. A torn last line (no trailing newline: the process died mid-write) is dropped;
- * a bad line anywhere else is E_RESULTS naming the file and line, because that is not a crash artefact.
- */
-export function readResultsFile(path: string): ResultsFileContents {
-  return readResultsFileText(path).contents;
-}
-
-/** {@link readResultsFile} with the file's text as well (the judge rewrites the file from it). */
-export function readResultsFileText(path: string): { text: string; contents: ResultsFileContents } {
-  const { text, bom_bytes } = readTextFileBom(path, 'E_RESULTS');
-  const contents = parseResultsText(text, path);
-  // `good_bytes` is an offset in the file (truncateResultsFile cuts there): a leading BOM, dropped from
-  // the text, is bytes of it.
-  contents.good_bytes += bom_bytes;
-  return { text, contents };
-}
-
-/** The parsing half of {@link readResultsFile}, for text already in memory. */
-export function parseResultsText(text: string, path: string): ResultsFileContents {
-  const end = text.lastIndexOf('\n') + 1;
-  const complete = text.slice(0, end);
-  const out: ResultsFileContents = {
-    header: null,
-    results: [],
-    good_bytes: Buffer.byteLength(complete),
-    torn_bytes: Buffer.byteLength(text) - Buffer.byteLength(complete),
-    other: [],
-  };
-  const lines = complete.split('\n');
-  lines.pop(); // the empty string after the final newline
-  const parser = new ResultsLineParser(path, {
-    header: (h) => (out.header = h),
-    case: (r) => out.results.push(r),
-    other: (o) => out.other.push(o),
-  });
-  lines.forEach((line, i) => parser.line(line, i + 1));
-  return out;
-}
-
-/** What {@link ResultsLineParser} found on a line. */
-export interface ResultsLineHandlers {
-  header(h: ResultsHeader): void;
-  case(r: CaseResult): void;
-  other(o: Record<string, unknown>): void;
-}
-
-/** The rules for one results line, shared by every reader of a results file; a key on two lines is refused. */
-export class ResultsLineParser {
-  private header: ResultsHeader | null = null;
-  /** The passes and cases the header allows (see {@link caseLimits}). */
-  private limits: CaseLimits = NO_LIMITS;
-  private readonly keys = new CaseLines();
-  constructor(
-    private readonly path: string,
-    private readonly on: ResultsLineHandlers,
-  ) {}
-
-  /** `n`: the 1-based line number. */
-  line(line: string, n: number): void {
-    const path = this.path;
-    if (line.trim() === '') return;
-    let obj: unknown;
-    try {
-      obj = JSON.parse(line);
-    } catch (e) {
-      throw new JoulebenchError('E_RESULTS', `${path}: line ${n}: not valid JSON (${(e as Error).message})`);
-    }
-    const rec = (obj as { record?: unknown } | null)?.record;
-    if (rec === 'header') {
-      if (n !== 1 && this.header === null) throw new JoulebenchError('E_RESULTS', `${path}: line ${n}: header is not the first line`);
-      if (this.header === null) {
-        this.header = obj as ResultsHeader;
-        this.limits = caseLimits(this.header);
-        this.on.header(this.header);
-      } else checkSameHeader(this.header, obj as ResultsHeader, path, n);
-    } else if (rec === 'case') {
-      if (this.header === null) throw new JoulebenchError('E_RESULTS', `${path}: line ${n}: a case line before the header`);
-      const r = obj as CaseResult;
-      if ((r.phase !== 'warmup' && r.phase !== 'scored') || !Number.isInteger(r.pass) || !Number.isInteger(r.index)) {
-        throw new JoulebenchError('E_RESULTS', `${path}: line ${n}: case line without phase, pass and index`);
-      }
-      checkCaseLine(r as unknown as Record<string, unknown>, path, n);
-      if (!withinRun(r, this.limits)) throw new JoulebenchError('E_RESULTS', outsideRunReason(path, n, r, this.limits));
-      // A load run's conversation writes a line a turn, each with the case's pass and index.
-      const t = (r.meta?.load as { turn?: unknown } | undefined)?.turn;
-      const turn = typeof t === 'number' && Number.isInteger(t) && t > 1 ? t : 1;
-      const first = this.keys.add(phaseRank(r.phase), r.pass, r.index, n, turn);
-      if (first !== 0) {
-        throw new JoulebenchError(
-          'E_RESULTS',
-          `${path}:${first} and ${path}:${n}: two case lines for ${r.phase} pass ${r.pass} index ${r.index}${turn > 1 ? ` turn ${turn}` : ''}; joulebench writes each case once (files joined or edited?): keep one of them`,
-        );
-      }
-      this.on.case(r);
-    } else if (typeof rec === 'string') {
-      this.on.other(obj as Record<string, unknown>);
-    } else {
-      throw new JoulebenchError('E_RESULTS', `${path}: line ${n}: not a joulebench results line (record is missing)`);
-    }
-  }
-}
-
-function checkSameHeader(a: ResultsHeader, b: ResultsHeader, path: string, line: number): void {
-  if (a.suite_digest !== b.suite_digest || a.config_digest !== b.config_digest) {
-    throw new JoulebenchError('E_RESULTS', `${path}: line ${line}: a second header with different digests`);
-  }
 }
 
 /** Cuts a torn last line off a results file so appended lines start on a fresh line. */

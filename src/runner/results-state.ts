@@ -1,5 +1,4 @@
-import { ResultsLineParser } from './results-file.js';
-import { streamResultLines } from './results-stream.js';
+import { ResultsLineParser, streamResultLines } from './results-stream.js';
 
 /** What a results file holds, as far as starting a new run over it is concerned. */
 interface ResultsFileState {

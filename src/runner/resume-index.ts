@@ -3,8 +3,7 @@ import { JoulebenchError } from '../core/errors.js';
 import type { CaseResult, Phase, ResultsHeader } from '../core/types.js';
 import { fileLines } from '../suites/lines.js';
 import { pastSuiteReason } from './case-key.js';
-import { ResultsLineParser } from './results-file.js';
-import type { ResultsStreamEnd } from './results-stream.js';
+import { ResultsLineParser, type ResultsStreamEnd } from './results-stream.js';
 import type { FinishedLookup } from './run.js';
 
 /** An interrupted run's results file, read for `--resume` without holding its lines. */

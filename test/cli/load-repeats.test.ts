@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { loadBlockFromResults } from '../../src/load/rebuild.js';
-import { readResultsFile } from '../../src/runner/results-file.js';
+import { readResultsFile } from '../../src/runner/results-stream.js';
 import { runCommand } from '../../src/cli/commands/run.js';
 import { cli } from '../helpers/cli.js';
 import { startLoadServer, type LoadServer } from '../helpers/load-server.js';

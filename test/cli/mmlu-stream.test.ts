@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, it } from 'node:test';
 import { killMidRun } from '../helpers/kill-mid-run.js';
-import { readResultsFile } from '../../src/runner/results-file.js';
+import { readResultsFile } from '../../src/runner/results-stream.js';
 import { startFakeOpenAI } from '../helpers/fake-openai.js';
 import { csvLine, generatedRows, writeLines } from '../helpers/mmlu-fixtures.js';
 import { jb, jbAsync } from './helpers.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, it } from 'node:test';
 import { killMidRun } from '../helpers/kill-mid-run.js';
-import { readResultsFile } from '../../src/runner/results-file.js';
+import { readResultsFile } from '../../src/runner/results-stream.js';
 import { jb } from './helpers.js';
 import { timelessReport } from '../helpers/timeless.js';
 

@@ -296,6 +296,26 @@ describe('MT-Bench with a judge, end to end through the CLI', async () => {
     assert.deepEqual(JSON.parse(back.stdout).power_trace, power_trace);
   });
 
+  test('rescore refuses to write when the results file changes while it is judged, and leaves nothing half-written', async () => {
+    const changing = join(dir, 'changing.results.jsonl');
+    writeFileSync(changing, readFileSync(results));
+    const lastCase = readFileSync(results, 'utf8').split('\n').findLast((l) => l.includes('"record":"case"'))!;
+    let appended = false;
+    const meddler = await startFakeOpenAI((req) => {
+      if (!appended) writeFileSync(changing, lastCase + '\n', { flag: 'a' });
+      appended = true;
+      return judgeReply(req, new Map());
+    });
+    servers.push(meddler);
+    const p = join(dir, 'meddled.yaml');
+    writeFileSync(p, `judge:\n  kind: openai\n  endpoint: ${meddler.url}\n  model: judge-m\n  mode: single-reference\n  cache: meddled.jsonl\n`);
+    const r = await cli(['rescore', changing, '--judge', p, '--data', files.questions, '--references', files.references, '-q'], { env });
+    assert.ok(appended, 'the judge was asked');
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /changing\.results\.jsonl: the file changed while it was judged/);
+    assert.deepEqual(readdirSync(dir).filter((f) => f.startsWith('changing.') && f !== 'changing.results.jsonl'), [], 'no judged file and no temporary file');
+  });
+
   test('rescore refuses a results file written for other questions', async () => {
     const other = join(dir, 'other-q.jsonl');
     writeFileSync(other, JSON.stringify(QUESTIONS[0]) + '\n');

@@ -10,7 +10,7 @@ import type { CaseResult, EnergySource } from '../../src/core/types.js';
 import { loadBlockFromResults } from '../../src/load/rebuild.js';
 import { rebuildReport, withJudgeBlock } from '../../src/report/rebuild.js';
 import { caseLine } from '../../src/runner/case-line.js';
-import { parseResultsText, readResultsFile } from '../../src/runner/results-file.js';
+import { parseResultsText, readResultsFile } from '../../src/runner/results-stream.js';
 import { seededRng } from '../../src/stats/rng.js';
 import { jb } from '../cli/helpers.js';
 

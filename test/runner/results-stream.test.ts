@@ -5,8 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { JoulebenchError } from '../../src/core/errors.js';
-import { parseResultsText, readResultsFile, type ResultsFileContents } from '../../src/runner/results-file.js';
-import { streamResultsFile } from '../../src/runner/results-stream.js';
+import { parseResultsText, readResultsFile, type ResultsFileContents, streamResultsFile } from '../../src/runner/results-stream.js';
 import { rebuildReport } from '../../src/report/rebuild.js';
 import { readTextFile } from '../../src/read-text.js';
 import { jb } from '../cli/helpers.js';
@@ -26,12 +25,13 @@ function streamed(path: string, chunk: number): ResultsFileContents {
 const header = { record: 'header', format: 'joulebench-results/1', suite: 's', suite_version: '1', suite_digest: 'd', config_digest: 'c', target: 't', meter: 'none', warmup: 0, repeats: 1 };
 const caseLine = (i: number, answer: string) => JSON.stringify(result({ index: i, case_id: `c${i}`, dataset: 'x', response: answer, latency_ms: i, joules: null }));
 
-describe('streamResultsFile: line by line, same rules as readResultsFile', () => {
-  it('gives what readResultsFile gives at any chunk size: multi-byte text across chunk edges, other records, a torn last line', () => {
+describe('streamResultsFile: line by line, same rules as parseResultsText', () => {
+  it('gives what parseResultsText gives on the whole text at any chunk size: multi-byte text across chunk edges, other records, a torn last line', () => {
     const text = [JSON.stringify(header), caseLine(0, 'héllo ✓ 𝄞'), JSON.stringify({ record: 'resume', at: 1 }), '', caseLine(1, 'x'.repeat(100)), caseLine(2, '日本語')].join('\n') + '\n{"record":"case","pha';
     writeFileSync(p('a.jsonl'), text);
-    const whole = readResultsFile(p('a.jsonl'));
+    const whole = parseResultsText(text, p('a.jsonl'));
     assert.equal(whole.results.length, 3);
+    assert.deepEqual(readResultsFile(p('a.jsonl')), whole);
     assert.ok(whole.torn_bytes > 0);
     for (const chunk of [16, 17, 31, 64, 1000, 1 << 20]) assert.deepEqual(streamed(p('a.jsonl'), chunk), whole, `chunk ${chunk}`);
   });

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { runSession, type SessionResult, type SessionSpec } from '../../src/index.js';
-import { readResultsFile } from '../../src/runner/results-file.js';
+import { readResultsFile } from '../../src/runner/results-stream.js';
 import { BIN, cli } from '../helpers/cli.js';
 import { startFakeOpenAI } from '../helpers/fake-openai.js';
 

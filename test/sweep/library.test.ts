@@ -46,7 +46,7 @@ it('joulebench sweep: SIGINT names the folder to resume, exits 130, and --resume
   assert.match(stderr, new RegExp(`continue it with: joulebench sweep --resume ${out.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
   const r = await cli(['sweep', '--resume', out, '--no-idle', '--no-history', '--bootstrap', '50', '-q']);
   assert.equal(r.code, 0, r.stderr);
-  const { readResultsFile } = await import('../../src/runner/results-file.js');
+  const { readResultsFile } = await import('../../src/runner/results-stream.js');
   const keys = readResultsFile(results).results.map((x) => `${x.phase}:${x.pass}:${x.index}`);
   assert.equal(keys.length, 30 * 401);
   assert.equal(new Set(keys).size, keys.length);

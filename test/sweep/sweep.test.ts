@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { loadSuite } from '../../src/suites/loader.js';
 import { promptOf } from '../../src/suites/prompt.js';
-import { readResultsFile } from '../../src/runner/results-file.js';
+import { readResultsFile } from '../../src/runner/results-stream.js';
 import { crossProduct, parsePlan, planDifferences } from '../../src/sweep/plan.js';
 import { compareSweep, loadSweep } from '../../src/sweep/load.js';
 import { BIN, cli } from '../helpers/cli.js';

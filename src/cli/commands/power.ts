@@ -2,7 +2,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { prettyJson } from '../../core/canonical.js';
 import { JoulebenchError } from '../../core/errors.js';
 import { quote } from '../../core/one-line.js';
-import { readResultsFile } from '../../runner/results-file.js';
+import { readResultsFile } from '../../runner/results-stream.js';
 import { fmtJoules, fmtPct, table } from '../../report/format.js';
 import { pilotCasesOf, powerPlan, type PowerPlan } from '../../stats/power.js';
 import type { CliIO } from '../io.js';

@@ -7,7 +7,7 @@ import { prettyJson } from '../../core/canonical.js';
 import { JoulebenchError } from '../../core/errors.js';
 import { loadConfig } from '../../config/load.js';
 import { judgeResultsFile, readResultsForSuite } from '../../judge/results-file.js';
-import { readResultsFileText } from '../../runner/results-file.js';
+import { readResultsFile } from '../../runner/results-stream.js';
 import { judgePairwise } from '../../judge/score.js';
 import { pairwiseBlock } from '../../judge/summary.js';
 import { renderReportTable } from '../../report/table.js';
@@ -63,10 +63,8 @@ export function rescoreCommand(io: CliIO): Command {
     const cfg = loadConfig(flags.judge);
     const block = cfg.config.judge;
     if (!block) throw new JoulebenchError('E_CONFIG', `${cfg.path}: judge: is required for rescore (kind, model, …)`);
-    // Read once, here: its header names the suite, its last lines hold the run's energy basis, and the judge
-    // rewrites it from this read.
-    const read = readResultsFileText(path);
-    const file = read.contents;
+    // Its header names the suite and its last lines hold the run's energy basis; the judge reuses these results.
+    const file = readResultsFile(path);
     const headerSuite = file.header?.suite;
     if (!headerSuite) throw new JoulebenchError('E_RESULTS', `${path}: results file has no header line`);
     if (flags.suite === undefined && !isBundledSuite(headerSuite) && headerSuite !== 'mt-bench') {
@@ -84,7 +82,7 @@ export function rescoreCommand(io: CliIO): Command {
     let json: string;
     try {
       if (flags.against !== undefined) {
-        const a = readResultsForSuite(path, suite, read);
+        const a = readResultsForSuite(path, suite, file);
         const b = readResultsForSuite(flags.against, suite);
         const { verdicts, tally } = await judgePairwise({ a: a.results, b: b.results, cases: new Map(suite.cases.map((c) => [c.id, c])), judge: setup.judge });
         const report = { a: { results: path, target: a.header.target }, b: { results: flags.against, target: b.header.target }, ...pairwiseBlock(verdicts, tally, setup.info) };
@@ -99,7 +97,7 @@ export function rescoreCommand(io: CliIO): Command {
         // A finished run's file holds its energy basis and wall time (its run_measures line, read by
         // judgeResultsFile); an older file's energy basis is in the receipt beside it.
         const energy = file.other.some((o) => o.record === 'run_measures') ? undefined : runEnergyFromReceipt(path, file.header);
-        const judged = await judgeResultsFile({ path, suite, judge: setup.judge, info: setup.info, read, dest, ...(energy ? { energy } : {}) });
+        const judged = await judgeResultsFile({ path, suite, judge: setup.judge, info: setup.info, read: file, dest, ...(energy ? { energy } : {}) });
         json = prettyJson(judged.report);
         if (!flags.quiet) io.err(renderReportTable(judged.report) + `judge requests now: ${setup.judge.requests}\nresults ${dest} (${flags.inPlace ? 'rewritten' : 'written'} with the scores)\n`);
       }
