@@ -68,8 +68,8 @@ export interface RunOptions {
   idleWait?: (ms: number) => Promise<unknown>;
   /** Cases in flight at once (default 1); above 1 per-case windows overlap: energy attribution `shared`. */
   concurrency?: number;
-  /** Continue an interrupted run: its finished (phase, pass, index) entries are not run again. */
-  resume?: { header: ResultsHeader | null; path?: string } & ({ results: readonly CaseResult[] } | { finished: FinishedCases });
+  /** Continue an interrupted run (its file read by `readResumeFile`): its finished (phase, pass, index) entries are not run again. */
+  resume?: { header: ResultsHeader | null; path?: string; finished: FinishedCases };
   /** Stop (E_RUN) after this many cases in a row failed at the target (default {@link DEFAULT_MAX_ERRORS}); 0 never stops. */
   max_errors?: number;
   /** Called once for the first failure of each kind (error code and HTTP status), as it happens. */
@@ -680,8 +680,8 @@ export function checkCount(n: number, name: string, min: number, max = Number.MA
 }
 
 /**
- * The finished results of an interrupted run, by (phase, pass, index); the first line wins if a key
- * repeats. Refuses (E_RESULTS, exit 2) a file written for other cases or another configuration.
+ * The finished results of an interrupted run, by (phase, pass, index). Refuses (E_RESULTS, exit 2) a file
+ * written for other cases or another configuration.
  */
 function resumeIndex(resume: RunOptions['resume'], header: ResultsHeader): FinishedLookup {
   if (!resume?.header) return NOTHING_FINISHED;
@@ -724,30 +724,11 @@ function resumeIndex(resume: RunOptions['resume'], header: ResultsHeader): Finis
     const fix = old.prompts === 'none' ? 'it was run with --no-store-prompts: give it again' : header.prompts === 'none' ? 'its case lines hold prompts: drop --no-store-prompts' : 'give the same suite and flags';
     throw new JoulebenchError('E_RESULTS', `${file}: cannot resume: it was written with prompts ${old.prompts}, this run's are ${header.prompts ?? 'not said'} (${fix})`);
   }
-  if ('finished' in resume) {
-    if (resume.finished.outside) throw new JoulebenchError('E_RESULTS', resume.finished.outside);
-    return resume.finished;
-  }
-  const map = new Map<string, CaseResult>();
-  for (const r of resume.results) {
-    const k = resultKey(r.phase, r.pass, r.index);
-    if (!map.has(k)) map.set(k, r);
-  }
-  return {
-    size: map.size,
-    get: (phase, pass, index) => map.get(resultKey(phase, pass, index)),
-    firstMissing: (phase, pass, n) => {
-      for (let i = 0; i < n; i++) if (!map.has(resultKey(phase, pass, i))) return i;
-      return -1;
-    },
-  };
+  if (resume.finished.outside) throw new JoulebenchError('E_RESULTS', resume.finished.outside);
+  return resume.finished;
 }
 
-function resultKey(phase: Phase, pass: number, index: number): string {
-  return `${phase}:${pass}:${index}`;
-}
-
-/** What the runner asks of an interrupted run's finished cases (in memory, or indexed on disk: resume-index.ts). */
+/** What the runner asks of an interrupted run's finished cases (indexed on disk: resume-index.ts). */
 export interface FinishedLookup {
   /** How many distinct (phase, pass, index) finished. */
   readonly size: number;

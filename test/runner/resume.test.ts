@@ -8,6 +8,7 @@ import { isJoulebenchError } from '../../src/core/errors.js';
 import type { Target } from '../../src/core/types.js';
 import { JsonlResultsFile, MemorySink, truncateResultsFile } from '../../src/runner/results-file.js';
 import { parseResultsText, readResultsFile } from '../../src/runner/results-stream.js';
+import { readResumeFile } from '../../src/runner/resume-index.js';
 import { run } from '../../src/runner/run.js';
 import { loadSuite } from '../../src/suites/loader.js';
 import { CacheStage } from '../../src/targets/cascade/cache.js';
@@ -50,11 +51,11 @@ async function interrupted(path: string, stopAfter: number, warmup: number, repe
 }
 
 async function resumed(path: string, target: Target, warmup: number, repeats: number) {
-  const contents = readResultsFile(path);
-  if (contents.torn_bytes > 0) truncateResultsFile(path, contents.good_bytes);
+  const file = readResumeFile(path, suite.cases.length);
+  if (file.torn_bytes > 0) truncateResultsFile(path, file.good_bytes);
   const sink = new JsonlResultsFile(path, { append: true });
   try {
-    return await run({ suite, target, warmup, repeats, sink, resume: { header: contents.header, results: contents.results, path } });
+    return await run({ suite, target, warmup, repeats, sink, resume: { ...file, path } });
   } finally {
     sink.close();
   }
@@ -135,7 +136,7 @@ describe('run with resume', () => {
     sink.close();
     const whole = await run({ suite, target: createEchoTarget(), meter: meter(), warmup: 0, repeats: 2, idle_ms: 0 });
     assert.equal(whole.energy.gross_from, 'suite-window');
-    const contents = readResultsFile(path);
+    const contents = readResumeFile(path, suite.cases.length);
     const sink2 = new JsonlResultsFile(path, { append: true });
     const out = await run({ suite, target: createEchoTarget(), meter: meter(), warmup: 0, repeats: 2, idle_ms: 0, sink: sink2, resume: { ...contents, path } });
     sink2.close();
@@ -161,7 +162,7 @@ describe('run with resume', () => {
     const sink = new JsonlResultsFile(path);
     await run({ suite: loadSuite('mt'), target: createReferenceCascade(), warmup: 0, repeats: 1, sink });
     sink.close();
-    const contents = readResultsFile(path);
+    const contents = readResumeFile(path, suite.cases.length);
     await assert.rejects(
       run({ suite, target: createReferenceCascade(), warmup: 0, repeats: 1, sink: new MemorySink(), resume: { ...contents, path } }),
       (e: unknown) => isJoulebenchError(e) && e.code === 'E_RESULTS' && e.exitCode === 2 && /cannot resume.*suite "mt"/.test(e.message),
@@ -177,7 +178,7 @@ describe('run with resume', () => {
     const sink = new JsonlResultsFile(path);
     const first = await run({ suite, target: createReferenceCascade(), warmup: 0, repeats: 1, sink, bootstrap: 50, bootstrap_max_units: 'inf', shared: true });
     sink.close();
-    const contents = readResultsFile(path);
+    const contents = readResumeFile(path, suite.cases.length);
     const again = (o: { bootstrap?: number; bootstrap_max_units?: number | 'inf'; shared?: boolean }) =>
       run({ suite, target: createReferenceCascade(), warmup: 0, repeats: 1, sink: new MemorySink(), resume: { ...contents, path }, ...o });
     const refused = (re: RegExp) => (e: unknown) => isJoulebenchError(e) && e.code === 'E_RESULTS' && e.exitCode === 2 && re.test(e.message);
