@@ -1,9 +1,8 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { JoulebenchError } from '../core/errors.js';
 import type { CaseResult, Phase, ResultsHeader } from '../core/types.js';
-import { fileLines } from '../suites/lines.js';
 import { pastSuiteReason } from './case-key.js';
-import { ResultsLineParser, type ResultsStreamEnd } from './results-stream.js';
+import { ResultsLineParser, streamResultLines, type ResultsStreamEnd } from './results-stream.js';
 import type { FinishedLookup } from './run.js';
 
 /** An interrupted run's results file, read for `--resume` without holding its lines. */
@@ -51,13 +50,20 @@ export function readResumeFile(path: string, count: number): ResumeFile {
   let lineBytes = 0;
   let lineNo = 0;
   let outside: string | null = null;
-  let end: ResultsStreamEnd = { good_bytes: 0, torn_bytes: 0 };
-  for (const { line, n, offset, bytes } of fileLines(path, { code: 'E_RESULTS', where: path, torn: { onEnd: (e) => (end = e) } })) {
-    lineOffset = offset;
-    lineBytes = bytes;
-    lineNo = n;
-    parser.line(line, n);
-  }
+  // Each complete line is parsed where it lies, so its byte offset and length are known exactly.
+  const end = streamResultLines(path, {
+    region: (buf, start, stop, firstLine, offset) => {
+      for (let s = start, n = firstLine; s <= stop; n++) {
+        const nl = buf.indexOf(0x0a, s);
+        const e = nl < 0 || nl > stop ? stop : nl;
+        lineOffset = offset + (s - start);
+        lineBytes = e - s;
+        lineNo = n;
+        parser.line(buf.toString('utf8', s, e), n);
+        s = e + 1;
+      }
+    },
+  });
   return { header, finished: new FinishedCases(path, count, warmup, passes, offsets, lengths, size, outside), case_lines: caseLines, ...end };
 }
 

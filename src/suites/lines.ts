@@ -21,31 +21,17 @@ export function* fileLines(
     suffix?: string;
     onOpen?: (stamp: FileStamp) => void;
     chunkBytes?: number;
-    /** A results file: bytes after the last newline are a torn line, not yielded; lines carry byte offsets and lengths. */
-    torn?: { onEnd: (end: { good_bytes: number; torn_bytes: number }) => void };
   },
-): Generator<{ line: string; n: number; offset: number; bytes: number }, void, undefined> {
+): Generator<{ line: string; n: number }, void, undefined> {
   const { fd, c } = openChunks(path, opts);
   let n = 0;
   try {
     for (;;) {
       const eof = c.fill() === 0;
-      if (eof && opts.torn) {
-        opts.torn.onEnd({ good_bytes: c.base + c.start, torn_bytes: c.end - c.start });
-        return;
-      }
       const last = eof ? c.end : c.buf.subarray(0, c.end).lastIndexOf(0x0a);
       if (!eof && last < c.scanFrom) continue;
       const s = c.checked(last);
-      let offset = c.base + s;
-      if (!eof || last > s) {
-        for (const line of c.buf.toString('utf8', s, last).split('\n')) {
-          // Byte lengths only where asked (results files, for the resume index).
-          const bytes = opts.torn ? Buffer.byteLength(line) : 0;
-          yield { line, n: ++n, offset, bytes };
-          offset += bytes + 1;
-        }
-      }
+      if (!eof || last > s) for (const line of c.buf.toString('utf8', s, last).split('\n')) yield { line, n: ++n };
       if (eof) return;
       c.start = last + 1;
     }

@@ -96,6 +96,24 @@ describe('resume over a streamed suite, the results file indexed instead of held
     assert.equal(file.results.length, 3 * N);
   });
 
+  it('reads every finished line back by its byte offset: a BOM, CRLF endings, blank lines, multi-byte text, lines across 64 KiB chunks', () => {
+    const path = join(dir, 'offsets.jsonl');
+    const lines = readResultsFile(join(dir, 'echo.jsonl'));
+    const M = 400;
+    const cases = Array.from({ length: M }, (_, i) => ({ ...lines.results[0]!, phase: 'scored' as const, pass: 0, index: i, case_id: `c${i}`, response: `${'é✓𝄞'.repeat(i % 7)}${'x'.repeat((i * 97) % 3000)}` }));
+    const header = JSON.stringify({ ...lines.header, warmup: 0, repeats: 1, cases: M });
+    const body = cases.map((c, i) => JSON.stringify(c) + (i % 3 === 0 ? '\r\n' : i % 5 === 0 ? '\n\n' : '\n')).join('');
+    writeFileSync(path, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(header + '\n' + body)]));
+    const f = readResumeFile(path, M);
+    try {
+      assert.ok(body.length > 3 * 65536, 'lines cross several chunk boundaries');
+      assert.equal(f.finished.size, M);
+      for (const c of cases) assert.deepEqual(f.finished.get('scored', 0, c.index), c);
+    } finally {
+      f.finished.close();
+    }
+  });
+
   it('the index refuses a repeated key, naming both lines, and reads each finished line back as written', () => {
     const path = join(dir, 'dup.jsonl');
     const lines = readResultsFile(join(dir, 'echo.jsonl'));
