@@ -136,10 +136,7 @@ export const METERS: Record<string, MeterFactory> = {
   },
   model: {
     summary: 'energy the target reports from its own cost model (the cascade stages), labelled model',
-    async create() {
-      const { createModelMeter } = await import('./model.js');
-      return createModelMeter();
-    },
+    create: async () => (await import('./model.js')).createModelMeter(),
   },
 };
 

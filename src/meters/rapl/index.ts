@@ -98,19 +98,15 @@ export function createRaplMeter(opts: RaplOptions = {}): Meter {
     return { available: true, detail: `${names} under ${root} (${selection.mode} mode)` };
   }
 
-  function ready(): { selection: RaplSelection; sampler: RaplSampler } {
-    const p = setUp();
-    if (!p.available || !state) throw new Error(`rapl meter cannot read: ${p.available ? 'not set up' : p.reason}`);
-    return state;
-  }
-
   return {
     id: 'rapl',
     source: 'rapl',
     floor_ms: RAPL_FLOOR_MS,
     probe: async () => setUp(),
     async start(): Promise<MeterWindow> {
-      const { sampler, selection } = ready();
+      const p = setUp();
+      if (!p.available || !state) throw new Error(`rapl meter cannot read: ${p.available ? 'not set up' : p.reason}`);
+      const { sampler, selection } = state;
       const t0 = now();
       const { snap: before, samples } = sampler.acquire();
       return {
