@@ -35,23 +35,19 @@ export class PowerTrace {
     this.current = phase;
     this.window = await this.meter.start();
     // A failed read leaves the chain rejected: the next phase() or end() throws it, never an unhandled rejection here.
-    this.timer = setInterval(() => this.rotate(this.current).catch(() => undefined), this.interval_ms);
+    this.timer = setInterval(() => this.phase(this.current).catch(() => undefined), this.interval_ms);
     this.timer.unref();
-  }
-
-  /** Ends the current row and starts the next in `phase`. */
-  phase(phase: TracePhase): Promise<void> {
-    return this.rotate(phase);
   }
 
   /** Ends the last row; the trace takes no more. */
   async end(): Promise<void> {
     if (this.timer !== null) clearInterval(this.timer);
     this.timer = null;
-    await this.rotate(null);
+    await this.phase(null);
   }
 
-  private rotate(next: TracePhase | null): Promise<void> {
+  /** Ends the current row and starts the next in phase `next` (`null`: none, the trace ends). */
+  phase(next: TracePhase | null): Promise<void> {
     this.chain = this.chain.then(async () => {
       const old = this.window;
       if (old === null) return;

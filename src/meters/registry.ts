@@ -51,20 +51,16 @@ export interface MeterFactory {
 
 async function rapl(opts: MeterOptions): Promise<Meter> {
   const { createRaplMeter } = await import('./rapl/index.js');
-  return createRaplMeter({
-    ...(opts.powercap_root !== undefined ? { root: opts.powercap_root } : {}),
-    dram: opts.rapl_dram === true,
-    ...(opts.rapl_poll_ms !== undefined ? { poll_ms: positive(opts.rapl_poll_ms, 'rapl_poll_ms') } : {}),
-  });
+  const poll_ms = positive(opts.rapl_poll_ms, 'rapl_poll_ms');
+  return createRaplMeter({ root: opts.powercap_root, dram: opts.rapl_dram === true, poll_ms });
 }
 
 async function nvml(opts: MeterOptions): Promise<Meter> {
   const { createNvmlMeter } = await import('./nvml/index.js');
-  return createNvmlMeter({
-    cuda_visible_devices: opts.cuda_visible_devices,
-    ...(opts.nvml_poll_ms !== undefined ? { poll_ms: positive(opts.nvml_poll_ms, 'nvml_poll_ms') } : {}),
-    ...(opts.nvml_binding !== undefined ? { binding: opts.nvml_binding } : opts.nvml_library !== undefined ? { binding: async () => (await import('./nvml/binding.js')).loadNvmlBinding(opts.nvml_library) } : {}),
-  });
+  const library = opts.nvml_library;
+  const load = library === undefined ? undefined : async () => (await import('./nvml/binding.js')).loadNvmlBinding(library);
+  const poll_ms = positive(opts.nvml_poll_ms, 'nvml_poll_ms');
+  return createNvmlMeter({ cuda_visible_devices: opts.cuda_visible_devices, poll_ms, binding: opts.nvml_binding ?? load });
 }
 
 async function amdsmi(opts: MeterOptions): Promise<Meter> {
@@ -72,17 +68,15 @@ async function amdsmi(opts: MeterOptions): Promise<Meter> {
   return createAmdSmiMeter({
     rocr_visible_devices: opts.rocr_visible_devices,
     hip_visible_devices: opts.hip_visible_devices,
-    ...(opts.amdsmi_library !== undefined ? { library: opts.amdsmi_library } : {}),
-    ...(opts.amdsmi_poll_ms !== undefined ? { poll_ms: positive(opts.amdsmi_poll_ms, 'amdsmi_poll_ms') } : {}),
+    library: opts.amdsmi_library,
+    poll_ms: positive(opts.amdsmi_poll_ms, 'amdsmi_poll_ms'),
   });
 }
 
 async function powermetrics(opts: MeterOptions): Promise<Meter> {
   const { createPowermetricsMeter } = await import('./powermetrics/index.js');
-  return createPowermetricsMeter({
-    ...(opts.powermetrics_command !== undefined ? { command: opts.powermetrics_command } : {}),
-    ...(opts.powermetrics_interval_ms !== undefined ? { interval_ms: positive(opts.powermetrics_interval_ms, 'powermetrics_interval_ms') } : {}),
-  });
+  const interval_ms = positive(opts.powermetrics_interval_ms, 'powermetrics_interval_ms');
+  return createPowermetricsMeter({ command: opts.powermetrics_command, interval_ms });
 }
 
 async function estimate(opts: MeterOptions): Promise<Meter> {
@@ -90,10 +84,10 @@ async function estimate(opts: MeterOptions): Promise<Meter> {
   const { cpuCoefficient, readCpuInfo } = await import('./cpu-tdp.js');
   const lookup = opts.cpu_watts_per_core === undefined && opts.active_watts === undefined;
   return createEstimateMeter({
-    ...(lookup ? { cpu_coefficient: cpuCoefficient(readCpuInfo(opts.cpu_root ?? '/'), DEFAULT_CPU_WATTS_PER_CORE) } : {}),
-    ...(opts.cpu_watts_per_core !== undefined ? { cpu_watts_per_core: positive(opts.cpu_watts_per_core, 'cpu_watts_per_core', true) } : {}),
-    ...(opts.active_watts !== undefined ? { active_watts: positive(opts.active_watts, 'active_watts', true) } : {}),
-    ...(opts.estimate_cpu_scope !== undefined ? { cpu_scope: opts.estimate_cpu_scope } : {}),
+    cpu_coefficient: lookup ? cpuCoefficient(readCpuInfo(opts.cpu_root ?? '/'), DEFAULT_CPU_WATTS_PER_CORE) : undefined,
+    cpu_watts_per_core: positive(opts.cpu_watts_per_core, 'cpu_watts_per_core', true),
+    active_watts: positive(opts.active_watts, 'active_watts', true),
+    cpu_scope: opts.estimate_cpu_scope,
   });
 }
 
@@ -142,10 +136,7 @@ export const METERS: Record<string, MeterFactory> = {
   },
   model: {
     summary: 'energy the target reports from its own cost model (the cascade stages), labelled model',
-    async create() {
-      const { createModelMeter } = await import('./model.js');
-      return createModelMeter();
-    },
+    create: async () => (await import('./model.js')).createModelMeter(),
   },
 };
 
@@ -155,8 +146,9 @@ export async function createMeter(name: string, opts: MeterOptions = {}): Promis
   return factory.create(opts);
 }
 
-/** `v` when it is a finite number > 0 (>= 0 with `orZero`); E_CONFIG naming the option otherwise. */
-function positive(v: unknown, key: string, orZero = false): number {
+/** `v` when it is a finite number > 0 (>= 0 with `orZero`), or not set; E_CONFIG naming the option otherwise. */
+function positive(v: unknown, key: string, orZero = false): number | undefined {
+  if (v === undefined) return undefined;
   if (typeof v !== 'number' || !Number.isFinite(v) || !(orZero ? v >= 0 : v > 0)) {
     throw new JoulebenchError('E_CONFIG', `meter option ${key} must be a number ${orZero ? '>=' : '>'} 0, got ${String(v)}`);
   }

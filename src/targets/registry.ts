@@ -58,10 +58,7 @@ export const TARGETS: Record<string, TargetFactory> = {
   },
   openai: {
     summary: 'any OpenAI-compatible /chat/completions endpoint (vLLM, llama.cpp, Ollama /v1, gateways)',
-    async create(spec) {
-      const { createOpenAITargetFromSpec } = await import('./openai/spec.js');
-      return createOpenAITargetFromSpec(spec);
-    },
+    create: async (spec) => (await import('./openai/spec.js')).createOpenAITargetFromSpec(spec),
   },
   replay: {
     summary: 'recorded answers (a results JSONL or a fixture of {id, answer}), re-scored offline',
@@ -75,10 +72,7 @@ export const TARGETS: Record<string, TargetFactory> = {
   },
   mock: {
     summary: 'offline mock (config mode: mock): answers each case with a letter A–D from the SHA-256 of its id',
-    async create() {
-      const { createMockTarget } = await import('./replay.js');
-      return createMockTarget();
-    },
+    create: async () => (await import('./replay.js')).createMockTarget(),
   },
   ollama: {
     summary: "a model served by Ollama's native API (--model, --base-url; default http://127.0.0.1:11434)",

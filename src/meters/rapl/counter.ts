@@ -23,13 +23,3 @@ export function parseCounter(text: string, path: string, max_uj: number | null):
   if (max_uj !== null && max_uj > 0 && n > max_uj) throw new Error(`${path}: ${n} is above max_energy_range_uj ${max_uj}`);
   return n;
 }
-
-/** Why a counter's text is not a usable reading (the meter is then unavailable), or `null` when it is one. */
-export function counterProblem(text: string, path: string, max_uj: number | null): string | null {
-  try {
-    parseCounter(text, path, max_uj);
-    return null;
-  } catch (e) {
-    return `energy counter reads garbage: ${(e as Error).message}; refusing to report it as 0 J`;
-  }
-}

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { EnergyReading, Meter, MeterProbe, MeterWindow } from '../meter.js';
-import { counterProblem } from './counter.js';
+import { parseCounter } from './counter.js';
 import { errText, RaplSampler } from './sampler.js';
 import { listZones, selectDomains, type RaplSelection, type ReadText } from './zones.js';
 
@@ -86,18 +86,16 @@ export function createRaplMeter(opts: RaplOptions = {}): Meter {
         return { available: false, reason: `cannot read ${path} (${code})` };
       }
       // Readable is not enough: a counter that reads garbage would otherwise be summed as 0 J.
-      const garbage = counterProblem(text, path, max_uj[d.domain] ?? null);
-      if (garbage !== null) return { available: false, reason: garbage, fix: 'check the RAPL driver (intel_rapl_common / amd_energy) and the mounted powercap tree' };
+      try {
+        parseCounter(text, path, max_uj[d.domain] ?? null);
+      } catch (e) {
+        const reason = `energy counter reads garbage: ${(e as Error).message}; refusing to report it as 0 J`;
+        return { available: false, reason, fix: 'check the RAPL driver (intel_rapl_common / amd_energy) and the mounted powercap tree' };
+      }
     }
     state = { selection, sampler };
     const names = selection.domains.map((d) => d.domain).join(' + ');
     return { available: true, detail: `${names} under ${root} (${selection.mode} mode)` };
-  }
-
-  function ready(): { selection: RaplSelection; sampler: RaplSampler } {
-    const p = setUp();
-    if (!p.available || !state) throw new Error(`rapl meter cannot read: ${p.available ? 'not set up' : p.reason}`);
-    return state;
   }
 
   return {
@@ -106,7 +104,9 @@ export function createRaplMeter(opts: RaplOptions = {}): Meter {
     floor_ms: RAPL_FLOOR_MS,
     probe: async () => setUp(),
     async start(): Promise<MeterWindow> {
-      const { sampler, selection } = ready();
+      const p = setUp();
+      if (!p.available || !state) throw new Error(`rapl meter cannot read: ${p.available ? 'not set up' : p.reason}`);
+      const { sampler, selection } = state;
       const t0 = now();
       const { snap: before, samples } = sampler.acquire();
       return {

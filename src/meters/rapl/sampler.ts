@@ -53,7 +53,7 @@ export class RaplSampler {
 
   /** The max range per domain (null where unreadable), for the receipt. */
   maxRanges(): Record<string, number | null> {
-    return Object.fromEntries(this.states.map((s) => [s.domain, s.max_uj]));
+    return this.byDomain('max_uj');
   }
 
   /** Opens a window: polls now and keeps polling until the last window closes. */
@@ -110,15 +110,12 @@ export class RaplSampler {
   }
 
   snapshot(): RaplSnapshot {
-    const total_uj: Record<string, number> = {};
-    const dropped: Record<string, number> = {};
-    const read_errors: Record<string, number> = {};
-    for (const s of this.states) {
-      total_uj[s.domain] = s.total_uj;
-      dropped[s.domain] = s.dropped;
-      read_errors[s.domain] = s.read_errors;
-    }
-    return { total_uj, dropped, read_errors };
+    return { total_uj: this.byDomain('total_uj'), dropped: this.byDomain('dropped'), read_errors: this.byDomain('read_errors') };
+  }
+
+  /** One field of every domain's state, by domain. */
+  private byDomain<K extends keyof DomainState>(key: K): Record<string, DomainState[K]> {
+    return Object.fromEntries(this.states.map((s) => [s.domain, s[key]]));
   }
 
   /** Stops the timer whatever windows are open (meter close). */

@@ -32,16 +32,10 @@ export class CacheStage implements Stage {
   }
 
   tryAnswer(prompt: string): StageResult {
-    const hit = this.entries.get(prompt);
-    if (hit === undefined) {
-      this.misses++;
-      return { text: null, energy_uj: this.energyUj };
-    }
-    // Refresh recency: a Map iterates in insertion order, so re-inserting moves the key to the end.
-    this.entries.delete(prompt);
-    this.entries.set(prompt, hit);
-    this.hits++;
-    return { text: hit, energy_uj: this.energyUj };
+    const hit = this.replayHit(prompt);
+    if (hit === undefined) this.misses++;
+    else this.hits++;
+    return { text: hit ?? null, energy_uj: this.energyUj };
   }
 
   /** Called by the cascade after a later stage answered; admits per the policy above. */
@@ -56,12 +50,14 @@ export class CacheStage implements Stage {
     }
   }
 
-  /** `--resume`: the recency effect of a recorded hit, without counting it as a lookup. */
-  replayHit(prompt: string): void {
+  /** The recency effect of a hit, without counting it as a lookup (`--resume` replays recorded hits with it). */
+  replayHit(prompt: string): string | undefined {
     const hit = this.entries.get(prompt);
-    if (hit === undefined) return;
+    if (hit === undefined) return undefined;
+    // A Map iterates in insertion order, so re-inserting moves the key to the end.
     this.entries.delete(prompt);
     this.entries.set(prompt, hit);
+    return hit;
   }
 
   /** The cached prompts, least recently used first (tests compare a resumed cache with an uninterrupted one). */

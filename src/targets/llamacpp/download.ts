@@ -21,8 +21,6 @@ interface DownloadOptions {
   dest: string;
   /** Called as bytes arrive (at most every 200 ms, and once at the end). */
   onProgress?: (received: number, total: number | null) => void;
-  /** A connection silent this long is given up, ms (default 60 000). */
-  idle_timeout_ms?: number;
   /** Redirects followed at most (default 5: Hugging Face answers with one to its file store). */
   max_redirects?: number;
 }
@@ -88,7 +86,7 @@ export async function downloadVerified(o: DownloadOptions): Promise<DownloadResu
   }
   const dispatcher = createDispatcher();
   try {
-    const { headers, body: res } = await follow(dispatcher, url, o.max_redirects ?? 5, o.idle_timeout_ms ?? 60_000);
+    const { headers, body: res } = await follow(dispatcher, url, o.max_redirects ?? 5, 60_000);
     const length = headers['content-length'];
     const declared = typeof length === 'string' && /^\d+$/.test(length) ? Number(length) : null;
     if (bytes !== null && declared !== null && declared !== bytes) {

@@ -58,8 +58,6 @@ function installedVersion(dir: string, pkg: string): string | null {
 interface SetupOptions {
   /** Where node-llama-cpp is installed (default: found from joulebench, nodeLlamaCppDir()). */
   llamaDir?: string;
-  /** The npm executable (default `npm`; `npm.cmd` on Windows). */
-  npm?: string;
   /** Progress lines. */
   log?: (line: string) => void;
 }
@@ -74,7 +72,7 @@ export async function setupLlamaCpp(gpu: SetupGpu | false, opts: SetupOptions = 
     throw new JoulebenchError('E_USAGE', `setup llamacpp: node-llama-cpp@${NODE_LLAMA_CPP_VERSION} publishes no ${gpu === false ? 'prebuilt' : gpu} build for ${process.platform}-${process.arch}`);
   }
   const llamaDir = opts.llamaDir ?? nodeLlamaCppDir();
-  const npm = opts.npm ?? (process.platform === 'win32' ? 'npm.cmd' : 'npm');
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   const results: SetupResult[] = [];
   for (const pkg of packages) {
     // Where node-llama-cpp's `import(pkg)` finds `pkg`: its own node_modules, else the one it sits in.

@@ -94,12 +94,9 @@ export class OllamaClient {
       if (chunk.done === true) final = chunk;
     };
     for await (const bytes of res.body as unknown as AsyncIterable<Uint8Array>) {
-      buffered += decoder.decode(bytes, { stream: true });
-      let nl: number;
-      while ((nl = buffered.indexOf('\n')) >= 0) {
-        onLine(buffered.slice(0, nl));
-        buffered = buffered.slice(nl + 1);
-      }
+      const lines = (buffered + decoder.decode(bytes, { stream: true })).split('\n');
+      buffered = lines.pop()!;
+      lines.forEach(onLine);
     }
     onLine(buffered + decoder.decode());
     const e2e_ms = performance.now() - t0;
