@@ -1,4 +1,4 @@
-import { energyLayers, netBelowIdle, netJoules, type EnergyLayers, type IdleCalibration, type PowerTraceSummary, type IdleStatus, type SuiteWindow, type WindowValidity } from './energy.js';
+import { energyLayers, netBelowIdle, roundLayers, netJoules, type EnergyLayers, type IdleCalibration, type PowerTraceSummary, type IdleStatus, type SuiteWindow, type WindowValidity } from './energy.js';
 import { STAGE_IDS, type CaseResult, type EnergySource, type ResultsHeader } from './types.js';
 import { round } from './stats.js';
 import { nearestRanks, NumberColumn } from './number-column.js';
@@ -693,18 +693,8 @@ function tokenDetail<K extends 'cached_prompt_tokens' | 'reasoning_tokens'>(key:
 function layersOf(ctx: ReportContext, weightedCorrect: number): Pick<BenchReport, 'energy_layers'> {
   const suite = ctx.energy?.suite;
   if (!suite || (!suite.by_domain && ctx.pue === undefined)) return {};
-  const l = energyLayers({ ...suite, by_domain: suite.by_domain ?? {} }, ctx.energy!.idle, weightedCorrect, ctx.pue ?? null);
-  const r = <T extends { joules: number | null; joules_per_correct: number | null } | null>(x: T): T =>
-    x === null ? x : { ...x, joules: roundOrNull(x.joules), joules_per_correct: roundOrNull(x.joules_per_correct) };
-  return {
-    energy_layers: {
-      covered: l.covered,
-      accelerator: r(l.accelerator),
-      host: r(l.host),
-      idle: r(l.idle),
-      facility: l.facility === null ? null : { ...r(l.facility), total_joules: roundOrNull(l.facility.total_joules) },
-    },
-  };
+  const layers = energyLayers({ ...suite, by_domain: suite.by_domain ?? {} }, ctx.energy!.idle, weightedCorrect, ctx.pue ?? null);
+  return { energy_layers: roundLayers(layers, (v) => round(v)) };
 }
 
 /** The `energy_model_range` block, only when there is a range to report (older reports keep their bytes). */
