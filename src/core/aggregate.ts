@@ -1,7 +1,7 @@
 import { energyLayers, netBelowIdle, roundLayers, netJoules, type EnergyLayers, type IdleCalibration, type PowerTraceSummary, type IdleStatus, type SuiteWindow, type WindowValidity } from './energy.js';
 import { STAGE_IDS, type CaseResult, type EnergySource, type ResultsHeader } from './types.js';
 import { round } from './stats.js';
-import { nearestRanks, NumberColumn } from './number-column.js';
+import { Int8Column, nearestRanks, NumberColumn } from './number-column.js';
 import { DEFAULT_RESAMPLES, maxUnitsValue, type BootstrapMaxUnits } from '../stats/bootstrap.js';
 import { reportCi, type CaseColumns, type ClusterBy, type ReportCi } from '../stats/report-ci.js';
 import { repeatSpread, type RepeatSpread } from '../stats/repeat-spread.js';
@@ -375,7 +375,7 @@ export class Aggregator {
    * milliseconds. `latency_ms` (NaN for a case that failed) is also the column the report's latency
    * percentiles are taken from.
    */
-  private readonly cols: { unit: NumberColumn; pass: NumberColumn; passed: GrowableInt8; weight: NumberColumn; joules: NumberColumn; usd: NumberColumn; latency_ms: NumberColumn };
+  private readonly cols: { unit: NumberColumn; pass: NumberColumn; passed: Int8Column; weight: NumberColumn; joules: NumberColumn; usd: NumberColumn; latency_ms: NumberColumn };
 
   /** Scored results added so far. */
   get scoredCount(): number {
@@ -393,7 +393,7 @@ export class Aggregator {
     this.total = new Tally(this.shared);
     const wide = opts.columns === 'reference';
     const col = (o: { index?: boolean } = {}) => new NumberColumn({ ...o, wide });
-    this.cols = { unit: col({ index: true }), pass: col(), passed: new GrowableInt8(), weight: col(), joules: col(), usd: col(), latency_ms: col() };
+    this.cols = { unit: col({ index: true }), pass: col(), passed: new Int8Column(), weight: col(), joules: col(), usd: col(), latency_ms: col() };
     this.ttfts = col();
     this.tpots_us = col();
     this.itls_us = col();
@@ -792,26 +792,6 @@ function throughputOf(ctx: ReportContext, cases: number, outputTokens: number | 
     cases_per_s: round((cases * 1000) / wall, 4),
     output_tokens_per_s: outputTokens === null ? null : round((outputTokens * 1000) / wall, 4),
   };
-}
-
-/** A growable column of small integers (-1, 0, 1): a byte a case. */
-class GrowableInt8 {
-  private data = new Int8Array(1024);
-  private n = 0;
-  push(v: number): void {
-    if (this.n === this.data.length) {
-      const bigger = new Int8Array(this.data.length * 2);
-      bigger.set(this.data);
-      this.data = bigger;
-    }
-    this.data[this.n++] = v;
-  }
-  view(): Int8Array {
-    return this.data.subarray(0, this.n);
-  }
-  get byteLength(): number {
-    return this.data.byteLength;
-  }
 }
 
 /** The slot of a cascade stage (STAGE_IDS order), -1 for any other stage name. */
