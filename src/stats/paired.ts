@@ -4,7 +4,7 @@ import { nearestRankAt, quantileLinearisation, ratioVariance, woodruffInterval }
 import { twoSidedZ } from './normal.js';
 import { nearestRankSorted } from '../core/stats.js';
 import { mcnemar, type McNemarResult } from './mcnemar.js';
-import { denseUnits, timedByLatency, type AnalyticSwitch } from './report-ci.js';
+import { analyticSwitch, denseUnits, timedByLatency, type AnalyticSwitch } from './report-ci.js';
 import { KeyTable, PAIRED_FLAGS, PairedColumns } from './paired-columns.js';
 
 /** One scored case result of one run, as a paired comparison needs it. */
@@ -252,17 +252,6 @@ export function pairedComparison(baseline: readonly PairedCase[] | PairedColumns
   const acc = figure('acc', accValue, 0, 4);
   const p95Base = nearestRankSorted(tb.values, 95);
   const p95Cand = nearestRankSorted(tc.values, 95);
-  const switched: Pick<PairedComparison, 'analytic'> = analytic
-    ? {
-        analytic: {
-          units: U,
-          bootstrap_max_units: maxUnits,
-          reason:
-            `${U} paired cases are more than the bootstrap's limit of ${maxUnits} (--bootstrap-max-units): no resamples were drawn; ` +
-            'the accuracy difference and the J/correct and $ ratios have paired delta-method intervals, the p95 difference a paired Woodruff one, all over cases',
-        },
-      }
-    : {};
   return {
     alpha,
     resamples,
@@ -273,9 +262,12 @@ export function pairedComparison(baseline: readonly PairedCase[] | PairedColumns
     usd_per_correct_ratio: figure('usd', points.usd, 1, 6),
     total_usd_ratio: figure('total_usd', points.total_usd, 1, 6),
     latency_p95_ms_delta: figure('p95', p95Base === null || p95Cand === null ? null : p95Cand - p95Base, 0, 3),
-    ...switched,
+    ...analyticSwitch(analytic, U, maxUnits, 'paired cases', PAIRED_LARGE_SAMPLE),
   };
 }
+
+const PAIRED_LARGE_SAMPLE =
+  'the accuracy difference and the J/correct and $ ratios have paired delta-method intervals, the p95 difference a paired Woodruff one, all over cases';
 
 /** R̂ = (Σ jc / Σ wc) / (Σ jb / Σ wb) and Var(R̂)/R̂² ≈ n/(n − 1) · Σ z_u² (delta method on log R̂); null when a total is 0. */
 function ratioOfRatiosVariance(jc: Float64Array, wc: Float64Array, jb: Float64Array, wb: Float64Array): { ratio: number; relVariance: number } | null {
