@@ -818,12 +818,12 @@ export function reportContextOf(h: ResultsHeader): ReportContext {
 
 /** The Aggregator a results file's header calls for (its concurrency, shared hardware). */
 export function aggregatorOf(h: ResultsHeader): Aggregator {
-  return new Aggregator({ ...(h.concurrency !== undefined ? { concurrency: h.concurrency } : {}), ...(h.shared === true ? { shared: true } : {}), ...(h.cluster !== undefined ? { cluster: h.cluster } : {}) });
+  return new Aggregator({ concurrency: h.concurrency, shared: h.shared, cluster: h.cluster });
 }
 
 /** Rolls the scored results of a run up into a report (see `Aggregator`). Pure. */
 export function aggregate(all: readonly CaseResult[], ctx: ReportContext): BenchReport {
-  const agg = new Aggregator({ ...(ctx.concurrency !== undefined ? { concurrency: ctx.concurrency } : {}), ...(ctx.cluster !== undefined ? { cluster: ctx.cluster } : {}) });
+  const agg = new Aggregator({ concurrency: ctx.concurrency, cluster: ctx.cluster });
   for (const r of all) agg.add(r);
   return agg.report(ctx);
 }
