@@ -108,8 +108,7 @@ function constant(sorted: ArrayLike<number>): boolean {
 }
 
 /** Woodruff's (1952) percentile interval [F̂⁻¹(p − z·SE), F̂⁻¹(p + z·SE)], SE the unit-clustered one of {@link quantileLinearisation}. */
-export function woodruffInterval(
-lin: QuantileLinearisation, sorted: ArrayLike<number>, p: number, level: number): IntervalResult {
+export function woodruffInterval(lin: QuantileLinearisation, sorted: ArrayLike<number>, p: number, level: number): IntervalResult {
   checkLevel(level);
   if (!(lin.varianceOfShare >= 0)) return { reason: 'fewer than 2 units' };
   const half = twoSidedZ(level) * Math.sqrt(lin.varianceOfShare);

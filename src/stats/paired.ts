@@ -299,7 +299,6 @@ function pairedQuantileParts(tb: SortedTimes, tc: SortedTimes, units: number, p:
 }
 
 /** Candidate − baseline percentile: d ± z·√(SEc² + SEb² − 2ρ·SEc·SEb), each SE from its Woodruff interval (Sitter & Wu 2001). */
-
 function pairedQuantileInterval(parts: ReturnType<typeof pairedQuantileParts>, level: number): IntervalResult {
   const z = twoSidedZ(level);
   const wb = woodruffInterval(parts.b, parts.tb.values, parts.p, level);

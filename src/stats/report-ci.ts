@@ -275,7 +275,6 @@ export function denseUnits(unit: ArrayLike<number>): { u: Uint32Array; units: nu
 }
 
 /** Timed observations by latency (ties in order) with their units; whole ms sort as packed keys latency · 2^bits + position. */
-
 export function timedByLatency(latency: ArrayLike<number>, u: Uint32Array): { values: Float64Array; units: Uint32Array } {
   const n = latency.length;
   let m = 0;

@@ -94,7 +94,6 @@ export function coefficientOfVariation(values: readonly number[]): number | null
 
 /** Sample standard deviation (n − 1 in the denominator) about `mean`. */
 export function sampleSd(values: readonly number[], mean = values.reduce((s, v) => s + v, 0) / values.length): number {
-
   let ss = 0;
   for (const v of values) ss += (v - mean) ** 2;
   return Math.sqrt(ss / (values.length - 1));
@@ -129,9 +128,5 @@ export function tInterval(values: readonly number[], level = 0.95, method: 'stud
 /** The t-interval of the differences `b[i] − a[i]` (run i of A with run i of B). */
 export function pairedTInterval(a: readonly number[], b: readonly number[], level = 0.95): TInterval | NoInterval {
   if (a.length !== b.length) throw new RangeError(`paired lists differ in length (${a.length} and ${b.length})`);
-  return tInterval(
-    a.map((x, i) => b[i]! - x),
-    level,
-    'paired-t',
-  );
+  return tInterval(a.map((x, i) => b[i]! - x), level, 'paired-t');
 }
