@@ -90,8 +90,6 @@ export function pairedComparison(baseline: readonly PairedCase[] | PairedColumns
   let both = 0;
   let bOnly = 0;
   let cOnly = 0;
-  let bCorrect = 0;
-  let cCorrect = 0;
   // Whole numbers (passes of a case), held exactly in 4 bytes a unit.
   const accDiff = new Int32Array(U);
   const accN = new Uint32Array(U);
@@ -102,8 +100,6 @@ export function pairedComparison(baseline: readonly PairedCase[] | PairedColumns
     const bPassed = fb === 2;
     const cPassed = fc === 2;
     both++;
-    if (bPassed) bCorrect++;
-    if (cPassed) cCorrect++;
     if (bPassed && !cPassed) bOnly++;
     if (cPassed && !bPassed) cOnly++;
     accDiff[unitOf[j]!]! += (cPassed ? 1 : 0) - (bPassed ? 1 : 0);
@@ -247,7 +243,8 @@ export function pairedComparison(baseline: readonly PairedCase[] | PairedColumns
     };
   };
 
-  const accValue = both === 0 ? null : ((cCorrect - bCorrect) * 100) / both;
+  // Candidate − baseline correct answers: the discordant pairs' difference.
+  const accValue = both === 0 ? null : ((cOnly - bOnly) * 100) / both;
   const mc = both === 0 ? null : mcnemar(bOnly, cOnly);
   const acc = figure('acc', accValue, 0, 4);
   const p95Base = nearestRankSorted(tb.values, 95);
@@ -372,10 +369,7 @@ function searchSorted(sorted: ArrayLike<number>, k: number): number {
   return -1;
 }
 
-interface SortedTimes {
-  values: Float64Array;
-  units: Uint32Array;
-}
+type SortedTimes = ReturnType<typeof timedByLatency>;
 
 /** One side's timed results (of `rows`, the side's row of each pair), ascending, ties in pair order, with their units. */
 function sortedTimes(side: PairedColumns, rows: Uint32Array, unitOf: Uint32Array): SortedTimes {
