@@ -247,7 +247,6 @@ class Tally {
   correct = 0;
   weightedCorrect = 0;
   joules = 0;
-  joulesKnown = false;
   /** Cases with no energy figure: while any exists, the total is unknown rather than a partial sum. */
   joulesUnknown = 0;
   /** Cases whose energy came from a meter window (not the target's own model): they overlap when cases run concurrently. */
@@ -274,7 +273,6 @@ class Tally {
     }
     if (r.joules !== null) {
       this.joules += r.joules;
-      this.joulesKnown = true;
       if (r.energy_source !== 'model' && r.energy_source !== 'model:api') this.windowed++;
       if (r.energy_source === 'model:api') {
         this.apiModelled++;
@@ -300,7 +298,7 @@ class Tally {
     if (this.apiModelled > 0 && this.otherSourced > 0) return null;
     // A below-floor reading is noise (often exactly 0 J): summing it would pass it off as measured.
     if (this.belowFloor > 0 || this.invalid > 0) return null;
-    return this.joulesKnown && this.joulesUnknown === 0 ? this.joules : null;
+    return this.case_count > 0 && this.joulesUnknown === 0 ? this.joules : null;
   }
   /** The range of the total when every figure is `model:api` with a range; else null. */
   get totalRange(): { low: number; high: number } | null {
