@@ -108,17 +108,13 @@ export function withPairedStats(
   const baseCases = cases(base);
   const candCases = cases(cand);
   if (!baseCases || !candCases) return none('per-case results not found for a run (pass the results JSONL, or keep it next to the report)');
-  const p = pairedComparison(
-    baseCases,
-    candCases,
-    {
-      seed: base.digest,
-      alpha,
-      ...(opts.resamples !== undefined ? { resamples: opts.resamples } : {}),
-      ...(opts.maxUnits !== undefined ? { maxUnits: maxUnitsValue(opts.maxUnits) } : {}),
-      energyComparable: c.energy_sources_match !== false,
-    },
-  );
+  const p = pairedComparison(baseCases, candCases, {
+    seed: base.digest,
+    alpha,
+    resamples: opts.resamples,
+    maxUnits: maxUnitsValue(opts.maxUnits),
+    energyComparable: c.energy_sources_match !== false,
+  });
   if (p.pairs === 0) return none('no case of one run has a partner in the other');
   const scale = (i: Interval | null, f: (v: number) => number): Interval | null => (i ? { ...i, low: round(f(i.low), 4), high: round(f(i.high), 4) } : null);
   const baseP95 = c.baseline.latency_p95_ms;
