@@ -552,15 +552,9 @@ export class Aggregator {
    */
   private get columns(): CaseColumns {
     const c = this.cols;
-    const lazy = (col: NumberColumn) => ({ enumerable: true, get: () => col.view() });
-    return Object.defineProperties({ passed: c.passed.view() } as unknown as CaseColumns, {
-      unit: lazy(c.unit),
-      pass: lazy(c.pass),
-      weight: lazy(c.weight),
-      joules: lazy(c.joules),
-      usd: lazy(c.usd),
-      latency_ms: lazy(c.latency_ms),
-    });
+    const lazily = ['unit', 'pass', 'weight', 'joules', 'usd', 'latency_ms'] as const;
+    const getters = Object.fromEntries(lazily.map((k) => [k, { enumerable: true, get: () => c[k].view() }]));
+    return Object.defineProperties({ passed: c.passed.view() } as unknown as CaseColumns, getters);
   }
 
   /** Bytes the per-case columns hold now (their typed arrays' capacity), for tests and the benches. */
@@ -651,7 +645,7 @@ export class Aggregator {
         seed: ctx.suite.digest,
         resamples: ctx.bootstrap ?? DEFAULT_RESAMPLES,
         maxUnits: maxUnitsValue(ctx.bootstrap_max_units),
-        ...(ctx.cluster !== undefined ? { cluster: ctx.cluster } : {}),
+        cluster: ctx.cluster,
         // Only a per-case sum has per-case variation to resample; a suite-window total is one reading.
         joulesUnknown: basis.basis === 'per_case' && headlineJoules !== null ? null : (basis.reason ?? this.joulesUnknownReason()),
         usdUnknown: runLevelUsd
