@@ -1,7 +1,7 @@
-import { energyLayers, netBelowIdle, netJoules, type EnergyLayers, type IdleCalibration, type PowerTraceSummary, type IdleStatus, type SuiteWindow, type WindowValidity } from './energy.js';
+import { energyLayers, netBelowIdle, roundLayers, netJoules, type EnergyLayers, type IdleCalibration, type PowerTraceSummary, type IdleStatus, type SuiteWindow, type WindowValidity } from './energy.js';
 import { STAGE_IDS, type CaseResult, type EnergySource, type ResultsHeader } from './types.js';
 import { round } from './stats.js';
-import { nearestRanks, NumberColumn } from './number-column.js';
+import { Int8Column, nearestRanks, NumberColumn } from './number-column.js';
 import { DEFAULT_RESAMPLES, maxUnitsValue, type BootstrapMaxUnits } from '../stats/bootstrap.js';
 import { reportCi, type CaseColumns, type ClusterBy, type ReportCi } from '../stats/report-ci.js';
 import { repeatSpread, type RepeatSpread } from '../stats/repeat-spread.js';
@@ -247,7 +247,6 @@ class Tally {
   correct = 0;
   weightedCorrect = 0;
   joules = 0;
-  joulesKnown = false;
   /** Cases with no energy figure: while any exists, the total is unknown rather than a partial sum. */
   joulesUnknown = 0;
   /** Cases whose energy came from a meter window (not the target's own model): they overlap when cases run concurrently. */
@@ -274,7 +273,6 @@ class Tally {
     }
     if (r.joules !== null) {
       this.joules += r.joules;
-      this.joulesKnown = true;
       if (r.energy_source !== 'model' && r.energy_source !== 'model:api') this.windowed++;
       if (r.energy_source === 'model:api') {
         this.apiModelled++;
@@ -300,7 +298,7 @@ class Tally {
     if (this.apiModelled > 0 && this.otherSourced > 0) return null;
     // A below-floor reading is noise (often exactly 0 J): summing it would pass it off as measured.
     if (this.belowFloor > 0 || this.invalid > 0) return null;
-    return this.joulesKnown && this.joulesUnknown === 0 ? this.joules : null;
+    return this.case_count > 0 && this.joulesUnknown === 0 ? this.joules : null;
   }
   /** The range of the total when every figure is `model:api` with a range; else null. */
   get totalRange(): { low: number; high: number } | null {
@@ -375,7 +373,7 @@ export class Aggregator {
    * milliseconds. `latency_ms` (NaN for a case that failed) is also the column the report's latency
    * percentiles are taken from.
    */
-  private readonly cols: { unit: NumberColumn; pass: NumberColumn; passed: GrowableInt8; weight: NumberColumn; joules: NumberColumn; usd: NumberColumn; latency_ms: NumberColumn };
+  private readonly cols: { unit: NumberColumn; pass: NumberColumn; passed: Int8Column; weight: NumberColumn; joules: NumberColumn; usd: NumberColumn; latency_ms: NumberColumn };
 
   /** Scored results added so far. */
   get scoredCount(): number {
@@ -393,7 +391,7 @@ export class Aggregator {
     this.total = new Tally(this.shared);
     const wide = opts.columns === 'reference';
     const col = (o: { index?: boolean } = {}) => new NumberColumn({ ...o, wide });
-    this.cols = { unit: col({ index: true }), pass: col(), passed: new GrowableInt8(), weight: col(), joules: col(), usd: col(), latency_ms: col() };
+    this.cols = { unit: col({ index: true }), pass: col(), passed: new Int8Column(), weight: col(), joules: col(), usd: col(), latency_ms: col() };
     this.ttfts = col();
     this.tpots_us = col();
     this.itls_us = col();
@@ -554,15 +552,9 @@ export class Aggregator {
    */
   private get columns(): CaseColumns {
     const c = this.cols;
-    const lazy = (col: NumberColumn) => ({ enumerable: true, get: () => col.view() });
-    return Object.defineProperties({ passed: c.passed.view() } as unknown as CaseColumns, {
-      unit: lazy(c.unit),
-      pass: lazy(c.pass),
-      weight: lazy(c.weight),
-      joules: lazy(c.joules),
-      usd: lazy(c.usd),
-      latency_ms: lazy(c.latency_ms),
-    });
+    const lazily = ['unit', 'pass', 'weight', 'joules', 'usd', 'latency_ms'] as const;
+    const getters = Object.fromEntries(lazily.map((k) => [k, { enumerable: true, get: () => c[k].view() }]));
+    return Object.defineProperties({ passed: c.passed.view() } as unknown as CaseColumns, getters);
   }
 
   /** Bytes the per-case columns hold now (their typed arrays' capacity), for tests and the benches. */
@@ -653,7 +645,7 @@ export class Aggregator {
         seed: ctx.suite.digest,
         resamples: ctx.bootstrap ?? DEFAULT_RESAMPLES,
         maxUnits: maxUnitsValue(ctx.bootstrap_max_units),
-        ...(ctx.cluster !== undefined ? { cluster: ctx.cluster } : {}),
+        cluster: ctx.cluster,
         // Only a per-case sum has per-case variation to resample; a suite-window total is one reading.
         joulesUnknown: basis.basis === 'per_case' && headlineJoules !== null ? null : (basis.reason ?? this.joulesUnknownReason()),
         usdUnknown: runLevelUsd
@@ -693,18 +685,8 @@ function tokenDetail<K extends 'cached_prompt_tokens' | 'reasoning_tokens'>(key:
 function layersOf(ctx: ReportContext, weightedCorrect: number): Pick<BenchReport, 'energy_layers'> {
   const suite = ctx.energy?.suite;
   if (!suite || (!suite.by_domain && ctx.pue === undefined)) return {};
-  const l = energyLayers({ ...suite, by_domain: suite.by_domain ?? {} }, ctx.energy!.idle, weightedCorrect, ctx.pue ?? null);
-  const r = <T extends { joules: number | null; joules_per_correct: number | null } | null>(x: T): T =>
-    x === null ? x : { ...x, joules: roundOrNull(x.joules), joules_per_correct: roundOrNull(x.joules_per_correct) };
-  return {
-    energy_layers: {
-      covered: l.covered,
-      accelerator: r(l.accelerator),
-      host: r(l.host),
-      idle: r(l.idle),
-      facility: l.facility === null ? null : { ...r(l.facility), total_joules: roundOrNull(l.facility.total_joules) },
-    },
-  };
+  const layers = energyLayers({ ...suite, by_domain: suite.by_domain ?? {} }, ctx.energy!.idle, weightedCorrect, ctx.pue ?? null);
+  return { energy_layers: roundLayers(layers, (v) => round(v)) };
 }
 
 /** The `energy_model_range` block, only when there is a range to report (older reports keep their bytes). */
@@ -804,26 +786,6 @@ function throughputOf(ctx: ReportContext, cases: number, outputTokens: number | 
   };
 }
 
-/** A growable column of small integers (-1, 0, 1): a byte a case. */
-class GrowableInt8 {
-  private data = new Int8Array(1024);
-  private n = 0;
-  push(v: number): void {
-    if (this.n === this.data.length) {
-      const bigger = new Int8Array(this.data.length * 2);
-      bigger.set(this.data);
-      this.data = bigger;
-    }
-    this.data[this.n++] = v;
-  }
-  view(): Int8Array {
-    return this.data.subarray(0, this.n);
-  }
-  get byteLength(): number {
-    return this.data.byteLength;
-  }
-}
-
 /** The slot of a cascade stage (STAGE_IDS order), -1 for any other stage name. */
 function stageSlot(stage: string): number {
   return (STAGE_IDS as readonly string[]).indexOf(stage);
@@ -848,12 +810,12 @@ export function reportContextOf(h: ResultsHeader): ReportContext {
 
 /** The Aggregator a results file's header calls for (its concurrency, shared hardware). */
 export function aggregatorOf(h: ResultsHeader): Aggregator {
-  return new Aggregator({ ...(h.concurrency !== undefined ? { concurrency: h.concurrency } : {}), ...(h.shared === true ? { shared: true } : {}), ...(h.cluster !== undefined ? { cluster: h.cluster } : {}) });
+  return new Aggregator({ concurrency: h.concurrency, shared: h.shared, cluster: h.cluster });
 }
 
 /** Rolls the scored results of a run up into a report (see `Aggregator`). Pure. */
 export function aggregate(all: readonly CaseResult[], ctx: ReportContext): BenchReport {
-  const agg = new Aggregator({ ...(ctx.concurrency !== undefined ? { concurrency: ctx.concurrency } : {}), ...(ctx.cluster !== undefined ? { cluster: ctx.cluster } : {}) });
+  const agg = new Aggregator({ concurrency: ctx.concurrency, cluster: ctx.cluster });
   for (const r of all) agg.add(r);
   return agg.report(ctx);
 }

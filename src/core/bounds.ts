@@ -9,7 +9,7 @@ export const MAX_TIMER_S = MAX_TIMER_MS / 1000;
 
 /** The message for a duration above the timer limit. */
 export function timerLimitText(unit: 'ms' | 's'): string {
-  return unit === 'ms' ? `must be <= ${MAX_TIMER_MS} (2^31−1 ms, the longest timer Node.js can set)` : `must be <= ${MAX_TIMER_S} (2^31−1 ms, the longest timer Node.js can set)`;
+  return `must be <= ${unit === 'ms' ? MAX_TIMER_MS : MAX_TIMER_S} (2^31−1 ms, the longest timer Node.js can set)`;
 }
 
 /** The largest power a watts coefficient may claim, W: far above any single machine, far below overflow. */

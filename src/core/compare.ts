@@ -35,17 +35,14 @@ export interface Comparison {
 
 /** Compares two reports. Pure. */
 export function compare(baseline: CompareSide, candidate: CompareSide): Comparison {
-  const pick = (r: CompareSide): CompareSide => {
-    const side: CompareSide = {
-      joules_per_correct: r.joules_per_correct,
-      latency_p95_ms: r.latency_p95_ms,
-      accuracy_pct: r.accuracy_pct,
-    };
-    if (r.usd_per_correct !== undefined) side.usd_per_correct = r.usd_per_correct;
-    if (r.total_usd !== undefined) side.total_usd = r.total_usd;
-    if (r.energy_source !== undefined) side.energy_source = r.energy_source;
-    return side;
-  };
+  const pick = (r: CompareSide): CompareSide => ({
+    joules_per_correct: r.joules_per_correct,
+    latency_p95_ms: r.latency_p95_ms,
+    accuracy_pct: r.accuracy_pct,
+    ...(r.usd_per_correct !== undefined ? { usd_per_correct: r.usd_per_correct } : {}),
+    ...(r.total_usd !== undefined ? { total_usd: r.total_usd } : {}),
+    ...(r.energy_source !== undefined ? { energy_source: r.energy_source } : {}),
+  });
   const match = sourcesMatch(baseline, candidate);
   const round4 = (v: number | null) => (v === null ? null : round(v, 4));
   return {

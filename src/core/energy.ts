@@ -125,12 +125,9 @@ export function energyLayers(
   const facilityJ = pue === null || window.joules === null ? null : (pue - 1) * window.joules;
   const facility =
     pue === null ? null : { tag: 'modelled' as const, joules: facilityJ, joules_per_correct: perCorrect(facilityJ), pue, total_joules: window.joules === null ? null : pue * window.joules };
-  const covered: EnergyLayers['covered'] = [];
-  if (accelerator) covered.push('accelerator');
-  if (host) covered.push('host');
-  if (idleLayer) covered.push('idle');
-  if (facility) covered.push('facility');
-  return { covered, accelerator, host, idle: idleLayer, facility };
+  const layers = { accelerator, host, idle: idleLayer, facility };
+  const covered = (Object.keys(layers) as EnergyLayers['covered']).filter((k) => layers[k] !== null);
+  return { covered, ...layers };
 }
 
 /**

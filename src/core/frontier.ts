@@ -81,22 +81,19 @@ export function armFrontiers(arms: readonly Arm[]): FrontierReport {
   // Rather than rank one cascade "dominated" by itself under another meter, the largest comparable
   // group is ranked and every other arm is withheld with the reason.
   const byAsked = largestGroup(arms, (a) => a.asked ?? null);
+  const askedElse = (a: Arm): string =>
+    byAsked.key === null
+      ? `not comparable: the arms answered different questions (${byAsked.groups} different suites or task sets, none the majority)`
+      : `not comparable: answered different questions (${describeAsked(a.asked)}) from the ranked arms (${describeAsked(byAsked.key)})`;
   const frontiers = Object.fromEntries(
     (Object.keys(FRONTIER_AXES) as FrontierAxis[]).map((axis) => {
       const objectives = FRONTIER_AXES[axis];
-      const excluded = new Map<string, string>();
-      for (const a of byAsked.outside) {
-        excluded.set(
-          a.id,
-          byAsked.key === null
-            ? `not comparable: the arms answered different questions (${byAsked.groups} different suites or task sets, none the majority)`
-            : `not comparable: answered different questions (${describeAsked(a.asked)}) from the ranked arms (${describeAsked(byAsked.key)})`,
-        );
-      }
+      const excluded = new Map(byAsked.outside.map((a) => [a.id, askedElse(a)]));
       let ranked = byAsked.inside;
       if (axis === 'energy') {
-        const bySource = largestGroup(ranked.filter((a) => a.joules_per_correct !== null), (a) => a.energy_source);
-        const sources = [...new Set(ranked.filter((a) => a.joules_per_correct !== null).map((a) => a.energy_source))].sort();
+        const withJoules = ranked.filter((a) => a.joules_per_correct !== null);
+        const bySource = largestGroup(withJoules, (a) => a.energy_source);
+        const sources = [...new Set(withJoules.map((a) => a.energy_source))].sort();
         for (const a of bySource.outside) {
           excluded.set(
             a.id,
@@ -107,10 +104,7 @@ export function armFrontiers(arms: readonly Arm[]): FrontierReport {
         }
         ranked = ranked.filter((a) => !excluded.has(a.id));
       }
-      const inner = rankedFrontier(
-        points.filter((p) => ranked.some((a) => a.id === p.id)),
-        objectives,
-      );
+      const inner = rankedFrontier(points.filter((p) => ranked.some((a) => a.id === p.id)), objectives);
       const verdictOf = new Map(inner.verdicts.map((v) => [v.id, v]));
       const verdicts = arms.map((a) => {
         const why = excluded.get(a.id);

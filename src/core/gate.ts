@@ -71,25 +71,19 @@ export function checkGate(
     if (v === null || !Number.isFinite(v)) {
       const why = opts.why?.[c.metric];
       failures.push({ condition: c, value: null, message: `${c.text}: ${c.metric} is n/a${why ? ` (${why})` : ''}, so the gate cannot pass` });
-    } else if (holds(v, c.op, c.threshold)) {
+    } else if (HOLDS[c.op](v, c.threshold)) {
       failures.push({ condition: c, value: v, message: `${c.text}: ${c.metric} is ${v}` });
     }
   }
   return failures;
 }
 
-function holds(v: number, op: GateOperator, t: number): boolean {
-  switch (op) {
-    case '>':
-      return v > t;
-    case '>=':
-      return v >= t;
-    case '<':
-      return v < t;
-    case '<=':
-      return v <= t;
-  }
-}
+const HOLDS: Record<GateOperator, (v: number, t: number) => boolean> = {
+  '>': (v, t) => v > t,
+  '>=': (v, t) => v >= t,
+  '<': (v, t) => v < t,
+  '<=': (v, t) => v <= t,
+};
 
 /**
  * `--significant`: the condition trips only when the whole interval lies past the threshold (for `>`
@@ -99,7 +93,7 @@ function holds(v: number, op: GateOperator, t: number): boolean {
 function significantFailure(c: GateCondition, value: number | null, i: { low: number; high: number; level: number; method?: string } | null): GateFailure[] {
   if (!i) return [{ condition: c, value, message: `${c.text}: no interval for ${c.metric} (runs not paired), so --significant cannot pass` }];
   const end = c.op === '>' || c.op === '>=' ? i.low : i.high;
-  if (!holds(end, c.op, c.threshold)) return [];
+  if (!HOLDS[c.op](end, c.threshold)) return [];
   const what = 'method' in i && i.method === 'degenerate' ? 'degenerate interval (identical values)' : `${Math.round(i.level * 100)} % interval`;
   return [{ condition: c, value, message: `${c.text}: ${c.metric} is ${value} and its whole ${what} [${i.low}, ${i.high}] is past ${c.threshold}` }];
 }

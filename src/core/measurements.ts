@@ -78,10 +78,10 @@ export class MmluTally {
     const env = (value: number, unit: string, official = true): Measurement => ({ value, unit, class: 'environmental', official });
     const { results, answered } = this;
     if (results > 0) m['mmlu.accuracy'] = { value: round(this.correct / results, 6), unit: 'fraction', class: 'deterministic', official: true };
-    if (answered > 0) m['mmlu.avg_latency_ms'] = env(round(this.latency_ms / answered, 3), 'ms');
-    if (answered > 0 && this.noUsage === 0) m['mmlu.total_tokens'] = env(this.tokens, 'tokens');
-    else if (answered > 0) warnings.push(`mmlu.total_tokens omitted: ${this.noUsage} of ${answered} answered cases reported no token usage`);
     if (answered > 0) {
+      m['mmlu.avg_latency_ms'] = env(round(this.latency_ms / answered, 3), 'ms');
+      if (this.noUsage === 0) m['mmlu.total_tokens'] = env(this.tokens, 'tokens');
+      else warnings.push(`mmlu.total_tokens omitted: ${this.noUsage} of ${answered} answered cases reported no token usage`);
       if (!opts.prices_set) warnings.push('mmlu.cost_usd omitted: no prices given (prices.input_usd_per_mtok, prices.output_usd_per_mtok)');
       else if (this.noCost > 0) warnings.push(`mmlu.cost_usd omitted: ${this.noCost} of ${answered} answered cases have no cost (token usage missing)`);
       else m['mmlu.cost_usd'] = env(round(this.cost_usd, 9), 'usd');

@@ -93,6 +93,32 @@ export class NumberColumn {
   }
 }
 
+/** A growable column of small integers (-128 to 127: flags, or -1, 0, 1): a byte a value. */
+export class Int8Column {
+  private data = new Int8Array(1024);
+  private n = 0;
+  get length(): number {
+    return this.n;
+  }
+  push(v: number): void {
+    if (this.n === this.data.length) {
+      const bigger = new Int8Array(this.data.length * 2);
+      bigger.set(this.data);
+      this.data = bigger;
+    }
+    this.data[this.n++] = v;
+  }
+  at(j: number): number {
+    return this.data[j]!;
+  }
+  view(): Int8Array {
+    return this.data.subarray(0, this.n);
+  }
+  get byteLength(): number {
+    return this.data.byteLength;
+  }
+}
+
 /** A 32-bit float holds v exactly (NaN, ±0 and ±Infinity included). */
 function fitsF32(v: number): boolean {
   return Object.is(Math.fround(v), v);

@@ -1,4 +1,5 @@
 import type { Comparison } from './compare.js';
+import { round } from './stats.js';
 import type { CaseResult } from './types.js';
 import type { Interval } from '../stats/interval.js';
 import { pairedComparison, type PairedCase, type PairedComparison } from '../stats/paired.js';
@@ -6,12 +7,20 @@ import type { PairedColumns } from '../stats/paired-columns.js';
 import { maxUnitsValue, type BootstrapMaxUnits } from '../stats/bootstrap.js';
 
 /** Which figures carry a significance verdict (the gate's metrics). */
-export interface Significance {
-  accuracy_pp_delta: boolean | null;
-  joules_per_correct_pct: boolean | null;
-  latency_p95_pct: boolean | null;
-  usd_per_correct_pct: boolean | null;
-  total_usd_pct: boolean | null;
+export type Significance = Record<keyof typeof PAIRED_FIGURE, boolean | null>;
+
+/** Each gate metric, in the order `significant` and `gate_intervals` list them, with the paired figure it is judged by. */
+const PAIRED_FIGURE = {
+  accuracy_pp_delta: 'accuracy_pp_delta',
+  joules_per_correct_pct: 'joules_per_correct_ratio',
+  latency_p95_pct: 'latency_p95_ms_delta',
+  usd_per_correct_pct: 'usd_per_correct_ratio',
+  total_usd_pct: 'total_usd_ratio',
+} as const satisfies Record<string, keyof PairedComparison>;
+
+/** Every gate metric, each with `value`. */
+function perMetric<T>(value: (figure: (typeof PAIRED_FIGURE)[keyof Significance]) => T): Record<keyof Significance, T> {
+  return Object.fromEntries(Object.entries(PAIRED_FIGURE).map(([metric, figure]) => [metric, value(figure)])) as Record<keyof Significance, T>;
 }
 
 /**
@@ -80,8 +89,8 @@ export function withPairedStats(
     latency_p95_ms_delta_ci95: null,
     usd_per_correct_ratio_ci95: null,
     total_usd_ratio_ci95: null,
-    significant: { accuracy_pp_delta: null, joules_per_correct_pct: null, latency_p95_pct: null, usd_per_correct_pct: null, total_usd_pct: null },
-    gate_intervals: { accuracy_pp_delta: null, joules_per_correct_pct: null, latency_p95_pct: null, usd_per_correct_pct: null, total_usd_pct: null },
+    significant: perMetric(() => null),
+    gate_intervals: perMetric(() => null),
     alpha,
     paired: null,
     paired_reason: reason,
@@ -91,11 +100,7 @@ export function withPairedStats(
     // Different questions: a change between the two figures would be a difference of questions, not of systems.
     return {
       ...none('different suite digests: the runs asked different questions, so no change, interval, p-value or verdict between them is stated (withheld)'),
-      joules_per_correct_pct: null,
-      latency_p95_pct: null,
-      accuracy_pp_delta: null,
-      usd_per_correct_pct: null,
-      total_usd_pct: null,
+      ...perMetric(() => null),
       withheld: true,
     };
   }
@@ -103,19 +108,15 @@ export function withPairedStats(
   const baseCases = cases(base);
   const candCases = cases(cand);
   if (!baseCases || !candCases) return none('per-case results not found for a run (pass the results JSONL, or keep it next to the report)');
-  const p = pairedComparison(
-    baseCases,
-    candCases,
-    {
-      seed: base.digest,
-      alpha,
-      ...(opts.resamples !== undefined ? { resamples: opts.resamples } : {}),
-      ...(opts.maxUnits !== undefined ? { maxUnits: maxUnitsValue(opts.maxUnits) } : {}),
-      energyComparable: c.energy_sources_match !== false,
-    },
-  );
+  const p = pairedComparison(baseCases, candCases, {
+    seed: base.digest,
+    alpha,
+    resamples: opts.resamples,
+    maxUnits: maxUnitsValue(opts.maxUnits),
+    energyComparable: c.energy_sources_match !== false,
+  });
   if (p.pairs === 0) return none('no case of one run has a partner in the other');
-  const scale = (i: Interval | null, f: (v: number) => number): Interval | null => (i ? { ...i, low: round4(f(i.low)), high: round4(f(i.high)) } : null);
+  const scale = (i: Interval | null, f: (v: number) => number): Interval | null => (i ? { ...i, low: round(f(i.low), 4), high: round(f(i.high), 4) } : null);
   const baseP95 = c.baseline.latency_p95_ms;
   return {
     ...c,
@@ -125,13 +126,7 @@ export function withPairedStats(
     latency_p95_ms_delta_ci95: p.latency_p95_ms_delta.ci95,
     usd_per_correct_ratio_ci95: p.usd_per_correct_ratio.ci95,
     total_usd_ratio_ci95: p.total_usd_ratio.ci95,
-    significant: {
-      accuracy_pp_delta: p.accuracy_pp_delta.significant,
-      joules_per_correct_pct: p.joules_per_correct_ratio.significant,
-      latency_p95_pct: p.latency_p95_ms_delta.significant,
-      usd_per_correct_pct: p.usd_per_correct_ratio.significant,
-      total_usd_pct: p.total_usd_ratio.significant,
-    },
+    significant: perMetric((figure) => p[figure].significant),
     gate_intervals: {
       accuracy_pp_delta: p.accuracy_pp_delta.ci_alpha,
       joules_per_correct_pct: scale(p.joules_per_correct_ratio.ci_alpha, pctOfRatio),
@@ -154,8 +149,3 @@ export function verdictOf(delta: number | null, significant: boolean | null, hig
 
 /** A ratio (candidate / baseline) as the % change the deltas are written in. */
 export const pctOfRatio = (r: number): number => (r - 1) * 100;
-
-function round4(v: number): number {
-  const r = Math.round(v * 1e4) / 1e4;
-  return Object.is(r, -0) ? 0 : r;
-}

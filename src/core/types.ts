@@ -282,18 +282,10 @@ export interface CaseResult {
 }
 
 /** One turn of a multi-turn case asked as a conversation (its own request, meter window and answer). */
-export interface TurnResult {
-  response: string | null;
-  latency_ms: number;
-  ttft_ms: number | null;
-  prompt_tokens: number | null;
-  completion_tokens: number | null;
-  joules: number | null;
-  energy_source: EnergySource;
-  cost_usd: number | null;
+export interface TurnResult
+  extends Pick<CaseResult, 'response' | 'latency_ms' | 'ttft_ms' | 'prompt_tokens' | 'completion_tokens' | 'joules' | 'energy_source' | 'cost_usd' | 'error'> {
   /** Sends of this turn's request, the first included. */
   attempts: number;
-  error: { code: string; message: string; status?: number } | null;
 }
 
 /** The first line of a results JSONL: what run the following cases belong to. */

@@ -111,7 +111,6 @@ export function meanStatistic(values: ArrayLike<number>): ResampleStatistic {
 }
 
 /** Nearest-rank percentile statistics of sorted `values` grouped into units (`unitOf[j]`), without sorting per resample. */
-
 export function percentileStatistics(values: ArrayLike<number>, unitOf: ArrayLike<number>, ps: readonly number[]): ResampleStatistic[] {
   const order = ps.map((p, i) => ({ p, i })).sort((x, y) => x.p - y.p);
   let cachedFor = -1;

@@ -2,7 +2,6 @@
 export type PAdjust = 'holm' | 'none';
 
 /** Holm's (1979) step-down p̃₍ᵢ₎ = max_{j ≤ i} min(1, (m − j + 1)·p₍ⱼ₎); `null` entries stay outside the family. */
-
 export function holmAdjust(pValues: readonly (number | null)[]): (number | null)[] {
   for (const p of pValues) {
     if (p !== null && !(p >= 0 && p <= 1)) throw new RangeError(`holmAdjust: p-values must be in [0, 1], got ${p}`);

@@ -19,7 +19,6 @@ export interface NoInterval {
 export type IntervalResult = Interval | NoInterval;
 
 /** An interval with nothing to vary (`pointMass`) states no coverage: its method becomes `degenerate`. */
-
 export function labelDegenerate(i: Interval, pointMass: boolean): Interval {
   return pointMass ? { ...i, method: 'degenerate' } : i;
 }
@@ -42,5 +41,4 @@ export function checkLevel(level: number): number {
 /** The interval with both ends rounded to `digits` decimals (reports are byte-compared). */
 export function roundInterval(i: Interval, digits: number): Interval {
   return { low: round(i.low, digits), high: round(i.high, digits), level: i.level, method: i.method };
-
 }

@@ -76,8 +76,6 @@ export interface QuantileLinearisation {
   e: Float64Array | null;
   /** Σ e_u² */
   sumSquares: number;
-  /** Observations (M). */
-  count: number;
   /** Var F̂(q̂), n / (n − 1) · Σ e_u² / M². */
   varianceOfShare: number;
 }
@@ -100,7 +98,7 @@ export function quantileLinearisation(sorted: ArrayLike<number>, unitOf: ArrayLi
     for (let j = 0; j < below; j++) e[unitOf[j]!]! += 1;
     for (let u = 0; u < units; u++) ss += e[u]! * e[u]!;
   }
-  return { q, share, e, sumSquares: ss, count: m, varianceOfShare: units < 2 ? NaN : ((ss / (m * m)) * units) / (units - 1) };
+  return { q, share, e, sumSquares: ss, varianceOfShare: units < 2 ? NaN : ((ss / (m * m)) * units) / (units - 1) };
 }
 
 function constant(sorted: ArrayLike<number>): boolean {
@@ -108,8 +106,7 @@ function constant(sorted: ArrayLike<number>): boolean {
 }
 
 /** Woodruff's (1952) percentile interval [F̂⁻¹(p − z·SE), F̂⁻¹(p + z·SE)], SE the unit-clustered one of {@link quantileLinearisation}. */
-export function woodruffInterval(
-lin: QuantileLinearisation, sorted: ArrayLike<number>, p: number, level: number): IntervalResult {
+export function woodruffInterval(lin: QuantileLinearisation, sorted: ArrayLike<number>, p: number, level: number): IntervalResult {
   checkLevel(level);
   if (!(lin.varianceOfShare >= 0)) return { reason: 'fewer than 2 units' };
   const half = twoSidedZ(level) * Math.sqrt(lin.varianceOfShare);

@@ -21,7 +21,6 @@ export function mcnemar(baselineOnly: number, candidateOnly: number): McNemarRes
 }
 
 /** P(X ≤ k) for X ~ Binomial(n, 1/2): doubles up to n = 1000 (C(n, i) < 1e300), log-sum-exp above. */
-
 export function binomialHalfCdf(k: number, n: number): number {
   if (k >= n) return 1;
   if (k < 0) return 0;

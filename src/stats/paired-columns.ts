@@ -1,4 +1,4 @@
-import { NumberColumn } from '../core/number-column.js';
+import { Int8Column, NumberColumn } from '../core/number-column.js';
 import type { PairedCase } from './paired.js';
 
 // Per-case flags: passed (2 bits: 0 null, 1 false, 2 true), then which figures are unknown (null).
@@ -20,16 +20,15 @@ export class PairedColumns {
   readonly joules = new NumberColumn();
   readonly usd = new NumberColumn();
   readonly latency_ms = new NumberColumn();
-  private flagBytes = new Uint8Array(1024);
-  private n = 0;
+  private readonly flagBytes = new Int8Column();
 
   get length(): number {
-    return this.n;
+    return this.flagBytes.length;
   }
 
   /** The flags of row j (see the masks above). */
   flags(j: number): number {
-    return this.flagBytes[j]!;
+    return this.flagBytes.at(j);
   }
 
   /** A scored case of pass `pass` at suite position `index` (a results line's own fields). */
@@ -45,25 +44,18 @@ export class PairedColumns {
     if (joules === null) f |= JOULES_NULL;
     if (usd === null) f |= USD_NULL;
     if (latency_ms === null) f |= LATENCY_NULL;
-    const n = this.n;
-    if (n === this.flagBytes.length) {
-      const bigger = new Uint8Array(n * 2);
-      bigger.set(this.flagBytes);
-      this.flagBytes = bigger;
-    }
-    this.flagBytes[n] = f;
+    this.flagBytes.push(f);
     this.key.push(key);
     this.unit.push(unit);
     this.weight.push(weight);
     this.joules.push(joules ?? 0);
     this.usd.push(usd ?? 0);
     this.latency_ms.push(latency_ms ?? 0);
-    this.n = n + 1;
   }
 
   /** Row j as a {@link PairedCase} (tests; `key` in the `"pass:index"` form when it was made from one). */
   at(j: number, keys?: KeyTable): PairedCase {
-    const f = this.flagBytes[j]!;
+    const f = this.flagBytes.at(j);
     const p = f & PASSED_MASK;
     return {
       key: keyText(this.key.at(j), keys),

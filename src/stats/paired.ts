@@ -4,7 +4,7 @@ import { nearestRankAt, quantileLinearisation, ratioVariance, woodruffInterval }
 import { twoSidedZ } from './normal.js';
 import { nearestRankSorted } from '../core/stats.js';
 import { mcnemar, type McNemarResult } from './mcnemar.js';
-import { denseUnits, timedByLatency, type AnalyticSwitch } from './report-ci.js';
+import { analyticSwitch, denseUnits, timedByLatency, type AnalyticSwitch } from './report-ci.js';
 import { KeyTable, PAIRED_FLAGS, PairedColumns } from './paired-columns.js';
 
 /** One scored case result of one run, as a paired comparison needs it. */
@@ -90,8 +90,6 @@ export function pairedComparison(baseline: readonly PairedCase[] | PairedColumns
   let both = 0;
   let bOnly = 0;
   let cOnly = 0;
-  let bCorrect = 0;
-  let cCorrect = 0;
   // Whole numbers (passes of a case), held exactly in 4 bytes a unit.
   const accDiff = new Int32Array(U);
   const accN = new Uint32Array(U);
@@ -102,8 +100,6 @@ export function pairedComparison(baseline: readonly PairedCase[] | PairedColumns
     const bPassed = fb === 2;
     const cPassed = fc === 2;
     both++;
-    if (bPassed) bCorrect++;
-    if (cPassed) cCorrect++;
     if (bPassed && !cPassed) bOnly++;
     if (cPassed && !bPassed) cOnly++;
     accDiff[unitOf[j]!]! += (cPassed ? 1 : 0) - (bPassed ? 1 : 0);
@@ -247,22 +243,12 @@ export function pairedComparison(baseline: readonly PairedCase[] | PairedColumns
     };
   };
 
-  const accValue = both === 0 ? null : ((cCorrect - bCorrect) * 100) / both;
+  // Candidate − baseline correct answers: the discordant pairs' difference.
+  const accValue = both === 0 ? null : ((cOnly - bOnly) * 100) / both;
   const mc = both === 0 ? null : mcnemar(bOnly, cOnly);
   const acc = figure('acc', accValue, 0, 4);
   const p95Base = nearestRankSorted(tb.values, 95);
   const p95Cand = nearestRankSorted(tc.values, 95);
-  const switched: Pick<PairedComparison, 'analytic'> = analytic
-    ? {
-        analytic: {
-          units: U,
-          bootstrap_max_units: maxUnits,
-          reason:
-            `${U} paired cases are more than the bootstrap's limit of ${maxUnits} (--bootstrap-max-units): no resamples were drawn; ` +
-            'the accuracy difference and the J/correct and $ ratios have paired delta-method intervals, the p95 difference a paired Woodruff one, all over cases',
-        },
-      }
-    : {};
   return {
     alpha,
     resamples,
@@ -273,9 +259,12 @@ export function pairedComparison(baseline: readonly PairedCase[] | PairedColumns
     usd_per_correct_ratio: figure('usd', points.usd, 1, 6),
     total_usd_ratio: figure('total_usd', points.total_usd, 1, 6),
     latency_p95_ms_delta: figure('p95', p95Base === null || p95Cand === null ? null : p95Cand - p95Base, 0, 3),
-    ...switched,
+    ...analyticSwitch(analytic, U, maxUnits, 'paired cases', PAIRED_LARGE_SAMPLE),
   };
 }
+
+const PAIRED_LARGE_SAMPLE =
+  'the accuracy difference and the J/correct and $ ratios have paired delta-method intervals, the p95 difference a paired Woodruff one, all over cases';
 
 /** R̂ = (Σ jc / Σ wc) / (Σ jb / Σ wb) and Var(R̂)/R̂² ≈ n/(n − 1) · Σ z_u² (delta method on log R̂); null when a total is 0. */
 function ratioOfRatiosVariance(jc: Float64Array, wc: Float64Array, jb: Float64Array, wb: Float64Array): { ratio: number; relVariance: number } | null {
@@ -307,7 +296,6 @@ function pairedQuantileParts(tb: SortedTimes, tc: SortedTimes, units: number, p:
 }
 
 /** Candidate − baseline percentile: d ± z·√(SEc² + SEb² − 2ρ·SEc·SEb), each SE from its Woodruff interval (Sitter & Wu 2001). */
-
 function pairedQuantileInterval(parts: ReturnType<typeof pairedQuantileParts>, level: number): IntervalResult {
   const z = twoSidedZ(level);
   const wb = woodruffInterval(parts.b, parts.tb.values, parts.p, level);
@@ -381,10 +369,7 @@ function searchSorted(sorted: ArrayLike<number>, k: number): number {
   return -1;
 }
 
-interface SortedTimes {
-  values: Float64Array;
-  units: Uint32Array;
-}
+type SortedTimes = ReturnType<typeof timedByLatency>;
 
 /** One side's timed results (of `rows`, the side's row of each pair), ascending, ties in pair order, with their units. */
 function sortedTimes(side: PairedColumns, rows: Uint32Array, unitOf: Uint32Array): SortedTimes {

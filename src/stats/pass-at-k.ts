@@ -102,7 +102,6 @@ export function passAtKCurve(tasks: readonly TaskRollouts[]): PassAtKPoint[] {
  * Resolution under an energy budget B J, percent (after SWE-Effi): (1/B)∫₀ᴮ rate(b) db, each resolved rollout
  * that spent j ≤ B contributing (B − j)/B; `null` when a resolved rollout's energy is unknown.
  */
-
 export function resolutionUnderBudget(tasks: readonly TaskRollouts[], budgetJ: number): number | null {
   if (!(Number.isFinite(budgetJ) && budgetJ > 0)) throw new RangeError(`resolutionUnderBudget: budget must be a positive number of joules, got ${budgetJ}`);
   if (tasks.length === 0) return null;

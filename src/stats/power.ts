@@ -77,7 +77,6 @@ export interface PowerPlan {
  * The cases a paired comparison needs per accuracy (points) and joules (% of mean) difference: ψ and σ_d observed
  * from a candidate pilot, else assumed from independent outcomes (docs/statistics.md).
  */
-
 export function powerPlan(
   baseline: readonly PilotCase[],
   candidate: readonly PilotCase[] | null,
@@ -163,8 +162,6 @@ export function powerPlan(
 function mean(xs: readonly number[]): number {
   return xs.reduce((a, b) => a + b, 0) / xs.length;
 }
-
-
 
 function fmt(v: number): string {
   return String(Math.round(v * 1e4) / 1e4);

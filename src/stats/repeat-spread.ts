@@ -18,11 +18,7 @@ export interface RepeatSpread {
 /** `no_pass_energy`: why no pass has joules of its own (overlapped cases, one suite-window reading), else `null`. */
 export function repeatSpread(cols: CaseColumns, opts: { no_pass_energy: string | null }): RepeatSpread | null {
   // Each column read once (it may be materialised per read); one walk adds each case to its pass: O(cases).
-  const pass = cols.pass;
-  const joules = cols.joules;
-  const passed = cols.passed;
-  const weight = cols.weight;
-  const latency = cols.latency_ms;
+  const { pass, joules, passed, weight, latency_ms: latency } = cols;
   const n = pass.length;
   const passes = [...new Set(pass)].sort((a, b) => a - b);
   if (passes.length < 2) return null;

@@ -152,17 +152,6 @@ export function reportCi(cols: CaseColumns, opts: ReportCiOptions): ReportCi {
       reasons[f] = r.reason;
     }
   }
-  const switched: Pick<ReportCi, 'analytic'> = analytic
-    ? {
-        analytic: {
-          units,
-          bootstrap_max_units: maxUnits,
-          reason:
-            `${units} cases are more than the bootstrap's limit of ${maxUnits} (--bootstrap-max-units): no resamples were drawn; ` +
-            'J/correct and $/correct have delta-method intervals, the latency percentiles Woodruff intervals, both over cases',
-        },
-      }
-    : {};
   return Object.assign(out, {
     level,
     resamples: opts.resamples,
@@ -170,8 +159,17 @@ export function reportCi(cols: CaseColumns, opts: ReportCiOptions): ReportCi {
     ...(clustered ? { clusters: clustered.units } : {}),
     seed: 'suite-digest' as const,
     reasons,
-    ...switched,
+    ...analyticSwitch(analytic, units, maxUnits, 'cases', LARGE_SAMPLE),
   });
+}
+
+const LARGE_SAMPLE = 'J/correct and $/correct have delta-method intervals, the latency percentiles Woodruff intervals, both over cases';
+
+/** The `analytic` block when `on` (more `units` than `maxUnits`): `methods` says which large-sample intervals were made instead. */
+export function analyticSwitch(on: boolean, units: number, maxUnits: number, what: string, methods: string): { analytic?: AnalyticSwitch } {
+  if (!on) return {};
+  const reason = `${units} ${what} are more than the bootstrap's limit of ${maxUnits} (--bootstrap-max-units): no resamples were drawn; ${methods}`;
+  return { analytic: { units, bootstrap_max_units: maxUnits, reason } };
 }
 
 /** Per cluster (dense, in order of first appearance, as the bootstrap numbers units): correct and scored results. */
@@ -277,7 +275,6 @@ export function denseUnits(unit: ArrayLike<number>): { u: Uint32Array; units: nu
 }
 
 /** Timed observations by latency (ties in order) with their units; whole ms sort as packed keys latency · 2^bits + position. */
-
 export function timedByLatency(latency: ArrayLike<number>, u: Uint32Array): { values: Float64Array; units: Uint32Array } {
   const n = latency.length;
   let m = 0;

@@ -21,22 +21,19 @@ function betaFraction(a: number, b: number, x: number): number {
   if (Math.abs(d) < tiny) d = tiny;
   d = 1 / d;
   let h = d;
+  // One Lentz step with the fraction's next coefficient: the factor it multiplies h by.
+  const step = (aa: number): number => {
+    d = 1 + aa * d;
+    if (Math.abs(d) < tiny) d = tiny;
+    c = 1 + aa / c;
+    if (Math.abs(c) < tiny) c = tiny;
+    d = 1 / d;
+    return d * c;
+  };
   for (let m = 1; m <= 500; m++) {
     const m2 = 2 * m;
-    let aa = (m * (b - m) * x) / ((a + m2 - 1) * (a + m2));
-    d = 1 + aa * d;
-    if (Math.abs(d) < tiny) d = tiny;
-    c = 1 + aa / c;
-    if (Math.abs(c) < tiny) c = tiny;
-    d = 1 / d;
-    h *= d * c;
-    aa = (-(a + m) * (a + b + m) * x) / ((a + m2) * (a + m2 + 1));
-    d = 1 + aa * d;
-    if (Math.abs(d) < tiny) d = tiny;
-    c = 1 + aa / c;
-    if (Math.abs(c) < tiny) c = tiny;
-    d = 1 / d;
-    const del = d * c;
+    h *= step((m * (b - m) * x) / ((a + m2 - 1) * (a + m2)));
+    const del = step((-(a + m) * (a + b + m) * x) / ((a + m2) * (a + m2 + 1)));
     h *= del;
     if (Math.abs(del - 1) < 1e-16) break;
   }
@@ -94,7 +91,6 @@ export function coefficientOfVariation(values: readonly number[]): number | null
 
 /** Sample standard deviation (n − 1 in the denominator) about `mean`. */
 export function sampleSd(values: readonly number[], mean = values.reduce((s, v) => s + v, 0) / values.length): number {
-
   let ss = 0;
   for (const v of values) ss += (v - mean) ** 2;
   return Math.sqrt(ss / (values.length - 1));
@@ -129,9 +125,5 @@ export function tInterval(values: readonly number[], level = 0.95, method: 'stud
 /** The t-interval of the differences `b[i] − a[i]` (run i of A with run i of B). */
 export function pairedTInterval(a: readonly number[], b: readonly number[], level = 0.95): TInterval | NoInterval {
   if (a.length !== b.length) throw new RangeError(`paired lists differ in length (${a.length} and ${b.length})`);
-  return tInterval(
-    a.map((x, i) => b[i]! - x),
-    level,
-    'paired-t',
-  );
+  return tInterval(a.map((x, i) => b[i]! - x), level, 'paired-t');
 }

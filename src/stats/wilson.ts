@@ -2,7 +2,6 @@ import { checkLevel, type IntervalResult } from './interval.js';
 import { twoSidedZ } from './normal.js';
 
 /** Wilson's (1927) score interval for `successes` of `trials`, in [0, 1] (honest at 0 % and 100 %); none under 2 trials. */
-
 export function wilson(successes: number, trials: number, level = 0.95): IntervalResult {
   checkLevel(level);
   if (!Number.isInteger(successes) || !Number.isInteger(trials) || successes < 0 || successes > trials) {
