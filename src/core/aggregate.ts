@@ -815,7 +815,7 @@ export function aggregatorOf(h: ResultsHeader): Aggregator {
 
 /** Rolls the scored results of a run up into a report (see `Aggregator`). Pure. */
 export function aggregate(all: readonly CaseResult[], ctx: ReportContext): BenchReport {
-  const agg = new Aggregator({ concurrency: ctx.concurrency, cluster: ctx.cluster });
+  const agg = new Aggregator({ concurrency: ctx.concurrency, shared: ctx.shared, cluster: ctx.cluster });
   for (const r of all) agg.add(r);
   return agg.report(ctx);
 }

@@ -73,6 +73,14 @@ describe('aggregate', () => {
     assert.equal(model.total_joules, 5);
   });
 
+  it('sums no overlapping windows when other arms shared the hardware (shared), per dataset too, as a results file rebuilt with its header does', () => {
+    const rs = [result({ joules: 2, energy_source: 'rapl' }), result({ joules: 2, energy_source: 'rapl' })];
+    const r = aggregate(rs, { ...CTX, shared: true });
+    assert.equal(r.energy_attribution, 'shared');
+    assert.equal(r.total_joules, null);
+    assert.equal(r.by_dataset.d!.total_joules, null, 'windows that saw other arms\' work are no dataset total either');
+  });
+
   it('has no $ or token total (not a partial sum) while some cases lack them, and counts those cases', () => {
     const r = aggregate(
       [result({ cost_usd: 0.01, prompt_tokens: 5, completion_tokens: 1 }), result({ cost_usd: null, prompt_tokens: null, completion_tokens: null })],
