@@ -69,6 +69,7 @@ export { run, configDigest, systemClock, type Clock, type RunEnergy, type RunOpt
 export { runSession, everyCaseFailed, defaultWarmup, buildSuite, buildTargetSpec, type SessionSpec, type InlineConfig, type SessionHooks, type SessionPaths, type SessionReport, type SessionResult, type TargetFlags } from './session/index.js';
 export { JsonlResultsFile, MemorySink, truncateResultsFile, type ResultsSink } from './runner/results-file.js';
 export { readResultsFile, parseResultsText, type ResultsFileContents } from './runner/results-stream.js';
+export { readResumeFile, type ResumeFile } from './runner/resume-index.js';
 export { createTarget, TARGETS, type TargetFactory, type TargetSpec } from './targets/registry.js';
 export { Cascade } from './targets/cascade/cascade.js';
 export { CacheStage, type CacheStageOptions } from './targets/cascade/cache.js';
