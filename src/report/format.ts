@@ -1,4 +1,5 @@
 import { stripColors } from './colors.js';
+import type { Interval } from '../stats/interval.js';
 
 /** Small number formatters for people; JSON never goes through these. */
 
@@ -30,6 +31,10 @@ export function fmtUsd(usd: number | null): string {
 /** A p-value: two significant digits, exponent form below 1e-4. */
 export const fmtP = (p: number | null): string =>
   p === null ? 'n/a' : p < 1e-4 ? p.toExponential(1) : p.toPrecision(2);
+
+/** `[low, high]` in `fmt`, `degenerate (all V)` for one over identical values, or `n/a`. */
+export const fmtRange = (i: Interval | null | undefined, fmt: (v: number) => string): string =>
+  !i ? 'n/a' : i.method === 'degenerate' ? `degenerate (all ${fmt(i.low)})` : `[${fmt(i.low)}, ${fmt(i.high)}]`;
 
 export const fmtSigned = (v: number | null, unit: string, digits = 2): string =>
   v === null ? 'n/a' : `${v > 0 ? '+' : ''}${v.toFixed(digits)}${unit}`;

@@ -144,12 +144,7 @@ function codeModel(x: Extract<ReportInput, { kind: 'code' }>) {
   const r = x.results;
   const arms = codeArms(x.label, r);
   const invalid: Record<string, string[]> = {};
-  for (const d of r.datapoints) {
-    if (d.valid) continue;
-    const list = (invalid[d.solver] ??= []);
-    const why = d.invalid_reason ?? 'invalid';
-    if (!list.includes(why)) list.push(why);
-  }
+  for (const d of r.datapoints) if (!d.valid) (invalid[d.solver] ??= []).push(d.invalid_reason ?? 'invalid');
   return {
     label: x.label,
     origin: x.origin,
@@ -161,7 +156,7 @@ function codeModel(x: Extract<ReportInput, { kind: 'code' }>) {
     sandbox: String(r.config.sandbox?.kind ?? 'n/a'),
     solvers: r.solvers.map((s, i) => ({ ...s, arm: arms[i]!.id, wall_p95_ms: arms[i]!.latency_p95_ms })),
     /** Reasons datapoints were invalid, per solver. */
-    invalid_reasons: invalid,
+    invalid_reasons: Object.fromEntries(Object.entries(invalid).map(([solver, reasons]) => [solver, [...new Set(reasons)]])),
     grid: taskGrid(r),
     /** Each task's prompt (task.toml) read back from the suite while its digest matches, or why not. */
     prompts: codePrompts(r.suite),
