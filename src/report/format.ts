@@ -51,8 +51,14 @@ export function table(rows: string[][], align: readonly ('l' | 'r')[] = [], inde
 }
 
 /** A Markdown table row, each cell escaped (pipes and newlines would break the row). */
-export function mdRow(cells: readonly string[]): string {
+function mdRow(cells: readonly string[]): string {
   return `| ${cells.map((s) => s.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ')).join(' | ')} |`;
+}
+
+/** A Markdown table: by default the first column left-aligned and the rest right; `align` overrides per column. */
+export function mdTable(head: string[], rows: string[][], align?: ('l' | 'r')[]): string {
+  const sep = head.map((_, i) => ((align?.[i] ?? (i === 0 ? 'l' : 'r')) === 'r' ? '---:' : '---'));
+  return [mdRow(head), `| ${sep.join(' | ')} |`, ...rows.map(mdRow)].join('\n');
 }
 
 /** HTML-escapes text for element content and attribute values. */

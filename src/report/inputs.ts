@@ -216,9 +216,8 @@ function fileKind(path: string): Exclude<ResolvedSpec['kind'], 'suite'> {
   }
   if (/\.jsonl$/i.test(path) || /^\{"record":"header"/.test(head)) return 'results';
   try {
-    const format = (JSON.parse(readTextFile(path, 'E_INPUT')) as { format?: unknown } | null)?.format;
-    if (format === 'joulebench-code-results/1') return 'code';
-    if (format === 'joulebench-infer/1') return 'infer';
+    const kind = historyKind(String((JSON.parse(readTextFile(path, 'E_INPUT')) as { format?: unknown } | null)?.format));
+    if (kind === 'code' || kind === 'infer') return kind;
   } catch {
     // readReportFile gives the precise message
   }

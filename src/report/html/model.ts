@@ -1,4 +1,3 @@
-import type { BenchReport } from '../../core/aggregate.js';
 import { HTML_CASE_ROWS } from '../page-limits.js';
 import { nearestRank } from '../../core/stats.js';
 import type { CaseResult } from '../../core/types.js';
@@ -42,17 +41,13 @@ export interface HtmlPrompts {
 export interface HtmlModel {
   format: 'joulebench-html/1';
   generated_utc: string;
-  runs: {
-    label: string;
-    origin: string;
-    report: BenchReport;
-    receipt: Record<string, unknown> | null;
+  runs: (Pick<LoadedRun, 'label' | 'origin' | 'report' | 'receipt'> & {
     has_cases: boolean;
     /** Each case's prompt, or why it is not shown; null when the run has no per-case results. */
     prompts: HtmlPrompts | null;
     /** Nearest-rank percentiles over the per-case latencies at full precision (the report truncates to whole ms). */
     case_latency_ms: CaseLatency | null;
-  }[];
+  })[];
   /** Coding-agent results files: each solver is an arm (accuracy = resolution %). */
   code: ReturnType<typeof codeModel>[];
   /** Infer run files: arms (model × threads) with no accuracy, so never on a frontier. */
