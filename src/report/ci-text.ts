@@ -42,13 +42,13 @@ export function renderCiTable(r: BenchReport): string {
   if (spread) {
     rows.push(['', '', '']);
     rows.push([pc.dim(`between ${spread.passes} passes`), pc.dim('mean ± sd'), pc.dim('min – max')]);
-    const fmt: [string, keyof typeof spread & ('total_joules' | 'joules_per_correct' | 'latency_p50_ms' | 'latency_p95_ms'), (v: number) => string][] = [
+    const figures = [
       ['total energy', 'total_joules', fmtJoules],
       ['J / correct', 'joules_per_correct', fmtJoules],
       ['latency p50', 'latency_p50_ms', fmtMs],
       ['latency p95', 'latency_p95_ms', fmtMs],
-    ];
-    for (const [label, k, f] of fmt) {
+    ] as const;
+    for (const [label, k, f] of figures) {
       const s = spread[k];
       rows.push([label, s ? `${f(s.mean)} ± ${s.sd === null ? 'n/a' : f(s.sd)}` : 'n/a', s ? pc.dim(`${f(s.min)} – ${f(s.max)}`) : pc.dim(spread.reasons[k] ?? '')]);
     }
