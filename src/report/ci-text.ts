@@ -2,7 +2,7 @@ import { pc } from './colors.js';
 import type { BenchReport } from '../core/aggregate.js';
 import { CI_FIGURES, type CiFigure, type ReportCi } from '../stats/report-ci.js';
 import type { Interval } from '../stats/interval.js';
-import { fmtJoules, fmtMs, fmtPct, fmtUsd, table } from './format.js';
+import { fmtJoules, fmtMs, fmtPct, fmtRange, fmtUsd, table } from './format.js';
 
 const FIGURES: Record<CiFigure, [label: string, fmt: (v: number) => string]> = {
   accuracy_pct: ['accuracy', fmtPct],
@@ -13,12 +13,8 @@ const FIGURES: Record<CiFigure, [label: string, fmt: (v: number) => string]> = {
   latency_p99_ms: ['latency p99', fmtMs],
 };
 
-/** `[low, high]` in the figure's unit, `degenerate (all V)` for one over identical values, or `n/a`. */
-export function fmtInterval(f: CiFigure, i: Interval | null | undefined): string {
-  if (!i) return 'n/a';
-  const fmt = FIGURES[f][1];
-  return i.method === 'degenerate' ? `degenerate (all ${fmt(i.low)})` : `[${fmt(i.low)}, ${fmt(i.high)}]`;
-}
+/** {@link fmtRange} in the figure's unit. */
+export const fmtInterval = (f: CiFigure, i: Interval | null | undefined): string => fmtRange(i, FIGURES[f][1]);
 
 function howText(i: Interval, ci: ReportCi): string {
   if (i.method === 'degenerate') return 'identical values: no interval to state';
@@ -46,13 +42,13 @@ export function renderCiTable(r: BenchReport): string {
   if (spread) {
     rows.push(['', '', '']);
     rows.push([pc.dim(`between ${spread.passes} passes`), pc.dim('mean ± sd'), pc.dim('min – max')]);
-    const fmt: [string, keyof typeof spread & ('total_joules' | 'joules_per_correct' | 'latency_p50_ms' | 'latency_p95_ms'), (v: number) => string][] = [
+    const figures = [
       ['total energy', 'total_joules', fmtJoules],
       ['J / correct', 'joules_per_correct', fmtJoules],
       ['latency p50', 'latency_p50_ms', fmtMs],
       ['latency p95', 'latency_p95_ms', fmtMs],
-    ];
-    for (const [label, k, f] of fmt) {
+    ] as const;
+    for (const [label, k, f] of figures) {
       const s = spread[k];
       rows.push([label, s ? `${f(s.mean)} ± ${s.sd === null ? 'n/a' : f(s.sd)}` : 'n/a', s ? pc.dim(`${f(s.min)} – ${f(s.max)}`) : pc.dim(spread.reasons[k] ?? '')]);
     }

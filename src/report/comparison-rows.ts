@@ -1,7 +1,7 @@
 import type { Comparison } from '../core/compare.js';
 import { pctOfRatio, verdictOf, type PairedComparisonReport } from '../core/paired-compare.js';
 import type { Interval } from '../stats/interval.js';
-import { fmtJoules, fmtMs, fmtP, fmtPct, fmtSigned, fmtUsd } from './format.js';
+import { fmtJoules, fmtMs, fmtP, fmtPct, fmtRange, fmtSigned, fmtUsd } from './format.js';
 
 /** One figure of a comparison as the terminal table and the Markdown show it. */
 interface ComparisonRow {
@@ -20,8 +20,7 @@ interface ComparisonRow {
   reason: string | null;
 }
 
-const ci = (i: Interval | null, f: (v: number) => number, unit: string): string =>
-  !i ? 'n/a' : i.method === 'degenerate' ? `degenerate (all ${fmtSigned(f(i.low), unit)})` : `[${fmtSigned(f(i.low), unit)}, ${fmtSigned(f(i.high), unit)}]`;
+const ci = (i: Interval | null, f: (v: number) => number, unit: string): string => fmtRange(i, (v) => fmtSigned(f(v), unit));
 
 /** The five compared figures: each change with, once paired, its 95 % interval, p-value and verdict. Pure. */
 export function comparisonRows(c: Comparison | PairedComparisonReport): ComparisonRow[] {

@@ -8,16 +8,11 @@ import type { CaseResult } from '../core/types.js';
 type Cell = string | number | boolean | null;
 
 /** RFC 4180 CSV (csv-stringify): a header row, CRLF line ends; `null` is an empty field. */
-export function toCsv(header: readonly string[], rows: readonly (readonly Cell[])[]): string {
-  return csvRows([header, ...rows]);
-}
+export const toCsv = (header: readonly string[], rows: readonly (readonly Cell[])[]): string => csvRows([header, ...rows]);
 
 /** Records as CSV lines (each ends in CRLF), no header added. */
 function csvRows(rows: readonly (readonly Cell[])[]): string {
-  return stringify(
-    rows.map((r) => r.map((c) => (c === null ? '' : typeof c === 'boolean' ? String(c) : c))),
-    { record_delimiter: 'windows' },
-  );
+  return stringify(rows.map((r) => r.map((c) => (c === null ? '' : typeof c === 'boolean' ? String(c) : c))), { record_delimiter: 'windows' });
 }
 
 /** The case columns: `run` names the run, `error` is `code: message`, every other is the CaseResult field of that name. */

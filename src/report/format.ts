@@ -1,4 +1,5 @@
 import { stripColors } from './colors.js';
+import type { Interval } from '../stats/interval.js';
 
 /** Small number formatters for people; JSON never goes through these. */
 
@@ -31,6 +32,10 @@ export function fmtUsd(usd: number | null): string {
 export const fmtP = (p: number | null): string =>
   p === null ? 'n/a' : p < 1e-4 ? p.toExponential(1) : p.toPrecision(2);
 
+/** `[low, high]` in `fmt`, `degenerate (all V)` for one over identical values, or `n/a`. */
+export const fmtRange = (i: Interval | null | undefined, fmt: (v: number) => string): string =>
+  !i ? 'n/a' : i.method === 'degenerate' ? `degenerate (all ${fmt(i.low)})` : `[${fmt(i.low)}, ${fmt(i.high)}]`;
+
 export const fmtSigned = (v: number | null, unit: string, digits = 2): string =>
   v === null ? 'n/a' : `${v > 0 ? '+' : ''}${v.toFixed(digits)}${unit}`;
 
@@ -46,8 +51,14 @@ export function table(rows: string[][], align: readonly ('l' | 'r')[] = [], inde
 }
 
 /** A Markdown table row, each cell escaped (pipes and newlines would break the row). */
-export function mdRow(cells: readonly string[]): string {
+function mdRow(cells: readonly string[]): string {
   return `| ${cells.map((s) => s.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ')).join(' | ')} |`;
+}
+
+/** A Markdown table: by default the first column left-aligned and the rest right; `align` overrides per column. */
+export function mdTable(head: string[], rows: string[][], align?: ('l' | 'r')[]): string {
+  const sep = head.map((_, i) => ((align?.[i] ?? (i === 0 ? 'l' : 'r')) === 'r' ? '---:' : '---'));
+  return [mdRow(head), `| ${sep.join(' | ')} |`, ...rows.map(mdRow)].join('\n');
 }
 
 /** HTML-escapes text for element content and attribute values. */

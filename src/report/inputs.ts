@@ -216,9 +216,8 @@ function fileKind(path: string): Exclude<ResolvedSpec['kind'], 'suite'> {
   }
   if (/\.jsonl$/i.test(path) || /^\{"record":"header"/.test(head)) return 'results';
   try {
-    const format = (JSON.parse(readTextFile(path, 'E_INPUT')) as { format?: unknown } | null)?.format;
-    if (format === 'joulebench-code-results/1') return 'code';
-    if (format === 'joulebench-infer/1') return 'infer';
+    const kind = historyKind(String((JSON.parse(readTextFile(path, 'E_INPUT')) as { format?: unknown } | null)?.format));
+    if (kind === 'code' || kind === 'infer') return kind;
   } catch {
     // readReportFile gives the precise message
   }
@@ -227,22 +226,34 @@ function fileKind(path: string): Exclude<ResolvedSpec['kind'], 'suite'> {
 
 /** A results JSONL: streamed, and aggregated in case order whatever order the lines were written in (src/report/rebuild.ts). */
 function loadResultsFile(spec: string, opts: LoadOptions): LoadedRun {
-  const first = keepOf(opts) === 'scored' && opts.casesLimit !== undefined ? new FirstCases(opts.casesLimit) : null;
-  const cluster = opts.cluster !== undefined ? { cluster: opts.cluster } : {};
-  const rebuilt = rebuildReport(spec, first ? { keep: 'none', onScored: first.add, ...cluster } : { keep: keepOf(opts), ...cluster });
+  const { rebuilt, cases } = readResults(spec, opts);
   return {
     label: basename(spec).replace(/\.results\.jsonl$|\.jsonl$/i, ''),
     origin: spec,
     report: rebuilt.report,
-    results: first ? first.cases : rebuilt.scored,
-    results_path: spec,
-    ...(first ? first.summary() : {}),
-    ...(rebuilt.paired ? { paired: rebuilt.paired } : {}),
+    ...cases,
     receipt: readJsonIfExists(spec.replace(/\.results\.jsonl$/i, '.receipt.json'), spec),
     run_id: null,
-    header: rebuilt.header,
     ...(rebuilt.ended && rebuilt.torn_bytes === 0 ? {} : { warnings: resultsFileWarnings(spec, rebuilt) }),
   };
+}
+
+type CaseFields = 'results' | 'paired' | 'header' | 'scored_total' | 'case_latency_ms' | 'results_path';
+
+/** A results file rebuilt as `opts` asks, and the per-case data it keeps: every scored case, the first ones, or the paired figures. */
+function readResults(path: string, opts: LoadOptions): { rebuilt: RebuiltRun; cases: Pick<LoadedRun, CaseFields> } {
+  const first = keepOf(opts) === 'scored' && opts.casesLimit !== undefined ? new FirstCases(opts.casesLimit) : null;
+  const cluster = opts.cluster !== undefined ? { cluster: opts.cluster } : {};
+  // The paired figures stream into columns (a million cases a side in compare).
+  const rebuilt = rebuildReport(path, first ? { keep: 'none', onScored: first.add, ...cluster } : { keep: keepOf(opts), ...cluster });
+  const cases = {
+    results: first ? first.cases : rebuilt.scored,
+    results_path: path,
+    ...(first ? first.summary() : {}),
+    ...(rebuilt.paired ? { paired: rebuilt.paired } : {}),
+    header: rebuilt.header,
+  };
+  return { rebuilt, cases };
 }
 
 /** What a results file that is not one whole run (unfinished, or cut off) must say beside its report. */
@@ -265,28 +276,10 @@ function loadReportFile(readers: InputReaders, spec: string, opts: LoadOptions):
   return { label: basename(base), origin: spec, report, ...casesOf(`${base}.results.jsonl`, opts), receipt, run_id: null };
 }
 
-const NO_CASES = { results: null, header: null } as const;
-
-type CaseFields = 'results' | 'paired' | 'header' | 'scored_total' | 'case_latency_ms' | 'results_path';
-
 /** The per-case data `opts` asks for, and the file's header, from a results file beside a report (or a history run's), when there is one. */
 function casesOf(path: string | null, opts: LoadOptions): Pick<LoadedRun, CaseFields> {
-  if (path === null || !existsSync(path)) return NO_CASES;
-  const keep = keepOf(opts);
-  const limit = opts.casesLimit;
-  if (keep === 'none') return { ...NO_CASES, results_path: path };
-  if (keep === 'scored' && limit !== undefined) {
-    const first = new FirstCases(limit);
-    const rebuilt = rebuildReport(path, { keep: 'none', onScored: first.add });
-    return { results: first.cases, header: rebuilt.header, ...first.summary(), results_path: path };
-  }
-  if (keep === 'scored') {
-    const rebuilt = rebuildReport(path, { keep: 'scored' });
-    return { results: rebuilt.scored, header: rebuilt.header, results_path: path };
-  }
-  // The paired figures stream into columns (a million cases a side in compare).
-  const rebuilt = rebuildReport(path, { keep: 'paired' });
-  return { results: null, paired: rebuilt.paired, header: rebuilt.header, results_path: path };
+  if (path === null || !existsSync(path)) return { results: null, header: null };
+  return keepOf(opts) === 'none' ? { results: null, header: null, results_path: path } : readResults(path, opts).cases;
 }
 
 /** The first `bytes` of a file as text (a leading BOM skipped), under readTextFile's guards. */

@@ -10,15 +10,10 @@ import type { CodeResults } from '../code/results.js';
 import type { InferRunFile } from '../infer/protocol.js';
 import { suiteEnergyText } from './suite-energy.js';
 import { INFER_LEGEND, inferArmViews } from './infer-view.js';
-import { fmtJoules, fmtMs, fmtPct, fmtUsd, mdRow, unscoredOf } from './format.js';
+import { fmtJoules, fmtMs, fmtPct, fmtUsd, mdTable, unscoredOf } from './format.js';
 import { hasMtBench, renderMtBenchMarkdown } from './mt-bench-table.js';
 import { frontierRows } from './frontier-table.js';
 import { inferTargetWhere } from '../infer/where.js';
-
-function mdTable(head: string[], rows: string[][], align?: ('l' | 'r')[]): string {
-  const sep = head.map((_, i) => ((align?.[i] ?? (i === 0 ? 'l' : 'r')) === 'r' ? '---:' : '---'));
-  return [mdRow(head), `| ${sep.join(' | ')} |`, ...rows.map(mdRow)].join('\n');
-}
 
 function energy(j: number | null, r: BenchReport): string {
   const floor = r.below_floor_count > 0 ? ` ⚠ ${r.below_floor_count} below floor` : '';

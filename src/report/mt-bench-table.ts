@@ -2,7 +2,7 @@ import { pc } from './colors.js';
 import type { JudgeInfo, MtBenchBlock, TurnScore } from '../judge/summary.js';
 import type { LeaderboardRow } from '../judge/fastchat-judgments.js';
 import { isInterval } from '../stats/interval.js';
-import { fmtJoules, fmtUsd, mdRow as row, table } from './format.js';
+import { fmtJoules, fmtUsd, mdTable, table } from './format.js';
 
 /** Whether a report carries a judge's MT-Bench block. */
 export function hasMtBench(r: object): r is MtBenchBlock {
@@ -74,25 +74,25 @@ function bar(score: number | null): string {
 /** The MT-Bench part of a report as Markdown: headline, judge figures apart, and a bar per category. */
 export function renderMtBenchMarkdown(r: MtBenchBlock): string {
   const j = r.judge;
+  const rows = [
+    ['MT-Bench score', fmtScore(r.mt_bench_score), `mean case score (1–10), ${r.mt_bench_judged_count} judged${r.mt_bench_unscored_count ? `, ${r.mt_bench_unscored_count} unscored (judge_error or no answer)` : ''}`],
+    ['J / MT-Bench point', fmtJoules(r.joules_per_mt_bench_point), `total energy ÷ Σ score (${r.mt_bench_points})`],
+    ...turnRows(r),
+    ['correct at', `score ≥ ${r.judge_pass}`, 'weight = score (points per correct case)'],
+    ['judge energy', `${fmtJoules(r.judge_joules)} \`${r.judge_energy_source}\``, `${fmtShare(r.judge_share_joules)} of all energy; apart from the totals above`],
+    ['judge cost', fmtUsd(r.judge_usd), `${fmtShare(r.judge_share_usd)} of all dollars; apart from the totals above`],
+    ['judge', `\`${j.model}\``, `${j.mode}, temperature 0, prompts \`${j.prompt_hash.slice(0, 19)}…\`, ${j.judgements} judgements (${j.cached} cached)`],
+    ['judge prompts', j.prompts?.source ?? 'builtin', promptsText(j)],
+  ];
+  const cats = Object.entries(r.mt_bench_by_category).map(([cat, c]) =>
+    [cat, `${c.judged_count}/${c.case_count}`, fmtScore(c.mt_bench_score), `\`${bar(c.mt_bench_score)}\``, fmtJoules(c.joules_per_mt_bench_point)],
+  );
   const out = [
     '#### MT-Bench (LLM judge)',
     '',
-    row(['metric', 'value', 'note']),
-    '| --- | ---: | --- |',
-    row(['MT-Bench score', fmtScore(r.mt_bench_score), `mean case score (1–10), ${r.mt_bench_judged_count} judged${r.mt_bench_unscored_count ? `, ${r.mt_bench_unscored_count} unscored (judge_error or no answer)` : ''}`]),
-    row(['J / MT-Bench point', fmtJoules(r.joules_per_mt_bench_point), `total energy ÷ Σ score (${r.mt_bench_points})`]),
-    ...turnRows(r).map((x) => row(x)),
-    row(['correct at', `score ≥ ${r.judge_pass}`, 'weight = score (points per correct case)']),
-    row(['judge energy', `${fmtJoules(r.judge_joules)} \`${r.judge_energy_source}\``, `${fmtShare(r.judge_share_joules)} of all energy; apart from the totals above`]),
-    row(['judge cost', fmtUsd(r.judge_usd), `${fmtShare(r.judge_share_usd)} of all dollars; apart from the totals above`]),
-    row(['judge', `\`${j.model}\``, `${j.mode}, temperature 0, prompts \`${j.prompt_hash.slice(0, 19)}…\`, ${j.judgements} judgements (${j.cached} cached)`]),
-    row(['judge prompts', j.prompts?.source ?? 'builtin', promptsText(j)]),
+    mdTable(['metric', 'value', 'note'], rows, ['l', 'r', 'l']),
     '',
-    row(['category', 'judged', 'score', '', 'J / point']),
-    '| --- | ---: | ---: | --- | ---: |',
-    ...Object.entries(r.mt_bench_by_category).map(([cat, c]) =>
-      row([cat, `${c.judged_count}/${c.case_count}`, fmtScore(c.mt_bench_score), `\`${bar(c.mt_bench_score)}\``, fmtJoules(c.joules_per_mt_bench_point)]),
-    ),
+    mdTable(['category', 'judged', 'score', '', 'J / point'], cats, ['l', 'r', 'r', 'l', 'r']),
   ];
   return out.join('\n') + '\n';
 }

@@ -224,30 +224,25 @@ const PAGE = 1 << 16;
 
 /** Case lines' keys (phase rank, pass, index) and byte offsets in file order: pages of typed arrays, 25 bytes a line. */
 class CaseKeys {
-  private readonly ranks: Uint8Array[] = [];
-  private readonly passes: Float64Array[] = [];
-  private readonly indexes: Float64Array[] = [];
-  private readonly offsets: Float64Array[] = [];
+  private readonly pages: { rank: Uint8Array; pass: Float64Array; index: Float64Array; offset: Float64Array }[] = [];
   length = 0;
   push(rank: number, pass: number, index: number, offset: number): void {
     const at = this.length & (PAGE - 1);
     if (at === 0) {
-      this.ranks.push(new Uint8Array(PAGE));
-      this.passes.push(new Float64Array(PAGE));
-      this.indexes.push(new Float64Array(PAGE));
-      this.offsets.push(new Float64Array(PAGE));
+      const f64 = () => new Float64Array(PAGE);
+      this.pages.push({ rank: new Uint8Array(PAGE), pass: f64(), index: f64(), offset: f64() });
     }
-    const page = this.length >>> 16;
-    this.ranks[page]![at] = rank;
-    this.passes[page]![at] = pass;
-    this.indexes[page]![at] = index;
-    this.offsets[page]![at] = offset;
+    const page = this.pages[this.length >>> 16]!;
+    page.rank[at] = rank;
+    page.pass[at] = pass;
+    page.index[at] = index;
+    page.offset[at] = offset;
     this.length++;
   }
-  readonly rank = (i: number): number => this.ranks[i >>> 16]![i & (PAGE - 1)]!;
-  readonly pass = (i: number): number => this.passes[i >>> 16]![i & (PAGE - 1)]!;
-  readonly index = (i: number): number => this.indexes[i >>> 16]![i & (PAGE - 1)]!;
-  readonly offset = (i: number): number => this.offsets[i >>> 16]![i & (PAGE - 1)]!;
+  readonly rank = (i: number): number => this.pages[i >>> 16]!.rank[i & (PAGE - 1)]!;
+  readonly pass = (i: number): number => this.pages[i >>> 16]!.pass[i & (PAGE - 1)]!;
+  readonly index = (i: number): number => this.pages[i >>> 16]!.index[i & (PAGE - 1)]!;
+  readonly offset = (i: number): number => this.pages[i >>> 16]!.offset[i & (PAGE - 1)]!;
   /** Line numbers (0-based among case lines) in case order (the parser refused a repeated key). */
   sortedOrder(): Uint32Array {
     const order = new Uint32Array(this.length);
@@ -267,26 +262,19 @@ class LineReader {
   }
   /** The line starting at `offset`, without its newline. */
   lineAt(offset: number): { buf: Buffer; start: number; end: number } {
-    if (this.base >= 0 && offset >= this.base && offset < this.base + this.len) {
+    // Else a block around the line is read (a concurrent run's lines step back as often as forward), grown for a long line.
+    for (let read = false; ; read = true) {
       const start = offset - this.base;
-      const nl = this.buf.indexOf(0x0a, start);
+      const nl = this.base >= 0 && start >= 0 && start < this.len ? this.buf.indexOf(0x0a, start) : -1;
       if (nl >= 0 && nl < this.len) return { buf: this.buf, start, end: nl };
-    }
-    // A block around the line (a concurrent run's lines step back as often as forward), grown for a long line.
-    for (;;) {
-      const base = Math.max(0, offset - (this.buf.length >> 2));
-      this.len = 0;
-      this.base = base;
-      while (this.len < this.buf.length) {
-        const got = readSync(this.fd, this.buf, this.len, this.buf.length - this.len, base + this.len);
+      if (read && this.len < this.buf.length) throw new JoulebenchError('E_RESULTS', `${this.path}: changed while being read (no complete line at byte ${offset})`);
+      if (read) this.buf = Buffer.allocUnsafe(this.buf.length * 2);
+      this.base = Math.max(0, offset - (this.buf.length >> 2));
+      for (this.len = 0; this.len < this.buf.length; ) {
+        const got = readSync(this.fd, this.buf, this.len, this.buf.length - this.len, this.base + this.len);
         if (got === 0) break;
         this.len += got;
       }
-      const start = offset - base;
-      const nl = start < this.len ? this.buf.indexOf(0x0a, start) : -1;
-      if (nl >= 0 && nl < this.len) return { buf: this.buf, start, end: nl };
-      if (this.len < this.buf.length) throw new JoulebenchError('E_RESULTS', `${this.path}: changed while being read (no complete line at byte ${offset})`);
-      this.buf = Buffer.allocUnsafe(this.buf.length * 2);
     }
   }
   close(): void {

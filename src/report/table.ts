@@ -121,8 +121,7 @@ export function stageRows(r: BenchReport): string[][] {
 
 /** The per-dataset rows: dataset, cases, accuracy, energy, J / correct. */
 export function datasetRows(r: BenchReport): string[][] {
-  const datasets = Object.entries(r.by_dataset);
-  return datasets.map(([n, d]) => [n, String(d.case_count), fmtPct(d.accuracy_pct), fmtJoules(d.total_joules), fmtJoules(d.joules_per_correct)]);
+  return Object.entries(r.by_dataset).map(([n, d]) => [n, String(d.case_count), fmtPct(d.accuracy_pct), fmtJoules(d.total_joules), fmtJoules(d.joules_per_correct)]);
 }
 
 /** How the net figure was reached, in a few words. */

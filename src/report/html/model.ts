@@ -1,4 +1,3 @@
-import type { BenchReport } from '../../core/aggregate.js';
 import { HTML_CASE_ROWS } from '../page-limits.js';
 import { nearestRank } from '../../core/stats.js';
 import type { CaseResult } from '../../core/types.js';
@@ -42,17 +41,13 @@ export interface HtmlPrompts {
 export interface HtmlModel {
   format: 'joulebench-html/1';
   generated_utc: string;
-  runs: {
-    label: string;
-    origin: string;
-    report: BenchReport;
-    receipt: Record<string, unknown> | null;
+  runs: (Pick<LoadedRun, 'label' | 'origin' | 'report' | 'receipt'> & {
     has_cases: boolean;
     /** Each case's prompt, or why it is not shown; null when the run has no per-case results. */
     prompts: HtmlPrompts | null;
     /** Nearest-rank percentiles over the per-case latencies at full precision (the report truncates to whole ms). */
     case_latency_ms: CaseLatency | null;
-  }[];
+  })[];
   /** Coding-agent results files: each solver is an arm (accuracy = resolution %). */
   code: ReturnType<typeof codeModel>[];
   /** Infer run files: arms (model × threads) with no accuracy, so never on a frontier. */
@@ -144,12 +139,7 @@ function codeModel(x: Extract<ReportInput, { kind: 'code' }>) {
   const r = x.results;
   const arms = codeArms(x.label, r);
   const invalid: Record<string, string[]> = {};
-  for (const d of r.datapoints) {
-    if (d.valid) continue;
-    const list = (invalid[d.solver] ??= []);
-    const why = d.invalid_reason ?? 'invalid';
-    if (!list.includes(why)) list.push(why);
-  }
+  for (const d of r.datapoints) if (!d.valid) (invalid[d.solver] ??= []).push(d.invalid_reason ?? 'invalid');
   return {
     label: x.label,
     origin: x.origin,
@@ -161,7 +151,7 @@ function codeModel(x: Extract<ReportInput, { kind: 'code' }>) {
     sandbox: String(r.config.sandbox?.kind ?? 'n/a'),
     solvers: r.solvers.map((s, i) => ({ ...s, arm: arms[i]!.id, wall_p95_ms: arms[i]!.latency_p95_ms })),
     /** Reasons datapoints were invalid, per solver. */
-    invalid_reasons: invalid,
+    invalid_reasons: Object.fromEntries(Object.entries(invalid).map(([solver, reasons]) => [solver, [...new Set(reasons)]])),
     grid: taskGrid(r),
     /** Each task's prompt (task.toml) read back from the suite while its digest matches, or why not. */
     prompts: codePrompts(r.suite),

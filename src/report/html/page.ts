@@ -320,8 +320,7 @@ function receiptDetails(head: string, receipt: Record<string, unknown> | null, f
     ['node', String(rc.node_version ?? 'n/a')],
     ['host', `${String(host.hostname ?? 'n/a')} · ${String(host.platform ?? '')} ${String(host.arch ?? '')} · ${cpu}`],
   ];
-  const seen = new Set<string>();
-  const dedup = all.filter(([k]) => (seen.has(k) ? false : (seen.add(k), true)));
+  const dedup = all.filter(([k], i) => all.findIndex(([first]) => first === k) === i);
   return `${head}
   <dl>${dedup.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('')}</dl>
   ${receipt ? `<pre>${esc(JSON.stringify(receipt, null, 2))}</pre>` : ''}
