@@ -42,10 +42,10 @@ export function renderReportMarkdown(r: BenchReport, opts: { title?: string; rec
     wholeSuite(r),
     ['latency p50 / p95 / p99', `${fmtMs(r.latency_p50_ms)} / ${fmtMs(r.latency_p95_ms)} / ${fmtMs(r.latency_p99_ms)}`, 'nearest-rank, whole ms'],
   ];
-  if (r.ttft_p50_ms !== null) head.push(['TTFT p50 / p95', `${r.ttft_p50_ms} / ${r.ttft_p95_ms} ms`, 'time to first token']);
+  if (r.ttft_p50_ms != null) head.push(['TTFT p50 / p95', `${r.ttft_p50_ms} / ${r.ttft_p95_ms} ms`, 'time to first token']);
   if (r.mean_tpot_ms != null) head.push(['TPOT mean / median / p99', `${r.mean_tpot_ms} / ${r.median_tpot_ms} / ${r.p99_tpot_ms} ms`, "time per output token after the first (vLLM's)"]);
   if (r.mean_itl_ms != null) head.push(['ITL mean / median / p99', `${r.mean_itl_ms} / ${r.median_itl_ms} / ${r.p99_itl_ms} ms`, "every gap between streamed chunks (vLLM's)"]);
-  if (r.total_usd !== null) head.push(['cost', fmtUsd(r.total_usd), `${fmtUsd(r.usd_per_correct)} per correct`]);
+  if (r.total_usd != null) head.push(['cost', fmtUsd(r.total_usd), `${fmtUsd(r.usd_per_correct)} per correct`]);
   else if ((r.cost_unknown_count ?? 0) > 0) head.push(['cost', 'n/a', `unknown for ${r.cost_unknown_count} case(s): no price, or no usage, to bill them`]);
   if (r.error_count > 0) head.push(['errors', String(r.error_count), 'cases the target failed']);
   out.push(mdTable(['metric', 'value', 'note'], head, ['l', 'r', 'l']));

@@ -63,11 +63,11 @@ export function renderReportTable(r: BenchReport): string {
       pc.dim('nearest-rank, whole ms (truncated; µs per case in the results file)'),
     ],
   ];
-  if (r.ttft_p50_ms !== null) head.push(['TTFT p50 / p95', `${r.ttft_p50_ms} / ${r.ttft_p95_ms} ms`, '']);
+  if (r.ttft_p50_ms != null) head.push(['TTFT p50 / p95', `${r.ttft_p50_ms} / ${r.ttft_p95_ms} ms`, '']);
   // Absent from reports written before these fields, null without a streamed reply: no line then.
   if (r.mean_tpot_ms != null) head.push(['TPOT mean / median / p99', `${r.mean_tpot_ms} / ${r.median_tpot_ms} / ${r.p99_tpot_ms} ms`, '']);
   if (r.mean_itl_ms != null) head.push(['ITL mean / median / p99', `${r.mean_itl_ms} / ${r.median_itl_ms} / ${r.p99_itl_ms} ms`, '']);
-  if (r.total_usd !== null) head.push(['cost', fmtUsd(r.total_usd), pc.dim(`${fmtUsd(r.usd_per_correct)} per correct`)]);
+  if (r.total_usd != null) head.push(['cost', fmtUsd(r.total_usd), pc.dim(`${fmtUsd(r.usd_per_correct)} per correct`)]);
   else if ((r.cost_unknown_count ?? 0) > 0) {
     head.push(['cost', 'n/a', pc.yellow(`unknown for ${r.cost_unknown_count} case(s): no price, or no usage, to bill them`)]);
   }

@@ -42,4 +42,16 @@ describe('unscored cases stand beside accuracy', () => {
     assert.equal(allScored.report.unscored_count, 0);
     assert.doesNotMatch(stripColors(renderReportTable(allScored.report)), /unscored/);
   });
+
+  it('a report file without the TTFT and cost fields (hand-written, or from an older version) prints no "undefined"', async () => {
+    const answers = join(dir, 'answers3.jsonl');
+    writeFileSync(answers, cases.map((c, i) => JSON.stringify({ id: c.id, answer: `a${i}` })).join('\n') + '\n');
+    const { report } = await run({ suite, target: createReplayTarget(answers), idle_ms: 0 });
+    const sparse = { ...report } as Partial<typeof report>;
+    for (const k of ['ttft_p50_ms', 'ttft_p95_ms', 'total_usd', 'usd_per_correct'] as const) delete sparse[k];
+    for (const text of [stripColors(renderReportTable(sparse as typeof report)), renderReportMarkdown(sparse as typeof report)]) {
+      assert.doesNotMatch(text, /undefined/);
+      assert.doesNotMatch(text, /TTFT/);
+    }
+  });
 });
