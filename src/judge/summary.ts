@@ -49,7 +49,6 @@ export interface MtBenchBlock {
   mt_bench_unscored_count: number;
   mt_bench_points: number;
   /** The per-turn table as FastChat's show_result.py makes it, with bootstrap intervals (cases rated turn by turn only). */
-
   mt_bench_turns: { turn_1: TurnScore; turn_2: TurnScore; average: TurnScore };
   joules_per_mt_bench_point: number | null;
   judge_pass: number;
@@ -143,41 +142,36 @@ export interface PairwiseBlock {
   verdicts: PairVerdict[];
 }
 
+/** Where a compared turn's winner is counted. */
+const WIN_KEY = { a: 'a_wins', b: 'b_wins', tie: 'ties' } as const;
+
 export function pairwiseBlock(verdicts: PairVerdict[], tally: JudgeTally, info: JudgeInfo): PairwiseBlock {
-  let a = 0;
-  let b = 0;
-  let ties = 0;
-  let undecided = 0;
+  const all = { a_wins: 0, b_wins: 0, ties: 0, undecided: 0 };
   let inconsistent = 0;
   const byCat: PairwiseBlock['by_category'] = {};
   for (const v of verdicts) {
     const cat = (byCat[v.dataset] ??= { a_wins: 0, b_wins: 0, ties: 0, undecided: 0 });
-    if (v.turns.length === 0) {
-      undecided++;
-      cat.undecided++;
-    }
+    const tick = (k: keyof typeof all): void => {
+      all[k]++;
+      cat[k]++;
+    };
+    if (v.turns.length === 0) tick('undecided');
     for (const t of v.turns) {
-      if (t.winner === null) {
-        undecided++;
-        cat.undecided++;
-        continue;
-      }
-      if (t.a_first !== t.b_first) inconsistent++;
-      if (t.winner === 'a') (a++, cat.a_wins++);
-      else if (t.winner === 'b') (b++, cat.b_wins++);
-      else (ties++, cat.ties++);
+      if (t.winner !== null && t.a_first !== t.b_first) inconsistent++;
+      tick(t.winner === null ? 'undecided' : WIN_KEY[t.winner]);
     }
   }
-  const decided = a + b + ties;
+  const { a_wins, b_wins, ties, undecided } = all;
+  const decided = a_wins + b_wins + ties;
   return {
     judge: { ...info, temperature: 0, judgements: tally.judgements, cached: tally.cached, requests: tally.requests, error_count: tally.errors },
     turns_compared: decided + undecided,
-    a_wins: a,
-    b_wins: b,
+    a_wins,
+    b_wins,
     ties,
     undecided,
     inconsistent,
-    a_win_rate: decided === 0 ? null : round((a + ties / 2) / decided, 6),
+    a_win_rate: decided === 0 ? null : round((a_wins + ties / 2) / decided, 6),
     by_category: Object.fromEntries(Object.keys(byCat).sort().map((k) => [k, byCat[k]!])),
     judge_joules: tally.joules === null ? null : round(tally.joules),
     judge_usd: tally.usd === null ? null : round(tally.usd, 9),
