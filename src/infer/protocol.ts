@@ -109,11 +109,6 @@ export interface InferRunFile {
   pue?: number;
 }
 
-/** `--threads` as given, duplicates removed. */
-function uniqueThreads(threads: readonly ThreadArm[]): ThreadArm[] {
-  return threads.filter((t, i, all) => all.indexOf(t) === i);
-}
-
 export { summariseFile };
 
 /**
@@ -332,7 +327,7 @@ export function journalIdentity(opts: Omit<InferOptions, 'baseUrl' | 'models'>, 
   return {
     prompt_sha256: promptSha256(opts.prompt),
     models: [...models],
-    threads: uniqueThreads(opts.threads),
+    threads: opts.threads.filter((t, i, all) => all.indexOf(t) === i),
     base_url,
     protocol: { cold, warmup, runs, num_predict, seed, temperature, num_ctx: num_ctx ?? null },
     ...(opts.gpu_power_limits_w?.length ? { gpu_power_limits_w: [...opts.gpu_power_limits_w] } : {}),

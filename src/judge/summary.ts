@@ -81,7 +81,7 @@ export function mtBenchBlock(results: readonly CaseResult[], report: BenchReport
   const judgeUsd = tally.usd === null ? null : round(tally.usd, 9);
   return {
     mt_bench_score: whole.mt_bench_score,
-    mt_bench_score_ci: scoreCi(judgedCases, report.suite.digest),
+    mt_bench_score_ci: meanCi(scoresOf(judgedCases), `${report.suite.digest}:mt-bench-score`, 'judged case(s)'),
     mt_bench_judged_count: whole.judged_count,
     mt_bench_unscored_count: whole.case_count - whole.judged_count,
     mt_bench_points: whole.points,
@@ -105,8 +105,12 @@ function isJudged(r: CaseResult): boolean {
   return r.meta !== undefined && typeof r.meta.judge === 'object' && r.meta.judge !== null;
 }
 
+function scoresOf(rs: readonly CaseResult[]): number[] {
+  return rs.map((r) => r.score).filter((s): s is number => s !== null);
+}
+
 function slice(rs: readonly CaseResult[], total_joules: number | null): MtBenchSlice {
-  const scores = rs.map((r) => r.score).filter((s): s is number => s !== null);
+  const scores = scoresOf(rs);
   const points = round(scores.reduce((t, s) => t + s, 0), 4);
   return {
     case_count: rs.length,
@@ -192,14 +196,12 @@ function turnScores(rs: readonly CaseResult[], seed: string): MtBenchBlock['mt_b
   const row = (xs: number[], name: string): TurnScore => ({
     score: xs.length === 0 ? null : round(xs.reduce((t, v) => t + v, 0) / xs.length, 4),
     count: xs.length,
-    ci: xs.length < 2 ? { reason: `${xs.length} rating(s): an interval needs at least 2` } : bootstrapCi(xs.length, meanStatistic(xs), { seed: `${seed}:mt-bench-${name}` }),
+    ci: meanCi(xs, `${seed}:mt-bench-${name}`, 'rating(s)'),
   });
   return { turn_1: row(turns[0]!, 'turn-1'), turn_2: row(turns[1]!, 'turn-2'), average: row(turns.flat(), 'turn-average') };
 }
 
-/** The bootstrap interval of the mean MT-Bench score, over judged cases. */
-function scoreCi(rs: readonly CaseResult[], seed: string): IntervalResult {
-  const scores = rs.map((r) => r.score).filter((x): x is number => x !== null);
-  if (scores.length < 2) return { reason: `${scores.length} judged case(s): an interval needs at least 2` };
-  return bootstrapCi(scores.length, meanStatistic(scores), { seed: `${seed}:mt-bench-score` });
+/** The percentile bootstrap interval of the mean of `xs` (`unit`: what they are), or why there is none. */
+function meanCi(xs: readonly number[], seed: string, unit: string): IntervalResult {
+  return xs.length < 2 ? { reason: `${xs.length} ${unit}: an interval needs at least 2` } : bootstrapCi(xs.length, meanStatistic(xs), { seed });
 }
