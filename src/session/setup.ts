@@ -144,10 +144,8 @@ function openaiSpec(flags: TargetFlags, cfg: LoadedConfig | null, env: NodeJS.Pr
       energy_model: t.energy_model,
     }),
   };
-  if (cfg) {
-    // Named here, where the file is known (the target's own message cannot say which file).
-    if (spec.model === undefined) throw new JoulebenchError('E_CONFIG', `${cfg.path}: target.model is required for an openai target (or --model NAME)`);
-  }
+  // Named here, where the file is known (the target's own message cannot say which file).
+  if (cfg && spec.model === undefined) throw new JoulebenchError('E_CONFIG', `${cfg.path}: target.model is required for an openai target (or --model NAME)`);
   // The key is only ever named (env:OPENAI_API_KEY in the receipt), never written.
   const ref = flags.credentialsRef ?? t.credentials_ref ?? (env.OPENAI_API_KEY ? 'env:OPENAI_API_KEY' : undefined);
   if (ref !== undefined) {
