@@ -46,20 +46,16 @@ export function apiEnergyModel(model: string, cfg: EnergyModelConfig = {}): ApiE
     coefficients: ECOLOGITS_COEFFICIENTS,
     covers: 'output tokens only (the method has no input-token term); GPU + server share × PUE; no network, storage or embodied energy',
   };
+  const estimate = (output_tokens: number, request_latency_s: number | null) =>
+    ecologitsRequestEnergy({ active_params_b: active, total_params_b: total, output_tokens, request_latency_s, pue });
   // Check the inputs once, here, so a bad override fails at set-up, not on the first answer.
-  ecologitsRequestEnergy({ active_params_b: active, total_params_b: total, output_tokens: 0, request_latency_s: null, pue });
+  estimate(0, null);
   return {
     known: true,
     facts,
     energy(output_tokens, latency_ms) {
       if (output_tokens === null) return { joules: null, source: 'none' };
-      const e = ecologitsRequestEnergy({
-        active_params_b: active,
-        total_params_b: total,
-        output_tokens,
-        request_latency_s: latency_ms === null ? null : latency_ms / 1000,
-        pue,
-      });
+      const e = estimate(output_tokens, latency_ms === null ? null : latency_ms / 1000);
       return { joules: e.joules, source: 'model:api', range_j: e.range_j };
     },
   };

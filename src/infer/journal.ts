@@ -118,7 +118,7 @@ export function readJournal(path: string): JournalState {
   const resumes: ResumeRecord[] = [];
   let transforms: JournalState['transforms'] = null;
   let run_lines = 0;
-  lines.forEach((line, i) => {
+  for (const [i, line] of lines.entries()) {
     let e: JournalEvent;
     try {
       e = JSON.parse(line) as JournalEvent;
@@ -128,7 +128,7 @@ export function readJournal(path: string): JournalState {
     if (i === 0) {
       if (e.event !== 'header' || e.format !== INFER_JOURNAL_FORMAT) throw new JoulebenchError('E_INPUT', `${path}: line 1 is not a ${INFER_JOURNAL_FORMAT} header`);
       header = e;
-      return;
+      continue;
     }
     if (e.event === 'arm-start') partial.set(e.arm, 0);
     else if (e.event === 'run') {
@@ -143,10 +143,9 @@ export function readJournal(path: string): JournalState {
       resumes.push(record);
       partial.clear(); // already reported as discarded by that resume
     }
-  });
+  }
   if (header === null) throw new JoulebenchError('E_INPUT', `${path}: empty journal (no header line)`);
-  const h: Extract<JournalEvent, { event: 'header' }> = header;
-  return { started_utc: h.started_utc, identity: h.identity, finished, transforms, partial, resumes, run_lines };
+  return { started_utc: header.started_utc, identity: header.identity, finished, transforms, partial, resumes, run_lines };
 }
 
 /** The first field in which `now` differs from the journal's identity, as one line; null when they match. */

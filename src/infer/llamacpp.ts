@@ -3,22 +3,10 @@ import { JoulebenchError } from '../core/errors.js';
 import type { Meter } from '../meters/meter.js';
 import { NODE_LLAMA_CPP_VERSION } from '../targets/llamacpp/binding.js';
 import { LlamaEngine, type LlamaEngineOptions, type LlamaGeneration } from '../targets/llamacpp/engine.js';
-import { gpuSnapshot } from './host.js';
 import type { JournalIdentity } from './journal.js';
-import {
-  armId,
-  compareSnapshots,
-  contamination,
-  inferFile,
-  metered,
-  runPhase,
-  runPlan,
-  THREAD_ARMS_NOTE,
-  journalIdentity,
-  type InferOptions,
-  type InferRunFile,
-} from './protocol.js';
-import type { ArmReceipts, InferArm, InferPhase, InferRun } from './types.js';
+import { inferFile, journalIdentity, metered, runArmBetweenSnapshots, runPhase, runPlan, THREAD_ARMS_NOTE } from './protocol.js';
+import type { InferOptions, InferRunFile } from './protocol.js';
+import type { InferArm, InferPhase, InferRun } from './types.js';
 
 /** What `infer --target llamacpp` needs beyond the shared options: GGUF files instead of Ollama models. */
 export interface LlamaInferOptions extends Omit<InferOptions, 'baseUrl' | 'models' | 'unload_timeout_ms' | 'poll_interval_ms' | 'request_timeout_ms' | 'num_ctx'> {
@@ -70,78 +58,56 @@ export async function runInferLlamaCpp(opts: LlamaInferOptions): Promise<InferRu
   });
 }
 
-async function runArm(opts: LlamaInferOptions, model: string, num_thread: number | null, now: () => Date, limit_w: number | null): Promise<InferArm> {
-  const id = armId(model, num_thread, limit_w);
-  const started = now();
-  opts.journal?.write({ event: 'arm-start', arm: id, utc: started.toISOString() });
-  const before = opts.gpu_snapshot_cmd ? await gpuSnapshot(opts.gpu_snapshot_cmd) : null;
-  // An option left undefined (the default arm's threads among them) takes the engine's default.
-  const { ctx, gpu_layers, module, max_threads, cpu_root } = opts;
-  const base: LlamaEngineOptions = { model_path: model, ctx, gpu_layers, module, max_threads, cpu_root };
-  // One count for every engine of the arm (cold and warm): the default is resolved once.
-  const { threads, threads_source } = await new LlamaEngine({ ...base, threads: num_thread ?? undefined }).resolveThreads();
-  const engineOpts: LlamaEngineOptions = { ...base, threads, threads_source };
-  const gen = { max_tokens: opts.num_predict, temperature: opts.temperature, seed: opts.seed };
-  let parameter_count: number | null = null;
-  let gpu = 'false';
+const GGUF_PARAMETER_SOURCE = "GGUF tensor shapes (sum of the products of each tensor's dimensions)";
 
-  const cold_load = await runPhase(opts, id, 'cold', opts.cold, async (i) => {
-    const engine = new LlamaEngine(engineOpts);
-    try {
-      const r = await timed(opts.meter, now, 'cold', i, async () => {
-        const load_ms = await engine.load();
-        return { load_ms, g: await engine.generate(opts.prompt, gen) };
-      });
-      if ((r.llamacpp?.prompt_tokens_reused ?? 0) > 0) {
-        throw new JoulebenchError('E_RUN', `${id}: cold run ${i} reused ${r.llamacpp?.prompt_tokens_reused} cached prompt tokens in a fresh context: it would not be cold`);
+async function runArm(opts: LlamaInferOptions, model: string, num_thread: number | null, now: () => Date, limit_w: number | null): Promise<InferArm> {
+  return runArmBetweenSnapshots(opts, now, model, num_thread, limit_w, async (id) => {
+    // An option left undefined (the default arm's threads among them) takes the engine's default.
+    const { ctx, gpu_layers, module, max_threads, cpu_root } = opts;
+    const base: LlamaEngineOptions = { model_path: model, ctx, gpu_layers, module, max_threads, cpu_root };
+    // One count for every engine of the arm (cold and warm): the default is resolved once.
+    const { threads, threads_source } = await new LlamaEngine({ ...base, threads: num_thread ?? undefined }).resolveThreads();
+    const engineOpts: LlamaEngineOptions = { ...base, threads, threads_source };
+    const gen = { max_tokens: opts.num_predict, temperature: opts.temperature, seed: opts.seed };
+    let parameter_count: number | null = null;
+    let gpu = 'false';
+
+    const cold_load = await runPhase(opts, id, 'cold', opts.cold, async (i) => {
+      const engine = new LlamaEngine(engineOpts);
+      try {
+        const r = await timed(opts.meter, now, 'cold', i, async () => {
+          const load_ms = await engine.load();
+          return { load_ms, g: await engine.generate(opts.prompt, gen) };
+        });
+        if ((r.llamacpp?.prompt_tokens_reused ?? 0) > 0) {
+          throw new JoulebenchError('E_RUN', `${id}: cold run ${i} reused ${r.llamacpp?.prompt_tokens_reused} cached prompt tokens in a fresh context: it would not be cold`);
+        }
+        r.fresh_load = true;
+        parameter_count = engine.info?.parameter_count ?? null;
+        gpu = engine.info?.gpu ?? gpu;
+        return r;
+      } finally {
+        await engine.unload();
       }
-      r.fresh_load = true;
+    });
+    const engine = new LlamaEngine(engineOpts);
+    let warmup_discarded: InferRun[];
+    let runs: InferRun[];
+    try {
+      await engine.load();
       parameter_count = engine.info?.parameter_count ?? null;
       gpu = engine.info?.gpu ?? gpu;
-      return r;
+      const warm = (phase: InferPhase) => (i: number) => timed(opts.meter, now, phase, i, async () => ({ load_ms: null, g: await engine.generate(opts.prompt, gen) }));
+      warmup_discarded = await runPhase(opts, id, 'warmup', opts.warmup, warm('warmup'));
+      runs = await runPhase(opts, id, 'scored', opts.runs, warm('scored'));
     } finally {
       await engine.unload();
     }
-  });
-  const engine = new LlamaEngine(engineOpts);
-  let warmup_discarded: InferRun[];
-  let runs: InferRun[];
-  try {
-    await engine.load();
-    parameter_count = engine.info?.parameter_count ?? null;
-    gpu = engine.info?.gpu ?? gpu;
-    const warm = (phase: InferPhase) => (i: number) => timed(opts.meter, now, phase, i, async () => ({ load_ms: null, g: await engine.generate(opts.prompt, gen) }));
-    warmup_discarded = await runPhase(opts, id, 'warmup', opts.warmup, warm('warmup'));
-    runs = await runPhase(opts, id, 'scored', opts.runs, warm('scored'));
-  } finally {
-    await engine.unload();
-  }
-  const after = opts.gpu_snapshot_cmd ? await gpuSnapshot(opts.gpu_snapshot_cmd) : null;
-  const cpuOnly = (opts.gpu_layers ?? 0) === 0 && gpu === 'false';
-  const receipts: ArmReceipts = {
+    const cpuOnly = (opts.gpu_layers ?? 0) === 0 && gpu === 'false';
     // No server to ask: 0 when llama.cpp ran without a GPU backend and no layer offloaded, else unknown.
-    size_vram: cpuOnly ? 0 : null,
-    cpu_only_receipt: cpuOnly ? true : null,
-    expires_at_utc: null,
-    ...compareSnapshots(before, after),
-  };
-  return {
-    id,
-    model,
-    num_thread,
-    threads,
-    threads_source,
-    ...(limit_w !== null ? { gpu_power_limit_w: limit_w } : {}),
-    parameter_count,
-    parameter_source: 'GGUF tensor shapes (sum of the products of each tensor\'s dimensions)',
-    started_utc: started.toISOString(),
-    finished_utc: now().toISOString(),
-    cold_load,
-    warmup_discarded,
-    runs,
-    receipts,
-    ...contamination(receipts),
-  };
+    const receipts = { size_vram: cpuOnly ? 0 : null, cpu_only_receipt: cpuOnly ? true : null, expires_at_utc: null };
+    return { threads, threads_source, parameter_count, parameter_source: GGUF_PARAMETER_SOURCE, cold_load, warmup_discarded, runs, receipts };
+  });
 }
 
 /** One request under the meter: for a cold run the window holds the model load too (as Ollama's does). */

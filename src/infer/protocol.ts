@@ -109,11 +109,6 @@ export interface InferRunFile {
   pue?: number;
 }
 
-/** `--threads` as given, duplicates removed. */
-function uniqueThreads(threads: readonly ThreadArm[]): ThreadArm[] {
-  return threads.filter((t, i, all) => all.indexOf(t) === i);
-}
-
 export { summariseFile };
 
 /**
@@ -137,7 +132,25 @@ export async function runInfer(opts: InferOptions): Promise<InferRunFile> {
   const params = new Map<string, Awaited<ReturnType<OllamaClient['show']>>>();
   const { resumes, arms } = await runPlan(opts, opts.models, { identity, now, transforms: () => transforms.toJSON() }, async (model, num_thread, limit_w) => {
     if (!params.has(model)) params.set(model, await client.show(model));
-    return runArm(opts, client, transforms, model, num_thread, params.get(model)!, now, limit_w);
+    const { parameter_count, source: parameter_source } = params.get(model)!;
+    return runArmBetweenSnapshots(opts, now, model, num_thread, limit_w, async (id) => {
+      const body = { model, prompt: opts.prompt, options: requestOptions(opts, num_thread) };
+      const cold_load = await runPhase(opts, id, 'cold', opts.cold, async (i) => {
+        const ps_polls = await unloadAndConfirm(client, model, opts.unload_timeout_ms ?? 30_000, opts.poll_interval_ms ?? 100);
+        const r = await timedRun(client, body, 'cold', i, opts.meter, now);
+        r.unload = { keep_alive_0: true, absent_from_ps: true, ps_polls };
+        return r;
+      });
+      const warmup_discarded = await runPhase(opts, id, 'warmup', opts.warmup, (i) => timedRun(client, body, 'warmup', i, opts.meter, now));
+      const runs = await runPhase(opts, id, 'scored', opts.runs, (i) => timedRun(client, body, 'scored', i, opts.meter, now));
+      const listed = (await client.ps()).find((m) => sameModel(m.name, model) || sameModel(m.model, model));
+      const receipts = {
+        size_vram: listed?.size_vram ?? null,
+        cpu_only_receipt: listed?.size_vram === null || listed?.size_vram === undefined ? null : listed.size_vram === 0,
+        expires_at_utc: listed?.expires_at ? transforms.utc(listed.expires_at) : null,
+      };
+      return { parameter_count, parameter_source, cold_load, warmup_discarded, runs, receipts };
+    });
   });
   return inferFile(opts, identity, {
     started,
@@ -272,13 +285,6 @@ export async function runPhase(
   return out;
 }
 
-/** Whether the arm's GPU snapshot changed, and the finding that says so. */
-export function contamination(receipts: ArmReceipts): Pick<InferArm, 'contaminated' | 'contamination'> {
-  const contaminated = receipts.gpu_snapshot === 'changed';
-  const contamination = contaminated ? `GPU snapshot changed during the arm: before ${JSON.stringify(receipts.nvidia_before)}, after ${JSON.stringify(receipts.nvidia_after)}` : null;
-  return { contaminated, contamination };
-}
-
 /** One request's work under a meter window (none for a target that reports its own energy), and its energy fields. */
 export async function metered<T>(meter: Meter | null, decoded: (out: T) => number | null, work: () => Promise<T>): Promise<{ out: T; energy: RunEnergy }> {
   const window = meter && !meter.usesTargetEnergy ? await meter.start() : null;
@@ -321,7 +327,7 @@ export function journalIdentity(opts: Omit<InferOptions, 'baseUrl' | 'models'>, 
   return {
     prompt_sha256: promptSha256(opts.prompt),
     models: [...models],
-    threads: uniqueThreads(opts.threads),
+    threads: opts.threads.filter((t, i, all) => all.indexOf(t) === i),
     base_url,
     protocol: { cold, warmup, runs, num_predict, seed, temperature, num_ctx: num_ctx ?? null },
     ...(opts.gpu_power_limits_w?.length ? { gpu_power_limits_w: [...opts.gpu_power_limits_w] } : {}),
@@ -339,53 +345,47 @@ function requestOptions(opts: InferOptions, num_thread: number | null): OllamaOp
   return o;
 }
 
-async function runArm(
-  opts: InferOptions,
-  client: OllamaClient,
-  transforms: TransformCounter,
+/** What an arm's own work gives: its runs and the receipts a target takes; the rest of the arm is {@link runArmBetweenSnapshots}'. */
+type ArmWork = Pick<InferArm, 'threads' | 'threads_source' | 'parameter_count' | 'parameter_source' | 'cold_load' | 'warmup_discarded' | 'runs'> & {
+  receipts: Pick<ArmReceipts, 'size_vram' | 'cpu_only_receipt' | 'expires_at_utc'>;
+};
+
+/** One arm of either target: announced in the journal, its work between two GPU snapshots, compared for contamination. */
+export async function runArmBetweenSnapshots(
+  opts: Pick<InferOptions, 'journal' | 'gpu_snapshot_cmd'>,
+  now: () => Date,
   model: string,
   num_thread: number | null,
-  params: Awaited<ReturnType<OllamaClient['show']>>,
-  now: () => Date,
   limit_w: number | null,
+  work: (id: string) => Promise<ArmWork>,
 ): Promise<InferArm> {
   const id = armId(model, num_thread, limit_w);
   const started = now();
   opts.journal?.write({ event: 'arm-start', arm: id, utc: started.toISOString() });
-  const before = opts.gpu_snapshot_cmd ? await gpuSnapshot(opts.gpu_snapshot_cmd) : null;
-  const body = { model, prompt: opts.prompt, options: requestOptions(opts, num_thread) };
-
-  const cold_load = await runPhase(opts, id, 'cold', opts.cold, async (i) => {
-    const ps_polls = await unloadAndConfirm(client, model, opts.unload_timeout_ms ?? 30_000, opts.poll_interval_ms ?? 100);
-    const r = await timedRun(client, body, 'cold', i, opts.meter, now);
-    r.unload = { keep_alive_0: true, absent_from_ps: true, ps_polls };
-    return r;
-  });
-  const warmup_discarded = await runPhase(opts, id, 'warmup', opts.warmup, (i) => timedRun(client, body, 'warmup', i, opts.meter, now));
-  const runs = await runPhase(opts, id, 'scored', opts.runs, (i) => timedRun(client, body, 'scored', i, opts.meter, now));
-
-  const listed = (await client.ps()).find((m) => sameModel(m.name, model) || sameModel(m.model, model));
-  const after = opts.gpu_snapshot_cmd ? await gpuSnapshot(opts.gpu_snapshot_cmd) : null;
-  const receipts: ArmReceipts = {
-    size_vram: listed?.size_vram ?? null,
-    cpu_only_receipt: listed?.size_vram === null || listed?.size_vram === undefined ? null : listed.size_vram === 0,
-    expires_at_utc: listed?.expires_at ? transforms.utc(listed.expires_at) : null,
-    ...compareSnapshots(before, after),
-  };
+  const snapshot = (): Promise<GpuSnapshot> | null => (opts.gpu_snapshot_cmd ? gpuSnapshot(opts.gpu_snapshot_cmd) : null);
+  const before = await snapshot();
+  // `threads` (llamacpp) is what is left: it comes right after num_thread in the arm.
+  const { parameter_count, parameter_source, cold_load, warmup_discarded, runs, receipts: taken, ...threads } = await work(id);
+  const receipts: ArmReceipts = { ...taken, ...compareSnapshots(before, await snapshot()) };
+  const contaminated = receipts.gpu_snapshot === 'changed';
   return {
     id,
     model,
     num_thread,
+    ...threads,
     ...(limit_w !== null ? { gpu_power_limit_w: limit_w } : {}),
-    parameter_count: params.parameter_count,
-    parameter_source: params.source,
+    parameter_count,
+    parameter_source,
     started_utc: started.toISOString(),
     finished_utc: now().toISOString(),
     cold_load,
     warmup_discarded,
     runs,
     receipts,
-    ...contamination(receipts),
+    contaminated,
+    contamination: contaminated
+      ? `GPU snapshot changed during the arm: before ${JSON.stringify(receipts.nvidia_before)}, after ${JSON.stringify(receipts.nvidia_after)}`
+      : null,
   };
 }
 

@@ -59,12 +59,7 @@ export function cachedPrefixRateMedian(arm: Pick<InferArm, 'runs'>): number | nu
 }
 
 /** Rule 3's four first-token numbers, each labelled. */
-export interface FirstTokenNumbers {
-  cached_prefix_ms: Labelled;
-  fresh_prompt_model_loaded_ms: Labelled;
-  fully_cold_ms: Labelled;
-  decode_tok_s: Labelled;
-}
+export type FirstTokenNumbers = Record<'cached_prefix_ms' | 'fresh_prompt_model_loaded_ms' | 'fully_cold_ms' | 'decode_tok_s', Labelled>;
 
 /** Rule 3: the four numbers, never one "TTFT". */
 export function firstTokenNumbers(arm: Pick<InferArm, 'runs' | 'cold_load'>): FirstTokenNumbers {

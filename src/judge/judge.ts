@@ -74,8 +74,6 @@ export class Judge {
       j.requests++;
       this.requests++;
       let answer: Answer;
-      let joules: number | null = null;
-      let source = 'none';
       const window = this.o.meter && !this.o.meter.usesTargetEnergy ? await this.o.meter.start() : null;
       try {
         answer = await this.o.target.answer(this.request(messages));
@@ -86,14 +84,10 @@ export class Judge {
         j.joules = null;
         break;
       }
-      if (window) {
-        const r = await window.stop();
-        joules = r.joules;
-        source = r.joules === null ? 'none' : r.source;
-      } else if (answer.energy && answer.energy.joules !== null) {
-        joules = answer.energy.joules;
-        source = answer.energy.source;
-      }
+      // The meter's window when one was opened, else the judge's own figure (or none).
+      const energy = window ? await window.stop() : answer.energy;
+      const joules = energy?.joules ?? null;
+      const source = joules === null ? 'none' : energy!.source;
       sources.add(source);
       j.joules = j.joules === null || joules === null ? null : j.joules + joules;
       j.cost_usd = j.cost_usd === null || answer.cost_usd == null ? null : j.cost_usd + answer.cost_usd;

@@ -22,11 +22,7 @@ export interface PromptSetLabel {
   comparable: boolean;
 }
 
-export interface PromptEntry {
-  name: string;
-  system_prompt: string;
-  prompt_template: string;
-}
+export type PromptEntry = Pick<z.infer<typeof entrySchema>, 'name' | 'system_prompt' | 'prompt_template'>;
 
 export interface PromptSet {
   label: PromptSetLabel;

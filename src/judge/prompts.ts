@@ -76,12 +76,15 @@ function fill(template: string, values: Record<string, string>): string {
   return template.replace(/\{([a-z_]+)\}/g, (m, k: string) => values[k] ?? m);
 }
 
-function messages(kind: PromptKind, values: Record<string, string>): ChatMessage[] {
+function prompt(kind: PromptKind, values: Record<string, string>): JudgePrompt {
   const t = TEMPLATES[kind];
-  return [
-    { role: 'system', content: t.system },
-    { role: 'user', content: fill(t.user, values) },
-  ];
+  return {
+    kind,
+    messages: [
+      { role: 'system', content: t.system },
+      { role: 'user', content: fill(t.user, values) },
+    ],
+  };
 }
 
 /** A conversation as the judge reads it: each user turn, then the assistant's answer to it. */
@@ -97,24 +100,21 @@ export function ratingPrompt(input: { questions: readonly string[]; answers: rea
     const conversation = transcript(questions, answers);
     if (ref) {
       const refText = questions.map((_, i) => `Turn ${i + 1}: ${ref[i] ?? '(none given)'}`).join('\n\n');
-      return { kind: 'rate-turn-ref', messages: messages('rate-turn-ref', { conversation, reference: refText }) };
+      return prompt('rate-turn-ref', { conversation, reference: refText });
     }
-    return { kind: 'rate-turn', messages: messages('rate-turn', { conversation }) };
+    return prompt('rate-turn', { conversation });
   }
   const question = questions.join('\n\n');
   const answer = answers.join('\n\n');
-  if (ref) return { kind: 'rate-ref', messages: messages('rate-ref', { question, answer, reference: ref.slice(0, questions.length).join('\n\n') }) };
-  return { kind: 'rate', messages: messages('rate', { question, answer }) };
+  if (ref) return prompt('rate-ref', { question, answer, reference: ref.slice(0, questions.length).join('\n\n') });
+  return prompt('rate', { question, answer });
 }
 
 /** Messages asking which of two answers (A shown first) is better: `[[A]]`, `[[B]]` or `[[C]]`. */
 export function comparePrompt(input: { questions: readonly string[]; answersA: readonly string[]; answersB: readonly string[] }): JudgePrompt {
   const { questions, answersA, answersB } = input;
   if (questions.length > 1 && answersA.length === questions.length && answersB.length === questions.length) {
-    return {
-      kind: 'compare-turn',
-      messages: messages('compare-turn', { conversation_a: transcript(questions, answersA), conversation_b: transcript(questions, answersB) }),
-    };
+    return prompt('compare-turn', { conversation_a: transcript(questions, answersA), conversation_b: transcript(questions, answersB) });
   }
-  return { kind: 'compare', messages: messages('compare', { question: questions.join('\n\n'), answer_a: answersA.join('\n\n'), answer_b: answersB.join('\n\n') }) };
+  return prompt('compare', { question: questions.join('\n\n'), answer_a: answersA.join('\n\n'), answer_b: answersB.join('\n\n') });
 }

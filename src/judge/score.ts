@@ -78,12 +78,12 @@ interface JudgeResultsOptions {
 export async function judgeResults(o: JudgeResultsOptions): Promise<{ results: CaseResult[]; tally: JudgeTally }> {
   if (o.judge.mode === 'pairwise') throw new JoulebenchError('E_USAGE', 'pairwise judging compares two runs: use rescore with --against');
   const tally = emptyTally();
-  const judged = o.results.filter((r) => r.phase === 'scored' && scorerOf(r, o) === 'judge').length;
-  if (o.judge.prompts.entries) checkFastChatCases(o.results.filter((r) => r.phase === 'scored' && scorerOf(r, o) === 'judge').map((r) => caseFor(r, o.cases)));
+  const judged = new Set(o.results.filter((r) => r.phase === 'scored' && scorerOf(r, o) === 'judge'));
+  if (o.judge.prompts.entries) checkFastChatCases([...judged].map((r) => caseFor(r, o.cases)));
   let done = 0;
   const out: CaseResult[] = [];
   for (const r of o.results) {
-    if (r.phase !== 'scored' || scorerOf(r, o) !== 'judge') {
+    if (!judged.has(r)) {
       out.push(r);
       continue;
     }
@@ -95,7 +95,7 @@ export async function judgeResults(o: JudgeResultsOptions): Promise<{ results: C
       next.score = null;
       next.meta = { ...r.meta, judge: { mode: o.judge.mode, ratings: [], per_turn: false, prompts: [], replies: [], error: 'no answer to judge (the target failed)' } satisfies CaseJudging };
       out.push(next);
-      o.onCase?.(++done, judged);
+      o.onCase?.(++done, judged.size);
       continue;
     }
     const questions = questionsOf(c);
@@ -131,7 +131,7 @@ export async function judgeResults(o: JudgeResultsOptions): Promise<{ results: C
     }
     next.meta = { ...r.meta, judge: { mode: o.judge.mode, ratings, per_turn: perTurn || questions.length === 1, prompts: asks.map((a) => a.kind), replies, error } satisfies CaseJudging };
     out.push(next);
-    o.onCase?.(++done, judged);
+    o.onCase?.(++done, judged.size);
   }
   return { results: out, tally };
 }

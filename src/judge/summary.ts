@@ -49,7 +49,6 @@ export interface MtBenchBlock {
   mt_bench_unscored_count: number;
   mt_bench_points: number;
   /** The per-turn table as FastChat's show_result.py makes it, with bootstrap intervals (cases rated turn by turn only). */
-
   mt_bench_turns: { turn_1: TurnScore; turn_2: TurnScore; average: TurnScore };
   joules_per_mt_bench_point: number | null;
   judge_pass: number;
@@ -82,7 +81,7 @@ export function mtBenchBlock(results: readonly CaseResult[], report: BenchReport
   const judgeUsd = tally.usd === null ? null : round(tally.usd, 9);
   return {
     mt_bench_score: whole.mt_bench_score,
-    mt_bench_score_ci: scoreCi(judgedCases, report.suite.digest),
+    mt_bench_score_ci: meanCi(scoresOf(judgedCases), `${report.suite.digest}:mt-bench-score`, 'judged case(s)'),
     mt_bench_judged_count: whole.judged_count,
     mt_bench_unscored_count: whole.case_count - whole.judged_count,
     mt_bench_points: whole.points,
@@ -106,8 +105,12 @@ function isJudged(r: CaseResult): boolean {
   return r.meta !== undefined && typeof r.meta.judge === 'object' && r.meta.judge !== null;
 }
 
+function scoresOf(rs: readonly CaseResult[]): number[] {
+  return rs.map((r) => r.score).filter((s): s is number => s !== null);
+}
+
 function slice(rs: readonly CaseResult[], total_joules: number | null): MtBenchSlice {
-  const scores = rs.map((r) => r.score).filter((s): s is number => s !== null);
+  const scores = scoresOf(rs);
   const points = round(scores.reduce((t, s) => t + s, 0), 4);
   return {
     case_count: rs.length,
@@ -143,41 +146,36 @@ export interface PairwiseBlock {
   verdicts: PairVerdict[];
 }
 
+/** Where a compared turn's winner is counted. */
+const WIN_KEY = { a: 'a_wins', b: 'b_wins', tie: 'ties' } as const;
+
 export function pairwiseBlock(verdicts: PairVerdict[], tally: JudgeTally, info: JudgeInfo): PairwiseBlock {
-  let a = 0;
-  let b = 0;
-  let ties = 0;
-  let undecided = 0;
+  const all = { a_wins: 0, b_wins: 0, ties: 0, undecided: 0 };
   let inconsistent = 0;
   const byCat: PairwiseBlock['by_category'] = {};
   for (const v of verdicts) {
     const cat = (byCat[v.dataset] ??= { a_wins: 0, b_wins: 0, ties: 0, undecided: 0 });
-    if (v.turns.length === 0) {
-      undecided++;
-      cat.undecided++;
-    }
+    const tick = (k: keyof typeof all): void => {
+      all[k]++;
+      cat[k]++;
+    };
+    if (v.turns.length === 0) tick('undecided');
     for (const t of v.turns) {
-      if (t.winner === null) {
-        undecided++;
-        cat.undecided++;
-        continue;
-      }
-      if (t.a_first !== t.b_first) inconsistent++;
-      if (t.winner === 'a') (a++, cat.a_wins++);
-      else if (t.winner === 'b') (b++, cat.b_wins++);
-      else (ties++, cat.ties++);
+      if (t.winner !== null && t.a_first !== t.b_first) inconsistent++;
+      tick(t.winner === null ? 'undecided' : WIN_KEY[t.winner]);
     }
   }
-  const decided = a + b + ties;
+  const { a_wins, b_wins, ties, undecided } = all;
+  const decided = a_wins + b_wins + ties;
   return {
     judge: { ...info, temperature: 0, judgements: tally.judgements, cached: tally.cached, requests: tally.requests, error_count: tally.errors },
     turns_compared: decided + undecided,
-    a_wins: a,
-    b_wins: b,
+    a_wins,
+    b_wins,
     ties,
     undecided,
     inconsistent,
-    a_win_rate: decided === 0 ? null : round((a + ties / 2) / decided, 6),
+    a_win_rate: decided === 0 ? null : round((a_wins + ties / 2) / decided, 6),
     by_category: Object.fromEntries(Object.keys(byCat).sort().map((k) => [k, byCat[k]!])),
     judge_joules: tally.joules === null ? null : round(tally.joules),
     judge_usd: tally.usd === null ? null : round(tally.usd, 9),
@@ -198,14 +196,12 @@ function turnScores(rs: readonly CaseResult[], seed: string): MtBenchBlock['mt_b
   const row = (xs: number[], name: string): TurnScore => ({
     score: xs.length === 0 ? null : round(xs.reduce((t, v) => t + v, 0) / xs.length, 4),
     count: xs.length,
-    ci: xs.length < 2 ? { reason: `${xs.length} rating(s): an interval needs at least 2` } : bootstrapCi(xs.length, meanStatistic(xs), { seed: `${seed}:mt-bench-${name}` }),
+    ci: meanCi(xs, `${seed}:mt-bench-${name}`, 'rating(s)'),
   });
   return { turn_1: row(turns[0]!, 'turn-1'), turn_2: row(turns[1]!, 'turn-2'), average: row(turns.flat(), 'turn-average') };
 }
 
-/** The bootstrap interval of the mean MT-Bench score, over judged cases. */
-function scoreCi(rs: readonly CaseResult[], seed: string): IntervalResult {
-  const scores = rs.map((r) => r.score).filter((x): x is number => x !== null);
-  if (scores.length < 2) return { reason: `${scores.length} judged case(s): an interval needs at least 2` };
-  return bootstrapCi(scores.length, meanStatistic(scores), { seed: `${seed}:mt-bench-score` });
+/** The percentile bootstrap interval of the mean of `xs` (`unit`: what they are), or why there is none. */
+function meanCi(xs: readonly number[], seed: string, unit: string): IntervalResult {
+  return xs.length < 2 ? { reason: `${xs.length} ${unit}: an interval needs at least 2` } : bootstrapCi(xs.length, meanStatistic(xs), { seed });
 }

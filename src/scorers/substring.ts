@@ -28,10 +28,10 @@ export const substringScorer: Scorer = {
 /** True when `needle` occurs in `haystack` with a token boundary on each word-character edge. */
 export function containsToken(haystack: string, needle: string): boolean {
   if (needle.length === 0) return true;
-  const checkStart = wordAt(needle, 0);
-  const checkEnd = wordBefore(needle, needle.length);
-  const numStart = digitAt(needle, 0);
-  const numEnd = digitBefore(needle, needle.length);
+  const checkStart = isAt(WORD, needle, 0);
+  const checkEnd = isBefore(WORD, needle, needle.length);
+  const numStart = isAt(DIGIT, needle, 0);
+  const numEnd = isBefore(DIGIT, needle, needle.length);
   for (let at = haystack.indexOf(needle); at >= 0; at = haystack.indexOf(needle, at + 1)) {
     const end = at + needle.length;
     if (checkStart && !boundaryBefore(haystack, at, numStart)) continue;
@@ -48,36 +48,29 @@ function boundaryBefore(s: string, at: number, numeric: boolean): boolean {
   if (!numeric) return true;
   const before = at - prev.length;
   // `3.4`, `1,400`, `3/4`: the expected number would be the tail of a longer one (or a fraction's denominator).
-  if ((prev === '.' || prev === ',' || prev === '/' || prev === '\u2044') && before > 0 && digitBefore(s, before)) return false;
+  if ((prev === '.' || prev === ',' || prev === '/' || prev === '\u2044') && before > 0 && isBefore(DIGIT, s, before)) return false;
   // `-4`, `−4`: a sign makes another number (a hyphen inside a word, `ISO-4`, is not a sign).
-  if ((prev === '-' || prev === '\u2212' || prev === '+') && (before === 0 || !wordBefore(s, before))) return false;
+  if ((prev === '-' || prev === '\u2212' || prev === '+') && (before === 0 || !isBefore(WORD, s, before))) return false;
   return true;
 }
 
 function boundaryAfter(s: string, end: number, numeric: boolean): boolean {
   if (end >= s.length) return true;
-  if (wordAt(s, end)) return false;
+  if (isAt(WORD, s, end)) return false;
   // `4.5`, `4,000`, `4/5`: the expected number would be the head of a longer one (or a fraction's numerator).
   const next = s.charCodeAt(end);
-  if (numeric && (next === 0x2e || next === 0x2c || next === 0x2f || next === 0x2044) && end + 1 < s.length && digitAt(s, end + 1)) return false;
+  if (numeric && (next === 0x2e || next === 0x2c || next === 0x2f || next === 0x2044) && end + 1 < s.length && isAt(DIGIT, s, end + 1)) return false;
   return true;
 }
 
-/** Whether the code point at `i` (or ending before `i`) is a word character or a digit. */
-function wordAt(s: string, i: number): boolean {
-  return WORD.test(String.fromCodePoint(s.codePointAt(i) ?? 0));
+/** Whether the code point at `i` is a word character (`WORD`) or a digit (`DIGIT`). */
+function isAt(re: RegExp, s: string, i: number): boolean {
+  return re.test(String.fromCodePoint(s.codePointAt(i) ?? 0));
 }
 
-function wordBefore(s: string, i: number): boolean {
-  return WORD.test(charBefore(s, i));
-}
-
-function digitAt(s: string, i: number): boolean {
-  return DIGIT.test(String.fromCodePoint(s.codePointAt(i) ?? 0));
-}
-
-function digitBefore(s: string, i: number): boolean {
-  return DIGIT.test(charBefore(s, i));
+/** Whether the code point ending just before `i` is one. */
+function isBefore(re: RegExp, s: string, i: number): boolean {
+  return re.test(charBefore(s, i));
 }
 
 /** The whole code point ending just before `i` (a surrogate pair is one character). */

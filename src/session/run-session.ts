@@ -131,50 +131,38 @@ export async function runSession(spec: SessionSpec, hooks: SessionHooks = {}): P
     let outcome: RunOutcome;
     // MMLU's seed-003 measurements block (a load run adds nothing to it, as before).
     const tally = spec.suite === 'mmlu' ? new MmluTally() : null;
+    const common = {
+      target,
+      meter,
+      sink,
+      warmup,
+      prompts: promptStorage(spec),
+      ...(prices ? { prices } : {}),
+      ...(spec.idle_ms !== undefined ? { idle_ms: spec.idle_ms } : {}),
+      ...(spec.pue !== undefined ? { pue: spec.pue } : {}),
+      ...(trace ? { trace } : {}),
+      ...(hooks.signal ? { signal: hooks.signal } : {}),
+      ...(hooks.onResult ? { onResult: hooks.onResult } : {}),
+    };
     if (spec.load) {
       if (isStreamed(suite)) throw new Error('a load run streams no suite'); // built in memory above
-      const load = { ...spec.load, num_requests: spec.load.num_requests ?? caseCount };
-      const l = await runLoad({
-        suite,
-        target,
-        meter,
-        sink,
-        load,
-        warmup,
-        ...(prices ? { prices } : {}),
-        prompts: promptStorage(spec),
-        ...(spec.idle_ms !== undefined ? { idle_ms: spec.idle_ms } : {}),
-        ...(spec.pue !== undefined ? { pue: spec.pue } : {}),
-        ...(trace ? { trace } : {}),
-        ...(hooks.signal ? { signal: hooks.signal } : {}),
-        ...(hooks.onResult ? { onResult: hooks.onResult } : {}),
-      });
+      const l = await runLoad({ ...common, suite, load: { ...spec.load, num_requests: spec.load.num_requests ?? caseCount } });
       outcome = { report: l.report, header: l.header, results: [], energy: { idle: l.idle, suite: l.run, gross_from: 'suite-window' } };
       for (const note of l.report.load.notes) hooks.onWarning?.(note);
     } else {
       outcome = await run({
+        ...common,
         suite,
-        target,
-        meter,
-        warmup,
         repeats: repeat,
         concurrency: spec.concurrency ?? 1,
         ...(spec.bootstrap !== undefined ? { bootstrap: spec.bootstrap } : {}),
         ...(spec.bootstrap_max_units !== undefined ? { bootstrap_max_units: spec.bootstrap_max_units } : {}),
         ...(spec.shared ? { shared: true } : {}),
         ...(spec.cluster !== undefined ? { cluster: spec.cluster } : {}),
-        ...(prices ? { prices } : {}),
-        ...(spec.pue !== undefined ? { pue: spec.pue } : {}),
-        ...(trace ? { trace } : {}),
-        prompts: promptStorage(spec),
-        sink,
         ...(resume ? { resume: { header: resume.header, finished: resume.finished, path: resume.path } } : {}),
-        ...(spec.idle_ms !== undefined ? { idle_ms: spec.idle_ms } : {}),
-        ...(hooks.signal ? { signal: hooks.signal } : {}),
         // No result is kept: MMLU's measurements are added up as the scored results come.
         keepResults: false,
         ...(tally ? { onScored: (r: CaseResult) => tally.add(r) } : {}),
-        ...(hooks.onResult ? { onResult: hooks.onResult } : {}),
         ...(spec.max_errors !== undefined ? { max_errors: spec.max_errors } : {}),
         ...(hooks.onFirstError ? { onFirstError: hooks.onFirstError } : {}),
       });

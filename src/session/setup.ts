@@ -86,21 +86,12 @@ export function buildTargetSpec(flags: TargetFlags, cfg: LoadedConfig | null, en
       }
       return answers ? { kind: 'replay', answers } : { kind: 'replay' };
     }
-    if (k === 'ollama') {
-      const spec: TargetSpec = { kind: 'ollama' };
-      setDefined(spec, 'model', flags.model ?? cfg?.config.target?.model);
-      setDefined(spec, 'base_url', flags.baseUrl ?? cfg?.config.target?.base_url);
-      return spec;
-    }
+    const t = cfg?.config.target;
+    if (k === 'ollama') return { kind: 'ollama', ...defined({ model: flags.model ?? t?.model, base_url: flags.baseUrl ?? t?.base_url }) };
     if (k === 'llamacpp') {
-      const spec: TargetSpec = { kind: 'llamacpp' };
-      const set = (key: string, v: unknown): void => setDefined(spec, key, v);
-      set('model_path', flags.modelPath ?? defaultModel ?? undefined);
-      set('threads', flags.threads);
-      set('ctx', flags.ctx);
-      set('gpu_layers', flags.gpuLayers);
-      set('max_tokens', flags.maxTokens ?? cfg?.config.target?.max_tokens);
-      return spec;
+      const { threads, ctx, gpuLayers: gpu_layers } = flags;
+      const model_path = flags.modelPath ?? defaultModel ?? undefined;
+      return { kind: 'llamacpp', ...defined({ model_path, threads, ctx, gpu_layers, max_tokens: flags.maxTokens ?? t?.max_tokens }) };
     }
     return { kind: k };
   };
@@ -115,9 +106,9 @@ export function buildTargetSpec(flags: TargetFlags, cfg: LoadedConfig | null, en
   return cfg?.kind === kind ? withTargetOptions(specFor(kind), opts) : specFor(kind);
 }
 
-/** Sets `spec[key]` only when `v` is given (a key set to undefined would still be a key of the spec). */
-function setDefined(spec: TargetSpec, key: string, v: unknown): void {
-  if (v !== undefined) spec[key] = v;
+/** The fields that are given (a key set to undefined would still be a key of the spec). */
+function defined(fields: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
 }
 
 /** The target spec with `options` merged in; a `neural` object merges into the cascade's neural spec. */
@@ -136,24 +127,25 @@ export function withTargetOptions(t: TargetSpec, options: Record<string, unknown
 
 function openaiSpec(flags: TargetFlags, cfg: LoadedConfig | null, env: NodeJS.ProcessEnv): TargetSpec {
   const t = cfg?.config.target ?? {};
-  const spec: TargetSpec = { kind: 'openai' };
-  const set = (k: string, v: unknown): void => setDefined(spec, k, v);
   // As the OpenAI SDK resolves them: flag, then config, then OPENAI_BASE_URL, then OpenAI's own API.
   const envBase = env.OPENAI_BASE_URL !== undefined && env.OPENAI_BASE_URL !== '' ? env.OPENAI_BASE_URL : undefined;
   if (flags.endpoint === undefined && t.endpoint === undefined && envBase !== undefined) checkEndpoint(envBase, 'environment OPENAI_BASE_URL');
-  set('endpoint', flags.endpoint ?? t.endpoint ?? envBase ?? OPENAI_DEFAULT_BASE_URL);
-  set('model', flags.model ?? t.model);
-  set('max_tokens', flags.maxTokens ?? t.max_tokens);
-  set('stream', t.stream);
-  set('max_reply_bytes', t.max_reply_bytes);
-  set('request_timeout_s', cfg?.config.timeouts?.request_s);
-  set('retry', cfg?.config.params?.retry);
-  set('prices', tokenPricesOf(cfg?.config.prices));
-  set('energy_model', t.energy_model);
-  if (cfg) {
-    // Named here, where the file is known (the target's own message cannot say which file).
-    if (spec.model === undefined) throw new JoulebenchError('E_CONFIG', `${cfg.path}: target.model is required for an openai target (or --model NAME)`);
-  }
+  const spec: TargetSpec = {
+    kind: 'openai',
+    ...defined({
+      endpoint: flags.endpoint ?? t.endpoint ?? envBase ?? OPENAI_DEFAULT_BASE_URL,
+      model: flags.model ?? t.model,
+      max_tokens: flags.maxTokens ?? t.max_tokens,
+      stream: t.stream,
+      max_reply_bytes: t.max_reply_bytes,
+      request_timeout_s: cfg?.config.timeouts?.request_s,
+      retry: cfg?.config.params?.retry,
+      prices: tokenPricesOf(cfg?.config.prices),
+      energy_model: t.energy_model,
+    }),
+  };
+  // Named here, where the file is known (the target's own message cannot say which file).
+  if (cfg && spec.model === undefined) throw new JoulebenchError('E_CONFIG', `${cfg.path}: target.model is required for an openai target (or --model NAME)`);
   // The key is only ever named (env:OPENAI_API_KEY in the receipt), never written.
   const ref = flags.credentialsRef ?? t.credentials_ref ?? (env.OPENAI_API_KEY ? 'env:OPENAI_API_KEY' : undefined);
   if (ref !== undefined) {
@@ -176,6 +168,8 @@ export function buildSuite(flags: TargetFlags, cfg: LoadedConfig | null): Suite;
 export function buildSuite(flags: TargetFlags, cfg: LoadedConfig | null, stream?: { selection: Selection }): Suite | StreamedSuite;
 export function buildSuite(flags: TargetFlags, cfg: LoadedConfig | null, stream?: { selection: Selection }): Suite | StreamedSuite {
   const p = cfg?.config.params;
+  // Every suite, not only MMLU: a retried run is relabelled, so its digest differs from a clean one's.
+  const relabel = (version: string): string => withRetryLabel(version, p?.retry?.max_attempts);
   if (flags.references !== undefined && flags.suite !== 'mt-bench') throw new JoulebenchError('E_USAGE', '--references applies to --suite mt-bench');
   if (flags.suite !== 'mmlu' && (p?.subjects || p?.limit !== undefined || p?.data)) {
     throw new JoulebenchError('E_CONFIG', `${cfg?.path}: params.subjects, params.limit and params.data apply to --suite mmlu only`);
@@ -185,17 +179,16 @@ export function buildSuite(flags: TargetFlags, cfg: LoadedConfig | null, stream?
       throw new JoulebenchError('E_USAGE', "--suite mt-bench needs --data question.jsonl (FastChat's form; none ship with joulebench: joulebench fetch mt-bench)");
     }
     const mt = loadMtBench(flags.data, flags.references !== undefined ? { references: flags.references } : {});
-    return p?.retry ? { ...mt, version: withRetryLabel(mt.version, p.retry.max_attempts) } : mt;
+    return { ...mt, version: relabel(mt.version) };
   }
   if (flags.suite !== 'mmlu') {
     if (flags.data) throw new JoulebenchError('E_USAGE', '--data applies to --suite mmlu and --suite mt-bench');
     if (p?.suite_version !== undefined) throw new JoulebenchError('E_CONFIG', `${cfg?.path}: params.suite_version applies to --suite mmlu only`);
     if (stream && !isBundledSuite(flags.suite) && isJsonlSuitePath(flags.suite)) {
-      return streamJsonlSuite(flags.suite, { selection: stream.selection, ...(p?.retry ? { relabel: (v: string) => withRetryLabel(v, p.retry!.max_attempts) } : {}) });
+      return streamJsonlSuite(flags.suite, { selection: stream.selection, relabel });
     }
     const suite = loadSuite(flags.suite);
-    // Every suite, not only MMLU: a retried run is relabelled, so its digest differs from a clean one's.
-    return p?.retry ? { ...suite, version: withRetryLabel(suite.version, p.retry.max_attempts) } : suite;
+    return { ...suite, version: relabel(suite.version) };
   }
   const data = flags.data ?? p?.data ?? MMLU_SAMPLE;
   const mmluOpts = {

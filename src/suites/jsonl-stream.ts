@@ -106,8 +106,8 @@ export function streamJsonlSuite(path: string, opts: JsonlStreamOptions = {}): S
   // Fingerprints seen twice before the first other case problem: confirmed against the file afterwards.
   const suspects = ids.repeated();
   // A duplicate comes before any other problem of a later case, as the in-memory loader checks them.
-  const duplicate = suspects.size > 0 ? firstDuplicate(path, lineOpts, where, suspects, caseErrorAt) : null;
-  if (duplicate) throw duplicate;
+  const duplicate = suspects.size > 0 ? firstRepeat(caseIds(path, lineOpts, caseErrorAt), suspects) : null;
+  if (duplicate) throw duplicateId(where, duplicate.at, duplicate.id, duplicate.first);
   if (caseError) throw caseError;
   if (total === 0) throw new JoulebenchError('E_SUITE', `${where}: cases: must hold at least one case`);
   const count = digester.count;
@@ -154,28 +154,33 @@ export function streamJsonlSuite(path: string, opts: JsonlStreamOptions = {}): S
   return { name, version, scorer: file.scorer, source: where, digest, judged, stream: { count, batches } };
 }
 
-/** One more pass when an id fingerprint repeated: the first case whose id really repeats (a mere collision is no error). */
-function firstDuplicate(path: string, opts: Parameters<typeof fileLines>[1], where: string, suspects: ReadonlySet<string>, before: number): JoulebenchError | null {
+/** One more pass when an id fingerprint repeated: the first id that really repeats (a mere collision is no error), its index and its first's. */
+export function firstRepeat(ids: Iterable<unknown>, suspects: ReadonlySet<string>): { id: string; at: number; first: number } | null {
   const firstAt = new Map<string, number>();
+  let at = 0;
+  for (const id of ids) {
+    if (typeof id === 'string' && suspects.has(IdFingerprints.key(id))) {
+      const first = firstAt.get(id);
+      if (first !== undefined) return { id, at, first };
+      firstAt.set(id, at);
+    }
+    at++;
+  }
+  return null;
+}
+
+/** The ids of a JSONL suite's cases before case `before` (from the first other problem on, that problem comes first). */
+function* caseIds(path: string, opts: Parameters<typeof fileLines>[1], before: number): Generator<unknown, void, undefined> {
   let i = 0;
   for (const { line } of fileLines(path, opts)) {
     if (line.trim() === '') continue;
-    // Cases from the first other problem on are not checked for duplicates (that problem comes first).
-    if (i >= before) break;
-    let id: unknown;
+    if (i++ >= before) return;
     try {
-      id = (JSON.parse(line) as { id?: unknown } | null)?.id;
+      yield (JSON.parse(line) as { id?: unknown } | null)?.id;
     } catch {
-      id = undefined; // changed since the first pass: the run's own pass will refuse the file
+      yield undefined; // changed since the first pass: the run's own pass will refuse the file
     }
-    if (typeof id === 'string' && suspects.has(IdFingerprints.key(id))) {
-      const prev = firstAt.get(id);
-      if (prev !== undefined) return duplicateId(where, i, id, prev);
-      firstAt.set(id, i);
-    }
-    i++;
   }
-  return null;
 }
 
 /**

@@ -7,7 +7,7 @@ import { quote } from '../core/one-line.js';
 import { pythonJsonDumps, pythonJsonString } from '../core/py-json.js';
 import type { Case, StreamedSuite, Suite } from '../core/types.js';
 import { SuiteDigester } from './digest.js';
-import { IdFingerprints, inMemory, STREAM_BATCH } from './jsonl-stream.js';
+import { firstRepeat, IdFingerprints, inMemory, STREAM_BATCH } from './jsonl-stream.js';
 import { fileText, type FileStamp } from './lines.js';
 import { withRetryLabel } from './retry-label.js';
 import { compileFilter, describeSelection, type Selection } from './select.js';
@@ -195,10 +195,8 @@ export function streamMmlu(path: string, opts: MmluStreamOptions = {}): Streamed
   }
   if (scan.rows === 0) throw new JoulebenchError('E_INPUT', `mmlu ${path}: no questions`);
   const suspects = ids.repeated();
-  if (suspects.size > 0) {
-    const dup = firstDuplicate(files, read, suspects);
-    if (dup !== null) throw mmluDuplicate(path, dup);
-  }
+  const dup = suspects.size > 0 ? firstRepeat(rowIds(files, read), suspects) : null;
+  if (dup !== null) throw mmluDuplicate(path, dup.id);
   if (known && opts.subjects) {
     const missing = opts.subjects.filter((s) => !known.found.has(s));
     if (missing.length > 0) throw missingSubjects(opts, path, missing, known.first);
@@ -461,15 +459,7 @@ function* jsonFileRows(file: string, ext: string, pieces: Iterable<string>): Gen
   if (jsonProblem !== null || rowProblem !== null) throw jsonProblem ?? rowProblem;
 }
 
-/** One more pass when an id fingerprint repeated: the first id that really repeats. */
-function firstDuplicate(files: readonly string[], read: (file: string) => Iterable<string>, suspects: ReadonlySet<string>): string | null {
-  const seen = new Set<string>();
-  for (const file of files) {
-    for (const r of fileRows(file, read(file))) {
-      if (!suspects.has(IdFingerprints.key(r.id))) continue;
-      if (seen.has(r.id)) return r.id;
-      seen.add(r.id);
-    }
-  }
-  return null;
+/** Every row's id, file by file. */
+function* rowIds(files: readonly string[], read: (file: string) => Iterable<string>): Generator<string, void, undefined> {
+  for (const file of files) for (const r of fileRows(file, read(file))) yield r.id;
 }
