@@ -1,4 +1,5 @@
 /** Cost and tokens from what an agent CLI prints, as its agent documents them; not found is `null`, never 0. Pure. */
+import { attempt } from './attempt.js';
 
 /** Which agent's output format to read; `auto` tries each JSON shape in turn. */
 export type AgentOutputFormat = 'claude' | 'gemini' | 'codex' | 'aider' | 'auto';
@@ -145,11 +146,7 @@ function scaled(n: string | undefined, k: string | undefined): number {
 }
 
 function tryParse(s: string): unknown {
-  try {
-    return JSON.parse(s) as unknown;
-  } catch {
-    return undefined;
-  }
+  return attempt(() => JSON.parse(s) as unknown, undefined);
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

@@ -1,4 +1,4 @@
-import { chmodSync, chownSync, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -8,6 +8,7 @@ import { round } from '../core/stats.js';
 import type { EnergySource } from '../core/types.js';
 import type { Meter } from '../meters/meter.js';
 import { netJoules, type IdleCalibration, type WindowValidity } from '../core/energy.js';
+import { attempt } from './attempt.js';
 import { DatapointInvalid, type ContainerTests } from './docker-runner.js';
 import { harnessChanges } from './harness.js';
 import { packageRoot } from './paths.js';
@@ -391,11 +392,7 @@ const MAX_REPORT_BYTES = 64 * 1024 * 1024;
 
 /** A report file's text; `null` when none was written (or it is not a regular file). */
 function readReport(path: string): string | null {
-  try {
-    const st = lstatSync(path);
-    if (!st.isFile() || st.size > MAX_REPORT_BYTES) return null;
-    return readFileSync(path, 'utf8');
-  } catch {
-    return null;
-  }
+  const st = lstatOrNull(path);
+  if (!st?.isFile() || st.size > MAX_REPORT_BYTES) return null;
+  return attempt(() => readFileSync(path, 'utf8'), null);
 }

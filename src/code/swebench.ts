@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { digestOf } from '../core/canonical.js';
 import { JoulebenchError } from '../core/errors.js';
 import { readTextFile } from '../read-text.js';
+import { attempt } from './attempt.js';
 import { applyPatch } from './solvers/reference.js';
 import type { CodeSuite, CodeTask } from './task.js';
 import { defaultTestFormat } from './test-report/setup.js';
@@ -21,12 +22,8 @@ import type { TestFormat } from './test-report/types.js';
 const testList = z.union([
   z.array(z.string()),
   z.string().transform((s, ctx) => {
-    try {
-      const v = JSON.parse(s) as unknown;
-      if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v as string[];
-    } catch {
-      // fall through
-    }
+    const v = attempt(() => JSON.parse(s) as unknown, null);
+    if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v as string[];
     ctx.addIssue({ code: 'custom', message: 'must be a list of test names (or a JSON-encoded one)' });
     return z.NEVER;
   }),

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Datapoint } from '../oracle.js';
+import { attempt } from '../attempt.js';
 import { isUnder, listFiles, treeDigest, type CodeTask } from '../task.js';
 import { inProcessOutcome, type Solver } from './solver.js';
 import { joulebenchHome } from '../../home.js';
@@ -94,15 +95,10 @@ export function cascadeSolver(inner: Solver, dir: string, id = `cascade:${inner.
 
 /** The stored entry, when it is whole and was stored by this very solver (an older or foreign entry is a miss). */
 function readEntry(path: string, inner: Solver): CacheEntry | null {
-  if (!existsSync(path)) return null;
-  try {
-    const e = JSON.parse(readFileSync(path, 'utf8')) as CacheEntry;
-    const whole = e.format === 'joulebench-code-cache/2' && e.files && typeof e.files === 'object' && e.origin && typeof e.origin === 'object';
-    return whole && e.origin.solver_digest === solverDigest(inner) ? e : null;
-  } catch {
-    // A damaged entry is a miss, never a guess.
-    return null;
-  }
+  // A missing or damaged entry is a miss, never a guess.
+  const e = attempt(() => JSON.parse(readFileSync(path, 'utf8')) as CacheEntry | null, null);
+  const whole = e?.format === 'joulebench-code-cache/2' && e.files && typeof e.files === 'object' && e.origin && typeof e.origin === 'object';
+  return whole && e.origin.solver_digest === solverDigest(inner) ? e : null;
 }
 
 /** The solver's changes against before/: regular files added or changed, files deleted; tests and node_modules/ left out. */
