@@ -6,6 +6,7 @@ import { attempt } from '../attempt.js';
 import { isUnder, listFiles, treeDigest, type CodeTask } from '../task.js';
 import { inProcessOutcome, type Solver } from './solver.js';
 import { joulebenchHome } from '../../home.js';
+import { digestOf } from '../../core/canonical.js';
 
 /**
  * `cascade:<solver>`: a cache in front of one solver: a repeated task replays the diff it stored once graded resolved
@@ -43,12 +44,8 @@ function solverDigest(solver: Solver): string {
 /** A digest of what a task asks and how it is graded: prompt, before/, hidden tests, test command and format (not its name). */
 function taskContentDigest(task: CodeTask): string {
   const tree = (root: string | null) => (root ? treeDigest(listFiles(root).map((f) => [f, readFileSync(join(root, f))] as [string, Buffer])) : '-');
-  return (
-    'sha256:' +
-    createHash('sha256')
-      .update(JSON.stringify([task.prompt, task.test_cmd, task.test_format, task.test_files, task.fail_to_pass, task.pass_to_pass, tree(task.before_dir), tree(task.tests_dir)]))
-      .digest('hex')
-  );
+  // Every member a string or a list of strings: canonical JSON is JSON.stringify's, so keys made before stay the same.
+  return digestOf([task.prompt, task.test_cmd, task.test_format, task.test_files, task.fail_to_pass, task.pass_to_pass, tree(task.before_dir), tree(task.tests_dir)]);
 }
 
 /** The cache key: sha256 over the wrapped solver's digest and the task's content digest. */
