@@ -14,7 +14,7 @@ import { harnessChanges } from './harness.js';
 import { packageRoot } from './paths.js';
 import { execTree } from './process.js';
 import { chownTree, DEFAULT_MEMORY_MB, reachableBy, type Sandbox, type SandboxKind } from './sandbox.js';
-import { OUTPUT_TAIL_CHARS, runTaskTests, type CommandRun } from './test-rule.js';
+import { commandRun, runTaskTests, type CommandRun } from './test-rule.js';
 import { baselineProblem, gradeVerdict, type GradedRun } from './test-report/rule.js';
 import { withReportEnv } from './test-report/setup.js';
 import { ProcessTracker } from './tracker.js';
@@ -374,15 +374,8 @@ async function runTests(task: CodeTask, dir: string, reportDir: string, phase: s
       tracker,
     });
     const output = `${r.stdout}${r.stderr ? `\n[stderr]\n${r.stderr}` : ''}${r.spawn_error ? `\n[spawn] ${r.spawn_error}` : ''}`;
-    return {
-      exit_code: r.exit_code,
-      timed_out: r.timed_out,
-      wall_ms: r.wall_ms,
-      report: readReport(reportPath),
-      code_in_output: output.includes(`${dir}/`),
-      output_tail: output.slice(-OUTPUT_TAIL_CHARS),
-      ...(r.tracking?.memory_exceeded_bytes != null ? { memory_exceeded: true } : {}),
-    };
+    const memory = r.tracking?.memory_exceeded_bytes != null ? { memory_exceeded: true } : {};
+    return commandRun({ exit_code: r.exit_code, timed_out: r.timed_out, wall_ms: r.wall_ms, report: readReport(reportPath), ...memory }, output, dir);
   };
   return runTaskTests(task, once);
 }

@@ -7,7 +7,7 @@ import { parseReport } from './test-report/setup.js';
 import type { ReportedTest, TestOutcome } from './test-report/types.js';
 
 /** The last part of a test run's output kept as evidence, characters. */
-export const OUTPUT_TAIL_CHARS = 4096;
+const OUTPUT_TAIL_CHARS = 4096;
 
 /** One run of a test command, wherever it ran (the local sandbox or a container). */
 export interface CommandRun extends Pick<GradedRun, 'exit_code' | 'timed_out' | 'memory_exceeded'> {
@@ -22,6 +22,11 @@ export interface CommandRun extends Pick<GradedRun, 'exit_code' | 'timed_out' | 
 
 /** Runs one test command with its report going to a place of the runner's choosing (given in `env`). */
 export type TestCommand = (cmd: string, n: number) => Promise<CommandRun>;
+
+/** A finished test command as the rule reads it: the end of `output` kept, and whether it names a file under `tree`. */
+export function commandRun(run: Omit<CommandRun, 'code_in_output' | 'output_tail'>, output: string, tree: string): CommandRun {
+  return { ...run, code_in_output: output.includes(`${tree}/`), output_tail: output.slice(-OUTPUT_TAIL_CHARS) };
+}
 
 /** `test_cmd` for some named tests: `{test}` replaced by the quoted names, or the names appended. */
 function testCommandFor(task: CodeTask, names: readonly string[]): string {
