@@ -115,17 +115,12 @@ export function execTree(argv: readonly string[], opts: ExecTreeOptions): Promis
         });
       };
       // A killed straggler may hold a pipe open: wait for both to close, at most 500 ms.
-      const open = [stdout, stderr].filter((s) => !s.closed);
-      if (open.length === 0) return done();
       const t = setTimeout(done, 500);
-      let left = open.length;
-      for (const s of open) {
-        s.once('close', () => {
-          if (--left > 0) return;
-          clearTimeout(t);
-          done();
-        });
-      }
+      const closed = [stdout, stderr].map((s) => new Promise((r) => (s.closed ? r(null) : s.once('close', r))));
+      void Promise.all(closed).then(() => {
+        clearTimeout(t);
+        done();
+      });
     };
     child.once('error', (e) => finish(null, null, e.message));
     child.once('exit', (code, signal) => finish(code, signal, null));
