@@ -324,7 +324,8 @@ export function newDatapoint(task: CodeTask, solver: Solver, rollout: number, sa
   };
 }
 
-function invalid(dp: Datapoint, reason: string): Datapoint {
+/** Marks `dp` invalid (it cannot count) for `reason`; returns it. */
+export function invalid(dp: Datapoint, reason: string): Datapoint {
   dp.valid = false;
   dp.invalid_reason = reason;
   return dp;
