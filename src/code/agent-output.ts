@@ -1,4 +1,5 @@
 /** Cost and tokens from what an agent CLI prints, as its agent documents them; not found is `null`, never 0. Pure. */
+import { attempt } from './attempt.js';
 
 /** Which agent's output format to read; `auto` tries each JSON shape in turn. */
 export type AgentOutputFormat = 'claude' | 'gemini' | 'codex' | 'aider' | 'auto';
@@ -18,17 +19,14 @@ const NOTHING: AgentUsage = { cost_usd: null, prompt_tokens: null, completion_to
 export function parseAgentOutput(stdout: string, format: AgentOutputFormat = 'auto'): AgentUsage {
   if (format === 'aider') return parseAider(stdout);
   const objects = jsonObjects(stdout);
-  const order: Exclude<AgentOutputFormat, 'auto' | 'aider'>[] = format === 'auto' ? ['claude', 'codex', 'gemini'] : [format];
-  for (const f of order) {
-    const u = f === 'claude' ? fromClaude(objects) : f === 'codex' ? fromCodex(objects) : fromGemini(objects);
+  const agents = { claude: fromClaude, codex: fromCodex, gemini: fromGemini };
+  // `auto`: each agent's JSON shape in turn, then any cost/usage object, then aider's lines.
+  const readers = format === 'auto' ? [...Object.values(agents), fromGeneric] : [agents[format]];
+  for (const read of readers) {
+    const u = read(objects);
     if (u.parsed_from !== null) return u;
   }
-  if (format === 'auto') {
-    const g = fromGeneric(objects);
-    if (g.parsed_from !== null) return g;
-    return parseAider(stdout);
-  }
-  return NOTHING;
+  return format === 'auto' ? parseAider(stdout) : NOTHING;
 }
 
 /** The whole output as one JSON value, else every line that parses as a JSON object. */
@@ -145,11 +143,7 @@ function scaled(n: string | undefined, k: string | undefined): number {
 }
 
 function tryParse(s: string): unknown {
-  try {
-    return JSON.parse(s) as unknown;
-  } catch {
-    return undefined;
-  }
+  return attempt(() => JSON.parse(s) as unknown, undefined);
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

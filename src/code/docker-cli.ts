@@ -1,5 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
+import { attempt } from './attempt.js';
 
 /**
  * The Docker client, as the docker runner uses it: never the engine's socket, so what joulebench asks of
@@ -68,11 +69,8 @@ export const liveContainers = new Map<string, string>();
 export function removeLiveContainers(): number {
   const n = liveContainers.size;
   for (const [name, bin] of liveContainers) {
-    try {
-      execFileSync(bin, ['rm', '-f', name], { stdio: 'ignore', timeout: 30_000 });
-    } catch {
-      // best effort: the run is ending
-    }
+    // Best effort: the run is ending.
+    attempt(() => execFileSync(bin, ['rm', '-f', name], { stdio: 'ignore', timeout: 30_000 }), null);
   }
   liveContainers.clear();
   return n;

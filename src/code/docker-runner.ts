@@ -5,7 +5,7 @@ import { patchedFiles, swebenchImage } from './swebench.js';
 import type { CodeTask } from './task.js';
 import { shellQuote } from './solvers/command.js';
 import { REPORT_ENV, withReportEnv } from './test-report/setup.js';
-import { OUTPUT_TAIL_CHARS, runTaskTests, type CommandRun } from './test-rule.js';
+import { commandRun, runTaskTests, type CommandRun } from './test-rule.js';
 import { treeDiff } from './tree-diff.js';
 
 /**
@@ -186,7 +186,7 @@ class Container {
       report = read.code === 0 ? read.stdout : null;
     }
     const output = `${r.stdout}${r.stderr ? `\n[stderr]\n${r.stderr}` : ''}`;
-    return { exit_code: r.code, timed_out: r.timed_out, wall_ms: r.wall_ms, report, code_in_output: output.includes(`${CONTAINER_WORKDIR}/`), output_tail: output.slice(-OUTPUT_TAIL_CHARS) };
+    return commandRun({ exit_code: r.code, timed_out: r.timed_out, wall_ms: r.wall_ms, report }, output, CONTAINER_WORKDIR);
   }
 }
 

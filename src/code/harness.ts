@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { attempt } from './attempt.js';
 import { relativeSnapshot } from './watch.js';
 
 /**
@@ -46,12 +47,9 @@ export function harnessChanges(before: string, workdir: string): string[] {
 
 function readPackage(path: string): unknown {
   if (!existsSync(path)) return undefined;
-  try {
-    return JSON.parse(readFileSync(path, 'utf8')) as unknown;
-  } catch {
-    // Unparseable: compared as text, so any change still shows.
-    return { unparseable: readFileSync(path, 'utf8') };
-  }
+  const text = readFileSync(path, 'utf8');
+  // Unparseable: compared as text, so any change still shows.
+  return attempt(() => JSON.parse(text) as unknown, { unparseable: text });
 }
 
 /** The lines of an INI/TOML section whose header matches, up to the next header; `null` when absent. */

@@ -1,4 +1,4 @@
-import { chmodSync, chownSync, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -8,12 +8,13 @@ import { round } from '../core/stats.js';
 import type { EnergySource } from '../core/types.js';
 import type { Meter } from '../meters/meter.js';
 import { netJoules, type IdleCalibration, type WindowValidity } from '../core/energy.js';
+import { attempt } from './attempt.js';
 import { DatapointInvalid, type ContainerTests } from './docker-runner.js';
 import { harnessChanges } from './harness.js';
 import { packageRoot } from './paths.js';
 import { execTree } from './process.js';
 import { chownTree, DEFAULT_MEMORY_MB, reachableBy, type Sandbox, type SandboxKind } from './sandbox.js';
-import { OUTPUT_TAIL_CHARS, runTaskTests, type CommandRun } from './test-rule.js';
+import { commandRun, runTaskTests, type CommandRun } from './test-rule.js';
 import { baselineProblem, gradeVerdict, type GradedRun } from './test-report/rule.js';
 import { withReportEnv } from './test-report/setup.js';
 import { ProcessTracker } from './tracker.js';
@@ -323,7 +324,8 @@ export function newDatapoint(task: CodeTask, solver: Solver, rollout: number, sa
   };
 }
 
-function invalid(dp: Datapoint, reason: string): Datapoint {
+/** Marks `dp` invalid (it cannot count) for `reason`; returns it. */
+export function invalid(dp: Datapoint, reason: string): Datapoint {
   dp.valid = false;
   dp.invalid_reason = reason;
   return dp;
@@ -373,15 +375,8 @@ async function runTests(task: CodeTask, dir: string, reportDir: string, phase: s
       tracker,
     });
     const output = `${r.stdout}${r.stderr ? `\n[stderr]\n${r.stderr}` : ''}${r.spawn_error ? `\n[spawn] ${r.spawn_error}` : ''}`;
-    return {
-      exit_code: r.exit_code,
-      timed_out: r.timed_out,
-      wall_ms: r.wall_ms,
-      report: readReport(reportPath),
-      code_in_output: output.includes(`${dir}/`),
-      output_tail: output.slice(-OUTPUT_TAIL_CHARS),
-      ...(r.tracking?.memory_exceeded_bytes != null ? { memory_exceeded: true } : {}),
-    };
+    const memory = r.tracking?.memory_exceeded_bytes != null ? { memory_exceeded: true } : {};
+    return commandRun({ exit_code: r.exit_code, timed_out: r.timed_out, wall_ms: r.wall_ms, report: readReport(reportPath), ...memory }, output, dir);
   };
   return runTaskTests(task, once);
 }
@@ -391,11 +386,7 @@ const MAX_REPORT_BYTES = 64 * 1024 * 1024;
 
 /** A report file's text; `null` when none was written (or it is not a regular file). */
 function readReport(path: string): string | null {
-  try {
-    const st = lstatSync(path);
-    if (!st.isFile() || st.size > MAX_REPORT_BYTES) return null;
-    return readFileSync(path, 'utf8');
-  } catch {
-    return null;
-  }
+  const st = lstatOrNull(path);
+  if (!st?.isFile() || st.size > MAX_REPORT_BYTES) return null;
+  return attempt(() => readFileSync(path, 'utf8'), null);
 }

@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { attempt } from './attempt.js';
 
 /** One process as /proc/PID/stat gives it. */
 interface ProcInfo {
@@ -16,11 +17,7 @@ const PF_EXITING = 0x4;
 
 /** A process's /proc/PID/stat, or `null` when it is gone. */
 function processStat(pid: number): ProcInfo | null {
-  try {
-    return parseProcStat(pid, readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return null;
-  }
+  return attempt(() => parseProcStat(pid, readFileSync(`/proc/${pid}/stat`, 'utf8')), null);
 }
 
 /**
@@ -37,13 +34,8 @@ export function parseProcStat(pid: number, stat: string): ProcInfo {
 
 /** Every process in /proc; `null` when /proc cannot be read (not Linux). */
 export function listProcs(): ProcInfo[] | null {
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc');
-  } catch {
-    return null;
-  }
-  return entries.filter((e) => /^\d+$/.test(e)).flatMap((e) => processStat(Number(e)) ?? []);
+  const entries = attempt(() => readdirSync('/proc'), null);
+  return entries?.filter((e) => /^\d+$/.test(e)).flatMap((e) => processStat(Number(e)) ?? []) ?? null;
 }
 
 /** True for a process that has exited or is exiting: killing it kills nothing. */
@@ -53,10 +45,6 @@ export function hasExited(pid: number): boolean {
 
 /** True when the process's working directory is `dir` or inside it. */
 export function cwdInside(pid: number, dir: string): boolean {
-  try {
-    const cwd = readlinkSync(`/proc/${pid}/cwd`);
-    return cwd === dir || cwd.startsWith(dir + '/');
-  } catch {
-    return false;
-  }
+  const cwd = attempt(() => readlinkSync(`/proc/${pid}/cwd`), null);
+  return cwd !== null && (cwd === dir || cwd.startsWith(dir + '/'));
 }

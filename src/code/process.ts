@@ -1,4 +1,5 @@
 import { cwdInside, listProcs } from './proc-state.js';
+import { attempt } from './attempt.js';
 import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
@@ -114,17 +115,12 @@ export function execTree(argv: readonly string[], opts: ExecTreeOptions): Promis
         });
       };
       // A killed straggler may hold a pipe open: wait for both to close, at most 500 ms.
-      const open = [stdout, stderr].filter((s) => !s.closed);
-      if (open.length === 0) return done();
       const t = setTimeout(done, 500);
-      let left = open.length;
-      for (const s of open) {
-        s.once('close', () => {
-          if (--left > 0) return;
-          clearTimeout(t);
-          done();
-        });
-      }
+      const closed = [stdout, stderr].map((s) => new Promise((r) => (s.closed ? r(null) : s.once('close', r))));
+      void Promise.all(closed).then(() => {
+        clearTimeout(t);
+        done();
+      });
     };
     child.once('error', (e) => finish(null, null, e.message));
     child.once('exit', (code, signal) => finish(code, signal, null));
@@ -133,22 +129,13 @@ export function execTree(argv: readonly string[], opts: ExecTreeOptions): Promis
 
 /** Signals a whole process group; a group that is already gone is fine. */
 function signalGroup(pgid: number | undefined, signal: NodeJS.Signals): void {
-  if (pgid === undefined) return;
-  try {
-    process.kill(-pgid, signal);
-  } catch {
-    // ESRCH: nothing left in the group.
-  }
+  // ESRCH: nothing left in the group.
+  if (pgid !== undefined) attempt(() => process.kill(-pgid, signal), false);
 }
 
 /** How many processes are in the group (from /proc on Linux; elsewhere 1 when any is, else 0). */
 function groupSize(pgid: number | undefined): number {
-  if (pgid === undefined) return 0;
-  try {
-    process.kill(-pgid, 0);
-  } catch {
-    return 0;
-  }
+  if (pgid === undefined || !attempt(() => process.kill(-pgid, 0), false)) return 0;
   const procs = listProcs();
   return procs === null ? 1 : procs.filter((p) => p.pgrp === pgid && !p.exited).length;
 }
@@ -158,12 +145,8 @@ function killProcessesIn(dir: string): number {
   let n = 0;
   for (const p of listProcs() ?? []) {
     if (p.pid === process.pid || p.exited || !cwdInside(p.pid, dir)) continue;
-    try {
-      process.kill(p.pid, 'SIGKILL');
-      n++;
-    } catch {
-      // gone already
-    }
+    // One gone already is not counted.
+    if (attempt(() => process.kill(p.pid, 'SIGKILL'), false)) n++;
   }
   return n;
 }

@@ -1,5 +1,6 @@
 import type { PreflightProblem } from './preflight.js';
 import { z } from 'zod';
+import { attempt } from './attempt.js';
 import { JoulebenchError } from '../core/errors.js';
 import { summarizeSolvers, summaryOptionsOf, type SolverSummary } from './aggregate.js';
 import { localPriceProblem, type LocalPrices } from '../core/usd-parts.js';
@@ -94,12 +95,8 @@ export function readCodeResults(path: string): CodeResults {
 function fromDatapointsJsonl(text: string): unknown {
   const lines = text.split('\n').filter((l) => l.trim() !== '');
   const parse = (l: string): Record<string, unknown> | undefined => {
-    try {
-      const v = JSON.parse(l) as unknown;
-      return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
-    } catch {
-      return undefined;
-    }
+    const v = attempt(() => JSON.parse(l) as unknown, undefined);
+    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
   };
   const head = lines[0] === undefined ? undefined : parse(lines[0]);
   if (!head || head.record !== 'header' || head.format !== DATAPOINTS_FORMAT) return undefined;

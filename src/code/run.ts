@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { summarizeSolvers, summaryOptionsOf } from './aggregate.js';
 import type { LocalPrices } from '../core/usd-parts.js';
 import { calibrateCodeIdle } from './energy.js';
-import { newDatapoint, runDatapoint, type Datapoint, type OracleOptions } from './oracle.js';
+import { invalid, newDatapoint, runDatapoint, type Datapoint, type OracleOptions } from './oracle.js';
 import { runPreflight, type PreflightProblem } from './preflight.js';
 import type { CodeResults } from './results.js';
 import { DEFAULT_MEMORY_MB, type Sandbox } from './sandbox.js';
@@ -125,8 +125,5 @@ export const PREFLIGHT_INVALID = 'preflight: ';
 
 /** A datapoint the preflight ruled out: nothing ran, nothing is counted. */
 function preflightInvalid(task: CodeSuite['tasks'][number], solver: Solver, rollout: number, sandbox: Sandbox, p: PreflightProblem): Datapoint {
-  const d = newDatapoint(task, solver, rollout, sandbox.kind);
-  d.valid = false;
-  d.invalid_reason = `${PREFLIGHT_INVALID}${p.reason}`;
-  return d;
+  return invalid(newDatapoint(task, solver, rollout, sandbox.kind), `${PREFLIGHT_INVALID}${p.reason}`);
 }

@@ -3,6 +3,7 @@ import { chownSync, closeSync, existsSync, lstatSync, mkdtempSync, openSync, rea
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { JoulebenchError } from '../core/errors.js';
+import { attempt } from './attempt.js';
 import { seccompFile } from './seccomp.js';
 
 /** What `--sandbox` asks for. */
@@ -227,11 +228,7 @@ function firstClosed(uid: number, dirs: readonly string[]): string | null {
 }
 
 export function statOrNull(p: string) {
-  try {
-    return statSync(p);
-  } catch {
-    return null;
-  }
+  return attempt(() => statSync(p), null);
 }
 
 /** The first folder on the way to `path` that `uid` cannot pass through (a fix opens it), or `null`. */

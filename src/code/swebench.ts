@@ -1,5 +1,4 @@
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -7,8 +6,9 @@ import { z } from 'zod';
 import { digestOf } from '../core/canonical.js';
 import { JoulebenchError } from '../core/errors.js';
 import { readTextFile } from '../read-text.js';
+import { attempt } from './attempt.js';
 import { applyPatch } from './solvers/reference.js';
-import type { CodeSuite, CodeTask } from './task.js';
+import { codeSuite, type CodeSuite, type CodeTask } from './task.js';
 import { defaultTestFormat } from './test-report/setup.js';
 import type { TestFormat } from './test-report/types.js';
 
@@ -21,12 +21,8 @@ import type { TestFormat } from './test-report/types.js';
 const testList = z.union([
   z.array(z.string()),
   z.string().transform((s, ctx) => {
-    try {
-      const v = JSON.parse(s) as unknown;
-      if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v as string[];
-    } catch {
-      // fall through
-    }
+    const v = attempt(() => JSON.parse(s) as unknown, null);
+    if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v as string[];
     ctx.addIssue({ code: 'custom', message: 'must be a list of test names (or a JSON-encoded one)' });
     return z.NEVER;
   }),
@@ -140,13 +136,7 @@ export async function loadSwebenchSuite(path: string, opts: SwebenchOptions): Pr
   const root = mkdtempSync(join(tmpdir(), 'joulebench-swebench-'));
   process.once('exit', () => rmSync(root, { recursive: true, force: true }));
   const tasks = instances.map((inst) => materialise(inst, root, reposDir, opts));
-  return {
-    name: basename(path).replace(/\.(jsonl|json|parquet)$/i, ''),
-    source: path,
-    dir: dirname(resolve(path)),
-    tasks,
-    digest: digestOf(tasks.map((t) => ({ name: t.name, digest: t.digest }))),
-  };
+  return codeSuite(basename(path).replace(/\.(jsonl|json|parquet)$/i, ''), path, dirname(resolve(path)), tasks);
 }
 
 function materialise(inst: SwebenchInstance, root: string, reposDir: string, opts: SwebenchOptions): CodeTask {
@@ -200,11 +190,8 @@ function materialise(inst: SwebenchInstance, root: string, reposDir: string, opt
     reference_patch: inst.patch,
     swebench: { instance_id: inst.instance_id, base_commit: inst.base_commit, test_patch: inst.test_patch },
     toml_path: `${inst.instance_id} (SWE-bench instance)`,
-    digest:
-      'sha256:' +
-      createHash('sha256')
-        .update(JSON.stringify([inst.instance_id, inst.repo, inst.base_commit, inst.problem_statement, inst.patch, inst.test_patch, inst.FAIL_TO_PASS, inst.PASS_TO_PASS, opts.test_cmd, format]))
-        .digest('hex'),
+    // Every member a string or a list of strings: canonical JSON is JSON.stringify's.
+    digest: digestOf([inst.instance_id, inst.repo, inst.base_commit, inst.problem_statement, inst.patch, inst.test_patch, inst.FAIL_TO_PASS, inst.PASS_TO_PASS, opts.test_cmd, format]),
   };
 }
 

@@ -112,13 +112,12 @@ export function loadCodeSuite(spec: string, only?: readonly string[]): CodeSuite
     tasks = tasks.filter((t) => only.includes(t.name));
   }
   if (tasks.length === 0) throw new JoulebenchError('E_SUITE', `--suite ${spec}: no task folders (a task is a folder with task.toml, before/ and reference/)`);
-  return {
-    name: bundled ? spec : basename(dir),
-    source,
-    dir,
-    tasks,
-    digest: digestOf(tasks.map((t) => ({ name: t.name, digest: t.digest }))),
-  };
+  return codeSuite(bundled ? spec : basename(dir), source, dir, tasks);
+}
+
+/** A suite of `tasks`, its digest over theirs in order. */
+export function codeSuite(name: string, source: string, dir: string, tasks: CodeTask[]): CodeSuite {
+  return { name, source, dir, tasks, digest: digestOf(tasks.map((t) => ({ name: t.name, digest: t.digest }))) };
 }
 
 /** Reads and validates one task folder; every problem is one line naming the file and key. */

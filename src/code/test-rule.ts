@@ -7,7 +7,7 @@ import { parseReport } from './test-report/setup.js';
 import type { ReportedTest, TestOutcome } from './test-report/types.js';
 
 /** The last part of a test run's output kept as evidence, characters. */
-export const OUTPUT_TAIL_CHARS = 4096;
+const OUTPUT_TAIL_CHARS = 4096;
 
 /** One run of a test command, wherever it ran (the local sandbox or a container). */
 export interface CommandRun extends Pick<GradedRun, 'exit_code' | 'timed_out' | 'memory_exceeded'> {
@@ -23,8 +23,13 @@ export interface CommandRun extends Pick<GradedRun, 'exit_code' | 'timed_out' | 
 /** Runs one test command with its report going to a place of the runner's choosing (given in `env`). */
 export type TestCommand = (cmd: string, n: number) => Promise<CommandRun>;
 
+/** A finished test command as the rule reads it: the end of `output` kept, and whether it names a file under `tree`. */
+export function commandRun(run: Omit<CommandRun, 'code_in_output' | 'output_tail'>, output: string, tree: string): CommandRun {
+  return { ...run, code_in_output: output.includes(`${tree}/`), output_tail: output.slice(-OUTPUT_TAIL_CHARS) };
+}
+
 /** `test_cmd` for some named tests: `{test}` replaced by the quoted names, or the names appended. */
-export function testCommandFor(task: CodeTask, names: readonly string[]): string {
+function testCommandFor(task: CodeTask, names: readonly string[]): string {
   const quoted = names.map(shellQuote).join(' ');
   return task.test_cmd.includes('{test}') ? task.test_cmd.replaceAll('{test}', quoted) : `${task.test_cmd} ${quoted}`;
 }
@@ -36,23 +41,11 @@ export function testCommandFor(task: CodeTask, names: readonly string[]): string
  */
 export async function runTaskTests(task: CodeTask, run: TestCommand): Promise<TestRun> {
   const named = [...new Set([...task.fail_to_pass, ...task.pass_to_pass])];
-  if (named.length === 0 || task.test_format === 'pytest-junit') {
-    const r = await run(named.length === 0 ? task.test_cmd : testCommandFor(task, named), 0);
-    const parsed = parseReport(task.test_format, r.report);
-    const tests: Record<string, NamedStatus> = {};
-    for (const name of named) tests[name] = r.timed_out ? 'timeout' : parsed.ok ? statusOf(parsed.tests.filter((t) => t.id === name || t.aliases?.includes(name))) : 'missing';
-    return {
-      exit_code: r.exit_code,
-      timed_out: r.timed_out,
-      wall_ms: round(r.wall_ms, 3),
-      output_tail: r.output_tail,
-      ...(r.memory_exceeded ? { memory_exceeded: true } : {}),
-      ...(named.length > 0 ? { tests } : {}),
-      reported: parsed.ok ? outcomes(parsed.tests) : {},
-      report_error: parsed.ok ? null : parsed.error,
-      runner_started: r.report !== null || r.code_in_output === true,
-    };
-  }
+  const oneRun = named.length === 0 || task.test_format === 'pytest-junit';
+  // Each run and the names it answers for; a run per name prefixes its reported tests and its report error with the name.
+  const runs = oneRun
+    ? [{ cmd: named.length === 0 ? task.test_cmd : testCommandFor(task, named), names: named, prefix: '' }]
+    : named.map((name) => ({ cmd: testCommandFor(task, [name]), names: [name], prefix: name }));
   const tests: Record<string, NamedStatus> = {};
   const reported: Record<string, TestOutcome> = {};
   let wall = 0;
@@ -63,33 +56,32 @@ export async function runTaskTests(task: CodeTask, run: TestCommand): Promise<Te
   let started = false;
   let failedTail: string | null | undefined;
   let lastTail: string | null = null;
-  for (const [i, name] of named.entries()) {
-    const r = await run(testCommandFor(task, [name]), i);
+  for (const [i, { cmd, names, prefix }] of runs.entries()) {
+    const r = await run(cmd, i);
     wall += r.wall_ms;
     exceeded ||= r.memory_exceeded === true;
     timedOut ||= r.timed_out;
     if (exit === 0) exit = r.exit_code;
     const parsed = parseReport(task.test_format, r.report);
-    if (!parsed.ok) reportError ??= `${name}: ${parsed.error}`;
+    if (!parsed.ok) reportError ??= prefix ? `${prefix}: ${parsed.error}` : parsed.error;
     started ||= r.report !== null || r.code_in_output === true;
     const mine = parsed.ok ? parsed.tests : [];
-    for (const [id, o] of Object.entries(outcomes(mine))) reported[`${name} > ${id}`] = o;
-    tests[name] = r.timed_out ? 'timeout' : statusOf(mine);
+    for (const [id, o] of Object.entries(outcomes(mine))) reported[prefix ? `${prefix} > ${id}` : id] = o;
+    for (const name of names) {
+      const own = oneRun ? mine.filter((t) => t.id === name || t.aliases?.includes(name)) : mine;
+      tests[name] = r.timed_out ? 'timeout' : statusOf(own);
+    }
     // The evidence kept is the first run that did not pass (else the last).
-    if (tests[name] !== 'pass' && failedTail === undefined) failedTail = r.output_tail;
+    if (failedTail === undefined && names.some((n) => tests[n] !== 'pass')) failedTail = r.output_tail;
     lastTail = r.output_tail;
   }
-  return {
-    exit_code: exit,
-    timed_out: timedOut,
-    wall_ms: round(wall, 3),
-    tests,
-    reported,
-    report_error: Object.keys(reported).length === 0 ? reportError : null,
-    output_tail: failedTail !== undefined ? failedTail : lastTail,
-    runner_started: started,
-    ...(exceeded ? { memory_exceeded: true } : {}),
-  };
+  const head = { exit_code: exit, timed_out: timedOut, wall_ms: round(wall, 3) };
+  const memory = exceeded ? { memory_exceeded: true } : {};
+  const graded = { reported, report_error: Object.keys(reported).length === 0 ? reportError : null };
+  const output_tail = failedTail !== undefined ? failedTail : lastTail;
+  // Each shape keeps the key order its results files have always had.
+  if (oneRun) return { ...head, output_tail, ...memory, ...(named.length > 0 ? { tests } : {}), ...graded, runner_started: started };
+  return { ...head, tests, ...graded, output_tail, runner_started: started, ...memory };
 }
 
 /** One name's status from the tests its report gave it: none → missing; any failure → fail; skips alone → skipped. */

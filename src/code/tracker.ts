@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { attempt } from './attempt.js';
 
 /**
  * Finds every process a solver or test run started, so all are gone before grading; stops them past a memory limit.
@@ -114,8 +115,8 @@ export class ProcessTracker {
     return { ...env, [MARKER_ENV]: this.marker };
   }
 
-  /** Starts polling from the command's PID. `onExceeded` is called once if the memory limit is passed. */
-  start(pid: number | undefined, onExceeded?: () => void): void {
+  /** Starts polling from the command's PID; past the memory limit, every process is killed (once). */
+  start(pid: number | undefined): void {
     this.rootPid = pid;
     const poll = () => {
       const live = this.collect();
@@ -124,7 +125,6 @@ export class ProcessTracker {
       if (this.memory_limit_bytes !== null && rss > this.memory_limit_bytes && this.exceeded === null) {
         this.exceeded = rss;
         this.killAll();
-        onExceeded?.();
       }
     };
     this.timer = setInterval(poll, POLL_MS);
@@ -142,20 +142,10 @@ export class ProcessTracker {
       // Read before any signal: an exited process waiting to be reaped (bwrap's, say) is no straggler,
       // while one killed just below becomes one, and must still count.
       const running = live.filter((p) => !hasExited(p));
-      if (this.cgroup && existsSync(join(this.cgroup, 'cgroup.kill'))) {
-        try {
-          writeFileSync(join(this.cgroup, 'cgroup.kill'), '1');
-        } catch {
-          // fall through to signalling each one
-        }
-      }
-      for (const p of live) {
-        try {
-          process.kill(p, 'SIGKILL');
-        } catch {
-          // already gone
-        }
-      }
+      const cgroupKill = this.cgroup ? join(this.cgroup, 'cgroup.kill') : null;
+      // Where cgroup.kill fails (or is missing), signalling each one still does it; one already gone is fine.
+      if (cgroupKill && existsSync(cgroupKill)) attempt(() => writeFileSync(cgroupKill, '1'), null);
+      for (const p of live) attempt(() => process.kill(p, 'SIGKILL'), false);
       for (const p of running) killed.add(p);
       waitMs(10);
     }
@@ -181,13 +171,10 @@ export class ProcessTracker {
   /** The live tracked set: cgroup members, descendants of known PIDs, and (with `thorough`) marker and cwd holders. */
   private collect(thorough = false): Set<number> {
     const live = new Set<number>();
-    if (this.cgroup) {
-      try {
-        for (const l of readFileSync(join(this.cgroup, 'cgroup.procs'), 'utf8').split('\n')) if (l) live.add(Number(l));
-      } catch {
-        // removed
-      }
-    }
+    const cgroup = this.cgroup;
+    // A cgroup already removed has no members.
+    const members = cgroup ? attempt(() => readFileSync(join(cgroup, 'cgroup.procs'), 'utf8'), '') : '';
+    for (const l of members.split('\n')) if (l) live.add(Number(l));
     const procs = listProcs() ?? [];
     if (this.rootPid !== undefined && !this.pids.has(this.rootPid)) {
       const root = procs.find((p) => p.pid === this.rootPid);
@@ -221,31 +208,18 @@ export class ProcessTracker {
   }
 
   private memoryBytes(live: Set<number>): number {
-    if (this.cgroup) {
-      try {
-        return Number(readFileSync(join(this.cgroup, 'memory.current'), 'utf8'));
-      } catch {
-        // no memory controller here: sum the processes
-      }
-    }
+    const cgroup = this.cgroup;
+    const current = cgroup ? attempt(() => Number(readFileSync(join(cgroup, 'memory.current'), 'utf8')), null) : null;
+    if (current !== null) return current;
+    // No memory controller here: sum the processes (one gone counts 0).
     let total = 0;
-    for (const p of live) {
-      try {
-        total += Number(readFileSync(`/proc/${p}/statm`, 'utf8').split(' ')[1] ?? 0) * PAGE_BYTES;
-      } catch {
-        // gone
-      }
-    }
+    for (const p of live) total += attempt(() => Number(readFileSync(`/proc/${p}/statm`, 'utf8').split(' ')[1] ?? 0) * PAGE_BYTES, 0);
     return total;
   }
 }
 
 function hasMarker(pid: number, marker: string): boolean {
-  try {
-    return readFileSync(`/proc/${pid}/environ`).includes(`${MARKER_ENV}=${marker}\0`);
-  } catch {
-    return false;
-  }
+  return attempt(() => readFileSync(`/proc/${pid}/environ`).includes(`${MARKER_ENV}=${marker}\0`), false);
 }
 
 const sleeper = new Int32Array(new SharedArrayBuffer(4));

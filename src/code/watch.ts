@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
+import { attempt } from './attempt.js';
 
 /** A snapshot of some folders: absolute path → fingerprint (type, mode, size and a content hash, or a link's target). */
 type TreeSnapshot = Map<string, string>;
@@ -13,38 +14,18 @@ export function snapshotTrees(roots: readonly string[], exclude: readonly string
   const snap: TreeSnapshot = new Map();
   const visit = (path: string) => {
     if (skip.has(path)) return;
-    let st;
-    try {
-      st = lstatSync(path);
-    } catch {
-      return;
-    }
+    const st = attempt(() => lstatSync(path), null);
+    if (!st) return;
     if (st.isSymbolicLink()) {
-      let target = '?';
-      try {
-        target = readlinkSync(path);
-      } catch {
-        // unreadable link: keep '?'
-      }
-      snap.set(path, `link:${target}`);
+      snap.set(path, `link:${attempt(() => readlinkSync(path), '?')}`);
     } else if (st.isDirectory()) {
       snap.set(path, `dir:${st.mode}`);
-      let names: string[] = [];
-      try {
-        names = readdirSync(path);
-      } catch {
-        // unreadable folder: its contents are not watched
-      }
-      for (const n of names.sort()) visit(join(path, n));
+      // An unreadable folder's contents are not watched.
+      for (const n of attempt(() => readdirSync(path), []).sort()) visit(join(path, n));
     } else if (st.isFile()) {
-      let hash = `mtime${st.mtimeMs}`;
-      if (st.size <= HASH_LIMIT_BYTES) {
-        try {
-          hash = createHash('sha256').update(readFileSync(path)).digest('hex');
-        } catch {
-          // unreadable: fall back to mtime
-        }
-      }
+      // Too big or unreadable: the mtime stands in for the content.
+      const mtime = `mtime${st.mtimeMs}`;
+      const hash = st.size <= HASH_LIMIT_BYTES ? attempt(() => createHash('sha256').update(readFileSync(path)).digest('hex'), mtime) : mtime;
       snap.set(path, `file:${st.mode}:${st.size}:${hash}`);
     } else {
       snap.set(path, `other:${st.mode}`);

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, cpSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
+import { attempt } from './attempt.js';
 import { listFiles, type CodeTask } from './task.js';
 import { relativeSnapshot } from './watch.js';
 
@@ -133,11 +134,7 @@ export function keepDirs(dirs: DatapointDirs): void {
 }
 
 export function lstatOrNull(p: string) {
-  try {
-    return lstatSync(p);
-  } catch {
-    return null;
-  }
+  return attempt(() => lstatSync(p), null);
 }
 
 /** What stands on the way from `root` to `rel`: real folders only, a folder missing, or a link or file. */

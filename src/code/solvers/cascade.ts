@@ -2,9 +2,11 @@ import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Datapoint } from '../oracle.js';
+import { attempt } from '../attempt.js';
 import { isUnder, listFiles, treeDigest, type CodeTask } from '../task.js';
 import { inProcessOutcome, type Solver } from './solver.js';
 import { joulebenchHome } from '../../home.js';
+import { digestOf } from '../../core/canonical.js';
 
 /**
  * `cascade:<solver>`: a cache in front of one solver: a repeated task replays the diff it stored once graded resolved
@@ -42,12 +44,8 @@ function solverDigest(solver: Solver): string {
 /** A digest of what a task asks and how it is graded: prompt, before/, hidden tests, test command and format (not its name). */
 function taskContentDigest(task: CodeTask): string {
   const tree = (root: string | null) => (root ? treeDigest(listFiles(root).map((f) => [f, readFileSync(join(root, f))] as [string, Buffer])) : '-');
-  return (
-    'sha256:' +
-    createHash('sha256')
-      .update(JSON.stringify([task.prompt, task.test_cmd, task.test_format, task.test_files, task.fail_to_pass, task.pass_to_pass, tree(task.before_dir), tree(task.tests_dir)]))
-      .digest('hex')
-  );
+  // Every member a string or a list of strings: canonical JSON is JSON.stringify's, so keys made before stay the same.
+  return digestOf([task.prompt, task.test_cmd, task.test_format, task.test_files, task.fail_to_pass, task.pass_to_pass, tree(task.before_dir), tree(task.tests_dir)]);
 }
 
 /** The cache key: sha256 over the wrapped solver's digest and the task's content digest. */
@@ -94,15 +92,10 @@ export function cascadeSolver(inner: Solver, dir: string, id = `cascade:${inner.
 
 /** The stored entry, when it is whole and was stored by this very solver (an older or foreign entry is a miss). */
 function readEntry(path: string, inner: Solver): CacheEntry | null {
-  if (!existsSync(path)) return null;
-  try {
-    const e = JSON.parse(readFileSync(path, 'utf8')) as CacheEntry;
-    const whole = e.format === 'joulebench-code-cache/2' && e.files && typeof e.files === 'object' && e.origin && typeof e.origin === 'object';
-    return whole && e.origin.solver_digest === solverDigest(inner) ? e : null;
-  } catch {
-    // A damaged entry is a miss, never a guess.
-    return null;
-  }
+  // A missing or damaged entry is a miss, never a guess.
+  const e = attempt(() => JSON.parse(readFileSync(path, 'utf8')) as CacheEntry | null, null);
+  const whole = e?.format === 'joulebench-code-cache/2' && e.files && typeof e.files === 'object' && e.origin && typeof e.origin === 'object';
+  return whole && e.origin.solver_digest === solverDigest(inner) ? e : null;
 }
 
 /** The solver's changes against before/: regular files added or changed, files deleted; tests and node_modules/ left out. */
