@@ -61,22 +61,15 @@ export interface ServingMetrics {
   [field: string]: unknown;
 }
 
+/** Mean, p50, p90, p99 and max of one scheduling delay `K` (ms). */
+type DelayFigures<K extends string> = Record<`${'mean' | 'p50' | 'p90' | 'p99' | 'max'}_${K}_ms`, number | null>;
+
 /** When requests left against their schedule: the client's lag and the `--max-concurrency` queue, never mixed (ms). */
-export interface SchedulingLag {
-  mean_lag_ms: number | null;
-  p50_lag_ms: number | null;
-  p90_lag_ms: number | null;
-  p99_lag_ms: number | null;
-  max_lag_ms: number | null;
-  mean_queue_ms: number | null;
-  p50_queue_ms: number | null;
-  p90_queue_ms: number | null;
-  p99_queue_ms: number | null;
-  max_queue_ms: number | null;
+export type SchedulingLag = DelayFigures<'lag'> & DelayFigures<'queue'> & {
   queued_requests: number;
   /** True when p99 lag exceeded {@link CLIENT_BOTTLENECK_LAG_MS}: the client, not the server, limited the rate. */
   client_bottleneck: boolean;
-}
+};
 
 /** A p99 scheduling lag above this means the client could not keep the schedule. */
 const CLIENT_BOTTLENECK_LAG_MS = 10;
@@ -185,27 +178,20 @@ function writeSummary(m: ServingMetrics, family: LatencyFamily, s: Summary): voi
 export function schedulingLag(input: LoadColumns | readonly LoadRecord[]): SchedulingLag {
   const lags: number[] = [];
   const queues: number[] = [];
-  let queued = 0;
   for (const r of LoadColumns.from(input).records()) {
     lags.push(r.lag_ms);
     queues.push(r.queue_ms);
-    if (r.queue_ms > 0) queued++;
   }
-  const lag = summarize(lags, [50, 90, 99, 100]);
-  const queue = summarize(queues, [50, 90, 99, 100]);
-  const p99 = lag.percentiles[percentileName(99)] ?? null;
+  const figures = <K extends string>(k: K, values: number[]): DelayFigures<K> => {
+    const s = summarize(values, [50, 90, 99, 100]);
+    const p = (q: number): number | null => s.percentiles[percentileName(q)] ?? null;
+    return { [`mean_${k}_ms`]: s.mean, [`p50_${k}_ms`]: p(50), [`p90_${k}_ms`]: p(90), [`p99_${k}_ms`]: p(99), [`max_${k}_ms`]: p(100) } as DelayFigures<K>;
+  };
+  const lag = figures('lag', lags);
   return {
-    mean_lag_ms: lag.mean,
-    p50_lag_ms: lag.percentiles['50'] ?? null,
-    p90_lag_ms: lag.percentiles['90'] ?? null,
-    p99_lag_ms: p99,
-    max_lag_ms: lag.percentiles['100'] ?? null,
-    mean_queue_ms: queue.mean,
-    p50_queue_ms: queue.percentiles['50'] ?? null,
-    p90_queue_ms: queue.percentiles['90'] ?? null,
-    p99_queue_ms: queue.percentiles['99'] ?? null,
-    max_queue_ms: queue.percentiles['100'] ?? null,
-    queued_requests: queued,
-    client_bottleneck: p99 !== null && p99 > CLIENT_BOTTLENECK_LAG_MS,
+    ...lag,
+    ...figures('queue', queues),
+    queued_requests: queues.filter((q) => q > 0).length,
+    client_bottleneck: lag.p99_lag_ms !== null && lag.p99_lag_ms > CLIENT_BOTTLENECK_LAG_MS,
   };
 }
