@@ -29,8 +29,6 @@ interface CoordinatorOptions {
   arms: QueueArm[];
   /** How often the records streams and job states are read, ms (default 200). */
   poll_ms?: number;
-  /** Tries per job before it is failed (default 3); a stalled (dead) worker's try counts as one. */
-  attempts?: number;
   /** A case (or other record) arrived from a worker and is now on disk. */
   onRecord?(arm: QueueArm, record: Record<string, unknown>, worker: string): void;
   onArmDone?(outcome: QueueArmOutcome): void;
@@ -88,7 +86,8 @@ export async function runArmsOnQueue(o: CoordinatorOptions): Promise<QueueArmOut
     return s;
   });
   const enqueue = async (s: ArmState): Promise<void> => {
-    await queueOf(s.queue).add('arm', s.arm.job, { jobId: s.jobId, attempts: o.attempts ?? 3, removeOnComplete: false, removeOnFail: false });
+    // Three tries before the job is failed; a stalled (dead) worker's try counts as one.
+    await queueOf(s.queue).add('arm', s.arm.job, { jobId: s.jobId, attempts: 3, removeOnComplete: false, removeOnFail: false });
   };
   try {
     for (const s of states) if (!s.done) await enqueue(s);
@@ -256,5 +255,3 @@ function readLocal(path: string): { header: boolean; keys: Set<string>; ended: b
   }
   return { header, keys, ended };
 }
-
-
