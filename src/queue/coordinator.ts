@@ -151,18 +151,18 @@ async function drain(redis: import('ioredis').Redis, s: ArmState, o: Coordinator
     const start = s.lastId === '-' ? '-' : `(${s.lastId}`;
     const entries = (await redis.xrange(recordsKey(s.jobId), start, '+', 'COUNT', 1000)) as [string, string[]][];
     if (entries.length === 0) return;
-    const lines: string[] = [];
-    const heard: { rec: Record<string, unknown>; worker: string }[] = [];
+    const heard: { rec: Record<string, unknown>; worker: string; line: string }[] = [];
     const newKeys = new Set<string>();
     let header = s.header;
     for (const [, fields] of entries) {
       let line = streamField(fields, 'r');
       if (line === null) continue;
+      const worker = streamField(fields, 'w') ?? '?';
       let rec: Record<string, unknown>;
       try {
         rec = JSON.parse(line) as Record<string, unknown>;
       } catch {
-        log(`job ${s.jobId}: a record from worker ${streamField(fields, 'w') ?? '?'} is not JSON; skipped`);
+        log(`job ${s.jobId}: a record from worker ${worker} is not JSON; skipped`);
         continue;
       }
       if (rec.record === 'header') {
@@ -175,21 +175,20 @@ async function drain(redis: import('ioredis').Redis, s: ArmState, o: Coordinator
         const k = recordKey(rec);
         if (s.keys.has(k) || newKeys.has(k)) continue;
         newKeys.add(k);
-        (s.caseWorkers ??= new Set()).add(streamField(fields, 'w') ?? '?');
+        (s.caseWorkers ??= new Set()).add(worker);
       } else if (rec.record === 'end') {
         continue; // written once, when the job is complete
       } else if (rec.record === 'run_measures') {
         // One worker's idle and suite window, over the cases it ran: kept, and combined with the other
         // workers' into the arm's line when the job completes (see finish).
-        (s.measures ??= new Map()).set(streamField(fields, 'w') ?? '?', rec as unknown as RunMeasures);
+        (s.measures ??= new Map()).set(worker, rec as unknown as RunMeasures);
         continue;
       }
-      lines.push(line);
-      heard.push({ rec, worker: streamField(fields, 'w') ?? '?' });
+      heard.push({ rec, worker, line });
     }
-    if (lines.length > 0) {
+    if (heard.length > 0) {
       mkdirSync(dirname(s.arm.results), { recursive: true });
-      appendFileSync(s.arm.results, lines.join('\n') + '\n');
+      appendFileSync(s.arm.results, heard.map((h) => h.line).join('\n') + '\n');
     }
     s.header = header;
     for (const k of newKeys) s.keys.add(k);
