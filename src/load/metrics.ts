@@ -1,5 +1,5 @@
 import { LoadColumns } from './columns.js';
-import { percentileName, round, summarize, type Summary } from '../stats/serving-summary.js';
+import { percentileName, round, summarize } from '../stats/serving-summary.js';
 
 /** What one request of a load run recorded (ms; `*_at_ms` since the run's start, the others since it was sent). */
 export interface LoadRecord {
@@ -80,21 +80,16 @@ export function tpotOf(r: LoadRecord): number | null {
   return (r.e2e_ms - r.ttft_ms) / (r.output_tokens - 1);
 }
 
-/** Gaps between consecutive token chunks from the first counted token on, ms. */
-export function itlOf(r: LoadRecord): number[] {
-  const out: number[] = [];
-  pushItl(r, out);
-  return out;
-}
-
-function pushItl(r: LoadRecord, out: number[]): void {
-  if (r.ttft_ms === null) return;
+/** Gaps between consecutive token chunks from the first counted token on, ms, appended to `out`. */
+export function itlOf(r: LoadRecord, out: number[] = []): number[] {
+  if (r.ttft_ms === null) return out;
   let prev: number | null = null;
   for (const t of r.token_times_ms) {
     if (t < r.ttft_ms) continue;
     if (prev !== null) out.push(t - prev);
     prev = t;
   }
+  return out;
 }
 
 /** Whether a completed request met every SLO given. A TPOT that does not exist (one token) counts as met, as in vLLM. */
@@ -139,7 +134,7 @@ export function servingMetrics(input: LoadColumns | readonly LoadRecord[], perce
     if (r.ttft_ms !== null) families.ttft.push(r.ttft_ms);
     const tpot = tpotOf(r);
     if (tpot !== null) families.tpot.push(tpot);
-    pushItl(r, families.itl);
+    itlOf(r, families.itl);
     families.e2el.push(r.e2e_ms);
   }
   if (completed === 0) inTokens = outTokens = null;
@@ -163,15 +158,14 @@ export function servingMetrics(input: LoadColumns | readonly LoadRecord[], perce
     good_correct_requests: goodCorrect,
     slo,
   };
-  for (const f of LATENCY_FAMILIES) writeSummary(m, f, summarize(families[f], percentiles));
+  for (const f of LATENCY_FAMILIES) {
+    const s = summarize(families[f], percentiles);
+    m[`mean_${f}_ms`] = s.mean;
+    m[`median_${f}_ms`] = s.median;
+    m[`std_${f}_ms`] = s.std;
+    for (const [p, v] of Object.entries(s.percentiles)) m[`p${p}_${f}_ms`] = v;
+  }
   return m;
-}
-
-function writeSummary(m: ServingMetrics, family: LatencyFamily, s: Summary): void {
-  m[`mean_${family}_ms`] = s.mean;
-  m[`median_${family}_ms`] = s.median;
-  m[`std_${family}_ms`] = s.std;
-  for (const [p, v] of Object.entries(s.percentiles)) m[`p${p}_${family}_ms`] = v;
 }
 
 /** Scheduling lag of the client and queueing for slots, from every request sent. */
