@@ -52,11 +52,11 @@ export class LoadColumns {
     this.sent.push(r.sent_at_ms);
     this.queue.push(r.queue_ms);
     this.lag.push(r.lag_ms);
-    this.ttft.push(orNaN(r.ttft_ms));
+    this.ttft.push(r.ttft_ms ?? NaN);
     this.e2e.push(r.e2e_ms);
-    this.outTokens.push(orNaN(r.output_tokens));
+    this.outTokens.push(r.output_tokens ?? NaN);
     this.from.push(FROM_CODE[r.output_tokens_from]);
-    this.promptTokens.push(orNaN(r.prompt_tokens));
+    this.promptTokens.push(r.prompt_tokens ?? NaN);
     this.tokenizerTokens.push(r.tokenizer_tokens ?? NaN);
     this.timesAt.push(this.times.length);
     const t = r.token_times_ms;
@@ -120,10 +120,6 @@ export class LoadColumns {
     this.order = rows;
     return rows;
   }
-}
-
-function orNaN(v: number | null): number {
-  return v === null ? NaN : v;
 }
 
 function orNull(v: number): number | null {

@@ -32,11 +32,8 @@ interface LoadRunOptions {
   /** Sequential unscored passes over the suite before the schedule starts (recorded, never scored). */
   warmup?: number;
   idle_ms?: number;
-  idleWait?: (ms: number) => Promise<unknown>;
   signal?: AbortSignal;
   onResult?: (r: CaseResult, progress: RunProgress) => void;
-  /** Extra settings that enter the config digest. */
-  config?: Record<string, unknown>;
   /** Electricity and hardware prices: the report's dollars in parts, as for a closed-loop run. */
   prices?: LocalPrices;
   /** Where the prompts are kept (the header's `prompts`): `text` writes each request's prompt (a turn's messages) in its line. */
@@ -82,7 +79,7 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
     suite_version: suite.version,
     suite_digest: suiteDigest(suite),
     target: target.id,
-    config_digest: configDigest(target, meter, warmup, passes, { ...o.config, load: loadForDigest }),
+    config_digest: configDigest(target, meter, warmup, passes, { load: loadForDigest }),
     warmup,
     repeats: passes,
     meter: meter.id,
@@ -124,19 +121,13 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
     for (let i = 0; i < n; i++) {
       if (o.signal?.aborted) throw new JoulebenchError('E_RUN', 'run aborted');
       const t0 = performance.now();
-      let answer: Answer | null = null;
-      let failure: unknown = NO_FAILURE;
-      try {
-        answer = await target.answer(request(prompts[i]!, suite.cases[i]!, o.signal));
-      } catch (e) {
-        failure = e;
-      }
+      const { answer, failure } = await attempt(() => target.answer(request(prompts[i]!, suite.cases[i]!, o.signal)));
       settle(caseResult(suite.cases[i]!, i, 'warmup', pass, answer, failure, performance.now() - t0, null, false, keep ? prompts[i] : undefined), 'warmup');
     }
   }
 
   if (warmup > 0) await trace?.phase('idle');
-  const idle = await calibrateIdle(meter, checkCount(o.idle_ms ?? DEFAULT_IDLE_MS, 'idle_ms', 0), o.idleWait);
+  const idle = await calibrateIdle(meter, checkCount(o.idle_ms ?? DEFAULT_IDLE_MS, 'idle_ms', 0));
   const planned = planSchedule(load);
   const b = load.max_concurrency ?? 1;
   const opens = !meter.usesTargetEnergy;
@@ -220,13 +211,7 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
     if (messages) req.messages = messages;
     const call = target.prepare ? target.prepare(req) : () => target.answer(req);
     return async (planned_at, queue_ms, sent_at) => {
-      let answer: Answer | null = null;
-      let failure: unknown = NO_FAILURE;
-      try {
-        answer = await call();
-      } catch (e) {
-        failure = e;
-      }
+      const { answer, failure } = await attempt(call);
       const end = performance.now();
       const r = caseResult(c, index, 'scored', Math.floor(i / n), answer, failure, end - sent_at, null, false, keep ? (messages ?? prompt) : undefined);
       const rel = (t: number | null): number | null => (t === null ? null : r3(t - sent_at));
@@ -395,6 +380,15 @@ export async function runLoad(o: LoadRunOptions): Promise<LoadOutcome> {
     ...(think !== undefined ? { conversations } : {}),
   });
   return { report: { ...base, ...(power_trace ? { power_trace } : {}), load: block }, header, idle, run: runReading };
+}
+
+/** The target's answer, or what it threw (`failure` is NO_FAILURE when it answered). */
+async function attempt(call: () => Answer | Promise<Answer>): Promise<{ answer: Answer | null; failure: unknown }> {
+  try {
+    return { answer: await call(), failure: NO_FAILURE };
+  } catch (e) {
+    return { answer: null, failure: e };
+  }
 }
 
 function request(prompt: string, c: AnswerRequest['case'], signal: AbortSignal | undefined): AnswerRequest {

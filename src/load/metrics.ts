@@ -1,5 +1,5 @@
 import { LoadColumns } from './columns.js';
-import { percentileName, round, summarize, type Summary } from '../stats/serving-summary.js';
+import { percentileName, round, summarize } from '../stats/serving-summary.js';
 
 /** What one request of a load run recorded (ms; `*_at_ms` since the run's start, the others since it was sent). */
 export interface LoadRecord {
@@ -61,22 +61,15 @@ export interface ServingMetrics {
   [field: string]: unknown;
 }
 
+/** Mean, p50, p90, p99 and max of one scheduling delay `K` (ms). */
+type DelayFigures<K extends string> = Record<`${'mean' | 'p50' | 'p90' | 'p99' | 'max'}_${K}_ms`, number | null>;
+
 /** When requests left against their schedule: the client's lag and the `--max-concurrency` queue, never mixed (ms). */
-export interface SchedulingLag {
-  mean_lag_ms: number | null;
-  p50_lag_ms: number | null;
-  p90_lag_ms: number | null;
-  p99_lag_ms: number | null;
-  max_lag_ms: number | null;
-  mean_queue_ms: number | null;
-  p50_queue_ms: number | null;
-  p90_queue_ms: number | null;
-  p99_queue_ms: number | null;
-  max_queue_ms: number | null;
+export type SchedulingLag = DelayFigures<'lag'> & DelayFigures<'queue'> & {
   queued_requests: number;
   /** True when p99 lag exceeded {@link CLIENT_BOTTLENECK_LAG_MS}: the client, not the server, limited the rate. */
   client_bottleneck: boolean;
-}
+};
 
 /** A p99 scheduling lag above this means the client could not keep the schedule. */
 const CLIENT_BOTTLENECK_LAG_MS = 10;
@@ -87,21 +80,16 @@ export function tpotOf(r: LoadRecord): number | null {
   return (r.e2e_ms - r.ttft_ms) / (r.output_tokens - 1);
 }
 
-/** Gaps between consecutive token chunks from the first counted token on, ms. */
-export function itlOf(r: LoadRecord): number[] {
-  const out: number[] = [];
-  pushItl(r, out);
-  return out;
-}
-
-function pushItl(r: LoadRecord, out: number[]): void {
-  if (r.ttft_ms === null) return;
+/** Gaps between consecutive token chunks from the first counted token on, ms, appended to `out`. */
+export function itlOf(r: LoadRecord, out: number[] = []): number[] {
+  if (r.ttft_ms === null) return out;
   let prev: number | null = null;
   for (const t of r.token_times_ms) {
     if (t < r.ttft_ms) continue;
     if (prev !== null) out.push(t - prev);
     prev = t;
   }
+  return out;
 }
 
 /** Whether a completed request met every SLO given. A TPOT that does not exist (one token) counts as met, as in vLLM. */
@@ -146,7 +134,7 @@ export function servingMetrics(input: LoadColumns | readonly LoadRecord[], perce
     if (r.ttft_ms !== null) families.ttft.push(r.ttft_ms);
     const tpot = tpotOf(r);
     if (tpot !== null) families.tpot.push(tpot);
-    pushItl(r, families.itl);
+    itlOf(r, families.itl);
     families.e2el.push(r.e2e_ms);
   }
   if (completed === 0) inTokens = outTokens = null;
@@ -170,42 +158,34 @@ export function servingMetrics(input: LoadColumns | readonly LoadRecord[], perce
     good_correct_requests: goodCorrect,
     slo,
   };
-  for (const f of LATENCY_FAMILIES) writeSummary(m, f, summarize(families[f], percentiles));
+  for (const f of LATENCY_FAMILIES) {
+    const s = summarize(families[f], percentiles);
+    m[`mean_${f}_ms`] = s.mean;
+    m[`median_${f}_ms`] = s.median;
+    m[`std_${f}_ms`] = s.std;
+    for (const [p, v] of Object.entries(s.percentiles)) m[`p${p}_${f}_ms`] = v;
+  }
   return m;
-}
-
-function writeSummary(m: ServingMetrics, family: LatencyFamily, s: Summary): void {
-  m[`mean_${family}_ms`] = s.mean;
-  m[`median_${family}_ms`] = s.median;
-  m[`std_${family}_ms`] = s.std;
-  for (const [p, v] of Object.entries(s.percentiles)) m[`p${p}_${family}_ms`] = v;
 }
 
 /** Scheduling lag of the client and queueing for slots, from every request sent. */
 export function schedulingLag(input: LoadColumns | readonly LoadRecord[]): SchedulingLag {
   const lags: number[] = [];
   const queues: number[] = [];
-  let queued = 0;
   for (const r of LoadColumns.from(input).records()) {
     lags.push(r.lag_ms);
     queues.push(r.queue_ms);
-    if (r.queue_ms > 0) queued++;
   }
-  const lag = summarize(lags, [50, 90, 99, 100]);
-  const queue = summarize(queues, [50, 90, 99, 100]);
-  const p99 = lag.percentiles[percentileName(99)] ?? null;
+  const figures = <K extends string>(k: K, values: number[]): DelayFigures<K> => {
+    const s = summarize(values, [50, 90, 99, 100]);
+    const p = (q: number): number | null => s.percentiles[percentileName(q)] ?? null;
+    return { [`mean_${k}_ms`]: s.mean, [`p50_${k}_ms`]: p(50), [`p90_${k}_ms`]: p(90), [`p99_${k}_ms`]: p(99), [`max_${k}_ms`]: p(100) } as DelayFigures<K>;
+  };
+  const lag = figures('lag', lags);
   return {
-    mean_lag_ms: lag.mean,
-    p50_lag_ms: lag.percentiles['50'] ?? null,
-    p90_lag_ms: lag.percentiles['90'] ?? null,
-    p99_lag_ms: p99,
-    max_lag_ms: lag.percentiles['100'] ?? null,
-    mean_queue_ms: queue.mean,
-    p50_queue_ms: queue.percentiles['50'] ?? null,
-    p90_queue_ms: queue.percentiles['90'] ?? null,
-    p99_queue_ms: queue.percentiles['99'] ?? null,
-    max_queue_ms: queue.percentiles['100'] ?? null,
-    queued_requests: queued,
-    client_bottleneck: p99 !== null && p99 > CLIENT_BOTTLENECK_LAG_MS,
+    ...lag,
+    ...figures('queue', queues),
+    queued_requests: queues.filter((q) => q > 0).length,
+    client_bottleneck: lag.p99_lag_ms !== null && lag.p99_lag_ms > CLIENT_BOTTLENECK_LAG_MS,
   };
 }

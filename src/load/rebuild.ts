@@ -23,20 +23,16 @@ type LoadEnergyLine = {
 /** A load run's `load` block, rebuilt from its results file as the lines stream past (no line is kept). */
 export class LoadBlockRebuild {
   private readonly columns = new LoadColumns();
-  private readonly opts: LoadOptions;
   private readonly conversations = { count: 0, turns: 0 };
 
   private constructor(
-    header: LoadHeader & { load: NonNullable<LoadHeader['load']> },
+    private readonly opts: LoadOptions,
     private readonly path: string,
-  ) {
-    const l = header.load;
-    this.opts = { ...l, request_rate: l.request_rate === 'inf' ? Infinity : l.request_rate };
-  }
+  ) {}
 
   static forHeader(header: ResultsHeader, path: string): LoadBlockRebuild | null {
-    const h = header as LoadHeader;
-    return h.load ? new LoadBlockRebuild(h as LoadHeader & { load: NonNullable<LoadHeader['load']> }, path) : null;
+    const l = (header as LoadHeader).load;
+    return l ? new LoadBlockRebuild({ ...l, request_rate: l.request_rate === 'inf' ? Infinity : l.request_rate }, path) : null;
   }
 
   /** A case line; a scored one without `meta.load` is refused, since the report would count a request the figures miss. */

@@ -41,7 +41,9 @@ export interface LoadRepeatsDoc {
   notes: string[];
 }
 
+/** Figures of the energy block, then the block's own figures from energy: no statistics over runs measured differently. */
 const ENERGY_FIGURES = ['joules_per_output_token', 'net_joules_per_output_token', 'output_tokens_per_joule', 'avg_power_w'] as const;
+const BLOCK_ENERGY_FIGURES = ['joules_per_good_request', 'goodput_per_watt', 'good_output_tokens_per_joule'] as const;
 
 /** Every figure of one run, by name, in a fixed order (`accuracy_pct`, the serving block's numbers, energy). */
 function runFigures(r: RepeatRun): Map<string, number | null> {
@@ -50,13 +52,11 @@ function runFigures(r: RepeatRun): Map<string, number | null> {
   for (const [k, v] of Object.entries(r.load.serving)) if (typeof v === 'number' || (v === null && k !== 'slo')) out.set(k, v as number | null);
   const e = r.load.energy as unknown as Record<string, unknown>;
   for (const k of ENERGY_FIGURES) out.set(k, typeof e[k] === 'number' ? (e[k] as number) : null);
-  out.set('joules_per_good_request', r.load.joules_per_good_request);
-  out.set('goodput_per_watt', r.load.goodput_per_watt);
-  out.set('good_output_tokens_per_joule', r.load.good_output_tokens_per_joule ?? null);
+  for (const k of BLOCK_ENERGY_FIGURES) out.set(k, r.load[k] ?? null);
   return out;
 }
 
-const isEnergyFigure = (name: string): boolean => (ENERGY_FIGURES as readonly string[]).includes(name) || name === 'joules_per_good_request' || name === 'goodput_per_watt' || name === 'good_output_tokens_per_joule';
+const isEnergyFigure = (name: string): boolean => [...ENERGY_FIGURES, ...BLOCK_ENERGY_FIGURES].some((k) => k === name);
 
 /** Why the runs' energy figures cannot be pooled (mixed energy sources or window kinds), or null. */
 function energyMismatch(runs: readonly RepeatRun[]): string | null {
@@ -91,9 +91,8 @@ export function repeatSummary(runs: readonly RepeatRun[], level = REPEATS_LEVEL)
   const energyWhy = energyMismatch(runs);
   const notes: string[] = [];
   if (energyWhy) notes.push(`${energyWhy}: no statistics for the energy figures`);
-  if (runs.some((r) => r.load.scheduling.client_bottleneck)) {
-    notes.push(`the client limited the request rate in run${runs.filter((r) => r.load.scheduling.client_bottleneck).length === 1 ? '' : 's'} ${runs.flatMap((r, i) => (r.load.scheduling.client_bottleneck ? [i + 1] : [])).join(', ')}`);
-  }
+  const bound = runs.flatMap((r, i) => (r.load.scheduling.client_bottleneck ? [i + 1] : []));
+  if (bound.length > 0) notes.push(`the client limited the request rate in run${bound.length === 1 ? '' : 's'} ${bound.join(', ')}`);
   const figures: Record<string, RepeatFigure> = {};
   for (const name of names) {
     const values = per.map((m) => m.get(name) ?? null);

@@ -75,9 +75,7 @@ export function steadyStateEnergy(input: {
   idle: Pick<IdleCalibration, 'status' | 'watts'>;
   floor_ms: number;
   records: LoadColumns | readonly LoadRecord[];
-  min_window_ms?: number;
 }): SteadyStateEnergy {
-  const min = input.min_window_ms ?? MIN_STEADY_WINDOW_MS;
   let reason: string | null = input.window_reason;
   let steady = false;
   let reading: WindowReading | null = input.run;
@@ -85,7 +83,7 @@ export function steadyStateEnergy(input: {
   let end = input.run_end_ms;
   if (input.window && input.steady) {
     const len = input.window.end_ms - input.window.start_ms;
-    if (len < min) reason = `steady-state window ${round(len / 1000, 3)} s is shorter than ${min / 1000} s`;
+    if (len < MIN_STEADY_WINDOW_MS) reason = `steady-state window ${round(len / 1000, 3)} s is shorter than ${MIN_STEADY_WINDOW_MS / 1000} s`;
     else if (len < input.floor_ms || input.steady.below_floor) reason = `steady-state window ${round(len, 1)} ms is below the meter's floor (${input.floor_ms} ms)`;
     else if (input.steady.joules === null) reason = 'the meter read nothing over the steady-state window';
     else if (input.steady.validity?.valid === false) reason = `the steady-state window is not valid (${input.steady.validity.reasons.join('; ')})`;

@@ -49,16 +49,21 @@ export function relativeTo<D extends { reports: (string | null)[]; results: stri
 export function hasFormat(path: string, format: string): boolean {
   if (!/\.json$/i.test(path)) return false;
   const pattern = new RegExp(`"format"\\s*:\\s*"${format.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"`);
-  let fd: number | null = null;
   try {
-    fd = openSync(path, 'r');
-    const buf = Buffer.alloc(4096);
-    const n = readSync(fd, buf, 0, buf.length, 0);
-    return pattern.test(buf.subarray(0, n).toString('utf8'));
+    return pattern.test(fileHead(path, 4096).toString('utf8'));
   } catch {
     return false;
+  }
+}
+
+/** The first `bytes` bytes of a file (fewer when it is shorter). */
+export function fileHead(path: string, bytes: number): Buffer {
+  const fd = openSync(path, 'r');
+  try {
+    const buf = Buffer.alloc(bytes);
+    return buf.subarray(0, readSync(fd, buf, 0, bytes, 0));
   } finally {
-    if (fd !== null) closeSync(fd);
+    closeSync(fd);
   }
 }
 

@@ -6,6 +6,12 @@ import type { RateSearch } from './search.js';
 
 const fmt = (v: unknown, digits = 2): string => (typeof v === 'number' ? (Number.isInteger(v) ? String(v) : v.toFixed(digits)) : 'n/a');
 
+/** The rows as aligned lines, two spaces between columns: the `left` columns padded on the right, the others on the left. */
+function aligned(rows: string[][], left: readonly number[] = []): string[] {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => r.map((c, i) => (left.includes(i) ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd());
+}
+
 /** The serving section of the terminal output for a load run (plain text; the caller colours nothing). */
 export function renderLoadTable(b: LoadBlock): string {
   const s = b.serving;
@@ -29,8 +35,7 @@ export function renderLoadTable(b: LoadBlock): string {
     fmt(s[`std_${f}_ms`]),
     ...pcts.map((p) => fmt(s[`p${p}_${f}_ms`])),
   ]);
-  const widths = head.map((_, i) => Math.max(...[head, ...rows].map((r) => r[i]!.length)));
-  for (const r of [head, ...rows]) lines.push('  ' + r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '));
+  for (const line of aligned([head, ...rows], [0])) lines.push('  ' + line);
   if (s.slo) {
     lines.push(
       `  goodput (${Object.entries(s.slo).map(([k, v]) => `${k}≤${v}`).join(', ')}): ${fmt(s.request_goodput)} req/s; correct goodput ${fmt(s.correct_goodput)} req/s (${s.good_correct_requests}/${s.good_requests} good requests correct); output goodput ${fmt(s.output_goodput)} tok/s, ${fmt(b.good_output_tokens_per_joule, 4)} good output tok/J`,
@@ -76,8 +81,7 @@ export function renderCurveTable<P extends RatePoint>(points: readonly P[], firs
     fmt(p.correct_goodput),
     fmt(p.joules_per_output_token, 6) + (p.client_bottleneck ? ' (client-bound)' : ''),
   ]);
-  const widths = head.map((_, i) => Math.max(...[head, ...rows].map((r) => r[i]!.length)));
-  return [head, ...rows].map((r) => r.map((c, i) => c.padStart(widths[i]!)).join('  ')).join('\n') + '\n';
+  return aligned([head, ...rows]).join('\n') + '\n';
 }
 
 /** A repeated load run's figures over its runs: mean, Student-t interval, CV (figures no run has are left out). */
@@ -86,9 +90,8 @@ export function renderRepeatsTable(doc: LoadRepeatsDoc): string {
   const rows = Object.entries(doc.figures)
     .filter(([, f]) => f.values.some((v) => v !== null))
     .map(([name, f]) => [name, sigFmt(f.mean), intervalText(f.ci), f.cv === null ? 'n/a' : (f.cv * 100).toFixed(1), f.values.map((v) => sigFmt(v)).join(' ')]);
-  const widths = head.map((_, i) => Math.max(...[head, ...rows].map((r) => r[i]!.length)));
-  const lines = [`${doc.runs} load runs at ${doc.request_rate === 'inf' ? 'inf' : `${doc.request_rate}/s`} (same schedule, ${doc.cooldown_s} s cooldown between runs)`];
-  for (const r of [head, ...rows]) lines.push(r.map((c, i) => (i === 0 || i === 4 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd());
+  const rate = doc.request_rate === 'inf' ? 'inf' : `${doc.request_rate}/s`;
+  const lines = [`${doc.runs} load runs at ${rate} (same schedule, ${doc.cooldown_s} s cooldown between runs)`, ...aligned([head, ...rows], [0, 4])];
   for (const n of doc.notes) lines.push(`note: ${n}`);
   return lines.join('\n') + '\n';
 }
@@ -100,9 +103,7 @@ export function renderRepeatsComparisonTable(c: LoadRepeatsComparison): string {
   const rows = Object.entries(c.figures)
     .filter(([, f]) => f.baseline.some((v) => v !== null) || f.candidate.some((v) => v !== null))
     .map(([name, f]) => [name, sigFmt(mean(f.baseline)), sigFmt(mean(f.candidate)), sigFmt(f.mean_difference), intervalText(f.ci)]);
-  const widths = head.map((_, i) => Math.max(...[head, ...rows].map((r) => r[i]!.length)));
-  const lines = [`${c.paired_runs} paired runs: ${c.pairing}`];
-  for (const r of [head, ...rows]) lines.push(r.map((x, i) => (i === 0 ? x.padEnd(widths[i]!) : x.padStart(widths[i]!))).join('  '));
+  const lines = [`${c.paired_runs} paired runs: ${c.pairing}`, ...aligned([head, ...rows], [0])];
   for (const n of c.notes) lines.push(`note: ${n}`);
   return lines.join('\n') + '\n';
 }
@@ -122,9 +123,7 @@ function sigFmt(v: unknown): string {
 export function renderSearchTable(s: RateSearch): string {
   const head = ['step', 'rate/s', 'goodput share', 'pass', 'goodput req/s', 'p99 TTFT ms', 'p99 TPOT ms', 'J/out tok'];
   const rows = s.steps.map((p) => [String(p.step), String(p.request_rate), fmt(p.goodput_share, 3), p.passed ? 'yes' : 'no', fmt(p.request_goodput), fmt(p.p99_ttft_ms), fmt(p.p99_tpot_ms), fmt(p.joules_per_output_token, 6)]);
-  const widths = head.map((_, i) => Math.max(...[head, ...rows].map((r) => r[i]!.length)));
-  const lines = [`rate search (SLO ${Object.entries(s.slo).map(([k, v]) => `${k}≤${v}`).join(', ')}, goodput share ≥ ${s.goodput_target})`];
-  for (const r of [head, ...rows]) lines.push(r.map((c, i) => c.padStart(widths[i]!)).join('  '));
+  const lines = [`rate search (SLO ${Object.entries(s.slo).map(([k, v]) => `${k}≤${v}`).join(', ')}, goodput share ≥ ${s.goodput_target})`, ...aligned([head, ...rows])];
   lines.push(`max_request_rate ${s.max_request_rate === null ? 'none' : `${s.max_request_rate}/s`} (stopped: ${s.stopped})`, `rule: ${s.stopping_rule}`);
   return lines.join('\n') + '\n';
 }

@@ -1,5 +1,5 @@
-import { closeSync, openSync, readSync } from 'node:fs';
 import { JoulebenchError } from '../core/errors.js';
+import { fileHead } from './sweep-file.js';
 
 /** A model's tokenizer (a GGUF file's vocabulary, through llama.cpp), for sizing load prompts in its tokens. */
 export interface Tokenizer {
@@ -18,18 +18,13 @@ export async function loadTokenizer(path: string): Promise<Tokenizer> {
   // Loaded here, not at the top: a report of a load run reads this module but never a tokenizer.
   const { firstLine, getLlamaInstance } = await import('../targets/llamacpp/binding.js');
   // Checked here so that a wrong file is one line, not llama.cpp's log.
-  const magic = Buffer.alloc(4);
+  let magic: string;
   try {
-    const fd = openSync(path, 'r');
-    try {
-      readSync(fd, magic, 0, 4, 0);
-    } finally {
-      closeSync(fd);
-    }
+    magic = fileHead(path, 4).toString('latin1');
   } catch (e) {
     throw new JoulebenchError('E_USAGE', `--tokenizer ${path}: ${firstLine(e)}`);
   }
-  if (magic.toString('latin1') !== 'GGUF') throw new JoulebenchError('E_USAGE', `--tokenizer ${path}: not a GGUF file`);
+  if (magic !== 'GGUF') throw new JoulebenchError('E_USAGE', `--tokenizer ${path}: not a GGUF file`);
   const llama = await getLlamaInstance(false);
   let model: Awaited<ReturnType<typeof llama.loadModel>>;
   try {

@@ -29,8 +29,6 @@ interface CoordinatorOptions {
   arms: QueueArm[];
   /** How often the records streams and job states are read, ms (default 200). */
   poll_ms?: number;
-  /** Tries per job before it is failed (default 3); a stalled (dead) worker's try counts as one. */
-  attempts?: number;
   /** A case (or other record) arrived from a worker and is now on disk. */
   onRecord?(arm: QueueArm, record: Record<string, unknown>, worker: string): void;
   onArmDone?(outcome: QueueArmOutcome): void;
@@ -88,7 +86,8 @@ export async function runArmsOnQueue(o: CoordinatorOptions): Promise<QueueArmOut
     return s;
   });
   const enqueue = async (s: ArmState): Promise<void> => {
-    await queueOf(s.queue).add('arm', s.arm.job, { jobId: s.jobId, attempts: o.attempts ?? 3, removeOnComplete: false, removeOnFail: false });
+    // Three tries before the job is failed; a stalled (dead) worker's try counts as one.
+    await queueOf(s.queue).add('arm', s.arm.job, { jobId: s.jobId, attempts: 3, removeOnComplete: false, removeOnFail: false });
   };
   try {
     for (const s of states) if (!s.done) await enqueue(s);
@@ -152,18 +151,18 @@ async function drain(redis: import('ioredis').Redis, s: ArmState, o: Coordinator
     const start = s.lastId === '-' ? '-' : `(${s.lastId}`;
     const entries = (await redis.xrange(recordsKey(s.jobId), start, '+', 'COUNT', 1000)) as [string, string[]][];
     if (entries.length === 0) return;
-    const lines: string[] = [];
-    const heard: { rec: Record<string, unknown>; worker: string }[] = [];
+    const heard: { rec: Record<string, unknown>; worker: string; line: string }[] = [];
     const newKeys = new Set<string>();
     let header = s.header;
     for (const [, fields] of entries) {
       let line = streamField(fields, 'r');
       if (line === null) continue;
+      const worker = streamField(fields, 'w') ?? '?';
       let rec: Record<string, unknown>;
       try {
         rec = JSON.parse(line) as Record<string, unknown>;
       } catch {
-        log(`job ${s.jobId}: a record from worker ${streamField(fields, 'w') ?? '?'} is not JSON; skipped`);
+        log(`job ${s.jobId}: a record from worker ${worker} is not JSON; skipped`);
         continue;
       }
       if (rec.record === 'header') {
@@ -176,21 +175,20 @@ async function drain(redis: import('ioredis').Redis, s: ArmState, o: Coordinator
         const k = recordKey(rec);
         if (s.keys.has(k) || newKeys.has(k)) continue;
         newKeys.add(k);
-        (s.caseWorkers ??= new Set()).add(streamField(fields, 'w') ?? '?');
+        (s.caseWorkers ??= new Set()).add(worker);
       } else if (rec.record === 'end') {
         continue; // written once, when the job is complete
       } else if (rec.record === 'run_measures') {
         // One worker's idle and suite window, over the cases it ran: kept, and combined with the other
         // workers' into the arm's line when the job completes (see finish).
-        (s.measures ??= new Map()).set(streamField(fields, 'w') ?? '?', rec as unknown as RunMeasures);
+        (s.measures ??= new Map()).set(worker, rec as unknown as RunMeasures);
         continue;
       }
-      lines.push(line);
-      heard.push({ rec, worker: streamField(fields, 'w') ?? '?' });
+      heard.push({ rec, worker, line });
     }
-    if (lines.length > 0) {
+    if (heard.length > 0) {
       mkdirSync(dirname(s.arm.results), { recursive: true });
-      appendFileSync(s.arm.results, lines.join('\n') + '\n');
+      appendFileSync(s.arm.results, heard.map((h) => h.line).join('\n') + '\n');
     }
     s.header = header;
     for (const k of newKeys) s.keys.add(k);
@@ -256,5 +254,3 @@ function readLocal(path: string): { header: boolean; keys: Set<string>; ended: b
   }
   return { header, keys, ended };
 }
-
-

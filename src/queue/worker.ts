@@ -88,17 +88,13 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
   };
 
   const processor = async (job: { id?: string; data: unknown; attemptsMade: number }): Promise<ArmJobResult> => {
-    const problem = jobProblem(job.data);
+    // A malformed job, or one from another version: failed at once, never retried.
+    const problem = jobProblem(job.data) ?? versionProblem(job.data as ArmJob, VERSION);
     if (problem) {
       log(`job ${job.id}: ${problem}`);
       throw new UnrecoverableError(problem);
     }
     const arm = job.data as ArmJob;
-    const other = versionProblem(arm, VERSION);
-    if (other) {
-      log(`job ${job.id}: ${other}`);
-      throw new UnrecoverableError(other);
-    }
     await acquire();
     try {
       return await runArm(arm, job.id ?? jobIdOf(arm));
@@ -202,5 +198,3 @@ export async function startWorker(o: WorkerOptions): Promise<RunningWorker> {
     },
   };
 }
-
-

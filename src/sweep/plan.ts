@@ -58,7 +58,6 @@ const planSchema = z.strictObject({
 /** An arm after matrix expansion (no `matrix` key left); keys the schema does not name go to the target. */
 export type PlanArm = z.infer<typeof armSchema> & { matrix?: never };
 
-
 /** A plan with its matrices expanded: every arm named and concrete. */
 export interface ExpandedPlan {
   name: string;
@@ -171,12 +170,9 @@ export function armSessionSpec(arm: PlanArm, suite: string, where: string): Sess
   if (Object.keys(target).length > 0) config.target = target;
   for (const k of ['params', 'prices', 'timeouts'] as const) if (arm[k] !== undefined) config[k] = arm[k];
   if (Object.keys(config).length > 0) spec.config = { where: `${where}: arm ${arm.name}`, config };
-  if (arm.meter !== undefined) spec.meter = arm.meter;
-  if (arm.meter_options !== undefined) spec.meter_options = arm.meter_options;
-  if (arm.warmup !== undefined) spec.warmup = arm.warmup;
-  if (arm.repeat !== undefined) spec.repeat = arm.repeat;
-  if (arm.concurrency !== undefined) spec.concurrency = arm.concurrency;
-  if (arm.cluster !== undefined) spec.cluster = arm.cluster;
+  for (const k of ['meter', 'meter_options', 'warmup', 'repeat', 'concurrency', 'cluster'] as const) {
+    if (arm[k] !== undefined) Object.assign(spec, { [k]: arm[k] });
+  }
   const options = Object.fromEntries(Object.entries(arm).filter(([k]) => !SESSION_KEYS.has(k)));
   if (Object.keys(options).length > 0) spec.target_options = options;
   return spec;

@@ -295,17 +295,15 @@ async function executeOnQueue(dir: string, state: SweepState, opts: SweepOptions
 async function recordQueued(report: unknown, receipt: unknown, entry: SweepRunEntry, opts: SweepOptions, hooks: SweepHooks): Promise<number | null> {
   try {
     const path = (opts.history && opts.history.path) || defaultHistoryPath(hooks.env ?? process.env);
-    const h = await History.open(path);
-    try {
-      return h.record({
+    return await History.recordOnce(
+      {
         report: report as Record<string, unknown>,
         receipt: receipt as Record<string, unknown>,
         config_digest: String((receipt as { config_digest?: unknown }).config_digest ?? ''),
         paths: { report: resolve(entry.report), results: resolve(entry.results), receipt: resolve(entry.receipt) },
-      });
-    } finally {
-      h.close();
-    }
+      },
+      path,
+    );
   } catch (e) {
     hooks.onWarning?.(`${entry.arm} × ${entry.suite}: not recorded in history: ${(e as Error).message.split('\n')[0]}`);
     return null;
