@@ -14,8 +14,11 @@ import { neuralStageLine } from '../../targets/llamacpp/default-model.js';
 import { TARGETS } from '../../targets/registry.js';
 import { writeFileEnsured, type CliIO } from '../io.js';
 import { checkOutputPath } from '../output-file.js';
-import { planOutput, sideFileBase, writeByExtension } from '../outputs.js';
-import { runRenderings, RUN_FORMATS } from '../run-outputs.js';
+import { ALL_FORMATS, planOutput, sideFileBase, writeByExtension, type Renderings } from '../outputs.js';
+import type { BenchReport } from '../../core/aggregate.js';
+import type { CaseResult } from '../../core/types.js';
+import { forEachScoredBatch } from '../../runner/scored-batches.js';
+import { HTML_CASE_ROWS } from '../../report/page-limits.js';
 import { addMeterFlags, idleMsFrom, meterOptionsFrom, type MeterFlags } from '../meter-flags.js';
 import { intAtLeast, numberInRange, UNIT_LIMIT_HELP, unitLimit } from '../options.js';
 import { DEFAULT_BOOTSTRAP_MAX_UNITS } from '../../stats/bootstrap.js';
@@ -135,7 +138,7 @@ export function runCommand(io: CliIO, deps: RunDeps = {}): Command {
 
 async function runAction(flags: RunFlags, io: CliIO): Promise<{ accuracy_pct: number | null; load?: LoadBlock; out: string | null; results: string }> {
   // A bad output path or extension is refused before the run spends anything.
-  const outPlan = flags.out ? planOutput(flags.out, RUN_FORMATS) : null;
+  const outPlan = flags.out ? planOutput(flags.out, ALL_FORMATS) : null;
   if (flags.results) checkOutputPath(flags.results, '--results');
   if (flags.receipt) checkOutputPath(flags.receipt, '--receipt');
   const aborter = new AbortController();
@@ -179,7 +182,7 @@ async function runAction(flags: RunFlags, io: CliIO): Promise<{ accuracy_pct: nu
   // The session's report: with a judge, the judged one (MT-Bench score and the judge's figures beside the SUT's).
   const table = (neural ? `${neural}\n` : '') + renderReportTable(session.report) + (load ? renderLoadTable(load) : '');
   if (flags.out && outPlan?.format !== 'json') {
-    await writeByExtension(flags.out, runRenderings({ report, reportJson: prettyJson(report), resultsPath: paths.results, receipt: session.receipt as unknown as Record<string, unknown>, label: session.suite.name }));
+    await writeByExtension(flags.out, runRenderings({ report, resultsPath: paths.results, receipt: session.receipt as unknown as Record<string, unknown>, label: session.suite.name }));
   }
   if (flags.out) {
     if (!flags.quiet) io.out(table);
@@ -240,7 +243,7 @@ function printSeries(flags: RunFlags, outPlan: { format: string } | null, doc: o
 
 /** `--request-rate 1,2,4,inf`: one load run per rate with a cooldown between, each with its own files, then the curve. */
 async function rateSweepAction(flags: RunFlags, rates: number[], io: CliIO, wait: (seconds: number) => Promise<void>): Promise<void> {
-  const outPlan = flags.out ? planOutput(flags.out, RUN_FORMATS) : null;
+  const outPlan = flags.out ? planOutput(flags.out, ALL_FORMATS) : null;
   const runs: LoadRun[] = [];
   for (const [i, rate] of rates.entries()) {
     const label = String(rateLabel(rate));
@@ -269,7 +272,7 @@ async function powerLimitsAction(flags: RunFlags, limits: number[], io: CliIO, w
   const rates = flags.requestRate;
   if (!rates || rates.length !== 1) throw new JoulebenchError('E_USAGE', '--gpu-power-limits runs one load run per limit: give --request-rate one rate');
   if (flags.runs !== undefined || flags.findMaxRate) throw new JoulebenchError('E_USAGE', '--gpu-power-limits does not combine with --runs or --find-max-rate');
-  const outPlan = flags.out ? planOutput(flags.out, RUN_FORMATS) : null;
+  const outPlan = flags.out ? planOutput(flags.out, ALL_FORMATS) : null;
   const limiter = await openPowerLimiter(limits, gpuLibrary(process.env));
   const unhook = restoreOnExit(limiter, (line) => io.err(`joulebench: ${line}\n`));
   const runs: LoadRun[] = [];
@@ -299,7 +302,7 @@ async function findMaxRateAction(flags: RunFlags, io: CliIO, wait: (seconds: num
   if (flags.requestRate && flags.requestRate.length > 1) throw new JoulebenchError('E_USAGE', '--find-max-rate starts from one rate: give --request-rate one rate');
   const start = flags.requestRate?.[0] ?? 1;
   if (start === Infinity) throw new JoulebenchError('E_USAGE', '--find-max-rate needs a finite starting --request-rate');
-  const outPlan = flags.out ? planOutput(flags.out, RUN_FORMATS) : null;
+  const outPlan = flags.out ? planOutput(flags.out, ALL_FORMATS) : null;
   const rule: RateSearchRule = { start_rate: start, goodput_target: flags.goodputTarget ?? 0.9, max_request_rate: flags.maxRequestRate ?? null };
   const steps: RateSearchStep[] = [];
   for (;;) {
@@ -339,7 +342,7 @@ async function findMaxRateAction(flags: RunFlags, io: CliIO, wait: (seconds: num
  * `-o NAME.json` also writes the document there (what `compare` pairs run by run).
  */
 async function loadRepeatsAction(flags: RunFlags, n: number, io: CliIO, wait: (seconds: number) => Promise<void>): Promise<void> {
-  const outPlan = flags.out ? planOutput(flags.out, RUN_FORMATS) : null;
+  const outPlan = flags.out ? planOutput(flags.out, ALL_FORMATS) : null;
   const runs: LoadRun[] = [];
   for (let i = 0; i < n; i++) {
     const run = await nextRun(flags, i, `run-${String(i + 1).padStart(String(n).length, '0')}`, { runs: undefined }, io, wait);
@@ -403,6 +406,34 @@ function sessionSpecFrom(flags: RunFlags, env: NodeJS.ProcessEnv, outPlan: { for
   if (flags.requestRate?.length === 1) spec.load = loadOptionsFrom(flags as LoadFlags, flags.requestRate[0]!);
   if (flags.maxErrors !== undefined) spec.max_errors = flags.maxErrors;
   return spec;
+}
+
+/** A finished run in every format `-o` offers; per-case formats stream the results file again rather than hold every case. */
+function runRenderings(input: { report: BenchReport; resultsPath: string; receipt: Record<string, unknown>; label: string }): Renderings {
+  const eachBatch = (each: (batch: CaseResult[]) => void): void => forEachScoredBatch(input.resultsPath, each);
+  return {
+    json: () => prettyJson(input.report),
+    md: async () => (await import('../../report/markdown.js')).renderReportMarkdown(input.report, { title: `joulebench · ${input.label}`, receipt: input.receipt }),
+    html: async () => {
+      const { loadRuns } = await import('../../report/load-inputs.js');
+      const cases = loadRuns([input.resultsPath], null, { cases: true, casesLimit: HTML_CASE_ROWS })[0]!;
+      // The header too, so the page can show each case's prompt as `report FILE --html` does.
+      const { results, scored_total, case_latency_ms, header } = cases;
+      const run = { label: input.label, origin: input.resultsPath, report: input.report, results, scored_total, case_latency_ms, header, receipt: input.receipt, run_id: null };
+      return (await import('../../report/html/index.js')).buildHtmlReport([run]);
+    },
+    csv: async () => {
+      const { casesCsvHeader, casesCsvRows } = await import('../../report/csv.js');
+      return {
+        stream: (write) => {
+          write(casesCsvHeader());
+          eachBatch((batch) => write(casesCsvRows(input.label, batch)));
+        },
+      };
+    },
+    jsonl: () => ({ stream: (write) => eachBatch((batch) => write(batch.map((r) => JSON.stringify(r) + '\n').join(''))) }),
+    txt: async () => (await import('../../report/table.js')).renderReportTable(input.report),
+  };
 }
 
 /** Grams with enough digits for a per-answer figure (often well under a gram). */
