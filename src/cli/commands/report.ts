@@ -42,6 +42,7 @@ async function textRenderers() {
   };
 }
 
+/** The HTML page, loaded on use: only it reads the 1 MB chart bundle. */
 async function buildHtml(runs: ReportInput[], comparisons: SweepComparison[] = []): Promise<string> {
   const { buildHtmlReport } = await import('../../report/html/index.js');
   return buildHtmlReport(runs, new Date(), comparisons);
@@ -141,9 +142,7 @@ export function reportCommand(io: CliIO): Command {
         return;
       }
       if (flags.html) {
-        // Loaded lazily: only --html reads the 1 MB chart bundle.
-        const { buildHtmlReport } = await import('../../report/html/index.js');
-        writeFileEnsured(flags.html, buildHtmlReport(runs, new Date(), sweeps.comparisons));
+        writeFileEnsured(flags.html, await buildHtml(runs, sweeps.comparisons));
         io.err(`html    ${flags.html}\n`);
       }
       let text: string | null = null;
