@@ -21,21 +21,20 @@ export interface MeterFlags {
 
 /** Adds `--meter`, `--powercap-root`, `--rapl-dram`, `--idle-ms`, `--no-idle` and the estimate's coefficients. */
 export function addMeterFlags(cmd: Command): Command {
-  return cmd
-    .addOption(new Option('-m, --meter <name>', 'energy meter').choices(Object.keys(METERS)).default('auto'))
-    .option('--powercap-root <dir>', 'RAPL: the powercap folder (env JOULEBENCH_POWERCAP_ROOT; default /sys/class/powercap)')
-    .option('--rapl-dram', 'RAPL: add the DRAM zones to the package zones')
-    .option('--idle-ms <ms>', 'idle calibration window before measuring, ms', timerMs(1), DEFAULT_IDLE_MS)
-    .option('--no-idle', 'skip idle calibration (net energy is then unknown)')
-    .option('--active-watts <W>', 'estimate: watts while active × wall time (env JOULEBENCH_ACTIVE_WATTS)', watts)
-    .option('--cpu-watts-per-core <W>', 'estimate: watts per busy core × CPU time (env JOULEBENCH_CPU_WATTS_PER_CORE; default 10)', watts);
+  return addMeterReadFlags(cmd.addOption(new Option('-m, --meter <name>', 'energy meter').choices(Object.keys(METERS)).default('auto')), true);
 }
 
-/** The flags that change what a meter reads, for a command that picks its meter itself (`infer`). */
-export function addMeterReadFlags(cmd: Command): Command {
-  return cmd
+/** The flags that change what a meter reads, for a command that picks its meter itself (`infer`); with `idle`, the idle window's too. */
+export function addMeterReadFlags(cmd: Command, idle = false): Command {
+  cmd
     .option('--powercap-root <dir>', 'RAPL: the powercap folder (env JOULEBENCH_POWERCAP_ROOT; default /sys/class/powercap)')
-    .option('--rapl-dram', 'RAPL: add the DRAM zones to the package zones')
+    .option('--rapl-dram', 'RAPL: add the DRAM zones to the package zones');
+  if (idle) {
+    cmd
+      .option('--idle-ms <ms>', 'idle calibration window before measuring, ms', timerMs(1), DEFAULT_IDLE_MS)
+      .option('--no-idle', 'skip idle calibration (net energy is then unknown)');
+  }
+  return cmd
     .option('--active-watts <W>', 'estimate: watts while active × wall time (env JOULEBENCH_ACTIVE_WATTS)', watts)
     .option('--cpu-watts-per-core <W>', 'estimate: watts per busy core × CPU time (env JOULEBENCH_CPU_WATTS_PER_CORE; default 10)', watts);
 }

@@ -5,9 +5,12 @@ import { checkOutputPath, formatOf, writeOutputFile, type OutputFormat, type Str
 /** How a command renders its result in each format it can write; the extension of `-o` picks one. */
 export type Renderings = Partial<Record<OutputFormat, () => string | StreamedOutput | Promise<string | StreamedOutput>>>;
 
+/** Every format, in the order help lists them (what `run`, `code` and `report` write). */
+export const ALL_FORMATS: readonly OutputFormat[] = ['json', 'md', 'html', 'csv', 'jsonl', 'txt'];
+
 /** The formats a command offers, in the order its help lists them. */
 export function formatsOf(r: Renderings): OutputFormat[] {
-  return (['json', 'md', 'html', 'csv', 'jsonl', 'txt'] as const).filter((f) => r[f] !== undefined);
+  return ALL_FORMATS.filter((f) => r[f] !== undefined);
 }
 
 /** Checks `-o PATH` before any work (a format the command writes, a writable kind of path); returns the format. */

@@ -13,85 +13,75 @@ interface CommandEntry {
   load: () => Promise<(io: CliIO) => Command>;
 }
 
-/** Every command, loaded only when named, so one command's start-up never pays for another's imports. */
-export const COMMANDS: Record<string, CommandEntry> = {
+/** Every command's term and summary; its implementation is `<name>Command` in commands/<name>.ts. */
+const TERMS: Record<string, Omit<CommandEntry, 'load'>> = {
   run: {
     term: 'run [options]',
     summary: 'run a suite against a target and report accuracy, joules per correct answer, latency and stage mix',
-    load: async () => (await import('./commands/run.js')).runCommand,
   },
   compare: {
     term: 'compare [options] [runs...]',
     summary: 'compare two runs: J/correct, $/correct, total $ and p95 latency as % change, accuracy as a point difference, each with its paired interval and verdict',
-    load: async () => (await import('./commands/compare.js')).compareCommand,
   },
   meter: {
     term: 'meter [options] <command...>',
     summary: 'run any command under an energy meter and print wall time, CPU time, gross and net joules per domain (exit code passes through)',
-    load: async () => (await import('./commands/meter.js')).meterCommand,
   },
   infer: {
     term: 'infer [options]',
     summary: 'local inference under the local-inference counting rules (Ollama, llama.cpp): cold runs, warmup, scored runs, thread sweep, receipts',
-    load: async () => (await import('./commands/infer.js')).inferCommand,
   },
   fetch: {
     term: 'fetch [options] <dataset> [name]',
     summary:
       "download a public dataset (mmlu: cais/mmlu as JSONL, for --suite mmlu --data; mt-bench: FastChat's question.jsonl, reference answers and judge prompts at a pinned commit, sha256-checked; swebench-verified: the Verified split as Parquet, for joulebench code --suite) or a GGUF model (model [NAME]: a pinned, sha256-checked file into $JOULEBENCH_HOME/models/default.gguf, the embedded default's neural stage)",
-    load: async () => (await import('./commands/fetch.js')).fetchCommand,
   },
   report: {
     term: 'report [options] <runs...>',
     summary: 'show one or more runs: a terminal table, Markdown for a PR (--md), or one self-contained HTML page (--html)',
-    load: async () => (await import('./commands/report.js')).reportCommand,
   },
   frontier: {
     term: 'frontier [options] <runs...>',
     summary: 'the Pareto-optimal arms for accuracy vs J/correct, $/correct and p95 latency (suite runs; code solvers; infer arms are listed as not placed)',
-    load: async () => (await import('./commands/frontier.js')).frontierCommand,
   },
   power: {
     term: 'power [options] <results> [candidate]',
     summary: 'plan a paired comparison from a pilot run: the cases needed to detect an accuracy and an energy difference, and their time and joules',
-    load: async () => (await import('./commands/power.js')).powerCommand,
   },
   history: {
     term: 'history [options]',
     summary: 'list recorded runs, newest first ($JOULEBENCH_HOME/history.sqlite, default ~/.joulebench)',
-    load: async () => (await import('./commands/history.js')).historyCommand,
   },
   view: {
     term: 'view [options] [paths...]',
     summary: 'browse the history and named results, reports and sweep folders in a local read-only web viewer: runs, transcripts, compare, trends',
-    load: async () => (await import('./commands/view.js')).viewCommand,
   },
   code: {
     term: 'code [options]',
     summary: 'coding agents graded by a test oracle: resolution, joules and dollars per resolved task, and their Pareto frontier',
-    load: async () => (await import('./commands/code.js')).codeCommand,
   },
   rescore: {
     term: 'rescore [options] [results]',
     summary: "score a results file with an LLM judge (MT-Bench [[rating]]; cached judgements are not asked again) into a new results file (--in-place: over it), or with --judgments summarise FastChat's published judgments per model",
-    load: async () => (await import('./commands/rescore.js')).rescoreCommand,
   },
   sweep: {
     term: 'sweep [options] [plan]',
     summary: 'run every arm of a plan (arms × suites, each an ordinary run) and compare them with intervals, a frontier and significance against a baseline',
-    load: async () => (await import('./commands/sweep.js')).sweepCommand,
   },
   setup: {
     term: 'setup [options] <part>',
     summary: "add what an optional part needs (llamacpp: node-llama-cpp's prebuilt llama.cpp for this platform, or with --gpu its CUDA or Vulkan build)",
-    load: async () => (await import('./commands/setup.js')).setupCommand,
   },
   worker: {
     term: 'worker [options]',
     summary: 'run sweep arms from a queue (BullMQ on Redis) on this machine, with its own meters, until stopped',
-    load: async () => (await import('./commands/worker.js')).workerCommand,
   },
 };
+
+/** Every command, loaded only when named, so one command's start-up never pays for another's imports. */
+export const COMMANDS: Record<string, CommandEntry> = Object.fromEntries(
+  Object.entries(TERMS).map(([name, entry]) => [name, { ...entry, load: async () => (await import(`./commands/${name}.js`))[`${name}Command`] }]),
+);
 
 /** Builds the CLI for `argv`: the command it names is loaded, every other one is a stub from COMMANDS (listed, never run). */
 export async function buildProgram(io: CliIO, argv: readonly string[] = []): Promise<Command> {

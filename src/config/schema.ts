@@ -25,26 +25,19 @@ export const retrySchema = z.object({ max_attempts: count().max(MAX_ATTEMPTS, `m
 /** `target.retries` (seed 003): accepted and validated so seed configs load; it never retries a measured call (`params.retry` does). */
 const controlRetrySchema = z.object({ max_attempts: count().default(3), ...backoff }).strict();
 
-const paramsOrRange = () =>
-  z.union([
-    positive(),
-    z
-      .tuple([z.number().finite().gt(0), z.number().finite().gt(0)], { error: 'must be a number or [low, high]' })
-      .refine(([lo, hi]) => lo <= hi, 'must be [low, high] with low <= high'),
-  ], { error: 'must be a number or [low, high]' });
+/** A number, or a `[low, high]` range with low <= high (a figure known only within bounds). */
+const numberOrRange = (scalar: z.ZodNumber, bound: z.ZodNumber, error: string) =>
+  z.union([scalar, z.tuple([bound, bound]).refine(([lo, hi]) => lo <= hi, 'must be [low, high] with low <= high')], { error });
+
+const paramsOrRange = numberOrRange(positive(), z.number().finite().gt(0), 'must be a number or [low, high]');
 
 /** `target.energy_model`: overrides for the modelled energy of a remote endpoint (model:api, EcoLogits). */
 export const energyModelSchema = z
   .object({
     enabled: bool().optional(),
-    active_params_b: paramsOrRange().optional(),
-    total_params_b: paramsOrRange().optional(),
-    pue: z
-      .union([
-        number().finite().min(1, 'must be >= 1'),
-        z.tuple([z.number().finite().min(1), z.number().finite().min(1)]).refine(([lo, hi]) => lo <= hi, 'must be [low, high] with low <= high'),
-      ], { error: 'must be a number >= 1 or [low, high]' })
-      .optional(),
+    active_params_b: paramsOrRange.optional(),
+    total_params_b: paramsOrRange.optional(),
+    pue: numberOrRange(number().finite().min(1, 'must be >= 1'), z.number().finite().min(1), 'must be a number >= 1 or [low, high]').optional(),
     hardware: z.enum(['h100-vllm'], { error: 'must be "h100-vllm" (the only EcoLogits hardware profile)' }).optional(),
   })
   .strict();

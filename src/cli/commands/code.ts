@@ -23,7 +23,7 @@ import { buildReceipt } from '../../report/receipt.js';
 import { renderCodeTable } from '../../report/code-table.js';
 import { codeHistoryInput } from '../../report/history-inputs.js';
 import type { CliIO } from '../io.js';
-import { planOutput, sideFileBase, writeByExtension, type Renderings } from '../outputs.js';
+import { ALL_FORMATS, planOutput, sideFileBase, writeByExtension, type Renderings } from '../outputs.js';
 import { checkOutputPath, writeOutputFile } from '../output-file.js';
 import { PowerTrace } from '../../meters/power-trace.js';
 import { addMeterFlags, idleMsFrom, meterOptionsFrom, type MeterFlags } from '../meter-flags.js';
@@ -145,7 +145,7 @@ export function codeCommand(io: CliIO): Command {
 /** Runs the suite, writes the results JSON and prints the frontier table. */
 async function codeAction(flags: CodeFlags, io: CliIO): Promise<void> {
   const started = new Date();
-  const outPlan = flags.out ? planOutput(flags.out, ['json', 'md', 'html', 'csv', 'jsonl', 'txt']) : null;
+  const outPlan = flags.out ? planOutput(flags.out, ALL_FORMATS) : null;
   const only = flags.tasks?.split(',').map((s) => s.trim()).filter(Boolean);
   const suite = await selectCodeTasks(await loadSuite(flags, only), flags);
   const container = containerTestsFrom(flags);

@@ -11,7 +11,8 @@ import { inferIdentity, runInfer, type ArmTraces, type InferOptions } from '../.
 import { llamaInferIdentity, runInferLlamaCpp, type LlamaInferOptions } from '../../infer/llamacpp.js';
 import { DEFAULT_INFER_PROMPT } from '../../infer/prompt.js';
 import { defaultPeakFlops } from '../../infer/stats.js';
-import { renderInferTable } from '../../infer/table.js';
+import { inferTableRows, renderInferTable } from '../../infer/table.js';
+import type { InferRunFile } from '../../infer/protocol.js';
 import type { MachinePeak, ThreadArm } from '../../infer/types.js';
 import type { Meter } from '../../meters/meter.js';
 import { createMeter, METERS } from '../../meters/registry.js';
@@ -20,7 +21,7 @@ import { MAX_WATTS } from '../../core/bounds.js';
 import { DEFAULT_OLLAMA_URL } from '../../targets/ollama/client.js';
 import type { CliIO } from '../io.js';
 import { addMeterReadFlags, meterOptionsFrom, type MeterFlags } from '../meter-flags.js';
-import { formatsOf, planOutput, writeByExtension } from '../outputs.js';
+import { formatsOf, planOutput, writeByExtension, type Renderings } from '../outputs.js';
 import { checkOutputPath, writeOutputFile } from '../output-file.js';
 import { DEFAULT_IDLE_MS } from '../../meters/idle.js';
 import { round } from '../../core/stats.js';
@@ -102,12 +103,10 @@ export function inferCommand(io: CliIO): Command {
 async function inferAction(flags: InferFlags, io: CliIO): Promise<void> {
   if (flags.report) {
     if (flags.pue !== undefined || flags.powerTrace !== undefined) throw new JoulebenchError('E_USAGE', `${flags.pue !== undefined ? '--pue' : '--power-trace'} applies to a run, not to --report`);
-    if (flags.out) planOutput(flags.out, formatsOf((await import('../infer-outputs.js')).inferRenderings([])));
+    if (flags.out) planOutput(flags.out, formatsOf(inferRenderings([])));
     const files = flags.report.map((path) => ({ path, file: readInferFile(path) }));
-    if (flags.out) {
-      const { inferRenderings } = await import('../infer-outputs.js');
-      await writeByExtension(flags.out, inferRenderings(files));
-    } else if (flags.json) io.out(prettyJson(files.length === 1 ? files[0]!.file : files.map((f) => ({ path: f.path, file: f.file }))));
+    if (flags.out) await writeByExtension(flags.out, inferRenderings(files));
+    else if (flags.json) io.out(prettyJson(files.length === 1 ? files[0]!.file : files.map((f) => ({ path: f.path, file: f.file }))));
     else io.out(renderInferTable(files, tableWidth(flags)));
     return;
   }
@@ -242,6 +241,28 @@ async function inferAction(flags: InferFlags, io: CliIO): Promise<void> {
   else io.out(renderInferTable([{ path: out, file }], tableWidth(flags)));
   for (const w of file.summary.warnings) io.err(`joulebench: warning: ${w}\n`);
   if (!flags.quiet) io.err(`run file ${out}\n${runId !== null ? `history  #${runId}\n` : ''}`);
+}
+
+/** `infer --report FILES -o OUT`: the run files in every format `-o` offers (CSV: one row per arm, as the table). */
+function inferRenderings(files: readonly { path: string; file: InferRunFile }[]): Renderings {
+  return {
+    json: () => prettyJson(files.length === 1 ? files[0]!.file : files.map((f) => ({ path: f.path, file: f.file }))),
+    md: async () => {
+      const { renderInferMarkdown } = await import('../../report/markdown.js');
+      return files.map((f) => renderInferMarkdown(f.path, f.file)).join('\n');
+    },
+    html: async () => {
+      const { buildHtmlReport } = await import('../../report/html/index.js');
+      return buildHtmlReport(files.map((f) => ({ kind: 'infer' as const, label: f.path, origin: f.path, file: f.file, run_id: null })));
+    },
+    csv: async () => {
+      const { toCsv } = await import('../../report/csv.js');
+      const { head, rows } = inferTableRows(files);
+      return toCsv(head, rows);
+    },
+    jsonl: () => files.flatMap((f) => f.file.arms.map((a) => JSON.stringify({ path: f.path, ...a }))).join('\n') + '\n',
+    txt: () => renderInferTable(files),
+  };
 }
 
 /** Every traced arm's rows: `t_utc,arm,phase,<domain>_w…` (empty where a domain did not read). */

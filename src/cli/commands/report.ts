@@ -7,15 +7,13 @@ import type { LoadBlock } from '../../load/block.js';
 import type { SweepComparison } from '../../sweep/comparison.js';
 import { writeFileEnsured, type CliIO } from '../io.js';
 import { checkOutputPath } from '../output-file.js';
-import { planOutput, writeByExtension, type Renderings } from '../outputs.js';
+import { ALL_FORMATS, planOutput, writeByExtension, type Renderings } from '../outputs.js';
 import type { StreamedOutput } from '../output-file.js';
 import type { CaseResult } from '../../core/types.js';
 import { forEachScoredBatch } from '../../runner/scored-batches.js';
 import { inputsFrontier } from '../../report/arms.js';
 import { loadInputsForCli, warnAboutInputs } from '../load-runs.js';
 import { HTML_CASE_ROWS } from '../../report/page-limits.js';
-
-const REPORT_FORMATS = ['json', 'md', 'html', 'csv', 'jsonl', 'txt'] as const;
 
 /** The text renderers, loaded on use (`report --json` needs none of them). */
 async function textRenderers() {
@@ -44,6 +42,7 @@ async function textRenderers() {
   };
 }
 
+/** The HTML page, loaded on use: only it reads the 1 MB chart bundle. */
 async function buildHtml(runs: ReportInput[], comparisons: SweepComparison[] = []): Promise<string> {
   const { buildHtmlReport } = await import('../../report/html/index.js');
   return buildHtmlReport(runs, new Date(), comparisons);
@@ -116,7 +115,7 @@ export function reportCommand(io: CliIO): Command {
       // FastChat's published judgments print show_result.py's per-model table, with any judged runs of ours beside it.
       const judgments = specs.filter(isFastChatJudgments);
       if (judgments.length > 0) return leaderboardReport(io, judgments, specs, flags);
-      const plan = flags.out ? planOutput(flags.out, REPORT_FORMATS) : null;
+      const plan = flags.out ? planOutput(flags.out, ALL_FORMATS) : null;
       if (flags.html) checkOutputPath(flags.html, '--html');
       // A sweep folder stands for its arms' runs, plus the sweep's comparison.
       const { isSweepDir } = await import('../../sweep/state.js');
@@ -143,9 +142,7 @@ export function reportCommand(io: CliIO): Command {
         return;
       }
       if (flags.html) {
-        // Loaded lazily: only --html reads the 1 MB chart bundle.
-        const { buildHtmlReport } = await import('../../report/html/index.js');
-        writeFileEnsured(flags.html, buildHtmlReport(runs, new Date(), sweeps.comparisons));
+        writeFileEnsured(flags.html, await buildHtml(runs, sweeps.comparisons));
         io.err(`html    ${flags.html}\n`);
       }
       let text: string | null = null;

@@ -14,8 +14,11 @@ import { neuralStageLine } from '../../targets/llamacpp/default-model.js';
 import { TARGETS } from '../../targets/registry.js';
 import { writeFileEnsured, type CliIO } from '../io.js';
 import { checkOutputPath } from '../output-file.js';
-import { planOutput, sideFileBase, writeByExtension } from '../outputs.js';
-import { runRenderings, RUN_FORMATS } from '../run-outputs.js';
+import { ALL_FORMATS, planOutput, sideFileBase, writeByExtension, type Renderings } from '../outputs.js';
+import type { BenchReport } from '../../core/aggregate.js';
+import type { CaseResult } from '../../core/types.js';
+import { forEachScoredBatch } from '../../runner/scored-batches.js';
+import { HTML_CASE_ROWS } from '../../report/page-limits.js';
 import { addMeterFlags, idleMsFrom, meterOptionsFrom, type MeterFlags } from '../meter-flags.js';
 import { intAtLeast, numberInRange, UNIT_LIMIT_HELP, unitLimit } from '../options.js';
 import { DEFAULT_BOOTSTRAP_MAX_UNITS } from '../../stats/bootstrap.js';
@@ -135,7 +138,7 @@ export function runCommand(io: CliIO, deps: RunDeps = {}): Command {
 
 async function runAction(flags: RunFlags, io: CliIO): Promise<{ accuracy_pct: number | null; load?: LoadBlock; out: string | null; results: string }> {
   // A bad output path or extension is refused before the run spends anything.
-  const outPlan = flags.out ? planOutput(flags.out, RUN_FORMATS) : null;
+  const outPlan = flags.out ? planOutput(flags.out, ALL_FORMATS) : null;
   if (flags.results) checkOutputPath(flags.results, '--results');
   if (flags.receipt) checkOutputPath(flags.receipt, '--receipt');
   const aborter = new AbortController();
@@ -179,7 +182,7 @@ async function runAction(flags: RunFlags, io: CliIO): Promise<{ accuracy_pct: nu
   // The session's report: with a judge, the judged one (MT-Bench score and the judge's figures beside the SUT's).
   const table = (neural ? `${neural}\n` : '') + renderReportTable(session.report) + (load ? renderLoadTable(load) : '');
   if (flags.out && outPlan?.format !== 'json') {
-    await writeByExtension(flags.out, runRenderings({ report, reportJson: prettyJson(report), resultsPath: paths.results, receipt: session.receipt as unknown as Record<string, unknown>, label: session.suite.name }));
+    await writeByExtension(flags.out, runRenderings({ report, resultsPath: paths.results, receipt: session.receipt as unknown as Record<string, unknown>, label: session.suite.name }));
   }
   if (flags.out) {
     if (!flags.quiet) io.out(table);
@@ -207,22 +210,47 @@ async function runAction(flags: RunFlags, io: CliIO): Promise<{ accuracy_pct: nu
   return { accuracy_pct: report.accuracy_pct, ...(load ? { load } : {}), out: flags.out ?? paths.report ?? null, results: paths.results };
 }
 
+/** A finished load run of a series (rates, power limits, search steps, repeats). */
+type LoadRun = { accuracy_pct: number | null; load: LoadBlock; out: string | null; results: string };
+
+/**
+ * Waits out the cooldown before run `i` of a series (none before the first), then returns that run, to start:
+ * `changes` applied to the flags, each file named `NAME.<tag>.ext` so every run keeps its own, quiet, nothing on stdout.
+ */
+async function nextRun(flags: RunFlags, i: number, tag: string, changes: Partial<RunFlags>, io: CliIO, wait: (seconds: number) => Promise<void>) {
+  if (i > 0 && (flags.cooldownS ?? 0) > 0) await wait(flags.cooldownS ?? 0);
+  const one: RunFlags = { ...flags, ...changes, quiet: true };
+  for (const k of ['out', 'results', 'receipt', 'powerTrace'] as const) {
+    const p = flags[k]?.replace(/(\.[A-Za-z0-9]+)?$/, (ext) => `.${tag}${ext}`);
+    if (p !== undefined) one[k] = p;
+  }
+  return () => runAction(one, { ...io, out: () => undefined });
+}
+
+/** A run of a series that must have written a load block (`what` names it in the error). */
+function withLoad(r: Awaited<ReturnType<typeof runAction>>, what: string): LoadRun {
+  if (!r.load) throw new JoulebenchError('E_RUN', `${what} wrote no load block (${r.results})`);
+  return { ...r, load: r.load };
+}
+
+/** A series' document on stdout and, with `-o FILE.json`, in that file (`rel`: with paths relative to it); then its table, naming that file. */
+function printSeries(flags: RunFlags, outPlan: { format: string } | null, doc: object, rel: () => object, table: string, what: string, io: CliIO): void {
+  const json = flags.out !== undefined && outPlan?.format === 'json';
+  if (json) writeFileEnsured(flags.out!, prettyJson(rel()), '--out');
+  io.out(prettyJson(doc));
+  if (!flags.quiet) io.err(table + (json ? `${what} ${flags.out}\n` : ''));
+}
+
 /** `--request-rate 1,2,4,inf`: one load run per rate with a cooldown between, each with its own files, then the curve. */
 async function rateSweepAction(flags: RunFlags, rates: number[], io: CliIO, wait: (seconds: number) => Promise<void>): Promise<void> {
-  const outPlan = flags.out ? planOutput(flags.out, RUN_FORMATS) : null;
-  const runs: { accuracy_pct: number | null; load: LoadBlock; out: string | null; results: string }[] = [];
+  const outPlan = flags.out ? planOutput(flags.out, ALL_FORMATS) : null;
+  const runs: LoadRun[] = [];
   for (const [i, rate] of rates.entries()) {
-    if (i > 0 && (flags.cooldownS ?? 0) > 0) await wait(flags.cooldownS ?? 0);
     const label = String(rateLabel(rate));
-    const suffix = (path: string | undefined): string | undefined => (path ? path.replace(/(\.[A-Za-z0-9]+)?$/, (ext) => `.rate-${label}${ext}`) : undefined);
-    const one: RunFlags = { ...flags, requestRate: [rate] };
-    for (const k of ['out', 'results', 'receipt', 'powerTrace'] as const) {
-      const p = suffix(flags[k]);
-      if (p !== undefined) one[k] = p;
-    }
+    const run = await nextRun(flags, i, `rate-${label}`, { requestRate: [rate] }, io, wait);
     if (!flags.quiet) io.err(`joulebench: rate ${label}/s (${i + 1} of ${rates.length})\n`);
-    const r = await runAction({ ...one, quiet: true }, { ...io, out: () => undefined });
-    if (r.load) runs.push({ accuracy_pct: r.accuracy_pct, load: r.load, out: r.out, results: r.results });
+    const r = await run();
+    if (r.load) runs.push({ ...r, load: r.load });
   }
   const curve = rateCurve(runs);
   const doc: RateSweepDoc = { format: RATE_SWEEP_FORMAT, rates: rates.map(rateLabel), reports: runs.map((r) => r.out), results: runs.map((r) => r.results), curve };
@@ -244,23 +272,15 @@ async function powerLimitsAction(flags: RunFlags, limits: number[], io: CliIO, w
   const rates = flags.requestRate;
   if (!rates || rates.length !== 1) throw new JoulebenchError('E_USAGE', '--gpu-power-limits runs one load run per limit: give --request-rate one rate');
   if (flags.runs !== undefined || flags.findMaxRate) throw new JoulebenchError('E_USAGE', '--gpu-power-limits does not combine with --runs or --find-max-rate');
-  const outPlan = flags.out ? planOutput(flags.out, RUN_FORMATS) : null;
+  const outPlan = flags.out ? planOutput(flags.out, ALL_FORMATS) : null;
   const limiter = await openPowerLimiter(limits, gpuLibrary(process.env));
   const unhook = restoreOnExit(limiter, (line) => io.err(`joulebench: ${line}\n`));
-  const runs: { accuracy_pct: number | null; load: LoadBlock; out: string | null; results: string }[] = [];
+  const runs: LoadRun[] = [];
   try {
     for (const [i, w] of limits.entries()) {
-      if (i > 0 && (flags.cooldownS ?? 0) > 0) await wait(flags.cooldownS ?? 0);
-      const one: RunFlags = { ...flags, labels: { gpu_power_limit_w: String(w) } };
-      delete one.gpuPowerLimits;
-      for (const k of ['out', 'results', 'receipt', 'powerTrace'] as const) {
-        const p = flags[k]?.replace(/(\.[A-Za-z0-9]+)?$/, (ext) => `.pl-${w}W${ext}`);
-        if (p !== undefined) one[k] = p;
-      }
+      const run = await nextRun(flags, i, `pl-${w}W`, { labels: { gpu_power_limit_w: String(w) }, gpuPowerLimits: undefined }, io, wait);
       if (!flags.quiet) io.err(`joulebench: GPU power limit ${w} W (${i + 1} of ${limits.length})\n`);
-      const r = await underLimit(limiter, w, () => runAction({ ...one, quiet: true }, { ...io, out: () => undefined }));
-      if (!r.load) throw new JoulebenchError('E_RUN', `the ${w} W arm wrote no load block (${r.results})`);
-      runs.push({ accuracy_pct: r.accuracy_pct, load: r.load, out: r.out, results: r.results });
+      runs.push(withLoad(await underLimit(limiter, w, run), `the ${w} W arm`));
     }
   } finally {
     unhook();
@@ -268,9 +288,8 @@ async function powerLimitsAction(flags: RunFlags, limits: number[], io: CliIO, w
   }
   const arms = rateCurve(runs).map((p, i) => ({ gpu_power_limit_w: limits[i]!, ...p, avg_power_w: runs[i]!.load.energy.avg_power_w }));
   const doc: PowerLimitsDoc = { format: POWER_LIMITS_FORMAT, request_rate: rateLabel(rates[0]!), gpu_power_limits_w: limits, gpus: limiter.describe(), reports: runs.map((r) => r.out), results: runs.map((r) => r.results), arms };
-  if (flags.out && outPlan?.format === 'json') writeFileEnsured(flags.out, prettyJson(relativeTo(doc, flags.out)), '--out');
-  io.out(prettyJson(doc));
-  if (!flags.quiet) io.err(renderCurveTable(arms, { head: 'GPU limit W', cell: (p) => String(p.gpu_power_limit_w) }) + (flags.out && outPlan?.format === 'json' ? `power-limit arms ${flags.out}\n` : ''));
+  const table = renderCurveTable(arms, { head: 'GPU limit W', cell: (p) => String(p.gpu_power_limit_w) });
+  printSeries(flags, outPlan, doc, () => relativeTo(doc, flags.out!), table, 'power-limit arms', io);
 }
 
 /**
@@ -283,7 +302,7 @@ async function findMaxRateAction(flags: RunFlags, io: CliIO, wait: (seconds: num
   if (flags.requestRate && flags.requestRate.length > 1) throw new JoulebenchError('E_USAGE', '--find-max-rate starts from one rate: give --request-rate one rate');
   const start = flags.requestRate?.[0] ?? 1;
   if (start === Infinity) throw new JoulebenchError('E_USAGE', '--find-max-rate needs a finite starting --request-rate');
-  const outPlan = flags.out ? planOutput(flags.out, RUN_FORMATS) : null;
+  const outPlan = flags.out ? planOutput(flags.out, ALL_FORMATS) : null;
   const rule: RateSearchRule = { start_rate: start, goodput_target: flags.goodputTarget ?? 0.9, max_request_rate: flags.maxRequestRate ?? null };
   const steps: RateSearchStep[] = [];
   for (;;) {
@@ -300,26 +319,17 @@ async function findMaxRateAction(flags: RunFlags, io: CliIO, wait: (seconds: num
         stopped: next.done,
       };
       const doc = { format: RATE_SEARCH_FORMAT, rate_search: search, reports: steps.map((s) => s.report), results: steps.map((s) => s.results) };
-      if (flags.out && outPlan?.format === 'json') {
-        const rel = relativeTo(doc, flags.out);
-        rel.rate_search = { ...search, steps: steps.map((s, i) => ({ ...s, report: rel.reports[i]!, results: rel.results[i]! })) };
-        writeFileEnsured(flags.out, prettyJson(rel), '--out');
-      }
-      io.out(prettyJson(doc));
-      if (!flags.quiet) io.err(renderSearchTable(search) + (flags.out && outPlan?.format === 'json' ? `rate search ${flags.out}\n` : ''));
+      const rel = () => {
+        const r = relativeTo(doc, flags.out!);
+        return { ...r, rate_search: { ...search, steps: steps.map((s, i) => ({ ...s, report: r.reports[i]!, results: r.results[i]! })) } };
+      };
+      printSeries(flags, outPlan, doc, rel, renderSearchTable(search), 'rate search', io);
       return;
     }
-    if (steps.length > 0 && (flags.cooldownS ?? 0) > 0) await wait(flags.cooldownS ?? 0);
     const k = steps.length + 1;
-    const one: RunFlags = { ...flags, requestRate: [next.rate] };
-    delete one.findMaxRate;
-    for (const key of ['out', 'results', 'receipt', 'powerTrace'] as const) {
-      const p = flags[key]?.replace(/(\.[A-Za-z0-9]+)?$/, (ext) => `.step-${k}${ext}`);
-      if (p !== undefined) one[key] = p;
-    }
+    const run = await nextRun(flags, steps.length, `step-${k}`, { requestRate: [next.rate], findMaxRate: undefined }, io, wait);
     if (!flags.quiet) io.err(`joulebench: search step ${k}: ${next.rate}/s\n`);
-    const r = await runAction({ ...one, quiet: true }, { ...io, out: () => undefined });
-    if (!r.load) throw new JoulebenchError('E_RUN', `search step ${k} wrote no load block (${r.results})`);
+    const r = withLoad(await run(), `search step ${k}`);
     steps.push(searchStep(k, r.load, rule.goodput_target, { report: r.out, results: r.results }));
   }
 }
@@ -332,23 +342,12 @@ async function findMaxRateAction(flags: RunFlags, io: CliIO, wait: (seconds: num
  * `-o NAME.json` also writes the document there (what `compare` pairs run by run).
  */
 async function loadRepeatsAction(flags: RunFlags, n: number, io: CliIO, wait: (seconds: number) => Promise<void>): Promise<void> {
-  const outPlan = flags.out ? planOutput(flags.out, RUN_FORMATS) : null;
-  const runs: { accuracy_pct: number | null; load: LoadBlock; out: string | null; results: string }[] = [];
-  const width = String(n).length;
+  const outPlan = flags.out ? planOutput(flags.out, ALL_FORMATS) : null;
+  const runs: LoadRun[] = [];
   for (let i = 0; i < n; i++) {
-    if (i > 0 && (flags.cooldownS ?? 0) > 0) await wait(flags.cooldownS ?? 0);
-    const label = String(i + 1).padStart(width, '0');
-    const suffix = (path: string | undefined): string | undefined => (path ? path.replace(/(\.[A-Za-z0-9]+)?$/, (ext) => `.run-${label}${ext}`) : undefined);
-    const one: RunFlags = { ...flags };
-    delete one.runs;
-    for (const k of ['out', 'results', 'receipt', 'powerTrace'] as const) {
-      const p = suffix(flags[k]);
-      if (p !== undefined) one[k] = p;
-    }
+    const run = await nextRun(flags, i, `run-${String(i + 1).padStart(String(n).length, '0')}`, { runs: undefined }, io, wait);
     if (!flags.quiet) io.err(`joulebench: run ${i + 1} of ${n}\n`);
-    const r = await runAction({ ...one, quiet: true }, { ...io, out: () => undefined });
-    if (!r.load) throw new JoulebenchError('E_RUN', `run ${i + 1} of ${n} wrote no load block (${r.results})`);
-    runs.push({ accuracy_pct: r.accuracy_pct, load: r.load, out: r.out, results: r.results });
+    runs.push(withLoad(await run(), `run ${i + 1} of ${n}`));
   }
   const { figures, notes } = repeatSummary(runs);
   const doc: LoadRepeatsDoc = {
@@ -362,9 +361,7 @@ async function loadRepeatsAction(flags: RunFlags, n: number, io: CliIO, wait: (s
     figures,
     notes,
   };
-  if (flags.out && outPlan?.format === 'json') writeFileEnsured(flags.out, prettyJson(relativeTo(doc, flags.out)), '--out');
-  io.out(prettyJson(doc));
-  if (!flags.quiet) io.err(renderRepeatsTable(doc) + (flags.out && outPlan?.format === 'json' ? `load runs ${flags.out}\n` : ''));
+  printSeries(flags, outPlan, doc, () => relativeTo(doc, flags.out!), renderRepeatsTable(doc), 'load runs', io);
 }
 
 /** The session spec `run`'s flags ask for (meter settings resolved from flags and environment here). */
@@ -409,6 +406,34 @@ function sessionSpecFrom(flags: RunFlags, env: NodeJS.ProcessEnv, outPlan: { for
   if (flags.requestRate?.length === 1) spec.load = loadOptionsFrom(flags as LoadFlags, flags.requestRate[0]!);
   if (flags.maxErrors !== undefined) spec.max_errors = flags.maxErrors;
   return spec;
+}
+
+/** A finished run in every format `-o` offers; per-case formats stream the results file again rather than hold every case. */
+function runRenderings(input: { report: BenchReport; resultsPath: string; receipt: Record<string, unknown>; label: string }): Renderings {
+  const eachBatch = (each: (batch: CaseResult[]) => void): void => forEachScoredBatch(input.resultsPath, each);
+  return {
+    json: () => prettyJson(input.report),
+    md: async () => (await import('../../report/markdown.js')).renderReportMarkdown(input.report, { title: `joulebench · ${input.label}`, receipt: input.receipt }),
+    html: async () => {
+      const { loadRuns } = await import('../../report/load-inputs.js');
+      const cases = loadRuns([input.resultsPath], null, { cases: true, casesLimit: HTML_CASE_ROWS })[0]!;
+      // The header too, so the page can show each case's prompt as `report FILE --html` does.
+      const { results, scored_total, case_latency_ms, header } = cases;
+      const run = { label: input.label, origin: input.resultsPath, report: input.report, results, scored_total, case_latency_ms, header, receipt: input.receipt, run_id: null };
+      return (await import('../../report/html/index.js')).buildHtmlReport([run]);
+    },
+    csv: async () => {
+      const { casesCsvHeader, casesCsvRows } = await import('../../report/csv.js');
+      return {
+        stream: (write) => {
+          write(casesCsvHeader());
+          eachBatch((batch) => write(casesCsvRows(input.label, batch)));
+        },
+      };
+    },
+    jsonl: () => ({ stream: (write) => eachBatch((batch) => write(batch.map((r) => JSON.stringify(r) + '\n').join(''))) }),
+    txt: async () => (await import('../../report/table.js')).renderReportTable(input.report),
+  };
 }
 
 /** Grams with enough digits for a per-answer figure (often well under a gram). */
