@@ -1,9 +1,6 @@
 import { existsSync } from 'node:fs';
-import { performance } from 'node:perf_hooks';
-import { firstLine, type EnergyReading, type Meter, type MeterProbe, type MeterWindow } from '../meter.js';
-import { gpusSource, modeSource, shutdownQuietly, type GpuMode } from '../gpu.js';
-import { Poller } from '../poller.js';
-import { MAX_GAP_INTERVALS, WindowSamples } from '../validity.js';
+import { firstLine, type Meter } from '../meter.js';
+import { createGpuMeter, gpuState, modeSource, type GpuState } from '../gpu.js';
 import { AMDSMI_LIBRARY, AMDSMI_STATUS_NOT_SUPPORTED, AmdSmiError, loadAmdSmiBinding, type AmdSmiBinding, type AmdSmiProcessor } from './binding.js';
 import { rocmVisibleDevices } from './visible.js';
 
@@ -32,21 +29,12 @@ export interface AmdSmiOptions {
   now?: () => number;
 }
 
-interface Gpu {
-  domain: string;
-  index: number;
-  uuid: string;
+interface Gpu extends GpuState {
   processor: AmdSmiProcessor;
-  /** `counter`: the energy accumulator × its resolution; `power`: `current_socket_power` integrated. */
-  mode: GpuMode;
+  /** µJ per tick: `counter` mode reads the accumulator × this; `power` mode integrates `current_socket_power`. */
   resolution_uj: number | null;
   /** Energy accumulated since set-up, µJ (both modes). */
   total_uj: number;
-  /** Bumped whenever the running total can no longer be trusted (reset, unreadable counter). */
-  epoch: number;
-  /** Why the last epoch was bumped. */
-  fault: string | null;
-  wraps: number;
   last_ticks: bigint | null;
   last_w: number | null;
   last_ms: number | null;
@@ -59,95 +47,36 @@ interface Gpu {
 export function createAmdSmiMeter(opts: AmdSmiOptions = {}): Meter {
   const poll_ms = opts.poll_ms ?? AMDSMI_DEFAULT_POLL_MS;
   const max_watts = opts.max_watts ?? AMDSMI_DEFAULT_MAX_WATTS;
-  const now = opts.now ?? (() => performance.now());
   const library = opts.library ?? AMDSMI_LIBRARY;
-  let binding: AmdSmiBinding | null = null;
-  let gpus: Gpu[] = [];
-  let ignored: string[] = [];
-  let probed: MeterProbe | null = null;
-  const poller = new Poller(sampleAll, poll_ms);
-  /** The open windows' sample records. */
-  const open = new Set<WindowSamples>();
 
-  const setUp = async (): Promise<MeterProbe> => (probed ??= await inspect());
-
-  async function inspect(): Promise<MeterProbe> {
+  function setUpGpu(binding: AmdSmiBinding, index: number, processor: AmdSmiProcessor): Gpu {
+    const gpu: Gpu = {
+      ...gpuState(index, binding.uuid(processor)),
+      processor,
+      resolution_uj: null,
+      total_uj: 0,
+      last_ticks: null,
+      last_w: null,
+      last_ms: null,
+    };
     try {
-      if (typeof opts.binding === 'object') binding = opts.binding;
-      else if (typeof opts.binding === 'function') binding = await opts.binding();
-      else {
-        // Cheap check first, so machines without the amdgpu driver never load the FFI module.
-        if (opts.library === undefined && !existsSync('/dev/kfd') && !existsSync('/sys/module/amdgpu')) {
-          return {
-            available: false,
-            reason: 'no AMD GPU driver on this machine (/dev/kfd and /sys/module/amdgpu are absent)',
-            fix: 'install the amdgpu driver and ROCm, or pass the GPUs into the container (--device /dev/kfd --device /dev/dri)',
-          };
-        }
-        binding = await loadAmdSmiBinding(library);
-      }
+      const c = binding.energyCount(processor);
+      if (!(c.resolution_uj > 0) || !Number.isFinite(c.resolution_uj)) throw new AmdSmiError(-1, `amdsmi_get_energy_count: resolution ${c.resolution_uj} µJ is not a positive number`);
+      gpu.resolution_uj = c.resolution_uj;
     } catch (e) {
-      return { available: false, reason: `cannot load ${library}: ${firstLine(e)}`, fix: 'install ROCm (it ships AMD SMI) and add /opt/rocm/lib to the library path' };
-    }
-    try {
-      binding.init();
-      const processors = binding.processors();
-      const vis = rocmVisibleDevices({ rocr: opts.rocr_visible_devices, hip: opts.hip_visible_devices }, processors.length);
-      ignored = vis.ignored;
-      gpus = [];
-      for (const index of vis.indices) {
-        const processor = processors[index];
-        const gpu: Gpu = {
-          domain: `gpu-${index}`,
-          index,
-          uuid: binding.uuid(processor),
-          processor,
-          mode: 'counter',
-          resolution_uj: null,
-          total_uj: 0,
-          epoch: 0,
-          fault: null,
-          wraps: 0,
-          last_ticks: null,
-          last_w: null,
-          last_ms: null,
-        };
-        try {
-          const c = binding.energyCount(processor);
-          if (!(c.resolution_uj > 0) || !Number.isFinite(c.resolution_uj)) throw new AmdSmiError(-1, `amdsmi_get_energy_count: resolution ${c.resolution_uj} µJ is not a positive number`);
-          gpu.resolution_uj = c.resolution_uj;
-        } catch (e) {
-          if (!(e instanceof AmdSmiError && e.amdsmi_status === AMDSMI_STATUS_NOT_SUPPORTED)) throw e;
-          try {
-            binding.power_w(processor);
-          } catch (p) {
-            throw new Error(`${gpu.domain} has neither an energy counter nor a power reading (${firstLine(p)})`);
-          }
-          gpu.mode = 'power';
-        }
-        gpus.push(gpu);
+      if (!(e instanceof AmdSmiError && e.amdsmi_status === AMDSMI_STATUS_NOT_SUPPORTED)) throw e;
+      try {
+        binding.power_w(processor);
+      } catch (p) {
+        throw new Error(`${gpu.domain} has neither an energy counter nor a power reading (${firstLine(p)})`);
       }
-    } catch (e) {
-      return { available: false, reason: `AMD SMI: ${firstLine(e)}`, fix: 'check the GPUs with amd-smi; hide a GPU that cannot be metered with ROCR_VISIBLE_DEVICES' };
+      gpu.mode = 'power';
     }
-    if (gpus.length === 0) {
-      const vars = [
-        opts.rocr_visible_devices !== undefined ? `ROCR_VISIBLE_DEVICES=${JSON.stringify(opts.rocr_visible_devices)}` : null,
-        opts.hip_visible_devices !== undefined ? `HIP_VISIBLE_DEVICES=${JSON.stringify(opts.hip_visible_devices)}` : null,
-      ].filter((v) => v !== null);
-      return {
-        available: false,
-        reason: `no AMD GPU visible${vars.length > 0 ? ` (${vars.join(', ')})` : ''}`,
-        fix: 'unset ROCR_VISIBLE_DEVICES/HIP_VISIBLE_DEVICES or list GPU indices in them',
-      };
-    }
-    for (const g of gpus) sample(g, now());
-    const list = gpus.map((g) => `${g.domain}${g.mode === 'power' ? ' (integrated power)' : ` (counter, ${g.resolution_uj} µJ/tick)`}`).join(', ');
-    return { available: true, detail: list };
+    return gpu;
   }
 
   /** Brings one GPU's running total up to now: counter delta (wrap-aware), or a power trapezoid. False: the read failed. */
-  function sample(g: Gpu, t: number): boolean {
+  function sample(binding: AmdSmiBinding | null, g: Gpu, t: number): boolean {
     if (!binding) return false;
     if (g.mode === 'power') {
       let w: number;
@@ -201,87 +130,42 @@ export function createAmdSmiMeter(opts: AmdSmiOptions = {}): Meter {
     g.last_ticks = null;
   }
 
-  function sampleAll(t = now()): void {
-    let failed = 0;
-    for (const g of gpus) if (!sample(g, t)) failed++;
-    for (const w of open) {
-      if (failed === 0) w.ok(t);
-      w.failed_reads += failed;
-    }
-  }
-
-  function floor(): number {
-    return gpus.some((g) => g.mode === 'power') ? Math.max(AMDSMI_FLOOR_MS, poll_ms) : AMDSMI_FLOOR_MS;
-  }
-
-  return {
+  return createGpuMeter<AmdSmiBinding, Gpu>({
     id: 'amdsmi',
-    source: 'amdsmi',
-    get floor_ms() {
-      return floor();
+    library,
+    label: 'AMD SMI',
+    binding: opts.binding,
+    noDriver: () =>
+      opts.library !== undefined || existsSync('/dev/kfd') || existsSync('/sys/module/amdgpu')
+        ? null
+        : {
+            reason: 'no AMD GPU driver on this machine (/dev/kfd and /sys/module/amdgpu are absent)',
+            fix: 'install the amdgpu driver and ROCm, or pass the GPUs into the container (--device /dev/kfd --device /dev/dri)',
+          },
+    load: () => loadAmdSmiBinding(library),
+    fix: {
+      load: 'install ROCm (it ships AMD SMI) and add /opt/rocm/lib to the library path',
+      setUp: 'check the GPUs with amd-smi; hide a GPU that cannot be metered with ROCR_VISIBLE_DEVICES',
+      visible: 'unset ROCR_VISIBLE_DEVICES/HIP_VISIBLE_DEVICES or list GPU indices in them',
     },
-    probe: () => setUp(),
-    async start(): Promise<MeterWindow> {
-      const p = await setUp();
-      if (!p.available) throw new Error(`amdsmi meter cannot read: ${p.reason}`);
-      const t0 = now();
-      const samples = new WindowSamples(t0, MAX_GAP_INTERVALS * poll_ms);
-      open.add(samples);
-      poller.acquire();
-      sampleAll(t0);
-      const before = gpus.map((g) => ({ total_uj: g.total_uj, epoch: g.epoch, wraps: g.wraps }));
-      return {
-        async stop(): Promise<EnergyReading> {
-          const t1 = now();
-          sampleAll(t1);
-          const window_ms = t1 - t0;
-          open.delete(samples);
-          poller.release();
-          const by_domain: EnergyReading['by_domain'] = {};
-          const warnings: string[] = [];
-          let sum: number | null = 0;
-          gpus.forEach((g, i) => {
-            const b = before[i]!;
-            const label = modeSource(g.mode, 'amdsmi');
-            if (g.epoch !== b.epoch) {
-              by_domain[g.domain] = { joules: null, source: label };
-              warnings.push(`${g.domain}: ${g.fault ?? 'the counter could not be followed'}; its energy over this window is unknown`);
-              sum = null;
-              return;
-            }
-            const j = (g.total_uj - b.total_uj) / 1e6;
-            by_domain[g.domain] = { joules: j, source: label };
-            if (sum !== null) sum += j;
-            const wraps = g.wraps - b.wraps;
-            samples.wraps += wraps;
-            if (wraps > 0) warnings.push(`${g.domain}: the 32-bit energy counter wrapped ${wraps} time(s) in this window (counted)`);
-          });
-          const validity = samples.judge('amdsmi', gpus.map((g) => g.domain), t1);
-          const reading: EnergyReading = { joules: sum, source: gpusSource(gpus, 'amdsmi'), by_domain, window_ms, below_floor: window_ms < floor(), validity };
-          if (warnings.length > 0) reading.warnings = warnings;
-          return reading;
-        },
-      };
+    visible: { ROCR_VISIBLE_DEVICES: opts.rocr_visible_devices, HIP_VISIBLE_DEVICES: opts.hip_visible_devices },
+    gpus: 'AMD GPU',
+    ignored_key: 'visible_devices_ignored',
+    poll_ms,
+    now: opts.now,
+    devices(binding) {
+      const processors = binding.processors();
+      const vis = rocmVisibleDevices({ rocr: opts.rocr_visible_devices, hip: opts.hip_visible_devices }, processors.length);
+      return { ...vis, gpu: (index) => setUpGpu(binding, index, processors[index]) };
     },
-    describe() {
-      const out: Record<string, unknown> = { meter: 'amdsmi', library, floor_ms: floor(), poll_ms, wrap_max_watts: max_watts };
-      if (opts.rocr_visible_devices !== undefined) out.rocr_visible_devices = opts.rocr_visible_devices;
-      if (opts.hip_visible_devices !== undefined) out.hip_visible_devices = opts.hip_visible_devices;
-      if (ignored.length > 0) out.visible_devices_ignored = ignored;
-      out.domains = gpus.map((g) => ({
-        domain: g.domain,
-        amdsmi_index: g.index,
-        uuid: g.uuid,
-        source: modeSource(g.mode, 'amdsmi'),
-        resolution_uj: g.resolution_uj,
-      }));
-      return out;
-    },
-    async close() {
-      poller.stop();
-      shutdownQuietly(binding, probed?.available === true);
-      binding = null;
-      probed = null;
-    },
-  };
+    sample_at_set_up: true,
+    detail: (g) => `${g.domain}${g.mode === 'power' ? ' (integrated power)' : ` (counter, ${g.resolution_uj} µJ/tick)`}`,
+    sample,
+    energy: (_, g) => g.total_uj,
+    per_joule: 1e6,
+    polled: () => true,
+    floor_ms: (gpus) => (gpus.some((g) => g.mode === 'power') ? Math.max(AMDSMI_FLOOR_MS, poll_ms) : AMDSMI_FLOOR_MS),
+    settings: { poll_ms, wrap_max_watts: max_watts },
+    describeGpu: (g) => ({ domain: g.domain, amdsmi_index: g.index, uuid: g.uuid, source: modeSource(g.mode, 'amdsmi'), resolution_uj: g.resolution_uj }),
+  });
 }
