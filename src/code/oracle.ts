@@ -12,12 +12,11 @@ import { attempt } from './attempt.js';
 import { DatapointInvalid, type ContainerTests } from './docker-runner.js';
 import { harnessChanges } from './harness.js';
 import { packageRoot } from './paths.js';
-import { execTree } from './process.js';
+import { execSandboxed } from './process.js';
 import { chownTree, DEFAULT_MEMORY_MB, reachableBy, type Sandbox, type SandboxKind } from './sandbox.js';
 import { commandRun, runTaskTests, type CommandRun } from './test-rule.js';
 import { baselineProblem, gradeVerdict, type GradedRun } from './test-report/rule.js';
 import { withReportEnv } from './test-report/setup.js';
-import { ProcessTracker } from './tracker.js';
 import type { SolveOutcome, Solver } from './solvers/solver.js';
 import { listFiles, type CodeTask } from './task.js';
 import { diffSnapshots, snapshotTrees } from './watch.js';
@@ -362,17 +361,13 @@ async function runTests(task: CodeTask, dir: string, reportDir: string, phase: s
   const once = async (cmd: string, n: number): Promise<CommandRun> => {
     const reportPath = join(reportDir, `${phase}-${n}.${task.test_format === 'tap' ? 'tap' : 'xml'}`);
     rmSync(reportPath, { force: true });
-    const tracker = new ProcessTracker(memoryBytes, dir);
-    const w = opts.sandbox.wrap(['sh', '-c', cmd], dir, { hide: task.private_paths, rw_binds: [reportDir], ...(guard ? { ro_binds: [guard] } : {}) });
-    const r = await execTree(w.argv, {
-      cwd: dir,
+    const wrap = { hide: task.private_paths, rw_binds: [reportDir], ...(guard ? { ro_binds: [guard] } : {}) };
+    const r = await execSandboxed(opts.sandbox, cmd, dir, wrap, {
       env: withReportEnv(task.test_format, reportPath, env),
       timeout_ms: task.test_timeout_s * 1000,
       kill_grace_ms: grace,
-      sweep_dir: dir,
       max_output_bytes: 64 * 1024,
-      fd_files: w.fd_files,
-      tracker,
+      memory_limit_bytes: memoryBytes,
     });
     const output = `${r.stdout}${r.stderr ? `\n[stderr]\n${r.stderr}` : ''}${r.spawn_error ? `\n[spawn] ${r.spawn_error}` : ''}`;
     const memory = r.tracking?.memory_exceeded_bytes != null ? { memory_exceeded: true } : {};
