@@ -185,8 +185,6 @@ export async function runDatapoint(task: CodeTask, solver: Solver, rollout: numb
     } else {
       // The baseline runs on its own copy, hidden tests included, so the solver's tree never holds them.
       copyTree(task.before_dir, baseDir);
-      overlayHiddenTests(task, baseDir);
-      if (opts.sandbox.run_as_uid !== null) chownTree(baseDir, opts.sandbox.run_as_uid);
       dp.baseline = await runTests(task, baseDir, reportDir, 'baseline', opts, grace, memoryBytes);
       rmSync(baseDir, { recursive: true, force: true });
     }
@@ -262,8 +260,6 @@ export async function runDatapoint(task: CodeTask, solver: Solver, rollout: numb
         return invalid(dp, `grading could not run: ${e.message}`);
       }
     } else {
-      overlayHiddenTests(task, gradeDir);
-      if (opts.sandbox.run_as_uid !== null) chownTree(gradeDir, opts.sandbox.run_as_uid);
       dp.grade = await runTests(task, gradeDir, reportDir, 'grade', opts, grace, memoryBytes);
     }
     if (dp.grade.memory_exceeded) invalid(dp, `the graded tests passed the memory limit ${memoryFlag} and were stopped`);
@@ -330,11 +326,6 @@ export function invalid(dp: Datapoint, reason: string): Datapoint {
   return dp;
 }
 
-/** Lays the task's hidden tests (tests/) over a tree, file by file, replacing whatever the solver put there. */
-function overlayHiddenTests(task: CodeTask, dir: string): void {
-  if (task.tests_dir) layPaths(task.tests_dir, listFiles(task.tests_dir), dir);
-}
-
 let stagedGuard: string | null = null;
 
 /**
@@ -353,8 +344,13 @@ export function guardPath(): string {
   return (stagedGuard = staged);
 }
 
-/** Runs the tests in `dir` sandboxed (they run the solver's code), guard preloaded, reports in `reportDir` outside the tree. */
+/**
+ * Runs the tests in `dir` sandboxed (they run the solver's code), guard preloaded, reports in `reportDir` outside the tree.
+ * The task's hidden tests (tests/) are first laid over the tree, file by file, replacing whatever the solver put there.
+ */
 async function runTests(task: CodeTask, dir: string, reportDir: string, phase: string, opts: OracleOptions, grace: number, memoryBytes: number): Promise<TestRun> {
+  if (task.tests_dir) layPaths(task.tests_dir, listFiles(task.tests_dir), dir);
+  if (opts.sandbox.run_as_uid !== null) chownTree(dir, opts.sandbox.run_as_uid);
   const guard = opts.guard !== false ? guardPath() : null;
   const env: NodeJS.ProcessEnv = { ...opts.env };
   if (guard) env.NODE_OPTIONS = `${env.NODE_OPTIONS ? `${env.NODE_OPTIONS} ` : ''}--import=${JSON.stringify(pathToFileURL(guard).href)}`;
