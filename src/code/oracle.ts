@@ -170,18 +170,14 @@ export async function runDatapoint(task: CodeTask, solver: Solver, rollout: numb
   const dp = newDatapoint(task, solver, rollout, opts.sandbox.kind);
   let replaced: string | null = null;
   try {
-    if (opts.container) {
+    const container = opts.container;
+    if (container) {
       // The baseline runs in a fresh container of the instance's image (a missing image: invalid).
       dp.runner = 'docker';
-      dp.image = opts.container.image(task);
-      try {
-        dp.baseline = await opts.container.baseline(task);
-      } catch (e) {
-        if (!(e instanceof DatapointInvalid)) throw e;
-        return invalid(dp, e.message);
-      } finally {
-        dp.image_id = opts.container.imageId(task);
-      }
+      dp.image = container.image(task);
+      dp.baseline = await container.baseline(task).finally(() => {
+        dp.image_id = container.imageId(task);
+      });
     } else {
       // The baseline runs on its own copy, hidden tests included, so the solver's tree never holds them.
       copyTree(task.before_dir, baseDir);
@@ -251,17 +247,10 @@ export async function runDatapoint(task: CodeTask, solver: Solver, rollout: numb
     copyTree(dirs.workdir, gradeDir);
     const unrestored = restoreTestFilesOrWhy(task, gradeDir);
     if (unrestored) return invalid(dp, unrestored);
-    if (opts.container) {
-      // The container gets the solver's tree as a diff over base_commit, then test_patch, then the tests.
-      try {
-        dp.grade = await opts.container.grade(task, gradeDir);
-      } catch (e) {
-        if (!(e instanceof DatapointInvalid)) throw e;
-        return invalid(dp, `grading could not run: ${e.message}`);
-      }
-    } else {
-      dp.grade = await runTests(task, gradeDir, reportDir, 'grade', opts, grace, memoryBytes);
-    }
+    // The container gets the solver's tree as a diff over base_commit, then test_patch, then the tests.
+    dp.grade = container
+      ? await container.grade(task, gradeDir)
+      : await runTests(task, gradeDir, reportDir, 'grade', opts, grace, memoryBytes);
     if (dp.grade.memory_exceeded) invalid(dp, `the graded tests passed the memory limit ${memoryFlag} and were stopped`);
     const verdict = gradeVerdict(task, dp.baseline, dp.grade);
     dp.tests_missing = verdict.tests_missing;
@@ -270,8 +259,13 @@ export async function runDatapoint(task: CodeTask, solver: Solver, rollout: numb
     dp.resolved = dp.valid && verdict.resolved && harness.length === 0;
     await solver.graded?.(task, dirs.workdir, dp);
   } catch (e) {
-    dp.error = `oracle: ${(e as Error).message}`;
-    dp.resolved = false;
+    if (e instanceof DatapointInvalid) {
+      // A container phase could not run (no image, Docker failing): the datapoint cannot count.
+      invalid(dp, dp.solver_run ? `grading could not run: ${e.message}` : e.message);
+    } else {
+      dp.error = `oracle: ${(e as Error).message}`;
+      dp.resolved = false;
+    }
   } finally {
     dp.escapes = diffSnapshots(before, snapshotTrees(watched, excluded));
     if (replaced) dp.escapes.unshift(replaced);
