@@ -23,7 +23,8 @@ const OUTPUT_BYTES = 64 * 1024;
 
 /** Runs `bin args…` with `input` on stdin; past `timeout_ms` the client is killed (the caller removes the container). */
 export async function dockerCall(bin: string, args: readonly string[], opts: { input?: string; timeout_ms: number }): Promise<DockerCall> {
-  const r = await execTree([bin, ...args], { cwd: process.cwd(), env: process.env, kill_grace_ms: 0, max_output_bytes: OUTPUT_BYTES, ...opts });
+  const inherited = { cwd: process.cwd(), env: process.env };
+  const r = await execTree([bin, ...args], { ...opts, ...inherited, kill_grace_ms: 0, max_output_bytes: OUTPUT_BYTES });
   const { stdout, stderr, timed_out, wall_ms } = r;
   // execTree says `spawn <bin> ENOENT` for a client that is not installed.
   const spawn_error = r.spawn_error !== null && / ENOENT$/.test(r.spawn_error) ? `${bin}: not found` : r.spawn_error;

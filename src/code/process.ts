@@ -74,7 +74,8 @@ export function execTree(argv: readonly string[], opts: ExecTreeOptions): Promis
     const tracker = opts.tracker;
     const [exe, ...rest] = tracker ? tracker.wrapArgv([cmd, ...args]) : [cmd, ...args];
     const fds = (opts.fd_files ?? []).map((f) => openSync(f, 'r'));
-    const child = spawn(exe!, rest, { cwd: opts.cwd, env: tracker ? tracker.env(opts.env) : opts.env, detached: true, stdio: [opts.input !== undefined ? 'pipe' : 'ignore', 'pipe', 'pipe', ...fds] });
+    const stdin = opts.input !== undefined ? 'pipe' : 'ignore';
+    const child = spawn(exe!, rest, { cwd: opts.cwd, env: tracker ? tracker.env(opts.env) : opts.env, detached: true, stdio: [stdin, 'pipe', 'pipe', ...fds] });
     for (const fd of fds) closeSync(fd);
     // A command that never reads its stdin closes the pipe early; that is not an error of ours.
     child.stdin?.on('error', () => undefined).end(opts.input);
@@ -134,7 +135,7 @@ export function execTree(argv: readonly string[], opts: ExecTreeOptions): Promis
 
 type SandboxedOptions = Pick<ExecTreeOptions, 'env' | 'timeout_ms' | 'kill_grace_ms' | 'max_output_bytes'> & { memory_limit_bytes: number };
 
-/** `sh -c line` in `dir` confined by `sandbox`; every process it starts is tracked (all stopped past `memory_limit_bytes`) and swept from `dir`. */
+/** `sh -c line` in `dir` under `sandbox`; every process it starts is tracked (all stopped past `memory_limit_bytes`), swept from `dir`. */
 export function execSandboxed(sandbox: Sandbox, line: string, dir: string, wrap: WrapOptions, opts: SandboxedOptions): Promise<ExecTreeResult> {
   const { memory_limit_bytes, ...rest } = opts;
   const w = sandbox.wrap(['sh', '-c', line], dir, wrap);

@@ -67,7 +67,8 @@ export async function runTaskTests(task: CodeTask, run: TestCommand): Promise<Te
   }
   // The exit status is the first run's that is not 0 (`null`: killed).
   const notZero = done.find((r) => r.exit_code !== 0);
-  const head = { exit_code: notZero ? notZero.exit_code : 0, timed_out: done.some((r) => r.timed_out), wall_ms: round(done.reduce((a, r) => a + r.wall_ms, 0), 3) };
+  const wall_ms = round(done.reduce((a, r) => a + r.wall_ms, 0), 3);
+  const head = { exit_code: notZero ? notZero.exit_code : 0, timed_out: done.some((r) => r.timed_out), wall_ms };
   const memory = done.some((r) => r.memory_exceeded === true) ? { memory_exceeded: true } : {};
   const started = done.some((r) => r.report !== null || r.code_in_output === true);
   const graded = { reported, report_error: Object.keys(reported).length === 0 ? reportError : null };

@@ -123,7 +123,8 @@ export function commandSolver(opts: CommandSolverOptions): Solver {
         JOULEBENCH_WORKDIR: ctx.workdir,
       };
       const { timeout_ms, kill_grace_ms, memory_limit_bytes } = ctx;
-      const r = await execSandboxed(ctx.sandbox, line, ctx.workdir, { hide: ctx.hide, ro_binds: binds }, { env, timeout_ms, kill_grace_ms, memory_limit_bytes });
+      const wrap = { hide: ctx.hide, ro_binds: binds };
+      const r = await execSandboxed(ctx.sandbox, line, ctx.workdir, wrap, { env, timeout_ms, kill_grace_ms, memory_limit_bytes });
       // 127 (not found) and 126 (not executable) are sh's own: the agent never ran. bwrap failing to bind a
       // path it cannot reach says the same. Such a datapoint is invalid, never "not resolved".
       const lastErr = r.stderr.trim().split('\n').pop() ?? '';
