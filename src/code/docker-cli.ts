@@ -1,6 +1,6 @@
-import { execFileSync, spawn } from 'node:child_process';
-import { performance } from 'node:perf_hooks';
+import { execFileSync } from 'node:child_process';
 import { attempt } from './attempt.js';
+import { execTree } from './process.js';
 
 /**
  * The Docker client, as the docker runner uses it: never the engine's socket, so what joulebench asks of
@@ -22,39 +22,13 @@ export interface DockerCall {
 const OUTPUT_BYTES = 64 * 1024;
 
 /** Runs `bin args…` with `input` on stdin; past `timeout_ms` the client is killed (the caller removes the container). */
-export function dockerCall(bin: string, args: readonly string[], opts: { input?: string; timeout_ms?: number } = {}): Promise<DockerCall> {
-  const t0 = performance.now();
-  return new Promise((resolve) => {
-    let stdout = '';
-    let stderr = '';
-    let timedOut = false;
-    let spawnError: string | null = null;
-    const child = spawn(bin, args, { stdio: ['pipe', 'pipe', 'pipe'] });
-    const keep = (s: string, d: Buffer) => (s.length + d.length > OUTPUT_BYTES ? (s + d.toString()).slice(-OUTPUT_BYTES) : s + d.toString());
-    child.stdout.on('data', (d: Buffer) => (stdout = keep(stdout, d)));
-    child.stderr.on('data', (d: Buffer) => (stderr = keep(stderr, d)));
-    // A command that never reads its stdin closes the pipe early; that is not an error of ours.
-    child.stdin.on('error', () => undefined);
-    child.stdin.end(opts.input ?? '');
-    const timer = opts.timeout_ms !== undefined ? setTimeout(() => ((timedOut = true), child.kill('SIGKILL')), opts.timeout_ms) : undefined;
-    child.on('error', (e: NodeJS.ErrnoException) => (spawnError = e.code === 'ENOENT' ? `${bin}: not found` : e.message));
-    let done = false;
-    const finish = (code: number | null) => {
-      if (done) return;
-      done = true;
-      if (timer) clearTimeout(timer);
-      resolve({ code: timedOut ? null : code, stdout, stderr, timed_out: timedOut, wall_ms: performance.now() - t0, spawn_error: spawnError });
-    };
-    child.on('close', finish);
-    // A killed client may leave its output pipes open in something it started: once it has exited
-    // after a timeout, stop waiting for them.
-    child.on('exit', (code) => {
-      if (!timedOut) return;
-      child.stdout.destroy();
-      child.stderr.destroy();
-      finish(code);
-    });
-  });
+export async function dockerCall(bin: string, args: readonly string[], opts: { input?: string; timeout_ms: number }): Promise<DockerCall> {
+  const inherited = { cwd: process.cwd(), env: process.env };
+  const r = await execTree([bin, ...args], { ...opts, ...inherited, kill_grace_ms: 0, max_output_bytes: OUTPUT_BYTES });
+  const { stdout, stderr, timed_out, wall_ms } = r;
+  // execTree says `spawn <bin> ENOENT` for a client that is not installed.
+  const spawn_error = r.spawn_error !== null && / ENOENT$/.test(r.spawn_error) ? `${bin}: not found` : r.spawn_error;
+  return { code: timed_out ? null : r.exit_code, stdout, stderr, timed_out, wall_ms, spawn_error };
 }
 
 /** The first line of what a failed docker command said. */

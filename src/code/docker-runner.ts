@@ -107,8 +107,6 @@ export function dockerRunner(opts: DockerRunnerOptions): ContainerTests {
     }
   }
 
-  const testTimeoutMs = (task: CodeTask) => task.test_timeout_s * 1000;
-
   return {
     kind: 'docker',
     image,
@@ -124,7 +122,7 @@ export function dockerRunner(opts: DockerRunnerOptions): ContainerTests {
         }
         const applied = await c.apply(inst.test_patch);
         if (applied.code !== 0) throw new DatapointInvalid(`test_patch does not apply in ${image(task)} (${dockerSaid(applied)})`);
-        return runTaskTests(task, (cmd, n) => c.test(task, cmd, `baseline-${n}`, testTimeoutMs(task)));
+        return runTaskTests(task, (cmd, n) => c.test(task, cmd, `baseline-${n}`));
       }),
     grade: (task, tree) => {
       const inst = instanceOf(task);
@@ -137,7 +135,7 @@ export function dockerRunner(opts: DockerRunnerOptions): ContainerTests {
         }
         const tests = await c.apply(inst.test_patch);
         if (tests.code !== 0) throw new Error(`test_patch does not apply after the solver's diff in ${image(task)} (${dockerSaid(tests)})`);
-        return runTaskTests(task, (cmd, n) => c.test(task, cmd, `grade-${n}`, testTimeoutMs(task)));
+        return runTaskTests(task, (cmd, n) => c.test(task, cmd, `grade-${n}`));
       });
     },
     describe: () => ({
@@ -171,10 +169,10 @@ class Container {
   }
 
   /** One test command, report read from /tmp; a timeout removes the container (killing `docker exec` stops nothing), later tests time out. */
-  async test(task: CodeTask, cmd: string, label: string, timeout_ms: number): Promise<CommandRun> {
+  async test(task: CodeTask, cmd: string, label: string): Promise<CommandRun> {
     if (this.dead) return { exit_code: null, timed_out: true, wall_ms: 0, report: null, output_tail: null };
     const reportPath = `/tmp/joulebench-report-${label}-${randomBytes(6).toString('hex')}.${task.test_format === 'tap' ? 'tap' : 'xml'}`;
-    const r = await this.exec(`${reportExports(task, reportPath)}\n${cmd}`, { timeout_ms });
+    const r = await this.exec(`${reportExports(task, reportPath)}\n${cmd}`, { timeout_ms: task.test_timeout_s * 1000 });
     if (r.timed_out) {
       this.dead = true;
       await dockerCall(this.bin, ['rm', '--force', this.name], { timeout_ms: 120_000 });

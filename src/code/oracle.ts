@@ -12,12 +12,11 @@ import { attempt } from './attempt.js';
 import { DatapointInvalid, type ContainerTests } from './docker-runner.js';
 import { harnessChanges } from './harness.js';
 import { packageRoot } from './paths.js';
-import { execTree } from './process.js';
+import { execSandboxed } from './process.js';
 import { chownTree, DEFAULT_MEMORY_MB, reachableBy, type Sandbox, type SandboxKind } from './sandbox.js';
 import { commandRun, runTaskTests, type CommandRun } from './test-rule.js';
 import { baselineProblem, gradeVerdict, type GradedRun } from './test-report/rule.js';
 import { withReportEnv } from './test-report/setup.js';
-import { ProcessTracker } from './tracker.js';
 import type { SolveOutcome, Solver } from './solvers/solver.js';
 import { listFiles, type CodeTask } from './task.js';
 import { diffSnapshots, snapshotTrees } from './watch.js';
@@ -171,23 +170,17 @@ export async function runDatapoint(task: CodeTask, solver: Solver, rollout: numb
   const dp = newDatapoint(task, solver, rollout, opts.sandbox.kind);
   let replaced: string | null = null;
   try {
-    if (opts.container) {
+    const container = opts.container;
+    if (container) {
       // The baseline runs in a fresh container of the instance's image (a missing image: invalid).
       dp.runner = 'docker';
-      dp.image = opts.container.image(task);
-      try {
-        dp.baseline = await opts.container.baseline(task);
-      } catch (e) {
-        if (!(e instanceof DatapointInvalid)) throw e;
-        return invalid(dp, e.message);
-      } finally {
-        dp.image_id = opts.container.imageId(task);
-      }
+      dp.image = container.image(task);
+      dp.baseline = await container.baseline(task).finally(() => {
+        dp.image_id = container.imageId(task);
+      });
     } else {
       // The baseline runs on its own copy, hidden tests included, so the solver's tree never holds them.
       copyTree(task.before_dir, baseDir);
-      overlayHiddenTests(task, baseDir);
-      if (opts.sandbox.run_as_uid !== null) chownTree(baseDir, opts.sandbox.run_as_uid);
       dp.baseline = await runTests(task, baseDir, reportDir, 'baseline', opts, grace, memoryBytes);
       rmSync(baseDir, { recursive: true, force: true });
     }
@@ -254,19 +247,10 @@ export async function runDatapoint(task: CodeTask, solver: Solver, rollout: numb
     copyTree(dirs.workdir, gradeDir);
     const unrestored = restoreTestFilesOrWhy(task, gradeDir);
     if (unrestored) return invalid(dp, unrestored);
-    if (opts.container) {
-      // The container gets the solver's tree as a diff over base_commit, then test_patch, then the tests.
-      try {
-        dp.grade = await opts.container.grade(task, gradeDir);
-      } catch (e) {
-        if (!(e instanceof DatapointInvalid)) throw e;
-        return invalid(dp, `grading could not run: ${e.message}`);
-      }
-    } else {
-      overlayHiddenTests(task, gradeDir);
-      if (opts.sandbox.run_as_uid !== null) chownTree(gradeDir, opts.sandbox.run_as_uid);
-      dp.grade = await runTests(task, gradeDir, reportDir, 'grade', opts, grace, memoryBytes);
-    }
+    // The container gets the solver's tree as a diff over base_commit, then test_patch, then the tests.
+    dp.grade = container
+      ? await container.grade(task, gradeDir)
+      : await runTests(task, gradeDir, reportDir, 'grade', opts, grace, memoryBytes);
     if (dp.grade.memory_exceeded) invalid(dp, `the graded tests passed the memory limit ${memoryFlag} and were stopped`);
     const verdict = gradeVerdict(task, dp.baseline, dp.grade);
     dp.tests_missing = verdict.tests_missing;
@@ -275,8 +259,13 @@ export async function runDatapoint(task: CodeTask, solver: Solver, rollout: numb
     dp.resolved = dp.valid && verdict.resolved && harness.length === 0;
     await solver.graded?.(task, dirs.workdir, dp);
   } catch (e) {
-    dp.error = `oracle: ${(e as Error).message}`;
-    dp.resolved = false;
+    if (e instanceof DatapointInvalid) {
+      // A container phase could not run (no image, Docker failing): the datapoint cannot count.
+      invalid(dp, dp.solver_run ? `grading could not run: ${e.message}` : e.message);
+    } else {
+      dp.error = `oracle: ${(e as Error).message}`;
+      dp.resolved = false;
+    }
   } finally {
     dp.escapes = diffSnapshots(before, snapshotTrees(watched, excluded));
     if (replaced) dp.escapes.unshift(replaced);
@@ -331,11 +320,6 @@ export function invalid(dp: Datapoint, reason: string): Datapoint {
   return dp;
 }
 
-/** Lays the task's hidden tests (tests/) over a tree, file by file, replacing whatever the solver put there. */
-function overlayHiddenTests(task: CodeTask, dir: string): void {
-  if (task.tests_dir) layPaths(task.tests_dir, listFiles(task.tests_dir), dir);
-}
-
 let stagedGuard: string | null = null;
 
 /**
@@ -354,25 +338,26 @@ export function guardPath(): string {
   return (stagedGuard = staged);
 }
 
-/** Runs the tests in `dir` sandboxed (they run the solver's code), guard preloaded, reports in `reportDir` outside the tree. */
+/**
+ * Runs the tests in `dir` sandboxed (they run the solver's code), guard preloaded, reports in `reportDir` outside the tree.
+ * The task's hidden tests (tests/) are first laid over the tree, file by file, replacing whatever the solver put there.
+ */
 async function runTests(task: CodeTask, dir: string, reportDir: string, phase: string, opts: OracleOptions, grace: number, memoryBytes: number): Promise<TestRun> {
+  if (task.tests_dir) layPaths(task.tests_dir, listFiles(task.tests_dir), dir);
+  if (opts.sandbox.run_as_uid !== null) chownTree(dir, opts.sandbox.run_as_uid);
   const guard = opts.guard !== false ? guardPath() : null;
   const env: NodeJS.ProcessEnv = { ...opts.env };
   if (guard) env.NODE_OPTIONS = `${env.NODE_OPTIONS ? `${env.NODE_OPTIONS} ` : ''}--import=${JSON.stringify(pathToFileURL(guard).href)}`;
   const once = async (cmd: string, n: number): Promise<CommandRun> => {
     const reportPath = join(reportDir, `${phase}-${n}.${task.test_format === 'tap' ? 'tap' : 'xml'}`);
     rmSync(reportPath, { force: true });
-    const tracker = new ProcessTracker(memoryBytes, dir);
-    const w = opts.sandbox.wrap(['sh', '-c', cmd], dir, { hide: task.private_paths, rw_binds: [reportDir], ...(guard ? { ro_binds: [guard] } : {}) });
-    const r = await execTree(w.argv, {
-      cwd: dir,
+    const wrap = { hide: task.private_paths, rw_binds: [reportDir], ...(guard ? { ro_binds: [guard] } : {}) };
+    const r = await execSandboxed(opts.sandbox, cmd, dir, wrap, {
       env: withReportEnv(task.test_format, reportPath, env),
       timeout_ms: task.test_timeout_s * 1000,
       kill_grace_ms: grace,
-      sweep_dir: dir,
       max_output_bytes: 64 * 1024,
-      fd_files: w.fd_files,
-      tracker,
+      memory_limit_bytes: memoryBytes,
     });
     const output = `${r.stdout}${r.stderr ? `\n[stderr]\n${r.stderr}` : ''}${r.spawn_error ? `\n[spawn] ${r.spawn_error}` : ''}`;
     const memory = r.tracking?.memory_exceeded_bytes != null ? { memory_exceeded: true } : {};

@@ -3,7 +3,8 @@ import { attempt } from './attempt.js';
 import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import type { ProcessTracker, TrackerReport } from './tracker.js';
+import type { Sandbox, WrapOptions } from './sandbox.js';
+import { ProcessTracker, type TrackerReport } from './tracker.js';
 
 /** How to run one command tree. */
 export interface ExecTreeOptions {
@@ -21,6 +22,8 @@ export interface ExecTreeOptions {
   fd_files?: readonly string[];
   /** Tracks every process the command starts (cgroup, process tree, marker) and enforces its memory limit. */
   tracker?: ProcessTracker;
+  /** Written to the command's stdin (without it, stdin is /dev/null). */
+  input?: string;
 }
 
 /** What happened to a command tree. */
@@ -71,8 +74,11 @@ export function execTree(argv: readonly string[], opts: ExecTreeOptions): Promis
     const tracker = opts.tracker;
     const [exe, ...rest] = tracker ? tracker.wrapArgv([cmd, ...args]) : [cmd, ...args];
     const fds = (opts.fd_files ?? []).map((f) => openSync(f, 'r'));
-    const child = spawn(exe!, rest, { cwd: opts.cwd, env: tracker ? tracker.env(opts.env) : opts.env, detached: true, stdio: ['ignore', 'pipe', 'pipe', ...fds] });
+    const stdin = opts.input !== undefined ? 'pipe' : 'ignore';
+    const child = spawn(exe!, rest, { cwd: opts.cwd, env: tracker ? tracker.env(opts.env) : opts.env, detached: true, stdio: [stdin, 'pipe', 'pipe', ...fds] });
     for (const fd of fds) closeSync(fd);
+    // A command that never reads its stdin closes the pipe early; that is not an error of ours.
+    child.stdin?.on('error', () => undefined).end(opts.input);
     // Both are pipes (stdio above); the extra descriptors make the type lose that.
     const stdout = child.stdout!;
     const stderr = child.stderr!;
@@ -125,6 +131,15 @@ export function execTree(argv: readonly string[], opts: ExecTreeOptions): Promis
     child.once('error', (e) => finish(null, null, e.message));
     child.once('exit', (code, signal) => finish(code, signal, null));
   });
+}
+
+type SandboxedOptions = Pick<ExecTreeOptions, 'env' | 'timeout_ms' | 'kill_grace_ms' | 'max_output_bytes'> & { memory_limit_bytes: number };
+
+/** `sh -c line` in `dir` under `sandbox`; every process it starts is tracked (all stopped past `memory_limit_bytes`), swept from `dir`. */
+export function execSandboxed(sandbox: Sandbox, line: string, dir: string, wrap: WrapOptions, opts: SandboxedOptions): Promise<ExecTreeResult> {
+  const { memory_limit_bytes, ...rest } = opts;
+  const w = sandbox.wrap(['sh', '-c', line], dir, wrap);
+  return execTree(w.argv, { ...rest, cwd: dir, sweep_dir: dir, fd_files: w.fd_files, tracker: new ProcessTracker(memory_limit_bytes, dir) });
 }
 
 /** Signals a whole process group; a group that is already gone is fine. */

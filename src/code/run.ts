@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { summarizeSolvers, summaryOptionsOf } from './aggregate.js';
-import type { LocalPrices } from '../core/usd-parts.js';
 import { calibrateCodeIdle } from './energy.js';
 import { invalid, newDatapoint, runDatapoint, type Datapoint, type OracleOptions } from './oracle.js';
 import { runPreflight, type PreflightProblem } from './preflight.js';
 import type { CodeResults } from './results.js';
-import { DEFAULT_MEMORY_MB, type Sandbox } from './sandbox.js';
+import { DEFAULT_MEMORY_MB } from './sandbox.js';
 import type { Solver } from './solvers/solver.js';
 import type { CodeSuite } from './task.js';
 import type { PowerTrace } from '../meters/power-trace.js';
@@ -14,7 +13,7 @@ import type { PowerTrace } from '../meters/power-trace.js';
 type OracleFields = 'meter' | 'sandbox' | 'env' | 'timeout_s' | 'kill_grace_ms' | 'keep' | 'tmp_base' | 'memory_mb' | 'container' | 'run_id';
 
 /** A coding run: every task × solver × rollout through the oracle (`run_id`: one is made when not given). */
-export interface CodeRunOptions extends Pick<OracleOptions, OracleFields> {
+export interface CodeRunOptions extends Pick<OracleOptions, OracleFields>, Pick<CodeResults['config'], 'energy_budget_j' | 'prices' | 'pue'> {
   suite: CodeSuite;
   solvers: readonly Solver[];
   /** Attempts per (task, solver); best-of-N. */
@@ -25,12 +24,6 @@ export interface CodeRunOptions extends Pick<OracleOptions, OracleFields> {
   default_timeout_s?: number;
   /** Idle calibration window before the run, ms (0: skipped, net unknown). Not run for the `none` meter. */
   idle_ms?: number;
-  /** Energy budget per task attempt, J, for the resolution-under-budget figure (recorded in the config). */
-  energy_budget_j?: number;
-  /** Electricity and hardware prices: the rows' dollars in parts (recorded in the config). */
-  prices?: LocalPrices;
-  /** `--pue`: the facility's PUE, for the rows' modelled facility layer (recorded in the config). */
-  pue?: number;
   /** `--power-trace`: power over the idle window, then `scored` from the preflight to the last datapoint graded. */
   trace?: PowerTrace;
   /** Check every solver path and test interpreter inside the sandbox first (default true). */
@@ -106,7 +99,10 @@ async function runTraced(opts: CodeRunOptions, traceIdle: boolean): Promise<Code
     for (const solver of opts.solvers) {
       for (let r = 0; r < opts.rollouts; r++) {
         const problem = problems.find((p) => (p.scope === 'solver' && p.name === solver.id) || (p.scope === 'task' && p.name === task.name));
-        const d = problem ? preflightInvalid(task, solver, r, opts.sandbox, problem) : await runDatapoint(task, solver, r, oracle);
+        // One the preflight ruled out: nothing ran, nothing is counted.
+        const d = problem
+          ? invalid(newDatapoint(task, solver, r, sandbox.kind), `${PREFLIGHT_INVALID}${problem.reason}`)
+          : await runDatapoint(task, solver, r, oracle);
         datapoints.push(d);
         opts.onDatapoint?.(d, { done: datapoints.length, total });
       }
@@ -122,8 +118,3 @@ async function runTraced(opts: CodeRunOptions, traceIdle: boolean): Promise<Code
 
 /** How an invalid_reason starts when the preflight found the datapoint cannot run here. */
 export const PREFLIGHT_INVALID = 'preflight: ';
-
-/** A datapoint the preflight ruled out: nothing ran, nothing is counted. */
-function preflightInvalid(task: CodeSuite['tasks'][number], solver: Solver, rollout: number, sandbox: Sandbox, p: PreflightProblem): Datapoint {
-  return invalid(newDatapoint(task, solver, rollout, sandbox.kind), `${PREFLIGHT_INVALID}${p.reason}`);
-}

@@ -192,11 +192,6 @@ export function bwrapFor(opts: ResolveSandboxOptions = {}): { sandbox: Sandbox |
   return { sandbox: null, problem };
 }
 
-/** Whether bubblewrap can run here; `null` when it can. */
-export function bwrapProblem(bin = 'bwrap'): string | null {
-  return bwrapFor({ bin }).problem;
-}
-
 /** Resolves `--sandbox`: `auto` takes bwrap when it works, else none; `bwrap` insists. */
 export function resolveSandbox(mode: SandboxMode, opts: ResolveSandboxOptions = {}): Sandbox {
   if (mode === 'none') return noSandbox();

@@ -48,23 +48,14 @@ export async function runTaskTests(task: CodeTask, run: TestCommand): Promise<Te
     : named.map((name) => ({ cmd: testCommandFor(task, [name]), names: [name], prefix: name }));
   const tests: Record<string, NamedStatus> = {};
   const reported: Record<string, TestOutcome> = {};
-  let wall = 0;
-  let exceeded = false;
-  let timedOut = false;
-  let exit: number | null = 0;
+  const done: CommandRun[] = [];
   let reportError: string | null = null;
-  let started = false;
   let failedTail: string | null | undefined;
-  let lastTail: string | null = null;
   for (const [i, { cmd, names, prefix }] of runs.entries()) {
     const r = await run(cmd, i);
-    wall += r.wall_ms;
-    exceeded ||= r.memory_exceeded === true;
-    timedOut ||= r.timed_out;
-    if (exit === 0) exit = r.exit_code;
+    done.push(r);
     const parsed = parseReport(task.test_format, r.report);
     if (!parsed.ok) reportError ??= prefix ? `${prefix}: ${parsed.error}` : parsed.error;
-    started ||= r.report !== null || r.code_in_output === true;
     const mine = parsed.ok ? parsed.tests : [];
     for (const [id, o] of Object.entries(outcomes(mine))) reported[prefix ? `${prefix} > ${id}` : id] = o;
     for (const name of names) {
@@ -73,12 +64,15 @@ export async function runTaskTests(task: CodeTask, run: TestCommand): Promise<Te
     }
     // The evidence kept is the first run that did not pass (else the last).
     if (failedTail === undefined && names.some((n) => tests[n] !== 'pass')) failedTail = r.output_tail;
-    lastTail = r.output_tail;
   }
-  const head = { exit_code: exit, timed_out: timedOut, wall_ms: round(wall, 3) };
-  const memory = exceeded ? { memory_exceeded: true } : {};
+  // The exit status is the first run's that is not 0 (`null`: killed).
+  const notZero = done.find((r) => r.exit_code !== 0);
+  const wall_ms = round(done.reduce((a, r) => a + r.wall_ms, 0), 3);
+  const head = { exit_code: notZero ? notZero.exit_code : 0, timed_out: done.some((r) => r.timed_out), wall_ms };
+  const memory = done.some((r) => r.memory_exceeded === true) ? { memory_exceeded: true } : {};
+  const started = done.some((r) => r.report !== null || r.code_in_output === true);
   const graded = { reported, report_error: Object.keys(reported).length === 0 ? reportError : null };
-  const output_tail = failedTail !== undefined ? failedTail : lastTail;
+  const output_tail = failedTail !== undefined ? failedTail : (done[done.length - 1]?.output_tail ?? null);
   // Each shape keeps the key order its results files have always had.
   if (oneRun) return { ...head, output_tail, ...memory, ...(named.length > 0 ? { tests } : {}), ...graded, runner_started: started };
   return { ...head, tests, ...graded, output_tail, runner_started: started, ...memory };

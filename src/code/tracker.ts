@@ -40,35 +40,31 @@ export function setCgroupTracking(enabled: boolean): void {
 
 /** A writable cgroup v2 folder under which per-command folders can be made, or `null`. Probed once. */
 export function cgroupV2Base(): string | null {
-  if (cgroupBase !== undefined) return cgroupBase;
-  cgroupBase = null;
-  try {
-    const mounts = readFileSync('/proc/self/mountinfo', 'utf8').split('\n');
-    const line = mounts.find((l) => / - cgroup2 /.test(l));
-    const mountPoint = line?.split(' ')[4];
-    const self = readFileSync('/proc/self/cgroup', 'utf8').split('\n').find((l) => l.startsWith('0::'));
-    if (!mountPoint || self === undefined) return null;
-    const here = join(mountPoint, self.slice(3));
-    for (const dir of [here, mountPoint]) {
-      const probe = join(dir, `joulebench-probe-${process.pid}-${randomBytes(4).toString('hex')}`);
-      try {
-        mkdirSync(probe);
-        try {
-          // Joining must work too (a cgroup with controllers on may refuse processes).
-          execFileSync('sh', ['-c', 'echo $$ > "$0/cgroup.procs"', probe], { stdio: 'ignore', timeout: 5000 });
-          cgroupBase = dir;
-        } finally {
-          rmdirSync(probe);
-        }
-        if (cgroupBase) return dir;
-      } catch {
-        // not writable or not joinable here; try the next
-      }
-    }
-  } catch {
-    // no cgroup v2 here
+  if (cgroupBase === undefined) {
+    // Unreadable (no cgroup v2 here): no mount point, no base.
+    const mounts = attempt(() => readFileSync('/proc/self/mountinfo', 'utf8'), '').split('\n');
+    const mountPoint = mounts.find((l) => / - cgroup2 /.test(l))?.split(' ')[4];
+    const self = attempt(() => readFileSync('/proc/self/cgroup', 'utf8'), '').split('\n').find((l) => l.startsWith('0::'));
+    cgroupBase = mountPoint && self !== undefined ? ([join(mountPoint, self.slice(3)), mountPoint].find(canJoin) ?? null) : null;
   }
-  return null;
+  return cgroupBase;
+}
+
+/** Whether a cgroup can be made under `dir` and joined (a cgroup with controllers on may refuse processes). */
+function canJoin(dir: string): boolean {
+  const probe = join(dir, `joulebench-probe-${process.pid}-${randomBytes(4).toString('hex')}`);
+  try {
+    mkdirSync(probe);
+    try {
+      execFileSync('sh', ['-c', 'echo $$ > "$0/cgroup.procs"', probe], { stdio: 'ignore', timeout: 5000 });
+    } finally {
+      rmdirSync(probe);
+    }
+    return true;
+  } catch {
+    // not writable or not joinable here; the caller tries the next
+    return false;
+  }
 }
 
 /** Tracks the processes of one command. */

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, cpSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { attempt } from './attempt.js';
@@ -109,23 +109,11 @@ export function removeDirs(dirs: DatapointDirs): void {
     // A solver may have taken away its own permissions (chmod 000) or set the immutable or append-only
     // flag (chattr +i / +a, as root): undo both and retry once.
     spawnSync('chattr', ['-R', '-f', '-i', '-a', dirs.root], { stdio: 'ignore', timeout: 30_000 });
-    makeWritable(dirs.root);
+    // chmod -R does not follow the links it meets.
+    spawnSync('chmod', ['-R', 'u+rwx', dirs.root], { stdio: 'ignore', timeout: 30_000 });
     rmSync(dirs.root, { recursive: true, force: true, maxRetries: 3 });
   }
   liveRoots.delete(dirs.root);
-}
-
-function makeWritable(dir: string): void {
-  try {
-    if (lstatSync(dir).isSymbolicLink()) return;
-    chmodSync(dir, 0o700);
-    for (const name of readdirSync(dir)) {
-      const p = join(dir, name);
-      if (lstatSync(p).isDirectory()) makeWritable(p);
-    }
-  } catch {
-    // best effort
-  }
 }
 
 /** Forgets a folder kept with `--keep` (an interrupted run leaves it in place). */

@@ -3,7 +3,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync }
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { runDatapoint, type OracleOptions } from '../../src/code/oracle.js';
-import { bwrapProblem, bwrapSandbox, noSandbox, type Sandbox } from '../../src/code/sandbox.js';
+import { bwrapFor, bwrapSandbox, noSandbox, type Sandbox } from '../../src/code/sandbox.js';
 import { createSolver } from '../../src/code/solvers/registry.js';
 import { loadCodeSuite, loadCodeTask, type CodeTask } from '../../src/code/task.js';
 import { createNullMeter } from '../../src/code/energy.js';
@@ -14,7 +14,7 @@ after(() => rmSync(tmp, { recursive: true, force: true }));
 const suite = join(tmp, 'suite');
 const work = join(tmp, 'work');
 mkdirSync(work);
-const bwrapWhyNot = bwrapProblem();
+const bwrapWhyNot = bwrapFor().problem;
 
 function task(name: string, over: Parameters<typeof writeShellTask>[1] = { name }): CodeTask {
   return loadCodeTask(writeShellTask(suite, { ...over, name }));

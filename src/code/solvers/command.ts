@@ -1,8 +1,7 @@
 import { accessSync, constants, existsSync } from 'node:fs';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { parseAgentOutput, type AgentOutputFormat } from '../agent-output.js';
-import { execTree } from '../process.js';
-import { ProcessTracker } from '../tracker.js';
+import { execSandboxed } from '../process.js';
 import { inProcessOutcome, type PreflightCheck, type SolveOutcome, type Solver } from './solver.js';
 
 /** A solver that runs an agent CLI in the workdir. */
@@ -123,17 +122,9 @@ export function commandSolver(opts: CommandSolverOptions): Solver {
         JOULEBENCH_TASK: ctx.task.name,
         JOULEBENCH_WORKDIR: ctx.workdir,
       };
-      const w = ctx.sandbox.wrap(['sh', '-c', line], ctx.workdir, { hide: ctx.hide, ro_binds: binds });
-      const tracker = new ProcessTracker(ctx.memory_limit_bytes, ctx.workdir);
-      const r = await execTree(w.argv, {
-        cwd: ctx.workdir,
-        env,
-        timeout_ms: ctx.timeout_ms,
-        kill_grace_ms: ctx.kill_grace_ms,
-        sweep_dir: ctx.workdir,
-        fd_files: w.fd_files,
-        tracker,
-      });
+      const { timeout_ms, kill_grace_ms, memory_limit_bytes } = ctx;
+      const wrap = { hide: ctx.hide, ro_binds: binds };
+      const r = await execSandboxed(ctx.sandbox, line, ctx.workdir, wrap, { env, timeout_ms, kill_grace_ms, memory_limit_bytes });
       // 127 (not found) and 126 (not executable) are sh's own: the agent never ran. bwrap failing to bind a
       // path it cannot reach says the same. Such a datapoint is invalid, never "not resolved".
       const lastErr = r.stderr.trim().split('\n').pop() ?? '';

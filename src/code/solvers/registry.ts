@@ -96,10 +96,7 @@ export function createSolver(spec: string, opts: SolverOptions = {}): Solver {
 export function createSolvers(specs: readonly string[], opts: SolverOptions = {}): Solver[] {
   if (specs.length === 0) throw new JoulebenchError('E_USAGE', '--solvers: name at least one solver');
   const solvers = specs.map((s) => createSolver(s, opts));
-  const seen = new Set<string>();
-  for (const s of solvers) {
-    if (seen.has(s.id)) throw new JoulebenchError('E_USAGE', `--solvers: "${s.id}" is listed twice (give one a label: name=cmd:…)`);
-    seen.add(s.id);
-  }
+  const twice = solvers.find((s, i) => solvers.findIndex((o) => o.id === s.id) !== i);
+  if (twice) throw new JoulebenchError('E_USAGE', `--solvers: "${twice.id}" is listed twice (give one a label: name=cmd:…)`);
   return solvers;
 }
