@@ -37,33 +37,22 @@ import { addJudgeFlags } from '../judge-flags.js';
 import { nextRate, RATE_SEARCH_FORMAT, searchStep, stoppingRule, type RateSearch, type RateSearchRule, type RateSearchStep } from '../../load/search.js';
 import type { JudgeFlags } from '../../session/judge-setup.js';
 
-interface RunFlags extends TargetFlags, MeterFlags, Partial<LoadFlags>, JudgeFlags, PriceFlags {
+/** The flags named as in the session spec; the rest are `run`'s own (or spelt differently in the spec). */
+type SpecFlags = Pick<
+  SessionSpec,
+  'concurrency' | 'warmup' | 'repeat' | 'limit' | 'filter' | 'bootstrap' | 'cluster' | 'pue' | 'out' | 'results' | 'receipt' | 'resume' | 'overwrite'
+>;
+
+interface RunFlags extends TargetFlags, MeterFlags, Partial<LoadFlags>, JudgeFlags, PriceFlags, SpecFlags {
   config?: string;
-  concurrency: number;
-  /** Absent: 1 for the cascade (its cache is meant to be warm), 0 for other targets (a paid endpoint would bill every question twice). */
-  warmup?: number;
-  repeat: number;
-  /** `--limit N`: the first N cases (after --filter); recorded in the suite version and digest. */
-  limit?: number;
-  /** `--filter REGEX`: cases whose id, tag or dataset matches; recorded in the suite version and digest. */
-  filter?: string;
-  bootstrap: number;
   /** `--bootstrap-max-units N|inf` (absent: the default limit). */
   bootstrapMaxUnits?: number | 'inf';
-  cluster?: 'question' | 'subject';
-  pue?: number;
   powerTrace?: string;
   /** `--gpu-power-limits 200,250`: one load run per limit, W. */
   gpuPowerLimits?: number[];
   /** Written into the receipt (a power-limit arm's limit); no flag sets it. */
   labels?: Record<string, string>;
-  out?: string;
-  results?: string;
-  receipt?: string;
   quiet?: boolean;
-  /** `--resume [file]`: true (use --results) or the results file to continue. */
-  resume?: boolean | string;
-  overwrite?: boolean;
   /** False with `--no-history`. */
   history: boolean;
   /** False with `--no-store-prompts`. */
