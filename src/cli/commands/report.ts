@@ -6,10 +6,9 @@ import type { ReportInput } from '../../report/inputs.js';
 import type { LoadBlock } from '../../load/block.js';
 import { fileHead } from '../../load/sweep-file.js';
 import type { SweepComparison } from '../../sweep/comparison.js';
-import { writeFileEnsured, type CliIO } from '../io.js';
-import { checkOutputPath } from '../output-file.js';
+import type { CliIO } from '../io.js';
 import { ALL_FORMATS, planOutput, writeByExtension, type Renderings } from '../outputs.js';
-import type { StreamedOutput } from '../output-file.js';
+import { checkOutputPath, writeOutputFile, type StreamedOutput } from '../output-file.js';
 import type { CaseResult } from '../../core/types.js';
 import { forEachScoredBatch } from '../../runner/scored-batches.js';
 import { inputsFrontier } from '../../report/arms.js';
@@ -137,13 +136,13 @@ export function reportCommand(io: CliIO): Command {
       // On stderr whatever the format: a report of a run that did not finish must not pass for a whole one.
       warnAboutInputs(io, runs);
       if (flags.out && plan) {
-        if (flags.html) writeFileEnsured(flags.html, await buildHtml(runs, sweeps.comparisons), '--html');
+        if (flags.html) writeOutputFile(flags.html, await buildHtml(runs, sweeps.comparisons), '--html');
         const format = await writeByExtension(flags.out, renderings(runs, flags, sweeps.comparisons));
         io.err(`${format.padEnd(7)} ${flags.out}\n`);
         return;
       }
       if (flags.html) {
-        writeFileEnsured(flags.html, await buildHtml(runs, sweeps.comparisons));
+        writeOutputFile(flags.html, await buildHtml(runs, sweeps.comparisons), 'output');
         io.err(`html    ${flags.html}\n`);
       }
       // (no -o: stdout)

@@ -14,8 +14,8 @@ import { hasMtBench, promptsText, renderLeaderboard } from '../../report/mt-benc
 import { rebuildReport } from '../../report/rebuild.js';
 import { readJsonIfExists } from '../../report/inputs.js';
 import { sortRows, summariseJudgments } from '../../judge/fastchat-judgments.js';
-import { writeFileEnsured, type CliIO } from '../io.js';
-import { checkOutputPath } from '../output-file.js';
+import type { CliIO } from '../io.js';
+import { checkOutputPath, writeOutputFile } from '../output-file.js';
 import { addJudgeFlags } from '../judge-flags.js';
 import { createJudgeFromConfig, type JudgeFlags } from '../../session/judge-setup.js';
 import { buildSuite } from '../../session/setup.js';
@@ -104,7 +104,7 @@ export function rescoreCommand(io: CliIO): Command {
     } finally {
       await setup.close();
     }
-    if (flags.out) writeFileEnsured(flags.out, json);
+    if (flags.out) writeOutputFile(flags.out, json, 'output');
     else io.out(json);
   });
 }
@@ -114,7 +114,7 @@ function publishedTable(io: CliIO, judgments: string, results: string | undefine
   if (flags.judge !== undefined || flags.against !== undefined) throw new JoulebenchError('E_USAGE', '--judgments reads judgments already made: --judge and --against do not apply');
   const { json, text } = leaderboard(judgments, results === undefined ? [] : [results]);
   if (!flags.quiet) io.err(text);
-  if (flags.out) writeFileEnsured(flags.out, json);
+  if (flags.out) writeOutputFile(flags.out, json, 'output');
   else io.out(json);
 }
 

@@ -12,8 +12,8 @@ import type { TargetFlags } from '../../session/setup.js';
 import type { SessionSpec } from '../../session/spec.js';
 import { neuralStageLine } from '../../targets/llamacpp/default-model.js';
 import { TARGETS } from '../../targets/registry.js';
-import { writeFileEnsured, type CliIO } from '../io.js';
-import { checkOutputPath } from '../output-file.js';
+import type { CliIO } from '../io.js';
+import { checkOutputPath, writeOutputFile } from '../output-file.js';
 import { ALL_FORMATS, planOutput, sideFileBase, writeByExtension, type Renderings } from '../outputs.js';
 import type { BenchReport } from '../../core/aggregate.js';
 import type { CaseResult } from '../../core/types.js';
@@ -222,12 +222,15 @@ function withLoad(r: Awaited<ReturnType<typeof runAction>>, what: string): LoadR
   return { ...r, load: r.load };
 }
 
-/** A series' document on stdout and, with `-o FILE.json`, in that file (`rel`: with paths relative to it); then its table, naming that file. */
-function printSeries(flags: RunFlags, outPlan: { format: string } | null, doc: object, rel: () => object, table: string, what: string, io: CliIO): void {
-  const json = flags.out !== undefined && outPlan?.format === 'json';
-  if (json) writeFileEnsured(flags.out!, prettyJson(rel()), '--out');
+/**
+ * A series' document on stdout and, with `-o FILE.json`, in that file (`rel`: with paths relative to it), or with
+ * `-o FILE.html` the page `html` builds (a series with a page); then its table, naming that file.
+ */
+async function printSeries(flags: RunFlags, outPlan: { format: string } | null, doc: object, rel: () => object, table: string, what: string, io: CliIO, html?: () => Promise<string>): Promise<void> {
+  const written = flags.out !== undefined && (outPlan?.format === 'json' || (outPlan?.format === 'html' && html !== undefined));
+  if (written) writeOutputFile(flags.out!, outPlan?.format === 'json' ? prettyJson(rel()) : await html!());
   io.out(prettyJson(doc));
-  if (!flags.quiet) io.err(table + (json ? `${what} ${flags.out}\n` : ''));
+  if (!flags.quiet) io.err(table + (written ? `${what} ${flags.out}\n` : ''));
 }
 
 /** `--request-rate 1,2,4,inf`: one load run per rate with a cooldown between, each with its own files, then the curve. */
@@ -243,13 +246,11 @@ async function rateSweepAction(flags: RunFlags, rates: number[], io: CliIO, wait
   }
   const curve = rateCurve(runs);
   const doc: RateSweepDoc = { format: RATE_SWEEP_FORMAT, rates: rates.map(rateLabel), reports: runs.map((r) => r.out), results: runs.map((r) => r.results), curve };
-  if (flags.out && outPlan?.format === 'json') writeFileEnsured(flags.out, prettyJson(relativeTo(doc, flags.out)), '--out');
-  if (flags.out && outPlan?.format === 'html') {
+  const html = async (): Promise<string> => {
     const [{ buildHtmlReport }, inputs] = await Promise.all([import('../../report/html/index.js'), loadInputsForCli(runs.map((r) => r.results), false)]);
-    writeFileEnsured(flags.out, buildHtmlReport(inputs), '--out');
-  }
-  io.out(prettyJson(doc));
-  if (!flags.quiet) io.err(renderCurveTable(curve) + (flags.out && (outPlan?.format === 'json' || outPlan?.format === 'html') ? `rate sweep ${flags.out}\n` : ''));
+    return buildHtmlReport(inputs);
+  };
+  await printSeries(flags, outPlan, doc, () => relativeTo(doc, flags.out!), renderCurveTable(curve), 'rate sweep', io, html);
 }
 
 /**
@@ -278,7 +279,7 @@ async function powerLimitsAction(flags: RunFlags, limits: number[], io: CliIO, w
   const arms = rateCurve(runs).map((p, i) => ({ gpu_power_limit_w: limits[i]!, ...p, avg_power_w: runs[i]!.load.energy.avg_power_w }));
   const doc: PowerLimitsDoc = { format: POWER_LIMITS_FORMAT, request_rate: rateLabel(rates[0]!), gpu_power_limits_w: limits, gpus: limiter.describe(), reports: runs.map((r) => r.out), results: runs.map((r) => r.results), arms };
   const table = renderCurveTable(arms, { head: 'GPU limit W', cell: (p) => String(p.gpu_power_limit_w) });
-  printSeries(flags, outPlan, doc, () => relativeTo(doc, flags.out!), table, 'power-limit arms', io);
+  await printSeries(flags, outPlan, doc, () => relativeTo(doc, flags.out!), table, 'power-limit arms', io);
 }
 
 /**
@@ -312,7 +313,7 @@ async function findMaxRateAction(flags: RunFlags, io: CliIO, wait: (seconds: num
         const r = relativeTo(doc, flags.out!);
         return { ...r, rate_search: { ...search, steps: steps.map((s, i) => ({ ...s, report: r.reports[i]!, results: r.results[i]! })) } };
       };
-      printSeries(flags, outPlan, doc, rel, renderSearchTable(search), 'rate search', io);
+      await printSeries(flags, outPlan, doc, rel, renderSearchTable(search), 'rate search', io);
       return;
     }
     const k = steps.length + 1;
@@ -350,7 +351,7 @@ async function loadRepeatsAction(flags: RunFlags, n: number, io: CliIO, wait: (s
     figures,
     notes,
   };
-  printSeries(flags, outPlan, doc, () => relativeTo(doc, flags.out!), renderRepeatsTable(doc), 'load runs', io);
+  await printSeries(flags, outPlan, doc, () => relativeTo(doc, flags.out!), renderRepeatsTable(doc), 'load runs', io);
 }
 
 /** The session spec `run`'s flags ask for (meter settings resolved from flags and environment here). */
@@ -362,17 +363,15 @@ function sessionSpecFrom(flags: RunFlags, env: NodeJS.ProcessEnv, outPlan: { for
     idle_ms: idleMsFrom(flags),
     repeat: flags.repeat,
     bootstrap: flags.bootstrap,
-    ...(flags.bootstrapMaxUnits !== undefined ? { bootstrap_max_units: flags.bootstrapMaxUnits } : {}),
-    ...(flags.cluster !== undefined ? { cluster: flags.cluster } : {}),
-    ...(flags.pue !== undefined ? { pue: flags.pue } : {}),
-    ...(flags.powerTrace !== undefined ? { power_trace: flags.powerTrace } : {}),
     concurrency: flags.concurrency,
     argv: process.argv.slice(2),
   };
-  const copy = <K extends keyof RunFlags & keyof SessionSpec>(k: K): void => {
-    if (flags[k] !== undefined) (spec as unknown as Record<string, unknown>)[k] = flags[k];
-  };
-  for (const k of ['config', 'target', 'neural', 'endpoint', 'model', 'credentialsRef', 'answers', 'data', 'references', 'baseUrl', 'modelPath', 'threads', 'ctx', 'gpuLayers', 'maxTokens', 'warmup', 'filter', 'limit', 'out', 'results', 'receipt', 'resume', 'overwrite', 'judgePass', 'judgeCache', 'judgeMeter', 'judgePrompts'] as const) copy(k);
+  // The flags given, under the spec's name for each: the same, or snake case.
+  const alike = ['config', 'target', 'neural', 'endpoint', 'model', 'credentialsRef', 'answers', 'data', 'references', 'baseUrl', 'modelPath', 'threads', 'ctx', 'gpuLayers', 'maxTokens', 'warmup', 'filter', 'limit', 'out', 'results', 'receipt', 'resume', 'overwrite', 'judgePass', 'judgeCache', 'judgeMeter', 'judgePrompts', 'cluster', 'pue', 'labels'] as const;
+  const snake = { bootstrapMaxUnits: 'bootstrap_max_units', powerTrace: 'power_trace', gridIntensity: 'grid_intensity', maxErrors: 'max_errors' } as const;
+  for (const [flag, key] of [...alike.map((k) => [k, k]), ...Object.entries(snake)] as [keyof RunFlags, keyof SessionSpec][]) {
+    if (flags[flag] !== undefined) (spec as unknown as Record<string, unknown>)[key] = flags[flag];
+  }
   if (flags.judgeMeter !== undefined) spec.judgeMeterOptions = meterOptionsFrom(flags, env);
   if (flags.out && outPlan) {
     // The session writes the report as JSON; any other format is written by the CLI afterwards.
@@ -384,8 +383,6 @@ function sessionSpecFrom(flags: RunFlags, env: NodeJS.ProcessEnv, outPlan: { for
   }
   if (!flags.history) spec.history = false;
   if (flags.storePrompts === false) spec.store_prompts = false;
-  if (flags.gridIntensity !== undefined) spec.grid_intensity = flags.gridIntensity;
-  if (flags.labels) spec.labels = flags.labels;
   const prices = pricesOfFlags(flags);
   if (prices) spec.prices = prices;
   const stray = strayLoadFlag(flags);
@@ -393,7 +390,6 @@ function sessionSpecFrom(flags: RunFlags, env: NodeJS.ProcessEnv, outPlan: { for
   const strayLen = strayDatasetFlag(flags);
   if (strayLen) throw new JoulebenchError('E_USAGE', `${strayLen} goes with --dataset ${strayLen === '--tokenizer' ? 'random or sharegpt' : 'random'}`);
   if (flags.requestRate?.length === 1) spec.load = loadOptionsFrom(flags as LoadFlags, flags.requestRate[0]!);
-  if (flags.maxErrors !== undefined) spec.max_errors = flags.maxErrors;
   return spec;
 }
 
