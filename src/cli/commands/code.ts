@@ -323,7 +323,7 @@ const UNAVAILABLE = 'solver not available: ';
 /** The datapoints JSONL: `--datapoints`, else beside `--out`, else under ./.joulebench/runs/. */
 function datapointsPath(flags: CodeFlags, suiteName: string, started: Date, outIsRegular: boolean): string {
   if (flags.datapoints) return flags.datapoints;
-  return `${sideFileBase(flags.out, outIsRegular, `code-${suiteName}`, started).base}.datapoints.jsonl`;
+  return `${sideFileBase(flags.out, outIsRegular, `code-${suiteName}`, started)}.datapoints.jsonl`;
 }
 
 /** A coding-agent results document in every format `-o` offers. */

@@ -44,9 +44,9 @@ export function fetchCommand(io: CliIO): Command {
       if (dataset === 'swebench-verified') {
         // Lazy: only this dataset needs the Parquet reader.
         const { fetchSwebenchParquet } = await import('../../code/swebench.js');
-        checkOutputPath(flags.out ?? 'swebench-verified.parquet', '--out');
-        const { bytes, count } = await fetchSwebenchParquet(flags.url);
         const out = flags.out ?? 'swebench-verified.parquet';
+        checkOutputPath(out, '--out');
+        const { bytes, count } = await fetchSwebenchParquet(flags.url);
         writeOutputFile(out, bytes, 'output');
         io.err(`wrote ${count} SWE-bench Verified instances to ${out} (run: joulebench code --suite ${out} --repos DIR --test-cmd CMD)\n`);
         return;

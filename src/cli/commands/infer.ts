@@ -214,9 +214,8 @@ async function inferAction(flags: InferFlags, io: CliIO): Promise<void> {
   process.once('SIGINT', onSigint);
   let file;
   try {
-    file = llamaOpts
-      ? await runInferLlamaCpp({ ...llamaOpts, ...extra, meter, meter_note: note, journal: sink, ...(resume ? { resume } : {}), ...(limiter ? { power_limiter: limiter } : {}) })
-      : await runInfer({ ...base, ...extra, meter, meter_note: note, journal: sink, ...(resume ? { resume } : {}), ...(limiter ? { power_limiter: limiter } : {}) });
+    const run = { ...extra, meter, meter_note: note, journal: sink, ...(resume ? { resume } : {}), ...(limiter ? { power_limiter: limiter } : {}) };
+    file = llamaOpts ? await runInferLlamaCpp({ ...llamaOpts, ...run }) : await runInfer({ ...base, ...run });
   } catch (e) {
     const why = (e as Error)?.message ?? String(e);
     journal.write({ event: 'failed', utc: new Date().toISOString(), error: why });

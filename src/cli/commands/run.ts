@@ -377,7 +377,7 @@ function sessionSpecFrom(flags: RunFlags, env: NodeJS.ProcessEnv, outPlan: { for
     // The session writes the report as JSON; any other format is written by the CLI afterwards.
     if (outPlan.format !== 'json') delete spec.out;
     // Side files are named after the output whatever its extension, and never put beside a device.
-    const { base } = sideFileBase(flags.out, outPlan.regular, flags.suite, new Date());
+    const base = sideFileBase(flags.out, outPlan.regular, flags.suite, new Date());
     if (flags.results === undefined && !flags.resume) spec.results = `${base}.results.jsonl`;
     if (flags.receipt === undefined) spec.receipt = `${base}.receipt.json`;
   }
