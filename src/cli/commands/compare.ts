@@ -153,9 +153,8 @@ async function compareLoadRepeats(io: CliIO, baseSpec: string, candSpec: string,
   const result = pairedRepeats(base, cand, 1 - flags.alpha);
   // The table carries the notes; quiet, they still reach a person (runs left out of the pairing).
   if (flags.quiet) for (const n of result.notes) io.err(`joulebench: ${n}\n`);
-  if (flags.out) {
-    writeOutputFile(flags.out, prettyJson(result));
-  } else io.out(prettyJson(result));
+  if (flags.out) writeOutputFile(flags.out, prettyJson(result));
+  else io.out(prettyJson(result));
   if (!flags.quiet) io.err(renderRepeatsComparisonTable(result));
 }
 

@@ -135,16 +135,13 @@ export function reportCommand(io: CliIO): Command {
       const runs = [...(await loadInputsForCli(specs.filter((s) => !sweepDirs.includes(s)), true, html ? { cases: true, casesLimit: HTML_CASE_ROWS, ...cluster } : { cases: false, ...cluster })), ...sweeps.runs];
       // On stderr whatever the format: a report of a run that did not finish must not pass for a whole one.
       warnAboutInputs(io, runs);
+      if (flags.html) writeOutputFile(flags.html, await buildHtml(runs, sweeps.comparisons), plan ? '--html' : 'output');
       if (flags.out && plan) {
-        if (flags.html) writeOutputFile(flags.html, await buildHtml(runs, sweeps.comparisons), '--html');
         const format = await writeByExtension(flags.out, renderings(runs, flags, sweeps.comparisons));
         io.err(`${format.padEnd(7)} ${flags.out}\n`);
         return;
       }
-      if (flags.html) {
-        writeOutputFile(flags.html, await buildHtml(runs, sweeps.comparisons), 'output');
-        io.err(`html    ${flags.html}\n`);
-      }
+      if (flags.html) io.err(`html    ${flags.html}\n`);
       // (no -o: stdout)
       if (flags.json || flags.md) {
         io.out(await renderings(runs, flags)[flags.json ? 'json' : 'md']());

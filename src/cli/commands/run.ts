@@ -173,18 +173,14 @@ async function runAction(flags: RunFlags, io: CliIO): Promise<{ accuracy_pct: nu
   if (flags.out && outPlan?.format !== 'json') {
     await writeByExtension(flags.out, runRenderings({ report, resultsPath: paths.results, receipt: session.receipt as unknown as Record<string, unknown>, label: session.suite.name }));
   }
-  if (flags.out) {
-    if (!flags.quiet) io.out(table);
-  } else {
-    io.out(prettyJson(report));
-    if (!flags.quiet) io.err(table);
-  }
+  if (!flags.out) io.out(prettyJson(report));
+  // The table (and CO2e line) go to stdout when the report went to a file, else to stderr beside the JSON.
+  const say = (text: string): void => (flags.out ? io.out(text) : io.err(text));
+  if (!flags.quiet) say(table);
   const c = report.co2e;
   if (c && !flags.quiet) {
     const range = c.grams_per_correct_range ? ` (range ${fmtGrams(c.grams_per_correct_range.low)}–${fmtGrams(c.grams_per_correct_range.high)})` : '';
-    const line = `CO2e / correct  ${c.grams_per_correct === null ? 'n/a' : fmtGrams(c.grams_per_correct)}${range} [${c.energy_source}, net] at ${c.intensity}\n`;
-    if (flags.out) io.out(line);
-    else io.err(line);
+    say(`CO2e / correct  ${c.grams_per_correct === null ? 'n/a' : fmtGrams(c.grams_per_correct)}${range} [${c.energy_source}, net] at ${c.intensity}\n`);
   }
   // Warnings (a dropped RAPL sample, a failed read, history not written) always reach a person, quiet or not.
   for (const w of warnings) io.err(`joulebench: warning: ${w}\n`);
