@@ -13,7 +13,7 @@ import type { SessionSpec } from '../../session/spec.js';
 import { neuralStageLine } from '../../targets/llamacpp/default-model.js';
 import { TARGETS } from '../../targets/registry.js';
 import type { CliIO } from '../io.js';
-import { checkOutputPath, writeOutputFile } from '../output-file.js';
+import { checkOutputPath, formatOf, writeOutputFile } from '../output-file.js';
 import { ALL_FORMATS, planOutput, sideFileBase, writeByExtension, type Renderings } from '../outputs.js';
 import type { BenchReport } from '../../core/aggregate.js';
 import type { CaseResult } from '../../core/types.js';
@@ -222,16 +222,17 @@ function withLoad(r: Awaited<ReturnType<typeof runAction>>, what: string): LoadR
  * A series' document on stdout and, with `-o FILE.json`, in that file (`rel`: with paths relative to it), or with
  * `-o FILE.html` the page `html` builds (a series with a page); then its table, naming that file.
  */
-async function printSeries(flags: RunFlags, outPlan: { format: string } | null, doc: object, rel: () => object, table: string, what: string, io: CliIO, html?: () => Promise<string>): Promise<void> {
-  const written = flags.out !== undefined && (outPlan?.format === 'json' || (outPlan?.format === 'html' && html !== undefined));
-  if (written) writeOutputFile(flags.out!, outPlan?.format === 'json' ? prettyJson(rel()) : await html!());
+async function printSeries(flags: RunFlags, doc: object, rel: () => object, table: string, what: string, io: CliIO, html?: () => Promise<string>): Promise<void> {
+  const format = flags.out === undefined ? null : formatOf(flags.out, ALL_FORMATS);
+  const written = format === 'json' || (format === 'html' && html !== undefined);
+  if (written) writeOutputFile(flags.out!, format === 'json' ? prettyJson(rel()) : await html!());
   io.out(prettyJson(doc));
   if (!flags.quiet) io.err(table + (written ? `${what} ${flags.out}\n` : ''));
 }
 
 /** `--request-rate 1,2,4,inf`: one load run per rate with a cooldown between, each with its own files, then the curve. */
 async function rateSweepAction(flags: RunFlags, rates: number[], io: CliIO, wait: (seconds: number) => Promise<void>): Promise<void> {
-  const outPlan = flags.out ? planOutput(flags.out, ALL_FORMATS) : null;
+  if (flags.out) planOutput(flags.out, ALL_FORMATS);
   const runs: LoadRun[] = [];
   for (const [i, rate] of rates.entries()) {
     const label = String(rateLabel(rate));
@@ -246,7 +247,7 @@ async function rateSweepAction(flags: RunFlags, rates: number[], io: CliIO, wait
     const [{ buildHtmlReport }, inputs] = await Promise.all([import('../../report/html/index.js'), loadInputsForCli(runs.map((r) => r.results), false)]);
     return buildHtmlReport(inputs);
   };
-  await printSeries(flags, outPlan, doc, () => relativeTo(doc, flags.out!), renderCurveTable(curve), 'rate sweep', io, html);
+  await printSeries(flags, doc, () => relativeTo(doc, flags.out!), renderCurveTable(curve), 'rate sweep', io, html);
 }
 
 /**
@@ -258,7 +259,7 @@ async function powerLimitsAction(flags: RunFlags, limits: number[], io: CliIO, w
   const rates = flags.requestRate;
   if (!rates || rates.length !== 1) throw new JoulebenchError('E_USAGE', '--gpu-power-limits runs one load run per limit: give --request-rate one rate');
   if (flags.runs !== undefined || flags.findMaxRate) throw new JoulebenchError('E_USAGE', '--gpu-power-limits does not combine with --runs or --find-max-rate');
-  const outPlan = flags.out ? planOutput(flags.out, ALL_FORMATS) : null;
+  if (flags.out) planOutput(flags.out, ALL_FORMATS);
   const limiter = await openPowerLimiter(limits, gpuLibrary(process.env));
   const unhook = restoreOnExit(limiter, (line) => io.err(`joulebench: ${line}\n`));
   const runs: LoadRun[] = [];
@@ -275,7 +276,7 @@ async function powerLimitsAction(flags: RunFlags, limits: number[], io: CliIO, w
   const arms = rateCurve(runs).map((p, i) => ({ gpu_power_limit_w: limits[i]!, ...p, avg_power_w: runs[i]!.load.energy.avg_power_w }));
   const doc: PowerLimitsDoc = { format: POWER_LIMITS_FORMAT, request_rate: rateLabel(rates[0]!), gpu_power_limits_w: limits, gpus: limiter.describe(), reports: runs.map((r) => r.out), results: runs.map((r) => r.results), arms };
   const table = renderCurveTable(arms, { head: 'GPU limit W', cell: (p) => String(p.gpu_power_limit_w) });
-  await printSeries(flags, outPlan, doc, () => relativeTo(doc, flags.out!), table, 'power-limit arms', io);
+  await printSeries(flags, doc, () => relativeTo(doc, flags.out!), table, 'power-limit arms', io);
 }
 
 /**
@@ -288,7 +289,7 @@ async function findMaxRateAction(flags: RunFlags, io: CliIO, wait: (seconds: num
   if (flags.requestRate && flags.requestRate.length > 1) throw new JoulebenchError('E_USAGE', '--find-max-rate starts from one rate: give --request-rate one rate');
   const start = flags.requestRate?.[0] ?? 1;
   if (start === Infinity) throw new JoulebenchError('E_USAGE', '--find-max-rate needs a finite starting --request-rate');
-  const outPlan = flags.out ? planOutput(flags.out, ALL_FORMATS) : null;
+  if (flags.out) planOutput(flags.out, ALL_FORMATS);
   const rule: RateSearchRule = { start_rate: start, goodput_target: flags.goodputTarget ?? 0.9, max_request_rate: flags.maxRequestRate ?? null };
   const steps: RateSearchStep[] = [];
   for (;;) {
@@ -309,7 +310,7 @@ async function findMaxRateAction(flags: RunFlags, io: CliIO, wait: (seconds: num
         const r = relativeTo(doc, flags.out!);
         return { ...r, rate_search: { ...search, steps: steps.map((s, i) => ({ ...s, report: r.reports[i]!, results: r.results[i]! })) } };
       };
-      await printSeries(flags, outPlan, doc, rel, renderSearchTable(search), 'rate search', io);
+      await printSeries(flags, doc, rel, renderSearchTable(search), 'rate search', io);
       return;
     }
     const k = steps.length + 1;
@@ -328,7 +329,7 @@ async function findMaxRateAction(flags: RunFlags, io: CliIO, wait: (seconds: num
  * `-o NAME.json` also writes the document there (what `compare` pairs run by run).
  */
 async function loadRepeatsAction(flags: RunFlags, n: number, io: CliIO, wait: (seconds: number) => Promise<void>): Promise<void> {
-  const outPlan = flags.out ? planOutput(flags.out, ALL_FORMATS) : null;
+  if (flags.out) planOutput(flags.out, ALL_FORMATS);
   const runs: LoadRun[] = [];
   for (let i = 0; i < n; i++) {
     const run = await nextRun(flags, i, `run-${String(i + 1).padStart(String(n).length, '0')}`, { runs: undefined }, io, wait);
@@ -347,7 +348,7 @@ async function loadRepeatsAction(flags: RunFlags, n: number, io: CliIO, wait: (s
     figures,
     notes,
   };
-  await printSeries(flags, outPlan, doc, () => relativeTo(doc, flags.out!), renderRepeatsTable(doc), 'load runs', io);
+  await printSeries(flags, doc, () => relativeTo(doc, flags.out!), renderRepeatsTable(doc), 'load runs', io);
 }
 
 /** The session spec `run`'s flags ask for (meter settings resolved from flags and environment here). */
