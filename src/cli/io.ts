@@ -1,6 +1,5 @@
 import { stripColors } from '../report/colors.js';
 import { colorFor } from './color.js';
-import { writeOutputFile } from './output-file.js';
 
 /** The CLI is the only place that prints; commands write through this so tests can capture it. */
 export interface CliIO {
@@ -16,11 +15,6 @@ export const processIO: CliIO = {
   err: (s) => process.stderr.write(colorFor(process.stderr, process.env) ? s : stripColors(s)),
   errIsTTY: Boolean(process.stderr.isTTY),
 };
-
-/** Writes a file, creating its folder; a write that fails is one line naming the path (exit 2). */
-export function writeFileEnsured(path: string, content: string | Uint8Array, flag = 'output'): void {
-  writeOutputFile(path, content, flag);
-}
 
 /** Thrown by a command that ends with a specific exit code (e.g. `meter` passing its command's through). */
 export class ExitWith {

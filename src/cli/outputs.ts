@@ -14,19 +14,17 @@ export function formatsOf(r: Renderings): OutputFormat[] {
 }
 
 /** Checks `-o PATH` before any work (a format the command writes, a writable kind of path); returns the format. */
-export function planOutput(path: string, offered: readonly OutputFormat[], flag = '--out'): { format: OutputFormat; regular: boolean } {
-  const format = formatOf(path, offered);
-  const { regular } = checkOutputPath(path, flag);
-  return { format, regular };
+export function planOutput(path: string, offered: readonly OutputFormat[]): { format: OutputFormat; regular: boolean } {
+  return { format: formatOf(path, offered), regular: checkOutputPath(path, '--out').regular };
 }
 
 /** Renders in the format `path`'s extension names and writes it; the format written is returned. */
-export async function writeByExtension(path: string, r: Renderings, flag = '--out'): Promise<OutputFormat> {
+export async function writeByExtension(path: string, r: Renderings): Promise<OutputFormat> {
   const format = formatOf(path, formatsOf(r));
   // A text table is rendered for a terminal: its file gets no colour codes.
   const rendered = await r[format]!();
   const text = format === 'txt' && typeof rendered === 'string' ? stripColors(rendered) : rendered;
-  writeOutputFile(path, text, flag);
+  writeOutputFile(path, text);
   return format;
 }
 
@@ -34,8 +32,8 @@ export async function writeByExtension(path: string, r: Renderings, flag = '--ou
 const OUTPUT_EXT = /\.(json|md|markdown|html?|csv|jsonl|txt)$/i;
 
 /** Where side files go: beside a regular output file, else (a device, a pipe, no `-o`) the default run folder. */
-export function sideFileBase(out: string | undefined, regular: boolean, defaultName: string, started: Date): { base: string; beside: boolean } {
-  if (out !== undefined && regular) return { base: join(dirname(out), basename(out).replace(OUTPUT_EXT, '')), beside: true };
+export function sideFileBase(out: string | undefined, regular: boolean, defaultName: string, started: Date): string {
+  if (out !== undefined && regular) return join(dirname(out), basename(out).replace(OUTPUT_EXT, ''));
   const stamp = started.toISOString().replace(/[:.]/g, '-');
-  return { base: join('.joulebench', 'runs', `${defaultName.replace(/[^A-Za-z0-9._-]+/g, '_')}-${stamp}`), beside: false };
+  return join('.joulebench', 'runs', `${defaultName.replace(/[^A-Za-z0-9._-]+/g, '_')}-${stamp}`);
 }

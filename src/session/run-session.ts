@@ -420,12 +420,7 @@ async function recordHistory(
     paths: { report: input.paths.report ? resolve(input.paths.report) : null, results: resolve(input.paths.results), receipt: resolve(input.paths.receipt) },
   };
   try {
-    const h = await History.open(dbPath);
-    try {
-      return h.record(entry);
-    } finally {
-      h.close();
-    }
+    return await History.recordOnce(entry, dbPath);
   } catch (e) {
     hooks.onWarning?.(`run not recorded in history: ${(e as Error).message.split('\n')[0]}`);
     return null;

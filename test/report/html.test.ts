@@ -8,7 +8,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { prettyJson } from '../../src/core/canonical.js';
 import type { Target } from '../../src/core/types.js';
 import type { Meter } from '../../src/meters/meter.js';
-import { writeFileEnsured } from '../../src/cli/io.js';
+import { writeOutputFile } from '../../src/cli/output-file.js';
 import { JsonlResultsFile } from '../../src/runner/results-file.js';
 import { run } from '../../src/runner/run.js';
 import { loadSuite } from '../../src/suites/loader.js';
@@ -59,8 +59,8 @@ async function saveRun(name: string, target: Target, warmup: number, meter?: Met
   const sink = new JsonlResultsFile(join(dir, `${name}.results.jsonl`));
   const out = await run({ suite, target, warmup, repeats: 1, sink, ...(meter ? { meter, idle_ms: 0 } : {}) });
   sink.close();
-  writeFileEnsured(join(dir, `${name}.json`), prettyJson(out.report));
-  writeFileEnsured(join(dir, `${name}.receipt.json`), prettyJson({ started_utc: '2026-01-01T00:00:00.000Z', finished_utc: '2026-01-01T00:00:01.000Z', joulebench_version: 't', node_version: process.version, host: { hostname: 'testhost' } }));
+  writeOutputFile(join(dir, `${name}.json`), prettyJson(out.report), 'output');
+  writeOutputFile(join(dir, `${name}.receipt.json`), prettyJson({ started_utc: '2026-01-01T00:00:00.000Z', finished_utc: '2026-01-01T00:00:01.000Z', joulebench_version: 't', node_version: process.version, host: { hostname: 'testhost' } }), 'output');
   return join(dir, `${name}.json`);
 }
 
@@ -157,7 +157,7 @@ describe('the HTML report in headless Chromium', { skip: !existsSync(CHROMIUM) &
   it('renders a single run from the library API too: charts drawn (the reference cascade bills a known $0), no error', async () => {
     const [one] = loadRuns([join(dir, 'warm.json')], null);
     const html = join(dir, 'one.html');
-    writeFileEnsured(html, buildHtmlReport([one!]));
+    writeOutputFile(html, buildHtmlReport([one!]), 'output');
     const p2 = await browser.newPage({ viewport: { width: 1000, height: 800 } });
     const errs: string[] = [];
     p2.on('console', (m) => { if (m.type() === 'error') errs.push(m.text()); });

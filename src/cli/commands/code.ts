@@ -245,13 +245,11 @@ async function codeAction(flags: CodeFlags, io: CliIO): Promise<void> {
     flags.history !== false
       ? await recordForCli(io, codeHistoryInput(results, { results: flags.out && format === 'json' && outPlan?.regular ? resolve(flags.out) : null, datapoints: resolve(stream.path) }))
       : null;
-  if (flags.out) {
-    if (!flags.quiet) io.out(renderCodeTable(results));
-    if (!flags.quiet) io.err(`results    ${flags.out}\ndatapoints ${stream.path}\n${runId !== null ? `history    #${runId}\n` : ''}`);
-  } else {
-    io.out(json);
-    if (!flags.quiet) io.err(renderCodeTable(results) + `datapoints ${stream.path}\n${runId !== null ? `history    #${runId}\n` : ''}`);
-  }
+  // With -o the table goes to stdout and stderr names the file; else the JSON to stdout and the table to stderr.
+  if (!flags.out) io.out(json);
+  else if (!flags.quiet) io.out(renderCodeTable(results));
+  const history = runId !== null ? `history    #${runId}\n` : '';
+  if (!flags.quiet) io.err(`${flags.out ? `results    ${flags.out}\n` : renderCodeTable(results)}datapoints ${stream.path}\n${history}`);
   const missing = results.solvers.filter((s) => {
     const dps = results.datapoints.filter((d) => d.solver === s.solver);
     return dps.length > 0 && dps.every((d) => !d.valid && d.invalid_reason?.startsWith(UNAVAILABLE));
@@ -323,7 +321,7 @@ const UNAVAILABLE = 'solver not available: ';
 /** The datapoints JSONL: `--datapoints`, else beside `--out`, else under ./.joulebench/runs/. */
 function datapointsPath(flags: CodeFlags, suiteName: string, started: Date, outIsRegular: boolean): string {
   if (flags.datapoints) return flags.datapoints;
-  return `${sideFileBase(flags.out, outIsRegular, `code-${suiteName}`, started).base}.datapoints.jsonl`;
+  return `${sideFileBase(flags.out, outIsRegular, `code-${suiteName}`, started)}.datapoints.jsonl`;
 }
 
 /** A coding-agent results document in every format `-o` offers. */

@@ -6,7 +6,8 @@ import { JoulebenchError } from '../../core/errors.js';
 import { checkGate, GATE_METRICS, gateWhyNa, parseGate, type GateCondition, type GateFailure } from '../../core/gate.js';
 import { renderComparisonMarkdown } from '../../report/markdown.js';
 import { renderComparisonTable } from '../../report/table.js';
-import { writeFileEnsured, type CliIO } from '../io.js';
+import type { CliIO } from '../io.js';
+import { writeOutputFile } from '../output-file.js';
 import type { LoadBlock } from '../../load/block.js';
 import { planOutput, writeByExtension } from '../outputs.js';
 import { loadRunsForCli, warnAboutInputs } from '../load-runs.js';
@@ -152,9 +153,8 @@ async function compareLoadRepeats(io: CliIO, baseSpec: string, candSpec: string,
   const result = pairedRepeats(base, cand, 1 - flags.alpha);
   // The table carries the notes; quiet, they still reach a person (runs left out of the pairing).
   if (flags.quiet) for (const n of result.notes) io.err(`joulebench: ${n}\n`);
-  if (flags.out) {
-    writeFileEnsured(flags.out, prettyJson(result), '--out');
-  } else io.out(prettyJson(result));
+  if (flags.out) writeOutputFile(flags.out, prettyJson(result));
+  else io.out(prettyJson(result));
   if (!flags.quiet) io.err(renderRepeatsComparisonTable(result));
 }
 

@@ -2,10 +2,10 @@ import { Command } from 'commander';
 import { JoulebenchError } from '../../core/errors.js';
 import { join } from 'node:path';
 import { checkWriteDir } from '../../write-path.js';
-import { checkOutputPath } from '../output-file.js';
+import { checkOutputPath, writeOutputFile } from '../output-file.js';
 import { fetchMmluJsonl } from '../../suites/mmlu-fetch.js';
 import { fetchMtBench } from '../../suites/mt-bench-fetch.js';
-import { writeFileEnsured, type CliIO } from '../io.js';
+import type { CliIO } from '../io.js';
 import { quote } from '../../core/one-line.js';
 import { DEFAULT_CATALOG_MODEL, MODEL_CATALOG, catalogModel } from '../../targets/llamacpp/catalog.js';
 import { defaultModelPath } from '../../targets/llamacpp/default-model.js';
@@ -35,7 +35,7 @@ export function fetchCommand(io: CliIO): Command {
         const dir = flags.out ?? 'mt-bench';
         checkWriteDir(dir, '--out');
         for (const f of await fetchMtBench()) {
-          writeFileEnsured(join(dir, f.name), f.bytes.toString('utf8'));
+          writeOutputFile(join(dir, f.name), f.bytes.toString('utf8'), 'output');
           io.err(`wrote ${join(dir, f.name)} (sha256 ${f.sha256})\n`);
         }
         io.err(`run it: joulebench run --suite mt-bench --data ${join(dir, 'question.jsonl')} --references ${join(dir, 'reference.jsonl')} --config JUDGE.yaml (the judge uses ${join(dir, 'judge_prompts.jsonl')}, FastChat's prompts)\n`);
@@ -44,10 +44,10 @@ export function fetchCommand(io: CliIO): Command {
       if (dataset === 'swebench-verified') {
         // Lazy: only this dataset needs the Parquet reader.
         const { fetchSwebenchParquet } = await import('../../code/swebench.js');
-        checkOutputPath(flags.out ?? 'swebench-verified.parquet', '--out');
-        const { bytes, count } = await fetchSwebenchParquet(flags.url);
         const out = flags.out ?? 'swebench-verified.parquet';
-        writeFileEnsured(out, bytes);
+        checkOutputPath(out, '--out');
+        const { bytes, count } = await fetchSwebenchParquet(flags.url);
+        writeOutputFile(out, bytes, 'output');
         io.err(`wrote ${count} SWE-bench Verified instances to ${out} (run: joulebench code --suite ${out} --repos DIR --test-cmd CMD)\n`);
         return;
       }
@@ -55,7 +55,7 @@ export function fetchCommand(io: CliIO): Command {
       flags.out ??= 'mmlu-test.jsonl';
       checkOutputPath(flags.out, '--out');
       const text = await fetchMmluJsonl({ split: flags.split, ...(flags.api ? { api: flags.api } : {}) });
-      writeFileEnsured(flags.out, text);
+      writeOutputFile(flags.out, text, 'output');
       io.err(`wrote ${text.split('\n').length - 1} questions to ${flags.out}\n`);
     });
 }

@@ -21,19 +21,15 @@ export function frontierCommand(io: CliIO): Command {
       const inputs = await loadInputsForCli(specs, true, { cases: false });
       warnAboutInputs(io, inputs);
       const f = inputsFrontier(inputs);
-      if (flags.out) {
-        await writeByExtension(flags.out, {
-          json: () => prettyJson(f),
-          md: () => renderFrontierMarkdown(f) + renderNotPlaced(f.not_placed, 'md'),
-          csv: async () => (await import('../../report/csv.js')).armsCsv(f.arms, f, f.arm_kinds),
-          jsonl: () => f.arms.map((a) => JSON.stringify({ ...a, kind: f.arm_kinds[a.id] ?? null, verdicts: verdictsOf(f, a.id) })).join('\n') + '\n',
-          txt: () => renderFrontierTable(f) + renderNotPlaced(f.not_placed, 'text') + renderCodeCurves(f.code_curves),
-        });
-        return;
-      }
-      if (flags.json) io.out(prettyJson(f));
-      else if (flags.md) io.out(renderFrontierMarkdown(f) + renderNotPlaced(f.not_placed, 'md'));
-      else io.out(renderFrontierTable(f) + renderNotPlaced(f.not_placed, 'text') + renderCodeCurves(f.code_curves));
+      const renderings = {
+        json: () => prettyJson(f),
+        md: () => renderFrontierMarkdown(f) + renderNotPlaced(f.not_placed, 'md'),
+        csv: async () => (await import('../../report/csv.js')).armsCsv(f.arms, f, f.arm_kinds),
+        jsonl: () => f.arms.map((a) => JSON.stringify({ ...a, kind: f.arm_kinds[a.id] ?? null, verdicts: verdictsOf(f, a.id) })).join('\n') + '\n',
+        txt: () => renderFrontierTable(f) + renderNotPlaced(f.not_placed, 'text') + renderCodeCurves(f.code_curves),
+      };
+      if (flags.out) await writeByExtension(flags.out, renderings);
+      else io.out(renderings[flags.json ? 'json' : flags.md ? 'md' : 'txt']());
     });
 }
 

@@ -106,7 +106,7 @@ async function inferAction(flags: InferFlags, io: CliIO): Promise<void> {
     if (flags.out) planOutput(flags.out, formatsOf(inferRenderings([])));
     const files = flags.report.map((path) => ({ path, file: readInferFile(path) }));
     if (flags.out) await writeByExtension(flags.out, inferRenderings(files));
-    else if (flags.json) io.out(prettyJson(files.length === 1 ? files[0]!.file : files.map((f) => ({ path: f.path, file: f.file }))));
+    else if (flags.json) io.out(inferRenderings(files).json());
     else io.out(renderInferTable(files, tableWidth(flags)));
     return;
   }
@@ -214,9 +214,8 @@ async function inferAction(flags: InferFlags, io: CliIO): Promise<void> {
   process.once('SIGINT', onSigint);
   let file;
   try {
-    file = llamaOpts
-      ? await runInferLlamaCpp({ ...llamaOpts, ...extra, meter, meter_note: note, journal: sink, ...(resume ? { resume } : {}), ...(limiter ? { power_limiter: limiter } : {}) })
-      : await runInfer({ ...base, ...extra, meter, meter_note: note, journal: sink, ...(resume ? { resume } : {}), ...(limiter ? { power_limiter: limiter } : {}) });
+    const run = { ...extra, meter, meter_note: note, journal: sink, ...(resume ? { resume } : {}), ...(limiter ? { power_limiter: limiter } : {}) };
+    file = llamaOpts ? await runInferLlamaCpp({ ...llamaOpts, ...run }) : await runInfer({ ...base, ...run });
   } catch (e) {
     const why = (e as Error)?.message ?? String(e);
     journal.write({ event: 'failed', utc: new Date().toISOString(), error: why });
@@ -244,7 +243,7 @@ async function inferAction(flags: InferFlags, io: CliIO): Promise<void> {
 }
 
 /** `infer --report FILES -o OUT`: the run files in every format `-o` offers (CSV: one row per arm, as the table). */
-function inferRenderings(files: readonly { path: string; file: InferRunFile }[]): Renderings {
+function inferRenderings(files: readonly { path: string; file: InferRunFile }[]) {
   return {
     json: () => prettyJson(files.length === 1 ? files[0]!.file : files.map((f) => ({ path: f.path, file: f.file }))),
     md: async () => {
@@ -262,7 +261,7 @@ function inferRenderings(files: readonly { path: string; file: InferRunFile }[])
     },
     jsonl: () => files.flatMap((f) => f.file.arms.map((a) => JSON.stringify({ path: f.path, ...a }))).join('\n') + '\n',
     txt: () => renderInferTable(files),
-  };
+  } satisfies Renderings;
 }
 
 /** Every traced arm's rows: `t_utc,arm,phase,<domain>_w…` (empty where a domain did not read). */
@@ -288,13 +287,12 @@ async function pickMeter(name: string, flags: Omit<MeterFlags, 'meter'>, inProce
   }
   if (name === 'auto' && (meter.describe() as { fallback?: unknown }).fallback) {
     await meter.close?.();
-    return {
-      meter: null,
-      // Said without the auto meter's own "using the estimate": infer does not use it, and the note must agree with the null.
-      note: inProcess
-        ? `--meter auto: no hardware counter reads (${String((meter.describe() as { no_hardware?: unknown }).no_hardware ?? 'none found')}); energy is null (--meter estimate applies here: the inference runs in this process, so CPU time × watts per core estimates it)`
-        : `--meter auto: no hardware counter reads (${String((meter.describe() as { no_hardware?: unknown }).no_hardware ?? 'none found')}); energy is null (infer never falls back to the estimate: it would meter this process, not the Ollama server)`,
-    };
+    const why = `no hardware counter reads (${String((meter.describe() as { no_hardware?: unknown }).no_hardware ?? 'none found')}); energy is null`;
+    // Said without the auto meter's own "using the estimate": infer does not use it, and the note must agree with the null.
+    const instead = inProcess
+      ? '--meter estimate applies here: the inference runs in this process, so CPU time × watts per core estimates it'
+      : 'infer never falls back to the estimate: it would meter this process, not the Ollama server';
+    return { meter: null, note: `--meter auto: ${why} (${instead})` };
   }
   return { meter, note: '' };
 }

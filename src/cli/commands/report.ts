@@ -1,14 +1,14 @@
-import { closeSync, existsSync, openSync, readSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { prettyJson } from '../../core/canonical.js';
 import { JoulebenchError } from '../../core/errors.js';
 import type { ReportInput } from '../../report/inputs.js';
 import type { LoadBlock } from '../../load/block.js';
+import { fileHead } from '../../load/sweep-file.js';
 import type { SweepComparison } from '../../sweep/comparison.js';
-import { writeFileEnsured, type CliIO } from '../io.js';
-import { checkOutputPath } from '../output-file.js';
+import type { CliIO } from '../io.js';
 import { ALL_FORMATS, planOutput, writeByExtension, type Renderings } from '../outputs.js';
-import type { StreamedOutput } from '../output-file.js';
+import { checkOutputPath, writeOutputFile, type StreamedOutput } from '../output-file.js';
 import type { CaseResult } from '../../core/types.js';
 import { forEachScoredBatch } from '../../runner/scored-batches.js';
 import { inputsFrontier } from '../../report/arms.js';
@@ -49,7 +49,7 @@ async function buildHtml(runs: ReportInput[], comparisons: SweepComparison[] = [
 }
 
 /** Every format `report -o` writes. */
-function renderings(runs: ReportInput[], flags: ReportFlags, comparisons: SweepComparison[] = []): Renderings {
+function renderings(runs: ReportInput[], flags: ReportFlags, comparisons: SweepComparison[] = []) {
   const json = () => (runs.length === 1 ? prettyJson(documentOf(runs[0]!)) : prettyJson(runs.map((r) => ({ label: r.label, kind: r.kind, report: documentOf(r) }))));
   // One line per case, datapoint or arm; a suite run's cases are read again from its results file as they are written out.
   const perCaseJsonl: StreamedOutput = {
@@ -88,7 +88,7 @@ function renderings(runs: ReportInput[], flags: ReportFlags, comparisons: SweepC
     },
     jsonl: () => (flags.cases ? perCaseJsonl : inputsFrontier(runs).arms.map((a) => JSON.stringify(a)).join('\n') + '\n'),
     txt: async () => runs.map((await textRenderers()).tableOf).join('\n'),
-  };
+  } satisfies Renderings;
 }
 
 interface ReportFlags {
@@ -135,30 +135,22 @@ export function reportCommand(io: CliIO): Command {
       const runs = [...(await loadInputsForCli(specs.filter((s) => !sweepDirs.includes(s)), true, html ? { cases: true, casesLimit: HTML_CASE_ROWS, ...cluster } : { cases: false, ...cluster })), ...sweeps.runs];
       // On stderr whatever the format: a report of a run that did not finish must not pass for a whole one.
       warnAboutInputs(io, runs);
+      if (flags.html) writeOutputFile(flags.html, await buildHtml(runs, sweeps.comparisons), plan ? '--html' : 'output');
       if (flags.out && plan) {
-        if (flags.html) writeFileEnsured(flags.html, await buildHtml(runs, sweeps.comparisons), '--html');
         const format = await writeByExtension(flags.out, renderings(runs, flags, sweeps.comparisons));
         io.err(`${format.padEnd(7)} ${flags.out}\n`);
         return;
       }
-      if (flags.html) {
-        writeFileEnsured(flags.html, await buildHtml(runs, sweeps.comparisons));
-        io.err(`html    ${flags.html}\n`);
-      }
-      let text: string | null = null;
+      if (flags.html) io.err(`html    ${flags.html}\n`);
       // (no -o: stdout)
-      if (flags.json) {
-        text = runs.length === 1 ? prettyJson(documentOf(runs[0]!)) : prettyJson(runs.map((r) => ({ label: r.label, kind: r.kind, report: documentOf(r) })));
-      } else if (flags.md) {
-        text = runs.map((await textRenderers()).markdownOf).join('\n');
+      if (flags.json || flags.md) {
+        io.out(await renderings(runs, flags)[flags.json ? 'json' : 'md']());
       } else if (!flags.html) {
         const { renderSweepTable } = await import('../../report/sweep-table.js');
         const { tableOf } = await textRenderers();
-        text = [...sweeps.comparisons.map((c) => renderSweepTable(c)), ...runs.filter((r) => !sweeps.runs.includes(r)).map(tableOf)].join('\n');
-        if (rateDocs.length > 0) text += '\n' + (await rateCurveTables(runs));
+        const text = [...sweeps.comparisons.map((c) => renderSweepTable(c)), ...runs.filter((r) => !sweeps.runs.includes(r)).map(tableOf)].join('\n');
+        io.out(rateDocs.length > 0 ? text + '\n' + (await rateCurveTables(runs)) : text);
       }
-      if (text === null) return;
-      io.out(text);
     });
 }
 
@@ -220,17 +212,8 @@ export async function sweepInputs(dirs: readonly string[], html: boolean): Promi
 /** Whether a file is a FastChat judgments JSONL: its first line has `question_id`, `judge`, `score` and `turn` (and is no results line). */
 function isFastChatJudgments(path: string): boolean {
   if (!/\.jsonl$/i.test(path)) return false;
-  let head = '';
   try {
-    const fd = openSync(path, 'r');
-    const buf = Buffer.alloc(64 * 1024);
-    head = buf.subarray(0, readSync(fd, buf, 0, buf.length, 0)).toString('utf8');
-    closeSync(fd);
-  } catch {
-    return false;
-  }
-  try {
-    const row = JSON.parse(head.split('\n')[0] ?? '') as Record<string, unknown>;
+    const row = JSON.parse(fileHead(path, 64 * 1024).toString('utf8').split('\n')[0] ?? '') as Record<string, unknown>;
     return row.record === undefined && 'question_id' in row && Array.isArray(row.judge) && 'score' in row && 'turn' in row;
   } catch {
     return false;

@@ -1,4 +1,3 @@
-import { existsSync, readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import type { ReportContext } from '../../core/aggregate.js';
 import type { IdleCalibration, SuiteWindow } from '../../core/energy.js';
@@ -13,9 +12,10 @@ import { pairwiseBlock } from '../../judge/summary.js';
 import { renderReportTable } from '../../report/table.js';
 import { hasMtBench, promptsText, renderLeaderboard } from '../../report/mt-bench-table.js';
 import { rebuildReport } from '../../report/rebuild.js';
+import { readJsonIfExists } from '../../report/inputs.js';
 import { sortRows, summariseJudgments } from '../../judge/fastchat-judgments.js';
-import { writeFileEnsured, type CliIO } from '../io.js';
-import { checkOutputPath } from '../output-file.js';
+import type { CliIO } from '../io.js';
+import { checkOutputPath, writeOutputFile } from '../output-file.js';
 import { addJudgeFlags } from '../judge-flags.js';
 import { createJudgeFromConfig, type JudgeFlags } from '../../session/judge-setup.js';
 import { buildSuite } from '../../session/setup.js';
@@ -104,7 +104,7 @@ export function rescoreCommand(io: CliIO): Command {
     } finally {
       await setup.close();
     }
-    if (flags.out) writeFileEnsured(flags.out, json);
+    if (flags.out) writeOutputFile(flags.out, json, 'output');
     else io.out(json);
   });
 }
@@ -114,7 +114,7 @@ function publishedTable(io: CliIO, judgments: string, results: string | undefine
   if (flags.judge !== undefined || flags.against !== undefined) throw new JoulebenchError('E_USAGE', '--judgments reads judgments already made: --judge and --against do not apply');
   const { json, text } = leaderboard(judgments, results === undefined ? [] : [results]);
   if (!flags.quiet) io.err(text);
-  if (flags.out) writeFileEnsured(flags.out, json);
+  if (flags.out) writeOutputFile(flags.out, json, 'output');
   else io.out(json);
 }
 
@@ -135,20 +135,14 @@ export function leaderboard(judgments: string, results: readonly string[]): { js
 
 /** The run's idle calibration and suite window from the receipt beside an older results file; none when absent or for another config. */
 function runEnergyFromReceipt(resultsPath: string, header: ResultsHeader | null): ReportContext['energy'] | undefined {
-  const receiptPath = resultsPath.replace(/\.results\.jsonl$/i, '.receipt.json');
-  if (receiptPath === resultsPath || !existsSync(receiptPath)) return undefined;
-  try {
-    const rc = JSON.parse(readFileSync(receiptPath, 'utf8')) as {
-      config_digest?: unknown;
-      energy?: { idle?: IdleCalibration; suite_window?: SuiteWindow | null; gross_from?: string };
-    };
-    if (!rc.energy?.idle || rc.config_digest !== header?.config_digest) return undefined;
-    const w = rc.energy.suite_window;
-    return {
-      idle: rc.energy.idle,
-      suite: rc.energy.gross_from === 'suite-window' && w ? { joules: w.joules, source: w.source, by_domain: w.by_domain, window_ms: w.window_ms, below_floor: w.below_floor } : null,
-    };
-  } catch {
-    return undefined;
-  }
+  const rc = readJsonIfExists(resultsPath.replace(/\.results\.jsonl$/i, '.receipt.json'), resultsPath) as {
+    config_digest?: unknown;
+    energy?: { idle?: IdleCalibration; suite_window?: SuiteWindow | null; gross_from?: string };
+  } | null;
+  if (!rc?.energy?.idle || rc.config_digest !== header?.config_digest) return undefined;
+  const w = rc.energy.suite_window;
+  return {
+    idle: rc.energy.idle,
+    suite: rc.energy.gross_from === 'suite-window' && w ? { joules: w.joules, source: w.source, by_domain: w.by_domain, window_ms: w.window_ms, below_floor: w.below_floor } : null,
+  };
 }

@@ -12,8 +12,8 @@ import type { TargetFlags } from '../../session/setup.js';
 import type { SessionSpec } from '../../session/spec.js';
 import { neuralStageLine } from '../../targets/llamacpp/default-model.js';
 import { TARGETS } from '../../targets/registry.js';
-import { writeFileEnsured, type CliIO } from '../io.js';
-import { checkOutputPath } from '../output-file.js';
+import type { CliIO } from '../io.js';
+import { checkOutputPath, formatOf, writeOutputFile } from '../output-file.js';
 import { ALL_FORMATS, planOutput, sideFileBase, writeByExtension, type Renderings } from '../outputs.js';
 import type { BenchReport } from '../../core/aggregate.js';
 import type { CaseResult } from '../../core/types.js';
@@ -37,33 +37,22 @@ import { addJudgeFlags } from '../judge-flags.js';
 import { nextRate, RATE_SEARCH_FORMAT, searchStep, stoppingRule, type RateSearch, type RateSearchRule, type RateSearchStep } from '../../load/search.js';
 import type { JudgeFlags } from '../../session/judge-setup.js';
 
-interface RunFlags extends TargetFlags, MeterFlags, Partial<LoadFlags>, JudgeFlags, PriceFlags {
+/** The flags named as in the session spec; the rest are `run`'s own (or spelt differently in the spec). */
+type SpecFlags = Pick<
+  SessionSpec,
+  'concurrency' | 'warmup' | 'repeat' | 'limit' | 'filter' | 'bootstrap' | 'cluster' | 'pue' | 'out' | 'results' | 'receipt' | 'resume' | 'overwrite'
+>;
+
+interface RunFlags extends TargetFlags, MeterFlags, Partial<LoadFlags>, JudgeFlags, PriceFlags, SpecFlags {
   config?: string;
-  concurrency: number;
-  /** Absent: 1 for the cascade (its cache is meant to be warm), 0 for other targets (a paid endpoint would bill every question twice). */
-  warmup?: number;
-  repeat: number;
-  /** `--limit N`: the first N cases (after --filter); recorded in the suite version and digest. */
-  limit?: number;
-  /** `--filter REGEX`: cases whose id, tag or dataset matches; recorded in the suite version and digest. */
-  filter?: string;
-  bootstrap: number;
   /** `--bootstrap-max-units N|inf` (absent: the default limit). */
   bootstrapMaxUnits?: number | 'inf';
-  cluster?: 'question' | 'subject';
-  pue?: number;
   powerTrace?: string;
   /** `--gpu-power-limits 200,250`: one load run per limit, W. */
   gpuPowerLimits?: number[];
   /** Written into the receipt (a power-limit arm's limit); no flag sets it. */
   labels?: Record<string, string>;
-  out?: string;
-  results?: string;
-  receipt?: string;
   quiet?: boolean;
-  /** `--resume [file]`: true (use --results) or the results file to continue. */
-  resume?: boolean | string;
-  overwrite?: boolean;
   /** False with `--no-history`. */
   history: boolean;
   /** False with `--no-store-prompts`. */
@@ -184,18 +173,14 @@ async function runAction(flags: RunFlags, io: CliIO): Promise<{ accuracy_pct: nu
   if (flags.out && outPlan?.format !== 'json') {
     await writeByExtension(flags.out, runRenderings({ report, resultsPath: paths.results, receipt: session.receipt as unknown as Record<string, unknown>, label: session.suite.name }));
   }
-  if (flags.out) {
-    if (!flags.quiet) io.out(table);
-  } else {
-    io.out(prettyJson(report));
-    if (!flags.quiet) io.err(table);
-  }
+  if (!flags.out) io.out(prettyJson(report));
+  // The table (and CO2e line) go to stdout when the report went to a file, else to stderr beside the JSON.
+  const say = (text: string): void => (flags.out ? io.out(text) : io.err(text));
+  if (!flags.quiet) say(table);
   const c = report.co2e;
   if (c && !flags.quiet) {
     const range = c.grams_per_correct_range ? ` (range ${fmtGrams(c.grams_per_correct_range.low)}–${fmtGrams(c.grams_per_correct_range.high)})` : '';
-    const line = `CO2e / correct  ${c.grams_per_correct === null ? 'n/a' : fmtGrams(c.grams_per_correct)}${range} [${c.energy_source}, net] at ${c.intensity}\n`;
-    if (flags.out) io.out(line);
-    else io.err(line);
+    say(`CO2e / correct  ${c.grams_per_correct === null ? 'n/a' : fmtGrams(c.grams_per_correct)}${range} [${c.energy_source}, net] at ${c.intensity}\n`);
   }
   // Warnings (a dropped RAPL sample, a failed read, history not written) always reach a person, quiet or not.
   for (const w of warnings) io.err(`joulebench: warning: ${w}\n`);
@@ -233,17 +218,21 @@ function withLoad(r: Awaited<ReturnType<typeof runAction>>, what: string): LoadR
   return { ...r, load: r.load };
 }
 
-/** A series' document on stdout and, with `-o FILE.json`, in that file (`rel`: with paths relative to it); then its table, naming that file. */
-function printSeries(flags: RunFlags, outPlan: { format: string } | null, doc: object, rel: () => object, table: string, what: string, io: CliIO): void {
-  const json = flags.out !== undefined && outPlan?.format === 'json';
-  if (json) writeFileEnsured(flags.out!, prettyJson(rel()), '--out');
+/**
+ * A series' document on stdout and, with `-o FILE.json`, in that file (`rel`: with paths relative to it), or with
+ * `-o FILE.html` the page `html` builds (a series with a page); then its table, naming that file.
+ */
+async function printSeries(flags: RunFlags, doc: object, rel: () => object, table: string, what: string, io: CliIO, html?: () => Promise<string>): Promise<void> {
+  const format = flags.out === undefined ? null : formatOf(flags.out, ALL_FORMATS);
+  const written = format === 'json' || (format === 'html' && html !== undefined);
+  if (written) writeOutputFile(flags.out!, format === 'json' ? prettyJson(rel()) : await html!());
   io.out(prettyJson(doc));
-  if (!flags.quiet) io.err(table + (json ? `${what} ${flags.out}\n` : ''));
+  if (!flags.quiet) io.err(table + (written ? `${what} ${flags.out}\n` : ''));
 }
 
 /** `--request-rate 1,2,4,inf`: one load run per rate with a cooldown between, each with its own files, then the curve. */
 async function rateSweepAction(flags: RunFlags, rates: number[], io: CliIO, wait: (seconds: number) => Promise<void>): Promise<void> {
-  const outPlan = flags.out ? planOutput(flags.out, ALL_FORMATS) : null;
+  if (flags.out) planOutput(flags.out, ALL_FORMATS);
   const runs: LoadRun[] = [];
   for (const [i, rate] of rates.entries()) {
     const label = String(rateLabel(rate));
@@ -254,13 +243,11 @@ async function rateSweepAction(flags: RunFlags, rates: number[], io: CliIO, wait
   }
   const curve = rateCurve(runs);
   const doc: RateSweepDoc = { format: RATE_SWEEP_FORMAT, rates: rates.map(rateLabel), reports: runs.map((r) => r.out), results: runs.map((r) => r.results), curve };
-  if (flags.out && outPlan?.format === 'json') writeFileEnsured(flags.out, prettyJson(relativeTo(doc, flags.out)), '--out');
-  if (flags.out && outPlan?.format === 'html') {
+  const html = async (): Promise<string> => {
     const [{ buildHtmlReport }, inputs] = await Promise.all([import('../../report/html/index.js'), loadInputsForCli(runs.map((r) => r.results), false)]);
-    writeFileEnsured(flags.out, buildHtmlReport(inputs), '--out');
-  }
-  io.out(prettyJson(doc));
-  if (!flags.quiet) io.err(renderCurveTable(curve) + (flags.out && (outPlan?.format === 'json' || outPlan?.format === 'html') ? `rate sweep ${flags.out}\n` : ''));
+    return buildHtmlReport(inputs);
+  };
+  await printSeries(flags, doc, () => relativeTo(doc, flags.out!), renderCurveTable(curve), 'rate sweep', io, html);
 }
 
 /**
@@ -272,7 +259,7 @@ async function powerLimitsAction(flags: RunFlags, limits: number[], io: CliIO, w
   const rates = flags.requestRate;
   if (!rates || rates.length !== 1) throw new JoulebenchError('E_USAGE', '--gpu-power-limits runs one load run per limit: give --request-rate one rate');
   if (flags.runs !== undefined || flags.findMaxRate) throw new JoulebenchError('E_USAGE', '--gpu-power-limits does not combine with --runs or --find-max-rate');
-  const outPlan = flags.out ? planOutput(flags.out, ALL_FORMATS) : null;
+  if (flags.out) planOutput(flags.out, ALL_FORMATS);
   const limiter = await openPowerLimiter(limits, gpuLibrary(process.env));
   const unhook = restoreOnExit(limiter, (line) => io.err(`joulebench: ${line}\n`));
   const runs: LoadRun[] = [];
@@ -289,7 +276,7 @@ async function powerLimitsAction(flags: RunFlags, limits: number[], io: CliIO, w
   const arms = rateCurve(runs).map((p, i) => ({ gpu_power_limit_w: limits[i]!, ...p, avg_power_w: runs[i]!.load.energy.avg_power_w }));
   const doc: PowerLimitsDoc = { format: POWER_LIMITS_FORMAT, request_rate: rateLabel(rates[0]!), gpu_power_limits_w: limits, gpus: limiter.describe(), reports: runs.map((r) => r.out), results: runs.map((r) => r.results), arms };
   const table = renderCurveTable(arms, { head: 'GPU limit W', cell: (p) => String(p.gpu_power_limit_w) });
-  printSeries(flags, outPlan, doc, () => relativeTo(doc, flags.out!), table, 'power-limit arms', io);
+  await printSeries(flags, doc, () => relativeTo(doc, flags.out!), table, 'power-limit arms', io);
 }
 
 /**
@@ -302,7 +289,7 @@ async function findMaxRateAction(flags: RunFlags, io: CliIO, wait: (seconds: num
   if (flags.requestRate && flags.requestRate.length > 1) throw new JoulebenchError('E_USAGE', '--find-max-rate starts from one rate: give --request-rate one rate');
   const start = flags.requestRate?.[0] ?? 1;
   if (start === Infinity) throw new JoulebenchError('E_USAGE', '--find-max-rate needs a finite starting --request-rate');
-  const outPlan = flags.out ? planOutput(flags.out, ALL_FORMATS) : null;
+  if (flags.out) planOutput(flags.out, ALL_FORMATS);
   const rule: RateSearchRule = { start_rate: start, goodput_target: flags.goodputTarget ?? 0.9, max_request_rate: flags.maxRequestRate ?? null };
   const steps: RateSearchStep[] = [];
   for (;;) {
@@ -323,7 +310,7 @@ async function findMaxRateAction(flags: RunFlags, io: CliIO, wait: (seconds: num
         const r = relativeTo(doc, flags.out!);
         return { ...r, rate_search: { ...search, steps: steps.map((s, i) => ({ ...s, report: r.reports[i]!, results: r.results[i]! })) } };
       };
-      printSeries(flags, outPlan, doc, rel, renderSearchTable(search), 'rate search', io);
+      await printSeries(flags, doc, rel, renderSearchTable(search), 'rate search', io);
       return;
     }
     const k = steps.length + 1;
@@ -342,7 +329,7 @@ async function findMaxRateAction(flags: RunFlags, io: CliIO, wait: (seconds: num
  * `-o NAME.json` also writes the document there (what `compare` pairs run by run).
  */
 async function loadRepeatsAction(flags: RunFlags, n: number, io: CliIO, wait: (seconds: number) => Promise<void>): Promise<void> {
-  const outPlan = flags.out ? planOutput(flags.out, ALL_FORMATS) : null;
+  if (flags.out) planOutput(flags.out, ALL_FORMATS);
   const runs: LoadRun[] = [];
   for (let i = 0; i < n; i++) {
     const run = await nextRun(flags, i, `run-${String(i + 1).padStart(String(n).length, '0')}`, { runs: undefined }, io, wait);
@@ -361,7 +348,7 @@ async function loadRepeatsAction(flags: RunFlags, n: number, io: CliIO, wait: (s
     figures,
     notes,
   };
-  printSeries(flags, outPlan, doc, () => relativeTo(doc, flags.out!), renderRepeatsTable(doc), 'load runs', io);
+  await printSeries(flags, doc, () => relativeTo(doc, flags.out!), renderRepeatsTable(doc), 'load runs', io);
 }
 
 /** The session spec `run`'s flags ask for (meter settings resolved from flags and environment here). */
@@ -373,30 +360,26 @@ function sessionSpecFrom(flags: RunFlags, env: NodeJS.ProcessEnv, outPlan: { for
     idle_ms: idleMsFrom(flags),
     repeat: flags.repeat,
     bootstrap: flags.bootstrap,
-    ...(flags.bootstrapMaxUnits !== undefined ? { bootstrap_max_units: flags.bootstrapMaxUnits } : {}),
-    ...(flags.cluster !== undefined ? { cluster: flags.cluster } : {}),
-    ...(flags.pue !== undefined ? { pue: flags.pue } : {}),
-    ...(flags.powerTrace !== undefined ? { power_trace: flags.powerTrace } : {}),
     concurrency: flags.concurrency,
     argv: process.argv.slice(2),
   };
-  const copy = <K extends keyof RunFlags & keyof SessionSpec>(k: K): void => {
-    if (flags[k] !== undefined) (spec as unknown as Record<string, unknown>)[k] = flags[k];
-  };
-  for (const k of ['config', 'target', 'neural', 'endpoint', 'model', 'credentialsRef', 'answers', 'data', 'references', 'baseUrl', 'modelPath', 'threads', 'ctx', 'gpuLayers', 'maxTokens', 'warmup', 'filter', 'limit', 'out', 'results', 'receipt', 'resume', 'overwrite', 'judgePass', 'judgeCache', 'judgeMeter', 'judgePrompts'] as const) copy(k);
+  // The flags given, under the spec's name for each: the same, or snake case.
+  const alike = ['config', 'target', 'neural', 'endpoint', 'model', 'credentialsRef', 'answers', 'data', 'references', 'baseUrl', 'modelPath', 'threads', 'ctx', 'gpuLayers', 'maxTokens', 'warmup', 'filter', 'limit', 'out', 'results', 'receipt', 'resume', 'overwrite', 'judgePass', 'judgeCache', 'judgeMeter', 'judgePrompts', 'cluster', 'pue', 'labels'] as const;
+  const snake = { bootstrapMaxUnits: 'bootstrap_max_units', powerTrace: 'power_trace', gridIntensity: 'grid_intensity', maxErrors: 'max_errors' } as const;
+  for (const [flag, key] of [...alike.map((k) => [k, k]), ...Object.entries(snake)] as [keyof RunFlags, keyof SessionSpec][]) {
+    if (flags[flag] !== undefined) (spec as unknown as Record<string, unknown>)[key] = flags[flag];
+  }
   if (flags.judgeMeter !== undefined) spec.judgeMeterOptions = meterOptionsFrom(flags, env);
   if (flags.out && outPlan) {
     // The session writes the report as JSON; any other format is written by the CLI afterwards.
     if (outPlan.format !== 'json') delete spec.out;
     // Side files are named after the output whatever its extension, and never put beside a device.
-    const { base } = sideFileBase(flags.out, outPlan.regular, flags.suite, new Date());
+    const base = sideFileBase(flags.out, outPlan.regular, flags.suite, new Date());
     if (flags.results === undefined && !flags.resume) spec.results = `${base}.results.jsonl`;
     if (flags.receipt === undefined) spec.receipt = `${base}.receipt.json`;
   }
   if (!flags.history) spec.history = false;
   if (flags.storePrompts === false) spec.store_prompts = false;
-  if (flags.gridIntensity !== undefined) spec.grid_intensity = flags.gridIntensity;
-  if (flags.labels) spec.labels = flags.labels;
   const prices = pricesOfFlags(flags);
   if (prices) spec.prices = prices;
   const stray = strayLoadFlag(flags);
@@ -404,7 +387,6 @@ function sessionSpecFrom(flags: RunFlags, env: NodeJS.ProcessEnv, outPlan: { for
   const strayLen = strayDatasetFlag(flags);
   if (strayLen) throw new JoulebenchError('E_USAGE', `${strayLen} goes with --dataset ${strayLen === '--tokenizer' ? 'random or sharegpt' : 'random'}`);
   if (flags.requestRate?.length === 1) spec.load = loadOptionsFrom(flags as LoadFlags, flags.requestRate[0]!);
-  if (flags.maxErrors !== undefined) spec.max_errors = flags.maxErrors;
   return spec;
 }
 

@@ -5,7 +5,8 @@ import { JoulebenchError } from '../../core/errors.js';
 import { renderSweepTable } from '../../report/sweep-table.js';
 import { compareSweep, loadSweep } from '../../sweep/load.js';
 import { resumeSweep, runSweep, type SweepHooks, type SweepOptions } from '../../sweep/run.js';
-import { writeFileEnsured, type CliIO } from '../io.js';
+import type { CliIO } from '../io.js';
+import { writeOutputFile } from '../output-file.js';
 import { intAtLeast, probability, UNIT_LIMIT_HELP, unitLimit } from '../options.js';
 import { DEFAULT_BOOTSTRAP_MAX_UNITS } from '../../stats/bootstrap.js';
 import { meterOptionsFrom } from '../meter-flags.js';
@@ -121,7 +122,7 @@ export function sweepCommand(io: CliIO): Command {
       // With the settings just recorded in the state, as `report DIR` recomputes it.
       const comparison = compareSweep(loaded);
       const path = join(dir, 'comparison.json');
-      writeFileEnsured(path, prettyJson(comparison));
+      writeOutputFile(path, prettyJson(comparison), 'output');
       io.out(prettyJson(comparison));
       if (!flags.quiet) io.err(renderSweepTable(comparison, { failuresShown: true }) + `sweep ${dir}\ncomparison ${path}\n`);
       if (loaded.missing.length > 0) throw new JoulebenchError('E_RUN', `${loaded.missing.length} of ${loaded.state.runs.length} runs did not finish (see ${join(dir, 'sweep.json')})`);
