@@ -70,7 +70,7 @@ export interface DatasetSummary {
  * Latency percentiles are nearest-rank over whole milliseconds, truncated like the seed's `u64`
  * (precise values stay in the results JSONL).
  */
-export interface BenchReport extends Partial<UsdParts> {
+export interface BenchReport extends Partial<UsdParts>, Pick<ReportContext, 'suite' | 'target' | 'meter' | 'warmup' | 'repeats'> {
   case_count: number;
   total_joules: number | null;
   joules_per_correct: number | null;
@@ -104,11 +104,7 @@ export interface BenchReport extends Partial<UsdParts> {
   retry_count: number;
   retry_overhead_ms: number;
   by_dataset: Record<string, DatasetSummary>;
-  suite: ReportContext['suite'];
-  target: string;
-  meter: string;
-  warmup: number;
-  repeats: number;
+  // suite, target, meter, warmup, repeats: from the context (Pick above), here in key order.
   // ---- energy over the whole suite; after the fields above, which keep their order ----
   /** Whole-suite energy: one window around the scored passes, or Σ case energy when the target reported it. */
   gross_joules: number | null;
@@ -606,7 +602,7 @@ export class Aggregator {
       weighted_correct: round(total.weightedCorrect),
       error_count: this.errors,
       energy_source: energySource,
-      energy_sources: sortKeysShallow(this.sources),
+      energy_sources: Object.fromEntries(Object.keys(this.sources).sort().map((k) => [k, this.sources[k]!])),
       below_floor_count: this.belowFloor,
       stage_joules: stagesMeasured?.joules ?? modelStageJoules,
       total_usd: roundOrNull(totalUsd, 9),
@@ -836,10 +832,6 @@ function roundOrNull(v: number | null, digits = 6): number | null {
 function sortedStages<T>(m: Record<string, T>): Record<string, T> {
   const extra = Object.keys(m).filter((k) => !(STAGE_IDS as readonly string[]).includes(k)).sort();
   return Object.fromEntries([...STAGE_IDS, ...extra].map((k) => [k, m[k] as T]));
-}
-
-function sortKeysShallow<T>(m: Record<string, T>): Record<string, T> {
-  return Object.fromEntries(Object.keys(m).sort().map((k) => [k, m[k] as T]));
 }
 
 function mapValues<T, U>(m: Record<string, T>, f: (v: T, k: string) => U): Record<string, U> {

@@ -40,13 +40,8 @@ export class NumberColumn {
         break;
     }
     if (this.mode === 'f32' || this.mode === 'f64') {
-      let d = this.data!;
-      if (n === d.length) {
-        const bigger = this.mode === 'f32' ? new Float32Array(d.length * 2) : new Float64Array(d.length * 2);
-        bigger.set(d);
-        this.data = d = bigger;
-      }
-      d[n] = v;
+      if (n === this.data!.length) this.data = doubled(this.data!);
+      this.data![n] = v;
     }
     this.n = n + 1;
   }
@@ -101,11 +96,7 @@ export class Int8Column {
     return this.n;
   }
   push(v: number): void {
-    if (this.n === this.data.length) {
-      const bigger = new Int8Array(this.data.length * 2);
-      bigger.set(this.data);
-      this.data = bigger;
-    }
+    if (this.n === this.data.length) this.data = doubled(this.data);
     this.data[this.n++] = v;
   }
   at(j: number): number {
@@ -117,6 +108,13 @@ export class Int8Column {
   get byteLength(): number {
     return this.data.byteLength;
   }
+}
+
+/** A typed array of the same kind, twice as long, starting with `d`'s values. */
+function doubled<T extends Int8Array | Float32Array | Float64Array>(d: T): T {
+  const bigger = new (d.constructor as new (length: number) => T)(d.length * 2);
+  bigger.set(d);
+  return bigger;
 }
 
 /** A 32-bit float holds v exactly (NaN, ±0 and ±Infinity included). */

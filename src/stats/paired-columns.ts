@@ -9,7 +9,6 @@ const LATENCY_NULL = 16;
 
 /** Pass numbers below this keep `pass × 2^32 + index` an exact double (2^20 · 2^32 < 2^53). */
 export const MAX_PAIRED_PASS = 2 ** 20;
-const MAX_PASS = MAX_PAIRED_PASS;
 
 /** One run's scored cases ({@link PairedCase}) as columns; keys are numbers ({@link pairKey}, else {@link KeyTable}'s). */
 export class PairedColumns {
@@ -85,8 +84,8 @@ export const PAIRED_FLAGS = { PASSED_MASK, JOULES_NULL, USD_NULL, LATENCY_NULL }
 
 /** `pass × 2^32 + index`: the numeric form of the key `"pass:index"`. */
 function pairKey(pass: number, index: number): number {
-  if (!(Number.isInteger(pass) && pass >= 0 && pass < MAX_PASS && Number.isInteger(index) && index >= 0 && index < 2 ** 32)) {
-    throw new RangeError(`paired case: pass ${pass} and index ${index} must be whole numbers below ${MAX_PASS} and 2^32`);
+  if (!(Number.isInteger(pass) && pass >= 0 && pass < MAX_PAIRED_PASS && Number.isInteger(index) && index >= 0 && index < 2 ** 32)) {
+    throw new RangeError(`paired case: pass ${pass} and index ${index} must be whole numbers below ${MAX_PAIRED_PASS} and 2^32`);
   }
   return pass * 2 ** 32 + index;
 }
@@ -101,7 +100,7 @@ export class KeyTable {
     if (m) {
       const pass = Number(m[1]);
       const index = Number(m[2]);
-      if (pass < MAX_PASS && index < 2 ** 32) return pass * 2 ** 32 + index;
+      if (pass < MAX_PAIRED_PASS && index < 2 ** 32) return pass * 2 ** 32 + index;
     }
     let k = this.others.get(key);
     if (k === undefined) {
