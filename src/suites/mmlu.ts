@@ -7,7 +7,7 @@ import { quote } from '../core/one-line.js';
 import { pythonJsonDumps, pythonJsonString } from '../core/py-json.js';
 import type { Case, StreamedSuite, Suite } from '../core/types.js';
 import { SuiteDigester } from './digest.js';
-import { firstRepeat, IdFingerprints, inMemory, STREAM_BATCH } from './jsonl-stream.js';
+import { changedOnDisk, firstRepeat, IdFingerprints, inBatches, inMemory, sameStamp } from './jsonl-stream.js';
 import { fileText, type FileStamp } from './lines.js';
 import { withRetryLabel } from './retry-label.js';
 import { compileFilter, describeSelection, type Selection } from './select.js';
@@ -208,44 +208,26 @@ export function streamMmlu(path: string, opts: MmluStreamOptions = {}): Streamed
   const digest = scan.digest(version);
   const count = scan.count;
 
-  const changed = (why: string): JoulebenchError =>
-    new JoulebenchError('E_INPUT', `mmlu ${path}: changed on disk since the run checked it (${why}); this run is incomplete: run it again`);
+  const changed = changedOnDisk('E_INPUT', `mmlu ${path}`);
 
   // Pass 2, once per pass of the run.
-  function* batches(): Generator<readonly Case[], void, undefined> {
-    const again = new MmluScan(scanOpts);
-    let batch: Case[] = [];
+  function* cases(again: MmluScan): Generator<Case, void, undefined> {
     for (let f = 0; f < files.length; f++) {
       const file = files[f]!;
-      const checked = stamps[f];
-      const onOpen = (s: FileStamp): void => {
-        if (checked && (s.size !== checked.size || s.mtime_ns !== checked.mtime_ns || s.ino !== checked.ino)) throw changed(`${file}: size, modification time or inode differ`);
-      };
-      const rows = fileRows(file, read(file, onOpen));
+      const onOpen = sameStamp(stamps[f] ?? null, () => changed(`${file}: size, modification time or inode differ`));
       try {
-        for (;;) {
-          let next: IteratorResult<MmluRow, void>;
-          try {
-            next = rows.next();
-          } catch (e) {
-            throw e instanceof JoulebenchError && !e.message.includes('changed on disk') ? changed(e.message) : e;
-          }
-          if (next.done) break;
-          const r = next.value;
-          if (!again.add(r)) continue;
-          batch.push(mmluCase(r));
-          if (batch.length === STREAM_BATCH && again.count < count) {
-            yield batch;
-            batch = [];
-          }
-        }
-      } finally {
-        rows.return(); // a pass that stops early (a stopped run) closes the file now
+        for (const r of fileRows(file, read(file, onOpen))) if (again.add(r)) yield mmluCase(r);
+      } catch (e) {
+        throw e instanceof JoulebenchError && !e.message.includes('changed on disk') ? changed(e.message) : e;
       }
     }
-    if (again.count !== count || again.contentDigest() !== content || again.digest(version) !== digest) throw changed('its rows no longer have the digest checked');
-    if (batch.length > 0) yield batch;
   }
+  const batches = (): Generator<readonly Case[], void, undefined> => {
+    const again = new MmluScan(scanOpts);
+    return inBatches(cases(again), count, () => {
+      if (again.count !== count || again.contentDigest() !== content || again.digest(version) !== digest) throw changed('its rows no longer have the digest checked');
+    });
+  };
 
   return { name: 'mmlu', version, scorer: 'choice', source: `mmlu ${path}`, digest, judged: false, stream: { count, batches } };
 }
