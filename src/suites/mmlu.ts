@@ -90,27 +90,6 @@ function listMmluFiles(path: string): string[] {
   return files;
 }
 
-/** The `n`-th question (from 0, after any header) of a CSV file. */
-function csvRow(file: string, subject: string, line: number, fields: readonly string[], n: number): MmluRow {
-  const where = `mmlu ${file}: line ${line}`;
-  if (fields.length !== 6) throw new JoulebenchError('E_INPUT', `${where}: expected 6 fields (question,A,B,C,D,answer), got ${fields.length}`);
-  const [question, a, b, c, d, answer] = fields as [string, string, string, string, string, string];
-  return row(where, { id: `${subject}-${n}`, subject, question, choices: [a, b, c, d], answer });
-}
-
-/** A .json file (or a .jsonl holding one array): the array, or a `{rows: […]}` object's. */
-function jsonDocumentItems(file: string, text: string): { value: unknown; where: string }[] {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (e) {
-    throw new JoulebenchError('E_INPUT', `mmlu ${file}: not valid JSON (${(e as Error).message})`);
-  }
-  const list = Array.isArray(parsed) ? parsed : (parsed as { rows?: unknown })?.rows;
-  if (!Array.isArray(list)) throw new JoulebenchError('E_INPUT', `mmlu ${file}: expected a JSON array of questions`);
-  return list.map((value, i) => ({ value, where: `mmlu ${file}: item ${i}` }));
-}
-
 /** One cais/mmlu-style row; `perSubject` counts rows per subject, for ids of rows without one (`<subject>-<n>`). */
 function jsonRow(value: unknown, where: string, perSubject: Map<string, number>): MmluRow {
   const o = (value ?? {}) as Record<string, unknown>;
@@ -360,8 +339,12 @@ function* csvFileRows(file: string, pieces: Iterable<string>): Generator<MmluRow
     const breaks = (re: RegExp): number => fields.reduce((k, f) => k + (f.match(re)?.length ?? 0), 0);
     crlfInside += breaks(/\r\n/g);
     const line = info.lines - crlfInside - breaks(/\r\n|\r|\n/g);
+    const where = `mmlu ${file}: line ${line}`;
     try {
-      rows.push(csvRow(file, subject, line, fields, n++));
+      if (fields.length !== 6) throw new JoulebenchError('E_INPUT', `${where}: expected 6 fields (question,A,B,C,D,answer), got ${fields.length}`);
+      const [question, a, b, c, d, answer] = fields as [string, string, string, string, string, string];
+      // The n-th question (from 0, after any header).
+      rows.push(row(where, { id: `${subject}-${n++}`, subject, question, choices: [a, b, c, d], answer }));
     } catch (e) {
       problem = e;
     }
@@ -433,7 +416,16 @@ function* jsonFileRows(file: string, ext: string, pieces: Iterable<string>): Gen
     else yield* linesOf(piece);
   }
   if (doc) {
-    for (const { value, where } of jsonDocumentItems(file, held.join(''))) yield jsonRow(value, where, perSubject);
+    // The array, or a `{rows: […]}` object's.
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(held.join(''));
+    } catch (e) {
+      throw new JoulebenchError('E_INPUT', `mmlu ${file}: not valid JSON (${(e as Error).message})`);
+    }
+    const list = Array.isArray(parsed) ? parsed : (parsed as { rows?: unknown })?.rows;
+    if (!Array.isArray(list)) throw new JoulebenchError('E_INPUT', `mmlu ${file}: expected a JSON array of questions`);
+    for (const [i, value] of list.entries()) yield jsonRow(value, `mmlu ${file}: item ${i}`, perSubject);
     return;
   }
   const last = line(held.join('') + partial);
