@@ -122,10 +122,8 @@ export async function runInfer(opts: InferOptions): Promise<InferRunFile> {
   const client = new OllamaClient(opts.baseUrl, opts.request_timeout_ms ?? 600_000);
   const identity = inferIdentity(opts);
   const resume = opts.resume ?? null;
-  if (resume) {
-    const differs = identityMismatch(resume.identity, identity);
-    if (differs) throw new JoulebenchError('E_USAGE', `--resume: the journal was written for a different run (${differs}); use another --out, or delete the journal to start over`);
-  }
+  const differs = resume ? identityMismatch(resume.identity, identity) : null;
+  if (differs) throw new JoulebenchError('E_USAGE', `--resume: the journal was written for a different run (${differs}); use another --out, or delete the journal to start over`);
   const transforms = resume?.transforms ? TransformCounter.from(resume.transforms) : new TransformCounter();
   const started = resume ? new Date(resume.started_utc) : now();
   const ollama_version = await client.version();

@@ -116,18 +116,12 @@ export function streamJsonlSuite(path: string, opts: JsonlStreamOptions = {}): S
   const digest = digester.digest(meta);
   const checked = stamp as FileStamp | null;
 
-  const changed = (why: string): JoulebenchError =>
-    new JoulebenchError('E_SUITE', `${where}: changed on disk since the run checked it (${why}); this run is incomplete: run it again`);
+  const changed = changedOnDisk('E_SUITE', where);
 
   // Pass 2, once per pass of the run.
-  function* batches(): Generator<readonly Case[], void, undefined> {
-    const again = new SuiteDigester();
+  function* cases(again: SuiteDigester): Generator<Case, void, undefined> {
     let i = 0;
-    let batch: Case[] = [];
-    const onOpen = (s: FileStamp): void => {
-      if (checked && (s.size !== checked.size || s.mtime_ns !== checked.mtime_ns || s.ino !== checked.ino)) throw changed('size, modification time or inode differ');
-    };
-    for (const { line } of fileLines(path, { ...lineOpts, onOpen })) {
+    for (const { line } of fileLines(path, { ...lineOpts, onOpen: sameStamp(checked, () => changed('size, modification time or inode differ')) })) {
       if (again.count === count) break; // --limit: the rest is not asked
       if (line.trim() === '') continue;
       let kase: Case;
@@ -141,17 +135,44 @@ export function streamJsonlSuite(path: string, opts: JsonlStreamOptions = {}): S
       i++;
       if (!selects(kase)) continue;
       again.add(kase);
-      batch.push(kase);
-      if (batch.length === STREAM_BATCH && again.count < count) {
-        yield batch;
-        batch = [];
-      }
+      yield kase;
     }
-    if (again.count !== count || again.digest(meta) !== digest) throw changed('its cases no longer have the digest checked');
-    if (batch.length > 0) yield batch;
   }
+  const batches = (): Generator<readonly Case[], void, undefined> => {
+    const again = new SuiteDigester();
+    return inBatches(cases(again), count, () => {
+      if (again.count !== count || again.digest(meta) !== digest) throw changed('its cases no longer have the digest checked');
+    });
+  };
 
   return { name, version, scorer: file.scorer, source: where, digest, judged, stream: { count, batches } };
+}
+
+/** A second pass finds its file changed since the first: `why`, worded as one error. */
+export function changedOnDisk(code: 'E_SUITE' | 'E_INPUT', where: string): (why: string) => JoulebenchError {
+  return (why) => new JoulebenchError(code, `${where}: changed on disk since the run checked it (${why}); this run is incomplete: run it again`);
+}
+
+/** An `onOpen` that throws `changed()` when the file's stamp differs from the first pass's (`checked`; null: not compared). */
+export function sameStamp(checked: FileStamp | null, changed: () => JoulebenchError): (s: FileStamp) => void {
+  return (s) => {
+    if (checked && (s.size !== checked.size || s.mtime_ns !== checked.mtime_ns || s.ino !== checked.ino)) throw changed();
+  };
+}
+
+/** A second pass's cases in batches of {@link STREAM_BATCH}; the last (holding the `count`-th case) only once `check()` has not thrown. */
+export function* inBatches(cases: Iterable<Case>, count: number, check: () => void): Generator<readonly Case[], void, undefined> {
+  let batch: Case[] = [];
+  let seen = 0;
+  for (const c of cases) {
+    batch.push(c);
+    if (++seen < count && batch.length === STREAM_BATCH) {
+      yield batch;
+      batch = [];
+    }
+  }
+  check();
+  if (batch.length > 0) yield batch;
 }
 
 /** One more pass when an id fingerprint repeated: the first id that really repeats (a mere collision is no error), its index and its first's. */

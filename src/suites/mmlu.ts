@@ -7,7 +7,7 @@ import { quote } from '../core/one-line.js';
 import { pythonJsonDumps, pythonJsonString } from '../core/py-json.js';
 import type { Case, StreamedSuite, Suite } from '../core/types.js';
 import { SuiteDigester } from './digest.js';
-import { firstRepeat, IdFingerprints, inMemory, STREAM_BATCH } from './jsonl-stream.js';
+import { changedOnDisk, firstRepeat, IdFingerprints, inBatches, inMemory, sameStamp } from './jsonl-stream.js';
 import { fileText, type FileStamp } from './lines.js';
 import { withRetryLabel } from './retry-label.js';
 import { compileFilter, describeSelection, type Selection } from './select.js';
@@ -88,27 +88,6 @@ function listMmluFiles(path: string): string[] {
     : [path];
   if (files.length === 0) throw new JoulebenchError('E_INPUT', `mmlu ${path}: no .csv, .json or .jsonl files in this directory`);
   return files;
-}
-
-/** The `n`-th question (from 0, after any header) of a CSV file. */
-function csvRow(file: string, subject: string, line: number, fields: readonly string[], n: number): MmluRow {
-  const where = `mmlu ${file}: line ${line}`;
-  if (fields.length !== 6) throw new JoulebenchError('E_INPUT', `${where}: expected 6 fields (question,A,B,C,D,answer), got ${fields.length}`);
-  const [question, a, b, c, d, answer] = fields as [string, string, string, string, string, string];
-  return row(where, { id: `${subject}-${n}`, subject, question, choices: [a, b, c, d], answer });
-}
-
-/** A .json file (or a .jsonl holding one array): the array, or a `{rows: […]}` object's. */
-function jsonDocumentItems(file: string, text: string): { value: unknown; where: string }[] {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (e) {
-    throw new JoulebenchError('E_INPUT', `mmlu ${file}: not valid JSON (${(e as Error).message})`);
-  }
-  const list = Array.isArray(parsed) ? parsed : (parsed as { rows?: unknown })?.rows;
-  if (!Array.isArray(list)) throw new JoulebenchError('E_INPUT', `mmlu ${file}: expected a JSON array of questions`);
-  return list.map((value, i) => ({ value, where: `mmlu ${file}: item ${i}` }));
 }
 
 /** One cais/mmlu-style row; `perSubject` counts rows per subject, for ids of rows without one (`<subject>-<n>`). */
@@ -208,44 +187,26 @@ export function streamMmlu(path: string, opts: MmluStreamOptions = {}): Streamed
   const digest = scan.digest(version);
   const count = scan.count;
 
-  const changed = (why: string): JoulebenchError =>
-    new JoulebenchError('E_INPUT', `mmlu ${path}: changed on disk since the run checked it (${why}); this run is incomplete: run it again`);
+  const changed = changedOnDisk('E_INPUT', `mmlu ${path}`);
 
   // Pass 2, once per pass of the run.
-  function* batches(): Generator<readonly Case[], void, undefined> {
-    const again = new MmluScan(scanOpts);
-    let batch: Case[] = [];
+  function* cases(again: MmluScan): Generator<Case, void, undefined> {
     for (let f = 0; f < files.length; f++) {
       const file = files[f]!;
-      const checked = stamps[f];
-      const onOpen = (s: FileStamp): void => {
-        if (checked && (s.size !== checked.size || s.mtime_ns !== checked.mtime_ns || s.ino !== checked.ino)) throw changed(`${file}: size, modification time or inode differ`);
-      };
-      const rows = fileRows(file, read(file, onOpen));
+      const onOpen = sameStamp(stamps[f] ?? null, () => changed(`${file}: size, modification time or inode differ`));
       try {
-        for (;;) {
-          let next: IteratorResult<MmluRow, void>;
-          try {
-            next = rows.next();
-          } catch (e) {
-            throw e instanceof JoulebenchError && !e.message.includes('changed on disk') ? changed(e.message) : e;
-          }
-          if (next.done) break;
-          const r = next.value;
-          if (!again.add(r)) continue;
-          batch.push(mmluCase(r));
-          if (batch.length === STREAM_BATCH && again.count < count) {
-            yield batch;
-            batch = [];
-          }
-        }
-      } finally {
-        rows.return(); // a pass that stops early (a stopped run) closes the file now
+        for (const r of fileRows(file, read(file, onOpen))) if (again.add(r)) yield mmluCase(r);
+      } catch (e) {
+        throw e instanceof JoulebenchError && !e.message.includes('changed on disk') ? changed(e.message) : e;
       }
     }
-    if (again.count !== count || again.contentDigest() !== content || again.digest(version) !== digest) throw changed('its rows no longer have the digest checked');
-    if (batch.length > 0) yield batch;
   }
+  const batches = (): Generator<readonly Case[], void, undefined> => {
+    const again = new MmluScan(scanOpts);
+    return inBatches(cases(again), count, () => {
+      if (again.count !== count || again.contentDigest() !== content || again.digest(version) !== digest) throw changed('its rows no longer have the digest checked');
+    });
+  };
 
   return { name: 'mmlu', version, scorer: 'choice', source: `mmlu ${path}`, digest, judged: false, stream: { count, batches } };
 }
@@ -378,8 +339,12 @@ function* csvFileRows(file: string, pieces: Iterable<string>): Generator<MmluRow
     const breaks = (re: RegExp): number => fields.reduce((k, f) => k + (f.match(re)?.length ?? 0), 0);
     crlfInside += breaks(/\r\n/g);
     const line = info.lines - crlfInside - breaks(/\r\n|\r|\n/g);
+    const where = `mmlu ${file}: line ${line}`;
     try {
-      rows.push(csvRow(file, subject, line, fields, n++));
+      if (fields.length !== 6) throw new JoulebenchError('E_INPUT', `${where}: expected 6 fields (question,A,B,C,D,answer), got ${fields.length}`);
+      const [question, a, b, c, d, answer] = fields as [string, string, string, string, string, string];
+      // The n-th question (from 0, after any header).
+      rows.push(row(where, { id: `${subject}-${n++}`, subject, question, choices: [a, b, c, d], answer }));
     } catch (e) {
       problem = e;
     }
@@ -451,7 +416,16 @@ function* jsonFileRows(file: string, ext: string, pieces: Iterable<string>): Gen
     else yield* linesOf(piece);
   }
   if (doc) {
-    for (const { value, where } of jsonDocumentItems(file, held.join(''))) yield jsonRow(value, where, perSubject);
+    // The array, or a `{rows: […]}` object's.
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(held.join(''));
+    } catch (e) {
+      throw new JoulebenchError('E_INPUT', `mmlu ${file}: not valid JSON (${(e as Error).message})`);
+    }
+    const list = Array.isArray(parsed) ? parsed : (parsed as { rows?: unknown })?.rows;
+    if (!Array.isArray(list)) throw new JoulebenchError('E_INPUT', `mmlu ${file}: expected a JSON array of questions`);
+    for (const [i, value] of list.entries()) yield jsonRow(value, `mmlu ${file}: item ${i}`, perSubject);
     return;
   }
   const last = line(held.join('') + partial);
