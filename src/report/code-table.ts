@@ -4,14 +4,13 @@ import { fmtJoules, fmtPct, fmtUsd, table } from './format.js';
 
 /** The solvers' resolution, energy and $ table: `~` marks energy below the meter's floor, `E`/`$` the Pareto-optimal. */
 export function renderCodeTable(r: CodeResults): string {
-  const lines: string[] = [];
   const sandbox = String(r.config.sandbox.kind ?? '?');
-  lines.push(
+  const lines = [
     pc.bold(`joulebench code · suite ${r.suite.name}`) +
       pc.dim(` (${r.suite.tasks.length} tasks${r.suite.digest ? `, ${r.suite.digest.slice(0, 19)}…` : ''})`) +
       ` · rollouts ${r.config.rollouts} (best-of-${r.config.rollouts}) · sandbox ${sandbox}${r.config.runner ? ` · tests in ${r.config.runner.kind}` : ''} · meter ${r.config.meter.id}`,
-  );
-  lines.push('');
+    '',
+  ];
   const rows: string[][] = [
     ['solver', 'resolved', 'resolution', 'J/resolved', 'total J', 'median wall', '$/resolved', 'total $', 'invalid', 'frontier'].map((h) => pc.dim(h)),
   ];
@@ -31,9 +30,7 @@ export function renderCodeTable(r: CodeResults): string {
       [s.pareto_energy ? 'E' : '', s.pareto_usd ? '$' : ''].filter(Boolean).join(' ') || '·',
     ]);
   }
-  lines.push(table(rows));
-  lines.push('');
-  lines.push(...passAtKLines(r));
+  lines.push(table(rows), '', ...passAtKLines(r));
   const sources = [...new Set(r.solvers.map((s) => `${s.energy_source}${s.energy_basis === 'net' ? ' net of idle' : ''}`))].join(', ');
   lines.push(pc.dim(`  energy: ${sources}; J/resolved = energy over all rollouts ÷ tasks resolved; n/a = unknown or nothing resolved`));
   lines.push(pc.dim('  frontier: E = Pareto-optimal on (resolution ↑, J/resolved ↓), $ = on (resolution ↑, $/resolved ↓)'));

@@ -288,11 +288,10 @@ function readHead(path: string, bytes: number): string {
   try {
     const buf = Buffer.allocUnsafe(bytes);
     let n = 0;
-    for (;;) {
+    while (n < bytes) {
       const got = readSync(fd, buf, n, bytes - n, null);
       if (got === 0) break;
       n += got;
-      if (n === bytes) break;
     }
     return buf.toString('utf8', utf8BomLength(buf.subarray(0, n)), n);
   } finally {
