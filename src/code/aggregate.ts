@@ -105,6 +105,11 @@ export function summaryOptionsOf(config: { energy_budget_j?: number; prices?: Lo
   };
 }
 
+/** A results document's summaries per solver, recomputed from its datapoints under its own config (budget, prices, idle, PUE). */
+export function summarizeResults(results: { datapoints: readonly Datapoint[]; config: Parameters<typeof summaryOptionsOf>[0] & { solvers: readonly { id: string }[] } }): SolverSummary[] {
+  return summarizeSolvers(results.datapoints, results.config.solvers.map((s) => s.id), summaryOptionsOf(results.config));
+}
+
 /** Summaries per solver, in `order` (solvers absent from it follow in first-seen order), with frontier marks. */
 export function summarizeSolvers(datapoints: readonly Datapoint[], order: readonly string[] = [], opts: SummarizeOptions = {}): SolverSummary[] {
   const ids = [...order];

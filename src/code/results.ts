@@ -2,7 +2,7 @@ import type { PreflightProblem } from './preflight.js';
 import { z } from 'zod';
 import { attempt } from './attempt.js';
 import { JoulebenchError } from '../core/errors.js';
-import { summarizeSolvers, summaryOptionsOf, type SolverSummary } from './aggregate.js';
+import { summarizeResults, type SolverSummary } from './aggregate.js';
 import { localPriceProblem, type LocalPrices } from '../core/usd-parts.js';
 import type { IdleCalibration, PowerTraceSummary } from '../core/energy.js';
 import { DATAPOINTS_FORMAT } from './datapoints-file.js';
@@ -87,7 +87,7 @@ export function readCodeResults(path: string): CodeResults {
     throw new JoulebenchError('E_RESULTS', `${path}: ${key}: ${issue?.message ?? 'not a joulebench code results file'}`);
   }
   const results = parsed.data as unknown as CodeResults;
-  results.solvers = summarizeSolvers(results.datapoints, results.config.solvers.map((s) => s.id), summaryOptionsOf(results.config));
+  results.solvers = summarizeResults(results);
   return results;
 }
 

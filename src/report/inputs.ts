@@ -6,7 +6,6 @@ import { JoulebenchError } from '../core/errors.js';
 import type { CaseResult, ResultsHeader } from '../core/types.js';
 import { DATAPOINTS_FORMAT } from '../code/datapoints-file.js';
 import type { CodeResults } from '../code/results.js';
-import type { SummarizeOptions } from '../code/aggregate.js';
 import type { InferRunFile } from '../infer/protocol.js';
 import { historyKind, type History, type HistoryEntry } from './history.js';
 import type { PairedColumns } from '../stats/paired-columns.js';
@@ -61,7 +60,7 @@ export function parseRunId(spec: string): number | 'last' | null {
 /** The readers of inputs other than a results file, imported only when an input needs them ({@link readersFor}). */
 export interface InputReaders {
   readCodeResults(path: string): CodeResults;
-  summarizeSolvers(datapoints: CodeResults['datapoints'], ids: string[], opts?: SummarizeOptions): CodeResults['solvers'];
+  summarizeResults(results: CodeResults): CodeResults['solvers'];
   readInferFile(path: string): InferRunFile;
   readReportFile(path: string): BenchReport;
 }
@@ -100,7 +99,7 @@ export async function readersFor(resolved: readonly ResolvedSpec[]): Promise<Inp
   ]);
   return {
     readCodeResults: code?.readCodeResults ?? missing('code results'),
-    summarizeSolvers: aggregate?.summarizeSolvers ?? missing('code aggregate'),
+    summarizeResults: aggregate?.summarizeResults ?? missing('code aggregate'),
     readInferFile: infer?.readInferFile ?? missing('infer'),
     readReportFile: report?.readReportFile ?? missing('report'),
   };
@@ -180,7 +179,7 @@ function loadInput(readers: InputReaders, { spec, kind, entry }: ResolvedSpec, o
   if (kind === 'code') {
     const results = entry.report as unknown as CodeResults;
     // Aggregates are recomputed from the datapoints, as readCodeResults does for a file.
-    results.solvers = readers.summarizeSolvers(results.datapoints, results.config.solvers.map((s) => s.id), { energyBudgetJ: results.config.energy_budget_j ?? null, ...(results.config.prices ? { prices: results.config.prices } : {}) });
+    results.solvers = readers.summarizeResults(results);
     return { kind: 'code', ...fromHistory(entry), results };
   }
   if (kind === 'infer') return { kind: 'infer', ...fromHistory(entry), file: entry.report as unknown as InferRunFile };

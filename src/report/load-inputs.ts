@@ -1,4 +1,4 @@
-import { summarizeSolvers } from '../code/aggregate.js';
+import { summarizeResults } from '../code/aggregate.js';
 import { readCodeResults } from '../code/results.js';
 import { readInferFile } from '../infer/load.js';
 import type { History } from './history.js';
@@ -6,7 +6,7 @@ import { loadInputsWith, loadRunsWith, resolveSpecs, type InputReaders, type Loa
 import { readReportFile } from './load.js';
 
 /** Every input reader, imported up front (the library's synchronous loaders; the CLI imports only those its inputs need). */
-const ALL_READERS: InputReaders = { readCodeResults, summarizeSolvers, readInferFile, readReportFile };
+const ALL_READERS: InputReaders = { readCodeResults, summarizeResults, readInferFile, readReportFile };
 
 /** Loads each spec: a report JSON (with its results and receipt siblings), a results JSONL, or a history run id. */
 export function loadRuns(specs: readonly string[], history: History | null, opts: LoadOptions = {}): LoadedRun[] {

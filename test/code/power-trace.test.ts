@@ -130,6 +130,21 @@ describe('code: power trace, validity and energy layers over a live powercap tre
     }
   });
 
+  test('a code run read back from the history keeps its idle and facility layers', async () => {
+    const home = join(tmp, 'home');
+    const out = join(tmp, 'h.json');
+    const env = { JOULEBENCH_HOME: home };
+    const args = ['code', '--suite', suiteDir, '--solvers', 'reference', '--sandbox', 'none', '--meter', 'rapl', '--powercap-root', tree.root];
+    const r = await cli([...args, '--idle-ms', '50', '--pue', '1.3', '-q', '--out', out], { env });
+    assert.equal(r.code, 0, r.stderr);
+    const file = JSON.parse(readFileSync(out, 'utf8'));
+    assert.equal(file.solvers[0].energy_layers.facility.pue, 1.3);
+    const back = await cli(['report', 'last', '--json'], { env });
+    assert.equal(back.code, 0, back.stderr);
+    const rebuilt = JSON.parse(back.stdout);
+    assert.deepEqual(rebuilt.solvers[0].energy_layers, file.solvers[0].energy_layers);
+  });
+
   test('code --power-trace writes the CSV and embeds the trace, --report gives it back; a meter reading no hardware is refused (exit 2)', async () => {
     const csv = join(tmp, 'p.csv');
     const out = join(tmp, 'r.json');

@@ -28,7 +28,7 @@ import { checkOutputPath, writeOutputFile } from '../output-file.js';
 import { PowerTrace } from '../../meters/power-trace.js';
 import { addMeterFlags, idleMsFrom, meterOptionsFrom, type MeterFlags } from '../meter-flags.js';
 import { intAtLeast, numberInRange } from '../options.js';
-import { summarizeSolvers, summaryOptionsOf } from '../../code/aggregate.js';
+import { summarizeResults } from '../../code/aggregate.js';
 import { localPrices } from '../../core/usd-parts.js';
 import { addPriceFlags, pricesOfFlags, type PriceFlags } from '../price-flags.js';
 import { recordForCli } from '../load-runs.js';
@@ -132,7 +132,7 @@ export function codeCommand(io: CliIO): Command {
         if (flags.energyBudget !== undefined) results.config.energy_budget_j = flags.energyBudget;
         if (flags.pue !== undefined) results.config.pue = flags.pue;
         if (prices) results.config.prices = prices;
-        results.solvers = summarizeSolvers(results.datapoints, results.config.solvers.map((s) => s.id), summaryOptionsOf(results.config));
+        results.solvers = summarizeResults(results);
       }
       if (flags.out) await writeByExtension(flags.out, codeRenderings(results, flags.report));
       else io.out(flags.json ? prettyJson(results) : renderCodeTable(results));
