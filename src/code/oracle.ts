@@ -260,7 +260,8 @@ export async function runDatapoint(task: CodeTask, solver: Solver, rollout: numb
     await solver.graded?.(task, dirs.workdir, dp);
   } catch (e) {
     if (e instanceof DatapointInvalid) {
-      // A container phase could not run (no image, Docker failing): the datapoint cannot count.
+      // A container phase could not run (no image, Docker failing): the datapoint cannot count. A solver run
+      // is always recorded before grading, so its presence says which phase failed: baseline or grading.
       invalid(dp, dp.solver_run ? `grading could not run: ${e.message}` : e.message);
     } else {
       dp.error = `oracle: ${(e as Error).message}`;
